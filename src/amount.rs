@@ -1,0 +1,203 @@
+//! Exact amounts (spec: SourceAmount `amount_raw`, Limits): integers in the smallest unit
+//! as strings, and lossless conversion from and to decimals by string arithmetic. Nothing
+//! is ever rounded and no float is ever involved.
+
+use crate::error::{Error, ErrorKind, err};
+
+/// The largest `amount_raw`: 2^256 - 1.
+pub const MAX_AMOUNT_RAW: &str =
+    "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+
+/// The most decimals a pricing source may have.
+pub const MAX_DECIMALS: u32 = 77;
+
+/// Checks an `amount_raw`: a positive integer without leading zeros, at most 2^256 - 1.
+///
+/// # Errors
+///
+/// `amount_raw_invalid`.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::validate_amount_raw;
+/// assert!(validate_amount_raw("12800").is_ok());
+/// assert_eq!(validate_amount_raw("012800").unwrap_err().code(), "amount_raw_invalid");
+/// ```
+pub fn validate_amount_raw(amount_raw: &str) -> Result<(), Error> {
+    let bytes = amount_raw.as_bytes();
+    let shape = matches!(bytes.first(), Some(b'1'..=b'9')) && bytes.iter().all(u8::is_ascii_digit);
+    if !shape {
+        return Err(err(
+            ErrorKind::AmountRawInvalid,
+            "amount_raw is not a positive integer without sign, leading zeros or fraction",
+        ));
+    }
+    // Without leading zeros, a longer number is larger; equal lengths compare digit-wise.
+    if bytes.len() > MAX_AMOUNT_RAW.len()
+        || (bytes.len() == MAX_AMOUNT_RAW.len() && bytes > MAX_AMOUNT_RAW.as_bytes())
+    {
+        return Err(err(
+            ErrorKind::AmountRawInvalid,
+            "amount_raw is larger than 2^256 - 1",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `amount_raw` is valid (see [`validate_amount_raw`]).
+///
+/// # Examples
+///
+/// ```
+/// assert!(cryptopay_verify::is_valid_amount_raw("1"));
+/// assert!(!cryptopay_verify::is_valid_amount_raw("0"));
+/// ```
+#[must_use]
+pub fn is_valid_amount_raw(amount_raw: &str) -> bool {
+    validate_amount_raw(amount_raw).is_ok()
+}
+
+/// Checks `decimals`: an integer from 0 to 77.
+///
+/// # Errors
+///
+/// `decimals_invalid`.
+///
+/// # Examples
+///
+/// ```
+/// assert!(cryptopay_verify::validate_decimals(18).is_ok());
+/// assert_eq!(cryptopay_verify::validate_decimals(78).unwrap_err().code(), "decimals_invalid");
+/// ```
+pub fn validate_decimals(decimals: u32) -> Result<usize, Error> {
+    if decimals > MAX_DECIMALS {
+        return Err(Error::new(ErrorKind::DecimalsInvalid));
+    }
+    usize::try_from(decimals).map_err(|_| Error::new(ErrorKind::DecimalsInvalid))
+}
+
+/// Converts a decimal such as `"128.00"` to `amount_raw` with `decimals` fractional digits.
+///
+/// Extra fractional digits are accepted only when they are zeros; otherwise the amount is
+/// too precise for the pricing source and nothing is rounded.
+///
+/// # Errors
+///
+/// `decimals_invalid`; `amount_decimal_invalid` unless `digits` or `digits.digits`;
+/// `amount_too_precise`; `amount_raw_invalid` for zero or more than 2^256 - 1.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::to_amount_raw;
+/// assert_eq!(to_amount_raw("128.00", 2)?, "12800");
+/// assert_eq!(to_amount_raw("1.000", 2)?, "100");
+/// assert_eq!(to_amount_raw("1.005", 2).unwrap_err().code(), "amount_too_precise");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub fn to_amount_raw(decimal: &str, decimals: u32) -> Result<String, Error> {
+    let decimals = validate_decimals(decimals)?;
+    let (int, frac) = match decimal.split_once('.') {
+        Some((int, frac)) => (int, frac),
+        None => (decimal, ""),
+    };
+    let digits_only = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits_only(int) || (decimal.contains('.') && !digits_only(frac)) {
+        return Err(Error::new(ErrorKind::AmountDecimalInvalid));
+    }
+    let (kept, dropped) = frac.split_at(frac.len().min(decimals));
+    if dropped.bytes().any(|b| b != b'0') {
+        return Err(Error::new(ErrorKind::AmountTooPrecise));
+    }
+    let padding = decimals.saturating_sub(kept.len());
+    let mut raw = String::with_capacity(int.len().saturating_add(decimals));
+    raw.push_str(int.trim_start_matches('0'));
+    raw.push_str(kept);
+    raw.extend(core::iter::repeat_n('0', padding));
+    let raw = raw.trim_start_matches('0');
+    if raw.is_empty() {
+        return Err(err(ErrorKind::AmountRawInvalid, "the amount is zero"));
+    }
+    validate_amount_raw(raw)?;
+    Ok(raw.to_owned())
+}
+
+/// Converts `amount_raw` to a decimal with exactly `decimals` fractional digits.
+///
+/// # Errors
+///
+/// `decimals_invalid`; `amount_raw_invalid`.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::from_amount_raw;
+/// assert_eq!(from_amount_raw("12800", 2)?, "128.00");
+/// assert_eq!(from_amount_raw("5", 2)?, "0.05");
+/// assert_eq!(from_amount_raw("-5", 2).unwrap_err().code(), "amount_raw_invalid");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub fn from_amount_raw(amount_raw: &str, decimals: u32) -> Result<String, Error> {
+    let decimals = validate_decimals(decimals)?;
+    validate_amount_raw(amount_raw)?;
+    if decimals == 0 {
+        return Ok(amount_raw.to_owned());
+    }
+    let zeros = (decimals.saturating_add(1)).saturating_sub(amount_raw.len());
+    let padded: String = core::iter::repeat_n('0', zeros)
+        .chain(amount_raw.chars())
+        .collect();
+    let (int, frac) = padded.split_at(padded.len().saturating_sub(decimals));
+    Ok(format!("{int}.{frac}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for (decimal, decimals, raw) in [
+            ("128.00", 2, "12800"),
+            ("0.05", 2, "5"),
+            ("5", 0, "5"),
+            ("1", 18, "1000000000000000000"),
+            ("0.000000000000000001", 18, "1"),
+        ] {
+            assert_eq!(to_amount_raw(decimal, decimals).unwrap(), raw);
+            let back = from_amount_raw(raw, decimals).unwrap();
+            assert_eq!(to_amount_raw(&back, decimals).unwrap(), raw);
+        }
+        assert_eq!(from_amount_raw("1", 77).unwrap().len(), 79);
+    }
+
+    #[test]
+    fn limits() {
+        assert!(validate_amount_raw(MAX_AMOUNT_RAW).is_ok());
+        let over = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+        assert_eq!(
+            validate_amount_raw(over).unwrap_err().code(),
+            "amount_raw_invalid"
+        );
+        assert_eq!(
+            validate_amount_raw(&"9".repeat(79)).unwrap_err().code(),
+            "amount_raw_invalid"
+        );
+        assert_eq!(
+            to_amount_raw("0.00", 2).unwrap_err().code(),
+            "amount_raw_invalid"
+        );
+        assert_eq!(
+            to_amount_raw("1", 78).unwrap_err().code(),
+            "decimals_invalid"
+        );
+        for bad in ["", ".5", "5.", "1.2.3", "-1", "+1", "1e3", " 1", "1,5", "١"] {
+            assert_eq!(
+                to_amount_raw(bad, 2).unwrap_err().code(),
+                "amount_decimal_invalid",
+                "{bad}"
+            );
+        }
+    }
+}

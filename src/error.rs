@@ -1,0 +1,306 @@
+//! The one error type of the crate and its stable codes.
+//!
+//! Every failure is an [`Error`]: an [`ErrorKind`] whose [`code`](ErrorKind::code) is the
+//! stable snake_case string that JavaScript sees as `err.code`, plus an optional static
+//! detail that makes the message more precise. Messages name the problem and the fix; they
+//! are built only from static text, so they can never contain a secret, a signature or a
+//! byte of the body.
+
+use core::fmt;
+
+macro_rules! error_kinds {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident => $code:literal, $message:literal;
+    )*) => {
+        /// What went wrong, as a stable code.
+        ///
+        /// Each variant's documentation starts with its code. Codes are never renamed; new
+        /// ones may be added, hence `#[non_exhaustive]`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl ErrorKind {
+            /// Every kind, in the order of the contract's table of codes.
+            pub const ALL: &'static [ErrorKind] = &[ $( ErrorKind::$variant, )* ];
+
+            /// The stable code, as JavaScript sees it in `err.code`.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use cryptopay_verify::ErrorKind;
+            /// assert_eq!(ErrorKind::SignatureMismatch.code(), "signature_mismatch");
+            /// ```
+            #[must_use]
+            pub const fn code(self) -> &'static str {
+                match self { $( ErrorKind::$variant => $code, )* }
+            }
+
+            /// The kind with this code, if there is one.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use cryptopay_verify::ErrorKind;
+            /// assert_eq!(ErrorKind::from_code("body_too_large"), Some(ErrorKind::BodyTooLarge));
+            /// assert_eq!(ErrorKind::from_code("no_such_code"), None);
+            /// ```
+            #[must_use]
+            pub fn from_code(code: &str) -> Option<Self> {
+                match code { $( $code => Some(ErrorKind::$variant), )* _ => None }
+            }
+
+            /// The general message for this kind: the problem and the fix.
+            #[must_use]
+            pub const fn message(self) -> &'static str {
+                match self { $( ErrorKind::$variant => $message, )* }
+            }
+        }
+    };
+}
+
+error_kinds! {
+    /// `invalid_argument`: an option or argument with no code of its own is missing, of the
+    /// wrong type, out of range, or unknown.
+    InvalidArgument => "invalid_argument",
+        "an argument or option is invalid: check the call against the documented options";
+    /// `body_not_raw`: the body is not raw bytes (or a string); it was parsed or re-serialized.
+    BodyNotRaw => "body_not_raw",
+        "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; Next.js and Hono: await request.arrayBuffer(); Workers: await request.arrayBuffer())";
+    /// `body_too_large`: the body is longer than `max_body_bytes`.
+    BodyTooLarge => "body_too_large",
+        "the body is larger than maxBodyBytes: reject the delivery, or raise maxBodyBytes if such bodies are expected";
+    /// `header_duplicated`: a delivery header was sent more than once.
+    HeaderDuplicated => "header_duplicated",
+        "a delivery header appears more than once: reject the delivery; a legitimate sender sends each header once";
+    /// `timestamp_missing`: the timestamp header is absent or empty.
+    TimestampMissing => "timestamp_missing",
+        "the timestamp header is missing or empty: check the header name configured for the timestamp";
+    /// `signature_missing`: the signature header is absent, empty or only whitespace.
+    SignatureMissing => "signature_missing",
+        "the signature header is missing or empty: check the header name configured for the signature";
+    /// `timestamp_malformed`: the timestamp is not 1 to 12 ASCII digits.
+    TimestampMalformed => "timestamp_malformed",
+        "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the header value exactly as received (not milliseconds, not a re-formatted number)";
+    /// `timestamp_too_old`: an authentic delivery older than `max_skew_secs`.
+    TimestampTooOld => "timestamp_too_old",
+        "the delivery is authentic but its timestamp is older than maxSkewSecs: it may be a replay; check the host clock passed as nowSecs";
+    /// `timestamp_in_future`: an authentic delivery more than `max_skew_secs` ahead.
+    TimestampInFuture => "timestamp_in_future",
+        "the delivery is authentic but its timestamp is more than maxSkewSecs in the future: check that nowSecs is the current Unix time in seconds (not milliseconds)";
+    /// `signature_malformed`: the signature header cannot be read as signature candidates.
+    SignatureMalformed => "signature_malformed",
+        "the signature header is malformed: expected up to 8 HMAC-SHA256 values as 64 hex digits or 32-byte base64, optionally marked v1=, sha256= or v1,";
+    /// `signature_mismatch`: no candidate matches the HMAC of any usable secret.
+    SignatureMismatch => "signature_mismatch",
+        "no signature matches: check that the secret is the signing Secret exactly as saved and that the body is the raw request bytes (not parsed and re-serialized)";
+    /// `no_secrets`: the list of secrets is empty.
+    NoSecrets => "no_secrets",
+        "no secrets were given: pass the webhook signing Secret saved from the dashboard or setup";
+    /// `secret_empty`: a secret is the empty string.
+    SecretEmpty => "secret_empty",
+        "a secret is empty: pass the webhook signing Secret exactly as saved; an unset environment variable is a common cause";
+    /// `event_not_json`: the verified body is not JSON.
+    EventNotJson => "event_not_json",
+        "the signature is valid but the body is not JSON (UTF-8, no BOM, nesting at most 128 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
+    /// `event_malformed`: the verified JSON is not a `payment.updated` envelope.
+    EventMalformed => "event_malformed",
+        "the signature is valid but the event envelope does not have the documented shape: record it for inspection and query GET /v1/payments/{payment_id}";
+    /// `event_duplicate_key`: a JSON object in the verified event repeats a key.
+    EventDuplicateKey => "event_duplicate_key",
+        "the signature is valid but the event repeats a JSON key, which parsers read differently: do not process it; query GET /v1/payments/{payment_id}";
+    /// `event_type_unknown`: the verified event has another `event_type`.
+    EventTypeUnknown => "event_type_unknown",
+        "the signature is valid but the event_type is not payment.updated: acknowledge it with 2xx and ignore it";
+    /// `status_version_invalid`: `status_version` is not a non-negative integer.
+    StatusVersionInvalid => "status_version_invalid",
+        "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): do not apply the event; query GET /v1/payments/{payment_id}";
+    /// `amount_raw_invalid`: not a positive integer string without leading zeros, at most 2^256 - 1.
+    AmountRawInvalid => "amount_raw_invalid",
+        "amount_raw must be a positive integer in the smallest unit as a string of digits without leading zeros (at most 2^256 - 1): use toAmountRaw to convert a decimal";
+    /// `amount_decimal_invalid`: the decimal amount is not `digits[.digits]`.
+    AmountDecimalInvalid => "amount_decimal_invalid",
+        "the decimal amount must be a string of ASCII digits with an optional fractional part, such as \"128.00\": no sign, spaces, exponent or thousands separator";
+    /// `amount_too_precise`: the decimal has non-zero digits past `decimals`.
+    AmountTooPrecise => "amount_too_precise",
+        "the decimal amount has more fractional digits than the pricing source's decimals allow: round it in your own pricing logic first; it is never rounded here";
+    /// `decimals_invalid`: `decimals` is not an integer from 0 to 77.
+    DecimalsInvalid => "decimals_invalid",
+        "decimals must be an integer from 0 to 77: take it from primary_source.decimals of GET /v1/store";
+    /// `store_source_invalid`: the store's `primary_source` is malformed.
+    StoreSourceInvalid => "store_source_invalid",
+        "primary_source must be the object from GET /v1/store with kind (fiat or crypto), ref (a non-empty string) and decimals (0 to 77)";
+    /// `source_amount_invalid`: the SourceAmount object has the wrong shape.
+    SourceAmountInvalid => "source_amount_invalid",
+        "source_amount must be an object with kind and amount_raw, plus currency for fiat or pricing_ref for crypto, and no other keys: build it with buildSourceAmount";
+    /// `source_kind_mismatch`: `kind` differs from the store's primary source.
+    SourceKindMismatch => "source_kind_mismatch",
+        "source_amount.kind differs from the kind of the store's primary_source: build source_amount from GET /v1/store";
+    /// `source_currency_missing`: a fiat SourceAmount lacks `currency`.
+    SourceCurrencyMissing => "source_currency_missing",
+        "a fiat source_amount needs currency, equal to primary_source.ref of GET /v1/store";
+    /// `source_currency_mismatch`: `currency` differs from the store's `ref`.
+    SourceCurrencyMismatch => "source_currency_mismatch",
+        "source_amount.currency differs from primary_source.ref of GET /v1/store (the comparison is exact, case included); display currency never changes pricing";
+    /// `source_pricing_ref_missing`: a crypto SourceAmount lacks `pricing_ref`.
+    SourcePricingRefMissing => "source_pricing_ref_missing",
+        "a crypto source_amount needs pricing_ref, equal to primary_source.ref of GET /v1/store";
+    /// `source_pricing_ref_mismatch`: `pricing_ref` differs from the store's `ref`.
+    SourcePricingRefMismatch => "source_pricing_ref_mismatch",
+        "source_amount.pricing_ref differs from primary_source.ref of GET /v1/store: use the configured pricing reference as it is";
+    /// `pricing_ref_is_address`: `pricing_ref` looks like a token contract or wallet address.
+    PricingRefIsAddress => "pricing_ref_is_address",
+        "source_amount.pricing_ref looks like a token contract or wallet address: use primary_source.ref of GET /v1/store, never an address";
+    /// `pricing_ref_is_network_id`: `pricing_ref` looks like a network id.
+    PricingRefIsNetworkId => "pricing_ref_is_network_id",
+        "source_amount.pricing_ref looks like a network id: use primary_source.ref of GET /v1/store, never a chain or network id";
+    /// `create_payment_invalid`: the CreatePayment body has the wrong shape.
+    CreatePaymentInvalid => "create_payment_invalid",
+        "the CreatePayment body must be an object with source_amount (required), order_ref (a string) and checkout_origin (an HTTPS origin), and no other keys";
+    /// `origin_invalid`: not an origin of the form `https://host[:port]`.
+    OriginInvalid => "origin_invalid",
+        "checkout_origin must be an origin: https://host or https://host:port, with no path (not even /), query, fragment or credentials";
+    /// `origin_not_https`: the origin's scheme is not `https`.
+    OriginNotHttps => "origin_not_https",
+        "checkout_origin must use https";
+    /// `origin_not_permitted`: the origin differs from the store's website origin.
+    OriginNotPermitted => "origin_not_permitted",
+        "checkout_origin differs from the website origin configured under Checkout > Website: use that origin or omit checkout_origin";
+    /// `webhook_url_malformed`: the webhook URL cannot be read as an absolute URL.
+    WebhookUrlMalformed => "webhook_url_malformed",
+        "the webhook URL is malformed: give an absolute https:// URL of at most 2048 ASCII characters, with an ASCII (xn--) host name";
+    /// `webhook_url_not_https`: the webhook URL's scheme is not `https`.
+    WebhookUrlNotHttps => "webhook_url_not_https",
+        "the webhook URL must use https";
+    /// `webhook_url_ip_literal`: the webhook URL's host is an IP address.
+    WebhookUrlIpLiteral => "webhook_url_ip_literal",
+        "the webhook URL's host is an IP address: use a registered domain name";
+    /// `webhook_url_not_registered_domain`: the host is `localhost` or a single label.
+    WebhookUrlNotRegisteredDomain => "webhook_url_not_registered_domain",
+        "the webhook URL's host is not a registered domain name (localhost or a single label): use a public domain name";
+    /// `webhook_url_port`: the webhook URL names a port other than 443.
+    WebhookUrlPort => "webhook_url_port",
+        "the webhook URL must use port 443: remove the port or put the receiver behind 443";
+    /// `webhook_url_credentials`: the webhook URL carries a user name or password.
+    WebhookUrlCredentials => "webhook_url_credentials",
+        "the webhook URL must not carry credentials (user:password@): the signature authenticates deliveries";
+    /// `webhook_url_query`: the webhook URL has a query string.
+    WebhookUrlQuery => "webhook_url_query",
+        "the webhook URL must not have a query string (not even a bare ?): put routing in the path";
+    /// `webhook_url_fragment`: the webhook URL has a fragment.
+    WebhookUrlFragment => "webhook_url_fragment",
+        "the webhook URL must not have a fragment (#)";
+    /// `idempotency_key_invalid`: not 1 to 255 visible ASCII characters.
+    IdempotencyKeyInvalid => "idempotency_key_invalid",
+        "the Idempotency-Key must be 1 to 255 visible ASCII characters: use one random key (a UUID) per creation intent";
+}
+
+/// A failure: a stable [`ErrorKind`] and an optional static detail.
+///
+/// The detail refines the message (which field, which rule); it is static text and never
+/// holds a value taken from the input.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{to_amount_raw, ErrorKind};
+/// let err = to_amount_raw("1.005", 2).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::AmountTooPrecise);
+/// assert_eq!(err.code(), "amount_too_precise");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Error {
+    kind: ErrorKind,
+    detail: Option<&'static str>,
+}
+
+impl Error {
+    /// An error of this kind with the kind's general message.
+    #[must_use]
+    pub const fn new(kind: ErrorKind) -> Self {
+        Error { kind, detail: None }
+    }
+
+    /// An error of this kind whose message starts with `detail` (static text only).
+    #[must_use]
+    pub const fn with_detail(kind: ErrorKind, detail: &'static str) -> Self {
+        Error {
+            kind,
+            detail: Some(detail),
+        }
+    }
+
+    /// The kind of failure.
+    #[must_use]
+    pub const fn kind(self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The stable code, as JavaScript sees it in `err.code`.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        self.kind.code()
+    }
+
+    /// The refining detail, if any.
+    #[must_use]
+    pub const fn detail(self) -> Option<&'static str> {
+        self.detail
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error::new(kind)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.detail {
+            Some(detail) => write!(f, "{}: {detail}; {}", self.code(), self.kind.message()),
+            None => write!(f, "{}: {}", self.code(), self.kind.message()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for an error with a detail.
+pub(crate) const fn err(kind: ErrorKind, detail: &'static str) -> Error {
+    Error::with_detail(kind, detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_snake_case_and_round_trip() {
+        let mut seen = HashSet::new();
+        for kind in ErrorKind::ALL {
+            let code = kind.code();
+            assert!(seen.insert(code), "duplicate code {code}");
+            assert!(
+                code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{code} is not snake_case"
+            );
+            assert_eq!(ErrorKind::from_code(code), Some(*kind));
+        }
+        assert_eq!(ErrorKind::ALL.len(), 44);
+    }
+
+    #[test]
+    fn display_starts_with_code_and_keeps_detail() {
+        let e = Error::with_detail(ErrorKind::InvalidArgument, "maxSkewSecs is required");
+        let text = e.to_string();
+        assert!(text.starts_with("invalid_argument: maxSkewSecs is required; "));
+        assert_eq!(e.detail(), Some("maxSkewSecs is required"));
+        assert_eq!(Error::from(ErrorKind::NoSecrets).detail(), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading the delivery headers (spec: Webhook signature, receiver rule 5). The spec does
+//! not name the headers, so the receiver names them; they are matched case-insensitively,
+//! and a header sent twice is refused rather than guessed at.
+
+use crate::error::{Error, ErrorKind, err};
+
+/// The two header values a delivery is verified with, exactly as received.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryHeaders<'a> {
+    /// The timestamp header's value.
+    pub timestamp: &'a [u8],
+    /// The signature header's value.
+    pub signature: &'a [u8],
+}
+
+impl core::fmt::Debug for DeliveryHeaders<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeliveryHeaders")
+            .field("timestamp", &String::from_utf8_lossy(self.timestamp))
+            .field("signature", &"[REDACTED]")
+            .finish()
+    }
+}
+
+/// Finds the timestamp and signature headers among `(name, value)` pairs, as a server
+/// framework lists them (each occurrence of a repeated header as its own pair).
+///
+/// # Errors
+///
+/// `invalid_argument` when a header name is empty or both names are the same;
+/// then for the timestamp header and then for the signature header: `header_duplicated`
+/// when it appears more than once (in any letter case), `timestamp_missing` /
+/// `signature_missing` when it is absent.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::read_delivery_headers;
+/// let headers = [("Content-Type", "application/json"), ("X-Timestamp", "1700000000"), ("x-signature", "v1=ab")];
+/// let pairs = headers.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+/// let found = read_delivery_headers(pairs, "x-timestamp", "X-Signature")?;
+/// assert_eq!(found.timestamp, b"1700000000");
+///
+/// let twice = [("x-timestamp", "1"), ("X-Timestamp", "2"), ("x-signature", "v1=ab")];
+/// let pairs = twice.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+/// assert_eq!(read_delivery_headers(pairs, "x-timestamp", "x-signature").unwrap_err().code(), "header_duplicated");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub fn read_delivery_headers<'a, I>(
+    headers: I,
+    timestamp_header: &str,
+    signature_header: &str,
+) -> Result<DeliveryHeaders<'a>, Error>
+where
+    I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
+{
+    if timestamp_header.is_empty() || signature_header.is_empty() {
+        return Err(err(
+            ErrorKind::InvalidArgument,
+            "timestampHeader and signatureHeader must be non-empty header names",
+        ));
+    }
+    if timestamp_header.eq_ignore_ascii_case(signature_header) {
+        return Err(err(
+            ErrorKind::InvalidArgument,
+            "timestampHeader and signatureHeader must be different headers",
+        ));
+    }
+    let headers_list: Vec<(&'a [u8], &'a [u8])> = headers.into_iter().collect();
+    let find = |name: &str| -> Result<Option<&'a [u8]>, Error> {
+        let mut found = None;
+        for (n, value) in headers_list.iter().copied() {
+            if n.eq_ignore_ascii_case(name.as_bytes()) && found.replace(value).is_some() {
+                return Err(Error::new(ErrorKind::HeaderDuplicated));
+            }
+        }
+        Ok(found)
+    };
+    let timestamp = find(timestamp_header)?.ok_or(Error::new(ErrorKind::TimestampMissing))?;
+    let signature = find(signature_header)?.ok_or(Error::new(ErrorKind::SignatureMissing))?;
+    Ok(DeliveryHeaders {
+        timestamp,
+        signature,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(pairs: &[(&str, &str)]) -> Result<(String, String), &'static str> {
+        let it = pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+        read_delivery_headers(it, "T", "S")
+            .map(|h| {
+                (
+                    String::from_utf8(h.timestamp.to_vec()).unwrap(),
+                    String::from_utf8(h.signature.to_vec()).unwrap(),
+                )
+            })
+            .map_err(Error::code)
+    }
+
+    #[test]
+    fn cases() {
+        assert_eq!(
+            read(&[("t", "1"), ("s", "x")]),
+            Ok(("1".into(), "x".into()))
+        );
+        assert_eq!(read(&[("s", "x")]), Err("timestamp_missing"));
+        assert_eq!(read(&[("t", "1")]), Err("signature_missing"));
+        assert_eq!(
+            read(&[("t", "1"), ("S", "x"), ("s", "x")]),
+            Err("header_duplicated")
+        );
+        assert_eq!(read(&[("s", "x"), ("s", "x")]), Err("timestamp_missing"));
+        assert_eq!(
+            read(&[("T", "1"), ("s", "x"), ("s", "x")]),
+            Err("header_duplicated")
+        );
+        let same = read_delivery_headers(core::iter::empty(), "a", "A");
+        assert_eq!(same.unwrap_err().code(), "invalid_argument");
+    }
+}

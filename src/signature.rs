@@ -1,0 +1,379 @@
+//! The signature scheme (spec: Webhook signature): HMAC-SHA256 over the raw timestamp
+//! bytes, one `.` byte and the raw body bytes, keyed with the secret exactly as saved;
+//! the grammar of the timestamp and signature header values; and a signer for tests.
+
+use base64ct::{Base64, Base64Unpadded, Base64Url, Base64UrlUnpadded, Encoding};
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+
+use crate::error::{Error, ErrorKind, err};
+use crate::secret::Secret;
+
+/// The most signature values one header may carry.
+pub const MAX_CANDIDATES: usize = 8;
+/// The longest signature header value accepted, in bytes.
+pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
+/// The most digits a timestamp may have.
+pub const MAX_TIMESTAMP_DIGITS: usize = 12;
+
+/// The length of an HMAC-SHA256 tag.
+pub(crate) const TAG_LEN: usize = 32;
+
+pub(crate) type Tag = [u8; TAG_LEN];
+
+/// An HMAC-SHA256 state keyed with one secret, reused for every delivery.
+#[derive(Clone)]
+pub(crate) struct KeyedMac(Hmac<Sha256>);
+
+impl KeyedMac {
+    pub(crate) fn new(key: &[u8]) -> Result<Self, Error> {
+        // HMAC takes keys of any length; this error cannot happen, but is not unwrapped.
+        Hmac::<Sha256>::new_from_slice(key)
+            .map(KeyedMac)
+            .map_err(|_| err(ErrorKind::InvalidArgument, "the secret cannot key HMAC"))
+    }
+
+    /// The tag over the concatenation of `parts`.
+    pub(crate) fn tag(&self, parts: &[&[u8]]) -> Tag {
+        let mut mac = self.0.clone();
+        for part in parts {
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
+    }
+
+    /// The tag of a delivery: `timestamp . body`.
+    pub(crate) fn delivery_tag(&self, timestamp: &[u8], body: &[u8]) -> Tag {
+        self.tag(&[timestamp, b".", body])
+    }
+}
+
+impl core::fmt::Debug for KeyedMac {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("KeyedMac([REDACTED])")
+    }
+}
+
+/// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
+///
+/// The bytes themselves go into the MAC; the number is used only for the skew check.
+///
+/// # Errors
+///
+/// `timestamp_missing` when empty, `timestamp_malformed` otherwise.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::parse_timestamp;
+/// assert_eq!(parse_timestamp(b"1700000000").unwrap(), 1_700_000_000);
+/// assert_eq!(parse_timestamp(b"+1700000000").unwrap_err().code(), "timestamp_malformed");
+/// assert_eq!(parse_timestamp(b"").unwrap_err().code(), "timestamp_missing");
+/// ```
+pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
+    if value.is_empty() {
+        return Err(Error::new(ErrorKind::TimestampMissing));
+    }
+    if value.len() > MAX_TIMESTAMP_DIGITS {
+        return Err(err(
+            ErrorKind::TimestampMalformed,
+            "the timestamp has more than 12 digits (milliseconds?)",
+        ));
+    }
+    value.iter().try_fold(0u64, |acc, &b| {
+        let digit = char::from(b).to_digit(10).ok_or(err(
+            ErrorKind::TimestampMalformed,
+            "the timestamp holds a character other than an ASCII digit",
+        ))?;
+        // At most 12 digits: cannot overflow, but checked all the same.
+        acc.checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(digit)))
+            .ok_or(Error::new(ErrorKind::TimestampMalformed))
+    })
+}
+
+/// The signature values read from one header value, each 32 bytes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Candidates {
+    tags: [Tag; MAX_CANDIDATES],
+    len: usize,
+}
+
+impl Candidates {
+    fn push(&mut self, tag: Tag) -> Result<(), Error> {
+        let slot = self.tags.get_mut(self.len).ok_or(err(
+            ErrorKind::SignatureMalformed,
+            "the signature header holds more than 8 signatures",
+        ))?;
+        *slot = tag;
+        self.len = self.len.saturating_add(1);
+        Ok(())
+    }
+
+    pub(crate) fn as_slice(&self) -> &[Tag] {
+        self.tags.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// Reads a signature header value into candidates, checking `t=` items against `timestamp`.
+pub(crate) fn parse_signature_header(value: &[u8], timestamp: &[u8]) -> Result<Candidates, Error> {
+    let is_sep = |b: &u8| *b == b' ' || *b == b'\t';
+    if value.iter().all(is_sep) {
+        return Err(Error::new(ErrorKind::SignatureMissing));
+    }
+    if value.len() > MAX_SIGNATURE_HEADER_BYTES {
+        return Err(err(
+            ErrorKind::SignatureMalformed,
+            "the signature header is longer than 1024 bytes",
+        ));
+    }
+    if !value.iter().all(|&b| b.is_ascii_graphic() || is_sep(&b)) {
+        return Err(err(
+            ErrorKind::SignatureMalformed,
+            "the signature header holds a character that is not visible ASCII",
+        ));
+    }
+    let mut candidates = Candidates::default();
+    for token in value.split(is_sep).filter(|t| !t.is_empty()) {
+        if let Some(rest) = token.strip_prefix(b"v1,") {
+            candidates.push(decode_value(rest)?)?;
+            continue;
+        }
+        for item in token.split(|&b| b == b',').filter(|i| !i.is_empty()) {
+            match item.iter().position(|&b| b == b'=') {
+                // A bare value; base64 padding makes `=` appear inside a value too.
+                None => candidates.push(decode_value(item)?)?,
+                Some(_) if item.starts_with(b"v1=") => {
+                    candidates.push(decode_value(item.get(3..).unwrap_or_default())?)?;
+                }
+                Some(_) if item.starts_with(b"sha256=") => {
+                    candidates.push(decode_value(item.get(7..).unwrap_or_default())?)?;
+                }
+                Some(_) if item.starts_with(b"t=") => {
+                    if item.get(2..) != Some(timestamp) {
+                        return Err(err(
+                            ErrorKind::SignatureMalformed,
+                            "the t= item of the signature header differs from the timestamp header",
+                        ));
+                    }
+                }
+                Some(_) if is_padded_base64_shape(item) => candidates.push(decode_value(item)?)?,
+                Some(_) => {
+                    return Err(err(
+                        ErrorKind::SignatureMalformed,
+                        "the signature header holds an unknown item (known: v1=, sha256=, v1, and t=)",
+                    ));
+                }
+            }
+        }
+    }
+    if candidates.len == 0 {
+        return Err(err(
+            ErrorKind::SignatureMalformed,
+            "the signature header holds no signature value",
+        ));
+    }
+    Ok(candidates)
+}
+
+/// A bare padded base64 value: 44 characters ending in exactly one `=`.
+fn is_padded_base64_shape(item: &[u8]) -> bool {
+    item.len() == 44 && item.iter().position(|&b| b == b'=') == Some(43)
+}
+
+/// Decodes one value: 64 hex digits, or base64 (standard or URL-safe, padded or not) of 32 bytes.
+fn decode_value(value: &[u8]) -> Result<Tag, Error> {
+    let mut tag = [0u8; TAG_LEN];
+    let decoded = match value.len() {
+        64 => base16ct::mixed::decode(value, &mut tag).is_ok(),
+        44 => {
+            decode_base64::<Base64>(value, &mut tag) || decode_base64::<Base64Url>(value, &mut tag)
+        }
+        43 => {
+            decode_base64::<Base64Unpadded>(value, &mut tag)
+                || decode_base64::<Base64UrlUnpadded>(value, &mut tag)
+        }
+        _ => false,
+    };
+    if decoded {
+        Ok(tag)
+    } else {
+        Err(err(
+            ErrorKind::SignatureMalformed,
+            "a signature value is not 64 hex digits or the base64 of 32 bytes",
+        ))
+    }
+}
+
+fn decode_base64<E: Encoding>(value: &[u8], tag: &mut Tag) -> bool {
+    matches!(E::decode(value, tag), Ok(out) if out.len() == TAG_LEN)
+}
+
+/// How [`sign`] writes the signature.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignatureEncoding {
+    /// 64 lowercase hex digits (the default).
+    #[default]
+    Hex,
+    /// Padded standard base64 (44 characters).
+    Base64,
+}
+
+/// Signs a delivery as the service does, for tests: HMAC-SHA256 of `timestamp . body`.
+///
+/// # Errors
+///
+/// `secret_empty` for an empty secret; `timestamp_missing` / `timestamp_malformed` when the
+/// timestamp is not 1 to 12 ASCII digits.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{sign, Secret, SignatureEncoding};
+/// let sig = sign(&Secret::new("whsec_test_secret"), b"1700000000", b"", SignatureEncoding::Hex)?;
+/// assert_eq!(sig, "316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727");
+/// let empty = sign(&Secret::new(""), b"1700000000", b"", SignatureEncoding::Hex);
+/// assert_eq!(empty.unwrap_err().code(), "secret_empty");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub fn sign(
+    secret: &Secret,
+    timestamp: &[u8],
+    body: &[u8],
+    encoding: SignatureEncoding,
+) -> Result<String, Error> {
+    parse_timestamp(timestamp)?;
+    if secret.bytes().is_empty() {
+        return Err(Error::new(ErrorKind::SecretEmpty));
+    }
+    let tag = KeyedMac::new(secret.bytes())?.delivery_tag(timestamp, body);
+    Ok(match encoding {
+        SignatureEncoding::Hex => base16ct::lower::encode_string(&tag),
+        SignatureEncoding::Base64 => Base64::encode_string(&tag),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TS: &[u8] = b"1700000000";
+    const HEX: &str = "0900a08773f24e66b315e3d5c951f0b713a3559f282fd89bdc9ae5216a2b13b6";
+    const B64: &str = "CQCgh3PyTmazFePVyVHwtxOjVZ8oL9ib3JrlIWorE7Y=";
+
+    fn parse(value: &str) -> Result<usize, &'static str> {
+        parse_signature_header(value.as_bytes(), TS)
+            .map(|c| c.as_slice().len())
+            .map_err(Error::code)
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(parse(HEX), Ok(1));
+        assert_eq!(parse(&HEX.to_uppercase()), Ok(1));
+        assert_eq!(parse(B64), Ok(1));
+        assert_eq!(parse(B64.trim_end_matches('=')), Ok(1));
+        assert_eq!(parse(&format!("v1={HEX}")), Ok(1));
+        assert_eq!(parse(&format!("sha256={HEX}")), Ok(1));
+        assert_eq!(parse(&format!("v1,{B64}")), Ok(1));
+        assert_eq!(parse(&format!("t=1700000000,v1={HEX},v1={HEX}")), Ok(2));
+        assert_eq!(parse(&format!("  {HEX}\t{B64} ,")), Ok(2));
+        assert_eq!(parse(&format!("{B64},{B64}")), Ok(2));
+    }
+
+    #[test]
+    fn rejections() {
+        assert_eq!(parse(""), Err("signature_missing"));
+        assert_eq!(parse(" \t "), Err("signature_missing"));
+        assert_eq!(parse("v1="), Err("signature_malformed"));
+        assert_eq!(parse("t=1700000000"), Err("signature_malformed"));
+        assert_eq!(parse(","), Err("signature_malformed"));
+        assert_eq!(
+            parse(&format!("t=01700000000,v1={HEX}")),
+            Err("signature_malformed")
+        );
+        assert_eq!(parse(&format!("v0={HEX}")), Err("signature_malformed"));
+        assert_eq!(parse(&format!("V1={HEX}")), Err("signature_malformed"));
+        assert_eq!(parse(&HEX[..62]), Err("signature_malformed"));
+        assert_eq!(parse(&format!("{HEX}0")), Err("signature_malformed"));
+        assert_eq!(parse(&format!("v1,{B64},junk")), Err("signature_malformed"));
+        assert_eq!(
+            parse(&format!("{}é", &HEX[..63])),
+            Err("signature_malformed")
+        );
+        let nine = [HEX; 9].join(" ");
+        assert_eq!(parse(&nine), Err("signature_malformed"));
+        assert_eq!(parse(&[HEX; 8].join(" ")), Ok(8));
+        assert_eq!(parse(&"a".repeat(1025)), Err("signature_malformed"));
+        // Non-canonical base64: the last character carries non-zero unused bits.
+        assert_eq!(
+            parse("CQCgh3PyTmazFePVyVHwtxOjVZ8oL9ib3JrlIWorE7Z="),
+            Err("signature_malformed")
+        );
+    }
+
+    #[test]
+    fn every_prefix_of_a_value_is_rejected() {
+        for len in 0..HEX.len() {
+            let code = parse(&format!("v1={}", &HEX[..len])).unwrap_err();
+            assert!(code == "signature_malformed", "prefix {len}: {code}");
+        }
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(parse_timestamp(b"0"), Ok(0));
+        assert_eq!(parse_timestamp(b"999999999999"), Ok(999_999_999_999));
+        for bad in [
+            &b"1700000000000"[..],
+            b" 1",
+            b"1 ",
+            b"1.5",
+            b"1e9",
+            b"-1",
+            b"0x1",
+            b"1_0",
+        ] {
+            assert_eq!(
+                parse_timestamp(bad).unwrap_err().code(),
+                "timestamp_malformed"
+            );
+        }
+        assert_eq!(
+            parse_timestamp("１７".as_bytes()).unwrap_err().code(),
+            "timestamp_malformed"
+        );
+    }
+
+    #[test]
+    fn signer_matches_known_answers() {
+        let secret = Secret::new("whsec_test_secret");
+        let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated"}"#;
+        assert_eq!(
+            sign(&secret, TS, body, SignatureEncoding::Hex).unwrap(),
+            HEX
+        );
+        assert_eq!(
+            sign(&secret, TS, body, SignatureEncoding::Base64).unwrap(),
+            B64
+        );
+    }
+
+    #[test]
+    fn rfc4231_vectors() {
+        let file: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/vectors/hmac_sha256_rfc4231.json"))
+                .unwrap();
+        let tests = file["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 7);
+        for case in tests {
+            let hex = |k: &str| base16ct::mixed::decode_vec(case[k].as_str().unwrap()).unwrap();
+            let tag = KeyedMac::new(&hex("keyHex"))
+                .unwrap()
+                .tag(&[&hex("dataHex")]);
+            let expected = hex("tagHex");
+            assert_eq!(&tag[..expected.len()], &expected[..], "case {}", case["id"]);
+        }
+    }
+}

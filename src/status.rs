@@ -1,0 +1,230 @@
+//! Ordering and de-duplication (spec: Events, receiver rules 3 and 4): exact
+//! `status_version` values and the pure decision between applying, ignoring a duplicate
+//! and ignoring stale facts.
+
+use core::cmp::Ordering;
+use core::fmt;
+
+use crate::error::{Error, ErrorKind};
+
+/// A `status_version`: a non-negative integer of any size, kept as its decimal digits.
+///
+/// It is compared exactly, never through a float: `9007199254740993` is greater than
+/// `9007199254740992`.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::StatusVersion;
+/// let a = StatusVersion::parse("9007199254740993")?;
+/// let b = StatusVersion::parse("9007199254740992")?;
+/// assert!(a > b);
+/// assert_eq!(StatusVersion::parse("007").unwrap_err().code(), "status_version_invalid");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct StatusVersion(String);
+
+impl StatusVersion {
+    /// Reads a version from decimal digits without a sign or leading zeros (`"0"` is fine).
+    ///
+    /// # Errors
+    ///
+    /// `status_version_invalid` for anything else.
+    pub fn parse(digits: &str) -> Result<Self, Error> {
+        let bytes = digits.as_bytes();
+        let valid = match bytes {
+            [] => false,
+            [b'0'] => true,
+            [b'0', ..] => false,
+            _ => bytes.iter().all(u8::is_ascii_digit),
+        };
+        if valid {
+            Ok(StatusVersion(digits.to_owned()))
+        } else {
+            Err(Error::new(ErrorKind::StatusVersionInvalid))
+        }
+    }
+
+    /// The decimal digits.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Ord for StatusVersion {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Without leading zeros, a longer number is larger; equal lengths compare digit-wise.
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.as_bytes().cmp(other.0.as_bytes()))
+    }
+}
+
+impl PartialOrd for StatusVersion {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for StatusVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StatusVersion({})", self.0)
+    }
+}
+
+impl fmt::Display for StatusVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl core::str::FromStr for StatusVersion {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        StatusVersion::parse(s)
+    }
+}
+
+/// Compares two versions given as decimal text: -1, 0 or 1.
+///
+/// # Errors
+///
+/// `status_version_invalid` when either is not a valid version.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::compare_status_versions;
+/// assert_eq!(compare_status_versions("10", "9")?, 1);
+/// assert_eq!(compare_status_versions("-1", "9").unwrap_err().code(), "status_version_invalid");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub fn compare_status_versions(a: &str, b: &str) -> Result<i8, Error> {
+    let (a, b) = (StatusVersion::parse(a)?, StatusVersion::parse(b)?);
+    Ok(match a.cmp(&b) {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    })
+}
+
+/// What to do with an incoming event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Decision {
+    /// New facts: record them and update the payment.
+    Apply,
+    /// This `event_id` was already recorded: acknowledge and do nothing.
+    Duplicate,
+    /// Facts no newer than those stored: acknowledge and do not overwrite.
+    Stale,
+}
+
+impl Decision {
+    /// The name JavaScript sees: `apply`, `duplicate` or `stale`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(cryptopay_verify::Decision::Stale.as_str(), "stale");
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Decision::Apply => "apply",
+            Decision::Duplicate => "duplicate",
+            Decision::Stale => "stale",
+        }
+    }
+}
+
+/// What the receiver has stored about an incoming event and its payment.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stored {
+    /// Whether this `event_id` was already recorded.
+    pub event_seen: bool,
+    /// The newest `status_version` applied for this payment, if any.
+    pub status_version: Option<StatusVersion>,
+}
+
+/// Decides, purely, whether an event's facts apply.
+///
+/// `Duplicate` when the event was seen; `Apply` when no version is stored for the payment
+/// or the incoming one is greater; otherwise `Stale`. The caller looks up `stored` by
+/// `event_id` and `payment_id` in its own durable store.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{decide_event, Decision, StatusVersion, Stored};
+/// let stored = Stored { event_seen: false, status_version: Some(StatusVersion::parse("4")?) };
+/// assert_eq!(decide_event(&StatusVersion::parse("5")?, &stored), Decision::Apply);
+/// assert_eq!(decide_event(&StatusVersion::parse("4")?, &stored), Decision::Stale);
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+#[must_use]
+pub fn decide_event(incoming: &StatusVersion, stored: &Stored) -> Decision {
+    if stored.event_seen {
+        return Decision::Duplicate;
+    }
+    match &stored.status_version {
+        Some(current) if incoming <= current => Decision::Stale,
+        _ => Decision::Apply,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> StatusVersion {
+        StatusVersion::parse(s).unwrap()
+    }
+
+    #[test]
+    fn order_is_integer_order() {
+        let mut values: Vec<u128> = vec![0, 1, 9, 10, 99, 100, u64::MAX.into(), u128::MAX];
+        values.extend((0..50u128).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        for a in &values {
+            for b in &values {
+                assert_eq!(
+                    v(&a.to_string()).cmp(&v(&b.to_string())),
+                    a.cmp(b),
+                    "{a} vs {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_versions() {
+        for bad in ["", "-1", "+1", "01", "1.0", "1e3", " 1", "١"] {
+            assert_eq!(
+                StatusVersion::parse(bad).unwrap_err().code(),
+                "status_version_invalid",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn decisions() {
+        let none = Stored::default();
+        assert_eq!(decide_event(&v("0"), &none), Decision::Apply);
+        let seen = Stored {
+            event_seen: true,
+            status_version: None,
+        };
+        assert_eq!(decide_event(&v("9"), &seen), Decision::Duplicate);
+        let at = |s: &str| Stored {
+            event_seen: false,
+            status_version: Some(v(s)),
+        };
+        assert_eq!(decide_event(&v("10"), &at("9")), Decision::Apply);
+        assert_eq!(decide_event(&v("9"), &at("9")), Decision::Stale);
+        assert_eq!(decide_event(&v("8"), &at("9")), Decision::Stale);
+    }
+}

@@ -1,0 +1,330 @@
+//! Runs the language-neutral vectors of `tests/vectors/` against the Rust API.
+//!
+//! Shared by the native test (`tests/vectors.rs`) and the wasm32 test (`tests/wasm.rs`),
+//! so both builds answer every case the same way. `include_str!` keeps it free of file I/O.
+
+use cryptopay_verify::serde_json::{self, Map, Value, json};
+use cryptopay_verify::*;
+
+/// Every vector file, by name.
+pub(crate) const FILES: &[(&str, &str)] = &[
+    ("verify.json", include_str!("../vectors/verify.json")),
+    ("sign.json", include_str!("../vectors/sign.json")),
+    (
+        "read_headers.json",
+        include_str!("../vectors/read_headers.json"),
+    ),
+    ("event.json", include_str!("../vectors/event.json")),
+    ("status.json", include_str!("../vectors/status.json")),
+    ("amount.json", include_str!("../vectors/amount.json")),
+    ("pricing.json", include_str!("../vectors/pricing.json")),
+    ("urls.json", include_str!("../vectors/urls.json")),
+    (
+        "idempotency.json",
+        include_str!("../vectors/idempotency.json"),
+    ),
+    ("delivery.json", include_str!("../vectors/delivery.json")),
+];
+
+type Outcome = Result<Value, Error>;
+
+fn text<'a>(case: &'a Value, key: &str) -> &'a str {
+    case[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("input {key} must be a string"))
+}
+
+/// A string argument; any other JSON type is `code`, as the contract's typing rules say.
+fn string_or<'a>(case: &'a Value, key: &str, code: ErrorKind) -> Result<&'a str, Error> {
+    case[key].as_str().ok_or(Error::new(code))
+}
+
+/// A non-negative integer argument; anything else is `code`.
+fn integer_or(value: &Value, code: ErrorKind) -> Result<u64, Error> {
+    value.as_u64().ok_or(Error::new(code))
+}
+
+fn num(case: &Value, key: &str) -> Result<u64, Error> {
+    integer_or(&case[key], ErrorKind::InvalidArgument)
+}
+
+/// A header value: a non-string stands for a value that is never well-formed, so it is
+/// reported by the timestamp or signature check at its place in the order of checks.
+fn header(case: &Value, key: &str) -> Vec<u8> {
+    case[key]
+        .as_str()
+        .map_or_else(|| b"\0".to_vec(), |s| s.as_bytes().to_vec())
+}
+
+fn hex(case: &Value, key: &str) -> Vec<u8> {
+    base16_decode(text(case, key))
+}
+
+fn base16_decode(s: &str) -> Vec<u8> {
+    assert!(s.len().is_multiple_of(2), "odd hex length");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+fn secrets(value: &Value) -> Result<Vec<SecretEntry>, Error> {
+    let invalid = || Error::new(ErrorKind::InvalidArgument);
+    match value {
+        Value::String(s) => Ok(vec![SecretEntry::active(Secret::new(s))]),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                let kind = SecretKind::parse(item["kind"].as_str().ok_or_else(invalid)?)?;
+                let until = match item.get("acceptUntilSecs") {
+                    None => None,
+                    Some(v) => Some(integer_or(v, ErrorKind::InvalidArgument)?),
+                };
+                let secret = item["secret"].as_str().ok_or_else(invalid)?;
+                Ok(SecretEntry::new(Secret::new(secret), kind, until))
+            })
+            .collect(),
+        _ => Err(invalid()),
+    }
+}
+
+/// A JSON value as JavaScript receives it: numbers a double cannot keep become their text.
+fn js_view(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if !number_survives_f64(n) => Value::String(n.to_string()),
+        other => other.clone(),
+    }
+}
+
+fn event_json(event: &Event) -> Value {
+    json!({
+        "schemaVersion": event.schema_version(),
+        "eventId": event.event_id(),
+        "eventType": event.event_type(),
+        "occurredAt": js_view(event.occurred_at()),
+        "paymentId": event.payment_id(),
+        "statusVersion": event.status_version().as_str(),
+    })
+}
+
+fn decimals(case: &Value) -> Result<u32, Error> {
+    let d = integer_or(&case["decimals"], ErrorKind::DecimalsInvalid)?;
+    Ok(u32::try_from(d).unwrap_or(u32::MAX))
+}
+
+fn verify(case: &Value, webhook: bool) -> Outcome {
+    let now = num(case, "nowSecs")?;
+    let mut options = VerifyOptions::new(num(case, "maxSkewSecs")?);
+    if case.get("maxBodyBytes").is_some() {
+        let n = usize::try_from(num(case, "maxBodyBytes")?).unwrap_or(usize::MAX);
+        options = options.with_max_body_bytes(n)?;
+    }
+    let entries = secrets(&case["secrets"])?;
+    let body = hex(case, "bodyHex");
+    let (timestamp, signature) = (header(case, "timestamp"), header(case, "signature"));
+    let delivery = Delivery {
+        body: &body,
+        timestamp: &timestamp,
+        signature: &signature,
+    };
+    // The one-shot functions, and a keyed Verifier whenever the set itself is valid:
+    // both must give the same answer.
+    let one_shot = if webhook {
+        verify_webhook(&delivery, &entries, options, now).map(|v| {
+            json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp, "event": event_json(&v.event)})
+        })
+    } else {
+        verify_signature(&delivery, &entries, options, now)
+            .map(|v| json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp}))
+    };
+    if let Ok(verifier) = Verifier::new(entries, options) {
+        let keyed = if webhook {
+            verifier.verify_webhook(&delivery, now).map(|v| {
+                json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp, "event": event_json(&v.event)})
+            })
+        } else {
+            verifier.verify_signature(&delivery, now).map(
+                |v| json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp}),
+            )
+        };
+        assert_eq!(
+            keyed.as_ref().map_err(|e| e.code()),
+            one_shot.as_ref().map_err(|e| e.code()),
+            "Verifier and the one-shot function disagree"
+        );
+    }
+    one_shot
+}
+
+fn primary(case: &Value) -> Result<PrimarySource, Error> {
+    PrimarySource::from_json(&case["primarySource"])
+}
+
+fn opt_str<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
+    case.get(key).map(|v| v.as_str().expect("string"))
+}
+
+/// Runs one case and returns its result as the vectors spell it.
+pub(crate) fn run(function: &str, case: &Value) -> Outcome {
+    match function {
+        "verifySignature" => verify(case, false),
+        "verifyWebhook" => verify(case, true),
+        "signWebhook" => {
+            let encoding = match case.get("encoding").and_then(Value::as_str) {
+                None | Some("hex") => SignatureEncoding::Hex,
+                Some("base64") => SignatureEncoding::Base64,
+                Some(other) => panic!("unknown encoding {other}"),
+            };
+            let sig = sign(
+                &Secret::new(text(case, "secret")),
+                text(case, "timestamp").as_bytes(),
+                &hex(case, "bodyHex"),
+                encoding,
+            )?;
+            Ok(json!({ "signature": sig }))
+        }
+        "readDeliveryHeaders" => {
+            let pairs: Vec<(String, String)> = case["headers"]
+                .as_array()
+                .expect("headers")
+                .iter()
+                .map(|p| {
+                    (
+                        p[0].as_str().expect("name").to_owned(),
+                        p[1].as_str().expect("value").to_owned(),
+                    )
+                })
+                .collect();
+            let found = read_delivery_headers(
+                pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes())),
+                text(case, "timestampHeader"),
+                text(case, "signatureHeader"),
+            )?;
+            Ok(json!({
+                "timestamp": String::from_utf8(found.timestamp.to_vec()).expect("utf8"),
+                "signature": String::from_utf8(found.signature.to_vec()).expect("utf8"),
+            }))
+        }
+        "parseEvent" => {
+            parse_event(&hex(case, "bodyHex")).map(|e| json!({ "event": event_json(&e) }))
+        }
+        "compareStatusVersions" => compare_status_versions(text(case, "a"), text(case, "b"))
+            .map(|r| json!({ "result": r })),
+        "decideEvent" => {
+            let incoming = StatusVersion::parse(text(&case["incoming"], "statusVersion"))?;
+            let stored = &case["stored"];
+            let status_version = match stored.get("statusVersion") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(StatusVersion::parse(v.as_str().expect("string"))?),
+            };
+            let stored = Stored {
+                event_seen: stored["eventSeen"].as_bool().expect("eventSeen"),
+                status_version,
+            };
+            Ok(json!({ "decision": decide_event(&incoming, &stored).as_str() }))
+        }
+        "validateAmountRaw" => {
+            validate_amount_raw(string_or(case, "value", ErrorKind::AmountRawInvalid)?)
+                .map(|()| json!({}))
+        }
+        "toAmountRaw" => {
+            let decimals = decimals(case)?;
+            let decimal = string_or(case, "decimal", ErrorKind::AmountDecimalInvalid)?;
+            to_amount_raw(decimal, decimals).map(|r| json!({ "amountRaw": r }))
+        }
+        "fromAmountRaw" => {
+            let decimals = decimals(case)?;
+            let raw = string_or(case, "amountRaw", ErrorKind::AmountRawInvalid)?;
+            from_amount_raw(raw, decimals).map(|d| json!({ "decimal": d }))
+        }
+        "validateSourceAmount" => {
+            validate_source_amount(&case["sourceAmount"], &primary(case)?).map(|()| json!({}))
+        }
+        "buildSourceAmount" => build_source_amount(&primary(case)?, text(case, "amount"))
+            .map(|s| json!({ "sourceAmount": s })),
+        "validateCreatePayment" => {
+            let p = primary(case)?;
+            validate_create_payment(&case["body"], &p, opt_str(case, "websiteOrigin"))
+                .map(|()| json!({}))
+        }
+        "validateCheckoutOrigin" => {
+            validate_checkout_origin(text(case, "origin"), opt_str(case, "websiteOrigin"))
+                .map(|()| json!({}))
+        }
+        "validateWebhookUrl" => validate_webhook_url(text(case, "url")).map(|()| json!({})),
+        "hostedCheckoutUrl" => {
+            hosted_checkout_url(text(case, "checkoutOrigin"), text(case, "paymentId"))
+                .map(|u| json!({ "url": u }))
+        }
+        "requestFingerprint" => {
+            Ok(json!({ "fingerprint": request_fingerprint(&hex(case, "bodyHex")) }))
+        }
+        "validateIdempotencyKey" => validate_idempotency_key(text(case, "key")).map(|()| json!({})),
+        "classifyDeliveryResponse" => {
+            let status = u16::try_from(num(case, "status")?).unwrap_or(u16::MAX);
+            classify_delivery_response(status).map(|c| json!({ "classification": c.as_str() }))
+        }
+        other => panic!("no runner for function {other}"),
+    }
+}
+
+/// Checks one outcome against `expected`; returns a description of the difference.
+pub(crate) fn check(outcome: &Outcome, expected: &Map<String, Value>) -> Result<(), String> {
+    match (outcome, expected.get("error")) {
+        (Err(e), Some(code)) if code == e.code() => Ok(()),
+        (Err(e), _) => Err(format!(
+            "got error {} ({e}), expected {expected:?}",
+            e.code()
+        )),
+        (Ok(got), Some(code)) => Err(format!("got ok {got}, expected error {code}")),
+        (Ok(got), None) => {
+            for (key, want) in expected.iter().filter(|(k, _)| k.as_str() != "ok") {
+                if &got[key] != want {
+                    return Err(format!("{key}: got {}, expected {want}", got[key]));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs every case of every file; returns the number of cases run and the failures.
+pub(crate) fn run_all() -> (usize, Vec<String>) {
+    let mut count = 0;
+    let mut failures = Vec::new();
+    for (name, contents) in FILES {
+        let file: Value = serde_json::from_str(contents).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let default_fn = file["function"].as_str().unwrap_or_default();
+        for case in file["tests"].as_array().expect("tests") {
+            let function = case
+                .get("function")
+                .and_then(Value::as_str)
+                .unwrap_or(default_fn);
+            let expected = case["expected"].as_object().expect("expected");
+            count += 1;
+            let outcome = std::panic::catch_unwind(|| run(function, case))
+                .map_err(|_| "the runner could not read this case's inputs".to_owned());
+            if let Err(why) = outcome.and_then(|o| check(&o, expected)) {
+                failures.push(format!(
+                    "{name} #{} ({function}: {}): {why}",
+                    case["id"], case["comment"]
+                ));
+            }
+        }
+    }
+    (count, failures)
+}
+
+/// Every code that some vector expects.
+pub(crate) fn codes_covered() -> std::collections::BTreeSet<String> {
+    let mut codes = std::collections::BTreeSet::new();
+    for (_, contents) in FILES {
+        let file: Value = serde_json::from_str(contents).expect("json");
+        for case in file["tests"].as_array().expect("tests") {
+            if let Some(code) = case["expected"].get("error").and_then(Value::as_str) {
+                codes.insert(code.to_owned());
+            }
+        }
+    }
+    codes
+}

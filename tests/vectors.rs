@@ -1,0 +1,45 @@
+//! Every case of `tests/vectors/*.json` against the native build.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::string_slice
+)]
+
+mod common;
+
+use cryptopay_verify::ErrorKind;
+
+#[test]
+fn every_vector_holds() {
+    let (count, failures) = common::run_all();
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(count >= 150, "only {count} cases");
+}
+
+#[test]
+fn every_error_code_has_a_vector() {
+    let covered = common::codes_covered();
+    let missing: Vec<&str> = ErrorKind::ALL
+        .iter()
+        .map(|k| k.code())
+        // Rust's types make a non-byte body unrepresentable: only JavaScript can send one,
+        // and the JavaScript tests cover it.
+        .filter(|code| *code != "body_not_raw" && !covered.contains(*code))
+        .collect();
+    assert!(missing.is_empty(), "no vector expects: {missing:?}");
+    for code in &covered {
+        assert!(
+            ErrorKind::from_code(code).is_some(),
+            "vectors expect an unknown code {code}"
+        );
+    }
+}
