@@ -1,28 +1,59 @@
 # cryptopay-verify: `make demo` shows the verifier at work, `make test` runs every check.
 SHELL := /bin/bash
 CARGO ?= cargo
+# The wasm-bindgen CLI must be the version the crate pins (read from Cargo.lock).
+WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup test lint unit doc demo vectors
+.PHONY: setup setup-rust setup-node test lint doc unit wasm-test pkg consumer js-test demo vectors
 
-## setup: install what the tests need (idempotent: does nothing when all is present)
-setup:
+## setup: install what the tests need; does nothing when all is present
+setup: setup-rust setup-node
+
+setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 	@rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 	@rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 	@rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$$' || rustup target add wasm32-unknown-unknown
+	@[[ "$$(wasm-bindgen --version 2>/dev/null)" == "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]] || \
+		{ echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (about 5 minutes)"; \
+		  $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
 
-## test: formatting, lints (warnings are errors), docs, unit tests, doctests and vectors
-test: setup lint doc unit
+setup-node:
+	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
+	@[[ -f node_modules/.package-lock.json && ! package-lock.json -nt node_modules/.package-lock.json ]] || \
+		npm ci --no-audit --no-fund
+
+## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
+## the npm package built, packed and installed, and the JavaScript tests against it
+test: setup lint doc unit wasm-test pkg js-test
 
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --features wasm --target wasm32-unknown-unknown -- -D warnings
 
 doc:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet
 
 unit:
 	$(CARGO) test
+
+## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test)
+wasm-test:
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+		$(CARGO) test --target wasm32-unknown-unknown --test wasm
+
+## pkg: build the npm package into pkg/
+pkg: setup
+	node scripts/build-pkg.mjs
+
+## consumer: pack pkg/ and install the tarball into target/consumer, as a user would
+consumer:
+	scripts/consumer.sh >/dev/null
+
+js-test: consumer
+	node --test tests/js/
 
 ## demo: sign a delivery, verify it, and show what tampering, replay and rotation give
 demo:

@@ -1,0 +1,464 @@
+// The public JavaScript API of cryptopay-verify, over the wasm exports.
+//
+// Every runtime entry (node, workerd, edge-light, browser) instantiates the same .wasm and
+// hands the wasm-bindgen glue to `createApi`. This layer checks JavaScript types, turns
+// bodies and header containers into bytes and strings, and calls the Rust core, which
+// decides everything else. Every failure is a CryptoPayError with a stable `code`.
+// Messages name fields and rules, never a secret, a signature or a byte of the body.
+
+const KINDS = ['active', 'pending', 'retiring'];
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_MAX_BODY_BYTES = 64 * 1024 * 1024;
+// Body states passed to the core, which reports them at their place in the order of checks.
+const BODY_RAW = 0;
+const BODY_OVERSIZED = 1;
+const BODY_NOT_RAW = 2;
+const EMPTY = new Uint8Array(0);
+// A header value that is never well-formed: a non-string timestamp or signature is then
+// reported as malformed by the core, after the checks that come before it.
+const NEVER_WELL_FORMED = '\u0000';
+
+/** The error every function of the package throws. `code` is stable. */
+export class CryptoPayError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'CryptoPayError';
+    this.code = code;
+  }
+}
+
+const tag = (v) => Object.prototype.toString.call(v);
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// Lone surrogates cannot be encoded as UTF-8 without changing them.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = (s) =>
+  typeof s.isWellFormed === 'function' ? s.isWellFormed() : !LONE_SURROGATE.test(s);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+// The wasm-bindgen glue, once the entry has started the instance.
+let glue = null;
+
+function fail(code, detail) {
+  const general = glue.codeMessage(code) ?? '';
+  return new CryptoPayError(code, detail ? `${code}: ${detail}; ${general}` : `${code}: ${general}`);
+}
+
+/** Called by the runtime entry once the wasm instance has started. */
+export function install(startedGlue) {
+  glue = startedGlue;
+  glue.setErrorClass(CryptoPayError);
+}
+
+function assertReady() {
+  if (glue === null) {
+    throw new CryptoPayError(
+      'invalid_argument',
+      'invalid_argument: the WebAssembly module is not loaded yet; await init() before the first call',
+    );
+  }
+}
+
+function options(value, allowed, what) {
+  if (!isPlainObject(value)) throw fail('invalid_argument', `${what} takes an options object`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      const name = key.length > 40 ? `${key.slice(0, 40)}...` : key;
+      throw fail('invalid_argument', `${what} has no option "${name}" (options: ${allowed.join(', ')})`);
+    }
+  }
+  return value;
+}
+
+function safeUint(value, name) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw fail('invalid_argument', `${name} must be an integer from 0 to 2^53 - 1 (seconds, not milliseconds)`);
+  }
+  return value;
+}
+
+function maxBody(value) {
+  if (value === undefined) return DEFAULT_MAX_BODY_BYTES;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_MAX_BODY_BYTES) {
+    throw fail('invalid_argument', 'maxBodyBytes must be an integer from 1 to 67108864 (64 MiB)');
+  }
+  return value;
+}
+
+// Reads a body as bytes without copying where possible: [bytes, state].
+function readBody(body, limit) {
+  let bytes;
+  if (typeof body === 'string') {
+    if (!wellFormed(body)) return [EMPTY, BODY_NOT_RAW];
+    // A UTF-8 encoding is never shorter than the string's length in UTF-16 units.
+    if (body.length > limit) return [EMPTY, BODY_OVERSIZED];
+    bytes = encoder.encode(body);
+  } else if (ArrayBuffer.isView(body)) {
+    bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  } else if (tag(body) === '[object ArrayBuffer]' || tag(body) === '[object SharedArrayBuffer]') {
+    try {
+      bytes = new Uint8Array(body);
+    } catch {
+      return [EMPTY, BODY_NOT_RAW]; // a detached buffer
+    }
+  } else {
+    return [EMPTY, BODY_NOT_RAW];
+  }
+  return bytes.byteLength > limit ? [EMPTY, BODY_OVERSIZED] : [bytes, BODY_RAW];
+}
+
+function bodyBytes(body, limit = Infinity) {
+  const [bytes, state] = readBody(body, limit);
+  if (state === BODY_NOT_RAW) {
+    throw fail('body_not_raw', body === null || typeof body !== 'object' ? `the body is ${body === null ? 'null' : typeof body}` : 'the body is an object');
+  }
+  if (state === BODY_OVERSIZED) throw fail('body_too_large');
+  return bytes;
+}
+
+function headerValue(value) {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : NEVER_WELL_FORMED;
+}
+
+// secrets: a string, or an array of { secret, kind, acceptUntilSecs? }.
+function secretLists(secrets) {
+  const shape = 'secrets must be a string or an array of { secret, kind, acceptUntilSecs? }';
+  if (typeof secrets === 'string') {
+    if (!wellFormed(secrets)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
+    return [[secrets], ['active'], [-1]];
+  }
+  if (!Array.isArray(secrets)) throw fail('invalid_argument', shape);
+  const list = [];
+  const kinds = [];
+  const until = [];
+  for (const entry of secrets) {
+    options(entry, ['secret', 'kind', 'acceptUntilSecs'], 'a secret entry');
+    if (typeof entry.secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
+    if (!wellFormed(entry.secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
+    if (!KINDS.includes(entry.kind)) throw fail('invalid_argument', 'a secret entry needs kind: "active", "pending" or "retiring"');
+    list.push(entry.secret);
+    kinds.push(entry.kind);
+    until.push(entry.acceptUntilSecs === undefined ? -1 : safeUint(entry.acceptUntilSecs, 'acceptUntilSecs'));
+  }
+  return [list, kinds, until];
+}
+
+function unpack(packed) {
+  return { matchedSecret: KINDS[packed % 4], timestamp: Math.floor(packed / 8), rewrite: packed % 8 >= 4 };
+}
+
+function buildEvent(bytes, rewrite) {
+  const envelope = JSON.parse(rewrite ? glue.eventText(bytes) : decoder.decode(bytes));
+  const data = envelope.data;
+  return {
+    schemaVersion: String(envelope.schema_version),
+    eventId: envelope.event_id,
+    eventType: envelope.event_type,
+    occurredAt: envelope.occurred_at,
+    paymentId: data.payment_id,
+    statusVersion: String(data.status_version),
+    data,
+    envelope,
+  };
+}
+
+const VERIFY_OPTIONS = ['body', 'timestamp', 'signature', 'secrets', 'nowSecs', 'maxSkewSecs', 'maxBodyBytes'];
+
+function verifyOnce(input, what, parse) {
+  assertReady();
+  options(input, VERIFY_OPTIONS, what);
+  const now = safeUint(input.nowSecs, 'nowSecs');
+  if (input.maxSkewSecs === undefined) {
+    throw fail('invalid_argument', 'maxSkewSecs is required (300 seconds is the usual choice)');
+  }
+  const skew = safeUint(input.maxSkewSecs, 'maxSkewSecs');
+  const limit = maxBody(input.maxBodyBytes);
+  const [list, kinds, until] = secretLists(input.secrets);
+  const [bytes, state] = readBody(input.body, limit);
+  const packed = glue.verify(list, kinds, until, skew, limit, bytes, state,
+    headerValue(input.timestamp), headerValue(input.signature), now, parse);
+  const result = unpack(packed);
+  const out = { matchedSecret: result.matchedSecret, timestamp: result.timestamp };
+  return parse ? { event: buildEvent(bytes, result.rewrite), ...out } : out;
+}
+
+/** Verifies a delivery without parsing it. */
+export function verifySignature(input) {
+  return verifyOnce(input, 'verifySignature', false);
+}
+
+/** Verifies a delivery, then parses its event from the same bytes. */
+export function verifyWebhook(input) {
+  return verifyOnce(input, 'verifyWebhook', true);
+}
+
+/** A verifier keyed once and reused for every delivery. */
+export class Verifier {
+  #raw;
+  #limit;
+
+  constructor(init) {
+    assertReady();
+    options(init, ['secrets', 'maxSkewSecs', 'maxBodyBytes'], 'new Verifier');
+    if (init.maxSkewSecs === undefined) {
+      throw fail('invalid_argument', 'maxSkewSecs is required (300 seconds is the usual choice)');
+    }
+    const skew = safeUint(init.maxSkewSecs, 'maxSkewSecs');
+    this.#limit = maxBody(init.maxBodyBytes);
+    const [list, kinds, until] = secretLists(init.secrets);
+    this.#raw = new glue.RawVerifier(list, kinds, until, skew, this.#limit);
+  }
+
+  #verify(input, what, parse) {
+    options(input, ['body', 'timestamp', 'signature', 'nowSecs'], what);
+    if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
+    const now = safeUint(input.nowSecs, 'nowSecs');
+    const [bytes, state] = readBody(input.body, this.#limit);
+    const packed = this.#raw.verify(bytes, state, headerValue(input.timestamp), headerValue(input.signature), now, parse);
+    const result = unpack(packed);
+    const out = { matchedSecret: result.matchedSecret, timestamp: result.timestamp };
+    return parse ? { event: buildEvent(bytes, result.rewrite), ...out } : out;
+  }
+
+  verifySignature(input) {
+    return this.#verify(input, 'verifySignature', false);
+  }
+
+  verifyWebhook(input) {
+    return this.#verify(input, 'verifyWebhook', true);
+  }
+
+  /** Releases the keyed state now (it is also reclaimed when garbage-collected). */
+  free() {
+    if (this.#raw !== null) {
+      this.#raw.free();
+      this.#raw = null;
+    }
+  }
+}
+if (typeof Symbol.dispose === 'symbol') {
+  Verifier.prototype[Symbol.dispose] = Verifier.prototype.free;
+}
+
+// Turns any header container into parallel name and value lists.
+function headerLists(headers) {
+  const names = [];
+  const values = [];
+  const add = (name, value) => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) {
+      for (const v of value) add(name, v);
+      return;
+    }
+    names.push(String(name));
+    values.push(typeof value === 'string' ? value : String(value));
+  };
+  const kind = tag(headers);
+  if (kind === '[object Map]') {
+    for (const [name, value] of headers) add(name, value);
+  } else if (Array.isArray(headers)) {
+    if (headers.every((item) => typeof item === 'string')) {
+      // Node's rawHeaders: [name, value, name, value, ...]
+      if (headers.length % 2 !== 0) throw fail('invalid_argument', 'a flat rawHeaders array has an even length');
+      for (let i = 0; i < headers.length; i += 2) add(headers[i], headers[i + 1]);
+    } else if (headers.every((item) => Array.isArray(item) && item.length === 2)) {
+      for (const [name, value] of headers) add(name, value);
+    } else {
+      throw fail('invalid_argument', 'headers given as an array must be [name, value] pairs or a flat rawHeaders array');
+    }
+  } else if (headers !== null && typeof headers === 'object' && typeof headers.forEach === 'function' && typeof headers.get === 'function') {
+    // Fetch Headers (and look-alikes): duplicates arrive merged as "a, b".
+    headers.forEach((value, name) => add(name, value));
+  } else if (isPlainObject(headers)) {
+    for (const name of Object.keys(headers)) add(name, headers[name]);
+  } else {
+    throw fail('invalid_argument', 'headers must be a Headers, a Map, an object, [name, value] pairs or rawHeaders');
+  }
+  return [names, values];
+}
+
+/** Reads the timestamp and signature header values from any header container. */
+export function readDeliveryHeaders(headers, opts) {
+  assertReady();
+  options(opts, ['timestampHeader', 'signatureHeader'], 'readDeliveryHeaders');
+  if (typeof opts.timestampHeader !== 'string' || typeof opts.signatureHeader !== 'string') {
+    throw fail('invalid_argument', 'timestampHeader and signatureHeader are required header names');
+  }
+  const [names, values] = headerLists(headers);
+  const [timestamp, signature] = glue.readDeliveryHeaders(names, values, opts.timestampHeader, opts.signatureHeader);
+  return { timestamp, signature };
+}
+
+/** Signs a body as the service does (for tests). */
+export function signWebhook(input) {
+  assertReady();
+  options(input, ['secret', 'timestamp', 'body', 'encoding'], 'signWebhook');
+  if (typeof input.secret !== 'string' || !wellFormed(input.secret)) {
+    throw fail('invalid_argument', 'secret must be a string (the signing Secret as saved)');
+  }
+  const encoding = input.encoding ?? 'hex';
+  if (encoding !== 'hex' && encoding !== 'base64') throw fail('invalid_argument', 'encoding must be "hex" or "base64"');
+  const ts = typeof input.timestamp === 'number' && Number.isSafeInteger(input.timestamp) && input.timestamp >= 0
+    ? String(input.timestamp)
+    : headerValue(input.timestamp);
+  return glue.signWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
+}
+
+/** Parses a body that already verified. */
+export function parseEvent(verifiedBody) {
+  assertReady();
+  const bytes = bodyBytes(verifiedBody);
+  return buildEvent(bytes, glue.checkEvent(bytes) === 1);
+}
+
+function versionText(value) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  return '';
+}
+
+/** Compares two status versions exactly: -1, 0 or 1. */
+export function compareStatusVersions(a, b) {
+  assertReady();
+  return glue.compareStatusVersions(versionText(a), versionText(b));
+}
+
+/** apply, duplicate or stale. */
+export function decideEvent(incoming, stored) {
+  assertReady();
+  options(incoming, ['eventId', 'paymentId', 'statusVersion'], 'decideEvent (incoming)');
+  options(stored, ['eventSeen', 'statusVersion'], 'decideEvent (stored)');
+  for (const key of ['eventId', 'paymentId']) {
+    if (typeof incoming[key] !== 'string' || incoming[key] === '') {
+      throw fail('invalid_argument', `incoming.${key} must be a non-empty string`);
+    }
+  }
+  if (typeof stored.eventSeen !== 'boolean') throw fail('invalid_argument', 'stored.eventSeen must be a boolean');
+  const storedVersion = stored.statusVersion === undefined || stored.statusVersion === null
+    ? undefined
+    : versionText(stored.statusVersion);
+  return glue.decideEvent(versionText(incoming.statusVersion), stored.eventSeen, storedVersion);
+}
+
+const text = (value) => (typeof value === 'string' ? value : '');
+
+function decimalsArg(value) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw fail('decimals_invalid');
+  return value;
+}
+
+export function validateAmountRaw(value) {
+  assertReady();
+  glue.validateAmountRaw(text(value));
+}
+
+export function isValidAmountRaw(value) {
+  try {
+    validateAmountRaw(value);
+    return true;
+  } catch (error) {
+    if (error instanceof CryptoPayError && error.code === 'amount_raw_invalid') return false;
+    throw error;
+  }
+}
+
+export function toAmountRaw(decimal, decimals) {
+  assertReady();
+  return glue.toAmountRaw(text(decimal), decimalsArg(decimals));
+}
+
+export function fromAmountRaw(raw, decimals) {
+  assertReady();
+  return glue.fromAmountRaw(text(raw), decimalsArg(decimals));
+}
+
+// Objects that mirror the service's JSON cross into the core as JSON text.
+function json(value) {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return 'null'; // a BigInt or a cycle: reported as the value's own shape error
+  }
+}
+
+export function buildSourceAmount(input) {
+  assertReady();
+  options(input, ['primarySource', 'amount'], 'buildSourceAmount');
+  return JSON.parse(glue.buildSourceAmount(json(input.primarySource), text(input.amount)));
+}
+
+export function validateSourceAmount(sourceAmount, primarySource) {
+  assertReady();
+  glue.validateSourceAmount(json(sourceAmount), json(primarySource));
+}
+
+function websiteOriginArg(opts, what) {
+  if (opts === undefined) return undefined;
+  options(opts, what === 'validateCreatePayment' ? ['primarySource', 'websiteOrigin'] : ['websiteOrigin'], what);
+  if (opts.websiteOrigin !== undefined && typeof opts.websiteOrigin !== 'string') {
+    throw fail('invalid_argument', 'websiteOrigin must be a string such as https://shop.example');
+  }
+  return opts.websiteOrigin;
+}
+
+export function validateCreatePayment(body, opts) {
+  assertReady();
+  options(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
+  const website = websiteOriginArg(opts, 'validateCreatePayment');
+  glue.validateCreatePayment(json(body), json(opts.primarySource), website);
+}
+
+export function validateCheckoutOrigin(origin, opts) {
+  assertReady();
+  glue.validateCheckoutOrigin(text(origin), websiteOriginArg(opts, 'validateCheckoutOrigin'));
+}
+
+export function validateWebhookUrl(url) {
+  assertReady();
+  glue.validateWebhookUrl(text(url));
+}
+
+export function hostedCheckoutUrl(checkoutOrigin, paymentId) {
+  assertReady();
+  const id = typeof paymentId === 'string' && wellFormed(paymentId) ? paymentId : '';
+  return glue.hostedCheckoutUrl(text(checkoutOrigin), id);
+}
+
+export function requestFingerprint(body) {
+  assertReady();
+  return glue.requestFingerprint(bodyBytes(body));
+}
+
+export function validateIdempotencyKey(key) {
+  assertReady();
+  glue.validateIdempotencyKey(text(key));
+}
+
+export function classifyDeliveryResponse(status) {
+  assertReady();
+  if (typeof status !== 'number') throw fail('invalid_argument', 'status must be an HTTP status number');
+  return glue.classifyDeliveryResponse(status);
+}
+
+export function errorCodes() {
+  assertReady();
+  return glue.errorCodes();
+}
+
+/**
+ * Starts the package from a compiled module: instantiated synchronously (Workers and edge
+ * runtimes forbid compiling at run time, and need no `instanceof WebAssembly.Module`), the
+ * exports handed to the glue, the externref table set up by `__wbindgen_start`.
+ */
+export function startFromModule(bgGlue, wasmModule) {
+  startFromInstance(bgGlue, new WebAssembly.Instance(wasmModule, { './cryptopay_verify_bg.js': bgGlue }));
+}
+
+/** Starts the package from an instance of the module. */
+export function startFromInstance(bgGlue, instance) {
+  bgGlue.__wbg_set_wasm(instance.exports);
+  instance.exports.__wbindgen_start();
+  install(bgGlue);
+}

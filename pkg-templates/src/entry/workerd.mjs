@@ -1,0 +1,10 @@
+// Cloudflare Workers (workerd): wrangler imports a .wasm file as a compiled
+// WebAssembly.Module; compiling from bytes at run time is forbidden there.
+import wasmModule from '../cryptopay_verify_bg.wasm';
+import * as glue from '../cryptopay_verify_bg.js';
+import { startFromModule } from '../api.mjs';
+
+startFromModule(glue, wasmModule);
+
+export * from '../public.mjs';
+export async function init() {}

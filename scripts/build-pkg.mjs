@@ -1,0 +1,90 @@
+// `make pkg`: builds the npm package into pkg/.
+//
+// One .wasm serves every runtime: the wasm32 release build goes through the wasm-bindgen
+// CLI (pinned to the crate's version) with --target bundler, whose `_bg.js` glue is plain
+// ESM with no top-level I/O, then through wasm-opt. Each runtime entry hands the glue a
+// module of its own making (inlined bytes for Node/Bun/Deno, an imported module for
+// Workers and edge runtimes, a fetch in browsers). The CommonJS entry is the Node ESM
+// entry bundled by esbuild, so no glue is written twice.
+
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const out = join(root, 'pkg');
+const dist = join(out, 'dist');
+const work = join(root, 'target', 'pkg-build');
+const name = 'cryptopay_verify';
+
+function run(cmd, args, env = {}) {
+  console.log(`  $ ${cmd} ${args.join(' ')}`);
+  execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+}
+
+function fail(message) {
+  console.error(`build-pkg: ${message}`);
+  process.exit(1);
+}
+
+// 1. The wasm32 release build. simd128 lets sha2 use its wasm SIMD backend; every runtime in
+//    scope has it (Node >= 16.4, Safari >= 16.4).
+run('cargo', ['build', '--quiet', '--release', '--locked', '--target', 'wasm32-unknown-unknown', '--features', 'wasm'], {
+  RUSTFLAGS: '-C target-feature=+simd128',
+});
+
+// 2. wasm-bindgen, pinned to the crate's version.
+const lock = readFileSync(join(root, 'Cargo.lock'), 'utf8');
+const pinned = lock.match(/name = "wasm-bindgen"\nversion = "([^"]+)"/)?.[1];
+const cli = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];
+if (pinned !== cli) fail(`wasm-bindgen CLI ${cli} differs from the crate's ${pinned}: run make setup`);
+rmSync(work, { recursive: true, force: true });
+run('wasm-bindgen', ['--target', 'bundler', '--out-dir', work, '--out-name', name,
+  join(root, 'target', 'wasm32-unknown-unknown', 'release', `${name}.wasm`)]);
+
+const bg = readFileSync(join(work, `${name}_bg.js`), 'utf8');
+if (!bg.includes('export function __wbg_set_wasm(')) fail('the glue has no __wbg_set_wasm');
+if (!bg.includes('FinalizationRegistry')) fail('the glue has no FinalizationRegistry');
+
+// 3. wasm-opt, told every feature rustc emits.
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(dist, 'entry'), { recursive: true });
+const wasmOut = join(dist, `${name}_bg.wasm`);
+run(bin('wasm-opt'), ['-O3', '--enable-bulk-memory', '--enable-bulk-memory-opt',
+  '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals',
+  '--enable-reference-types', '--enable-multivalue', '--enable-simd',
+  join(work, `${name}_bg.wasm`), '-o', wasmOut]);
+const wasmBytes = readFileSync(wasmOut);
+const exportsOk = new WebAssembly.Module(wasmBytes);
+if (!WebAssembly.Module.exports(exportsOk).some((e) => e.name === '__wbindgen_start')) {
+  fail('the optimized module has no __wbindgen_start export');
+}
+
+// 4. The files of the package.
+writeFileSync(join(dist, `${name}_bg.js`), bg);
+writeFileSync(join(dist, `${name}_bg.wasm.base64.mjs`),
+  `// The .wasm, inlined so that Node, Bun and Deno read no file at run time.\nexport default '${wasmBytes.toString('base64')}';\n`);
+const templates = join(root, 'pkg-templates');
+for (const file of ['api.mjs', 'public.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
+for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs', 'browser.mjs']) {
+  cpSync(join(templates, 'src', 'entry', entry), join(dist, 'entry', entry));
+}
+cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.ts'));
+cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.cts'));
+cpSync(join(templates, 'types', 'wasm-module.d.ts'), join(dist, 'wasm-module.d.ts'));
+cpSync(join(templates, 'package.json'), join(out, 'package.json'));
+cpSync(join(templates, 'README.md'), join(out, 'README.md'));
+if (existsSync(join(root, 'LICENSE'))) cpSync(join(root, 'LICENSE'), join(out, 'LICENSE'));
+
+// 5. The CommonJS entry: the Node ESM entry bundled, so require() gets the same code.
+run(bin('esbuild'), [join(dist, 'entry', 'node.mjs'), '--bundle', '--format=cjs', '--platform=node',
+  '--target=node18', '--log-level=warning', `--outfile=${join(dist, 'entry', 'node.cjs')}`]);
+const cjs = readFileSync(join(dist, 'entry', 'node.cjs'), 'utf8');
+if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta');
+
+const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
+const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];
+if (version !== crate) fail(`package.json version ${version} differs from Cargo.toml ${crate}`);
+console.log(`pkg/: cryptopay-verify ${version}, ${name}_bg.wasm ${wasmBytes.length} bytes`);

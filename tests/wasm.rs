@@ -1,0 +1,27 @@
+//! Every case of `tests/vectors/*.json` against the wasm32 build, run in Node by
+//! wasm-bindgen-test (`make wasm-test`): the core gives the same answers on both targets.
+#![cfg(target_arch = "wasm32")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::string_slice
+)]
+
+mod common;
+
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen_test]
+fn every_vector_holds_in_wasm32() {
+    let (count, failures) = common::run_all();
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(count >= 150, "only {count} cases");
+}
