@@ -5,10 +5,11 @@ CARGO ?= cargo
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup setup-rust setup-node test lint doc unit wasm-test pkg consumer js-test demo vectors
+.PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
+	runtimes package-lint demo vectors
 
 ## setup: install what the tests need; does nothing when all is present
-setup: setup-rust setup-node
+setup: setup-rust setup-node setup-browser
 
 setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
@@ -24,9 +25,13 @@ setup-node:
 	@[[ -f node_modules/.package-lock.json && ! package-lock.json -nt node_modules/.package-lock.json ]] || \
 		npm ci --no-audit --no-fund
 
+# Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
+setup-browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
-test: setup lint doc unit wasm-test pkg js-test
+test: setup lint doc unit wasm-test pkg js-test runtimes package-lint
 
 lint:
 	$(CARGO) fmt --check
@@ -54,6 +59,14 @@ consumer:
 
 js-test: consumer
 	node --test tests/js/
+
+## runtimes: the installed package loaded and exercised in every runtime
+runtimes: consumer
+	node tests/runtimes/run.mjs
+
+## package-lint: publint and are-the-types-wrong on the built package
+package-lint: pkg
+	publint pkg
 
 ## demo: sign a delivery, verify it, and show what tampering, replay and rotation give
 demo:
