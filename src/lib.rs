@@ -81,3 +81,8 @@ pub use verify::{
     DEFAULT_MAX_BODY_BYTES, Delivery, MAX_MAX_BODY_BYTES, Verified, VerifiedEvent, Verifier,
     VerifyOptions, verify_signature, verify_webhook,
 };
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
