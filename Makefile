@@ -6,7 +6,7 @@ WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version 
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
-	runtimes package-lint demo vectors
+	runtimes package-lint cli-test demo demo-rust vectors
 
 ## setup: install what the tests need; does nothing when all is present
 setup: setup-rust setup-node setup-browser
@@ -31,7 +31,7 @@ setup-browser:
 
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
-test: setup lint doc unit wasm-test pkg js-test runtimes package-lint
+test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test
 
 lint:
 	$(CARGO) fmt --check
@@ -68,8 +68,16 @@ runtimes: consumer
 package-lint: pkg
 	publint pkg
 
-## demo: sign a delivery, verify it, and show what tampering, replay and rotation give
+## cli-test: the command line and the conformance kit against good and careless receivers
+cli-test: consumer
+	node --test tests/cli/
+
+## demo: the conformance kit plays the service against a good and a careless receiver
 demo:
+	@$(CARGO) run --quiet --example demo
+
+## demo-rust: sign a delivery in Rust, verify it, show tampering, replay and rotation fail
+demo-rust:
 	@$(CARGO) run --quiet --example demo
 
 ## vectors: rebuild tests/vectors/*.json (HMACs computed by Python's hmac, independently)

@@ -71,6 +71,8 @@ for (const file of ['api.mjs', 'public.mjs']) cpSync(join(templates, 'src', file
 for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs', 'browser.mjs']) {
   cpSync(join(templates, 'src', 'entry', entry), join(dist, 'entry', entry));
 }
+// The command line (npm `bin`) and its conformance kit.
+cpSync(join(templates, 'src', 'cli'), join(dist, 'cli'), { recursive: true });
 cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.ts'));
 cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.cts'));
 cpSync(join(templates, 'types', 'wasm-module.d.ts'), join(dist, 'wasm-module.d.ts'));
