@@ -1,0 +1,151 @@
+//! Properties over random inputs (proptest): signing then verifying always succeeds, any
+//! change to the body, timestamp, signature or secret fails, decimal and raw amounts round
+//! trip exactly, and `status_version` order is integer order at any size.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::string_slice,
+    clippy::cast_possible_truncation
+)]
+
+use std::cmp::Ordering;
+
+use cryptopay_verify::{
+    Delivery, Secret, SecretEntry, SignatureEncoding, StatusVersion, Verifier, VerifyOptions,
+    from_amount_raw, sign, to_amount_raw,
+};
+use proptest::prelude::*;
+
+const SKEW: u64 = 300;
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 2000,
+        ..ProptestConfig::default()
+    }
+}
+
+fn verifier(secret: &[u8]) -> Verifier {
+    Verifier::new(
+        vec![SecretEntry::active(Secret::new(secret))],
+        VerifyOptions::new(SKEW),
+    )
+    .unwrap()
+}
+
+fn code(v: &Verifier, body: &[u8], ts: &[u8], sig: &str, now: u64) -> Option<&'static str> {
+    let delivery = Delivery {
+        body,
+        timestamp: ts,
+        signature: sig.as_bytes(),
+    };
+    v.verify_signature(&delivery, now).err().map(|e| e.code())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn signed_deliveries_verify(
+        secret in prop::collection::vec(any::<u8>(), 1..80),
+        body in prop::collection::vec(any::<u8>(), 0..300),
+        ts in 0u64..=999_999_999_999,
+        offset in 0u64..=SKEW,
+        future in any::<bool>(),
+        base64 in any::<bool>(),
+    ) {
+        let ts_text = ts.to_string();
+        let encoding = if base64 { SignatureEncoding::Base64 } else { SignatureEncoding::Hex };
+        let sig = sign(&Secret::new(&secret), ts_text.as_bytes(), &body, encoding).unwrap();
+        let now = if future { ts.saturating_sub(offset) } else { ts + offset };
+        prop_assert_eq!(code(&verifier(&secret), &body, ts_text.as_bytes(), &sig, now), None);
+    }
+
+    #[test]
+    fn any_change_is_rejected(
+        secret in prop::collection::vec(any::<u8>(), 1..64),
+        body in prop::collection::vec(any::<u8>(), 1..200),
+        ts in 1_000_000_000u64..2_000_000_000,
+        flip_at in any::<prop::sample::Index>(),
+        bit in 0u8..8,
+        what in 0u8..4,
+    ) {
+        let ts_text = ts.to_string();
+        let sig = sign(&Secret::new(&secret), ts_text.as_bytes(), &body, SignatureEncoding::Hex).unwrap();
+        let v = verifier(&secret);
+        let got = match what {
+            0 => {
+                let mut body = body.clone();
+                let i = flip_at.index(body.len());
+                body[i] ^= 1 << bit;
+                code(&v, &body, ts_text.as_bytes(), &sig, ts)
+            }
+            1 => {
+                let other = (ts + 1 + u64::from(bit)).to_string();
+                code(&v, &body, other.as_bytes(), &sig, ts)
+            }
+            2 => {
+                let mut raw = base16ct::mixed::decode_vec(&sig).unwrap();
+                let i = flip_at.index(raw.len());
+                raw[i] ^= 1 << bit;
+                code(&v, &body, ts_text.as_bytes(), &base16ct::lower::encode_string(&raw), ts)
+            }
+            _ => {
+                let mut other = secret.clone();
+                let i = flip_at.index(other.len());
+                other[i] ^= 1 << bit;
+                code(&verifier(&other), &body, ts_text.as_bytes(), &sig, ts)
+            }
+        };
+        prop_assert_eq!(got, Some("signature_mismatch"));
+    }
+
+    #[test]
+    fn skew_is_exactly_the_limit(ts in 1_000u64..999_999_999_000, delta in 0u64..1_000) {
+        let ts_text = ts.to_string();
+        let sig = sign(&Secret::new("s"), ts_text.as_bytes(), b"b", SignatureEncoding::Hex).unwrap();
+        let v = verifier(b"s");
+        let old = code(&v, b"b", ts_text.as_bytes(), &sig, ts + delta);
+        let new = code(&v, b"b", ts_text.as_bytes(), &sig, ts - delta);
+        if delta <= SKEW {
+            prop_assert_eq!((old, new), (None, None));
+        } else {
+            prop_assert_eq!((old, new), (Some("timestamp_too_old"), Some("timestamp_in_future")));
+        }
+    }
+
+    #[test]
+    fn amounts_round_trip(raw in "[1-9][0-9]{0,60}", decimals in 0u32..=18) {
+        let decimal = from_amount_raw(&raw, decimals).unwrap();
+        prop_assert_eq!(to_amount_raw(&decimal, decimals).unwrap(), raw.clone());
+        // Trailing zeros past `decimals` are accepted and change nothing.
+        let padded = if decimals == 0 { format!("{decimal}.000") } else { format!("{decimal}000") };
+        prop_assert_eq!(to_amount_raw(&padded, decimals).unwrap(), raw);
+    }
+
+    #[test]
+    fn extra_precision_is_never_rounded(int in "[1-9][0-9]{0,10}", kept in "[0-9]{0,5}", extra in "[0-9]{0,4}[1-9]") {
+        // `extra` holds at least one non-zero digit past the `decimals` kept digits.
+        let decimals = u32::try_from(kept.len()).unwrap();
+        let code = to_amount_raw(&format!("{int}.{kept}{extra}"), decimals).unwrap_err().code();
+        prop_assert_eq!(code, "amount_too_precise");
+    }
+
+    #[test]
+    fn versions_order_as_integers(a in any::<u128>(), b in any::<u128>()) {
+        let (va, vb) = (StatusVersion::parse(&a.to_string()).unwrap(), StatusVersion::parse(&b.to_string()).unwrap());
+        prop_assert_eq!(va.cmp(&vb), a.cmp(&b));
+    }
+
+    #[test]
+    fn long_versions_order_by_digits(a in "[1-9][0-9]{0,80}", b in "[1-9][0-9]{0,80}") {
+        let (va, vb) = (StatusVersion::parse(&a).unwrap(), StatusVersion::parse(&b).unwrap());
+        let expected = a.len().cmp(&b.len()).then_with(|| a.cmp(&b));
+        prop_assert_eq!(va.cmp(&vb), expected);
+        prop_assert_eq!(va.cmp(&vb) == Ordering::Equal, a == b);
+    }
+}
