@@ -60,15 +60,31 @@ function assertReady() {
   }
 }
 
+// An unknown option key is never echoed (it could be a pasted secret); a near miss of a
+// known option is named instead.
 function options(value, allowed, what) {
   if (!isPlainObject(value)) throw fail('invalid_argument', `${what} takes an options object`);
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
-      const name = key.length > 40 ? `${key.slice(0, 40)}...` : key;
-      throw fail('invalid_argument', `${what} has no option "${name}" (options: ${allowed.join(', ')})`);
+      const near = allowed.find((name) => nearMiss(key, name));
+      const hint = near ? `; did you mean "${near}"?` : '';
+      throw fail('invalid_argument', `${what} was given an unknown option (options: ${allowed.join(', ')})${hint}`);
     }
   }
   return value;
+}
+
+// Same letters ignoring case, '_' and '-', or one edit apart.
+function nearMiss(key, name) {
+  const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
+  const a = fold(key);
+  const b = fold(name);
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1 || a.length > 40) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const tail = (x, y) => a.slice(i + x) === b.slice(i + y);
+  return tail(1, 1) || tail(1, 0) || tail(0, 1);
 }
 
 function safeUint(value, name) {
@@ -328,8 +344,10 @@ export function compareStatusVersions(a, b) {
 /** apply, duplicate or stale. */
 export function decideEvent(incoming, stored) {
   assertReady();
-  options(incoming, ['eventId', 'paymentId', 'statusVersion'], 'decideEvent (incoming)');
-  options(stored, ['eventSeen', 'statusVersion'], 'decideEvent (stored)');
+  // Data, not options: extra fields are fine, so the event from verifyWebhook (or a stored
+  // row) can be passed as it is.
+  if (!isPlainObject(incoming)) throw fail('invalid_argument', 'decideEvent takes the incoming event { eventId, paymentId, statusVersion }');
+  if (!isPlainObject(stored)) throw fail('invalid_argument', 'decideEvent takes what is stored { eventSeen, statusVersion? }');
   for (const key of ['eventId', 'paymentId']) {
     if (typeof incoming[key] !== 'string' || incoming[key] === '') {
       throw fail('invalid_argument', `incoming.${key} must be a non-empty string`);

@@ -1,0 +1,1311 @@
+// JavaScript-only behaviour of the installed package that the shared vectors cannot express:
+// body types, header containers, option validation, the Verifier's life cycle, the error
+// class, the published types, the event's number/string exposure, and that no secret,
+// signature or body byte ever reaches an error. Every suite runs against the ESM entry and
+// against the CommonJS entry. Failures are checked by `code` and class, never by message text
+// (except the canary, which checks what messages must NOT contain).
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { createContext, runInContext } from 'node:vm';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import {
+  cjs,
+  cjsEntryPath,
+  consumerDir,
+  entries,
+  esm,
+  esmEntryPath,
+  packageDir,
+  packageJson,
+  sign,
+  thrown,
+  typesText,
+} from './package-under-test.mjs';
+
+// ---------------------------------------------------------------------------------------
+// Fixtures
+
+const SECRET = 'whsec_surface_secret';
+const OTHER_SECRET = 'whsec_other_secret';
+const TS = '1700000000';
+const NOW = 1700000000;
+const SKEW = 300;
+const MIB = 1024 * 1024;
+
+const EVENT_TEXT =
+  '{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated",' +
+  '"occurred_at":"2023-11-14T22:13:20Z","data":{"payment_id":"pay_1","status_version":"42"}}';
+
+/** The error codes of the design contract's table, in its order. */
+const CONTRACT_CODES = [
+  'invalid_argument',
+  'body_not_raw', 'body_too_large',
+  'header_duplicated', 'timestamp_missing', 'signature_missing',
+  'timestamp_malformed', 'timestamp_too_old', 'timestamp_in_future',
+  'signature_malformed', 'signature_mismatch',
+  'no_secrets', 'secret_empty',
+  'event_not_json', 'event_malformed', 'event_duplicate_key', 'event_type_unknown', 'status_version_invalid',
+  'amount_raw_invalid', 'amount_decimal_invalid', 'amount_too_precise', 'decimals_invalid',
+  'store_source_invalid', 'source_amount_invalid', 'source_kind_mismatch', 'source_currency_missing',
+  'source_currency_mismatch', 'source_pricing_ref_missing', 'source_pricing_ref_mismatch',
+  'pricing_ref_is_address', 'pricing_ref_is_network_id', 'create_payment_invalid',
+  'origin_invalid', 'origin_not_https', 'origin_not_permitted', 'webhook_url_malformed', 'webhook_url_not_https',
+  'webhook_url_ip_literal', 'webhook_url_not_registered_domain', 'webhook_url_port', 'webhook_url_credentials',
+  'webhook_url_query', 'webhook_url_fragment',
+  'idempotency_key_invalid',
+];
+
+/** The JavaScript surface of the design contract. */
+const CONTRACT_NAMES = [
+  'verifyWebhook', 'verifySignature', 'Verifier', 'readDeliveryHeaders', 'signWebhook', 'parseEvent', 'decideEvent',
+  'compareStatusVersions', 'validateAmountRaw', 'isValidAmountRaw', 'toAmountRaw', 'fromAmountRaw',
+  'buildSourceAmount', 'validateSourceAmount', 'validateCreatePayment', 'validateCheckoutOrigin',
+  'validateWebhookUrl', 'hostedCheckoutUrl', 'requestFingerprint', 'validateIdempotencyKey',
+  'classifyDeliveryResponse', 'init', 'CryptoPayError',
+];
+
+const utf8 = (text) => new Uint8Array(Buffer.from(text, 'utf8'));
+
+/** A complete, authentic one-shot input (body as a Uint8Array). */
+function validInput(overrides = {}) {
+  const body = overrides.bodyText ?? EVENT_TEXT;
+  const secret = overrides.signWith ?? SECRET;
+  const timestamp = overrides.timestamp ?? TS;
+  const { bodyText, signWith, ...rest } = overrides;
+  return {
+    body: utf8(body),
+    timestamp,
+    signature: sign(secret, timestamp, body),
+    secrets: SECRET,
+    nowSecs: NOW,
+    maxSkewSecs: SKEW,
+    ...rest,
+  };
+}
+
+const MISSING = Symbol('missing');
+function withOverride(base, override) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    if (value === MISSING) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+const CTOR_KEYS = ['secrets', 'maxSkewSecs', 'maxBodyBytes'];
+const CALL_KEYS = ['body', 'timestamp', 'signature', 'nowSecs'];
+function pick(object, keys) {
+  const out = {};
+  for (const key of keys) if (Object.hasOwn(object, key)) out[key] = object[key];
+  return out;
+}
+const callInput = (input) => pick(input, CALL_KEYS);
+const ctorInput = (input) => pick(input, CTOR_KEYS);
+
+const describeError = (error) =>
+  error !== null && typeof error === 'object'
+    ? `${error.constructor?.name} code=${error.code} message=${error.message}`
+    : String(error);
+
+/** fn must throw the package's CryptoPayError with `code`. */
+function expectCode(api, fn, code, where = '') {
+  const error = thrown(fn);
+  assert.ok(error instanceof Error, `${where}: threw a non-Error ${describeError(error)}`);
+  assert.ok(error instanceof api.CryptoPayError, `${where}: threw ${describeError(error)}, not a CryptoPayError`);
+  assert.equal(error.code, code, `${where}: expected ${code}, got ${describeError(error)}`);
+  return error;
+}
+
+/** The one-shot verify functions and a Verifier built from the same options agree on `code`. */
+function expectVerifyCode(api, input, code) {
+  expectCode(api, () => api.verifySignature(input), code, 'verifySignature');
+  expectCode(api, () => api.verifyWebhook(input), code, 'verifyWebhook');
+  const verifier = new api.Verifier(ctorInput(input));
+  try {
+    expectCode(api, () => verifier.verifySignature(callInput(input)), code, 'Verifier.verifySignature');
+    expectCode(api, () => verifier.verifyWebhook(callInput(input)), code, 'Verifier.verifyWebhook');
+  } finally {
+    verifier.free();
+  }
+}
+
+/** verifySignature one-shot and through a Verifier: both ok, same result. */
+function expectVerified(api, input, matchedSecret = 'active') {
+  const want = { matchedSecret, timestamp: Number(input.timestamp) };
+  assert.deepStrictEqual(api.verifySignature(input), want, 'verifySignature');
+  const verifier = new api.Verifier(ctorInput(input));
+  try {
+    assert.deepStrictEqual(verifier.verifySignature(callInput(input)), want, 'Verifier.verifySignature');
+  } finally {
+    verifier.free();
+  }
+}
+
+function detachedArrayBuffer() {
+  const buffer = new ArrayBuffer(16);
+  structuredClone(buffer, { transfer: [buffer] });
+  assert.equal(buffer.byteLength, 0, 'the buffer is detached');
+  return buffer;
+}
+
+/**
+ * Sends one hand-written HTTP/1.1 request (so header names, case and repetition are exactly
+ * as given) to a node:http server and returns what the server saw.
+ */
+async function nodeRequest(headerPairs, body) {
+  let seen;
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      seen = {
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        headersDistinct: req.headersDistinct,
+        body: Buffer.concat(chunks),
+      };
+      res.end('ok');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const bytes = Buffer.from(body, 'utf8');
+    const lines = [
+      'POST /webhook HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Connection: close',
+      'Content-Type: application/json',
+      `Content-Length: ${bytes.length}`,
+      ...headerPairs.map(([name, value]) => `${name}: ${value}`),
+    ];
+    const socket = connect(server.address().port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]));
+    socket.resume();
+    await once(socket, 'close');
+  } finally {
+    server.close();
+  }
+  assert.ok(seen, 'the server received the request');
+  return seen;
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading
+
+test('the package is loaded from the consumer folder, through two different entries', () => {
+  for (const path of [esmEntryPath, cjsEntryPath, packageDir]) {
+    const rel = relative(consumerDir, path);
+    assert.ok(rel.startsWith('node_modules'), `${path} is not inside ${consumerDir}/node_modules`);
+  }
+  assert.notEqual(esmEntryPath, cjsEntryPath, 'import and require resolve to different entries');
+  assert.match(esmEntryPath, /\.mjs$/);
+  assert.match(cjsEntryPath, /\.cjs$/);
+  assert.notEqual(esm.CryptoPayError, cjs.CryptoPayError, 'two separately loaded module instances');
+});
+
+// ---------------------------------------------------------------------------------------
+// Exports and types (entry-independent)
+
+function declaredRuntimeNames(text) {
+  const names = new Set();
+  for (const m of text.matchAll(/export\s+declare\s+(?:function|class|const|let|var)\s+([A-Za-z_$][\w$]*)/g)) {
+    names.add(m[1]);
+  }
+  return [...names].sort();
+}
+
+function errorCodeUnion(text) {
+  const m = /export\s+type\s+ErrorCode\s*=([^;]*);/.exec(text);
+  assert.ok(m, 'the types declare `export type ErrorCode = ...;`');
+  return [...m[1].matchAll(/'([^']*)'|"([^"]*)"/g)].map((x) => x[1] ?? x[2]);
+}
+
+describe('exports and types', () => {
+  test('the ESM and CJS entries export the same names', () => {
+    const esmNames = Object.keys(esm).sort();
+    const cjsNames = Object.keys(cjs).filter((name) => name !== '__esModule').sort();
+    assert.deepStrictEqual(cjsNames, esmNames);
+  });
+
+  test('the exported names are exactly the functions and classes declared in dist/index.d.ts', () => {
+    const declared = declaredRuntimeNames(typesText('index.d.ts'));
+    assert.deepStrictEqual(Object.keys(esm).sort(), declared, 'ESM exports vs index.d.ts');
+    assert.deepStrictEqual(Object.keys(cjs).filter((n) => n !== '__esModule').sort(), declared, 'CJS exports vs index.d.ts');
+    for (const name of declared) {
+      assert.equal(typeof esm[name], 'function', `ESM ${name} is callable`);
+      assert.equal(typeof cjs[name], 'function', `CJS ${name} is callable`);
+    }
+  });
+
+  test('every name of the contract\'s JavaScript surface is exported by both entries', () => {
+    for (const name of CONTRACT_NAMES) {
+      assert.equal(typeof esm[name], 'function', `ESM exports ${name}`);
+      assert.equal(typeof cjs[name], 'function', `CJS exports ${name}`);
+    }
+  });
+
+  test('the ErrorCode union of the installed dist/index.d.ts equals errorCodes(), same order', () => {
+    const union = errorCodeUnion(typesText('index.d.ts'));
+    assert.deepStrictEqual(union, esm.errorCodes(), 'ESM errorCodes()');
+    assert.deepStrictEqual(union, cjs.errorCodes(), 'CJS errorCodes()');
+  });
+
+  test('the CommonJS types (the `require` condition\'s types file) declare the same ErrorCode and names', () => {
+    const dot = packageJson.exports?.['.'];
+    const requireTypes = dot?.node?.require?.types ?? dot?.require?.types;
+    assert.equal(typeof requireTypes, 'string', 'package.json names a types file for require');
+    const text = readFileSync(join(packageDir, requireTypes), 'utf8');
+    assert.deepStrictEqual(errorCodeUnion(text), cjs.errorCodes());
+    assert.deepStrictEqual(declaredRuntimeNames(text), declaredRuntimeNames(typesText('index.d.ts')));
+  });
+
+  test('errorCodes() lists every code of the contract, once, in the contract\'s order', () => {
+    const codes = esm.errorCodes();
+    assert.ok(Array.isArray(codes));
+    assert.equal(new Set(codes).size, codes.length, 'no code twice');
+    for (const code of codes) assert.match(code, /^[a-z][a-z0-9_]*$/);
+    const positions = CONTRACT_CODES.map((code) => codes.indexOf(code));
+    for (const [i, pos] of positions.entries()) assert.ok(pos >= 0, `errorCodes() lacks ${CONTRACT_CODES[i]}`);
+    for (let i = 1; i < positions.length; i += 1) {
+      assert.ok(positions[i - 1] < positions[i], `${CONTRACT_CODES[i - 1]} comes before ${CONTRACT_CODES[i]}`);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Per-entry suites
+
+for (const [label, api] of entries) {
+  describe(`${label}: init and CryptoPayError`, () => {
+    test('init() returns a promise of undefined and the package works after it', async () => {
+      const pending = api.init();
+      assert.ok(pending instanceof Promise || typeof pending?.then === 'function');
+      assert.equal(await pending, undefined);
+      assert.equal(api.classifyDeliveryResponse(200), 'acknowledged');
+    });
+
+    test('CryptoPayError is exported, extends Error, is named CryptoPayError', () => {
+      const { CryptoPayError } = api;
+      assert.equal(typeof CryptoPayError, 'function');
+      const made = new CryptoPayError('invalid_argument', 'made by hand');
+      assert.ok(made instanceof Error);
+      assert.ok(made instanceof CryptoPayError);
+      assert.equal(made.name, 'CryptoPayError');
+      assert.equal(made.code, 'invalid_argument');
+      assert.equal(made.message, 'made by hand');
+      assert.equal(typeof made.stack, 'string');
+      assert.ok(Object.prototype.isPrototypeOf.call(Error.prototype, CryptoPayError.prototype));
+    });
+
+    test('errors thrown by JS checks and by the wasm core are CryptoPayErrors with a listed code', () => {
+      const codes = api.errorCodes();
+      const cases = [
+        [() => api.verifySignature({ ...validInput(), nowSecs: -1 }), 'invalid_argument'],
+        [() => api.verifySignature({ ...validInput(), body: {} }), 'body_not_raw'],
+        [() => api.verifySignature(validInput({ signWith: OTHER_SECRET })), 'signature_mismatch'],
+        [() => api.verifySignature({ ...validInput(), nowSecs: NOW + 301 }), 'timestamp_too_old'],
+        [() => api.parseEvent('not json'), 'event_not_json'],
+        [() => api.toAmountRaw('1.005', 2), 'amount_too_precise'],
+        [() => api.validateWebhookUrl('http://x.example'), 'webhook_url_not_https'],
+        [() => api.validateIdempotencyKey(''), 'idempotency_key_invalid'],
+      ];
+      for (const [fn, code] of cases) {
+        const error = expectCode(api, fn, code, code);
+        assert.equal(error.name, 'CryptoPayError', `${code}: name`);
+        assert.ok(codes.includes(error.code), `${code} is in errorCodes()`);
+        assert.equal(typeof error.message, 'string');
+        assert.ok(error.message.length > 0, `${code}: a message says what to fix`);
+        assert.equal(typeof error.stack, 'string');
+      }
+    });
+  });
+
+  describe(`${label}: body types`, () => {
+    // An even number of UTF-8 bytes, so a Uint16Array can view it exactly; non-ASCII included.
+    const TEXT = '{"note":"caf\u00e9 \u20ac \ud83d\ude00","n":12}';
+    const BYTES = Buffer.from(TEXT, 'utf8');
+    const SIG = sign(SECRET, TS, BYTES);
+    const base = { timestamp: TS, signature: SIG, secrets: SECRET, nowSecs: NOW, maxSkewSecs: SKEW };
+
+    test('fixture: the body has an even byte length and non-ASCII characters', () => {
+      assert.equal(BYTES.length % 2, 0);
+      assert.notEqual(BYTES.length, TEXT.length);
+    });
+
+    test('a Uint8Array body verifies', () => {
+      expectVerified(api, { ...base, body: new Uint8Array(BYTES) });
+    });
+
+    test('a Node Buffer body verifies', () => {
+      expectVerified(api, { ...base, body: Buffer.from(BYTES) });
+    });
+
+    test('an ArrayBuffer body verifies', () => {
+      const copy = new Uint8Array(BYTES);
+      expectVerified(api, { ...base, body: copy.buffer });
+    });
+
+    test('a Uint8Array view at an offset of a larger buffer verifies only its own bytes', () => {
+      const big = new Uint8Array(BYTES.length + 10).fill(0x41);
+      big.set(BYTES, 5);
+      expectVerified(api, { ...base, body: big.subarray(5, 5 + BYTES.length) });
+    });
+
+    test('a DataView over part of a buffer verifies its bytes', () => {
+      const big = new Uint8Array(BYTES.length + 9).fill(0x20);
+      big.set(BYTES, 3);
+      expectVerified(api, { ...base, body: new DataView(big.buffer, 3, BYTES.length) });
+    });
+
+    test('a Uint16Array view over part of a buffer verifies its bytes (not its elements)', () => {
+      const big = new Uint8Array(BYTES.length + 8).fill(0x7b);
+      big.set(BYTES, 4);
+      const view = new Uint16Array(big.buffer, 4, BYTES.length / 2);
+      assert.equal(view.byteLength, BYTES.length);
+      expectVerified(api, { ...base, body: view });
+    });
+
+    test('a Uint8Array and an ArrayBuffer from another realm (node:vm, as in Jest) verify', () => {
+      const realm = createContext({});
+      const bytes = runInContext(`new Uint8Array([${[...BYTES].join(',')}])`, realm);
+      assert.ok(!(bytes instanceof Uint8Array), 'the view is from another realm');
+      expectVerified(api, { ...base, body: bytes });
+      expectVerified(api, { ...base, body: runInContext(`new Uint8Array([${[...BYTES].join(',')}]).buffer`, realm) });
+    });
+
+    test('a string body is taken as its UTF-8 bytes', () => {
+      expectVerified(api, { ...base, body: TEXT });
+      // A MAC over another encoding of the same text (UTF-16LE) does not verify.
+      const utf16 = sign(SECRET, TS, Buffer.from(TEXT, 'utf16le'));
+      expectVerifyCode(api, { ...base, body: TEXT, signature: utf16 }, 'signature_mismatch');
+    });
+
+    const notRaw = [
+      ['a parsed JSON object', () => JSON.parse(EVENT_TEXT)],
+      ['null', () => null],
+      ['undefined', () => undefined],
+      ['a number', () => 42],
+      ['a boolean', () => true],
+      ['an array of numbers', () => [...BYTES]],
+      ['an empty array', () => []],
+      ['a string with a lone high surrogate', () => '{"a":"\ud800"}'],
+      ['a string with a lone low surrogate', () => '\udc00{"a":1}'],
+      ['a detached ArrayBuffer', () => detachedArrayBuffer()],
+    ];
+    for (const [name, make] of notRaw) {
+      test(`a body that is ${name} is body_not_raw`, () => {
+        expectVerifyCode(api, { ...base, body: make() }, 'body_not_raw');
+      });
+    }
+
+    test('parseEvent, requestFingerprint and signWebhook refuse a parsed object as body_not_raw', () => {
+      expectCode(api, () => api.parseEvent(JSON.parse(EVENT_TEXT)), 'body_not_raw', 'parseEvent');
+      expectCode(api, () => api.requestFingerprint({ a: 1 }), 'body_not_raw', 'requestFingerprint');
+      expectCode(api, () => api.signWebhook({ secret: SECRET, timestamp: TS, body: { a: 1 } }), 'body_not_raw', 'signWebhook');
+      expectCode(api, () => api.parseEvent(null), 'body_not_raw', 'parseEvent(null)');
+    });
+
+    test('body_not_raw comes after the options and before the timestamp', () => {
+      expectCode(api, () => api.verifySignature({ ...base, body: null, nowSecs: -1 }), 'invalid_argument', 'bad nowSecs');
+      expectVerifyCode(api, { ...base, body: null, timestamp: '' }, 'body_not_raw');
+      expectVerifyCode(api, { ...base, body: JSON.parse(EVENT_TEXT), signature: '' }, 'body_not_raw');
+    });
+
+    test('a body of maxBodyBytes + 1 bytes is body_too_large; maxBodyBytes bytes pass', () => {
+      expectVerifyCode(api, { ...base, body: new Uint8Array(BYTES), maxBodyBytes: BYTES.length - 1 }, 'body_too_large');
+      expectVerified(api, { ...base, body: new Uint8Array(BYTES), maxBodyBytes: BYTES.length });
+    });
+
+    test('a string body is measured in UTF-8 bytes', () => {
+      // TEXT has fewer UTF-16 units than UTF-8 bytes: a limit between the two rejects it.
+      expectVerifyCode(api, { ...base, body: TEXT, maxBodyBytes: TEXT.length }, 'body_too_large');
+      expectVerified(api, { ...base, body: TEXT, maxBodyBytes: BYTES.length });
+    });
+
+    test('a string whose length alone exceeds the limit is body_too_large', () => {
+      const long = 'x'.repeat(1001);
+      expectVerifyCode(api, { ...base, body: long, signature: sign(SECRET, TS, long), maxBodyBytes: 1000 }, 'body_too_large');
+    });
+
+    test('a lone-surrogate string longer than the limit is body_not_raw (type before size)', () => {
+      expectVerifyCode(api, { ...base, body: `${'x'.repeat(50)}\ud800`, maxBodyBytes: 10 }, 'body_not_raw');
+    });
+
+    test('the default limit is 4 MiB: 4 MiB pass, 4 MiB + 1 is body_too_large', () => {
+      const exact = new Uint8Array(4 * MIB).fill(0x61);
+      expectVerified(api, { ...base, body: exact, signature: sign(SECRET, TS, exact) });
+      const over = new Uint8Array(4 * MIB + 1).fill(0x61);
+      expectVerifyCode(api, { ...base, body: over, signature: sign(SECRET, TS, over) }, 'body_too_large');
+    });
+
+    test('a 64 MiB body verifies with maxBodyBytes at the 64 MiB cap', () => {
+      const body = new Uint8Array(64 * MIB).fill(0x62);
+      const input = { ...base, body, signature: sign(SECRET, TS, body), maxBodyBytes: 64 * MIB };
+      assert.deepStrictEqual(api.verifySignature(input), { matchedSecret: 'active', timestamp: NOW });
+      // and the instance keeps working afterwards
+      expectVerified(api, { ...base, body: new Uint8Array(BYTES) });
+    });
+  });
+
+  describe(`${label}: header containers (readDeliveryHeaders)`, () => {
+    const names = { timestampHeader: 'X-CryptoPay-Timestamp', signatureHeader: 'X-CryptoPay-Signature' };
+    const sig = sign(SECRET, TS, EVENT_TEXT);
+    const want = { timestamp: TS, signature: sig };
+    const read = (headers, options = names) => api.readDeliveryHeaders(headers, options);
+
+    test('Fetch Headers', () => {
+      const headers = new Headers({ 'content-type': 'application/json', 'X-CryptoPay-Timestamp': TS });
+      headers.set('x-cryptopay-signature', sig);
+      assert.deepStrictEqual(read(headers), want);
+    });
+
+    test('Fetch Headers with the timestamp missing / the signature missing', () => {
+      expectCode(api, () => read(new Headers({ 'x-cryptopay-signature': sig })), 'timestamp_missing');
+      expectCode(api, () => read(new Headers({ 'x-cryptopay-timestamp': TS })), 'signature_missing');
+    });
+
+    test('a merged Fetch timestamp "t1, t2" is returned as is and verify gives timestamp_malformed', () => {
+      const headers = new Headers();
+      headers.append('X-CryptoPay-Timestamp', TS);
+      headers.append('x-cryptopay-timestamp', TS);
+      headers.append('X-CryptoPay-Signature', sig);
+      const found = read(headers);
+      assert.equal(found.timestamp, `${TS}, ${TS}`);
+      expectVerifyCode(api, { ...validInput(), ...found }, 'timestamp_malformed');
+    });
+
+    test('a merged Fetch signature is a candidate list: each candidate is verified', () => {
+      const wrong = sign(OTHER_SECRET, TS, EVENT_TEXT);
+      const headers = new Headers({ 'x-cryptopay-timestamp': TS });
+      headers.append('x-cryptopay-signature', `v1=${wrong}`);
+      headers.append('x-cryptopay-signature', `v1=${sig}`);
+      const found = read(headers);
+      assert.equal(found.signature, `v1=${wrong}, v1=${sig}`);
+      expectVerified(api, { ...validInput(), ...found });
+      const bothWrong = new Headers({ 'x-cryptopay-timestamp': TS });
+      bothWrong.append('x-cryptopay-signature', wrong);
+      bothWrong.append('x-cryptopay-signature', sign(SECRET, TS, 'other body'));
+      expectVerifyCode(api, { ...validInput(), ...read(bothWrong) }, 'signature_mismatch');
+    });
+
+    test('a Node IncomingHttpHeaders-like object (lowercase keys, some array values)', () => {
+      const headers = {
+        host: 'shop.example',
+        'set-cookie': ['a=1', 'b=2'],
+        'x-cryptopay-timestamp': TS,
+        'x-cryptopay-signature': sig,
+        'x-absent': undefined,
+      };
+      assert.deepStrictEqual(read(headers), want);
+    });
+
+    test('IncomingHttpHeaders with an array value for the timestamp or signature is header_duplicated', () => {
+      expectCode(api, () => read({ 'x-cryptopay-timestamp': [TS, TS], 'x-cryptopay-signature': sig }), 'header_duplicated');
+      expectCode(api, () => read({ 'x-cryptopay-timestamp': TS, 'x-cryptopay-signature': [sig, sig] }), 'header_duplicated');
+    });
+
+    test('Node\'s flat rawHeaders array', () => {
+      const raw = ['Host', 'shop.example', 'X-CryptoPay-Timestamp', TS, 'Accept', '*/*', 'x-cryptopay-signature', sig];
+      assert.deepStrictEqual(read(raw), want);
+    });
+
+    test('rawHeaders with a name twice in different case is header_duplicated', () => {
+      const raw = ['X-CryptoPay-Timestamp', TS, 'x-cryptopay-signature', sig, 'x-cryptopay-timestamp', TS];
+      expectCode(api, () => read(raw), 'header_duplicated');
+      const raw2 = ['X-CryptoPay-Timestamp', TS, 'X-CRYPTOPAY-SIGNATURE', sig, 'x-cryptopay-signature', sig];
+      expectCode(api, () => read(raw2), 'header_duplicated');
+    });
+
+    test('a plain object with mixed-case keys, configured names in another case', () => {
+      const headers = { 'X-Cryptopay-TIMESTAMP': TS, 'x-CryptoPay-signature': sig, 'Content-Type': 'application/json' };
+      assert.deepStrictEqual(read(headers, { timestampHeader: 'x-cryptopay-timestamp', signatureHeader: 'X-CRYPTOPAY-SIGNATURE' }), want);
+    });
+
+    test('a plain object holding the same header under two spellings is header_duplicated', () => {
+      expectCode(api, () => read({ 'X-CryptoPay-Timestamp': TS, 'x-cryptopay-timestamp': TS, 'x-cryptopay-signature': sig }), 'header_duplicated');
+    });
+
+    test('a Map', () => {
+      const headers = new Map([['X-CryptoPay-Timestamp', TS], ['x-cryptopay-signature', sig], ['accept', '*/*']]);
+      assert.deepStrictEqual(read(headers), want);
+    });
+
+    test('a Map with names differing in case is header_duplicated', () => {
+      const headers = new Map([['X-CryptoPay-Timestamp', TS], ['x-cryptopay-timestamp', TS], ['x-cryptopay-signature', sig]]);
+      expectCode(api, () => read(headers), 'header_duplicated');
+    });
+
+    test('[name, value] pairs', () => {
+      assert.deepStrictEqual(read([['x-cryptopay-signature', sig], ['X-CRYPTOPAY-TIMESTAMP', TS]]), want);
+    });
+
+    test('the values read verify as a delivery', () => {
+      const found = read(new Headers({ 'x-cryptopay-timestamp': TS, 'x-cryptopay-signature': sig }));
+      expectVerified(api, { ...validInput(), ...found });
+    });
+
+    // A body with spaces and non-ASCII text: re-serializing it changes its bytes.
+    const WIRE_BODY = '{"schema_version": 1, "event_id": "evt_w", "event_type": "payment.updated", ' +
+      '"occurred_at": "2023-11-14T22:13:20Z", "data": {"payment_id": "pay_w", "status_version": "3", "note": "caf\u00e9"}}';
+    const wireSig = sign(SECRET, TS, WIRE_BODY);
+    const verifyAs = (found, body) => ({ body, ...found, secrets: SECRET, nowSecs: NOW, maxSkewSecs: SKEW });
+
+    test('a real node:http request: req.headers, req.rawHeaders and req.headersDistinct with the raw body', async () => {
+      const seen = await nodeRequest([['X-CryptoPay-Timestamp', TS], ['x-cryptopay-SIGNATURE', `v1=${wireSig}`]], WIRE_BODY);
+      const wantWire = { timestamp: TS, signature: `v1=${wireSig}` };
+      assert.deepStrictEqual(read(seen.headers), wantWire, 'req.headers');
+      assert.deepStrictEqual(read(seen.rawHeaders), wantWire, 'req.rawHeaders');
+      assert.deepStrictEqual(read(seen.headersDistinct), wantWire, 'req.headersDistinct');
+      const result = api.verifyWebhook(verifyAs(read(seen.headers), seen.body));
+      assert.equal(result.event.eventId, 'evt_w');
+      assert.equal(result.event.data.note, 'caf\u00e9');
+      // the parsed body, or the body re-serialized, never verifies
+      expectVerifyCode(api, verifyAs(read(seen.headers), JSON.parse(seen.body)), 'body_not_raw');
+      expectVerifyCode(api, verifyAs(read(seen.headers), JSON.stringify(JSON.parse(seen.body))), 'signature_mismatch');
+    });
+
+    test('a real node:http request with the timestamp header twice (names in different case)', async () => {
+      const seen = await nodeRequest(
+        [['X-CryptoPay-Timestamp', TS], ['X-CryptoPay-Signature', wireSig], ['x-cryptopay-timestamp', TS]],
+        WIRE_BODY,
+      );
+      // req.headers merges the two into "t1, t2": it verifies as timestamp_malformed
+      const merged = read(seen.headers);
+      assert.equal(merged.timestamp, `${TS}, ${TS}`);
+      expectVerifyCode(api, verifyAs(merged, seen.body), 'timestamp_malformed');
+      // containers that keep them apart report header_duplicated
+      expectCode(api, () => read(seen.rawHeaders), 'header_duplicated', 'req.rawHeaders');
+      expectCode(api, () => read(seen.headersDistinct), 'header_duplicated', 'req.headersDistinct');
+    });
+
+    test('a real node:http request with the signature header twice', async () => {
+      const wrong = sign(OTHER_SECRET, TS, WIRE_BODY);
+      const seen = await nodeRequest(
+        [['X-CryptoPay-Timestamp', TS], ['X-CryptoPay-Signature', wrong], ['X-CRYPTOPAY-SIGNATURE', wireSig]],
+        WIRE_BODY,
+      );
+      // merged into a candidate list: the right candidate still verifies
+      const merged = read(seen.headers);
+      assert.equal(merged.signature, `${wrong}, ${wireSig}`);
+      expectVerified(api, verifyAs(merged, seen.body));
+      expectCode(api, () => read(seen.rawHeaders), 'header_duplicated', 'req.rawHeaders');
+    });
+
+    test('a Fetch Request: request.headers with await request.arrayBuffer() / text()', async () => {
+      const make = () => new Request('https://shop.example/webhook', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-CryptoPay-Timestamp': TS, 'X-CryptoPay-Signature': wireSig },
+        body: WIRE_BODY,
+      });
+      const first = make();
+      const found = read(first.headers);
+      assert.deepStrictEqual(found, { timestamp: TS, signature: wireSig });
+      assert.equal(api.verifyWebhook(verifyAs(found, await first.arrayBuffer())).event.paymentId, 'pay_w');
+      assert.equal(api.verifyWebhook(verifyAs(found, await make().text())).event.paymentId, 'pay_w');
+      expectVerifyCode(api, verifyAs(found, await make().json()), 'body_not_raw');
+    });
+
+    test('missing or wrong options are invalid_argument', () => {
+      const headers = [['x-cryptopay-timestamp', TS], ['x-cryptopay-signature', sig]];
+      expectCode(api, () => api.readDeliveryHeaders(headers), 'invalid_argument', 'no options');
+      expectCode(api, () => read(headers, { timestampHeader: 'x-cryptopay-timestamp' }), 'invalid_argument', 'no signatureHeader');
+      expectCode(api, () => read(headers, { ...names, timestampHeader: 7 }), 'invalid_argument', 'numeric name');
+      expectCode(api, () => read(headers, { ...names, signatureHeadr: 'x' }), 'invalid_argument', 'unknown key');
+    });
+
+    test('a value that is no header container is invalid_argument', () => {
+      for (const bad of [null, undefined, 42, 'x-cryptopay-timestamp: 1700000000']) {
+        expectCode(api, () => read(bad), 'invalid_argument', String(bad));
+      }
+    });
+  });
+
+  describe(`${label}: option validation`, () => {
+    const base = validInput();
+    // [name, override, code, where the Verifier sees it: 'ctor' | 'call' | 'both']
+    const cases = [
+      ['an unknown option key (maxSkew)', { maxSkew: 300 }, 'invalid_argument', 'both'],
+      ['a misspelled nowSecs (nowSec)', { nowSecs: MISSING, nowSec: NOW }, 'invalid_argument', 'both'],
+      ['maxSkewSecs missing', { maxSkewSecs: MISSING }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs undefined', { maxSkewSecs: undefined }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs NaN', { maxSkewSecs: NaN }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs Infinity', { maxSkewSecs: Infinity }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs -1', { maxSkewSecs: -1 }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs 1.5', { maxSkewSecs: 1.5 }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs 2**53', { maxSkewSecs: 2 ** 53 }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs a string', { maxSkewSecs: '300' }, 'invalid_argument', 'ctor'],
+      ['maxSkewSecs null', { maxSkewSecs: null }, 'invalid_argument', 'ctor'],
+      ['nowSecs missing', { nowSecs: MISSING }, 'invalid_argument', 'call'],
+      ['nowSecs NaN', { nowSecs: NaN }, 'invalid_argument', 'call'],
+      ['nowSecs Infinity', { nowSecs: Infinity }, 'invalid_argument', 'call'],
+      ['nowSecs -Infinity', { nowSecs: -Infinity }, 'invalid_argument', 'call'],
+      ['nowSecs -1', { nowSecs: -1 }, 'invalid_argument', 'call'],
+      ['nowSecs 1.5', { nowSecs: 1.5 }, 'invalid_argument', 'call'],
+      ['nowSecs 2**53', { nowSecs: 2 ** 53 }, 'invalid_argument', 'call'],
+      ['nowSecs in milliseconds as a string', { nowSecs: '1700000000' }, 'invalid_argument', 'call'],
+      ['nowSecs a BigInt', { nowSecs: 1700000000n }, 'invalid_argument', 'call'],
+      ['nowSecs a Date', { nowSecs: new Date(NOW * 1000) }, 'invalid_argument', 'call'],
+      ['maxBodyBytes 0', { maxBodyBytes: 0 }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes 64 MiB + 1', { maxBodyBytes: 64 * MIB + 1 }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes 1.5', { maxBodyBytes: 1.5 }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes -1', { maxBodyBytes: -1 }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes NaN', { maxBodyBytes: NaN }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes Infinity', { maxBodyBytes: Infinity }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes a string', { maxBodyBytes: '1000' }, 'invalid_argument', 'ctor'],
+      ['maxBodyBytes null', { maxBodyBytes: null }, 'invalid_argument', 'ctor'],
+      ['secrets missing', { secrets: MISSING }, 'invalid_argument', 'ctor'],
+      ['secrets null', { secrets: null }, 'invalid_argument', 'ctor'],
+      ['secrets a number', { secrets: 12345 }, 'invalid_argument', 'ctor'],
+      ['secrets a Buffer', { secrets: Buffer.from(SECRET) }, 'invalid_argument', 'ctor'],
+      ['secrets a single entry object, not an array', { secrets: { secret: SECRET, kind: 'active' } }, 'invalid_argument', 'ctor'],
+      ['secrets an array of strings', { secrets: [SECRET] }, 'invalid_argument', 'ctor'],
+      ['secrets an array holding null', { secrets: [null] }, 'invalid_argument', 'ctor'],
+      ['secrets a Map', { secrets: new Map([[SECRET, 'active']]) }, 'invalid_argument', 'ctor'],
+      ['a secret entry without kind', { secrets: [{ secret: SECRET }] }, 'invalid_argument', 'ctor'],
+      ['a secret entry with an unknown key', { secrets: [{ secret: SECRET, kind: 'active', note: 'x' }] }, 'invalid_argument', 'ctor'],
+      ['a secret entry whose secret is a Buffer', { secrets: [{ secret: Buffer.from(SECRET), kind: 'active' }] }, 'invalid_argument', 'ctor'],
+      ['a secret entry whose secret is null', { secrets: [{ secret: null, kind: 'active' }] }, 'invalid_argument', 'ctor'],
+      ['5 secret entries', {
+        secrets: [
+          { secret: SECRET, kind: 'active' },
+          { secret: 'p1', kind: 'pending' },
+          { secret: 'p2', kind: 'pending' },
+          { secret: 'p3', kind: 'pending' },
+          { secret: 'r1', kind: 'retiring', acceptUntilSecs: NOW + 60 },
+        ],
+      }, 'invalid_argument', 'ctor'],
+      ['two active entries', { secrets: [{ secret: SECRET, kind: 'active' }, { secret: OTHER_SECRET, kind: 'active' }] }, 'invalid_argument', 'ctor'],
+      ['no active entry', { secrets: [{ secret: SECRET, kind: 'pending' }] }, 'invalid_argument', 'ctor'],
+      ['a lone-surrogate secret string', { secrets: `${SECRET}\ud800` }, 'invalid_argument', 'ctor'],
+      ['a lone-surrogate secret in an entry', { secrets: [{ secret: `\udc00${SECRET}`, kind: 'active' }] }, 'invalid_argument', 'ctor'],
+      ['acceptUntilSecs 1.5 on a retiring entry', {
+        secrets: [{ secret: SECRET, kind: 'active' }, { secret: OTHER_SECRET, kind: 'retiring', acceptUntilSecs: 1.5 }],
+      }, 'invalid_argument', 'ctor'],
+      ['acceptUntilSecs NaN on a retiring entry', {
+        secrets: [{ secret: SECRET, kind: 'active' }, { secret: OTHER_SECRET, kind: 'retiring', acceptUntilSecs: NaN }],
+      }, 'invalid_argument', 'ctor'],
+      ['acceptUntilSecs a string on a retiring entry', {
+        secrets: [{ secret: SECRET, kind: 'active' }, { secret: OTHER_SECRET, kind: 'retiring', acceptUntilSecs: String(NOW) }],
+      }, 'invalid_argument', 'ctor'],
+      ['acceptUntilSecs on the active entry', {
+        secrets: [{ secret: SECRET, kind: 'active', acceptUntilSecs: NOW }],
+      }, 'invalid_argument', 'ctor'],
+      ['a number timestamp', { timestamp: NOW }, 'timestamp_malformed', 'call'],
+      ['a BigInt timestamp', { timestamp: BigInt(NOW) }, 'timestamp_malformed', 'call'],
+      ['a Buffer timestamp', { timestamp: Buffer.from(TS) }, 'timestamp_malformed', 'call'],
+      ['an array timestamp', { timestamp: [TS] }, 'timestamp_malformed', 'call'],
+      ['an object timestamp', { timestamp: { toString: () => TS } }, 'timestamp_malformed', 'call'],
+      ['a null timestamp', { timestamp: null }, 'timestamp_missing', 'call'],
+      ['an undefined timestamp', { timestamp: undefined }, 'timestamp_missing', 'call'],
+      ['a missing timestamp', { timestamp: MISSING }, 'timestamp_missing', 'call'],
+      ['a number signature', { signature: 12345 }, 'signature_malformed', 'call'],
+      ['a Buffer signature', { signature: Buffer.from(sign(SECRET, TS, EVENT_TEXT)) }, 'signature_malformed', 'call'],
+      ['an array signature', { signature: [sign(SECRET, TS, EVENT_TEXT)] }, 'signature_malformed', 'call'],
+      ['a null signature', { signature: null }, 'signature_missing', 'call'],
+      ['a missing signature', { signature: MISSING }, 'signature_missing', 'call'],
+      ['an empty secret list (after every header check)', { secrets: [] }, 'no_secrets', 'none'],
+      ['an empty secret (after every header check)', { secrets: '' }, 'secret_empty', 'none'],
+    ];
+
+    for (const [name, override, code, where] of cases) {
+      test(`${name}: ${code}`, () => {
+        const input = withOverride(base, override);
+        expectCode(api, () => api.verifySignature(input), code, 'verifySignature');
+        expectCode(api, () => api.verifyWebhook(input), code, 'verifyWebhook');
+        const unknown = Object.fromEntries(
+          Object.entries(input).filter(([key]) => !CTOR_KEYS.includes(key) && !CALL_KEYS.includes(key)),
+        );
+        if (where === 'ctor' || where === 'both') {
+          expectCode(api, () => new api.Verifier({ ...ctorInput(input), ...unknown }), code, 'new Verifier');
+        }
+        if (where === 'call' || where === 'both') {
+          const verifier = new api.Verifier(ctorInput(base));
+          try {
+            expectCode(api, () => verifier.verifySignature({ ...callInput(input), ...unknown }), code, 'Verifier.verifySignature');
+            expectCode(api, () => verifier.verifyWebhook({ ...callInput(input), ...unknown }), code, 'Verifier.verifyWebhook');
+          } finally {
+            verifier.free();
+          }
+        }
+      });
+    }
+
+    test('a missing or non-object options argument is invalid_argument', () => {
+      for (const bad of [undefined, null, 'x', 42, [validInput()]]) {
+        expectCode(api, () => api.verifySignature(bad), 'invalid_argument', `verifySignature(${String(bad)})`);
+        expectCode(api, () => api.verifyWebhook(bad), 'invalid_argument', `verifyWebhook(${String(bad)})`);
+        expectCode(api, () => new api.Verifier(bad), 'invalid_argument', `new Verifier(${String(bad)})`);
+      }
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        expectCode(api, () => verifier.verifySignature(), 'invalid_argument', 'Verifier.verifySignature()');
+        expectCode(api, () => verifier.verifyWebhook(null), 'invalid_argument', 'Verifier.verifyWebhook(null)');
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a Verifier method refuses the one-shot options (secrets, maxSkewSecs, maxBodyBytes)', () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        for (const extra of [{ secrets: SECRET }, { maxSkewSecs: SKEW }, { maxBodyBytes: 100 }]) {
+          expectCode(api, () => verifier.verifySignature({ ...callInput(base), ...extra }), 'invalid_argument', Object.keys(extra)[0]);
+        }
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('new Verifier refuses the per-delivery inputs (nowSecs, body)', () => {
+      expectCode(api, () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, nowSecs: NOW }), 'invalid_argument', 'nowSecs');
+      expectCode(api, () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, body: base.body }), 'invalid_argument', 'body');
+    });
+
+    test('an unknown key wins over every later failure', () => {
+      const input = { ...base, body: null, timestamp: '', signature: '', secrets: [], maxSkewSec: 1 };
+      expectCode(api, () => api.verifySignature(input), 'invalid_argument');
+    });
+
+    test('the extreme valid values are accepted', () => {
+      // nowSecs = 2^53 - 1 is valid (then the delivery is simply too old)
+      expectVerifyCode(api, { ...base, nowSecs: Number.MAX_SAFE_INTEGER }, 'timestamp_too_old');
+      // and so is maxSkewSecs = 2^53 - 1
+      expectVerified(api, { ...base, nowSecs: Number.MAX_SAFE_INTEGER, maxSkewSecs: Number.MAX_SAFE_INTEGER });
+      // nowSecs 0 is valid (the delivery is then in the future)
+      expectVerifyCode(api, { ...base, nowSecs: 0 }, 'timestamp_in_future');
+      // maxSkewSecs 0: the timestamp must equal nowSecs
+      expectVerified(api, { ...base, maxSkewSecs: 0 });
+      expectVerifyCode(api, { ...base, maxSkewSecs: 0, nowSecs: NOW + 1 }, 'timestamp_too_old');
+      // maxBodyBytes given as undefined means the default
+      expectVerified(api, { ...base, maxBodyBytes: undefined });
+      // maxBodyBytes 1 with an empty body
+      expectVerified(api, { ...base, body: new Uint8Array(0), signature: sign(SECRET, TS, ''), maxBodyBytes: 1 });
+      // acceptUntilSecs 2^53 - 1 on a retiring secret
+      const secrets = [
+        { secret: OTHER_SECRET, kind: 'active' },
+        { secret: SECRET, kind: 'retiring', acceptUntilSecs: Number.MAX_SAFE_INTEGER },
+      ];
+      expectVerified(api, { ...base, secrets }, 'retiring');
+    });
+
+    test('a secret of well-formed non-BMP text (an emoji) is used as its UTF-8 bytes', () => {
+      const secret = 'whsec_\ud83d\ude00_caf\u00e9';
+      expectVerified(api, { ...base, secrets: secret, signature: sign(secret, TS, EVENT_TEXT) });
+    });
+  });
+
+  describe(`${label}: Verifier reuse and free()`, () => {
+    test('one Verifier answers a sequence of deliveries as the one-shot function does', () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        const deliveries = [
+          validInput(),
+          validInput({ signWith: OTHER_SECRET }),
+          { ...validInput(), nowSecs: NOW + 301 },
+          validInput({ bodyText: '{"other":true}', timestamp: '1700000100' }),
+          { ...validInput(), body: EVENT_TEXT },
+          { ...validInput(), signature: 'v1=zz' },
+          validInput({ timestamp: '1699999800' }),
+          { ...validInput(), body: {} },
+          validInput(),
+        ];
+        for (const [i, input] of deliveries.entries()) {
+          for (const method of ['verifySignature', 'verifyWebhook']) {
+            let oneShot;
+            let keyed;
+            try {
+              oneShot = { value: api[method](input) };
+            } catch (error) {
+              oneShot = { code: error.code };
+            }
+            try {
+              keyed = { value: verifier[method](callInput(input)) };
+            } catch (error) {
+              assert.ok(error instanceof api.CryptoPayError);
+              keyed = { code: error.code };
+            }
+            assert.deepStrictEqual(keyed, oneShot, `delivery ${i}, ${method}`);
+          }
+        }
+        assert.deepStrictEqual(verifier.verifySignature(callInput(validInput())), { matchedSecret: 'active', timestamp: NOW });
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a Verifier is keyed once: changing the secrets afterwards changes nothing', () => {
+      const secrets = [{ secret: SECRET, kind: 'active' }];
+      const verifier = new api.Verifier({ secrets, maxSkewSecs: SKEW });
+      try {
+        secrets[0].secret = OTHER_SECRET;
+        secrets.push({ secret: 'whsec_third', kind: 'pending' });
+        assert.deepStrictEqual(verifier.verifySignature(callInput(validInput())), { matchedSecret: 'active', timestamp: NOW });
+        expectCode(api, () => verifier.verifySignature(callInput(validInput({ signWith: OTHER_SECRET }))), 'signature_mismatch');
+        expectCode(api, () => verifier.verifySignature(callInput(validInput({ signWith: 'whsec_third' }))), 'signature_mismatch');
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a Verifier applies its own maxSkewSecs and maxBodyBytes', () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: 10, maxBodyBytes: 20 });
+      try {
+        const small = validInput({ bodyText: '{"a":1}' });
+        assert.deepStrictEqual(verifier.verifySignature({ ...callInput(small), nowSecs: NOW + 10 }), { matchedSecret: 'active', timestamp: NOW });
+        expectCode(api, () => verifier.verifySignature({ ...callInput(small), nowSecs: NOW + 11 }), 'timestamp_too_old');
+        expectCode(api, () => verifier.verifySignature(callInput(validInput({ bodyText: '{"a":"123456789012345"}' }))), 'body_too_large');
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a Verifier has the 4 MiB default limit', () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        const over = new Uint8Array(4 * MIB + 1);
+        expectCode(api, () => verifier.verifySignature({ body: over, timestamp: TS, signature: sign(SECRET, TS, over), nowSecs: NOW }), 'body_too_large');
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a Verifier with a rotation set reports the kind that matched', () => {
+      const verifier = new api.Verifier({
+        secrets: [
+          { secret: 'whsec_new', kind: 'active' },
+          { secret: 'whsec_next', kind: 'pending' },
+          { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: NOW + 60 },
+        ],
+        maxSkewSecs: SKEW,
+      });
+      try {
+        for (const [secret, kind] of [['whsec_new', 'active'], ['whsec_next', 'pending'], ['whsec_old', 'retiring']]) {
+          assert.equal(verifier.verifySignature(callInput(validInput({ signWith: secret }))).matchedSecret, kind);
+        }
+        // the retiring secret stops at its bound, judged by each call's nowSecs
+        expectCode(api, () => verifier.verifySignature({ ...callInput(validInput({ signWith: 'whsec_old' })), nowSecs: NOW + 61 }), 'signature_mismatch');
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('after free() every call is invalid_argument, other verifiers keep working', () => {
+      const freed = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      const other = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        assert.deepStrictEqual(freed.verifySignature(callInput(validInput())), { matchedSecret: 'active', timestamp: NOW });
+        assert.equal(freed.free(), undefined);
+        expectCode(api, () => freed.verifySignature(callInput(validInput())), 'invalid_argument', 'verifySignature after free');
+        expectCode(api, () => freed.verifyWebhook(callInput(validInput())), 'invalid_argument', 'verifyWebhook after free');
+        expectCode(api, () => freed.verifySignature(callInput(validInput({ signWith: OTHER_SECRET }))), 'invalid_argument', 'a bad delivery after free');
+        // a second free() must not break anything (it may be a no-op or invalid_argument)
+        try {
+          freed.free();
+        } catch (error) {
+          assert.ok(error instanceof api.CryptoPayError, `second free threw ${describeError(error)}`);
+          assert.equal(error.code, 'invalid_argument');
+        }
+        expectCode(api, () => freed.verifySignature(callInput(validInput())), 'invalid_argument', 'after a second free');
+        assert.deepStrictEqual(other.verifySignature(callInput(validInput())), { matchedSecret: 'active', timestamp: NOW });
+        assert.deepStrictEqual(api.verifySignature(validInput()), { matchedSecret: 'active', timestamp: NOW });
+      } finally {
+        other.free();
+      }
+    });
+
+    test('many verifiers created, used and freed in turn', () => {
+      for (let i = 0; i < 300; i += 1) {
+        const secret = `whsec_${i}`;
+        const verifier = new api.Verifier({ secrets: secret, maxSkewSecs: SKEW });
+        assert.equal(verifier.verifySignature(callInput(validInput({ signWith: secret }))).matchedSecret, 'active');
+        verifier.free();
+      }
+    });
+  });
+
+  describe(`${label}: event exposure`, () => {
+    const BIG = '18446744073709551617'; // 2^64 + 1
+    const BIG_EVENT =
+      '{"schema_version":1,"event_id":"evt_big","event_type":"payment.updated",' +
+      `"occurred_at":${BIG},` +
+      '"data":{"payment_id":"pay_1","status_version":9007199254740993,' +
+      '"amount_minor":123456789012345678901234567890,' +
+      `"negative":-${BIG},"small":7,"ratio":1.5,"flag":true,"none":null,` +
+      `"nested":{"n":${BIG},"s":"${BIG}"},"list":[1,${BIG},"x"]},` +
+      '"x_extra":{"k":[1,2]},"delivery_attempt":2}';
+
+    const viaWebhook = () => api.verifyWebhook(validInput({ bodyText: BIG_EVENT })).event;
+
+    test('a 2^53 + 1 status_version arrives as the exact string', () => {
+      const event = viaWebhook();
+      assert.equal(event.statusVersion, '9007199254740993');
+      assert.equal(event.data.status_version, '9007199254740993');
+    });
+
+    test('a number JS cannot hold exactly inside data arrives as its decimal string', () => {
+      const { data } = viaWebhook();
+      assert.equal(data.amount_minor, '123456789012345678901234567890');
+      assert.equal(data.nested.n, BIG);
+      assert.deepStrictEqual(data.list, [1, BIG, 'x']);
+    });
+
+    test('a negative number JS cannot hold exactly inside data arrives as its decimal string', () => {
+      assert.equal(viaWebhook().data.negative, `-${BIG}`);
+    });
+
+    test('numbers JS holds exactly stay numbers; other JSON values are as parsed', () => {
+      const { data } = viaWebhook();
+      assert.equal(data.small, 7);
+      assert.equal(data.ratio, 1.5);
+      assert.equal(data.flag, true);
+      assert.equal(data.none, null);
+      assert.equal(data.nested.s, BIG);
+      assert.equal(data.payment_id, 'pay_1');
+    });
+
+    test('an occurred_at JS cannot hold exactly arrives as its decimal string', () => {
+      assert.equal(viaWebhook().occurredAt, BIG);
+    });
+
+    test('the typed fields are strings', () => {
+      const event = viaWebhook();
+      assert.deepStrictEqual(
+        [event.schemaVersion, event.eventId, event.eventType, event.paymentId],
+        ['1', 'evt_big', 'payment.updated', 'pay_1'],
+      );
+    });
+
+    test('envelope holds the whole top-level object, unknown fields included', () => {
+      const event = viaWebhook();
+      assert.deepStrictEqual(event.envelope.x_extra, { k: [1, 2] });
+      assert.equal(event.envelope.delivery_attempt, 2);
+      assert.equal(event.envelope.event_id, 'evt_big');
+      assert.equal(event.envelope.event_type, 'payment.updated');
+      assert.deepStrictEqual(event.envelope.data, event.data);
+    });
+
+    test('a plain event: data is the parsed data object, snake_case as received', () => {
+      const text =
+        '{"schema_version":"2024-01","event_id":"evt_2","event_type":"payment.updated","occurred_at":1700000000,' +
+        '"data":{"payment_id":"pay_9","status_version":42,"status":"paid","amount":{"amount_raw":"12800"}},"x":[]}';
+      const event = api.verifyWebhook(validInput({ bodyText: text })).event;
+      assert.equal(event.schemaVersion, '2024-01');
+      assert.equal(event.occurredAt, 1700000000);
+      assert.equal(event.statusVersion, '42');
+      assert.deepStrictEqual(event.data, { payment_id: 'pay_9', status_version: 42, status: 'paid', amount: { amount_raw: '12800' } });
+      assert.deepStrictEqual(event.envelope, JSON.parse(text));
+    });
+
+    test('parseEvent and Verifier.verifyWebhook expose the same event as verifyWebhook', () => {
+      const event = viaWebhook();
+      assert.deepStrictEqual(api.parseEvent(utf8(BIG_EVENT)), event, 'parseEvent(bytes)');
+      assert.deepStrictEqual(api.parseEvent(BIG_EVENT), event, 'parseEvent(string)');
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        assert.deepStrictEqual(verifier.verifyWebhook(callInput(validInput({ bodyText: BIG_EVENT }))).event, event);
+      } finally {
+        verifier.free();
+      }
+    });
+
+    test('a schema_version JS cannot hold exactly arrives as its exact decimal text', () => {
+      const text = EVENT_TEXT.replace('"schema_version":1', '"schema_version":123456789012345678901234567890');
+      assert.equal(api.verifyWebhook(validInput({ bodyText: text })).event.schemaVersion, '123456789012345678901234567890');
+    });
+
+    test('decideEvent accepts the event verifyWebhook returned (it has eventId, paymentId, statusVersion)', () => {
+      const { event } = api.verifyWebhook(validInput({ bodyText: BIG_EVENT }));
+      assert.equal(api.decideEvent(event, { eventSeen: false }), 'apply');
+      assert.equal(api.decideEvent(event, { eventSeen: false, statusVersion: '9007199254740992' }), 'apply');
+      assert.equal(api.decideEvent(event, { eventSeen: false, statusVersion: '9007199254740993' }), 'stale');
+      assert.equal(api.decideEvent(event, { eventSeen: true, statusVersion: '1' }), 'duplicate');
+    });
+
+    test('verifyWebhook returns event, matchedSecret and timestamp', () => {
+      const result = api.verifyWebhook(validInput());
+      assert.deepStrictEqual(Object.keys(result).sort(), ['event', 'matchedSecret', 'timestamp']);
+      assert.equal(result.matchedSecret, 'active');
+      assert.equal(result.timestamp, NOW);
+      assert.deepStrictEqual(Object.keys(api.verifySignature(validInput())).sort(), ['matchedSecret', 'timestamp']);
+    });
+  });
+
+  describe(`${label}: other JS-only inputs`, () => {
+    test('signWebhook: hex by default, padded standard base64 on request, a number timestamp', () => {
+      const hex = sign(SECRET, TS, EVENT_TEXT);
+      assert.equal(api.signWebhook({ secret: SECRET, timestamp: TS, body: EVENT_TEXT }), hex);
+      assert.equal(api.signWebhook({ secret: SECRET, timestamp: NOW, body: utf8(EVENT_TEXT) }), hex);
+      assert.equal(
+        api.signWebhook({ secret: SECRET, timestamp: TS, body: utf8(EVENT_TEXT).buffer, encoding: 'base64' }),
+        sign(SECRET, TS, EVENT_TEXT, 'base64'),
+      );
+      expectVerified(api, { ...validInput(), signature: api.signWebhook({ secret: SECRET, timestamp: TS, body: EVENT_TEXT, encoding: 'base64' }) });
+    });
+
+    test('signWebhook: an unknown encoding, a non-string secret or an unknown key is invalid_argument', () => {
+      expectCode(api, () => api.signWebhook({ secret: SECRET, timestamp: TS, body: '', encoding: 'base64url' }), 'invalid_argument');
+      expectCode(api, () => api.signWebhook({ secret: Buffer.from(SECRET), timestamp: TS, body: '' }), 'invalid_argument');
+      expectCode(api, () => api.signWebhook({ secret: SECRET, timestamp: TS, body: '', key: SECRET }), 'invalid_argument');
+    });
+
+    test('requestFingerprint hashes the exact bytes of any raw body type', () => {
+      const text = '{"source_amount":{"kind":"fiat","currency":"EUR","amount_raw":"100"},"order_ref":"\u00e9"}';
+      const want = createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
+      assert.equal(api.requestFingerprint(text), want);
+      assert.equal(api.requestFingerprint(utf8(text)), want);
+      assert.equal(api.requestFingerprint(utf8(text).buffer), want);
+      assert.equal(api.requestFingerprint(Buffer.from(text)), want);
+    });
+
+    test('classifyDeliveryResponse: a status that is not an integer number is invalid_argument', () => {
+      for (const bad of ['200', 200.5, NaN, Infinity, null, undefined, 200n]) {
+        expectCode(api, () => api.classifyDeliveryResponse(bad), 'invalid_argument', String(bad));
+      }
+    });
+
+    test('decimals that are not an integer are decimals_invalid; non-string amounts have their own codes', () => {
+      for (const bad of [1.5, NaN, Infinity, '2', null, undefined, 2n]) {
+        expectCode(api, () => api.toAmountRaw('1', bad), 'decimals_invalid', `toAmountRaw decimals ${String(bad)}`);
+        expectCode(api, () => api.fromAmountRaw('1', bad), 'decimals_invalid', `fromAmountRaw decimals ${String(bad)}`);
+      }
+      expectCode(api, () => api.fromAmountRaw(12800, 2), 'amount_raw_invalid', 'fromAmountRaw(number)');
+      expectCode(api, () => api.toAmountRaw(1.5, 2), 'amount_decimal_invalid', 'toAmountRaw(number)');
+      expectCode(api, () => api.validateAmountRaw(12800n), 'amount_raw_invalid', 'validateAmountRaw(bigint)');
+      for (const bad of [12800, null, undefined, {}, 12800n]) {
+        assert.equal(api.isValidAmountRaw(bad), false, `isValidAmountRaw(${String(bad)})`);
+      }
+      assert.equal(api.isValidAmountRaw('12800'), true);
+    });
+
+    test('compareStatusVersions and decideEvent take safe integer numbers as versions', () => {
+      assert.equal(api.compareStatusVersions(10, 9), 1);
+      assert.equal(api.compareStatusVersions('9', 10), -1);
+      assert.equal(api.compareStatusVersions(0, '0'), 0);
+      assert.equal(api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: 43 }, { eventSeen: false, statusVersion: '42' }), 'apply');
+      assert.equal(api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '1' }, { eventSeen: false, statusVersion: null }), 'apply');
+      expectCode(api, () => api.compareStatusVersions(1.5, '1'), 'status_version_invalid');
+      expectCode(api, () => api.compareStatusVersions(-1, '1'), 'status_version_invalid');
+    });
+
+    test('validateCheckoutOrigin / validateCreatePayment / buildSourceAmount option checks', () => {
+      const primarySource = { kind: 'fiat', ref: 'USD', decimals: 2 };
+      const body = { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' } };
+      expectCode(api, () => api.validateCheckoutOrigin('https://shop.example', { websiteOrigin: 42 }), 'invalid_argument', 'numeric websiteOrigin');
+      expectCode(api, () => api.validateCheckoutOrigin('https://shop.example', { websiteorigin: 'https://shop.example' }), 'invalid_argument', 'unknown key');
+      assert.equal(api.validateCheckoutOrigin('https://shop.example', { websiteOrigin: 'https://SHOP.example:443' }), undefined);
+      expectCode(api, () => api.validateCreatePayment(body), 'invalid_argument', 'validateCreatePayment without options');
+      expectCode(api, () => api.validateCreatePayment(body, { primarySource, websiteorigin: 'x' }), 'invalid_argument', 'unknown key');
+      assert.equal(api.validateCreatePayment(body, { primarySource }), undefined);
+      expectCode(api, () => api.buildSourceAmount(), 'invalid_argument', 'buildSourceAmount()');
+      expectCode(api, () => api.buildSourceAmount({ primarySource, amount: '1', decimals: 2 }), 'invalid_argument', 'unknown key');
+    });
+
+    test('hostedCheckoutUrl: a payment id that is not a string is invalid_argument', () => {
+      for (const bad of [123, null, undefined, {}]) {
+        expectCode(api, () => api.hostedCheckoutUrl('https://pay.example.com', bad), 'invalid_argument', String(bad));
+      }
+    });
+  });
+
+  describe(`${label}: canary (nothing secret reaches an error)`, () => {
+    test('no secret, full signature or body marker appears in any error of any failing path', () => {
+      const rawSecret = randomBytes(32);
+      const secret = rawSecret.toString('hex');
+      const marker = `CANARY${randomBytes(12).toString('hex')}`;
+      const needles = new Set([
+        secret,
+        secret.slice(0, 16),
+        secret.slice(-16),
+        rawSecret.toString('base64').replace(/=+$/, ''),
+        rawSecret.toString('base64url'),
+        Buffer.from(secret, 'utf8').toString('hex'),
+        Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, ''),
+        Buffer.from(secret, 'utf8').toString('base64url'),
+        marker,
+      ]);
+      const addSignature = (mac) => {
+        const bytes = Buffer.from(mac, 'hex');
+        needles.add(mac);
+        needles.add(bytes.toString('base64').replace(/=+$/, ''));
+        needles.add(bytes.toString('base64url'));
+      };
+
+      const eventWith = (fields) =>
+        JSON.stringify({
+          schema_version: 1,
+          event_id: `evt_${marker}`,
+          event_type: 'payment.updated',
+          occurred_at: `at ${marker}`,
+          data: { payment_id: `pay_${marker}`, status_version: '7', note: marker },
+          ...fields,
+        });
+      const goodBody = eventWith({});
+      const goodSig = sign(secret, TS, goodBody);
+      addSignature(goodSig);
+      const signed = (bodyText, timestamp = TS) => {
+        const mac = sign(secret, timestamp, bodyText);
+        addSignature(mac);
+        return { body: utf8(bodyText), timestamp, signature: mac, secrets: secret, nowSecs: NOW, maxSkewSecs: SKEW };
+      };
+      const wrongSig = sign(secret, TS, `${goodBody} `);
+      addSignature(wrongSig);
+      const otherSig = sign(OTHER_SECRET, TS, goodBody);
+      addSignature(otherSig);
+      const good = signed(goodBody);
+
+      const paths = [
+        ['mismatch (hex)', () => api.verifySignature({ ...good, signature: wrongSig }), 'signature_mismatch'],
+        ['mismatch (base64)', () => api.verifyWebhook({ ...good, signature: Buffer.from(wrongSig, 'hex').toString('base64') }), 'signature_mismatch'],
+        ['mismatch (Stripe style, several candidates)', () => api.verifySignature({ ...good, signature: `t=${TS},v1=${wrongSig},v1=${otherSig}` }), 'signature_mismatch'],
+        ['stale', () => api.verifySignature({ ...good, nowSecs: NOW + 301 }), 'timestamp_too_old'],
+        ['future', () => api.verifyWebhook({ ...good, nowSecs: NOW - 301 }), 'timestamp_in_future'],
+        ['malformed: 63 hex digits of the right MAC', () => api.verifySignature({ ...good, signature: goodSig.slice(0, 63) }), 'signature_malformed'],
+        ['malformed: 65 hex digits', () => api.verifySignature({ ...good, signature: `${goodSig}0` }), 'signature_malformed'],
+        ['malformed: unknown marker beside the right MAC', () => api.verifySignature({ ...good, signature: `v1=${goodSig},v0=${goodSig}` }), 'signature_malformed'],
+        ['malformed: t= differs', () => api.verifySignature({ ...good, signature: `t=1,v1=${goodSig}` }), 'signature_malformed'],
+        ['malformed: newline after the right MAC', () => api.verifySignature({ ...good, signature: `${goodSig}\n` }), 'signature_malformed'],
+        ['malformed: 9 candidates', () => api.verifySignature({ ...good, signature: Array(9).fill(goodSig).join(' ') }), 'signature_malformed'],
+        ['malformed timestamp beside the right MAC', () => api.verifySignature({ ...good, timestamp: '17e8' }), 'timestamp_malformed'],
+        ['whitespace hint: leading space', () => api.verifySignature({ ...good, secrets: ` ${secret}` }), 'signature_mismatch'],
+        ['whitespace hint: trailing newline', () => api.verifySignature({ ...good, secrets: `${secret}\n` }), 'signature_mismatch'],
+        ['whitespace hint: in a rotation set', () => api.verifySignature({ ...good, secrets: [{ secret: `\t${secret} `, kind: 'active' }] }), 'signature_mismatch'],
+        ['expired retiring secret', () => api.verifySignature({
+          ...good,
+          secrets: [{ secret: OTHER_SECRET, kind: 'active' }, { secret, kind: 'retiring', acceptUntilSecs: NOW - 1 }],
+        }), 'signature_mismatch'],
+        ['body_not_raw: the parsed event', () => api.verifyWebhook({ ...good, body: JSON.parse(goodBody) }), 'body_not_raw'],
+        ['body_not_raw: an array', () => api.verifySignature({ ...good, body: [marker, secret] }), 'body_not_raw'],
+        ['body_not_raw: a lone surrogate', () => api.verifySignature({ ...good, body: `${goodBody}\ud800` }), 'body_not_raw'],
+        ['body_too_large', () => api.verifySignature({ ...good, maxBodyBytes: 10 }), 'body_too_large'],
+        ['parseEvent: body_not_raw (the parsed event)', () => api.parseEvent(JSON.parse(goodBody)), 'body_not_raw'],
+        ['requestFingerprint: body_not_raw', () => api.requestFingerprint({ secret, note: marker }), 'body_not_raw'],
+        ['signWebhook: body_not_raw', () => api.signWebhook({ secret, timestamp: TS, body: JSON.parse(goodBody) }), 'body_not_raw'],
+        ['Verifier: body_not_raw', () => {
+          const verifier = new api.Verifier({ secrets: secret, maxSkewSecs: SKEW });
+          try {
+            return verifier.verifyWebhook({ ...callInput(good), body: [marker] });
+          } finally {
+            verifier.free();
+          }
+        }, 'body_not_raw'],
+        ['event_not_json', () => api.verifyWebhook(signed(`not json ${marker}`)), 'event_not_json'],
+        ['event_not_json: invalid UTF-8', () => {
+          const bytes = Buffer.concat([Buffer.from(`{"a":"${marker}`), Buffer.from([0xff]), Buffer.from('"}')]);
+          const mac = sign(secret, TS, bytes);
+          addSignature(mac);
+          return api.verifyWebhook({ ...good, body: bytes, signature: mac });
+        }, 'event_not_json'],
+        ['event_malformed', () => api.verifyWebhook(signed(eventWith({ data: marker }))), 'event_malformed'],
+        ['event_duplicate_key', () => api.verifyWebhook(signed(goodBody.replace('{', `{"event_id":"${marker}",`))), 'event_duplicate_key'],
+        ['event_type_unknown', () => api.verifyWebhook(signed(eventWith({ event_type: `payment.${marker}` }))), 'event_type_unknown'],
+        ['status_version_invalid', () => api.verifyWebhook(signed(eventWith({ data: { payment_id: 'p', status_version: `0${marker}` } }))), 'status_version_invalid'],
+        ['parseEvent: event_type_unknown', () => api.parseEvent(eventWith({ event_type: marker })), 'event_type_unknown'],
+        ['parseEvent: event_not_json', () => api.parseEvent(`${marker} ${secret}`), 'event_not_json'],
+        ['header_duplicated (signature)', () => api.readDeliveryHeaders(
+          [['x-sig', goodSig], ['X-Sig', wrongSig], ['x-ts', TS]], { timestampHeader: 'x-ts', signatureHeader: 'x-sig' },
+        ), 'header_duplicated'],
+        ['header_duplicated (rawHeaders)', () => api.readDeliveryHeaders(
+          ['x-ts', TS, 'x-sig', goodSig, 'X-SIG', goodSig], { timestampHeader: 'x-ts', signatureHeader: 'x-sig' },
+        ), 'header_duplicated'],
+        ['invalid_argument: two active entries', () => api.verifySignature({
+          ...good, secrets: [{ secret, kind: 'active' }, { secret: `${secret}2`, kind: 'active' }],
+        }), 'invalid_argument'],
+        ['invalid_argument: 5 entries', () => api.verifySignature({
+          ...good,
+          secrets: [{ secret, kind: 'active' }, ...[1, 2, 3, 4].map((i) => ({ secret: `${secret}${i}`, kind: 'pending' }))],
+        }), 'invalid_argument'],
+        ['invalid_argument: unknown kind', () => api.verifySignature({ ...good, secrets: [{ secret, kind: secret }] }), 'invalid_argument'],
+        ['invalid_argument: lone surrogate in the secret', () => api.verifySignature({ ...good, secrets: `${secret}\ud800` }), 'invalid_argument'],
+        ['invalid_argument: secrets an object', () => api.verifySignature({ ...good, secrets: { secret, kind: 'active' } }), 'invalid_argument'],
+        ['invalid_argument: retiring without a bound', () => api.verifySignature({
+          ...good, secrets: [{ secret: OTHER_SECRET, kind: 'active' }, { secret, kind: 'retiring' }],
+        }), 'invalid_argument'],
+        ['invalid_argument: an unknown option', () => api.verifySignature({ ...good, maxSkew: 300 }), 'invalid_argument'],
+        ['new Verifier: two active entries', () => new api.Verifier({
+          secrets: [{ secret, kind: 'active' }, { secret, kind: 'active' }], maxSkewSecs: SKEW,
+        }), 'invalid_argument'],
+        ['Verifier: mismatch', () => {
+          const verifier = new api.Verifier({ secrets: ` ${secret}`, maxSkewSecs: SKEW });
+          try {
+            return verifier.verifyWebhook(callInput(good));
+          } finally {
+            verifier.free();
+          }
+        }, 'signature_mismatch'],
+        ['Verifier: stale', () => {
+          const verifier = new api.Verifier({ secrets: secret, maxSkewSecs: SKEW });
+          try {
+            return verifier.verifySignature({ ...callInput(good), nowSecs: NOW + 1000 });
+          } finally {
+            verifier.free();
+          }
+        }, 'timestamp_too_old'],
+        ['Verifier: after free', () => {
+          const verifier = new api.Verifier({ secrets: secret, maxSkewSecs: SKEW });
+          verifier.free();
+          return verifier.verifyWebhook(callInput(good));
+        }, 'invalid_argument'],
+        ['signWebhook: bad encoding', () => api.signWebhook({ secret, timestamp: TS, body: goodBody, encoding: secret }), 'invalid_argument'],
+        ['signWebhook: lone surrogate in the secret', () => api.signWebhook({ secret: `${secret}\udc00`, timestamp: TS, body: goodBody }), 'invalid_argument'],
+      ];
+
+      const leaks = [];
+      for (const [name, fn, code] of paths) {
+        const error = expectCode(api, fn, code, name);
+        const views = {
+          message: error.message,
+          stack: error.stack,
+          'String(err)': String(error),
+          'JSON.stringify(err)': JSON.stringify(error),
+          'util.inspect(err)': inspect(error),
+          'util.inspect(err, {showHidden})': inspect(error, { showHidden: true, depth: null }),
+        };
+        for (const [where, text] of Object.entries(views)) {
+          assert.equal(typeof text, 'string', `${name}: ${where} is a string`);
+          const lower = text.toLowerCase();
+          for (const needle of needles) {
+            if (lower.includes(needle.toLowerCase())) leaks.push(`${name}: ${where} contains ${needle === marker ? 'the body marker' : 'a secret or signature'}`);
+          }
+        }
+      }
+      assert.deepStrictEqual(leaks, []);
+    });
+
+    test('a secret passed where an option name goes never appears in the error either', () => {
+      const secret = randomBytes(32).toString('hex');
+      const needles = [secret, secret.slice(0, 16), secret.slice(16, 32), secret.slice(32, 48), secret.slice(-16)];
+      const good = validInput();
+      const paths = [
+        ['a secret entry keyed by the secret ({ [secret]: "active" })', () => api.verifySignature({ ...good, secrets: [{ [secret]: 'active' }] })],
+        ['new Verifier with an entry keyed by the secret', () => new api.Verifier({ secrets: [{ [secret]: 'active' }], maxSkewSecs: SKEW })],
+        ['the secret as an option key of verifySignature', () => api.verifySignature({ ...good, [secret]: true })],
+        ['the secret as an option key of new Verifier', () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, [secret]: true })],
+        ['the secret as an option key of signWebhook', () => api.signWebhook({ secret: SECRET, timestamp: TS, body: '', [secret]: true })],
+      ];
+      const leaks = [];
+      for (const [name, fn] of paths) {
+        const error = expectCode(api, fn, 'invalid_argument', name);
+        for (const [where, text] of Object.entries({
+          message: error.message,
+          stack: error.stack,
+          'String(err)': String(error),
+          'JSON.stringify(err)': JSON.stringify(error),
+          'util.inspect(err)': inspect(error, { showHidden: true, depth: null }),
+        })) {
+          if (needles.some((needle) => text.toLowerCase().includes(needle))) leaks.push(`${name}: ${where}`);
+        }
+      }
+      assert.deepStrictEqual(leaks, []);
+    });
+  });
+}
