@@ -26,8 +26,14 @@ setup-node:
 		npm ci --no-audit --no-fund
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
+# Silent when it is there; apt's output is shown only if the install fails.
 setup-browser:
-	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	@[[ -x /usr/bin/chromium ]] || { \
+		[[ $$(id -u) == 0 ]] || { echo "setup-browser: run as root, or: sudo apt-get install -y chromium" >&2; exit 1; }; \
+		echo "setup-browser: installing Debian's chromium"; \
+		log=$$(mktemp); \
+		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$$log" 2>&1; \
+		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
 
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
@@ -64,17 +70,26 @@ js-test: consumer
 runtimes: consumer
 	node tests/runtimes/run.mjs
 
-## package-lint: publint and are-the-types-wrong on the built package
-package-lint: pkg
-	publint pkg
+## package-lint: publint and are-the-types-wrong on the built package (run make pkg first)
+# attw: the main entry green for node10, node16 (CJS and ESM) and bundler; the .wasm subpath
+# serves hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
+package-lint:
+	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
+	@out=$$(publint --strict pkg 2>&1); rc=$$?; echo "$$out"; \
+		[[ $$rc == 0 ]] && grep -q 'All good!' <<<"$$out" || { echo "package-lint: publint is not all good" >&2; exit 1; }
+	attw --pack pkg --no-color --no-emoji --profile strict --exclude-entrypoints ./cryptopay_verify_bg.wasm
+	attw --pack pkg --no-color --no-emoji --profile esm-only --entrypoints ./cryptopay_verify_bg.wasm
 
 ## cli-test: the command line and the conformance kit against good and careless receivers
 cli-test: consumer
-	node --test tests/cli/
+	node --test --test-timeout=60000 tests/cli/
 
-## demo: the conformance kit plays the service against a good and a careless receiver
-demo:
-	@$(CARGO) run --quiet --example demo
+## demo: builds and installs the package, then its conformance kit plays the service against
+## the example receiver (every rule holds) and a careless one that acknowledges everything
+## (caught, each broken rule named); exit 0 when both verdicts are right
+demo: pkg
+	@$(MAKE) --no-print-directory consumer
+	@node scripts/demo.mjs
 
 ## demo-rust: sign a delivery in Rust, verify it, show tampering, replay and rotation fail
 demo-rust:

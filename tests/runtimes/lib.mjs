@@ -1,0 +1,163 @@
+// Helpers shared by run.mjs and the runtime drivers (workerd.mjs, edge.mjs, browser.mjs).
+//
+// Every child runs in a process group of its own, bounded by a timeout; on a timeout the
+// group gets SIGTERM, then SIGKILL. Whatever is still alive when this process exits (or is
+// interrupted) is killed, so no server outlives a run.
+
+import { spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { constants } from 'node:os';
+
+/** A runtime prints its results on one stdout line starting with this. */
+export const RESULT_PREFIX = 'SMOKE_RESULT ';
+
+/** Prints results ({ version, results }) the way run.mjs reads them. */
+export function report(payload) {
+  process.stdout.write(RESULT_PREFIX + JSON.stringify(payload) + '\n');
+}
+
+/**
+ * Source of a function, embedded in the Workers and edge scripts: the hosts those stand
+ * for refuse to compile wasm at run time, so the run only proves something if this holds.
+ */
+export const CODEGEN_CHECK_SOURCE = `
+function runtimeCompilationForbidden() {
+  const name = 'compiling wasm at run time is refused (as on the real host)';
+  try {
+    new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+  } catch (error) {
+    const message = String(error && error.message);
+    return { name, pass: /disallowed/i.test(message), detail: message };
+  }
+  return { name, pass: false, detail: 'new WebAssembly.Module(bytes) worked: this host allows code generation' };
+}
+`;
+
+const live = new Set();
+
+function killGroup(child, signal) {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function killAll() {
+  for (const child of live) killGroup(child, 'SIGKILL');
+  live.clear();
+}
+
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(128 + constants.signals[signal]);
+  });
+}
+
+function start(cmd, args, { cwd, env, maxOutput = 256 * 1024 } = {}) {
+  const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (d) => { output.stdout = (output.stdout + d).slice(-maxOutput); });
+  child.stderr.setEncoding('utf8').on('data', (d) => { output.stderr = (output.stderr + d).slice(-maxOutput); });
+  if (child.pid) live.add(child);
+  return { child, output };
+}
+
+/**
+ * Runs a command to completion, at most timeoutMs. Never rejects:
+ * { code, signal, stdout, stderr, timedOut, ms, error }.
+ */
+export function run(cmd, args, { cwd, env, timeoutMs = 30_000 } = {}) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let child;
+    let output;
+    try {
+      ({ child, output } = start(cmd, args, { cwd, env }));
+    } catch (error) {
+      resolve({ code: null, signal: null, stdout: '', stderr: '', timedOut: false, ms: 0, error });
+      return;
+    }
+    let timedOut = false;
+    let done = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, 'SIGTERM');
+      setTimeout(() => killGroup(child, 'SIGKILL'), 2_000).unref();
+    }, timeoutMs);
+    const finish = (code, signal, error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      killGroup(child, 'SIGKILL'); // anything the child left behind in its group
+      live.delete(child);
+      resolve({ code, signal, ...output, timedOut, ms: Date.now() - started, error });
+    };
+    child.on('error', (error) => {
+      if (!child.pid) finish(null, null, error); // could not start at all
+    });
+    child.on('close', (code, signal) => finish(code, signal));
+    // A grandchild holding the pipes open must not keep us waiting once the child is gone.
+    child.on('exit', () => killGroup(child, 'SIGKILL'));
+  });
+}
+
+/** Starts a server process; stop() ends its whole process group. */
+export function startServer(cmd, args, { cwd, env } = {}) {
+  const { child, output } = start(cmd, args, { cwd, env });
+  const exited = new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: null, signal: null, error }));
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return {
+    child,
+    output,
+    exited,
+    async stop() {
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 2_000);
+      await exited;
+      clearTimeout(timer);
+      killGroup(child, 'SIGKILL');
+      live.delete(child);
+    },
+  };
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once 127.0.0.1:port accepts a connection; rejects on timeout or when `exited` settles first. */
+export async function waitForPort(port, { timeoutMs, exited }) {
+  const deadline = Date.now() + timeoutMs;
+  let gone = null;
+  exited?.then((how) => { gone = how; });
+  while (Date.now() < deadline) {
+    if (gone) throw new Error(`the server exited before listening (${JSON.stringify(gone)})`);
+    const ok = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+
+/** The last lines of a text, for failure details. */
+export function tail(text, lines = 12) {
+  return String(text ?? '').trimEnd().split('\n').slice(-lines).join('\n');
+}
