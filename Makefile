@@ -6,7 +6,8 @@ WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version 
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
-	runtimes package-lint cli-test demo demo-rust vectors
+	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
+	fuzz fuzz-smoke mutants bench demo demo-rust vectors
 
 ## setup: install what the tests need; does nothing when all is present
 setup: setup-rust setup-node setup-browser
@@ -37,7 +38,8 @@ setup-browser:
 
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
-test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test
+test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
+	differential memory-test fuzz-smoke
 
 lint:
 	$(CARGO) fmt --check
