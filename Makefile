@@ -21,10 +21,12 @@ setup-rust:
 		{ echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (about 5 minutes)"; \
 		  $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
 
+# npm install, not npm ci: this registry serves only this platform's optional packages, so the
+# lock file lacks the others and npm ci refuses it; npm install still follows the lock.
 setup-node:
 	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
 	@[[ -f node_modules/.package-lock.json && ! package-lock.json -nt node_modules/.package-lock.json ]] || \
-		npm ci --no-audit --no-fund
+		npm install --no-audit --no-fund --loglevel=error
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
 # Silent when it is there; apt's output is shown only if the install fails.

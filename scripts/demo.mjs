@@ -1,0 +1,172 @@
+// `make demo`: the conformance kit of the installed package plays the payment service
+// against two receivers on 127.0.0.1: the example receiver (examples/node-receiver), which
+// holds every rule, and a careless one that acknowledges everything, which is caught.
+// Exits 0 when the good receiver passes and the careless one is caught.
+//
+// Runs against the package installed in CONSUMER_DIR (default target/consumer, as
+// `make consumer` leaves it); `make demo` builds and installs it first.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const consumer = resolve(process.env.CONSUMER_DIR ?? join(root, 'target', 'consumer'));
+const cli = join(consumer, 'node_modules', '.bin', 'cryptopay-verify');
+// The service's header names are not in its specification: these stand in for them.
+const TS_HEADER = 'X-Webhook-Timestamp';
+const SIG_HEADER = 'X-Webhook-Signature';
+const SECRET_ENV = 'CRYPTOPAY_WEBHOOK_SECRET';
+
+const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+const say = (text = '') => process.stdout.write(`${text}\n`);
+
+if (!existsSync(cli)) {
+  console.error(`demo: ${cli} is missing: run make demo (it builds and installs the package)`);
+  process.exit(2);
+}
+
+const env = { ...process.env, [SECRET_ENV]: `whsec_demo_${randomBytes(16).toString('hex')}` };
+const cleanup = [];
+
+// The example receiver, run from a copy beside the installed package so that its
+// `import ... from 'cryptopay-verify'` resolves to it.
+const receiverDir = join(consumer, 'node-receiver');
+rmSync(receiverDir, { recursive: true, force: true });
+cpSync(join(root, 'examples', 'node-receiver'), receiverDir, {
+  recursive: true,
+  filter: (src) => !/[/\\](node_modules|data)$/.test(src),
+});
+const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-demo-'));
+cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function startExample() {
+  const child = spawn(process.execPath, [join(receiverDir, 'server.mjs')], {
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const rx = { child, output: '' };
+  child.stdout.on('data', (d) => { rx.output += d; });
+  child.stderr.on('data', (d) => { rx.output += d; });
+  rx.exited = new Promise((r) => child.on('exit', r));
+  rx.stop = () => {
+    child.kill('SIGTERM');
+    return rx.exited;
+  };
+  cleanup.push(() => child.kill('SIGKILL'));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the example receiver did not start:\n${rx.output}`)), 15_000);
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(rx.output);
+      if (match) {
+        clearTimeout(timer);
+        rx.webhookUrl = match[1];
+        rx.url = new URL(rx.webhookUrl).origin;
+        resolvePromise(rx);
+      }
+    });
+    rx.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the example receiver exited (${code}):\n${rx.output}`));
+    });
+  });
+}
+
+// The careless receiver: answers 200 to anything, checks nothing.
+async function startCareless() {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  cleanup.push(() => server.closeAllConnections());
+  return {
+    webhookUrl: `http://127.0.0.1:${server.address().port}/webhook`,
+    stop: () => new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    }),
+  };
+}
+
+// The kit, as a user runs it: its table and progress go straight to the terminal.
+function conformance(url) {
+  const args = ['conformance', '--url', url, '--secret-env', SECRET_ENV, '--timestamp-header', TS_HEADER,
+    '--signature-header', SIG_HEADER, '--timeout', '5'];
+  say(`$ cryptopay-verify ${args.join(' ')}`);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cli, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => resolvePromise(code));
+  });
+}
+
+function getJson(url) {
+  return new Promise((resolvePromise, reject) => {
+    http.get(url, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolvePromise(JSON.parse(text)));
+    }).on('error', reject);
+  });
+}
+
+async function main() {
+  say(bold('cryptopay-verify demo: the conformance kit plays the payment service against two receivers'));
+  say(`(package installed in ${consumer}; header names ${TS_HEADER} and ${SIG_HEADER} stand in for the service's)`);
+
+  say();
+  say(bold('1. The example receiver (examples/node-receiver): verifies first, records durably, de-duplicates, orders'));
+  let rx = await startExample();
+  say(`started on ${rx.webhookUrl}, recording to ${join(dataDir, 'events.jsonl')}`);
+  const good = await conformance(rx.webhookUrl);
+  const recorded = await getJson(`${rx.url}/events`);
+  const applied = recorded.events.filter((e) => e.decision === 'apply').length;
+  say(`GET /events: ${recorded.count} events recorded (${applied} applied); the rejected deliveries left no trace`);
+  await rx.stop();
+  const { output } = rx;
+  rx = await startExample();
+  const rebuilt = await getJson(`${rx.url}/events`);
+  say(`restarted: ${rebuilt.count} events rebuilt from the log, none re-applied`);
+  await rx.stop();
+
+  say();
+  say(bold('2. A careless receiver: answers 200 to every POST, verifies nothing'));
+  const careless = await startCareless();
+  say(`started on ${careless.webhookUrl}`);
+  const bad = await conformance(careless.webhookUrl);
+  await careless.stop();
+
+  say();
+  const goodOk = good === 0 && rebuilt.count === recorded.count;
+  const caught = bad === 1;
+  say(bold(`${goodOk ? 'ok' : 'FAILED'}: the example receiver ${good === 0 ? 'holds every rule' : `did not pass (exit ${good})`}` +
+    `${rebuilt.count === recorded.count ? '' : ', and lost events over a restart'}`));
+  say(bold(`${caught ? 'ok' : 'FAILED'}: the careless receiver ${caught ? 'was caught (exit 1, broken rules named above)' : `was not caught (exit ${bad})`}`));
+  if (!goodOk) process.stderr.write(`\nexample receiver log:\n${output}${rx.output}`);
+  return goodOk && caught ? 0 : 1;
+}
+
+function finish(code) {
+  for (const step of cleanup.reverse()) {
+    try {
+      step();
+    } catch {
+      // best effort
+    }
+  }
+  process.exit(code);
+}
+
+process.on('SIGINT', () => finish(130));
+main().then(finish, (error) => {
+  console.error(`demo: ${error.message}`);
+  finish(1);
+});

@@ -1,0 +1,246 @@
+// Shared by the tests in tests/cli/: the installed package (CONSUMER_DIR, default
+// target/consumer, as `make consumer` leaves it), its `cryptopay-verify` bin, the example
+// receiver run from a copy beside the installed package, and careless receivers.
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
+export const CLI = join(CONSUMER_DIR, 'node_modules', '.bin', 'cryptopay-verify');
+
+if (!existsSync(CLI)) {
+  throw new Error(`${CLI} is missing: build and install the package first (make pkg consumer, or make cli-test)`);
+}
+
+/** The installed package, loaded by name from the consumer folder. */
+export const pkg = createRequire(join(CONSUMER_DIR, 'package.json'))('cryptopay-verify');
+
+export const SECRET = `whsec_cli_test_${randomBytes(12).toString('hex')}`;
+export const SECRET_ENV = 'CPV_TEST_SECRET';
+export const TS_HEADER = 'X-Webhook-Timestamp';
+export const SIG_HEADER = 'X-Webhook-Signature';
+
+export const nowSecs = () => Math.floor(Date.now() / 1000);
+
+/** Runs the installed bin. Resolves { code, stdout, stderr }. */
+export function runCli(args, { env = {}, input, timeoutMs = 60_000 } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(CLI, args, {
+      env: { ...process.env, [SECRET_ENV]: SECRET, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** `conformance --json` against url. Resolves { code, results, broken, stderr }. */
+export async function conformance(url, extra = []) {
+  const run = await runCli(['conformance', '--url', url, '--secret-env', SECRET_ENV,
+    '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json', ...extra]);
+  let results = null;
+  try {
+    results = JSON.parse(run.stdout);
+  } catch {
+    // left null: the caller's assertion shows stdout and stderr
+  }
+  const broken = results ? results.filter((r) => !r.pass).map((r) => r.rule) : null;
+  return { ...run, results, broken };
+}
+
+/** A service-like payment.updated body. */
+export function eventBody({ eventId, paymentId, statusVersion, status = 'open', eventType = 'payment.updated' }) {
+  return Buffer.from(JSON.stringify({
+    schema_version: '1',
+    event_id: eventId,
+    event_type: eventType,
+    occurred_at: new Date().toISOString(),
+    data: { payment_id: paymentId, status_version: statusVersion, status },
+  }));
+}
+
+/** POSTs a delivery; headers default to a valid signature now. Resolves { status, json }. */
+export function deliver(url, body, { timestamp = nowSecs(), secret = SECRET, headers } = {}) {
+  const signature = pkg.signWebhook({ secret, timestamp: String(timestamp), body });
+  const sent = headers ?? { [TS_HEADER]: String(timestamp), [SIG_HEADER]: signature };
+  return request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...sent } });
+}
+
+/** A plain request. Resolves { status, headers, json }. */
+export function request(url, { method = 'GET', body, headers = {} } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolvePromise({ status: res.statusCode, headers: res.headers, json, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Starts the example receiver as a process, from a copy beside the installed package (so
+ * that `import 'cryptopay-verify'` resolves to it). Resolves { url, webhookUrl, stop(), output }.
+ */
+export async function startExample({ dataDir, env = {}, args = [] }) {
+  const dir = exampleCopy();
+  const child = spawn(process.execPath, [join(dir, 'server.mjs'), ...args], {
+    env: {
+      ...process.env,
+      CRYPTOPAY_WEBHOOK_SECRET: SECRET,
+      TIMESTAMP_HEADER: TS_HEADER,
+      SIGNATURE_HEADER: SIG_HEADER,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const state = { output: '' };
+  child.stdout.on('data', (d) => { state.output += d; });
+  child.stderr.on('data', (d) => { state.output += d; });
+  const exited = new Promise((resolvePromise) => child.on('exit', (code) => resolvePromise(code)));
+  const url = await new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the example receiver did not start:\n${state.output}`)), 15_000);
+    const check = () => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(state.output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1]);
+      }
+    };
+    child.stdout.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`the example receiver exited (${code}):\n${state.output}`), { exitCode: code }));
+    });
+  });
+  return {
+    url,
+    webhookUrl: `${url}/webhook`,
+    get output() {
+      return state.output;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+let copy = null;
+function exampleCopy() {
+  if (copy === null) {
+    copy = mkdtempSync(join(CONSUMER_DIR, '.node-receiver-'));
+    cpSync(join(ROOT, 'examples', 'node-receiver'), copy, {
+      recursive: true,
+      filter: (src) => !/[/\\](node_modules|data)$/.test(src),
+    });
+    process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
+  }
+  return copy;
+}
+
+export function tempDir(prefix = 'cpv-cli-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** An in-process HTTP server. handler(req, res, rawBody). Resolves { url, close() }. */
+export async function startServer(handler) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      Promise.resolve(handler(req, res, Buffer.concat(chunks))).catch((error) => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end(String(error));
+      });
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    close: () => new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    }),
+  };
+}
+
+function reply(res, status, value, headers = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(value));
+}
+
+/**
+ * A receiver that verifies (through the package) but is careless otherwise:
+ *   onRetry: the status answered when an event_id comes again (no de-duplication)
+ *   redirect: answers a valid delivery with 302 to another address
+ *   delayMs: answers everything this late
+ *   exactHeaderCase: looks the header names up in rawHeaders as exact strings
+ */
+export function verifyingReceiver({ onRetry, redirect = false, delayMs = 0, exactHeaderCase = false } = {}) {
+  const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+  const seen = new Set();
+  return async (req, res, body) => {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    if (res.destroyed) return;
+    let headers = { timestamp: undefined, signature: undefined };
+    if (exactHeaderCase) {
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        if (raw[i] === TS_HEADER) headers.timestamp = raw[i + 1];
+        if (raw[i] === SIG_HEADER) headers.signature = raw[i + 1];
+      }
+    }
+    let event;
+    try {
+      if (!exactHeaderCase) headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+      ({ event } = verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() }));
+    } catch (error) {
+      reply(res, 400, { error: error.code ?? 'error' });
+      return;
+    }
+    if (redirect) {
+      reply(res, 302, { moved: true }, { location: 'http://127.0.0.1:1/elsewhere' });
+      return;
+    }
+    if (seen.has(event.eventId) && onRetry !== undefined) {
+      reply(res, onRetry, { error: 'already_processed' });
+      return;
+    }
+    seen.add(event.eventId);
+    reply(res, 200, { ok: true });
+  };
+}
+
+/** The careless receiver of all: acknowledges everything, checks nothing. */
+export const acknowledgeEverything = (req, res) => reply(res, 200, { ok: true });

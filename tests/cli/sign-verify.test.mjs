@@ -1,0 +1,160 @@
+// `cryptopay-verify sign` and `verify`: output, exit codes, secrets from env or file only,
+// and usage errors (exit 2).
+
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
+
+const dir = tempDir();
+const body = eventBody({ eventId: 'evt_cli_1', paymentId: 'pay_cli_1', statusVersion: '18446744073709551617' });
+const bodyFile = join(dir, 'body.json');
+writeFileSync(bodyFile, body);
+const TS = '1700000000';
+const expectedHex = createHmac('sha256', SECRET).update(`${TS}.`).update(body).digest('hex');
+
+async function sign(args, input) {
+  const run = await runCli(['sign', '--secret-env', SECRET_ENV, '--json', ...args], { input });
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+describe('sign', () => {
+  test('prints the HMAC-SHA256 of timestamp.body in lowercase hex, and the headers to send', async () => {
+    const out = await sign(['--timestamp', TS, '--body-file', bodyFile,
+      '--timestamp-header', 'X-Webhook-Timestamp', '--signature-header', 'X-Webhook-Signature']);
+    assert.equal(out.signature, expectedHex);
+    assert.equal(out.timestamp, TS);
+    assert.deepEqual(out.headers, { 'X-Webhook-Timestamp': TS, 'X-Webhook-Signature': expectedHex });
+  });
+
+  test('reads the body from stdin (-) and writes base64 on request', async () => {
+    const out = await sign(['--timestamp', TS, '--encoding', 'base64', '-'], body);
+    assert.equal(out.signature, Buffer.from(expectedHex, 'hex').toString('base64'));
+  });
+
+  test('defaults the timestamp to now; the text output names both headers', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const out = await sign(['--body-file', bodyFile]);
+    assert.ok(Math.abs(Number(out.timestamp) - before) <= 5);
+    const text = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile]);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, new RegExp(`signature\\s+${expectedHex}`));
+    assert.match(text.stdout, new RegExp(`<signature-header>: ${expectedHex}`));
+  });
+
+  test('a secret from --secret-file loses one trailing newline only', async () => {
+    const file = join(dir, 'secret');
+    writeFileSync(file, `${SECRET}\n`);
+    const out = await runCli(['sign', '--secret-file', file, '--timestamp', TS, '--body-file', bodyFile, '--json']);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(JSON.parse(out.stdout).signature, expectedHex);
+  });
+
+  test('a malformed timestamp is the package error, exit 1', async () => {
+    const run = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', '17e8', '--body-file', bodyFile]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /timestamp_malformed/);
+  });
+});
+
+describe('verify', () => {
+  const verify = (args, input) => runCli(['verify', '--secret-env', SECRET_ENV, ...args], { input });
+
+  test('prints the verified event (exact status_version), exit 0', async () => {
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1700000100', '--body-file', bodyFile]);
+    assert.equal(run.code, 0, run.stderr);
+    const out = JSON.parse(run.stdout);
+    assert.equal(out.verified, true);
+    assert.equal(out.matchedSecret, 'active');
+    assert.equal(out.timestamp, 1700000000);
+    assert.equal(out.event.eventId, 'evt_cli_1');
+    assert.equal(out.event.paymentId, 'pay_cli_1');
+    assert.equal(out.event.statusVersion, '18446744073709551617');
+  });
+
+  test('reads the body from stdin and accepts a v1= marked signature', async () => {
+    const run = await verify(['--timestamp', TS, '--signature', `v1=${expectedHex}`, '--now', TS, '-'], body);
+    assert.equal(run.code, 0, run.stderr);
+  });
+
+  test('a changed body fails with signature_mismatch and its hint, exit 1', async () => {
+    const tampered = Buffer.from(body.toString().replace('open', 'paid'));
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, '-'], tampered);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /signature_mismatch: .*raw request bytes/);
+    assert.equal(run.stdout, '');
+  });
+
+  test('the skew is checked against --now, within --max-skew', async () => {
+    const late = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1700000301', '--body-file', bodyFile]);
+    assert.equal(late.code, 1);
+    assert.match(late.stderr, /timestamp_too_old/);
+    const early = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1699999000', '--body-file', bodyFile]);
+    assert.equal(early.code, 1);
+    assert.match(early.stderr, /timestamp_in_future/);
+    const wide = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1700000301', '--max-skew', '600', '--body-file', bodyFile]);
+    assert.equal(wide.code, 0, wide.stderr);
+    // Without --now the clock is used: a 2023 timestamp is far too old.
+    const clock = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-file', bodyFile]);
+    assert.equal(clock.code, 1);
+    assert.match(clock.stderr, /timestamp_too_old/);
+  });
+
+  test('another secret, a malformed signature, an empty secret: each its code, exit 1', async () => {
+    const other = await runCli(['verify', '--secret-env', 'OTHER', '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile], { env: { OTHER: 'whsec_other' } });
+    assert.equal(other.code, 1);
+    assert.match(other.stderr, /signature_mismatch/);
+    const malformed = await verify(['--timestamp', TS, '--signature', 'not-a-signature', '--now', TS, '--body-file', bodyFile]);
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.stderr, /signature_malformed/);
+    const empty = await runCli(['verify', '--secret-env', 'EMPTY', '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /secret_empty/);
+  });
+
+  test('the output never contains the secret', async () => {
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile]);
+    const bad = await verify(['--timestamp', TS, '--signature', expectedHex.replace(/^./, 'f'), '--now', TS, '--body-file', bodyFile]);
+    for (const text of [run.stdout, run.stderr, bad.stdout, bad.stderr]) assert.ok(!text.includes(SECRET));
+  });
+});
+
+describe('usage errors exit 2 with the usage', () => {
+  const cases = [
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['an unknown option', ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', 'x', '--bogus', bodyFile]],
+    ['a secret on argv', ['sign', '--secret', 'whsec_on_argv', '--body-file', bodyFile]],
+    ['a missing value', ['verify', '--secret-env', SECRET_ENV, '--signature', expectedHex, '--timestamp']],
+    ['a missing required option', ['verify', '--secret-env', SECRET_ENV, '--signature', expectedHex, '--body-file', bodyFile]],
+    ['no secret at all', ['sign', '--body-file', bodyFile]],
+    ['an unset secret variable', ['sign', '--secret-env', 'CPV_SURELY_UNSET_VARIABLE', '--body-file', bodyFile]],
+    ['both --secret-env and --secret-file', ['sign', '--secret-env', SECRET_ENV, '--secret-file', bodyFile, '--body-file', bodyFile]],
+    ['a non-numeric --now', ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', 'soon', '--body-file', bodyFile]],
+    ['an unknown encoding', ['sign', '--secret-env', SECRET_ENV, '--encoding', 'base32', '--body-file', bodyFile]],
+    ['a body file that does not exist', ['sign', '--secret-env', SECRET_ENV, '--body-file', join(dir, 'absent.json')]],
+    ['both --body-file and -', ['sign', '--secret-env', SECRET_ENV, '--body-file', bodyFile, '-']],
+    ['a stray argument', ['sign', '--secret-env', SECRET_ENV, 'extra']],
+    ['conformance without --url', ['conformance', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
+    ['conformance with a non-http URL', ['conformance', '--url', 'ftp://127.0.0.1/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
+    ['conformance without header names', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV]],
+    ['conformance with a bad --timeout', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--timeout', '0']],
+  ];
+  for (const [name, args] of cases) {
+    test(name, async () => {
+      const run = await runCli(args);
+      assert.equal(run.code, 2, `${run.stdout}\n${run.stderr}`);
+      assert.match(run.stderr, /usage:/);
+      assert.ok(!run.stderr.includes('whsec_on_argv'));
+    });
+  }
+
+  test('--help prints the usage of every command, exit 0', async () => {
+    const run = await runCli(['--help']);
+    assert.equal(run.code, 0);
+    for (const command of ['verify', 'sign', 'conformance']) assert.match(run.stdout, new RegExp(`cryptopay-verify ${command}`));
+  });
+});
