@@ -202,9 +202,11 @@ fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
 
 /// Whether a JSON number keeps its value as an IEEE 754 double (a JavaScript `number`).
 ///
-/// Integers must lie within ±(2^53 - 1), where every integer is exact; a number with a
-/// fraction or an exponent must stay finite. The JavaScript binding gives every other
-/// number as its decimal text, so no value changes on the way.
+/// Integers must lie within ±(2^53 - 1), where every integer is exact. A number with a
+/// fraction or an exponent must be zero or have a magnitude from 1e-307 up to (not
+/// including) 1e308, the range a double holds without overflowing to infinity or
+/// underflowing to zero. The JavaScript binding gives every other number as its decimal
+/// text, so no value changes on the way. The test reads the text only; no float is parsed.
 ///
 /// # Examples
 ///
@@ -213,7 +215,7 @@ fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
 /// let n = |s: &str| s.parse::<Number>().unwrap();
 /// assert!(number_survives_f64(&n("9007199254740991")));
 /// assert!(!number_survives_f64(&n("9007199254740993")));
-/// assert!(number_survives_f64(&n("1.5")));
+/// assert!(number_survives_f64(&n("1.5e300")));
 /// assert!(!number_survives_f64(&n("1e400")));
 /// ```
 #[must_use]
@@ -224,7 +226,36 @@ pub fn number_survives_f64(number: &serde_json::Number) -> bool {
     if is_unsigned_integer(magnitude) {
         return magnitude.parse::<u64>().is_ok_and(|n| n <= MAX_SAFE);
     }
-    text.parse::<f64>().is_ok_and(f64::is_finite)
+    let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
+        Some(at) => magnitude.split_at(at),
+        None => (magnitude, ""),
+    };
+    // An exponent too long for i64 is far outside the range either way.
+    let exponent = exponent
+        .get(1..)
+        .unwrap_or_default()
+        .trim_start_matches('+');
+    let exponent: i64 = if exponent.is_empty() {
+        0
+    } else {
+        exponent.parse().unwrap_or(if exponent.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    // The position of the leading significant digit: the value lies in [10^(m-1), 10^m).
+    let leading = if int.is_empty() {
+        match frac.find(|c: char| c != '0') {
+            None => return true, // zero
+            Some(zeros) => i64::try_from(zeros).map_or(i64::MIN, |z| z.saturating_neg()),
+        }
+    } else {
+        i64::try_from(int.len()).unwrap_or(i64::MAX)
+    };
+    (-306..=308).contains(&leading.saturating_add(exponent))
 }
 
 /// A JSON number's text that is an integer without sign, fraction or exponent.
@@ -354,6 +385,36 @@ mod tests {
         assert_eq!(e.data()["note"]["k"].to_string(), "1e+400");
         let debug = format!("{e:?}");
         assert!(debug.contains("evt_1") && !debug.contains("note"));
+    }
+
+    #[test]
+    fn numbers_a_double_keeps() {
+        let n = |s: &str| number_survives_f64(&s.parse::<serde_json::Number>().unwrap());
+        for keeps in [
+            "0",
+            "-0",
+            "0.0",
+            "1.5",
+            "-9007199254740991",
+            "1e307",
+            "9.99e307",
+            "1e-306",
+            "0.001e-300",
+            "123.456e2",
+        ] {
+            assert!(n(keeps), "{keeps}");
+        }
+        for changes in [
+            "9007199254740992",
+            "-9007199254740992",
+            "1e308",
+            "1e400",
+            "1e-400",
+            "0.0001e-305",
+            "1e99999999999999999999",
+        ] {
+            assert!(!n(changes), "{changes}");
+        }
     }
 
     #[test]
