@@ -43,6 +43,7 @@ mod error;
 mod event;
 mod headers;
 mod idempotency;
+mod json;
 mod origin;
 mod pricing;
 mod secret;

@@ -13,7 +13,8 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorKind, err};
-use crate::event::{number_survives_f64, parse_event, parse_strict_json};
+use crate::event::{check_envelope, number_survives_f64, refused};
+use crate::json::{Flags, LEAF, scan};
 use crate::pricing::{
     PrimarySource, build_source_amount, validate_create_payment, validate_source_amount,
 };
@@ -155,18 +156,7 @@ fn pack(verified: Verified, rewrite: bool) -> f64 {
 
 /// Checks a verified body as an event; true when JavaScript must use [`event_text`].
 fn check_event(body: &[u8]) -> Result<bool, Error> {
-    let event = parse_event(body)?;
-    Ok(event.envelope().values().any(needs_rewrite))
-}
-
-fn needs_rewrite(value: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match value {
-        Value::Number(n) => !number_survives_f64(n),
-        Value::Array(items) => items.iter().any(needs_rewrite),
-        Value::Object(map) => map.values().any(needs_rewrite),
-        _ => false,
-    }
+    check_envelope(body).map(|facts| facts.inexact)
 }
 
 fn rewrite(value: serde_json::Value) -> serde_json::Value {
@@ -184,7 +174,9 @@ fn rewrite(value: serde_json::Value) -> serde_json::Value {
 /// The verified event as JSON text in which every number a double cannot keep is a string.
 #[wasm_bindgen(js_name = eventText)]
 pub fn event_text(body: &[u8]) -> JsResult<String> {
-    let value = js(parse_strict_json(body))?;
+    js(scan(body, &LEAF, &Flags::default()).map_err(refused))?;
+    let value: serde_json::Value =
+        js(serde_json::from_slice(body).map_err(|_| Error::new(ErrorKind::EventNotJson)))?;
     js(serde_json::to_string(&rewrite(value)).map_err(|_| Error::new(ErrorKind::EventMalformed)))
 }
 
