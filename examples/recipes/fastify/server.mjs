@@ -1,0 +1,21 @@
+// Starts the Fastify recipe. Environment:
+//   CRYPTOPAY_WEBHOOK_SECRET              the signing Secret exactly as saved (required)
+//   TIMESTAMP_HEADER, SIGNATURE_HEADER    the delivery header names (required)
+//   MAX_SKEW_SECS (300)  PORT (8787; 0 picks a free one)  HOST (127.0.0.1)
+
+import { createApp } from './app.mjs';
+
+const env = process.env;
+if (!env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
+  console.error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER');
+  process.exit(2);
+}
+const app = createApp({
+  secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
+  maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
+  timestampHeader: env.TIMESTAMP_HEADER,
+  signatureHeader: env.SIGNATURE_HEADER,
+}, { logger: { level: 'warn' } });
+await app.listen({ port: Number(env.PORT ?? 8787), host: env.HOST ?? '127.0.0.1' });
+const { address, port } = app.server.address();
+console.log(`fastify recipe: listening on http://${address}:${port}/webhook`);

@@ -1,0 +1,22 @@
+// Starts the Hono recipe on Node. Environment:
+//   CRYPTOPAY_WEBHOOK_SECRET              the signing Secret exactly as saved (required)
+//   TIMESTAMP_HEADER, SIGNATURE_HEADER    the delivery header names (required)
+//   MAX_SKEW_SECS (300)  PORT (8787; 0 picks a free one)  HOST (127.0.0.1)
+
+import { serve } from '@hono/node-server';
+import { createApp } from './app.mjs';
+
+const env = process.env;
+if (!env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
+  console.error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER');
+  process.exit(2);
+}
+const app = createApp({
+  secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
+  maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
+  timestampHeader: env.TIMESTAMP_HEADER,
+  signatureHeader: env.SIGNATURE_HEADER,
+});
+serve({ fetch: app.fetch, port: Number(env.PORT ?? 8787), hostname: env.HOST ?? '127.0.0.1' }, (info) => {
+  console.log(`hono recipe: listening on http://${info.address}:${info.port}/webhook`);
+});

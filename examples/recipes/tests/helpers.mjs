@@ -1,0 +1,251 @@
+// Shared by the recipe tests: a copy of a recipe that imports the INSTALLED package, signed
+// deliveries, and the cases every recipe must answer the same way.
+//
+// Each recipe is copied to target/recipes-test/<name>/ with node_modules/cryptopay-verify
+// pointing at the package installed in CONSUMER_DIR (default target/consumer, filled by
+// `make consumer`); the frameworks resolve from the repository's node_modules above it.
+// The copy sits inside the repository on purpose: Next.js (Turbopack) only compiles files
+// inside its workspace root, found from the nearest lockfile (the repository's).
+
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import http from 'node:http';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { run, startServer } from '../../../tests/runtimes/lib.mjs';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const RECIPES = join(ROOT, 'examples', 'recipes');
+export const CONSUMER_DIR = resolve(ROOT, process.env.CONSUMER_DIR ?? join('target', 'consumer'));
+export const SCRATCH = join(ROOT, 'target', 'recipes-test');
+const INSTALLED = join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify');
+
+if (!existsSync(join(INSTALLED, 'package.json'))) {
+  throw new Error(`cryptopay-verify is not installed in ${CONSUMER_DIR}: run make consumer first`);
+}
+
+export const SECRET = `whsec_recipe_${randomBytes(12).toString('hex')}`;
+export const TS_HEADER = 'X-Webhook-Timestamp';
+export const SIG_HEADER = 'X-Webhook-Signature';
+/** What a recipe reads from its environment (Next.js, Express, Fastify, Hono). */
+export const RECIPE_ENV = {
+  CRYPTOPAY_WEBHOOK_SECRET: SECRET,
+  TIMESTAMP_HEADER: TS_HEADER,
+  SIGNATURE_HEADER: SIG_HEADER,
+  MAX_SKEW_SECS: '300',
+};
+
+const inside = (parent, child) => {
+  const rel = relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+};
+
+/**
+ * A fresh copy of examples/recipes/<name> in target/recipes-test/<as>, whose
+ * `import 'cryptopay-verify'` resolves to the installed package. Returns its folder.
+ */
+export function recipeCopy(name, as = name) {
+  const dir = join(SCRATCH, as);
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(join(RECIPES, name), dir, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|\.next|out|\.wrangler)$/.test(src),
+  });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  const installed = realpathSync(INSTALLED);
+  // A link when the installed package is inside the repository (so inside Turbopack's
+  // root), else a copy of the installed files.
+  if (inside(ROOT, installed)) symlinkSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
+  else cpSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true, dereference: true });
+  return dir;
+}
+
+/**
+ * Starts `node server.mjs` of a recipe copy on a free port (PORT=0); resolves once it prints
+ * `listening on <url>`. Returns { url, output, stop() }.
+ */
+export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000 } = {}) {
+  const server = startServer(process.execPath, ['server.mjs'], {
+    cwd: dir,
+    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
+  });
+  const deadline = Date.now() + timeoutMs;
+  let exited = null;
+  server.exited.then((how) => { exited = how; });
+  for (;;) {
+    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/.exec(server.output.stdout);
+    if (match) return { url: `${match[1]}/webhook`, output: server.output, stop: () => server.stop() };
+    if (exited || Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`${dir}/server.mjs did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
+        `${server.output.stdout}${server.output.stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const nowSecs = () => Math.floor(Date.now() / 1000);
+
+/** HMAC-SHA256 over `timestamp.body`, lowercase hex, with node:crypto (not the package). */
+export function sign(secret, timestamp, body) {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.from(`${timestamp}.`, 'utf8'))
+    .update(body)
+    .digest('hex');
+}
+
+/**
+ * A payment.updated body as the service might format it: spaced, with a \u escape and a
+ * status_version beyond 2^53 given as a JSON number. So JSON.parse + JSON.stringify never
+ * gives back the same bytes.
+ */
+export function eventBody({ eventId, paymentId, statusVersion, eventType = 'payment.updated', status = 'open' }) {
+  return Buffer.from(`{
+  "schema_version": "1",
+  "event_id": "${eventId}",
+  "event_type": "${eventType}",
+  "occurred_at": "2026-11-22T10:00:00Z",
+  "data": { "payment_id": "${paymentId}", "status_version": ${statusVersion}, "status": "${status}", "note": "caf\\u00e9 \u20ac" }
+}`, 'utf8');
+}
+
+/** POSTs raw bytes with exactly these header names (node:http keeps their case). */
+export function post(url, body, headers) {
+  return new Promise((resolvePromise, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+      timeout: 30_000,
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolvePromise({ status: res.statusCode, json, text });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A delivery signed now (or at `timestamp`) with `secret`; the standard header names. */
+export function deliver(url, body, { timestamp = nowSecs(), secret = SECRET, signBody = body, headers } = {}) {
+  const ts = String(timestamp);
+  return post(url, body, headers ?? { [TS_HEADER]: ts, [SIG_HEADER]: sign(secret, ts, signBody) });
+}
+
+const ok = (decision, eventId) => [200, { received: true, event_id: eventId, decision }];
+const rejected = (code) => [400, { error: code }];
+
+/**
+ * The deliveries every recipe answers the same way, in order (they share the receiver's
+ * state), as tests of the enclosing describe(). `webhookUrl()` gives the recipe's URL once
+ * it has started.
+ */
+export function deliveryTests(webhookUrl) {
+  const tag = randomBytes(4).toString('hex');
+  const payment = `pay_${tag}`;
+  const id = (n) => `evt_${tag}_${n}`;
+  const base = 2n ** 53n; // versions beyond what a JS number holds exactly
+  const v = (n) => String(base + BigInt(n));
+  const first = eventBody({ eventId: id(1), paymentId: payment, statusVersion: v(2) });
+  const same = async (response, [status, json]) => {
+    assert.deepEqual({ status: response.status, json: response.json }, { status, json }, response.text);
+  };
+
+  test('a valid delivery is verified and applied (2xx)', async () => {
+    const url = webhookUrl();
+    await same(await deliver(url, first), ok('apply', id(1)));
+  });
+  test('a tampered body with the original signature is rejected (400 signature_mismatch)', async () => {
+    const url = webhookUrl();
+    const tampered = Buffer.from(first.toString('utf8').replace('"status": "open"', '"status": "paid"'));
+    assert.notDeepEqual(tampered, first);
+    await same(await deliver(url, tampered, { signBody: first }), rejected('signature_mismatch'));
+  });
+  test('re-serialized JSON with the original signature is rejected (400 signature_mismatch)', async () => {
+    const url = webhookUrl();
+    const reserialized = Buffer.from(JSON.stringify(JSON.parse(first.toString('utf8'))));
+    assert.notDeepEqual(reserialized, first);
+    await same(await deliver(url, reserialized, { signBody: first }), rejected('signature_mismatch'));
+  });
+  test('the same event retried with a new timestamp and signature is a duplicate (2xx)', async () => {
+    const url = webhookUrl();
+    await same(await deliver(url, first, { timestamp: nowSecs() + 1 }), ok('duplicate', id(1)));
+  });
+  test('an older status_version (another event) is stale (2xx), not applied', async () => {
+    const url = webhookUrl();
+    const older = eventBody({ eventId: id(2), paymentId: payment, statusVersion: v(1), status: 'expired' });
+    await same(await deliver(url, older), ok('stale', id(2)));
+  });
+  test('a newer status_version is applied; an equal one afterwards is stale (exact beyond 2^53)', async () => {
+    const url = webhookUrl();
+    const newer = eventBody({ eventId: id(3), paymentId: payment, statusVersion: v(3), status: 'confirming' });
+    await same(await deliver(url, newer), ok('apply', id(3)));
+    const equal = eventBody({ eventId: id(4), paymentId: payment, statusVersion: v(3) });
+    await same(await deliver(url, equal), ok('stale', id(4)));
+  });
+  test('header names in another case are read', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(5), paymentId: `${payment}_b`, statusVersion: 1 });
+    const ts = String(nowSecs());
+    const response = await post(url, body, {
+      [TS_HEADER.toUpperCase()]: ts,
+      [SIG_HEADER.toLowerCase()]: sign(SECRET, ts, body),
+    });
+    await same(response, ok('apply', id(5)));
+  });
+  test('a delivery signed with another secret is rejected (400 signature_mismatch)', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(6), paymentId: payment, statusVersion: v(9) });
+    await same(await deliver(url, body, { secret: `${SECRET}_other` }), rejected('signature_mismatch'));
+  });
+  test('an authentic delivery outside the skew is rejected (400 timestamp_too_old)', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(7), paymentId: payment, statusVersion: v(9) });
+    await same(await deliver(url, body, { timestamp: nowSecs() - 3600 }), rejected('timestamp_too_old'));
+  });
+  test('a delivery without the signature header is rejected (400 signature_missing)', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(8), paymentId: payment, statusVersion: v(9) });
+    await same(await post(url, body, { [TS_HEADER]: String(nowSecs()) }), rejected('signature_missing'));
+  });
+  test('an authentic event of an unknown type is acknowledged and ignored (2xx)', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(9), paymentId: payment, statusVersion: v(9), eventType: 'payment.refunded' });
+    await same(await deliver(url, body), [200, { received: true, ignored: 'event_type_unknown' }]);
+  });
+  test('after all that, the stored version is still the newest: an older one is stale', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(10), paymentId: payment, statusVersion: v(2) });
+    await same(await deliver(url, body), ok('stale', id(10)));
+  });
+  test('the package\'s conformance kit finds every receiver rule kept', async () => {
+    const cli = join(CONSUMER_DIR, 'node_modules', '.bin', 'cryptopay-verify');
+    const result = await run(cli, ['conformance', '--url', webhookUrl(), '--secret-env', 'CPV_RECIPE_SECRET',
+      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json'], {
+      env: { ...process.env, CPV_RECIPE_SECRET: SECRET },
+      timeoutMs: 60_000,
+    });
+    let rules;
+    try {
+      rules = JSON.parse(result.stdout);
+    } catch {
+      assert.fail(`conformance printed no JSON (exit ${result.code}):\n${result.stdout}${result.stderr}`);
+    }
+    assert.deepEqual(rules.filter((r) => !r.pass), [], 'broken rules');
+    assert.equal(rules.length, 12);
+    assert.equal(result.code, 0, result.stderr);
+  });
+}

@@ -1,0 +1,274 @@
+// The playground's logic: four forms over the package's browser entry. Nothing is sent or
+// stored: no fetch but the package's own .wasm (init), no storage, no cookies.
+
+import {
+  CryptoPayError,
+  buildSourceAmount,
+  fromAmountRaw,
+  hostedCheckoutUrl,
+  init,
+  signWebhook,
+  toAmountRaw,
+  validateSourceAmount,
+  verifyWebhook,
+} from 'cryptopay-verify';
+
+const $ = (id) => document.getElementById(id);
+const nowSecs = () => Math.floor(Date.now() / 1000);
+
+// Codes reported after the signature verified: the delivery is authentic, its event is not usable.
+const EVENT_CODES = new Set(['event_not_json', 'event_malformed', 'event_duplicate_key', 'event_type_unknown', 'status_version_invalid']);
+
+/** Builds an element: h('p', { class: 'x' }, 'text', child, ...). */
+function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  element.append(...children.filter((c) => c !== null && c !== undefined));
+  return element;
+}
+const code = (text) => h('code', {}, text);
+
+/** Replaces a result region's content (its live region announces it). */
+function show(region, kind, ...children) {
+  region.dataset.state = kind;
+  region.replaceChildren(...children);
+}
+
+/** A package error as the page shows it: the stable code, then the message as the hint. */
+function showError(region, error, lead = 'Rejected') {
+  if (!(error instanceof CryptoPayError)) throw error;
+  const hint = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message;
+  show(region, 'error',
+    h('p', { class: 'verdict' }, h('strong', {}, `${lead}: `), h('code', { class: 'error-code' }, error.code)),
+    h('p', { class: 'error-hint' }, hint));
+}
+
+/** A problem found by the page itself (not JSON, a missing field), before calling the package. */
+function showInputProblem(region, what, detail) {
+  show(region, 'error', h('p', { class: 'verdict' }, h('strong', {}, `${what}`)), h('p', { class: 'error-hint' }, detail));
+}
+
+function definitionList(rows) {
+  return h('dl', { class: 'facts' }, ...rows.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+}
+
+/** Digits as a number (what the package then checks); empty stays empty. */
+function integerField(input) {
+  const text = input.value.trim();
+  return text === '' ? undefined : (/^\d+$/.test(text) ? Number(text) : Number.NaN);
+}
+
+function parseJson(text, what, region) {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    showInputProblem(region, `The ${what} is not JSON`, String(error.message));
+    return null;
+  }
+}
+
+// 1. Verify a delivery ---------------------------------------------------------------------
+
+function secretsFromForm() {
+  const active = $('v-secret').value;
+  const pending = $('v-pending').value;
+  const retiring = $('v-retiring').value;
+  if (!pending && !retiring) return active;
+  const secrets = [{ secret: active, kind: 'active' }];
+  if (pending) secrets.push({ secret: pending, kind: 'pending' });
+  if (retiring) secrets.push({ secret: retiring, kind: 'retiring', acceptUntilSecs: integerField($('v-retiring-until')) });
+  return secrets;
+}
+
+function verify() {
+  const region = $('verify-result');
+  const now = integerField($('v-now')) ?? nowSecs();
+  try {
+    const { event, matchedSecret, timestamp } = verifyWebhook({
+      body: $('v-body').value,
+      timestamp: $('v-timestamp').value,
+      signature: $('v-signature').value,
+      secrets: secretsFromForm(),
+      nowSecs: now,
+      maxSkewSecs: integerField($('v-skew')) ?? Number.NaN,
+    });
+    show(region, 'ok',
+      h('p', { class: 'verdict' }, h('strong', {}, 'Verified.'), ' Signed with the ', h('strong', { class: 'matched' }, matchedSecret),
+        ' secret, at ', new Date(timestamp * 1000).toISOString(), ` (${age(now - timestamp)}).`),
+      definitionList([
+        ['Matched secret', h('span', { 'data-field': 'matchedSecret' }, matchedSecret)],
+        ['event_id', code(event.eventId)],
+        ['event_type', code(event.eventType)],
+        ['payment_id', code(event.paymentId)],
+        ['status_version', code(event.statusVersion)],
+        ['occurred_at', code(String(event.occurredAt))],
+      ]),
+      h('details', { open: '' }, h('summary', {}, 'Parsed event'), h('pre', { tabindex: '0' }, JSON.stringify(event, null, 2))),
+      h('p', { class: 'hint' }, 'A verified event is facts to record, never a payment receipt: fulfil from GET /v1/payments/{payment_id}.'));
+  } catch (error) {
+    showError(region, error, EVENT_CODES.has(error?.code) ? 'Authentic, but the event is not usable' : 'Rejected');
+  }
+}
+
+function age(seconds) {
+  if (seconds === 0) return 'now';
+  return seconds > 0 ? `${seconds} s before now` : `${-seconds} s after now`;
+}
+
+const EXAMPLE_SECRET = 'whsec_playground_test_only';
+
+function fillVerifyExample() {
+  const timestamp = String(nowSecs());
+  const body = `${JSON.stringify({
+    schema_version: '1',
+    event_id: 'evt_playground_1',
+    event_type: 'payment.updated',
+    occurred_at: new Date(Number(timestamp) * 1000).toISOString(),
+    data: { payment_id: 'pay_playground_1', status_version: 7, status: 'open' },
+  }, null, 2)}\n`;
+  $('v-timestamp').value = timestamp;
+  $('v-body').value = body;
+  $('v-secret').value = EXAMPLE_SECRET;
+  $('v-signature').value = signWebhook({ secret: EXAMPLE_SECRET, timestamp, body });
+  $('v-now').value = '';
+  show($('verify-result'), 'info', h('p', {}, 'A delivery signed now with the test secret ', code(EXAMPLE_SECRET),
+    '. Verify it, then change one character of the body or the secret.'));
+}
+
+// 2. Amounts ---------------------------------------------------------------------------------
+
+function convert(direction) {
+  const region = $('amounts-result');
+  const decimals = integerField($('a-decimals')) ?? Number.NaN;
+  try {
+    if (direction === 'to-raw') {
+      const raw = toAmountRaw($('a-decimal').value.trim(), decimals);
+      $('a-raw').value = raw;
+      show(region, 'ok', h('p', { class: 'verdict' }, code($('a-decimal').value.trim()), ' at ', String(decimals),
+        ' decimals is amount_raw ', h('strong', { class: 'value' }, raw), '.'));
+    } else {
+      const decimal = fromAmountRaw($('a-raw').value.trim(), decimals);
+      $('a-decimal').value = decimal;
+      show(region, 'ok', h('p', { class: 'verdict' }, 'amount_raw ', code($('a-raw').value.trim()), ' at ', String(decimals),
+        ' decimals is ', h('strong', { class: 'value' }, decimal), '.'));
+    }
+  } catch (error) {
+    showError(region, error, 'Not converted');
+  }
+}
+
+// 3. SourceAmount ----------------------------------------------------------------------------
+
+function storeSource(region) {
+  const store = parseJson($('s-store').value, 'store response', region);
+  if (!store) return null;
+  const source = store.value?.primary_source;
+  if (source === undefined) {
+    showInputProblem(region, 'No primary_source in the store response',
+      'Paste the whole JSON body of GET /v1/store: it has a primary_source object with kind, ref and decimals.');
+    return null;
+  }
+  return source;
+}
+
+function checkSource(action) {
+  const region = $('source-result');
+  const primarySource = storeSource(region);
+  if (!primarySource) return;
+  try {
+    if (action === 'build') {
+      const sourceAmount = buildSourceAmount({ primarySource, amount: $('s-decimal').value.trim() });
+      $('s-amount').value = JSON.stringify(sourceAmount, null, 2);
+    }
+    const parsed = parseJson($('s-amount').value, 'SourceAmount', region);
+    if (!parsed) return;
+    validateSourceAmount(parsed.value, primarySource);
+    const { kind, amount_raw: raw } = parsed.value;
+    const unit = kind === 'fiat' ? parsed.value.currency : parsed.value.pricing_ref;
+    show(region, 'ok',
+      h('p', { class: 'verdict' }, h('strong', {}, action === 'build' ? 'Built, and it matches' : 'It matches'),
+        ' the store\'s primary source (', code(`${primarySource.kind} ${primarySource.ref}`), ', ', String(primarySource.decimals), ' decimals).'),
+      definitionList([
+        ['kind', code(kind)],
+        [kind === 'fiat' ? 'currency' : 'pricing_ref', code(unit)],
+        ['amount_raw', code(raw)],
+        ['amount', h('strong', { class: 'value' }, `${fromAmountRaw(raw, primarySource.decimals)} ${unit}`)],
+      ]));
+  } catch (error) {
+    showError(region, error, 'Does not match');
+  }
+}
+
+function fillSourceExample() {
+  $('s-store').value = JSON.stringify({ primary_source: { kind: 'fiat', ref: 'EUR', decimals: 2 } }, null, 2);
+  $('s-amount').value = JSON.stringify({ kind: 'fiat', currency: 'EUR', amount_raw: '12800' }, null, 2);
+  $('s-decimal').value = '128.00';
+  show($('source-result'), 'info', h('p', {}, 'An example store priced in EUR. Check it, or try kind crypto, a pricing_ref that is a token address, or a different currency.'));
+}
+
+// 4. Checkout URL ----------------------------------------------------------------------------
+
+function checkoutUrl() {
+  const region = $('checkout-result');
+  try {
+    const url = hostedCheckoutUrl($('c-origin').value.trim(), $('c-payment').value.trim());
+    show(region, 'ok',
+      h('p', { class: 'verdict' }, h('strong', {}, 'Hosted checkout URL:')),
+      h('p', {}, h('code', { class: 'url', 'data-field': 'url' }, url)),
+      h('p', { class: 'hint' }, 'Open it for the customer (a link or a redirect). It starts checkout; it is not a payment receipt.'));
+  } catch (error) {
+    showError(region, error, 'No URL');
+  }
+}
+
+// Wiring -------------------------------------------------------------------------------------
+
+function onSubmit(formId, handler) {
+  $(formId).addEventListener('submit', (event) => {
+    event.preventDefault(); // never a navigation: nothing typed here may end up in a URL
+    handler(event.submitter);
+  });
+}
+
+function wire() {
+  onSubmit('verify-form', verify);
+  onSubmit('amounts-form', (submitter) => convert(submitter?.value === 'to-decimal' ? 'to-decimal' : 'to-raw'));
+  // Enter in the amount_raw field converts from it (the form's default button converts to it).
+  $('a-raw').addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.isComposing) return;
+    event.preventDefault();
+    if (!$('amounts-form').querySelector('button[type=submit]').disabled) convert('to-decimal');
+  });
+  onSubmit('source-form', (submitter) => checkSource(submitter?.value === 'build' ? 'build' : 'check'));
+  onSubmit('checkout-form', checkoutUrl);
+  $('v-example').addEventListener('click', fillVerifyExample);
+  $('s-example').addEventListener('click', fillSourceExample);
+  $('v-now-button').addEventListener('click', () => { $('v-now').value = String(nowSecs()); });
+  for (const button of document.querySelectorAll('[data-reveal]')) {
+    button.addEventListener('click', () => {
+      const input = $(button.dataset.reveal);
+      const reveal = input.type === 'password';
+      input.type = reveal ? 'text' : 'password';
+      button.setAttribute('aria-pressed', String(reveal));
+      button.textContent = reveal ? 'Hide' : 'Show';
+    });
+  }
+}
+
+async function start() {
+  const status = $('status');
+  wire();
+  try {
+    await init(); // fetches the .wasm next to the package's files
+  } catch (error) {
+    status.dataset.state = 'error';
+    status.textContent = `The verifier could not be loaded: ${error.message}`;
+    return;
+  }
+  for (const button of document.querySelectorAll('button[disabled]')) button.disabled = false;
+  status.dataset.state = 'ready';
+  status.textContent = 'Ready: the verifier runs in this page.';
+  document.documentElement.dataset.ready = 'true';
+}
+
+start();
