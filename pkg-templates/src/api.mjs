@@ -9,6 +9,7 @@
 const KINDS = ['active', 'pending', 'retiring'];
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_SECRETS = 4;
 // Body states passed to the core, which reports them at their place in the order of checks.
 const BODY_RAW = 0;
 const BODY_OVERSIZED = 1;
@@ -111,7 +112,12 @@ function readBody(body, limit) {
     if (body.length > limit) return [EMPTY, BODY_OVERSIZED];
     bytes = encoder.encode(body);
   } else if (ArrayBuffer.isView(body)) {
-    bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    try {
+      bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      bytes.slice(0, 0); // throws for a view over a detached or shrunk buffer
+    } catch {
+      return [EMPTY, BODY_NOT_RAW];
+    }
   } else if (tag(body) === '[object ArrayBuffer]' || tag(body) === '[object SharedArrayBuffer]') {
     try {
       bytes = new Uint8Array(body);
@@ -133,9 +139,16 @@ function bodyBytes(body, limit = Infinity) {
   return bytes;
 }
 
+// The longest header value the core reads (the signature's limit, 1024 bytes): anything
+// longer is refused there without being copied into wasm memory in full.
+const MAX_HEADER_VALUE = 1024;
+const BLANK = /^[ \t]*$/;
+
 function headerValue(value) {
   if (value === undefined || value === null) return '';
-  return typeof value === 'string' ? value : NEVER_WELL_FORMED;
+  if (typeof value !== 'string') return NEVER_WELL_FORMED;
+  if (value.length <= MAX_HEADER_VALUE) return value;
+  return BLANK.test(value) ? '' : NEVER_WELL_FORMED;
 }
 
 // secrets: a string, or an array of { secret, kind, acceptUntilSecs? }.
@@ -146,6 +159,7 @@ function secretLists(secrets) {
     return [[secrets], ['active'], [-1]];
   }
   if (!Array.isArray(secrets)) throw fail('invalid_argument', shape);
+  if (secrets.length > MAX_SECRETS) throw fail('invalid_argument', 'a secret set holds at most 4 entries');
   const list = [];
   const kinds = [];
   const until = [];
@@ -211,9 +225,17 @@ export function verifyWebhook(input) {
 }
 
 /** A verifier keyed once and reused for every delivery. */
-export class Verifier {
+class Verifier {
   #raw;
   #limit;
+
+  // A method called on something else (detached from its Verifier, or on the prototype).
+  static #own(receiver, method) {
+    if (receiver === null || typeof receiver !== 'object' || !(#raw in receiver)) {
+      throw fail('invalid_argument', `${method} must be called on a Verifier (keep it as verifier.${method}(...))`);
+    }
+    return receiver;
+  }
 
   constructor(init) {
     assertReady();
@@ -239,15 +261,16 @@ export class Verifier {
   }
 
   verifySignature(input) {
-    return this.#verify(input, 'verifySignature', false);
+    return Verifier.#own(this, 'verifySignature').#verify(input, 'verifySignature', false);
   }
 
   verifyWebhook(input) {
-    return this.#verify(input, 'verifyWebhook', true);
+    return Verifier.#own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
   }
 
   /** Releases the keyed state now (it is also reclaimed when garbage-collected). */
   free() {
+    Verifier.#own(this, 'free');
     if (this.#raw !== null) {
       this.#raw.free();
       this.#raw = null;
@@ -258,18 +281,36 @@ if (typeof Symbol.dispose === 'symbol') {
   Verifier.prototype[Symbol.dispose] = Verifier.prototype.free;
 }
 
+// Exported behind a Proxy only so that calling it without `new` is a CryptoPayError too.
+const VerifierExport = new Proxy(Verifier, {
+  apply() {
+    throw fail('invalid_argument', 'Verifier is a class: create it with new Verifier({ secrets, maxSkewSecs })');
+  },
+});
+export { VerifierExport as Verifier };
+
 // Turns any header container into parallel name and value lists.
 function headerLists(headers) {
   const names = [];
   const values = [];
+  const bad = () => fail('invalid_argument', 'a header name must be a string, and its value a string or an array of strings');
+  const text = (v) => {
+    if (typeof v !== 'string') throw bad();
+    // HTTP headers hold bytes: a lone surrogate can only come from a broken container.
+    if (!wellFormed(v)) throw fail('invalid_argument', 'a header name or value holds a lone UTF-16 surrogate');
+    return v;
+  };
   const add = (name, value) => {
     if (value === undefined || value === null) return;
     if (Array.isArray(value)) {
-      for (const v of value) add(name, v);
+      for (const v of value) {
+        names.push(text(name));
+        values.push(text(v));
+      }
       return;
     }
-    names.push(String(name));
-    values.push(typeof value === 'string' ? value : String(value));
+    names.push(text(name));
+    values.push(typeof value === 'number' ? String(value) : text(value));
   };
   const kind = tag(headers);
   if (kind === '[object Map]') {

@@ -1,0 +1,236 @@
+// Differential test of the INSTALLED package (its ESM entry; CONSUMER_DIR, default
+// target/consumer) against Python's hmac and node:crypto (part a) and stripe-node (part b).
+//
+//   python3 tests/differential/generate.py target/differential
+//   node tests/differential/run.mjs target/differential
+//
+// (a) For every case of cases.bin: node:crypto's HMAC equals Python's; signWebhook gives the
+//     same tag; verifySignature accepts Python's tag (in one of four spellings: lowercase hex,
+//     uppercase hex, base64, v1=hex) with the right timestamp; the tag with one bit flipped and
+//     the body with one bit flipped are both signature_mismatch.
+// (b) For every case of stripe.jsonl (valid UTF-8 bodies, canonical timestamps, skew within the
+//     tolerance): stripe's verifyHeader and the package both accept `t=<ts>,v1=<hex>`; stripe's
+//     generateTestHeaderString writes that very header; on JSON bodies stripe's constructEvent
+//     and the package's verifyWebhook give the same parsed object; at now = ts + tolerance both
+//     accept and one second later both reject; a tampered body both reject.
+// Ends with "N passed, M failed" (cases); exit status 1 when anything failed.
+
+import { readFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { join, resolve } from 'node:path';
+import Stripe from 'stripe';
+import { esm as api } from '../js/package-under-test.mjs';
+
+const dir = resolve(process.argv[2] ?? join('target', 'differential'));
+const started = Date.now();
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// A small deterministic generator for the bit flips (seeded from the cases' seed).
+function xorshift(seed) {
+  let x = BigInt.asUintN(64, BigInt(seed) ^ 0x9e3779b97f4a7c15n) || 1n;
+  return (n) => {
+    x ^= x << 13n;
+    x &= 0xffffffffffffffffn;
+    x ^= x >> 7n;
+    x ^= x << 17n;
+    x &= 0xffffffffffffffffn;
+    return Number(x % BigInt(n));
+  };
+}
+
+function codeOf(fn) {
+  try {
+    fn();
+    return 'ok';
+  } catch (error) {
+    return error instanceof api.CryptoPayError ? error.code : `${error?.constructor?.name}: ${error?.message}`;
+  }
+}
+
+const hex = (bytes) => Buffer.from(bytes).toString('hex');
+const failures = [];
+function fail(part, index, what, detail) {
+  if (failures.length < 20) failures.push(`${part} case ${index}: ${what}${detail ? ` (${detail})` : ''}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// (a) Python hmac, node:crypto and the package on arbitrary bytes
+
+function partA() {
+  const data = readFileSync(join(dir, 'cases.bin'));
+  if (data.subarray(0, 8).toString('latin1') !== 'CPVDIFF1') throw new Error(`${dir}/cases.bin: not a differential case file`);
+  const count = data.readUInt32LE(8);
+  const seed = data.readBigUInt64LE(12);
+  const random = xorshift(seed);
+  const tally = { cases: 0, passed: 0, nodeCrypto: 0, signWebhook: 0, accepted: 0, tagFlipRejected: 0, bodyFlipRejected: 0, bodyFlips: 0 };
+  let at = 20;
+  for (let i = 0; i < count; i += 1) {
+    const secretBytes = data.subarray(at + 1, at + 1 + data[at]);
+    at += 1 + data[at];
+    const ts = data.toString('latin1', at + 1, at + 1 + data[at]);
+    at += 1 + data[at];
+    const bodyLength = data.readUInt16LE(at);
+    const body = new Uint8Array(data.buffer, data.byteOffset + at + 2, bodyLength);
+    at += 2 + bodyLength;
+    const nowSecs = Number(data.readBigUInt64LE(at));
+    const maxSkewSecs = data.readUInt32LE(at + 8);
+    const pyTag = data.subarray(at + 12, at + 44);
+    at += 44;
+
+    tally.cases += 1;
+    let ok = true;
+    const check = (condition, what, detail) => {
+      if (!condition) {
+        ok = false;
+        fail('(a)', i, what, detail);
+      }
+      return condition;
+    };
+    const secret = utf8.decode(secretBytes); // valid UTF-8 by construction
+    const nodeTag = createHmac('sha256', secretBytes).update(`${ts}.`, 'latin1').update(body).digest();
+    if (check(nodeTag.equals(pyTag), 'node:crypto HMAC differs from Python', `secret ${hex(secretBytes)} ts ${ts}`)) tally.nodeCrypto += 1;
+
+    let signed;
+    try {
+      signed = api.signWebhook({ secret, timestamp: ts, body });
+    } catch (error) {
+      signed = `${error.code}`;
+    }
+    if (check(signed === hex(pyTag), 'signWebhook differs from Python', `got ${signed}`)) tally.signWebhook += 1;
+
+    const spellings = [hex(pyTag), hex(pyTag).toUpperCase(), Buffer.from(pyTag).toString('base64'), `v1=${hex(pyTag)}`];
+    const input = { body, timestamp: ts, signature: spellings[i % 4], secrets: secret, nowSecs, maxSkewSecs };
+    let verified;
+    try {
+      verified = api.verifySignature(input);
+    } catch (error) {
+      verified = error;
+    }
+    if (check(verified?.matchedSecret === 'active' && verified.timestamp === Number(ts), 'verifySignature refused Python\'s tag',
+      verified instanceof Error ? verified.code ?? verified.message : JSON.stringify(verified))) {
+      tally.accepted += 1;
+    }
+
+    const flipped = Buffer.from(pyTag);
+    const bit = random(256);
+    flipped[bit >> 3] ^= 1 << (bit & 7);
+    const tagCode = codeOf(() => api.verifySignature({ ...input, signature: hex(flipped) }));
+    if (check(tagCode === 'signature_mismatch', 'a tag with one bit flipped was not signature_mismatch', `bit ${bit}: ${tagCode}`)) {
+      tally.tagFlipRejected += 1;
+    }
+
+    if (body.length > 0) {
+      tally.bodyFlips += 1;
+      const tampered = Uint8Array.from(body);
+      const bodyBit = random(body.length * 8);
+      tampered[bodyBit >> 3] ^= 1 << (bodyBit & 7);
+      const bodyCode = codeOf(() => api.verifySignature({ ...input, body: tampered }));
+      if (check(bodyCode === 'signature_mismatch', 'a body with one bit flipped was not signature_mismatch', `bit ${bodyBit}: ${bodyCode}`)) {
+        tally.bodyFlipRejected += 1;
+      }
+    }
+    if (ok) tally.passed += 1;
+  }
+  if (at !== data.length) throw new Error(`cases.bin: ${data.length - at} bytes left over`);
+  return { ...tally, seed };
+}
+
+// ---------------------------------------------------------------------------------------
+// (b) stripe-node as an oracle on its agreed subset
+
+function partB() {
+  const stripe = new Stripe('sk_test_differential_not_a_key');
+  const lines = readFileSync(join(dir, 'stripe.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const tally = { cases: 0, passed: 0, bothAccept: 0, sameHeader: 0, sameTag: 0, sameEvent: 0, jsonCases: 0, boundary: 0, tamperedBothReject: 0 };
+  const stripeAccepts = (body, header, secret, tol, now) => {
+    try {
+      return stripe.webhooks.signature.verifyHeader(body, header, secret, tol, undefined, now * 1000) === true;
+    } catch (error) {
+      if (error?.type === 'StripeSignatureVerificationError') return false;
+      throw error;
+    }
+  };
+  lines.forEach((line, i) => {
+    const c = JSON.parse(line);
+    tally.cases += 1;
+    let ok = true;
+    const check = (condition, what, detail) => {
+      if (!condition) {
+        ok = false;
+        fail('(b)', i, what, detail);
+      }
+      return condition;
+    };
+    const header = `t=${c.ts},v1=${c.mac}`;
+    const input = { body: c.body, timestamp: c.ts, signature: header, secrets: c.secret, nowSecs: c.now, maxSkewSecs: c.tol };
+    const ours = codeOf(() => api.verifySignature(input));
+    const theirs = stripeAccepts(c.body, header, c.secret, c.tol, c.now);
+    if (check(ours === 'ok' && theirs, 'not both accepted', `package ${ours}, stripe ${theirs}`)) tally.bothAccept += 1;
+
+    const generated = stripe.webhooks.generateTestHeaderString({ payload: c.body, secret: c.secret, timestamp: Number(c.ts) });
+    if (check(generated === header, 'stripe writes another header than Python', generated)) tally.sameHeader += 1;
+    const signed = codeOf(() => {
+      if (api.signWebhook({ secret: c.secret, timestamp: c.ts, body: c.body }) !== c.mac) throw new Error('differs');
+    });
+    if (check(signed === 'ok', 'signWebhook differs from Python and stripe', signed)) tally.sameTag += 1;
+
+    if (c.json) {
+      tally.jsonCases += 1;
+      let theirEvent;
+      let ourEvent;
+      try {
+        theirEvent = stripe.webhooks.constructEvent(c.body, header, c.secret, c.tol, undefined, c.now * 1000);
+        ourEvent = api.verifyWebhook(input).event.envelope;
+      } catch (error) {
+        theirEvent = error;
+      }
+      if (check(isDeepStrictEqual(ourEvent, theirEvent), 'constructEvent and verifyWebhook disagree on the event')) tally.sameEvent += 1;
+    }
+
+    // The past-side boundary: at ts + tol both accept, one second later both reject.
+    const edge = Number(c.ts) + c.tol;
+    const atEdge = codeOf(() => api.verifySignature({ ...input, nowSecs: edge }));
+    const pastEdge = codeOf(() => api.verifySignature({ ...input, nowSecs: edge + 1 }));
+    if (check(atEdge === 'ok' && stripeAccepts(c.body, header, c.secret, c.tol, edge)
+      && pastEdge === 'timestamp_too_old' && !stripeAccepts(c.body, header, c.secret, c.tol, edge + 1),
+    'disagreement at the tolerance boundary', `package ${atEdge}/${pastEdge}`)) tally.boundary += 1;
+
+    // A tampered body: one character changed (still valid UTF-8).
+    const chars = [...c.body];
+    const k = i % chars.length;
+    chars[k] = chars[k] === 'a' ? 'b' : 'a';
+    const tampered = chars.join('');
+    const oursTampered = codeOf(() => api.verifySignature({ ...input, body: tampered }));
+    const theirsTampered = stripeAccepts(tampered, header, c.secret, c.tol, c.now);
+    if (check(oursTampered === 'signature_mismatch' && !theirsTampered, 'a tampered body was not rejected by both',
+      `package ${oursTampered}, stripe ${theirsTampered}`)) tally.tamperedBothReject += 1;
+    if (ok) tally.passed += 1;
+  });
+  return tally;
+}
+
+const a = partA();
+const aDone = Date.now();
+const b = partB();
+const seconds = (ms) => (ms / 1000).toFixed(1);
+
+console.log(`(a) seed ${a.seed}: ${a.cases} cases (secrets 1-200 UTF-8 bytes, bodies 0-4096 arbitrary bytes) in ${seconds(aDone - started)} s`);
+console.log(`    node:crypto HMAC == Python hmac: ${a.nodeCrypto}/${a.cases}`);
+console.log(`    signWebhook == Python hmac: ${a.signWebhook}/${a.cases}`);
+console.log(`    verifySignature accepts Python's tag: ${a.accepted}/${a.cases}`);
+console.log(`    one tag bit flipped -> signature_mismatch: ${a.tagFlipRejected}/${a.cases}`);
+console.log(`    one body bit flipped -> signature_mismatch: ${a.bodyFlipRejected}/${a.bodyFlips}`);
+console.log(`(b) ${b.cases} cases against stripe ${Stripe.PACKAGE_VERSION ?? ''} (valid UTF-8 bodies, ${b.jsonCases} of them JSON events) in ${seconds(Date.now() - aDone)} s`);
+console.log(`    both accept t=<ts>,v1=<hex>: ${b.bothAccept}/${b.cases}`);
+console.log(`    stripe's generateTestHeaderString == Python's header: ${b.sameHeader}/${b.cases}`);
+console.log(`    signWebhook == Python == stripe: ${b.sameTag}/${b.cases}`);
+console.log(`    constructEvent == verifyWebhook event: ${b.sameEvent}/${b.jsonCases}`);
+console.log(`    tolerance boundary (ts+tol both accept, +1 both reject): ${b.boundary}/${b.cases}`);
+console.log(`    tampered body rejected by both: ${b.tamperedBothReject}/${b.cases}`);
+for (const line of failures) console.log(`FAIL ${line}`);
+const passed = a.passed + b.passed;
+const failed = a.cases - a.passed + (b.cases - b.passed);
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 && a.cases >= 100000 && b.cases >= 10000 ? 0 : 1;
+if (failed === 0 && (a.cases < 100000 || b.cases < 10000)) console.log('too few cases: (a) needs >= 100000, (b) >= 10000');
