@@ -1,0 +1,76 @@
+// Where the time of one call goes: the same deliveries through each layer of the package
+// separately (raw wasm exports, the wasm-bindgen glue, the public API), next to node:crypto's
+// parts. Uses the package's internals (the glue module and the instance's exports), for
+// measurement only; a row is skipped when the installed build does not have what it needs.
+
+import { createHash, createHmac } from 'node:crypto';
+import { MAX_SKEW_SECS, SECRET } from './inputs.mjs';
+
+const nowSecs = () => Math.floor(Date.now() / 1000);
+const SECRET_BYTES = Buffer.from(SECRET, 'utf8');
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export const BREAKDOWN = [
+  { id: 'node', label: 'node:crypto reference (headers + HMAC + compare)' },
+  { id: 'node.hmac', label: 'node:crypto `createHmac(...).update x3.digest()` only' },
+  { id: 'node.sha256', label: 'node:crypto `createHash(sha256)` of the body only' },
+  { id: 'wasm.malloc+free', perBody: false, label: 'empty wasm round trip: raw `__wbindgen_malloc` + `__wbindgen_free` exports' },
+  { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `classifyDeliveryResponse(200)` (number in, string out)' },
+  { id: 'wasm.copyBody', label: 'copy the body into wasm memory (malloc + `Uint8Array.set` + free)' },
+  { id: 'glue.fingerprint', label: 'glue `requestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
+  { id: 'glue.RawVerifier', label: 'glue `RawVerifier.verify(..., parse=false)`: no public-API layer' },
+  { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
+  { id: 'glue.RawVerifier+parse', label: 'glue `RawVerifier.verify(..., parse=true)`: + Rust strict parse' },
+  { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: Rust strict parse only (copy + serde_json)' },
+  { id: 'js.parse', label: '`JSON.parse(TextDecoder.decode(body))`: the JS parse verifyWebhook adds' },
+  { id: 'api.V.verifyWebhook', label: 'public `Verifier.verifyWebhook`' },
+];
+
+export function breakdownFns(pkg, inp) {
+  const { api, glue, wasm } = pkg;
+  const { body, timestamp, ours } = inp;
+  const fns = {};
+  fns.node = () => {
+    const expected = Buffer.from(ours.slice(3), 'hex');
+    const ts = Number(timestamp);
+    if (Math.abs(nowSecs() - ts) > MAX_SKEW_SECS) return false;
+    const mac = createHmac('sha256', SECRET_BYTES).update(timestamp).update('.').update(body).digest();
+    return mac.equals(expected);
+  };
+  fns['node.hmac'] = () => createHmac('sha256', SECRET_BYTES).update(timestamp).update('.').update(body).digest();
+  fns['node.sha256'] = () => createHash('sha256').update(body).digest();
+  if (wasm?.__wbindgen_malloc && wasm?.__wbindgen_free) {
+    fns['wasm.malloc+free'] = () => {
+      const p = wasm.__wbindgen_malloc(64, 1);
+      wasm.__wbindgen_free(p, 64, 1);
+      return true;
+    };
+    fns['wasm.copyBody'] = () => {
+      const p = wasm.__wbindgen_malloc(body.length, 1) >>> 0;
+      new Uint8Array(wasm.memory.buffer, p, body.length).set(body);
+      wasm.__wbindgen_free(p, body.length, 1);
+      return true;
+    };
+  }
+  if (typeof glue?.classifyDeliveryResponse === 'function') fns['glue.classify'] = () => glue.classifyDeliveryResponse(200);
+  if (typeof glue?.requestFingerprint === 'function') fns['glue.fingerprint'] = () => glue.requestFingerprint(body);
+  if (typeof glue?.RawVerifier === 'function') {
+    let raw = null;
+    try {
+      raw = new glue.RawVerifier([SECRET], ['active'], [-1], MAX_SKEW_SECS, 4 * 1024 * 1024);
+    } catch {
+      raw = null; // another internal signature: skip these rows
+    }
+    if (raw) {
+      fns['glue.RawVerifier'] = () => raw.verify(body, 0, timestamp, ours, nowSecs(), false);
+      fns['glue.RawVerifier+parse'] = () => raw.verify(body, 0, timestamp, ours, nowSecs(), true) + 1;
+    }
+  }
+  if (typeof glue?.checkEvent === 'function') fns['glue.checkEvent'] = () => glue.checkEvent(body) + 1;
+  fns['js.parse'] = () => JSON.parse(decoder.decode(body));
+  const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS });
+  const delivery = () => ({ body, timestamp, signature: ours, nowSecs: nowSecs() });
+  fns['api.V.verifySignature'] = () => verifier.verifySignature(delivery());
+  fns['api.V.verifyWebhook'] = () => verifier.verifyWebhook(delivery());
+  return fns;
+}

@@ -1,0 +1,560 @@
+// `make bench`: runs every measurement of the harness, one after the other (never two at a
+// time: the machine is shared), and writes bench/RESULTS.md.
+//
+//   node bench/run.mjs            full run (about 3-4 minutes once the native bench is built)
+//   BENCH_QUICK=1 node bench/run.mjs   about 30 s, fewer and shorter rounds
+//
+// Environment: BENCH_QUICK=1; BENCH_NATIVE=0 skips the Rust bench; BENCH_CONSUMER_DIR (default
+// target/bench-consumer, filled by scripts/consumer.sh); BENCH_OUT (default bench/RESULTS.md).
+// The package is the INSTALLED one (see lib/pkg.mjs). Only ratios measured inside one process
+// are quoted against each other; absolute times on a shared machine move between runs.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { brotliCompressSync, constants as zc, gzipSync } from 'node:zlib';
+import { Webhook as SvixWebhook } from 'svix';
+import { Webhook as StdWebhook } from 'standardwebhooks';
+import { CASES } from './lib/cases.mjs';
+import { BREAKDOWN } from './lib/breakdown.mjs';
+import { SECRET, SIZES, SIZE_LABEL, SVIX_SECRET, makeInputs } from './lib/inputs.mjs';
+import { benchDir, consumerDir, filesEndingWith, packageInfo, repoRoot } from './lib/pkg.mjs';
+import { fmtBytes, fmtMBs, fmtNs, fmtRatio, fmtRatioSpread, median, pairedRatio } from './lib/stats.mjs';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const NATIVE = process.env.BENCH_NATIVE !== '0';
+const OUT = process.env.BENCH_OUT ?? join(benchDir, 'RESULTS.md');
+const log = (msg) => process.stderr.write(`${msg}\n`);
+const started = new Date();
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+
+// `node bench/run.mjs --report [FILE]` re-renders RESULTS.md from the raw measurements the last
+// run saved (default target/bench-results.json), without measuring again.
+const REPORT_ONLY = process.argv[2] === '--report';
+const DATA_FILE = REPORT_ONLY && process.argv[3] ? process.argv[3] : join(repoRoot, 'target', 'bench-results.json');
+const info = REPORT_ONLY ? null : packageInfo();
+const tmp = REPORT_ONLY ? null : mkdtempSync(join(os.tmpdir(), 'cryptopay-bench-'));
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+function machine() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const flags = new Set((cpuinfo.match(/^flags\s*:\s*(.+)$/m)?.[1] ?? '').split(/\s+/));
+  const osRelease = existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '';
+  const distro = osRelease.match(/^PRETTY_NAME="?([^"\n]+)"?$/m)?.[1] ?? os.type();
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return {
+    cpu: model,
+    features: ['sha_ni', 'avx2', 'avx512f'].filter((f) => flags.has(f)),
+    cores,
+    memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    v8: process.versions.v8,
+    openssl: process.versions.openssl,
+    os: `${distro}, ${os.type()} ${os.release()} ${os.arch()}`,
+    load: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Package size (in the parent: no timing involved)
+function sizes() {
+  const rows = [];
+  for (const file of filesEndingWith(info.dir, '.wasm')) {
+    const buf = readFileSync(file);
+    rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length, wasm: true });
+  }
+  for (const suffix of ['.wasm.base64.mjs', '_bg.js', 'api.mjs']) {
+    for (const file of filesEndingWith(info.dir, suffix)) {
+      const buf = readFileSync(file);
+      rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length });
+    }
+  }
+  const tarballs = filesEndingWith(consumerDir, '.tgz').filter((f) => dirname(f) === consumerDir);
+  const tarball = tarballs.length ? { file: relative(repoRoot, tarballs[0]), bytes: statSync(tarballs[0]).size } : null;
+  let installed = 0;
+  for (const f of filesEndingWith(info.dir, '')) installed += statSync(f).size;
+  return { rows, tarball, installed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Throughput + breakdown: one child process, so every ratio comes from one process.
+function runNode(args, { env = {}, timeout = 600_000 } = {}) {
+  const r = spawnSync(process.execPath, args, { cwd: repoRoot, env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout, maxBuffer: 64 * 2 ** 20 });
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (status ${r.status}${r.signal ? `, ${r.signal}` : ''})`);
+  return r.stdout;
+}
+function throughput() {
+  const tpFile = join(tmp, 'throughput.json');
+  runNode(['--expose-gc', join(benchDir, 'throughput.mjs'), tpFile]);
+  return JSON.parse(readFileSync(tpFile, 'utf8'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold start: N fresh processes per implementation, round-robin.
+const FRESH_IMPLS = [
+  { id: 'ours-esm', label: 'ours, ESM `import` + `verifyWebhook`' },
+  { id: 'ours-cjs', label: 'ours, CJS `require` + `verifyWebhook`' },
+  { id: 'stripe', label: 'stripe `import` + `new Stripe()` + `constructEvent`' },
+  { id: 'svix', label: 'svix `import` + `new Webhook()` + `verify`' },
+  { id: 'standardwebhooks', label: 'standardwebhooks `import` + `new Webhook()` + `verify`' },
+  { id: 'node:crypto', label: 'node:crypto `import` + verify + `JSON.parse`' },
+  { id: 'baseline', label: 'empty (process start only)' },
+];
+// The package's internal modules, for the phase-by-phase start-up (skipped if not found).
+function internals() {
+  const one = (suffix) => filesEndingWith(info.dir, suffix)[0];
+  const glue = one('_bg.js');
+  const api = one('api.mjs');
+  const base64 = one('.wasm.base64.mjs');
+  if (!glue || !api || !base64 || !readFileSync(api, 'utf8').includes('export function startFromModule')) return null;
+  return { glueUrl: pathToFileURL(glue).href, apiUrl: pathToFileURL(api).href, base64Url: pathToFileURL(base64).href };
+}
+function fresh() {
+  const rounds = QUICK ? 5 : 15;
+  const inner = internals();
+  const phases = [];
+  const svix = new SvixWebhook(SVIX_SECRET);
+  const std = new StdWebhook(SVIX_SECRET);
+  const res = Object.fromEntries(FRESH_IMPLS.map((f) => [f.id, { importMs: [], verifyMs: [], totalMs: [], wallMs: [] }]));
+  let inp = null;
+  let signedAt = 0;
+  for (let r = 0; r < rounds; r += 1) {
+    if (Date.now() - signedAt > 60_000) {
+      inp = makeInputs(1024, true, { svixSign: (a, b, c) => svix.sign(a, b, c), stdSign: (a, b, c) => std.sign(a, b, c) });
+      signedAt = Date.now();
+    }
+    const payload = JSON.stringify({
+      bodyBase64: inp.body.toString('base64'),
+      timestamp: inp.timestamp,
+      ours: inp.ours,
+      stripe: inp.stripe,
+      svixHeaders: inp.svixHeaders,
+      stdHeaders: inp.stdHeaders,
+      secret: SECRET,
+      svixSecret: SVIX_SECRET,
+      esmEntryUrl: pathToFileURL(info.esmEntry).href,
+      consumerPackageJson: join(consumerDir, 'package.json'),
+      internals: inner,
+    });
+    for (let k = 0; k < FRESH_IMPLS.length; k += 1) {
+      const f = FRESH_IMPLS[(r + k) % FRESH_IMPLS.length];
+      const start = process.hrtime.bigint();
+      const out = runNode([join(benchDir, 'fresh.mjs'), f.id], { env: { BENCH_FRESH: payload }, timeout: 60_000 });
+      const wall = Number(process.hrtime.bigint() - start) / 1e6;
+      const j = JSON.parse(out);
+      res[f.id].importMs.push(j.importMs);
+      res[f.id].verifyMs.push(j.verifyMs);
+      res[f.id].totalMs.push(j.totalMs);
+      res[f.id].wallMs.push(wall);
+    }
+    if (inner) phases.push(JSON.parse(runNode([join(benchDir, 'fresh.mjs'), 'ours-phases'], { env: { BENCH_FRESH: payload }, timeout: 60_000 })).phases);
+  }
+  return { rounds, res, phases };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: one fresh process per case.
+const MEMORY_CASES = QUICK
+  ? [
+      ['V.verifySignature', 100_000, 10_000, 20_000],
+      ['V.verifySignature.invalid', 20_000, 2_000, 5_000],
+      ['V.verifyWebhook', 20_000, 2_000, 5_000],
+      ['verifyWebhook', 20_000, 2_000, 5_000],
+    ]
+  : [
+      ['V.verifySignature', 1_000_000, 100_000, 100_000],
+      ['V.verifySignature.invalid', 1_000_000, 100_000, 50_000],
+      ['V.verifyWebhook', 1_000_000, 100_000, 50_000],
+      ['verifyWebhook', 1_000_000, 100_000, 20_000],
+    ];
+function memoryRuns() {
+  return MEMORY_CASES.map(([which, n, every, warm]) => {
+    const j = JSON.parse(runNode(['--expose-gc', join(benchDir, 'memory.mjs'), which, String(n), String(every), String(warm)]));
+    log(`  memory ${which}: ${n} calls in ${j.seconds.toFixed(1)} s`);
+    return j;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Native: cargo bench through the Cargo.toml stanza if it is there, else a scratch package in
+// target/bench-native that depends on this crate by path (same bench/native.rs).
+function nativeTarget() {
+  const toml = readFileSync(join(repoRoot, 'Cargo.toml'), 'utf8');
+  for (const block of toml.split(/^(?=\[)/m)) {
+    const kind = block.match(/^\[\[(bench|example)\]\]/)?.[1];
+    if (kind && /^path\s*=\s*"bench\/native\.rs"/m.test(block)) {
+      return { kind, name: block.match(/^name\s*=\s*"([^"]+)"/m)?.[1] };
+    }
+  }
+  return null;
+}
+function scratchPackage() {
+  const dir = join(repoRoot, 'target', 'bench-native');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  const toml = [
+    '# Generated by bench/run.mjs: builds bench/native.rs against this crate until Cargo.toml',
+    '# has the [[bench]] stanza (see bench/README.md).',
+    '[package]',
+    'name = "cryptopay-verify-native-bench"',
+    'version = "0.0.0"',
+    'edition = "2024"',
+    'publish = false',
+    'autobenches = false',
+    '',
+    '[dependencies]',
+    `cryptopay-verify = { path = ${JSON.stringify(repoRoot)} }`,
+    'hmac = "0.13"',
+    'sha2 = { version = "0.11", default-features = false }',
+    '',
+    '[[bench]]',
+    'name = "native"',
+    `path = ${JSON.stringify(join(benchDir, 'native.rs'))}`,
+    'harness = false',
+    '',
+    // The crate's release profile (cargo bench inherits it).
+    readFileSync(join(repoRoot, 'Cargo.toml'), 'utf8').match(/^\[profile\.release\][^[]*/m)?.[0] ?? '',
+  ].join('\n');
+  writeFileSync(join(dir, 'Cargo.toml'), toml);
+  writeFileSync(join(dir, 'src', 'lib.rs'), '//! Empty: the package only carries the native bench.\n');
+  if (!existsSync(join(dir, 'Cargo.lock'))) writeFileSync(join(dir, 'Cargo.lock'), readFileSync(join(repoRoot, 'Cargo.lock')));
+  return dir;
+}
+function native() {
+  if (!NATIVE) return { skipped: 'BENCH_NATIVE=0' };
+  const target = nativeTarget();
+  const cargo = process.env.CARGO ?? 'cargo';
+  let cwd = repoRoot;
+  let args;
+  let how;
+  let note = '';
+  if (target?.kind === 'bench') {
+    args = ['bench', '--bench', target.name];
+    how = `cargo bench --bench ${target.name}`;
+  } else if (target?.kind === 'example') {
+    args = ['run', '--release', '--example', target.name];
+    how = `cargo run --release --example ${target.name}`;
+  } else {
+    cwd = scratchPackage();
+    args = ['bench', '--bench', 'native'];
+    how = 'cargo bench --bench native';
+    note = 'Cargo.toml has no stanza for bench/native.rs yet, so run.mjs built it in a scratch package (target/bench-native) that depends on this crate by path; see bench/README.md for the stanza.';
+  }
+  log(`bench: native: ${how} (the first build takes about a minute)`);
+  const r = spawnSync(cargo, args, { cwd, env: process.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 900_000, maxBuffer: 64 * 2 ** 20 });
+  const cmd = cwd === repoRoot ? how : `(cd ${relative(repoRoot, cwd)} && ${how})`;
+  if (r.error || r.status !== 0) return { skipped: `${how} failed (${r.error?.message ?? `status ${r.status}`})`, cmd, note };
+  const line = r.stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (!line) return { skipped: `${how} printed no BENCH_JSON line`, cmd, note };
+  for (const l of r.stdout.split('\n')) if (l && !l.startsWith('BENCH_JSON ')) log(`  ${l}`);
+  return { cmd, note, ...JSON.parse(line.slice('BENCH_JSON '.length)) };
+}
+// ---------------------------------------------------------------------------------------------
+// Measure (one step after the other), or load the saved measurements.
+function measure() {
+  log(`bench: ${QUICK ? 'BENCH_QUICK' : 'full'} run of cryptopay-verify ${info.json.version} from ${relative(repoRoot, info.dir)}`);
+  const d = { quick: QUICK, started: started.toISOString(), version: info.json.version, consumer: relative(repoRoot, consumerDir), host: machine() };
+  d.size = sizes();
+  log(`bench: sizes done (${elapsed()})`);
+  log('bench: throughput (alternating runs, one process)');
+  d.tp = throughput();
+  log(`bench: throughput done (${elapsed()})`);
+  log('bench: cold start (fresh processes)');
+  d.cold = fresh();
+  log(`bench: cold start done (${elapsed()})`);
+  log('bench: memory');
+  d.memory = memoryRuns();
+  log(`bench: memory done (${elapsed()})`);
+  d.nat = native();
+  log(`bench: native done (${elapsed()})`);
+  rmSync(tmp, { recursive: true, force: true });
+  d.hostEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  d.seconds = (Date.now() - t0) / 1000;
+  mkdirSync(dirname(DATA_FILE), { recursive: true });
+  writeFileSync(DATA_FILE, JSON.stringify(d));
+  return d;
+}
+const data = REPORT_ONLY ? JSON.parse(readFileSync(DATA_FILE, 'utf8')) : measure();
+const { host, hostEnd, size, tp, cold, memory, nat } = data;
+
+// ---------------------------------------------------------------------------------------------
+// Report
+const group = (size, valid) => tp.groups.find((g) => g.size === size && g.valid === valid);
+const samples = (size, valid, id) => group(size, valid)?.results[id]?.samples ?? [];
+const ns = (size, valid, id) => median(samples(size, valid, id));
+const ratio = (size, valid, a, b) => pairedRatio(samples(size, valid, a), samples(size, valid, b));
+const bd = (size) => tp.breakdown.find((g) => g.size === size);
+const bdNs = (size, id) => median(bd(size)?.results[id]?.samples ?? []);
+
+const L = [];
+const p = (s = '') => L.push(s);
+p('# cryptopay-verify benchmark results');
+p();
+p(`Generated by \`${data.quick ? 'BENCH_QUICK=1 make bench' : 'make bench'}\` (bench/run.mjs) on ${data.started.replace('T', ' ').slice(0, 19)} UTC` +
+  ` in ${data.seconds.toFixed(0)} s${data.quick ? ' — a QUICK run: few, short rounds; use a full run for decisions' : ''}.`);
+p(`Package: cryptopay-verify ${data.version}, installed from a packed tarball into \`${data.consumer}\` (scripts/consumer.sh). Raw measurements: \`target/bench-results.json\` (\`node bench/run.mjs --report\` re-renders this file from them).`);
+p();
+p('## Machine');
+p();
+p(`- CPU: ${host.cpu} (${host.features.length ? host.features.join(', ') : 'no sha_ni/avx2 flags'}), ${host.cores} cores available, ${host.memGiB} GiB RAM`);
+p(`- Node ${host.node} (V8 ${host.v8}, OpenSSL ${host.openssl})`);
+p(`- OS: ${host.os}`);
+p(`- Load average (1/5/15 min) at start: ${host.load}; at the end: ${hostEnd}. The machine is shared: absolute times move between runs; quote the ratios.`);
+p();
+p('## Commands');
+p();
+p('```sh');
+p('make bench                 # make pkg, then scripts/consumer.sh $PWD/target/bench-consumer, then node bench/run.mjs');
+p('BENCH_QUICK=1 make bench   # about 30 s');
+p('# the parts, as run.mjs starts them:');
+p('node --expose-gc bench/throughput.mjs OUT.json   # throughput + breakdown, one process');
+p('node bench/fresh.mjs IMPL                        # one cold start (BENCH_FRESH holds the delivery)');
+p('node --expose-gc bench/memory.mjs CASE N EVERY WARMUP');
+p(nat.cmd ?? 'cargo bench --bench native');
+p('```');
+if (nat.note) p(`\n${nat.note}`);
+p();
+p('## Method');
+p();
+p(`- Throughput: one Node process; per size and validity, every implementation is checked once (valid accepted, invalid rejected — a correctness check, every batch again), warmed up (${tp.config.warmupMs} ms), calibrated to batches of about ${tp.config.batchMs} ms, then ${tp.config.rounds} rounds each run one batch of every implementation in rotated order with a minor GC before each batch. Times are medians of the per-round ns/op; ratios are medians of the per-round ratios (p25-p75 in parentheses), so a noisy round moves both sides.`);
+p('- Every implementation reads the clock per call and checks a 300 s tolerance; the body is a Buffer; inputs are a valid `payment.updated` event padded to size with status-history items and a string (the same bytes as bench/native.rs). Invalid = one character of the signature changed.');
+p('- node:crypto reference: timestamp grammar and skew, `v1=` + 64 hex decoded, `createHmac(sha256, secretBytes).update(ts).update(".").update(body).digest()`, `timingSafeEqual`; returns false on a mismatch (no exception). Ours and the peers throw on a mismatch, which is part of what they cost.');
+p('- stripe gets `t=<ts>,v1=<hex>` over `<ts>.<body>` (our scheme, same secret). svix and standardwebhooks use their own scheme (base64 HMAC over `<id>.<ts>.<body>`, key = base64-decoded secret), signed with their own signer: the hashing work differs by ~30 bytes, the encoding and parsing differ. WebCrypto: key imported once, `subtle.verify` awaited one call at a time, the `<ts>.` prefix and body copied into one buffer per call. @noble/hashes: keyed once, `clone()` per call.');
+p();
+
+// Goals
+const goals = [];
+const goal = (name, measured, target, fmt, note = '') => {
+  const met = Number.isFinite(measured) ? measured <= target : null;
+  goals.push(`| ${name} | ${fmt(measured)} | <= ${fmt(target)} | ${met === null ? 'not measured' : met ? '**met**' : '**missed**'} | ${note} |`);
+};
+const rfmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const rs = (a, b, sz) => ratio(sz, true, a, b);
+const spread = (s) => `p25-p75 ${fmtRatio({ median: s.p25 })}-${fmtRatio({ median: s.p75 })}`;
+{
+  const g1 = rs('V.verifySignature', 'node', 256);
+  goal('`Verifier.verifySignature` 256 B / node:crypto', g1.median, 0.5, rfmt, spread(g1));
+  const g2 = rs('V.verifySignature', 'node', 1024);
+  goal('`Verifier.verifySignature` 1 KiB / node:crypto', g2.median, 0.8, rfmt, spread(g2));
+  for (const [id, label] of [['V.verifyWebhook', '`Verifier.verifyWebhook`'], ['verifyWebhook', '`verifyWebhook` (one-shot)']]) {
+    const a = rs(id, 'node+parse', 1024);
+    goal(`${label} 1 KiB / (node:crypto verify + JSON.parse)`, a.median, 1.0, rfmt, spread(a));
+    const b = rs(id, 'stripe.constructEvent', 1024);
+    goal(`${label} 1 KiB / stripe constructEvent`, b.median, 0.4, rfmt, spread(b));
+    const c = rs(id, 'svix', 1024);
+    goal(`${label} 1 KiB / svix`, c.median, 0.2, rfmt, `${spread(c)}; their scheme`);
+    const d = rs(id, 'standardwebhooks', 1024);
+    goal(`${label} 1 KiB / standardwebhooks`, d.median, 0.2, rfmt, `${spread(d)}; their scheme`);
+  }
+  const g7 = rs('V.verifySignature', 'noble', 1048576);
+  goal('`Verifier.verifySignature` 1 MiB / @noble/hashes HMAC', g7.median, 0.4, rfmt, spread(g7));
+  const coldOurs = median(cold.res['ours-esm'].totalMs);
+  goal('fresh process: ESM import + first `verifyWebhook` (ms)', coldOurs, 5, (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a'),
+    `median of ${cold.rounds}; CJS require: ${median(cold.res['ours-cjs'].totalMs).toFixed(1)} ms`);
+  const largest = size.rows.filter((r) => r.wasm).sort((a, b) => b.gzip9 - a.gzip9)[0];
+  goal('largest `.wasm`, gzip -9 (KB = 1000 B)', largest ? largest.gzip9 / 1000 : NaN, 25, (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a'),
+    largest ? `${largest.file}: ${largest.raw} B raw, ${largest.gzip9} B gzip -9` : 'no .wasm found');
+}
+// Memory verdicts
+const memVerdict = (m) => {
+  const first = m.samples[0];
+  const last = m.samples[m.samples.length - 1];
+  const mid = m.samples[Math.floor((m.samples.length - 1) / 2)];
+  const wasmGrowth = last.wasmBytes !== null ? last.wasmBytes - first.wasmBytes : null;
+  const refGrowth = last.externrefs !== null ? last.externrefs - first.externrefs : null;
+  const heapGrowth = last.heapUsed - first.heapUsed;
+  // rss saw-tooths, spikes and can sit at two levels (V8 resizes its young generation, malloc
+  // keeps freed pages), none of which is a leak; a leak raises the floor. So the lowest rss of
+  // the second half of the samples is compared with the lowest of the first half.
+  const after = m.samples.slice(1);
+  const half = Math.floor(after.length / 2);
+  const firstHalf = after.slice(0, half);
+  const secondHalf = after.slice(half);
+  const rssHalves = [Math.min(...firstHalf.map((x) => x.rss)), Math.min(...secondHalf.map((x) => x.rss))];
+  const rssMax = Math.max(...after.map((x) => x.rss));
+  const rssGrowth = after.length >= 2 ? rssHalves[1] - rssHalves[0] : 0;
+  const span = median(secondHalf.map((x) => x.calls)) - median(firstHalf.map((x) => x.calls));
+  const bytesPerCall = Math.max(0, rssGrowth) / Math.max(1, span);
+  // Page-sized steps are not a leak: rss may grow by up to 1 MiB whatever the call count.
+  const rssFlat = rssGrowth <= 2 ** 20 || bytesPerCall < 8;
+  const flat = (wasmGrowth ?? 0) === 0 && (refGrowth ?? 0) === 0 && heapGrowth < 2 ** 20 && rssFlat;
+  return { wasmGrowth, refGrowth, heapGrowth, rssHalves, rssMax, rssGrowth, bytesPerCall, flat, first, last, mid };
+};
+{
+  const verdicts = memory.map((m) => [m, memVerdict(m)]);
+  const allFlat = verdicts.every(([, v]) => v.flat);
+  const mainCase = verdicts.find(([m]) => m.which === 'V.verifySignature');
+  goals.push(`| memory over ${mainCase ? mainCase[0].n.toLocaleString('en') : '?'} verifications after warm-up | ${verdicts.map(([m, v]) => `${m.which}: ${v.flat ? 'flat' : 'grows'}`).join('; ')} | flat | ${allFlat ? '**met**' : '**missed**'} | wasm memory, externref table, heap after GC: ${verdicts.every(([, v]) => (v.wasmGrowth ?? 0) === 0 && (v.refGrowth ?? 0) === 0 && v.heapGrowth < 2 ** 20) ? 'unchanged in every case' : '**grew in some case**'}; rss floor growth: ${verdicts.map(([m, v]) => `${m.which} ${v.bytesPerCall.toFixed(1)} B/call`).join(', ')} (bound 8; see Memory) |`);
+}
+{
+  const g = nat.groups?.find((x) => x.size === 1024);
+  const keyed = g?.cases['Verifier::verify_signature']?.vsRawKeyed;
+  const fresh = g?.cases['Verifier::verify_signature']?.vsRawNew;
+  goal('native `Verifier::verify_signature` 1 KiB / raw hmac-sha256 keyed once', keyed ?? NaN, 1.2, rfmt,
+    g ? `vs raw keyed per call: ${rfmt(fresh)}` : `native bench not run: ${nat.skipped ?? ''}`);
+}
+p('## Goals');
+p();
+p('Ratios are time(ours) / time(other) with valid signatures: below 1 means ours is faster.');
+p();
+p('| Goal | Measured | Target | Verdict | Notes |');
+p('|---|---|---|---|---|');
+for (const g of goals) p(g);
+p();
+
+// Throughput tables
+p('## Verification time by body size');
+p();
+p('ns/op are medians; MB/s is the body size over that time; × node:crypto is the median per-round ratio to the node:crypto reference (p25-p75).');
+for (const sz of SIZES) {
+  p();
+  p(`### ${SIZE_LABEL[sz]}`);
+  p();
+  p('| Implementation | valid: ns/op | MB/s | × node:crypto | invalid: ns/op | × node:crypto |');
+  p('|---|---:|---:|---:|---:|---:|');
+  for (const c of CASES) {
+    const v = ns(sz, true, c.id);
+    const iv = ns(sz, false, c.id);
+    p(`| ${c.label} | ${fmtNs(v)} | ${fmtMBs(sz, v)} | ${fmtRatioSpread(ratio(sz, true, c.id, 'node'))} | ${fmtNs(iv)} | ${fmtRatioSpread(ratio(sz, false, c.id, 'node'))} |`);
+  }
+}
+p();
+p('## Ours against each peer');
+p();
+p('time(ours) / time(peer), median of per-round ratios; below 1 means ours is faster. svix and standardwebhooks run their own scheme.');
+const PEERS = ['node', 'node.hex', 'node+parse', 'webcrypto', 'stripe.constructEvent', 'stripe.verifyHeader', 'svix', 'standardwebhooks', 'noble'];
+const peerShort = { node: 'node:crypto', 'node.hex': 'node:crypto hex', 'node+parse': 'node:crypto + JSON.parse', webcrypto: 'WebCrypto', 'stripe.constructEvent': 'stripe constructEvent', 'stripe.verifyHeader': 'stripe verifyHeader', svix: 'svix', standardwebhooks: 'standardwebhooks', noble: '@noble/hashes' };
+for (const valid of [true, false]) {
+  for (const sz of SIZES) {
+    p();
+    p(`### ${SIZE_LABEL[sz]}, ${valid ? 'valid' : 'invalid'} signatures`);
+    p();
+    p(`| ours \\ peer | ${PEERS.map((x) => peerShort[x]).join(' | ')} |`);
+    p(`|---|${PEERS.map(() => '---:').join('|')}|`);
+    for (const c of CASES.filter((x) => x.ours)) {
+      p(`| ${c.label.replace('ours: ', '')} | ${PEERS.map((x) => fmtRatio(ratio(sz, valid, c.id, x))).join(' | ')} |`);
+    }
+  }
+}
+
+// Breakdown
+p();
+p('## Where the time goes');
+p();
+p('Each layer of our call timed on its own with the same valid deliveries, alternated with the node:crypto reference in one process (rows that name the glue or raw exports use package internals; see bench/lib/breakdown.mjs). MB/s only for rows that process the body.');
+for (const sz of SIZES) {
+  const g = bd(sz);
+  if (!g) continue;
+  p();
+  p(`### ${SIZE_LABEL[sz]}`);
+  p();
+  p('| Layer | ns/op | MB/s | × node:crypto |');
+  p('|---|---:|---:|---:|');
+  for (const b of BREAKDOWN) {
+    if (!g.results[b.id]) continue;
+    const v = bdNs(sz, b.id);
+    const r = pairedRatio(g.results[b.id].samples, g.results.node.samples);
+    p(`| ${b.label} | ${fmtNs(v)} | ${b.perBody === false ? '—' : fmtMBs(sz, v)} | ${fmtRatioSpread(r)} |`);
+  }
+  if (g.skipped.length) p(`\nSkipped (not in this build): ${g.skipped.join(', ')}.`);
+  const api = bdNs(sz, 'api.V.verifySignature');
+  const raw = bdNs(sz, 'glue.RawVerifier');
+  const rawParse = bdNs(sz, 'glue.RawVerifier+parse');
+  const hook = bdNs(sz, 'api.V.verifyWebhook');
+  const jsParse = bdNs(sz, 'js.parse');
+  p();
+  // Differences of medians: below ~3 % of the larger side they are noise, not a cost.
+  const diff = (a, b) => (a - b > 0.03 * Math.max(a, b) ? `≈ ${fmtNs(a - b)}` : '≈ 0 (within noise)');
+  p(`Derived (differences of medians, so approximate): public-API layer over the glue ${diff(api, raw)}; ` +
+    `Rust strict parse inside verify ${diff(rawParse, raw)}; JS \`JSON.parse\` + event object ${diff(hook - (api - raw), rawParse)} (\`JSON.parse\` alone ${fmtNs(jsParse)}); ` +
+    `verifyWebhook − verifySignature ${diff(hook, api)}.`);
+}
+
+// Cold start
+p();
+p('## Cold start: fresh process, import + first verification (1 KiB, parse included)');
+p();
+p(`Median of ${cold.rounds} processes per row, implementations interleaved. In-process times from just before the import to just after the first verification (\`performance.now()\`); process wall time is spawn to exit, minus the empty process's median.`);
+p();
+p('| Implementation | import (ms) | first verify (ms) | import + first verify (ms) | process wall − empty (ms) |');
+p('|---|---:|---:|---:|---:|');
+const baseWall = median(cold.res.baseline.wallMs);
+for (const f of FRESH_IMPLS) {
+  const r = cold.res[f.id];
+  p(`| ${f.label} | ${median(r.importMs).toFixed(2)} | ${median(r.verifyMs).toFixed(2)} | ${median(r.totalMs).toFixed(2)} | ${f.id === 'baseline' ? `(${baseWall.toFixed(1)} absolute)` : (median(r.wallMs) - baseWall).toFixed(1)} |`);
+}
+
+if (cold.phases.length) {
+  const names = Object.keys(cold.phases[0]);
+  p();
+  p(`Our ESM start-up phase by phase (the Node entry's steps, through the package's internal modules; median of ${cold.phases.length} fresh processes):`);
+  p();
+  p(`| ${names.join(' | ')} |`);
+  p(`|${names.map(() => '---:').join('|')}|`);
+  p(`| ${names.map((n) => `${median(cold.phases.map((x) => x[n])).toFixed(2)} ms`).join(' | ')} |`);
+}
+
+// Sizes
+p();
+p('## Package size (installed package)');
+p();
+p('| File | raw (B) | gzip -9 (B) | brotli 11 (B) |');
+p('|---|---:|---:|---:|');
+for (const r of size.rows) p(`| ${r.file} | ${r.raw} | ${r.gzip9} | ${r.brotli} |`);
+p();
+p(`Installed package: ${fmtBytes(size.installed)}${size.tarball ? `; npm tarball \`${size.tarball.file}\`: ${fmtBytes(size.tarball.bytes)}` : ''}. Node loads the base64 module (the .wasm inlined), not the .wasm file.`);
+
+// Memory
+p();
+p('## Memory over many verifications (1 KiB)');
+p();
+p('Fresh process per case; after the warm-up, a full GC before every sample. Flat means: wasm memory and the externref table do not grow, heap after GC grows < 1 MiB, and the lowest rss of the second half of the samples exceeds the lowest of the first half by at most 1 MiB or by < 8 B per call (rss saw-tooths, spikes and may sit at two levels as V8 resizes its young generation; a leak raises the floor; the max is shown too).');
+p();
+p('| Case | calls (warm-up) | wasm memory start → end | externrefs | heapUsed after GC start → end | rss floor, 1st half → 2nd half (max) | rss floor growth | Verdict |');
+p('|---|---:|---|---|---|---|---:|---|');
+for (const m of memory) {
+  const v = memVerdict(m);
+  const mb = (x) => (x / 2 ** 20).toFixed(2);
+  p(`| ${m.which} | ${m.n.toLocaleString('en')} (${m.warmup.toLocaleString('en')}) | ${v.first.wasmBytes === null ? 'n/a' : `${mb(v.first.wasmBytes)} → ${mb(v.last.wasmBytes)} MiB`} | ${v.first.externrefs ?? 'n/a'} → ${v.last.externrefs ?? 'n/a'} | ${mb(v.first.heapUsed)} → ${mb(v.last.heapUsed)} MiB | ${mb(v.rssHalves[0])} → ${mb(v.rssHalves[1])} MiB (${mb(v.rssMax)}) | ${(v.rssGrowth / 2 ** 20).toFixed(2)} MiB (${v.bytesPerCall.toFixed(2)} B/call) | ${v.flat ? 'flat' : '**grows**'} |`);
+}
+p();
+p('<details><summary>Samples</summary>');
+p();
+for (const m of memory) {
+  p(`${m.which} (before loading work: wasm ${m.before.wasmBytes} B, rss ${(m.before.rss / 2 ** 20).toFixed(1)} MiB)`);
+  p();
+  p('| calls | wasm memory (B) | externrefs | heapUsed (MiB) | rss (MiB) | external (MiB) | arrayBuffers (MiB) |');
+  p('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const s of m.samples) {
+    p(`| ${s.calls.toLocaleString('en')} | ${s.wasmBytes ?? 'n/a'} | ${s.externrefs ?? 'n/a'} | ${(s.heapUsed / 2 ** 20).toFixed(2)} | ${(s.rss / 2 ** 20).toFixed(1)} | ${(s.external / 2 ** 20).toFixed(2)} | ${(s.arrayBuffers / 2 ** 20).toFixed(2)} |`);
+  }
+  p();
+}
+p('</details>');
+
+// Native
+p();
+p('## Native Rust: `Verifier::verify_signature` against raw hmac + sha2');
+p();
+if (nat.skipped) {
+  p(`Not run: ${nat.skipped}.`);
+} else {
+  const jsSha = Object.fromEntries(tp.groups.filter((g) => g.valid).map((g) => [g.size, g.bodySha256]));
+  const same = nat.groups.every((g) => jsSha[g.size] === g.bodySha256);
+  p(`\`${nat.cmd}\`; ${nat.rounds} rounds of ~${nat.batchMs} ms batches. Bodies ${same ? 'byte-identical to the JavaScript runs (SHA-256 compared)' : '**differ from the JavaScript runs** (SHA-256 mismatch)'}. Ratios: median per-round ratio to raw HMAC keyed once (cloned state, the same work as a keyed Verifier) and keyed per call (\`new_from_slice\`).`);
+  p();
+  p('| Size | Case | ns/op | MB/s | × raw keyed once | × raw keyed per call |');
+  p('|---|---|---:|---:|---:|---:|');
+  for (const g of nat.groups) {
+    for (const [id, c] of Object.entries(g.cases)) {
+      p(`| ${SIZE_LABEL[g.size]} | ${id} | ${fmtNs(c.median)} | ${fmtMBs(g.size, c.median)} | ${rfmt(c.vsRawKeyed)} | ${rfmt(c.vsRawNew)} |`);
+    }
+  }
+}
+p();
+writeFileSync(OUT, `${L.join('\n')}\n`);
+log(`bench: wrote ${relative(repoRoot, OUT)} (${elapsed()})`);
