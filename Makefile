@@ -68,7 +68,7 @@ consumer:
 	scripts/consumer.sh >/dev/null
 
 js-test: consumer
-	node --test tests/js/
+	node --test tests/js/ tests/hostile/
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
@@ -88,6 +88,30 @@ package-lint:
 cli-test: consumer
 	node --test --test-timeout=60000 tests/cli/
 
+## recipes-test: each framework recipe (examples/recipes: Express, Fastify, Hono, Next.js, a
+## Worker in workerd) run for real against the installed package and sent signed deliveries
+recipes-test: consumer
+	node --test --test-timeout=180000 examples/recipes/tests/
+
+## www-test: the playground (www/) in headless Chromium; screenshots in target/www/
+www-test: consumer
+	node --test --test-timeout=120000 tests/www/
+
+## www: serve the playground on 127.0.0.1 (prints the URL; PORT=0 picks a free port)
+www: consumer
+	@node www/serve.mjs
+
+## differential: 1e5 random cases (HMAC by Python's hmac) through node:crypto and the installed
+## package, bit flips rejected; 1e4 cases where stripe-node is an oracle (DIFF_SEED repeats a run)
+differential: consumer
+	python3 tests/differential/generate.py target/differential $(if $(DIFF_SEED),--seed $(DIFF_SEED))
+	node tests/differential/run.mjs target/differential
+
+## memory-test: wasm memory and rss flat over 1e6 verifications and 1e5 Verifier cycles;
+## verifiers whose free() is forgotten are reclaimed by the FinalizationRegistry
+memory-test: consumer
+	node --expose-gc tests/memory/memory.mjs
+
 ## demo: builds and installs the package, then its conformance kit plays the service against
 ## the example receiver (every rule holds) and a careless one that acknowledges everything
 ## (caught, each broken rule named); exit 0 when both verdicts are right
@@ -98,6 +122,37 @@ demo: pkg
 ## demo-rust: sign a delivery in Rust, verify it, show tampering, replay and rotation fail
 demo-rust:
 	@$(CARGO) run --quiet --example demo
+
+## bench: the installed package against node:crypto, WebCrypto, stripe, svix, standardwebhooks and
+## @noble/hashes, cold start, .wasm size, memory and a native Rust bench; writes bench/RESULTS.md
+## (about 3-4 minutes after make pkg; BENCH_QUICK=1 for about 30 s; BENCH_NATIVE=0 skips the Rust bench)
+bench: pkg
+	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
+	node bench/run.mjs
+
+## fuzz: every fuzz target (fuzz/, cargo-fuzz on nightly, both installed when missing) for
+## FUZZ_SECS seconds each (default 60), -rss_limit_mb=2048 -timeout=1; prints the executions
+## per target and fails on any crash (saved in fuzz/artifacts/). FUZZ_TARGETS picks some;
+## FUZZ_SANITIZER=address adds AddressSanitizer (slower; see fuzz/run.sh).
+FUZZ_SECS ?= 60
+FUZZ_SMOKE_SECS ?= 4
+FUZZ_TARGETS ?=
+FUZZ_SANITIZER ?= none
+fuzz:
+	@FUZZ_SANITIZER=$(FUZZ_SANITIZER) fuzz/run.sh $(FUZZ_SECS) $(FUZZ_TARGETS)
+
+## fuzz-smoke: every fuzz target for FUZZ_SMOKE_SECS seconds (default 4; part of make test)
+fuzz-smoke:
+	@FUZZ_SANITIZER=$(FUZZ_SANITIZER) fuzz/run.sh $(FUZZ_SMOKE_SECS)
+
+## mutants: cargo-mutants (installed when missing) over the core, src/wasm.rs excluded, in a
+## copy of the tree; results in target/mutants.out/ (missed.txt: the surviving mutants)
+CARGO_MUTANTS_VERSION ?= 27.1.0
+mutants:
+	@[[ "$$($(CARGO) mutants --version 2>/dev/null)" == "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]] || \
+		{ echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION) (about 3 minutes)"; \
+		  $(CARGO) install --quiet --locked cargo-mutants --version $(CARGO_MUTANTS_VERSION); }
+	$(CARGO) mutants -j 2 --timeout 60 --exclude src/wasm.rs --gitignore true --output target
 
 ## vectors: rebuild tests/vectors/*.json (HMACs computed by Python's hmac, independently)
 vectors:
