@@ -226,6 +226,16 @@ impl Error {
     }
 
     /// An error of this kind whose message starts with `detail` (static text only).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Error, ErrorKind};
+    /// let e = Error::with_detail(ErrorKind::InvalidArgument, "nowSecs is required");
+    /// assert_eq!(e.detail(), Some("nowSecs is required"));
+    /// assert!(e.to_string().starts_with("invalid_argument: nowSecs is required; "));
+    /// assert_eq!(Error::new(ErrorKind::NoSecrets).detail(), None);
+    /// ```
     #[must_use]
     pub const fn with_detail(kind: ErrorKind, detail: &'static str) -> Self {
         Error {

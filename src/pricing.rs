@@ -80,6 +80,14 @@ impl PrimarySource {
     /// # Errors
     ///
     /// `store_source_invalid` for an empty `reference` or `decimals` over 77.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{PrimarySource, SourceKind};
+    /// assert!(PrimarySource::new(SourceKind::Crypto, "usdc-eth", 6).is_ok());
+    /// assert_eq!(PrimarySource::new(SourceKind::Fiat, "", 2).unwrap_err().code(), "store_source_invalid");
+    /// ```
     pub fn new(kind: SourceKind, reference: &str, decimals: u32) -> Result<Self, Error> {
         if reference.is_empty() || validate_decimals(decimals).is_err() {
             return Err(Error::new(ErrorKind::StoreSourceInvalid));
@@ -97,6 +105,17 @@ impl PrimarySource {
     ///
     /// `store_source_invalid` unless an object with `kind` (`fiat` or `crypto`), `ref` (a
     /// non-empty string) and `decimals` (an integer from 0 to 77).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{PrimarySource, SourceKind};
+    /// let store = serde_json::json!({"kind": "crypto", "ref": "usdc-eth", "decimals": 6, "label": "USDC"});
+    /// assert_eq!(PrimarySource::from_json(&store)?.kind(), SourceKind::Crypto);
+    /// let decimals_as_text = serde_json::json!({"kind": "crypto", "ref": "usdc-eth", "decimals": "6"});
+    /// assert_eq!(PrimarySource::from_json(&decimals_as_text).unwrap_err().code(), "store_source_invalid");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     pub fn from_json(value: &Value) -> Result<Self, Error> {
         let invalid = || Error::new(ErrorKind::StoreSourceInvalid);
         let obj = value.as_object().ok_or_else(invalid)?;

@@ -31,6 +31,15 @@ impl StatusVersion {
     /// # Errors
     ///
     /// `status_version_invalid` for anything else.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::StatusVersion;
+    /// assert_eq!(StatusVersion::parse("0")?.as_str(), "0");
+    /// assert_eq!(StatusVersion::parse("1.0").unwrap_err().code(), "status_version_invalid");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     pub fn parse(digits: &str) -> Result<Self, Error> {
         let bytes = digits.as_bytes();
         let valid = match bytes {

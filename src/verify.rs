@@ -80,6 +80,15 @@ impl VerifyOptions {
     /// # Errors
     ///
     /// `invalid_argument` for 0 or more than 64 MiB.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::VerifyOptions;
+    /// assert!(VerifyOptions::new(300).with_max_body_bytes(64 * 1024 * 1024).is_ok());
+    /// let over = VerifyOptions::new(300).with_max_body_bytes(64 * 1024 * 1024 + 1);
+    /// assert_eq!(over.unwrap_err().code(), "invalid_argument");
+    /// ```
     pub const fn with_max_body_bytes(self, max_body_bytes: usize) -> Result<Self, Error> {
         if max_body_bytes == 0 || max_body_bytes > MAX_MAX_BODY_BYTES {
             return Err(err(
@@ -175,6 +184,20 @@ impl Verifier {
     /// `invalid_argument` for a set of the wrong shape (more than 4 entries, not exactly
     /// one active, `accept_until_secs` missing on a retiring entry or present on another);
     /// `no_secrets` for an empty set; `secret_empty` for an empty secret.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, Verifier, VerifyOptions};
+    /// let rotation = vec![
+    ///     SecretEntry::active(Secret::new("whsec_new")),
+    ///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_003_600),
+    /// ];
+    /// assert!(Verifier::new(rotation, VerifyOptions::new(300)).is_ok());
+    /// let two_actives = vec![SecretEntry::active(Secret::new("a")), SecretEntry::active(Secret::new("b"))];
+    /// assert_eq!(Verifier::new(two_actives, VerifyOptions::new(300)).unwrap_err().code(), "invalid_argument");
+    /// assert_eq!(Verifier::new(vec![], VerifyOptions::new(300)).unwrap_err().code(), "no_secrets");
+    /// ```
     pub fn new(secrets: Vec<SecretEntry>, options: VerifyOptions) -> Result<Self, Error> {
         check_shape(&secrets)?;
         check_material(&secrets)?;
@@ -207,6 +230,19 @@ impl Verifier {
     /// In this order: `body_too_large`, `timestamp_missing`, `timestamp_malformed`,
     /// `signature_missing`, `signature_malformed`, `signature_mismatch`,
     /// `timestamp_too_old`, `timestamp_in_future`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Delivery, Secret, SecretEntry, SecretKind, Verifier, VerifyOptions};
+    /// let verifier = Verifier::new(vec![SecretEntry::active(Secret::new("whsec_test_secret"))], VerifyOptions::new(300))?;
+    /// let hex = "316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727";
+    /// let ok = Delivery { body: b"", timestamp: b"1700000000", signature: hex.as_bytes() };
+    /// assert_eq!(verifier.verify_signature(&ok, 1_700_000_000)?.matched_secret, SecretKind::Active);
+    /// let future = verifier.verify_signature(&ok, 1_699_999_000).unwrap_err();
+    /// assert_eq!(future.code(), "timestamp_in_future");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     pub fn verify_signature(
         &self,
         delivery: &Delivery<'_>,
@@ -223,6 +259,21 @@ impl Verifier {
     /// Those of [`verify_signature`](Self::verify_signature), then those of
     /// [`parse_event`](crate::parse_event): `event_not_json`, `event_duplicate_key`,
     /// `event_malformed`, `event_type_unknown`, `status_version_invalid`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SignatureEncoding, Verifier, VerifyOptions};
+    /// let secret = Secret::new("whsec_test_secret");
+    /// let verifier = Verifier::new(vec![SecretEntry::active(secret.clone())], VerifyOptions::new(300))?;
+    /// let body = br#"{"event_type":"payment.created"}"#;
+    /// let sig = sign(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
+    /// let delivery = Delivery { body, timestamp: b"1700000000", signature: sig.as_bytes() };
+    /// // Authentic, but not an event this receiver handles: acknowledge and ignore it.
+    /// let err = verifier.verify_webhook(&delivery, 1_700_000_000).unwrap_err();
+    /// assert_eq!(err.code(), "event_type_unknown");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     pub fn verify_webhook(
         &self,
         delivery: &Delivery<'_>,
