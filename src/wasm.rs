@@ -154,6 +154,20 @@ fn pack(verified: Verified, rewrite: bool) -> f64 {
     ts * 8.0 + if rewrite { 4.0 } else { 0.0 } + kind_index(verified.matched_secret)
 }
 
+fn delivery<'a>(body: &'a [u8], timestamp: &'a str, signature: &'a str) -> Delivery<'a> {
+    Delivery {
+        body,
+        timestamp: timestamp.as_bytes(),
+        signature: signature.as_bytes(),
+    }
+}
+
+/// After a verification: the envelope's checks when asked for, then the packed result.
+fn finish(verified: Verified, body: &[u8], parse: bool) -> Result<f64, Error> {
+    let rewrite = if parse { check_event(body)? } else { false };
+    Ok(pack(verified, rewrite))
+}
+
 /// Checks a verified body as an event; true when JavaScript must use [`event_text`].
 fn check_event(body: &[u8]) -> Result<bool, Error> {
     check_envelope(body).map(|facts| facts.inexact)
@@ -222,14 +236,11 @@ impl RawVerifier {
     ) -> JsResult<f64> {
         let now = js(uint(now_secs, "nowSecs must be a safe integer >= 0"))?;
         js(body_state(state))?;
-        let delivery = Delivery {
-            body,
-            timestamp: timestamp.as_bytes(),
-            signature: signature.as_bytes(),
-        };
-        let verified = js(self.inner.verify_signature(&delivery, now))?;
-        let rewrite = if parse { js(check_event(body))? } else { false };
-        Ok(pack(verified, rewrite))
+        let delivery = delivery(body, timestamp, signature);
+        js(self
+            .inner
+            .verify_signature(&delivery, now)
+            .and_then(|verified| finish(verified, body, parse)))
     }
 }
 
@@ -254,16 +265,11 @@ pub fn verify(
     let entries = js(entries(secrets, kinds, until))?;
     js(check_shape(&entries))?;
     js(body_state(state))?;
-    let delivery = Delivery {
-        body,
-        timestamp: timestamp.as_bytes(),
-        signature: signature.as_bytes(),
-    };
-    let verified = js(crate::verify::verify_signature(
-        &delivery, &entries, options, now,
-    ))?;
-    let rewrite = if parse { js(check_event(body))? } else { false };
-    Ok(pack(verified, rewrite))
+    let delivery = delivery(body, timestamp, signature);
+    js(
+        crate::verify::verify_signature(&delivery, &entries, options, now)
+            .and_then(|verified| finish(verified, body, parse)),
+    )
 }
 
 /// Signs a delivery (lowercase hex, or padded standard base64).

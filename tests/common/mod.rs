@@ -329,3 +329,15 @@ pub(crate) fn codes_covered() -> std::collections::BTreeSet<String> {
     }
     codes
 }
+
+/// Runs every case and fails with the list of differences (shared by the native and wasm32 tests).
+pub(crate) fn assert_every_vector_holds() {
+    let (count, failures) = run_all();
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(count >= 150, "only {count} cases");
+}
