@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpus, fuzz/corpus/<target>/, from tests/vectors/*.json.
+
+A handful of rows per target, one per distinct expected outcome first (ok, then each
+error code), in the input format each target documents at its top (fields separated by
+newlines). The fuzzers grow their working corpus under fuzz/target/corpus/ (not committed);
+these seeds only start it. Files named regression-* (minimized inputs of past findings)
+are kept. Run after the vectors change: python3 fuzz/seeds.py
+"""
+
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent
+VECTORS = ROOT.parent / "tests" / "vectors"
+CORPUS = ROOT / "corpus"
+PER_TARGET = 8
+
+
+def rows(name, functions=None):
+    data = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    for row in data["tests"]:
+        function = row.get("function", data["function"])
+        if functions is None or function in functions:
+            yield name.removesuffix(".json"), row
+
+
+def outcome(row):
+    expected = row["expected"]
+    return "ok" if expected.get("ok") else expected.get("error", "?")
+
+
+def pick(candidates):
+    """Up to PER_TARGET (name, bytes): one per distinct outcome first, taking the
+    functions of a file in turn (a key is an outcome or a (function, outcome) pair), then
+    the rest in order; never the same bytes twice."""
+    firsts, seen_keys, rank = [], set(), {}
+    for name, key, data in candidates:
+        if key not in seen_keys:
+            seen_keys.add(key)
+            group = key[0] if isinstance(key, tuple) else None
+            rank[group] = rank.get(group, -1) + 1
+            firsts.append((rank[group], len(firsts), name, data))
+    ordered = [(n, d) for _, _, n, d in sorted(firsts)]
+    ordered += [(n, d) for n, _, d in candidates]
+    chosen, seen_bytes = [], set()
+    for name, data in ordered:
+        if len(chosen) >= PER_TARGET:
+            break
+        if data not in seen_bytes:
+            chosen.append((name, data))
+            seen_bytes.add(data)
+    return chosen
+
+
+def lines(*fields):
+    return b"\n".join(f if isinstance(f, bytes) else str(f).encode() for f in fields)
+
+
+def one_line(*texts):
+    return all("\n" not in t for t in texts)
+
+
+def secret_lines(secrets):
+    if not isinstance(secrets, (str, list)) or not all(
+        isinstance(s, dict) and isinstance(s.get("secret"), str) for s in secrets
+        if not isinstance(secrets, str)
+    ):
+        return None
+    if isinstance(secrets, str):
+        return [("a" + secrets)] if one_line(secrets) else None
+    out = []
+    for s in secrets:
+        if not one_line(s["secret"]):
+            return None
+        kind = s.get("kind", "active")
+        until = s.get("acceptUntilSecs")
+        letter = {"active": "a", "pending": "p", "retiring": "r"}.get(kind, "a")
+        if until is not None:
+            out.append(f"{letter.upper()}{until}:{s['secret']}")
+        else:
+            out.append(letter + s["secret"])
+    return out
+
+
+def verify_seeds():
+    for name, row in rows("verify.json"):
+        if not all(isinstance(row.get(k), str) for k in ("timestamp", "signature", "bodyHex")):
+            continue
+        secrets = secret_lines(row["secrets"])
+        if secrets is None or not one_line(row["timestamp"], row["signature"]):
+            continue
+        if not all(isinstance(row.get(k), (int, str)) for k in ("nowSecs", "maxSkewSecs")):
+            continue
+        data = lines(
+            row["nowSecs"],
+            row["maxSkewSecs"],
+            row.get("maxBodyBytes") or 0,
+            row["id"] * 7919,  # the mutation selector: varies which byte is changed
+            len(secrets),
+            *secrets,
+            row["timestamp"],
+            row["signature"],
+            bytes.fromhex(row["bodyHex"]),
+        )
+        yield f"{name}-{row['id']}", outcome(row), data
+
+
+def signature_seeds():
+    anchor = bytes.fromhex(next(rows("verify.json"))[1]["bodyHex"])
+    for name, row in rows("verify.json"):
+        same = (
+            isinstance(row.get("signature"), str)
+            and row["secrets"] == "whsec_test_secret"
+            and row["timestamp"] == "1700000000"
+            and bytes.fromhex(row["bodyHex"]) == anchor
+        )
+        if same:
+            yield f"{name}-{row['id']}", outcome(row), row["signature"].encode()
+
+
+def timestamp_seeds():
+    for name, row in rows("verify.json"):
+        if not isinstance(row.get("timestamp"), str):
+            continue
+        code = outcome(row)
+        key = code if code.startswith("timestamp") else "other"
+        yield f"{name}-{row['id']}", key, row["timestamp"].encode()
+
+
+def event_seeds():
+    for name, row in rows("event.json"):
+        yield f"{name}-{row['id']}", outcome(row), bytes.fromhex(row["bodyHex"])
+
+
+def amount_seeds():
+    for name, row in rows("amount.json"):
+        text = row.get("value", row.get("decimal", row.get("amountRaw")))
+        if not isinstance(text, str):
+            continue
+        decimals = row.get("decimals", 0)
+        if not isinstance(decimals, int) or decimals < 0:
+            continue
+        yield f"{name}-{row['id']}", (row["function"], outcome(row)), lines(decimals, text)
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def source_amount_seeds():
+    for name, row in rows("pricing.json"):
+        body = row.get("sourceAmount", row.get("body"))
+        amount = row.get("amount", "")
+        website = row.get("websiteOrigin") or ""
+        if not (isinstance(amount, str) and isinstance(website, str)):
+            continue
+        if not one_line(amount, website):
+            continue
+        data = lines(
+            compact(row["primarySource"]),
+            amount,
+            website,
+            compact(body) if body is not None else "",
+        )
+        yield f"{name}-{row['id']}", (row["function"], outcome(row)), data
+
+
+def origin_seeds():
+    for name, row in rows("urls.json"):
+        origin = row.get("origin", row.get("checkoutOrigin", ""))
+        website = row.get("websiteOrigin") or ""
+        url = row.get("url", "")
+        payment_id = row.get("paymentId", "pay_1")
+        texts = (origin, website, url, payment_id)
+        if not all(isinstance(t, str) for t in texts) or not one_line(*texts[:3]):
+            continue
+        yield f"{name}-{row['id']}", (row["function"], outcome(row)), lines(*texts)
+
+
+def status_seeds():
+    for name, row in rows("status.json"):
+        if row.get("function") == "compareStatusVersions" or "a" in row:
+            a, b = row.get("a"), row.get("b")
+        else:
+            a = row["incoming"]["statusVersion"]
+            b = row["stored"].get("statusVersion") or "0"
+        if isinstance(a, str) and isinstance(b, str) and one_line(a):
+            yield f"{name}-{row['id']}", outcome(row), lines(a, b)
+
+
+def headers_seeds():
+    for name, row in rows("read_headers.json"):
+        names = (row["timestampHeader"], row["signatureHeader"])
+        flat = [x for pair in row["headers"] for x in pair]
+        if all(isinstance(x, str) for x in flat) and one_line(*names, *flat):
+            yield f"{name}-{row['id']}", outcome(row), lines(*names, *flat)
+
+
+TARGETS = {
+    "signature_header": signature_seeds,
+    "timestamp": timestamp_seeds,
+    "verify": verify_seeds,
+    "event": event_seeds,
+    "amount": amount_seeds,
+    "source_amount": source_amount_seeds,
+    "origin": origin_seeds,
+    "status": status_seeds,
+    "headers": headers_seeds,
+}
+
+
+def main():
+    for target, seeds in TARGETS.items():
+        directory = CORPUS / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for old in directory.iterdir():
+            if not old.name.startswith("regression-"):
+                old.unlink()
+        chosen = pick(list(seeds()))
+        for name, data in chosen:
+            (directory / name).write_bytes(data)
+        print(f"{target}: {len(chosen)} seeds")
+
+
+if __name__ == "__main__":
+    main()
