@@ -37,7 +37,8 @@ const wellFormed = (s) =>
   typeof s.isWellFormed === 'function' ? s.isWellFormed() : !LONE_SURROGATE.test(s);
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps the text byte for byte (the core already refuses an event that starts with a BOM).
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // The wasm-bindgen glue, once the entry has started the instance.
 let glue = null;
 
