@@ -5,7 +5,8 @@
 # Installs what is missing (idempotent): the nightly toolchain, cargo-fuzz. The working
 # corpus grows in fuzz/target/corpus/<target>/ (kept between runs, not committed) from the
 # committed seeds in fuzz/corpus/<target>/; a crash is saved in fuzz/artifacts/<target>/
-# and fails the run (after the other targets ran). libFuzzer logs: fuzz/target/logs/.
+# and fails the run (after the other targets ran). libFuzzer logs: fuzz/target/logs/<run>/
+# (fuzz/target/logs/latest: the last run's), so that runs at the same time do not mix.
 #
 # FUZZ_SANITIZER (default none): the crate forbids unsafe code, so what fuzzing finds here
 # is panics, overflows (debug assertions are on), broken properties, slow inputs (-timeout)
@@ -36,9 +37,13 @@ targets=("$@")
 (( ${#targets[@]} )) || targets=("${all[@]}")
 
 start=$(date +%s)
-mkdir -p fuzz/target/logs
-cargo +nightly fuzz build "${flags[@]}" >fuzz/target/logs/build.log 2>&1 ||
-	{ cat fuzz/target/logs/build.log >&2; echo "fuzz: the build failed" >&2; exit 1; }
+logs=fuzz/target/logs/$(date -u +%Y%m%dT%H%M%S)-$$
+mkdir -p "$logs"
+ln -sfn "$(basename "$logs")" fuzz/target/logs/latest
+# Keep the logs of the last 20 runs.
+ls -1d fuzz/target/logs/*-* | head -n -20 | xargs -r rm -rf
+cargo +nightly fuzz build "${flags[@]}" >"$logs/build.log" 2>&1 ||
+	{ cat "$logs/build.log" >&2; echo "fuzz: the build failed" >&2; exit 1; }
 echo "fuzz: built ${#all[@]} targets (sanitizer: $sanitizer) in $(( $(date +%s) - start )) s; ${secs} s per target"
 
 failed=()
@@ -46,7 +51,7 @@ total=0
 printf '%-18s %14s %10s %8s %8s\n' target executions exec/s corpus result
 for t in "${targets[@]}"; do
 	mkdir -p "fuzz/target/corpus/$t"
-	log="fuzz/target/logs/$t.log"
+	log="$logs/$t.log"
 	rc=0
 	# The first corpus directory receives new inputs; the committed seeds are only read.
 	cargo +nightly fuzz run "${flags[@]}" "$t" "fuzz/target/corpus/$t" "fuzz/corpus/$t" -- \
@@ -64,11 +69,12 @@ for t in "${targets[@]}"; do
 	printf '%-18s %14s %10s %8s %8s\n' "$t" "${execs:-?}" "${rate:-?}" "$corpus" "$result"
 done
 echo "fuzz: ${total} executions in all, $(( $(date +%s) - start )) s"
+echo "fuzz: $(( ${#targets[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed"
 
 if (( ${#failed[@]} )); then
 	for t in "${failed[@]}"; do
-		echo "---- $t (fuzz/target/logs/$t.log):" >&2
-		grep -E -A12 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer' "fuzz/target/logs/$t.log" | head -40 >&2 || true
+		echo "---- $t ($logs/$t.log):" >&2
+		grep -E -A12 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer' "$logs/$t.log" | head -40 >&2 || true
 		ls -1 "fuzz/artifacts/$t/" 2>/dev/null | sed "s|^|  fuzz/artifacts/$t/|" >&2 || true
 	done
 	echo "fuzz: crashes in: ${failed[*]}. Reproduce: cargo +nightly fuzz run ${flags[*]} <target> <artifact>;" \
