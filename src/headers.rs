@@ -119,5 +119,23 @@ mod tests {
         );
         let same = read_delivery_headers(core::iter::empty(), "a", "A");
         assert_eq!(same.unwrap_err().code(), "invalid_argument");
+        for (t, s) in [("", "S"), ("T", "")] {
+            let empty = read_delivery_headers(core::iter::empty(), t, s);
+            assert_eq!(empty.unwrap_err().code(), "invalid_argument");
+        }
+    }
+
+    #[test]
+    fn debug_shows_the_timestamp_never_the_signature() {
+        let h = DeliveryHeaders {
+            timestamp: b"1700000000",
+            signature: b"v1=abcdef",
+        };
+        let text = format!("{h:?}");
+        assert!(
+            text.contains("1700000000") && text.contains("[REDACTED]"),
+            "{text}"
+        );
+        assert!(!text.contains("abcdef"));
     }
 }

@@ -280,6 +280,9 @@ mod tests {
     #[test]
     fn debug_is_redacted() {
         let entry = SecretEntry::active(Secret::new("canary-5f1e"));
-        assert!(!format!("{entry:?}").contains("canary"));
+        let text = format!("{entry:?}");
+        assert!(!text.contains("canary"));
+        assert!(text.contains("Secret([REDACTED])"), "{text}");
+        assert_eq!(format!("{:?}", Secret::new("x")), "Secret([REDACTED])");
     }
 }

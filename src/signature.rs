@@ -314,6 +314,25 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_item_is_named_as_such() {
+        // A padded base64 value is the one item with `=` that is not a marker.
+        let detail = |v: &str| {
+            parse_signature_header(v.as_bytes(), TS)
+                .unwrap_err()
+                .detail()
+                .unwrap_or_default()
+        };
+        assert!(detail(&format!("v0={HEX}")).contains("unknown item"));
+        assert!(detail("abc=").contains("unknown item"));
+        assert!(detail(&format!("{}==", &B64[..42])).contains("unknown item"));
+        assert!(!detail("CQCgh3PyTmazFePVyVHwtxOjVZ8oL9ib3JrlIWorE7Z=").contains("unknown item"));
+        assert_eq!(
+            format!("{:?}", KeyedMac::new(b"k").unwrap()),
+            "KeyedMac([REDACTED])"
+        );
+    }
+
+    #[test]
     fn every_prefix_of_a_value_is_rejected() {
         for len in 0..HEX.len() {
             let code = parse(&format!("v1={}", &HEX[..len])).unwrap_err();

@@ -548,8 +548,23 @@ mod tests {
 
     #[test]
     fn debug_never_shows_the_signature_or_body() {
-        let d = delivery(b"secret-body", b"1", "abcdef");
+        let d = delivery(b"secret-body", b"1700000000", "abcdef");
         let text = format!("{d:?}");
         assert!(!text.contains("secret-body") && !text.contains("abcdef"));
+        assert!(
+            text.contains("body_len: 11") && text.contains("1700000000"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn options_keep_what_they_were_given() {
+        let o = VerifyOptions::new(300);
+        assert_eq!(o.max_skew_secs(), 300);
+        assert_eq!(o.max_body_bytes(), 4_194_304);
+        assert_eq!(MAX_MAX_BODY_BYTES, 67_108_864);
+        assert_eq!(o.with_max_body_bytes(7).unwrap().max_body_bytes(), 7);
+        let v = Verifier::new(vec![SecretEntry::active(Secret::new("s"))], o).unwrap();
+        assert_eq!(v.options(), o);
     }
 }
