@@ -173,6 +173,14 @@ mod tests {
     }
 
     #[test]
+    fn validity_as_a_boolean() {
+        assert!(is_valid_amount_raw("1") && is_valid_amount_raw(MAX_AMOUNT_RAW));
+        assert!(
+            !is_valid_amount_raw("0") && !is_valid_amount_raw("01") && !is_valid_amount_raw("")
+        );
+    }
+
+    #[test]
     fn limits() {
         assert!(validate_amount_raw(MAX_AMOUNT_RAW).is_ok());
         let over = "115792089237316195423570985008687907853269984665640564039457584007913129639936";

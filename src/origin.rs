@@ -349,6 +349,39 @@ mod tests {
     }
 
     #[test]
+    fn hosts_ports_and_schemes_at_their_edges() {
+        // 253 characters: four 63-character labels and one of 1, with dots.
+        let long = format!("{0}.{0}.{0}.{1}.a", "a".repeat(63), "b".repeat(59));
+        assert_eq!(long.len(), 253);
+        assert!(origin(&format!("https://{long}")).is_ok());
+        assert_eq!(origin(&format!("https://{long}a")), Err("origin_invalid"));
+        for bad in [
+            "https://256.0.0.1",
+            "https://1.2.3",
+            "https://1.2.3.4.5",
+            "https://01.0.0.1",
+            "https://1234.0.0.1",
+            "https://1..2.3",
+            "https://[1.2.3.4]",
+            "https://[::g]",
+            "https://x.example:000443",
+            "https://x.example:+443",
+            "https://x.example:65536",
+            "1https://x.example",
+            "ht!tp://x.example",
+        ] {
+            assert_eq!(origin(bad), Err("origin_invalid"), "{bad}");
+        }
+        assert_eq!(
+            origin("https://[::1]:8443"),
+            Ok("https://[::1]:8443".into())
+        );
+        assert_eq!(origin("https://0.0.0.0"), Ok("https://0.0.0.0".into()));
+        assert_eq!(url("https://[zz]/"), Some("webhook_url_ip_literal"));
+        assert_eq!(url("h+t.t-p://x.example/"), Some("webhook_url_not_https"));
+    }
+
+    #[test]
     fn webhook_urls() {
         assert_eq!(
             url("https://hooks.example.com/x?"),

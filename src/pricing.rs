@@ -461,6 +461,54 @@ mod tests {
     }
 
     #[test]
+    fn shapes_that_are_not_addresses_or_networks() {
+        let p = crypto();
+        assert_eq!(
+            (p.reference(), p.decimals(), p.kind()),
+            ("usdc-eth", 6, SourceKind::Crypto)
+        );
+        let with = |r: &str| json!({"kind": "crypto", "pricing_ref": r, "amount_raw": "1"});
+        for not_address_or_network in [
+            "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB4", // 39 hex digits
+            "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB4g", // not hex
+            "bc1QAR0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", // mixed case
+            "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdqb", // b is not in bech32's alphabet
+            "b2c1qqqqqq",
+            "11qqqqqqqqqqqqqqq", // short; no letters before the 1
+            "eip155:",
+            "ab:1",
+            "EIP155:1",
+            "eip155:1.5",
+            "abcdefghi:1",
+            "usdc-ethereum",
+            "tokens:usdc/eth",
+        ] {
+            assert_eq!(
+                code(with(not_address_or_network), &p),
+                Some("source_pricing_ref_mismatch"),
+                "{not_address_or_network}"
+            );
+        }
+        for network in [
+            "eip155:1",
+            "cosmos:cosmoshub-4",
+            "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+            "ton",
+            "BSC",
+        ] {
+            assert_eq!(
+                code(with(network), &p),
+                Some("pricing_ref_is_network_id"),
+                "{network}"
+            );
+        }
+        assert_eq!(
+            code(with("BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ"), &p),
+            Some("pricing_ref_is_address")
+        );
+    }
+
+    #[test]
     fn shapes_and_order() {
         let p = crypto();
         assert_eq!(code(json!("x"), &p), Some("source_amount_invalid"));

@@ -209,6 +209,14 @@ mod tests {
     }
 
     #[test]
+    fn text_forms() {
+        let big = v("18446744073709551617");
+        assert_eq!(big.to_string(), "18446744073709551617");
+        assert_eq!(format!("{big:?}"), "StatusVersion(18446744073709551617)");
+        assert_eq!("7".parse::<StatusVersion>().unwrap(), v("7"));
+    }
+
+    #[test]
     fn invalid_versions() {
         for bad in ["", "-1", "+1", "01", "1.0", "1e3", " 1", "١"] {
             assert_eq!(
