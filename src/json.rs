@@ -3,10 +3,9 @@
 //! kept as its exact text and checked against what a double can hold, and the few fields a
 //! caller names captured on the way, with no tree built for the rest.
 
-use core::cell::Cell;
+use core::cell::{Cell, RefCell};
 use core::fmt;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -71,8 +70,10 @@ pub(crate) fn scan<'de>(
     flags: &Flags,
 ) -> Result<Shape<'de>, Refusal> {
     let mut de = serde_json::Deserializer::from_slice(body);
+    let keys = RefCell::new(Vec::new());
     let shape = Walk {
         flags,
+        keys: &keys,
         capture: Some(spec),
     }
     .deserialize(&mut de)
@@ -128,14 +129,46 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
 }
 
 /// Walks any value; captures it when `capture` is set (with the fields its spec names).
-struct Walk<'f> {
+struct Walk<'f, 'de> {
     flags: &'f Flags,
+    /// The keys of the objects being read, innermost last: one buffer for the whole
+    /// document, so reading an object allocates nothing for its keys.
+    keys: &'f RefCell<Vec<Cow<'de, str>>>,
     capture: Option<&'static Spec>,
 }
 
-impl Walk<'_> {
+/// Up to this many keys, an object's keys are compared pairwise; above, sorted.
+const PAIRWISE_KEYS: usize = 16;
+
+/// Whether some key appears twice (reorders `keys`).
+fn repeats(keys: &mut [Cow<'_, str>]) -> bool {
+    if keys.len() <= PAIRWISE_KEYS {
+        let mut rest = &*keys;
+        while let Some((first, tail)) = rest.split_first() {
+            if tail.contains(first) {
+                return true;
+            }
+            rest = tail;
+        }
+        false
+    } else {
+        keys.sort_unstable();
+        keys.windows(2).any(|pair| pair.first() == pair.get(1))
+    }
+}
+
+impl<'de> Walk<'_, 'de> {
+    /// A walker for a value inside this one.
+    fn inner(&self, capture: Option<&'static Spec>) -> Self {
+        Walk {
+            flags: self.flags,
+            keys: self.keys,
+            capture,
+        }
+    }
+
     /// Notes a number that would change as a double; captures its text if asked to.
-    fn number<'de>(&self, survives: bool, text: impl FnOnce() -> String) -> Shape<'de> {
+    fn number(&self, survives: bool, text: impl FnOnce() -> String) -> Shape<'de> {
         if !survives {
             self.flags.inexact.set(true);
         }
@@ -143,14 +176,14 @@ impl Walk<'_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Walk<'_> {
+impl<'de> DeserializeSeed<'de> for Walk<'_, 'de> {
     type Value = Shape<'de>;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Walk<'_> {
+impl<'de> Visitor<'de> for Walk<'_, 'de> {
     type Value = Shape<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -185,18 +218,10 @@ impl<'de> Visitor<'de> for Walk<'_> {
         })
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape<'de>, A::Error> {
-        let flags = self.flags;
-        while seq
-            .next_element_seed(Walk {
-                flags,
-                capture: None,
-            })?
-            .is_some()
-        {}
+        while seq.next_element_seed(self.inner(None))?.is_some() {}
         Ok(Shape::Other)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
-        let flags = self.flags;
         let Some(Key(first)) = map.next_key::<Key<'de>>()? else {
             return Ok(self
                 .capture
@@ -206,24 +231,30 @@ impl<'de> Visitor<'de> for Walk<'_> {
             let text: String = map.next_value()?;
             return Ok(self.number(text_survives_f64(&text), || text));
         }
-        let mut keys = BTreeSet::new();
-        let mut captured = Vec::new();
+        // This object's keys are the stack's entries from `start` on.
+        let start = self.keys.borrow().len();
+        let mut captured: Vec<(&'static str, Shape<'de>)> = Vec::new();
         let mut key = Some(first);
         while let Some(name) = key {
             let field = self
                 .capture
                 .and_then(|spec| spec.0.iter().find(|(n, _)| *n == name.as_ref()));
-            let value = map.next_value_seed(Walk {
-                flags,
-                capture: field.map(|(_, nested)| *nested),
-            })?;
-            if !keys.insert(name) {
-                flags.duplicate.set(true);
-            } else if let Some((n, _)) = field {
-                captured.push((*n, value));
+            let value = map.next_value_seed(self.inner(field.map(|(_, nested)| *nested)))?;
+            if let Some((n, _)) = field {
+                // A repeated captured field keeps its first value; the document is refused anyway.
+                if !captured.iter().any(|(c, _)| c == n) {
+                    captured.push((*n, value));
+                }
             }
+            self.keys.borrow_mut().push(name);
             key = map.next_key::<Key<'de>>()?.map(|Key(k)| k);
         }
+        let mut keys = self.keys.borrow_mut();
+        if keys.get_mut(start..).is_some_and(|own| repeats(own)) {
+            self.flags.duplicate.set(true);
+        }
+        keys.truncate(start);
+        drop(keys);
         Ok(self
             .capture
             .map_or(Shape::Other, |_| Shape::Object(captured)))
@@ -305,6 +336,46 @@ mod tests {
         assert_eq!(run(r#"[{"k":1,"\u006b":2}]"#).0, Err(Refusal::DuplicateKey));
         assert_eq!(run("{} x").0, Err(Refusal::Syntax));
         assert_eq!(run(&"[".repeat(200)).0, Err(Refusal::Syntax));
+    }
+
+    #[test]
+    fn repeated_keys_in_large_and_nested_objects() {
+        let object = |keys: &[String]| {
+            let fields: Vec<String> = keys.iter().map(|k| format!("\"{k}\":1")).collect();
+            format!("{{{}}}", fields.join(","))
+        };
+        // Above the pairwise limit the keys are sorted: both paths must agree.
+        for n in [2, PAIRWISE_KEYS, PAIRWISE_KEYS + 1, 200] {
+            let distinct: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            assert_eq!(
+                run(&object(&distinct)).0.map(|_| ()),
+                Ok(()),
+                "{n} distinct keys"
+            );
+            let mut repeated = distinct.clone();
+            repeated.push(format!("k{}", n / 2));
+            assert_eq!(
+                run(&object(&repeated)).0,
+                Err(Refusal::DuplicateKey),
+                "{n} keys + 1 repeat"
+            );
+        }
+        // The same key in a parent and its child, or in siblings, is no repeat.
+        assert!(
+            run(r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}"#)
+                .0
+                .is_ok()
+        );
+        // A repeat after a nested object that used the same keys is still seen.
+        assert_eq!(
+            run(r#"{"x":1,"y":{"x":1,"y":2},"x":3}"#).0,
+            Err(Refusal::DuplicateKey)
+        );
+        // And one deep inside, after siblings.
+        assert_eq!(
+            run(r#"{"a":[{"p":1},{"q":{"r":1,"s":2,"r":3}}],"b":2}"#).0,
+            Err(Refusal::DuplicateKey)
+        );
     }
 
     #[test]

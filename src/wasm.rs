@@ -9,6 +9,8 @@
 // Exports must be `pub` for wasm-bindgen even though the module is private.
 #![allow(unreachable_pub)]
 
+use core::cell::{Cell, RefCell};
+
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -26,6 +28,80 @@ use crate::{amount, delivery, headers, idempotency, origin};
 
 thread_local! {
     static ERROR_CLASS: core::cell::OnceCell<Function> = const { core::cell::OnceCell::new() };
+    /// Where JavaScript writes a delivery (body, timestamp value, signature value) for the
+    /// verifying exports: one area reused by every call, so a verification allocates nothing
+    /// and passes only numbers across the boundary.
+    static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The failure of the last verifying export that returned a negative number.
+    static LAST_ERROR: Cell<Option<Error>> = const { Cell::new(None) };
+}
+
+/// An input area larger than this is given back once a smaller delivery comes.
+const KEEP_INPUT_AREA: usize = 1 << 20;
+
+/// The input area, at least `len` bytes long: JavaScript writes the delivery there, then
+/// calls a verifying export with the three lengths. The address stays valid until the next
+/// call of `inputArea`.
+#[wasm_bindgen(js_name = inputArea)]
+pub fn input_area(len: usize) -> *mut u8 {
+    INPUT.with_borrow_mut(|area| {
+        if area.len() < len || (area.len() > KEEP_INPUT_AREA && len <= KEEP_INPUT_AREA) {
+            // Give the old area back before taking the new one.
+            *area = Vec::new();
+            area.resize(len, 0);
+        }
+        area.as_mut_ptr()
+    })
+}
+
+/// The delivery JavaScript wrote into the input area, split by the lengths it reported.
+fn with_delivery<T>(
+    lens: [usize; 3],
+    f: impl FnOnce(&Delivery<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    INPUT.with_borrow(|area| {
+        let [body_len, timestamp_len, signature_len] = lens;
+        let outside = || {
+            err(
+                ErrorKind::InvalidArgument,
+                "the lengths given exceed the input area",
+            )
+        };
+        let (body, rest) = area.split_at_checked(body_len).ok_or_else(outside)?;
+        let (timestamp, rest) = rest.split_at_checked(timestamp_len).ok_or_else(outside)?;
+        let signature = rest.get(..signature_len).ok_or_else(outside)?;
+        f(&Delivery {
+            body,
+            timestamp,
+            signature,
+        })
+    })
+}
+
+/// A verifying export's answer: the packed result (see `pack`), or, when it failed,
+/// `-1 - index` of the error's kind in [`ErrorKind::ALL`], the error kept for
+/// [`last_error_message`]. JavaScript then builds the `CryptoPayError` itself, which costs
+/// a fraction of constructing it from here.
+fn settle(result: Result<f64, Error>) -> f64 {
+    result.unwrap_or_else(|error| {
+        let index = ErrorKind::ALL
+            .iter()
+            .position(|k| *k == error.kind())
+            .unwrap_or_default();
+        LAST_ERROR.set(Some(error));
+        #[allow(clippy::cast_precision_loss)] // fewer than 2^53 kinds
+        let index = index as f64;
+        -1.0 - index
+    })
+}
+
+/// The message of the failure a verifying export reported by a negative number.
+#[wasm_bindgen(js_name = lastErrorMessage)]
+pub fn last_error_message() -> String {
+    LAST_ERROR
+        .take()
+        .map(|error| error.to_string())
+        .unwrap_or_default()
 }
 
 /// Registers the `CryptoPayError` class that every failure is thrown as.
@@ -154,14 +230,6 @@ fn pack(verified: Verified, rewrite: bool) -> f64 {
     ts * 8.0 + if rewrite { 4.0 } else { 0.0 } + kind_index(verified.matched_secret)
 }
 
-fn delivery<'a>(body: &'a [u8], timestamp: &'a str, signature: &'a str) -> Delivery<'a> {
-    Delivery {
-        body,
-        timestamp: timestamp.as_bytes(),
-        signature: signature.as_bytes(),
-    }
-}
-
 /// After a verification: the envelope's checks when asked for, then the packed result.
 fn finish(verified: Verified, body: &[u8], parse: bool) -> Result<f64, Error> {
     let rewrite = if parse { check_event(body)? } else { false };
@@ -223,53 +291,61 @@ impl RawVerifier {
         Ok(RawVerifier { inner })
     }
 
-    /// Verifies a delivery; `state` is 0 for a raw body, 1 for one over the limit (not
-    /// copied), 2 for a body that is not raw. Returns the packed result (see `pack`).
-    pub fn verify(
+    /// Verifies the delivery in the input area (`inputArea`), whose parts have these
+    /// lengths; `state` is 0 for a raw body, 1 for one over the limit (not copied), 2 for a
+    /// body that is not raw. Returns the packed result or a failure (see `settle`).
+    #[wasm_bindgen(js_name = verifyArea)]
+    pub fn verify_area(
         &self,
-        body: &[u8],
+        body_len: usize,
+        timestamp_len: usize,
+        signature_len: usize,
         state: u8,
-        timestamp: &str,
-        signature: &str,
         now_secs: f64,
         parse: bool,
-    ) -> JsResult<f64> {
-        let now = js(uint(now_secs, "nowSecs must be a safe integer >= 0"))?;
-        js(body_state(state))?;
-        let delivery = delivery(body, timestamp, signature);
-        js(self
-            .inner
-            .verify_signature(&delivery, now)
-            .and_then(|verified| finish(verified, body, parse)))
+    ) -> f64 {
+        settle(
+            uint(now_secs, "nowSecs must be a safe integer >= 0")
+                .and_then(|now| body_state(state).map(|()| now))
+                .and_then(|now| {
+                    with_delivery([body_len, timestamp_len, signature_len], |delivery| {
+                        self.inner
+                            .verify_signature(delivery, now)
+                            .and_then(|verified| finish(verified, delivery.body, parse))
+                    })
+                }),
+        )
     }
 }
 
-/// One-shot verification with the contract's order of checks. Returns the packed result.
-#[wasm_bindgen]
+/// One-shot verification with the contract's order of checks, of the delivery in the input
+/// area (see [`RawVerifier::verify_area`]). Returns the packed result or a failure.
+#[wasm_bindgen(js_name = verifyArea)]
 #[allow(clippy::too_many_arguments)]
-pub fn verify(
+pub fn verify_area(
     secrets: Vec<String>,
     kinds: Vec<String>,
     until: Vec<f64>,
     max_skew_secs: f64,
     max_body_bytes: f64,
-    body: &[u8],
+    body_len: usize,
+    timestamp_len: usize,
+    signature_len: usize,
     state: u8,
-    timestamp: &str,
-    signature: &str,
     now_secs: f64,
     parse: bool,
-) -> JsResult<f64> {
-    let now = js(uint(now_secs, "nowSecs must be a safe integer >= 0"))?;
-    let options = js(options(max_skew_secs, max_body_bytes))?;
-    let entries = js(entries(secrets, kinds, until))?;
-    js(check_shape(&entries))?;
-    js(body_state(state))?;
-    let delivery = delivery(body, timestamp, signature);
-    js(
-        crate::verify::verify_signature(&delivery, &entries, options, now)
-            .and_then(|verified| finish(verified, body, parse)),
-    )
+) -> f64 {
+    settle((|| {
+        let now = uint(now_secs, "nowSecs must be a safe integer >= 0")?;
+        let options = options(max_skew_secs, max_body_bytes)?;
+        let entries = entries(secrets, kinds, until)?;
+        check_shape(&entries)?;
+        body_state(state)?;
+        with_delivery([body_len, timestamp_len, signature_len], |delivery| {
+            crate::verify::verify_signature(delivery, &entries, options, now)
+                .and_then(|verified| finish(verified, delivery.body, parse))
+        })
+    })())
 }
 
 /// Signs a delivery (lowercase hex, or padded standard base64).

@@ -41,6 +41,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // The wasm-bindgen glue, once the entry has started the instance.
 let glue = null;
+// The instance's memory, a view of it (renewed when the memory grows), and the error codes
+// in the order the verifying exports number them.
+let memory = null;
+let memoryView = new Uint8Array(0);
+let codes = [];
 
 function fail(code, detail) {
   const general = glue.codeMessage(code) ?? '';
@@ -48,9 +53,11 @@ function fail(code, detail) {
 }
 
 /** Called by the runtime entry once the wasm instance has started. */
-export function install(startedGlue) {
+export function install(startedGlue, startedMemory) {
   glue = startedGlue;
+  memory = startedMemory;
   glue.setErrorClass(CryptoPayError);
+  codes = glue.errorCodes();
 }
 
 function assertReady() {
@@ -66,6 +73,16 @@ function assertReady() {
 // known option is named instead.
 function options(value, allowed, what) {
   if (!isPlainObject(value)) throw fail('invalid_argument', `${what} takes an options object`);
+  // Fast path: for-in sees every own enumerable key (and inherited ones, which the exact
+  // check below ignores), without allocating.
+  let known = true;
+  for (const key in value) {
+    if (!allowed.includes(key)) {
+      known = false;
+      break;
+    }
+  }
+  if (known) return value;
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {
       const near = allowed.find((name) => nearMiss(key, name));
@@ -115,7 +132,8 @@ function readBody(body, limit) {
   } else if (ArrayBuffer.isView(body)) {
     try {
       bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-      bytes.slice(0, 0); // throws for a view over a detached or shrunk buffer
+      // A view over a detached or shrunk buffer reads as empty; slice throws for it.
+      if (bytes.byteLength === 0) bytes.slice(0, 0);
     } catch {
       return [EMPTY, BODY_NOT_RAW];
     }
@@ -176,8 +194,42 @@ function secretLists(secrets) {
   return [list, kinds, until];
 }
 
-function unpack(packed) {
-  return { matchedSecret: KINDS[packed % 4], timestamp: Math.floor(packed / 8), rewrite: packed % 8 >= 4 };
+// Lengths of the header values writeDelivery last wrote.
+let timestampLength = 0;
+let signatureLength = 0;
+
+// Writes a string as UTF-8 at `at` (ASCII directly; anything else through the encoder,
+// which turns a lone surrogate into U+FFFD as every UTF-8 encoding of a string does).
+function put(s, at, end) {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return encoder.encodeInto(s, memoryView.subarray(at, end)).written;
+    memoryView[at + i] = c;
+  }
+  return n;
+}
+
+// Copies a delivery into the core's input area: body, timestamp value, signature value.
+function writeDelivery(bytes, timestamp, signature) {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit.
+  const size = bytes.byteLength + 3 * (timestamp.length + signature.length);
+  const at = glue.inputArea(size);
+  if (memoryView.byteLength === 0) memoryView = new Uint8Array(memory.buffer);
+  memoryView.set(bytes, at);
+  const end = at + size;
+  timestampLength = put(timestamp, at + bytes.byteLength, end);
+  signatureLength = put(signature, at + bytes.byteLength + timestampLength, end);
+}
+
+// The answer of a verifying export: the result, or the failure it numbered (built here, so
+// its stack is the caller's).
+function settled(packed, bytes, parse) {
+  if (packed < 0) {
+    throw new CryptoPayError(codes[-1 - packed] ?? 'invalid_argument', glue.lastErrorMessage());
+  }
+  const out = { matchedSecret: KINDS[packed % 4], timestamp: Math.floor(packed / 8) };
+  return parse ? { event: buildEvent(bytes, packed % 8 >= 4), ...out } : out;
 }
 
 function buildEvent(bytes, rewrite) {
@@ -197,6 +249,33 @@ function buildEvent(bytes, rewrite) {
 
 const VERIFY_OPTIONS = ['body', 'timestamp', 'signature', 'secrets', 'nowSecs', 'maxSkewSecs', 'maxBodyBytes'];
 
+// The one-shot functions keep the last secret set they were given keyed, so that calling
+// them with the same secrets and options (the usual receiver) costs what a Verifier does.
+// The key names every input of the keying, lengths first so that no two sets share it.
+let lastSet = null;
+
+function setKey(list, kinds, until, skew, limit) {
+  let key = `${skew}/${limit}`;
+  for (let i = 0; i < list.length; i++) key += `/${kinds[i]}/${until[i]}/${list[i].length}:${list[i]}`;
+  return key;
+}
+
+// The keyed verifier for this set, or null when the set does not key one (then the
+// uncached call reports the error in the contract's order of checks).
+function keyedFor(list, kinds, until, skew, limit) {
+  const key = setKey(list, kinds, until, skew, limit);
+  if (lastSet !== null && lastSet.key === key) return lastSet.raw;
+  let raw;
+  try {
+    raw = new glue.RawVerifier(list, kinds, until, skew, limit);
+  } catch {
+    return null;
+  }
+  if (lastSet !== null) lastSet.raw.free(); // zeroizes the previous keys
+  lastSet = { key, raw };
+  return raw;
+}
+
 function verifyOnce(input, what, parse) {
   assertReady();
   options(input, VERIFY_OPTIONS, what);
@@ -208,11 +287,13 @@ function verifyOnce(input, what, parse) {
   const limit = maxBody(input.maxBodyBytes);
   const [list, kinds, until] = secretLists(input.secrets);
   const [bytes, state] = readBody(input.body, limit);
-  const packed = glue.verify(list, kinds, until, skew, limit, bytes, state,
-    headerValue(input.timestamp), headerValue(input.signature), now, parse);
-  const result = unpack(packed);
-  const out = { matchedSecret: result.matchedSecret, timestamp: result.timestamp };
-  return parse ? { event: buildEvent(bytes, result.rewrite), ...out } : out;
+  const raw = keyedFor(list, kinds, until, skew, limit);
+  writeDelivery(bytes, headerValue(input.timestamp), headerValue(input.signature));
+  const packed = raw !== null
+    ? raw.verifyArea(bytes.byteLength, timestampLength, signatureLength, state, now, parse)
+    : glue.verifyArea(list, kinds, until, skew, limit,
+      bytes.byteLength, timestampLength, signatureLength, state, now, parse);
+  return settled(packed, bytes, parse);
 }
 
 /** Verifies a delivery without parsing it. */
@@ -255,10 +336,9 @@ class Verifier {
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
     const now = safeUint(input.nowSecs, 'nowSecs');
     const [bytes, state] = readBody(input.body, this.#limit);
-    const packed = this.#raw.verify(bytes, state, headerValue(input.timestamp), headerValue(input.signature), now, parse);
-    const result = unpack(packed);
-    const out = { matchedSecret: result.matchedSecret, timestamp: result.timestamp };
-    return parse ? { event: buildEvent(bytes, result.rewrite), ...out } : out;
+    writeDelivery(bytes, headerValue(input.timestamp), headerValue(input.signature));
+    const packed = this.#raw.verifyArea(bytes.byteLength, timestampLength, signatureLength, state, now, parse);
+    return settled(packed, bytes, parse);
   }
 
   verifySignature(input) {
@@ -520,5 +600,5 @@ export function startFromModule(bgGlue, wasmModule) {
 export function startFromInstance(bgGlue, instance) {
   bgGlue.__wbg_set_wasm(instance.exports);
   instance.exports.__wbindgen_start();
-  install(bgGlue);
+  install(bgGlue, instance.exports.memory);
 }

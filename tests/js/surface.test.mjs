@@ -857,6 +857,43 @@ for (const [label, api] of entries) {
       }
     });
 
+    test('the one-shot functions answer for the secrets and options of each call, whatever came before', () => {
+      // They keep the last secret set keyed: a change of any part of the set or of the
+      // options must take effect on the next call, and a set that cannot be keyed must
+      // still be reported in the contract's order.
+      const rotation = [
+        { secret: OTHER_SECRET, kind: 'active' },
+        { secret: SECRET, kind: 'retiring', acceptUntilSecs: NOW + 10 },
+      ];
+      const steps = [
+        [validInput(), { matchedSecret: 'active', timestamp: NOW }],
+        [validInput({ secrets: OTHER_SECRET }), 'signature_mismatch'],
+        [validInput({ secrets: rotation }), { matchedSecret: 'retiring', timestamp: NOW }],
+        [validInput({ secrets: rotation.map((e) => ({ ...e, acceptUntilSecs: e.acceptUntilSecs && NOW - 1 })) }), 'signature_mismatch'],
+        [validInput({ secrets: rotation }), { matchedSecret: 'retiring', timestamp: NOW }],
+        [validInput({ secrets: `${SECRET} ` }), 'signature_mismatch'],
+        [validInput({ secrets: '' }), 'secret_empty'],
+        [{ ...validInput({ secrets: '' }), signature: 'v1=zz' }, 'signature_malformed'],
+        [validInput(), { matchedSecret: 'active', timestamp: NOW }],
+        [validInput({ maxBodyBytes: 10 }), 'body_too_large'],
+        [{ ...validInput(), nowSecs: NOW + 200 }, { matchedSecret: 'active', timestamp: NOW }],
+        [{ ...validInput(), nowSecs: NOW + 200, maxSkewSecs: 100 }, 'timestamp_too_old'],
+        [validInput({ signWith: OTHER_SECRET, secrets: OTHER_SECRET }), { matchedSecret: 'active', timestamp: NOW }],
+        [validInput(), { matchedSecret: 'active', timestamp: NOW }],
+      ];
+      for (const method of ['verifySignature', 'verifyWebhook']) {
+        for (const [i, [input, expected]] of steps.entries()) {
+          if (typeof expected === 'string') {
+            expectCode(api, () => api[method](input), expected);
+          } else {
+            const { event, ...rest } = api[method](input);
+            assert.deepStrictEqual(rest, expected, `step ${i}, ${method}`);
+            assert.equal(event === undefined, method === 'verifySignature', `step ${i}, ${method}`);
+          }
+        }
+      }
+    });
+
     test('a Verifier applies its own maxSkewSecs and maxBodyBytes', () => {
       const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: 10, maxBodyBytes: 20 });
       try {
