@@ -100,6 +100,14 @@ pub(crate) struct Candidates {
 }
 
 impl Candidates {
+    fn one(tag: Tag) -> Self {
+        let mut tags = [[0u8; TAG_LEN]; MAX_CANDIDATES];
+        if let Some(first) = tags.first_mut() {
+            *first = tag;
+        }
+        Candidates { tags, len: 1 }
+    }
+
     fn push(&mut self, tag: Tag) -> Result<(), Error> {
         let slot = self.tags.get_mut(self.len).ok_or(err(
             ErrorKind::SignatureMalformed,
@@ -117,6 +125,27 @@ impl Candidates {
 
 /// Reads a signature header value into candidates, checking `t=` items against `timestamp`.
 pub(crate) fn parse_signature_header(value: &[u8], timestamp: &[u8]) -> Result<Candidates, Error> {
+    match canonical(value) {
+        Some(tag) => Ok(Candidates::one(tag)),
+        None => parse_grammar(value, timestamp),
+    }
+}
+
+/// The usual spellings, `v1=` and 64 hex digits or the 64 digits alone, read in one step:
+/// the grammar gives each of them this single candidate (hex digits hold no separator, comma
+/// or `=`), so only the time to read them differs.
+fn canonical(value: &[u8]) -> Option<Tag> {
+    let hex = value.strip_prefix(b"v1=").unwrap_or(value);
+    if hex.len() != 2 * TAG_LEN {
+        return None;
+    }
+    let mut tag = [0u8; TAG_LEN];
+    let decoded = base16ct::mixed::decode(hex, &mut tag).is_ok();
+    decoded.then_some(tag)
+}
+
+/// The whole grammar of the signature header (see `docs/decisions.md`).
+fn parse_grammar(value: &[u8], timestamp: &[u8]) -> Result<Candidates, Error> {
     let is_sep = |b: &u8| *b == b' ' || *b == b'\t';
     if value.iter().all(is_sep) {
         return Err(Error::new(ErrorKind::SignatureMissing));
@@ -261,6 +290,42 @@ mod tests {
     const TS: &[u8] = b"1700000000";
     const HEX: &str = "0900a08773f24e66b315e3d5c951f0b713a3559f282fd89bdc9ae5216a2b13b6";
     const B64: &str = "CQCgh3PyTmazFePVyVHwtxOjVZ8oL9ib3JrlIWorE7Y=";
+
+    #[test]
+    fn the_usual_spellings_read_in_one_step_as_the_grammar_reads_them() {
+        let upper = HEX.to_uppercase();
+        let mixed: String = HEX
+            .chars()
+            .enumerate()
+            .map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c })
+            .collect();
+        let mut values = vec![];
+        for hex in [HEX.to_owned(), upper, mixed] {
+            for prefix in ["", "v1=", "V1=", "v1,", "sha256=", " v1=", "v1= ", "t=1700000000,v1="] {
+                values.push(format!("{prefix}{hex}"));
+            }
+            values.push(format!("v1={}", hex.get(1..).unwrap()));
+            values.push(format!("v1={hex}0"));
+            values.push(format!("v1={}g", hex.get(1..).unwrap()));
+            values.push(format!("v1={} ", hex.get(1..).unwrap()));
+            values.push(format!("v1={},", hex.get(1..).unwrap()));
+            values.push(format!("{}=", hex.get(1..).unwrap()));
+        }
+        values.push(format!("v1={B64}"));
+        let mut fast = 0;
+        for value in &values {
+            let quick = parse_signature_header(value.as_bytes(), TS);
+            let full = parse_grammar(value.as_bytes(), TS);
+            assert_eq!(
+                quick.as_ref().map(Candidates::as_slice),
+                full.as_ref().map(Candidates::as_slice),
+                "{value}"
+            );
+            fast += usize::from(canonical(value.as_bytes()).is_some());
+        }
+        // The plain and `v1=` spellings in three letter cases took the one-step path.
+        assert_eq!(fast, 6);
+    }
 
     fn parse(value: &str) -> Result<usize, &'static str> {
         parse_signature_header(value.as_bytes(), TS)

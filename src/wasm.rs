@@ -28,7 +28,7 @@ use crate::{amount, delivery, headers, idempotency, origin};
 
 thread_local! {
     static ERROR_CLASS: core::cell::OnceCell<Function> = const { core::cell::OnceCell::new() };
-    /// Where JavaScript writes a delivery (body, timestamp value, signature value) for the
+    /// Where JavaScript writes a delivery (timestamp value, signature value, body) for the
     /// verifying exports: one area reused by every call, so a verification allocates nothing
     /// and passes only numbers across the boundary.
     static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -54,7 +54,8 @@ pub fn input_area(len: usize) -> *mut u8 {
     })
 }
 
-/// The delivery JavaScript wrote into the input area, split by the lengths it reported.
+/// The delivery JavaScript wrote into the input area: the timestamp value, the signature
+/// value and the body, one after the other, with the lengths it reported.
 fn with_delivery<T>(
     lens: [usize; 3],
     f: impl FnOnce(&Delivery<'_>) -> Result<T, Error>,
@@ -67,9 +68,9 @@ fn with_delivery<T>(
                 "the lengths given exceed the input area",
             )
         };
-        let (body, rest) = area.split_at_checked(body_len).ok_or_else(outside)?;
-        let (timestamp, rest) = rest.split_at_checked(timestamp_len).ok_or_else(outside)?;
-        let signature = rest.get(..signature_len).ok_or_else(outside)?;
+        let (timestamp, rest) = area.split_at_checked(timestamp_len).ok_or_else(outside)?;
+        let (signature, rest) = rest.split_at_checked(signature_len).ok_or_else(outside)?;
+        let body = rest.get(..body_len).ok_or_else(outside)?;
         f(&Delivery {
             body,
             timestamp,

@@ -18,9 +18,9 @@ export const BREAKDOWN = [
   { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `classifyDeliveryResponse(200)` (number in, string out)' },
   { id: 'wasm.copyBody', label: 'copy the body into wasm memory (malloc + `Uint8Array.set` + free)' },
   { id: 'glue.fingerprint', label: 'glue `requestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
-  { id: 'glue.RawVerifier', label: 'glue `RawVerifier.verify(..., parse=false)`: no public-API layer' },
+  { id: 'glue.RawVerifier', label: 'glue: delivery copied into the input area + `RawVerifier.verifyArea(..., parse=false)`: no public-API layer' },
   { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
-  { id: 'glue.RawVerifier+parse', label: 'glue `RawVerifier.verify(..., parse=true)`: + Rust strict parse' },
+  { id: 'glue.RawVerifier+parse', label: 'glue: the same with `parse=true`: + Rust strict parse' },
   { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: Rust strict parse only (copy + serde_json)' },
   { id: 'js.parse', label: '`JSON.parse(TextDecoder.decode(body))`: the JS parse verifyWebhook adds' },
   { id: 'api.V.verifyWebhook', label: 'public `Verifier.verifyWebhook`' },
@@ -61,9 +61,21 @@ export function breakdownFns(pkg, inp) {
     } catch {
       raw = null; // another internal signature: skip these rows
     }
-    if (raw) {
-      fns['glue.RawVerifier'] = () => raw.verify(body, 0, timestamp, ours, nowSecs(), false);
-      fns['glue.RawVerifier+parse'] = () => raw.verify(body, 0, timestamp, ours, nowSecs(), true) + 1;
+    if (raw && typeof raw.verifyArea === 'function' && typeof glue.inputArea === 'function' && wasm?.memory) {
+      // What the public API does below its checks: the delivery (ASCII here) written into
+      // the input area, then the export; a negative answer is a failure.
+      const call = (parse) => {
+        const at = glue.inputArea(body.length + timestamp.length + ours.length);
+        const mem = new Uint8Array(wasm.memory.buffer);
+        mem.set(body, at);
+        for (let i = 0; i < timestamp.length; i++) mem[at + body.length + i] = timestamp.charCodeAt(i);
+        for (let i = 0; i < ours.length; i++) mem[at + body.length + timestamp.length + i] = ours.charCodeAt(i);
+        const packed = raw.verifyArea(body.length, timestamp.length, ours.length, 0, nowSecs(), parse);
+        if (packed < 0) throw new Error(`verifyArea failed: ${glue.lastErrorMessage()}`);
+        return packed;
+      };
+      fns['glue.RawVerifier'] = () => call(false);
+      fns['glue.RawVerifier+parse'] = () => call(true) + 1;
     }
   }
   if (typeof glue?.checkEvent === 'function') fns['glue.checkEvent'] = () => glue.checkEvent(body) + 1;

@@ -197,29 +197,38 @@ function secretLists(secrets) {
 // Lengths of the header values writeDelivery last wrote.
 let timestampLength = 0;
 let signatureLength = 0;
+// The core's input area as last sized, and a view of its start, where the header values go.
+let areaAt = 0;
+let areaSize = 0;
+let headView = null;
+// Room for two header values of at most MAX_HEADER_VALUE UTF-16 units, 3 bytes each in UTF-8.
+const HEAD_ROOM = 2 * 3 * MAX_HEADER_VALUE;
+// Above this, the area is given back once a smaller delivery comes (as the core does).
+const KEEP_AREA = 1024 * 1024;
 
-// Writes a string as UTF-8 at `at` (ASCII directly; anything else through the encoder,
-// which turns a lone surrogate into U+FFFD as every UTF-8 encoding of a string does).
-function put(s, at, end) {
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return encoder.encodeInto(s, memoryView.subarray(at, end)).written;
-    memoryView[at + i] = c;
-  }
-  return n;
-}
-
-// Copies a delivery into the core's input area: body, timestamp value, signature value.
+// Copies a delivery into the core's input area: timestamp value, signature value, body.
 function writeDelivery(bytes, timestamp, signature) {
-  // UTF-8 takes at most 3 bytes per UTF-16 unit.
-  const size = bytes.byteLength + 3 * (timestamp.length + signature.length);
-  const at = glue.inputArea(size);
-  if (memoryView.byteLength === 0) memoryView = new Uint8Array(memory.buffer);
-  memoryView.set(bytes, at);
-  const end = at + size;
-  timestampLength = put(timestamp, at + bytes.byteLength, end);
-  signatureLength = put(signature, at + bytes.byteLength + timestampLength, end);
+  const size = HEAD_ROOM + bytes.byteLength;
+  if (size > areaSize || (areaSize > KEEP_AREA && size <= KEEP_AREA)) {
+    areaAt = glue.inputArea(size);
+    areaSize = size;
+    headView = null;
+  }
+  if (memoryView.byteLength === 0) {
+    memoryView = new Uint8Array(memory.buffer); // the memory grew
+    headView = null;
+  }
+  headView ??= memoryView.subarray(areaAt, areaAt + HEAD_ROOM);
+  // Both values in one step; UTF-8 takes as many bytes as UTF-16 units only for ASCII.
+  if (encoder.encodeInto(timestamp + signature, headView).written === timestamp.length + signature.length) {
+    timestampLength = timestamp.length;
+    signatureLength = signature.length;
+  } else {
+    // Not ASCII (so malformed): encoded apart, a lone surrogate as U+FFFD.
+    timestampLength = encoder.encodeInto(timestamp, headView).written;
+    signatureLength = encoder.encodeInto(signature, headView.subarray(timestampLength)).written;
+  }
+  memoryView.set(bytes, areaAt + timestampLength + signatureLength);
 }
 
 // The answer of a verifying export: the result, or the failure it numbered (built here, so
