@@ -63,13 +63,13 @@ export function breakdownFns(pkg, inp) {
     }
     if (raw && typeof raw.verifyArea === 'function' && typeof glue.inputArea === 'function' && wasm?.memory) {
       // What the public API does below its checks: the delivery (ASCII here) written into
-      // the input area, then the export; a negative answer is a failure.
+      // the input area (timestamp, signature, body), then the export; a negative answer is a failure.
       const call = (parse) => {
         const at = glue.inputArea(body.length + timestamp.length + ours.length);
         const mem = new Uint8Array(wasm.memory.buffer);
-        mem.set(body, at);
-        for (let i = 0; i < timestamp.length; i++) mem[at + body.length + i] = timestamp.charCodeAt(i);
-        for (let i = 0; i < ours.length; i++) mem[at + body.length + timestamp.length + i] = ours.charCodeAt(i);
+        for (let i = 0; i < timestamp.length; i++) mem[at + i] = timestamp.charCodeAt(i);
+        for (let i = 0; i < ours.length; i++) mem[at + timestamp.length + i] = ours.charCodeAt(i);
+        mem.set(body, at + timestamp.length + ours.length);
         const packed = raw.verifyArea(body.length, timestamp.length, ours.length, 0, nowSecs(), parse);
         if (packed < 0) throw new Error(`verifyArea failed: ${glue.lastErrorMessage()}`);
         return packed;
