@@ -260,28 +260,27 @@ const VERIFY_OPTIONS = ['body', 'timestamp', 'signature', 'secrets', 'nowSecs', 
 
 // The one-shot functions keep the last secret set they were given keyed, so that calling
 // them with the same secrets and options (the usual receiver) costs what a Verifier does.
-// The key names every input of the keying, lengths first so that no two sets share it.
+// { lists, single, skew, limit, raw }: the set as read by secretLists (copies of the values),
+// the string it came from if it was one, the options, the keyed verifier.
 let lastSet = null;
 
-function setKey(list, kinds, until, skew, limit) {
-  let key = `${skew}/${limit}`;
-  for (let i = 0; i < list.length; i++) key += `/${kinds[i]}/${until[i]}/${list[i].length}:${list[i]}`;
-  return key;
-}
+const sameLists = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 // The keyed verifier for this set, or null when the set does not key one (then the
 // uncached call reports the error in the contract's order of checks).
-function keyedFor(list, kinds, until, skew, limit) {
-  const key = setKey(list, kinds, until, skew, limit);
-  if (lastSet !== null && lastSet.key === key) return lastSet.raw;
+function keyedFor(lists, single, skew, limit) {
+  if (lastSet !== null && lastSet.skew === skew && lastSet.limit === limit
+    && lastSet.lists.every((list, i) => sameLists(list, lists[i]))) {
+    return lastSet.raw;
+  }
   let raw;
   try {
-    raw = new glue.RawVerifier(list, kinds, until, skew, limit);
+    raw = new glue.RawVerifier(lists[0], lists[1], lists[2], skew, limit);
   } catch {
     return null;
   }
   if (lastSet !== null) lastSet.raw.free(); // zeroizes the previous keys
-  lastSet = { key, raw };
+  lastSet = { lists, single, skew, limit, raw };
   return raw;
 }
 
@@ -294,13 +293,20 @@ function verifyOnce(input, what, parse) {
   }
   const skew = safeUint(input.maxSkewSecs, 'maxSkewSecs');
   const limit = maxBody(input.maxBodyBytes);
-  const [list, kinds, until] = secretLists(input.secrets);
+  let raw;
+  let lists = null;
+  if (lastSet !== null && typeof input.secrets === 'string' && lastSet.single === input.secrets
+    && lastSet.skew === skew && lastSet.limit === limit) {
+    raw = lastSet.raw; // the same secret string as last time: nothing to read again
+  } else {
+    lists = secretLists(input.secrets);
+    raw = keyedFor(lists, typeof input.secrets === 'string' ? input.secrets : null, skew, limit);
+  }
   const [bytes, state] = readBody(input.body, limit);
-  const raw = keyedFor(list, kinds, until, skew, limit);
   writeDelivery(bytes, headerValue(input.timestamp), headerValue(input.signature));
   const packed = raw !== null
     ? raw.verifyArea(bytes.byteLength, timestampLength, signatureLength, state, now, parse)
-    : glue.verifyArea(list, kinds, until, skew, limit,
+    : glue.verifyArea(lists[0], lists[1], lists[2], skew, limit,
       bytes.byteLength, timestampLength, signatureLength, state, now, parse);
   return settled(packed, bytes, parse);
 }
