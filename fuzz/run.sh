@@ -33,8 +33,12 @@ rustup toolchain list 2>/dev/null | grep -q '^nightly' ||
 	  cargo install --quiet --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"; }
 
 mapfile -t all < <(cargo +nightly fuzz list)
+(( ${#all[@]} )) || { echo "fuzz: cargo fuzz list found no targets" >&2; exit 1; }
 targets=("$@")
 (( ${#targets[@]} )) || targets=("${all[@]}")
+for t in "${targets[@]}"; do
+	[[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz: no target $t (targets: ${all[*]})" >&2; exit 2; }
+done
 
 start=$(date +%s)
 logs=fuzz/target/logs/$(date -u +%Y%m%dT%H%M%S)-$$

@@ -17,8 +17,8 @@
 
 use cryptopay_verify::{
     Delivery, Error, ErrorKind, MAX_MAX_BODY_BYTES, MAX_SECRETS, Secret, SecretEntry, SecretKind,
-    SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp, sign,
-    request_fingerprint, verify_signature, verify_webhook,
+    SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp,
+    request_fingerprint, sign, verify_signature, verify_webhook,
 };
 use cryptopay_verify_fuzz::{Fields, TagSpellings, check_error, checked, number};
 use libfuzzer_sys::fuzz_target;

@@ -68,13 +68,13 @@ impl<'a> Fields<'a> {
 /// seeds), otherwise its first 8 bytes, little-endian (so every `u64` is reachable).
 #[must_use]
 pub fn number(field: &[u8]) -> u64 {
-    if !field.is_empty() && field.iter().all(u8::is_ascii_digit) {
-        if let Some(n) = std::str::from_utf8(field)
+    if !field.is_empty()
+        && field.iter().all(u8::is_ascii_digit)
+        && let Some(n) = std::str::from_utf8(field)
             .ok()
             .and_then(|s| s.parse::<u64>().ok())
-        {
-            return n;
-        }
+    {
+        return n;
     }
     let mut bytes = [0u8; 8];
     for (slot, b) in bytes.iter_mut().zip(field) {
