@@ -113,7 +113,7 @@ differential: consumer
 ## memory-test: wasm memory and rss flat over 1e6 verifications and 1e5 Verifier cycles;
 ## verifiers whose free() is forgotten are reclaimed by the FinalizationRegistry
 memory-test: consumer
-	node --expose-gc tests/memory/memory.mjs
+	node --expose-gc --max-semi-space-size=8 tests/memory/memory.mjs
 
 ## demo: builds and installs the package, then its conformance kit plays the service against
 ## the example receiver (every rule holds) and a careless one that acknowledges everything

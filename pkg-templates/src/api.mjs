@@ -42,7 +42,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // The wasm-bindgen glue, once the entry has started the instance.
 let glue = null;
 // The instance's memory, a view of it (renewed when the memory grows), and the error codes
-// in the order the verifying exports number them.
+// in the order the verifying exports number them (read at the first failure).
 let memory = null;
 let memoryView = new Uint8Array(0);
 let codes = [];
@@ -57,7 +57,6 @@ export function install(startedGlue, startedMemory) {
   glue = startedGlue;
   memory = startedMemory;
   glue.setErrorClass(CryptoPayError);
-  codes = glue.errorCodes();
 }
 
 function assertReady() {
@@ -235,6 +234,7 @@ function writeDelivery(bytes, timestamp, signature) {
 // its stack is the caller's).
 function settled(packed, bytes, parse) {
   if (packed < 0) {
+    if (codes.length === 0) codes = glue.errorCodes();
     throw new CryptoPayError(codes[-1 - packed] ?? 'invalid_argument', glue.lastErrorMessage());
   }
   const out = { matchedSecret: KINDS[packed % 4], timestamp: Math.floor(packed / 8) };
