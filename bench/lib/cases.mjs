@@ -91,13 +91,14 @@ function ctEqual(a, b) {
 export function caseFns(s, inp) {
   const { api, verifier } = s;
   const { body, timestamp, ours, stripe: stripeHeader } = inp;
-  const options = { secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS };
   const delivery = () => ({ body, timestamp, signature: ours, nowSecs: nowSecs() });
   return {
     'V.verifySignature': () => verifier.verifySignature(delivery()),
     'V.verifyWebhook': () => verifier.verifyWebhook(delivery()),
-    verifySignature: () => api.verifySignature({ ...options, ...delivery() }),
-    verifyWebhook: () => api.verifyWebhook({ ...options, ...delivery() }),
+    // One object literal per call, as for the Verifier: an object spread here would cost the
+    // harness about 1.8 us per call (measured), which is the caller's, not the function's.
+    verifySignature: () => api.verifySignature({ body, timestamp, signature: ours, nowSecs: nowSecs(), secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS }),
+    verifyWebhook: () => api.verifyWebhook({ body, timestamp, signature: ours, nowSecs: nowSecs(), secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS }),
     node: () => nodeVerifyBytes(body, timestamp, ours),
     'node.hex': () => nodeVerifyHex(body, timestamp, ours),
     'node+parse': () => nodeVerifyBytes(body, timestamp, ours) && JSON.parse(body.toString('utf8')),
