@@ -80,16 +80,18 @@ pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
             "the timestamp has more than 12 digits (milliseconds?)",
         ));
     }
-    value.iter().try_fold(0u64, |acc, &b| {
-        let digit = char::from(b).to_digit(10).ok_or(err(
+    if !value.iter().all(u8::is_ascii_digit) {
+        return Err(err(
             ErrorKind::TimestampMalformed,
             "the timestamp holds a character other than an ASCII digit",
-        ))?;
-        // At most 12 digits: cannot overflow, but checked all the same.
-        acc.checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(digit)))
-            .ok_or(Error::new(ErrorKind::TimestampMalformed))
-    })
+        ));
+    }
+    // 1 to 12 ASCII digits: valid UTF-8, and the value fits (std parses so few digits without
+    // per-digit overflow checks, which wasm32 would pay as 128-bit multiplications).
+    core::str::from_utf8(value)
+        .ok()
+        .and_then(|digits| digits.parse::<u64>().ok())
+        .ok_or(Error::new(ErrorKind::TimestampMalformed))
 }
 
 /// The signature values read from one header value, each 32 bytes.

@@ -3,8 +3,12 @@
 //! These exports are the package's internal interface. The public JavaScript API
 //! (`pkg-templates/src/api.mjs`) checks JavaScript types, turns bodies and header
 //! containers into bytes and strings, and calls these with plain values. Each export
-//! converts, calls the core and maps the error to the package's `CryptoPayError`; none
-//! can panic (the crate denies unwrap, expect, panic, indexing and unchecked arithmetic).
+//! converts, calls the core and maps the error to the package's `CryptoPayError`, except
+//! the verifying ones, which are on every request's path: JavaScript writes the delivery
+//! into one reused input area (`inputArea`) and they answer with a number, a failure as the
+//! index of its kind, so that no allocation, string conversion or error construction happens
+//! here for a delivery. None can panic (the crate denies unwrap, expect, panic, indexing and
+//! unchecked arithmetic).
 
 // Exports must be `pub` for wasm-bindgen even though the module is private.
 #![allow(unreachable_pub)]
