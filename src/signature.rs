@@ -299,11 +299,26 @@ mod tests {
         let mixed: String = HEX
             .chars()
             .enumerate()
-            .map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c })
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
             .collect();
         let mut values = vec![];
         for hex in [HEX.to_owned(), upper, mixed] {
-            for prefix in ["", "v1=", "V1=", "v1,", "sha256=", " v1=", "v1= ", "t=1700000000,v1="] {
+            for prefix in [
+                "",
+                "v1=",
+                "V1=",
+                "v1,",
+                "sha256=",
+                " v1=",
+                "v1= ",
+                "t=1700000000,v1=",
+            ] {
                 values.push(format!("{prefix}{hex}"));
             }
             values.push(format!("v1={}", hex.get(1..).unwrap()));
