@@ -894,6 +894,37 @@ for (const [label, api] of entries) {
       }
     });
 
+    test('deliveries keep verifying while the wasm memory grows between and during calls', () => {
+      // The package writes each delivery into one reused area of wasm memory through a view
+      // that must be renewed whenever the memory grows (the old buffer is then detached).
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 16 * MIB });
+      const held = [];
+      try {
+        const small = callInput(validInput());
+        const bigText = `{"pad":"${'x'.repeat(9 * MIB)}"}`;
+        const big = callInput(validInput({ bodyText: bigText }));
+        const tampered = { ...small, body: utf8(EVENT_TEXT.replace('"', ' "')) };
+        const expected = { matchedSecret: 'active', timestamp: NOW };
+        assert.deepStrictEqual(verifier.verifySignature(small), expected);
+        // Grow the memory from elsewhere: verifiers holding 64 KiB secrets.
+        for (let i = 0; i < 64; i++) {
+          held.push(new api.Verifier({ secrets: `${i}`.padEnd(64 * 1024, 's'), maxSkewSecs: SKEW }));
+        }
+        assert.deepStrictEqual(verifier.verifySignature(small), expected);
+        expectCode(api, () => verifier.verifySignature(tampered), 'signature_mismatch');
+        // A body larger than the area so far: the area and the memory grow in the call.
+        assert.deepStrictEqual(verifier.verifySignature(big), expected);
+        assert.deepStrictEqual(api.verifySignature({ ...big, secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 16 * MIB }), expected);
+        // Back to small deliveries (the core gives the large area back).
+        assert.deepStrictEqual(verifier.verifyWebhook(small).matchedSecret, 'active');
+        expectCode(api, () => verifier.verifySignature(tampered), 'signature_mismatch');
+        assert.deepStrictEqual(api.verifySignature(validInput()), expected);
+      } finally {
+        verifier.free();
+        for (const v of held) v.free();
+      }
+    });
+
     test('a Verifier applies its own maxSkewSecs and maxBodyBytes', () => {
       const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: 10, maxBodyBytes: 20 });
       try {
