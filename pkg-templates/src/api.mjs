@@ -100,7 +100,8 @@ function nearMiss(key, name) {
 const CALL_KEYS = ['body', 'timestamp', 'signature', 'nowSecs'];
 const VERIFY_OPTIONS = ['body', 'timestamp', 'signature', 'secrets', 'nowSecs', 'maxSkewSecs', 'maxBodyBytes'];
 
-function onlyCallKeys(input) {
+// True when every key is one of a Verifier call's, or with `oneShot` of a one-shot call's.
+function onlyKnownKeys(input, oneShot) {
   if (!isPlainObject(input)) return false;
   for (const key in input) {
     switch (key) {
@@ -109,25 +110,11 @@ function onlyCallKeys(input) {
       case 'signature':
       case 'nowSecs':
         break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-function onlyVerifyKeys(input) {
-  if (!isPlainObject(input)) return false;
-  for (const key in input) {
-    switch (key) {
-      case 'body':
-      case 'timestamp':
-      case 'signature':
       case 'secrets':
-      case 'nowSecs':
       case 'maxSkewSecs':
       case 'maxBodyBytes':
-        break;
+        if (oneShot) break;
+        return false;
       default:
         return false;
     }
@@ -314,7 +301,7 @@ function keyedFor(lists, single, skew, limit) {
 
 function verifyOnce(input, what, parse) {
   assertReady();
-  if (!onlyVerifyKeys(input)) options(input, VERIFY_OPTIONS, what);
+  if (!onlyKnownKeys(input, true)) options(input, VERIFY_OPTIONS, what);
   const now = safeUint(input.nowSecs, 'nowSecs');
   if (input.maxSkewSecs === undefined) {
     throw fail('invalid_argument', 'maxSkewSecs is required (300 seconds is the usual choice)');
@@ -375,7 +362,7 @@ class Verifier {
   }
 
   #verify(input, what, parse) {
-    if (!onlyCallKeys(input)) options(input, CALL_KEYS, what);
+    if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
     const now = safeUint(input.nowSecs, 'nowSecs');
     const [bytes, state] = readBody(input.body, this.#limit);
