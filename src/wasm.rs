@@ -235,6 +235,20 @@ fn pack(verified: Verified, rewrite: bool) -> f64 {
     ts * 8.0 + if rewrite { 4.0 } else { 0.0 } + kind_index(verified.matched_secret)
 }
 
+/// The part both verifying exports share, after the checks that come before it: the body's
+/// state, `verify` over the delivery in the input area, the envelope when asked for.
+fn verify_in_area(
+    lens: [usize; 3],
+    state: u8,
+    parse: bool,
+    verify: impl FnOnce(&Delivery<'_>) -> Result<Verified, Error>,
+) -> Result<f64, Error> {
+    body_state(state)?;
+    with_delivery(lens, |delivery| {
+        verify(delivery).and_then(|verified| finish(verified, delivery.body, parse))
+    })
+}
+
 /// After a verification: the envelope's checks when asked for, then the packed result.
 fn finish(verified: Verified, body: &[u8], parse: bool) -> Result<f64, Error> {
     let rewrite = if parse { check_event(body)? } else { false };
@@ -310,15 +324,14 @@ impl RawVerifier {
         parse: bool,
     ) -> f64 {
         settle(
-            uint(now_secs, "nowSecs must be a safe integer >= 0")
-                .and_then(|now| body_state(state).map(|()| now))
-                .and_then(|now| {
-                    with_delivery([body_len, timestamp_len, signature_len], |delivery| {
-                        self.inner
-                            .verify_signature(delivery, now)
-                            .and_then(|verified| finish(verified, delivery.body, parse))
-                    })
-                }),
+            uint(now_secs, "nowSecs must be a safe integer >= 0").and_then(|now| {
+                verify_in_area(
+                    [body_len, timestamp_len, signature_len],
+                    state,
+                    parse,
+                    |delivery| self.inner.verify_signature(delivery, now),
+                )
+            }),
         )
     }
 }
@@ -345,11 +358,12 @@ pub fn verify_area(
         let options = options(max_skew_secs, max_body_bytes)?;
         let entries = entries(secrets, kinds, until)?;
         check_shape(&entries)?;
-        body_state(state)?;
-        with_delivery([body_len, timestamp_len, signature_len], |delivery| {
-            crate::verify::verify_signature(delivery, &entries, options, now)
-                .and_then(|verified| finish(verified, delivery.body, parse))
-        })
+        verify_in_area(
+            [body_len, timestamp_len, signature_len],
+            state,
+            parse,
+            |delivery| crate::verify::verify_signature(delivery, &entries, options, now),
+        )
     })())
 }
 
