@@ -37,18 +37,8 @@ const SIGNATURE_CODES: &[ErrorKind] = &[
     ErrorKind::TimestampInFuture,
 ];
 
-const WEBHOOK_CODES: &[ErrorKind] = &[
-    ErrorKind::InvalidArgument,
-    ErrorKind::BodyTooLarge,
-    ErrorKind::TimestampMissing,
-    ErrorKind::TimestampMalformed,
-    ErrorKind::SignatureMissing,
-    ErrorKind::SignatureMalformed,
-    ErrorKind::NoSecrets,
-    ErrorKind::SecretEmpty,
-    ErrorKind::SignatureMismatch,
-    ErrorKind::TimestampTooOld,
-    ErrorKind::TimestampInFuture,
+/// What `verify_webhook` adds to those of `verify_signature`: those of `parse_event`.
+const EVENT_CODES: &[ErrorKind] = &[
     ErrorKind::EventNotJson,
     ErrorKind::EventDuplicateKey,
     ErrorKind::EventMalformed,
@@ -125,7 +115,7 @@ fn verify_all_ways(
     );
     let one_shot_webhook = checked(
         verify_webhook(delivery, secrets, options, now),
-        WEBHOOK_CODES,
+        &[SIGNATURE_CODES, EVENT_CODES].concat(),
     );
     match Verifier::new(secrets.to_vec(), options) {
         Ok(verifier) => {
