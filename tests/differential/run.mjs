@@ -55,6 +55,21 @@ function fail(part, index, what, detail) {
   if (failures.length < 20) failures.push(`${part} case ${index}: ${what}${detail ? ` (${detail})` : ''}`);
 }
 
+// The checks of one case: check(condition, what, detail) records a failure and returns the
+// condition; check.passed() says whether every check of the case held.
+function caseChecks(part, index) {
+  let ok = true;
+  const check = (condition, what, detail) => {
+    if (!condition) {
+      ok = false;
+      fail(part, index, what, detail);
+    }
+    return condition;
+  };
+  check.passed = () => ok;
+  return check;
+}
+
 // ---------------------------------------------------------------------------------------
 // (a) Python hmac, node:crypto and the package on arbitrary bytes
 
@@ -80,14 +95,7 @@ function partA() {
     at += 44;
 
     tally.cases += 1;
-    let ok = true;
-    const check = (condition, what, detail) => {
-      if (!condition) {
-        ok = false;
-        fail('(a)', i, what, detail);
-      }
-      return condition;
-    };
+    const check = caseChecks('(a)', i);
     const secret = utf8.decode(secretBytes); // valid UTF-8 by construction
     const nodeTag = createHmac('sha256', secretBytes).update(`${ts}.`, 'latin1').update(body).digest();
     if (check(nodeTag.equals(pyTag), 'node:crypto HMAC differs from Python', `secret ${hex(secretBytes)} ts ${ts}`)) tally.nodeCrypto += 1;
@@ -131,7 +139,7 @@ function partA() {
         tally.bodyFlipRejected += 1;
       }
     }
-    if (ok) tally.passed += 1;
+    if (check.passed()) tally.passed += 1;
   }
   if (at !== data.length) throw new Error(`cases.bin: ${data.length - at} bytes left over`);
   return { ...tally, seed };
@@ -155,14 +163,7 @@ function partB() {
   lines.forEach((line, i) => {
     const c = JSON.parse(line);
     tally.cases += 1;
-    let ok = true;
-    const check = (condition, what, detail) => {
-      if (!condition) {
-        ok = false;
-        fail('(b)', i, what, detail);
-      }
-      return condition;
-    };
+    const check = caseChecks('(b)', i);
     const header = `t=${c.ts},v1=${c.mac}`;
     const input = { body: c.body, timestamp: c.ts, signature: header, secrets: c.secret, nowSecs: c.now, maxSkewSecs: c.tol };
     const ours = codeOf(() => api.verifySignature(input));
@@ -206,7 +207,7 @@ function partB() {
     const theirsTampered = stripeAccepts(tampered, header, c.secret, c.tol, c.now);
     if (check(oursTampered === 'signature_mismatch' && !theirsTampered, 'a tampered body was not rejected by both',
       `package ${oursTampered}, stripe ${theirsTampered}`)) tally.tamperedBothReject += 1;
-    if (ok) tally.passed += 1;
+    if (check.passed()) tally.passed += 1;
   });
   return tally;
 }
