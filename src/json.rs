@@ -241,10 +241,9 @@ impl<'de> Visitor<'de> for Walk<'_, 'de> {
                 .and_then(|spec| spec.0.iter().find(|(n, _)| *n == name.as_ref()));
             let value = map.next_value_seed(self.inner(field.map(|(_, nested)| *nested)))?;
             if let Some((n, _)) = field {
-                // A repeated captured field keeps its first value; the document is refused anyway.
-                if !captured.iter().any(|(c, _)| c == n) {
-                    captured.push((*n, value));
-                }
+                // A repeated field's first value is the one `Shape::field` finds; the document
+                // is refused anyway.
+                captured.push((*n, value));
             }
             self.keys.borrow_mut().push(name);
             key = map.next_key::<Key<'de>>()?.map(|Key(k)| k);
