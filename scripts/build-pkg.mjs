@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// issue-14 (typings): the ErrorCode block is generated from src/error.rs.
+import { renderTypings } from './error-codes-dts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -73,8 +75,18 @@ for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs', 'browser.mjs']
 }
 // The command line (npm `bin`) and its conformance kit.
 cpSync(join(templates, 'src', 'cli'), join(dist, 'cli'), { recursive: true });
-cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.ts'));
-cpSync(join(templates, 'types', 'index.d.ts'), join(dist, 'index.d.cts'));
+// --- issue-14 (typings): begin ---
+// The typings with the ErrorCode union and its docs generated from the core's ErrorKind docs.
+let typings;
+try {
+  typings = renderTypings(readFileSync(join(templates, 'types', 'index.d.ts'), 'utf8'),
+    readFileSync(join(root, 'src', 'error.rs'), 'utf8'));
+} catch (error) {
+  fail(`the typings' ErrorCode block: ${error.message}`);
+}
+writeFileSync(join(dist, 'index.d.ts'), typings);
+writeFileSync(join(dist, 'index.d.cts'), typings);
+// --- issue-14 (typings): end ---
 cpSync(join(templates, 'types', 'wasm-module.d.ts'), join(dist, 'wasm-module.d.ts'));
 cpSync(join(templates, 'package.json'), join(out, 'package.json'));
 cpSync(join(templates, 'README.md'), join(out, 'README.md'));

@@ -225,7 +225,8 @@ function declaredRuntimeNames(text) {
 }
 
 function errorCodeUnion(text) {
-  const m = /export\s+type\s+ErrorCode\s*=([^;]*);/.exec(text);
+  // The members carry JSDoc comments (generated from the core's docs): read past them.
+  const m = /export\s+type\s+ErrorCode\s*=([^;]*);/.exec(text.replace(/\/\*[\s\S]*?\*\//g, ''));
   assert.ok(m, 'the types declare `export type ErrorCode = ...;`');
   return [...m[1].matchAll(/'([^']*)'|"([^"]*)"/g)].map((x) => x[1] ?? x[2]);
 }
