@@ -69,8 +69,11 @@ writeFileSync(join(dist, `${name}_bg.js`), bg);
 writeFileSync(join(dist, `${name}_bg.wasm.base64.mjs`),
   `// The .wasm, inlined so that Node, Bun and Deno read no file at run time.\nexport default '${wasmBytes.toString('base64')}';\n`);
 const templates = join(root, 'pkg-templates');
-for (const file of ['api.mjs', 'public.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
-for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs', 'browser.mjs']) {
+// issue-14 (browsers): browser.mjs sits beside the .wasm in dist/, so init()'s default
+// `new URL('./cryptopay_verify_bg.wasm', import.meta.url)` names the file next to the
+// package's code unbundled, and next to the bundle under esbuild and Rollup.
+for (const file of ['api.mjs', 'public.mjs', 'browser.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
+for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs']) {
   cpSync(join(templates, 'src', 'entry', entry), join(dist, 'entry', entry));
 }
 // The command line (npm `bin`) and its conformance kit.

@@ -17,7 +17,7 @@ const [consumer, scratch] = process.argv.slice(2);
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const modulesDir = realpathSync(join(consumer, 'node_modules'));
 const pkgDir = join(modulesDir, 'cryptopay-verify');
-const EXPECTED_ENTRY = './dist/entry/browser.mjs';
+const EXPECTED_ENTRY = './dist/browser.mjs';
 const WASM_PATH = '/node_modules/cryptopay-verify/dist/cryptopay_verify_bg.wasm';
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -102,7 +102,7 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const entry = resolveExport(manifest.exports?.['.'], ['browser', 'import', 'default']);
   results.push({
-    name: 'exports give the browser dist/entry/browser.mjs',
+    name: 'exports give the browser dist/browser.mjs',
     pass: entry === EXPECTED_ENTRY,
     detail: String(entry),
   });

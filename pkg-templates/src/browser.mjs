@@ -1,0 +1,109 @@
+// Browsers and bundlers: call `await init()` once before the first call. The .wasm is
+// fetched from next to this file: this file sits beside the .wasm in the package, so the
+// same relative URL finds it unbundled (import maps, CDNs), is rewritten by the bundlers that
+// emit `new URL(..., import.meta.url)` assets (Vite, webpack), and names the file next to the
+// bundle for those that do not (esbuild, Rollup): copy it there, or pass its URL to init().
+import * as glue from './cryptopay_verify_bg.js';
+import { CryptoPayError, startFromInstance } from './api.mjs';
+
+export * from './public.mjs';
+
+const FILE = 'cryptopay_verify_bg.wasm';
+const FIX = `copy ${FILE} (from node_modules/cryptopay-verify/dist/) next to your bundle, or pass its URL to init(url)`;
+const KINDS = 'a URL (string or URL), a Response or a Promise of one, the bytes of the .wasm '
+  + '(ArrayBuffer or typed array) or a compiled WebAssembly.Module';
+
+let loading = null;
+
+/**
+ * Loads the WebAssembly module (see index.d.ts for the inputs). Idempotent: concurrent calls
+ * share one load, later calls return the same promise, and a failed load may be tried again.
+ */
+export function init(input) {
+  loading ??= load(input).catch((error) => {
+    loading = null; // let a later call try again
+    throw error;
+  });
+  return loading;
+}
+
+function failure(message, cause) {
+  const error = new CryptoPayError('invalid_argument', `invalid_argument: ${message}`);
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
+// The default location, as a literal `new URL(..., import.meta.url)` so that bundlers see it.
+function defaultUrl() {
+  try {
+    return new URL('./cryptopay_verify_bg.wasm', import.meta.url);
+  } catch (error) {
+    throw failure(`init() cannot locate ${FILE}: this build has no import.meta.url (an IIFE or CommonJS bundle?); `
+      + `serve ${FILE} and pass its URL to init(url), or bundle as an ES module`, error);
+  }
+}
+
+// A URL as errors may show it: no credentials, query or fragment (they may carry tokens).
+function shown(url) {
+  try {
+    const parsed = new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'the URL given';
+  }
+}
+
+const tag = (value) => Object.prototype.toString.call(value);
+const isUrl = (value) => typeof value === 'string' || tag(value) === '[object URL]'
+  || (value !== null && typeof value === 'object' && typeof value.href === 'string' && typeof value.arrayBuffer !== 'function');
+const isResponse = (value) => value !== null && typeof value === 'object'
+  && typeof value.arrayBuffer === 'function' && typeof value.ok === 'boolean';
+const isModule = (value) => tag(value) === '[object WebAssembly.Module]';
+const isBytes = (value) => ArrayBuffer.isView(value) || tag(value) === '[object ArrayBuffer]';
+
+async function load(input) {
+  let source = input === undefined ? defaultUrl() : input;
+  if (source !== null && typeof source === 'object' && typeof source.then === 'function') {
+    source = await source; // init(fetch(url))
+  }
+  let where = null;
+  if (isUrl(source)) {
+    const url = typeof source === 'string' ? source : String(source.href);
+    where = shown(url);
+    try {
+      source = await fetch(url);
+    } catch (error) {
+      throw failure(`init() could not fetch ${where} (${error?.message ?? error}): ${FIX}`, error);
+    }
+  }
+  const imports = { './cryptopay_verify_bg.js': glue };
+  let instance;
+  if (isResponse(source)) {
+    where = source.url ? shown(source.url) : where ?? 'the Response given';
+    if (!source.ok) {
+      throw failure(`init() fetched ${where} and got HTTP ${source.status}, not the WebAssembly module: ${FIX}`);
+    }
+    const type = source.headers?.get?.('content-type') ?? '';
+    try {
+      if (typeof WebAssembly.instantiateStreaming === 'function' && type.startsWith('application/wasm')) {
+        instance = (await WebAssembly.instantiateStreaming(source, imports)).instance;
+      } else {
+        instance = (await WebAssembly.instantiate(await source.arrayBuffer(), imports)).instance;
+      }
+    } catch (error) {
+      throw failure(`${where} is not the WebAssembly module of cryptopay-verify (content-type ${type || 'none'}; `
+        + `a single-page-app fallback answering with HTML?): ${FIX}`, error);
+    }
+  } else if (isModule(source) || isBytes(source)) {
+    try {
+      const made = await WebAssembly.instantiate(source, imports);
+      instance = isModule(source) ? made : made.instance;
+    } catch (error) {
+      throw failure(`the ${isModule(source) ? 'WebAssembly.Module' : 'bytes'} given to init() are not the `
+        + `WebAssembly module of this version of cryptopay-verify (${error?.message ?? error})`, error);
+    }
+  } else {
+    throw failure(`init() takes ${KINDS}; it was given ${source === null ? 'null' : typeof source}`);
+  }
+  startFromInstance(glue, instance);
+}
