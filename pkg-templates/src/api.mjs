@@ -186,9 +186,25 @@ function headerValue(value) {
   return BLANK.test(value) ? '' : NEVER_WELL_FORMED;
 }
 
+// issue-14: a delivery's header value given as an array holds one value per occurrence of the
+// header (Node's req.headersDistinct): none is an absent header, one is that value, and several
+// are a header sent more than once. The core sees DUPLICATED as malformed at its place in the
+// order of checks, and settled() names it header_duplicated.
+const DUPLICATED = '\u0000\u0000';
+
+function deliveryHeaderValue(value) {
+  if (!Array.isArray(value)) return headerValue(value);
+  if (value.length > 1) return DUPLICATED;
+  return value.length === 0 ? '' : typeof value[0] === 'string' ? headerValue(value[0]) : NEVER_WELL_FORMED;
+}
+
 // secrets: a string, or an array of { secret, kind, acceptUntilSecs? }.
 function secretLists(secrets) {
   const shape = 'secrets must be a string or an array of { secret, kind, acceptUntilSecs? }';
+  // issue-14: process.env.NAME is undefined when the variable is not set.
+  if (secrets === undefined) {
+    throw fail('invalid_argument', 'secrets is undefined: is the environment variable set? Pass the signing Secret as a string (such as process.env.WEBHOOK_SECRET), or an array of { secret, kind, acceptUntilSecs? }');
+  }
   if (typeof secrets === 'string') {
     if (!wellFormed(secrets)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
     return [[secrets], ['active'], [-1]];
@@ -200,6 +216,7 @@ function secretLists(secrets) {
   const until = [];
   for (const entry of secrets) {
     options(entry, ['secret', 'kind', 'acceptUntilSecs'], 'a secret entry');
+    if (entry.secret === undefined) throw fail('invalid_argument', 'a secret entry has secret undefined: is the environment variable set?');
     if (typeof entry.secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
     if (!wellFormed(entry.secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
     if (!KINDS.includes(entry.kind)) throw fail('invalid_argument', 'a secret entry needs kind: "active", "pending" or "retiring"');
@@ -249,10 +266,14 @@ function writeDelivery(bytes, timestamp, signature) {
 
 // The answer of a verifying export: the result, or the failure it numbered (built here, so
 // its stack is the caller's).
-function settled(packed, bytes, parse) {
+function settled(packed, bytes, parse, timestamp, signature) {
   if (packed < 0) {
     if (codes.length === 0) codes = glue.errorCodes();
-    throw new CryptoPayError(codes[-1 - packed] ?? 'invalid_argument', glue.lastErrorMessage());
+    const code = codes[-1 - packed] ?? 'invalid_argument';
+    if ((code === 'timestamp_malformed' && timestamp === DUPLICATED) || (code === 'signature_malformed' && signature === DUPLICATED)) {
+      throw fail('header_duplicated', `${code === 'timestamp_malformed' ? 'timestamp' : 'signature'} was given as an array of several values (the header was sent more than once)`);
+    }
+    throw new CryptoPayError(code, glue.lastErrorMessage());
   }
   const out = { matchedSecret: KINDS[packed % 4], timestamp: Math.floor(packed / 8) };
   return parse ? { event: buildEvent(bytes, packed % 8 >= 4), ...out } : out;
@@ -318,12 +339,14 @@ function verifyOnce(input, what, parse) {
     raw = keyedFor(lists, typeof input.secrets === 'string' ? input.secrets : null, skew, limit);
   }
   const [bytes, state] = readBody(input.body, limit);
-  writeDelivery(bytes, headerValue(input.timestamp), headerValue(input.signature));
+  const timestamp = deliveryHeaderValue(input.timestamp);
+  const signature = deliveryHeaderValue(input.signature);
+  writeDelivery(bytes, timestamp, signature);
   const packed = raw !== null
     ? raw.verifyArea(bytes.byteLength, timestampLength, signatureLength, state, now, parse)
     : glue.verifyArea(lists[0], lists[1], lists[2], skew, limit,
       bytes.byteLength, timestampLength, signatureLength, state, now, parse);
-  return settled(packed, bytes, parse);
+  return settled(packed, bytes, parse, timestamp, signature);
 }
 
 /** Verifies a delivery without parsing it. */
@@ -366,9 +389,11 @@ class Verifier {
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
     const now = safeUint(input.nowSecs, 'nowSecs');
     const [bytes, state] = readBody(input.body, this.#limit);
-    writeDelivery(bytes, headerValue(input.timestamp), headerValue(input.signature));
+    const timestamp = deliveryHeaderValue(input.timestamp);
+    const signature = deliveryHeaderValue(input.signature);
+    writeDelivery(bytes, timestamp, signature);
     const packed = this.#raw.verifyArea(bytes.byteLength, timestampLength, signatureLength, state, now, parse);
-    return settled(packed, bytes, parse);
+    return settled(packed, bytes, parse, timestamp, signature);
   }
 
   verifySignature(input) {

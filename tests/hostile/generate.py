@@ -299,7 +299,9 @@ def build_verify():
         "secret_empty) -> HMAC (signature_mismatch) -> skew -> envelope (verifyWebhook). A "
         "timestamp or signature that is not a string is timestamp_malformed / signature_malformed; "
         "null and undefined header values are absent (Fetch Headers.get returns null for an "
-        "absent header). The runner also builds a Verifier from the same secrets/options when it "
+        "absent header); an array of strings is the header's values, one per occurrence (Node's "
+        "req.headersDistinct): empty is absent, one value is that value, two or more are "
+        "header_duplicated, reported where the value would be found malformed. The runner also builds a Verifier from the same secrets/options when it "
         "constructs and checks that it gives the same answer.")
     add = c.add
     good = delivery()
@@ -534,10 +536,21 @@ def build_verify():
         ("2^63", "9223372036854775808"), ("1 MiB of digits", rep("1", MIB)),
         ("a lone surrogate suffix", lone("1700000000\\uD800")),
         ("a number", NOW), ("NaN", NAN), ("a BigInt", bigint(NOW)), ("true", True), ("an object", {}),
-        ("an array holding the value", [TS]), ("a String object", boxed(TS)),
+        ("an array holding a number", [NOW]), ("a String object", boxed(TS)),
     ]
     for label, value in malformed:
         add(f"timestamp {label}", ["Timestamp", "Malformed"], [dict(good, timestamp=value)], err("timestamp_malformed"))
+    # An array is the header's values, one per occurrence (Node's req.headersDistinct).
+    add("timestamp as an array of one value (one occurrence)", ["Timestamp", "Array", "Valid"],
+        [dict(good, timestamp=[TS])], OK_ACTIVE)
+    add("timestamp as an empty array (no occurrence)", ["Timestamp", "Array", "Missing"],
+        [dict(good, timestamp=[])], err("timestamp_missing"))
+    add("timestamp as an array of two values (sent twice)", ["Timestamp", "Array", "Duplicated"],
+        [dict(good, timestamp=[TS, TS])], err("header_duplicated"))
+    add("timestamp sent twice and a null body: body_not_raw first", ["Timestamp", "Array", "OrderOfChecks"],
+        [dict(good, timestamp=[TS, TS], body=None)], err("body_not_raw"))
+    add("timestamp sent twice and the signature missing: header_duplicated first", ["Timestamp", "Array", "OrderOfChecks"],
+        [dict(without(good, "signature"), timestamp=[TS, "1700000001"])], err("header_duplicated"))
     add("timestamp with a leading zero, signed over those very bytes", ["Timestamp", "Valid"],
         [delivery(ts="0" + TS)], OK_ACTIVE)
     add("timestamp \"0\" at nowSecs 0", ["Timestamp", "Valid"], [delivery(ts="0", now=0)], ok(matchedSecret="active", timestamp=0))
@@ -579,11 +592,21 @@ def build_verify():
         ("1025 bytes (at most 1024)", "v1=" + GOOD_SIG + " " * (1025 - 67)),
         ("1 MiB", rep("a", MIB)), ("100000 v1= items (6.7 MB)", rep("v1=" + GOOD_SIG + ",", 100000)),
         ("base64 with non-zero trailing bits (non-canonical)", noncanonical(b64)),
-        ("a number", 1234), ("an array holding the good value", [GOOD_SIG]),
+        ("a number", 1234), ("an array holding an object", [{"v1": GOOD_SIG}]),
         ("a String object", boxed(GOOD_SIG)), ("an object", {"v1": GOOD_SIG}), ("a BigInt", bigint(1)),
     ]
     for label, value in sig_malformed:
         add(f"signature {label}", ["Signature", "Malformed"], [dict(good, signature=value)], err("signature_malformed"))
+    add("signature as an array of the good value (one occurrence)", ["Signature", "Array", "Valid"],
+        [dict(good, signature=[GOOD_SIG])], OK_ACTIVE)
+    add("signature as an empty array (no occurrence)", ["Signature", "Array", "Missing"],
+        [dict(good, signature=[])], err("signature_missing"))
+    add("signature as an array of two good values (sent twice)", ["Signature", "Array", "Duplicated"],
+        [dict(good, signature=[GOOD_SIG, GOOD_SIG])], err("header_duplicated"))
+    add("signature sent twice and the timestamp malformed: timestamp first", ["Signature", "Array", "OrderOfChecks"],
+        [dict(good, signature=[GOOD_SIG, GOOD_SIG], timestamp="x")], err("timestamp_malformed"))
+    add("signature sent twice and no secrets: header_duplicated first", ["Signature", "Array", "OrderOfChecks"],
+        [dict(good, signature=[GOOD_SIG, GOOD_SIG], secrets=[])], err("header_duplicated"))
     cands = ["v1=" + "00" * 32] * 7 + ["v1=" + GOOD_SIG]
     add("eight candidates, the last one good", ["Signature", "Candidates", "Valid"],
         [dict(good, signature=",".join(cands))], OK_ACTIVE)

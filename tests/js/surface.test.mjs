@@ -631,6 +631,40 @@ for (const [label, api] of entries) {
     });
   });
 
+  describe(`${label}: an unset environment variable and header value arrays (issue 14)`, () => {
+    test('secrets undefined (process.env.NAME unset) is invalid_argument asking whether the variable is set', () => {
+      const input = { ...validInput(), secrets: undefined };
+      for (const [where, fn] of [
+        ['new Verifier', () => new api.Verifier({ secrets: undefined, maxSkewSecs: SKEW })],
+        ['new Verifier, an entry', () => new api.Verifier({ secrets: [{ secret: undefined, kind: 'active' }], maxSkewSecs: SKEW })],
+        ['verifySignature', () => api.verifySignature(input)],
+        ['verifyWebhook', () => api.verifyWebhook(input)],
+      ]) {
+        const error = expectCode(api, fn, 'invalid_argument', where);
+        assert.match(error.message, /is the environment variable set\?/, `${where}: ${error.message}`);
+      }
+      // A secret of another type keeps its own message.
+      const other = expectCode(api, () => new api.Verifier({ secrets: 42, maxSkewSecs: SKEW }), 'invalid_argument');
+      assert.doesNotMatch(other.message, /environment variable/);
+    });
+
+    test('an array of one header value verifies; two are header_duplicated, with a message that says so', () => {
+      const input = validInput();
+      const verifier = new api.Verifier(ctorInput(input));
+      const arrays = { ...input, timestamp: [input.timestamp], signature: [input.signature] };
+      assert.equal(api.verifyWebhook(arrays).event.eventId, api.verifyWebhook(input).event.eventId);
+      assert.equal(verifier.verifySignature(callInput(arrays)).matchedSecret, 'active');
+      for (const [field, twice] of [['timestamp', [input.timestamp, input.timestamp]], ['signature', [input.signature, input.signature]]]) {
+        const doubled = { ...input, [field]: twice };
+        for (const [where, fn] of [['one-shot', () => api.verifySignature(doubled)], ['Verifier', () => verifier.verifyWebhook(callInput(doubled))]]) {
+          const error = expectCode(api, fn, 'header_duplicated', `${field} ${where}`);
+          assert.match(error.message, new RegExp(`^header_duplicated: ${field} was given as an array of several values`), error.message);
+        }
+      }
+      verifier.free();
+    });
+  });
+
   describe(`${label}: option validation`, () => {
     const base = validInput();
     // [name, override, code, where the Verifier sees it: 'ctor' | 'call' | 'both']
@@ -704,14 +738,17 @@ for (const [label, api] of entries) {
       ['a number timestamp', { timestamp: NOW }, 'timestamp_malformed', 'call'],
       ['a BigInt timestamp', { timestamp: BigInt(NOW) }, 'timestamp_malformed', 'call'],
       ['a Buffer timestamp', { timestamp: Buffer.from(TS) }, 'timestamp_malformed', 'call'],
-      ['an array timestamp', { timestamp: [TS] }, 'timestamp_malformed', 'call'],
+      ['an array holding a number as timestamp', { timestamp: [NOW] }, 'timestamp_malformed', 'call'],
+      ['a timestamp sent twice (an array of two values)', { timestamp: [TS, TS] }, 'header_duplicated', 'call'],
+      ['an empty array timestamp (no occurrence)', { timestamp: [] }, 'timestamp_missing', 'call'],
       ['an object timestamp', { timestamp: { toString: () => TS } }, 'timestamp_malformed', 'call'],
       ['a null timestamp', { timestamp: null }, 'timestamp_missing', 'call'],
       ['an undefined timestamp', { timestamp: undefined }, 'timestamp_missing', 'call'],
       ['a missing timestamp', { timestamp: MISSING }, 'timestamp_missing', 'call'],
       ['a number signature', { signature: 12345 }, 'signature_malformed', 'call'],
       ['a Buffer signature', { signature: Buffer.from(sign(SECRET, TS, EVENT_TEXT)) }, 'signature_malformed', 'call'],
-      ['an array signature', { signature: [sign(SECRET, TS, EVENT_TEXT)] }, 'signature_malformed', 'call'],
+      ['a signature sent twice (an array of two values)', { signature: [sign(SECRET, TS, EVENT_TEXT), sign(SECRET, TS, EVENT_TEXT)] }, 'header_duplicated', 'call'],
+      ['an array holding a Buffer as signature', { signature: [Buffer.from(sign(SECRET, TS, EVENT_TEXT))] }, 'signature_malformed', 'call'],
       ['a null signature', { signature: null }, 'signature_missing', 'call'],
       ['a missing signature', { signature: MISSING }, 'signature_missing', 'call'],
       ['an empty secret list (after every header check)', { secrets: [] }, 'no_secrets', 'none'],
