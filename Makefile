@@ -8,6 +8,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
 	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors
+.PHONY: types-test bundlers-test # issue-14
 
 ## setup: install what the tests need; does nothing when all is present
 setup: setup-rust setup-node setup-browser
@@ -41,7 +42,8 @@ setup-browser:
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
-	differential memory-test fuzz-smoke
+	differential memory-test fuzz-smoke \
+	types-test bundlers-test
 
 lint:
 	$(CARGO) fmt --check
@@ -69,6 +71,21 @@ consumer:
 
 js-test: consumer
 	node --test tests/js/ tests/hostile/
+
+# --- issue-14 (typings, README and bundlers): begin ---
+## types-test: every code block of the package README that imports it, type-checked against the
+## installed package under strict TypeScript (7 and 5.9; nodenext ESM and CommonJS, bundler; no
+## skipLibCheck); the typings alone with lib es2022 and types []; JSDoc coverage of the shipped
+## typings (every export, method, option and ErrorCode member: 100 %)
+types-test: consumer
+	node --test tests/types/
+
+## bundlers-test: the package README's recipes for Vite, webpack, esbuild and Rollup, each bundle
+## of a small page loaded in headless Chromium: init() on a 404 rejects naming the URL, then a
+## delivery verifies and a tampered one is refused
+bundlers-test: consumer
+	node --test --test-timeout=300000 tests/bundlers/
+# --- issue-14 (typings, README and bundlers): end ---
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
