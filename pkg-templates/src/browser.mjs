@@ -53,6 +53,9 @@ function shown(url) {
   }
 }
 
+// The browser's own fetch errors may quote the whole URL: they are named, never quoted.
+const named = (error) => (error !== null && typeof error === 'object' && typeof error.name === 'string' ? error.name : 'an error');
+
 const tag = (value) => Object.prototype.toString.call(value);
 const isUrl = (value) => typeof value === 'string' || tag(value) === '[object URL]'
   || (value !== null && typeof value === 'object' && typeof value.href === 'string' && typeof value.arrayBuffer !== 'function');
@@ -64,7 +67,11 @@ const isBytes = (value) => ArrayBuffer.isView(value) || tag(value) === '[object 
 async function load(input) {
   let source = input === undefined ? defaultUrl() : input;
   if (source !== null && typeof source === 'object' && typeof source.then === 'function') {
-    source = await source; // init(fetch(url))
+    try {
+      source = await source; // init(fetch(url))
+    } catch (error) {
+      throw failure(`the promise given to init() rejected (${named(error)}; a failed fetch?): ${FIX}`);
+    }
   }
   let where = null;
   if (isUrl(source)) {
@@ -73,7 +80,8 @@ async function load(input) {
     try {
       source = await fetch(url);
     } catch (error) {
-      throw failure(`init() could not fetch ${where} (${error?.message ?? error}): ${FIX}`, error);
+      throw failure(`init() could not fetch ${where} (${named(error)}: offline, blocked by CORS or a `
+        + `Content-Security-Policy, or not a URL?): ${FIX}`);
     }
   }
   const imports = { './cryptopay_verify_bg.js': glue };
@@ -104,6 +112,10 @@ async function load(input) {
     }
   } else {
     throw failure(`init() takes ${KINDS}; it was given ${source === null ? 'null' : typeof source}`);
+  }
+  if (typeof instance.exports.__wbindgen_start !== 'function' || !(instance.exports.memory instanceof WebAssembly.Memory)) {
+    throw failure(`${where ?? 'the module given to init()'} is a WebAssembly module, but not the one of this version of `
+      + `cryptopay-verify: ${FIX}`);
   }
   startFromInstance(glue, instance);
 }
