@@ -82,7 +82,8 @@ types-test: consumer
 
 ## bundlers-test: the package README's recipes for Vite, webpack, esbuild and Rollup, each bundle
 ## of a small page loaded in headless Chromium: init() on a 404 rejects naming the URL, then a
-## delivery verifies and a tampered one is refused
+## delivery verifies and a tampered one is refused; the same page under `vite` (dev); every input
+## and failure of init() in the unbundled browser entry
 bundlers-test: consumer
 	node --test --test-timeout=300000 tests/bundlers/
 # --- issue-14 (typings, README and bundlers): end ---

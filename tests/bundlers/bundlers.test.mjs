@@ -15,9 +15,9 @@
 // Env CHROMIUM overrides /usr/bin/chromium.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, createReadStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -226,6 +226,62 @@ for (const bundler of BUNDLERS) {
     });
   });
 }
+
+// `vite` (the dev server) serves dependencies from node_modules as they are, under the project:
+// the package is copied into the project's own node_modules, as `npm install` puts it there (the
+// consumer folder's node_modules would sit outside Vite's allowed folders).
+describe('vite dev server: the same page, served by `vite`', () => {
+  test('init() loads the .wasm through the dev server, and a delivery verifies', async () => {
+    const dir = join(work, 'vite-dev');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    mkdirSync(join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'bundle-vite-dev', private: true, type: 'module' })}\n`);
+    copyFileSync(join(page, 'main.js'), join(dir, 'src', 'main.js'));
+    copyFileSync(join(page, 'index.html'), join(dir, 'index.html'));
+    cpSync(realpathSync(join(consumer, 'node_modules', 'cryptopay-verify')), join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true });
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address();
+        probe.close(() => resolve(free));
+      });
+    });
+    const vite = spawn(process.execPath, [bin('vite', 'bin', 'vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+      cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    const context = await browser.newContext();
+    try {
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`vite did not start in 30 s:\n${log}`)), 30_000);
+        const read = (chunk) => {
+          log += chunk;
+          if (log.includes(`127.0.0.1:${port}`)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        vite.stdout.on('data', read);
+        vite.stderr.on('data', read);
+        vite.once('exit', (code) => reject(new Error(`vite exited (${code}):\n${log}`)));
+      });
+      const origin = `http://127.0.0.1:${port}`;
+      await context.route('**/*', (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
+      const tab = await context.newPage();
+      const wasm = [];
+      tab.on('response', (response) => { if (response.url().includes('.wasm')) wasm.push(`${response.status()} ${new URL(response.url()).pathname}`); });
+      await tab.goto(`${origin}/`, { timeout: 20_000 });
+      await tab.waitForFunction(() => window.cryptopayTest !== undefined, null, { timeout: 20_000 });
+      assert.deepEqual(await tab.evaluate(() => window.cryptopayTest.init()), { ok: true }, log);
+      assert.deepEqual(wasm, ['200 /node_modules/cryptopay-verify/dist/cryptopay_verify_bg.wasm']);
+      const verified = await tab.evaluate((d) => window.cryptopayTest.verify(d), DELIVERY);
+      assert.equal(verified.eventId, 'evt_bundler_1', JSON.stringify(verified));
+    } finally {
+      await context.close().catch(() => {});
+      vite.kill('SIGTERM');
+    }
+  });
+});
 
 // The browser entry unbundled (an import map to the installed package's browser entry), one
 // fresh page per case since init() loads once per page: each input init() takes, and each way
