@@ -52,6 +52,11 @@ function errorCodeMembers(sourceFile) {
   });
 }
 
+/** The members of a file's `ErrorCode` union and their JSDoc text: [{ code, doc }]. */
+export function errorCodeDocs(source) {
+  return errorCodeMembers(ts.createSourceFile('index.d.ts', source, ts.ScriptTarget.Latest, true)) ?? [];
+}
+
 /**
  * Audits one declaration file: { items: [{ name, problems: string[] }], codes } with one item
  * per declaration or member (and per ErrorCode member).

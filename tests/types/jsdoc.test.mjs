@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { auditDeclarations } from './jsdoc.mjs';
+import { errorKinds, jsText, optionNames } from '../../scripts/error-codes-dts.mjs';
+import { auditDeclarations, errorCodeDocs } from './jsdoc.mjs';
 import { repoRoot } from './readme.mjs';
 
 const consumer = join(repoRoot, process.env.CONSUMER_DIR ?? join('target', 'consumer'));
@@ -34,6 +35,19 @@ test('index.d.ts: every export, method, option and ErrorCode member is documente
     'init', 'VerifyOptions.secrets', 'DeliveryInput.timestamp', 'ErrorCode \'signature_mismatch\'']) {
     assert.ok(names.has(name), `the audit did not see ${name}`);
   }
+});
+
+test('each ErrorCode member carries the doc of its ErrorKind in src/error.rs (one source), in the core order', () => {
+  const kinds = errorKinds(readFileSync(join(repoRoot, 'src', 'error.rs'), 'utf8'));
+  const options = optionNames(readFileSync(join(repoRoot, 'pkg-templates', 'types', 'index.d.ts'), 'utf8'));
+  const shipped = errorCodeDocs(installed('index.d.ts'));
+  const flat = (t) => t.replace(/\s+/g, ' ').trim();
+  assert.deepEqual(shipped.map((m) => m.code), kinds.map((k) => k.code));
+  for (const [i, { code, doc }] of kinds.entries()) {
+    assert.equal(flat(shipped[i].doc), flat(jsText(doc, options)), `${code}: the installed typings are stale (run make pkg)`);
+  }
+  // Rust option names are written in their JavaScript form.
+  assert.match(shipped.find((m) => m.code === 'body_too_large').doc, /`maxBodyBytes`/);
 });
 
 test('index.d.cts (the require condition\'s types) is the same file as index.d.ts', () => {
