@@ -1,29 +1,30 @@
-//! Strict JSON, read with `serde_json` in one pass: syntax as `serde_json` reads it (UTF-8,
-//! no BOM, nesting at most 128 levels), repeated keys noted at any depth, every number
-//! kept as its exact text and checked against what a double can hold, and the few fields a
-//! caller names captured on the way, with no tree built for the rest.
+//! Strict JSON, read in one pass by `serde_json` (UTF-8, no BOM, nesting at most 128 levels),
+//! with repeated keys noted at any depth, every number kept as its exact text and checked
+//! against what a double can hold, and the few fields a caller names captured on the way,
+//! with no tree built for the rest.
+//!
+//! `serde_json` reads every byte and decides every syntax question. Numbers are taken as
+//! [`RawValue`]s (their text, never converted, so `1e400` and `2^64 + 1` stay exact), objects
+//! and arrays are walked with `deserialize_map` / `deserialize_seq`, and strings are decoded
+//! by `serde_json` itself. To choose between them before `serde_json` reads a value, the walk
+//! follows where each value starts: after the opening bracket, a key's end, a `:` or a `,`,
+//! past the four JSON whitespace bytes. Only whitespace and those separators are looked at
+//! here; on a document `serde_json` rejects, the choice does not matter, since it fails anyway.
+//!
+//! Nothing here depends on `serde_json`'s `arbitrary_precision` feature or its private
+//! number token: the scan gives the same answers whether or not a program enables it.
 
 use core::cell::{Cell, RefCell};
 use core::fmt;
+use core::ops::Range;
 use std::borrow::Cow;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-
-/// How `serde_json` (feature `arbitrary_precision`) hands a number to a visitor: as a map
-/// with this single key and the number's text as value. A test pins it.
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 /// 2^53 - 1: every integer up to it is exact in a double.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-/// What one pass noticed about the whole document.
-#[derive(Debug, Default)]
-pub(crate) struct Flags {
-    /// Some object repeats a key.
-    pub(crate) duplicate: Cell<bool>,
-    /// Some number would change as a JavaScript `number` (see [`text_survives_f64`]).
-    pub(crate) inexact: Cell<bool>,
-}
 
 /// The fields to capture in an object, each with the fields to capture inside it.
 #[derive(Debug)]
@@ -32,23 +33,40 @@ pub(crate) struct Spec(pub(crate) &'static [(&'static str, &'static Spec)]);
 /// Capture a field's own value only.
 pub(crate) const LEAF: Spec = Spec(&[]);
 
-/// A captured value: strings and numbers with their text, objects with their captured fields.
+/// A byte range of the document.
+pub(crate) type Span = Range<usize>;
+
+/// A captured value: strings decoded, numbers as their exact text, objects with their
+/// captured fields.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Shape<'de> {
     Str(Cow<'de, str>),
-    /// A number's exact text.
-    Num(String),
-    Object(Vec<(&'static str, Shape<'de>)>),
+    /// A number's exact text, as it is in the document.
+    Num(&'de str),
+    Object {
+        /// The captured fields, in document order (a repeated one more than once).
+        fields: Vec<(&'static str, Shape<'de>)>,
+        /// Where the object's text is in the document.
+        span: Span,
+        /// Whether the object has a key its spec does not name.
+        unknown: bool,
+    },
+    /// An array, `true`, `false` or `null`.
     Other,
 }
 
 impl<'de> Shape<'de> {
-    /// The captured field `name` of an object.
+    /// The captured field `name` of an object (its first value if it is repeated).
     pub(crate) fn field(&self, name: &str) -> Option<&Shape<'de>> {
         match self {
-            Shape::Object(fields) => fields.iter().find(|(n, _)| *n == name).map(|(_, s)| s),
+            Shape::Object { fields, .. } => fields.iter().find(|(n, _)| *n == name).map(|(_, s)| s),
             _ => None,
         }
+    }
+
+    /// Whether the object has a key its spec does not name (false for anything else).
+    pub(crate) fn has_unknown_key(&self) -> bool {
+        matches!(self, Shape::Object { unknown: true, .. })
     }
 }
 
@@ -61,28 +79,62 @@ pub(crate) enum Refusal {
     DuplicateKey,
 }
 
+/// What one pass over a document found.
+#[derive(Debug)]
+pub(crate) struct Scanned<'de> {
+    /// The top-level value, captured with the spec given.
+    pub(crate) top: Shape<'de>,
+    /// Some number in the document would change as a double.
+    pub(crate) inexact: bool,
+}
+
 /// Reads `body` in one pass, capturing the fields `spec` names at the top level.
 ///
 /// Syntax errors anywhere win over repeated keys.
-pub(crate) fn scan<'de>(
+pub(crate) fn scan<'de>(body: &'de [u8], spec: &'static Spec) -> Result<Scanned<'de>, Refusal> {
+    run(body, spec, false).map(|(scanned, _)| scanned)
+}
+
+/// Where the numbers a double cannot hold (see [`text_survives_f64`]) are in `body`, in
+/// document order, after the same checks as [`scan`].
+#[cfg_attr(not(feature = "wasm"), allow(dead_code))]
+pub(crate) fn inexact_numbers(body: &[u8]) -> Result<Vec<Span>, Refusal> {
+    run(body, &LEAF, true).map(|(_, spans)| spans)
+}
+
+fn run<'de>(
     body: &'de [u8],
     spec: &'static Spec,
-    flags: &Flags,
-) -> Result<Shape<'de>, Refusal> {
+    collect: bool,
+) -> Result<(Scanned<'de>, Vec<Span>), Refusal> {
+    let ctx = Ctx {
+        body,
+        keys: RefCell::new(Vec::new()),
+        duplicate: Cell::new(false),
+        inexact: Cell::new(false),
+        spans: collect.then(|| RefCell::new(Vec::new())),
+    };
     let mut de = serde_json::Deserializer::from_slice(body);
-    let keys = RefCell::new(Vec::new());
-    let shape = Walk {
-        flags,
-        keys: &keys,
+    let seed = ValueSeed {
+        ctx: &ctx,
+        pos: 0,
         capture: Some(spec),
-    }
-    .deserialize(&mut de)
-    .and_then(|shape| de.end().map(|()| shape))
-    .map_err(|_| Refusal::Syntax)?;
-    if flags.duplicate.get() {
+    };
+    let (top, _) = seed
+        .deserialize(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|_| Refusal::Syntax)?;
+    if ctx.duplicate.get() {
         return Err(Refusal::DuplicateKey);
     }
-    Ok(shape)
+    let scanned = Scanned {
+        top,
+        inexact: ctx.inexact.get(),
+    };
+    Ok((
+        scanned,
+        ctx.spans.map(RefCell::into_inner).unwrap_or_default(),
+    ))
 }
 
 /// Whether a JSON number's text keeps its value as an IEEE 754 double.
@@ -128,13 +180,145 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
     (-306..=308).contains(&leading.saturating_add(exponent))
 }
 
-/// Walks any value; captures it when `capture` is set (with the fields its spec names).
-struct Walk<'f, 'de> {
-    flags: &'f Flags,
+/// What the walk shares: the document, the keys of the objects being read, what it noticed.
+struct Ctx<'de> {
+    body: &'de [u8],
     /// The keys of the objects being read, innermost last: one buffer for the whole
     /// document, so reading an object allocates nothing for its keys.
-    keys: &'f RefCell<Vec<Cow<'de, str>>>,
+    keys: RefCell<Vec<Cow<'de, str>>>,
+    duplicate: Cell<bool>,
+    inexact: Cell<bool>,
+    /// Where the numbers a double cannot hold are, when asked for.
+    spans: Option<RefCell<Vec<Span>>>,
+}
+
+impl<'de> Ctx<'de> {
+    /// `at`, moved past JSON whitespace.
+    fn skip_ws(&self, mut at: usize) -> usize {
+        while matches!(self.body.get(at), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            at = at.saturating_add(1);
+        }
+        at
+    }
+
+    /// `at`, moved past whitespace, one `separator` if it is there, and whitespace again.
+    fn after(&self, at: usize, separator: u8) -> usize {
+        let at = self.skip_ws(at);
+        if self.body.get(at) == Some(&separator) {
+            self.skip_ws(at.saturating_add(1))
+        } else {
+            at
+        }
+    }
+
+    /// A string, number or literal whose text `serde_json` returned, starting at `start`.
+    fn scalar<E: de::Error>(
+        &self,
+        text: &'de str,
+        start: usize,
+        capture: bool,
+    ) -> Result<Shape<'de>, E> {
+        match text.as_bytes().first() {
+            Some(b'"') => {
+                // Decoded even when not captured: serde_json's raw reading does not check
+                // `\u` escapes (a lone surrogate), its string decoding does.
+                let decoded = decode_str(text).map_err(E::custom)?;
+                Ok(if capture {
+                    Shape::Str(decoded)
+                } else {
+                    Shape::Other
+                })
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                if !text_survives_f64(text) {
+                    self.inexact.set(true);
+                    if let Some(spans) = &self.spans {
+                        spans
+                            .borrow_mut()
+                            .push(start..start.saturating_add(text.len()));
+                    }
+                }
+                Ok(if capture {
+                    Shape::Num(text)
+                } else {
+                    Shape::Other
+                })
+            }
+            _ => Ok(Shape::Other),
+        }
+    }
+}
+
+/// A JSON string's text (quotes included) decoded, borrowed when it has no escapes.
+fn decode_str(text: &str) -> Result<Cow<'_, str>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let decoded = (&mut de).deserialize_str(CowVisitor)?;
+    de.end()?;
+    Ok(decoded)
+}
+
+struct CowVisitor;
+
+impl<'de> Visitor<'de> for CowVisitor {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+/// Any value starting at or after `pos` (past whitespace): its shape and where it ends.
+struct ValueSeed<'c, 'de> {
+    ctx: &'c Ctx<'de>,
+    pos: usize,
     capture: Option<&'static Spec>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, 'de> {
+    type Value = (Shape<'de>, usize);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let start = self.ctx.skip_ws(self.pos);
+        match self.ctx.body.get(start) {
+            Some(b'{') => deserializer.deserialize_map(ObjectVisitor {
+                ctx: self.ctx,
+                start,
+                capture: self.capture,
+            }),
+            Some(b'[') => deserializer.deserialize_seq(ArrayVisitor {
+                ctx: self.ctx,
+                start,
+            }),
+            _ => {
+                let raw = <&'de RawValue>::deserialize(deserializer)?;
+                let text = raw.get();
+                let shape = self.ctx.scalar(text, start, self.capture.is_some())?;
+                Ok((shape, start.saturating_add(text.len())))
+            }
+        }
+    }
+}
+
+/// An object key starting at or after `pos`: decoded, and where it ends.
+struct KeySeed<'c, 'de> {
+    ctx: &'c Ctx<'de>,
+    pos: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, 'de> {
+    type Value = (Cow<'de, str>, usize);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let start = self.ctx.skip_ws(self.pos);
+        let text = <&'de RawValue>::deserialize(deserializer)?.get();
+        let key = decode_str(text).map_err(de::Error::custom)?;
+        Ok((key, start.saturating_add(text.len())))
+    }
 }
 
 /// Up to this many keys, an object's keys are compared pairwise; above, sorted.
@@ -157,252 +341,111 @@ fn repeats(keys: &mut [Cow<'_, str>]) -> bool {
     }
 }
 
-impl<'de> Walk<'_, 'de> {
-    /// A walker for a value inside this one.
-    fn inner(&self, capture: Option<&'static Spec>) -> Self {
-        Walk {
-            flags: self.flags,
-            keys: self.keys,
-            capture,
-        }
-    }
-
-    /// Notes a number that would change as a double; captures its text if asked to.
-    fn number(&self, survives: bool, text: impl FnOnce() -> String) -> Shape<'de> {
-        if !survives {
-            self.flags.inexact.set(true);
-        }
-        self.capture.map_or(Shape::Other, |_| Shape::Num(text()))
-    }
+/// An object whose `{` is at `start`.
+struct ObjectVisitor<'c, 'de> {
+    ctx: &'c Ctx<'de>,
+    start: usize,
+    capture: Option<&'static Spec>,
 }
 
-impl<'de> DeserializeSeed<'de> for Walk<'_, 'de> {
-    type Value = Shape<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shape<'de>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Walk<'_, 'de> {
-    type Value = Shape<'de>;
+impl<'de> Visitor<'de> for ObjectVisitor<'_, 'de> {
+    type Value = (Shape<'de>, usize);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+        f.write_str("a JSON object")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Shape<'de>, E> {
-        Ok(Shape::Other)
-    }
-    // serde_json hands integers that fit 64 bits over as such, every other number as text.
-    fn visit_i64<E>(self, v: i64) -> Result<Shape<'de>, E> {
-        Ok(self.number(v.unsigned_abs() <= MAX_SAFE_INTEGER, || v.to_string()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Shape<'de>, E> {
-        Ok(self.number(v <= MAX_SAFE_INTEGER, || v.to_string()))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Shape<'de>, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_unit<E>(self) -> Result<Shape<'de>, E> {
-        Ok(Shape::Other)
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Shape<'de>, E> {
-        Ok(match self.capture {
-            Some(_) => Shape::Str(Cow::Borrowed(v)),
-            None => Shape::Other,
-        })
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Shape<'de>, E> {
-        Ok(match self.capture {
-            Some(_) => Shape::Str(Cow::Owned(v.to_owned())),
-            None => Shape::Other,
-        })
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape<'de>, A::Error> {
-        while seq.next_element_seed(self.inner(None))?.is_some() {}
-        Ok(Shape::Other)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape<'de>, A::Error> {
-        let Some(Key(first)) = map.next_key::<Key<'de>>()? else {
-            return Ok(self
-                .capture
-                .map_or(Shape::Other, |_| Shape::Object(Vec::new())));
-        };
-        if first == NUMBER_TOKEN {
-            let text: String = map.next_value()?;
-            return Ok(self.number(text_survives_f64(&text), || text));
-        }
-        // This object's keys are the stack's entries from `start` on.
-        let start = self.keys.borrow().len();
-        let mut captured: Vec<(&'static str, Shape<'de>)> = Vec::new();
-        let mut key = Some(first);
-        while let Some(name) = key {
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let ctx = self.ctx;
+        // This object's keys are the stack's entries from `own` on.
+        let own = ctx.keys.borrow().len();
+        let mut fields = Vec::new();
+        let mut unknown = false;
+        let mut cursor = self.start.saturating_add(1);
+        let mut first = true;
+        loop {
+            let pos = if first {
+                cursor
+            } else {
+                ctx.after(cursor, b',')
+            };
+            let Some((key, key_end)) = map.next_key_seed(KeySeed { ctx, pos })? else {
+                break;
+            };
+            first = false;
             let field = self
                 .capture
-                .and_then(|spec| spec.0.iter().find(|(n, _)| *n == name.as_ref()));
-            let value = map.next_value_seed(self.inner(field.map(|(_, nested)| *nested)))?;
-            if let Some((n, _)) = field {
-                // A repeated field's first value is the one `Shape::field` finds; the document
-                // is refused anyway.
-                captured.push((*n, value));
+                .and_then(|spec| spec.0.iter().find(|(n, _)| *n == key.as_ref()));
+            unknown |= self.capture.is_some() && field.is_none();
+            let (value, end) = map.next_value_seed(ValueSeed {
+                ctx,
+                pos: ctx.after(key_end, b':'),
+                capture: field.map(|(_, nested)| *nested),
+            })?;
+            if let Some((name, _)) = field {
+                fields.push((*name, value));
             }
-            self.keys.borrow_mut().push(name);
-            key = map.next_key::<Key<'de>>()?.map(|Key(k)| k);
+            ctx.keys.borrow_mut().push(key);
+            cursor = end;
         }
-        let mut keys = self.keys.borrow_mut();
-        if keys.get_mut(start..).is_some_and(|own| repeats(own)) {
-            self.flags.duplicate.set(true);
+        let mut keys = ctx.keys.borrow_mut();
+        if keys.get_mut(own..).is_some_and(|own| repeats(own)) {
+            ctx.duplicate.set(true);
         }
-        keys.truncate(start);
-        drop(keys);
-        Ok(self
-            .capture
-            .map_or(Shape::Other, |_| Shape::Object(captured)))
+        keys.truncate(own);
+        // Past the closing `}` (serde_json checks that it is one).
+        let end = ctx.skip_ws(cursor).saturating_add(1);
+        let shape = match self.capture {
+            Some(_) => Shape::Object {
+                fields,
+                span: self.start..end,
+                unknown,
+            },
+            None => Shape::Other,
+        };
+        Ok((shape, end))
     }
 }
 
-/// An object key, borrowed from the input when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
+/// An array whose `[` is at `start`.
+struct ArrayVisitor<'c, 'de> {
+    ctx: &'c Ctx<'de>,
+    start: usize,
+}
 
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
+impl<'de> Visitor<'de> for ArrayVisitor<'_, 'de> {
+    type Value = (Shape<'de>, usize);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let ctx = self.ctx;
+        let mut cursor = self.start.saturating_add(1);
+        let mut first = true;
+        loop {
+            let pos = if first {
+                cursor
+            } else {
+                ctx.after(cursor, b',')
+            };
+            let seed = ValueSeed {
+                ctx,
+                pos,
+                capture: None,
+            };
+            let Some((_, end)) = seq.next_element_seed(seed)? else {
+                break;
+            };
+            first = false;
+            cursor = end;
         }
-        deserializer.deserialize_str(KeyVisitor)
+        // Past the closing `]` (serde_json checks that it is one).
+        Ok((Shape::Other, ctx.skip_ws(cursor).saturating_add(1)))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    static INNER: Spec = Spec(&[("b", &LEAF)]);
-    static OUTER: Spec = Spec(&[("a", &INNER), ("n", &LEAF), ("s", &LEAF)]);
-
-    fn run(text: &str) -> (Result<Shape<'_>, Refusal>, bool) {
-        let flags = Flags::default();
-        let shape = scan(text.as_bytes(), &OUTER, &flags);
-        (shape, flags.inexact.get())
-    }
-
-    #[test]
-    fn captures_named_fields_only() {
-        let (shape, inexact) = run(r#"{"x":"skip","s":"yes","n":12.50,"a":{"b":"deep","c":1}}"#);
-        let shape = shape.unwrap();
-        assert_eq!(shape.field("s"), Some(&Shape::Str(Cow::Borrowed("yes"))));
-        assert_eq!(shape.field("n"), Some(&Shape::Num("12.50".into())));
-        assert_eq!(shape.field("x"), None);
-        let a = shape.field("a").unwrap();
-        assert_eq!(a.field("b"), Some(&Shape::Str(Cow::Borrowed("deep"))));
-        assert_eq!(a.field("c"), None);
-        assert!(!inexact);
-    }
-
-    #[test]
-    fn numbers_arrive_as_exact_text() {
-        // Pins serde_json's number token: if it changed, big numbers would go unnoticed.
-        let (shape, inexact) = run(r#"{"n":1700000000,"s":-5}"#);
-        let shape = shape.unwrap();
-        assert_eq!(shape.field("n"), Some(&Shape::Num("1700000000".into())));
-        assert_eq!(shape.field("s"), Some(&Shape::Num("-5".into())));
-        assert!(!inexact);
-        assert!(run(r#"{"x":9007199254740992}"#).1);
-        assert!(run(r#"{"x":-9007199254740992}"#).1);
-        let (shape, inexact) = run(r#"{"n":18446744073709551617}"#);
-        assert_eq!(
-            shape.unwrap().field("n"),
-            Some(&Shape::Num("18446744073709551617".into()))
-        );
-        assert!(inexact);
-        assert!(run(r#"{"x":[1,{"y":1e400}]}"#).1);
-        assert!(!run(r#"{"x":[1,{"y":9007199254740991}]}"#).1);
-    }
-
-    #[test]
-    fn refusals() {
-        assert_eq!(run(r#"{"a":1,"a":2"#).0, Err(Refusal::Syntax));
-        assert_eq!(run(r#"{"a":{"b":1,"b":2}}"#).0, Err(Refusal::DuplicateKey));
-        assert_eq!(run(r#"[{"k":1,"\u006b":2}]"#).0, Err(Refusal::DuplicateKey));
-        assert_eq!(run("{} x").0, Err(Refusal::Syntax));
-        assert_eq!(run(&"[".repeat(200)).0, Err(Refusal::Syntax));
-    }
-
-    #[test]
-    fn repeated_keys_in_large_and_nested_objects() {
-        let object = |keys: &[String]| {
-            let fields: Vec<String> = keys.iter().map(|k| format!("\"{k}\":1")).collect();
-            format!("{{{}}}", fields.join(","))
-        };
-        // Above the pairwise limit the keys are sorted: both paths must agree.
-        for n in [2, PAIRWISE_KEYS, PAIRWISE_KEYS + 1, 200] {
-            let distinct: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
-            assert_eq!(
-                run(&object(&distinct)).0.map(|_| ()),
-                Ok(()),
-                "{n} distinct keys"
-            );
-            let mut repeated = distinct.clone();
-            repeated.push(format!("k{}", n / 2));
-            assert_eq!(
-                run(&object(&repeated)).0,
-                Err(Refusal::DuplicateKey),
-                "{n} keys + 1 repeat"
-            );
-        }
-        // The same key in a parent and its child, or in siblings, is no repeat.
-        assert!(
-            run(r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}"#)
-                .0
-                .is_ok()
-        );
-        // A repeat after a nested object that used the same keys is still seen.
-        assert_eq!(
-            run(r#"{"x":1,"y":{"x":1,"y":2},"x":3}"#).0,
-            Err(Refusal::DuplicateKey)
-        );
-        // And one deep inside, after siblings.
-        assert_eq!(
-            run(r#"{"a":[{"p":1},{"q":{"r":1,"s":2,"r":3}}],"b":2}"#).0,
-            Err(Refusal::DuplicateKey)
-        );
-    }
-
-    #[test]
-    fn numbers_a_double_keeps() {
-        for keeps in [
-            "0",
-            "-0",
-            "0.0",
-            "1.5",
-            "-9007199254740991",
-            "1e307",
-            "9.99e307",
-            "1e-306",
-            "0.001e-300",
-            "123.456e2",
-        ] {
-            assert!(text_survives_f64(keeps), "{keeps}");
-        }
-        for changes in [
-            "9007199254740992",
-            "-9007199254740992",
-            "1e308",
-            "1e400",
-            "1e-400",
-            "0.0001e-305",
-            "1e99999999999999999999",
-        ] {
-            assert!(!text_survives_f64(changes), "{changes}");
-        }
-    }
-}
+#[path = "json_tests.rs"]
+mod tests;
