@@ -1,3 +1,4 @@
+use super::walk::PAIRWISE_KEYS;
 use super::*;
 
 static INNER: Spec = Spec(&[("b", &LEAF)]);
