@@ -183,7 +183,7 @@ fuzz:
 fuzz-smoke:
 	@FUZZ_SANITIZER=$(FUZZ_SANITIZER) fuzz/run.sh $(FUZZ_SMOKE_SECS)
 
-## mutants: cargo-mutants (installed when missing) over the core, src/wasm.rs excluded, in a
+## mutants: cargo-mutants (installed when missing) over the core, src/wasm/ excluded, in a
 ## copy of the tree, each mutant against the unit tests, vectors and properties (no doctests);
 ## results in target/mutants.out/ (missed.txt: the surviving mutants)
 CARGO_MUTANTS_VERSION ?= 27.1.0
@@ -191,7 +191,7 @@ mutants:
 	@[[ "$$($(CARGO) mutants --version 2>/dev/null)" == "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]] || \
 		{ echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION) (about 3 minutes)"; \
 		  $(CARGO) install --quiet --locked cargo-mutants --version $(CARGO_MUTANTS_VERSION); }
-	$(CARGO) mutants -j 2 --timeout 60 --exclude src/wasm.rs --gitignore true --output target \
+	$(CARGO) mutants -j 2 --timeout 60 --exclude 'src/wasm/*' --gitignore true --output target \
 		-- --lib --test vectors --test properties
 
 ## vectors: rebuild tests/vectors/*.json (HMACs computed by Python's hmac, independently)

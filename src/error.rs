@@ -271,6 +271,32 @@ impl Error {
     }
 }
 
+impl ErrorKind {
+    /// Whether the failure is about the event of a delivery whose signature verified
+    /// (`event_not_json`, `event_malformed`, `event_duplicate_key`, `event_type_unknown`,
+    /// `status_version_invalid`): the delivery is authentic, so a receiver keeps it for
+    /// inspection and acknowledges it rather than have the service retry it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::ErrorKind;
+    /// assert!(ErrorKind::EventTypeUnknown.is_event_error());
+    /// assert!(!ErrorKind::SignatureMismatch.is_event_error());
+    /// ```
+    #[must_use]
+    pub const fn is_event_error(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::EventNotJson
+                | ErrorKind::EventMalformed
+                | ErrorKind::EventDuplicateKey
+                | ErrorKind::EventTypeUnknown
+                | ErrorKind::StatusVersionInvalid
+        )
+    }
+}
+
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
         Error::new(kind)

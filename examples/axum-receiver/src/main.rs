@@ -8,90 +8,73 @@
 //! `DATABASE` (the SQLite file, default `receiver.db`), `HOST` (default 127.0.0.1),
 //! `PORT` (default 8080; 0 picks a free port).
 
+mod handler;
 mod store;
 
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
 use axum::routing::post;
 use cryptopay_verify::{
-    DEFAULT_MAX_BODY_BYTES, DeliveryHeaders, ErrorKind, Secret, SecretEntry, SecretSet, Verifier,
-    VerifyOptions,
+    DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, Verifier, VerifyOptions,
 };
 use serde_json::json;
 
 use store::Store;
 
 /// What every request shares.
-struct App {
-    verifier: Verifier,
-    timestamp_header: String,
-    signature_header: String,
+pub struct App {
+    pub verifier: Verifier,
+    pub timestamp_header: String,
+    pub signature_header: String,
     store: Mutex<Store>,
 }
 
-/// `POST /webhook`: verify first, then record, then answer.
-async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
-    let now_secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let found =
-        DeliveryHeaders::from_header_map(&headers, &app.timestamp_header, &app.signature_header);
-    let verified = found.and_then(|h| app.verifier.verify_webhook(&h.with_body(&body), now_secs));
-    let result = match verified {
-        Ok(verified) => {
-            let app = Arc::clone(&app);
-            tokio::task::spawn_blocking(move || {
-                let store = app.store.lock().map_err(|_| store::Unavailable)?;
-                store.record(&verified.event, now_secs)
-            })
-            .await
-            .unwrap_or(Err(store::Unavailable))
-            .map(|decision| json!({"received": true, "decision": decision.as_str()}))
-        }
-        // Authentic, but not an event this receiver can apply: keep it for inspection and
-        // acknowledge it, so that the service stops retrying.
-        Err(e) if is_envelope_error(e.kind()) => {
-            let app = Arc::clone(&app);
-            let code = e.code();
-            tokio::task::spawn_blocking(move || {
-                let store = app.store.lock().map_err(|_| store::Unavailable)?;
-                store.quarantine(code, &body, now_secs)
-            })
-            .await
-            .unwrap_or(Err(store::Unavailable))
-            .map(|()| json!({"received": true, "quarantined": code}))
-        }
-        // The code only: a message may describe the configuration.
-        Err(e) => {
-            return (StatusCode::BAD_REQUEST, json!({"error": e.code()}).to_string()).into_response();
-        }
-    };
-    match result {
-        Ok(answer) => (StatusCode::OK, answer.to_string()).into_response(),
-        // Never a 2xx for what was not committed: the service retries.
-        Err(store::Unavailable) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            json!({"error": "store_unavailable"}).to_string(),
-        )
-            .into_response(),
+/// A status and a JSON body.
+pub type Answer = (StatusCode, String);
+
+/// Records a verified event; `200` with the decision only after the commit.
+async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
+    let stored = tokio::task::spawn_blocking(move || {
+        let store = app.store.lock().map_err(|_| store::Unavailable)?;
+        store.record(&event, now_secs)
+    })
+    .await
+    .unwrap_or(Err(store::Unavailable));
+    match stored {
+        Ok(decision) => (
+            StatusCode::OK,
+            json!({"received": true, "decision": decision.as_str()}).to_string(),
+        ),
+        Err(store::Unavailable) => unavailable(),
     }
 }
 
-/// The codes of an authentic delivery whose envelope cannot be applied.
-fn is_envelope_error(kind: ErrorKind) -> bool {
-    matches!(
-        kind,
-        ErrorKind::EventNotJson
-            | ErrorKind::EventMalformed
-            | ErrorKind::EventDuplicateKey
-            | ErrorKind::EventTypeUnknown
-            | ErrorKind::StatusVersionInvalid
+/// Keeps an authentic delivery that is no applicable event; `200` once it is kept.
+async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, now_secs: u64) -> Answer {
+    let kept = tokio::task::spawn_blocking(move || {
+        let store = app.store.lock().map_err(|_| store::Unavailable)?;
+        store.quarantine(code, &body, now_secs)
+    })
+    .await
+    .unwrap_or(Err(store::Unavailable));
+    match kept {
+        Ok(()) => (
+            StatusCode::OK,
+            json!({"received": true, "quarantined": code}).to_string(),
+        ),
+        Err(store::Unavailable) => unavailable(),
+    }
+}
+
+/// Never a 2xx for what was not committed: the service retries.
+fn unavailable() -> Answer {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        json!({"error": "store_unavailable"}).to_string(),
     )
 }
 
@@ -116,7 +99,7 @@ async fn main() -> Result<(), String> {
         store: Mutex::new(Store::open(&database).map_err(|e| format!("{database}: {e}"))?),
     });
     let router = Router::new()
-        .route("/webhook", post(webhook))
+        .route("/webhook", post(handler::webhook))
         // Larger bodies are answered 413 before the handler runs.
         .layer(DefaultBodyLimit::max(DEFAULT_MAX_BODY_BYTES))
         .with_state(app);

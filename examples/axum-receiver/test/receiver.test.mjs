@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -95,6 +95,13 @@ const event = (eventId, paymentId, statusVersion, extra = {}) => ({
   event_type: 'payment.updated',
   occurred_at: new Date().toISOString(),
   data: { payment_id: paymentId, status_version: statusVersion, status: 'open', ...extra },
+});
+
+test('the README\'s axum handler is this example\'s handler, to the byte', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```rust,ignore\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the README has the rust,ignore block of the handler');
+  assert.equal(block[1], readFileSync(join(ROOT, 'examples', 'axum-receiver', 'src', 'handler.rs'), 'utf8'));
 });
 
 test('the conformance kit of the installed package: every rule holds', async () => {
