@@ -92,6 +92,16 @@ impl Verifier {
     }
 
     /// The secret set this verifier uses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretSet, Verifier, VerifyOptions};
+    /// let verifier = Verifier::new(SecretSet::single(Secret::new("s"))?, VerifyOptions::new(60));
+    /// assert_eq!(verifier.secrets().len(), 1);
+    /// assert_eq!(format!("{:?}", verifier.secrets()), "[active]"); // kinds only, never secrets
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn secrets(&self) -> &SecretSet {
         &self.secrets
