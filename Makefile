@@ -8,7 +8,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
 	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors
-.PHONY: types-test bundlers-test # issue-14
+.PHONY: types-test bundlers-test check downstream axum-test crate-package
 
 ## setup: install what the tests need; does nothing when all is present
 setup: setup-rust setup-node setup-browser
@@ -42,19 +42,50 @@ setup-browser:
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
-	differential memory-test fuzz-smoke \
-	types-test bundlers-test
+	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package
 
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(CARGO) clippy --features wasm --target wasm32-unknown-unknown -- -D warnings
 
 doc:
-	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet
+	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
 
+# With the `http` feature: its doctests and the read_headers vectors through a HeaderMap.
 unit:
-	$(CARGO) test
+	$(CARGO) test --features http
+
+# --- issue 13 (Rust surface) ---
+## check: the fast loop: rustfmt, clippy, the native tests, the npm package built and installed,
+## the JavaScript tests against it
+check: setup
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets --features http -- -D warnings
+	$(CARGO) test --quiet --features http
+	node scripts/build-pkg.mjs
+	@$(MAKE) --no-print-directory js-test
+
+## downstream: a user's crate beside this one (tests/downstream): its serde code behaves as
+## without cryptopay-verify, and every vector holds with the user's own arbitrary_precision
+downstream:
+	$(CARGO) test --quiet --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream
+	$(CARGO) test --quiet --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream \
+		--features user-arbitrary-precision
+
+## axum-test: examples/axum-receiver built (its own crate), started, and driven by the
+## conformance kit of the installed package; its store across restarts
+axum-test: consumer
+	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
+		--target-dir target/axum-receiver
+	node --test --test-timeout=180000 examples/axum-receiver/test/
+
+## crate-package: `cargo package` builds the crate as crates.io would get it (--allow-dirty: the
+## check is that the packaged files build, whatever is uncommitted in a working tree)
+crate-package:
+	$(CARGO) package --quiet --locked --allow-dirty
+# --- end issue 13 ---
 
 ## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test)
 wasm-test:
@@ -166,7 +197,7 @@ fuzz:
 fuzz-smoke:
 	@FUZZ_SANITIZER=$(FUZZ_SANITIZER) fuzz/run.sh $(FUZZ_SMOKE_SECS)
 
-## mutants: cargo-mutants (installed when missing) over the core, src/wasm.rs excluded, in a
+## mutants: cargo-mutants (installed when missing) over the core, src/wasm/ excluded, in a
 ## copy of the tree, each mutant against the unit tests, vectors and properties (no doctests);
 ## results in target/mutants.out/ (missed.txt: the surviving mutants)
 CARGO_MUTANTS_VERSION ?= 27.1.0
@@ -174,7 +205,7 @@ mutants:
 	@[[ "$$($(CARGO) mutants --version 2>/dev/null)" == "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]] || \
 		{ echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION) (about 3 minutes)"; \
 		  $(CARGO) install --quiet --locked cargo-mutants --version $(CARGO_MUTANTS_VERSION); }
-	$(CARGO) mutants -j 2 --timeout 60 --exclude src/wasm.rs --gitignore true --output target \
+	$(CARGO) mutants -j 2 --timeout 60 --exclude 'src/wasm/*' --gitignore true --output target \
 		-- --lib --test vectors --test properties
 
 ## vectors: rebuild tests/vectors/*.json (HMACs computed by Python's hmac, independently)

@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cryptopay_verify::{
-    Delivery, Secret, SecretEntry, SignatureEncoding, Verifier, VerifyOptions, parse_event, sign,
+    Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions, parse_event, sign,
 };
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
@@ -169,10 +169,7 @@ fn main() -> Result<(), BoxError> {
     let quick = std::env::var("BENCH_QUICK").is_ok_and(|v| v == "1");
     let (rounds, batch_ms, warmup_ms) = if quick { (9, 3, 30) } else { (31, 10, 150) };
     let secret = Secret::new(SECRET);
-    let verifier = Verifier::new(
-        vec![SecretEntry::active(secret.clone())],
-        VerifyOptions::new(300),
-    )?;
+    let verifier = Verifier::new(SecretSet::single(secret.clone())?, VerifyOptions::new(300));
     let keyed = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes())?;
     let mut json_groups: Vec<String> = Vec::new();
     println!(

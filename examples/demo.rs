@@ -3,8 +3,8 @@
 //! stale, or the delivery is signed with a secret that was rotated out.
 
 use cryptopay_verify::{
-    Delivery, Error, Secret, SecretEntry, SignatureEncoding, Stored, Verifier, VerifyOptions,
-    decide_event, sign,
+    Delivery, Error, Secret, SecretEntry, SecretSet, SignatureEncoding, Stored, Verifier,
+    VerifyOptions, decide_event, sign,
 };
 
 const BODY: &str = r#"{"schema_version":"1","event_id":"evt_01HZY4","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_7Q2","status_version":18446744073709551617,"status":"open"}}"#;
@@ -43,12 +43,12 @@ fn main() -> Result<(), Error> {
     // The receiver keys its verifier once: the current secret, plus the previous one for a
     // one-hour overlap after the rotation was activated.
     let verifier = Verifier::new(
-        vec![
+        SecretSet::new(vec![
             SecretEntry::active(current.clone()),
             SecretEntry::retiring(old.clone(), now + 3600),
-        ],
+        ])?,
         VerifyOptions::new(300),
-    )?;
+    );
     let header = format!("v1={signature}");
     let delivery = Delivery {
         body: BODY.as_bytes(),
@@ -108,12 +108,12 @@ fn main() -> Result<(), Error> {
             .map(|v| format!("matched the {} secret", v.matched_secret.as_str())),
     );
     let late_verifier = Verifier::new(
-        vec![
+        SecretSet::new(vec![
             SecretEntry::active(current),
             SecretEntry::retiring(old, now - 1),
-        ],
+        ])?,
         VerifyOptions::new(300),
-    )?;
+    );
     show(
         "old secret, after the overlap ended",
         late_verifier

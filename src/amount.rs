@@ -45,19 +45,6 @@ pub fn validate_amount_raw(amount_raw: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Whether `amount_raw` is valid (see [`validate_amount_raw`]).
-///
-/// # Examples
-///
-/// ```
-/// assert!(cryptopay_verify::is_valid_amount_raw("1"));
-/// assert!(!cryptopay_verify::is_valid_amount_raw("0"));
-/// ```
-#[must_use]
-pub fn is_valid_amount_raw(amount_raw: &str) -> bool {
-    validate_amount_raw(amount_raw).is_ok()
-}
-
 /// Checks `decimals`: an integer from 0 to 77.
 ///
 /// # Errors
@@ -170,14 +157,6 @@ mod tests {
             assert_eq!(to_amount_raw(&back, decimals).unwrap(), raw);
         }
         assert_eq!(from_amount_raw("1", 77).unwrap().len(), 79);
-    }
-
-    #[test]
-    fn validity_as_a_boolean() {
-        assert!(is_valid_amount_raw("1") && is_valid_amount_raw(MAX_AMOUNT_RAW));
-        assert!(
-            !is_valid_amount_raw("0") && !is_valid_amount_raw("01") && !is_valid_amount_raw("")
-        );
     }
 
     #[test]

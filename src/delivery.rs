@@ -1,83 +1,131 @@
-//! Delivery responses (spec: Events, delivery rules): what the sender makes of the HTTP
-//! status a receiver answers with.
+//! One delivery as received (spec: Webhook signature): the raw body and the two header
+//! values, and the checks that need no secret (size, timestamp, signature header).
 
-use crate::error::{Error, ErrorKind, err};
+use crate::error::{Error, ErrorKind};
+use crate::options::VerifyOptions;
+use crate::signature::{Candidates, parse_signature_header, parse_timestamp};
 
-/// What a receiver's HTTP status means to the sender.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DeliveryOutcome {
-    /// 2xx: the receiver accepted responsibility (not a payment receipt).
-    Acknowledged,
-    /// 408, 425, 429 or 5xx: the sender retries a finite number of times.
-    Retry,
-    /// Every other status, 3xx included (redirects are never followed).
-    PermanentFailure,
-}
-
-impl DeliveryOutcome {
-    /// The name JavaScript sees: `acknowledged`, `retry` or `permanent_failure`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(cryptopay_verify::DeliveryOutcome::Retry.as_str(), "retry");
-    /// ```
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            DeliveryOutcome::Acknowledged => "acknowledged",
-            DeliveryOutcome::Retry => "retry",
-            DeliveryOutcome::PermanentFailure => "permanent_failure",
-        }
-    }
-}
-
-/// Classifies a receiver's HTTP status as the sender does.
-///
-/// # Errors
-///
-/// `invalid_argument` for a status outside 100 to 599.
+/// One delivery as received: the raw body bytes and the two header values, untouched.
 ///
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{classify_delivery_response, DeliveryOutcome};
-/// assert_eq!(classify_delivery_response(204)?, DeliveryOutcome::Acknowledged);
-/// assert_eq!(classify_delivery_response(429)?, DeliveryOutcome::Retry);
-/// assert_eq!(classify_delivery_response(302)?, DeliveryOutcome::PermanentFailure);
-/// assert_eq!(classify_delivery_response(99).unwrap_err().code(), "invalid_argument");
-/// # Ok::<(), cryptopay_verify::Error>(())
+/// use cryptopay_verify::Delivery;
+/// let delivery = Delivery {
+///     body: br#"{"event_id":"evt_1"}"#,
+///     timestamp: b"1700000000",
+///     signature: b"v1=0123",
+/// };
+/// assert_eq!(delivery.timestamp, b"1700000000");
+/// // Debug never shows the body or the signature.
+/// assert!(!format!("{delivery:?}").contains("evt_1"));
 /// ```
-pub fn classify_delivery_response(status: u16) -> Result<DeliveryOutcome, Error> {
-    Ok(match status {
-        200..=299 => DeliveryOutcome::Acknowledged,
-        408 | 425 | 429 | 500..=599 => DeliveryOutcome::Retry,
-        100..=199 | 300..=499 => DeliveryOutcome::PermanentFailure,
-        _ => {
-            return Err(err(
-                ErrorKind::InvalidArgument,
-                "an HTTP status is an integer from 100 to 599",
-            ));
+#[derive(Clone, Copy)]
+pub struct Delivery<'a> {
+    /// The raw request body, exactly as received (never parsed and re-serialized).
+    pub body: &'a [u8],
+    /// The timestamp header value, exactly as received.
+    pub timestamp: &'a [u8],
+    /// The signature header value, exactly as received.
+    pub signature: &'a [u8],
+}
+
+impl Delivery<'_> {
+    /// Checks what can be checked without a secret, in the contract's order: the body size,
+    /// the timestamp header, the signature header (its grammar and `t=` items). Returns the
+    /// timestamp, in Unix seconds.
+    ///
+    /// Verifying runs these checks itself; call this to turn away a malformed delivery
+    /// before looking secrets up.
+    ///
+    /// # Errors
+    ///
+    /// `body_too_large`, `timestamp_missing`, `timestamp_malformed`, `signature_missing`,
+    /// `signature_malformed`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Delivery, VerifyOptions};
+    /// let options = VerifyOptions::new(300);
+    /// let hex = "316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727";
+    /// let ok = Delivery { body: b"", timestamp: b"1700000000", signature: hex.as_bytes() };
+    /// assert_eq!(ok.check(&options)?, 1_700_000_000);
+    /// let no_signature = Delivery { signature: b"", ..ok };
+    /// assert_eq!(no_signature.check(&options).unwrap_err().code(), "signature_missing");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    pub fn check(&self, options: &VerifyOptions) -> Result<u64, Error> {
+        self.parse(options).map(|parsed| parsed.timestamp)
+    }
+
+    pub(crate) fn parse(&self, options: &VerifyOptions) -> Result<Parsed, Error> {
+        if self.body.len() > options.max_body_bytes() {
+            return Err(Error::new(ErrorKind::BodyTooLarge));
         }
-    })
+        let timestamp = parse_timestamp(self.timestamp)?;
+        let candidates = parse_signature_header(self.signature, self.timestamp)?;
+        Ok(Parsed {
+            timestamp,
+            candidates,
+        })
+    }
+}
+
+impl core::fmt::Debug for Delivery<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Delivery")
+            .field("body_len", &self.body.len())
+            .field("timestamp", &String::from_utf8_lossy(self.timestamp))
+            .field("signature", &"[REDACTED]")
+            .finish()
+    }
+}
+
+/// What the header grammar yields before any HMAC is computed.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub(crate) timestamp: u64,
+    pub(crate) candidates: Candidates,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_status() {
-        for status in 0..=1000u16 {
-            let got = classify_delivery_response(status).ok();
-            let want = match status {
-                200..=299 => Some(DeliveryOutcome::Acknowledged),
-                408 | 425 | 429 | 500..=599 => Some(DeliveryOutcome::Retry),
-                100..=599 => Some(DeliveryOutcome::PermanentFailure),
-                _ => None,
-            };
-            assert_eq!(got, want, "{status}");
+    fn delivery<'a>(body: &'a [u8], ts: &'a [u8], sig: &'a str) -> Delivery<'a> {
+        Delivery {
+            body,
+            timestamp: ts,
+            signature: sig.as_bytes(),
         }
+    }
+
+    #[test]
+    fn checks_in_order_without_a_secret() {
+        let opts = VerifyOptions::new(300).with_max_body_bytes(4).unwrap();
+        let code = |d: Delivery<'_>| d.check(&opts).unwrap_err().code();
+        let hex = "00".repeat(32);
+        assert_eq!(code(delivery(b"12345", b"", "")), "body_too_large");
+        assert_eq!(code(delivery(b"", b"", "")), "timestamp_missing");
+        assert_eq!(code(delivery(b"", b"x", "")), "timestamp_malformed");
+        assert_eq!(code(delivery(b"", b"1", "")), "signature_missing");
+        assert_eq!(code(delivery(b"", b"1", "zz")), "signature_malformed");
+        assert_eq!(
+            code(delivery(b"", b"1", &format!("t=2,v1={hex}"))),
+            "signature_malformed"
+        );
+        assert_eq!(delivery(b"1234", b"7", &hex).check(&opts), Ok(7));
+    }
+
+    #[test]
+    fn debug_never_shows_the_signature_or_body() {
+        let d = delivery(b"secret-body", b"1700000000", "abcdef");
+        let text = format!("{d:?}");
+        assert!(!text.contains("secret-body") && !text.contains("abcdef"));
+        assert!(
+            text.contains("body_len: 11") && text.contains("1700000000"),
+            "{text}"
+        );
     }
 }

@@ -1,10 +1,11 @@
 //! The one error type of the crate and its stable codes.
 //!
 //! Every failure is an [`Error`]: an [`ErrorKind`] whose [`code`](ErrorKind::code) is the
-//! stable snake_case string that JavaScript sees as `err.code`, plus an optional static
-//! detail that makes the message more precise. Messages name the problem and the fix; they
-//! are built only from static text, so they can never contain a secret, a signature or a
-//! byte of the body.
+//! stable snake_case string (the JavaScript package's `err.code` is the same), plus an
+//! optional static detail that makes the message more precise. Messages name the problem
+//! and the fix in Rust terms (`max_skew_secs`, `now_secs`, the body bytes); the JavaScript
+//! binding words them for JavaScript. They are built only from static text, so they can
+//! never contain a secret, a signature or a byte of the body.
 
 use core::fmt;
 
@@ -27,7 +28,7 @@ macro_rules! error_kinds {
             /// Every kind, in the order of the contract's table of codes.
             pub const ALL: &'static [ErrorKind] = &[ $( ErrorKind::$variant, )* ];
 
-            /// The stable code, as JavaScript sees it in `err.code`.
+            /// The stable code (also the JavaScript package's `err.code`).
             ///
             /// # Examples
             ///
@@ -55,6 +56,13 @@ macro_rules! error_kinds {
             }
 
             /// The general message for this kind: the problem and the fix.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use cryptopay_verify::ErrorKind;
+            /// assert!(ErrorKind::TimestampTooOld.message().contains("max_skew_secs"));
+            /// ```
             #[must_use]
             pub const fn message(self) -> &'static str {
                 match self { $( ErrorKind::$variant => $message, )* }
@@ -70,10 +78,10 @@ error_kinds! {
         "an argument or option is invalid: check the call against the documented options";
     /// `body_not_raw`: the body is not raw bytes (or a string); it was parsed or re-serialized.
     BodyNotRaw => "body_not_raw",
-        "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; Next.js and Hono: await request.arrayBuffer(); Workers: await request.arrayBuffer())";
+        "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the request body bytes exactly as received";
     /// `body_too_large`: the body is longer than `max_body_bytes`.
     BodyTooLarge => "body_too_large",
-        "the body is larger than maxBodyBytes: reject the delivery, or raise maxBodyBytes if such bodies are expected";
+        "the body is larger than max_body_bytes: reject the delivery, or raise max_body_bytes if such bodies are expected";
     /// `header_duplicated`: a delivery header was sent more than once.
     HeaderDuplicated => "header_duplicated",
         "a delivery header appears more than once: reject the delivery; a legitimate sender sends each header once";
@@ -88,10 +96,10 @@ error_kinds! {
         "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the header value exactly as received (not milliseconds, not a re-formatted number)";
     /// `timestamp_too_old`: an authentic delivery older than `max_skew_secs`.
     TimestampTooOld => "timestamp_too_old",
-        "the delivery is authentic but its timestamp is older than maxSkewSecs: it may be a replay; check the host clock passed as nowSecs";
+        "the delivery is authentic but its timestamp is older than max_skew_secs: it may be a replay; check the host clock passed as now_secs";
     /// `timestamp_in_future`: an authentic delivery more than `max_skew_secs` ahead.
     TimestampInFuture => "timestamp_in_future",
-        "the delivery is authentic but its timestamp is more than maxSkewSecs in the future: check that nowSecs is the current Unix time in seconds (not milliseconds)";
+        "the delivery is authentic but its timestamp is more than max_skew_secs in the future: check that now_secs is the current Unix time in seconds (not milliseconds)";
     /// `signature_malformed`: the signature header cannot be read as signature candidates.
     SignatureMalformed => "signature_malformed",
         "the signature header is malformed: expected up to 8 HMAC-SHA256 values as 64 hex digits or 32-byte base64, optionally marked v1=, sha256= or v1,";
@@ -121,7 +129,7 @@ error_kinds! {
         "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): do not apply the event; query GET /v1/payments/{payment_id}";
     /// `amount_raw_invalid`: not a positive integer string without leading zeros, at most 2^256 - 1.
     AmountRawInvalid => "amount_raw_invalid",
-        "amount_raw must be a positive integer in the smallest unit as a string of digits without leading zeros (at most 2^256 - 1): use toAmountRaw to convert a decimal";
+        "amount_raw must be a positive integer in the smallest unit as a string of digits without leading zeros (at most 2^256 - 1): use to_amount_raw to convert a decimal";
     /// `amount_decimal_invalid`: the decimal amount is not `digits[.digits]`.
     AmountDecimalInvalid => "amount_decimal_invalid",
         "the decimal amount must be a string of ASCII digits with an optional fractional part, such as \"128.00\": no sign, spaces, exponent or thousands separator";
@@ -136,7 +144,7 @@ error_kinds! {
         "primary_source must be the object from GET /v1/store with kind (fiat or crypto), ref (a non-empty string) and decimals (0 to 77)";
     /// `source_amount_invalid`: the SourceAmount object has the wrong shape.
     SourceAmountInvalid => "source_amount_invalid",
-        "source_amount must be an object with kind and amount_raw, plus currency for fiat or pricing_ref for crypto, and no other keys: build it with buildSourceAmount";
+        "source_amount must be an object with kind and amount_raw, plus currency for fiat or pricing_ref for crypto, and no other keys: build it with build_source_amount";
     /// `source_kind_mismatch`: `kind` differs from the store's primary source.
     SourceKindMismatch => "source_kind_mismatch",
         "source_amount.kind differs from the kind of the store's primary_source: build source_amount from GET /v1/store";
@@ -231,9 +239,9 @@ impl Error {
     ///
     /// ```
     /// use cryptopay_verify::{Error, ErrorKind};
-    /// let e = Error::with_detail(ErrorKind::InvalidArgument, "nowSecs is required");
-    /// assert_eq!(e.detail(), Some("nowSecs is required"));
-    /// assert!(e.to_string().starts_with("invalid_argument: nowSecs is required; "));
+    /// let e = Error::with_detail(ErrorKind::InvalidArgument, "now_secs is required");
+    /// assert_eq!(e.detail(), Some("now_secs is required"));
+    /// assert!(e.to_string().starts_with("invalid_argument: now_secs is required; "));
     /// assert_eq!(Error::new(ErrorKind::NoSecrets).detail(), None);
     /// ```
     #[must_use]
@@ -250,7 +258,7 @@ impl Error {
         self.kind
     }
 
-    /// The stable code, as JavaScript sees it in `err.code`.
+    /// The stable code (also the JavaScript package's `err.code`).
     #[must_use]
     pub const fn code(self) -> &'static str {
         self.kind.code()
@@ -260,6 +268,32 @@ impl Error {
     #[must_use]
     pub const fn detail(self) -> Option<&'static str> {
         self.detail
+    }
+}
+
+impl ErrorKind {
+    /// Whether the failure is about the event of a delivery whose signature verified
+    /// (`event_not_json`, `event_malformed`, `event_duplicate_key`, `event_type_unknown`,
+    /// `status_version_invalid`): the delivery is authentic, so a receiver keeps it for
+    /// inspection and acknowledges it rather than have the service retry it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::ErrorKind;
+    /// assert!(ErrorKind::EventTypeUnknown.is_event_error());
+    /// assert!(!ErrorKind::SignatureMismatch.is_event_error());
+    /// ```
+    #[must_use]
+    pub const fn is_event_error(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::EventNotJson
+                | ErrorKind::EventMalformed
+                | ErrorKind::EventDuplicateKey
+                | ErrorKind::EventTypeUnknown
+                | ErrorKind::StatusVersionInvalid
+        )
     }
 }
 
@@ -307,10 +341,37 @@ mod tests {
 
     #[test]
     fn display_starts_with_code_and_keeps_detail() {
-        let e = Error::with_detail(ErrorKind::InvalidArgument, "maxSkewSecs is required");
+        let e = Error::with_detail(ErrorKind::InvalidArgument, "max_skew_secs is required");
         let text = e.to_string();
-        assert!(text.starts_with("invalid_argument: maxSkewSecs is required; "));
-        assert_eq!(e.detail(), Some("maxSkewSecs is required"));
+        assert!(text.starts_with("invalid_argument: max_skew_secs is required; "));
+        assert_eq!(e.detail(), Some("max_skew_secs is required"));
         assert_eq!(Error::from(ErrorKind::NoSecrets).detail(), None);
+    }
+
+    #[test]
+    fn messages_speak_rust() {
+        // JavaScript's names and framework hints belong to the binding (src/wasm/).
+        let javascript = [
+            "maxSkewSecs",
+            "nowSecs",
+            "maxBodyBytes",
+            "acceptUntilSecs",
+            "Uint8Array",
+            "ArrayBuffer",
+            "Express",
+            "Next.js",
+            "Workers",
+            "toAmountRaw",
+            "buildSourceAmount",
+        ];
+        for kind in ErrorKind::ALL {
+            for name in javascript {
+                assert!(
+                    !kind.message().contains(name),
+                    "{}: names {name}",
+                    kind.code()
+                );
+            }
+        }
     }
 }

@@ -4,27 +4,77 @@
 //! Strict means: UTF-8 JSON as `serde_json` reads it (no BOM, nesting at most 128 levels),
 //! no object that repeats a key at any depth (parsers disagree on which copy wins), and
 //! numbers kept as their exact decimal text, so that `status_version` never passes through
-//! a float. Unknown fields are kept.
+//! a float. Unknown fields are kept. The body is read once.
 
 use core::fmt;
-
-use serde_json::{Map, Value};
+use core::ops::Range;
 
 use crate::error::{Error, ErrorKind, err};
-use crate::json::{Flags, LEAF, Refusal, Shape, Spec, scan, text_survives_f64};
+use crate::json::{LEAF, Refusal, Shape, Spec, scan};
 use crate::status::StatusVersion;
 
 /// The only event type the service sends.
 pub const PAYMENT_UPDATED: &str = "payment.updated";
 
+/// `occurred_at` as the service sent it: a string or a number, not interpreted (its format
+/// is not in the specification).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::OccurredAt;
+/// let at = OccurredAt::Number("18446744073709551617".to_owned());
+/// assert_eq!(at.as_str(), "18446744073709551617");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OccurredAt {
+    /// A JSON string, decoded.
+    String(String),
+    /// A JSON number, as its exact text (never converted to a float).
+    Number(String),
+}
+
+impl OccurredAt {
+    /// The string, or the number's exact text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            OccurredAt::String(text) | OccurredAt::Number(text) => text,
+        }
+    }
+}
+
 /// A parsed `payment.updated` event.
 ///
-/// `Debug` shows only the identifiers, never the payment facts.
-#[derive(Clone, PartialEq)]
+/// The identifiers are typed; `data` and the whole envelope are kept as the exact JSON text
+/// that verified, for you to deserialize into your own types (numbers stay exact however
+/// large they are). `Debug` shows only the identifiers, never the payment facts.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{parse_event, OccurredAt};
+/// let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#;
+/// let event = parse_event(body)?;
+/// assert_eq!(event.payment_id(), "pay_1");
+/// assert_eq!(event.occurred_at(), &OccurredAt::String("2026-11-22T10:00:00Z".into()));
+///
+/// #[derive(serde::Deserialize)]
+/// struct Data { status: String }
+/// let data: Data = serde_json::from_str(event.data_json()).unwrap();
+/// assert_eq!(data.status, "paid");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 pub struct Event {
-    envelope: Map<String, Value>,
+    /// The verified body, as text.
+    envelope: Box<str>,
+    /// Where `data` is in `envelope`.
+    data: Range<usize>,
     schema_version: String,
     event_id: String,
+    occurred_at: OccurredAt,
     payment_id: String,
     status_version: StatusVersion,
 }
@@ -50,8 +100,8 @@ impl Event {
 
     /// `occurred_at`, as given (a string or a number; its format is not interpreted).
     #[must_use]
-    pub fn occurred_at(&self) -> &Value {
-        self.envelope.get("occurred_at").unwrap_or(&Value::Null)
+    pub fn occurred_at(&self) -> &OccurredAt {
+        &self.occurred_at
     }
 
     /// `data.payment_id`.
@@ -66,16 +116,15 @@ impl Event {
         &self.status_version
     }
 
-    /// The whole `data` object (always a JSON object), every field passed through with its
-    /// wire name.
+    /// The `data` object (every field, with its wire name) as the exact JSON text received.
     #[must_use]
-    pub fn data(&self) -> &Value {
-        self.envelope.get("data").unwrap_or(&Value::Null)
+    pub fn data_json(&self) -> &str {
+        self.envelope.get(self.data.clone()).unwrap_or("{}")
     }
 
-    /// The whole top-level object, unknown fields included.
+    /// The whole verified body, unknown top-level fields included, as JSON text.
     #[must_use]
-    pub fn envelope(&self) -> &Map<String, Value> {
+    pub fn envelope_json(&self) -> &str {
         &self.envelope
     }
 }
@@ -90,7 +139,7 @@ impl fmt::Debug for Event {
     }
 }
 
-/// Parses a verified body into an event.
+/// Parses a verified body into an event, in one pass over the JSON.
 ///
 /// Call it only on bytes whose signature verified (as [`Verifier::verify_webhook`] does).
 ///
@@ -119,13 +168,14 @@ impl fmt::Debug for Event {
 /// ```
 pub fn parse_event(body: &[u8]) -> Result<Event, Error> {
     let facts = check_envelope(body)?;
-    // The scan above accepted the document, so this parse cannot fail.
-    let envelope: Map<String, Value> =
-        serde_json::from_slice(body).map_err(|_| Error::new(ErrorKind::EventNotJson))?;
+    // JSON that serde_json accepted is UTF-8 throughout.
+    let envelope = core::str::from_utf8(body).map_err(|_| Error::new(ErrorKind::EventNotJson))?;
     Ok(Event {
-        envelope,
+        envelope: envelope.into(),
+        data: facts.data,
         schema_version: facts.schema_version,
         event_id: facts.event_id,
+        occurred_at: facts.occurred_at,
         payment_id: facts.payment_id,
         status_version: facts.status_version,
     })
@@ -146,9 +196,12 @@ static ENVELOPE: Spec = Spec(&[
 pub(crate) struct Facts {
     pub(crate) schema_version: String,
     pub(crate) event_id: String,
+    pub(crate) occurred_at: OccurredAt,
     pub(crate) payment_id: String,
     pub(crate) status_version: StatusVersion,
-    /// Some number in the document would change as a JavaScript `number`.
+    /// Where `data` is in the body.
+    pub(crate) data: Range<usize>,
+    /// Some number in the document would change as a double.
     #[cfg_attr(not(feature = "wasm"), allow(dead_code))]
     pub(crate) inexact: bool,
 }
@@ -164,9 +217,9 @@ pub(crate) fn refused(refusal: Refusal) -> Error {
 /// Checks a verified body as an envelope in one pass (see [`parse_event`] for the order).
 pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     let malformed = |detail| err(ErrorKind::EventMalformed, detail);
-    let flags = Flags::default();
-    let top = scan(body, &ENVELOPE, &flags).map_err(refused)?;
-    if !matches!(top, Shape::Object(_)) {
+    let scanned = scan(body, &ENVELOPE).map_err(refused)?;
+    let top = &scanned.top;
+    if !matches!(top, Shape::Object { .. }) {
         return Err(malformed("the event is not a JSON object"));
     }
     match top.field("event_type") {
@@ -176,7 +229,7 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     }
     let schema_version = match top.field("schema_version") {
         Some(Shape::Str(s)) => s.to_string(),
-        Some(Shape::Num(n)) if is_unsigned_integer(n) => n.clone(),
+        Some(Shape::Num(n)) if is_unsigned_integer(n) => (*n).to_owned(),
         _ => {
             return Err(malformed(
                 "schema_version is missing, or not a string or a non-negative integer",
@@ -185,16 +238,17 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     };
     let event_id = non_empty_string(top.field("event_id"))
         .ok_or(malformed("event_id is missing, empty or not a string"))?;
-    if !matches!(
-        top.field("occurred_at"),
-        Some(Shape::Str(_) | Shape::Num(_))
-    ) {
-        return Err(malformed(
-            "occurred_at is missing, or not a string or a number",
-        ));
-    }
-    let data = match top.field("data") {
-        Some(data @ Shape::Object(_)) => data,
+    let occurred_at = match top.field("occurred_at") {
+        Some(Shape::Str(s)) => OccurredAt::String(s.to_string()),
+        Some(Shape::Num(n)) => OccurredAt::Number((*n).to_owned()),
+        _ => {
+            return Err(malformed(
+                "occurred_at is missing, or not a string or a number",
+            ));
+        }
+    };
+    let (data, span) = match top.field("data") {
+        Some(data @ Shape::Object { span, .. }) => (data, span.clone()),
         _ => return Err(malformed("data is missing or not an object")),
     };
     let payment_id = non_empty_string(data.field("payment_id")).ok_or(malformed(
@@ -209,9 +263,11 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     Ok(Facts {
         schema_version,
         event_id,
+        occurred_at,
         payment_id,
         status_version,
-        inexact: flags.inexact.get(),
+        data: span,
+        inexact: scanned.inexact,
     })
 }
 
@@ -220,29 +276,6 @@ fn non_empty_string(shape: Option<&Shape<'_>>) -> Option<String> {
         Some(Shape::Str(s)) if !s.is_empty() => Some(s.to_string()),
         _ => None,
     }
-}
-
-/// Whether a JSON number keeps its value as an IEEE 754 double (a JavaScript `number`).
-///
-/// Integers must lie within ±(2^53 - 1), where every integer is exact. A number with a
-/// fraction or an exponent must be zero or have a magnitude from 1e-307 up to (not
-/// including) 1e308, the range a double holds without overflowing to infinity or
-/// underflowing to zero. The JavaScript binding gives every other number as its decimal
-/// text, so no value changes on the way. The test reads the text only; no float is parsed.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::{number_survives_f64, serde_json::Number};
-/// let n = |s: &str| s.parse::<Number>().unwrap();
-/// assert!(number_survives_f64(&n("9007199254740991")));
-/// assert!(!number_survives_f64(&n("9007199254740993")));
-/// assert!(number_survives_f64(&n("1.5e300")));
-/// assert!(!number_survives_f64(&n("1e400")));
-/// ```
-#[must_use]
-pub fn number_survives_f64(number: &serde_json::Number) -> bool {
-    text_survives_f64(number.as_str())
 }
 
 /// A JSON number's text that is an integer without sign, fraction or exponent.
@@ -266,14 +299,26 @@ mod tests {
         assert_eq!(e.event_id(), "evt_1");
         assert_eq!(e.payment_id(), "pay_1");
         assert_eq!(e.status_version().as_str(), "7");
+        assert_eq!(e.occurred_at(), &OccurredAt::Number("1700000000".into()));
+        assert_eq!(e.envelope_json(), GOOD);
         assert_eq!(
-            e.occurred_at(),
-            &Value::Number(serde_json::Number::from(1_700_000_000u64))
+            e.data_json(),
+            r#"{"payment_id":"pay_1","status_version":"7","note":{"k":1e400}}"#
         );
-        assert!(e.envelope().contains_key("extra"));
-        assert_eq!(e.data()["note"]["k"].to_string(), "1e+400");
         let debug = format!("{e:?}");
         assert!(debug.contains("evt_1") && !debug.contains("note"));
+    }
+
+    #[test]
+    fn data_keeps_its_exact_text_with_whitespace_and_escapes() {
+        let body = "{ \"data\" :\n { \"payment_id\" : \"p\\u00e9\", \"status_version\": 18446744073709551617 } ,\n\"schema_version\":1,\"event_id\":\"e\",\"event_type\":\"payment.updated\",\"occurred_at\":\"x\"}";
+        let e = parse_event(body.as_bytes()).unwrap();
+        assert_eq!(e.payment_id(), "pé");
+        assert_eq!(
+            e.data_json(),
+            "{ \"payment_id\" : \"p\\u00e9\", \"status_version\": 18446744073709551617 }"
+        );
+        assert_eq!(e.status_version().as_str(), "18446744073709551617");
     }
 
     #[test]
@@ -306,27 +351,25 @@ mod tests {
     #[test]
     fn shape() {
         assert_eq!(code("[]"), "event_malformed");
+        assert_eq!(code("1e400"), "event_malformed");
         assert_eq!(
             code(r#"{"event_type":"payment.created"}"#),
             "event_type_unknown"
         );
         let swap = |from: &str, to: &str| GOOD.replace(from, to);
-        assert_eq!(
-            code(&swap(r#""status_version":"7""#, r#""status_version":"07""#)),
-            "status_version_invalid"
-        );
-        assert_eq!(
-            code(&swap(r#""status_version":"7""#, r#""status_version":7.0"#)),
-            "status_version_invalid"
-        );
-        assert_eq!(
-            code(&swap(r#""status_version":"7""#, r#""status_version":-7"#)),
-            "status_version_invalid"
-        );
-        assert_eq!(
-            code(&swap(r#""status_version":"7""#, r#""status_version":null"#)),
-            "status_version_invalid"
-        );
+        for (version, expected) in [
+            (r#""07""#, "status_version_invalid"),
+            ("7.0", "status_version_invalid"),
+            ("-7", "status_version_invalid"),
+            ("7e0", "status_version_invalid"),
+            ("null", "status_version_invalid"),
+        ] {
+            let body = swap(
+                r#""status_version":"7""#,
+                &format!(r#""status_version":{version}"#),
+            );
+            assert_eq!(code(&body), expected, "{version}");
+        }
         assert_eq!(
             code(&swap(r#""status_version":"7""#, r#""v":1"#)),
             "event_malformed"

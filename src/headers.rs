@@ -1,7 +1,9 @@
 //! Reading the delivery headers (spec: Webhook signature, receiver rule 5). The spec does
 //! not name the headers, so the receiver names them; they are matched case-insensitively,
-//! and a header sent twice is refused rather than guessed at.
+//! and a header sent twice is refused rather than guessed at. With the `http` feature, the
+//! same from an `http::HeaderMap` (axum, hyper, reqwest).
 
+use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind, err};
 
 /// The two header values a delivery is verified with, exactly as received.
@@ -11,6 +13,67 @@ pub struct DeliveryHeaders<'a> {
     pub timestamp: &'a [u8],
     /// The signature header's value.
     pub signature: &'a [u8],
+}
+
+impl<'a> DeliveryHeaders<'a> {
+    /// The delivery these headers came with: the raw body bytes beside the two values.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::read_delivery_headers;
+    /// let headers = [("x-timestamp", "1700000000"), ("x-signature", "v1=ab")];
+    /// let pairs = headers.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+    /// let found = read_delivery_headers(pairs, "X-Timestamp", "X-Signature")?;
+    /// let delivery = found.with_body(b"{}");
+    /// assert_eq!((delivery.body, delivery.signature), (&b"{}"[..], &b"v1=ab"[..]));
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_body(self, body: &'a [u8]) -> Delivery<'a> {
+        Delivery {
+            body,
+            timestamp: self.timestamp,
+            signature: self.signature,
+        }
+    }
+
+    /// Finds the two headers in an `http::HeaderMap` (feature `http`), with the rules of
+    /// [`read_delivery_headers`]: names in any letter case, a header present more than once
+    /// is `header_duplicated`, an absent one `timestamp_missing` / `signature_missing`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`read_delivery_headers`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::DeliveryHeaders;
+    /// use http::HeaderMap;
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("x-webhook-timestamp", "1700000000".parse().unwrap());
+    /// headers.insert("x-webhook-signature", "v1=ab".parse().unwrap());
+    /// let found = DeliveryHeaders::from_header_map(&headers, "X-Webhook-Timestamp", "X-Webhook-Signature")?;
+    /// assert_eq!(found.timestamp, b"1700000000");
+    ///
+    /// headers.append("x-webhook-signature", "v1=cd".parse().unwrap());
+    /// let twice = DeliveryHeaders::from_header_map(&headers, "X-Webhook-Timestamp", "X-Webhook-Signature");
+    /// assert_eq!(twice.unwrap_err().code(), "header_duplicated");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn from_header_map(
+        headers: &'a http::HeaderMap,
+        timestamp_header: &str,
+        signature_header: &str,
+    ) -> Result<Self, Error> {
+        // `iter` yields every value of a repeated header as its own pair.
+        let pairs = headers
+            .iter()
+            .map(|(name, value)| (name.as_str().as_bytes(), value.as_bytes()));
+        read_delivery_headers(pairs, timestamp_header, signature_header)
+    }
 }
 
 impl core::fmt::Debug for DeliveryHeaders<'_> {
@@ -57,13 +120,13 @@ where
     if timestamp_header.is_empty() || signature_header.is_empty() {
         return Err(err(
             ErrorKind::InvalidArgument,
-            "timestampHeader and signatureHeader must be non-empty header names",
+            "timestamp_header and signature_header must be non-empty header names",
         ));
     }
     if timestamp_header.eq_ignore_ascii_case(signature_header) {
         return Err(err(
             ErrorKind::InvalidArgument,
-            "timestampHeader and signatureHeader must be different headers",
+            "timestamp_header and signature_header must be different headers",
         ));
     }
     let headers_list: Vec<(&'a [u8], &'a [u8])> = headers.into_iter().collect();

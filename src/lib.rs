@@ -2,25 +2,43 @@
 //! I/O: no clock, network, files or randomness. The host passes `now_secs` and the secrets;
 //! the core decides. The same core ships to JavaScript through the `wasm` feature.
 //!
-//! - [`Verifier`] / [`verify_signature`] / [`verify_webhook`]: HMAC-SHA256 over the raw
-//!   timestamp bytes, `.` and the raw body bytes, with a bounded secret rotation and a
-//!   two-sided skew check; then the strict `payment.updated` envelope ([`parse_event`]).
-//! - [`decide_event`]: de-duplication by `event_id` and ordering by exact `status_version`.
+//! - [`Verifier`] (a [`SecretSet`] and [`VerifyOptions`]) / [`verify_signature`] /
+//!   [`verify_webhook`]: HMAC-SHA256 over the raw timestamp bytes, `.` and the raw body
+//!   bytes, with a bounded secret rotation and a two-sided skew check; then the strict
+//!   `payment.updated` envelope ([`parse_event`], [`Event`]).
+//! - [`read_delivery_headers`], [`DeliveryHeaders::from_header_map`] (feature `http`): the
+//!   two header values, a repeated header refused.
+//! - [`decide_event`]: de-duplication by `event_id` and ordering by exact [`StatusVersion`].
 //! - [`to_amount_raw`], [`build_source_amount`], [`validate_source_amount`],
-//!   [`validate_create_payment`]: exact integer amounts from the store's pricing source.
+//!   [`validate_create_payment`]: exact integer amounts from the store's [`PrimarySource`],
+//!   as typed [`SourceAmount`] and [`CreatePayment`] values that serde reads and writes.
 //! - [`validate_checkout_origin`], [`validate_webhook_url`], [`hosted_checkout_url`],
 //!   [`request_fingerprint`], [`validate_idempotency_key`], [`classify_delivery_response`].
 //!
 //! Every failure is an [`Error`] with a stable [`code`](Error::code).
 //!
+//! # Features
+//!
+//! - `http`: [`DeliveryHeaders::from_header_map`] reads the headers from an
+//!   `http::HeaderMap` (axum, hyper, reqwest).
+//! - `wasm`: the wasm-bindgen binding of the npm package (`src/wasm/`); not for Rust users.
+//!
+//! The crate enables no behaviour-changing feature of a shared dependency: `serde_json` gets
+//! only `raw_value` (a type of its own, nothing else changes), never `arbitrary_precision`.
+//!
+//! # What is wiped
+//!
+//! A [`Secret`] wipes its bytes when dropped; a [`SecretSet`] wipes each secret as soon as
+//! it is keyed, and its HMAC-SHA256 states (as good as the keys) when dropped, as does every
+//! copy of those states a verification works on. Not wiped: strings or buffers you copied a
+//! secret from (build a `Secret` from an owned `String` to move it in instead), the padded
+//! key `hmac` derives on its stack while keying, and the bytes a Rust move leaves behind.
+//!
 //! # Examples
 //!
 //! ```
-//! use cryptopay_verify::{Delivery, Secret, SecretEntry, Verifier, VerifyOptions};
-//! let verifier = Verifier::new(
-//!     vec![SecretEntry::active(Secret::new("whsec_test_secret"))],
-//!     VerifyOptions::new(300),
-//! )?;
+//! use cryptopay_verify::{Delivery, Secret, SecretSet, Verifier, VerifyOptions};
+//! let verifier = Verifier::new(SecretSet::single(Secret::new("whsec_test_secret"))?, VerifyOptions::new(300));
 //! let delivery = Delivery {
 //!     body: b"",
 //!     timestamp: b"1700000000",
@@ -44,9 +62,13 @@ mod event;
 mod headers;
 mod idempotency;
 mod json;
+mod mac;
+mod options;
 mod origin;
 mod pricing;
+mod response;
 mod secret;
+mod secret_set;
 mod signature;
 mod status;
 mod verify;
@@ -57,31 +79,31 @@ mod verify;
 mod wasm;
 
 pub use amount::{
-    MAX_AMOUNT_RAW, MAX_DECIMALS, from_amount_raw, is_valid_amount_raw, to_amount_raw,
-    validate_amount_raw, validate_decimals,
+    MAX_AMOUNT_RAW, MAX_DECIMALS, from_amount_raw, to_amount_raw, validate_amount_raw,
+    validate_decimals,
 };
-pub use delivery::{DeliveryOutcome, classify_delivery_response};
+pub use delivery::Delivery;
 pub use error::{Error, ErrorKind};
-pub use event::{Event, PAYMENT_UPDATED, number_survives_f64, parse_event};
+pub use event::{Event, OccurredAt, PAYMENT_UPDATED, parse_event};
 pub use headers::{DeliveryHeaders, read_delivery_headers};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
+pub use mac::{SignatureEncoding, sign};
+pub use options::{DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES, VerifyOptions};
 pub use origin::{
     MAX_WEBHOOK_URL_BYTES, hosted_checkout_url, validate_checkout_origin, validate_webhook_url,
 };
 pub use pricing::{
-    PrimarySource, SourceKind, build_source_amount, validate_create_payment, validate_source_amount,
+    CreatePayment, PrimarySource, SourceAmount, SourceKind, build_source_amount,
+    validate_create_payment, validate_create_payment_json, validate_source_amount,
 };
-pub use secret::{MAX_SECRETS, Secret, SecretEntry, SecretKind};
-pub use serde_json;
+pub use response::{DeliveryOutcome, classify_delivery_response};
+pub use secret::{Secret, SecretEntry, SecretKind};
+pub use secret_set::{MAX_SECRETS, SecretSet};
 pub use signature::{
-    MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS, SignatureEncoding,
-    parse_timestamp, sign,
+    MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS, parse_timestamp,
 };
-pub use status::{Decision, StatusVersion, Stored, compare_status_versions, decide_event};
-pub use verify::{
-    DEFAULT_MAX_BODY_BYTES, Delivery, MAX_MAX_BODY_BYTES, Verified, VerifiedEvent, Verifier,
-    VerifyOptions, verify_signature, verify_webhook,
-};
+pub use status::{Decision, StatusVersion, Stored, decide_event};
+pub use verify::{Verified, VerifiedEvent, Verifier, verify_signature, verify_webhook};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

@@ -1,40 +1,73 @@
-//! Signing secrets and the rotation set (spec: Webhook signature, Secret lifecycle).
+//! Signing secrets and their roles in a rotation (spec: Webhook signature, Secret lifecycle).
 //!
 //! A secret is used as the UTF-8 bytes of the string exactly as saved: no trimming, no
-//! base64 decoding, no prefix stripping. A set holds up to [`MAX_SECRETS`] entries: exactly
-//! one [`SecretKind::Active`], and any `Pending` (the new secret before activation) and
-//! `Retiring` ones (the old secret during the bounded overlap after activation, accepted
-//! until `accept_until_secs`).
+//! base64 decoding, no prefix stripping. Entries are gathered into a
+//! [`SecretSet`](crate::SecretSet), which is checked when it is built.
 
 use core::fmt;
+use core::str::FromStr;
 
 use zeroize::Zeroizing;
 
 use crate::error::{Error, ErrorKind, err};
 
-/// The most entries a secret set may hold.
-pub const MAX_SECRETS: usize = 4;
-
-/// A signing secret. Its bytes are wiped on drop and never printed.
+/// A signing secret. Its bytes are wiped when it is dropped, and never printed.
+///
+/// Build it from a `String` or `Vec<u8>` you own to move the bytes in without a copy;
+/// [`Secret::new`] copies from a borrowed value (whose own memory this crate cannot wipe).
 ///
 /// # Examples
 ///
 /// ```
 /// use cryptopay_verify::Secret;
-/// let secret = Secret::new("whsec_test_secret");
+/// let secret = Secret::from(String::from("whsec_test_secret")); // moved, not copied
 /// assert_eq!(format!("{secret:?}"), "Secret([REDACTED])");
+/// assert_eq!(secret.len(), 17);
 /// ```
 #[derive(Clone)]
 pub struct Secret(Zeroizing<Vec<u8>>);
 
 impl Secret {
-    /// A secret from its text (or bytes) exactly as saved.
+    /// A secret copied from its text (or bytes) exactly as saved.
     ///
-    /// Emptiness is checked where the secret is used (`secret_empty`), so that every
-    /// failure is reported in the contract's order of checks.
+    /// An empty secret is refused when a [`SecretSet`](crate::SecretSet) is built
+    /// (`secret_empty`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::Secret;
+    /// let from_env = std::env::var("WEBHOOK_SECRET").unwrap_or_default();
+    /// let secret = Secret::new(&from_env);
+    /// assert_eq!(secret.is_empty(), from_env.is_empty());
+    /// ```
     #[must_use]
     pub fn new(secret: impl AsRef<[u8]>) -> Self {
         Secret(Zeroizing::new(secret.as_ref().to_vec()))
+    }
+
+    /// The length of the secret in bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(cryptopay_verify::Secret::new("é").len(), 2);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the secret is empty (an unset environment variable is a common cause).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(cryptopay_verify::Secret::new("").is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
@@ -45,6 +78,20 @@ impl Secret {
     pub(crate) fn has_surrounding_whitespace(&self) -> bool {
         let ws = |b: &u8| b.is_ascii_whitespace();
         self.0.first().is_some_and(ws) || self.0.last().is_some_and(ws)
+    }
+}
+
+impl From<String> for Secret {
+    /// Moves the string's bytes into the secret (no copy is left behind).
+    fn from(secret: String) -> Self {
+        Secret(Zeroizing::new(secret.into_bytes()))
+    }
+}
+
+impl From<Vec<u8>> for Secret {
+    /// Moves the bytes into the secret (no copy is left behind).
+    fn from(secret: Vec<u8>) -> Self {
+        Secret(Zeroizing::new(secret))
     }
 }
 
@@ -67,7 +114,7 @@ pub enum SecretKind {
 }
 
 impl SecretKind {
-    /// The kind's name as JavaScript spells it: `active`, `pending` or `retiring`.
+    /// The kind's name: `active`, `pending` or `retiring`.
     ///
     /// # Examples
     ///
@@ -94,8 +141,10 @@ impl SecretKind {
     ///
     /// ```
     /// use cryptopay_verify::SecretKind;
-    /// assert_eq!(SecretKind::parse("pending").unwrap(), SecretKind::Pending);
+    /// assert_eq!(SecretKind::parse("pending")?, SecretKind::Pending);
+    /// assert_eq!("retiring".parse::<SecretKind>()?, SecretKind::Retiring);
     /// assert_eq!(SecretKind::parse("old").unwrap_err().code(), "invalid_argument");
+    /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
     pub fn parse(name: &str) -> Result<Self, Error> {
         match name {
@@ -110,53 +159,106 @@ impl SecretKind {
     }
 }
 
+impl FromStr for SecretKind {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Self, Error> {
+        SecretKind::parse(name)
+    }
+}
+
+impl fmt::Display for SecretKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One entry of a secret set: a secret, its kind and, for `Retiring`, the end of its overlap.
+///
+/// The constructors make the combinations the contract refuses unrepresentable
+/// (`accept_until_secs` exists on retiring entries only).
 ///
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{Secret, SecretEntry};
-/// let entries = vec![
-///     SecretEntry::active(Secret::new("whsec_new")),
-///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_086_400),
-/// ];
-/// assert_eq!(entries.len(), 2);
+/// use cryptopay_verify::{Secret, SecretEntry, SecretKind};
+/// let old = SecretEntry::retiring(Secret::new("whsec_old"), 1_700_086_400);
+/// assert_eq!(old.kind(), SecretKind::Retiring);
+/// assert_eq!(old.accept_until_secs(), Some(1_700_086_400));
 /// ```
 #[derive(Clone, Debug)]
 pub struct SecretEntry {
-    secret: Secret,
-    kind: SecretKind,
-    accept_until_secs: Option<u64>,
+    pub(crate) secret: Secret,
+    pub(crate) kind: SecretKind,
+    pub(crate) accept_until_secs: Option<u64>,
 }
 
 impl SecretEntry {
-    /// An entry of any kind, as JavaScript describes it. The combination is checked when
-    /// the set is used (`acceptUntilSecs` is required on `Retiring` and refused on others).
-    #[must_use]
-    pub fn new(secret: Secret, kind: SecretKind, accept_until_secs: Option<u64>) -> Self {
-        SecretEntry {
-            secret,
-            kind,
-            accept_until_secs,
-        }
-    }
-
     /// The active secret.
     #[must_use]
     pub fn active(secret: Secret) -> Self {
-        SecretEntry::new(secret, SecretKind::Active, None)
+        SecretEntry {
+            secret,
+            kind: SecretKind::Active,
+            accept_until_secs: None,
+        }
     }
 
     /// A pending secret (rotated, not yet activated).
     #[must_use]
     pub fn pending(secret: Secret) -> Self {
-        SecretEntry::new(secret, SecretKind::Pending, None)
+        SecretEntry {
+            secret,
+            kind: SecretKind::Pending,
+            accept_until_secs: None,
+        }
     }
 
     /// The old secret, accepted while `now_secs <= accept_until_secs`.
     #[must_use]
     pub fn retiring(secret: Secret, accept_until_secs: u64) -> Self {
-        SecretEntry::new(secret, SecretKind::Retiring, Some(accept_until_secs))
+        SecretEntry {
+            secret,
+            kind: SecretKind::Retiring,
+            accept_until_secs: Some(accept_until_secs),
+        }
+    }
+
+    /// An entry from a kind and an optional bound read from configuration.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_argument` when `accept_until_secs` is missing on a retiring entry or given
+    /// on another.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, SecretKind};
+    /// assert!(SecretEntry::new(Secret::new("s"), SecretKind::Retiring, Some(10)).is_ok());
+    /// let unbounded = SecretEntry::new(Secret::new("s"), SecretKind::Retiring, None);
+    /// assert_eq!(unbounded.unwrap_err().code(), "invalid_argument");
+    /// ```
+    pub fn new(
+        secret: Secret,
+        kind: SecretKind,
+        accept_until_secs: Option<u64>,
+    ) -> Result<Self, Error> {
+        match (kind, accept_until_secs) {
+            (SecretKind::Retiring, Some(until)) => Ok(SecretEntry::retiring(secret, until)),
+            (SecretKind::Retiring, None) => Err(err(
+                ErrorKind::InvalidArgument,
+                "a retiring secret needs accept_until_secs, the end of the overlap",
+            )),
+            (SecretKind::Active | SecretKind::Pending, Some(_)) => Err(err(
+                ErrorKind::InvalidArgument,
+                "accept_until_secs is only allowed on a retiring secret",
+            )),
+            (kind, None) => Ok(SecretEntry {
+                secret,
+                kind,
+                accept_until_secs: None,
+            }),
+        }
     }
 
     /// The entry's kind.
@@ -165,108 +267,30 @@ impl SecretEntry {
         self.kind
     }
 
-    pub(crate) fn secret(&self) -> &Secret {
-        &self.secret
+    /// The end of a retiring entry's overlap, inclusive (`None` for the other kinds).
+    #[must_use]
+    pub fn accept_until_secs(&self) -> Option<u64> {
+        self.accept_until_secs
     }
-
-    /// Whether the entry may verify at `now_secs` (a retiring entry only until its bound).
-    pub(crate) fn usable_at(&self, now_secs: u64) -> bool {
-        match (self.kind, self.accept_until_secs) {
-            (SecretKind::Retiring, Some(until)) => now_secs <= until,
-            _ => true,
-        }
-    }
-}
-
-/// Checks the shape of a set: size, exactly one active, `accept_until_secs` placement.
-///
-/// An empty set passes here: it is reported as `no_secrets` later, in the order of checks.
-pub(crate) fn check_shape(entries: &[SecretEntry]) -> Result<(), Error> {
-    if entries.len() > MAX_SECRETS {
-        return Err(err(
-            ErrorKind::InvalidArgument,
-            "a secret set holds at most 4 entries",
-        ));
-    }
-    for entry in entries {
-        match (entry.kind, entry.accept_until_secs) {
-            (SecretKind::Retiring, None) => {
-                return Err(err(
-                    ErrorKind::InvalidArgument,
-                    "a retiring secret needs acceptUntilSecs, the end of the overlap",
-                ));
-            }
-            (SecretKind::Active | SecretKind::Pending, Some(_)) => {
-                return Err(err(
-                    ErrorKind::InvalidArgument,
-                    "acceptUntilSecs is only allowed on a retiring secret",
-                ));
-            }
-            _ => {}
-        }
-    }
-    let actives = entries
-        .iter()
-        .filter(|e| e.kind == SecretKind::Active)
-        .count();
-    if !entries.is_empty() && actives != 1 {
-        return Err(err(
-            ErrorKind::InvalidArgument,
-            "a secret set needs exactly one active secret",
-        ));
-    }
-    Ok(())
-}
-
-/// Checks the material: at least one entry, no empty secret.
-pub(crate) fn check_material(entries: &[SecretEntry]) -> Result<(), Error> {
-    if entries.is_empty() {
-        return Err(Error::new(ErrorKind::NoSecrets));
-    }
-    if entries.iter().any(|e| e.secret.bytes().is_empty()) {
-        return Err(Error::new(ErrorKind::SecretEmpty));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn codes(entries: &[SecretEntry]) -> Option<&'static str> {
-        check_shape(entries)
-            .and_then(|()| check_material(entries))
-            .err()
-            .map(Error::code)
-    }
-
     #[test]
-    fn shapes() {
-        let a = || SecretEntry::active(Secret::new("a"));
-        let p = || SecretEntry::pending(Secret::new("p"));
-        let r = || SecretEntry::retiring(Secret::new("r"), 10);
-        assert_eq!(codes(&[a()]), None);
-        assert_eq!(codes(&[a(), p(), r(), r()]), None);
-        assert_eq!(codes(&[a(), p(), r(), r(), p()]), Some("invalid_argument"));
-        assert_eq!(codes(&[p()]), Some("invalid_argument"));
-        assert_eq!(codes(&[a(), a()]), Some("invalid_argument"));
-        assert_eq!(codes(&[]), Some("no_secrets"));
-        let no_bound = SecretEntry::new(Secret::new("r"), SecretKind::Retiring, None);
-        assert_eq!(codes(&[a(), no_bound]), Some("invalid_argument"));
-        let bounded_active = SecretEntry::new(Secret::new("a"), SecretKind::Active, Some(1));
-        assert_eq!(codes(&[bounded_active]), Some("invalid_argument"));
-        assert_eq!(
-            codes(&[SecretEntry::active(Secret::new(""))]),
-            Some("secret_empty")
-        );
-    }
-
-    #[test]
-    fn retiring_bound_is_inclusive() {
-        let r = SecretEntry::retiring(Secret::new("r"), 10);
-        assert!(r.usable_at(10));
-        assert!(!r.usable_at(11));
-        assert!(SecretEntry::active(Secret::new("a")).usable_at(u64::MAX));
+    fn entries_refuse_misplaced_bounds() {
+        let code = |kind, until| {
+            SecretEntry::new(Secret::new("s"), kind, until)
+                .err()
+                .map(Error::code)
+        };
+        assert_eq!(code(SecretKind::Active, None), None);
+        assert_eq!(code(SecretKind::Pending, None), None);
+        assert_eq!(code(SecretKind::Retiring, Some(0)), None);
+        assert_eq!(code(SecretKind::Retiring, None), Some("invalid_argument"));
+        assert_eq!(code(SecretKind::Active, Some(1)), Some("invalid_argument"));
+        assert_eq!(code(SecretKind::Pending, Some(1)), Some("invalid_argument"));
     }
 
     #[test]
@@ -278,11 +302,25 @@ mod tests {
     }
 
     #[test]
+    fn owned_values_move_in() {
+        let text = String::from("whsec_moved");
+        let address = text.as_ptr();
+        let secret = Secret::from(text);
+        // The very buffer the String owned, now inside the Zeroizing wrapper.
+        assert_eq!(secret.bytes().as_ptr(), address);
+        assert_eq!(secret.bytes(), b"whsec_moved");
+        let bytes = vec![1u8, 2, 3];
+        let address = bytes.as_ptr();
+        assert_eq!(Secret::from(bytes).bytes().as_ptr(), address);
+    }
+
+    #[test]
     fn debug_is_redacted() {
         let entry = SecretEntry::active(Secret::new("canary-5f1e"));
         let text = format!("{entry:?}");
         assert!(!text.contains("canary"));
         assert!(text.contains("Secret([REDACTED])"), "{text}");
         assert_eq!(format!("{:?}", Secret::new("x")), "Secret([REDACTED])");
+        assert_eq!(SecretKind::Pending.to_string(), "pending");
     }
 }

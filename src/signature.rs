@@ -1,13 +1,10 @@
-//! The signature scheme (spec: Webhook signature): HMAC-SHA256 over the raw timestamp
-//! bytes, one `.` byte and the raw body bytes, keyed with the secret exactly as saved;
-//! the grammar of the timestamp and signature header values; and a signer for tests.
+//! The delivery headers' grammar (spec: Webhook signature): the timestamp value and the
+//! signature value, read into signature candidates before any HMAC is computed.
 
 use base64ct::{Base64, Base64Unpadded, Base64Url, Base64UrlUnpadded, Encoding};
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 
 use crate::error::{Error, ErrorKind, err};
-use crate::secret::Secret;
+use crate::mac::{TAG_LEN, Tag};
 
 /// The most signature values one header may carry.
 pub const MAX_CANDIDATES: usize = 8;
@@ -15,44 +12,6 @@ pub const MAX_CANDIDATES: usize = 8;
 pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
 /// The most digits a timestamp may have.
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
-
-/// The length of an HMAC-SHA256 tag.
-pub(crate) const TAG_LEN: usize = 32;
-
-pub(crate) type Tag = [u8; TAG_LEN];
-
-/// An HMAC-SHA256 state keyed with one secret, reused for every delivery.
-#[derive(Clone)]
-pub(crate) struct KeyedMac(Hmac<Sha256>);
-
-impl KeyedMac {
-    pub(crate) fn new(key: &[u8]) -> Result<Self, Error> {
-        // HMAC takes keys of any length; this error cannot happen, but is not unwrapped.
-        Hmac::<Sha256>::new_from_slice(key)
-            .map(KeyedMac)
-            .map_err(|_| err(ErrorKind::InvalidArgument, "the secret cannot key HMAC"))
-    }
-
-    /// The tag over the concatenation of `parts`.
-    pub(crate) fn tag(&self, parts: &[&[u8]]) -> Tag {
-        let mut mac = self.0.clone();
-        for part in parts {
-            mac.update(part);
-        }
-        mac.finalize().into_bytes().into()
-    }
-
-    /// The tag of a delivery: `timestamp . body`.
-    pub(crate) fn delivery_tag(&self, timestamp: &[u8], body: &[u8]) -> Tag {
-        self.tag(&[timestamp, b".", body])
-    }
-}
-
-impl core::fmt::Debug for KeyedMac {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("KeyedMac([REDACTED])")
-    }
-}
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
 ///
@@ -240,51 +199,6 @@ fn decode_base64<E: Encoding>(value: &[u8], tag: &mut Tag) -> bool {
     matches!(E::decode(value, tag), Ok(out) if out.len() == TAG_LEN)
 }
 
-/// How [`sign`] writes the signature.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum SignatureEncoding {
-    /// 64 lowercase hex digits (the default).
-    #[default]
-    Hex,
-    /// Padded standard base64 (44 characters).
-    Base64,
-}
-
-/// Signs a delivery as the service does, for tests: HMAC-SHA256 of `timestamp . body`.
-///
-/// # Errors
-///
-/// `secret_empty` for an empty secret; `timestamp_missing` / `timestamp_malformed` when the
-/// timestamp is not 1 to 12 ASCII digits.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::{sign, Secret, SignatureEncoding};
-/// let sig = sign(&Secret::new("whsec_test_secret"), b"1700000000", b"", SignatureEncoding::Hex)?;
-/// assert_eq!(sig, "316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727");
-/// let empty = sign(&Secret::new(""), b"1700000000", b"", SignatureEncoding::Hex);
-/// assert_eq!(empty.unwrap_err().code(), "secret_empty");
-/// # Ok::<(), cryptopay_verify::Error>(())
-/// ```
-pub fn sign(
-    secret: &Secret,
-    timestamp: &[u8],
-    body: &[u8],
-    encoding: SignatureEncoding,
-) -> Result<String, Error> {
-    parse_timestamp(timestamp)?;
-    if secret.bytes().is_empty() {
-        return Err(Error::new(ErrorKind::SecretEmpty));
-    }
-    let tag = KeyedMac::new(secret.bytes())?.delivery_tag(timestamp, body);
-    Ok(match encoding {
-        SignatureEncoding::Hex => base16ct::lower::encode_string(&tag),
-        SignatureEncoding::Base64 => Base64::encode_string(&tag),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,10 +322,6 @@ mod tests {
         assert!(detail("abc=").contains("unknown item"));
         assert!(detail(&format!("{}==", &B64[..42])).contains("unknown item"));
         assert!(!detail("CQCgh3PyTmazFePVyVHwtxOjVZ8oL9ib3JrlIWorE7Z=").contains("unknown item"));
-        assert_eq!(
-            format!("{:?}", KeyedMac::new(b"k").unwrap()),
-            "KeyedMac([REDACTED])"
-        );
     }
 
     #[test]
@@ -445,36 +355,5 @@ mod tests {
             parse_timestamp("１７".as_bytes()).unwrap_err().code(),
             "timestamp_malformed"
         );
-    }
-
-    #[test]
-    fn signer_matches_known_answers() {
-        let secret = Secret::new("whsec_test_secret");
-        let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated"}"#;
-        assert_eq!(
-            sign(&secret, TS, body, SignatureEncoding::Hex).unwrap(),
-            HEX
-        );
-        assert_eq!(
-            sign(&secret, TS, body, SignatureEncoding::Base64).unwrap(),
-            B64
-        );
-    }
-
-    #[test]
-    fn rfc4231_vectors() {
-        let file: serde_json::Value =
-            serde_json::from_str(include_str!("../tests/vectors/hmac_sha256_rfc4231.json"))
-                .unwrap();
-        let tests = file["tests"].as_array().unwrap();
-        assert_eq!(tests.len(), 7);
-        for case in tests {
-            let hex = |k: &str| base16ct::mixed::decode_vec(case[k].as_str().unwrap()).unwrap();
-            let tag = KeyedMac::new(&hex("keyHex"))
-                .unwrap()
-                .tag(&[&hex("dataHex")]);
-            let expected = hex("tagHex");
-            assert_eq!(&tag[..expected.len()], &expected[..], "case {}", case["id"]);
-        }
     }
 }

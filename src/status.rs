@@ -97,29 +97,6 @@ impl core::str::FromStr for StatusVersion {
     }
 }
 
-/// Compares two versions given as decimal text: -1, 0 or 1.
-///
-/// # Errors
-///
-/// `status_version_invalid` when either is not a valid version.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::compare_status_versions;
-/// assert_eq!(compare_status_versions("10", "9")?, 1);
-/// assert_eq!(compare_status_versions("-1", "9").unwrap_err().code(), "status_version_invalid");
-/// # Ok::<(), cryptopay_verify::Error>(())
-/// ```
-pub fn compare_status_versions(a: &str, b: &str) -> Result<i8, Error> {
-    let (a, b) = (StatusVersion::parse(a)?, StatusVersion::parse(b)?);
-    Ok(match a.cmp(&b) {
-        Ordering::Less => -1,
-        Ordering::Equal => 0,
-        Ordering::Greater => 1,
-    })
-}
-
 /// What to do with an incoming event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -133,7 +110,7 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// The name JavaScript sees: `apply`, `duplicate` or `stale`.
+    /// The decision's name: `apply`, `duplicate` or `stale`.
     ///
     /// # Examples
     ///

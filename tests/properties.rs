@@ -15,7 +15,7 @@
 use std::cmp::Ordering;
 
 use cryptopay_verify::{
-    Delivery, Secret, SecretEntry, SignatureEncoding, StatusVersion, Verifier, VerifyOptions,
+    Delivery, Secret, SecretSet, SignatureEncoding, StatusVersion, Verifier, VerifyOptions,
     from_amount_raw, sign, to_amount_raw,
 };
 use proptest::prelude::*;
@@ -31,10 +31,9 @@ fn config() -> ProptestConfig {
 
 fn verifier(secret: &[u8]) -> Verifier {
     Verifier::new(
-        vec![SecretEntry::active(Secret::new(secret))],
+        SecretSet::single(Secret::new(secret)).unwrap(),
         VerifyOptions::new(SKEW),
     )
-    .unwrap()
 }
 
 fn code(v: &Verifier, body: &[u8], ts: &[u8], sig: &str, now: u64) -> Option<&'static str> {

@@ -1,19 +1,21 @@
-//! `parse_event` on arbitrary bytes. No panic; only its documented codes; a parsed event
-//! agrees with plain `serde_json` (same envelope, identifiers and exact `status_version`),
-//! parses again to the same event once re-serialized, and decides as its version says; a
-//! body plain `serde_json` rejects is `event_not_json`; and the body signed and verified
-//! with `verify_webhook` gives exactly `parse_event`'s result.
+//! `parse_event` on arbitrary bytes, differentially against a reference reader
+//! (`cryptopay_verify_fuzz::reference_json`: serde_json's `RawValue` level by level, an
+//! obviously right and slower way to read the same strict JSON). No panic; only the
+//! documented codes; not JSON and repeated keys exactly when the reference says so; a parsed
+//! event's identifiers, `occurred_at`, exact `status_version` and `data` text are the
+//! reference's; the envelope's checks follow the documented order; the body signed and
+//! verified with `verify_webhook` gives exactly `parse_event`'s result.
 #![no_main]
 
 use std::sync::LazyLock;
 
 use cryptopay_verify::{
-    Decision, Delivery, ErrorKind, PAYMENT_UPDATED, Secret, SecretEntry, SignatureEncoding,
-    StatusVersion, Stored, Verifier, VerifyOptions, decide_event, parse_event, sign,
+    Decision, Delivery, ErrorKind, OccurredAt, PAYMENT_UPDATED, Secret, SecretSet,
+    SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event, parse_event,
+    sign,
 };
-use cryptopay_verify_fuzz::checked;
+use cryptopay_verify_fuzz::{RefRefusal, RefValue, checked, reference_json};
 use libfuzzer_sys::fuzz_target;
-use serde_json::Value;
 
 const EVENT_CODES: &[ErrorKind] = &[
     ErrorKind::EventNotJson,
@@ -28,78 +30,105 @@ const TIMESTAMP: &[u8] = b"1700000000";
 const NOW: u64 = 1_700_000_000;
 
 static VERIFIER: LazyLock<Verifier> = LazyLock::new(|| {
-    Verifier::new(
-        vec![SecretEntry::active(Secret::new(SECRET))],
-        VerifyOptions::new(300),
-    )
-    .expect("a valid one-secret set")
+    let set = SecretSet::single(Secret::new(SECRET)).expect("a valid one-secret set");
+    Verifier::new(set, VerifyOptions::new(300))
 });
 
-/// A number's or a string's text, as the event keeps it.
-fn text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
+fn unsigned_integer(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// What `parse_event` must answer, read from the reference's tree.
+fn expected(top: &RefValue) -> Result<(), ErrorKind> {
+    let RefValue::Object(_) = top else {
+        return Err(ErrorKind::EventMalformed);
+    };
+    match top.field("event_type") {
+        Some((RefValue::Str(t), _)) if t == PAYMENT_UPDATED => {}
+        Some((RefValue::Str(_), _)) => return Err(ErrorKind::EventTypeUnknown),
+        _ => return Err(ErrorKind::EventMalformed),
     }
+    match top.field("schema_version") {
+        Some((RefValue::Str(_), _)) => {}
+        Some((RefValue::Num(n), _)) if unsigned_integer(n) => {}
+        _ => return Err(ErrorKind::EventMalformed),
+    }
+    if !matches!(top.field("event_id"), Some((RefValue::Str(s), _)) if !s.is_empty()) {
+        return Err(ErrorKind::EventMalformed);
+    }
+    if !matches!(
+        top.field("occurred_at"),
+        Some((RefValue::Str(_) | RefValue::Num(_), _))
+    ) {
+        return Err(ErrorKind::EventMalformed);
+    }
+    let Some((data @ RefValue::Object(_), _)) = top.field("data") else {
+        return Err(ErrorKind::EventMalformed);
+    };
+    if !matches!(data.field("payment_id"), Some((RefValue::Str(s), _)) if !s.is_empty()) {
+        return Err(ErrorKind::EventMalformed);
+    }
+    let version = match data.field("status_version") {
+        None => return Err(ErrorKind::EventMalformed),
+        Some((RefValue::Str(s), _)) => s.as_str(),
+        Some((RefValue::Num(n), _)) if unsigned_integer(n) => n.as_str(),
+        Some(_) => return Err(ErrorKind::StatusVersionInvalid),
+    };
+    StatusVersion::parse(version)
+        .map(|_| ())
+        .map_err(|e| e.kind())
 }
 
 fuzz_target!(|data: &[u8]| {
     let parsed = checked(parse_event(data), EVENT_CODES);
-    let plain = serde_json::from_slice::<Value>(data);
-    match &parsed {
-        Ok(event) => {
-            let Ok(Value::Object(object)) = &plain else {
-                panic!("parse_event accepted what serde_json does not read as an object");
-            };
-            assert_eq!(object, event.envelope());
-            assert_eq!(event.event_type(), PAYMENT_UPDATED);
-            assert_eq!(object["event_type"], PAYMENT_UPDATED);
-            assert!(!event.event_id().is_empty() && !event.payment_id().is_empty());
-            assert_eq!(object["event_id"].as_str(), Some(event.event_id()));
-            assert_eq!(
-                object["data"]["payment_id"].as_str(),
-                Some(event.payment_id())
-            );
-            assert_eq!(event.data(), &object["data"]);
-            assert_eq!(event.occurred_at(), &object["occurred_at"]);
-            assert_eq!(
-                text(&object["schema_version"]).as_deref(),
-                Some(event.schema_version())
-            );
-            let version = event.status_version();
-            assert_eq!(
-                text(&object["data"]["status_version"]).as_deref(),
-                Some(version.as_str())
-            );
-            assert_eq!(StatusVersion::parse(version.as_str()).as_ref(), Ok(version));
+    let reference = reference_json(data);
+    let want = match &reference {
+        Err(RefRefusal::NotJson) => Err(ErrorKind::EventNotJson),
+        Err(RefRefusal::DuplicateKey) => Err(ErrorKind::EventDuplicateKey),
+        Ok(top) => expected(top),
+    };
+    assert_eq!(
+        parsed.as_ref().map(|_| ()).map_err(|e| e.kind()),
+        want,
+        "parse_event and the reference disagree"
+    );
 
-            // Re-serialized (numbers keep their exact text), it is the same event.
-            let again = serde_json::to_vec(event.envelope()).expect("serializes");
-            assert_eq!(parse_event(&again).as_ref(), Ok(event));
+    if let (Ok(event), Ok(top)) = (&parsed, &reference) {
+        assert_eq!(event.envelope_json().as_bytes(), data);
+        assert_eq!(event.event_type(), PAYMENT_UPDATED);
+        let text = |v: Option<(&RefValue, &str)>| match v {
+            Some((RefValue::Str(s), _)) => s.clone(),
+            Some((RefValue::Num(n), _)) => n.clone(),
+            other => panic!("not a string or a number: {other:?}"),
+        };
+        assert_eq!(event.event_id(), text(top.field("event_id")));
+        assert_eq!(event.schema_version(), text(top.field("schema_version")));
+        let expected_at = match top.field("occurred_at") {
+            Some((RefValue::Str(s), _)) => OccurredAt::String(s.clone()),
+            Some((RefValue::Num(n), _)) => OccurredAt::Number(n.clone()),
+            other => panic!("occurred_at: {other:?}"),
+        };
+        assert_eq!(event.occurred_at(), &expected_at);
+        let (data_value, data_text) = top.field("data").expect("data");
+        assert_eq!(event.data_json(), data_text, "data is kept as its exact text");
+        assert_eq!(event.payment_id(), text(data_value.field("payment_id")));
+        let version = event.status_version();
+        assert_eq!(version.as_str(), text(data_value.field("status_version")));
 
-            // Its version decides: new → apply, same → stale, seen → duplicate.
-            let stored = |seen: bool, v: Option<StatusVersion>| Stored {
-                event_seen: seen,
-                status_version: v,
-            };
-            assert_eq!(decide_event(version, &stored(false, None)), Decision::Apply);
-            assert_eq!(
-                decide_event(version, &stored(false, Some(version.clone()))),
-                Decision::Stale
-            );
-            assert_eq!(
-                decide_event(version, &stored(true, None)),
-                Decision::Duplicate
-            );
-        }
-        Err(e) => {
-            if plain.is_err() {
-                assert_eq!(e.kind(), ErrorKind::EventNotJson);
-            } else {
-                assert_ne!(e.kind(), ErrorKind::EventNotJson, "serde_json reads it");
-            }
-        }
+        // Its version decides: new → apply, same → stale, seen → duplicate.
+        let stored = |seen: bool, v: Option<StatusVersion>| Stored {
+            event_seen: seen,
+            status_version: v,
+        };
+        assert_eq!(decide_event(version, &stored(false, None)), Decision::Apply);
+        assert_eq!(
+            decide_event(version, &stored(false, Some(version.clone()))),
+            Decision::Stale
+        );
+        assert_eq!(
+            decide_event(version, &stored(true, None)),
+            Decision::Duplicate
+        );
     }
 
     // The same bytes through the whole pipeline: sign, verify, parse.

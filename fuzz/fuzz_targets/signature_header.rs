@@ -9,7 +9,7 @@
 use std::sync::LazyLock;
 
 use cryptopay_verify::{
-    Delivery, ErrorKind, MAX_SIGNATURE_HEADER_BYTES, Secret, SecretEntry, SecretKind, Verifier,
+    Delivery, ErrorKind, MAX_SIGNATURE_HEADER_BYTES, Secret, SecretKind, SecretSet, Verifier,
     VerifyOptions, verify_signature,
 };
 use cryptopay_verify_fuzz::{TagSpellings, checked};
@@ -21,11 +21,10 @@ const NOW: u64 = 1_700_000_000;
 const BODY: &[u8] = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated"}"#;
 const OTHER_BODY: &[u8] = b"";
 
-static SECRETS: LazyLock<Vec<SecretEntry>> =
-    LazyLock::new(|| vec![SecretEntry::active(Secret::new(SECRET))]);
-static VERIFIER: LazyLock<Verifier> = LazyLock::new(|| {
-    Verifier::new(SECRETS.clone(), VerifyOptions::new(300)).expect("a valid one-secret set")
-});
+static SECRETS: LazyLock<SecretSet> =
+    LazyLock::new(|| SecretSet::single(Secret::new(SECRET)).expect("a valid one-secret set"));
+static VERIFIER: LazyLock<Verifier> =
+    LazyLock::new(|| Verifier::new(SECRETS.clone(), VerifyOptions::new(300)));
 static TAG: LazyLock<TagSpellings> =
     LazyLock::new(|| TagSpellings::of(SECRET.as_bytes(), TIMESTAMP, BODY).expect("signs"));
 static OTHER_TAG: LazyLock<TagSpellings> =

@@ -1,7 +1,8 @@
-//! SourceAmount and CreatePayment against a store's primary source:
-//! `PrimarySource::from_json`, `build_source_amount`, `validate_source_amount` and
-//! `validate_create_payment` on arbitrary JSON-ish bytes parsed with `serde_json`. No
-//! panic; only documented codes; what is built validates; an accepted SourceAmount has
+//! SourceAmount and CreatePayment against a store's primary source: `PrimarySource::from_json`,
+//! `SourceAmount::from_json`, `build_source_amount`, `validate_source_amount`,
+//! `validate_create_payment` and `validate_create_payment_json` on arbitrary JSON-ish text.
+//! No panic; only documented codes; what the code-giving readers accept, serde's derives read
+//! to the same value; what is built validates and reads back; an accepted SourceAmount has
 //! the store's kind and ref and a valid amount; CreatePayment checks its `source_amount`
 //! exactly as `validate_source_amount` does and its `checkout_origin` as
 //! `validate_checkout_origin` does.
@@ -12,12 +13,12 @@
 #![no_main]
 
 use cryptopay_verify::{
-    ErrorKind, PrimarySource, SourceKind, build_source_amount, is_valid_amount_raw, to_amount_raw,
-    validate_checkout_origin, validate_create_payment, validate_source_amount,
+    CreatePayment, ErrorKind, PrimarySource, SourceAmount, SourceKind, build_source_amount,
+    to_amount_raw, validate_amount_raw, validate_checkout_origin, validate_create_payment,
+    validate_create_payment_json, validate_source_amount,
 };
-use cryptopay_verify_fuzz::{Fields, checked};
+use cryptopay_verify_fuzz::{Fields, checked, reference_json};
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Value, json};
 
 const SOURCE_CODES: &[ErrorKind] = &[
     ErrorKind::SourceAmountInvalid,
@@ -50,43 +51,49 @@ fn fixed_store(selector: u8) -> PrimarySource {
 
 fuzz_target!(|data: &[u8]| {
     let mut fields = Fields::new(data);
-    let store_line = fields.line();
+    let store_line = fields.text();
     let amount = fields.text();
     let website = Some(fields.text()).filter(|w| !w.is_empty());
-    let body = fields.rest();
+    let body = String::from_utf8_lossy(fields.rest()).into_owned();
 
-    let store = match serde_json::from_slice::<Value>(store_line) {
-        Ok(json) => match checked(
-            PrimarySource::from_json(&json),
-            &[ErrorKind::StoreSourceInvalid],
-        ) {
-            Ok(store) => {
-                assert_eq!(json["kind"].as_str(), Some(store.kind().as_str()));
-                assert_eq!(json["ref"].as_str(), Some(store.reference()));
-                assert_eq!(json["decimals"].as_u64(), Some(u64::from(store.decimals())));
-                let rebuilt = PrimarySource::new(store.kind(), store.reference(), store.decimals());
-                assert_eq!(rebuilt.as_ref(), Ok(&store));
-                store
-            }
-            Err(_) => fixed_store(store_line.first().copied().unwrap_or(0)),
-        },
-        Err(_) => fixed_store(store_line.first().copied().unwrap_or(0)),
+    let store = match checked(
+        PrimarySource::from_json(&store_line),
+        &[ErrorKind::StoreSourceInvalid],
+    ) {
+        Ok(store) => {
+            // serde reads the same store (the strict reader may refuse more, never less).
+            let serde = serde_json::from_str::<PrimarySource>(&store_line);
+            assert_eq!(serde.as_ref().ok(), Some(&store), "serde and from_json disagree");
+            let rebuilt = PrimarySource::new(store.kind(), store.reference(), store.decimals());
+            assert_eq!(rebuilt.as_ref(), Ok(&store));
+            let written = serde_json::to_string(&store).expect("serializes");
+            assert_eq!(PrimarySource::from_json(&written).as_ref(), Ok(&store));
+            store
+        }
+        Err(_) => fixed_store(store_line.bytes().next().unwrap_or(0)),
     };
     let website = website.as_deref();
 
-    // What is built from a decimal validates, alone and inside a CreatePayment.
+    // What is built from a decimal validates, alone and inside a CreatePayment, and reads back.
     let built = build_source_amount(&store, &amount);
     let raw = to_amount_raw(&amount, store.decimals());
     assert_eq!(built.as_ref().err(), raw.as_ref().err());
     if let (Ok(built), Ok(raw)) = (&built, &raw) {
-        assert_eq!(built["amount_raw"].as_str(), Some(raw.as_str()));
-        assert_eq!(built["kind"].as_str(), Some(store.kind().as_str()));
+        assert_eq!(&built.amount_raw, raw);
+        assert_eq!(built.kind, store.kind());
         assert_eq!(validate_source_amount(built, &store), Ok(()));
-        let payment = json!({"source_amount": built, "order_ref": amount});
+        let text = serde_json::to_string(built).expect("serializes");
+        assert_eq!(SourceAmount::from_json(&text).as_ref(), Ok(built));
+        let payment = CreatePayment::new(built.clone()).with_order_ref(amount.clone());
         assert_eq!(validate_create_payment(&payment, &store, None), Ok(()));
+        let payment_text = serde_json::to_string(&payment).expect("serializes");
+        assert_eq!(
+            validate_create_payment_json(&payment_text, &store, None).as_ref(),
+            Ok(&payment)
+        );
         if let Some(w) = website {
             // With a checkout_origin equal to the website origin: exactly the origin check.
-            let payment = json!({"source_amount": built, "checkout_origin": w});
+            let payment = CreatePayment::new(built.clone()).with_checkout_origin(w);
             assert_eq!(
                 validate_create_payment(&payment, &store, Some(w)),
                 validate_checkout_origin(w, Some(w))
@@ -94,50 +101,53 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    let Ok(body) = serde_json::from_slice::<Value>(body) else {
-        return;
-    };
-
-    let source = checked(validate_source_amount(&body, &store), SOURCE_CODES);
-    if source.is_ok() {
-        let (required, forbidden) = match store.kind() {
-            SourceKind::Fiat => ("currency", "pricing_ref"),
-            _ => ("pricing_ref", "currency"),
-        };
-        let object = body.as_object().expect("an object");
-        assert_eq!(object["kind"].as_str(), Some(store.kind().as_str()));
-        assert_eq!(object[required].as_str(), Some(store.reference()));
-        assert!(!object.contains_key(forbidden));
-        assert!(is_valid_amount_raw(
-            object["amount_raw"].as_str().expect("a string")
-        ));
-        assert!(object.len() <= 3);
+    // The body as a SourceAmount.
+    let read = checked(
+        SourceAmount::from_json(&body),
+        &[ErrorKind::SourceAmountInvalid, ErrorKind::AmountRawInvalid],
+    );
+    let source = read
+        .as_ref()
+        .map_err(|e| *e)
+        .and_then(|sa| checked(validate_source_amount(sa, &store), SOURCE_CODES));
+    if let Ok(sa) = &read {
+        let serde = serde_json::from_str::<SourceAmount>(&body);
+        assert_eq!(serde.as_ref().ok(), Some(sa), "serde and from_json disagree");
     }
-    // Wrapped in a CreatePayment, the same verdict, code and detail.
-    let wrapped = json!({"source_amount": body});
-    assert_eq!(validate_create_payment(&wrapped, &store, website), source);
+    if let (Ok(sa), Ok(())) = (&read, &source) {
+        assert_eq!(sa.kind, store.kind());
+        let (required, forbidden) = match store.kind() {
+            SourceKind::Fiat => (&sa.currency, &sa.pricing_ref),
+            _ => (&sa.pricing_ref, &sa.currency),
+        };
+        assert_eq!(required.as_deref(), Some(store.reference()));
+        assert!(forbidden.is_none());
+        assert!(validate_amount_raw(&sa.amount_raw).is_ok());
+    }
+    // Wrapped in a CreatePayment, the same verdict, code and detail (for JSON without a
+    // repeated key: one anywhere in the body refuses the whole body, create_payment_invalid).
+    let wrapped = format!(r#"{{"source_amount":{body}}}"#);
+    if reference_json(body.as_bytes()).is_ok() {
+        assert_eq!(
+            validate_create_payment_json(&wrapped, &store, website).map(|_| ()),
+            source
+        );
+    }
 
+    // The body as a CreatePayment.
     let mut create_codes = vec![ErrorKind::CreatePaymentInvalid];
     create_codes.extend_from_slice(SOURCE_CODES);
     create_codes.extend_from_slice(ORIGIN_CODES);
     let payment = checked(
-        validate_create_payment(&body, &store, website),
+        validate_create_payment_json(&body, &store, website),
         &create_codes,
     );
-    if payment.is_ok() {
-        let object = body.as_object().expect("an object");
-        assert!(
-            object
-                .keys()
-                .all(|k| ["source_amount", "order_ref", "checkout_origin"].contains(&k.as_str()))
-        );
-        assert_eq!(
-            validate_source_amount(&object["source_amount"], &store),
-            Ok(())
-        );
-        assert!(object.get("order_ref").is_none_or(Value::is_string));
-        if let Some(origin) = object.get("checkout_origin") {
-            let origin = origin.as_str().expect("a string");
+    if let Ok(payment) = payment {
+        let serde = serde_json::from_str::<CreatePayment>(&body);
+        assert_eq!(serde.as_ref().ok(), Some(&payment), "serde and the reader disagree");
+        assert_eq!(validate_create_payment(&payment, &store, website), Ok(()));
+        assert_eq!(validate_source_amount(&payment.source_amount, &store), Ok(()));
+        if let Some(origin) = &payment.checkout_origin {
             assert_eq!(validate_checkout_origin(origin, website), Ok(()));
         }
     }

@@ -5,7 +5,7 @@
 #![no_main]
 
 use cryptopay_verify::{
-    Delivery, ErrorKind, MAX_TIMESTAMP_DIGITS, Secret, SecretEntry, SignatureEncoding, Verifier,
+    Delivery, ErrorKind, MAX_TIMESTAMP_DIGITS, Secret, SecretSet, SignatureEncoding, Verifier,
     VerifyOptions, parse_timestamp, sign,
 };
 use cryptopay_verify_fuzz::checked;
@@ -42,8 +42,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert!(ts < 1_000_000_000_000);
-    let verifier = Verifier::new(vec![SecretEntry::active(secret)], VerifyOptions::new(0))
-        .expect("a valid one-secret set");
+    let set = SecretSet::single(secret).expect("a valid one-secret set");
+    let verifier = Verifier::new(set, VerifyOptions::new(0));
     let delivery = Delivery {
         body,
         timestamp: data,

@@ -1,7 +1,8 @@
 //! The whole verification: arbitrary body, timestamp, signature header, secret set (0 to 5
 //! entries of any kind, with or without `accept_until_secs`), `now_secs`, skew and body
-//! limit, through `Verifier` (`verify_signature`, `verify_webhook`) and the one-shot
-//! `verify_signature` / `verify_webhook`, which must agree.
+//! limit. The set is built as a `SecretSet` exactly when an independent reading of the rules
+//! says it may be; then `Verifier` (`verify_signature`, `verify_webhook`) and the one-shot
+//! `verify_signature` / `verify_webhook` must agree.
 //!
 //! Then a delivery signed with one of the secrets is checked against a full oracle (body
 //! limit, which secrets are usable, which kind matches, the two-sided inclusive skew), and
@@ -17,10 +18,10 @@
 
 use cryptopay_verify::{
     Delivery, Error, ErrorKind, MAX_MAX_BODY_BYTES, MAX_SECRETS, Secret, SecretEntry, SecretKind,
-    SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp,
+    SecretSet, SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp,
     request_fingerprint, sign, verify_signature, verify_webhook,
 };
-use cryptopay_verify_fuzz::{Fields, TagSpellings, check_error, checked, number};
+use cryptopay_verify_fuzz::{Fields, TagSpellings, checked, number};
 use libfuzzer_sys::fuzz_target;
 
 const SIGNATURE_CODES: &[ErrorKind] = &[
@@ -92,7 +93,7 @@ impl Spec {
         }
     }
 
-    fn entry(&self) -> SecretEntry {
+    fn entry(&self) -> Result<SecretEntry, Error> {
         SecretEntry::new(Secret::new(&self.key), self.kind, self.until)
     }
 
@@ -102,65 +103,98 @@ impl Spec {
     }
 }
 
-/// Verifies `delivery` every way; asserts that the ways agree; returns the result.
+/// The set as `SecretSet` builds it, checked against an independent reading of the rules:
+/// 1 to 4 entries, exactly one active, a bound on retiring entries only (and on each of
+/// them), no empty secret; shape errors before material ones.
+fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
+    let built = specs
+        .iter()
+        .map(Spec::entry)
+        .collect::<Result<Vec<_>, Error>>()
+        .and_then(SecretSet::new);
+    let bounds_ok = specs
+        .iter()
+        .all(|s| (s.kind == SecretKind::Retiring) == s.until.is_some());
+    let actives = specs.iter().filter(|s| s.kind == SecretKind::Active).count();
+    let expected = if !bounds_ok || specs.len() > MAX_SECRETS {
+        Err(ErrorKind::InvalidArgument)
+    } else if specs.is_empty() {
+        Err(ErrorKind::NoSecrets)
+    } else if actives != 1 {
+        Err(ErrorKind::InvalidArgument)
+    } else if specs.iter().any(|s| s.key.is_empty()) {
+        Err(ErrorKind::SecretEmpty)
+    } else {
+        Ok(specs.len())
+    };
+    let built = checked(
+        built,
+        &[
+            ErrorKind::InvalidArgument,
+            ErrorKind::NoSecrets,
+            ErrorKind::SecretEmpty,
+        ],
+    );
+    assert_eq!(
+        built.as_ref().map(SecretSet::len).map_err(|e| e.kind()),
+        expected,
+        "SecretSet::new"
+    );
+    built
+}
+
+/// Verifies `delivery` every way; asserts that the ways agree; returns the result (a set
+/// that cannot be built is its error).
 fn verify_all_ways(
-    secrets: &[SecretEntry],
+    specs: &[Spec],
     options: VerifyOptions,
     delivery: &Delivery<'_>,
     now: u64,
 ) -> Result<Verified, Error> {
+    let set = match set_of(specs) {
+        Ok(set) => set,
+        Err(e) => {
+            // What needs no secret is still checked, with the delivery's codes only.
+            let _ = checked(delivery.check(&options), DELIVERY_CODES);
+            return Err(e);
+        }
+    };
     let one_shot = checked(
-        verify_signature(delivery, secrets, options, now),
+        verify_signature(delivery, &set, options, now),
         SIGNATURE_CODES,
     );
     let one_shot_webhook = checked(
-        verify_webhook(delivery, secrets, options, now),
+        verify_webhook(delivery, &set, options, now),
         &[SIGNATURE_CODES, EVENT_CODES].concat(),
     );
-    match Verifier::new(secrets.to_vec(), options) {
-        Ok(verifier) => {
-            assert_eq!(verifier.options(), options);
-            let result = verifier.verify_signature(delivery, now);
-            assert_eq!(result, one_shot, "Verifier and verify_signature disagree");
-            let webhook = verifier.verify_webhook(delivery, now);
-            assert_eq!(
-                webhook, one_shot_webhook,
-                "Verifier and verify_webhook disagree"
-            );
-            // verify_webhook = verify_signature, then parse_event on the same bytes.
-            match (&result, &webhook) {
-                (Err(a), Err(b)) => assert_eq!(a, b),
-                (Ok(v), Ok(w)) => {
-                    assert_eq!(parse_event(delivery.body).as_ref(), Ok(&w.event));
-                    assert_eq!(v.matched_secret, w.matched_secret);
-                    assert_eq!(v.timestamp, w.timestamp);
-                }
-                (Ok(_), Err(e)) => assert_eq!(parse_event(delivery.body).err(), Some(*e)),
-                (Err(_), Ok(_)) => panic!("verify_webhook accepted what verify_signature refused"),
+    let verifier = Verifier::new(set, options);
+    assert_eq!(verifier.options(), options);
+    let result = verifier.verify_signature(delivery, now);
+    assert_eq!(result, one_shot, "Verifier and verify_signature disagree");
+    let webhook = verifier.verify_webhook(delivery, now);
+    assert_eq!(
+        webhook, one_shot_webhook,
+        "Verifier and verify_webhook disagree"
+    );
+    // verify_webhook = verify_signature, then parse_event on the same bytes.
+    match (&result, &webhook) {
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        (Ok(v), Ok(w)) => {
+            assert_eq!(parse_event(delivery.body).as_ref(), Ok(&w.event));
+            assert_eq!(v.matched_secret, w.matched_secret);
+            assert_eq!(v.timestamp, w.timestamp);
+        }
+        (Ok(_), Err(e)) => assert_eq!(parse_event(delivery.body).err(), Some(*e)),
+        (Err(_), Ok(_)) => panic!("verify_webhook accepted what verify_signature refused"),
+    }
+    // The checks that need no secret agree with the verification's first steps.
+    match delivery.check(&options) {
+        Ok(ts) => {
+            if let Ok(v) = &result {
+                assert_eq!(v.timestamp, ts);
             }
         }
-        Err(e) => {
-            check_error(
-                &e,
-                &[
-                    ErrorKind::InvalidArgument,
-                    ErrorKind::NoSecrets,
-                    ErrorKind::SecretEmpty,
-                ],
-            );
-            // Both check the set's shape first; the one-shot call checks the delivery
-            // before the secret material.
-            let r = one_shot.expect_err("an unusable secret set verified");
-            if e.kind() == ErrorKind::InvalidArgument {
-                assert_eq!(r, e);
-            } else {
-                assert!(
-                    r == e || DELIVERY_CODES.contains(&r.kind()),
-                    "{r:?} vs {e:?}"
-                );
-            }
-            assert_eq!(one_shot_webhook.err(), Some(r));
-        }
+        Err(e) => assert_eq!(result.as_ref().err(), Some(&e)),
     }
     if let Ok(v) = &one_shot {
         // Accepted: within the limit, a well-formed timestamp within the skew.
@@ -210,7 +244,6 @@ fuzz_target!(|data: &[u8]| {
     let mutation = fields.number();
     let count = usize::try_from(fields.number() % (MAX_SECRETS as u64 + 2)).unwrap_or(0);
     let specs: Vec<Spec> = (0..count).map(|_| Spec::read(fields.line())).collect();
-    let secrets: Vec<SecretEntry> = specs.iter().map(Spec::entry).collect();
     let timestamp = fields.line();
     let signature = fields.line();
     let body = fields.rest();
@@ -238,11 +271,11 @@ fuzz_target!(|data: &[u8]| {
         timestamp,
         signature,
     };
-    let _ = verify_all_ways(&secrets, options, &delivery, now);
+    let _ = verify_all_ways(&specs, options, &delivery, now);
 
     // 2. A delivery signed with one of the secrets. An unusable set is replaced by one
     // active secret (the first non-empty one, or a fixed one).
-    let specs = if Verifier::new(secrets, options).is_ok() {
+    let specs = if set_of(&specs).is_ok() {
         specs
     } else {
         let key = specs
@@ -256,7 +289,6 @@ fuzz_target!(|data: &[u8]| {
             key,
         }]
     };
-    let entries: Vec<SecretEntry> = specs.iter().map(Spec::entry).collect();
     let signer = &specs[usize::try_from(mutation % specs.len() as u64).unwrap_or(0)];
     let ts_text: Vec<u8> = match parse_timestamp(timestamp) {
         Ok(_) => timestamp.to_vec(),
@@ -299,7 +331,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Err(ErrorKind::SignatureMismatch)
     };
-    let result = verify_all_ways(&entries, options, &signed, now);
+    let result = verify_all_ways(&specs, options, &signed, now);
     assert_eq!(
         result
             .map(|v| (v.matched_secret, v.timestamp))
@@ -326,7 +358,7 @@ fuzz_target!(|data: &[u8]| {
         timestamp: &ts_m,
         signature: &header_m,
     };
-    if let Ok(v) = verify_all_ways(&entries, options, &mutated, now) {
+    if let Ok(v) = verify_all_ways(&specs, options, &mutated, now) {
         let spellings = TagSpellings::of(&signer.key, &ts_text, body).expect("signs");
         assert!(
             body_m == body && ts_m == ts_text && spellings.appear_in(&header_m),

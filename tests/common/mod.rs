@@ -3,8 +3,8 @@
 //! Shared by the native test (`tests/vectors.rs`) and the wasm32 test (`tests/wasm.rs`),
 //! so both builds answer every case the same way. `include_str!` keeps it free of file I/O.
 
-use cryptopay_verify::serde_json::{self, Map, Value, json};
 use cryptopay_verify::*;
+use serde_json::{Map, Value, json};
 
 /// Every vector file, by name.
 pub(crate) const FILES: &[(&str, &str)] = &[
@@ -68,6 +68,8 @@ fn base16_decode(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The entries of a vector's secret set (the JavaScript shapes: a string, or an array of
+/// `{secret, kind, acceptUntilSecs?}`); a bad entry is `invalid_argument`.
 fn secrets(value: &Value) -> Result<Vec<SecretEntry>, Error> {
     let invalid = || Error::new(ErrorKind::InvalidArgument);
     match value {
@@ -81,18 +83,22 @@ fn secrets(value: &Value) -> Result<Vec<SecretEntry>, Error> {
                     Some(v) => Some(integer_or(v, ErrorKind::InvalidArgument)?),
                 };
                 let secret = item["secret"].as_str().ok_or_else(invalid)?;
-                Ok(SecretEntry::new(Secret::new(secret), kind, until))
+                SecretEntry::new(Secret::new(secret), kind, until)
             })
             .collect(),
         _ => Err(invalid()),
     }
 }
 
-/// A JSON value as JavaScript receives it: numbers a double cannot keep become their text.
-fn js_view(value: &Value) -> Value {
-    match value {
-        Value::Number(n) if !number_survives_f64(n) => Value::String(n.to_string()),
-        other => other.clone(),
+/// `occurred_at` as JavaScript receives it: a string as it is; a number as a number when a
+/// double holds it exactly (the vectors use integers), otherwise as its exact text.
+fn occurred_at_view(at: &OccurredAt) -> Value {
+    match at {
+        OccurredAt::Number(text) => match text.parse::<i64>() {
+            Ok(n) if n.unsigned_abs() < (1 << 53) => json!(n),
+            _ => json!(text),
+        },
+        other => json!(other.as_str()),
     }
 }
 
@@ -101,7 +107,7 @@ fn event_json(event: &Event) -> Value {
         "schemaVersion": event.schema_version(),
         "eventId": event.event_id(),
         "eventType": event.event_type(),
-        "occurredAt": js_view(event.occurred_at()),
+        "occurredAt": occurred_at_view(event.occurred_at()),
         "paymentId": event.payment_id(),
         "statusVersion": event.status_version().as_str(),
     })
@@ -119,7 +125,7 @@ fn verify(case: &Value, webhook: bool) -> Outcome {
         let n = usize::try_from(num(case, "maxBodyBytes")?).unwrap_or(usize::MAX);
         options = options.with_max_body_bytes(n)?;
     }
-    let entries = secrets(&case["secrets"])?;
+    let set = secrets(&case["secrets"]).and_then(SecretSet::new);
     let body = hex(case, "bodyHex");
     let (timestamp, signature) = (header(case, "timestamp"), header(case, "signature"));
     let delivery = Delivery {
@@ -127,37 +133,51 @@ fn verify(case: &Value, webhook: bool) -> Outcome {
         timestamp: &timestamp,
         signature: &signature,
     };
-    // The one-shot functions, and a keyed Verifier whenever the set itself is valid:
-    // both must give the same answer.
+    // The contract's order for a call that brings its own secrets (as JavaScript's one-shot
+    // functions do): the set's shape first, its material (`no_secrets`, `secret_empty`) after
+    // the checks that need no secret.
+    let set = match set {
+        Ok(set) => set,
+        Err(e) if matches!(e.kind(), ErrorKind::NoSecrets | ErrorKind::SecretEmpty) => {
+            delivery.check(&options)?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
+    // The one-shot functions and a Verifier: both must give the same answer.
     let one_shot = if webhook {
-        verify_webhook(&delivery, &entries, options, now).map(|v| {
+        verify_webhook(&delivery, &set, options, now).map(|v| {
             json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp, "event": event_json(&v.event)})
         })
     } else {
-        verify_signature(&delivery, &entries, options, now)
+        verify_signature(&delivery, &set, options, now)
             .map(|v| json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp}))
     };
-    if let Ok(verifier) = Verifier::new(entries, options) {
-        let keyed = if webhook {
-            verifier.verify_webhook(&delivery, now).map(|v| {
-                json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp, "event": event_json(&v.event)})
-            })
-        } else {
-            verifier.verify_signature(&delivery, now).map(
-                |v| json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp}),
-            )
-        };
-        assert_eq!(
-            keyed.as_ref().map_err(|e| e.code()),
-            one_shot.as_ref().map_err(|e| e.code()),
-            "Verifier and the one-shot function disagree"
-        );
-    }
+    let verifier = Verifier::new(set, options);
+    let keyed = if webhook {
+        verifier.verify_webhook(&delivery, now).map(|v| {
+            json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp, "event": event_json(&v.event)})
+        })
+    } else {
+        verifier
+            .verify_signature(&delivery, now)
+            .map(|v| json!({"matchedSecret": v.matched_secret.as_str(), "timestamp": v.timestamp}))
+    };
+    assert_eq!(
+        keyed.as_ref().map_err(|e| e.code()),
+        one_shot.as_ref().map_err(|e| e.code()),
+        "Verifier and the one-shot function disagree"
+    );
     one_shot
 }
 
+/// A vector's JSON input as the text a host holds (JavaScript passes `JSON.stringify` of it).
+fn json_text(case: &Value, key: &str) -> String {
+    serde_json::to_string(&case[key]).expect("serializes")
+}
+
 fn primary(case: &Value) -> Result<PrimarySource, Error> {
-    PrimarySource::from_json(&case["primarySource"])
+    PrimarySource::from_json(&json_text(case, "primarySource"))
 }
 
 fn opt_str<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
@@ -208,8 +228,11 @@ pub(crate) fn run(function: &str, case: &Value) -> Outcome {
         "parseEvent" => {
             parse_event(&hex(case, "bodyHex")).map(|e| json!({ "event": event_json(&e) }))
         }
-        "compareStatusVersions" => compare_status_versions(text(case, "a"), text(case, "b"))
-            .map(|r| json!({ "result": r })),
+        "compareStatusVersions" => {
+            let a = StatusVersion::parse(text(case, "a"))?;
+            let b = StatusVersion::parse(text(case, "b"))?;
+            Ok(json!({ "result": a.cmp(&b) as i8 }))
+        }
         "decideEvent" => {
             let incoming = StatusVersion::parse(text(&case["incoming"], "statusVersion"))?;
             let stored = &case["stored"];
@@ -238,14 +261,22 @@ pub(crate) fn run(function: &str, case: &Value) -> Outcome {
             from_amount_raw(raw, decimals).map(|d| json!({ "decimal": d }))
         }
         "validateSourceAmount" => {
-            validate_source_amount(&case["sourceAmount"], &primary(case)?).map(|()| json!({}))
+            let p = primary(case)?;
+            let source_amount = SourceAmount::from_json(&json_text(case, "sourceAmount"))?;
+            validate_source_amount(&source_amount, &p).map(|()| json!({}))
         }
         "buildSourceAmount" => build_source_amount(&primary(case)?, text(case, "amount"))
             .map(|s| json!({ "sourceAmount": s })),
         "validateCreatePayment" => {
             let p = primary(case)?;
-            validate_create_payment(&case["body"], &p, opt_str(case, "websiteOrigin"))
-                .map(|()| json!({}))
+            let body = json_text(case, "body");
+            let payment = validate_create_payment_json(&body, &p, opt_str(case, "websiteOrigin"))?;
+            // The typed check of what was read gives the same answer.
+            assert_eq!(
+                validate_create_payment(&payment, &p, opt_str(case, "websiteOrigin")),
+                Ok(())
+            );
+            Ok(json!({}))
         }
         "validateCheckoutOrigin" => {
             validate_checkout_origin(text(case, "origin"), opt_str(case, "websiteOrigin"))

@@ -1135,6 +1135,10 @@ def build_values():
     add("validateSourceAmount without arguments", ["Undefined"], [], err("store_source_invalid"), function=VSA)
     add("validateSourceAmount amount_raw a BigInt", ["BigInt"], [dict(sa, amount_raw=bigint(12800)), ps],
         err("source_amount_invalid"), function=VSA)
+    add("validateSourceAmount amount_raw a number", ["WrongType"], [dict(sa, amount_raw=12800), ps],
+        err("amount_raw_invalid"), function=VSA)
+    add("validateSourceAmount amount_raw Infinity (JSON.stringify writes null)", ["Special"],
+        [dict(sa, amount_raw=special("Infinity")), ps], err("amount_raw_invalid"), function=VSA)
     add("validateSourceAmount cyclic", ["Cyclic"], [cyclic("object"), ps], err("source_amount_invalid"), function=VSA)
     add("validateSourceAmount 100000 levels", ["DeepNesting"], [deep_object(100000, "kind", "fiat"), ps],
         err("source_amount_invalid"), function=VSA)

@@ -329,6 +329,45 @@ for (const [label, api] of entries) {
         assert.equal(typeof error.stack, 'string');
       }
     });
+
+    test('messages name the JavaScript options, types and frameworks; the core\'s Rust names never show', () => {
+      // The core words its messages in Rust (max_skew_secs, now_secs, the body bytes); the
+      // binding words them for JavaScript. The wire's own names (amount_raw) stay as they are.
+      const RUST_NAMES = /\b(max_skew_secs|now_secs|max_body_bytes|accept_until_secs|timestamp_header|signature_header|website_origin|to_amount_raw|from_amount_raw|build_source_amount)\b/;
+      const store = { kind: 'fiat', ref: 'USD', decimals: 2 };
+      const rotated = [{ secret: OTHER_SECRET, kind: 'active' }, { secret: SECRET, kind: 'retiring', acceptUntilSecs: NOW - 1 }];
+      const cases = [
+        ['too old', () => api.verifySignature({ ...validInput(), nowSecs: NOW + 301 }), 'timestamp_too_old', ['maxSkewSecs', 'nowSecs']],
+        ['in the future', () => api.verifySignature({ ...validInput(), nowSecs: NOW - 301 }), 'timestamp_in_future', ['maxSkewSecs', 'nowSecs']],
+        ['too large', () => api.verifySignature({ ...validInput(), maxBodyBytes: 10 }), 'body_too_large', ['maxBodyBytes']],
+        ['too large (Verifier)', () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 10 }).verifySignature(callInput(validInput())), 'body_too_large', ['maxBodyBytes']],
+        ['a parsed body', () => api.verifyWebhook({ ...validInput(), body: JSON.parse(EVENT_TEXT) }), 'body_not_raw',
+          ['Uint8Array, ArrayBuffer, Buffer or string', "express.raw({ type: 'application/json' })", 'Fastify', 'Next.js and Hono: await request.arrayBuffer()', 'Workers']],
+        ['the same header twice', () => api.readDeliveryHeaders({}, { timestampHeader: 'x-a', signatureHeader: 'X-A' }), 'invalid_argument', ['timestampHeader', 'signatureHeader']],
+        ['an ended overlap', () => api.verifySignature({ ...validInput(), secrets: rotated }), 'signature_mismatch', ['acceptUntilSecs', 'overlap ended']],
+        ['a whitespace secret', () => api.verifySignature({ ...validInput(), secrets: `${SECRET}\n` }), 'signature_mismatch', ['whitespace']],
+        ['a retiring entry without a bound', () => new api.Verifier({ secrets: [{ secret: SECRET, kind: 'active' }, { secret: OTHER_SECRET, kind: 'retiring' }], maxSkewSecs: SKEW }), 'invalid_argument', ['acceptUntilSecs']],
+        ['amount_raw 0', () => api.validateAmountRaw('0'), 'amount_raw_invalid', ['toAmountRaw', 'amount_raw']],
+        ['an unknown SourceAmount key', () => api.validateSourceAmount({ kind: 'fiat', currency: 'USD', amount_raw: '1', memo: 'x' }, store), 'source_amount_invalid',
+          ['buildSourceAmount', 'amount_raw', 'pricing_ref']],
+      ];
+      for (const [where, fn, code, needles] of cases) {
+        const error = expectCode(api, fn, code, where);
+        for (const needle of needles) assert.ok(error.message.includes(needle), `${where}: the message names ${needle}: ${error.message}`);
+        assert.ok(!RUST_NAMES.test(error.message), `${where}: a Rust name in ${error.message}`);
+        assert.ok(error.message.startsWith(`${code}: `), `${where}: the message starts with the code`);
+      }
+    });
+
+    test('a numeric amount_raw is amount_raw_invalid, alone and inside a CreatePayment', () => {
+      const primarySource = { kind: 'fiat', ref: 'USD', decimals: 2 };
+      const numeric = { kind: 'fiat', currency: 'USD', amount_raw: 12800 };
+      expectCode(api, () => api.validateSourceAmount(numeric, primarySource), 'amount_raw_invalid', 'validateSourceAmount');
+      expectCode(api, () => api.validateCreatePayment({ source_amount: numeric }, { primarySource }), 'amount_raw_invalid', 'validateCreatePayment');
+      // Missing is a shape error of the SourceAmount, as before.
+      expectCode(api, () => api.validateSourceAmount({ kind: 'fiat', currency: 'USD' }, primarySource), 'source_amount_invalid', 'missing');
+      assert.equal(api.validateSourceAmount({ ...numeric, amount_raw: '12800' }, primarySource), undefined);
+    });
   });
 
   describe(`${label}: body types`, () => {

@@ -1229,7 +1229,8 @@ def build_pricing():
     f = VectorFile(
         "pricing.json", "validateSourceAmount",
         "SourceAmount checked against the store's primary_source, in the order of "
-        "docs/decisions.md: store -> SourceAmount shape -> unknown keys -> kind -> fiat "
+        "docs/decisions.md: store -> SourceAmount shape (amount_raw present but not a string: "
+        "amount_raw_invalid) -> unknown keys -> kind -> fiat "
         "(pricing_ref present, currency missing/mismatch) or crypto (currency present, "
         "pricing_ref missing/mismatch explained as address or network id) -> amount_raw. "
         "buildSourceAmount and validateCreatePayment as documented there.",
@@ -1266,8 +1267,6 @@ def build_pricing():
     for sa, why in [("12800", "a string, not an object"), (["fiat", "12800"], "an array"),
                     (None, "null"), ({"currency": "USD", "amount_raw": "12800"}, "kind missing"),
                     ({"kind": "fiat", "currency": "USD"}, "amount_raw missing"),
-                    ({"kind": "fiat", "currency": "USD", "amount_raw": 12800},
-                     "amount_raw a number"),
                     ({"kind": "FIAT", "currency": "USD", "amount_raw": "12800"},
                      "kind not fiat/crypto"),
                     ({"kind": "fiat", "currency": "USD", "amount_raw": "12800", "memo": "x"},
@@ -1276,6 +1275,15 @@ def build_pricing():
                      "a camelCase typo pricingRef")]:
         vs("SourceAmount %s" % why, ["SourceAmount"], err("source_amount_invalid"), sa,
            CRYPTO if "pricingRef" in str(sa) else FIAT)
+    vs("SourceAmount amount_raw a number: amount_raw_invalid (it must be a string of digits)",
+       ["SourceAmount", "Amount", "WrongType"], err("amount_raw_invalid"),
+       {"kind": "fiat", "currency": "USD", "amount_raw": 12800}, FIAT)
+    vs("amount_raw a number and an unknown key: amount_raw is read first",
+       ["SourceAmount", "Amount", "OrderOfChecks"], err("amount_raw_invalid"),
+       {"kind": "fiat", "currency": "USD", "amount_raw": 12800, "memo": "x"}, FIAT)
+    vs("amount_raw null: present but not a string, amount_raw_invalid",
+       ["SourceAmount", "Amount", "WrongType"], err("amount_raw_invalid"),
+       {"kind": "fiat", "currency": "USD", "amount_raw": None}, FIAT)
     vs("unknown key and a kind mismatch: unknown keys are checked first",
        ["SourceAmount", "OrderOfChecks"], err("source_amount_invalid"),
        {"kind": "crypto", "pricing_ref": "usdc-eth", "amount_raw": "1", "extra": 1}, FIAT)
@@ -1377,6 +1385,9 @@ def build_pricing():
        {"source_amount": "12800", "orderRef": "x"})
     cp("source_amount not an object reports its own code", ["CreatePayment", "SourceAmount"],
        err("source_amount_invalid"), {"source_amount": "12800"})
+    cp("source_amount with a numeric amount_raw reports amount_raw_invalid",
+       ["CreatePayment", "SourceAmount", "Amount"], err("amount_raw_invalid"),
+       {"source_amount": {"kind": "fiat", "currency": "USD", "amount_raw": 12800}})
     cp("bad source_amount and a numeric order_ref: source_amount first",
        ["CreatePayment", "OrderOfChecks"], err("source_currency_mismatch"),
        {"source_amount": dict(fiat_ok, currency="usd"), "order_ref": 1})

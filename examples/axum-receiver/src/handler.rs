@@ -1,0 +1,33 @@
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use cryptopay_verify::DeliveryHeaders;
+
+use crate::{Answer, App, quarantine, record};
+
+/// `POST /webhook`: the raw body and the two header values, verified before anything is parsed.
+pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Answer {
+    let now_secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let verified =
+        DeliveryHeaders::from_header_map(&headers, &app.timestamp_header, &app.signature_header)
+            .and_then(|found| {
+                app.verifier
+                    .verify_webhook(&found.with_body(&body), now_secs)
+            });
+    match verified {
+        // Recorded in one transaction (de-duplicated, ordered) before any 2xx: src/store.rs.
+        Ok(verified) => record(app, verified.event, now_secs).await,
+        // Authentic, but no event this receiver applies: kept, and acknowledged.
+        Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
+        // The code only (the message may describe the configuration).
+        Err(e) => (
+            StatusCode::BAD_REQUEST,
+            format!(r#"{{"error":"{}"}}"#, e.code()),
+        ),
+    }
+}

@@ -1,0 +1,185 @@
+//! Strict JSON, read in one pass by `serde_json` (UTF-8, no BOM, nesting at most 128 levels),
+//! with repeated keys noted at any depth, every number kept as its exact text and checked
+//! against what a double can hold, and the few fields a caller names captured on the way,
+//! with no tree built for the rest.
+//!
+//! `serde_json` reads every byte and decides every syntax question. Numbers are taken as
+//! [`RawValue`]s (their text, never converted, so `1e400` and `2^64 + 1` stay exact), objects
+//! and arrays are walked with `deserialize_map` / `deserialize_seq`, and strings are decoded
+//! by `serde_json` itself. To choose between them before `serde_json` reads a value, the walk
+//! follows where each value starts: after the opening bracket, a key's end, a `:` or a `,`,
+//! past the four JSON whitespace bytes. Only whitespace and those separators are looked at
+//! here; on a document `serde_json` rejects, the choice does not matter, since it fails anyway.
+//!
+//! Nothing here depends on `serde_json`'s `arbitrary_precision` feature or its private
+//! number token: the scan gives the same answers whether or not a program enables it.
+
+mod walk;
+
+use core::cell::{Cell, RefCell};
+use core::ops::Range;
+use std::borrow::Cow;
+
+use serde::de::DeserializeSeed;
+
+use walk::{Ctx, ValueSeed};
+
+/// 2^53 - 1: every integer up to it is exact in a double.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The fields to capture in an object, each with the fields to capture inside it.
+#[derive(Debug)]
+pub(crate) struct Spec(pub(crate) &'static [(&'static str, &'static Spec)]);
+
+/// Capture a field's own value only.
+pub(crate) const LEAF: Spec = Spec(&[]);
+
+/// A byte range of the document.
+pub(crate) type Span = Range<usize>;
+
+/// A captured value: strings decoded, numbers as their exact text, objects with their
+/// captured fields.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Shape<'de> {
+    Str(Cow<'de, str>),
+    /// A number's exact text, as it is in the document.
+    Num(&'de str),
+    Object {
+        /// The captured fields, in document order (a repeated one more than once).
+        fields: Vec<(&'static str, Shape<'de>)>,
+        /// Where the object's text is in the document.
+        span: Span,
+        /// Whether the object has a key its spec does not name.
+        unknown: bool,
+    },
+    /// An array, `true`, `false` or `null`.
+    Other,
+}
+
+impl<'de> Shape<'de> {
+    /// The captured field `name` of an object (its first value if it is repeated).
+    pub(crate) fn field(&self, name: &str) -> Option<&Shape<'de>> {
+        match self {
+            Shape::Object { fields, .. } => fields.iter().find(|(n, _)| *n == name).map(|(_, s)| s),
+            _ => None,
+        }
+    }
+
+    /// Whether the object has a key its spec does not name (false for anything else).
+    pub(crate) fn has_unknown_key(&self) -> bool {
+        matches!(self, Shape::Object { unknown: true, .. })
+    }
+}
+
+/// Why a document was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Not JSON at all.
+    Syntax,
+    /// Some object repeats a key.
+    DuplicateKey,
+}
+
+/// What one pass over a document found.
+#[derive(Debug)]
+pub(crate) struct Scanned<'de> {
+    /// The top-level value, captured with the spec given.
+    pub(crate) top: Shape<'de>,
+    /// Some number in the document would change as a double.
+    pub(crate) inexact: bool,
+}
+
+/// Reads `body` in one pass, capturing the fields `spec` names at the top level.
+///
+/// Syntax errors anywhere win over repeated keys.
+pub(crate) fn scan<'de>(body: &'de [u8], spec: &'static Spec) -> Result<Scanned<'de>, Refusal> {
+    run(body, spec, false).map(|(scanned, _)| scanned)
+}
+
+/// Where the numbers a double cannot hold (see [`text_survives_f64`]) are in `body`, in
+/// document order, after the same checks as [`scan`].
+#[cfg_attr(not(feature = "wasm"), allow(dead_code))]
+pub(crate) fn inexact_numbers(body: &[u8]) -> Result<Vec<Span>, Refusal> {
+    run(body, &LEAF, true).map(|(_, spans)| spans)
+}
+
+fn run<'de>(
+    body: &'de [u8],
+    spec: &'static Spec,
+    collect: bool,
+) -> Result<(Scanned<'de>, Vec<Span>), Refusal> {
+    let ctx = Ctx {
+        body,
+        keys: RefCell::new(Vec::new()),
+        duplicate: Cell::new(false),
+        inexact: Cell::new(false),
+        spans: collect.then(|| RefCell::new(Vec::new())),
+    };
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let seed = ValueSeed {
+        ctx: &ctx,
+        pos: 0,
+        capture: Some(spec),
+    };
+    let (top, _) = seed
+        .deserialize(&mut de)
+        .and_then(|value| de.end().map(|()| value))
+        .map_err(|_| Refusal::Syntax)?;
+    if ctx.duplicate.get() {
+        return Err(Refusal::DuplicateKey);
+    }
+    let scanned = Scanned {
+        top,
+        inexact: ctx.inexact.get(),
+    };
+    Ok((
+        scanned,
+        ctx.spans.map(RefCell::into_inner).unwrap_or_default(),
+    ))
+}
+
+/// Whether a JSON number's text keeps its value as an IEEE 754 double.
+///
+/// Integers must lie within ±(2^53 - 1). A number with a fraction or an exponent must be
+/// zero or have a magnitude from 1e-307 up to (not including) 1e308. No float is parsed.
+pub(crate) fn text_survives_f64(text: &str) -> bool {
+    let magnitude = text.strip_prefix('-').unwrap_or(text);
+    if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
+        return magnitude
+            .parse::<u64>()
+            .is_ok_and(|n| n <= MAX_SAFE_INTEGER);
+    }
+    let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
+        Some(at) => magnitude.split_at(at),
+        None => (magnitude, ""),
+    };
+    // An exponent too long for i64 is far outside the range either way.
+    let exponent = exponent
+        .get(1..)
+        .unwrap_or_default()
+        .trim_start_matches('+');
+    let exponent: i64 = if exponent.is_empty() {
+        0
+    } else {
+        exponent.parse().unwrap_or(if exponent.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        })
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    // The position of the leading significant digit: the value lies in [10^(m-1), 10^m).
+    let leading = if int.is_empty() {
+        match frac.find(|c: char| c != '0') {
+            None => return true, // zero
+            Some(zeros) => i64::try_from(zeros).map_or(i64::MIN, i64::saturating_neg),
+        }
+    } else {
+        i64::try_from(int.len()).unwrap_or(i64::MAX)
+    };
+    (-306..=308).contains(&leading.saturating_add(exponent))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+use super::walk::PAIRWISE_KEYS;
+use super::*;
+
+static INNER: Spec = Spec(&[("b", &LEAF)]);
+static OUTER: Spec = Spec(&[("a", &INNER), ("n", &LEAF), ("s", &LEAF)]);
+
+fn run_outer(text: &str) -> (Result<Shape<'_>, Refusal>, bool) {
+    match scan(text.as_bytes(), &OUTER) {
+        Ok(scanned) => (Ok(scanned.top), scanned.inexact),
+        Err(refusal) => (Err(refusal), false),
+    }
+}
+
+fn span_text<'a>(text: &'a str, shape: Option<&Shape<'_>>) -> &'a str {
+    match shape {
+        Some(Shape::Object { span, .. }) => &text[span.clone()],
+        other => panic!("not an object: {other:?}"),
+    }
+}
+
+#[test]
+fn captures_named_fields_only() {
+    let text = r#"{"x":"skip","s":"yes","n":12.50,"a":{"b":"deep","c":1}}"#;
+    let (shape, inexact) = run_outer(text);
+    let shape = shape.unwrap();
+    assert_eq!(shape.field("s"), Some(&Shape::Str(Cow::Borrowed("yes"))));
+    assert_eq!(shape.field("n"), Some(&Shape::Num("12.50")));
+    assert_eq!(shape.field("x"), None);
+    assert!(shape.has_unknown_key());
+    let a = shape.field("a").unwrap();
+    assert_eq!(a.field("b"), Some(&Shape::Str(Cow::Borrowed("deep"))));
+    assert_eq!(a.field("c"), None);
+    assert_eq!(span_text(text, Some(a)), r#"{"b":"deep","c":1}"#);
+    assert!(!inexact);
+    let (known_only, _) = run_outer(r#"{"s":"x","n":1}"#);
+    assert!(!known_only.unwrap().has_unknown_key());
+}
+
+#[test]
+fn positions_survive_whitespace_escapes_and_nesting() {
+    // Every kind of value before the captured ones, with all four whitespace bytes, escaped
+    // keys and strings, and arrays of objects: the walk must find each value's start.
+    let text = "\t{ \"x\\u0041\" :\r\n [ 1 , {\"k\":[true,false,null]} ,\"]\\\"}\" ,-0.5e-3 ] ,\n\
+                \"s\"\t:\t\"tab\\tin\" , \"a\" : { \"b\" : \"\\u00e9\" , \"z\": {} } , \"n\" : 7 }\n";
+    let (shape, _) = run_outer(text);
+    let shape = shape.unwrap();
+    assert_eq!(
+        shape.field("s"),
+        Some(&Shape::Str(Cow::Owned("tab\tin".into())))
+    );
+    assert_eq!(shape.field("n"), Some(&Shape::Num("7")));
+    let a = shape.field("a").unwrap();
+    assert_eq!(a.field("b"), Some(&Shape::Str(Cow::Owned("é".into()))));
+    assert_eq!(span_text(text, Some(a)), r#"{ "b" : "\u00e9" , "z": {} }"#);
+    assert_eq!(
+        span_text(text, Some(&shape)),
+        text.trim_matches(|c: char| c.is_ascii_whitespace())
+    );
+}
+
+#[test]
+fn numbers_arrive_as_exact_text() {
+    let (shape, inexact) = run_outer(r#"{"n":1700000000,"s":-5}"#);
+    let shape = shape.unwrap();
+    assert_eq!(shape.field("n"), Some(&Shape::Num("1700000000")));
+    assert_eq!(shape.field("s"), Some(&Shape::Num("-5")));
+    assert!(!inexact);
+    assert!(run_outer(r#"{"x":9007199254740992}"#).1);
+    assert!(run_outer(r#"{"x":-9007199254740992}"#).1);
+    let (shape, inexact) = run_outer(r#"{"n":18446744073709551617}"#);
+    assert_eq!(
+        shape.unwrap().field("n"),
+        Some(&Shape::Num("18446744073709551617"))
+    );
+    assert!(inexact);
+    // Out of a double's range: still read, never refused, never rounded.
+    let (shape, inexact) = run_outer(r#"{"x":[1,{"y":1e400}],"n":1e400}"#);
+    assert_eq!(shape.unwrap().field("n"), Some(&Shape::Num("1e400")));
+    assert!(inexact);
+    assert!(!run_outer(r#"{"x":[1,{"y":9007199254740991}]}"#).1);
+}
+
+#[test]
+fn inexact_numbers_are_located() {
+    let text = r#"[1, 9007199254740993 ,{"k":1e400,"j":"1e400"}, 0.5, -1e-400]"#;
+    let spans = inexact_numbers(text.as_bytes()).unwrap();
+    let found: Vec<&str> = spans.iter().map(|s| &text[s.clone()]).collect();
+    assert_eq!(found, ["9007199254740993", "1e400", "-1e-400"]);
+    assert_eq!(
+        inexact_numbers(b"{\"a\":1,\"a\":2}"),
+        Err(Refusal::DuplicateKey)
+    );
+    assert_eq!(inexact_numbers(b"[1e400"), Err(Refusal::Syntax));
+}
+
+#[test]
+fn refusals() {
+    assert_eq!(run_outer(r#"{"a":1,"a":2"#).0, Err(Refusal::Syntax));
+    assert_eq!(
+        run_outer(r#"{"a":{"b":1,"b":2}}"#).0,
+        Err(Refusal::DuplicateKey)
+    );
+    assert_eq!(
+        run_outer(r#"[{"k":1,"\u006b":2}]"#).0,
+        Err(Refusal::DuplicateKey)
+    );
+    assert_eq!(run_outer("{} x").0, Err(Refusal::Syntax));
+    assert_eq!(run_outer(&"[".repeat(200)).0, Err(Refusal::Syntax));
+    assert_eq!(run_outer("").0, Err(Refusal::Syntax));
+    assert_eq!(run_outer("\u{feff}{}").0, Err(Refusal::Syntax));
+    // Separators in the wrong place, which the walk skips over: serde_json still refuses.
+    for bad in [
+        "{,\"a\":1}",
+        "{\"a\" 1}",
+        "{\"a\":1,}",
+        "[,1]",
+        "[1,]",
+        "[1 2]",
+        "{\"a\":1 \"b\":2}",
+        "{\"a\"::1}",
+        "[1,,2]",
+    ] {
+        assert_eq!(run_outer(bad).0, Err(Refusal::Syntax), "{bad}");
+    }
+    // Strings: a lone surrogate escape, a control character, invalid UTF-8.
+    assert_eq!(run_outer(r#"{"x":"\ud800"}"#).0, Err(Refusal::Syntax));
+    assert_eq!(run_outer(r#"{"\udc00":1}"#).0, Err(Refusal::Syntax));
+    assert_eq!(run_outer("{\"x\":\"a\u{1}\"}").0, Err(Refusal::Syntax));
+    assert_eq!(
+        scan(b"{\"x\":\"\xff\"}", &LEAF).map(|_| ()),
+        Err(Refusal::Syntax)
+    );
+    // A paired surrogate escape is fine.
+    assert!(run_outer(r#"{"x":"\ud83d\ude00"}"#).0.is_ok());
+}
+
+#[test]
+fn nesting_limit_is_serde_jsons() {
+    // serde_json reads 127 nested arrays or objects and refuses 128 (its recursion limit);
+    // the walk goes through the same checks, one level per level.
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let objects = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+    for (n, ok) in [(127, true), (128, false)] {
+        for text in [nested(n), objects(n)] {
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), ok);
+            assert_eq!(run_outer(&text).0.is_ok(), ok, "{n} levels");
+        }
+    }
+}
+
+#[test]
+fn repeated_keys_in_large_and_nested_objects() {
+    let object = |keys: &[String]| {
+        let fields: Vec<String> = keys.iter().map(|k| format!("\"{k}\":1")).collect();
+        format!("{{{}}}", fields.join(","))
+    };
+    // Above the pairwise limit the keys are sorted: both paths must agree.
+    for n in [2, PAIRWISE_KEYS, PAIRWISE_KEYS + 1, 200] {
+        let distinct: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+        assert_eq!(
+            run_outer(&object(&distinct)).0.map(|_| ()),
+            Ok(()),
+            "{n} distinct keys"
+        );
+        let mut repeated = distinct.clone();
+        repeated.push(format!("k{}", n / 2));
+        assert_eq!(
+            run_outer(&object(&repeated)).0,
+            Err(Refusal::DuplicateKey),
+            "{n} keys + 1 repeat"
+        );
+    }
+    // The same key in a parent and its child, or in siblings, is no repeat.
+    assert!(
+        run_outer(r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}"#)
+            .0
+            .is_ok()
+    );
+    // A repeat after a nested object that used the same keys is still seen.
+    assert_eq!(
+        run_outer(r#"{"x":1,"y":{"x":1,"y":2},"x":3}"#).0,
+        Err(Refusal::DuplicateKey)
+    );
+    // And one deep inside, after siblings.
+    assert_eq!(
+        run_outer(r#"{"a":[{"p":1},{"q":{"r":1,"s":2,"r":3}}],"b":2}"#).0,
+        Err(Refusal::DuplicateKey)
+    );
+}
+
+#[test]
+fn numbers_a_double_keeps() {
+    for keeps in [
+        "0",
+        "-0",
+        "0.0",
+        "1.5",
+        "-9007199254740991",
+        "1e307",
+        "9.99e307",
+        "1e-306",
+        "0.001e-300",
+        "123.456e2",
+    ] {
+        assert!(text_survives_f64(keeps), "{keeps}");
+    }
+    for changes in [
+        "9007199254740992",
+        "-9007199254740992",
+        "1e308",
+        "1e400",
+        "1e-400",
+        "0.0001e-305",
+        "1e99999999999999999999",
+    ] {
+        assert!(!text_survives_f64(changes), "{changes}");
+    }
+}

@@ -1,0 +1,133 @@
+//! The limits a verification applies (spec: Webhook signature, receiver rule 6; Limits):
+//! the skew the receiver accepts and the largest body it reads.
+
+use crate::error::{Error, ErrorKind, err};
+
+/// The default body limit: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// The largest body limit that may be configured: 64 MiB.
+pub const MAX_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The limits a verification applies. `max_skew_secs` has no default: the receiver chooses
+/// it (300 seconds is the usual choice).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::VerifyOptions;
+/// let options = VerifyOptions::new(300).with_max_body_bytes(1 << 20)?;
+/// assert_eq!(options.max_body_bytes(), 1 << 20);
+/// assert_eq!(VerifyOptions::new(300).with_max_body_bytes(0).unwrap_err().code(), "invalid_argument");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerifyOptions {
+    max_skew_secs: u64,
+    max_body_bytes: usize,
+}
+
+impl VerifyOptions {
+    /// Options with this skew and the default body limit (4 MiB).
+    ///
+    /// A delivery is fresh when `|now_secs - timestamp| <= max_skew_secs`; `0` means the
+    /// timestamp must equal `now_secs` (it never turns the check off).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{VerifyOptions, DEFAULT_MAX_BODY_BYTES};
+    /// let options = VerifyOptions::new(300);
+    /// assert_eq!(options.max_skew_secs(), 300);
+    /// assert_eq!(options.max_body_bytes(), DEFAULT_MAX_BODY_BYTES);
+    /// ```
+    #[must_use]
+    pub const fn new(max_skew_secs: u64) -> Self {
+        VerifyOptions {
+            max_skew_secs,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
+
+    /// The same options with another body limit, from 1 byte to 64 MiB.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_argument` for 0 or more than 64 MiB.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::VerifyOptions;
+    /// assert!(VerifyOptions::new(300).with_max_body_bytes(64 * 1024 * 1024).is_ok());
+    /// let over = VerifyOptions::new(300).with_max_body_bytes(64 * 1024 * 1024 + 1);
+    /// assert_eq!(over.unwrap_err().code(), "invalid_argument");
+    /// ```
+    pub const fn with_max_body_bytes(self, max_body_bytes: usize) -> Result<Self, Error> {
+        if max_body_bytes == 0 || max_body_bytes > MAX_MAX_BODY_BYTES {
+            return Err(err(
+                ErrorKind::InvalidArgument,
+                "max_body_bytes must be from 1 to 67108864 (64 MiB)",
+            ));
+        }
+        Ok(VerifyOptions {
+            max_skew_secs: self.max_skew_secs,
+            max_body_bytes,
+        })
+    }
+
+    /// The accepted distance between the timestamp and `now_secs`, in seconds.
+    #[must_use]
+    pub const fn max_skew_secs(&self) -> u64 {
+        self.max_skew_secs
+    }
+
+    /// The largest body accepted, in bytes.
+    #[must_use]
+    pub const fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// Checks a verified timestamp against `now_secs`, in both directions.
+    pub(crate) fn check_skew(&self, timestamp: u64, now_secs: u64) -> Result<(), Error> {
+        if timestamp.abs_diff(now_secs) <= self.max_skew_secs {
+            Ok(())
+        } else if timestamp < now_secs {
+            Err(Error::new(ErrorKind::TimestampTooOld))
+        } else {
+            Err(Error::new(ErrorKind::TimestampInFuture))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skew(timestamp: u64, now: u64, max: u64) -> Option<&'static str> {
+        VerifyOptions::new(max)
+            .check_skew(timestamp, now)
+            .err()
+            .map(Error::code)
+    }
+
+    #[test]
+    fn skew_is_two_sided_and_inclusive() {
+        assert_eq!(skew(100, 100, 0), None);
+        assert_eq!(skew(0, u64::MAX, u64::MAX), None);
+        assert_eq!(skew(99, 100, 0), Some("timestamp_too_old"));
+        assert_eq!(skew(101, 100, 0), Some("timestamp_in_future"));
+        assert_eq!(skew(400, 100, 300), None);
+        assert_eq!(skew(401, 100, 300), Some("timestamp_in_future"));
+        assert_eq!(skew(0, u64::MAX, 10), Some("timestamp_too_old"));
+    }
+
+    #[test]
+    fn options_keep_what_they_were_given() {
+        let o = VerifyOptions::new(300);
+        assert_eq!(o.max_skew_secs(), 300);
+        assert_eq!(o.max_body_bytes(), 4_194_304);
+        assert_eq!(MAX_MAX_BODY_BYTES, 67_108_864);
+        assert_eq!(o.with_max_body_bytes(7).unwrap().max_body_bytes(), 7);
+        assert_eq!(o.with_max_body_bytes(7).unwrap().max_skew_secs(), 300);
+    }
+}

@@ -1,0 +1,149 @@
+//! Why a `pricing_ref` that differs from the store's `ref` is wrong: a token contract or
+//! wallet address, a network id, or just another reference (docs/decisions.md, "Pricing").
+
+use crate::error::ErrorKind;
+
+/// Why a `pricing_ref` that differs from the store's `ref` is wrong.
+pub(crate) fn explain_pricing_ref(value: &str) -> ErrorKind {
+    if looks_like_address(value) {
+        ErrorKind::PricingRefIsAddress
+    } else if looks_like_network_id(value) {
+        ErrorKind::PricingRefIsNetworkId
+    } else {
+        ErrorKind::SourcePricingRefMismatch
+    }
+}
+
+const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const BECH32: &[u8] = b"qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+
+fn looks_like_address(value: &str) -> bool {
+    let evm = value
+        .strip_prefix("0x")
+        .or_else(|| value.strip_prefix("0X"))
+        .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    let base58 = (25..=44).contains(&value.len()) && value.bytes().all(|b| BASE58.contains(&b));
+    evm || base58 || looks_like_bech32(value)
+}
+
+fn looks_like_bech32(value: &str) -> bool {
+    if !(14..=90).contains(&value.len()) {
+        return false;
+    }
+    let lower = value.to_ascii_lowercase();
+    if value != lower && value != value.to_ascii_uppercase() {
+        return false;
+    }
+    match lower.rsplit_once('1') {
+        Some((hrp, data)) => {
+            !hrp.is_empty()
+                && hrp.bytes().all(|b| b.is_ascii_lowercase())
+                && data.len() >= 6
+                && data.bytes().all(|b| BECH32.contains(&b))
+        }
+        None => false,
+    }
+}
+
+const CHAIN_NAMES: &[&str] = &[
+    "algorand",
+    "arbitrum",
+    "avalanche",
+    "avax",
+    "base",
+    "bitcoin",
+    "bnb",
+    "bsc",
+    "btc",
+    "cardano",
+    "celo",
+    "cosmos",
+    "eth",
+    "ethereum",
+    "fantom",
+    "gnosis",
+    "linea",
+    "litecoin",
+    "mainnet",
+    "matic",
+    "near",
+    "optimism",
+    "polkadot",
+    "polygon",
+    "scroll",
+    "sepolia",
+    "sol",
+    "solana",
+    "stellar",
+    "ton",
+    "tron",
+    "xrp",
+    "zksync",
+];
+
+fn looks_like_network_id(value: &str) -> bool {
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    let caip2 = value.split_once(':').is_some_and(|(ns, reference)| {
+        (3..=8).contains(&ns.len())
+            && ns
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && (1..=32).contains(&reference.len())
+            && reference
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    });
+    let lower = value.to_ascii_lowercase();
+    digits || caip2 || CHAIN_NAMES.contains(&lower.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn explain(value: &str) -> &'static str {
+        explain_pricing_ref(value).code()
+    }
+
+    #[test]
+    fn explanations() {
+        for address in [
+            "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+            "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+            "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+            "BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ",
+            "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+        ] {
+            assert_eq!(explain(address), "pricing_ref_is_address", "{address}");
+        }
+        for network in [
+            "137",
+            "eip155:1",
+            "Polygon",
+            "cosmos:cosmoshub-4",
+            "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+            "ton",
+            "BSC",
+        ] {
+            assert_eq!(explain(network), "pricing_ref_is_network_id", "{network}");
+        }
+        for neither in [
+            "usdc-sol",
+            "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB4", // 39 hex digits
+            "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB4g", // not hex
+            "bc1QAR0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", // mixed case
+            "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdqb", // b is not in bech32's alphabet
+            "b2c1qqqqqq",
+            "11qqqqqqqqqqqqqqq", // short; no letters before the 1
+            "eip155:",
+            "ab:1",
+            "EIP155:1",
+            "eip155:1.5",
+            "abcdefghi:1",
+            "usdc-ethereum",
+            "tokens:usdc/eth",
+        ] {
+            assert_eq!(explain(neither), "source_pricing_ref_mismatch", "{neither}");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The store's pricing source: `primary_source` of `GET /v1/store`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::amount::validate_decimals;
+use crate::error::{Error, ErrorKind};
+use crate::json::{LEAF, Shape, Spec, scan};
+
+/// The kind of a pricing source (wire names `fiat` and `crypto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum SourceKind {
+    /// Priced in a fiat currency; the SourceAmount carries `currency`.
+    Fiat,
+    /// Priced in a crypto asset; the SourceAmount carries `pricing_ref`.
+    Crypto,
+}
+
+impl SourceKind {
+    /// The wire name: `fiat` or `crypto`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(cryptopay_verify::SourceKind::Fiat.as_str(), "fiat");
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Fiat => "fiat",
+            SourceKind::Crypto => "crypto",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        match name {
+            "fiat" => Some(SourceKind::Fiat),
+            "crypto" => Some(SourceKind::Crypto),
+            _ => None,
+        }
+    }
+}
+
+/// The store's configured pricing source: `primary_source` of `GET /v1/store`
+/// (`{"kind": "fiat", "ref": "USD", "decimals": 2}`).
+///
+/// Always valid: `ref` is non-empty and `decimals` from 0 to 77, whether it was built with
+/// [`new`](Self::new), read with [`from_json`](Self::from_json) or deserialized with serde
+/// (unknown fields are tolerated: the service's view may grow).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{PrimarySource, SourceKind};
+/// #[derive(serde::Deserialize)]
+/// struct Store { primary_source: PrimarySource }
+/// let store: Store = serde_json::from_str(
+///     r#"{"primary_source": {"kind": "crypto", "ref": "usdc-eth", "decimals": 6, "label": "USDC"}}"#,
+/// ).unwrap();
+/// assert_eq!(store.primary_source.kind(), SourceKind::Crypto);
+/// assert!(serde_json::from_str::<PrimarySource>(r#"{"kind": "fiat", "ref": "", "decimals": 2}"#).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "Wire")]
+pub struct PrimarySource {
+    kind: SourceKind,
+    #[serde(rename = "ref")]
+    reference: String,
+    decimals: u32,
+}
+
+/// `primary_source` as it is on the wire, before its checks.
+#[derive(Deserialize)]
+struct Wire {
+    kind: SourceKind,
+    #[serde(rename = "ref")]
+    reference: String,
+    decimals: u32,
+}
+
+impl TryFrom<Wire> for PrimarySource {
+    type Error = Error;
+    fn try_from(wire: Wire) -> Result<Self, Error> {
+        PrimarySource::new(wire.kind, &wire.reference, wire.decimals)
+    }
+}
+
+static PRIMARY_SOURCE: Spec = Spec(&[("kind", &LEAF), ("ref", &LEAF), ("decimals", &LEAF)]);
+
+impl PrimarySource {
+    /// A source from its parts.
+    ///
+    /// # Errors
+    ///
+    /// `store_source_invalid` for an empty `reference` or `decimals` over 77.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{PrimarySource, SourceKind};
+    /// assert!(PrimarySource::new(SourceKind::Crypto, "usdc-eth", 6).is_ok());
+    /// assert_eq!(PrimarySource::new(SourceKind::Fiat, "", 2).unwrap_err().code(), "store_source_invalid");
+    /// ```
+    pub fn new(kind: SourceKind, reference: &str, decimals: u32) -> Result<Self, Error> {
+        if reference.is_empty() || validate_decimals(decimals).is_err() {
+            return Err(Error::new(ErrorKind::StoreSourceInvalid));
+        }
+        Ok(PrimarySource {
+            kind,
+            reference: reference.to_owned(),
+            decimals,
+        })
+    }
+
+    /// Reads `primary_source` from its JSON text, as the service sends it.
+    ///
+    /// # Errors
+    ///
+    /// `store_source_invalid` unless JSON text of an object with `kind` (`fiat` or
+    /// `crypto`), `ref` (a non-empty string) and `decimals` (an integer from 0 to 77), each
+    /// key once.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{PrimarySource, SourceKind};
+    /// let store = PrimarySource::from_json(r#"{"kind": "crypto", "ref": "usdc-eth", "decimals": 6, "label": "USDC"}"#)?;
+    /// assert_eq!(store.kind(), SourceKind::Crypto);
+    /// let decimals_as_text = PrimarySource::from_json(r#"{"kind": "crypto", "ref": "usdc-eth", "decimals": "6"}"#);
+    /// assert_eq!(decimals_as_text.unwrap_err().code(), "store_source_invalid");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    pub fn from_json(json: &str) -> Result<Self, Error> {
+        let invalid = || Error::new(ErrorKind::StoreSourceInvalid);
+        let top = scan(json.as_bytes(), &PRIMARY_SOURCE)
+            .map_err(|_| invalid())?
+            .top;
+        let kind = match top.field("kind") {
+            Some(Shape::Str(kind)) => SourceKind::parse(kind),
+            _ => None,
+        };
+        let reference = match top.field("ref") {
+            Some(Shape::Str(reference)) => Some(reference),
+            _ => None,
+        };
+        // An integer without sign, fraction or exponent (`6.0` and `6e0` are refused).
+        let decimals = match top.field("decimals") {
+            Some(Shape::Num(text)) if text.bytes().all(|b| b.is_ascii_digit()) => {
+                text.parse::<u32>().ok()
+            }
+            _ => None,
+        };
+        match (kind, reference, decimals) {
+            (Some(kind), Some(reference), Some(decimals)) => {
+                PrimarySource::new(kind, reference, decimals)
+            }
+            _ => Err(invalid()),
+        }
+    }
+
+    /// `kind`.
+    #[must_use]
+    pub fn kind(&self) -> SourceKind {
+        self.kind
+    }
+
+    /// `ref`: the currency code (fiat) or pricing reference (crypto).
+    #[must_use]
+    pub fn reference(&self) -> &str {
+        &self.reference
+    }
+
+    /// `decimals`: the fractional digits of `amount_raw`.
+    #[must_use]
+    pub fn decimals(&self) -> u32 {
+        self.decimals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_sources() {
+        for bad in [
+            "null",
+            "[]",
+            r#"{"kind": "gold", "ref": "x", "decimals": 2}"#,
+            r#"{"kind": "fiat", "ref": "", "decimals": 2}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 78}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 2.5}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 2.0}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 2e0}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": -1}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 4294967298}"#,
+            r#"{"kind": "fiat", "ref": "USD", "decimals": 1e400}"#,
+            r#"{"kind": "fiat", "ref": "USD", "ref": "EUR", "decimals": 2}"#,
+            r#"{"kind": "fiat", "ref": "USD""#,
+        ] {
+            assert_eq!(
+                PrimarySource::from_json(bad).unwrap_err().code(),
+                "store_source_invalid",
+                "{bad}"
+            );
+        }
+        let extra = r#"{"kind": "fiat", "ref": "USD", "decimals": 2, "label": {"a": [1e400]}}"#;
+        let read = PrimarySource::from_json(extra).unwrap();
+        assert_eq!(
+            (read.kind(), read.reference(), read.decimals()),
+            (SourceKind::Fiat, "USD", 2)
+        );
+    }
+
+    #[test]
+    fn serde_reads_and_writes_the_wire_form() {
+        let source = PrimarySource::new(SourceKind::Crypto, "usdc-eth", 6).unwrap();
+        let text = serde_json::to_string(&source).unwrap();
+        assert_eq!(text, r#"{"kind":"crypto","ref":"usdc-eth","decimals":6}"#);
+        assert_eq!(
+            serde_json::from_str::<PrimarySource>(&text).unwrap(),
+            source
+        );
+        assert_eq!(PrimarySource::from_json(&text).unwrap(), source);
+        let over =
+            serde_json::from_str::<PrimarySource>(r#"{"kind":"fiat","ref":"USD","decimals":78}"#);
+        assert!(
+            over.unwrap_err()
+                .to_string()
+                .starts_with("store_source_invalid")
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! The secret set a receiver verifies with (spec: Secret lifecycle): checked once when it is
+//! built, and keyed then, so that each delivery costs only its own hashing.
+
+use core::fmt;
+
+use subtle::{Choice, ConstantTimeEq};
+
+use crate::error::{Error, ErrorKind, err};
+use crate::mac::{KeyedMac, Tag};
+use crate::secret::{Secret, SecretEntry, SecretKind};
+
+/// The most entries a secret set may hold.
+pub const MAX_SECRETS: usize = 4;
+
+/// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
+#[derive(Clone)]
+struct Key {
+    mac: KeyedMac,
+    kind: SecretKind,
+    accept_until_secs: Option<u64>,
+    /// The secret started or ended with whitespace (named in the mismatch message).
+    padded: bool,
+}
+
+/// A checked, keyed set of 1 to 4 secrets: exactly one active, any pending ones, and
+/// retiring ones each accepted until its `accept_until_secs`.
+///
+/// # Security
+///
+/// The HMAC-SHA256 states keyed with each secret are computed here; the secrets' own bytes
+/// are wiped as soon as that is done, and the states are wiped when the set is dropped (see
+/// "What is wiped" in the crate documentation).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Secret, SecretEntry, SecretSet};
+/// let one = SecretSet::single(Secret::new("whsec_test_secret"))?;
+///
+/// let rotation = SecretSet::new(vec![
+///     SecretEntry::active(Secret::new("whsec_new")),
+///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_003_600),
+/// ])?;
+///
+/// let two_actives = SecretSet::new(vec![
+///     SecretEntry::active(Secret::new("a")),
+///     SecretEntry::active(Secret::new("b")),
+/// ]);
+/// assert_eq!(two_actives.unwrap_err().code(), "invalid_argument");
+/// assert_eq!(SecretSet::single(Secret::new("")).unwrap_err().code(), "secret_empty");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct SecretSet {
+    keys: Vec<Key>,
+}
+
+impl SecretSet {
+    /// A set of one active secret: the common case.
+    ///
+    /// # Errors
+    ///
+    /// `secret_empty` for an empty secret.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretSet};
+    /// let set = SecretSet::single(Secret::from(String::from("whsec_test_secret")))?;
+    /// assert_eq!(set.len(), 1);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    pub fn single(secret: Secret) -> Result<Self, Error> {
+        SecretSet::new(vec![SecretEntry::active(secret)])
+    }
+
+    /// Checks a rotation set and keys it.
+    ///
+    /// # Errors
+    ///
+    /// In this order: `invalid_argument` for more than 4 entries; `no_secrets` for none;
+    /// `invalid_argument` unless exactly one is active; `secret_empty` for an empty secret.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, SecretSet};
+    /// assert_eq!(SecretSet::new(vec![]).unwrap_err().code(), "no_secrets");
+    /// let pending_only = SecretSet::new(vec![SecretEntry::pending(Secret::new("p"))]);
+    /// assert_eq!(pending_only.unwrap_err().code(), "invalid_argument");
+    /// ```
+    pub fn new(entries: Vec<SecretEntry>) -> Result<Self, Error> {
+        if entries.len() > MAX_SECRETS {
+            return Err(err(
+                ErrorKind::InvalidArgument,
+                "a secret set holds at most 4 entries",
+            ));
+        }
+        if entries.is_empty() {
+            return Err(Error::new(ErrorKind::NoSecrets));
+        }
+        let actives = entries
+            .iter()
+            .filter(|e| e.kind == SecretKind::Active)
+            .count();
+        if actives != 1 {
+            return Err(err(
+                ErrorKind::InvalidArgument,
+                "a secret set needs exactly one active secret",
+            ));
+        }
+        if entries.iter().any(|e| e.secret.is_empty()) {
+            return Err(Error::new(ErrorKind::SecretEmpty));
+        }
+        let keys = entries
+            .into_iter()
+            .map(|entry| {
+                Ok(Key {
+                    mac: KeyedMac::new(entry.secret.bytes())?,
+                    kind: entry.kind,
+                    accept_until_secs: entry.accept_until_secs,
+                    padded: entry.secret.has_surrounding_whitespace(),
+                })
+                // `entry.secret` is dropped here: its bytes are wiped.
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(SecretSet { keys })
+    }
+
+    /// The number of entries (1 to 4).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, SecretSet};
+    /// let set = SecretSet::new(vec![
+    ///     SecretEntry::active(Secret::new("new")),
+    ///     SecretEntry::pending(Secret::new("next")),
+    /// ])?;
+    /// assert_eq!(set.len(), 2);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    #[must_use]
+    #[allow(clippy::len_without_is_empty)] // a set is never empty
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Which kind of secret signed `timestamp . body` with one of `candidates`: the first of
+    /// active, pending, retiring among the entries usable at `now_secs`.
+    ///
+    /// Every entry's tag is compared with every candidate in constant time, with no early
+    /// exit; a retiring entry past its bound is computed too, so that the message can say why.
+    pub(crate) fn matching(
+        &self,
+        timestamp: &[u8],
+        body: &[u8],
+        candidates: &[Tag],
+        now_secs: u64,
+    ) -> Result<SecretKind, Error> {
+        let mut matched: Option<SecretKind> = None;
+        let mut only_expired_matched = false;
+        for key in &self.keys {
+            let tag = key.mac.delivery_tag(timestamp, body);
+            let hit = candidates
+                .iter()
+                .fold(Choice::from(0), |acc, candidate| acc | tag.ct_eq(candidate));
+            if bool::from(hit) {
+                let usable = key.accept_until_secs.is_none_or(|until| now_secs <= until);
+                if usable {
+                    matched = Some(matched.map_or(key.kind, |m| m.min(key.kind)));
+                } else {
+                    only_expired_matched = true;
+                }
+            }
+        }
+        matched.ok_or_else(|| self.mismatch(only_expired_matched))
+    }
+
+    fn mismatch(&self, only_expired_matched: bool) -> Error {
+        if only_expired_matched {
+            return err(
+                ErrorKind::SignatureMismatch,
+                "the delivery is signed with a retiring secret whose overlap ended (accept_until_secs is past)",
+            );
+        }
+        if self.keys.iter().any(|k| k.padded) {
+            return err(
+                ErrorKind::SignatureMismatch,
+                "a secret starts or ends with whitespace, which is used as part of the key: check for a pasted space or newline",
+            );
+        }
+        Error::new(ErrorKind::SignatureMismatch)
+    }
+}
+
+impl fmt::Debug for SecretSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_list();
+        for key in &self.keys {
+            match key.accept_until_secs {
+                Some(until) => list.entry(&format_args!("{}(until {until})", key.kind)),
+                None => list.entry(&format_args!("{}", key.kind)),
+            };
+        }
+        list.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(entries: Vec<SecretEntry>) -> Option<&'static str> {
+        SecretSet::new(entries).err().map(Error::code)
+    }
+
+    #[test]
+    fn shapes_then_material() {
+        let a = || SecretEntry::active(Secret::new("a"));
+        let p = || SecretEntry::pending(Secret::new("p"));
+        let r = || SecretEntry::retiring(Secret::new("r"), 10);
+        let empty = || SecretEntry::active(Secret::new(""));
+        assert_eq!(code(vec![a()]), None);
+        assert_eq!(code(vec![a(), p(), r(), r()]), None);
+        assert_eq!(
+            code(vec![a(), p(), r(), r(), p()]),
+            Some("invalid_argument")
+        );
+        assert_eq!(code(vec![p()]), Some("invalid_argument"));
+        assert_eq!(code(vec![a(), a()]), Some("invalid_argument"));
+        assert_eq!(code(vec![]), Some("no_secrets"));
+        assert_eq!(code(vec![empty()]), Some("secret_empty"));
+        // The shape is checked before the material.
+        assert_eq!(code(vec![empty(), empty()]), Some("invalid_argument"));
+        let five_empty = vec![empty(), p(), p(), p(), p()];
+        assert_eq!(code(five_empty), Some("invalid_argument"));
+    }
+
+    #[test]
+    fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
+        let sig = |key: &str| {
+            KeyedMac::new(key.as_bytes())
+                .unwrap()
+                .delivery_tag(b"1", b"x")
+        };
+        let set = SecretSet::new(vec![
+            SecretEntry::active(Secret::new("new")),
+            SecretEntry::retiring(Secret::new("old"), 10),
+            SecretEntry::pending(Secret::new("old")),
+        ])
+        .unwrap();
+        let kind = |tag: Tag, now| set.matching(b"1", b"x", &[tag], now);
+        assert_eq!(kind(sig("old"), 10), Ok(SecretKind::Pending));
+        assert_eq!(kind(sig("new"), 11), Ok(SecretKind::Active));
+        let only_old = SecretSet::new(vec![
+            SecretEntry::active(Secret::new("new")),
+            SecretEntry::retiring(Secret::new("old"), 10),
+        ])
+        .unwrap();
+        assert_eq!(
+            only_old.matching(b"1", b"x", &[sig("old")], 10),
+            Ok(SecretKind::Retiring)
+        );
+        let late = only_old
+            .matching(b"1", b"x", &[sig("old")], 11)
+            .unwrap_err();
+        assert_eq!(late.code(), "signature_mismatch");
+        assert!(late.to_string().contains("overlap ended"));
+    }
+
+    #[test]
+    fn debug_shows_kinds_never_secrets() {
+        let set = SecretSet::new(vec![
+            SecretEntry::active(Secret::new("canary-5f1e")),
+            SecretEntry::retiring(Secret::new("canary-0ld"), 7),
+        ])
+        .unwrap();
+        let text = format!("{set:?}");
+        assert_eq!(text, "[active, retiring(until 7)]");
+    }
+}

@@ -1,0 +1,66 @@
+//! The core's messages worded for JavaScript: the package's own names for options and
+//! functions (`maxSkewSecs`, `toAmountRaw`) in place of the core's Rust names, and the
+//! framework hints for a body that is not raw. Codes never change.
+
+use crate::error::{Error, ErrorKind};
+
+/// The core's Rust names and the JavaScript package's names for the same things. Only whole
+/// words are replaced, so the wire's own snake_case names (`amount_raw`, `source_amount`,
+/// `pricing_ref`) stay as the service spells them.
+const JS_NAMES: &[(&str, &str)] = &[
+    ("max_skew_secs", "maxSkewSecs"),
+    ("now_secs", "nowSecs"),
+    ("max_body_bytes", "maxBodyBytes"),
+    ("accept_until_secs", "acceptUntilSecs"),
+    ("timestamp_header", "timestampHeader"),
+    ("signature_header", "signatureHeader"),
+    ("website_origin", "websiteOrigin"),
+    ("to_amount_raw", "toAmountRaw"),
+    ("from_amount_raw", "fromAmountRaw"),
+    ("build_source_amount", "buildSourceAmount"),
+];
+
+/// What JavaScript users are told when the body is not raw bytes: the types the package
+/// takes, and how each framework gives the raw body.
+const BODY_NOT_RAW: &str = "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; Next.js and Hono: await request.arrayBuffer(); Workers: await request.arrayBuffer())";
+
+/// `text` with every Rust name of [`JS_NAMES`] (as a whole word) in its JavaScript form.
+fn javascript(text: &str) -> String {
+    fn flush(out: &mut String, word: &mut String) {
+        let name = JS_NAMES
+            .iter()
+            .find(|(rust, _)| *rust == word.as_str())
+            .map_or(word.as_str(), |(_, js)| js);
+        out.push_str(name);
+        word.clear();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut out, &mut word);
+            out.push(c);
+        }
+    }
+    flush(&mut out, &mut word);
+    out
+}
+
+/// The general message of a kind, for JavaScript.
+pub(super) fn general(kind: ErrorKind) -> String {
+    match kind {
+        ErrorKind::BodyNotRaw => BODY_NOT_RAW.to_owned(),
+        other => javascript(other.message()),
+    }
+}
+
+/// An error's whole message, for JavaScript: `code: detail; general` as the core writes it.
+pub(super) fn message(error: &Error) -> String {
+    let general = general(error.kind());
+    match error.detail() {
+        Some(detail) => format!("{}: {}; {general}", error.code(), javascript(detail)),
+        None => format!("{}: {general}", error.code()),
+    }
+}

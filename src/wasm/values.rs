@@ -1,0 +1,155 @@
+//! The exports that take and return plain values: signing, header lists, status versions,
+//! amounts, origins and URLs, idempotency, delivery responses. JavaScript-shaped answers
+//! (`-1 | 0 | 1`, names as strings) are made here from the core's Rust types.
+
+use core::cmp::Ordering;
+
+use wasm_bindgen::prelude::*;
+
+use super::{JsResult, js, uint};
+use crate::error::{Error, ErrorKind};
+use crate::mac::{SignatureEncoding, sign};
+use crate::secret::Secret;
+use crate::status::{StatusVersion, Stored, decide_event};
+use crate::{amount, headers, idempotency, origin, response};
+
+/// Signs a delivery (lowercase hex, or padded standard base64). The secret is moved into
+/// a `Secret` (wiped when dropped), never copied.
+#[wasm_bindgen(js_name = signWebhook)]
+pub fn sign_webhook(
+    secret: String,
+    timestamp: &str,
+    body: &[u8],
+    base64: bool,
+) -> JsResult<String> {
+    let encoding = if base64 {
+        SignatureEncoding::Base64
+    } else {
+        SignatureEncoding::Hex
+    };
+    js(sign(
+        &Secret::from(secret),
+        timestamp.as_bytes(),
+        body,
+        encoding,
+    ))
+}
+
+/// Finds the two headers among parallel name and value lists: `[timestamp, signature]`.
+#[wasm_bindgen(js_name = readDeliveryHeaders)]
+pub fn read_delivery_headers(
+    names: Vec<String>,
+    values: Vec<String>,
+    timestamp_header: &str,
+    signature_header: &str,
+) -> JsResult<Vec<String>> {
+    let pairs = names
+        .iter()
+        .zip(&values)
+        .map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+    let found = js(headers::read_delivery_headers(
+        pairs,
+        timestamp_header,
+        signature_header,
+    ))?;
+    // The values came in as strings, so they are UTF-8.
+    Ok(vec![
+        String::from_utf8_lossy(found.timestamp).into_owned(),
+        String::from_utf8_lossy(found.signature).into_owned(),
+    ])
+}
+
+/// -1, 0 or 1: the exact order of two versions ([`StatusVersion`]'s `Ord`).
+#[wasm_bindgen(js_name = compareStatusVersions)]
+pub fn compare_status_versions(a: &str, b: &str) -> JsResult<i8> {
+    let a = js(StatusVersion::parse(a))?;
+    let b = js(StatusVersion::parse(b))?;
+    Ok(match a.cmp(&b) {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    })
+}
+
+/// `apply`, `duplicate` or `stale`.
+#[wasm_bindgen(js_name = decideEvent)]
+pub fn decide_event_export(
+    incoming: &str,
+    event_seen: bool,
+    stored: Option<String>,
+) -> JsResult<String> {
+    let incoming = js(StatusVersion::parse(incoming))?;
+    let status_version = js(stored.as_deref().map(StatusVersion::parse).transpose())?;
+    let stored = Stored {
+        event_seen,
+        status_version,
+    };
+    Ok(decide_event(&incoming, &stored).as_str().to_owned())
+}
+
+/// Throws `amount_raw_invalid` unless valid (`isValidAmountRaw` is built on it in JavaScript).
+#[wasm_bindgen(js_name = validateAmountRaw)]
+pub fn validate_amount_raw(value: &str) -> JsResult<()> {
+    js(amount::validate_amount_raw(value))
+}
+
+/// `decimals` was checked to be an integer by JavaScript; 0 to 77 is checked here.
+fn decimals(value: f64) -> Result<u32, Error> {
+    let d = uint(value, "decimals").map_err(|_| Error::new(ErrorKind::DecimalsInvalid))?;
+    u32::try_from(d).map_err(|_| Error::new(ErrorKind::DecimalsInvalid))
+}
+
+/// A decimal to `amount_raw`.
+#[wasm_bindgen(js_name = toAmountRaw)]
+pub fn to_amount_raw(decimal: &str, decimals_value: f64) -> JsResult<String> {
+    let d = js(decimals(decimals_value))?;
+    js(amount::to_amount_raw(decimal, d))
+}
+
+/// `amount_raw` to a decimal.
+#[wasm_bindgen(js_name = fromAmountRaw)]
+pub fn from_amount_raw(raw: &str, decimals_value: f64) -> JsResult<String> {
+    let d = js(decimals(decimals_value))?;
+    js(amount::from_amount_raw(raw, d))
+}
+
+/// Checks a checkout origin.
+#[wasm_bindgen(js_name = validateCheckoutOrigin)]
+pub fn validate_checkout_origin(value: &str, website_origin: Option<String>) -> JsResult<()> {
+    js(origin::validate_checkout_origin(
+        value,
+        website_origin.as_deref(),
+    ))
+}
+
+/// Checks a webhook URL.
+#[wasm_bindgen(js_name = validateWebhookUrl)]
+pub fn validate_webhook_url(url: &str) -> JsResult<()> {
+    js(origin::validate_webhook_url(url))
+}
+
+/// The Hosted Checkout address.
+#[wasm_bindgen(js_name = hostedCheckoutUrl)]
+pub fn hosted_checkout_url(checkout_origin: &str, payment_id: &str) -> JsResult<String> {
+    js(origin::hosted_checkout_url(checkout_origin, payment_id))
+}
+
+/// Lowercase hex SHA-256 of the bytes.
+#[wasm_bindgen(js_name = requestFingerprint)]
+pub fn request_fingerprint(body: &[u8]) -> String {
+    idempotency::request_fingerprint(body)
+}
+
+/// Checks an Idempotency-Key.
+#[wasm_bindgen(js_name = validateIdempotencyKey)]
+pub fn validate_idempotency_key(key: &str) -> JsResult<()> {
+    js(idempotency::validate_idempotency_key(key))
+}
+
+/// `acknowledged`, `retry` or `permanent_failure`.
+#[wasm_bindgen(js_name = classifyDeliveryResponse)]
+pub fn classify_delivery_response(status: f64) -> JsResult<String> {
+    let status = js(uint(status, "an HTTP status is an integer from 100 to 599"))?;
+    let status = u16::try_from(status).unwrap_or(u16::MAX);
+    js(response::classify_delivery_response(status).map(|c| c.as_str().to_owned()))
+}

@@ -1,0 +1,1 @@
+//! A stand-in for a user's crate: its tests are in `tests/`.
