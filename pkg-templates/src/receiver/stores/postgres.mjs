@@ -19,6 +19,12 @@ export function postgresStore(client, options) {
     throw invalid('postgresStore takes a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
   }
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'postgresStore');
+  // A node-postgres Pool emits 'error' when an idle connection drops (the server restarted);
+  // with no listener Node throws it and the receiver's process dies. The next query on that
+  // connection fails instead, and is answered 503 (and logged) like any store failure.
+  if (typeof client.on === 'function' && typeof client.listenerCount === 'function' && client.listenerCount('error') === 0) {
+    client.on('error', () => {});
+  }
   const sql = withPrefix(SQL, prefix);
   const eventsKey = `${prefix}events_pkey`;
   // node-postgres (a Pool or Client has connect()) keeps each statement prepared per
