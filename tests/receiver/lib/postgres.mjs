@@ -7,7 +7,7 @@
 // in PG_BINDIR, else the newest /usr/lib/postgresql/<version>/bin (Debian), else on PATH.
 // `make setup` installs Debian's postgresql when none is there.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,13 @@ export function startPostgres({ settings = {} } = {}) {
     }
     return result;
   };
+  const runAsync = (tool, args) => new Promise((resolve, reject) => {
+    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    execFile(cmd, argv, { cwd: base }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${tool} ${args.join(' ')} failed: ${stdout}${stderr}${server.log()}`));
+      else resolve();
+    });
+  });
   const server = {
     socketDir,
     dataDir: data,
@@ -83,6 +90,16 @@ export function startPostgres({ settings = {} } = {}) {
     stop(mode = 'fast') {
       run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
       server.running = false;
+    },
+    /** The same, without blocking this process's event loop. */
+    async stopAsync(mode = 'fast') {
+      await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
+      server.running = false;
+    },
+    async startAsync() {
+      await runAsync('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '60', 'start']);
+      server.running = true;
+      live.add(server);
     },
     stopSync(mode) {
       if (server.running) run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop'], { check: false });
