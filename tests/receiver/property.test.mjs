@@ -186,6 +186,18 @@ describe('the stores against decideEvent over a model', () => {
         assert.equal(rows.events.length, seq.seen.size);
       }
     });
+    test('an authentic non-event is quarantined (its bytes kept); a forged one leaves no row', async () => {
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'q_' }), { log: false }));
+      await receiver.ready();
+      const body = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{}}');
+      const kept = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual([kept.status, kept.body], [200, '{"received":true,"quarantined":"event_type_unknown"}']);
+      const forged = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+      assert.equal(forged.status, 400);
+      const rows = await postgresRows(pool, 'q_');
+      assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(body)]), [['event_type_unknown', true]]);
+      assert.deepEqual([rows.events.length, rows.payments.length], [0, 0]);
+    });
   });
 
   describe('d1Store (a Worker on D1, in workerd through Miniflare)', () => {
@@ -225,6 +237,23 @@ export default {
         events: (await worker.db.prepare(`SELECT * FROM seq${i}_events`).all()).results,
         payments: (await worker.db.prepare(`SELECT * FROM seq${i}_payments`).all()).results,
       }));
+    });
+    test('an authentic non-event is quarantined (its bytes kept); a forged one leaves no row; 405 and 413', async () => {
+      const url = 'http://worker.test/webhook?prefix=q_';
+      const body = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{}}');
+      const kept = await worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body) });
+      assert.deepEqual([kept.status, await kept.text()], [200, '{"received":true,"quarantined":"event_type_unknown"}']);
+      const forged = await worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+      assert.deepEqual([forged.status, await forged.text()], [400, '{"error":"signature_mismatch"}']);
+      const get = await worker.dispatch(url);
+      assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
+      await get.text();
+      const huge = new Uint8Array(5 * 1024 * 1024);
+      const tooLarge = await worker.dispatch(url, { method: 'POST', body: huge, headers: signedHeaders(huge) });
+      assert.deepEqual([tooLarge.status, await tooLarge.text()], [413, '{"error":"body_too_large"}']);
+      const rows = (await worker.db.prepare('SELECT code, body FROM q_quarantine').all()).results;
+      assert.deepEqual(rows.map((q) => [q.code, Buffer.from(q.body).equals(body)]), [['event_type_unknown', true]]);
+      assert.equal((await worker.db.prepare('SELECT count(*) AS n FROM q_events').first()).n, 0);
     });
   });
 });

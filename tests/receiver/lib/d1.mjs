@@ -42,13 +42,14 @@ export function wranglerEnv(dir) {
  * Bundles a Worker folder (its wrangler config names main) whose `cryptopay-verify` is the
  * installed package. `dir` is a scratch folder inside the repository. Returns the output folder.
  */
-export async function bundleWorker(dir) {
+export async function bundleWorker(dir, { metafile } = {}) {
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   rmSync(join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true, force: true });
   symlinkSync(realpathSync(PACKAGE_DIR), join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
   const out = join(dir, 'out');
   rmSync(out, { recursive: true, force: true });
-  const build = await run(process.execPath, [...wranglerArgs(), 'deploy', '--dry-run', '--outdir', out],
+  const build = await run(process.execPath, [...wranglerArgs(), 'deploy', '--dry-run', '--outdir', out,
+    ...(metafile ? ['--metafile', metafile] : [])],
     { cwd: dir, env: wranglerEnv(dir), timeoutMs: 60_000 });
   if (build.code !== 0) {
     throw new Error(`wrangler deploy --dry-run ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stderr + build.stdout)}`);
