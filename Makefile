@@ -162,10 +162,22 @@ demo-rust:
 
 ## bench: the installed package against node:crypto, WebCrypto, stripe, svix, standardwebhooks and
 ## @noble/hashes, cold start, .wasm size, memory and a native Rust bench; writes bench/RESULTS.md
+## (then bench/receiver.mjs adds the receiver's deliveries/s and latency, its own section)
 ## (about 3-4 minutes after make pkg; BENCH_QUICK=1 for about 30 s; BENCH_NATIVE=0 skips the Rust bench)
 bench: pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/run.mjs
+	@# >>> issue-11: the receiver's deliveries/s and latency, its own section of bench/RESULTS.md
+	node bench/receiver.mjs
+	@# <<< issue-11
+
+# >>> issue-11
+## bench-receiver: only the receiver's section of bench/RESULTS.md (old JSON-lines log, SQLite,
+## PostgreSQL with 1 and 4 instances; about 1-2 minutes, BENCH_QUICK=1 for less)
+bench-receiver: pkg
+	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
+	node bench/receiver.mjs
+# <<< issue-11
 
 ## fuzz: every fuzz target (fuzz/, cargo-fuzz on nightly, both installed when missing) for
 ## FUZZ_SECS seconds each (default 60), -rss_limit_mb=2048 -timeout=1; prints the executions
