@@ -11,6 +11,7 @@ import {
   Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx,
   signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
+import { send } from './lib/example.mjs';
 
 const express = createRequire(join(ROOT, 'package.json'))('express');
 
@@ -27,37 +28,8 @@ function listen(handler) {
   });
 }
 
-/** POSTs raw bytes. Resolves { status, headers, text, json }. */
-function post(url, body, headers = {}, { method = 'POST', chunked = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method,
-      agent: false,
-      headers: { 'content-type': 'application/json', ...(chunked || body === undefined ? {} : { 'content-length': body.length }), ...headers },
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', reject);
-    if (chunked && body) {
-      for (let i = 0; i < body.length; i += 64 * 1024) req.write(body.subarray(i, i + 64 * 1024));
-      req.end();
-    } else {
-      req.end(body);
-    }
-  });
-}
-
+// A connection of its own per request (agent: false): the server is closed between suites.
+const post = (url, body, headers = {}, { method = 'POST', chunked = false } = {}) => send(url, body, { headers, method, chunked, agent: false });
 const deliver = (url, body, opts) => post(url, body, signedHeaders(body, opts));
 let n = 0;
 const next = (extra = {}) => {

@@ -109,15 +109,21 @@ function agentFor(url, sockets) {
   return agents.get(origin);
 }
 
-/** POSTs a delivery of `body` signed now. Resolves { status, text, json, ms } or { error, ms }. */
-export function send(url, body, { headers = signedHeaders(body), sockets = 64, timeoutMs = 30_000 } = {}) {
+/**
+ * POSTs a delivery of `body` (signed now unless `headers` are given). Resolves { status,
+ * headers, text, json, ms } or { error, ms }. `method` another method; `chunked` streams the
+ * body without a content-length; `agent: false` a connection of its own.
+ */
+export function send(url, body, { headers = body === undefined ? {} : signedHeaders(body), method = 'POST', chunked = false,
+  agent, sockets = 64, timeoutMs = 30_000 } = {}) {
   const started = process.hrtime.bigint();
   const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
+  const length = chunked || body === undefined ? {} : { 'content-length': body.length };
   return new Promise((resolve) => {
     const req = http.request(url, {
-      method: 'POST',
-      agent: agentFor(url, sockets),
-      headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+      method,
+      agent: agent ?? agentFor(url, sockets),
+      headers: { 'content-type': 'application/json', ...length, ...headers },
       timeout: timeoutMs,
     }, (res) => {
       const chunks = [];
@@ -130,13 +136,18 @@ export function send(url, body, { headers = signedHeaders(body), sockets = 64, t
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode, text, json, ms: ms() });
+        resolve({ status: res.statusCode, headers: res.headers, text, json, ms: ms() });
       });
       res.on('error', (error) => resolve({ error, ms: ms() }));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => resolve({ error, ms: ms() }));
-    req.end(body);
+    if (chunked && body) {
+      for (let i = 0; i < body.length; i += 64 * 1024) req.write(body.subarray(i, i + 64 * 1024));
+      req.end();
+    } else {
+      req.end(body);
+    }
   });
 }
 
