@@ -135,3 +135,37 @@ test('sqliteStore on node:sqlite (Node\'s own)', { skip: !nodeHasSqlite && `Node
 const openDb = (file) => new DatabaseSync(file);`, file), process.execPath, ['--no-warnings']);
   assert.deepEqual(result, EXPECTED);
 });
+
+// The typings of the subpath, as a TypeScript user compiles against them (node16 resolution,
+// ESM and CommonJS, strict). The @ts-expect-error lines fail the compile if a type were `any`.
+test('the receiver typings compile under node16 resolution, ESM and CommonJS (tsc --strict)', async () => {
+  const dir = join(scratch, 'types');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'use.mts'), `import { createReceiver, postgresStore, sqliteStore, d1Store, memoryStore } from 'cryptopay-verify/receiver';
+import type { ReceiverStore, ReceiverAnswer } from 'cryptopay-verify/receiver';
+declare const pool: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
+declare const db: { prepare(sql: string): { run(...p: any[]): unknown; get(...p: any[]): unknown }; exec(sql: string): unknown };
+declare const binding: { prepare(sql: string): { bind(...v: unknown[]): any; all(): Promise<unknown>; run(): Promise<unknown> }; batch(s: any[]): Promise<Array<{ results?: any[] }>> };
+const stores: ReceiverStore[] = [postgresStore(pool, { prefix: 'x_' }), sqliteStore(db, { synchronous: 'FULL', maxBatch: 10 }), d1Store(binding)];
+const receiver = createReceiver({ secrets: 's', maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store: stores[0], log: false });
+await receiver.ready();
+const answer: ReceiverAnswer = await receiver.handle({ body: new Uint8Array(1), headers: { t: '1' } });
+// @ts-expect-error the body is JSON text
+const wrong: number = answer.body;
+const response: Response = await receiver.fetch(new Request('http://x'));
+const mem = memoryStore();
+const version: string | undefined = mem.payments.get('p')?.status_version;
+// @ts-expect-error synchronous OFF is not offered
+sqliteStore(db, { synchronous: 'OFF' });
+export { response, version, wrong };
+`);
+  writeFileSync(join(dir, 'use.cts'), `import receiverModule = require('cryptopay-verify/receiver');
+const store = receiverModule.memoryStore();
+const receiver = receiverModule.createReceiver({ secrets: [{ secret: 's', kind: 'active' }], maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store });
+export const answer: Promise<receiverModule.ReceiverAnswer> = receiver.handle({ body: 'x', headers: [] });
+`);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'node16',
+    moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], types: [] }, files: ['use.mts', 'use.cts'] }));
+  const outcome = await run(bin('tsc'), ['-p', dir], { cwd: dir, timeoutMs: 60_000 });
+  assert.equal(outcome.code, 0, outcome.stdout + outcome.stderr);
+});
