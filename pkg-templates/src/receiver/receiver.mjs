@@ -124,7 +124,10 @@ export function createReceiver(options) {
   async function refuse(failure, body) {
     const { code } = failure;
     if (QUARANTINED.has(code)) {
-      const kept = await stored(() => store.quarantine({ code, body: bytesOf(body) }).then(() => true), `a ${code} delivery in quarantine`);
+      const kept = await stored(async () => {
+        await store.quarantine({ code, body: bytesOf(body) });
+        return true;
+      }, `a ${code} delivery in quarantine`);
       if (kept === null) return answers.storeUnavailable();
       warn(`quarantined an authentic delivery that is not a readable event: ${code}`);
       return answers.quarantined(code);
