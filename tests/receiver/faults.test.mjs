@@ -191,6 +191,56 @@ describe('SQLite on a full disk', () => {
     });
 });
 
+describe('the example receiver on SQLite, SIGKILLed mid-burst (group commits in flight)', { timeout: 120_000 }, () => {
+  test('every acknowledged event is in the file after the restart, none applied twice', async () => {
+    const dataDir = tempDir();
+    let receiver = await startExample({ env: { DATA_DIR: dataDir } });
+    const deliveries = workload('sqlkill', 1500, 40);
+    const answers = new Map(deliveries.map((d) => [d.eventId, []]));
+    const unacknowledged = [];
+    let killed = false;
+    try {
+      await burst(deliveries.length, (i) => send(receiver.webhookUrl, deliveries[i].body), {
+        concurrency: 32,
+        onResult: (i, result, done) => {
+          if (result.status === 200) answers.get(deliveries[i].eventId).push(result.json.decision);
+          else unacknowledged.push(deliveries[i]);
+          if (!killed && done >= 600) {
+            killed = true;
+            receiver.kill();
+          }
+        },
+      });
+      await receiver.exited;
+      assert.ok(unacknowledged.length > 0, 'the SIGKILL cut deliveries off');
+      receiver = await startExample({ env: { DATA_DIR: dataDir } });
+      for (const delivery of unacknowledged) {
+        const result = await send(receiver.webhookUrl, delivery.body);
+        assert.equal(result.status, 200, result.text ?? String(result.error));
+        answers.get(delivery.eventId).push(result.json.decision);
+      }
+    } finally {
+      await receiver.stop();
+      closeAgents();
+    }
+    const db = new Database(join(dataDir, 'receiver.sqlite'), { readonly: true });
+    try {
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      const rows = sqliteRows(db);
+      assert.equal(rows.events.length, deliveries.length);
+      const acknowledged = new Map();
+      for (const [eventId, said] of answers) {
+        const deciding = said.filter((d) => d !== 'duplicate');
+        assert.ok(deciding.length <= 1, `${eventId} answered ${said}`);
+        if (said.length) acknowledged.set(eventId, deciding[0] ?? 'duplicate');
+      }
+      checkAcknowledged(rows, acknowledged);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('lock timeouts answer 503', () => {
   test('SQLite: another connection holds the write lock past busyTimeoutMs', async () => {
     const file = join(tempDir(), 'locked.sqlite');
