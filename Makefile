@@ -24,11 +24,13 @@ setup-rust:
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
-# >>> issue-11: better-sqlite3 (the receiver's SQLite tests) has no prebuilt binary to download
-# here: npm builds it from source against the headers of the Node that runs (its install prefix
-# holds include/node), about a minute, once; a later Node upgrade rebuilds it.
+# >>> issue-11: better-sqlite3 (the receiver's SQLite tests) cannot download its prebuilt binary
+# here (its install falls back at once to node-gyp): npm builds it from source against the
+# headers of the Node that runs (its install prefix holds include/node), about a minute, once; a
+# later Node upgrade rebuilds it. (Not npm_config_build_from_source: sharp, under next, would then
+# try to build itself from source too, and fail.)
 NODE_PREFIX = $(shell dirname "$$(dirname "$$(command -v node)")")
-NPM_NATIVE = npm_config_nodedir=$(NODE_PREFIX) npm_config_build_from_source=true
+NPM_NATIVE = npm_config_nodedir=$(NODE_PREFIX)
 # <<< issue-11
 setup-node:
 	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
