@@ -283,6 +283,33 @@ describe('store failures answer 503 store_unavailable, never 2xx', () => {
   });
 });
 
+describe('a custom store (the documented interface) that fails', () => {
+  test('any rejection is 503; the log masks credentials in a URL and holds no body', async () => {
+    const log = captureLog();
+    const failing = {
+      async ready() {},
+      async record() {
+        throw Object.assign(new Error('could not reach postgresql://merchant:pw-do-not-print@db.internal:5432/shop'), { code: 'ECONNREFUSED' });
+      },
+      quarantine() {
+        throw new Error('quarantine is down');
+      },
+    };
+    const receiver = rx.createReceiver(receiverOptions(failing, { log }));
+    const body = eventBody({ eventId: 'evt_custom', paymentId: 'pay_custom', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    const kept = await receiver.handle({ body: 'x', headers: signedHeaders('x') });
+    assert.deepEqual([kept.status, kept.body], [503, '{"error":"store_unavailable"}']);
+    const logged = log.lines.join('\n');
+    assert.match(logged, /store_unavailable: could not record an event \(ECONNREFUSED: could not reach postgresql:\/\/\*\*\*@db\.internal:5432\/shop\)/);
+    assert.ok(!logged.includes('pw-do-not-print') && !logged.includes('merchant') && !logged.includes('evt_custom'), logged);
+    // A store that answers something other than a decision is not trusted either.
+    const odd = rx.createReceiver(receiverOptions({ ...failing, record: async () => 'applied' }, { log: false }));
+    assert.equal((await odd.handle({ body, headers: signedHeaders(body) })).status, 503);
+  });
+});
+
 describe('createReceiver and the stores check their options at once', () => {
   test('invalid_argument for a missing header name, store or secret; unknown keys are not echoed', () => {
     const store = rx.memoryStore();
