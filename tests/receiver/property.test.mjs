@@ -186,6 +186,22 @@ describe('the stores against decideEvent over a model', () => {
         assert.equal(rows.events.length, seq.seen.size);
       }
     });
+    test('numeric holds 131072 digits exactly; a longer version is quarantined, never a 503 the service would retry forever', async () => {
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'digits_' }), { log: false }));
+      await receiver.ready();
+      const longest = `1${'0'.repeat(131071)}`;
+      const body = eventBody({ eventId: 'evt_long', paymentId: 'pay_long', statusVersion: longest });
+      const applied = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual([applied.status, applied.body], [200, '{"received":true,"decision":"apply"}']);
+      const smaller = eventBody({ eventId: 'evt_long2', paymentId: 'pay_long', statusVersion: `9${'9'.repeat(131070)}` });
+      assert.equal((await receiver.handle({ body: smaller, headers: signedHeaders(smaller) })).body, '{"received":true,"decision":"stale"}');
+      const tooLong = eventBody({ eventId: 'evt_long3', paymentId: 'pay_long', statusVersion: `1${'0'.repeat(131072)}` });
+      const kept = await receiver.handle({ body: tooLong, headers: signedHeaders(tooLong) });
+      assert.deepEqual([kept.status, kept.body], [200, '{"received":true,"quarantined":"status_version_invalid"}']);
+      const rows = await postgresRows(pool, 'digits_');
+      assert.deepEqual([rows.payments[0].status_version === longest, rows.events.length, rows.quarantine.length], [true, 2, 1]);
+    });
+
     test('an authentic non-event is quarantined (its bytes kept); a forged one leaves no row', async () => {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'q_' }), { log: false }));
       await receiver.ready();
