@@ -7,11 +7,12 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-rust setup-node setup-browser test lint doc unit wasm-test pkg consumer js-test \
 	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
-	fuzz fuzz-smoke mutants bench demo demo-rust vectors
+	fuzz fuzz-smoke mutants bench demo demo-rust vectors \
+	setup-postgres receiver-test bench-receiver
 .PHONY: types-test bundlers-test check downstream axum-test crate-package
 
 ## setup: install what the tests need; does nothing when all is present
-setup: setup-rust setup-node setup-browser
+setup: setup-rust setup-node setup-browser setup-postgres
 
 setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
@@ -24,10 +25,25 @@ setup-rust:
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
+# >>> issue-11: better-sqlite3 (the receiver's SQLite tests) cannot download its prebuilt binary
+# here (its install falls back at once to node-gyp): npm builds it from source against the
+# headers of the Node that runs (its install prefix holds include/node), about a minute, once; a
+# later Node upgrade rebuilds it. (Not npm_config_build_from_source: sharp, under next, would then
+# try to build itself from source too, and fail.)
+NODE_PREFIX = $(shell dirname "$$(dirname "$$(command -v node)")")
+NPM_NATIVE = npm_config_nodedir=$(NODE_PREFIX)
+# <<< issue-11
 setup-node:
 	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
 	@[[ -f node_modules/.package-lock.json && ! package-lock.json -nt node_modules/.package-lock.json ]] || \
-		npm install --no-audit --no-fund --loglevel=error
+		$(NPM_NATIVE) npm install --no-audit --no-fund --loglevel=error
+	@# >>> issue-11: better-sqlite3 loads in this Node, else it is built again (from source)
+	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || { \
+		[[ -f "$(NODE_PREFIX)/include/node/node_api.h" ]] || \
+			{ echo "setup-node: the Node headers are missing in $(NODE_PREFIX)/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }; \
+		echo "setup-node: building better-sqlite3 from source against $(NODE_PREFIX)/include/node (about a minute)"; \
+		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; }
+	@# <<< issue-11
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
 # Silent when it is there; apt's output is shown only if the install fails.
@@ -39,10 +55,22 @@ setup-browser:
 		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$$log" 2>&1; \
 		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
 
+# >>> issue-11: Debian's PostgreSQL, for the receiver's tests (each run starts a throwaway server
+# on a temporary folder and a unix socket, as the postgres user). Silent when it is there.
+setup-postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { \
+		[[ $$(id -u) == 0 ]] || { echo "setup-postgres: run as root, or: sudo apt-get install -y postgresql" >&2; exit 1; }; \
+		echo "setup-postgres: installing Debian's postgresql"; \
+		log=$$(mktemp); \
+		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >"$$log" 2>&1; \
+		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
+# <<< issue-11
+
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
-	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package
+	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
+	receiver-test
 
 lint:
 	$(CARGO) fmt --check
@@ -118,6 +146,14 @@ types-test: consumer
 bundlers-test: consumer
 	node --test --test-timeout=300000 tests/bundlers/
 # --- issue-14 (typings, README and bundlers): end ---
+# >>> issue-11
+## receiver-test: cryptopay-verify/receiver against real engines (a throwaway PostgreSQL, SQLite
+## files, D1 in workerd): answers, a property test against decideEvent, 4 instances on one
+## PostgreSQL with one SIGKILLed, faults (server stopped, disk full, lock timeout), the example
+## receiver, bun:sqlite and node:sqlite
+receiver-test: consumer
+	node --test --test-timeout=300000 tests/receiver/
+# <<< issue-11
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
@@ -177,10 +213,22 @@ demo-rust:
 
 ## bench: the installed package against node:crypto, WebCrypto, stripe, svix, standardwebhooks and
 ## @noble/hashes, cold start, .wasm size, memory and a native Rust bench; writes bench/RESULTS.md
+## (then bench/receiver.mjs adds the receiver's deliveries/s and latency, its own section)
 ## (about 3-4 minutes after make pkg; BENCH_QUICK=1 for about 30 s; BENCH_NATIVE=0 skips the Rust bench)
 bench: pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/run.mjs
+	@# >>> issue-11: the receiver's deliveries/s and latency, its own section of bench/RESULTS.md
+	node bench/receiver.mjs
+	@# <<< issue-11
+
+# >>> issue-11
+## bench-receiver: only the receiver's section of bench/RESULTS.md (old JSON-lines log, SQLite,
+## PostgreSQL with 1 and 4 instances; about 1-2 minutes, BENCH_QUICK=1 for less)
+bench-receiver: pkg
+	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
+	node bench/receiver.mjs
+# <<< issue-11
 
 ## fuzz: every fuzz target (fuzz/, cargo-fuzz on nightly, both installed when missing) for
 ## FUZZ_SECS seconds each (default 60), -rss_limit_mb=2048 -timeout=1; prints the executions

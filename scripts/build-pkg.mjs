@@ -101,6 +101,11 @@ run(bin('esbuild'), [join(dist, 'entry', 'node.mjs'), '--bundle', '--format=cjs'
 const cjs = readFileSync(join(dist, 'entry', 'node.cjs'), 'utf8');
 if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta');
 
+// >>> issue-11: the receiver subpath export (cryptopay-verify/receiver), see build-receiver.mjs
+const { buildReceiver } = await import('./build-receiver.mjs');
+buildReceiver({ root, dist, out, fail });
+// <<< issue-11
+
 const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
 const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];
 if (version !== crate) fail(`package.json version ${version} differs from Cargo.toml ${crate}`);

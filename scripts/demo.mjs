@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,16 +126,19 @@ async function main() {
   say();
   say(bold('1. The example receiver (examples/node-receiver): verifies first, records durably, de-duplicates, orders'));
   let rx = await startExample();
-  say(`started on ${rx.webhookUrl}, recording to ${join(dataDir, 'events.jsonl')}`);
+  say(`started on ${rx.webhookUrl}, recording to ${join(dataDir, 'receiver.sqlite')} (cryptopay-verify/receiver, SQLite)`);
   const good = await conformance(rx.webhookUrl);
   const recorded = await getJson(`${rx.url}/events`);
   const applied = recorded.events.filter((e) => e.decision === 'apply').length;
   say(`GET /events: ${recorded.count} events recorded (${applied} applied); the rejected deliveries left no trace`);
+  // >>> issue-11: what the store holds after a shuffled burst
+  const burst = await shuffledBurst(rx);
+  // <<< issue-11
   await rx.stop();
   const { output } = rx;
   rx = await startExample();
   const rebuilt = await getJson(`${rx.url}/events`);
-  say(`restarted: ${rebuilt.count} events rebuilt from the log, none re-applied`);
+  say(`restarted: ${rebuilt.count} events still in the store, none re-applied`);
   await rx.stop();
 
   say();
@@ -145,14 +149,79 @@ async function main() {
   await careless.stop();
 
   say();
-  const goodOk = good === 0 && rebuilt.count === recorded.count;
+  const goodOk = good === 0 && rebuilt.count === recorded.count + burst.events && burst.ok;
   const caught = bad === 1;
   say(bold(`${goodOk ? 'ok' : 'FAILED'}: the example receiver ${good === 0 ? 'holds every rule' : `did not pass (exit ${good})`}` +
-    `${rebuilt.count === recorded.count ? '' : ', and lost events over a restart'}`));
+    `${rebuilt.count === recorded.count + burst.events ? '' : ', and lost events over a restart'}` +
+    `${burst.ok ? '' : ', and the shuffled burst was not stored as it should be'}`));
   say(bold(`${caught ? 'ok' : 'FAILED'}: the careless receiver ${caught ? 'was caught (exit 1, broken rules named above)' : `was not caught (exit ${bad})`}`));
   if (!goodOk) process.stderr.write(`\nexample receiver log:\n${output}${rx.output}`);
   return goodOk && caught ? 0 : 1;
 }
+
+// >>> issue-11: a shuffled burst, then what the store holds
+// The service delivers at least once and in any order: a burst of signed deliveries for a few
+// payments, versions shuffled, a third of them sent twice, all at once. The store must hold
+// each event once and every payment at its highest version, whatever the arrival order.
+async function shuffledBurst(rx) {
+  const { signWebhook } = createRequire(join(consumer, 'package.json'))('cryptopay-verify');
+  const payments = ['pay_demo_a', 'pay_demo_b', 'pay_demo_c'];
+  const events = payments.flatMap((paymentId, p) => Array.from({ length: 8 }, (_, v) => ({
+    eventId: `evt_demo_${p}_${v + 1}`,
+    paymentId,
+    // Payment b's versions are beyond 2^53, where a float would round them.
+    version: p === 1 ? String(2n ** 53n + BigInt(v + 1)) : String(v + 1),
+  })));
+  const deliveries = [...events, ...events.filter((_, i) => i % 3 === 0)];
+  for (let i = deliveries.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [deliveries[i], deliveries[j]] = [deliveries[j], deliveries[i]];
+  }
+  const answers = await Promise.all(deliveries.map(({ eventId, paymentId, version }) => {
+    const body = JSON.stringify({ schema_version: '1', event_id: eventId, event_type: 'payment.updated',
+      occurred_at: new Date().toISOString(), data: { payment_id: paymentId, status_version: version, status: `v${version}` } });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = signWebhook({ secret: env[SECRET_ENV], timestamp, body });
+    return postJson(rx.webhookUrl, body, { [TS_HEADER]: timestamp, [SIG_HEADER]: signature });
+  }));
+  const count = (d) => answers.filter((a) => a.decision === d).length;
+  say();
+  say(bold(`A shuffled burst: ${deliveries.length} deliveries of ${events.length} events for ${payments.length} payments, ` +
+    `${deliveries.length - events.length} sent twice, all at once`));
+  say(`answers: ${count('apply')} apply, ${count('stale')} stale (an older version after a newer one), ${count('duplicate')} duplicate`);
+  const stored = await getJson(`${rx.url}/events`);
+  const ours = stored.events.filter((e) => e.event_id.startsWith('evt_demo_'));
+  const once = new Set(ours.map((e) => e.event_id)).size === ours.length && ours.length === events.length;
+  say(`GET /events: ${ours.length} of them stored, each once: ${once ? 'yes' : 'NO'}`);
+  let highest = true;
+  for (const paymentId of payments) {
+    const best = events.filter((e) => e.paymentId === paymentId).map((e) => BigInt(e.version)).reduce((a, b) => (a > b ? a : b));
+    const payment = await getJson(`${rx.url}/payments/${paymentId}`);
+    const ok = payment.status_version === String(best);
+    highest &&= ok;
+    say(`GET /payments/${paymentId}: status_version ${payment.status_version} (highest sent: ${best}) ${ok ? 'ok' : 'WRONG'}`);
+  }
+  return { events: events.length, ok: once && highest && answers.every((a) => a.received === true) };
+}
+
+function postJson(url, body, headers) {
+  return new Promise((resolvePromise, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => {
+        try {
+          resolvePromise(JSON.parse(text));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+// <<< issue-11
 
 function finish(code) {
   for (const step of cleanup.reverse()) {

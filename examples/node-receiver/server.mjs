@@ -1,23 +1,26 @@
 // A complete payment.updated receiver on node:http, following every receiver rule of the
-// payment service's specification:
+// payment service's specification, with cryptopay-verify/receiver:
 //
 //   1. verify the signature first, over the raw body bytes (bounded), before any parsing;
-//   2. durably record the event (append-only JSON lines, fsync) before answering;
+//   2. durably record the event: a SQLite file (WAL, synchronous=FULL) by default, or
+//      PostgreSQL when DATABASE_URL is set (then run as many instances as you like);
 //   3. de-duplicate by event_id;
-//   4. apply data.status_version only when newer than the stored version of that payment;
-//   5. answer 2xx once recorded (duplicates and stale events too), 4xx with the error code
-//      for a rejected delivery, 5xx when it could not record (the service then retries);
+//   4. apply data.status_version only when greater than the stored version of that payment
+//      (2, 3 and 4 are one transaction per delivery);
+//   5. answer 2xx once committed (duplicates and stale events too), 400 with the error code
+//      for a rejected delivery, 503 when the store failed (the service then retries);
 //   6. a 2xx acknowledges delivery only: nothing here marks an order paid.
 //
-// It also survives a restart (the state is rebuilt from the log) and shows what it has
-// recorded: GET /events, GET /payments, GET /payments/:id.
+// It shows what it has recorded: GET /events, GET /payments, GET /payments/:id.
 //
 // Configuration (flags win over environment variables):
 //   --timestamp-header NAME  TIMESTAMP_HEADER   header carrying the delivery timestamp (required)
 //   --signature-header NAME  SIGNATURE_HEADER   header carrying the signature (required)
 //   --port N                 PORT               default 8787; 0 picks a free port
 //   --host H                 HOST               default 127.0.0.1
-//   --data-dir D             DATA_DIR           where events.jsonl lives; default ./data
+//   --data-dir D             DATA_DIR           the folder of the SQLite file receiver.sqlite; default ./data
+//   DATABASE_URL                                PostgreSQL instead of SQLite (postgresql://user:password@host/db);
+//                                               never printed
 //   --path P                 WEBHOOK_PATH       default /webhook
 //   --max-skew S             MAX_SKEW_SECS      default 300
 //   CRYPTOPAY_WEBHOOK_SECRET                    the signing Secret, exactly as saved (required)
@@ -48,6 +51,7 @@ function configure(argv, env) {
     dataDir: values['data-dir'] ?? env.DATA_DIR ?? 'data',
     path: values.path ?? env.WEBHOOK_PATH ?? '/webhook',
     maxSkewSecs: Number(values['max-skew'] ?? env.MAX_SKEW_SECS ?? 300),
+    databaseUrl: env.DATABASE_URL || undefined,
   };
   if (!config.timestampHeader || !config.signatureHeader) {
     throw new Error('set the delivery header names: --timestamp-header and --signature-header (or TIMESTAMP_HEADER, SIGNATURE_HEADER)');
@@ -86,15 +90,23 @@ async function main() {
   try {
     ({ startReceiver } = await import('./receiver.mjs'));
   } catch (error) {
-    if (error.code !== 'ERR_MODULE_NOT_FOUND' || !/'cryptopay-verify'/.test(error.message)) throw error;
-    console.error('node-receiver: the package cryptopay-verify is not installed where this folder can import it:\n' +
+    const missing = error.code === 'ERR_MODULE_NOT_FOUND' && /'(cryptopay-verify|better-sqlite3|pg)'/.exec(error.message);
+    if (!missing) throw error;
+    console.error(`node-receiver: the package ${missing[1]} is not installed where this folder can import it:\n` +
       '  run npm install in this folder, or copy the folder next to a node_modules that has it\n' +
       '  (NODE_PATH does not apply to ES modules); see README.md');
     process.exit(2);
   }
-  const receiver = await startReceiver(config, log);
-  console.log(`node-receiver: ${receiver.events.records.length} events in ${config.dataDir}/events.jsonl, ` +
-    `${receiver.events.payments().length} payments`);
+  let receiver;
+  try {
+    receiver = await startReceiver(config, log);
+  } catch (error) {
+    // A driver's message names the host or file, never the password; the URL is not printed.
+    console.error(`node-receiver: could not open the store: ${error.code ? `${error.code}: ` : ''}${error.message}`);
+    process.exit(1);
+  }
+  const { events, payments } = await receiver.storage.counts();
+  console.log(`node-receiver: recording to ${receiver.storage.description} (${events} events, ${payments} payments)`);
   console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   let stopping = false;
   const stop = async () => {

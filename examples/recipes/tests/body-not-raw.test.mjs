@@ -1,14 +1,18 @@
 // What a user sees when the framework parsed the body before the webhook route: Express's
-// express.json() registered app-wide, ahead of the recipe's route. The message logged is the
-// one examples/recipes/README.md quotes, word for word.
+// express.json() registered app-wide, ahead of the recipe's receiver. The receiver answers 500
+// body_not_raw (a configuration error: the service retries while it is fixed) and logs the
+// message examples/recipes/README.md quotes, word for word.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import express from 'express';
-import { RECIPES, SECRET, SIG_HEADER, TS_HEADER, deliver, eventBody, recipeCopy } from './helpers.mjs';
+import { RECIPES, ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, eventBody, recipeCopy } from './helpers.mjs';
+
+const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 
 // The fenced block under the README's body_not_raw heading.
 function readmeMessage() {
@@ -26,12 +30,22 @@ async function listen(app) {
 }
 
 describe('body_not_raw: the framework parsed the body first', () => {
-  const config = { secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER };
-  let webhookHandler;
+  let webhookReceiver;
+  let sqliteStore;
+  let dir;
   const servers = [];
+  const config = (name) => ({
+    secrets: SECRET,
+    maxSkewSecs: 300,
+    timestampHeader: TS_HEADER,
+    signatureHeader: SIG_HEADER,
+    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
+  });
   before(async () => {
-    const dir = recipeCopy('express', 'express-json-first');
-    ({ webhookHandler } = await import(pathToFileURL(join(dir, 'app.mjs')).href));
+    dir = recipeCopy('express', 'express-json-first');
+    ({ webhookReceiver } = await import(pathToFileURL(join(dir, 'app.mjs')).href));
+    // The receiver as the recipe's own import resolves it (the installed package).
+    ({ sqliteStore } = await import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href));
   });
   after(async () => {
     for (const server of servers) {
@@ -40,29 +54,31 @@ describe('body_not_raw: the framework parsed the body first', () => {
     }
   });
 
-  test('app.use(express.json()) before the route: 400 body_not_raw, and the log says why', async () => {
+  test('app.use(express.json()) before the receiver: 500 body_not_raw, and the log says why', async () => {
     const logged = [];
+    const receiver = webhookReceiver(config('json-first'), { warn: (l) => logged.push(l), error: (l) => logged.push(l) });
     const app = express();
     app.use(express.json()); // the mistake: every JSON body is parsed before any route runs
-    app.post('/webhook', express.raw({ type: 'application/json' }), webhookHandler(config, { warn: (l) => logged.push(l) }));
+    app.post('/webhook', receiver.node);
     const { server, url } = await listen(app);
     servers.push(server);
 
     const response = await deliver(url, eventBody({ eventId: 'evt_parsed', paymentId: 'pay_parsed', statusVersion: 1 }));
-    assert.deepEqual([response.status, response.json], [400, { error: 'body_not_raw' }]);
-    assert.deepEqual(logged, [`webhook rejected: ${readmeMessage()}`]);
+    assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }]);
+    assert.deepEqual(logged, [`cryptopay-verify/receiver: ${readmeMessage()}`]);
     // The message names the fix for each framework, and never shows the body or the secret.
     for (const hint of ['express.raw', 'Fastify', 'arrayBuffer']) assert.ok(logged[0].includes(hint), hint);
     assert.ok(!logged[0].includes('evt_parsed') && !logged[0].includes(SECRET));
   });
 
-  test('the same handler with the raw parser first (the recipe\'s order) accepts the delivery', async () => {
+  test('the same receiver with no parser before it (the recipe\'s order) records the delivery', async () => {
+    const receiver = webhookReceiver(config('recipe-order'), { warn: () => {}, error: () => {} });
     const app = express();
-    app.post('/webhook', express.raw({ type: 'application/json' }), webhookHandler(config, { warn: () => {} }));
+    app.post('/webhook', receiver.node);
     app.use(express.json()); // after the webhook route: harmless to it
     const { server, url } = await listen(app);
     servers.push(server);
     const response = await deliver(url, eventBody({ eventId: 'evt_raw', paymentId: 'pay_raw', statusVersion: 1 }));
-    assert.deepEqual([response.status, response.json], [200, { received: true, event_id: 'evt_raw', decision: 'apply' }]);
+    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }]);
   });
 });

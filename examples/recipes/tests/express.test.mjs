@@ -1,11 +1,16 @@
-// The Express recipe (examples/recipes/express), run as `node server.mjs`.
+// The Express recipe (examples/recipes/express), run as `node server.mjs` on its SQLite file.
 
 import { after, before, describe } from 'node:test';
-import { deliveryTests, recipeCopy, startNodeRecipe } from './helpers.mjs';
+import { deliveryTests, recipeCopy, restartTest, sqliteStoreRows, startNodeRecipe } from './helpers.mjs';
 
-describe('Express recipe (express.raw)', () => {
+describe('Express recipe (receiver.node, no body parser on the route; SQLite file)', () => {
   let server;
-  before(async () => { server = await startNodeRecipe(recipeCopy('express')); });
+  let dir;
+  before(async () => {
+    dir = recipeCopy('express');
+    server = await startNodeRecipe(dir);
+  });
   after(() => server?.stop());
-  deliveryTests(() => server.url);
+  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
+  restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
 });

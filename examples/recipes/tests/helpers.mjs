@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import http from 'node:http';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -76,7 +77,7 @@ export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000 } = {}
   server.exited.then((how) => { exited = how; });
   for (;;) {
     const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/.exec(server.output.stdout);
-    if (match) return { url: `${match[1]}/webhook`, output: server.output, stop: () => server.stop() };
+    if (match) return { url: `${match[1]}/webhook`, dir, output: server.output, stop: () => server.stop() };
     if (exited || Date.now() > deadline) {
       await server.stop();
       throw new Error(`${dir}/server.mjs did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
@@ -145,7 +146,8 @@ export function deliver(url, body, { timestamp = nowSecs(), secret = SECRET, sig
   return post(url, body, headers ?? { [TS_HEADER]: ts, [SIG_HEADER]: sign(secret, ts, signBody) });
 }
 
-const ok = (decision, eventId) => [200, { received: true, event_id: eventId, decision }];
+// The receiver's answers (cryptopay-verify/receiver): the decision once committed.
+const ok = (decision) => [200, { received: true, decision }];
 const rejected = (code) => [400, { error: code }];
 
 /**
@@ -153,7 +155,7 @@ const rejected = (code) => [400, { error: code }];
  * state), as tests of the enclosing describe(). `webhookUrl()` gives the recipe's URL once
  * it has started.
  */
-export function deliveryTests(webhookUrl) {
+export function deliveryTests(webhookUrl, readStore) {
   const tag = randomBytes(4).toString('hex');
   const payment = `pay_${tag}`;
   const id = (n) => `evt_${tag}_${n}`;
@@ -221,10 +223,10 @@ export function deliveryTests(webhookUrl) {
     const body = eventBody({ eventId: id(8), paymentId: payment, statusVersion: v(9) });
     await same(await post(url, body, { [TS_HEADER]: String(nowSecs()) }), rejected('signature_missing'));
   });
-  test('an authentic event of an unknown type is acknowledged and ignored (2xx)', async () => {
+  test('an authentic event of an unknown type is quarantined and acknowledged (2xx), never applied', async () => {
     const url = webhookUrl();
     const body = eventBody({ eventId: id(9), paymentId: payment, statusVersion: v(9), eventType: 'payment.refunded' });
-    await same(await deliver(url, body), [200, { received: true, ignored: 'event_type_unknown' }]);
+    await same(await deliver(url, body), [200, { received: true, quarantined: 'event_type_unknown' }]);
   });
   test('after all that, the stored version is still the newest: an older one is stale', async () => {
     const url = webhookUrl();
@@ -247,5 +249,55 @@ export function deliveryTests(webhookUrl) {
     assert.deepEqual(rules.filter((r) => !r.pass), [], 'broken rules');
     assert.equal(rules.length, 12);
     assert.equal(result.code, 0, result.stderr);
+  });
+  if (readStore) {
+    test('its store holds each accepted event once, with its decision; the payment at its highest version', async () => {
+      const { events, payments, quarantine } = await readStore();
+      const ids = events.map((e) => e.event_id);
+      assert.equal(new Set(ids).size, ids.length, 'an event_id recorded twice');
+      // The shared cases record 7 events (evt 1, 2, 3, 4, 5 and 10; the kit adds its own).
+      const ours = events.filter((e) => e.event_id.startsWith(`evt_${tag}_`))
+        .map((e) => [Number(e.event_id.slice(`evt_${tag}_`.length)), e.decision, String(e.status_version)])
+        .sort((a, b) => a[0] - b[0]);
+      assert.deepEqual(ours, [[1, 'apply', v(2)], [2, 'stale', v(1)], [3, 'apply', v(3)], [4, 'stale', v(3)],
+        [5, 'apply', '1'], [10, 'stale', v(2)]]);
+      const row = payments.find((p) => p.payment_id === payment);
+      assert.deepEqual([String(row.status_version), row.event_id], [v(3), id(3)]); // exact: 2^53 + 3
+      assert.ok(quarantine.some((q) => q.code === 'event_type_unknown'));
+    });
+  }
+}
+
+/** The rows of a recipe's SQLite file (DATA_DIR/receiver.sqlite), read as a separate connection. */
+export function sqliteStoreRows(dir) {
+  const require = createRequire(join(ROOT, 'package.json'));
+  const Database = require('better-sqlite3');
+  const db = new Database(join(dir, 'data', 'receiver.sqlite'), { readonly: true });
+  try {
+    return {
+      events: db.prepare('SELECT event_id, decision, status_version FROM cryptopay_events').all(),
+      payments: db.prepare('SELECT payment_id, status_version, event_id FROM cryptopay_payments').all(),
+      quarantine: db.prepare('SELECT code FROM cryptopay_quarantine').all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * After the deliveries: the recipe restarted on the same data answers the first event again
+ * as a duplicate (the state is in the store, not in the process).
+ */
+export function restartTest(start, getServer, setServer) {
+  test('restarted on the same store, a retry of the first event is a duplicate', async () => {
+    await getServer().stop();
+    const server = await start();
+    setServer(server);
+    const events = sqliteStoreRows(server.dir).events;
+    const first = events.find((e) => /^evt_[0-9a-f]{8}_1$/.test(e.event_id));
+    const [, tag] = /^evt_([0-9a-f]{8})_1$/.exec(first.event_id);
+    const body = eventBody({ eventId: first.event_id, paymentId: `pay_${tag}`, statusVersion: String(2n ** 53n + 2n) });
+    const response = await deliver(server.url, body);
+    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'duplicate' }]);
   });
 }

@@ -1,37 +1,59 @@
-// The Next.js recipe (examples/recipes/nextjs): `next build`, then `next start` on 127.0.0.1
-// (Node runtime), and the deliveries POSTed to /api/webhook.
+// The Next.js recipe (examples/recipes/nextjs): `next build` with neither the secret nor a
+// database, then `next start` on 127.0.0.1 (Node runtime) recording in PostgreSQL
+// (DATABASE_URL, a throwaway server), and the deliveries POSTed to /api/webhook.
 
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
+import { startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...RECIPE_ENV };
+const pg = createRequire(join(ROOT, 'package.json'))('pg');
 
-describe('Next.js recipe (App Router route handler, request.arrayBuffer())', { timeout: 150_000 }, () => {
+describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)', { timeout: 150_000 }, () => {
   let dir;
   let server;
   let url;
+  let database;
+  let pool;
   before(async () => {
     dir = recipeCopy('nextjs');
-    // The secret is only in the environment of `next start`: the build must not need it.
-    const buildEnv = { ...env };
+    // Neither the secret nor the database is in the environment of `next build`.
+    const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...RECIPE_ENV };
     delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
+    delete buildEnv.DATABASE_URL;
     const build = await run(process.execPath, [NEXT, 'build'], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
     assert.equal(build.code, 0, `next build ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stdout + build.stderr, 30)}`);
+    database = startPostgres();
+    pool = new pg.Pool({ connectionString: database.url, max: 2 });
     const port = await freePort();
-    server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: dir, env });
+    server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', String(port)], {
+      cwd: dir,
+      env: { ...buildEnv, ...RECIPE_ENV, DATABASE_URL: database.url },
+    });
     await waitForPort(port, { timeoutMs: 20_000, exited: server.exited });
     url = `http://127.0.0.1:${port}/api/webhook`;
   });
-  after(() => server?.stop());
+  after(async () => {
+    await server?.stop();
+    await pool?.end();
+    database?.destroy();
+  });
 
   test('the route is built as a dynamic Node route handler', async () => {
     const { readFile } = await import('node:fs/promises');
     const manifest = JSON.parse(await readFile(join(dir, '.next', 'server', 'app-paths-manifest.json'), 'utf8'));
     assert.ok(Object.keys(manifest).includes('/api/webhook/route'), JSON.stringify(manifest));
   });
-  deliveryTests(() => url);
+  deliveryTests(() => url, async () => {
+    const rows = async (sql) => (await pool.query(sql)).rows;
+    return {
+      events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
+      payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
+      quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
+    };
+  });
 });

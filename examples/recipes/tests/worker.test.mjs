@@ -1,110 +1,48 @@
 // The Cloudflare Worker recipe (examples/recipes/worker): bundled by `wrangler deploy
-// --dry-run` as for a deployment, served by `workerd serve` on 127.0.0.1 with the bindings
-// given in workerd's config (text bindings standing in for the vars and the secret).
+// --dry-run` as for a deployment, served by Miniflare (wrangler's local runtime: workerd, with
+// the D1 database on a SQLite file) on 127.0.0.1, text bindings standing in for the vars and
+// the secret.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
+import { freePort, run, tail } from '../../../tests/runtimes/lib.mjs';
+import { bundleWorker, serveWithD1, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/receiver/lib/d1.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
-const modules = join(ROOT, 'node_modules');
-
-// wrangler's launcher refuses a Node older than it wants; its CLI proper then runs directly
-// (a dry-run bundle does not need the newer Node), as tests/runtimes/workerd.mjs does.
-function wrangler() {
-  const bin = join(modules, 'wrangler', 'bin', 'wrangler.js');
-  const min = readFileSync(bin, 'utf8').match(/MIN_NODE_VERSION = "(\d+)\.(\d+)\.(\d+)"/);
-  const have = process.versions.node.split('.').map(Number);
-  const tooOld = min && (have[0] - min[1] || have[1] - min[2] || have[2] - min[3]) < 0;
-  return tooOld ? ['--no-warnings', join(modules, 'wrangler', 'wrangler-dist', 'cli.js')] : [bin];
-}
-
-// No account, no login, no telemetry, no update check.
-function wranglerEnv(dir) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDFLARE_|CF_)/.test(k)));
-  return {
-    ...env,
-    WRANGLER_SEND_METRICS: 'false',
-    WRANGLER_SEND_ERROR_REPORTS: 'false',
-    WRANGLER_HIDE_BANNER: 'true',
-    WRANGLER_WRITE_LOGS: 'false',
-    WRANGLER_NO_SKILLS_UPDATE_PROMPTS: 'true',
-    DO_NOT_TRACK: '1',
-    CI: '1',
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.config'),
-  };
-}
-
-function getJson(url) {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode, json: JSON.parse(text) }));
-    }).on('error', reject);
-  });
-}
-
-describe('Cloudflare Worker recipe (request.arrayBuffer(), in workerd)', { timeout: 90_000 }, () => {
-  let server;
-  let origin;
+describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
+  let worker;
   before(async () => {
     const dir = recipeCopy('worker');
-    const out = join(dir, 'out');
-    const build = await run(process.execPath, [...wrangler(), 'deploy', '--dry-run', '--outdir', out],
-      { cwd: dir, env: wranglerEnv(dir), timeoutMs: 45_000 });
-    assert.equal(build.code, 0, `wrangler deploy --dry-run ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stderr + build.stdout)}`);
-
-    // The bundle's modules as wrangler wrote them, main module first; the .wasm as a module.
-    const files = readdirSync(out);
-    const main = files.find((f) => f === 'worker.js') ?? files.find((f) => /\.m?js$/.test(f));
-    const entries = [main, ...files.filter((f) => f !== main)].flatMap((f) => {
-      if (/\.m?js$/.test(f)) return [`(name = ${JSON.stringify(f)}, esModule = embed ${JSON.stringify(f)})`];
-      if (f.endsWith('.wasm')) return [`(name = ${JSON.stringify(f)}, wasm = embed ${JSON.stringify(f)})`];
-      return [];
-    });
-    assert.equal(files.filter((f) => f.endsWith('.wasm')).length, 1, `one .wasm module in ${files.join(', ')}`);
-    const bindings = { ...RECIPE_ENV, EXPOSE_EVENTS: 'true' };
-    const port = await freePort();
-    writeFileSync(join(out, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .receiver) ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const receiver :Workerd.Worker = (
-  modules = [
-    ${entries.join(',\n    ')}
-  ],
-  bindings = [
-    ${Object.entries(bindings).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`).join(',\n    ')}
-  ],
-  compatibilityDate = "2025-09-01",
-);
-`);
-    server = startServer(join(modules, '.bin', 'workerd'), ['serve', 'config.capnp'], { cwd: out });
-    await waitForPort(port, { timeoutMs: 15_000, exited: server.exited });
-    origin = `http://127.0.0.1:${port}`;
+    const out = await bundleWorker(dir);
+    // Miniflare is wrangler's local runtime (`wrangler dev`): workerd, with D1 on a SQLite file.
+    worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: await freePort() });
   });
-  after(() => server?.stop());
+  after(() => worker?.dispose());
 
-  deliveryTests(() => `${origin}/webhook`);
+  deliveryTests(() => new URL('/webhook', worker.url).href, async () => {
+    const all = async (sql) => (await worker.db.prepare(sql).all()).results;
+    return {
+      events: await all('SELECT event_id, decision, status_version FROM cryptopay_events'),
+      payments: await all('SELECT payment_id, status_version, event_id FROM cryptopay_payments'),
+      quarantine: await all('SELECT code FROM cryptopay_quarantine'),
+    };
+  });
 
-  test('it recorded each accepted event once (applied or stale), nothing rejected or duplicated', async () => {
-    const { status, json } = await getJson(`${origin}/events`);
-    assert.equal(status, 200);
-    const decisions = json.events.map((e) => e.decision);
-    const ids = json.events.map((e) => e.event_id);
-    assert.equal(new Set(ids).size, ids.length, 'an event_id recorded twice');
-    assert.ok(decisions.every((d) => d === 'apply' || d === 'stale'), decisions.join());
-    // The shared cases alone record 7 events (evt 1, 2, 3, 4, 5 and 10; the kit adds its own).
-    const ours = json.events.filter((e) => /^evt_[0-9a-f]{8}_\d+$/.test(e.event_id));
-    assert.deepEqual(ours.map((e) => [e.event_id.replace(/^evt_[0-9a-f]{8}_/, ''), e.decision]),
-      [['1', 'apply'], ['2', 'stale'], ['3', 'apply'], ['4', 'stale'], ['5', 'apply'], ['10', 'stale']]);
-    assert.match(ours[2].status_version, /^9007199254740995$/); // exact: 2^53 + 3
+  test('without its D1 binding it answers 500 not_configured (the service retries), never 2xx', async () => {
+    const dir = recipeCopy('worker', 'worker-unbound');
+    const out = await bundleWorker(dir);
+    const { Miniflare } = createRequire(join(ROOT, 'package.json'))('miniflare');
+    const mf = new Miniflare({ modules: true, scriptPath: join(out, 'worker.js'), modulesRoot: out,
+      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }], compatibilityDate: '2025-09-01', bindings: RECIPE_ENV });
+    try {
+      const response = await mf.dispatchFetch('http://worker.test/webhook', { method: 'POST', body: '{}' });
+      assert.deepEqual([response.status, await response.json()], [500, { error: 'not_configured' }]);
+    } finally {
+      await mf.dispose();
+    }
   });
 });
 

@@ -1,68 +1,70 @@
-// POST /api/webhook: payment.updated deliveries, verified over the raw body.
+// POST /api/webhook: payment.updated deliveries, on cryptopay-verify/receiver. It reads the
+// raw body itself (never request.json()), verifies, then records the event (de-duplicated by
+// event_id, applied only when its status_version is greater) in one transaction, and answers
+// 2xx only after the commit.
 //
-// Configuration (environment, read at the first request, never at build time):
+// Configuration (environment, read at the first request, never at build time, so `next build`
+// needs neither the secret nor the database):
 //   CRYPTOPAY_WEBHOOK_SECRET  the signing Secret exactly as saved (required)
 //   TIMESTAMP_HEADER          the header carrying the delivery timestamp (required)
 //   SIGNATURE_HEADER          the header carrying the signature (required)
+//   DATABASE_URL              PostgreSQL: what serverless and multi-instance deployments need
+//   DATA_DIR (./data)         without DATABASE_URL: a SQLite file, for one `next start` process
 //   MAX_SKEW_SECS             default 300
 
-import { CryptoPayError, Verifier, decideEvent, init, readDeliveryHeaders } from 'cryptopay-verify';
+import { createReceiver, postgresStore, sqliteStore } from 'cryptopay-verify/receiver';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-let config;
-function configure() {
-  if (!config) {
-    const { CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER, MAX_SKEW_SECS } = process.env;
-    if (!CRYPTOPAY_WEBHOOK_SECRET || !TIMESTAMP_HEADER || !SIGNATURE_HEADER) {
-      throw new Error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER');
-    }
-    config = {
-      verifier: new Verifier({
-        secrets: CRYPTOPAY_WEBHOOK_SECRET,
-        maxSkewSecs: Number(MAX_SKEW_SECS ?? 300),
-        maxBodyBytes: 1024 * 1024,
-      }),
-      names: { timestampHeader: TIMESTAMP_HEADER, signatureHeader: SIGNATURE_HEADER },
-    };
+async function openStore(env) {
+  if (env.DATABASE_URL) {
+    const { default: pg } = await import('pg');
+    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 }));
   }
-  return config;
+  const [{ default: Database }, { mkdirSync }, { join }] = await Promise.all([import('better-sqlite3'), import('node:fs'), import('node:path')]);
+  const dataDir = env.DATA_DIR ?? 'data';
+  mkdirSync(dataDir, { recursive: true });
+  return sqliteStore(new Database(join(dataDir, 'receiver.sqlite')));
 }
 
-// In memory for the recipe (one `next start` process). In production: your database, in one
-// transaction, so a retry racing the first delivery cannot both apply.
-const seenEventIds = new Set();
-const appliedVersions = new Map(); // payment_id -> status_version (exact decimal text)
-
-function record(event) {
-  const decision = decideEvent(event, {
-    eventSeen: seenEventIds.has(event.eventId),
-    statusVersion: appliedVersions.get(event.paymentId),
+// Created at the first request (once, however many arrive together); forgotten on failure,
+// so the next request tries again.
+let receiving = null;
+function getReceiver() {
+  receiving ??= (async () => {
+    const env = process.env;
+    if (!env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
+      throw Object.assign(new Error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER'), { notConfigured: true });
+    }
+    const receiver = createReceiver({
+      secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
+      maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
+      timestampHeader: env.TIMESTAMP_HEADER,
+      signatureHeader: env.SIGNATURE_HEADER,
+      maxBodyBytes: 1024 * 1024,
+      store: await openStore(env),
+    });
+    await receiver.ready(); // creates the tables when missing
+    return receiver;
+  })().catch((error) => {
+    receiving = null;
+    throw error;
   });
-  if (decision !== 'duplicate') seenEventIds.add(event.eventId);
-  if (decision === 'apply') appliedVersions.set(event.paymentId, event.statusVersion);
-  return decision;
+  return receiving;
 }
 
 export async function POST(request) {
-  await init(); // a no-op once loaded
-  const { verifier, names } = configure();
-  const body = await request.arrayBuffer(); // the raw bytes: never request.json()
-  let verified;
+  let receiver;
   try {
-    const { timestamp, signature } = readDeliveryHeaders(request.headers, names);
-    verified = verifier.verifyWebhook({ body, timestamp, signature, nowSecs: Math.floor(Date.now() / 1000) });
+    receiver = await getReceiver();
   } catch (error) {
-    if (!(error instanceof CryptoPayError)) throw error;
-    if (error.code === 'event_type_unknown') {
-      return Response.json({ received: true, ignored: error.code }); // authentic: acknowledge, ignore
-    }
-    console.warn(`webhook rejected: ${error.message}`);
-    return Response.json({ error: error.code }, { status: 400 });
+    // Not configured (500), or the store cannot be reached (503): the service retries both.
+    console.error(`webhook receiver unavailable: ${error.message}`);
+    return error.notConfigured
+      ? Response.json({ error: 'not_configured' }, { status: 500 })
+      : Response.json({ error: 'store_unavailable' }, { status: 503 });
   }
-  const { event } = verified;
-  const decision = record(event);
   // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
-  return Response.json({ received: true, event_id: event.eventId, decision });
+  return receiver.fetch(request);
 }

@@ -1,0 +1,136 @@
+// The two HTTP faces of a receiver: `fetch(request)` (Workers, Deno, Bun, Next.js route
+// handlers, Hono) and `node(req, res)` (node:http, Express, Fastify's raw objects). Both read
+// the raw body with a bound, then hand { body, headers } to handle() and write its answer.
+// Nothing here imports a Node module: the same file runs in every runtime.
+
+import { answers } from './answers.mjs';
+import { describeError } from './stores/common.mjs';
+
+const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+// A body over the limit is read to its end and discarded up to this many times the limit, so
+// the sender gets the 413 rather than a reset; past that the connection is closed.
+const DRAIN_FACTOR = 16;
+
+function concat(chunks, size) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const declaredLength = (value) => {
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : -1;
+};
+
+// The raw body of a Node request. Resolves { body }, { tooLarge, close } or { aborted }.
+// When a framework already read the stream (express.raw(), express.json(), ...), its
+// req.body is used as it is: bytes or a string verify, a parsed object is body_not_raw.
+function readNodeBody(req, limit) {
+  if (req.readableEnded) return Promise.resolve({ body: req.body });
+  const drainLimit = DRAIN_FACTOR * limit;
+  if (declaredLength(req.headers?.['content-length']) > drainLimit) return Promise.resolve({ tooLarge: true, close: true });
+  return new Promise((resolve) => {
+    const chunks = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk) => {
+      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+      size += bytes.byteLength;
+      if (size <= limit) chunks.push(bytes);
+      else if (size > drainLimit) settle({ tooLarge: true, close: true });
+      else chunks.length = 0;
+    };
+    req.on('data', onData);
+    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false } : { body: size === 0 ? EMPTY : concat(chunks, size) }));
+    req.once('error', () => settle({ aborted: true }));
+    req.once('close', () => settle({ aborted: true })); // no effect once 'end' settled
+  });
+}
+
+function send(res, { status, body, headers }, close = false) {
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  const bytes = encoder.encode(body);
+  res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength), ...(close ? { connection: 'close' } : {}) });
+  res.end(bytes);
+}
+
+export function nodeHandler({ handle, limit, error }) {
+  /** node:http, Express, Fastify (request.raw, reply.raw after reply.hijack()). */
+  return async function node(req, res) {
+    try {
+      if (req.method !== 'POST') {
+        req.resume?.();
+        send(res, answers.methodNotAllowed());
+        return;
+      }
+      const read = await readNodeBody(req, limit);
+      if (read.aborted) return; // the sender went away: nothing to answer
+      if (read.tooLarge) {
+        send(res, answers.tooLarge(), read.close);
+        if (read.close) res.once?.('finish', () => req.destroy?.());
+        return;
+      }
+      // rawHeaders keeps a header sent twice apart (header_duplicated).
+      send(res, await handle({ body: read.body, headers: req.rawHeaders ?? req.headers ?? {} }));
+    } catch (failure) {
+      error(`internal: ${describeError(failure)}`);
+      if (res.headersSent) res.destroy?.();
+      else send(res, answers.internal());
+    }
+  };
+}
+
+// The raw body of a Fetch request, at most `limit` bytes. Resolves { body } or { tooLarge }.
+// A body some code already read is given as null, which verifies as body_not_raw.
+async function readFetchBody(request, limit) {
+  if (request.bodyUsed) return { body: null };
+  if (declaredLength(request.headers.get('content-length')) > limit) {
+    await request.body?.cancel().catch(() => {});
+    return { tooLarge: true };
+  }
+  if (request.body === null) return { body: EMPTY };
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  return { body: size === 0 ? EMPTY : concat(chunks, size) };
+}
+
+const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
+
+export function fetchHandler({ handle, limit, error }) {
+  /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
+  return async function fetch(request) {
+    try {
+      if (request.method !== 'POST') return toResponse(answers.methodNotAllowed());
+      const read = await readFetchBody(request, limit);
+      if (read.tooLarge) return toResponse(answers.tooLarge());
+      return toResponse(await handle({ body: read.body, headers: request.headers }));
+    } catch (failure) {
+      error(`internal: ${describeError(failure)}`);
+      return toResponse(answers.internal());
+    }
+  };
+}

@@ -1,0 +1,185 @@
+// createReceiver: verify a delivery, then record it in a store in one transaction, and say
+// what to answer. It sits on the package's public API (Verifier, readDeliveryHeaders, the
+// event's fields) as a user's code would, and adds only I/O through the store it is given:
+// it never opens a connection and never reads the environment.
+
+import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
+import { answers } from './answers.mjs';
+import { fetchHandler, nodeHandler } from './http.mjs';
+import { describeError, invalid } from './stores/common.mjs';
+
+const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log'];
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024; // the package's default
+
+// Codes a verifyWebhook reports only after the signature and the skew held: the delivery is
+// authentic, but not an event this receiver can record. Kept in quarantine, acknowledged.
+const QUARANTINED = new Set(['event_not_json', 'event_malformed', 'event_duplicate_key', 'event_type_unknown', 'status_version_invalid']);
+// Configuration errors: the service retries (5xx) while they are fixed.
+const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
+const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
+const PREFIX = 'cryptopay-verify/receiver: ';
+const encoder = new TextEncoder();
+
+const systemClock = () => Math.floor(Date.now() / 1000);
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid('createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
+  }
+  for (const key of Object.keys(options)) {
+    // An unknown key is never echoed: it could be a pasted secret.
+    if (!OPTIONS.includes(key)) throw invalid(`createReceiver was given an unknown option (options: ${OPTIONS.join(', ')})`);
+  }
+  for (const name of ['timestampHeader', 'signatureHeader']) {
+    if (typeof options[name] !== 'string' || options[name] === '') {
+      throw invalid(`${name} is required: the name of the delivery header, as the service sends it`);
+    }
+  }
+  const { store } = options;
+  if (store === null || typeof store !== 'object'
+    || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
+    throw invalid('store is required: postgresStore(pool), sqliteStore(db), d1Store(env.DB), or an object with ready, record and quarantine');
+  }
+  if (options.nowSecs !== undefined && typeof options.nowSecs !== 'function') {
+    throw invalid('nowSecs is a function returning the current Unix time in seconds');
+  }
+  const log = options.log;
+  if (log !== undefined && log !== false && log !== null
+    && (typeof log !== 'object' || typeof log.warn !== 'function' || typeof log.error !== 'function')) {
+    throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
+  }
+}
+
+// The verified body as bytes (it verified, so it is one of the raw shapes).
+function bytesOf(body) {
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return encoder.encode(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  return new Uint8Array(body);
+}
+
+/**
+ * Creates a receiver. See the typings (receiver.d.ts) for the contract; in short:
+ * `fetch(request)`, `node(req, res)`, `handle({ body, headers })` and `ready()`.
+ */
+export function createReceiver(options) {
+  checkOptions(options);
+  const { store } = options;
+  const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const clock = options.nowSecs ?? systemClock;
+  const log = options.log === undefined ? console : options.log || null;
+  const warn = (line) => log?.warn(PREFIX + line);
+  const error = (line) => log?.error(PREFIX + line);
+  const verifierOptions = { secrets: options.secrets, maxSkewSecs: options.maxSkewSecs };
+  if (options.maxBodyBytes !== undefined) verifierOptions.maxBodyBytes = options.maxBodyBytes;
+
+  // Keyed now, so a wrong secret set or skew throws here, at start. Only where the package
+  // loads its WebAssembly asynchronously (browsers) is it keyed at ready() instead.
+  let verifier = null;
+  try {
+    verifier = new Verifier(verifierOptions);
+  } catch (failure) {
+    if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
+  }
+
+  // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
+  let storeReady = null;
+  let storeIsReady = false;
+  function prepareStore() {
+    if (storeIsReady) return null;
+    storeReady ??= (async () => {
+      await store.ready();
+      storeIsReady = true;
+    })().catch((failure) => {
+      storeReady = null;
+      throw failure;
+    });
+    return storeReady;
+  }
+
+  async function keyed() {
+    if (verifier === null) {
+      await init();
+      verifier ??= new Verifier(verifierOptions);
+    }
+    return verifier;
+  }
+
+  async function ready() {
+    await keyed();
+    await prepareStore();
+  }
+
+  async function stored(write, what) {
+    try {
+      await prepareStore();
+      return await write();
+    } catch (failure) {
+      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries`);
+      return null;
+    }
+  }
+
+  async function refuse(failure, body) {
+    const { code } = failure;
+    if (QUARANTINED.has(code)) {
+      const kept = await stored(async () => {
+        await store.quarantine({ code, body: bytesOf(body) });
+        return true;
+      }, `a ${code} delivery in quarantine`);
+      if (kept === null) return answers.storeUnavailable();
+      warn(`quarantined an authentic delivery that is not a readable event: ${code}`);
+      return answers.quarantined(code);
+    }
+    if (code === 'body_too_large') return answers.tooLarge();
+    if (MISCONFIGURED.has(code)) {
+      // A configuration error: the message says how to fix it (never a secret or the body).
+      error(failure.message);
+      return answers.misconfigured(code);
+    }
+    warn(`rejected: ${failure.message}`);
+    return answers.rejected(code);
+  }
+
+  async function handle(delivery) {
+    if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
+    let verified;
+    try {
+      const keys = verifier ?? await keyed();
+      const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
+      verified = keys.verifyWebhook({ body: delivery.body, timestamp, signature, nowSecs: clock() });
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      return refuse(failure, delivery.body);
+    }
+    const { event } = verified;
+    const digits = store.maxStatusVersionDigits;
+    if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
+    if (typeof digits === 'number' && event.statusVersion.length > digits) {
+      // Valid, but longer than this store can hold exactly (PostgreSQL numeric: 131072 digits).
+      return refuse({ code: 'status_version_invalid' }, delivery.body);
+    }
+    const decision = await stored(() => store.record({
+      eventId: event.eventId,
+      paymentId: event.paymentId,
+      statusVersion: event.statusVersion,
+      data: JSON.stringify(event.data),
+      body: bytesOf(delivery.body),
+    }), 'an event');
+    if (decision === null) return answers.storeUnavailable();
+    if (decision !== 'apply' && decision !== 'stale' && decision !== 'duplicate') {
+      error('store_unavailable: the store answered something other than apply, stale or duplicate');
+      return answers.storeUnavailable();
+    }
+    return answers.received(decision);
+  }
+
+  const http = { handle, limit, error };
+  return {
+    ready,
+    handle,
+    fetch: fetchHandler(http),
+    node: nodeHandler(http),
+  };
+}

@@ -1,0 +1,87 @@
+-- cryptopay-verify/receiver: the PostgreSQL tables and statements.
+--
+-- receiver.ready() runs `schema` (one implicit transaction, idempotent); each delivery runs
+-- `record` (one statement, so one transaction) or `quarantine`. The prefix `cryptopay_` is
+-- replaced by the store's `prefix` option. To create the tables in a migration instead, run
+-- `schema` as it stands (with your prefix) and pass `createTables: false` to postgresStore.
+--
+-- status_version is `numeric`: integers of any size (up to 131072 digits), compared exactly.
+
+-- statement: schema
+-- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
+-- concurrently, so creation is serialised by a transaction-level advisory lock.
+SELECT pg_advisory_xact_lock(4150767016395183);
+CREATE TABLE IF NOT EXISTS cryptopay_events (
+  event_id       text        PRIMARY KEY,
+  payment_id     text        NOT NULL,
+  status_version numeric     NOT NULL CHECK (status_version >= 0 AND scale(status_version) = 0),
+  decision       text        NOT NULL CHECK (decision IN ('apply', 'stale')),
+  received_at    timestamptz NOT NULL DEFAULT now(),
+  body           bytea       NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cryptopay_events_payment_id ON cryptopay_events (payment_id);
+CREATE TABLE IF NOT EXISTS cryptopay_payments (
+  payment_id     text        PRIMARY KEY,
+  status_version numeric     NOT NULL CHECK (status_version >= 0 AND scale(status_version) = 0),
+  event_id       text        NOT NULL,
+  data           json        NOT NULL,
+  updated_at     timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
+  id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  received_at timestamptz NOT NULL DEFAULT now(),
+  code        text        NOT NULL,
+  body        bytea       NOT NULL
+);
+
+-- statement: check
+-- With createTables: false, ready() only checks that the tables and columns are there.
+SELECT
+  (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body
+                         FROM cryptopay_events LIMIT 0) AS e)
+  + (SELECT count(*) FROM (SELECT payment_id, status_version, event_id, data, updated_at
+                           FROM cryptopay_payments LIMIT 0) AS p)
+  + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0) AS q)
+  AS zero;
+
+-- statement: record
+-- $1 event_id, $2 payment_id, $3 status_version (canonical decimal digits), $4 data (JSON
+-- text), $5 the verified body. Returns one row (decision 'apply' or 'stale') when the event
+-- is new, none when its event_id is already stored (a duplicate: nothing changed).
+--
+-- The payment row is written first, and only when the event is not stored yet and its
+-- version is greater than the stored one: ON CONFLICT DO UPDATE locks the row and checks
+-- the condition against its latest committed version, so concurrent deliveries for one
+-- payment end as if run one after the other. The event row then records the outcome. If
+-- another transaction committed the same event_id meanwhile, the applying branch (which has
+-- no ON CONFLICT) fails with a unique violation and the whole statement is rolled back: the
+-- store reports that as a duplicate, and nothing changed.
+WITH incoming AS (
+  SELECT $1::text AS event_id, $2::text AS payment_id, $3::numeric AS status_version,
+         $4::json AS data, $5::bytea AS body
+), applied AS (
+  INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data)
+  SELECT payment_id, status_version, event_id, data FROM incoming
+  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+  ON CONFLICT (payment_id) DO UPDATE
+    SET status_version = excluded.status_version, event_id = excluded.event_id,
+        data = excluded.data, updated_at = now()
+    WHERE stored.status_version < excluded.status_version
+  RETURNING 1
+), recorded_apply AS (
+  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
+  SELECT event_id, payment_id, status_version, 'apply', body FROM incoming
+  WHERE EXISTS (SELECT 1 FROM applied)
+  RETURNING decision
+), recorded_stale AS (
+  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
+  SELECT event_id, payment_id, status_version, 'stale', body FROM incoming
+  WHERE NOT EXISTS (SELECT 1 FROM applied)
+  ON CONFLICT (event_id) DO NOTHING
+  RETURNING decision
+)
+SELECT decision FROM recorded_apply UNION ALL SELECT decision FROM recorded_stale;
+
+-- statement: quarantine
+-- $1 the error code, $2 the verified body.
+INSERT INTO cryptopay_quarantine (code, body) VALUES ($1, $2);

@@ -1,0 +1,34 @@
+// d1Store: Cloudflare D1 for Workers. Each delivery is one batch() of the two statements of
+// schema/sqlite.sql (`apply`, then `record`): D1 runs a batch as one transaction, so the
+// decision and the writes are one atomic step shared by every isolate.
+
+import { sqlite as SQL } from '../sql.mjs';
+import { invalid, storeOptions, withPrefix } from './common.mjs';
+
+/** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
+export function d1Store(binding, options) {
+  if (binding === null || typeof binding !== 'object' || typeof binding.prepare !== 'function'
+    || typeof binding.batch !== 'function') {
+    throw invalid('d1Store takes a D1 database binding (env.DB, declared under d1_databases in wrangler.jsonc)');
+  }
+  const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'd1Store');
+  const sql = withPrefix(SQL, prefix);
+
+  return {
+    kind: 'd1',
+    async ready() {
+      if (createTables) await binding.batch(sql.schema.map((statement) => binding.prepare(statement)));
+      else await binding.prepare(sql.check).all();
+    },
+    async record({ eventId, paymentId, statusVersion, data, body }) {
+      const [, recorded] = await binding.batch([
+        binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data),
+        binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, body),
+      ]);
+      return recorded?.results?.[0]?.decision ?? 'duplicate';
+    },
+    async quarantine({ code, body }) {
+      await binding.prepare(sql.quarantine).bind(code, body).run();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// postgresStore: the store for many receiver instances. Each delivery is ONE statement
+// (schema/postgres.sql, `record`), so one transaction: the payment row is written only when
+// the event is new and its version greater (checked on the locked, latest row), then the
+// event row records the outcome. Concurrent deliveries across instances end as if serial.
+
+import { postgres as SQL } from '../sql.mjs';
+import { invalid, storeOptions, withPrefix } from './common.mjs';
+
+// PostgreSQL's numeric holds at most 131072 digits before the decimal point.
+const NUMERIC_DIGITS = 131072;
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * client: a node-postgres Pool (recommended) or Client, or anything with
+ * query(text, values) -> Promise<{ rows }>. options: { prefix?, createTables? }.
+ */
+export function postgresStore(client, options) {
+  if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
+    throw invalid('postgresStore takes a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
+  }
+  const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'postgresStore');
+  // A node-postgres Pool emits 'error' when an idle connection drops (the server restarted);
+  // with no listener Node throws it and the receiver's process dies. The next query on that
+  // connection fails instead, and is answered 503 (and logged) like any store failure.
+  if (typeof client.on === 'function' && typeof client.listenerCount === 'function' && client.listenerCount('error') === 0) {
+    client.on('error', () => {});
+  }
+  const sql = withPrefix(SQL, prefix);
+  const eventsKey = `${prefix}events_pkey`;
+  // node-postgres (a Pool or Client has connect()) keeps each statement prepared per
+  // connection under its name: parsed and planned once, not at every delivery.
+  const named = typeof client.connect === 'function';
+  const run = (name, text, values) => (named
+    ? client.query({ name: `${prefix}${name}_v1`, text, values })
+    : client.query(text, values));
+
+  return {
+    kind: 'postgres',
+    maxStatusVersionDigits: NUMERIC_DIGITS,
+    async ready() {
+      // The schema is one simple query: one implicit transaction, under an advisory lock.
+      await client.query(createTables ? sql.schema : sql.check);
+    },
+    async record({ eventId, paymentId, statusVersion, data, body }) {
+      let result;
+      try {
+        result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body]);
+      } catch (error) {
+        // Another transaction committed this event_id while this one was applying it: the
+        // statement was rolled back whole, so nothing changed. That is a duplicate.
+        if (error?.code === UNIQUE_VIOLATION && error.constraint === eventsKey) return 'duplicate';
+        throw error;
+      }
+      return result?.rows?.[0]?.decision ?? 'duplicate';
+    },
+    async quarantine({ code, body }) {
+      await run('quarantine', sql.quarantine, [code, body]);
+    },
+  };
+}

@@ -1,0 +1,175 @@
+// sqliteStore: the embedded store for one process, a file. Works with the synchronous
+// drivers: better-sqlite3, bun:sqlite and node:sqlite (DatabaseSync).
+//
+// Durability: WAL with synchronous=FULL by default, so a commit is on disk (fsync) before
+// its deliveries are answered. A commit costs one fsync, and SQLite has one writer at a time,
+// so the deliveries that arrive together are committed together: each runs in the same
+// BEGIN IMMEDIATE ... COMMIT (its two statements, schema/sqlite.sql `apply` then `record`,
+// see exactly what the ones before it wrote), and every one of them is answered only after
+// that COMMIT returned. A failure rolls the group back; none of it is acknowledged.
+
+import { sqlite as SQL } from '../sql.mjs';
+import { invalid, storeOptions, withPrefix } from './common.mjs';
+
+const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
+// Errors of the database rather than of one delivery (SQLite's primary result codes): they
+// fail every delivery of the group.
+const SYSTEMIC = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]); // BUSY LOCKED NOMEM READONLY IOERR CORRUPT FULL CANTOPEN PROTOCOL NOTADB
+const SYSTEMIC_NAMES = /^SQLITE_(BUSY|LOCKED|NOMEM|READONLY|IOERR|CORRUPT|FULL|CANTOPEN|PROTOCOL|NOTADB)/;
+
+function systemic(error) {
+  const number = error?.errcode ?? error?.errno;
+  if (typeof number === 'number' && SYSTEMIC.has(number & 0xff)) return true;
+  return SYSTEMIC_NAMES.test(String(error?.code ?? ''));
+}
+
+const later = typeof setImmediate === 'function' ? setImmediate : (fn) => setTimeout(fn, 0);
+
+/**
+ * db: an open better-sqlite3 Database, a bun:sqlite Database or a node:sqlite DatabaseSync.
+ * options: { prefix?, createTables?, synchronous? ('FULL' | 'EXTRA' | 'NORMAL'),
+ *            busyTimeoutMs?, maxBatch? }.
+ */
+export function sqliteStore(db, options) {
+  if (db !== null && typeof db === 'object' && typeof db.batch === 'function') {
+    throw invalid('sqliteStore was given what looks like a Cloudflare D1 binding: use d1Store(env.DB)');
+  }
+  if (db === null || typeof db !== 'object' || typeof db.prepare !== 'function' || typeof db.exec !== 'function'
+    || typeof db.parallelize === 'function') { // node-sqlite3 (callbacks) is not synchronous
+    throw invalid('sqliteStore takes an open synchronous SQLite database: better-sqlite3, bun:sqlite or node:sqlite (the receiver never opens one itself)');
+  }
+  const opts = storeOptions(options, ['prefix', 'createTables', 'synchronous', 'busyTimeoutMs', 'maxBatch'], 'sqliteStore');
+  const synchronous = opts.synchronous ?? 'FULL';
+  if (!['FULL', 'EXTRA', 'NORMAL'].includes(synchronous)) {
+    throw invalid('sqliteStore: synchronous is "FULL" (the default), "EXTRA" or "NORMAL" (NORMAL in WAL can lose the last commits on power loss); OFF is not offered');
+  }
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
+  const maxBatch = opts.maxBatch ?? 100;
+  for (const [name, value, max] of [['busyTimeoutMs', busyTimeoutMs, 600_000], ['maxBatch', maxBatch, 10_000]]) {
+    if (!Number.isSafeInteger(value) || value < (name === 'maxBatch' ? 1 : 0) || value > max) {
+      throw invalid(`sqliteStore: ${name} is an integer from ${name === 'maxBatch' ? 1 : 0} to ${max}`);
+    }
+  }
+  const sql = withPrefix(SQL, opts.prefix);
+
+  // better-sqlite3 refuses get() on a statement that returns no rows (and run() on one that
+  // does); the other drivers take either.
+  const step = (statement, args) => (statement.reader === false ? (statement.run(...args), undefined) : statement.get(...args));
+  const one = (text) => step(db.prepare(text), []);
+
+  let statements = null;
+  const queue = [];
+  let scheduled = false;
+
+  function rollback() {
+    try {
+      statements.rollback.run();
+    } catch {
+      // SQLite already rolled back (it does so itself on some errors, e.g. SQLITE_FULL)
+    }
+  }
+
+  // Runs a group of writes in one transaction. Returns after settling every promise.
+  function commitGroup(group) {
+    let failed = -1;
+    try {
+      statements.begin.run();
+      const results = [];
+      for (let i = 0; i < group.length; i += 1) {
+        failed = i;
+        results.push(group[i].write());
+      }
+      failed = -1;
+      statements.commit.run();
+      group.forEach((item, i) => item.resolve(results[i]));
+    } catch (error) {
+      rollback();
+      if (failed < 0 || systemic(error) || group.length === 1) {
+        for (const item of group) item.reject(error);
+        return;
+      }
+      // One delivery's own error: it alone fails; the others are tried again.
+      group[failed].reject(error);
+      queue.unshift(...group.filter((_, i) => i !== failed));
+      schedule();
+    }
+  }
+
+  function flush() {
+    scheduled = false;
+    const group = queue.splice(0, maxBatch);
+    if (queue.length > 0) schedule();
+    if (group.length > 0) commitGroup(group);
+  }
+
+  function schedule() {
+    if (!scheduled) {
+      scheduled = true;
+      later(flush);
+    }
+  }
+
+  const enqueue = (write) => new Promise((resolve, reject) => {
+    if (statements === null) {
+      reject(new Error('sqliteStore: ready() has not completed'));
+      return;
+    }
+    queue.push({ write, resolve, reject });
+    schedule();
+  });
+
+  return {
+    kind: 'sqlite',
+    async ready() {
+      // The busy timeout first, so switching to WAL waits for another connection's lock.
+      one(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+      const journal = one('PRAGMA journal_mode = WAL');
+      const mode = String(Object.values(journal ?? {})[0] ?? '').toLowerCase();
+      if (mode !== 'wal' && mode !== 'memory') {
+        throw new Error(`sqliteStore: the database could not switch to WAL (journal_mode is ${mode || 'unknown'})`);
+      }
+      one(`PRAGMA synchronous = ${synchronous}`);
+      const level = Number(Object.values(one('PRAGMA synchronous') ?? {})[0]);
+      if (level !== SYNCHRONOUS[synchronous]) throw new Error(`sqliteStore: PRAGMA synchronous = ${synchronous} did not hold`);
+      const begin = db.prepare('BEGIN IMMEDIATE');
+      const commit = db.prepare('COMMIT');
+      const rollbackStatement = db.prepare('ROLLBACK');
+      if (opts.createTables) {
+        begin.run();
+        try {
+          for (const statement of sql.schema) one(statement);
+          commit.run();
+        } catch (error) {
+          try {
+            rollbackStatement.run();
+          } catch {
+            // already rolled back
+          }
+          throw error;
+        }
+      } else {
+        one(sql.check);
+      }
+      statements = {
+        begin,
+        commit,
+        rollback: rollbackStatement,
+        apply: db.prepare(sql.apply),
+        record: db.prepare(sql.record),
+        quarantine: db.prepare(sql.quarantine),
+      };
+    },
+    record({ eventId, paymentId, statusVersion, data, body }) {
+      return enqueue(() => {
+        step(statements.apply, [eventId, paymentId, statusVersion, data]);
+        const row = step(statements.record, [eventId, paymentId, statusVersion, body]);
+        return row?.decision ?? 'duplicate';
+      });
+    },
+    quarantine({ code, body }) {
+      return enqueue(() => {
+        step(statements.quarantine, [code, body]);
+      });
+    },
+  };
+}

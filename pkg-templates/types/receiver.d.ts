@@ -1,0 +1,250 @@
+// Types of cryptopay-verify/receiver. Hand-written; the drivers are described by the shapes
+// the receiver uses, so no driver's types are needed to compile against them.
+
+import type { Decision, ErrorCode, HeaderContainer, RawBody, Secrets } from 'cryptopay-verify';
+
+/** What a delivery of the receiver is answered: the HTTP status, a JSON body, its headers. */
+export interface ReceiverAnswer {
+  /**
+   * 200 once recorded (after the commit returned) or quarantined; 400 a delivery that failed
+   * verification; 405 a method other than POST; 413 a body over maxBodyBytes; 500 a
+   * configuration error (`body_not_raw`, `invalid_argument`) or an unexpected one
+   * (`internal`); 503 `store_unavailable`.
+   */
+  status: 200 | 400 | 405 | 413 | 500 | 503;
+  /**
+   * The JSON text: `{"received":true,"decision":"apply"|"duplicate"|"stale"}`,
+   * `{"received":true,"quarantined":"<code>"}` or `{"error":"<code>"}`. Never a message, a
+   * secret or a byte of the delivery.
+   */
+  body: string;
+  /** `content-type: application/json`, `cache-control: no-store`; `allow: POST` with a 405. */
+  headers: Record<string, string>;
+}
+
+/** The smallest request shape `receiver.node` reads (node:http's IncomingMessage has it). */
+export interface NodeRequestLike {
+  method?: string;
+  headers?: Record<string, string | string[] | undefined>;
+  rawHeaders?: string[];
+  readableEnded?: boolean;
+  /** Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`. */
+  body?: unknown;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
+/** The smallest response shape `receiver.node` writes (node:http's ServerResponse has it). */
+export interface NodeResponseLike {
+  headersSent: boolean;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body?: Uint8Array): unknown;
+}
+
+/** An event as the receiver hands it to a store. */
+export interface StoredEvent {
+  eventId: string;
+  paymentId: string;
+  /** Canonical decimal digits (no sign, no leading zeros), of any size. */
+  statusVersion: string;
+  /** The event's `data` object as JSON text. */
+  data: string;
+  /** The verified body, byte for byte. */
+  body: Uint8Array;
+}
+
+/**
+ * What a store does; postgresStore, sqliteStore, d1Store and memoryStore return one. A custom
+ * store implements the same: `record` decides as `decideEvent` does, in ONE transaction with
+ * its writes, and resolves only once they are durable; it rejects on any failure (the
+ * receiver then answers 503 and the service retries).
+ *
+ * @example
+ * // A store that counts deliveries around another one.
+ * const inner = sqliteStore(db);
+ * let recorded = 0;
+ * const counting: ReceiverStore = {
+ *   ready: () => inner.ready(),
+ *   record: async (event) => { const decision = await inner.record(event); recorded += 1; return decision; },
+ *   quarantine: (entry) => inner.quarantine(entry),
+ * };
+ */
+export interface ReceiverStore {
+  /** Creates the tables when missing (idempotent) and prepares the store. */
+  ready(): Promise<void>;
+  /** Records the event and applies it when newer; resolves with the decision once committed. */
+  record(event: StoredEvent): Promise<Decision>;
+  /** Keeps an authentic delivery that is not a readable event (never applied). */
+  quarantine(entry: { code: ErrorCode; body: Uint8Array }): Promise<void>;
+  /** The longest status_version the store holds exactly; a longer one is quarantined. */
+  readonly maxStatusVersionDigits?: number;
+}
+
+/** A line logger: `console` (the default) fits. Lines never hold a secret, a body or a URL's credentials. */
+export interface ReceiverLog {
+  warn(line: string): void;
+  error(line: string): void;
+}
+
+export interface ReceiverOptions {
+  /** One active secret, or a rotation set (active, pending, retiring), exactly as saved. */
+  secrets: Secrets;
+  /** Required; 300 seconds is the usual choice. */
+  maxSkewSecs: number;
+  /** The name of the header carrying the delivery timestamp (matched in any letter case). */
+  timestampHeader: string;
+  /** The name of the header carrying the signature (matched in any letter case). */
+  signatureHeader: string;
+  /** Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests). */
+  store: ReceiverStore;
+  /** Larger bodies are answered 413 without being read further; default 4 MiB. */
+  maxBodyBytes?: number;
+  /** The current Unix time in seconds; default the system clock. */
+  nowSecs?: () => number;
+  /** Where store failures, configuration errors, rejections and quarantines are told; `false` for nowhere. Default `console`. */
+  log?: ReceiverLog | false;
+}
+
+/** A receiver: three faces over one `handle`. */
+export interface Receiver {
+  /**
+   * Prepares the store (creates the tables when missing; idempotent). Optional: the first
+   * delivery does it otherwise. Rejects when the store cannot be reached, so calling it at
+   * start makes a wrong connection fail the start.
+   *
+   * @example
+   * await receiver.ready();
+   */
+  ready(): Promise<void>;
+  /**
+   * For Fetch runtimes: Workers, Deno, Bun, Next.js route handlers, Hono (`c.req.raw`).
+   * Reads the raw body itself (bounded), never throws.
+   *
+   * @example
+   * export default { fetch: (request, env) => getReceiver(env).fetch(request) };
+   */
+  fetch(request: Request): Promise<Response>;
+  /**
+   * For node:http, Express and Fastify's raw objects. Reads the raw body itself (bounded);
+   * when a framework read it first, its `req.body` is used (bytes verify; a parsed object is
+   * answered 500 `body_not_raw`). Never rejects.
+   *
+   * @example
+   * app.post('/webhook', receiver.node); // Express: no body parser on this route
+   */
+  node(req: NodeRequestLike, res: NodeResponseLike): Promise<void>;
+  /**
+   * What `fetch` and `node` share: verifies, records, and says what to answer. For a
+   * framework that already holds the raw body.
+   *
+   * @example
+   * const { status, body, headers } = await receiver.handle({ body: rawBuffer, headers: req.rawHeaders });
+   */
+  handle(delivery: { body: RawBody | null | undefined; headers: HeaderContainer }): Promise<ReceiverAnswer>;
+}
+
+/**
+ * Creates a receiver: verify first, then record each delivery in the store in one
+ * transaction, and answer 2xx only after the commit returned. Throws `invalid_argument`
+ * at once for a wrong option (a missing header name, a bad secret set, no store).
+ *
+ * @example
+ * import Database from 'better-sqlite3';
+ * import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
+ *
+ * const receiver = createReceiver({
+ *   secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET,
+ *   maxSkewSecs: 300,
+ *   timestampHeader: process.env.TIMESTAMP_HEADER,
+ *   signatureHeader: process.env.SIGNATURE_HEADER,
+ *   store: sqliteStore(new Database('data/receiver.sqlite')),
+ * });
+ * await receiver.ready();
+ * http.createServer(receiver.node).listen(8787);
+ */
+export declare function createReceiver(options: ReceiverOptions): Receiver;
+
+export interface StoreOptions {
+  /** The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`. Default `cryptopay_`. */
+  prefix?: string;
+  /** `false`: ready() only checks the tables exist (create them in a migration). Default `true`. */
+  createTables?: boolean;
+}
+
+/** What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`. */
+export interface PostgresClientLike {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+/**
+ * PostgreSQL, the store for several instances: each delivery is one statement, so one
+ * transaction, safe under concurrent deliveries across instances; `status_version` is
+ * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
+ *
+ * @example
+ * import pg from 'pg';
+ * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ */
+export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): ReceiverStore;
+
+/** What sqliteStore uses of better-sqlite3, bun:sqlite or node:sqlite's DatabaseSync. */
+export interface SqliteDatabaseLike {
+  prepare(sql: string): { run(...params: any[]): unknown; get(...params: any[]): unknown };
+  exec(sql: string): unknown;
+}
+
+export interface SqliteStoreOptions extends StoreOptions {
+  /** `FULL` (default) or `EXTRA`: a commit is on disk before it is answered. `NORMAL`: faster, but the last commits can be lost on power loss. */
+  synchronous?: 'FULL' | 'EXTRA' | 'NORMAL';
+  /** How long a write waits for another connection's lock before failing (503). Default 5000. */
+  busyTimeoutMs?: number;
+  /** At most this many deliveries share one commit (group commit). Default 100. */
+  maxBatch?: number;
+}
+
+/**
+ * SQLite, the embedded store for one process: a file in WAL mode with durable commits
+ * (`synchronous=FULL`), writes in `BEGIN IMMEDIATE` transactions; deliveries that arrive
+ * together share one commit, each answered only after it. Sets the pragmas it needs on the
+ * connection at ready(): `busy_timeout`, `journal_mode=WAL`, `synchronous`.
+ *
+ * @example
+ * import Database from 'better-sqlite3';
+ * const store = sqliteStore(new Database('data/receiver.sqlite'));
+ */
+export declare function sqliteStore(db: SqliteDatabaseLike, options?: SqliteStoreOptions): ReceiverStore;
+
+/** What d1Store uses of a Cloudflare D1 binding. */
+export interface D1DatabaseLike {
+  prepare(sql: string): { bind(...values: unknown[]): any; all(): Promise<unknown>; run(): Promise<unknown> };
+  batch(statements: any[]): Promise<Array<{ results?: any[] }>>;
+}
+
+/**
+ * Cloudflare D1, for Workers: each delivery is one `batch()`, which D1 runs as one
+ * transaction, so every isolate agrees.
+ *
+ * @example
+ * const receiver = createReceiver({ ...options, store: d1Store(env.DB) });
+ */
+export declare function d1Store(binding: D1DatabaseLike, options?: StoreOptions): ReceiverStore;
+
+/** The rows a memoryStore holds, mirroring the tables. */
+export interface MemoryStore extends ReceiverStore {
+  readonly events: Map<string, { event_id: string; payment_id: string; status_version: string; decision: 'apply' | 'stale'; received_at: string; body: Uint8Array }>;
+  readonly payments: Map<string, { payment_id: string; status_version: string; event_id: string; data: string; updated_at: string }>;
+  readonly quarantined: Array<{ id: number; received_at: string; code: ErrorCode; body: Uint8Array }>;
+}
+
+/**
+ * FOR TESTS ONLY: a store in this process's memory, lost at restart and invisible to any
+ * other instance. Never use it to receive real deliveries.
+ *
+ * @example
+ * const store = memoryStore();
+ * const receiver = createReceiver({ ...options, store });
+ * await receiver.handle({ body, headers });
+ * store.payments.get('pay_123')?.status_version;
+ */
+export declare function memoryStore(): MemoryStore;

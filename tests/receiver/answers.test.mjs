@@ -1,0 +1,356 @@
+// The receiver's HTTP answers, through each face (node(req, res) behind a real node:http
+// server and Express, fetch(Request), handle()), on a real SQLite file: what is answered, what
+// is stored, and that no answer or log line carries a message, a secret or the body.
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createRequire } from 'node:module';
+import {
+  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx,
+  signedHeaders, sqliteRows, tempDir,
+} from './lib/helpers.mjs';
+import { send } from './lib/example.mjs';
+
+const express = createRequire(join(ROOT, 'package.json'))('express');
+
+function listen(handler) {
+  return new Promise((resolve) => {
+    const server = http.createServer(handler);
+    server.listen(0, '127.0.0.1', () => resolve({
+      url: `http://127.0.0.1:${server.address().port}/webhook`,
+      close: () => new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+    }));
+  });
+}
+
+// A connection of its own per request (agent: false): the server is closed between suites.
+const post = (url, body, headers = {}, { method = 'POST', chunked = false } = {}) => send(url, body, { headers, method, chunked, agent: false });
+const deliver = (url, body, opts) => post(url, body, signedHeaders(body, opts));
+let n = 0;
+const next = (extra = {}) => {
+  n += 1;
+  return eventBody({ eventId: `evt_ans_${n}`, paymentId: `pay_ans_${n}`, statusVersion: 1, ...extra });
+};
+
+// Every answer body is one of these shapes: no message, no secret, no byte of the delivery.
+const ANSWER_SHAPE = /^\{"(?:received":true,"(?:decision":"(?:apply|duplicate|stale)"|quarantined":"[a-z_]+")|error":"[a-z_]+")\}$/;
+
+describe('receiver answers (node:http, SQLite file)', () => {
+  const dir = tempDir();
+  const db = new Database(join(dir, 'answers.sqlite'));
+  const log = captureLog();
+  let server;
+  const answers = [];
+  const call = async (promise) => {
+    const response = await promise;
+    answers.push(response);
+    return response;
+  };
+
+  before(async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log, maxBodyBytes: 64 * 1024 }));
+    await receiver.ready();
+    server = await listen(receiver.node);
+  });
+  after(async () => {
+    await server.close();
+    db.close();
+  });
+
+  test('apply, then the retry is a duplicate, an older version stale, a newer one applied (after the commit)', async () => {
+    const v5 = eventBody({ eventId: 'evt_a', paymentId: 'pay_a', statusVersion: 5, status: 'confirming' });
+    const first = await call(deliver(server.url, v5));
+    assert.deepEqual([first.status, first.text], [200, '{"received":true,"decision":"apply"}']);
+    assert.equal(first.headers['content-type'], 'application/json');
+    assert.equal(first.headers['cache-control'], 'no-store');
+    const retry = await call(deliver(server.url, v5, { timestamp: nowSecs() - 7 }));
+    assert.deepEqual([retry.status, retry.json], [200, { received: true, decision: 'duplicate' }]);
+    const v4 = await call(deliver(server.url, eventBody({ eventId: 'evt_b', paymentId: 'pay_a', statusVersion: 4 })));
+    assert.deepEqual(v4.json, { received: true, decision: 'stale' });
+    const equal = await call(deliver(server.url, eventBody({ eventId: 'evt_c', paymentId: 'pay_a', statusVersion: 5 })));
+    assert.deepEqual(equal.json, { received: true, decision: 'stale' });
+    const big = await call(deliver(server.url, eventBody({ eventId: 'evt_d', paymentId: 'pay_a', statusVersion: '9007199254740993' })));
+    assert.deepEqual(big.json, { received: true, decision: 'apply' });
+    const smaller = await call(deliver(server.url, eventBody({ eventId: 'evt_e', paymentId: 'pay_a', statusVersion: '9007199254740992' })));
+    assert.deepEqual(smaller.json, { received: true, decision: 'stale' });
+
+    const rows = sqliteRows(db);
+    const a = rows.payments.find((p) => p.payment_id === 'pay_a');
+    assert.deepEqual([a.status_version, a.event_id], ['9007199254740993', 'evt_d']);
+    assert.deepEqual(rows.events.filter((e) => e.payment_id === 'pay_a').map((e) => [e.event_id, e.decision]),
+      [['evt_a', 'apply'], ['evt_b', 'stale'], ['evt_c', 'stale'], ['evt_d', 'apply'], ['evt_e', 'stale']]);
+    // The verified bytes, byte for byte (non-ASCII included).
+    assert.deepEqual(Buffer.from(rows.events[0].body), v5);
+    assert.equal(JSON.parse(a.data).payment_id, 'pay_a');
+  });
+
+  test('deliveries that fail verification are 400 with the code, and leave no row', async () => {
+    const before = sqliteRows(db);
+    const body = next();
+    const cases = [
+      [deliver(server.url, body, { secret: 'whsec_someone_else' }), 'signature_mismatch'],
+      [deliver(server.url, body, { timestamp: nowSecs() - 3600 }), 'timestamp_too_old'],
+      [deliver(server.url, body, { timestamp: nowSecs() + 3600 }), 'timestamp_in_future'],
+      [post(server.url, body, { [TS_HEADER]: String(nowSecs()) }), 'signature_missing'],
+      [post(server.url, body, {}), 'timestamp_missing'],
+      [post(server.url, body, { ...signedHeaders(body), [SIG_HEADER]: 'v1=zz' }), 'signature_malformed'],
+      [post(server.url, Buffer.concat([body, Buffer.from(' ')]), signedHeaders(body)), 'signature_mismatch'],
+    ];
+    for (const [promise, code] of cases) {
+      const response = await call(promise);
+      assert.deepEqual([response.status, response.json], [400, { error: code }]);
+    }
+    // A header sent twice (rawHeaders keeps them apart).
+    const headers = signedHeaders(body);
+    const twice = await call(post(server.url, body, { [TS_HEADER]: headers[TS_HEADER], [SIG_HEADER]: [headers[SIG_HEADER], headers[SIG_HEADER]] }));
+    assert.deepEqual([twice.status, twice.json], [400, { error: 'header_duplicated' }]);
+    assert.deepEqual(sqliteRows(db), before);
+  });
+
+  test('authentic deliveries that are not readable events are quarantined (200), never applied', async () => {
+    const cases = [
+      ['event_not_json', Buffer.from('not json at all')],
+      ['event_malformed', Buffer.from('{"schema_version":"1","event_id":"evt_q1","event_type":"payment.updated","occurred_at":"x","data":{}}')],
+      ['event_duplicate_key', Buffer.from('{"schema_version":"1","event_id":"evt_q2","event_id":"evt_q3","event_type":"payment.updated","occurred_at":"x","data":{"payment_id":"pay_q","status_version":1}}')],
+      ['event_type_unknown', next({ eventType: 'payment.created' })],
+      ['status_version_invalid', Buffer.from('{"schema_version":"1","event_id":"evt_q4","event_type":"payment.updated","occurred_at":"x","data":{"payment_id":"pay_q","status_version":-1}}')],
+    ];
+    const before = sqliteRows(db);
+    for (const [code, body] of cases) {
+      const response = await call(deliver(server.url, body));
+      assert.deepEqual([response.status, response.text], [200, `{"received":true,"quarantined":"${code}"}`]);
+    }
+    const rows = sqliteRows(db);
+    assert.deepEqual(rows.events, before.events);
+    assert.deepEqual(rows.payments, before.payments);
+    const added = rows.quarantine.slice(before.quarantine.length);
+    assert.deepEqual(added.map((q) => q.code), cases.map(([code]) => code));
+    added.forEach((q, i) => assert.deepEqual(Buffer.from(q.body), cases[i][1]));
+    assert.match(added[0].received_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    // The same bodies forged: 400, nothing quarantined.
+    for (const [, body] of cases) {
+      const forged = await call(deliver(server.url, body, { secret: 'whsec_forger' }));
+      assert.deepEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
+    }
+    assert.equal(sqliteRows(db).quarantine.length, rows.quarantine.length);
+  });
+
+  test('405 for any method but POST, with Allow: POST', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const response = await call(post(server.url, undefined, {}, { method }));
+      assert.deepEqual([response.status, response.json, response.headers.allow], [405, { error: 'method_not_allowed' }, 'POST']);
+    }
+  });
+
+  test('413 for a body over maxBodyBytes, declared or streamed; one at the limit is read', async () => {
+    const huge = Buffer.alloc(64 * 1024 + 1, 0x20);
+    const declared = await call(post(server.url, huge, signedHeaders(huge)));
+    assert.deepEqual([declared.status, declared.json], [413, { error: 'body_too_large' }]);
+    const streamed = await call(post(server.url, huge, signedHeaders(huge), { chunked: true }));
+    assert.deepEqual([streamed.status, streamed.json], [413, { error: 'body_too_large' }]);
+    const far = Buffer.alloc(2 * 1024 * 1024, 0x20); // past 16 times the limit: answered, then closed
+    const cut = await call(post(server.url, far, signedHeaders(far)));
+    assert.deepEqual([cut.status, cut.headers.connection], [413, 'close']);
+    // Exactly at the limit: read in full, verified (a quarantined non-JSON body here).
+    const atLimit = Buffer.alloc(64 * 1024, 0x61);
+    const read = await call(deliver(server.url, atLimit));
+    assert.deepEqual([read.status, read.json], [200, { received: true, quarantined: 'event_not_json' }]);
+  });
+
+  test('no answer carries a message, a secret or a byte of a delivery; logs carry neither secret nor body', () => {
+    assert.ok(answers.length > 20);
+    for (const { text } of answers) {
+      assert.match(text, ANSWER_SHAPE);
+      assert.ok(!text.includes(SECRET));
+    }
+    const logged = log.lines.join('\n');
+    assert.ok(log.lines.some((l) => l.startsWith('warn cryptopay-verify/receiver: rejected: signature_mismatch')), logged);
+    assert.ok(log.lines.some((l) => l.includes('quarantined an authentic delivery that is not a readable event: event_type_unknown')), logged);
+    for (const secret of [SECRET, 'whsec_someone_else', 'whsec_forger']) assert.ok(!logged.includes(secret));
+    for (const fragment of ['evt_', 'pay_', 'Müller', 'not json at all']) assert.ok(!logged.includes(fragment), fragment);
+  });
+});
+
+describe('a framework that parsed the body first: 500 body_not_raw (the service retries while it is fixed)', () => {
+  test('Express: express.json() before receiver.node; express.raw() before it is fine', async () => {
+    const log = captureLog();
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    const app = express();
+    app.post('/raw/webhook', express.raw({ type: 'application/json' }), receiver.node);
+    app.post('/plain/webhook', receiver.node);
+    app.use(express.json());
+    app.post('/webhook', receiver.node);
+    const server = await listen(app);
+    try {
+      const body = eventBody({ eventId: 'evt_parsed', paymentId: 'pay_parsed', statusVersion: 1 });
+      const parsed = await deliver(server.url, body);
+      assert.deepEqual([parsed.status, parsed.text], [500, '{"error":"body_not_raw"}']);
+      assert.ok(log.lines.some((l) => l.startsWith('error cryptopay-verify/receiver: body_not_raw:') && l.includes('express.raw')), log.lines.join('\n'));
+      assert.equal(store.events.size, 0);
+      const raw = await deliver(server.url.replace('/webhook', '/raw/webhook'), body);
+      assert.deepEqual([raw.status, raw.json], [200, { received: true, decision: 'apply' }]);
+      const plain = await deliver(server.url.replace('/webhook', '/plain/webhook'), body);
+      assert.deepEqual([plain.status, plain.json], [200, { received: true, decision: 'duplicate' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('handle() given a parsed object, fetch() given a Request whose body was already read', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const body = eventBody({ eventId: 'evt_h', paymentId: 'pay_h', statusVersion: 1 });
+    const answer = await receiver.handle({ body: JSON.parse(body), headers: signedHeaders(body) });
+    assert.deepEqual([answer.status, answer.body], [500, '{"error":"body_not_raw"}']);
+    const request = new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) });
+    await request.json();
+    const response = await receiver.fetch(request);
+    assert.deepEqual([response.status, await response.text()], [500, '{"error":"body_not_raw"}']);
+  });
+});
+
+describe('receiver.fetch (Fetch API)', () => {
+  test('the same answers through Request and Response', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false, maxBodyBytes: 1024 }));
+    const request = (body, headers, method = 'POST') => new Request('http://receiver.test/webhook', { method, body, headers });
+    const body = eventBody({ eventId: 'evt_f', paymentId: 'pay_f', statusVersion: '18446744073709551617' });
+    const ok = await receiver.fetch(request(body, signedHeaders(body)));
+    assert.deepEqual([ok.status, ok.headers.get('content-type'), await ok.json()], [200, 'application/json', { received: true, decision: 'apply' }]);
+    assert.equal(store.payments.get('pay_f').status_version, '18446744073709551617');
+    const again = await receiver.fetch(request(body, signedHeaders(body)));
+    assert.deepEqual(await again.json(), { received: true, decision: 'duplicate' });
+    const forged = await receiver.fetch(request(body, signedHeaders(body, { secret: 'whsec_forger' })));
+    assert.deepEqual([forged.status, await forged.json()], [400, { error: 'signature_mismatch' }]);
+    const get = await receiver.fetch(new Request('http://receiver.test/webhook'));
+    assert.deepEqual([get.status, get.headers.get('allow'), await get.json()], [405, 'POST', { error: 'method_not_allowed' }]);
+    // Over the limit, with no content-length declared (a stream).
+    const big = new Uint8Array(4096);
+    const stream = new ReadableStream({ start(c) { c.enqueue(big); c.close(); } });
+    const tooLarge = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers: signedHeaders(big) }));
+    assert.deepEqual([tooLarge.status, await tooLarge.json()], [413, { error: 'body_too_large' }]);
+    const quarantined = await receiver.fetch(request('[]', signedHeaders('[]')));
+    assert.deepEqual(await quarantined.json(), { received: true, quarantined: 'event_malformed' });
+    assert.deepEqual(store.quarantined.map((q) => q.code), ['event_malformed']);
+  });
+
+  test('secret rotation: the pending secret is accepted, a retiring one until its bound', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, {
+      log: false,
+      secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_next', kind: 'pending' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() - 1 }],
+    }));
+    const body = eventBody({ eventId: 'evt_rot', paymentId: 'pay_rot', statusVersion: 1 });
+    const pending = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_next' }) });
+    assert.deepEqual([pending.status, JSON.parse(pending.body)], [200, { received: true, decision: 'apply' }]);
+    const retired = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_old' }) });
+    assert.deepEqual([retired.status, JSON.parse(retired.body)], [400, { error: 'signature_mismatch' }]);
+  });
+});
+
+describe('store failures answer 503 store_unavailable, never 2xx', () => {
+  test('a closed or read-only SQLite database: 503, logged without the body', async () => {
+    const dir = tempDir();
+    const db = new Database(join(dir, 'closed.sqlite'));
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log }));
+    await receiver.ready();
+    db.close();
+    const body = eventBody({ eventId: 'evt_closed', paymentId: 'pay_closed', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    const quarantined = await receiver.handle({ body: 'x', headers: signedHeaders('x') });
+    assert.deepEqual([quarantined.status, quarantined.body], [503, '{"error":"store_unavailable"}']);
+    assert.ok(log.lines.some((l) => l.startsWith('error cryptopay-verify/receiver: store_unavailable:')), log.lines.join('\n'));
+    assert.ok(!log.lines.join('\n').includes('evt_closed'));
+    // ready() of a store that cannot be used rejects (so a start fails loudly); a delivery
+    // to a receiver whose store never got ready is 503 too.
+    const unready = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+    await assert.rejects(unready.ready(), /not open/);
+    assert.equal((await unready.handle({ body, headers: signedHeaders(body) })).status, 503);
+    // A read-only file: ready() passes (the tables exist), every write is 503.
+    const reopened = new Database(join(dir, 'closed.sqlite'), { readonly: true });
+    const readOnly = rx.createReceiver(receiverOptions(rx.sqliteStore(reopened), { log: false }));
+    await readOnly.ready();
+    assert.equal((await readOnly.handle({ body, headers: signedHeaders(body) })).status, 503);
+    reopened.close();
+  });
+});
+
+describe('a custom store (the documented interface) that fails', () => {
+  test('any rejection is 503; the log masks credentials in a URL and holds no body', async () => {
+    const log = captureLog();
+    const failing = {
+      async ready() {},
+      async record() {
+        throw Object.assign(new Error('could not reach postgresql://merchant:pw-do-not-print@db.internal:5432/shop'), { code: 'ECONNREFUSED' });
+      },
+      quarantine() {
+        throw new Error('quarantine is down');
+      },
+    };
+    const receiver = rx.createReceiver(receiverOptions(failing, { log }));
+    const body = eventBody({ eventId: 'evt_custom', paymentId: 'pay_custom', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    const kept = await receiver.handle({ body: 'x', headers: signedHeaders('x') });
+    assert.deepEqual([kept.status, kept.body], [503, '{"error":"store_unavailable"}']);
+    const logged = log.lines.join('\n');
+    assert.match(logged, /store_unavailable: could not record an event \(ECONNREFUSED: could not reach postgresql:\/\/\*\*\*@db\.internal:5432\/shop\)/);
+    assert.ok(!logged.includes('pw-do-not-print') && !logged.includes('merchant') && !logged.includes('evt_custom'), logged);
+    // A store that answers something other than a decision is not trusted either.
+    const odd = rx.createReceiver(receiverOptions({ ...failing, record: async () => 'applied' }, { log: false }));
+    assert.equal((await odd.handle({ body, headers: signedHeaders(body) })).status, 503);
+  });
+});
+
+describe('createReceiver and the stores check their options at once', () => {
+  test('invalid_argument for a missing header name, store or secret; unknown keys are not echoed', () => {
+    const store = rx.memoryStore();
+    const code = (fn) => {
+      try {
+        fn();
+      } catch (error) {
+        assert.ok(error instanceof pkg.CryptoPayError, String(error));
+        return [error.code, error.message];
+      }
+      return null;
+    };
+    assert.equal(code(() => rx.createReceiver({ ...receiverOptions(store), timestampHeader: '' }))[0], 'invalid_argument');
+    assert.equal(code(() => rx.createReceiver({ ...receiverOptions(store), store: undefined }))[0], 'invalid_argument');
+    assert.equal(code(() => rx.createReceiver({ ...receiverOptions(store), secrets: [] }))[0], 'no_secrets');
+    assert.equal(code(() => rx.createReceiver({ ...receiverOptions(store), maxSkewSecs: undefined }))[0], 'invalid_argument');
+    const [unknown, message] = code(() => rx.createReceiver({ ...receiverOptions(store), whsec_pasted_by_mistake: 1 }));
+    assert.equal(unknown, 'invalid_argument');
+    assert.ok(!message.includes('whsec_pasted_by_mistake'));
+    assert.equal(code(() => rx.postgresStore({}))[0], 'invalid_argument');
+    assert.equal(code(() => rx.sqliteStore({ prepare() {}, exec() {}, batch() {} }))[1].includes('d1Store'), true);
+    assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { synchronous: 'OFF' }))[0], 'invalid_argument');
+    assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { prefix: 'Bad-Prefix' }))[0], 'invalid_argument');
+    assert.equal(code(() => rx.d1Store({}))[0], 'invalid_argument');
+  });
+
+  test('a prefix names other tables; createTables: false only checks they exist', async () => {
+    const db = new Database(join(tempDir(), 'prefix.sqlite'));
+    const checking = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { prefix: 'shop1_', createTables: false }), { log: false }));
+    await assert.rejects(checking.ready(), /no such table/);
+    const creating = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { prefix: 'shop1_' }), { log: false }));
+    await creating.ready();
+    await checking.ready();
+    const body = eventBody({ eventId: 'evt_p', paymentId: 'pay_p', statusVersion: 3 });
+    assert.equal((await checking.handle({ body, headers: signedHeaders(body) })).body, '{"received":true,"decision":"apply"}');
+    assert.deepEqual(sqliteRows(db, 'shop1_').events.map((e) => e.event_id), ['evt_p']);
+    assert.equal(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'cryptopay_%'").get().n, 0);
+    // The pragmas it set on the connection: WAL, synchronous=FULL, a busy timeout.
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('synchronous', { simple: true }), 2);
+    assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+    db.close();
+  });
+});

@@ -1,0 +1,134 @@
+// Four receiver processes (the example, DATABASE_URL set) on one PostgreSQL, thousands of
+// deliveries with versions shuffled and about a third re-delivered to another instance, one
+// instance killed with SIGKILL mid-burst and restarted. Then, as the service would, every
+// delivery not acknowledged is sent again. Afterwards: every acknowledged event is stored,
+// none was applied twice, every payment is at its highest version.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eventBody, pg, postgresRows, random } from './lib/helpers.mjs';
+import { burst, closeAgents, send, startExample } from './lib/example.mjs';
+import { startPostgres } from './lib/postgres.mjs';
+
+const SEED = Number(process.env.RECEIVER_SEED ?? 20261124);
+const PAYMENTS = 120;
+const VERSIONS = 20; // per payment: 2400 events
+const INSTANCES = 4;
+
+describe('4 receiver processes on one PostgreSQL, one SIGKILLed mid-burst', { timeout: 240_000 }, () => {
+  let server;
+  let pool;
+  const instances = [];
+  before(async () => {
+    server = startPostgres();
+    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    // Started together: the schema is created once, under an advisory lock.
+    instances.push(...await Promise.all(Array.from({ length: INSTANCES }, () => startExample({ env: { DATABASE_URL: server.url } }))));
+  });
+  after(async () => {
+    closeAgents();
+    await Promise.all(instances.map((i) => i.stop()));
+    await pool?.end();
+    server?.destroy();
+  });
+
+  test('every acknowledged event stored, none applied twice, every payment at its highest version', async () => {
+    const rng = random(SEED);
+    const two53 = 2n ** 53n;
+    const events = [];
+    for (let p = 0; p < PAYMENTS; p += 1) {
+      const base = p % 3 === 0 ? two53 : 0n; // a third of the payments beyond 2^53
+      for (let v = 1; v <= VERSIONS; v += 1) {
+        // Versions 1..20, with a few repeated (another event of the same version is stale).
+        const version = base + BigInt(v % 7 === 0 ? v - 1 : v);
+        const eventId = `evt_c${p}_${v}`;
+        events.push({ eventId, paymentId: `pay_c${p}`, version: String(version), body: eventBody({ eventId, paymentId: `pay_c${p}`, statusVersion: String(version), status: `v${version}` }) });
+      }
+    }
+    // Each event to a random instance; a third of them again, to another instance.
+    const deliveries = [];
+    for (const event of events) {
+      const first = rng.int(INSTANCES);
+      deliveries.push({ event, instance: first });
+      if (rng.next() < 1 / 3) deliveries.push({ event, instance: (first + 1 + rng.int(INSTANCES - 1)) % INSTANCES });
+    }
+    rng.shuffle(deliveries);
+
+    const answers = new Map(events.map((e) => [e.eventId, []])); // event_id -> decisions answered
+    const unacknowledged = [];
+    const fiveHundreds = [];
+    const victim = 1;
+    let killedAt = null;
+    let restarted = null;
+    const record = (delivery, result) => {
+      if (result.status === 200) answers.get(delivery.event.eventId).push(result.json.decision);
+      else {
+        if (result.status >= 500) fiveHundreds.push(result.status);
+        unacknowledged.push(delivery);
+      }
+    };
+    await burst(deliveries.length, (i) => send(instances[deliveries[i].instance].webhookUrl, deliveries[i].event.body), {
+      concurrency: 48,
+      onResult: (i, result, done) => {
+        record(deliveries[i], result);
+        if (killedAt === null && done >= deliveries.length * 0.4) {
+          killedAt = done;
+          instances[victim].kill();
+          // Restarted a moment later, as a supervisor would; deliveries meanwhile fail.
+          restarted = new Promise((r) => setTimeout(r, 300)).then(async () => {
+            instances[victim] = await startExample({ env: { DATABASE_URL: server.url } });
+          });
+        }
+      },
+    });
+    await restarted;
+    assert.ok(killedAt !== null);
+    const failedByKill = unacknowledged.length;
+    assert.ok(failedByKill > 0, 'the SIGKILL should have cut some deliveries off');
+
+    // The service's retries: everything not acknowledged, to any instance, until it is.
+    for (let round = 0; unacknowledged.length > 0; round += 1) {
+      assert.ok(round < 5, `${unacknowledged.length} deliveries still not acknowledged`);
+      const again = unacknowledged.splice(0);
+      await burst(again.length, (i) => send(instances[(again[i].instance + 1 + round) % INSTANCES].webhookUrl, again[i].event.body), {
+        concurrency: 16,
+        onResult: (i, result) => record(again[i], result),
+      });
+    }
+    assert.deepEqual(fiveHundreds, [], 'PostgreSQL was up: no delivery is answered 5xx');
+
+    const rows = await postgresRows(pool);
+    const stored = new Map(rows.events.map((e) => [e.event_id, e]));
+    // Every event acknowledged (all were, in the end) is stored, once (event_id is the key).
+    assert.equal(rows.events.length, events.length);
+    for (const event of events) {
+      const row = stored.get(event.eventId);
+      assert.ok(row, `${event.eventId} acknowledged but not stored`);
+      assert.equal(row.status_version, event.version);
+      assert.deepEqual(Buffer.from(row.body), event.body);
+      // None applied twice: one answer at most says apply or stale (the one that recorded
+      // it; none if it committed just before the SIGKILL cut its answer), the rest duplicate,
+      // and an answer of apply or stale is what the row says.
+      const said = answers.get(event.eventId);
+      assert.ok(said.length >= 1);
+      const deciding = said.filter((d) => d !== 'duplicate');
+      assert.ok(deciding.length <= 1, `${event.eventId} answered ${said}`);
+      if (deciding.length === 1) assert.equal(row.decision, deciding[0], event.eventId);
+    }
+    // Every payment at its highest version, applied by an event of that version.
+    for (let p = 0; p < PAYMENTS; p += 1) {
+      const mine = events.filter((e) => e.paymentId === `pay_c${p}`);
+      const highest = mine.map((e) => BigInt(e.version)).reduce((a, b) => (a > b ? a : b));
+      const payment = rows.payments.find((r) => r.payment_id === `pay_c${p}`);
+      assert.equal(payment.status_version, String(highest));
+      const applied = stored.get(payment.event_id);
+      assert.deepEqual([applied.decision, applied.status_version], ['apply', String(highest)]);
+      assert.equal(JSON.parse(payment.data).status, `v${highest}`);
+      // An event whose version is below one already stored elsewhere can never be the one applied last.
+      assert.ok(mine.filter((e) => stored.get(e.eventId).decision === 'apply').every((e) => BigInt(e.version) <= highest));
+    }
+    const total = [...answers.values()].reduce((n, list) => n + list.length, 0);
+    console.log(`# ${deliveries.length} deliveries (${events.length} events) to ${INSTANCES} instances; SIGKILL after ${killedAt}; ` +
+      `${failedByKill} cut off and re-delivered; ${total} acknowledged answers`);
+  });
+});

@@ -1,0 +1,302 @@
+// Store failures: every one is answered 503 store_unavailable (never a 2xx for anything not
+// committed), nothing acknowledged is lost, and the receiver recovers.
+//   - PostgreSQL stopped mid-burst as by a crash (pg_ctl stop -m immediate), then restarted;
+//   - SQLite on a full disk: PRAGMA max_page_count (no root needed) and a small tmpfs (needs
+//     root to mount; runs when root, as on CI);
+//   - lock timeouts: SQLite's busy timeout, PostgreSQL's lock_timeout.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+} from './lib/helpers.mjs';
+import { burst, closeAgents, send, startExample } from './lib/example.mjs';
+import { startPostgres } from './lib/postgres.mjs';
+
+const isRoot = process.getuid?.() === 0;
+
+// Deliveries of `events` events over `payments` payments, ~2 KiB bodies, versions shuffled.
+function workload(tag, count, payments = 10) {
+  return Array.from({ length: count }, (_, i) => {
+    const eventId = `evt_${tag}_${i}`;
+    const paymentId = `pay_${tag}_${i % payments}`;
+    const version = String(((i * 7919) % count) + 1);
+    return { eventId, paymentId, version, body: eventBody({ eventId, paymentId, statusVersion: version, note: 'x'.repeat(2000) }) };
+  });
+}
+
+// Checks a store's rows against what was acknowledged: each acknowledged event stored with
+// the decision answered; every payment at the highest version of its stored events.
+function checkAcknowledged(rows, acknowledged) {
+  const stored = new Map(rows.events.map((e) => [e.event_id, e]));
+  for (const [eventId, decision] of acknowledged) {
+    const row = stored.get(eventId);
+    assert.ok(row, `${eventId} was acknowledged (${decision}) but is not stored`);
+    if (decision !== 'duplicate') assert.equal(row.decision, decision, eventId);
+  }
+  const highest = new Map();
+  for (const e of rows.events) {
+    const v = BigInt(e.status_version);
+    if (!highest.has(e.payment_id) || v > highest.get(e.payment_id)) highest.set(e.payment_id, v);
+  }
+  for (const p of rows.payments) assert.equal(String(p.status_version), String(highest.get(p.payment_id)), p.payment_id);
+}
+
+describe('PostgreSQL stopped mid-burst (as by a crash), then restarted', { timeout: 120_000 }, () => {
+  let server;
+  let pool;
+  let receiver;
+  before(async () => {
+    server = startPostgres();
+    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    receiver = await startExample({ env: { DATABASE_URL: server.url } });
+  });
+  after(async () => {
+    closeAgents();
+    await receiver?.stop();
+    await pool?.end().catch(() => {});
+    server?.destroy();
+  });
+
+  test('503 while it is down, never a 2xx for what was not committed; recovery after the restart', async () => {
+    const deliveries = workload('pgdown', 900, 30);
+    const acknowledged = new Map();
+    const refused = [];
+    let stopping = null;
+    let restarting = null;
+    await burst(deliveries.length, (i) => send(receiver.webhookUrl, deliveries[i].body), {
+      concurrency: 16,
+      onResult: (i, result, done) => {
+        if (result.status === 200) acknowledged.set(deliveries[i].eventId, result.json.decision);
+        else {
+          assert.deepEqual([result.status, result.json], [503, { error: 'store_unavailable' }], result.text ?? String(result.error));
+          refused.push(deliveries[i]);
+        }
+        if (done === 250) stopping = server.stopAsync('immediate');
+        if (done === 600) restarting = stopping.then(() => server.startAsync());
+      },
+    });
+    await restarting;
+    assert.ok(refused.length > 0, 'some deliveries were answered 503 while the server was down');
+    assert.ok(acknowledged.size > 250, 'deliveries before the stop were acknowledged');
+    // Everything acknowledged before the crash survived it (committed means on disk).
+    const afterCrash = await postgresRows(pool);
+    checkAcknowledged(afterCrash, acknowledged);
+    // The service retries the refused ones: the receiver answers again without a restart.
+    for (const delivery of refused) {
+      const result = await send(receiver.webhookUrl, delivery.body);
+      assert.equal(result.status, 200, result.text ?? String(result.error));
+      acknowledged.set(delivery.eventId, result.json.decision);
+    }
+    const rows = await postgresRows(pool);
+    assert.equal(rows.events.length, deliveries.length);
+    checkAcknowledged(rows, acknowledged);
+    assert.ok(receiver.output.includes('store_unavailable'), 'the failures were logged');
+    assert.ok(!/evt_pgdown|xxxxxxxx/.test(receiver.output), 'no event id or body in the log');
+    console.log(`# ${acknowledged.size} acknowledged, ${refused.length} answered 503 while PostgreSQL was down (then delivered again)`);
+  });
+});
+
+// Delivers one at a time and in small concurrent groups until the store refuses; returns
+// { acknowledged: Map, refused: [] }.
+async function fillUntilFull(receiver, deliveries) {
+  const acknowledged = new Map();
+  const refused = [];
+  for (let i = 0; i < deliveries.length; i += 4) {
+    const group = deliveries.slice(i, i + 4);
+    const answers = await Promise.all(group.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) })));
+    answers.forEach((answer, k) => {
+      if (answer.status === 200) acknowledged.set(group[k].eventId, JSON.parse(answer.body).decision);
+      else {
+        assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+        refused.push(group[k]);
+      }
+    });
+    if (refused.length >= 12) break;
+  }
+  return { acknowledged, refused };
+}
+
+async function redeliver(receiver, deliveries, acknowledged) {
+  for (const { eventId, body } of deliveries) {
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.equal(answer.status, 200, answer.body);
+    acknowledged.set(eventId, JSON.parse(answer.body).decision);
+  }
+}
+
+describe('SQLite on a full disk', () => {
+  test('PRAGMA max_page_count (no root needed): 503s, nothing acknowledged lost, a clean restart', async () => {
+    const file = join(tempDir(), 'full.sqlite');
+    let db = new Database(file);
+    const log = captureLog();
+    let receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log }));
+    await receiver.ready();
+    // The database may grow by a few pages only (for this connection): then SQLITE_FULL.
+    const pages = db.pragma('page_count', { simple: true });
+    db.pragma(`max_page_count = ${pages + 40}`);
+    const deliveries = workload('pagefull', 400);
+    const { acknowledged, refused } = await fillUntilFull(receiver, deliveries);
+    assert.ok(acknowledged.size > 4 && refused.length > 0, `${acknowledged.size} acknowledged, ${refused.length} refused`);
+    assert.ok(log.lines.some((l) => /store_unavailable.*SQLITE_FULL/.test(l)), log.lines.join('\n'));
+    checkAcknowledged(sqliteRows(db), acknowledged);
+    db.close();
+
+    // Restarted (the limit was this connection's): clean, and the refused ones go in.
+    db = new Database(file);
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+    await receiver.ready();
+    checkAcknowledged(sqliteRows(db), acknowledged);
+    await redeliver(receiver, refused, acknowledged);
+    const rows = sqliteRows(db);
+    checkAcknowledged(rows, acknowledged);
+    assert.equal(rows.events.length, acknowledged.size);
+    db.close();
+  });
+
+  test('a 256 KiB tmpfs (needs root to mount): 503s, nothing acknowledged lost, recovery once space returns',
+    { skip: !isRoot && 'needs root to mount a tmpfs; the max_page_count variant above runs without it' }, async (t) => {
+      const dir = join(tempDir(), 'tmpfs');
+      mkdirSync(dir);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'cpv-full-test', dir]);
+      t.after(() => execFileSync('umount', ['-l', dir]));
+      const file = join(dir, 'full.sqlite');
+      let db = new Database(file);
+      const log = captureLog();
+      let receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log }));
+      await receiver.ready();
+      const deliveries = workload('diskfull', 400);
+      const { acknowledged, refused } = await fillUntilFull(receiver, deliveries);
+      assert.ok(acknowledged.size > 4 && refused.length > 0, `${acknowledged.size} acknowledged, ${refused.length} refused`);
+      assert.ok(log.lines.some((l) => /store_unavailable.*(SQLITE_FULL|SQLITE_IOERR)/.test(l)), log.lines.join('\n'));
+      checkAcknowledged(sqliteRows(db), acknowledged);
+
+      // Space returns: the same receiver goes on, without a restart.
+      execFileSync('mount', ['-o', 'remount,size=16m', dir]);
+      await redeliver(receiver, refused.splice(0, 4), acknowledged);
+      db.close();
+      // And a restart is clean.
+      db = new Database(file);
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+      await receiver.ready();
+      await redeliver(receiver, refused, acknowledged);
+      checkAcknowledged(sqliteRows(db), acknowledged);
+      assert.equal(sqliteRows(db).events.length, acknowledged.size);
+      db.close();
+    });
+});
+
+describe('the example receiver on SQLite, SIGKILLed mid-burst (group commits in flight)', { timeout: 120_000 }, () => {
+  test('every acknowledged event is in the file after the restart, none applied twice', async () => {
+    const dataDir = tempDir();
+    let receiver = await startExample({ env: { DATA_DIR: dataDir } });
+    const deliveries = workload('sqlkill', 1500, 40);
+    const answers = new Map(deliveries.map((d) => [d.eventId, []]));
+    const unacknowledged = [];
+    let killed = false;
+    try {
+      await burst(deliveries.length, (i) => send(receiver.webhookUrl, deliveries[i].body), {
+        concurrency: 32,
+        onResult: (i, result, done) => {
+          if (result.status === 200) answers.get(deliveries[i].eventId).push(result.json.decision);
+          else unacknowledged.push(deliveries[i]);
+          if (!killed && done >= 600) {
+            killed = true;
+            receiver.kill();
+          }
+        },
+      });
+      await receiver.exited;
+      assert.ok(unacknowledged.length > 0, 'the SIGKILL cut deliveries off');
+      receiver = await startExample({ env: { DATA_DIR: dataDir } });
+      for (const delivery of unacknowledged) {
+        const result = await send(receiver.webhookUrl, delivery.body);
+        assert.equal(result.status, 200, result.text ?? String(result.error));
+        answers.get(delivery.eventId).push(result.json.decision);
+      }
+    } finally {
+      await receiver.stop();
+      closeAgents();
+    }
+    const db = new Database(join(dataDir, 'receiver.sqlite'), { readonly: true });
+    try {
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      const rows = sqliteRows(db);
+      assert.equal(rows.events.length, deliveries.length);
+      const acknowledged = new Map();
+      for (const [eventId, said] of answers) {
+        const deciding = said.filter((d) => d !== 'duplicate');
+        assert.ok(deciding.length <= 1, `${eventId} answered ${said}`);
+        if (said.length) acknowledged.set(eventId, deciding[0] ?? 'duplicate');
+      }
+      checkAcknowledged(rows, acknowledged);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('lock timeouts answer 503', () => {
+  test('SQLite: another connection holds the write lock past busyTimeoutMs', async () => {
+    const file = join(tempDir(), 'locked.sqlite');
+    const db = new Database(file);
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { busyTimeoutMs: 150 }), { log: false }));
+    await receiver.ready();
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const body = eventBody({ eventId: 'evt_lock', paymentId: 'pay_lock', statusVersion: 1 });
+    const started = Date.now();
+    const blocked = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([blocked.status, blocked.body], [503, '{"error":"store_unavailable"}']);
+    assert.ok(Date.now() - started >= 140, 'it waited for the busy timeout first');
+    assert.equal(sqliteRows(db).events.length, 0);
+    other.exec('COMMIT');
+    const ok = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual(JSON.parse(ok.body), { received: true, decision: 'apply' });
+    other.close();
+    db.close();
+  });
+
+  test('SQLite: two connections on one file (as two processes would) never apply an event twice', async () => {
+    const file = join(tempDir(), 'shared.sqlite');
+    const [a, b] = [new Database(file), new Database(file)];
+    const receivers = [a, b].map((db) => rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false })));
+    for (const r of receivers) await r.ready();
+    const body = eventBody({ eventId: 'evt_shared', paymentId: 'pay_shared', statusVersion: 2 });
+    const answers = await Promise.all([0, 1, 0, 1].map((k) => receivers[k].handle({ body, headers: signedHeaders(body) })));
+    assert.deepEqual(answers.map((x) => JSON.parse(x.body).decision).sort(), ['apply', 'duplicate', 'duplicate', 'duplicate']);
+    a.close();
+    b.close();
+  });
+
+  test('PostgreSQL: a payment row locked by another transaction past lock_timeout', async () => {
+    const server = startPostgres();
+    const pool = new pg.Pool({ connectionString: server.url, options: '-c lock_timeout=200' });
+    const holder = new pg.Client({ connectionString: server.url });
+    try {
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log: false }));
+      await receiver.ready();
+      const v1 = eventBody({ eventId: 'evt_pl1', paymentId: 'pay_pl', statusVersion: 1 });
+      assert.equal((await receiver.handle({ body: v1, headers: signedHeaders(v1) })).status, 200);
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query("SELECT * FROM cryptopay_payments WHERE payment_id = 'pay_pl' FOR UPDATE");
+      const v2 = eventBody({ eventId: 'evt_pl2', paymentId: 'pay_pl', statusVersion: 2 });
+      const blocked = await receiver.handle({ body: v2, headers: signedHeaders(v2) });
+      assert.deepEqual([blocked.status, blocked.body], [503, '{"error":"store_unavailable"}']);
+      assert.deepEqual((await postgresRows(pool)).events.map((e) => e.event_id), ['evt_pl1']);
+      await holder.query('COMMIT');
+      const ok = await receiver.handle({ body: v2, headers: signedHeaders(v2) });
+      assert.deepEqual(JSON.parse(ok.body), { received: true, decision: 'apply' });
+    } finally {
+      await holder.end().catch(() => {});
+      await pool.end();
+      server.destroy();
+    }
+  });
+});

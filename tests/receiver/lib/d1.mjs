@@ -1,0 +1,106 @@
+// A Worker on Cloudflare D1, run locally as `wrangler dev` runs it: bundled by `wrangler deploy
+// --dry-run` (wrangler's own resolution: the package's workerd entry, the .wasm as a module),
+// then served by Miniflare (wrangler's local runtime: workerd, with D1 on a real SQLite file).
+
+import { cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { run, tail } from '../../runtimes/lib.mjs';
+import { PACKAGE_DIR, ROOT } from './helpers.mjs';
+
+const modules = join(ROOT, 'node_modules');
+const { Miniflare } = createRequire(join(ROOT, 'package.json'))('miniflare');
+export const COMPATIBILITY_DATE = '2025-09-01';
+
+// wrangler's launcher refuses a Node older than it wants; its CLI proper then runs directly.
+export function wranglerArgs() {
+  const bin = join(modules, 'wrangler', 'bin', 'wrangler.js');
+  const min = readFileSync(bin, 'utf8').match(/MIN_NODE_VERSION = "(\d+)\.(\d+)\.(\d+)"/);
+  const have = process.versions.node.split('.').map(Number);
+  const tooOld = min && (have[0] - min[1] || have[1] - min[2] || have[2] - min[3]) < 0;
+  return tooOld ? ['--no-warnings', join(modules, 'wrangler', 'wrangler-dist', 'cli.js')] : [bin];
+}
+
+// No account, no login, no telemetry, no update check.
+export function wranglerEnv(dir) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDFLARE_|CF_)/.test(k)));
+  return {
+    ...env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    WRANGLER_HIDE_BANNER: 'true',
+    WRANGLER_WRITE_LOGS: 'false',
+    WRANGLER_NO_SKILLS_UPDATE_PROMPTS: 'true',
+    DO_NOT_TRACK: '1',
+    CI: '1',
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(dir, '.config'),
+  };
+}
+
+/**
+ * Bundles a Worker folder (its wrangler config names main) whose `cryptopay-verify` is the
+ * installed package. `dir` is a scratch folder inside the repository. Returns the output folder.
+ */
+export async function bundleWorker(dir, { metafile } = {}) {
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  rmSync(join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true, force: true });
+  symlinkSync(realpathSync(PACKAGE_DIR), join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
+  const out = join(dir, 'out');
+  rmSync(out, { recursive: true, force: true });
+  const build = await run(process.execPath, [...wranglerArgs(), 'deploy', '--dry-run', '--outdir', out,
+    ...(metafile ? ['--metafile', metafile] : [])],
+    { cwd: dir, env: wranglerEnv(dir), timeoutMs: 60_000 });
+  if (build.code !== 0) {
+    throw new Error(`wrangler deploy --dry-run ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stderr + build.stdout)}`);
+  }
+  return out;
+}
+
+/** A scratch Worker folder with this source as worker.mjs and a wrangler.json. */
+export function workerFolder(name, source, config = {}) {
+  const dir = join(ROOT, 'target', 'receiver-test', name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'worker.mjs'), source);
+  writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({ name, main: 'worker.mjs', compatibility_date: COMPATIBILITY_DATE, ...config }, null, 2));
+  return dir;
+}
+
+/** Copies a Worker project (a recipe) to a scratch folder. */
+export function copyWorker(from, name) {
+  const dir = join(ROOT, 'target', 'receiver-test', name);
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(from, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|out|\.wrangler)$/.test(src) });
+  return dir;
+}
+
+/**
+ * Serves a bundle in Miniflare with a D1 binding `DB` persisted in `persistDir` (a real SQLite
+ * file), and text bindings. port: 0 for none (use dispatch), else served on 127.0.0.1.
+ * Resolves { mf, url, dispatch(url, init), db (a D1 binding usable from Node), dispose() }.
+ */
+export async function serveWithD1(out, { persistDir, bindings = {}, port } = {}) {
+  const files = readdirSync(out);
+  const main = files.find((f) => f === 'worker.js') ?? files.find((f) => /\.m?js$/.test(f));
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: join(out, main),
+    modulesRoot: out,
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+    compatibilityDate: COMPATIBILITY_DATE,
+    d1Databases: { DB: 'receiver-test' },
+    d1Persist: persistDir,
+    bindings,
+    ...(port === undefined ? {} : { host: '127.0.0.1', port }),
+  });
+  const url = await mf.ready;
+  const db = await mf.getD1Database('DB');
+  return {
+    mf,
+    url,
+    db,
+    dispatch: (target, init) => mf.dispatchFetch(target, init),
+    dispose: () => mf.dispose(),
+  };
+}

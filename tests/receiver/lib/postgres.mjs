@@ -1,0 +1,127 @@
+// A throwaway PostgreSQL server for one test run: initdb on a temporary folder, listening on
+// a unix socket in that folder only (no TCP port), started with pg_ctl and stopped (then
+// deleted) when the run ends, whether it passed, failed or was interrupted.
+//
+// As root (CI, this machine) the server runs as the `postgres` user (runuser), since
+// PostgreSQL refuses to run as root; otherwise as the current user. The binaries are found
+// in PG_BINDIR, else the newest /usr/lib/postgresql/<version>/bin (Debian), else on PATH.
+// `make setup` installs Debian's postgresql when none is there.
+
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const asRoot = process.getuid?.() === 0;
+
+function binDir() {
+  if (process.env.PG_BINDIR) return process.env.PG_BINDIR;
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions.length) return join(debian, versions[0], 'bin');
+  }
+  const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
+  if (which.status === 0) return join(which.stdout.trim(), '..');
+  throw new Error('PostgreSQL is not installed (no initdb): run make setup (Debian: apt-get install postgresql)');
+}
+
+function owner() {
+  if (!asRoot) return null;
+  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+const live = new Set();
+function stopAll() {
+  for (const server of live) server.stopSync('immediate');
+}
+process.on('exit', stopAll);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    stopAll();
+    process.kill(process.pid, signal);
+  });
+}
+
+/**
+ * Creates and starts a server. Resolves { socketDir, connection, url, log(), stop(mode),
+ * start(), destroy() }. `connection` is a node-postgres config; `url` the same as a
+ * connection string (user postgres, database postgres, no password: trust on the socket).
+ */
+export function startPostgres({ settings = {} } = {}) {
+  const bin = binDir();
+  const base = mkdtempSync(join(tmpdir(), 'cpv-pg-'));
+  const data = join(base, 'data');
+  const socketDir = join(base, 'sock');
+  const logFile = join(base, 'server.log');
+  mkdirSync(socketDir);
+  const ids = owner();
+  if (ids) for (const path of [base, socketDir]) chownSync(path, ids.uid, ids.gid);
+  const run = (tool, args, { check = true } = {}) => {
+    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    const result = spawnSync(cmd, argv, { encoding: 'utf8', cwd: base });
+    if (check && result.status !== 0) {
+      throw new Error(`${tool} ${args.join(' ')} failed (${result.status}):\n${result.stdout}${result.stderr}${server.log()}`);
+    }
+    return result;
+  };
+  const runAsync = (tool, args) => new Promise((resolve, reject) => {
+    const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    execFile(cmd, argv, { cwd: base }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${tool} ${args.join(' ')} failed: ${stdout}${stderr}${server.log()}`));
+      else resolve();
+    });
+  });
+  const server = {
+    socketDir,
+    dataDir: data,
+    connection: { host: socketDir, user: 'postgres', database: 'postgres' },
+    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`,
+    log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : ''),
+    running: false,
+    start() {
+      run('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '60', 'start']);
+      server.running = true;
+      live.add(server);
+    },
+    /** mode: 'fast' (a clean shutdown) or 'immediate' (like a crash: recovery at the next start). */
+    stop(mode = 'fast') {
+      run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
+      server.running = false;
+    },
+    /** The same, without blocking this process's event loop. */
+    async stopAsync(mode = 'fast') {
+      await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
+      server.running = false;
+    },
+    async startAsync() {
+      await runAsync('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '60', 'start']);
+      server.running = true;
+      live.add(server);
+    },
+    stopSync(mode) {
+      if (server.running) run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop'], { check: false });
+      server.running = false;
+      live.delete(server);
+      rmSync(base, { recursive: true, force: true });
+    },
+    destroy() {
+      server.stopSync('fast');
+    },
+  };
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  const conf = {
+    listen_addresses: "''",
+    unix_socket_directories: `'${socketDir}'`,
+    max_connections: '100',
+    fsync: 'on', // durable commits, as in production
+    synchronous_commit: 'on',
+    ...settings,
+  };
+  appendFileSync(join(data, 'postgresql.conf'),
+    `\n# cryptopay-verify test server\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
+  server.start();
+  return server;
+}

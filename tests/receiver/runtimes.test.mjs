@@ -1,0 +1,171 @@
+// The receiver in each runtime, loaded by name from the installed package:
+//   - Node ESM and CommonJS: the receiver loads the package's own entry for that mode, so the
+//     process holds ONE WebAssembly instance (and one CryptoPayError class), not two;
+//   - a Worker bundle (wrangler): the receiver pulls in the workerd entry, never Node's;
+//   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno; Node's own when it has it).
+
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { run } from '../runtimes/lib.mjs';
+import { bundleWorker, workerFolder } from './lib/d1.mjs';
+import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, tempDir } from './lib/helpers.mjs';
+
+const RESULT = 'RECEIVER_RESULT ';
+const scratch = join(CONSUMER_DIR, 'receiver-runtimes');
+rmSync(scratch, { recursive: true, force: true });
+mkdirSync(scratch, { recursive: true });
+writeFileSync(join(scratch, 'deno.json'), `${JSON.stringify({ nodeModulesDir: 'manual', lock: false })}\n`);
+const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+
+async function runScript(name, source, cmd, args) {
+  writeFileSync(join(scratch, name), source);
+  const outcome = await run(cmd, [...args, name], { cwd: scratch, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(scratch, 'deno-cache') }, timeoutMs: 60_000 });
+  const line = outcome.stdout.split('\n').find((l) => l.startsWith(RESULT));
+  assert.ok(line, `${cmd} ${name} printed no result (exit ${outcome.code}):\n${outcome.stdout}${outcome.stderr}`);
+  return JSON.parse(line.slice(RESULT.length));
+}
+
+// Counts WebAssembly instances made from here on; then loads the receiver and the package.
+const COUNTING = `let instances = 0;
+const Instance = WebAssembly.Instance;
+WebAssembly.Instance = new Proxy(Instance, { construct(target, args) { instances += 1; return Reflect.construct(target, args); } });
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = (...args) => { instances += 1; return instantiate(...args); };`;
+const USE_BOTH = `const body = JSON.stringify({ schema_version: '1', event_id: 'evt_rt', event_type: 'payment.updated', occurred_at: 'x', data: { payment_id: 'pay_rt', status_version: 1 } });
+  const ts = String(Math.floor(Date.now() / 1000));
+  const receiver = rx.createReceiver({ secrets: 's', maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store: rx.memoryStore(), log: false });
+  const answer = await receiver.handle({ body, headers: { t: ts, v: cv.signWebhook({ secret: 's', timestamp: ts, body }) } });
+  let sameErrorClass = false;
+  try { rx.createReceiver({}); } catch (error) { sameErrorClass = error instanceof cv.CryptoPayError; }
+  console.log(${JSON.stringify(RESULT)} + JSON.stringify({ instances, status: answer.status, sameErrorClass }));`;
+
+test('Node ESM: import of the receiver and of the package share one WebAssembly instance', async () => {
+  const result = await runScript('instances.mjs', `${COUNTING}
+const rx = await import('cryptopay-verify/receiver');
+const cv = await import('cryptopay-verify');
+{ ${USE_BOTH} }
+`, process.execPath, []);
+  assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
+});
+
+test('Node CommonJS: require of the receiver and of the package share one WebAssembly instance', async () => {
+  const result = await runScript('instances.cjs', `${COUNTING}
+const rx = require('cryptopay-verify/receiver');
+const cv = require('cryptopay-verify');
+(async () => { ${USE_BOTH} })();
+`, process.execPath, []);
+  assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
+  assert.match(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.cjs'), 'utf8'), /require\("cryptopay-verify"\)/);
+});
+
+test('a Worker bundle (wrangler) of the receiver holds the workerd entry, one .wasm module, no Node entry', async () => {
+  const dir = workerFolder('runtimes-worker', `import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
+export default { fetch: (request, env) => createReceiver({ secrets: env.S, maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store: d1Store(env.DB) }).fetch(request) };
+`);
+  const meta = join(dir, 'meta.json');
+  const out = await bundleWorker(dir, { metafile: meta });
+  const used = Object.values(JSON.parse(readFileSync(meta, 'utf8')).outputs)
+    .flatMap((output) => Object.entries(output.inputs ?? {})).filter(([, info]) => info.bytesInOutput > 0).map(([input]) => input);
+  assert.ok(used.some((i) => i.endsWith('cryptopay-verify/dist/entry/workerd.mjs')), used.join('\n'));
+  assert.ok(used.some((i) => i.endsWith('cryptopay-verify/dist/receiver/stores/d1.mjs')), used.join('\n'));
+  assert.ok(!used.some((i) => /dist\/entry\/(node|browser)\./.test(i)), used.join('\n'));
+  assert.equal(readdirSync(out).filter((f) => f.endsWith('.wasm')).length, 1);
+});
+
+// sqliteStore through a driver of another runtime, behind receiver.fetch.
+const SQLITE_SCRIPT = (open, file) => `import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
+import { signWebhook } from 'cryptopay-verify';
+${open}
+const db = openDb(${JSON.stringify(file)});
+const receiver = createReceiver({ secrets: ${JSON.stringify(SECRET)}, maxSkewSecs: 300, timestampHeader: ${JSON.stringify(TS_HEADER)},
+  signatureHeader: ${JSON.stringify(SIG_HEADER)}, store: sqliteStore(db), log: false });
+await receiver.ready();
+const event = (id, version, type = 'payment.updated') => JSON.stringify({ schema_version: '1', event_id: id, event_type: type,
+  occurred_at: 'x', data: { payment_id: 'pay_rt', status_version: version, note: 'Müller – 5 €' } });
+const decisions = [];
+for (const body of [event('e1', 5), event('e1', 5), event('e2', 4), event('e3', '18446744073709551617'), event('e4', '9999999999999999999'), event('q', 1, 'other')]) {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const response = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body,
+    headers: { ${JSON.stringify(TS_HEADER)}: ts, ${JSON.stringify(SIG_HEADER)}: signWebhook({ secret: ${JSON.stringify(SECRET)}, timestamp: ts, body }) } }));
+  decisions.push(await response.json());
+}
+const events = db.prepare('SELECT event_id, decision, status_version, body FROM cryptopay_events ORDER BY event_id').all();
+const payment = db.prepare('SELECT status_version, event_id FROM cryptopay_payments').get();
+const quarantine = db.prepare('SELECT code FROM cryptopay_quarantine').all().map((q) => q.code);
+const journal = Object.values(db.prepare('PRAGMA journal_mode').get())[0];
+const synchronous = Object.values(db.prepare('PRAGMA synchronous').get())[0];
+const bodyKept = new TextDecoder().decode(events[0].body) === event('e1', 5);
+console.log(${JSON.stringify(RESULT)} + JSON.stringify({ decisions, events: events.map((e) => [e.event_id, e.decision, e.status_version]),
+  payment: { ...payment }, quarantine, journal, synchronous, bodyKept }));
+`;
+
+const EXPECTED = {
+  decisions: [
+    { received: true, decision: 'apply' }, { received: true, decision: 'duplicate' }, { received: true, decision: 'stale' },
+    { received: true, decision: 'apply' }, { received: true, decision: 'stale' }, { received: true, quarantined: 'event_type_unknown' },
+  ],
+  events: [['e1', 'apply', '5'], ['e2', 'stale', '4'], ['e3', 'apply', '18446744073709551617'], ['e4', 'stale', '9999999999999999999']],
+  payment: { status_version: '18446744073709551617', event_id: 'e3' },
+  quarantine: ['event_type_unknown'],
+  journal: 'wal',
+  synchronous: 2,
+  bodyKept: true,
+};
+
+test('sqliteStore on bun:sqlite (Bun), through receiver.fetch', async () => {
+  const file = join(tempDir(), 'bun.sqlite');
+  const result = await runScript('bun-sqlite.mjs', SQLITE_SCRIPT(`import { Database } from 'bun:sqlite';
+const openDb = (file) => new Database(file);`, file), bin('bun'), ['--no-install']);
+  assert.deepEqual(result, EXPECTED);
+});
+
+test('sqliteStore on node:sqlite (Deno\'s), through receiver.fetch', async () => {
+  const dir = tempDir();
+  const result = await runScript('deno-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
+const openDb = (file) => new DatabaseSync(file);`, join(dir, 'deno.sqlite')), bin('deno'), ['run', `--allow-read=${dir}`, `--allow-write=${dir}`]);
+  assert.deepEqual(result, EXPECTED);
+});
+
+const nodeHasSqlite = await import('node:sqlite').then(() => true, () => false);
+test('sqliteStore on node:sqlite (Node\'s own)', { skip: !nodeHasSqlite && `Node ${process.version} has no node:sqlite (22.5 and later do); Deno's ran above` }, async () => {
+  const file = join(tempDir(), 'node.sqlite');
+  const result = await runScript('node-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
+const openDb = (file) => new DatabaseSync(file);`, file), process.execPath, ['--no-warnings']);
+  assert.deepEqual(result, EXPECTED);
+});
+
+// The typings of the subpath, as a TypeScript user compiles against them (node16 resolution,
+// ESM and CommonJS, strict). The @ts-expect-error lines fail the compile if a type were `any`.
+test('the receiver typings compile under node16 resolution, ESM and CommonJS (tsc --strict)', async () => {
+  const dir = join(scratch, 'types');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'use.mts'), `import { createReceiver, postgresStore, sqliteStore, d1Store, memoryStore } from 'cryptopay-verify/receiver';
+import type { ReceiverStore, ReceiverAnswer } from 'cryptopay-verify/receiver';
+declare const pool: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
+declare const db: { prepare(sql: string): { run(...p: any[]): unknown; get(...p: any[]): unknown }; exec(sql: string): unknown };
+declare const binding: { prepare(sql: string): { bind(...v: unknown[]): any; all(): Promise<unknown>; run(): Promise<unknown> }; batch(s: any[]): Promise<Array<{ results?: any[] }>> };
+const stores: ReceiverStore[] = [postgresStore(pool, { prefix: 'x_' }), sqliteStore(db, { synchronous: 'FULL', maxBatch: 10 }), d1Store(binding)];
+const receiver = createReceiver({ secrets: 's', maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store: stores[0], log: false });
+await receiver.ready();
+const answer: ReceiverAnswer = await receiver.handle({ body: new Uint8Array(1), headers: { t: '1' } });
+// @ts-expect-error the body is JSON text
+const wrong: number = answer.body;
+const response: Response = await receiver.fetch(new Request('http://x'));
+const mem = memoryStore();
+const version: string | undefined = mem.payments.get('p')?.status_version;
+// @ts-expect-error synchronous OFF is not offered
+sqliteStore(db, { synchronous: 'OFF' });
+export { response, version, wrong };
+`);
+  writeFileSync(join(dir, 'use.cts'), `import receiverModule = require('cryptopay-verify/receiver');
+const store = receiverModule.memoryStore();
+const receiver = receiverModule.createReceiver({ secrets: [{ secret: 's', kind: 'active' }], maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store });
+export const answer: Promise<receiverModule.ReceiverAnswer> = receiver.handle({ body: 'x', headers: [] });
+`);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'node16',
+    moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], types: [] }, files: ['use.mts', 'use.cts'] }));
+  const outcome = await run(bin('tsc'), ['-p', dir], { cwd: dir, timeoutMs: 60_000 });
+  assert.equal(outcome.code, 0, outcome.stdout + outcome.stderr);
+});
