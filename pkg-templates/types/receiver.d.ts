@@ -24,10 +24,10 @@ export interface ReceiverAnswer {
 
 /** The smallest request shape `receiver.node` reads (node:http's IncomingMessage has it). */
 export interface NodeRequestLike {
-  method?: string;
-  headers?: Record<string, string | string[] | undefined>;
-  rawHeaders?: string[];
-  readableEnded?: boolean;
+  method?: string | undefined;
+  headers?: Record<string, string | string[] | undefined> | undefined;
+  rawHeaders?: string[] | undefined;
+  readableEnded?: boolean | undefined;
   /** Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`. */
   body?: unknown;
   on(event: string, listener: (...args: any[]) => void): unknown;
@@ -88,8 +88,13 @@ export interface ReceiverLog {
 }
 
 export interface ReceiverOptions {
-  /** One active secret, or a rotation set (active, pending, retiring), exactly as saved. */
-  secrets: Secrets;
+  /**
+   * One active secret, or a rotation set (active, pending, retiring), exactly as saved.
+   * `undefined` (an environment variable that is not set) is accepted by the type so that
+   * `process.env.NAME` compiles, and refused at run time: `invalid_argument`, asking whether
+   * the variable is set.
+   */
+  secrets: Secrets | undefined;
   /** Required; 300 seconds is the usual choice. */
   maxSkewSecs: number;
   /** The name of the header carrying the delivery timestamp (matched in any letter case). */
