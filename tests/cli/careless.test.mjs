@@ -6,7 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ROTATION_ARGS, conformance, plainReceiver, startServer } from './helpers.mjs';
+import {
+  ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, conformance, plainReceiver, runCli, startServer,
+} from './helpers.mjs';
 
 const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
   'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
@@ -101,7 +103,6 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
 async function runTable(defect) {
   const server = await startServer(plainReceiver({ defect }));
   try {
-    const { runCli, SECRET_ENV, TS_HEADER, SIG_HEADER } = await import('./helpers.mjs');
     return await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header', TS_HEADER,
       '--signature-header', SIG_HEADER, ...ROTATION_ARGS]);
   } finally {

@@ -13,9 +13,12 @@ import {
   plainReceiver, runCli, startServer, tempDir,
 } from './helpers.mjs';
 
-// A whole secret as a merchant would paste it, and the parts that must not show either.
+// A whole secret as a merchant would paste it, and the parts that must not show either; and
+// one without the whsec_ prefix, shaped like a variable name, that nothing can tell from one.
 const PROBE = `whsec_${randomBytes(24).toString('base64url')}`;
 const MARKS = [PROBE, PROBE.slice(6, 18), PROBE.slice(-12)];
+const PLAIN = `K${randomBytes(20).toString('hex')}`;
+const PLAIN_MARKS = [PLAIN, PLAIN.slice(0, 12), PLAIN.slice(-12)];
 
 const dir = tempDir();
 const bodyFile = join(dir, 'body.json');
@@ -47,33 +50,39 @@ const PROBES = [
   ['conformance', '--url'], ['conformance', '--timeout'], ['conformance', '--max-skew'], ['conformance', '--encoding'],
 ];
 
-function withProbe(command, option, form) {
+function withProbe(command, option, form, probe = PROBE) {
   const args = [...BASE[command]];
   const at = args.indexOf(option);
   if (at !== -1) args.splice(at, 2);
   // --secret-file replaces --secret-env (both together are refused before either is read).
   if (option.startsWith('--secret-')) args.splice(args.indexOf('--secret-env'), 2);
-  return form === '=' ? [...args, `${option}=${PROBE}`] : [...args, option, PROBE];
+  return form === '=' ? [...args, `${option}=${probe}`] : [...args, option, probe];
 }
 
 describe('a secret typed where a name or a value belongs is never echoed (exit 2)', () => {
   for (const [command, option] of PROBES) {
-    for (const form of [' ', '=']) {
-      test(`${command} ${option}${form}<secret>`, async () => {
-        const run = await runCli(withProbe(command, option, form));
+    test(`${command} ${option} <secret>, ${option}=<secret>, ${option} <a secret shaped like a name>`, async () => {
+      const tries = [[' ', PROBE, MARKS], ['=', PROBE, MARKS]];
+      // A header name is used as given (sign prints the headers to send): only a whsec_ value
+      // can be told from one there.
+      if (!option.endsWith('-header')) tries.push([' ', PLAIN, PLAIN_MARKS]);
+      for (const [form, probe, marks] of tries) {
+        const run = await runCli(withProbe(command, option, form, probe));
         assert.equal(run.code, 2, `${run.stdout}\n${run.stderr}`);
-        assertClean(run, MARKS, `${command} ${option}`);
-        assert.match(run.stderr, new RegExp(option.replace(/^--/, '--')), 'the message names the option');
-      });
-    }
+        assertClean(run, marks, `${command} ${option}${form}`);
+        assert.ok(run.stderr.includes(option), `the message names the option:\n${run.stderr}`);
+      }
+    });
   }
 
   for (const command of ['verify', 'sign', 'conformance']) {
     test(`${command}: a stray positional argument, an unknown option named like a secret`, async () => {
-      for (const args of [[...BASE[command], PROBE], [...BASE[command], `--${PROBE}`], [PROBE, ...BASE[command]]]) {
-        const run = await runCli(args);
-        assert.equal(run.code, 2, run.stderr);
-        assertClean(run, MARKS, args.join(' '));
+      for (const probe of [PROBE, PLAIN]) {
+        for (const args of [[...BASE[command], probe], [...BASE[command], `--${probe}`], [probe, ...BASE[command]]]) {
+          const run = await runCli(args);
+          assert.equal(run.code, 2, run.stderr);
+          assertClean(run, [...MARKS, ...PLAIN_MARKS], args.join(' '));
+        }
       }
     });
   }

@@ -160,7 +160,7 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   if (env !== undefined) {
     const value = ENV_NAME.test(env) && !/^whsec_/i.test(env) ? process.env[env] : undefined;
     if (value !== undefined) {
-      neverPrint(value, 6);
+      neverPrint(value);
       return value;
     }
     // Not the name of a set variable. Say why without showing what was given.
@@ -188,7 +188,7 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   }
   // A file saved by an editor ends with a newline; that one newline is not part of the secret.
   const value = text.replace(/\r?\n$/, '');
-  neverPrint(value, 6);
+  neverPrint(value);
   return value;
 }
 

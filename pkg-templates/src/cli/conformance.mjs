@@ -197,7 +197,7 @@ export async function runConformance(config) {
       }
     }
   }
-  return { results: judge(observed, { timeoutMs, encoding }) };
+  return { results: judge(observed, { timeoutMs }) };
 }
 
 /**

@@ -106,7 +106,8 @@ function validDelivery(d, { observed, all }) {
     .filter(answered);
   const answers = all.filter(answered);
   const everyDelivery = answers.length > 1 && answers.every((a) => a.status === d.status);
-  const likeForged = forged.length > 0 && forged.some((f) => f.status === d.status);
+  // Alike: the same status, and the same code when both name one.
+  const likeForged = forged.some((f) => f.status === d.status && (f.code === d.code || !f.code || !d.code));
   const secretCheck = 'check that it holds the same signing Secret as the variable of --secret-env, exactly as saved ' +
     '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
     '--timestamp-header and --signature-header, and that it hashes the raw body bytes';
@@ -125,6 +126,10 @@ function validDelivery(d, { observed, all }) {
     return `every delivery, authentic or forged, was answered ${d.status}: either something in front of the ` +
       'receiver (an authentication layer, a firewall, a proxy) refuses the service\'s POSTs (the signature is what ' +
       `authenticates a delivery: let them through), or the receiver cannot verify the kit's signature: ${secretCheck}`;
+  }
+  if ([408, 425, 429].includes(d.status)) {
+    return `answered ${d.status}, which the service retries a finite number of times: accept its deliveries ` +
+      'without a rate limit or a "too early" refusal, and answer 2xx once the event is recorded';
   }
   if (likeForged) return `the receiver refused the authentic delivery as it refuses forged ones (${brief(d)}): ${secretCheck}`;
   const theirs = forged.length > 0 ? ` (forged ones got ${[...new Set(forged.map(brief))].join(', ')})` : '';

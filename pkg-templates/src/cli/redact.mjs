@@ -5,8 +5,12 @@
 
 const sensitive = new Set();
 
+// Shorter values are not replaced: a short password such as "pass" would garble the table
+// (they are never formatted anyway; this is the second line of defence).
+const MIN_LENGTH = 12;
+
 /** Remembers a value that must never be printed (a secret, a URL's user name or password). */
-export function neverPrint(value, minLength = 4) {
+export function neverPrint(value, minLength = MIN_LENGTH) {
   if (typeof value !== 'string' || value.length < minLength) return;
   sensitive.add(value);
   try {
