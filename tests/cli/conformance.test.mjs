@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, conformance,
-  nowSecs, runCli, startExample, startServer, tempDir, verifyingReceiver,
+  nowSecs, plainReceiver, runCli, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
 
 const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
@@ -182,6 +182,23 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.deepEqual(run.failed, ['response_time']);
     assert.deepEqual(run.notJudged, ['bad_signature']);
     assert.match(got(run, 'response_time'), /^no answer to 5 of 21: bad_signature \(empty value\): ECONNRESET; /);
+  });
+});
+
+describe('the receiver\'s max skew', () => {
+  test('a receiver with a 1-hour skew fails stale/future at 1 hour, with a hint naming --max-skew; declared, it passes', async () => {
+    const server = await startServer(plainReceiver({ maxSkewSecs: 3600 }));
+    try {
+      const run = await conformance(server.url);
+      assert.deepEqual(run.failed, ['stale_timestamp', 'future_timestamp']);
+      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
+        TS_HEADER, '--signature-header', SIG_HEADER]);
+      assert.match(table.stdout.replace(/\n {4}/g, ' '), /stale_timestamp: an authentic delivery 3600 s old \(it may be a replay\) was accepted: .* give it with --max-skew/);
+      const declared = await conformance(server.url, ['--max-skew', '3600']);
+      assert.equal(declared.code, 0, show(declared));
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -188,6 +188,7 @@ describe('usage errors exit 2 with the usage', () => {
     ['conformance without --url', ['conformance', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
     ['conformance with a non-http URL', ['conformance', '--url', 'ftp://127.0.0.1/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
     ['conformance without header names', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV]],
+    ['conformance with a --max-skew over a day', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--max-skew', '86401']],
     ['conformance with a bad --timeout', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--timeout', '0']],
   ];
   for (const [name, args] of cases) {

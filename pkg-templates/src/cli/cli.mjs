@@ -194,10 +194,17 @@ function conformanceOptions(opts, command) {
   return {
     rawUrl, url, timestampHeader, signatureHeader, secret, pendingSecret, retiredSecret,
     timeoutSecs: seconds(opts, 'timeout', 10, command),
-    maxSkewSecs: integer(opts, 'max-skew', 300, command),
+    maxSkewSecs: receiverSkew(opts, command),
     encoding: encodingOf(opts, command),
     json: opts.json === true,
   };
+}
+
+// The receiver's max skew, at most a day: the stale delivery is sent beyond it, after 1970.
+function receiverSkew(opts, command) {
+  const secs = integer(opts, 'max-skew', 300, command);
+  if (secs > 86_400) throw new UsageError('--max-skew is the receiver\'s max skew: at most 86400 seconds (a day)', command);
+  return secs;
 }
 
 async function conformanceCommand(argv) {

@@ -197,7 +197,7 @@ export async function runConformance(config) {
       }
     }
   }
-  return { results: judge(observed, { timeoutMs }) };
+  return { results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs) }) };
 }
 
 /**

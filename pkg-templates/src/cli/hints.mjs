@@ -7,9 +7,6 @@ import { acknowledged, answered, brief } from './answers.mjs';
 
 const STATIC = {
   other_secret: 'verify with the configured signing Secret only; never pick a secret from the unverified body',
-  stale_timestamp: 'check the skew: pass the current Unix time in seconds as now, and a max skew (usually 300 ' +
-    'seconds); an old timestamp may be a replay',
-  future_timestamp: 'the skew check applies in both directions: a timestamp far in the future is refused too',
   tampered_body: 'verify the exact bytes received; a changed body must not verify',
   reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON (the framework must not parse first)',
   missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
@@ -41,6 +38,12 @@ export function hintFor(rule, ctx) {
         're-encoded). Hash the bytes exactly as received (a Buffer / ArrayBuffer), then parse them as UTF-8';
     case 'bad_signature':
       return badSignature(ds);
+    case 'stale_timestamp':
+    case 'future_timestamp':
+      return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +
+        'future'} was accepted: check the timestamp against the current Unix time in seconds, in both directions, ` +
+        'with a max skew (usually 300 s). If the receiver\'s max skew is that wide on purpose, give it with --max-skew ' +
+        'so that the kit sends these beyond it';
     case 'response_time':
       return responseTime(ctx.all);
     default:

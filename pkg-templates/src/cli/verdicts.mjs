@@ -40,10 +40,10 @@ const unique = (items) => [...new Set(items)];
 
 /**
  * observed: Map rule -> [{ label, short, status?, code?, location?, error?, timedOut, millis }]
- * in the order sent. Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]:
+ * in the order sent; skewSecs: how far from now the stale and future deliveries were. Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]:
  * `reason` says why a rule is not_judged ('valid_delivery' or 'unanswered').
  */
-export function judge(observed, { timeoutMs }) {
+export function judge(observed, { timeoutMs, skewSecs }) {
   const valid = observed.get('valid_delivery');
   const validHeld = valid.length > 0 && valid.every(acknowledged);
   const all = [...observed].flatMap(([rule, ds]) => ds.map((d) => ({ rule, ...d })));
@@ -58,7 +58,7 @@ export function judge(observed, { timeoutMs }) {
     results.push(r);
   }
   for (const r of results) {
-    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs });
+    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs, skewSecs });
   }
   return results;
 }
