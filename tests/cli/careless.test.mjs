@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, conformance, plainReceiver, runCli, startServer,
+  ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, against, gotOf, plainReceiver, runCli, shown, startServer,
 } from './helpers.mjs';
 
 const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
@@ -16,26 +16,16 @@ const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_b
 // What a broken valid_delivery leaves unjudged: every rule but it, no_redirect and response_time.
 const AFTER_VALID = ALL.filter((r) => !['valid_delivery', 'no_redirect', 'response_time'].includes(r));
 
-async function check(defect) {
-  const server = await startServer(plainReceiver({ defect }));
-  try {
-    return await conformance(server.url, ROTATION_ARGS);
-  } finally {
-    await server.close();
-  }
-}
-
-const got = (run, rule) => run.results.find((r) => r.rule === rule).got;
-const show = (run) => `${run.stdout}\n${run.stderr}`;
+const check = (defect) => against(plainReceiver({ defect }), ROTATION_ARGS);
 
 describe('the correct plain receiver (node:http and node:crypto, no package)', () => {
   test('passes every rule, rotation included: exit 0', async () => {
     const run = await check(undefined);
-    assert.equal(run.code, 0, show(run));
+    assert.equal(run.code, 0, shown(run));
     assert.deepEqual(run.results.map((r) => r.rule), ALL);
     assert.deepEqual(run.results.map((r) => r.verdict), ALL.map(() => 'pass'));
-    assert.match(got(run, 'retired_secret'), /^401 permanent_failure$/);
-    assert.match(got(run, 'older_version'), /^higher: 200 acknowledged; older: 200 acknowledged$/);
+    assert.match(gotOf(run, 'retired_secret'), /^401 permanent_failure$/);
+    assert.match(gotOf(run, 'older_version'), /^higher: 200 acknowledged; older: 200 acknowledged$/);
   });
 });
 
@@ -44,29 +34,29 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['prefix compare of the signature', 'prefixCompare', ['bad_signature'],
       (run) => {
         // Buffer.from(hex) drops the odd nibble: the cut and the appended values all pass.
-        assert.match(got(run, 'bad_signature'), /wrong signature of the right shape: 401 permanent_failure; empty value: 400/);
-        assert.match(got(run, 'bad_signature'), /cut to 1 character: 200 acknowledged; cut to 63 characters: 200 acknowledged; one character appended: 200 acknowledged/);
+        assert.match(gotOf(run, 'bad_signature'), /wrong signature of the right shape: 401 permanent_failure; empty value: 400/);
+        assert.match(gotOf(run, 'bad_signature'), /cut to 1 character: 200 acknowledged; cut to 63 characters: 200 acknowledged; one character appended: 200 acknowledged/);
         assert.match(run.stderr, /1 rule failed: bad_signature$/m);
       }],
     ['any-mismatch candidate logic (no candidate passes)', 'anyMismatch', ['bad_signature'],
       (run) => {
-        assert.match(got(run, 'bad_signature'), /empty value: 200 acknowledged; separators only \(", ,"\): 200 acknowledged; cut to 1 character: 401/);
+        assert.match(gotOf(run, 'bad_signature'), /empty value: 200 acknowledged; separators only \(", ,"\): 200 acknowledged; cut to 1 character: 401/);
       }],
     ['a body read as latin1 and hashed as UTF-8', 'latin1Body', ['non_ascii_body'],
-      (run) => assert.equal(got(run, 'non_ascii_body'), '401 permanent_failure')],
+      (run) => assert.equal(gotOf(run, 'non_ascii_body'), '401 permanent_failure')],
     ['409 on an older status_version', 'conflictOnOlder', ['older_version'],
-      (run) => assert.equal(got(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version)')],
+      (run) => assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version)')],
     ['the retired secret still accepted', 'acceptRetired', ['retired_secret'],
-      (run) => assert.equal(got(run, 'retired_secret'), '200 acknowledged')],
+      (run) => assert.equal(gotOf(run, 'retired_secret'), '200 acknowledged')],
     ['the pending secret refused', 'refusePending', ['pending_secret'],
-      (run) => assert.equal(got(run, 'pending_secret'), '401 permanent_failure')],
+      (run) => assert.equal(gotOf(run, 'pending_secret'), '401 permanent_failure')],
   ];
   for (const [name, defect, failed, more] of cases) {
     test(`${name}: ${failed.join(', ')}`, async () => {
       const run = await check(defect);
-      assert.equal(run.code, 1, show(run));
-      assert.deepEqual(run.failed, failed, show(run));
-      assert.deepEqual(run.notJudged, [], show(run));
+      assert.equal(run.code, 1, shown(run));
+      assert.deepEqual(run.failed, failed, shown(run));
+      assert.deepEqual(run.notJudged, [], shown(run));
       more(run);
     });
   }
@@ -85,9 +75,9 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
   for (const [name, defect, notJudged, hint] of cases) {
     test(name, async () => {
       const run = await check(defect);
-      assert.equal(run.code, 1, show(run));
-      assert.deepEqual(run.failed, ['valid_delivery'], show(run));
-      assert.deepEqual(run.notJudged, notJudged, show(run));
+      assert.equal(run.code, 1, shown(run));
+      assert.deepEqual(run.failed, ['valid_delivery'], shown(run));
+      assert.deepEqual(run.notJudged, notJudged, shown(run));
       assert.equal(run.results.find((r) => r.rule === 'no_redirect').verdict, 'pass');
       assert.match(run.stderr, new RegExp(`valid_delivery failed: fix it first \\(${notJudged.length} rules not judged until it holds\\)`));
       // The table's hint points at the cause, and no refusal rule earned a pass.

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, conformance,
-  nowSecs, plainReceiver, runCli, startExample, startServer, tempDir, verifyingReceiver,
+  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
+  conformance, gotOf, nowSecs, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
 
 const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
@@ -18,17 +18,6 @@ const REFUSALS = ['bad_signature', 'other_secret', 'stale_timestamp', 'future_ti
 // What a broken valid_delivery leaves unjudged (without the rotation rules).
 const AFTER_VALID = RULES.filter((r) => !['valid_delivery', 'no_redirect', 'response_time'].includes(r));
 
-async function against(handler, extra = []) {
-  const server = await startServer(handler);
-  try {
-    return await conformance(server.url, extra);
-  } finally {
-    await server.close();
-  }
-}
-
-const got = (run, rule) => run.results.find((r) => r.rule === rule).got;
-const show = (run) => `${run.stdout}\n${run.stderr}`;
 
 describe('against the example receiver, during a rotation', () => {
   let receiver;
@@ -46,17 +35,17 @@ describe('against the example receiver, during a rotation', () => {
 
   test('every rule holds, rotation included: exit 0, a JSON array of { rule, expected, got, verdict }', async () => {
     const run = await conformance(receiver.webhookUrl, ROTATION_ARGS);
-    assert.equal(run.code, 0, `${show(run)}\n${receiver.output}`);
+    assert.equal(run.code, 0, `${shown(run)}\n${receiver.output}`);
     assert.deepEqual(run.results.map((r) => r.rule), [...RULES, ...ROTATION]);
     for (const r of run.results) {
       assert.deepEqual(Object.keys(r), ['rule', 'expected', 'got', 'verdict']);
       assert.equal(r.verdict, 'pass', `${r.rule}: ${r.got}`);
     }
-    assert.match(got(run, 'bad_signature'), /^wrong signature of the right shape: 400 permanent_failure \(signature_mismatch\); empty value: 400 permanent_failure \(signature_missing\); /);
-    assert.equal(got(run, 'bad_signature').split('; ').length, 6);
-    assert.match(got(run, 'stale_timestamp'), /timestamp_too_old/);
-    assert.equal(got(run, 'retired_secret'), '400 permanent_failure (signature_mismatch)');
-    assert.equal(got(run, 'older_version'), 'higher: 200 acknowledged; older: 200 acknowledged');
+    assert.match(gotOf(run, 'bad_signature'), /^wrong signature of the right shape: 400 permanent_failure \(signature_mismatch\); empty value: 400 permanent_failure \(signature_missing\); /);
+    assert.equal(gotOf(run, 'bad_signature').split('; ').length, 6);
+    assert.match(gotOf(run, 'stale_timestamp'), /timestamp_too_old/);
+    assert.equal(gotOf(run, 'retired_secret'), '400 permanent_failure (signature_mismatch)');
+    assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 200 acknowledged');
     assert.match(run.stderr, /all 16 rules hold/);
   });
 
@@ -64,7 +53,7 @@ describe('against the example receiver, during a rotation', () => {
     const run = await runCli(['conformance', '--url', receiver.webhookUrl, '--secret-env', SECRET_ENV,
       '--timestamp-header', TS_HEADER.toLowerCase(), '--signature-header', SIG_HEADER.toUpperCase(), '--encoding', 'base64',
       ...ROTATION_ARGS]);
-    assert.equal(run.code, 0, show(run));
+    assert.equal(run.code, 0, shown(run));
     assert.match(run.stdout, /^rule\s+expected\s+got\s+verdict$/m);
     for (const rule of [...RULES, ...ROTATION]) assert.match(run.stdout, new RegExp(`^${rule}\\s+.*\\spass$`, 'm'));
     assert.match(run.stdout, /all 16 rules hold/);
@@ -77,14 +66,14 @@ describe('against the example receiver, during a rotation', () => {
   test('without the rotation options the table says that rotation was not checked', async () => {
     const run = await runCli(['conformance', '--url', receiver.webhookUrl, '--secret-env', SECRET_ENV,
       '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--max-skew', '600', '--timeout', '5']);
-    assert.equal(run.code, 0, show(run));
+    assert.equal(run.code, 0, shown(run));
     assert.match(run.stdout, /all 14 rules hold/);
     assert.match(run.stdout, /^not checked: pending_secret and retired_secret \(during a rotation/m);
   });
 
   test('a URL the service would not deliver to is a warning, not a failure', async () => {
     const run = await conformance(receiver.webhookUrl);
-    assert.equal(run.code, 0, show(run));
+    assert.equal(run.code, 0, shown(run));
     assert.match(run.stderr, /warning: the service would not deliver to this URL\s+\(webhook_url_not_https/);
   });
 });
@@ -95,7 +84,7 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.equal(run.code, 1, run.stderr);
     assert.deepEqual(run.failed, [...REFUSALS, 'retired_secret']);
     assert.deepEqual(run.notJudged, []);
-    assert.match(got(run, 'bad_signature'), /^wrong signature of the right shape: 200 acknowledged; empty value: 200 acknowledged/);
+    assert.match(gotOf(run, 'bad_signature'), /^wrong signature of the right shape: 200 acknowledged; empty value: 200 acknowledged/);
     assert.match(run.stderr, /8 rules failed: bad_signature, other_secret, stale_timestamp, future_timestamp, tampered_body, reserialized_body, missing_headers, retired_secret$/m);
   });
 
@@ -121,14 +110,14 @@ describe('careless receivers are caught by the rule they break', () => {
     const run = await against(verifyingReceiver({ onRetry: 409 }));
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['retry_same_event']);
-    assert.equal(got(run, 'retry_same_event'), 'first: 200 acknowledged; retry: 409 permanent_failure (already_processed)');
+    assert.equal(gotOf(run, 'retry_same_event'), 'first: 200 acknowledged; retry: 409 permanent_failure (already_processed)');
   });
 
   test('one without de-duplication that answers 500 on a retry', async () => {
     const run = await against(verifyingReceiver({ onRetry: 500 }));
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['retry_same_event']);
-    assert.match(got(run, 'retry_same_event'), /; retry: 500 retry/);
+    assert.match(gotOf(run, 'retry_same_event'), /; retry: 500 retry/);
   });
 
   test('one that answers valid deliveries with a redirect: valid_delivery and no_redirect, the rest not judged', async () => {
@@ -136,8 +125,8 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['valid_delivery', 'no_redirect']);
     assert.deepEqual(run.notJudged, AFTER_VALID);
-    assert.equal(got(run, 'valid_delivery'), '302 permanent_failure redirect, not followed');
-    assert.match(got(run, 'no_redirect'), /^7 of 21 answered 3xx \(never followed\): valid_delivery \(valid\): 302; /);
+    assert.equal(gotOf(run, 'valid_delivery'), '302 permanent_failure redirect, not followed');
+    assert.match(gotOf(run, 'no_redirect'), /^7 of 21 answered 3xx \(never followed\): valid_delivery \(valid\): 302; /);
     assert.match(run.stderr, /valid_delivery failed: fix it first .*; also failed: no_redirect/);
   });
 
@@ -149,7 +138,7 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['valid_delivery']);
     assert.deepEqual(run.notJudged, AFTER_VALID);
-    assert.equal(got(run, 'no_redirect'), 'no 3xx in 21 answers');
+    assert.equal(gotOf(run, 'no_redirect'), 'no 3xx in 21 answers');
   });
 
   test('one slower than --timeout: valid_delivery and response_time fail, the rest is not judged', async () => {
@@ -157,15 +146,15 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['valid_delivery', 'response_time']);
     assert.deepEqual(run.notJudged, [...AFTER_VALID, 'no_redirect']); // no_redirect: nothing was answered
-    assert.match(got(run, 'response_time'), /^no answer to 21 of 21: valid_delivery \(valid\): no answer within 0\.2 s; /);
-    assert.equal(got(run, 'valid_delivery'), 'no answer within 0.2 s');
+    assert.match(gotOf(run, 'response_time'), /^no answer to 21 of 21: valid_delivery \(valid\): no answer within 0\.2 s; /);
+    assert.equal(gotOf(run, 'valid_delivery'), 'no answer within 0.2 s');
   });
 
   test('one that reads header names case-sensitively', async () => {
     const run = await against(verifyingReceiver({ exactHeaderCase: true }));
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['header_case']);
-    assert.match(got(run, 'header_case'), /^400 permanent_failure \(timestamp_missing\), names sent as x-wEBHOOK-tIMESTAMP, x-wEBHOOK-sIGNATURE$/);
+    assert.match(gotOf(run, 'header_case'), /^400 permanent_failure \(timestamp_missing\), names sent as x-wEBHOOK-tIMESTAMP, x-wEBHOOK-sIGNATURE$/);
   });
 
   test('one that closes the connection on a malformed signature: response_time names it, bad_signature is not judged', async () => {
@@ -178,10 +167,10 @@ describe('careless receivers are caught by the rule they break', () => {
       }
       return inner(req, res, body);
     });
-    assert.equal(run.code, 1, show(run));
+    assert.equal(run.code, 1, shown(run));
     assert.deepEqual(run.failed, ['response_time']);
     assert.deepEqual(run.notJudged, ['bad_signature']);
-    assert.match(got(run, 'response_time'), /^no answer to 5 of 21: bad_signature \(empty value\): ECONNRESET; /);
+    assert.match(gotOf(run, 'response_time'), /^no answer to 5 of 21: bad_signature \(empty value\): ECONNRESET; /);
   });
 });
 
@@ -195,7 +184,7 @@ describe('the receiver\'s max skew', () => {
         TS_HEADER, '--signature-header', SIG_HEADER]);
       assert.match(table.stdout.replace(/\n {4}/g, ' '), /stale_timestamp: an authentic delivery 3600 s old \(it may be a replay\) was accepted: .* give it with --max-skew/);
       const declared = await conformance(server.url, ['--max-skew', '3600']);
-      assert.equal(declared.code, 0, show(declared));
+      assert.equal(declared.code, 0, shown(declared));
     } finally {
       await server.close();
     }

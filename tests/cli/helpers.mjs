@@ -74,6 +74,22 @@ export async function conformance(url, extra = [], options = {}) {
   return { ...run, results, failed: having('fail'), notJudged: having('not_judged') };
 }
 
+/** `conformance --json` against an in-process receiver (startServer(handler)), stopped after. */
+export async function against(handler, extra = [], options = {}) {
+  const server = await startServer(handler);
+  try {
+    return await conformance(server.url, extra, options);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The `got` of a rule in a conformance run's results. */
+export const gotOf = (run, rule) => run.results.find((r) => r.rule === rule).got;
+
+/** A run's stdout and stderr, for assertion messages. */
+export const shown = (run) => `${run.stdout}\n${run.stderr}`;
+
 /** A service-like payment.updated body. */
 export function eventBody({ eventId, paymentId, statusVersion, status = 'open', eventType = 'payment.updated' }) {
   return Buffer.from(JSON.stringify({

@@ -23,7 +23,8 @@ import { formatReport, wrap } from './report.mjs';
 const NAME = 'cryptopay-verify';
 
 const USAGE = {
-  verify: `${NAME} verify --secret-env VAR --timestamp T --signature S [--body-file F | -] [--max-skew 300] [--now N]
+  verify: `${NAME} verify --secret-env VAR --timestamp T --signature S [--body-file F | -]
+       [--max-skew 300] [--now N]
   Verifies a captured delivery: the body from --body-file F or stdin (-), the timestamp and
   signature header values exactly as received. --now is the Unix time in seconds to check the
   skew against (default: this machine's clock); give it the time a capture was received to
@@ -33,7 +34,8 @@ const USAGE = {
        [--timestamp-header NAME] [--signature-header NAME] [--json]
   Signs a body as the service does (for tests): prints the timestamp (default: now), the
   signature and the headers to send.`,
-  conformance: `${NAME} conformance --url URL --secret-env VAR --timestamp-header NAME --signature-header NAME
+  conformance: `${NAME} conformance --url URL --secret-env VAR
+       --timestamp-header NAME --signature-header NAME
        [--pending-secret-env VAR] [--retired-secret-env VAR] [--json] [--timeout 10]
        [--max-skew 300] [--encoding hex|base64]
   Plays the service against a receiver: sends signed deliveries, valid and hostile, never
@@ -43,9 +45,7 @@ const USAGE = {
   --retired-secret-env an old one whose overlap has ended (retired_secret: refused).
   --max-skew is the receiver's (stale and future deliveries are sent 1 h, or 120 s more
   than it, away); an answer slower than --timeout seconds fails response_time.
-  Rules: ${RULES.slice(0, 6).join(', ')},
-         ${RULES.slice(6, 12).join(', ')},
-         ${RULES.slice(12).join(', ')}.
+${wrap(`${RULES.join(', ')}.`, '  Rules: ', '         ')}
   Exit 0 when every rule holds, 1 when one fails (or is not judged), 2 on a usage error or
   when the receiver cannot be reached.`,
 };
@@ -54,7 +54,8 @@ const COMMON = `Secrets: --secret-env VAR reads the signing Secret from the envi
 --secret-file F reads it from a file (one trailing newline is removed, nothing else); the
 same for --pending-secret-file and --retired-secret-file. A secret is never accepted on the
 command line, and nothing typed where a variable or file name belongs is ever printed.
-Exit codes: 0 all good, 1 verification failed or a rule failed, 2 usage error or unreachable receiver.`;
+Exit codes: 0 all good, 1 verification failed or a rule failed, 2 a usage error or an
+unreachable receiver.`;
 
 function fullUsage() {
   return `usage:\n  ${USAGE.verify}\n\n  ${USAGE.sign}\n\n  ${USAGE.conformance}\n\n${COMMON}\n`;
