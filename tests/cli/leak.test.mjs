@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything,
-  plainReceiver, runCli, startServer, tempDir,
+  against, plainReceiver, runCli, startServer, tempDir,
 } from './helpers.mjs';
 
 // A whole secret as a merchant would paste it, and the parts that must not show either; and
@@ -133,6 +133,16 @@ describe('credentials and tokens in --url print as ***', () => {
         await server.close();
       }
     }
+  });
+
+  test('a receiver that answers with a secret where its error code goes: not printed', async () => {
+    const run = await against((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: PROBE }));
+    });
+    assert.equal(run.code, 1);
+    assert.equal(run.results[0].got, '401 permanent_failure');
+    assertClean(run, MARKS, 'answer');
   });
 
   test('an unreachable receiver, an invalid URL, a URL of another scheme: the error line holds no credential', async () => {

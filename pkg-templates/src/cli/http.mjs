@@ -1,6 +1,8 @@
 // One delivery on the wire, as the service sends it: a POST with node's http/https request,
 // one connection per delivery, never following a redirect.
 
+import { looksLikeSecret } from './redact.mjs';
+
 /**
  * POSTs `body` to `url`. Resolves { status, location?, code?, millis, connected } when the
  * receiver answered, or { error, timedOut, connected, millis } when it did not: no connection
@@ -62,7 +64,8 @@ function errorCode(bytes, contentType) {
   try {
     const parsed = JSON.parse(bytes.toString('utf8'));
     const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
-    return typeof code === 'string' && /^[A-Za-z0-9_.-]{1,48}$/.test(code) ? code : undefined;
+    // A code, not a value: a receiver that puts a secret in its answer does not get it printed.
+    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) ? code : undefined;
   } catch {
     return undefined;
   }

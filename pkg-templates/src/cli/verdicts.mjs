@@ -40,8 +40,9 @@ const unique = (items) => [...new Set(items)];
 
 /**
  * observed: Map rule -> [{ label, short, status?, code?, location?, error?, timedOut, millis }]
- * in the order sent; skewSecs: how far from now the stale and future deliveries were. Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]:
- * `reason` says why a rule is not_judged ('valid_delivery' or 'unanswered').
+ * in the order sent; skewSecs: how far from now the stale and future deliveries were.
+ * Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]: `reason` says why a
+ * rule is not_judged ('valid_delivery' or 'unanswered').
  */
 export function judge(observed, { timeoutMs, skewSecs }) {
   const valid = observed.get('valid_delivery');
