@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
-  conformance, gotOf, nowSecs, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
+  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
+  conformance, gotOf, nowSecs, pkg, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
 
 const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
@@ -139,6 +139,37 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.deepEqual(run.failed, ['valid_delivery']);
     assert.deepEqual(run.notJudged, AFTER_VALID);
     assert.equal(gotOf(run, 'no_redirect'), 'no 3xx in 21 answers');
+  });
+
+  test('one whose framework parsed the body first (500 body_not_raw): valid_delivery, with the raw-body hint', async () => {
+    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+    const parsedFirst = (req, res, raw) => {
+      let body;
+      try {
+        body = JSON.parse(raw.toString('utf8')); // what express.json() would hand the route
+      } catch {
+        body = {};
+      }
+      try {
+        const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+        verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() });
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(error.code === 'body_not_raw' ? 500 : 400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: error.code }));
+      }
+    };
+    const run = await against(parsedFirst);
+    assert.deepEqual(run.failed, ['valid_delivery']);
+    assert.deepEqual(run.notJudged, AFTER_VALID);
+    const server = await startServer(parsedFirst);
+    try {
+      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
+        TS_HEADER, '--signature-header', SIG_HEADER]);
+      assert.match(table.stdout.replace(/\n {4}/g, ' '), /valid_delivery: the framework parsed the body before the receiver saw it: .*express\.raw/);
+    } finally {
+      await server.close();
+    }
   });
 
   test('one slower than --timeout: valid_delivery and response_time fail, the rest is not judged', async () => {

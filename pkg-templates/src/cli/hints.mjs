@@ -119,6 +119,11 @@ function validDelivery(d, { observed, all }) {
     return 'a fresh timestamp was refused by the skew check: check the receiver\'s clock (NTP) and that it passes ' +
       'the current Unix time in seconds (not milliseconds)';
   }
+  if (d.code === 'body_not_raw') {
+    return 'the framework parsed the body before the receiver saw it: give the webhook route the raw bytes ' +
+      "(Express: express.raw({ type: 'application/json' }); Fastify: a buffer content-type parser; Next.js, Hono " +
+      'and Workers: await request.arrayBuffer())';
+  }
   if (d.code === 'timestamp_missing' || d.code === 'signature_missing') {
     return 'the receiver did not find a delivery header: give --timestamp-header and --signature-header the names it reads';
   }
