@@ -32,6 +32,15 @@ if (!existsSync(cli)) {
 }
 
 const env = { ...process.env, [SECRET_ENV]: `whsec_demo_${randomBytes(16).toString('hex')}` };
+// A secret rotation in progress, so that the kit checks it too (pending_secret, retired_secret):
+// the example receiver reads these; the careless one ignores them.
+const PENDING_ENV = 'CRYPTOPAY_WEBHOOK_SECRET_PENDING';
+const RETIRED_ENV = 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING';
+Object.assign(env, {
+  [PENDING_ENV]: `whsec_demo_pending_${randomBytes(16).toString('hex')}`,
+  [RETIRED_ENV]: `whsec_demo_retired_${randomBytes(16).toString('hex')}`,
+  CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(Math.floor(Date.now() / 1000) - 3600), // its overlap has ended
+});
 const cleanup = [];
 
 // The example receiver, run from a copy beside the installed package so that its
@@ -100,7 +109,7 @@ async function startCareless() {
 // The kit, as a user runs it: its table and progress go straight to the terminal.
 function conformance(url) {
   const args = ['conformance', '--url', url, '--secret-env', SECRET_ENV, '--timestamp-header', TS_HEADER,
-    '--signature-header', SIG_HEADER, '--timeout', '5'];
+    '--signature-header', SIG_HEADER, '--timeout', '5', '--pending-secret-env', PENDING_ENV, '--retired-secret-env', RETIRED_ENV];
   say(`$ cryptopay-verify ${args.join(' ')}`);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cli, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -154,7 +163,7 @@ async function main() {
   say(bold(`${goodOk ? 'ok' : 'FAILED'}: the example receiver ${good === 0 ? 'holds every rule' : `did not pass (exit ${good})`}` +
     `${rebuilt.count === recorded.count + burst.events ? '' : ', and lost events over a restart'}` +
     `${burst.ok ? '' : ', and the shuffled burst was not stored as it should be'}`));
-  say(bold(`${caught ? 'ok' : 'FAILED'}: the careless receiver ${caught ? 'was caught (exit 1, broken rules named above)' : `was not caught (exit ${bad})`}`));
+  say(bold(`${caught ? 'ok' : 'FAILED'}: the careless receiver ${caught ? 'was caught (exit 1, each failed rule named above)' : `was not caught (exit ${bad})`}`));
   if (!goodOk) process.stderr.write(`\nexample receiver log:\n${output}${rx.output}`);
   return goodOk && caught ? 0 : 1;
 }

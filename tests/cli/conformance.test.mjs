@@ -1,81 +1,106 @@
-// `cryptopay-verify conformance` against the example receiver (every rule holds) and
-// against careless receivers, each caught by the rule it breaks.
+// `cryptopay-verify conformance` against the example receiver (every rule holds, rotation
+// included), its table and --json output, and careless receivers built on the package, each
+// caught by the rule it breaks (careless.test.mjs has one per defect class).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, conformance, runCli, startExample, startServer, tempDir,
-  verifyingReceiver,
+  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
+  conformance, gotOf, nowSecs, pkg, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
 
-const RULES = ['valid_delivery', 'retry_same_event', 'bad_signature', 'other_secret', 'stale_timestamp',
-  'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case', 'no_redirect',
-  'response_time'];
+const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
+  'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
+  'no_redirect', 'response_time'];
+const ROTATION = ['pending_secret', 'retired_secret'];
+const REFUSALS = ['bad_signature', 'other_secret', 'stale_timestamp', 'future_timestamp', 'tampered_body',
+  'reserialized_body', 'missing_headers'];
+// What a broken valid_delivery leaves unjudged (without the rotation rules).
+const AFTER_VALID = RULES.filter((r) => !['valid_delivery', 'no_redirect', 'response_time'].includes(r));
 
-async function against(handler, extra = []) {
-  const server = await startServer(handler);
-  try {
-    return await conformance(server.url, extra);
-  } finally {
-    await server.close();
-  }
-}
 
-describe('against the example receiver', () => {
+describe('against the example receiver, during a rotation', () => {
   let receiver;
   before(async () => {
-    receiver = await startExample({ dataDir: tempDir() });
+    receiver = await startExample({
+      dataDir: tempDir(),
+      env: {
+        CRYPTOPAY_WEBHOOK_SECRET_PENDING: PENDING_SECRET,
+        CRYPTOPAY_WEBHOOK_SECRET_RETIRING: RETIRED_SECRET,
+        CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(nowSecs() - 3600), // the overlap has ended
+      },
+    });
   });
   after(() => receiver?.stop());
 
-  test('every rule holds: exit 0, a JSON array of { rule, expected, got, pass }', async () => {
-    const run = await conformance(receiver.webhookUrl);
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}\n${receiver.output}`);
-    assert.deepEqual(run.results.map((r) => r.rule), RULES);
+  test('every rule holds, rotation included: exit 0, a JSON array of { rule, expected, got, verdict }', async () => {
+    const run = await conformance(receiver.webhookUrl, ROTATION_ARGS);
+    assert.equal(run.code, 0, `${shown(run)}\n${receiver.output}`);
+    assert.deepEqual(run.results.map((r) => r.rule), [...RULES, ...ROTATION]);
     for (const r of run.results) {
-      assert.deepEqual(Object.keys(r), ['rule', 'expected', 'got', 'pass']);
-      assert.equal(r.pass, true, `${r.rule}: ${r.got}`);
+      assert.deepEqual(Object.keys(r), ['rule', 'expected', 'got', 'verdict']);
+      assert.equal(r.verdict, 'pass', `${r.rule}: ${r.got}`);
     }
-    assert.match(run.results.find((r) => r.rule === 'bad_signature').got, /^400 permanent_failure \(signature_mismatch\)$/);
-    assert.match(run.results.find((r) => r.rule === 'stale_timestamp').got, /timestamp_too_old/);
+    assert.match(gotOf(run, 'bad_signature'), /^wrong signature of the right shape: 400 permanent_failure \(signature_mismatch\); empty value: 400 permanent_failure \(signature_missing\); /);
+    assert.equal(gotOf(run, 'bad_signature').split('; ').length, 6);
+    assert.match(gotOf(run, 'stale_timestamp'), /timestamp_too_old/);
+    assert.equal(gotOf(run, 'retired_secret'), '400 permanent_failure (signature_mismatch)');
+    assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 200 acknowledged');
+    assert.match(run.stderr, /all 16 rules hold/);
   });
 
-  test('the table: progress while it runs, rule, expected, got, verdict at the end', async () => {
+  test('the table: progress while it runs, rule, expected, got, verdict, every line within 100 columns', async () => {
     const run = await runCli(['conformance', '--url', receiver.webhookUrl, '--secret-env', SECRET_ENV,
-      '--timestamp-header', TS_HEADER.toLowerCase(), '--signature-header', SIG_HEADER.toUpperCase(), '--encoding', 'base64']);
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+      '--timestamp-header', TS_HEADER.toLowerCase(), '--signature-header', SIG_HEADER.toUpperCase(), '--encoding', 'base64',
+      ...ROTATION_ARGS]);
+    assert.equal(run.code, 0, shown(run));
     assert.match(run.stdout, /^rule\s+expected\s+got\s+verdict$/m);
-    for (const rule of RULES) assert.match(run.stdout, new RegExp(`^${rule}\\s+.*\\spass$`, 'm'));
-    assert.match(run.stdout, /all 12 rules hold/);
-    assert.match(run.stderr, /conformance \[12\/12\] response_time/);
+    for (const rule of [...RULES, ...ROTATION]) assert.match(run.stdout, new RegExp(`^${rule}\\s+.*\\spass$`, 'm'));
+    assert.match(run.stdout, /all 16 rules hold/);
+    assert.match(run.stdout, /no URL-only kit can see durable recording, de-duplication across restarts or ordering/);
+    assert.doesNotMatch(run.stdout, /not checked/);
+    assert.match(run.stderr, /conformance \[16\/16\] retired_secret/);
+    for (const line of run.stdout.split('\n')) assert.ok(line.length <= 100, `${line.length} columns: ${line}`);
   });
 
-  test('a second run against the same receiver (new events) holds too', async () => {
-    const run = await conformance(receiver.webhookUrl, ['--max-skew', '600', '--timeout', '5']);
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  test('without the rotation options the table says that rotation was not checked', async () => {
+    const run = await runCli(['conformance', '--url', receiver.webhookUrl, '--secret-env', SECRET_ENV,
+      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--max-skew', '600', '--timeout', '5']);
+    assert.equal(run.code, 0, shown(run));
+    assert.match(run.stdout, /all 14 rules hold/);
+    assert.match(run.stdout, /^not checked: pending_secret and retired_secret \(during a rotation/m);
+  });
+
+  test('a URL the service would not deliver to is a warning, not a failure', async () => {
+    const run = await conformance(receiver.webhookUrl);
+    assert.equal(run.code, 0, shown(run));
+    assert.match(run.stderr, /warning: the service would not deliver to this URL\s+\(webhook_url_not_https/);
   });
 });
 
 describe('careless receivers are caught by the rule they break', () => {
-  test('one that acknowledges everything', async () => {
-    const run = await against(acknowledgeEverything);
+  test('one that acknowledges everything: every refusal rule fails, nothing else', async () => {
+    const run = await against(acknowledgeEverything, ROTATION_ARGS);
     assert.equal(run.code, 1, run.stderr);
-    assert.deepEqual(run.broken, ['bad_signature', 'other_secret', 'stale_timestamp', 'future_timestamp',
-      'tampered_body', 'reserialized_body', 'missing_headers']);
-    for (const rule of run.broken) assert.match(run.stderr, new RegExp(rule));
+    assert.deepEqual(run.failed, [...REFUSALS, 'retired_secret']);
+    assert.deepEqual(run.notJudged, []);
+    assert.match(gotOf(run, 'bad_signature'), /^wrong signature of the right shape: 200 acknowledged; empty value: 200 acknowledged/);
+    assert.match(run.stderr, /8 rules failed: bad_signature, other_secret, stale_timestamp, future_timestamp, tampered_body, reserialized_body, missing_headers, retired_secret$/m);
   });
 
-  test('the table names each broken rule and what to fix (exit 1)', async () => {
+  test('the table names each failed rule and what to fix (exit 1), within 100 columns', async () => {
     const server = await startServer(acknowledgeEverything);
     try {
       const run = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV,
         '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER]);
       assert.equal(run.code, 1);
-      assert.match(run.stdout, /^bad_signature\s+non-2xx\s+200 acknowledged\s+FAIL$/m);
+      assert.match(run.stdout, /^bad_signature\s+non-2xx, each\s+accepted: wrong, empty, separators, 1 char, 63 c\.\.\.\s+fail$/m);
+      assert.match(run.stdout, /^missing_headers\s+non-2xx, each\s+accepted: neither, ts only, sig only\s+fail$/m);
       assert.match(run.stdout, /^valid_delivery\s+2xx\s+200 acknowledged\s+pass$/m);
-      assert.match(run.stdout, /7 of 12 rules broken/);
+      assert.match(run.stdout, /7 of 14 rules failed/);
+      assert.match(run.stdout, /bad_signature: a wrong signature of the right shape was accepted: the receiver does not verify/);
       assert.match(run.stdout, /reserialized_body: verify the raw request bytes/);
-      assert.match(run.stderr, /7 rules broken: bad_signature, other_secret, stale_timestamp, future_timestamp, tampered_body, reserialized_body, missing_headers/);
+      for (const line of run.stdout.split('\n')) assert.ok(line.length <= 100, `${line.length} columns: ${line}`);
     } finally {
       await server.close();
     }
@@ -84,38 +109,116 @@ describe('careless receivers are caught by the rule they break', () => {
   test('one without de-duplication that answers 409 on a retry', async () => {
     const run = await against(verifyingReceiver({ onRetry: 409 }));
     assert.equal(run.code, 1);
-    assert.deepEqual(run.broken, ['retry_same_event']);
-    assert.equal(run.results[1].got, '409 permanent_failure (already_processed)');
+    assert.deepEqual(run.failed, ['retry_same_event']);
+    assert.equal(gotOf(run, 'retry_same_event'), 'first: 200 acknowledged; retry: 409 permanent_failure (already_processed)');
   });
 
   test('one without de-duplication that answers 500 on a retry', async () => {
     const run = await against(verifyingReceiver({ onRetry: 500 }));
     assert.equal(run.code, 1);
-    assert.deepEqual(run.broken, ['retry_same_event']);
-    assert.match(run.results[1].got, /^500 retry/);
+    assert.deepEqual(run.failed, ['retry_same_event']);
+    assert.match(gotOf(run, 'retry_same_event'), /; retry: 500 retry/);
   });
 
-  test('one that answers valid deliveries with a redirect (never followed)', async () => {
+  test('one that answers valid deliveries with a redirect: valid_delivery and no_redirect, the rest not judged', async () => {
     const run = await against(verifyingReceiver({ redirect: true }));
     assert.equal(run.code, 1);
-    assert.ok(run.broken.includes('no_redirect'), run.broken.join());
-    assert.ok(run.broken.includes('valid_delivery'));
-    assert.ok(!run.broken.includes('bad_signature'));
-    assert.equal(run.results.find((r) => r.rule === 'no_redirect').got, '302 permanent_failure redirect, not followed');
+    assert.deepEqual(run.failed, ['valid_delivery', 'no_redirect']);
+    assert.deepEqual(run.notJudged, AFTER_VALID);
+    assert.equal(gotOf(run, 'valid_delivery'), '302 permanent_failure redirect, not followed');
+    assert.match(gotOf(run, 'no_redirect'), /^7 of 21 answered 3xx \(never followed\): valid_delivery \(valid\): 302; /);
+    assert.match(run.stderr, /valid_delivery failed: fix it first .*; also failed: no_redirect/);
   });
 
-  test('one slower than --timeout', async () => {
+  test('a 404 everywhere breaks valid_delivery only, never no_redirect', async () => {
+    const run = await against((req, res) => {
+      res.writeHead(404);
+      res.end('not found');
+    });
+    assert.equal(run.code, 1);
+    assert.deepEqual(run.failed, ['valid_delivery']);
+    assert.deepEqual(run.notJudged, AFTER_VALID);
+    assert.equal(gotOf(run, 'no_redirect'), 'no 3xx in 21 answers');
+  });
+
+  test('one whose framework parsed the body first (500 body_not_raw): valid_delivery, with the raw-body hint', async () => {
+    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+    const parsedFirst = (req, res, raw) => {
+      let body;
+      try {
+        body = JSON.parse(raw.toString('utf8')); // what express.json() would hand the route
+      } catch {
+        body = {};
+      }
+      try {
+        const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+        verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() });
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(error.code === 'body_not_raw' ? 500 : 400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: error.code }));
+      }
+    };
+    const run = await against(parsedFirst);
+    assert.deepEqual(run.failed, ['valid_delivery']);
+    assert.deepEqual(run.notJudged, AFTER_VALID);
+    const server = await startServer(parsedFirst);
+    try {
+      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
+        TS_HEADER, '--signature-header', SIG_HEADER]);
+      assert.match(table.stdout.replace(/\n {4}/g, ' '), /valid_delivery: the framework parsed the body before the receiver saw it: .*express\.raw/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('one slower than --timeout: valid_delivery and response_time fail, the rest is not judged', async () => {
     const run = await against(verifyingReceiver({ delayMs: 1500 }), ['--timeout', '0.2']);
     assert.equal(run.code, 1);
-    assert.ok(run.broken.includes('response_time'), run.broken.join());
-    assert.match(run.results.find((r) => r.rule === 'response_time').got, /^no answer within 0\.2 s to 13 of 13/);
-    assert.equal(run.results[0].got, 'no answer within 0.2 s');
+    assert.deepEqual(run.failed, ['valid_delivery', 'response_time']);
+    assert.deepEqual(run.notJudged, [...AFTER_VALID, 'no_redirect']); // no_redirect: nothing was answered
+    assert.match(gotOf(run, 'response_time'), /^no answer to 21 of 21: valid_delivery \(valid\): no answer within 0\.2 s; /);
+    assert.equal(gotOf(run, 'valid_delivery'), 'no answer within 0.2 s');
   });
 
   test('one that reads header names case-sensitively', async () => {
     const run = await against(verifyingReceiver({ exactHeaderCase: true }));
     assert.equal(run.code, 1);
-    assert.deepEqual(run.broken, ['header_case']);
+    assert.deepEqual(run.failed, ['header_case']);
+    assert.match(gotOf(run, 'header_case'), /^400 permanent_failure \(timestamp_missing\), names sent as x-wEBHOOK-tIMESTAMP, x-wEBHOOK-sIGNATURE$/);
+  });
+
+  test('one that closes the connection on a malformed signature: response_time names it, bad_signature is not judged', async () => {
+    const inner = verifyingReceiver();
+    const run = await against((req, res, body) => {
+      const signature = req.headers[SIG_HEADER.toLowerCase()];
+      if (signature !== undefined && !/^[0-9a-f]{64}$/.test(signature)) {
+        req.socket.destroy(); // a crash on hostile input: no answer at all
+        return undefined;
+      }
+      return inner(req, res, body);
+    });
+    assert.equal(run.code, 1, shown(run));
+    assert.deepEqual(run.failed, ['response_time']);
+    assert.deepEqual(run.notJudged, ['bad_signature']);
+    assert.match(gotOf(run, 'response_time'), /^no answer to 5 of 21: bad_signature \(empty value\): ECONNRESET; /);
+  });
+});
+
+describe('the receiver\'s max skew', () => {
+  test('a receiver with a 1-hour skew fails stale/future at 1 hour, with a hint naming --max-skew; declared, it passes', async () => {
+    const server = await startServer(plainReceiver({ maxSkewSecs: 3600 }));
+    try {
+      const run = await conformance(server.url);
+      assert.deepEqual(run.failed, ['stale_timestamp', 'future_timestamp']);
+      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
+        TS_HEADER, '--signature-header', SIG_HEADER]);
+      assert.match(table.stdout.replace(/\n {4}/g, ' '), /stale_timestamp: an authentic delivery 3600 s old \(it may be a replay\) was accepted: .* give it with --max-skew/);
+      const declared = await conformance(server.url, ['--max-skew', '3600']);
+      assert.equal(declared.code, 0, shown(declared));
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -130,11 +233,31 @@ describe('a run that cannot be made', () => {
       const run = await runCli(['conformance', '--url', server.url, '--secret-env', 'EMPTY_SECRET',
         '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER], { env: { EMPTY_SECRET: '' } });
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /secret_empty/);
+      assert.match(run.stderr, /--secret-env: secret_empty/);
+      const pending = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV,
+        '--pending-secret-env', 'EMPTY_SECRET', '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER],
+      { env: { EMPTY_SECRET: '' } });
+      assert.equal(pending.code, 2);
+      assert.match(pending.stderr, /--pending-secret-env: secret_empty/);
       assert.equal(hits, 0);
     } finally {
       await server.close();
     }
+  });
+
+  test('a rotation secret equal to another one is a usage error: the rule would prove nothing', async () => {
+    const base = ['conformance', '--url', 'http://127.0.0.1:9/webhook', '--secret-env', SECRET_ENV,
+      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER];
+    const same = await runCli([...base, '--pending-secret-env', SECRET_ENV]);
+    assert.equal(same.code, 2);
+    assert.match(same.stderr, /--pending-secret-env gives the same secret as --secret-env: pending_secret would prove nothing/);
+    const retired = await runCli([...base, '--retired-secret-env', SECRET_ENV]);
+    assert.equal(retired.code, 2);
+    assert.match(retired.stderr, /--retired-secret-env gives the same secret as --secret-env/);
+    const both = await runCli([...base, '--pending-secret-env', 'A_SECRET', '--retired-secret-env', 'A_SECRET'],
+      { env: { A_SECRET: 'whsec_one_and_the_same' } });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /one secret cannot be both pending and retired/);
   });
 
   test('a receiver that cannot be reached: exit 2, no verdict', async () => {

@@ -3,7 +3,7 @@
 // receiver run from a copy beside the installed package, and careless receivers.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -24,6 +24,13 @@ export const pkg = createRequire(join(CONSUMER_DIR, 'package.json'))('cryptopay-
 
 export const SECRET = `whsec_cli_test_${randomBytes(12).toString('hex')}`;
 export const SECRET_ENV = 'CPV_TEST_SECRET';
+// A rotation: the new secret, not yet active, and an old one whose overlap has ended.
+export const PENDING_SECRET = `whsec_cli_pending_${randomBytes(12).toString('hex')}`;
+export const PENDING_ENV = 'CPV_TEST_PENDING_SECRET';
+export const RETIRED_SECRET = `whsec_cli_retired_${randomBytes(12).toString('hex')}`;
+export const RETIRED_ENV = 'CPV_TEST_RETIRED_SECRET';
+/** The conformance options that check the rotation rules. */
+export const ROTATION_ARGS = ['--pending-secret-env', PENDING_ENV, '--retired-secret-env', RETIRED_ENV];
 export const TS_HEADER = 'X-Webhook-Timestamp';
 export const SIG_HEADER = 'X-Webhook-Signature';
 
@@ -33,7 +40,7 @@ export const nowSecs = () => Math.floor(Date.now() / 1000);
 export function runCli(args, { env = {}, input, timeoutMs = 60_000 } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(CLI, args, {
-      env: { ...process.env, [SECRET_ENV]: SECRET, ...env },
+      env: { ...process.env, [SECRET_ENV]: SECRET, [PENDING_ENV]: PENDING_SECRET, [RETIRED_ENV]: RETIRED_SECRET, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -50,19 +57,38 @@ export function runCli(args, { env = {}, input, timeoutMs = 60_000 } = {}) {
   });
 }
 
-/** `conformance --json` against url. Resolves { code, results, broken, stderr }. */
-export async function conformance(url, extra = []) {
+/**
+ * `conformance --json` against url. Resolves { code, stdout, stderr, results, failed,
+ * notJudged } (results null when stdout is not JSON).
+ */
+export async function conformance(url, extra = [], options = {}) {
   const run = await runCli(['conformance', '--url', url, '--secret-env', SECRET_ENV,
-    '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json', ...extra]);
+    '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json', ...extra], options);
   let results = null;
   try {
     results = JSON.parse(run.stdout);
   } catch {
     // left null: the caller's assertion shows stdout and stderr
   }
-  const broken = results ? results.filter((r) => !r.pass).map((r) => r.rule) : null;
-  return { ...run, results, broken };
+  const having = (verdict) => (results ? results.filter((r) => r.verdict === verdict).map((r) => r.rule) : null);
+  return { ...run, results, failed: having('fail'), notJudged: having('not_judged') };
 }
+
+/** `conformance --json` against an in-process receiver (startServer(handler)), stopped after. */
+export async function against(handler, extra = [], options = {}) {
+  const server = await startServer(handler);
+  try {
+    return await conformance(server.url, extra, options);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The `got` of a rule in a conformance run's results. */
+export const gotOf = (run, rule) => run.results.find((r) => r.rule === rule).got;
+
+/** A run's stdout and stderr, for assertion messages. */
+export const shown = (run) => `${run.stdout}\n${run.stderr}`;
 
 /** A service-like payment.updated body. */
 export function eventBody({ eventId, paymentId, statusVersion, status = 'open', eventType = 'payment.updated' }) {
@@ -244,3 +270,87 @@ export function verifyingReceiver({ onRetry, redirect = false, delayMs = 0, exac
 
 /** The careless receiver of all: acknowledges everything, checks nothing. */
 export const acknowledgeEverything = (req, res) => reply(res, 200, { ok: true });
+
+function text(res, status, body) {
+  res.writeHead(status, { 'content-type': 'text/plain' });
+  res.end(body);
+}
+
+/**
+ * A correct receiver on node:http and node:crypto alone (no package), as a careful merchant
+ * writes one: the HMAC over the raw bytes compared in constant time with each candidate of
+ * the header, the active and pending secrets and the retired one until its overlap ended, a
+ * two-sided skew, de-duplication by event_id, only newer status_versions applied (stale ones
+ * acknowledged). It answers 401 for a bad signature, as many receivers do.
+ *
+ * `defect` makes it one of the careless receivers real merchants write, one defect each:
+ *   prefixCompare     compares the signature's bytes with as many bytes of the HMAC
+ *                     (Buffer.from(hex) drops what it cannot decode: the CVE-2024-21491 kind)
+ *   anyMismatch       refuses only when some candidate of the header mismatches, so a header
+ *                     with no candidate at all (empty, separators only) passes
+ *   latin1Body        reads the body as a latin1 string, then hashes it as UTF-8
+ *   conflictOnOlder   answers 409 to an authentic event with an older status_version
+ *   acceptRetired     keeps accepting the old secret after its overlap ended
+ *   refusePending     knows only the active secret
+ *   refuseAll         an authentication layer in front answers 401 to every POST
+ *   wrongSecret       its secret read from a file with the trailing newline kept
+ *   notFoundUnknown   answers 404 to an authentic event for a payment it does not know
+ */
+export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
+  const active = defect === 'wrongSecret' ? `${SECRET}\n` : SECRET;
+  const seen = new Set();
+  const versions = new Map(); // payment_id -> BigInt status_version last applied
+  const keys = () => [
+    active,
+    ...(defect === 'refusePending' ? [] : [PENDING_SECRET]),
+    ...(defect === 'acceptRetired' || nowSecs() <= retiredUntil ? [RETIRED_SECRET] : []),
+  ];
+  const candidatesOf = (header) => header.split(/[\s,]+/).filter(Boolean).map((c) => c.replace(/^(v1|sha256)=/, ''));
+  const equalHex = (hex, mac) => /^[0-9a-fA-F]{64}$/.test(hex) && timingSafeEqual(Buffer.from(hex, 'hex'), mac);
+
+  function signatureHolds(signature, macOf) {
+    if (defect === 'prefixCompare') {
+      const given = Buffer.from(signature.replace(/^v1=/, ''), 'hex');
+      return keys().some((key) => timingSafeEqual(given, macOf(key).subarray(0, given.length)));
+    }
+    const candidates = candidatesOf(signature);
+    if (defect === 'anyMismatch') {
+      for (const c of candidates) if (!keys().some((key) => equalHex(c, macOf(key)))) return false;
+      return true;
+    }
+    return keys().some((key) => candidates.some((c) => equalHex(c, macOf(key))));
+  }
+
+  return (req, res, raw) => {
+    if (defect === 'refuseAll') return text(res, 401, 'unauthorized');
+    const timestamp = req.headers[TS_HEADER.toLowerCase()];
+    const signature = req.headers[SIG_HEADER.toLowerCase()];
+    const absent = defect === 'anyMismatch' ? timestamp === undefined || signature === undefined : !timestamp || !signature;
+    if (absent) return text(res, 400, 'missing webhook headers');
+    if (!/^[0-9]{1,12}$/.test(timestamp)) return text(res, 400, 'bad timestamp');
+    const payload = defect === 'latin1Body' ? raw.toString('latin1') : raw;
+    const macOf = (key) => createHmac('sha256', key).update(`${timestamp}.`).update(payload).digest();
+    if (!signatureHolds(signature, macOf)) return text(res, 401, 'invalid signature');
+    if (Math.abs(nowSecs() - Number(timestamp)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
+    let event;
+    try {
+      event = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
+    } catch {
+      return text(res, 400, 'not json');
+    }
+    if (event.event_type !== 'payment.updated') return reply(res, 200, { ignored: true });
+    const paymentId = event.data.payment_id;
+    if (defect === 'notFoundUnknown') return reply(res, 404, { error: 'unknown_payment' });
+    if (seen.has(event.event_id)) return reply(res, 200, { duplicate: true });
+    const version = BigInt(event.data.status_version);
+    const stored = versions.get(paymentId);
+    if (stored !== undefined && version <= stored) {
+      if (defect === 'conflictOnOlder') return reply(res, 409, { error: 'stale_version' });
+      seen.add(event.event_id);
+      return reply(res, 200, { stale: true });
+    }
+    seen.add(event.event_id);
+    versions.set(paymentId, version);
+    return reply(res, 200, { applied: true });
+  };
+}

@@ -122,6 +122,53 @@ describe('verify', () => {
   });
 });
 
+describe('verify: the rough edges say what to do, in the command line\'s terms', () => {
+  const verify = (args, input) => runCli(['verify', '--secret-env', SECRET_ENV, ...args], { input });
+
+  test('a capture older than the skew names --now (and --max-skew), never nowSecs or maxSkewSecs', async () => {
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-file', bodyFile]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /timestamp_too_old: the delivery is authentic \(its signature matches\), but its timestamp 1700000000 is \d+ s before this machine's clock, more than --max-skew 300/);
+    assert.match(run.stderr, /pass --now with the Unix time \(seconds\) it was received, e\.g\. --now 1700000000/);
+    assert.doesNotMatch(run.stderr, /nowSecs|maxSkewSecs/);
+    const early = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1699999000', '--body-file', bodyFile]);
+    assert.equal(early.code, 1);
+    assert.match(early.stderr, /timestamp_in_future: .* is 1000 s after --now 1699999000, more than --max-skew 300\. --now is before the delivery/);
+    assert.doesNotMatch(early.stderr, /nowSecs|maxSkewSecs/);
+  });
+
+  test('--now in milliseconds is named as such: exit 2, the seconds to give instead', async () => {
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1700000000123', '--body-file', bodyFile]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--now is in milliseconds \(13 digits\): give Unix seconds, --now 1700000000$/m);
+  });
+
+  test('a --body-file that does not exist is named, with the reason: exit 2', async () => {
+    const absent = join(dir, 'capture-missing.json');
+    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-file', absent]);
+    assert.equal(run.code, 2);
+    assert.ok(run.stderr.includes(`cannot read --body-file ${absent}: no such file`), run.stderr);
+  });
+
+  test('an empty stdin that is not a terminal is a usage error, not signature_mismatch', async () => {
+    for (const args of [['-'], []]) {
+      const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, ...args], '');
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /stdin is empty: no body was piped/);
+      assert.doesNotMatch(run.stderr, /signature_mismatch/);
+    }
+    const sign = await runCli(['sign', '--secret-env', SECRET_ENV, '-'], { input: '' });
+    assert.equal(sign.code, 2);
+    assert.match(sign.stderr, /stdin is empty/);
+  });
+
+  test('a 13-digit timestamp is still timestamp_malformed, with a word about milliseconds', async () => {
+    const run = await verify(['--timestamp', '1700000000123', '--signature', expectedHex, '--body-file', bodyFile]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /timestamp_malformed: .*\(13 digits: a time in milliseconds\?/);
+  });
+});
+
 describe('usage errors exit 2 with the usage', () => {
   const cases = [
     ['no command', []],
@@ -141,6 +188,7 @@ describe('usage errors exit 2 with the usage', () => {
     ['conformance without --url', ['conformance', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
     ['conformance with a non-http URL', ['conformance', '--url', 'ftp://127.0.0.1/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
     ['conformance without header names', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV]],
+    ['conformance with a --max-skew over a day', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--max-skew', '86401']],
     ['conformance with a bad --timeout', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--timeout', '0']],
   ];
   for (const [name, args] of cases) {

@@ -7,213 +7,104 @@
 //
 // Exit codes: 0 all good; 1 a verification failed or a receiver broke a rule; 2 a usage
 // error, or a run that could not be made (an unreachable receiver). Secrets come from the
-// environment (--secret-env) or a file (--secret-file), never from argv.
+// environment (--secret-env) or a file (--secret-file), never from argv, and are never
+// printed; nor is what was typed where a variable or file name belongs, nor a URL's
+// credentials (redact.mjs).
 
 import { readFileSync } from 'node:fs';
-import { CryptoPayError, signWebhook, verifyWebhook } from '../entry/node.mjs';
-import { RULES, formatReport, runConformance } from './conformance.mjs';
+import { CryptoPayError, signWebhook, validateWebhookUrl, verifyWebhook } from '../entry/node.mjs';
+import {
+  UsageError, encodingOf, headerName, integer, nowOption, parse, readBody, readSecret, required, seconds,
+} from './args.mjs';
+import { RULES, rulesFor, runConformance } from './conformance.mjs';
+import { displayUrl, neverPrint, write } from './redact.mjs';
+import { formatReport, wrap } from './report.mjs';
 
 const NAME = 'cryptopay-verify';
 
 const USAGE = {
-  verify: `${NAME} verify --secret-env VAR --timestamp T --signature S [--body-file F | -] [--max-skew 300] [--now N]
+  verify: `${NAME} verify --secret-env VAR --timestamp T --signature S [--body-file F | -]
+       [--max-skew 300] [--now N]
   Verifies a captured delivery: the body from --body-file F or stdin (-), the timestamp and
-  signature header values exactly as received. Prints the verified event as JSON (exit 0) or
-  the error code with its hint (exit 1).`,
+  signature header values exactly as received. --now is the Unix time in seconds to check the
+  skew against (default: this machine's clock); give it the time a capture was received to
+  check it later. Prints the verified event as JSON (exit 0) or the error code and what to
+  fix (exit 1).`,
   sign: `${NAME} sign --secret-env VAR [--timestamp T] [--body-file F | -] [--encoding hex|base64]
        [--timestamp-header NAME] [--signature-header NAME] [--json]
   Signs a body as the service does (for tests): prints the timestamp (default: now), the
   signature and the headers to send.`,
-  conformance: `${NAME} conformance --url URL --secret-env VAR --timestamp-header NAME --signature-header NAME
-       [--json] [--timeout 10] [--max-skew 300] [--encoding hex|base64]
+  conformance: `${NAME} conformance --url URL --secret-env VAR
+       --timestamp-header NAME --signature-header NAME
+       [--pending-secret-env VAR] [--retired-secret-env VAR] [--json] [--timeout 10]
+       [--max-skew 300] [--encoding hex|base64]
   Plays the service against a receiver: sends signed deliveries, valid and hostile, never
-  follows redirects, and prints a table of rule, expected, got, verdict (--json: an array of
-  { rule, expected, got, pass }). --max-skew is the receiver's (stale and future deliveries
-  are sent 120 s beyond it); an answer slower than --timeout seconds breaks response_time.
-  Rules: ${RULES.slice(0, 6).join(', ')},
-         ${RULES.slice(6).join(', ')}.
-  Exit 0 when every rule holds, 1 when one is broken, 2 when the receiver cannot be reached.`,
+  follows redirects, and prints a table of rule, expected, got, verdict (pass, fail or
+  not_judged; --json: an array of { rule, expected, got, verdict }). --pending-secret-env
+  names the new secret of a rotation in progress (pending_secret: accepted), and
+  --retired-secret-env an old one whose overlap has ended (retired_secret: refused).
+  --max-skew is the receiver's (stale and future deliveries are sent 1 h, or 120 s more
+  than it, away); an answer slower than --timeout seconds fails response_time.
+${wrap(`${RULES.join(', ')}.`, '  Rules: ', '         ')}
+  Exit 0 when every rule holds, 1 when one fails (or is not judged), 2 on a usage error or
+  when the receiver cannot be reached.`,
 };
 
 const COMMON = `Secrets: --secret-env VAR reads the signing Secret from the environment variable VAR;
---secret-file F reads it from a file (one trailing newline is removed, nothing else).
-A secret is never accepted on the command line.
-Exit codes: 0 all good, 1 verification failed or a rule is broken, 2 usage error or unreachable receiver.`;
+--secret-file F reads it from a file (one trailing newline is removed, nothing else); the
+same for --pending-secret-file and --retired-secret-file. A secret is never accepted on the
+command line, and nothing typed where a variable or file name belongs is ever printed.
+Exit codes: 0 all good, 1 verification failed or a rule failed, 2 a usage error or an
+unreachable receiver.`;
 
 function fullUsage() {
   return `usage:\n  ${USAGE.verify}\n\n  ${USAGE.sign}\n\n  ${USAGE.conformance}\n\n${COMMON}\n`;
 }
 
-// The options each command takes: name -> 'value' | 'flag'.
-const SECRET = { 'secret-env': 'value', 'secret-file': 'value' };
-const OPTIONS = {
-  verify: {
-    ...SECRET, timestamp: 'value', signature: 'value', 'body-file': 'value', 'max-skew': 'value',
-    now: 'value', help: 'flag',
-  },
-  sign: {
-    ...SECRET, timestamp: 'value', 'body-file': 'value', encoding: 'value', 'timestamp-header': 'value',
-    'signature-header': 'value', json: 'flag', help: 'flag',
-  },
-  conformance: {
-    ...SECRET, url: 'value', 'timestamp-header': 'value', 'signature-header': 'value', json: 'flag',
-    timeout: 'value', 'max-skew': 'value', encoding: 'value', help: 'flag',
-  },
-};
-// Commands that read a body and so accept `-` (stdin).
-const TAKES_BODY = new Set(['verify', 'sign']);
-
-class UsageError extends Error {
-  constructor(message, command) {
-    super(message);
-    this.command = command;
-  }
-}
-
-function parse(command, argv) {
-  const spec = OPTIONS[command];
-  const opts = { stdin: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '-' && TAKES_BODY.has(command)) {
-      if (opts.stdin) throw new UsageError('- (stdin) is given twice', command);
-      opts.stdin = true;
-      continue;
-    }
-    if (arg === '-h') {
-      opts.help = true;
-      continue;
-    }
-    if (!arg.startsWith('--') || arg === '--') {
-      throw new UsageError(`unexpected argument "${clip(arg)}"`, command);
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (name === 'secret') {
-      throw new UsageError('a secret is never taken from argv: use --secret-env VAR or --secret-file F', command);
-    }
-    const kind = spec[name];
-    if (kind === undefined) throw new UsageError(`unknown option --${clip(name)}`, command);
-    if (Object.hasOwn(opts, name)) throw new UsageError(`--${name} is given twice`, command);
-    if (kind === 'flag') {
-      if (eq !== -1) throw new UsageError(`--${name} takes no value`, command);
-      opts[name] = true;
-    } else if (eq !== -1) {
-      opts[name] = arg.slice(eq + 1);
-    } else {
-      const value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`, command);
-      opts[name] = value;
-      i += 1;
-    }
-  }
-  return opts;
-}
-
-function clip(text) {
-  const safe = String(text).replace(/[^\x20-\x7e]/g, '?');
-  return safe.length > 40 ? `${safe.slice(0, 40)}...` : safe;
-}
-
-function required(opts, name, command) {
-  if (opts[name] === undefined || opts[name] === '') throw new UsageError(`--${name} is required`, command);
-  return opts[name];
-}
-
-function integer(opts, name, fallback, command) {
-  if (opts[name] === undefined) return fallback;
-  if (!/^[0-9]{1,15}$/.test(opts[name])) {
-    throw new UsageError(`--${name} must be a whole number of seconds (got "${clip(opts[name])}")`, command);
-  }
-  return Number(opts[name]);
-}
-
-function seconds(opts, name, fallback, command) {
-  if (opts[name] === undefined) return fallback;
-  const value = Number(opts[name]);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value > 0) || value > 3600) {
-    throw new UsageError(`--${name} must be a number of seconds above 0, at most 3600 (got "${clip(opts[name])}")`, command);
-  }
-  return value;
-}
-
-function encodingOf(opts, command) {
-  const encoding = opts.encoding ?? 'hex';
-  if (encoding !== 'hex' && encoding !== 'base64') throw new UsageError('--encoding must be hex or base64', command);
-  return encoding;
-}
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-function headerName(opts, name, command, optional = false) {
-  const value = optional ? opts[name] : required(opts, name, command);
-  if (value !== undefined && !HEADER_NAME.test(value)) {
-    throw new UsageError(`--${name} must be an HTTP header name (got "${clip(value)}")`, command);
-  }
-  return value;
-}
-
-function readSecret(opts, command) {
-  const env = opts['secret-env'];
-  const file = opts['secret-file'];
-  if (env !== undefined && file !== undefined) throw new UsageError('give --secret-env or --secret-file, not both', command);
-  if (env === undefined && file === undefined) throw new UsageError('--secret-env VAR (or --secret-file F) is required', command);
-  if (env !== undefined) {
-    if (env === '') throw new UsageError('--secret-env needs the name of an environment variable', command);
-    const value = process.env[env];
-    if (value === undefined) throw new UsageError(`the environment variable ${clip(env)} (--secret-env) is not set`, command);
-    return value;
-  }
-  let text;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read --secret-file: ${error.code ?? error.message}`, command);
-  }
-  // A file saved by an editor ends with a newline; that one newline is not part of the secret.
-  return text.replace(/\r?\n$/, '');
-}
-
-async function readBody(opts, command) {
-  const file = opts['body-file'];
-  if (file !== undefined && opts.stdin) throw new UsageError('give --body-file F or -, not both', command);
-  if (file !== undefined) {
-    if (file === '-') return readStdin();
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new UsageError(`cannot read --body-file: ${error.code ?? error.message}`, command);
-    }
-  }
-  if (!opts.stdin && process.stdin.isTTY) {
-    throw new UsageError('no body: give --body-file F, or pipe the body on stdin (-)', command);
-  }
-  return readStdin();
-}
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
 const nowSecs = () => Math.floor(Date.now() / 1000);
 
+// The package's message in the command line's terms: its options, not the JS option names.
+function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
+  const against = nowGiven ? `--now ${now}` : "this machine's clock";
+  if (error.code === 'timestamp_too_old') {
+    return `timestamp_too_old: the delivery is authentic (its signature matches), but its timestamp ${timestamp} is ` +
+      `${now - Number(timestamp)} s before ${against}, more than --max-skew ${maxSkewSecs}. ` +
+      (nowGiven
+        ? 'Give --now the Unix time (seconds) the delivery was received, or a wider --max-skew.'
+        : `To check a capture after the fact, pass --now with the Unix time (seconds) it was received, e.g. --now ${timestamp}, ` +
+          'or a wider --max-skew. A live receiver must refuse it: it may be a replay.');
+  }
+  if (error.code === 'timestamp_in_future') {
+    return `timestamp_in_future: the delivery is authentic, but its timestamp ${timestamp} is ` +
+      `${Number(timestamp) - now} s after ${against}, more than --max-skew ${maxSkewSecs}. ` +
+      (nowGiven
+        ? '--now is before the delivery: give the Unix time (seconds) it was received.'
+        : "Check this machine's clock; the timestamp must be Unix seconds.");
+  }
+  let message = error.message.replace(/\bnowSecs\b/g, '--now').replace(/\bmaxSkewSecs\b/g, '--max-skew');
+  if (error.code === 'timestamp_malformed' && /^[0-9]{13}$/.test(timestamp)) {
+    message += ' (13 digits: a time in milliseconds? the service sends Unix seconds; pass the header exactly as received)';
+  }
+  return message;
+}
+
 async function verifyCommand(argv) {
-  const opts = parse('verify', argv);
-  if (opts.help) return help('verify');
-  const secret = readSecret(opts, 'verify');
-  const timestamp = required(opts, 'timestamp', 'verify');
-  const signature = required(opts, 'signature', 'verify');
-  const maxSkewSecs = integer(opts, 'max-skew', 300, 'verify');
-  const now = integer(opts, 'now', nowSecs(), 'verify');
-  const body = await readBody(opts, 'verify');
+  const command = 'verify';
+  const opts = parse(command, argv);
+  if (opts.help) return help(command);
+  const secret = readSecret(opts, command);
+  const timestamp = required(opts, 'timestamp', command);
+  const signature = required(opts, 'signature', command);
+  const maxSkewSecs = integer(opts, 'max-skew', 300, command);
+  const now = nowOption(opts, nowSecs(), command);
+  const body = await readBody(opts, command);
   let verified;
   try {
     verified = verifyWebhook({ body, timestamp, signature, secrets: secret, nowSecs: now, maxSkewSecs });
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
-    process.stderr.write(`${NAME} verify: not verified\n${error.message}\n`);
+    const message = cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven: opts.now !== undefined });
+    write.err(`${NAME} verify: not verified\n${message}\n`);
     return 1;
   }
   const { event } = verified;
@@ -231,34 +122,35 @@ async function verifyCommand(argv) {
       data: event.data,
     },
   };
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  write.out(`${JSON.stringify(out, null, 2)}\n`);
   return 0;
 }
 
 async function signCommand(argv) {
-  const opts = parse('sign', argv);
-  if (opts.help) return help('sign');
-  const secret = readSecret(opts, 'sign');
+  const command = 'sign';
+  const opts = parse(command, argv);
+  if (opts.help) return help(command);
+  const secret = readSecret(opts, command);
   const timestamp = opts.timestamp ?? String(nowSecs());
-  const encoding = encodingOf(opts, 'sign');
-  const timestampHeader = headerName(opts, 'timestamp-header', 'sign', true);
-  const signatureHeader = headerName(opts, 'signature-header', 'sign', true);
-  const body = await readBody(opts, 'sign');
+  const encoding = encodingOf(opts, command);
+  const timestampHeader = headerName(opts, 'timestamp-header', command, true);
+  const signatureHeader = headerName(opts, 'signature-header', command, true);
+  const body = await readBody(opts, command);
   let signature;
   try {
     signature = signWebhook({ secret, timestamp, body, encoding });
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
-    process.stderr.write(`${NAME} sign: ${error.message}\n`);
+    write.err(`${NAME} sign: ${error.message}\n`);
     return 1;
   }
   const tsName = timestampHeader ?? '<timestamp-header>';
   const sigName = signatureHeader ?? '<signature-header>';
   if (opts.json) {
     const out = { timestamp, signature, headers: { [tsName]: timestamp, [sigName]: signature } };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    write.out(`${JSON.stringify(out, null, 2)}\n`);
   } else {
-    process.stdout.write(
+    write.out(
       `timestamp  ${timestamp}\nsignature  ${signature}\n\nheaders to send (POST, the body byte for byte):\n` +
         `  ${tsName}: ${timestamp}\n  ${sigName}: ${signature}\n`,
     );
@@ -266,17 +158,19 @@ async function signCommand(argv) {
   return 0;
 }
 
-async function conformanceCommand(argv) {
-  const command = 'conformance';
-  const opts = parse(command, argv);
-  if (opts.help) return help(command);
+// The option a secret came from, for messages: --{prefix}secret-env or --{prefix}secret-file.
+const secretOption = (opts, prefix) => `--${prefix}secret-${opts[`${prefix}secret-env`] !== undefined ? 'env' : 'file'}`;
+
+function conformanceOptions(opts, command) {
   const rawUrl = required(opts, 'url', command);
   let url;
   try {
     url = new URL(rawUrl);
   } catch {
-    throw new UsageError(`--url is not a URL (got "${clip(rawUrl)}")`, command);
+    throw new UsageError('--url is not an absolute URL (what was given is not shown), e.g. https://shop.example/webhook', command);
   }
+  neverPrint(url.username);
+  neverPrint(url.password);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be http:// or https://', command);
   const timestampHeader = headerName(opts, 'timestamp-header', command);
   const signatureHeader = headerName(opts, 'signature-header', command);
@@ -284,66 +178,120 @@ async function conformanceCommand(argv) {
     throw new UsageError('--timestamp-header and --signature-header must differ', command);
   }
   const secret = readSecret(opts, command);
-  const timeoutSecs = seconds(opts, 'timeout', 10, command);
-  const maxSkewSecs = integer(opts, 'max-skew', 300, command);
-  const encoding = encodingOf(opts, command);
-  const json = opts.json === true;
+  const pendingSecret = readSecret(opts, command, 'pending-', true);
+  const retiredSecret = readSecret(opts, command, 'retired-', true);
+  if (pendingSecret !== undefined && pendingSecret === secret) {
+    throw new UsageError(`${secretOption(opts, 'pending-')} gives the same secret as ${secretOption(opts, '')}: ` +
+      'pending_secret would prove nothing; give the new secret of the rotation', command);
+  }
+  if (retiredSecret !== undefined && retiredSecret === secret) {
+    throw new UsageError(`${secretOption(opts, 'retired-')} gives the same secret as ${secretOption(opts, '')}: ` +
+      'retired_secret would expect the active secret to be refused; give an old secret whose overlap has ended', command);
+  }
+  if (retiredSecret !== undefined && retiredSecret === pendingSecret) {
+    throw new UsageError(`${secretOption(opts, 'retired-')} and ${secretOption(opts, 'pending-')} give the same secret: ` +
+      'one secret cannot be both pending and retired', command);
+  }
+  return {
+    rawUrl, url, timestampHeader, signatureHeader, secret, pendingSecret, retiredSecret,
+    timeoutSecs: seconds(opts, 'timeout', 10, command),
+    maxSkewSecs: receiverSkew(opts, command),
+    encoding: encodingOf(opts, command),
+    json: opts.json === true,
+  };
+}
+
+// The receiver's max skew, at most a day: the stale delivery is sent beyond it, after 1970.
+function receiverSkew(opts, command) {
+  const secs = integer(opts, 'max-skew', 300, command);
+  if (secs > 86_400) throw new UsageError('--max-skew is the receiver\'s max skew: at most 86400 seconds (a day)', command);
+  return secs;
+}
+
+async function conformanceCommand(argv) {
+  const command = 'conformance';
+  const opts = parse(command, argv);
+  if (opts.help) return help(command);
+  const config = conformanceOptions(opts, command);
+  const { url, json } = config;
+  // A secret the package refuses (empty) stops the run before anything is sent.
+  for (const [prefix, secret] of [['', config.secret], ['pending-', config.pendingSecret], ['retired-', config.retiredSecret]]) {
+    if (secret === undefined) continue;
+    try {
+      signWebhook({ secret, timestamp: '0', body: '', encoding: config.encoding });
+    } catch (error) {
+      if (!(error instanceof CryptoPayError)) throw error;
+      write.err(`${NAME} conformance: ${secretOption(opts, prefix)}: ${error.message}\n`);
+      return 2;
+    }
+  }
+  const shown = displayUrl(url);
   try {
-    // A secret the package refuses (empty) stops the run before anything is sent.
-    signWebhook({ secret, timestamp: '0', body: '', encoding });
+    validateWebhookUrl(config.rawUrl);
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
-    process.stderr.write(`${NAME} conformance: ${error.message}\n`);
-    return 2;
+    write.err(`${wrap(`the service would not deliver to this URL (${error.message}). Fine for a local test; the ` +
+      'URL you register must be https, port 443, on a registered domain, with no credentials, query or fragment.',
+    `${NAME} conformance: warning: `)}\n`);
   }
 
-  const progress = progressReporter(url);
+  const progress = progressReporter(shown);
   const started = Date.now();
-  const outcome = await runConformance({
-    url, secret, timestampHeader, signatureHeader, timeoutMs: Math.round(timeoutSecs * 1000), maxSkewSecs, encoding,
-    onProgress: progress.step,
-  });
+  const outcome = await runConformance({ ...config, timeoutMs: Math.round(config.timeoutSecs * 1000), onProgress: progress.step });
   progress.done();
   if (outcome.unreachable) {
     const tls = /CERT|SSL|TLS|ERR_TLS/i.test(outcome.unreachable)
       ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'
       : 'Is the receiver running and listening on that address?';
-    process.stderr.write(`${NAME} conformance: cannot reach the receiver at ${url.href}: ${outcome.unreachable}\n` +
+    write.err(`${NAME} conformance: cannot reach the receiver at ${shown}: ${outcome.unreachable}\n` +
       `no rule was checked (exit 2). ${tls}\n`);
     return 2;
   }
   const { results } = outcome;
-  const broken = results.filter((r) => !r.pass).map((r) => r.rule);
+  const checked = new Set(rulesFor(config));
+  const unchecked = RULES.filter((rule) => !checked.has(rule));
   if (json) {
-    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    const rows = results.map(({ rule, expected, got, verdict }) => ({ rule, expected, got, verdict }));
+    write.out(`${JSON.stringify(rows, null, 2)}\n`);
   } else {
-    process.stdout.write(formatReport(results, { url: url.href, millis: Date.now() - started }));
+    write.out(formatReport(results, { url: shown, millis: Date.now() - started, unchecked }));
   }
-  if (broken.length > 0) {
-    process.stderr.write(`${NAME} conformance: ${broken.length} rule${broken.length === 1 ? '' : 's'} broken: ${broken.join(', ')}\n`);
-    return 1;
+  const failed = results.filter((r) => r.verdict === 'fail').map((r) => r.rule);
+  const notJudged = results.filter((r) => r.verdict === 'not_judged').map((r) => r.rule);
+  const waiting = results.filter((r) => r.reason === 'valid_delivery').length;
+  if (failed.length === 0 && notJudged.length === 0) {
+    if (json) write.err(`${NAME} conformance: all ${results.length} rules hold\n`);
+    return 0;
   }
-  if (json) process.stderr.write(`${NAME} conformance: all ${results.length} rules hold\n`);
-  return 0;
+  let line;
+  if (failed[0] === 'valid_delivery') {
+    line = `valid_delivery failed: fix it first (${waiting} rules not judged until it holds)`;
+    if (failed.length > 1) line += `; also failed: ${failed.slice(1).join(', ')}`;
+  } else {
+    line = `${failed.length} rule${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`;
+    if (notJudged.length > 0) line += `; not judged: ${notJudged.join(', ')}`;
+  }
+  write.err(`${NAME} conformance: ${line}\n`);
+  return 1;
 }
 
 // One line that is rewritten on a terminal; one line per rule otherwise.
-function progressReporter(url) {
+function progressReporter(shownUrl) {
   const tty = process.stderr.isTTY === true;
-  if (!tty) process.stderr.write(`conformance: playing the service against ${url.href}\n`);
+  if (!tty) write.err(`conformance: playing the service against ${shownUrl}\n`);
   return {
     step(index, total, rule) {
       const line = `conformance [${String(index).padStart(String(total).length)}/${total}] ${rule}`;
-      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+      write.err(tty ? `\r\x1b[K${line}` : `${line}\n`);
     },
     done() {
-      if (tty) process.stderr.write('\r\x1b[K');
+      if (tty) write.err('\r\x1b[K');
     },
   };
 }
 
 function help(command) {
-  process.stdout.write(`usage:\n  ${USAGE[command]}\n\n${COMMON}\n`);
+  write.out(`usage:\n  ${USAGE[command]}\n\n${COMMON}\n`);
   return 0;
 }
 
@@ -351,18 +299,18 @@ const COMMANDS = { verify: verifyCommand, sign: signCommand, conformance: confor
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required');
+  if (command === undefined) throw new UsageError('a command is required: verify, sign or conformance');
   if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(fullUsage());
+    write.out(fullUsage());
     return 0;
   }
   if (command === '--version') {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-    process.stdout.write(`${pkg.version}\n`);
+    write.out(`${pkg.version}\n`);
     return 0;
   }
   const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (run === undefined) throw new UsageError(`unknown command "${clip(command)}"`);
+  if (run === undefined) throw new UsageError('the first argument is not a command (not shown): give verify, sign or conformance');
   return run(rest);
 }
 
@@ -373,13 +321,13 @@ main(process.argv.slice(2)).then(
   (error) => {
     if (error instanceof UsageError) {
       const usage = error.command ? `usage:\n  ${USAGE[error.command]}\n\n${COMMON}\n` : fullUsage();
-      process.stderr.write(`${NAME}: ${error.message}\n\n${usage}`);
+      write.err(`${NAME}: ${error.message}\n\n${usage}`);
       process.exitCode = 2;
     } else if (error instanceof CryptoPayError) {
-      process.stderr.write(`${NAME}: ${error.message}\n`);
+      write.err(`${NAME}: ${error.message}\n`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`${NAME}: unexpected error: ${error?.stack ?? error}\n`);
+      write.err(`${NAME}: unexpected error: ${error?.stack ?? error}\n`);
       process.exitCode = 2;
     }
   },

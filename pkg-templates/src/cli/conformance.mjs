@@ -1,20 +1,23 @@
 // The receiver conformance kit: plays the payment service against a merchant's receiver.
 //
-// Every delivery is a fresh payment.updated event (unique event_id, payment_id and
-// status_version), serialized compactly, signed with signWebhook over `timestamp.body` and
-// POSTed with node's http/https request. Redirects are never followed: a 3xx is reported
-// as it is. What a status means comes from classifyDeliveryResponse, as in the service's
-// delivery rules. Deliveries are sent one at a time, in the order of RULES.
+// Each rule sends deliveries of its own (fresh payment.updated events: a unique event_id and
+// payment_id, serialized compactly, signed with signWebhook over `timestamp.body`), one at a
+// time, in the order of RULES, and is judged on its own answers (verdicts.mjs). Redirects
+// are never followed: a 3xx is reported as it is.
 
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { classifyDeliveryResponse, signWebhook } from '../entry/node.mjs';
+import { signWebhook } from '../entry/node.mjs';
+import { post } from './http.mjs';
+import { judge } from './verdicts.mjs';
 
 /** Rule names, in the order they are checked and reported. Stable. */
 export const RULES = [
   'valid_delivery',
   'retry_same_event',
+  'older_version',
+  'non_ascii_body',
   'bad_signature',
   'other_secret',
   'stale_timestamp',
@@ -25,42 +28,47 @@ export const RULES = [
   'header_case',
   'no_redirect',
   'response_time',
+  'pending_secret',
+  'retired_secret',
 ];
 
-// What a receiver that breaks the rule should change, printed under the table.
-const HINTS = {
-  valid_delivery: 'a correctly signed, fresh delivery must be answered 2xx once it is recorded',
-  retry_same_event: 'a retry (same event_id, new timestamp and signature) is de-duplicated and answered 2xx, never 409 or 5xx',
-  bad_signature: 'verify the signature over the raw body before anything else; answer 4xx when it fails',
-  other_secret: 'verify with the configured signing Secret only; never pick a secret from the unverified body',
-  stale_timestamp: 'pass the current time as nowSecs and a max skew; an old timestamp may be a replay',
-  future_timestamp: 'the skew check applies in both directions',
-  tampered_body: 'verify the exact bytes received; a changed body must not verify',
-  reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON',
-  missing_headers: 'a delivery without the timestamp or signature header is rejected',
-  header_case: 'header names are case-insensitive: read them through the framework, not as exact strings',
-  no_redirect: 'answer the webhook URL itself; the service does not follow redirects and a 3xx is not an acknowledgment',
-  response_time: 'acknowledge quickly: record the event, answer 2xx, do the business handling afterwards',
-};
+// Rules checked only when their secret is given, and the config key that holds it.
+const ROTATION = { pending_secret: 'pendingSecret', retired_secret: 'retiredSecret' };
+
+/** The rules a run with this config checks (the rotation rules need their secret). */
+export function rulesFor(config) {
+  return RULES.filter((rule) => !Object.hasOwn(ROTATION, rule) || config[ROTATION[rule]] !== undefined);
+}
+
+// How far outside the skew the stale and future deliveries are: one hour, or more when the
+// receiver's --max-skew is wider than that.
+export const skewMargin = (maxSkewSecs) => Math.max(3600, maxSkewSecs + 120);
+
+// A body with non-ASCII UTF-8 (2- and 3-byte sequences), as a real order reference may hold.
+export const NON_ASCII_ORDER_REF = 'Müller – 5 €';
 
 /**
- * Runs every rule against `url`. Returns { results: [{ rule, expected, got, pass }] }, or
- * { unreachable: reason } when the first delivery could not connect at all (refused, no
- * such host, no connection within the timeout, a TLS handshake that failed).
+ * Runs the rules against `url`. Resolves { results } (see judge), or { unreachable: reason }
+ * when the first delivery could not connect at all (refused, no such host, no connection
+ * within the timeout, a TLS handshake that failed).
+ *
+ * config: { url: URL, secret, pendingSecret?, retiredSecret?, timestampHeader, signatureHeader,
+ *           timeoutMs, maxSkewSecs, encoding, onProgress?(index, total, rule) }
  */
 export async function runConformance(config) {
-  const { url, secret, timestampHeader, signatureHeader, timeoutMs, maxSkewSecs, encoding = 'hex' } = config;
+  const { url, secret, timestampHeader, signatureHeader, timeoutMs, encoding = 'hex' } = config;
   const onProgress = config.onProgress ?? (() => {});
   const client = url.protocol === 'https:' ? https : http;
+  const rules = rulesFor(config);
   const run = randomBytes(6).toString('hex');
   const versionBase = Date.now() * 1000;
   let seq = 0;
-  const exchanges = []; // every exchange, for response_time
 
   const now = () => Math.floor(Date.now() / 1000);
   const sign = (body, timestamp, key = secret) => signWebhook({ secret: key, timestamp: String(timestamp), body, encoding });
 
-  function freshEvent() {
+  // A fresh event; `payment` and `version` let two events share a payment.
+  function freshEvent({ payment, version, orderRef } = {}) {
     seq += 1;
     const event = {
       schema_version: '1',
@@ -68,10 +76,10 @@ export async function runConformance(config) {
       event_type: 'payment.updated',
       occurred_at: new Date().toISOString(),
       data: {
-        payment_id: `pay_conformance_${run}_${seq}`,
-        status_version: versionBase + seq,
+        payment_id: payment ?? `pay_conformance_${run}_${seq}`,
+        status_version: version ?? versionBase + seq,
         status: 'open',
-        order_ref: `conformance-${seq}`,
+        order_ref: orderRef ?? `conformance-${seq}`,
         source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '12800' },
       },
     };
@@ -85,231 +93,133 @@ export async function runConformance(config) {
     return out;
   }
 
-  async function send(rule, body, hdrs) {
-    const result = await post(client, url, body, hdrs, timeoutMs);
-    exchanges.push({ rule, ...result });
-    return result;
+  const observed = new Map(rules.map((rule) => [rule, []]));
+  let current;
+  // label: what was sent, in --json; short: the same in a few characters, for the table.
+  async function send(label, body, hdrs, short = label) {
+    const answer = await post(client, url, body, hdrs, timeoutMs);
+    observed.get(current).push({ label, short, ...answer });
+    return answer;
   }
+  // A valid delivery of `body`, signed now (or at `ts`) with `key`.
+  const deliverSigned = (label, body, ts = now(), key = secret) => send(label, body, headers(ts, sign(body, ts, key)));
 
-  const results = [];
-  const total = RULES.length;
-  const step = (rule) => onProgress(results.length + 1, total, rule);
-  const record = (rule, expected, got, pass) => results.push({ rule, expected, got, pass });
-  const acknowledged = (r) => r.status !== undefined && classifyDeliveryResponse(r.status) === 'acknowledged';
-  const rejected = (r) => r.status !== undefined && !acknowledged(r);
-  const expectAck = (rule, r) => record(rule, '2xx', describe(r, timeoutMs), acknowledged(r));
-  const expectReject = (rule, r) => record(rule, 'non-2xx', describe(r, timeoutMs), rejected(r));
-
-  // valid_delivery: a fresh event, signed now.
-  step('valid_delivery');
-  const validBody = freshEvent();
-  const validTs = now() - 1;
-  const valid = await send('valid_delivery', validBody, headers(validTs, sign(validBody, validTs)));
-  if (valid.error && !valid.connected) {
-    return { unreachable: valid.timedOut ? `no connection within ${seconds(timeoutMs)}` : valid.error };
-  }
-  expectAck('valid_delivery', valid);
-
-  // retry_same_event: the same event_id and bytes, a new timestamp and signature.
-  step('retry_same_event');
-  const retryTs = validTs + 1;
-  expectAck('retry_same_event', await send('retry_same_event', validBody, headers(retryTs, sign(validBody, retryTs))));
-
-  // bad_signature: well-formed, but not the HMAC of this delivery.
-  step('bad_signature');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const good = sign(body, ts);
-    // The first digit changed: still 64 hex digits or the base64 of 32 bytes.
-    const first = encoding === 'hex' ? (good[0] === '0' ? '1' : '0') : good[0] === 'A' ? 'B' : 'A';
-    const bad = `${first}${good.slice(1)}`;
-    expectReject('bad_signature', await send('bad_signature', body, headers(ts, bad)));
-  }
-
-  // other_secret: a valid HMAC under a secret the receiver does not hold.
-  step('other_secret');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const other = `whsec_conformance_other_${randomBytes(16).toString('hex')}`;
-    expectReject('other_secret', await send('other_secret', body, headers(ts, sign(body, ts, other))));
-  }
-
-  // stale_timestamp / future_timestamp: authentic, but past the skew by two minutes.
-  const margin = maxSkewSecs + 120;
-  for (const [rule, offset] of [['stale_timestamp', -margin], ['future_timestamp', margin]]) {
-    step(rule);
-    const body = freshEvent();
-    const ts = Math.max(0, now() + offset);
-    expectReject(rule, await send(rule, body, headers(ts, sign(body, ts))));
-  }
-
-  // tampered_body: signed, then one value changed (same length).
-  step('tampered_body');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const signature = sign(body, ts);
-    const tampered = Buffer.from(body.toString('utf8').replace('"status":"open"', '"status":"paid"'));
-    expectReject('tampered_body', await send('tampered_body', tampered, headers(ts, signature)));
-  }
-
-  // reserialized_body: the same JSON written differently, with the original signature.
-  step('reserialized_body');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const signature = sign(body, ts);
-    const reserialized = Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2));
-    expectReject('reserialized_body', await send('reserialized_body', reserialized, headers(ts, signature)));
-  }
-
-  // missing_headers: neither header, then each one alone.
-  step('missing_headers');
-  {
-    const answers = [];
-    for (const [withTs, withSig] of [[false, false], [true, false], [false, true]]) {
+  const PLANS = {
+    async valid_delivery() {
+      await deliverSigned('valid', freshEvent(), now() - 1);
+    },
+    // The service's retry: the same event_id and bytes, a new timestamp and signature.
+    async retry_same_event() {
+      const body = freshEvent();
+      const ts = now() - 1;
+      await deliverSigned('first', body, ts);
+      await deliverSigned('retry', body, ts + 1);
+    },
+    // A lower status_version of the same payment arriving after the higher one (new event_id).
+    async older_version() {
+      const payment = `pay_conformance_${run}_older`;
+      const higher = versionBase + 500_000;
+      await deliverSigned('higher', freshEvent({ payment, version: higher }));
+      await deliverSigned('older', freshEvent({ payment, version: higher - 1 }));
+    },
+    async non_ascii_body() {
+      await deliverSigned('non-ASCII', freshEvent({ orderRef: NON_ASCII_ORDER_REF }));
+    },
+    async bad_signature() {
+      for (const [label, short, shape] of badSignatureShapes(encoding)) {
+        const body = freshEvent();
+        const ts = now();
+        await send(label, body, headers(ts, shape(sign(body, ts))), short);
+      }
+    },
+    async other_secret() {
+      const other = `whsec_conformance_other_${randomBytes(16).toString('hex')}`;
+      await deliverSigned('other secret', freshEvent(), now(), other);
+    },
+    async stale_timestamp() {
+      await deliverSigned('stale', freshEvent(), Math.max(0, now() - skewMargin(config.maxSkewSecs)));
+    },
+    async future_timestamp() {
+      await deliverSigned('future', freshEvent(), now() + skewMargin(config.maxSkewSecs));
+    },
+    // Signed, then one value changed (same length).
+    async tampered_body() {
       const body = freshEvent();
       const ts = now();
       const signature = sign(body, ts);
-      answers.push(await send('missing_headers', body, headers(withTs ? ts : undefined, withSig ? signature : undefined)));
+      await send('tampered', Buffer.from(body.toString('utf8').replace('"status":"open"', '"status":"paid"')), headers(ts, signature));
+    },
+    // The same JSON written differently, with the signature of the original bytes.
+    async reserialized_body() {
+      const body = freshEvent();
+      const ts = now();
+      const signature = sign(body, ts);
+      const parsed = JSON.parse(body.toString('utf8'));
+      const reordered = { data: parsed.data, ...parsed };
+      await send('reserialized', Buffer.from(JSON.stringify(reordered, null, 2)), headers(ts, signature));
+    },
+    async missing_headers() {
+      const cases = [
+        ['neither header', 'neither', false, false],
+        ['timestamp only', 'ts only', true, false],
+        ['signature only', 'sig only', false, true],
+      ];
+      for (const [label, short, withTs, withSig] of cases) {
+        const body = freshEvent();
+        const ts = now();
+        const signature = sign(body, ts);
+        await send(label, body, headers(withTs ? ts : undefined, withSig ? signature : undefined), short);
+      }
+    },
+    async header_case() {
+      const body = freshEvent();
+      const ts = now();
+      const names = [swapCase(timestampHeader), swapCase(signatureHeader)];
+      await send(`names sent as ${names.join(', ')}`, body, headers(ts, sign(body, ts), names), 'names');
+    },
+    async pending_secret() {
+      await deliverSigned('pending secret', freshEvent(), now(), config.pendingSecret);
+    },
+    async retired_secret() {
+      await deliverSigned('retired secret', freshEvent(), now(), config.retiredSecret);
+    },
+  };
+
+  for (const [index, rule] of rules.entries()) {
+    onProgress(index + 1, rules.length, rule);
+    current = rule;
+    // no_redirect and response_time send nothing of their own: they are judged on every answer.
+    if (PLANS[rule]) await PLANS[rule]();
+    if (rule === 'valid_delivery') {
+      const [first] = observed.get(rule);
+      if (first.error && !first.connected) {
+        return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
+      }
     }
-    const got = `${answers.map((a) => describe(a, timeoutMs, true)).join(', ')} (neither, timestamp only, signature only)`;
-    record('missing_headers', 'non-2xx (each)', got, answers.every(rejected));
   }
-
-  // header_case: the same valid delivery with the header names in another letter case.
-  step('header_case');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const names = [swapCase(timestampHeader), swapCase(signatureHeader)];
-    const r = await send('header_case', body, headers(ts, sign(body, ts), names));
-    const pass = acknowledged(r);
-    record('header_case', '2xx', pass ? describe(r, timeoutMs) : `${describe(r, timeoutMs)}, names sent as ${names.join(', ')}`, pass);
-  }
-
-  // no_redirect: a valid delivery must be answered 2xx, never 3xx (which is not followed).
-  step('no_redirect');
-  {
-    const body = freshEvent();
-    const ts = now();
-    const r = await send('no_redirect', body, headers(ts, sign(body, ts)));
-    record('no_redirect', '2xx, never 3xx', describe(r, timeoutMs), acknowledged(r));
-  }
-
-  // response_time: every exchange above answered within the timeout.
-  step('response_time');
-  {
-    const late = exchanges.filter((e) => e.timedOut);
-    const slowest = Math.max(...exchanges.map((e) => e.millis));
-    const got = late.length > 0
-      ? `no answer within ${seconds(timeoutMs)} to ${late.length} of ${exchanges.length} (${[...new Set(late.map((e) => e.rule))].join(', ')})`
-      : `slowest ${slowest} ms over ${exchanges.length} deliveries`;
-    record('response_time', `each within ${seconds(timeoutMs)}`, got, late.length === 0);
-  }
-  return { results };
+  return { results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs) }) };
 }
 
-function seconds(ms) {
-  return `${Number((ms / 1000).toFixed(3))} s`;
+/**
+ * The bad_signature deliveries: [label, short label, (valid signature) -> signature sent]. In hex: a
+ * wrong value of the right shape, an empty value, separators only, the valid one cut to 1
+ * and to 63 characters, the valid one with a character appended. In base64 the cuts and the
+ * extra character apply to the unpadded value (a cut padding would still verify).
+ */
+export function badSignatureShapes(encoding) {
+  const hex = encoding === 'hex';
+  const strip = (s) => (hex ? s : s.replace(/=+$/, ''));
+  const [zero, one] = hex ? ['0', '1'] : ['A', 'B'];
+  return [
+    ['wrong signature of the right shape', 'wrong', (s) => `${s[0] === zero ? one : zero}${s.slice(1)}`],
+    ['empty value', 'empty', () => ''],
+    ['separators only (", ,")', 'separators', () => ', ,'],
+    ['cut to 1 character', '1 char', (s) => s.slice(0, 1)],
+    [`cut to ${hex ? 63 : 42} characters`, `${hex ? 63 : 42} chars`, (s) => strip(s).slice(0, -1)],
+    ['one character appended', '+1 char', (s) => `${strip(s)}${zero}`],
+  ];
 }
 
 function swapCase(name) {
   return name.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
-}
-
-// What a receiver answered, in a few words: "400 permanent_failure (signature_mismatch)".
-function describe(r, timeoutMs, short = false) {
-  if (r.timedOut) return short ? 'timeout' : `no answer within ${seconds(timeoutMs)}`;
-  if (r.error) return `no answer: ${r.error}`;
-  const kind = classifyDeliveryResponse(r.status);
-  let text = short ? String(r.status) : `${r.status} ${kind}`;
-  if (r.status >= 300 && r.status < 400) {
-    text += r.location ? ' redirect, not followed' : ' redirect';
-  } else if (r.code && !short) {
-    text += ` (${r.code})`;
-  }
-  return text;
-}
-
-// One POST, never following redirects. Resolves { status, location?, code?, millis } or
-// { error, code?, timedOut, connected, millis }.
-function post(client, url, body, headers, timeoutMs) {
-  return new Promise((resolve) => {
-    const started = process.hrtime.bigint();
-    const millis = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-    let connected = false;
-    let settled = false;
-    const finish = (value) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...value, connected, millis: millis() });
-    };
-    const req = client.request(url, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Length': String(body.length) },
-      agent: false, // one connection per delivery, closed after it
-    });
-    const timer = setTimeout(() => {
-      finish({ error: 'timeout', timedOut: true });
-      req.destroy();
-    }, timeoutMs);
-    req.on('socket', (socket) => {
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
-        connected = true;
-      });
-    });
-    req.on('error', (error) => finish({ error: error.code ?? error.message, code: error.code, timedOut: false }));
-    req.on('response', (res) => {
-      const chunks = [];
-      let size = 0;
-      res.on('data', (chunk) => {
-        if (size < 4096) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('error', (error) => finish({ error: error.code ?? error.message, code: error.code, timedOut: false }));
-      res.on('end', () => {
-        finish({
-          status: res.statusCode,
-          location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
-          code: errorCode(Buffer.concat(chunks).subarray(0, 4096), res.headers['content-type']),
-        });
-      });
-    });
-    req.end(body);
-  });
-}
-
-// The error code a receiver put in its JSON answer ({ "error": "signature_mismatch" }), if any.
-function errorCode(bytes, contentType) {
-  if (!/json/i.test(String(contentType ?? ''))) return undefined;
-  try {
-    const parsed = JSON.parse(bytes.toString('utf8'));
-    const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
-    return typeof code === 'string' && /^[A-Za-z0-9_.-]{1,48}$/.test(code) ? code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The table printed at the end: rule, expected, got, verdict, then what to fix. */
-export function formatReport(results, { url, millis }) {
-  const rows = [['rule', 'expected', 'got', 'verdict'], ...results.map((r) => [r.rule, r.expected, r.got, r.pass ? 'pass' : 'FAIL'])];
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd();
-  const rule = widths.reduce((a, b) => a + b + 2, 0) + 7;
-  let out = `\nreceiver conformance: ${url}\n\n${line(rows[0])}\n${'-'.repeat(rule)}\n`;
-  for (const row of rows.slice(1)) out += `${line(row)}\n`;
-  const broken = results.filter((r) => !r.pass);
-  out += '\n';
-  if (broken.length === 0) {
-    out += `all ${results.length} rules hold (${millis} ms)\n`;
-  } else {
-    out += `${broken.length} of ${results.length} rules broken (${millis} ms):\n`;
-    for (const r of broken) out += `  ${r.rule}: ${HINTS[r.rule]}\n`;
-  }
-  return out;
 }

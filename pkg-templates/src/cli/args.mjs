@@ -1,0 +1,226 @@
+// The command line's options: parsing, checking, secrets and the body. A usage error names
+// the option and what it takes; it never echoes what was typed (a secret pasted where a
+// variable or file name belongs must not reach a terminal, a log or a CI transcript).
+
+import { readFileSync } from 'node:fs';
+import { looksLikeSecret, neverPrint, printablePath } from './redact.mjs';
+
+export class UsageError extends Error {
+  constructor(message, command) {
+    super(message);
+    this.command = command;
+  }
+}
+
+// The options each command takes: name -> 'value' | 'flag'.
+const SECRET = { 'secret-env': 'value', 'secret-file': 'value' };
+const ROTATION = {
+  'pending-secret-env': 'value', 'pending-secret-file': 'value', 'retired-secret-env': 'value', 'retired-secret-file': 'value',
+};
+export const OPTIONS = {
+  verify: {
+    ...SECRET, timestamp: 'value', signature: 'value', 'body-file': 'value', 'max-skew': 'value',
+    now: 'value', help: 'flag',
+  },
+  sign: {
+    ...SECRET, timestamp: 'value', 'body-file': 'value', encoding: 'value', 'timestamp-header': 'value',
+    'signature-header': 'value', json: 'flag', help: 'flag',
+  },
+  conformance: {
+    ...SECRET, ...ROTATION, url: 'value', 'timestamp-header': 'value', 'signature-header': 'value', json: 'flag',
+    timeout: 'value', 'max-skew': 'value', encoding: 'value', help: 'flag',
+  },
+};
+// Commands that read a body and so accept `-` (stdin).
+const TAKES_BODY = new Set(['verify', 'sign']);
+
+const ordinal = (i) => `argument ${i + 1}`;
+
+/** argv of one command -> { option: value | true, stdin }. */
+export function parse(command, argv) {
+  const spec = OPTIONS[command];
+  const opts = { stdin: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '-' && TAKES_BODY.has(command)) {
+      if (opts.stdin) throw new UsageError('- (stdin) is given twice', command);
+      opts.stdin = true;
+      continue;
+    }
+    if (arg === '-h') {
+      opts.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      // Not shown: a stray argument is often a secret or a value whose option was forgotten.
+      throw new UsageError(`${ordinal(i)} after "${command}" is not an option (not shown): ${command} takes no ` +
+        'positional arguments; a secret is never given on the command line (use --secret-env VAR)', command);
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (/^((pending|retired)-)?secret$/.test(name)) {
+      const prefix = name.slice(0, -'secret'.length);
+      throw new UsageError(`a secret is never taken from argv: use --${prefix}secret-env VAR or --${prefix}secret-file F`, command);
+    }
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (kind === undefined) {
+      throw new UsageError(`${ordinal(i)} after "${command}" is not an option of ${command} (not shown); ` +
+        `its options: ${Object.keys(spec).map((o) => `--${o}`).join(' ')}`, command);
+    }
+    if (Object.hasOwn(opts, name)) throw new UsageError(`--${name} is given twice`, command);
+    if (kind === 'flag') {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`, command);
+      opts[name] = true;
+    } else if (eq !== -1) {
+      opts[name] = arg.slice(eq + 1);
+    } else {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`, command);
+      opts[name] = value;
+      i += 1;
+    }
+  }
+  return opts;
+}
+
+export function required(opts, name, command) {
+  if (opts[name] === undefined || opts[name] === '') throw new UsageError(`--${name} is required`, command);
+  return opts[name];
+}
+
+/** A whole number of seconds (at most 15 digits), or `fallback` when the option is absent. */
+export function integer(opts, name, fallback, command) {
+  if (opts[name] === undefined) return fallback;
+  if (!/^[0-9]{1,15}$/.test(opts[name])) throw new UsageError(`--${name} must be a whole number of seconds`, command);
+  return Number(opts[name]);
+}
+
+/** --now: Unix seconds. Thirteen digits or more is a time in milliseconds, named as such. */
+export function nowOption(opts, fallback, command) {
+  const value = opts.now;
+  if (value !== undefined && /^[0-9]{13,15}$/.test(value)) {
+    throw new UsageError(`--now is in milliseconds (${value.length} digits): give Unix seconds, ` +
+      `--now ${value.slice(0, -3)}`, command);
+  }
+  if (value !== undefined && !/^[0-9]{1,12}$/.test(value)) {
+    throw new UsageError('--now must be a Unix time in whole seconds (digits only, e.g. --now 1700000000)', command);
+  }
+  return integer(opts, 'now', fallback, command);
+}
+
+/** A number of seconds above 0, at most 3600 (fractions allowed). */
+export function seconds(opts, name, fallback, command) {
+  if (opts[name] === undefined) return fallback;
+  const value = Number(opts[name]);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value > 0) || value > 3600) {
+    throw new UsageError(`--${name} must be a number of seconds above 0, at most 3600`, command);
+  }
+  return value;
+}
+
+export function encodingOf(opts, command) {
+  const encoding = opts.encoding ?? 'hex';
+  if (encoding !== 'hex' && encoding !== 'base64') throw new UsageError('--encoding must be hex or base64', command);
+  return encoding;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export function headerName(opts, name, command, optional = false) {
+  const value = optional ? opts[name] : required(opts, name, command);
+  if (value !== undefined && (!HEADER_NAME.test(value) || /whsec_/i.test(value))) {
+    throw new UsageError(`--${name} must be the NAME of an HTTP header (letters, digits, -), e.g. X-Webhook-Signature; ` +
+      'the value given is not shown', command);
+  }
+  return value;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function reason(error) {
+  const known = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a directory', EPERM: 'not permitted' };
+  return error.code ? `${known[error.code] ?? error.code}` : 'unreadable';
+}
+
+/**
+ * The secret named by --{prefix}secret-env or --{prefix}secret-file (prefix '', 'pending-' or
+ * 'retired-'), or undefined when neither is given and `optional`. The name given is never
+ * echoed: it may be the secret itself, typed or shell-expanded in the wrong place.
+ */
+export function readSecret(opts, command, prefix = '', optional = false) {
+  const envOpt = `${prefix}secret-env`;
+  const fileOpt = `${prefix}secret-file`;
+  const env = opts[envOpt];
+  const file = opts[fileOpt];
+  if (env !== undefined && file !== undefined) throw new UsageError(`give --${envOpt} or --${fileOpt}, not both`, command);
+  if (env === undefined && file === undefined) {
+    if (optional) return undefined;
+    throw new UsageError(`--${envOpt} VAR (or --${fileOpt} F) is required`, command);
+  }
+  if (env !== undefined) {
+    const value = ENV_NAME.test(env) && !/^whsec_/i.test(env) ? process.env[env] : undefined;
+    if (value !== undefined) {
+      neverPrint(value);
+      return value;
+    }
+    // Not the name of a set variable. Say why without showing what was given.
+    const expandedFrom = env.length >= 8
+      ? Object.keys(process.env).find((k) => process.env[k] === env && ENV_NAME.test(k))
+      : undefined;
+    if (expandedFrom !== undefined) {
+      neverPrint(env);
+      throw new UsageError(`--${envOpt} was given the VALUE of the environment variable ${expandedFrom} (not shown), ` +
+        `not a name: write --${envOpt} ${expandedFrom} (no $)`, command);
+    }
+    if (!ENV_NAME.test(env) || /^whsec_/i.test(env)) {
+      neverPrint(env);
+      throw new UsageError(`--${envOpt} takes the NAME of an environment variable (letters, digits and _), ` +
+        'never the secret itself; the value given is not shown', command);
+    }
+    throw new UsageError(`the environment variable named by --${envOpt} is not set (export it, or use --${fileOpt} F)`, command);
+  }
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (looksLikeSecret(file)) neverPrint(file);
+    throw new UsageError(`cannot read the file named by --${fileOpt} (${reason(error)}); the name given is not shown`, command);
+  }
+  // A file saved by an editor ends with a newline; that one newline is not part of the secret.
+  const value = text.replace(/\r?\n$/, '');
+  neverPrint(value);
+  return value;
+}
+
+/**
+ * The body: from --body-file F, or stdin (`-`, or implicitly when stdin is not a terminal).
+ * An empty stdin that is not a terminal is a usage error: nothing was piped.
+ */
+export async function readBody(opts, command) {
+  const file = opts['body-file'];
+  if (file !== undefined && opts.stdin) throw new UsageError('give --body-file F or -, not both', command);
+  if (file !== undefined && file !== '-') {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      if (looksLikeSecret(file)) {
+        neverPrint(file);
+        throw new UsageError(`cannot read --body-file (${reason(error)}); the path given looks like a secret, so it is ` +
+          'not shown: --body-file takes the path of the file that holds the body', command);
+      }
+      throw new UsageError(`cannot read --body-file ${printablePath(file)}: ${reason(error)}`, command);
+    }
+  }
+  const tty = process.stdin.isTTY === true;
+  if (file === undefined && !opts.stdin && tty) {
+    throw new UsageError('no body: give --body-file F, or pipe the body on stdin (-)', command);
+  }
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const body = Buffer.concat(chunks);
+  if (body.length === 0 && !tty) {
+    throw new UsageError('stdin is empty: no body was piped. Pipe the raw body exactly as received ' +
+      '(... - < body.json) or give --body-file F', command);
+  }
+  return body;
+}

@@ -1,0 +1,72 @@
+// One delivery on the wire, as the service sends it: a POST with node's http/https request,
+// one connection per delivery, never following a redirect.
+
+import { looksLikeSecret } from './redact.mjs';
+
+/**
+ * POSTs `body` to `url`. Resolves { status, location?, code?, millis, connected } when the
+ * receiver answered, or { error, timedOut, connected, millis } when it did not: no connection
+ * (`connected` false), a connection closed without an answer, or no answer within `timeoutMs`.
+ */
+export function post(client, url, body, headers, timeoutMs) {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const millis = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+    let connected = false;
+    let settled = false;
+    const finish = (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...value, connected, millis: millis() });
+    };
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(body.length) },
+      agent: false, // one connection per delivery, closed after it
+    });
+    const timer = setTimeout(() => {
+      finish({ error: 'timeout', timedOut: true });
+      req.destroy();
+    }, timeoutMs);
+    req.on('socket', (socket) => {
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+        connected = true;
+      });
+    });
+    // The error's code only (ECONNREFUSED, ECONNRESET, CERT_HAS_EXPIRED...): a message may
+    // name the address.
+    const failed = (error) => finish({ error: error.code ?? 'connection failed', timedOut: false });
+    req.on('error', failed);
+    req.on('response', (res) => {
+      const chunks = [];
+      let size = 0;
+      res.on('data', (chunk) => {
+        if (size < 4096) chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('error', failed);
+      res.on('end', () => {
+        finish({
+          status: res.statusCode,
+          location: typeof res.headers.location === 'string',
+          code: errorCode(Buffer.concat(chunks).subarray(0, 4096), res.headers['content-type']),
+        });
+      });
+    });
+    req.end(body);
+  });
+}
+
+// The error code a receiver put in its JSON answer ({ "error": "signature_mismatch" }), if any.
+function errorCode(bytes, contentType) {
+  if (!/json/i.test(String(contentType ?? ''))) return undefined;
+  try {
+    const parsed = JSON.parse(bytes.toString('utf8'));
+    const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
+    // A code, not a value: a receiver that puts a secret in its answer does not get it printed.
+    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,64 @@
+// What the command line may print. It never echoes a value typed where a variable or file
+// name belongs, never a secret, and prints a URL's credentials as ***. Every line it writes
+// goes through `write`, which also replaces any secret or URL credential it was told about
+// (a second line of defence: the first is never to format them at all).
+
+const sensitive = new Set();
+
+// Shorter values are not replaced: a short password such as "pass" would garble the table
+// (they are never formatted anyway; this is the second line of defence).
+const MIN_LENGTH = 12;
+
+/** Remembers a value that must never be printed (a secret, a URL's user name or password). */
+export function neverPrint(value, minLength = MIN_LENGTH) {
+  if (typeof value !== 'string' || value.length < minLength) return;
+  sensitive.add(value);
+  try {
+    const decoded = decodeURIComponent(value);
+    if (decoded.length >= minLength) sensitive.add(decoded);
+  } catch {
+    // not percent-encoded: the value itself is enough
+  }
+}
+
+/** `text` with every remembered value replaced by ***. */
+export function scrub(text) {
+  let out = String(text);
+  // Longest first, so that a value containing another is replaced whole.
+  for (const value of [...sensitive].sort((a, b) => b.length - a.length)) out = out.split(value).join('***');
+  return out;
+}
+
+/** Writes to stdout or stderr, scrubbed. */
+export const write = {
+  out: (text) => process.stdout.write(scrub(text)),
+  err: (text) => process.stderr.write(scrub(text)),
+};
+
+/**
+ * The URL as it may be printed: user name and password as ***, a query string as ?*** and a
+ * fragment as #*** (either may carry a token); scheme, host, port and path as given.
+ */
+export function displayUrl(url) {
+  const auth = url.username !== '' || url.password !== '' ? '***@' : '';
+  const search = url.search === '' ? '' : '?***';
+  const hash = url.hash === '' ? '' : '#***';
+  return `${url.protocol}//${auth}${url.host}${url.pathname}${search}${hash}`;
+}
+
+/**
+ * Whether a value given for a path looks like a secret pasted in the wrong place: a
+ * `whsec_` value, or a long run of letters and digits with no path separator or extension.
+ * Such a value is never echoed, even where a path would be.
+ */
+export function looksLikeSecret(text) {
+  if (/whsec_|^(sk|rk|pk)_/i.test(text)) return true;
+  if (/[/\\.]/.test(text) || text.length < 20) return false;
+  return /^[A-Za-z0-9+=_-]+$/.test(text) && /[0-9]/.test(text) && /[A-Za-z]/.test(text);
+}
+
+/** A path for a message: control and bidi characters as ?, at most 120 characters. */
+export function printablePath(path) {
+  const safe = String(path).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+  return safe.length > 120 ? `...${safe.slice(-117)}` : safe;
+}

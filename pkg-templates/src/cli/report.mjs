@@ -1,0 +1,70 @@
+// The table printed at the end of a run: rule, expected, got, verdict, then what to fix. Every
+// line fits in 100 columns; a long "got" is summarised (the details are in --json).
+
+export const WIDTH = 100;
+const VERDICT = 'not_judged'.length;
+
+function cut(text, width) {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 3))}...`;
+}
+
+/** `text` wrapped at WIDTH, the first line after `first`, the others indented by `indent`. */
+export function wrap(text, first, indent = '    ') {
+  const lines = [];
+  let line = first;
+  for (const word of text.split(' ')) {
+    const sep = line === first || line === indent ? '' : ' ';
+    if (line.length + sep.length + word.length > WIDTH && line !== first && line !== indent) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line += sep + word;
+    }
+  }
+  lines.push(line);
+  return lines.map((l) => cut(l, WIDTH)).join('\n');
+}
+
+/**
+ * results: from judge. context: { url (printable), millis, unchecked: rules not run for want
+ * of an option }.
+ */
+export function formatReport(results, { url, millis, unchecked = [] }) {
+  const ruleW = Math.max('rule'.length, ...results.map((r) => r.rule.length));
+  const expW = Math.max('expected'.length, ...results.map((r) => r.expected.length));
+  const gotW = Math.min(Math.max('got'.length, ...results.map((r) => r.summary.length)), WIDTH - ruleW - expW - VERDICT - 6);
+  const row = (rule, expected, got, verdict) =>
+    `${rule.padEnd(ruleW)}  ${expected.padEnd(expW)}  ${cut(got, gotW).padEnd(gotW)}  ${verdict}`.trimEnd();
+  let out = `\nreceiver conformance: ${url}\n\n${row('rule', 'expected', 'got', 'verdict')}\n`;
+  out += `${'-'.repeat(ruleW + expW + gotW + VERDICT + 6)}\n`;
+  for (const r of results) out += `${row(r.rule, r.expected, r.summary, r.verdict)}\n`;
+
+  const failed = results.filter((r) => r.verdict === 'fail');
+  const notJudged = results.filter((r) => r.verdict === 'not_judged');
+  out += '\n';
+  if (failed.length === 0 && notJudged.length === 0) {
+    out += `all ${results.length} rules hold (${millis} ms)\n`;
+  } else {
+    const counts = [`${failed.length} of ${results.length} rules failed`];
+    if (notJudged.length > 0) counts.push(`${notJudged.length} not judged`);
+    out += `${counts.join(', ')} (${millis} ms); what to fix:\n`;
+    for (const r of failed) out += `${wrap(r.hint ?? '', `  ${r.rule}: `)}\n`;
+    const byValid = notJudged.filter((r) => r.reason === 'valid_delivery').map((r) => r.rule);
+    const byAnswer = notJudged.filter((r) => r.reason === 'unanswered').map((r) => r.rule);
+    if (byValid.length > 0) {
+      out += `${wrap(`${byValid.join(', ')}. A receiver that refuses everything would pass every refusal rule, and ` +
+        'each variation of a valid delivery fails for the same reason: fix valid_delivery first, then run again',
+      '  not judged until valid_delivery holds: ')}\n`;
+    }
+    if (byAnswer.length > 0) {
+      out += `${wrap(`${byAnswer.join(', ')} (see response_time)`, '  not judged, a delivery got no answer: ')}\n`;
+    }
+  }
+  if (unchecked.length > 0) {
+    out += `${wrap(`${unchecked.join(' and ')} (during a rotation: give --pending-secret-env VAR, the new ` +
+      'secret, and --retired-secret-env VAR, an old one whose overlap has ended)', 'not checked: ')}\n`;
+  }
+  out += `${wrap('no URL-only kit can see durable recording, de-duplication across restarts or ordering in the ' +
+    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite or D1', 'note: ')}\n`;
+  return out;
+}

@@ -1,0 +1,101 @@
+// One careless receiver per defect class, written the way real merchants get it wrong, each
+// caught by the rule that names its defect and by no other: the exact sets of failed and of
+// not_judged rules are asserted, with the rotation rules checked too. The careless receivers
+// are one correct plain node:http receiver (helpers.mjs plainReceiver) with one defect each;
+// the correct one passes every rule.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, against, gotOf, plainReceiver, runCli, shown, startServer,
+} from './helpers.mjs';
+
+const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
+  'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
+  'no_redirect', 'response_time', 'pending_secret', 'retired_secret'];
+// What a broken valid_delivery leaves unjudged: every rule but it, no_redirect and response_time.
+const AFTER_VALID = ALL.filter((r) => !['valid_delivery', 'no_redirect', 'response_time'].includes(r));
+
+const check = (defect) => against(plainReceiver({ defect }), ROTATION_ARGS);
+
+describe('the correct plain receiver (node:http and node:crypto, no package)', () => {
+  test('passes every rule, rotation included: exit 0', async () => {
+    const run = await check(undefined);
+    assert.equal(run.code, 0, shown(run));
+    assert.deepEqual(run.results.map((r) => r.rule), ALL);
+    assert.deepEqual(run.results.map((r) => r.verdict), ALL.map(() => 'pass'));
+    assert.match(gotOf(run, 'retired_secret'), /^401 permanent_failure$/);
+    assert.match(gotOf(run, 'older_version'), /^higher: 200 acknowledged; older: 200 acknowledged$/);
+  });
+});
+
+describe('each careless receiver is caught by its own rule, and only by it', () => {
+  const cases = [
+    ['prefix compare of the signature', 'prefixCompare', ['bad_signature'],
+      (run) => {
+        // Buffer.from(hex) drops the odd nibble: the cut and the appended values all pass.
+        assert.match(gotOf(run, 'bad_signature'), /wrong signature of the right shape: 401 permanent_failure; empty value: 400/);
+        assert.match(gotOf(run, 'bad_signature'), /cut to 1 character: 200 acknowledged; cut to 63 characters: 200 acknowledged; one character appended: 200 acknowledged/);
+        assert.match(run.stderr, /1 rule failed: bad_signature$/m);
+      }],
+    ['any-mismatch candidate logic (no candidate passes)', 'anyMismatch', ['bad_signature'],
+      (run) => {
+        assert.match(gotOf(run, 'bad_signature'), /empty value: 200 acknowledged; separators only \(", ,"\): 200 acknowledged; cut to 1 character: 401/);
+      }],
+    ['a body read as latin1 and hashed as UTF-8', 'latin1Body', ['non_ascii_body'],
+      (run) => assert.equal(gotOf(run, 'non_ascii_body'), '401 permanent_failure')],
+    ['409 on an older status_version', 'conflictOnOlder', ['older_version'],
+      (run) => assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version)')],
+    ['the retired secret still accepted', 'acceptRetired', ['retired_secret'],
+      (run) => assert.equal(gotOf(run, 'retired_secret'), '200 acknowledged')],
+    ['the pending secret refused', 'refusePending', ['pending_secret'],
+      (run) => assert.equal(gotOf(run, 'pending_secret'), '401 permanent_failure')],
+  ];
+  for (const [name, defect, failed, more] of cases) {
+    test(`${name}: ${failed.join(', ')}`, async () => {
+      const run = await check(defect);
+      assert.equal(run.code, 1, shown(run));
+      assert.deepEqual(run.failed, failed, shown(run));
+      assert.deepEqual(run.notJudged, [], shown(run));
+      more(run);
+    });
+  }
+});
+
+describe('a receiver that refuses the valid delivery: valid_delivery fails, the rest is not judged', () => {
+  const cases = [
+    ['one that refuses everything (401 from a layer in front)', 'refuseAll', AFTER_VALID,
+      /every delivery, authentic or forged, was answered 401/],
+    // Its pending secret is right, and a delivery signed with it is acknowledged: that pass is true.
+    ['one that holds the secret with a trailing newline', 'wrongSecret', AFTER_VALID.filter((r) => r !== 'pending_secret'),
+      /refused the authentic delivery as it refuses forged ones \(401\): check that it holds the same signing Secret/],
+    ['one that answers 404 to a payment it does not know', 'notFoundUnknown', AFTER_VALID,
+      /refused an authentic delivery with 404 \(unknown_payment\) \(forged ones got 401\): it verified the signature/],
+  ];
+  for (const [name, defect, notJudged, hint] of cases) {
+    test(name, async () => {
+      const run = await check(defect);
+      assert.equal(run.code, 1, shown(run));
+      assert.deepEqual(run.failed, ['valid_delivery'], shown(run));
+      assert.deepEqual(run.notJudged, notJudged, shown(run));
+      assert.equal(run.results.find((r) => r.rule === 'no_redirect').verdict, 'pass');
+      assert.match(run.stderr, new RegExp(`valid_delivery failed: fix it first \\(${notJudged.length} rules not judged until it holds\\)`));
+      // The table's hint points at the cause, and no refusal rule earned a pass.
+      const table = await runTable(defect);
+      const unwrapped = table.stdout.replace(/\n {4}/g, ' ');
+      assert.match(unwrapped, hint);
+      assert.match(table.stdout, /^bad_signature\s+non-2xx, each\s+each refused: .*not_judged$/m);
+      assert.match(unwrapped, /not judged until valid_delivery holds: retry_same_event, older_version, .*retired_secret\. /);
+    });
+  }
+});
+
+async function runTable(defect) {
+  const server = await startServer(plainReceiver({ defect }));
+  try {
+    return await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header', TS_HEADER,
+      '--signature-header', SIG_HEADER, ...ROTATION_ARGS]);
+  } finally {
+    await server.close();
+  }
+}
