@@ -107,13 +107,11 @@ test('the README\'s axum handler is this example\'s handler, to the byte', () =>
 test('the conformance kit of the installed package: every rule holds', async () => {
   const receiver = await start();
   try {
-    const help = spawnSync(CLI, ['conformance', '--help'], { encoding: 'utf8' });
+    // Every rule, the two sides of a rotation included.
     const args = ['conformance', '--url', receiver.url, '--secret-env', 'AXUM_SECRET',
-      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json'];
-    // The rotation rules, where this version of the kit has them.
+      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json',
+      '--pending-secret-env', 'AXUM_PENDING', '--retired-secret-env', 'AXUM_RETIRED'];
     const env = { ...process.env, AXUM_SECRET: SECRET, AXUM_PENDING: PENDING, AXUM_RETIRED: `whsec_gone_${randomBytes(8).toString('hex')}` };
-    if (`${help.stdout}${help.stderr}`.includes('--pending-secret-env')) args.push('--pending-secret-env', 'AXUM_PENDING');
-    if (`${help.stdout}${help.stderr}`.includes('--retired-secret-env')) args.push('--retired-secret-env', 'AXUM_RETIRED');
     const run = spawnSync(CLI, args, { env, encoding: 'utf8', timeout: 120_000 });
     let results;
     try {
@@ -121,8 +119,12 @@ test('the conformance kit of the installed package: every rule holds', async () 
     } catch {
       assert.fail(`the kit printed no JSON (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
     }
-    assert.ok(Array.isArray(results) && results.length >= 12, `${results.length} rules`);
-    const broken = results.filter((r) => !(r.pass ?? r.verdict === 'pass'));
+    assert.ok(Array.isArray(results), 'an array of verdicts');
+    const rules = results.map((r) => r.rule);
+    for (const rule of ['valid_delivery', 'older_version', 'non_ascii_body', 'bad_signature', 'pending_secret', 'retired_secret']) {
+      assert.ok(rules.includes(rule), `the kit judged ${rule}`);
+    }
+    const broken = results.filter((r) => r.verdict !== 'pass');
     assert.deepStrictEqual(broken, [], 'every rule holds');
     assert.equal(run.status, 0, run.stderr);
   } finally {
