@@ -61,15 +61,16 @@ switch (impl) {
     };
     const glue = await import(d.internals.glueUrl);
     lap('import glue');
+    const start = await import(d.internals.startUrl);
     const api = await import(d.internals.apiUrl);
-    lap('import api.mjs');
+    lap('import the JavaScript layer');
     const { default: b64 } = await import(d.internals.base64Url);
     lap('import base64 module');
     const bytes = Buffer.from(b64, 'base64');
     lap('base64 decode');
     const module = new WebAssembly.Module(bytes);
     lap('WebAssembly.Module (compile)');
-    api.startFromModule(glue, module);
+    start.startFromModule(glue, module);
     lap('instantiate + start');
     const call = () =>
       api.verifyWebhook({ body, timestamp: d.timestamp, signature: d.ours, nowSecs: nowSecs(), secrets: d.secret, maxSkewSecs: 300 });

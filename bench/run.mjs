@@ -73,8 +73,9 @@ function sizes() {
     const buf = readFileSync(file);
     rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length, wasm: true });
   }
-  for (const suffix of ['.wasm.base64.mjs', '_bg.js', 'api.mjs']) {
-    for (const file of filesEndingWith(info.dir, suffix)) {
+  const layer = [join(info.dir, 'dist', 'public.mjs'), ...filesEndingWith(join(info.dir, 'dist', 'api'), '.mjs')];
+  for (const suffix of ['.wasm.base64.mjs', '_bg.js', 'layer']) {
+    for (const file of suffix === 'layer' ? layer.filter((f) => existsSync(f)) : filesEndingWith(info.dir, suffix)) {
       const buf = readFileSync(file);
       rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length });
     }
@@ -114,10 +115,11 @@ const FRESH_IMPLS = [
 function internals() {
   const one = (suffix) => filesEndingWith(info.dir, suffix)[0];
   const glue = one('_bg.js');
-  const api = one('api.mjs');
+  const start = [join(info.dir, 'dist', 'api', 'start.mjs')].find((f) => existsSync(f));
+  const api = [join(info.dir, 'dist', 'public.mjs')].find((f) => existsSync(f));
   const base64 = one('.wasm.base64.mjs');
-  if (!glue || !api || !base64 || !readFileSync(api, 'utf8').includes('export function startFromModule')) return null;
-  return { glueUrl: pathToFileURL(glue).href, apiUrl: pathToFileURL(api).href, base64Url: pathToFileURL(base64).href };
+  if (!glue || !start || !api || !base64 || !readFileSync(start, 'utf8').includes('export function startFromModule')) return null;
+  return { glueUrl: pathToFileURL(glue).href, startUrl: pathToFileURL(start).href, apiUrl: pathToFileURL(api).href, base64Url: pathToFileURL(base64).href };
 }
 function fresh() {
   const rounds = QUICK ? 5 : 15;

@@ -72,7 +72,9 @@ const templates = join(root, 'pkg-templates');
 // issue-14 (browsers): browser.mjs sits beside the .wasm in dist/, so init()'s default
 // `new URL('./cryptopay_verify_bg.wasm', import.meta.url)` names the file next to the
 // package's code unbundled, and next to the bundle under esbuild and Rollup.
-for (const file of ['api.mjs', 'public.mjs', 'browser.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
+for (const file of ['public.mjs', 'browser.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
+// The JavaScript layer, one module per concept (errors, inputs, verify, event, headers, validators, start).
+cpSync(join(templates, 'src', 'api'), join(dist, 'api'), { recursive: true });
 for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs']) {
   cpSync(join(templates, 'src', 'entry', entry), join(dist, 'entry', entry));
 }

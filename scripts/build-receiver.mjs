@@ -80,7 +80,7 @@ export const sqlite = ${JSON.stringify(statements.sqlite, null, 2)};
   }, null, 2)}\n`);
 
   // The main entry stays as it was: nothing it loads may name the receiver.
-  for (const file of ['api.mjs', 'public.mjs', ...readdirSync(join(dist, 'entry')).map((f) => join('entry', f))]) {
+  for (const file of ['public.mjs', ...['api', 'entry'].flatMap((d) => readdirSync(join(dist, d)).map((f) => join(d, f)))]) {
     const text = readFileSync(join(dist, file), 'utf8');
     if (/createReceiver|(from|import\(|require\()\s*['"][^'"]*receiver/.test(text)) fail(`dist/${file} refers to the receiver`);
   }

@@ -18,7 +18,7 @@ export const BREAKDOWN = [
   { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `classifyDeliveryResponse(200)` (number in, string out)' },
   { id: 'wasm.copyBody', label: 'copy the body into wasm memory (malloc + `Uint8Array.set` + free)' },
   { id: 'glue.fingerprint', label: 'glue `requestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
-  { id: 'glue.RawVerifier', label: 'glue: delivery copied into the input area + `RawVerifier.verifyArea(..., parse=false)`: no public-API layer' },
+  { id: 'glue.RawVerifier', label: 'glue: `RawVerifier.verify(body, timestamp, signature, now, parse=false)` (wasm-bindgen marshals the arguments): no public-API layer' },
   { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
   { id: 'glue.RawVerifier+parse', label: 'glue: the same with `parse=true`: + Rust strict parse' },
   { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: Rust strict parse only (copy + serde_json)' },
@@ -57,25 +57,19 @@ export function breakdownFns(pkg, inp) {
   if (typeof glue?.RawVerifier === 'function') {
     let raw = null;
     try {
-      raw = new glue.RawVerifier([SECRET], ['active'], [-1], MAX_SKEW_SECS, 4 * 1024 * 1024);
+      raw = new glue.RawVerifier([SECRET], ['active'], [-1], MAX_SKEW_SECS, 4 * 1024 * 1024, false);
     } catch {
       raw = null; // another internal signature: skip these rows
     }
-    if (raw && typeof raw.verifyArea === 'function' && typeof glue.inputArea === 'function' && wasm?.memory) {
-      // What the public API does below its checks: the delivery (ASCII here) written into
-      // the input area (timestamp, signature, body), then the export; a negative answer is a failure.
+    if (raw && typeof raw.verify === 'function') {
+      // What the public API does below its checks: the export, a negative answer a failure.
       const call = (parse) => {
-        const at = glue.inputArea(body.length + timestamp.length + ours.length);
-        const mem = new Uint8Array(wasm.memory.buffer);
-        for (let i = 0; i < timestamp.length; i++) mem[at + i] = timestamp.charCodeAt(i);
-        for (let i = 0; i < ours.length; i++) mem[at + timestamp.length + i] = ours.charCodeAt(i);
-        mem.set(body, at + timestamp.length + ours.length);
-        const packed = raw.verifyArea(body.length, timestamp.length, ours.length, 0, nowSecs(), parse);
-        if (packed < 0) throw new Error(`verifyArea failed: ${glue.lastErrorMessage()}`);
-        return packed;
+        const outcome = raw.verify(body, timestamp, ours, nowSecs(), parse);
+        if (outcome < 0) throw new Error(`verify failed: ${glue.lastErrorMessage()}`);
+        return outcome + 1;
       };
       fns['glue.RawVerifier'] = () => call(false);
-      fns['glue.RawVerifier+parse'] = () => call(true) + 1;
+      fns['glue.RawVerifier+parse'] = () => call(true);
     }
   }
   if (typeof glue?.checkEvent === 'function') fns['glue.checkEvent'] = () => glue.checkEvent(body) + 1;

@@ -4,7 +4,8 @@
 // emit `new URL(..., import.meta.url)` assets (Vite, webpack), and names the file next to the
 // bundle for those that do not (esbuild, Rollup): copy it there, or pass its URL to init().
 import * as glue from './cryptopay_verify_bg.js';
-import { CryptoPayError, startFromInstance } from './api.mjs';
+import { CryptoPayError } from './api/errors.mjs';
+import { startFromInstance } from './api/start.mjs';
 
 export * from './public.mjs';
 

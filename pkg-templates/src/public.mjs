@@ -1,12 +1,9 @@
 // The package's public names, re-exported by every runtime entry.
+export { CryptoPayError } from './api/errors.mjs';
+export { Verifier, verifySignature, verifyWebhook } from './api/verify.mjs';
+export { readDeliveryHeaders, signWebhook } from './api/headers.mjs';
+export { parseEvent } from './api/event.mjs';
 export {
-  CryptoPayError,
-  Verifier,
-  verifyWebhook,
-  verifySignature,
-  readDeliveryHeaders,
-  signWebhook,
-  parseEvent,
   decideEvent,
   compareStatusVersions,
   validateAmountRaw,
@@ -23,4 +20,4 @@ export {
   validateIdempotencyKey,
   classifyDeliveryResponse,
   errorCodes,
-} from './api.mjs';
+} from './api/validators.mjs';

@@ -535,8 +535,9 @@ export declare class Verifier {
    *
    * @param options The secrets, the skew and the body limit.
    * @throws {CryptoPayError} `invalid_argument` (an unknown option, a missing `maxSkewSecs`,
-   * `secrets` `undefined` or of the wrong shape, a call without `new`, or, in browsers, before
-   * `await init()`); `no_secrets` (an empty set); `secret_empty`.
+   * `secrets` `undefined` or of the wrong shape, or, in browsers, before `await init()`);
+   * `no_secrets` (an empty set); `secret_empty`. Called without `new`, it throws JavaScript's
+   * own `TypeError`, as every class does.
    * @example
    * ```ts
    * const verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });

@@ -58,9 +58,15 @@ pub(super) fn general(kind: ErrorKind) -> String {
 
 /// An error's whole message, for JavaScript: `code: detail; general` as the core writes it.
 pub(super) fn message(error: &Error) -> String {
-    let general = general(error.kind());
-    match error.detail() {
-        Some(detail) => format!("{}: {}; {general}", error.code(), javascript(detail)),
-        None => format!("{}: {general}", error.code()),
+    compose(error.kind(), error.detail().map(javascript).as_deref())
+}
+
+/// `code: detail; general`, or `code: general` without a detail (already worded for
+/// JavaScript): the one format of every message the package gives.
+pub(super) fn compose(kind: ErrorKind, detail: Option<&str>) -> String {
+    let general = general(kind);
+    match detail {
+        Some(detail) => format!("{}: {detail}; {general}", kind.code()),
+        None => format!("{}: {general}", kind.code()),
     }
 }

@@ -1,14 +1,15 @@
 //! The wasm-bindgen layer: the only Rust code that names `wasm_bindgen` or `js_sys`.
 //!
 //! These exports are the package's internal interface. The public JavaScript API
-//! (`pkg-templates/src/api.mjs`) checks JavaScript types, turns bodies and header
-//! containers into bytes and strings, and calls these with plain values. Each export
-//! converts, calls the core and maps the error to the package's `CryptoPayError` (its
-//! message worded for JavaScript by [`messages`]), except the verifying ones, which are on
-//! every request's path: JavaScript writes the delivery into one reused input area
-//! (`inputArea`) and they answer with a number, a failure as the index of its kind, so that
-//! no allocation, string conversion or error construction happens here for a delivery. None
-//! can panic (the crate denies unwrap, expect, panic, indexing and unchecked arithmetic).
+//! (`pkg-templates/src/api/`) checks JavaScript types and containers, turns bodies and
+//! header containers into bytes and strings, and calls these with plain values that
+//! wasm-bindgen marshals (`&[u8]`, `&str`, numbers). Limits, rules and messages are the
+//! core's: [`constants`] and [`error_message`] hand them to JavaScript. Each export converts,
+//! calls the core and maps the error to the package's `CryptoPayError` (its message worded
+//! for JavaScript by [`messages`]), except `RawVerifier.verify`, on every request's path,
+//! which answers a small integer (a failure as the index of its kind) so that no error object
+//! is built here for a delivery. None can panic (the crate denies unwrap, expect, panic,
+//! indexing and unchecked arithmetic).
 //!
 //! Secrets cross as owned strings and are moved into [`Secret`](crate::Secret)s, never
 //! copied, so the only copy in wasm memory is the one wiped on drop.
@@ -62,16 +63,62 @@ fn js<T>(result: Result<T, Error>) -> JsResult<T> {
     result.map_err(to_js)
 }
 
-/// The general message of a code, for failures detected in JavaScript; `undefined` if unknown.
-#[wasm_bindgen(js_name = codeMessage)]
-pub fn code_message(code: &str) -> Option<String> {
-    ErrorKind::from_code(code).map(messages::general)
+/// The whole message of a failure JavaScript detected (a value of the wrong JavaScript type,
+/// a body that is not raw...): `code: detail; general`, as the core writes its own; the
+/// detail is JavaScript's, already in JavaScript's names. An unknown code is
+/// `invalid_argument`'s message.
+#[wasm_bindgen(js_name = errorMessage)]
+pub fn error_message(code: &str, detail: Option<String>) -> String {
+    let kind = ErrorKind::from_code(code).unwrap_or(ErrorKind::InvalidArgument);
+    messages::compose(kind, detail.as_deref())
 }
 
-/// Every error code, in the contract's order.
+/// Every error code, in the contract's order (the order `RawVerifier.verify` numbers them).
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
     ErrorKind::ALL.iter().map(|k| k.code().to_owned()).collect()
+}
+
+/// The core's limits and names JavaScript needs before it calls in (one source of truth):
+/// `{ defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds,
+/// outcomeInexact }`. `kinds` lists the secret kinds in the order `RawVerifier.verify`
+/// numbers them.
+#[wasm_bindgen]
+pub fn constants() -> js_sys::Object {
+    let out = js_sys::Object::new();
+    let set = |name: &str, value: JsValue| {
+        let _ = Reflect::set(&out, &JsValue::from_str(name), &value);
+    };
+    #[allow(clippy::cast_precision_loss)] // each is far below 2^53
+    {
+        set(
+            "defaultMaxBodyBytes",
+            JsValue::from_f64(crate::DEFAULT_MAX_BODY_BYTES as f64),
+        );
+        set(
+            "maxMaxBodyBytes",
+            JsValue::from_f64(crate::MAX_MAX_BODY_BYTES as f64),
+        );
+        set("maxSecrets", JsValue::from_f64(crate::MAX_SECRETS as f64));
+        set(
+            "maxHeaderValueBytes",
+            JsValue::from_f64(crate::MAX_SIGNATURE_HEADER_BYTES as f64),
+        );
+    }
+    let kinds = Array::new();
+    for kind in [
+        crate::SecretKind::Active,
+        crate::SecretKind::Pending,
+        crate::SecretKind::Retiring,
+    ] {
+        kinds.push(&JsValue::from_str(kind.as_str()));
+    }
+    set("kinds", kinds.into());
+    set(
+        "outcomeInexact",
+        JsValue::from_f64(f64::from(verify::OUTCOME_INEXACT)),
+    );
+    out
 }
 
 /// A non-negative integer the JavaScript layer already checked, as `u64`.

@@ -1,89 +1,58 @@
-//! The verifying exports, on every request's path: the delivery is written by JavaScript
-//! into one reused input area, and the answer is one number (a failure as the index of its
-//! kind), so that a verification allocates nothing and builds no error here.
+//! The verifying exports, on every request's path. wasm-bindgen marshals the arguments (the
+//! body as `&[u8]`, the header values as `&str`); the answer is one small integer, an
+//! [`Outcome`] or a failure numbered by its kind, so that no error object is built here for a
+//! delivery: JavaScript builds the `CryptoPayError` from the number and [`last_error_message`].
 
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 
 use wasm_bindgen::prelude::*;
 
 use super::{JsResult, js, messages, uint};
 use crate::delivery::Delivery;
-use crate::error::{Error, ErrorKind, err};
+use crate::error::{Error, ErrorKind};
 use crate::options::VerifyOptions;
 use crate::secret::{Secret, SecretEntry, SecretKind};
 use crate::secret_set::SecretSet;
-use crate::verify::{Verified, Verifier, verify_signature};
+use crate::verify::{Verified, Verifier};
 
 thread_local! {
-    /// Where JavaScript writes a delivery (timestamp value, signature value, body) for the
-    /// verifying exports: one area reused by every call, so a verification allocates nothing
-    /// and passes only numbers across the boundary.
-    static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The failure of the last verifying export that returned a negative number.
+    /// The failure of the last `verify` that answered a negative number.
     static LAST_ERROR: Cell<Option<Error>> = const { Cell::new(None) };
 }
 
-/// An input area larger than this is given back once a smaller delivery comes.
-const KEEP_INPUT_AREA: usize = 1 << 20;
+/// Added to an [`Outcome`] when the verified body holds a number a double cannot keep, so
+/// that JavaScript takes the event from `eventText` rather than `JSON.parse` of the body.
+pub(super) const OUTCOME_INEXACT: i32 = 4;
 
-/// The input area, at least `len` bytes long: JavaScript writes the delivery there, then
-/// calls a verifying export with the three lengths. The address stays valid until the next
-/// call of `inputArea`.
-#[wasm_bindgen(js_name = inputArea)]
-pub fn input_area(len: usize) -> *mut u8 {
-    INPUT.with_borrow_mut(|area| {
-        if area.len() < len || (area.len() > KEEP_INPUT_AREA && len <= KEEP_INPUT_AREA) {
-            // Give the old area back before taking the new one.
-            *area = Vec::new();
-            area.resize(len, 0);
-        }
-        area.as_mut_ptr()
-    })
+/// What `verify` answers for an authentic delivery: the index of the matched secret's kind
+/// in [`SecretKind`] order (`active` 0, `pending` 1, `retiring` 2), plus
+/// [`OUTCOME_INEXACT`] when the event must be read from `eventText`.
+fn outcome(verified: &Verified, inexact: bool) -> i32 {
+    let kind = match verified.matched_secret {
+        SecretKind::Active => 0,
+        SecretKind::Pending => 1,
+        SecretKind::Retiring => 2,
+    };
+    if inexact {
+        kind | OUTCOME_INEXACT
+    } else {
+        kind
+    }
 }
 
-/// The delivery JavaScript wrote into the input area: the timestamp value, the signature
-/// value and the body, one after the other, with the lengths it reported.
-fn with_delivery<T>(
-    lens: [usize; 3],
-    f: impl FnOnce(&Delivery<'_>) -> Result<T, Error>,
-) -> Result<T, Error> {
-    INPUT.with_borrow(|area| {
-        let [body_len, timestamp_len, signature_len] = lens;
-        let outside = || {
-            err(
-                ErrorKind::InvalidArgument,
-                "the lengths given exceed the input area",
-            )
-        };
-        let (timestamp, rest) = area.split_at_checked(timestamp_len).ok_or_else(outside)?;
-        let (signature, rest) = rest.split_at_checked(signature_len).ok_or_else(outside)?;
-        let body = rest.get(..body_len).ok_or_else(outside)?;
-        f(&Delivery {
-            body,
-            timestamp,
-            signature,
-        })
-    })
+/// A failure as `-1 - index` of its kind in [`ErrorKind::ALL`]; the error is kept for
+/// [`last_error_message`].
+fn failure(error: Error) -> i32 {
+    let index = ErrorKind::ALL
+        .iter()
+        .position(|k| *k == error.kind())
+        .and_then(|i| i32::try_from(i).ok())
+        .unwrap_or_default();
+    LAST_ERROR.set(Some(error));
+    0_i32.saturating_sub(index).saturating_sub(1)
 }
 
-/// A verifying export's answer: the packed result (see `pack`), or, when it failed,
-/// `-1 - index` of the error's kind in [`ErrorKind::ALL`], the error kept for
-/// [`last_error_message`]. JavaScript then builds the `CryptoPayError` itself, which costs
-/// a fraction of constructing it from here.
-fn settle(result: Result<f64, Error>) -> f64 {
-    result.unwrap_or_else(|error| {
-        let index = ErrorKind::ALL
-            .iter()
-            .position(|k| *k == error.kind())
-            .unwrap_or_default();
-        LAST_ERROR.set(Some(error));
-        #[allow(clippy::cast_precision_loss)] // fewer than 2^53 kinds
-        let index = index as f64;
-        -1.0 - index
-    })
-}
-
-/// The message (worded for JavaScript) of the failure a verifying export reported by a
+/// The message (worded for JavaScript) of the failure the last `verify` reported by a
 /// negative number.
 #[wasm_bindgen(js_name = lastErrorMessage)]
 pub fn last_error_message() -> String {
@@ -93,93 +62,50 @@ pub fn last_error_message() -> String {
         .unwrap_or_default()
 }
 
-/// What JavaScript found when it read the body, before copying it.
-fn body_state(state: u8) -> Result<(), Error> {
-    match state {
-        BODY_RAW => Ok(()),
-        BODY_OVERSIZED => Err(Error::new(ErrorKind::BodyTooLarge)),
-        _ => Err(Error::new(ErrorKind::BodyNotRaw)),
-    }
-}
-
-/// The body is raw bytes within the limit (and was passed).
-const BODY_RAW: u8 = 0;
-/// The body is over `maxBodyBytes` (and was not copied).
-const BODY_OVERSIZED: u8 = 1;
-
 /// The entries of a secret set from parallel lists; each secret is moved, not copied.
+/// `until` is -1 where an entry has no `acceptUntilSecs`; any other value must be a safe
+/// integer >= 0 (JavaScript passes NaN for a value of the wrong type).
 fn entries(
     secrets: Vec<String>,
     kinds: Vec<String>,
     until: Vec<f64>,
 ) -> Result<Vec<SecretEntry>, Error> {
-    if secrets.len() != kinds.len() || secrets.len() != until.len() {
-        return Err(err(
-            ErrorKind::InvalidArgument,
-            "secrets, kinds and bounds differ in length",
-        ));
-    }
     secrets
         .into_iter()
         .zip(kinds)
         .zip(until)
         .map(|((secret, kind), until)| {
-            let until = if until < 0.0 {
+            #[allow(clippy::float_cmp)] // -1 is the exact marker JavaScript sends
+            let until = if until == -1.0 {
                 None
             } else {
-                Some(uint(until, "acceptUntilSecs must be a safe integer >= 0")?)
+                Some(uint(
+                    until,
+                    "accept_until_secs must be a safe integer >= 0",
+                )?)
             };
             SecretEntry::new(Secret::from(secret), SecretKind::parse(&kind)?, until)
         })
         .collect()
 }
 
+/// The options, checked by the core (`max_body_bytes` as given, JavaScript having put in the
+/// default where the option was left out).
 fn options(max_skew_secs: f64, max_body_bytes: f64) -> Result<VerifyOptions, Error> {
-    let skew = uint(max_skew_secs, "maxSkewSecs must be a safe integer >= 0")?;
+    let skew = uint(max_skew_secs, "max_skew_secs must be a safe integer >= 0")?;
     let body = uint(
         max_body_bytes,
-        "maxBodyBytes must be an integer from 1 to 67108864",
+        "max_body_bytes must be from 1 to 67108864 (64 MiB)",
     )?;
     VerifyOptions::new(skew).with_max_body_bytes(usize::try_from(body).unwrap_or(usize::MAX))
 }
 
-fn kind_index(kind: SecretKind) -> f64 {
-    match kind {
-        SecretKind::Active => 0.0,
-        SecretKind::Pending => 1.0,
-        SecretKind::Retiring => 2.0,
-    }
-}
-
-/// Packs a result into one number: `timestamp * 8 + rewrite * 4 + kind`, exact below 2^53.
-///
-/// `rewrite` says that the body holds numbers a double cannot keep, so JavaScript must
-/// take the event from `eventText` instead of `JSON.parse` of the body.
-fn pack(verified: Verified, rewrite: bool) -> f64 {
-    // A timestamp has at most 12 digits, so timestamp * 8 < 2^43: exact in a double.
-    #[allow(clippy::cast_precision_loss)]
-    let ts = verified.timestamp as f64;
-    ts * 8.0 + if rewrite { 4.0 } else { 0.0 } + kind_index(verified.matched_secret)
-}
-
-/// The part both verifying exports share, after the checks that come before it: the body's
-/// state, `verify` over the delivery in the input area, the envelope when asked for.
-fn verify_in_area(
-    lens: [usize; 3],
-    state: u8,
-    parse: bool,
-    verify: impl FnOnce(&Delivery<'_>) -> Result<Verified, Error>,
-) -> Result<f64, Error> {
-    body_state(state)?;
-    with_delivery(lens, |delivery| {
-        let verified = verify(delivery)?;
-        let rewrite = if parse {
-            super::event::check_event(delivery.body)?
-        } else {
-            false
-        };
-        Ok(pack(verified, rewrite))
-    })
+/// The keyed set, or (for a one-shot call) the failure its material gave, reported after
+/// the delivery's own checks as the contract orders them.
+#[derive(Debug)]
+enum Keyed {
+    Ready(Verifier),
+    Deferred(VerifyOptions, Error),
 }
 
 /// A verifier keyed once; freed (and its keyed states wiped) by `free()` or the
@@ -187,12 +113,14 @@ fn verify_in_area(
 #[wasm_bindgen(js_name = RawVerifier)]
 #[derive(Debug)]
 pub struct RawVerifier {
-    inner: Verifier,
+    keyed: Keyed,
 }
 
 #[wasm_bindgen(js_class = RawVerifier)]
 impl RawVerifier {
-    /// Keys a verifier (`until` is -1 where a secret has no `acceptUntilSecs`).
+    /// Checks the options, then keys the set. With `defer_material` (the one-shot functions,
+    /// which get their secrets with the delivery), `no_secrets` and `secret_empty` are kept
+    /// and reported by `verify` after the delivery's own checks; every other failure throws.
     #[wasm_bindgen(constructor)]
     pub fn new(
         secrets: Vec<String>,
@@ -200,80 +128,49 @@ impl RawVerifier {
         until: Vec<f64>,
         max_skew_secs: f64,
         max_body_bytes: f64,
+        defer_material: bool,
     ) -> JsResult<RawVerifier> {
         let options = js(options(max_skew_secs, max_body_bytes))?;
-        let set = js(entries(secrets, kinds, until).and_then(SecretSet::new))?;
-        Ok(RawVerifier {
-            inner: Verifier::new(set, options),
-        })
+        let keyed = match entries(secrets, kinds, until).and_then(SecretSet::new) {
+            Ok(set) => Keyed::Ready(Verifier::new(set, options)),
+            Err(e)
+                if defer_material
+                    && matches!(e.kind(), ErrorKind::NoSecrets | ErrorKind::SecretEmpty) =>
+            {
+                Keyed::Deferred(options, e)
+            }
+            Err(e) => return Err(super::to_js(e)),
+        };
+        Ok(RawVerifier { keyed })
     }
 
-    /// Verifies the delivery in the input area (`inputArea`), whose parts have these
-    /// lengths; `state` is 0 for a raw body, 1 for one over the limit (not copied), 2 for a
-    /// body that is not raw. Returns the packed result or a failure (see `settle`).
-    #[wasm_bindgen(js_name = verifyArea)]
-    pub fn verify_area(
+    /// Verifies a delivery whose body JavaScript found raw and within `maxBodyBytes`: the
+    /// [`Outcome`](outcome) (with `parse`, after the envelope's checks), or `-1 - index` of
+    /// the failure's kind (see [`last_error_message`]).
+    pub fn verify(
         &self,
-        body_len: usize,
-        timestamp_len: usize,
-        signature_len: usize,
-        state: u8,
+        body: &[u8],
+        timestamp: &str,
+        signature: &str,
         now_secs: f64,
         parse: bool,
-    ) -> f64 {
-        settle(
-            uint(now_secs, "nowSecs must be a safe integer >= 0").and_then(|now| {
-                verify_in_area(
-                    [body_len, timestamp_len, signature_len],
-                    state,
-                    parse,
-                    |delivery| self.inner.verify_signature(delivery, now),
-                )
-            }),
-        )
-    }
-}
-
-/// One-shot verification with the contract's order of checks, of the delivery in the input
-/// area (see [`RawVerifier::verify_area`]). Returns the packed result or a failure.
-///
-/// The set's shape is an argument and is checked first; its material (`no_secrets`,
-/// `secret_empty`) comes after the delivery's own checks, as the contract orders them.
-#[wasm_bindgen(js_name = verifyArea)]
-#[allow(clippy::too_many_arguments)]
-pub fn verify_area(
-    secrets: Vec<String>,
-    kinds: Vec<String>,
-    until: Vec<f64>,
-    max_skew_secs: f64,
-    max_body_bytes: f64,
-    body_len: usize,
-    timestamp_len: usize,
-    signature_len: usize,
-    state: u8,
-    now_secs: f64,
-    parse: bool,
-) -> f64 {
-    settle((|| {
-        let now = uint(now_secs, "nowSecs must be a safe integer >= 0")?;
-        let options = options(max_skew_secs, max_body_bytes)?;
-        let set = match entries(secrets, kinds, until).and_then(SecretSet::new) {
-            Err(e) if !matches!(e.kind(), ErrorKind::NoSecrets | ErrorKind::SecretEmpty) => {
-                return Err(e);
-            }
-            other => other,
+    ) -> i32 {
+        let delivery = Delivery {
+            body,
+            timestamp: timestamp.as_bytes(),
+            signature: signature.as_bytes(),
         };
-        verify_in_area(
-            [body_len, timestamp_len, signature_len],
-            state,
-            parse,
-            |delivery| match &set {
-                Ok(set) => verify_signature(delivery, set, options, now),
-                Err(material) => {
-                    delivery.check(&options)?;
-                    Err(*material)
+        let result = uint(now_secs, "now_secs must be a safe integer >= 0").and_then(|now| {
+            let verified = match &self.keyed {
+                Keyed::Ready(verifier) => verifier.verify_signature(&delivery, now)?,
+                Keyed::Deferred(options, material) => {
+                    delivery.check(options)?;
+                    return Err(*material);
                 }
-            },
-        )
-    })())
+            };
+            let inexact = parse && super::event::check_event(body)?;
+            Ok(outcome(&verified, inexact))
+        });
+        result.unwrap_or_else(failure)
+    }
 }

@@ -168,11 +168,6 @@ async function invoke(context, fn, row, args) {
     made.free();
     return made;
   }
-  if (fn === 'Verifier (without new)') {
-    const made = api.Verifier(...args);
-    made?.free?.();
-    return made;
-  }
   if (fn.startsWith('Verifier#')) {
     const method = api.Verifier.prototype[fn.slice('Verifier#'.length)];
     assert.equal(typeof method, 'function', `Verifier has no method ${fn}`);
@@ -373,11 +368,6 @@ const ENTRY_POINTS = [
     args: () => [{ secrets: [{ secret: SWEEP_SECRET, kind: 'active' }], maxSkewSecs: 300, maxBodyBytes: MIB }],
     slots: [[0], [0, 'secrets'], [0, 'secrets', 0], [0, 'secrets', 0, 'secret'], [0, 'secrets', 0, 'kind'], [0, 'maxSkewSecs'], [0, 'maxBodyBytes']],
   },
-  {
-    name: 'Verifier (without new)',
-    args: () => [{ secrets: [{ secret: SWEEP_SECRET, kind: 'active' }], maxSkewSecs: 300 }],
-    slots: [[0]],
-  },
   { name: 'Verifier#verifySignature', args: () => [callInput()], slots: methodSlots },
   { name: 'Verifier#verifyWebhook', args: () => [callInput()], slots: methodSlots },
   { name: 'Verifier#free', args: () => [], slots: ['this', [0]] },
@@ -453,10 +443,6 @@ async function sweepCall(context, entry, slot, make) {
         new api.Verifier(...args).free();
         return undefined;
       }
-      if (entry.name === 'Verifier (without new)') {
-        api.Verifier(...args)?.free?.();
-        return undefined;
-      }
       if (entry.name.startsWith('Verifier#')) {
         return api.Verifier.prototype[entry.name.slice('Verifier#'.length)].apply(receiver, args);
       }
@@ -507,7 +493,7 @@ test('the catalogue is there, well-formed, and large enough', () => {
     assert.equal(new Set(ids).size, ids.length, `${name}: ids are unique`);
     for (const row of file.tests) {
       const fn = row.function ?? file.function;
-      functions.add(fn.replace(/^Verifier#.*|^Verifier \(without new\)$/, 'Verifier'));
+      functions.add(fn.replace(/^Verifier#.*/, 'Verifier'));
       assert.equal(typeof row.comment, 'string', `${name} #${row.id}: comment`);
       assert.ok(Array.isArray(row.flags), `${name} #${row.id}: flags`);
       assert.ok(Array.isArray(row.args), `${name} #${row.id}: args`);
@@ -519,7 +505,7 @@ test('the catalogue is there, well-formed, and large enough', () => {
   const exported = Object.keys(api).filter((k) => typeof api[k] === 'function' && k !== 'CryptoPayError');
   const missing = exported.filter((name) => !functions.has(name));
   assert.deepEqual(missing, [], `exports without a hostile case: ${missing.join(', ')}`);
-  const swept = new Set(ENTRY_POINTS.map((e) => e.name.replace(/#.*| \(without new\)$/, '')));
+  const swept = new Set(ENTRY_POINTS.map((e) => e.name.replace(/#.*/, '')));
   const unswept = exported.filter((name) => !swept.has(name));
   assert.deepEqual(unswept, [], `exports the sweep misses: ${unswept.join(', ')}`);
 });

@@ -882,6 +882,18 @@ for (const [label, api] of entries) {
   });
 
   describe(`${label}: Verifier reuse and free()`, () => {
+    test('Verifier is a class: without new it is the language\'s TypeError, and builds nothing', () => {
+      assert.equal(typeof api.Verifier, 'function');
+      assert.throws(() => api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW }), (error) => error instanceof TypeError && !(error instanceof api.CryptoPayError));
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        assert.ok(verifier instanceof api.Verifier);
+        assert.equal(verifier.verifySignature(callInput(validInput())).matchedSecret, 'active');
+      } finally {
+        verifier.free();
+      }
+    });
+
     test('one Verifier answers a sequence of deliveries as the one-shot function does', () => {
       const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
       try {

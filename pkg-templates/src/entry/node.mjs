@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import * as glue from '../cryptopay_verify_bg.js';
 import wasmBase64 from '../cryptopay_verify_bg.wasm.base64.mjs';
-import { startFromModule } from '../api.mjs';
+import { startFromModule } from '../api/start.mjs';
 
 startFromModule(glue, new WebAssembly.Module(Buffer.from(wasmBase64, 'base64')));
 

@@ -2,7 +2,7 @@
 // WebAssembly.Module; compiling from bytes at run time is forbidden there.
 import wasmModule from '../cryptopay_verify_bg.wasm';
 import * as glue from '../cryptopay_verify_bg.js';
-import { startFromModule } from '../api.mjs';
+import { startFromModule } from '../api/start.mjs';
 
 startFromModule(glue, wasmModule);
 

@@ -1,0 +1,34 @@
+// The event object, built in one place from bytes the core has checked as an envelope.
+
+import { assertReady } from './errors.mjs';
+import { glue } from './instance.mjs';
+import { bodyBytes } from './inputs.mjs';
+
+// ignoreBOM keeps the text byte for byte (the core already refuses an event that starts with a BOM).
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The event of a checked envelope. `inexact`: the body holds a number a double cannot keep,
+ * so the text comes from the core with those numbers as strings of their exact digits.
+ */
+export function buildEvent(bytes, inexact) {
+  const envelope = JSON.parse(inexact ? glue.eventText(bytes) : decoder.decode(bytes));
+  const data = envelope.data;
+  return {
+    schemaVersion: String(envelope.schema_version),
+    eventId: envelope.event_id,
+    eventType: envelope.event_type,
+    occurredAt: envelope.occurred_at,
+    paymentId: data.payment_id,
+    statusVersion: String(data.status_version),
+    data,
+    envelope,
+  };
+}
+
+/** Parses a body that already verified. */
+export function parseEvent(verifiedBody) {
+  assertReady();
+  const bytes = bodyBytes(verifiedBody);
+  return buildEvent(bytes, glue.checkEvent(bytes) === 1);
+}

@@ -1,0 +1,189 @@
+// JavaScript's side of every input: types and containers only. A value of the right
+// JavaScript type goes to the core, which applies the rules (ranges, grammars, limits) and
+// words the failure; what the core cannot see (a parsed object where bytes belong, a number
+// that is not a safe integer, a lone UTF-16 surrogate) is refused here.
+
+import { fail } from './errors.mjs';
+import { limits } from './instance.mjs';
+
+export const tag = (v) => Object.prototype.toString.call(v);
+export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// Lone surrogates cannot be encoded as UTF-8 without changing them.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const wellFormed = (s) =>
+  typeof s.isWellFormed === 'function' ? s.isWellFormed() : !LONE_SURROGATE.test(s);
+
+/** A string argument as given; any other value as '', which the core refuses with its code. */
+export const text = (value) => (typeof value === 'string' ? value : '');
+
+const encoder = new TextEncoder();
+
+/**
+ * Checks an options object's keys. An unknown key is never echoed (it could be a pasted
+ * secret); a near miss of a known option is named instead.
+ */
+export function options(value, allowed, what) {
+  if (!isPlainObject(value)) throw fail('invalid_argument', `${what} takes an options object`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      const near = allowed.find((name) => nearMiss(key, name));
+      const hint = near ? `; did you mean "${near}"?` : '';
+      throw fail('invalid_argument', `${what} was given an unknown option (options: ${allowed.join(', ')})${hint}`);
+    }
+  }
+  return value;
+}
+
+// Same letters ignoring case, '_' and '-', or one edit apart.
+function nearMiss(key, name) {
+  const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
+  const a = fold(key);
+  const b = fold(name);
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1 || a.length > 40) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const tail = (x, y) => a.slice(i + x) === b.slice(i + y);
+  return tail(1, 1) || tail(1, 0) || tail(0, 1);
+}
+
+export const CALL_KEYS = ['body', 'timestamp', 'signature', 'nowSecs'];
+export const VERIFY_OPTIONS = [...CALL_KEYS, 'secrets', 'maxSkewSecs', 'maxBodyBytes'];
+
+/**
+ * True when every key is one of a Verifier call's (with `oneShot`, of a one-shot call's),
+ * checked without allocating; when it says no, options() finds and explains the key.
+ */
+export function onlyKnownKeys(input, oneShot) {
+  if (!isPlainObject(input)) return false;
+  for (const key in input) {
+    switch (key) {
+      case 'body':
+      case 'timestamp':
+      case 'signature':
+      case 'nowSecs':
+        break;
+      case 'secrets':
+      case 'maxSkewSecs':
+      case 'maxBodyBytes':
+        if (oneShot) break;
+        return false;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** A number of seconds: a JavaScript safe integer >= 0. */
+export function safeUint(value, name) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw fail('invalid_argument', `${name} must be an integer from 0 to 2^53 - 1 (seconds, not milliseconds)`);
+  }
+  return value;
+}
+
+/** `maxSkewSecs`, required (no hidden default). */
+export function maxSkew(value) {
+  if (value === undefined) throw fail('invalid_argument', 'maxSkewSecs is required (300 seconds is the usual choice)');
+  return safeUint(value, 'maxSkewSecs');
+}
+
+/** `maxBodyBytes`: the core's default when left out; its range is the core's to check. */
+export function maxBody(value) {
+  if (value === undefined) return limits.defaultMaxBodyBytes;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw fail('invalid_argument', `maxBodyBytes must be an integer from 1 to ${limits.maxMaxBodyBytes} (64 MiB)`);
+  }
+  return value;
+}
+
+/**
+ * A body as bytes, without copying where possible; refused when it is not raw or is over
+ * `limit` (checked before any copy into wasm memory, a string by its UTF-16 length first:
+ * its UTF-8 encoding is never shorter).
+ */
+export function bodyBytes(body, limit = Infinity) {
+  let bytes;
+  if (typeof body === 'string') {
+    if (!wellFormed(body)) throw fail('body_not_raw', 'the body is a string holding a lone UTF-16 surrogate');
+    if (body.length > limit) throw fail('body_too_large');
+    bytes = encoder.encode(body);
+  } else if (ArrayBuffer.isView(body)) {
+    try {
+      bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      // A view over a detached or shrunk buffer reads as empty; slice throws for it.
+      if (bytes.byteLength === 0) bytes.slice(0, 0);
+    } catch {
+      throw fail('body_not_raw', 'the body is a view of a detached buffer');
+    }
+  } else if (tag(body) === '[object ArrayBuffer]' || tag(body) === '[object SharedArrayBuffer]') {
+    try {
+      bytes = new Uint8Array(body);
+    } catch {
+      throw fail('body_not_raw', 'the body is a detached ArrayBuffer');
+    }
+  } else {
+    throw fail('body_not_raw', body === null || typeof body !== 'object' ? `the body is ${body === null ? 'null' : typeof body}` : 'the body is an object');
+  }
+  if (bytes.byteLength > limit) throw fail('body_too_large');
+  return bytes;
+}
+
+// A header value that is never well-formed: a non-string timestamp or signature is then
+// reported as malformed by the core, after the checks that come before it.
+const NEVER_WELL_FORMED = '\u0000';
+// A header value given as an array of several values (the header was sent more than once):
+// the core sees it as malformed at its place in the order of checks, and the verify module
+// names it header_duplicated.
+export const DUPLICATED = '\u0000\u0000';
+const BLANK = /^[ \t]*$/;
+
+/**
+ * A delivery header's value for the core: absent (undefined, null, []) as '', a string as
+ * it is unless longer than the core ever reads (then never copied: blank as '', anything else
+ * as malformed), an array of one value as that value, of several as DUPLICATED.
+ */
+export function headerValue(value) {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') {
+    if (value.length <= limits.maxHeaderValueBytes) return value;
+    return BLANK.test(value) ? '' : NEVER_WELL_FORMED;
+  }
+  if (!Array.isArray(value)) return NEVER_WELL_FORMED;
+  if (value.length > 1) return DUPLICATED;
+  return value.length === 0 ? '' : typeof value[0] === 'string' ? headerValue(value[0]) : NEVER_WELL_FORMED;
+}
+
+/**
+ * `secrets` (a string, or an array of { secret, kind, acceptUntilSecs? }) as the parallel
+ * lists the core reads: [secrets, kinds, until], `until` -1 where absent and NaN where not a
+ * number >= 0 (the core refuses it). The core checks the set's rules.
+ */
+export function secretLists(secrets) {
+  if (secrets === undefined) {
+    throw fail('invalid_argument', 'secrets is undefined: is the environment variable set? Pass the signing Secret as a string (such as process.env.WEBHOOK_SECRET), or an array of { secret, kind, acceptUntilSecs? }');
+  }
+  if (typeof secrets === 'string') {
+    if (!wellFormed(secrets)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
+    return [[secrets], ['active'], [-1]];
+  }
+  if (!Array.isArray(secrets)) throw fail('invalid_argument', 'secrets must be a string or an array of { secret, kind, acceptUntilSecs? }');
+  if (secrets.length > limits.maxSecrets) throw fail('invalid_argument', `a secret set holds at most ${limits.maxSecrets} entries`);
+  const list = [];
+  const kinds = [];
+  const until = [];
+  for (const entry of secrets) {
+    options(entry, ['secret', 'kind', 'acceptUntilSecs'], 'a secret entry');
+    if (entry.secret === undefined) throw fail('invalid_argument', 'a secret entry has secret undefined: is the environment variable set?');
+    if (typeof entry.secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
+    if (!wellFormed(entry.secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
+    const bound = entry.acceptUntilSecs;
+    list.push(entry.secret);
+    kinds.push(text(entry.kind));
+    until.push(bound === undefined ? -1 : typeof bound === 'number' && bound >= 0 ? bound : NaN);
+  }
+  return [list, kinds, until];
+}
+

@@ -1,0 +1,17 @@
+// The started WebAssembly instance: the wasm-bindgen glue, and what the core tells
+// JavaScript once (its limits and names, its error codes). Set by start.mjs; read by the
+// other modules through these live bindings.
+
+/** The glue of the started instance, or null before start. */
+export let glue = null;
+/** The core's limits and names: see `constants()` in src/wasm/mod.rs. */
+export let limits = null;
+/** Every error code, in the order the core numbers them. */
+export let codes = [];
+
+/** Called once the instance has started. */
+export function install(startedGlue) {
+  glue = startedGlue;
+  limits = glue.constants();
+  codes = glue.errorCodes();
+}

@@ -1,0 +1,140 @@
+// The value functions: status versions and event decisions, amounts, pricing, origins and
+// URLs, idempotency, delivery responses. Each converts JavaScript values and calls the core.
+
+import { CryptoPayError, assertReady, fail } from './errors.mjs';
+import { codes, glue } from './instance.mjs';
+import { bodyBytes, isPlainObject, options, text, wellFormed } from './inputs.mjs';
+
+function versionText(value) {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  return '';
+}
+
+/** Compares two status versions exactly: -1, 0 or 1. */
+export function compareStatusVersions(a, b) {
+  assertReady();
+  return glue.compareStatusVersions(versionText(a), versionText(b));
+}
+
+/** apply, duplicate or stale. */
+export function decideEvent(incoming, stored) {
+  assertReady();
+  // Data, not options: extra fields are fine, so the event from verifyWebhook (or a stored
+  // row) can be passed as it is.
+  if (!isPlainObject(incoming)) throw fail('invalid_argument', 'decideEvent takes the incoming event { eventId, paymentId, statusVersion }');
+  if (!isPlainObject(stored)) throw fail('invalid_argument', 'decideEvent takes what is stored { eventSeen, statusVersion? }');
+  for (const key of ['eventId', 'paymentId']) {
+    if (typeof incoming[key] !== 'string' || incoming[key] === '') {
+      throw fail('invalid_argument', `incoming.${key} must be a non-empty string`);
+    }
+  }
+  if (typeof stored.eventSeen !== 'boolean') throw fail('invalid_argument', 'stored.eventSeen must be a boolean');
+  const storedVersion = stored.statusVersion === undefined || stored.statusVersion === null
+    ? undefined
+    : versionText(stored.statusVersion);
+  return glue.decideEvent(versionText(incoming.statusVersion), stored.eventSeen, storedVersion);
+}
+
+function decimalsArg(value) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw fail('decimals_invalid', 'decimals must be an integer');
+  return value;
+}
+
+export function validateAmountRaw(value) {
+  assertReady();
+  glue.validateAmountRaw(text(value));
+}
+
+export function isValidAmountRaw(value) {
+  try {
+    validateAmountRaw(value);
+    return true;
+  } catch (error) {
+    if (error instanceof CryptoPayError && error.code === 'amount_raw_invalid') return false;
+    throw error;
+  }
+}
+
+export function toAmountRaw(decimal, decimals) {
+  assertReady();
+  return glue.toAmountRaw(text(decimal), decimalsArg(decimals));
+}
+
+export function fromAmountRaw(raw, decimals) {
+  assertReady();
+  return glue.fromAmountRaw(text(raw), decimalsArg(decimals));
+}
+
+// Objects that mirror the service's JSON cross into the core as JSON text.
+function json(value) {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return 'null'; // a BigInt or a cycle: reported as the value's own shape error
+  }
+}
+
+export function buildSourceAmount(input) {
+  assertReady();
+  options(input, ['primarySource', 'amount'], 'buildSourceAmount');
+  return JSON.parse(glue.buildSourceAmount(json(input.primarySource), text(input.amount)));
+}
+
+export function validateSourceAmount(sourceAmount, primarySource) {
+  assertReady();
+  glue.validateSourceAmount(json(sourceAmount), json(primarySource));
+}
+
+function websiteOriginArg(opts, allowed, what) {
+  if (opts === undefined) return undefined;
+  options(opts, allowed, what);
+  if (opts.websiteOrigin !== undefined && typeof opts.websiteOrigin !== 'string') {
+    throw fail('invalid_argument', 'websiteOrigin must be a string such as https://shop.example');
+  }
+  return opts.websiteOrigin;
+}
+
+export function validateCreatePayment(body, opts) {
+  assertReady();
+  options(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
+  const website = websiteOriginArg(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
+  glue.validateCreatePayment(json(body), json(opts.primarySource), website);
+}
+
+export function validateCheckoutOrigin(origin, opts) {
+  assertReady();
+  glue.validateCheckoutOrigin(text(origin), websiteOriginArg(opts, ['websiteOrigin'], 'validateCheckoutOrigin'));
+}
+
+export function validateWebhookUrl(url) {
+  assertReady();
+  glue.validateWebhookUrl(text(url));
+}
+
+export function hostedCheckoutUrl(checkoutOrigin, paymentId) {
+  assertReady();
+  const id = typeof paymentId === 'string' && wellFormed(paymentId) ? paymentId : '';
+  return glue.hostedCheckoutUrl(text(checkoutOrigin), id);
+}
+
+export function requestFingerprint(body) {
+  assertReady();
+  return glue.requestFingerprint(bodyBytes(body));
+}
+
+export function validateIdempotencyKey(key) {
+  assertReady();
+  glue.validateIdempotencyKey(text(key));
+}
+
+export function classifyDeliveryResponse(status) {
+  assertReady();
+  if (typeof status !== 'number') throw fail('invalid_argument', 'status must be an HTTP status number');
+  return glue.classifyDeliveryResponse(status);
+}
+
+export function errorCodes() {
+  assertReady();
+  return [...codes];
+}

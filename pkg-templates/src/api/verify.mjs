@@ -1,0 +1,116 @@
+// Verifying deliveries: the one-shot functions and the keyed Verifier, over the core's
+// RawVerifier. A refusal crosses as a number and is built here into a CryptoPayError with the
+// core's message.
+
+import { CryptoPayError, assertReady, fail } from './errors.mjs';
+import { buildEvent } from './event.mjs';
+import { codes, glue, limits } from './instance.mjs';
+import {
+  CALL_KEYS, DUPLICATED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew, onlyKnownKeys,
+  options, safeUint, secretLists,
+} from './inputs.mjs';
+
+// The answer of RawVerifier.verify: the result, or the refusal it numbered.
+function settle(outcome, bytes, parse, timestamp, signature) {
+  if (outcome < 0) {
+    const code = codes[-1 - outcome] ?? 'invalid_argument';
+    if ((code === 'timestamp_malformed' && timestamp === DUPLICATED) || (code === 'signature_malformed' && signature === DUPLICATED)) {
+      glue.lastErrorMessage(); // taken, so that it is not kept
+      throw fail('header_duplicated', `${code === 'timestamp_malformed' ? 'timestamp' : 'signature'} was given as an array of several values (the header was sent more than once)`);
+    }
+    throw new CryptoPayError(code, glue.lastErrorMessage());
+  }
+  // The core accepted the timestamp as 1 to 12 ASCII digits: Number() reads it exactly.
+  const out = { matchedSecret: limits.kinds[outcome % limits.outcomeInexact], timestamp: Number(timestamp) };
+  return parse ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), ...out } : out;
+}
+
+// One delivery through a keyed RawVerifier, after its options were checked.
+function verifyWith(raw, limit, input, now, parse) {
+  const bytes = bodyBytes(input.body, limit);
+  const timestamp = headerValue(input.timestamp);
+  const signature = headerValue(input.signature);
+  return settle(raw.verify(bytes, timestamp, signature, now, parse), bytes, parse, timestamp, signature);
+}
+
+// The one-shot functions key the secrets for the call and free them after it: nothing of a
+// secret stays in the package between calls. A receiver verifying many deliveries keys them
+// once with a Verifier.
+function verifyOnce(input, what, parse) {
+  assertReady();
+  if (!onlyKnownKeys(input, true)) options(input, VERIFY_OPTIONS, what);
+  const now = safeUint(input.nowSecs, 'nowSecs');
+  const skew = maxSkew(input.maxSkewSecs);
+  const limit = maxBody(input.maxBodyBytes);
+  const [list, kinds, until] = secretLists(input.secrets);
+  // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
+  const raw = new glue.RawVerifier(list, kinds, until, skew, limit, true);
+  try {
+    return verifyWith(raw, limit, input, now, parse);
+  } finally {
+    raw.free();
+  }
+}
+
+/** Verifies a delivery without parsing it. */
+export function verifySignature(input) {
+  return verifyOnce(input, 'verifySignature', false);
+}
+
+/** Verifies a delivery, then parses its event from the same bytes. */
+export function verifyWebhook(input) {
+  return verifyOnce(input, 'verifyWebhook', true);
+}
+
+/**
+ * A verifier keyed once and reused for every delivery. A class: `Verifier(...)` without
+ * `new` is JavaScript's own TypeError (a programming error TypeScript reports).
+ */
+export class Verifier {
+  #raw;
+  #limit;
+
+  // A method called on something else (detached from its Verifier, or on the prototype).
+  static #own(receiver, method) {
+    if (receiver === null || typeof receiver !== 'object' || !(#raw in receiver)) {
+      throw fail('invalid_argument', `${method} must be called on a Verifier (keep it as verifier.${method}(...))`);
+    }
+    return receiver;
+  }
+
+  constructor(init) {
+    assertReady();
+    options(init, ['secrets', 'maxSkewSecs', 'maxBodyBytes'], 'new Verifier');
+    const skew = maxSkew(init.maxSkewSecs);
+    const limit = maxBody(init.maxBodyBytes);
+    const [list, kinds, until] = secretLists(init.secrets);
+    this.#raw = new glue.RawVerifier(list, kinds, until, skew, limit, false);
+    this.#limit = limit;
+  }
+
+  #verify(input, what, parse) {
+    if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
+    if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
+    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse);
+  }
+
+  verifySignature(input) {
+    return Verifier.#own(this, 'verifySignature').#verify(input, 'verifySignature', false);
+  }
+
+  verifyWebhook(input) {
+    return Verifier.#own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
+  }
+
+  /** Releases the keyed state now (it is also reclaimed when garbage-collected). */
+  free() {
+    Verifier.#own(this, 'free');
+    if (this.#raw !== null) {
+      this.#raw.free();
+      this.#raw = null;
+    }
+  }
+}
+if (typeof Symbol.dispose === 'symbol') {
+  Verifier.prototype[Symbol.dispose] = Verifier.prototype.free;
+}
