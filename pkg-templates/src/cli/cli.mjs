@@ -107,21 +107,9 @@ async function verifyCommand(argv) {
     write.err(`${NAME} verify: not verified\n${message}\n`);
     return 1;
   }
-  const { event } = verified;
-  const out = {
-    verified: true,
-    matchedSecret: verified.matchedSecret,
-    timestamp: verified.timestamp,
-    event: {
-      schemaVersion: event.schemaVersion,
-      eventId: event.eventId,
-      eventType: event.eventType,
-      occurredAt: event.occurredAt,
-      paymentId: event.paymentId,
-      statusVersion: event.statusVersion,
-      data: event.data,
-    },
-  };
+  // The package's event as it is, less `envelope` (the whole body, already shown as `data`).
+  const { envelope: _envelope, ...event } = verified.event;
+  const out = { verified: true, matchedSecret: verified.matchedSecret, timestamp: verified.timestamp, event };
   write.out(`${JSON.stringify(out, null, 2)}\n`);
   return 0;
 }
