@@ -1,4 +1,5 @@
-//! Every case of `tests/vectors/*.json` against the native build.
+//! Every case of `tests/vectors/*.json` against the native build, and the public
+//! JSONTestSuite (`json_suite.json`) through the strict JSON scanner.
 
 #![allow(
     clippy::unwrap_used,
@@ -16,6 +17,12 @@ use cryptopay_verify::ErrorKind;
 #[test]
 fn every_vector_holds() {
     common::assert_every_vector_holds();
+}
+
+/// The public JSONTestSuite through the strict JSON scanner (see `tests/vectors/json_suite.json`).
+#[test]
+fn json_test_suite_holds() {
+    common::assert_json_suite_holds();
 }
 
 #[test]

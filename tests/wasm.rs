@@ -18,3 +18,8 @@ use wasm_bindgen_test::wasm_bindgen_test;
 fn every_vector_holds_in_wasm32() {
     common::assert_every_vector_holds();
 }
+
+#[wasm_bindgen_test]
+fn json_test_suite_holds_in_wasm32() {
+    common::assert_json_suite_holds();
+}

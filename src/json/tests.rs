@@ -1,4 +1,4 @@
-use super::walk::PAIRWISE_KEYS;
+use super::scan::{MAX_DEPTH, PAIRWISE_KEYS};
 use super::*;
 
 static INNER: Spec = Spec(&[("b", &LEAF)]);
@@ -132,6 +132,75 @@ fn refusals() {
     );
     // A paired surrogate escape is fine.
     assert!(run_outer(r#"{"x":"\ud83d\ude00"}"#).0.is_ok());
+    // A high surrogate followed by anything but `\u` and a low one; escapes and numbers
+    // outside the grammar; literals cut short.
+    for bad in [
+        r#"["\ud800\n"]"#,
+        r#"["\ud800x"]"#,
+        r#"["\ud800\ud800"]"#,
+        r#"["\ud800\u0041"]"#,
+        r#"["\x"]"#,
+        r#"["\u12"]"#,
+        r#"["\u+123"]"#,
+        "[01]",
+        "[1.]",
+        "[.5]",
+        "[1e]",
+        "[1e+]",
+        "[+1]",
+        "[-]",
+        "[tru]",
+        "[nul]",
+        "[True]",
+        "\"x",
+        "[\"a\u{7f}\", 1",
+    ] {
+        assert_eq!(run_outer(bad).0, Err(Refusal::Syntax), "{bad}");
+        assert!(
+            serde_json::from_str::<serde_json::Value>(bad).is_err(),
+            "{bad}"
+        );
+    }
+    for good in [
+        "[-0]",
+        "[0e5]",
+        "[1E-2]",
+        "[-1.5e+300]",
+        r#"["\u007f\u00FF\/\b\f\r\t\\\""]"#,
+        " \t\n\r[]\r\n",
+    ] {
+        assert!(run_outer(good).0.is_ok(), "{good}");
+    }
+}
+
+#[test]
+fn strings_of_every_length_around_the_eight_byte_steps() {
+    // The plain-byte skip reads eight bytes at a time: a quote, backslash, control byte or
+    // multi-byte character at every offset of a word must be found.
+    for len in 0..40 {
+        for at in 0..len {
+            let mut plain = "x".repeat(len);
+            plain.replace_range(at..=at, "\u{e9}");
+            let text = format!("[\"{plain}\"]");
+            assert!(run_outer(&text).0.is_ok(), "{text}");
+            for stop in ["\"", "\u{1}", "\u{1f}"] {
+                let mut bad = "x".repeat(len);
+                bad.replace_range(at..=at, stop);
+                let text = format!("[\"{bad}\"]");
+                assert_eq!(run_outer(&text).0, Err(Refusal::Syntax), "{text:?}");
+            }
+            let mut escaped = "x".repeat(len);
+            escaped.replace_range(at..=at, "\\n");
+            let doc = format!("{{\"s\":\"{escaped}\"}}");
+            let (shape, _) = run_outer(&doc);
+            let want = format!("{}\n{}", &"x".repeat(at), &"x".repeat(len - at - 1));
+            assert_eq!(
+                shape.unwrap().field("s"),
+                Some(&Shape::Str(Cow::Owned(want))),
+                "{doc}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -140,7 +209,7 @@ fn nesting_limit_is_serde_jsons() {
     // the walk goes through the same checks, one level per level.
     let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
     let objects = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
-    for (n, ok) in [(127, true), (128, false)] {
+    for (n, ok) in [(MAX_DEPTH, true), (MAX_DEPTH + 1, false)] {
         for text in [nested(n), objects(n)] {
             assert_eq!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), ok);
             assert_eq!(run_outer(&text).0.is_ok(), ok, "{n} levels");

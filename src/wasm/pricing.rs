@@ -1,21 +1,35 @@
 //! Pricing for JavaScript: the objects arrive as `JSON.stringify` text and are read by the
-//! core's `from_json` readers, which give the contract's codes.
+//! core's `from_json` readers, which give the contract's codes; a built SourceAmount goes
+//! back as an object.
 
+use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::{JsResult, js};
-use crate::error::{Error, ErrorKind};
 use crate::pricing::{
     PrimarySource, SourceAmount, build_source_amount, validate_create_payment_json,
     validate_source_amount,
 };
 
-/// Builds a SourceAmount; returns it as JSON text.
+/// Builds a SourceAmount; returns it as the object the service takes (its wire names, a
+/// field that is `None` left out).
 #[wasm_bindgen(js_name = buildSourceAmount)]
-pub fn build_source_amount_export(primary_json: &str, amount: &str) -> JsResult<String> {
+pub fn build_source_amount_export(primary_json: &str, amount: &str) -> JsResult<Object> {
     let primary = js(PrimarySource::from_json(primary_json))?;
     let built = js(build_source_amount(&primary, amount))?;
-    js(serde_json::to_string(&built).map_err(|_| Error::new(ErrorKind::SourceAmountInvalid)))
+    let out = Object::new();
+    let set = |name: &str, value: &str| {
+        let _ = Reflect::set(&out, &JsValue::from_str(name), &JsValue::from_str(value));
+    };
+    set("kind", built.kind.as_str());
+    if let Some(currency) = &built.currency {
+        set("currency", currency);
+    }
+    if let Some(pricing_ref) = &built.pricing_ref {
+        set("pricing_ref", pricing_ref);
+    }
+    set("amount_raw", &built.amount_raw);
+    Ok(out)
 }
 
 /// Checks a SourceAmount given as JSON text (the store is checked first).

@@ -6,6 +6,8 @@
 use cryptopay_verify::*;
 use serde_json::{Map, Value, json};
 
+mod json_reference;
+
 /// Every vector file, by name.
 pub(crate) const FILES: &[(&str, &str)] = &[
     ("verify.json", include_str!("../vectors/verify.json")),
@@ -371,4 +373,51 @@ pub(crate) fn assert_every_vector_holds() {
         failures.join("\n")
     );
     assert!(count >= 150, "only {count} cases");
+}
+
+/// The public JSONTestSuite (`tests/vectors/json_suite.json`, see its `source`): every `y_`
+/// file is JSON to `parse_event` (whatever else it says of it), every `n_` file is
+/// `event_not_json`, and every `i_` file is decided as serde_json decides (the file keeps
+/// that decision; [`json_reference::reference_json`] confirms it on every run).
+pub(crate) fn assert_json_suite_holds() {
+    let suite: Value = serde_json::from_str(include_str!("../vectors/json_suite.json")).unwrap();
+    let mut failures = Vec::new();
+    let cases = suite["tests"].as_array().unwrap();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let bytes = match case["text"].as_str() {
+            Some(text) => text.as_bytes().to_vec(),
+            None => base16_decode(case["hex"].as_str().unwrap()),
+        };
+        let not_json = parse_event(&bytes).is_err_and(|e| e.kind() == ErrorKind::EventNotJson);
+        let want_not_json = match case["expect"].as_str().unwrap() {
+            "json" => false,
+            "not_json" => true,
+            other => panic!("{name}: unknown expectation {other}"),
+        };
+        if name.starts_with("i_") {
+            // Implementation-defined: the file keeps serde_json's decision; it must still be it.
+            let reference = matches!(
+                json_reference::reference_json(&bytes),
+                Err(json_reference::RefRefusal::NotJson)
+            );
+            assert_eq!(
+                reference, want_not_json,
+                "{name}: serde_json's decision changed"
+            );
+        }
+        if not_json != want_not_json {
+            failures.push(format!(
+                "{name}: not JSON to us {not_json}, expected {want_not_json}"
+            ));
+        }
+    }
+    assert!(cases.len() > 300, "the suite has {} files", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} files:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

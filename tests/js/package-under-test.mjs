@@ -107,10 +107,15 @@ export function fromHex(text) {
 }
 
 /** The vector files the JavaScript suite runs, by name, parsed. */
+/** The public JSONTestSuite as vendored in tests/vectors/json_suite.json. */
+export function jsonSuite() {
+  return JSON.parse(readFileSync(join(repoRoot, 'tests', 'vectors', 'json_suite.json'), 'utf8'));
+}
+
 export function vectorFiles() {
   const dir = join(repoRoot, 'tests', 'vectors');
   return readdirSync(dir)
-    .filter((name) => name.endsWith('.json') && name !== 'hmac_sha256_rfc4231.json' && !name.startsWith('hostile'))
+    .filter((name) => name.endsWith('.json') && !['hmac_sha256_rfc4231.json', 'json_suite.json'].includes(name) && !name.startsWith('hostile'))
     .sort()
     .map((name) => [name, JSON.parse(readFileSync(join(dir, name), 'utf8'))]);
 }

@@ -7,7 +7,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries, fromHex, vectorFiles } from './package-under-test.mjs';
+import { entries, fromHex, jsonSuite, vectorFiles } from './package-under-test.mjs';
 
 const EVENT_FIELDS = ['schemaVersion', 'eventId', 'eventType', 'occurredAt', 'paymentId', 'statusVersion'];
 
@@ -225,5 +225,23 @@ for (const [label, api] of entries) {
         test(`${name} #${row.id} ${row.comment}`, () => check(api, fn, row));
       }
     }
+  });
+}
+
+// The public JSONTestSuite through parseEvent: a file that is JSON is never event_not_json,
+// one that is not always is (the i_ files carry serde_json's decision, checked by the Rust test).
+const suite = jsonSuite();
+for (const [label, api] of entries) {
+  test(`${label}: the JSONTestSuite (${suite.tests.length} files)`, () => {
+    assert.equal(suite.schema, 'cryptopay-verify-json-suite/1');
+    const wrong = [];
+    for (const row of suite.tests) {
+      const bytes = row.text !== undefined ? Buffer.from(row.text, 'utf8') : fromHex(row.hex);
+      const outcome = attempt(() => api.parseEvent(bytes));
+      if (!outcome.ok) assertPackageError(api, outcome.error, 'parseEvent');
+      const notJson = !outcome.ok && outcome.error.code === 'event_not_json';
+      if (notJson !== (row.expect === 'not_json')) wrong.push(`${row.name}: ${outcome.ok ? 'ok' : outcome.error.code}`);
+    }
+    assert.deepEqual(wrong, []);
   });
 }

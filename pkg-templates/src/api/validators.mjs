@@ -78,7 +78,7 @@ function json(value) {
 export function buildSourceAmount(input) {
   assertReady();
   options(input, ['primarySource', 'amount'], 'buildSourceAmount');
-  return JSON.parse(glue.buildSourceAmount(json(input.primarySource), text(input.amount)));
+  return glue.buildSourceAmount(json(input.primarySource), text(input.amount));
 }
 
 export function validateSourceAmount(sourceAmount, primarySource) {

@@ -19,6 +19,11 @@ fn every_vector_holds_in_a_user_program() {
 }
 
 #[test]
+fn json_test_suite_holds_in_a_user_program() {
+    common::assert_json_suite_holds();
+}
+
+#[test]
 fn big_and_out_of_range_numbers_stay_exact_in_the_event() {
     let body = br#"{"schema_version":1,"event_id":"e","event_type":"payment.updated","occurred_at":1e400,"data":{"payment_id":"p","status_version":18446744073709551617,"x":[1e-400,0.1]}}"#;
     let event = cryptopay_verify::parse_event(body).unwrap();

@@ -1,0 +1,420 @@
+//! The scanner: one pass over the bytes, validating JSON as `serde_json::from_slice` does
+//! (RFC 8259; UTF-8 strings; no control characters in strings; `\u` escapes paired into
+//! whole characters, a lone surrogate refused; at most [`MAX_DEPTH`] nested containers;
+//! whitespace only around the value), and noting on the way what `JSON.parse` does not: a
+//! key repeated in an object, a number a double cannot hold, the fields a [`Spec`] names.
+//!
+//! Strings are skipped eight bytes at a time while they hold no quote, backslash or control
+//! byte; their UTF-8 is checked once per string by `core::str::from_utf8`. Nothing is
+//! allocated for a string without escapes. The `event` fuzz target and `tests/vectors.rs`
+//! hold it to serde_json and to the public JSONTestSuite.
+
+use std::borrow::Cow;
+
+use super::{Shape, Span, Spec, text_survives_f64};
+
+/// Containers nested deeper than this are refused (serde_json's recursion limit: 127
+/// containers read, the 128th refused).
+pub(super) const MAX_DEPTH: usize = 127;
+
+/// Up to this many keys, an object's keys are compared pairwise; above, sorted.
+pub(super) const PAIRWISE_KEYS: usize = 16;
+
+/// Not JSON: where exactly does not matter to any caller.
+#[derive(Debug)]
+pub(super) struct Syntax;
+
+type Scan<T> = Result<T, Syntax>;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `word` that is zero.
+const fn zero_bytes(word: u64) -> u64 {
+    word.wrapping_sub(ONES) & !word & HIGHS
+}
+
+/// Whether some byte of `word` ends a plain run of string bytes: `"`, `\` or a control byte.
+const fn stops_string(word: u64) -> bool {
+    let quote = zero_bytes(word ^ ONES.wrapping_mul(b'"' as u64));
+    let backslash = zero_bytes(word ^ ONES.wrapping_mul(b'\\' as u64));
+    let control = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word & HIGHS;
+    quote | backslash | control != 0
+}
+
+/// The state of one pass.
+pub(super) struct Scanner<'de> {
+    body: &'de [u8],
+    at: usize,
+    /// The keys of the objects being read, innermost last: one buffer for the document.
+    keys: Vec<Cow<'de, str>>,
+    pub(super) duplicate: bool,
+    pub(super) inexact: bool,
+    /// Where the numbers a double cannot hold are, when asked for.
+    pub(super) spans: Option<Vec<Span>>,
+}
+
+impl<'de> Scanner<'de> {
+    pub(super) fn new(body: &'de [u8], collect: bool) -> Self {
+        Scanner {
+            body,
+            at: 0,
+            keys: Vec::new(),
+            duplicate: false,
+            inexact: false,
+            spans: collect.then(Vec::new),
+        }
+    }
+
+    /// The whole document: one value, whitespace around it, nothing else.
+    pub(super) fn document(&mut self, spec: &'static Spec) -> Scan<Shape<'de>> {
+        let top = self.value(0, Some(spec))?;
+        self.skip_ws();
+        if self.at == self.body.len() {
+            Ok(top)
+        } else {
+            Err(Syntax)
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.body.get(self.at).copied()
+    }
+
+    fn bump(&mut self) {
+        self.at = self.at.saturating_add(1);
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+            self.bump();
+        }
+    }
+
+    /// Consumes `byte` (after whitespace) or fails.
+    fn expect(&mut self, byte: u8) -> Scan<()> {
+        self.skip_ws();
+        if self.peek() == Some(byte) {
+            self.bump();
+            Ok(())
+        } else {
+            Err(Syntax)
+        }
+    }
+
+    /// A value at `depth` (the number of containers around it), captured when `capture`.
+    fn value(&mut self, depth: usize, capture: Option<&'static Spec>) -> Scan<Shape<'de>> {
+        self.skip_ws();
+        match self.peek().ok_or(Syntax)? {
+            b'{' => self.object(depth, capture),
+            b'[' => self.array(depth),
+            b'"' => {
+                let text = self.string(capture.is_some())?;
+                Ok(text.map_or(Shape::Other, Shape::Str))
+            }
+            b'-' | b'0'..=b'9' => {
+                let text = self.number()?;
+                Ok(if capture.is_some() {
+                    Shape::Num(text)
+                } else {
+                    Shape::Other
+                })
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => Err(Syntax),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Scan<Shape<'de>> {
+        let end = self.at.checked_add(word.len()).ok_or(Syntax)?;
+        if self.body.get(self.at..end) == Some(word) {
+            self.at = end;
+            Ok(Shape::Other)
+        } else {
+            Err(Syntax)
+        }
+    }
+
+    fn object(&mut self, depth: usize, capture: Option<&'static Spec>) -> Scan<Shape<'de>> {
+        let depth = depth.saturating_add(1);
+        if depth > MAX_DEPTH {
+            return Err(Syntax);
+        }
+        let start = self.at;
+        self.bump(); // {
+        let own = self.keys.len();
+        let mut fields = Vec::new();
+        let mut unknown = false;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.bump();
+        } else {
+            loop {
+                self.skip_ws();
+                if self.peek() != Some(b'"') {
+                    return Err(Syntax);
+                }
+                let key = self.string(true)?.ok_or(Syntax)?;
+                self.expect(b':')?;
+                let field = capture.and_then(|spec| spec.0.iter().find(|(n, _)| *n == key));
+                unknown |= capture.is_some() && field.is_none();
+                let value = self.value(depth, field.map(|(_, nested)| *nested))?;
+                if let Some((name, _)) = field {
+                    fields.push((*name, value));
+                }
+                self.keys.push(key);
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => self.bump(),
+                    Some(b'}') => {
+                        self.bump();
+                        break;
+                    }
+                    _ => return Err(Syntax),
+                }
+            }
+        }
+        if self.keys.get_mut(own..).is_some_and(|own| repeats(own)) {
+            self.duplicate = true;
+        }
+        self.keys.truncate(own);
+        Ok(match capture {
+            Some(_) => Shape::Object {
+                fields,
+                span: start..self.at,
+                unknown,
+            },
+            None => Shape::Other,
+        })
+    }
+
+    fn array(&mut self, depth: usize) -> Scan<Shape<'de>> {
+        let depth = depth.saturating_add(1);
+        if depth > MAX_DEPTH {
+            return Err(Syntax);
+        }
+        self.bump(); // [
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.bump();
+            return Ok(Shape::Other);
+        }
+        loop {
+            self.value(depth, None)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b']') => {
+                    self.bump();
+                    return Ok(Shape::Other);
+                }
+                _ => return Err(Syntax),
+            }
+        }
+    }
+
+    /// A number's text, checked against the grammar and against what a double holds.
+    fn number(&mut self) -> Scan<&'de str> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.bump();
+        }
+        match self.peek() {
+            Some(b'0') => self.bump(),
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Syntax),
+        }
+        if self.peek() == Some(b'.') {
+            self.bump();
+            self.at_least_one_digit()?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.bump();
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.bump();
+            }
+            self.at_least_one_digit()?;
+        }
+        let bytes = self.body.get(start..self.at).ok_or(Syntax)?;
+        // The grammar above admits ASCII only.
+        let text = core::str::from_utf8(bytes).map_err(|_| Syntax)?;
+        if !text_survives_f64(text) {
+            self.inexact = true;
+            if let Some(spans) = &mut self.spans {
+                spans.push(start..self.at);
+            }
+        }
+        Ok(text)
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.bump();
+        }
+    }
+
+    fn at_least_one_digit(&mut self) -> Scan<()> {
+        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            return Err(Syntax);
+        }
+        self.digits();
+        Ok(())
+    }
+
+    /// A string at `"`: checked whole, and decoded when `want` (borrowed unless it has
+    /// escapes).
+    fn string(&mut self, want: bool) -> Scan<Option<Cow<'de, str>>> {
+        self.bump(); // "
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            self.skip_plain();
+            match self.peek().ok_or(Syntax)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.bump();
+                    self.escape()?;
+                }
+                0x00..=0x1f => return Err(Syntax),
+                _ => self.bump(),
+            }
+        }
+        let raw = self.body.get(start..self.at).ok_or(Syntax)?;
+        self.bump(); // "
+        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
+        if !want {
+            return Ok(None);
+        }
+        Ok(Some(if escaped {
+            Cow::Owned(decode(text)?)
+        } else {
+            Cow::Borrowed(text)
+        }))
+    }
+
+    /// Past the bytes of a string that need no look: eight at a time, then one by one.
+    fn skip_plain(&mut self) {
+        while let Some(word) = self
+            .at
+            .checked_add(8)
+            .and_then(|end| self.body.get(self.at..end))
+            .and_then(|chunk| <[u8; 8]>::try_from(chunk).ok())
+        {
+            if stops_string(u64::from_le_bytes(word)) {
+                break;
+            }
+            self.at = self.at.saturating_add(8);
+        }
+        while matches!(self.peek(), Some(b) if b >= 0x20 && b != b'"' && b != b'\\') {
+            self.bump();
+        }
+    }
+
+    /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
+    /// surrogate followed at once by `\u` and a low one.
+    fn escape(&mut self) -> Scan<()> {
+        match self.peek().ok_or(Syntax)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                self.bump();
+                Ok(())
+            }
+            b'u' => {
+                self.bump();
+                match self.hex4()? {
+                    0xD800..=0xDBFF => {
+                        if self.peek() != Some(b'\\') {
+                            return Err(Syntax);
+                        }
+                        self.bump();
+                        if self.peek() != Some(b'u') {
+                            return Err(Syntax);
+                        }
+                        self.bump();
+                        if (0xDC00..=0xDFFF).contains(&self.hex4()?) {
+                            Ok(())
+                        } else {
+                            Err(Syntax)
+                        }
+                    }
+                    0xDC00..=0xDFFF => Err(Syntax),
+                    _ => Ok(()),
+                }
+            }
+            _ => Err(Syntax),
+        }
+    }
+
+    fn hex4(&mut self) -> Scan<u16> {
+        let end = self.at.checked_add(4).ok_or(Syntax)?;
+        let digits = self.body.get(self.at..end).ok_or(Syntax)?;
+        let text = core::str::from_utf8(digits).map_err(|_| Syntax)?;
+        if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Syntax); // from_str_radix would take a sign
+        }
+        let value = u16::from_str_radix(text, 16).map_err(|_| Syntax)?;
+        self.at = end;
+        Ok(value)
+    }
+}
+
+/// A string's content (between its quotes, already checked) with its escapes decoded.
+fn decode(text: &str) -> Scan<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let decoded = match chars.next().ok_or(Syntax)? {
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'u' => {
+                let first = hex_unit(&mut chars)?;
+                if (0xD800..=0xDBFF).contains(&first) {
+                    // Checked by the scan: `\u` and a low surrogate follow.
+                    chars.next();
+                    chars.next();
+                    let second = hex_unit(&mut chars)?;
+                    char::decode_utf16([first, second])
+                        .next()
+                        .and_then(Result::ok)
+                        .ok_or(Syntax)?
+                } else {
+                    char::from_u32(u32::from(first)).ok_or(Syntax)?
+                }
+            }
+            other => other, // `"`, `\` and `/` stand for themselves
+        };
+        out.push(decoded);
+    }
+    Ok(out)
+}
+
+fn hex_unit(chars: &mut core::str::Chars<'_>) -> Scan<u16> {
+    let text: String = chars.by_ref().take(4).collect();
+    u16::from_str_radix(&text, 16).map_err(|_| Syntax)
+}
+
+/// Whether some key appears twice (reorders `keys`).
+fn repeats(keys: &mut [Cow<'_, str>]) -> bool {
+    if keys.len() <= PAIRWISE_KEYS {
+        let mut rest = &*keys;
+        while let Some((first, tail)) = rest.split_first() {
+            if tail.contains(first) {
+                return true;
+            }
+            rest = tail;
+        }
+        false
+    } else {
+        keys.sort_unstable();
+        keys.windows(2).any(|pair| pair.first() == pair.get(1))
+    }
+}
