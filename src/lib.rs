@@ -105,6 +105,24 @@ pub use signature::{
 pub use status::{Decision, StatusVersion, Stored, decide_event};
 pub use verify::{Verified, VerifiedEvent, Verifier, verify_signature, verify_webhook};
 
+/// The strict JSON scanner's internals, for the fuzz targets only (built with `--cfg
+/// fuzzing` by cargo-fuzz; not part of the API).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod __fuzzing {
+    /// Where the numbers a double cannot hold are; `None` when the body is refused.
+    #[must_use]
+    pub fn inexact_numbers(body: &[u8]) -> Option<Vec<core::ops::Range<usize>>> {
+        crate::json::inexact_numbers(body).ok()
+    }
+
+    /// Whether a JSON number's text keeps its value as a double.
+    #[must_use]
+    pub fn text_survives_f64(text: &str) -> bool {
+        crate::json::text_survives_f64(text)
+    }
+}
+
 /// The README's Rust examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -3,7 +3,8 @@
 //! obviously right and slower way to read the same strict JSON). No panic; only the
 //! documented codes; not JSON and repeated keys exactly when the reference says so; a parsed
 //! event's identifiers, `occurred_at`, exact `status_version` and `data` text are the
-//! reference's; the envelope's checks follow the documented order; the body signed and
+//! reference's; the numbers a double cannot hold are located exactly (the spans the binding
+//! quotes for JavaScript); the envelope's checks follow the documented order; the body signed and
 //! verified with `verify_webhook` gives exactly `parse_event`'s result.
 #![no_main]
 
@@ -14,6 +15,7 @@ use cryptopay_verify::{
     SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event, parse_event,
     sign,
 };
+use cryptopay_verify::__fuzzing::{inexact_numbers, text_survives_f64};
 use cryptopay_verify_fuzz::{RefRefusal, RefValue, checked, reference_json};
 use libfuzzer_sys::fuzz_target;
 
@@ -79,9 +81,54 @@ fn expected(top: &RefValue) -> Result<(), ErrorKind> {
         .map_err(|e| e.kind())
 }
 
+/// Every number of a reference tree, as its text.
+fn numbers<'a>(value: &'a RefValue, out: &mut Vec<&'a str>) {
+    match value {
+        RefValue::Num(text) => out.push(text),
+        RefValue::Object(pairs) => pairs.iter().for_each(|(_, v, _)| numbers(v, out)),
+        RefValue::Array(items) => items.iter().for_each(|v| numbers(v, out)),
+        RefValue::Str(_) | RefValue::Literal => {}
+    }
+}
+
+/// The spans the binding quotes for JavaScript (`inexact_numbers`): exactly the numbers a
+/// double cannot hold, each a whole number token; quoted, the document is still JSON to the
+/// reference and holds no such number any more.
+fn check_inexact_spans(data: &[u8], reference: &Result<RefValue, RefRefusal>) {
+    let spans = inexact_numbers(data);
+    let Ok(top) = reference else {
+        assert!(spans.is_none(), "spans for a document the reference refuses");
+        return;
+    };
+    let spans = spans.expect("spans for a document the reference reads");
+    let mut all = Vec::new();
+    numbers(top, &mut all);
+    let inexact = all.iter().filter(|n| !text_survives_f64(n)).count();
+    assert_eq!(spans.len(), inexact, "one span per inexact number");
+    let mut quoted = Vec::with_capacity(data.len() + 2 * spans.len());
+    let mut at = 0;
+    for span in &spans {
+        assert!(span.start >= at && span.end > span.start, "spans in order, apart");
+        let text = std::str::from_utf8(&data[span.clone()]).expect("a number is ASCII");
+        assert!(!text_survives_f64(text), "a span that a double holds: {text}");
+        quoted.extend_from_slice(&data[at..span.start]);
+        quoted.push(b'"');
+        quoted.extend_from_slice(text.as_bytes());
+        quoted.push(b'"');
+        at = span.end;
+    }
+    quoted.extend_from_slice(&data[at..]);
+    let rewritten = reference_json(&quoted).expect("the quoted document is JSON");
+    let mut left = Vec::new();
+    numbers(&rewritten, &mut left);
+    assert!(left.iter().all(|n| text_survives_f64(n)), "an inexact number left unquoted");
+    assert_eq!(left.len() + spans.len(), all.len(), "only the spans' numbers became strings");
+}
+
 fuzz_target!(|data: &[u8]| {
     let parsed = checked(parse_event(data), EVENT_CODES);
     let reference = reference_json(data);
+    check_inexact_spans(data, &reference);
     let want = match &reference {
         Err(RefRefusal::NotJson) => Err(ErrorKind::EventNotJson),
         Err(RefRefusal::DuplicateKey) => Err(ErrorKind::EventDuplicateKey),
