@@ -65,7 +65,7 @@ export function breakdownFns(pkg, inp) {
       // What the public API does below its checks: the export, a negative answer a failure.
       const call = (parse) => {
         const outcome = raw.verify(body, timestamp, ours, nowSecs(), parse);
-        if (outcome < 0) throw new Error(`verify failed: ${glue.lastErrorMessage()}`);
+        if (outcome < 0) throw new Error(`verify failed: ${glue.failureMessage(-1 - outcome)}`);
         return outcome + 1;
       };
       fns['glue.RawVerifier'] = () => call(false);

@@ -1,9 +1,10 @@
 //! The verifying exports, on every request's path. wasm-bindgen marshals the arguments (the
 //! body as `&[u8]`, the header values as `&str`); the answer is one small integer, an
-//! [`Outcome`] or a failure numbered by its kind, so that no error object is built here for a
-//! delivery: JavaScript builds the `CryptoPayError` from the number and [`last_error_message`].
+//! outcome or a failure numbered in [`FAILURES`], so that no error object and no message is
+//! built here for a delivery: JavaScript builds the `CryptoPayError` from the number, with the
+//! code and message it asked once for each failure ([`failure_code`], [`failure_message`]).
 
-use core::cell::Cell;
+use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
@@ -16,8 +17,10 @@ use crate::secret_set::SecretSet;
 use crate::verify::{Verified, Verifier};
 
 thread_local! {
-    /// The failure of the last `verify` that answered a negative number.
-    static LAST_ERROR: Cell<Option<Error>> = const { Cell::new(None) };
+    /// Every distinct failure `verify` has answered, numbered in the order first seen. An
+    /// [`Error`] is a kind and a static detail, so the list is bounded by the failures the
+    /// core can name (a few dozen), whatever the input.
+    static FAILURES: RefCell<Vec<Error>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Added to an [`Outcome`] when the verified body holds a number a double cannot keep, so
@@ -40,26 +43,38 @@ fn outcome(verified: &Verified, inexact: bool) -> i32 {
     }
 }
 
-/// A failure as `-1 - index` of its kind in [`ErrorKind::ALL`]; the error is kept for
-/// [`last_error_message`].
+/// A failure as `-1 - n`, `n` its number in [`FAILURES`].
 fn failure(error: Error) -> i32 {
-    let index = ErrorKind::ALL
-        .iter()
-        .position(|k| *k == error.kind())
-        .and_then(|i| i32::try_from(i).ok())
-        .unwrap_or_default();
-    LAST_ERROR.set(Some(error));
-    0_i32.saturating_sub(index).saturating_sub(1)
+    let index = FAILURES.with_borrow_mut(|seen| {
+        seen.iter().position(|e| *e == error).unwrap_or_else(|| {
+            seen.push(error);
+            seen.len().saturating_sub(1)
+        })
+    });
+    0_i32
+        .saturating_sub(i32::try_from(index).unwrap_or(i32::MAX))
+        .saturating_sub(1)
 }
 
-/// The message (worded for JavaScript) of the failure the last `verify` reported by a
-/// negative number.
-#[wasm_bindgen(js_name = lastErrorMessage)]
-pub fn last_error_message() -> String {
-    LAST_ERROR
-        .take()
-        .map(|error| messages::message(&error))
-        .unwrap_or_default()
+fn numbered(n: u32) -> Error {
+    FAILURES.with_borrow(|seen| {
+        usize::try_from(n)
+            .ok()
+            .and_then(|n| seen.get(n).copied())
+            .unwrap_or(Error::new(ErrorKind::InvalidArgument))
+    })
+}
+
+/// The code of failure `n` (`verify` answered `-1 - n`).
+#[wasm_bindgen(js_name = failureCode)]
+pub fn failure_code(n: u32) -> String {
+    numbered(n).code().to_owned()
+}
+
+/// The message (worded for JavaScript) of failure `n` (`verify` answered `-1 - n`).
+#[wasm_bindgen(js_name = failureMessage)]
+pub fn failure_message(n: u32) -> String {
+    messages::message(&numbered(n))
 }
 
 /// The entries of a secret set from parallel lists; each secret is moved, not copied.
@@ -145,8 +160,8 @@ impl RawVerifier {
     }
 
     /// Verifies a delivery whose body JavaScript found raw and within `maxBodyBytes`: the
-    /// [`Outcome`](outcome) (with `parse`, after the envelope's checks), or `-1 - index` of
-    /// the failure's kind (see [`last_error_message`]).
+    /// [outcome](outcome) (with `parse`, after the envelope's checks), or `-1 - n` for
+    /// failure `n` (see [`failure_code`], [`failure_message`]).
     pub fn verify(
         &self,
         body: &[u8],

@@ -882,6 +882,26 @@ for (const [label, api] of entries) {
   });
 
   describe(`${label}: Verifier reuse and free()`, () => {
+    test('a refused delivery is a CryptoPayError without a stack; an argument error keeps its stack', () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        for (const input of [validInput({ signWith: OTHER_SECRET }), { ...validInput(), nowSecs: NOW + 301 }, { ...validInput(), signature: 'v1=zz' }]) {
+          const refused = thrown(() => verifier.verifySignature(callInput(input)));
+          assert.ok(refused instanceof api.CryptoPayError && refused instanceof Error);
+          assert.ok(['signature_mismatch', 'timestamp_too_old', 'signature_malformed'].includes(refused.code), refused.code);
+          assert.equal(refused.stack, `CryptoPayError: ${refused.message}`, 'the stack is the first line only');
+          const again = expectCode(api, () => api.verifyWebhook(input), refused.code, 'verifyWebhook');
+          assert.equal(again.message, refused.message, 'the same failure, the same message');
+        }
+        const wrong = expectCode(api, () => verifier.verifySignature({ ...callInput(validInput()), nowSecs: -1 }), 'invalid_argument', 'nowSecs -1');
+        assert.match(wrong.stack, /\n\s+at /, 'an argument error has its stack');
+        // The limit the package lowers for a refusal is restored.
+        assert.equal(Error.stackTraceLimit, 10);
+      } finally {
+        verifier.free();
+      }
+    });
+
     test('Verifier is a class: without new it is the language\'s TypeError, and builds nothing', () => {
       assert.equal(typeof api.Verifier, 'function');
       assert.throws(() => api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW }), (error) => error instanceof TypeError && !(error instanceof api.CryptoPayError));

@@ -13,6 +13,29 @@ export class CryptoPayError extends Error {
   }
 }
 
+// Whether this engine lets the stack capture be switched off for one construction (V8's
+// Error.stackTraceLimit; elsewhere refusals keep the engine's usual stack).
+const trimmable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
+
+/**
+ * A CryptoPayError for a delivery the core refused (a forged, stale or malformed delivery: an
+ * expected outcome for input from the network), built without capturing a stack trace:
+ * capturing one costs more than the whole verification, and a flood of forged requests
+ * would pay it each time. Its `stack` is then its first line only ("CryptoPayError: code:
+ * message"); `code` and `message` say everything. Errors of the caller's own making (a wrong
+ * argument, a parsed body) keep their stack: see `fail`.
+ */
+export function refusal(code, message) {
+  if (!trimmable) return new CryptoPayError(code, message);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new CryptoPayError(code, message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem. */
 export function fail(code, detail) {
   return new CryptoPayError(code, glue === null ? `${code}: ${detail}` : glue.errorMessage(code, detail));

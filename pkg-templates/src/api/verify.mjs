@@ -1,24 +1,29 @@
 // Verifying deliveries: the one-shot functions and the keyed Verifier, over the core's
-// RawVerifier. A refusal crosses as a number and is built here into a CryptoPayError with the
-// core's message.
+// RawVerifier. A refusal crosses as a number; its code and message are asked of the core once
+// per distinct failure, and the CryptoPayError is built here (see `refusal`).
 
-import { CryptoPayError, assertReady, fail } from './errors.mjs';
+import { assertReady, fail, refusal } from './errors.mjs';
 import { buildEvent } from './event.mjs';
-import { codes, glue, limits } from './instance.mjs';
+import { glue, limits } from './instance.mjs';
 import {
   CALL_KEYS, DUPLICATED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew, onlyKnownKeys,
   options, safeUint, secretLists,
 } from './inputs.mjs';
 
+// The code and message of each failure the core numbered, asked once.
+const failures = [];
+function failure(n) {
+  return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
+}
+
 // The answer of RawVerifier.verify: the result, or the refusal it numbered.
 function settle(outcome, bytes, parse, timestamp, signature) {
   if (outcome < 0) {
-    const code = codes[-1 - outcome] ?? 'invalid_argument';
+    const { code, message } = failure(-1 - outcome);
     if ((code === 'timestamp_malformed' && timestamp === DUPLICATED) || (code === 'signature_malformed' && signature === DUPLICATED)) {
-      glue.lastErrorMessage(); // taken, so that it is not kept
       throw fail('header_duplicated', `${code === 'timestamp_malformed' ? 'timestamp' : 'signature'} was given as an array of several values (the header was sent more than once)`);
     }
-    throw new CryptoPayError(code, glue.lastErrorMessage());
+    throw refusal(code, message);
   }
   // The core accepted the timestamp as 1 to 12 ASCII digits: Number() reads it exactly.
   const out = { matchedSecret: limits.kinds[outcome % limits.outcomeInexact], timestamp: Number(timestamp) };
