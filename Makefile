@@ -187,7 +187,9 @@ www: consumer
 	@node www/serve.mjs
 
 ## differential: 1e5 random cases (HMAC by Python's hmac) through node:crypto and the installed
-## package, bit flips rejected; 1e4 cases where stripe-node is an oracle (DIFF_SEED repeats a run)
+## package, bit flips rejected; 1e4 cases where stripe-node is an oracle; the 1e5 cases again
+## through both HMAC paths of the node entry (node:crypto's, WebAssembly's): the same answers
+## (DIFF_SEED repeats a run)
 # A fixed seed keeps `make test` reproducible; `make differential DIFF_SEED=<n>` tries others
 # (the run prints its seed).
 DIFF_SEED ?= 20261122

@@ -158,10 +158,41 @@ impl SecretSet {
         candidates: &[Tag],
         now_secs: u64,
     ) -> Result<SecretKind, Error> {
+        let tags = self
+            .keys
+            .iter()
+            .map(|key| key.mac.delivery_tag(timestamp, body));
+        self.matching_by(tags, candidates, now_secs)
+    }
+
+    /// As [`matching`](Self::matching), with the delivery's tags computed by the host (one
+    /// per entry, in the set's order: a platform's hardware HMAC over the same bytes).
+    #[cfg_attr(not(feature = "wasm"), allow(dead_code))] // the binding's; tested below
+    pub(crate) fn matching_tags(
+        &self,
+        tags: &[Tag],
+        candidates: &[Tag],
+        now_secs: u64,
+    ) -> Result<SecretKind, Error> {
+        if tags.len() != self.keys.len() {
+            return Err(err(
+                ErrorKind::InvalidArgument,
+                "the host gave a tag count other than the set's entry count",
+            ));
+        }
+        self.matching_by(tags.iter().copied(), candidates, now_secs)
+    }
+
+    /// `tags` holds one tag per entry, in order.
+    fn matching_by(
+        &self,
+        tags: impl Iterator<Item = Tag>,
+        candidates: &[Tag],
+        now_secs: u64,
+    ) -> Result<SecretKind, Error> {
         let mut matched: Option<SecretKind> = None;
         let mut only_expired_matched = false;
-        for key in &self.keys {
-            let tag = key.mac.delivery_tag(timestamp, body);
+        for (key, tag) in self.keys.iter().zip(tags) {
             let hit = candidates
                 .iter()
                 .fold(Choice::from(0), |acc, candidate| acc | tag.ct_eq(candidate));

@@ -5,6 +5,7 @@
 use crate::delivery::Delivery;
 use crate::error::Error;
 use crate::event::{Event, parse_event};
+use crate::mac::Tag;
 use crate::options::VerifyOptions;
 use crate::secret::SecretKind;
 use crate::secret_set::SecretSet;
@@ -209,6 +210,27 @@ pub fn verify_signature(
     })
 }
 
+/// As [`verify_signature`], with the delivery's HMAC tags computed by the host (one per entry
+/// of the set, in its order, over the same bytes: a platform's hardware HMAC). The body is not
+/// needed: the host checked its size against `max_body_bytes` before hashing it. Everything
+/// else (the header grammar, the constant-time comparison, rotation, skew) is this crate's.
+#[cfg_attr(not(feature = "wasm"), allow(dead_code))] // the binding's; tested below
+pub(crate) fn verify_signature_tags(
+    delivery: &Delivery<'_>,
+    secrets: &SecretSet,
+    options: VerifyOptions,
+    tags: &[Tag],
+    now_secs: u64,
+) -> Result<Verified, Error> {
+    let parsed = delivery.parse(&options)?;
+    let matched_secret = secrets.matching_tags(tags, parsed.candidates.as_slice(), now_secs)?;
+    options.check_skew(parsed.timestamp, now_secs)?;
+    Ok(Verified {
+        matched_secret,
+        timestamp: parsed.timestamp,
+    })
+}
+
 /// Verifies one delivery with a secret set and options given for this call, then parses its
 /// event from the same bytes.
 ///
@@ -248,8 +270,75 @@ pub fn verify_webhook(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::{SignatureEncoding, sign};
+    use crate::mac::{KeyedMac, SignatureEncoding, sign};
     use crate::secret::{Secret, SecretEntry};
+
+    #[test]
+    fn host_tags_give_what_the_crate_computes() {
+        // The host's tags are the HMAC of each entry, in order: the answer is the crate's own,
+        // for every kind that matches, a wrong tag, a missing tag and an overlap that ended.
+        let secrets = ["active-key", "pending-key", "old-key"];
+        let set = || {
+            SecretSet::new(vec![
+                SecretEntry::active(Secret::new(secrets[0])),
+                SecretEntry::pending(Secret::new(secrets[1])),
+                SecretEntry::retiring(Secret::new(secrets[2]), 1_700_000_100),
+            ])
+            .unwrap()
+        };
+        let options = VerifyOptions::new(300);
+        let body = b"{}";
+        let tags: Vec<Tag> = secrets
+            .iter()
+            .map(|s| {
+                KeyedMac::new(s.as_bytes())
+                    .unwrap()
+                    .delivery_tag(b"1700000000", body)
+            })
+            .collect();
+        for (signer, now) in [
+            (0, 1_700_000_000),
+            (1, 1_700_000_000),
+            (2, 1_700_000_000),
+            (2, 1_700_000_200),
+            (0, 1_700_000_400),
+        ] {
+            let sig = sign(
+                &Secret::new(secrets[signer]),
+                b"1700000000",
+                body,
+                SignatureEncoding::Hex,
+            )
+            .unwrap();
+            let with_body = delivery(body, b"1700000000", &sig);
+            let without_body = delivery(b"", b"1700000000", &sig);
+            let crate_answer = verify_signature(&with_body, &set(), options, now);
+            let host_answer = verify_signature_tags(&without_body, &set(), options, &tags, now);
+            assert_eq!(host_answer, crate_answer, "signer {signer} at {now}");
+        }
+        let sig = sign(
+            &Secret::new(secrets[0]),
+            b"1700000000",
+            body,
+            SignatureEncoding::Hex,
+        )
+        .unwrap();
+        let d = delivery(b"", b"1700000000", &sig);
+        let mut wrong = tags.clone();
+        wrong[0][0] ^= 1;
+        assert_eq!(
+            verify_signature_tags(&d, &set(), options, &wrong, 1_700_000_000)
+                .unwrap_err()
+                .code(),
+            "signature_mismatch"
+        );
+        assert_eq!(
+            verify_signature_tags(&d, &set(), options, &tags[..2], 1_700_000_000)
+                .unwrap_err()
+                .code(),
+            "invalid_argument"
+        );
+    }
 
     fn delivery<'a>(body: &'a [u8], ts: &'a [u8], sig: &'a str) -> Delivery<'a> {
         Delivery {

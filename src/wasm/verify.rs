@@ -11,10 +11,11 @@ use wasm_bindgen::prelude::*;
 use super::{JsResult, js, messages, uint};
 use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind};
+use crate::mac::{TAG_LEN, Tag};
 use crate::options::VerifyOptions;
 use crate::secret::{Secret, SecretEntry, SecretKind};
 use crate::secret_set::SecretSet;
-use crate::verify::{Verified, Verifier};
+use crate::verify::{Verified, Verifier, verify_signature_tags};
 
 thread_local! {
     /// Every distinct failure `verify` has answered, numbered in the order first seen. An
@@ -188,4 +189,69 @@ impl RawVerifier {
         });
         result.unwrap_or_else(failure)
     }
+
+    /// As [`verify`](Self::verify), with the delivery's HMAC computed by the host:
+    /// `host_tags()` is called once the checks before the HMAC passed (a malformed delivery
+    /// is refused without hashing its body) and returns the tags, 32 bytes per entry of the
+    /// set in the order the set was given, over the timestamp, `.` and the body. JavaScript
+    /// checked the body's size; `body` is read only with `parse`.
+    #[wasm_bindgen(js_name = verifyHost)]
+    pub fn verify_host(
+        &self,
+        timestamp: &str,
+        signature: &str,
+        now_secs: f64,
+        parse: bool,
+        body: &[u8],
+        host_tags: &js_sys::Function,
+    ) -> i32 {
+        let delivery = header_delivery(timestamp, signature, b"");
+        let result = uint(now_secs, "now_secs must be a safe integer >= 0").and_then(|now| {
+            let verified = match &self.keyed {
+                Keyed::Ready(verifier) => {
+                    delivery.check(&verifier.options())?;
+                    let tags = host_tags
+                        .call0(&JsValue::UNDEFINED)
+                        .map(|value| js_sys::Uint8Array::new(&value).to_vec())
+                        .map_err(|_| {
+                            crate::error::err(ErrorKind::InvalidArgument, "the host HMAC failed")
+                        })?;
+                    verify_signature_tags(
+                        &delivery,
+                        verifier.secrets(),
+                        verifier.options(),
+                        &split_tags(&tags)?,
+                        now,
+                    )?
+                }
+                Keyed::Deferred(options, material) => {
+                    delivery.check(options)?;
+                    return Err(*material);
+                }
+            };
+            let inexact = parse && super::event::check_event(body)?;
+            Ok(outcome(&verified, inexact))
+        });
+        result.unwrap_or_else(failure)
+    }
+}
+
+fn header_delivery<'a>(timestamp: &'a str, signature: &'a str, body: &'a [u8]) -> Delivery<'a> {
+    Delivery {
+        body,
+        timestamp: timestamp.as_bytes(),
+        signature: signature.as_bytes(),
+    }
+}
+
+/// The host's tags, 32 bytes each.
+fn split_tags(bytes: &[u8]) -> Result<Vec<Tag>, Error> {
+    let (chunks, rest) = bytes.as_chunks::<TAG_LEN>();
+    if !rest.is_empty() {
+        return Err(crate::error::err(
+            ErrorKind::InvalidArgument,
+            "the host's tags are not 32 bytes each",
+        ));
+    }
+    Ok(chunks.to_vec())
 }

@@ -13,6 +13,8 @@
 //     generateTestHeaderString writes that very header; on JSON bodies stripe's constructEvent
 //     and the package's verifyWebhook give the same parsed object; at now = ts + tolerance both
 //     accept and one second later both reject; a tampered body both reject.
+// (c) Every case of cases.bin through both HMAC paths of the node entry (node:crypto's and the
+//     WebAssembly one, forced in turn): the same answers, under four rotation sets.
 // Ends with "N passed, M failed" (cases); exit status 1 when anything failed.
 
 import { readFileSync } from 'node:fs';
@@ -20,7 +22,8 @@ import { createHmac } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { join, resolve } from 'node:path';
 import Stripe from 'stripe';
-import { esm as api } from '../js/package-under-test.mjs';
+import { pathToFileURL } from 'node:url';
+import { esm as api, packageDir } from '../js/package-under-test.mjs';
 
 const dir = resolve(process.argv[2] ?? join('target', 'differential'));
 const started = Date.now();
@@ -73,13 +76,10 @@ function caseChecks(part, index) {
 // ---------------------------------------------------------------------------------------
 // (a) Python hmac, node:crypto and the package on arbitrary bytes
 
-function partA() {
-  const data = readFileSync(join(dir, 'cases.bin'));
+// The cases of cases.bin, in order: [index, case].
+function* readCases(data) {
   if (data.subarray(0, 8).toString('latin1') !== 'CPVDIFF1') throw new Error(`${dir}/cases.bin: not a differential case file`);
   const count = data.readUInt32LE(8);
-  const seed = data.readBigUInt64LE(12);
-  const random = xorshift(seed);
-  const tally = { cases: 0, passed: 0, nodeCrypto: 0, signWebhook: 0, accepted: 0, tagFlipRejected: 0, bodyFlipRejected: 0, bodyFlips: 0 };
   let at = 20;
   for (let i = 0; i < count; i += 1) {
     const secretBytes = data.subarray(at + 1, at + 1 + data[at]);
@@ -93,7 +93,17 @@ function partA() {
     const maxSkewSecs = data.readUInt32LE(at + 8);
     const pyTag = data.subarray(at + 12, at + 44);
     at += 44;
+    yield [i, { secretBytes, ts, body, nowSecs, maxSkewSecs, pyTag }];
+  }
+  if (at !== data.length) throw new Error(`cases.bin: ${data.length - at} bytes left over`);
+}
 
+function partA() {
+  const data = readFileSync(join(dir, 'cases.bin'));
+  const seed = data.readBigUInt64LE(12);
+  const random = xorshift(seed);
+  const tally = { cases: 0, passed: 0, nodeCrypto: 0, signWebhook: 0, accepted: 0, tagFlipRejected: 0, bodyFlipRejected: 0, bodyFlips: 0 };
+  for (const [i, { secretBytes, ts, body, nowSecs, maxSkewSecs, pyTag }] of readCases(data)) {
     tally.cases += 1;
     const check = caseChecks('(a)', i);
     const secret = utf8.decode(secretBytes); // valid UTF-8 by construction
@@ -141,7 +151,6 @@ function partA() {
     }
     if (check.passed()) tally.passed += 1;
   }
-  if (at !== data.length) throw new Error(`cases.bin: ${data.length - at} bytes left over`);
   return { ...tally, seed };
 }
 
@@ -212,9 +221,88 @@ function partB() {
   return tally;
 }
 
+// ---------------------------------------------------------------------------------------
+// (c) The two HMAC paths of the node entry: node:crypto's (hardware SHA, bodies of
+//     hostMac.minBodyBytes or more) and the WebAssembly one, forced in turn on every case of
+//     cases.bin, give the same answer: Python's tag accepted with the same kind, one bit
+//     flipped in the tag or the body refused with the same code and message, under a
+//     rotation set whose matching entry is active, pending, retiring within its overlap or
+//     retiring past it.
+
+async function partC() {
+  const { hostMac } = await import(pathToFileURL(join(packageDir, 'dist', 'api', 'host-mac.mjs')).href);
+  if (hostMac.key === null) throw new Error('the node entry installed no host HMAC');
+  const threshold = hostMac.minBodyBytes;
+  const data = readFileSync(join(dir, 'cases.bin'));
+  const tally = { cases: 0, passed: 0, sameAnswers: 0, pythonAgrees: 0 };
+  const answer = (fn) => {
+    try {
+      const r = fn();
+      return `ok ${r.matchedSecret} ${r.timestamp}${r.event ? ` ${r.event.eventId}` : ''}`;
+    } catch (error) {
+      return error instanceof api.CryptoPayError ? `${error.code}: ${error.message}` : `${error?.constructor?.name}: ${error?.message}`;
+    }
+  };
+  try {
+    for (const [i, { secretBytes, ts, body, nowSecs, maxSkewSecs, pyTag }] of readCases(data)) {
+      tally.cases += 1;
+      const check = caseChecks('(c)', i);
+      const secret = utf8.decode(secretBytes);
+      const other = `other-${i}`;
+      // Where Python's secret sits in the set, and what the answer must be.
+      // (A retiring entry past its bound needs nowSecs >= 1; at 0 the case keeps one inside it.)
+      const variant = i % 4 === 3 && nowSecs === 0 ? 2 : i % 4;
+      const secrets = [
+        [{ secret, kind: 'active' }],
+        [{ secret: other, kind: 'active' }, { secret, kind: 'pending' }],
+        [{ secret: other, kind: 'active' }, { secret, kind: 'retiring', acceptUntilSecs: nowSecs }],
+        [{ secret: other, kind: 'active' }, { secret, kind: 'retiring', acceptUntilSecs: Math.max(0, nowSecs - 1) }],
+      ][variant];
+      const expectedKind = ['active', 'pending', 'retiring', null][variant];
+      const flipped = Buffer.from(pyTag);
+      flipped[i % 32] ^= 1 << (i % 8);
+      const tampered = Uint8Array.from(body);
+      if (tampered.length > 0) tampered[i % tampered.length] ^= 1 << (i % 8);
+      const verifier = new api.Verifier({ secrets, maxSkewSecs });
+      const deliveries = [hex(pyTag), hex(flipped)].map((signature) => ({ body, timestamp: ts, signature, nowSecs }));
+      deliveries.push({ body: tampered, timestamp: ts, signature: hex(pyTag), nowSecs });
+      const both = (call) => {
+        hostMac.minBodyBytes = 0;
+        const host = answer(call);
+        hostMac.minBodyBytes = Infinity;
+        const wasm = answer(call);
+        return [host, wasm];
+      };
+      let same = true;
+      const answers = [];
+      for (const delivery of deliveries) {
+        for (const call of [() => verifier.verifySignature(delivery), () => verifier.verifyWebhook(delivery)]) {
+          const [host, wasm] = both(call);
+          same &&= check(host === wasm, 'the host and WebAssembly HMAC paths differ', `host ${host} | wasm ${wasm}`);
+          answers.push(wasm);
+        }
+      }
+      verifier.free();
+      if (same) tally.sameAnswers += 1;
+      const want = expectedKind === null ? 'signature_mismatch' : `ok ${expectedKind} ${Number(ts)}`;
+      const python = answers[0].startsWith(want)
+        && answers.slice(2, 4).every((a) => a.startsWith('signature_mismatch'))
+        && (body.length === 0 || answers.slice(4).every((a) => a.startsWith('signature_mismatch')));
+      const brief = answers.map((a) => a.split(':')[0]).join(' | ');
+      if (check(python, 'an answer differs from what Python\'s tag implies', `want ${want}; got ${brief}`)) tally.pythonAgrees += 1;
+      if (check.passed()) tally.passed += 1;
+    }
+  } finally {
+    hostMac.minBodyBytes = threshold;
+  }
+  return { ...tally, threshold };
+}
+
 const a = partA();
 const aDone = Date.now();
 const b = partB();
+const bDone = Date.now();
+const c = await partC();
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 console.log(`(a) seed ${a.seed}: ${a.cases} cases (secrets 1-200 UTF-8 bytes, bodies 0-4096 arbitrary bytes) in ${seconds(aDone - started)} s`);
@@ -230,9 +318,12 @@ console.log(`    signWebhook == Python == stripe: ${b.sameTag}/${b.cases}`);
 console.log(`    constructEvent == verifyWebhook event: ${b.sameEvent}/${b.jsonCases}`);
 console.log(`    tolerance boundary (ts+tol both accept, +1 both reject): ${b.boundary}/${b.cases}`);
 console.log(`    tampered body rejected by both: ${b.tamperedBothReject}/${b.cases}`);
+console.log(`(c) ${c.cases} cases through both HMAC paths of the node entry (node:crypto from ${c.threshold} bytes, else WebAssembly), each as valid, tag-flipped and body-flipped, verifySignature and verifyWebhook, four rotation sets, in ${seconds(Date.now() - bDone)} s`);
+console.log(`    same answers (kind, timestamp, code and message): ${c.sameAnswers}/${c.cases}`);
+console.log(`    answers as Python's tag implies: ${c.pythonAgrees}/${c.cases}`);
 for (const line of failures) console.log(`FAIL ${line}`);
-const passed = a.passed + b.passed;
-const failed = a.cases - a.passed + (b.cases - b.passed);
+const passed = a.passed + b.passed + c.passed;
+const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed);
 console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = failed === 0 && a.cases >= 100000 && b.cases >= 10000 ? 0 : 1;
+process.exitCode = failed === 0 && a.cases >= 100000 && b.cases >= 10000 && c.cases >= 100000 ? 0 : 1;
 if (failed === 0 && (a.cases < 100000 || b.cases < 10000)) console.log('too few cases: (a) needs >= 100000, (b) >= 10000');

@@ -4,6 +4,7 @@
 
 import { assertReady, fail, refusal } from './errors.mjs';
 import { buildEvent } from './event.mjs';
+import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
   CALL_KEYS, DUPLICATED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew, onlyKnownKeys,
@@ -30,12 +31,21 @@ function settle(outcome, bytes, parse, timestamp, signature) {
   return parse ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), ...out } : out;
 }
 
-// One delivery through a keyed RawVerifier, after its options were checked.
-function verifyWith(raw, limit, input, now, parse) {
+const EMPTY = new Uint8Array(0);
+
+// One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
+// gives the host's keys of the same secrets, or null: a body of `hostMac.minBodyBytes` or
+// more is then hashed by the host, which the core asks for once the checks before the HMAC
+// passed (a malformed delivery is refused without hashing its body).
+function verifyWith(raw, limit, input, now, parse, hostKeysOf) {
   const bytes = bodyBytes(input.body, limit);
   const timestamp = headerValue(input.timestamp);
   const signature = headerValue(input.signature);
-  return settle(raw.verify(bytes, timestamp, signature, now, parse), bytes, parse, timestamp, signature);
+  const keys = hostMac.key !== null && bytes.byteLength >= hostMac.minBodyBytes ? hostKeysOf() : null;
+  const outcome = keys === null
+    ? raw.verify(bytes, timestamp, signature, now, parse)
+    : raw.verifyHost(timestamp, signature, now, parse, parse ? bytes : EMPTY, () => hostTags(keys, timestamp, bytes));
+  return settle(outcome, bytes, parse, timestamp, signature);
 }
 
 // The one-shot functions key the secrets for the call and free them after it: nothing of a
@@ -51,7 +61,7 @@ function verifyOnce(input, what, parse) {
   // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
   const raw = new glue.RawVerifier(list, kinds, until, skew, limit, true);
   try {
-    return verifyWith(raw, limit, input, now, parse);
+    return verifyWith(raw, limit, input, now, parse, () => hostKeys(list));
   } finally {
     raw.free();
   }
@@ -74,6 +84,8 @@ export function verifyWebhook(input) {
 export class Verifier {
   #raw;
   #limit;
+  // The host's keys of the same secrets (node:crypto KeyObjects in Node, Bun and Deno), or null.
+  #keys;
 
   // A method called on something else (detached from its Verifier, or on the prototype).
   static #own(receiver, method) {
@@ -91,12 +103,13 @@ export class Verifier {
     const [list, kinds, until] = secretLists(init.secrets);
     this.#raw = new glue.RawVerifier(list, kinds, until, skew, limit, false);
     this.#limit = limit;
+    this.#keys = hostKeys(list);
   }
 
   #verify(input, what, parse) {
     if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
-    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse);
+    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, () => this.#keys);
   }
 
   verifySignature(input) {
@@ -113,6 +126,7 @@ export class Verifier {
     if (this.#raw !== null) {
       this.#raw.free();
       this.#raw = null;
+      this.#keys = null;
     }
   }
 }

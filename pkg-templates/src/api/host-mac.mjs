@@ -1,0 +1,35 @@
+// The host's own HMAC-SHA256, where the runtime has one that uses the CPU's SHA instructions
+// (node:crypto in Node, Bun and Deno; WebAssembly has none). The node entry installs it; the
+// others (Workers, edge runtimes, browsers) keep the WebAssembly HMAC, whose answers it
+// equals (tests/differential runs every case through both).
+//
+// Only the HMAC moves: the core still reads the headers, compares the tags with the
+// signature's candidates in constant time, applies the rotation and the skew, and decides.
+// Below `minBodyBytes` the WebAssembly HMAC is faster than node:crypto's per-call setup, so
+// small deliveries stay in WebAssembly (bench/limits.md has the measurement).
+
+/** The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag. */
+export const hostMac = { key: null, tag: null, minBodyBytes: Infinity };
+
+/** Installs the runtime's HMAC (see node entry). */
+export function installHostMac({ key, tag }, minBodyBytes) {
+  hostMac.key = key;
+  hostMac.tag = tag;
+  hostMac.minBodyBytes = minBodyBytes;
+}
+
+/**
+ * The host keys of a secret list, or null where there is no host HMAC or the list cannot key
+ * one (an empty list or secret: the core reports it in its place).
+ */
+export function hostKeys(list) {
+  if (hostMac.key === null || list.length === 0 || list.some((secret) => secret.length === 0)) return null;
+  return list.map((secret) => hostMac.key(secret));
+}
+
+/** One tag per key, in order, over `timestamp`, `.` and the body: 32 bytes each. */
+export function hostTags(keys, timestamp, bytes) {
+  const out = new Uint8Array(32 * keys.length);
+  keys.forEach((key, i) => out.set(hostMac.tag(key, timestamp, bytes), 32 * i));
+  return out;
+}
