@@ -4,7 +4,7 @@
 //   node bench/run.mjs            full run (about 3-4 minutes once the native bench is built)
 //   BENCH_QUICK=1 node bench/run.mjs   about 30 s, fewer and shorter rounds
 //
-// Environment: BENCH_QUICK=1; BENCH_NATIVE=0 skips the Rust bench; BENCH_CONSUMER_DIR (default
+// Environment: BENCH_QUICK=1; BENCH_NATIVE=0 skips the Rust bench; BENCH_RUNTIMES=0 skips Bun, Deno and workerd; BENCH_CONSUMER_DIR (default
 // target/bench-consumer, filled by scripts/consumer.sh); BENCH_OUT (default bench/RESULTS.md).
 // The package is the INSTALLED one (see lib/pkg.mjs). Only ratios measured inside one process
 // are quoted against each other; absolute times on a shared machine move between runs.
@@ -202,6 +202,15 @@ function native() {
   return { cmd: how, ...JSON.parse(line.slice('BENCH_JSON '.length)) };
 }
 // ---------------------------------------------------------------------------------------------
+// Bun, Deno and workerd (bench/runtimes.mjs, one child process that starts them in turn).
+function runtimes() {
+  if (process.env.BENCH_RUNTIMES === '0') return { skipped: 'BENCH_RUNTIMES=0' };
+  const file = join(tmp, 'runtimes.json');
+  runNode([join(benchDir, 'runtimes.mjs'), file], { timeout: 1_800_000 });
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Measure (one step after the other), or load the saved measurements.
 function measure() {
   log(`bench: ${QUICK ? 'BENCH_QUICK' : 'full'} run of cryptopay-verify ${info.json.version} from ${relative(repoRoot, info.dir)}`);
@@ -219,6 +228,8 @@ function measure() {
   log(`bench: memory done (${elapsed()})`);
   d.nat = native();
   log(`bench: native done (${elapsed()})`);
+  d.rt = runtimes();
+  log(`bench: runtimes done (${elapsed()})`);
   rmSync(tmp, { recursive: true, force: true });
   d.hostEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   d.seconds = (Date.now() - t0) / 1000;
@@ -227,7 +238,7 @@ function measure() {
   return d;
 }
 const data = REPORT_ONLY ? JSON.parse(readFileSync(DATA_FILE, 'utf8')) : measure();
-const { host, hostEnd, size, tp, cold, memory, nat } = data;
+const { host, hostEnd, size, tp, cold, memory, nat, rt } = data;
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -262,6 +273,7 @@ p('# the parts, as run.mjs starts them:');
 p('node --expose-gc bench/throughput.mjs OUT.json   # throughput + breakdown, one process');
 p('node bench/fresh.mjs IMPL                        # one cold start (BENCH_FRESH holds the delivery)');
 p('node --expose-gc bench/memory.mjs CASE N EVERY WARMUP');
+p('node bench/runtimes.mjs OUT.json                 # Bun, Deno and workerd (BENCH_RUNTIMES=0 skips them)');
 p(nat.cmd ?? 'cargo bench --bench native');
 p('```');
 p();
@@ -283,28 +295,51 @@ const rfmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const rs = (a, b, sz) => ratio(sz, true, a, b);
 const spread = (s) => `p25-p75 ${fmtRatio({ median: s.p25 })}-${fmtRatio({ median: s.p75 })}`;
 {
-  const g1 = rs('V.verifySignature', 'node', 256);
-  goal('`Verifier.verifySignature` 256 B / node:crypto', g1.median, 0.5, rfmt, spread(g1));
-  const g2 = rs('V.verifySignature', 'node', 1024);
-  goal('`Verifier.verifySignature` 1 KiB / node:crypto', g2.median, 0.8, rfmt, spread(g2));
-  for (const [id, label] of [['V.verifyWebhook', '`Verifier.verifyWebhook`'], ['verifyWebhook', '`verifyWebhook` (one-shot)']]) {
-    const a = rs(id, 'node+parse', 1024);
-    goal(`${label} 1 KiB / (node:crypto verify + JSON.parse)`, a.median, 1.0, rfmt, spread(a));
-    const b = rs(id, 'stripe.constructEvent', 1024);
-    goal(`${label} 1 KiB / stripe constructEvent`, b.median, 0.4, rfmt, spread(b));
-    const c = rs(id, 'svix', 1024);
-    goal(`${label} 1 KiB / svix`, c.median, 0.2, rfmt, `${spread(c)}; their scheme`);
-    const d = rs(id, 'standardwebhooks', 1024);
-    goal(`${label} 1 KiB / standardwebhooks`, d.median, 0.2, rfmt, `${spread(d)}; their scheme`);
+  // The rows of issue 15, in its order.
+  for (const sz of SIZES) {
+    const a = rs('V.verifyWebhook', 'stripe.constructEvent', sz);
+    goal(`\`Verifier.verifyWebhook\` / stripe \`constructEvent\`, ${SIZE_LABEL[sz]}`, a.median, sz >= 1048576 ? 1.0 : 0.9, rfmt, spread(a));
   }
-  const g7 = rs('V.verifySignature', 'noble', 1048576);
-  goal('`Verifier.verifySignature` 1 MiB / @noble/hashes HMAC', g7.median, 0.4, rfmt, spread(g7));
+  const b = rs('V.verifyWebhook', 'node+parse', 1024);
+  goal('`Verifier.verifyWebhook` 1 KiB / (node:crypto verify + `JSON.parse`)', b.median, 1.0, rfmt, spread(b));
+  for (const peer of ['svix', 'standardwebhooks']) {
+    const c = rs('V.verifyWebhook', peer, 1024);
+    goal(`\`Verifier.verifyWebhook\` 1 KiB / ${peer}`, c.median, 0.2, rfmt, `${spread(c)}; their scheme`);
+  }
+  const sigTarget = { 256: 0.5, 1024: 0.8, 16384: 1.05, 1048576: 1.05 };
+  for (const sz of SIZES) {
+    const d = rs('V.verifySignature', 'node', sz);
+    goal(`\`Verifier.verifySignature\` / node:crypto, ${SIZE_LABEL[sz]}`, d.median, sigTarget[sz], rfmt, spread(d));
+  }
+  // A forged delivery (one signature character changed) through the throwing API users call;
+  // node:crypto's reference returns false.
+  const forged = ratio(256, false, 'V.verifyWebhook', 'node');
+  const forgedSig = ratio(256, false, 'V.verifySignature', 'node');
+  goal('a forged delivery refused, 256 B: `Verifier.verifyWebhook` throwing / node:crypto\'s refusal', forged.median, 1.5, rfmt,
+    `${spread(forged)}; \`Verifier.verifySignature\`: ${rfmt(forgedSig.median)}; ${fmtNs(ns(256, false, 'V.verifyWebhook'))} against ${fmtNs(ns(256, false, 'node'))}`);
   const coldOurs = median(cold.res['ours-esm'].totalMs);
   goal('fresh process: ESM import + first `verifyWebhook` (ms)', coldOurs, 5, (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a'),
-    `median of ${cold.rounds}; CJS require: ${median(cold.res['ours-cjs'].totalMs).toFixed(1)} ms`);
-  const largest = size.rows.filter((r) => r.wasm).sort((a, b) => b.gzip9 - a.gzip9)[0];
-  goal('largest `.wasm`, gzip -9 (KB = 1000 B)', largest ? largest.gzip9 / 1000 : NaN, 25, (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a'),
-    largest ? `${largest.file}: ${largest.raw} B raw, ${largest.gzip9} B gzip -9` : 'no .wasm found');
+    `median of ${cold.rounds}; CJS require: ${median(cold.res['ours-cjs'].totalMs).toFixed(1)} ms; standardwebhooks ${median(cold.res.standardwebhooks.totalMs).toFixed(1)}, stripe ${median(cold.res.stripe.totalMs).toFixed(1)}`);
+  const wasm = size.rows.filter((r) => r.wasm);
+  const total = wasm.reduce((n, r) => n + r.gzip9, 0);
+  goal('all `.wasm` of the package, gzip -9 (KB = 1000 B)', wasm.length ? total / 1000 : NaN, 60, (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a'),
+    wasm.length ? wasm.map((r) => `${r.file}: ${r.raw} B raw, ${r.gzip9} B gzip -9`).join('; ') : 'no .wasm found');
+  // The same verify rows in Bun and Deno (ours / node:crypto in that runtime, same targets).
+  for (const [key, name] of [['bun', 'Bun'], ['deno', 'Deno']]) {
+    const r = rt?.[key];
+    const g = (sz) => r?.groups?.find((x) => x.size === sz);
+    const rr = (sz, a, bb) => pairedRatio(g(sz)?.samples[a] ?? [], g(sz)?.samples[bb] ?? []);
+    if (!r || r.skipped) {
+      goals.push(`| ${name}: the verify rows | n/a | | not measured | ${r?.skipped ?? 'runtimes step not run'} |`);
+      continue;
+    }
+    for (const sz of SIZES) {
+      const x = rr(sz, 'V.verifySignature', 'node');
+      goal(`${name}: \`Verifier.verifySignature\` / node:crypto, ${SIZE_LABEL[sz]}`, x.median, sigTarget[sz], rfmt, spread(x));
+    }
+    const y = rr(1024, 'V.verifyWebhook', 'node+parse');
+    goal(`${name}: \`Verifier.verifyWebhook\` 1 KiB / (node:crypto verify + \`JSON.parse\`)`, y.median, 1.0, rfmt, spread(y));
+  }
 }
 // Memory verdicts
 const memVerdict = (m) => {
@@ -489,6 +524,33 @@ for (const m of memory) {
   p();
 }
 p('</details>');
+
+// Bun, Deno, workerd
+p();
+p('## Bun, Deno and workerd');
+p();
+p(`\`node bench/runtimes.mjs\`: in Bun and Deno, bench/lib/rt-loop.mjs (ours against the node:crypto reference of the Method section, in the same process: alternated batches of about 10 ms, per-round ratios); in workerd, bench/lib/rt-worker.mjs bundled by wrangler and served by Miniflare, ours against \`crypto.subtle.verify\` (key imported once, awaited) in the same isolate. A Worker's clock stands still while it computes, so there each request runs about 30 ms of one case and is timed from Node, less the time of an empty request. Valid deliveries; ns/op medians; ratios median (p25-p75).`);
+if (!rt || rt.skipped) {
+  p();
+  p(`Not run: ${rt?.skipped ?? 'no measurements'}.`);
+} else {
+  for (const [key, ref, refParse, refLabel] of [['bun', 'node', 'node+parse', 'node:crypto'], ['deno', 'node', 'node+parse', 'node:crypto'], ['workerd', 'subtle', 'subtle+parse', 'subtle.verify']]) {
+    const r = rt[key];
+    p();
+    if (!r || r.skipped) {
+      p(`### ${key}: not run (${r?.skipped ?? 'no result'})`);
+      continue;
+    }
+    p(`### ${r.runtime} (entry: \`${r.entry ?? 'unknown'}\`)`);
+    p();
+    p(`| Size | \`V.verifySignature\` | ${refLabel} | ratio | \`V.verifyWebhook\` | ${refLabel} + \`JSON.parse\` | ratio |`);
+    p('|---|---:|---:|---:|---:|---:|---:|');
+    for (const g of r.groups) {
+      const m = (id) => fmtNs(median(g.samples[id]));
+      p(`| ${SIZE_LABEL[g.size]} | ${m('V.verifySignature')} | ${m(ref)} | ${fmtRatioSpread(pairedRatio(g.samples['V.verifySignature'], g.samples[ref]))} | ${m('V.verifyWebhook')} | ${m(refParse)} | ${fmtRatioSpread(pairedRatio(g.samples['V.verifyWebhook'], g.samples[refParse]))} |`);
+    }
+  }
+}
 
 // Native
 p();

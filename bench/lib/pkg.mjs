@@ -72,7 +72,7 @@ export function filesEndingWith(dir, suffix) {
 /**
  * Imports the package's ESM entry. With capture, WebAssembly.Instance is wrapped for the
  * duration of the import, so the instance the entry starts (and its memory) is returned too,
- * with the wasm-bindgen glue module (the same module instance the entry uses) if found.
+ * with the wasm-bindgen glue module, started on an instance of its own, if found.
  */
 export async function loadPackage({ capture = false } = {}) {
   const info = packageInfo();
@@ -94,7 +94,17 @@ export async function loadPackage({ capture = false } = {}) {
     WebAssembly.Instance = Original;
   }
   const instance = instances.find((i) => i.exports.memory instanceof WebAssembly.Memory) ?? null;
+  // The Node entry is one bundled module with its own copy of the glue, so the glue module
+  // here is another copy: it gets an instance of its own (same .wasm, same code) for the
+  // breakdown's rows that call the glue directly.
   const glueFile = filesEndingWith(info.dir, '_bg.js')[0];
-  const glue = glueFile && existsSync(glueFile) ? await import(pathToFileURL(glueFile).href) : null;
+  const startFile = join(info.dir, 'dist', 'api', 'start.mjs');
+  const wasmFile = filesEndingWith(info.dir, '.wasm')[0];
+  let glue = null;
+  if (glueFile && wasmFile && existsSync(startFile)) {
+    glue = await import(pathToFileURL(glueFile).href);
+    const { startFromModule } = await import(pathToFileURL(startFile).href);
+    startFromModule(glue, new WebAssembly.Module(readFileSync(wasmFile)));
+  }
   return { info, api, instance, wasm: instance?.exports ?? null, glue };
 }

@@ -5,8 +5,47 @@
 // interrupted) is killed, so no server outlives a run.
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const modules = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules');
+
+/** The installed wrangler's version. */
+export const wranglerVersion = () => JSON.parse(readFileSync(join(modules, 'wrangler', 'package.json'), 'utf8')).version;
+
+/**
+ * Node's arguments to run the installed wrangler: its launcher refuses a Node older than it
+ * wants, so its CLI proper is then run directly (a dry-run bundle does not need the newer
+ * Node). `tooOld` says which.
+ */
+export function wranglerArgs() {
+  const bin = join(modules, 'wrangler', 'bin', 'wrangler.js');
+  const min = readFileSync(bin, 'utf8').match(/MIN_NODE_VERSION = "(\d+)\.(\d+)\.(\d+)"/);
+  const have = process.versions.node.split('.').map(Number);
+  const tooOld = Boolean(min) && (have[0] - min[1] || have[1] - min[2] || have[2] - min[3]) < 0;
+  const args = tooOld ? ['--no-warnings', join(modules, 'wrangler', 'wrangler-dist', 'cli.js')] : [bin];
+  return Object.assign(args, { tooOld, minNode: min ? min.slice(1).join('.') : null });
+}
+
+/** wrangler's environment: no account, no login, no telemetry, no update check; `dir` holds its config. */
+export function wranglerEnv(dir) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDFLARE_|CF_)/.test(k)));
+  return {
+    ...env,
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    WRANGLER_HIDE_BANNER: 'true', // the banner is what checks npm for a newer wrangler
+    WRANGLER_WRITE_LOGS: 'false',
+    WRANGLER_NO_SKILLS_UPDATE_PROMPTS: 'true',
+    DO_NOT_TRACK: '1',
+    CI: '1',
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(dir, '.config'), // an empty config: no stored login is used
+  };
+}
 
 /** A runtime prints its results on one stdout line starting with this. */
 export const RESULT_PREFIX = 'SMOKE_RESULT ';

@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODEGEN_CHECK_SOURCE, freePort, report, run, startServer, tail, waitForPort } from './lib.mjs';
+import { CODEGEN_CHECK_SOURCE, freePort, report, run, startServer, tail, waitForPort, wranglerArgs, wranglerEnv, wranglerVersion } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const modules = join(root, 'node_modules');
@@ -23,36 +23,11 @@ const results = [];
 const notes = [];
 let version = `workerd ${JSON.parse(readFileSync(join(modules, 'workerd', 'package.json'), 'utf8')).version}`;
 
-// wrangler's launcher refuses Node versions below its minimum; its CLI proper is run
-// directly then (the dry-run bundle does not depend on the newer Node).
 function wranglerCommand() {
-  const bin = join(modules, 'wrangler', 'bin', 'wrangler.js');
-  const wranglerVersion = JSON.parse(readFileSync(join(modules, 'wrangler', 'package.json'), 'utf8')).version;
-  const min = readFileSync(bin, 'utf8').match(/MIN_NODE_VERSION = "(\d+)\.(\d+)\.(\d+)"/);
-  const have = process.versions.node.split('.').map(Number);
-  const tooOld = min && (have[0] - min[1] || have[1] - min[2] || have[2] - min[3]) < 0;
-  version += `, wrangler ${wranglerVersion}`;
-  if (!tooOld) return [bin];
-  notes.push(`wrangler ${wranglerVersion} wants Node >= ${min.slice(1).join('.')}: its CLI ran directly on Node ${process.versions.node}`);
-  return ['--no-warnings', join(modules, 'wrangler', 'wrangler-dist', 'cli.js')];
-}
-
-// No account, no login, no telemetry, no update check: nothing leaves the machine.
-function wranglerEnv() {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('CLOUDFLARE_') || key.startsWith('CF_')) delete env[key];
-  return {
-    ...env,
-    WRANGLER_SEND_METRICS: 'false',
-    WRANGLER_SEND_ERROR_REPORTS: 'false',
-    WRANGLER_HIDE_BANNER: 'true', // the banner is what checks npm for a newer wrangler
-    WRANGLER_WRITE_LOGS: 'false',
-    WRANGLER_NO_SKILLS_UPDATE_PROMPTS: 'true',
-    DO_NOT_TRACK: '1',
-    CI: '1',
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, 'config'), // an empty config: no stored login is used
-  };
+  const args = wranglerArgs();
+  version += `, wrangler ${wranglerVersion()}`;
+  if (args.tooOld) notes.push(`wrangler ${wranglerVersion()} wants Node >= ${args.minNode}: its CLI ran directly on Node ${process.versions.node}`);
+  return args;
 }
 
 const WORKER = `import * as cv from 'cryptopay-verify';
@@ -75,7 +50,7 @@ async function main() {
   }, null, 2));
 
   const build = await run(process.execPath, [...wranglerCommand(), 'deploy', '--dry-run', '--outdir', out,
-    '--metafile', join(dir, 'meta.json')], { cwd: dir, env: wranglerEnv(), timeoutMs: 25_000 });
+    '--metafile', join(dir, 'meta.json')], { cwd: dir, env: wranglerEnv(dir), timeoutMs: 25_000 });
   if (build.code !== 0) {
     throw new Error(`wrangler deploy --dry-run ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stderr + build.stdout)}`);
   }

@@ -2,41 +2,15 @@
 // --dry-run` (wrangler's own resolution: the package's workerd entry, the .wasm as a module),
 // then served by Miniflare (wrangler's local runtime: workerd, with D1 on a real SQLite file).
 
-import { cpSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { run, tail } from '../../runtimes/lib.mjs';
+import { run, tail, wranglerArgs, wranglerEnv } from '../../runtimes/lib.mjs';
 import { PACKAGE_DIR, ROOT } from './helpers.mjs';
 
-const modules = join(ROOT, 'node_modules');
 const { Miniflare } = createRequire(join(ROOT, 'package.json'))('miniflare');
 export const COMPATIBILITY_DATE = '2025-09-01';
 
-// wrangler's launcher refuses a Node older than it wants; its CLI proper then runs directly.
-export function wranglerArgs() {
-  const bin = join(modules, 'wrangler', 'bin', 'wrangler.js');
-  const min = readFileSync(bin, 'utf8').match(/MIN_NODE_VERSION = "(\d+)\.(\d+)\.(\d+)"/);
-  const have = process.versions.node.split('.').map(Number);
-  const tooOld = min && (have[0] - min[1] || have[1] - min[2] || have[2] - min[3]) < 0;
-  return tooOld ? ['--no-warnings', join(modules, 'wrangler', 'wrangler-dist', 'cli.js')] : [bin];
-}
-
-// No account, no login, no telemetry, no update check.
-export function wranglerEnv(dir) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CLOUDFLARE_|CF_)/.test(k)));
-  return {
-    ...env,
-    WRANGLER_SEND_METRICS: 'false',
-    WRANGLER_SEND_ERROR_REPORTS: 'false',
-    WRANGLER_HIDE_BANNER: 'true',
-    WRANGLER_WRITE_LOGS: 'false',
-    WRANGLER_NO_SKILLS_UPDATE_PROMPTS: 'true',
-    DO_NOT_TRACK: '1',
-    CI: '1',
-    NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(dir, '.config'),
-  };
-}
 
 /**
  * Bundles a Worker folder (its wrangler config names main) whose `cryptopay-verify` is the
