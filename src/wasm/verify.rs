@@ -212,7 +212,10 @@ impl RawVerifier {
                     delivery.check(&verifier.options())?;
                     let tags = host_tags
                         .call0(&JsValue::UNDEFINED)
-                        .map(|value| js_sys::Uint8Array::new(&value).to_vec())
+                        .ok()
+                        .and_then(|value| value.dyn_into::<js_sys::Uint8Array>().ok())
+                        .map(|tags| tags.to_vec())
+                        .ok_or(())
                         .map_err(|_| {
                             crate::error::err(ErrorKind::InvalidArgument, "the host HMAC failed")
                         })?;

@@ -84,8 +84,10 @@ export function verifyWebhook(input) {
 export class Verifier {
   #raw;
   #limit;
-  // The host's keys of the same secrets (node:crypto KeyObjects in Node, Bun and Deno), or null.
+  // The host's keys of the same secrets (node:crypto KeyObjects in Node, Bun and Deno), or null;
+  // made at the first body the host hashes (until then `#list` holds the secrets' strings).
   #keys;
+  #list;
 
   // A method called on something else (detached from its Verifier, or on the prototype).
   static #own(receiver, method) {
@@ -103,13 +105,21 @@ export class Verifier {
     const [list, kinds, until] = secretLists(init.secrets);
     this.#raw = new glue.RawVerifier(list, kinds, until, skew, limit, false);
     this.#limit = limit;
-    this.#keys = hostKeys(list);
+    this.#list = list;
+  }
+
+  #hostKeys() {
+    if (this.#keys === undefined) {
+      this.#keys = hostKeys(this.#list);
+      this.#list = null;
+    }
+    return this.#keys;
   }
 
   #verify(input, what, parse) {
     if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
-    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, () => this.#keys);
+    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, () => this.#hostKeys());
   }
 
   verifySignature(input) {
@@ -127,6 +137,7 @@ export class Verifier {
       this.#raw.free();
       this.#raw = null;
       this.#keys = null;
+      this.#list = null;
     }
   }
 }
