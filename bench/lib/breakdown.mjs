@@ -21,7 +21,7 @@ export const BREAKDOWN = [
   { id: 'glue.RawVerifier', label: 'glue: `RawVerifier.verify(body, timestamp, signature, now, parse=false)` (wasm-bindgen marshals the arguments): no public-API layer' },
   { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
   { id: 'glue.RawVerifier+parse', label: 'glue: the same with `parse=true`: + Rust strict parse' },
-  { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: Rust strict parse only (copy + serde_json)' },
+  { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: the strict scan only (copy + src/json/scan.rs)' },
   { id: 'js.parse', label: '`JSON.parse(TextDecoder.decode(body))`: the JS parse verifyWebhook adds' },
   { id: 'api.V.verifyWebhook', label: 'public `Verifier.verifyWebhook`' },
 ];
