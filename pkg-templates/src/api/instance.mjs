@@ -1,6 +1,9 @@
 // The started WebAssembly instance: the wasm-bindgen glue, and what the core tells
-// JavaScript once (its limits and names, its error codes). Set by start.mjs; read by the
-// other modules through these live bindings.
+// JavaScript (its limits and names, its error codes: asked of the core when the package is
+// built, in core-tables.mjs, which scripts/build-pkg.mjs writes). Set by start.mjs; read by
+// the other modules through these live bindings.
+
+import { CODES, LIMITS } from './core-tables.mjs';
 
 /** The glue of the started instance, or null before start. */
 export let glue = null;
@@ -12,6 +15,6 @@ export let codes = [];
 /** Called once the instance has started. */
 export function install(startedGlue) {
   glue = startedGlue;
-  limits = glue.constants();
-  codes = glue.errorCodes();
+  limits = LIMITS;
+  codes = CODES;
 }
