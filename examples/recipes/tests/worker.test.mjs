@@ -8,8 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, run, tail } from '../../../tests/runtimes/lib.mjs';
-import { bundleWorker, serveWithD1, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/receiver/lib/d1.mjs';
+import { freePort, run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
+import { bundleWorker, serveWithD1 } from '../../../tests/receiver/lib/d1.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
 describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
