@@ -5,9 +5,11 @@
 //! key repeated in an object, a number a double cannot hold, the fields a [`Spec`] names.
 //!
 //! Strings are skipped eight bytes at a time while they hold no quote, backslash or control
-//! byte; their UTF-8 is checked once per string by `core::str::from_utf8`. Nothing is
-//! allocated for a string without escapes. The `event` fuzz target and `tests/vectors.rs`
-//! hold it to serde_json and to the public JSONTestSuite.
+//! byte; the UTF-8 of a string is checked by `core::str::from_utf8` when it has a byte outside
+//! ASCII or is captured. Keys are compared as bytes (decoded when they have escapes), and
+//! nothing is allocated for a key or string without escapes. A value nothing captures is
+//! checked and noted without building a [`Shape`]. The `event` fuzz target and
+//! `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
 
 use std::borrow::Cow;
 
@@ -34,12 +36,14 @@ const fn zero_bytes(word: u64) -> u64 {
     word.wrapping_sub(ONES) & !word & HIGHS
 }
 
-/// Whether some byte of `word` ends a plain run of string bytes: `"`, `\` or a control byte.
-const fn stops_string(word: u64) -> bool {
+/// The bytes of `word` (little endian) that end a plain run of string bytes, each as its high
+/// bit: `"`, `\` or a control byte. The lowest one is exact (a borrow only reaches the bytes
+/// above it), which is all [`Scanner::skip_plain`] reads.
+const fn stops(word: u64) -> u64 {
     let quote = zero_bytes(word ^ ONES.wrapping_mul(b'"' as u64));
     let backslash = zero_bytes(word ^ ONES.wrapping_mul(b'\\' as u64));
     let control = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word & HIGHS;
-    quote | backslash | control != 0
+    quote | backslash | control
 }
 
 /// The state of one pass.
@@ -47,7 +51,7 @@ pub(super) struct Scanner<'de> {
     body: &'de [u8],
     at: usize,
     /// The keys of the objects being read, innermost last: one buffer for the document.
-    keys: Vec<Cow<'de, str>>,
+    keys: Vec<Cow<'de, [u8]>>,
     pub(super) duplicate: bool,
     pub(super) inexact: bool,
     /// Where the numbers a double cannot hold are, when asked for.
@@ -68,7 +72,7 @@ impl<'de> Scanner<'de> {
 
     /// The whole document: one value, whitespace around it, nothing else.
     pub(super) fn document(&mut self, spec: &'static Spec) -> Scan<Shape<'de>> {
-        let top = self.value(0, Some(spec))?;
+        let top = self.value(0, spec)?;
         self.skip_ws();
         if self.at == self.body.len() {
             Ok(top)
@@ -102,24 +106,32 @@ impl<'de> Scanner<'de> {
         }
     }
 
-    /// A value at `depth` (the number of containers around it), captured when `capture`.
-    fn value(&mut self, depth: usize, capture: Option<&'static Spec>) -> Scan<Shape<'de>> {
+    /// A value at `depth` (the number of containers around it), captured as `spec` says.
+    fn value(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
         self.skip_ws();
         match self.peek().ok_or(Syntax)? {
-            b'{' => self.object(depth, capture),
-            b'[' => self.array(depth),
-            b'"' => {
-                let text = self.string(capture.is_some())?;
-                Ok(text.map_or(Shape::Other, Shape::Str))
-            }
+            b'{' => self.object(depth, Some(spec)),
+            b'"' => self.text().map(Shape::Str),
             b'-' | b'0'..=b'9' => {
-                let text = self.number()?;
-                Ok(if capture.is_some() {
-                    Shape::Num(text)
-                } else {
-                    Shape::Other
-                })
+                let bytes = self.number()?;
+                // The grammar admits ASCII only.
+                core::str::from_utf8(bytes)
+                    .map(Shape::Num)
+                    .map_err(|_| Syntax)
             }
+            _ => self.skip(depth).map(|()| Shape::Other),
+        }
+    }
+
+    /// A value at `depth` that nothing captures: checked, its repeated keys and inexact
+    /// numbers noted, nothing kept.
+    fn skip(&mut self, depth: usize) -> Scan<()> {
+        self.skip_ws();
+        match self.peek().ok_or(Syntax)? {
+            b'{' => self.object(depth, None).map(drop),
+            b'[' => self.array(depth),
+            b'"' => self.skip_string(),
+            b'-' | b'0'..=b'9' => self.number().map(drop),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
@@ -127,11 +139,11 @@ impl<'de> Scanner<'de> {
         }
     }
 
-    fn literal(&mut self, word: &[u8]) -> Scan<Shape<'de>> {
+    fn literal(&mut self, word: &[u8]) -> Scan<()> {
         let end = self.at.checked_add(word.len()).ok_or(Syntax)?;
         if self.body.get(self.at..end) == Some(word) {
             self.at = end;
-            Ok(Shape::Other)
+            Ok(())
         } else {
             Err(Syntax)
         }
@@ -156,13 +168,17 @@ impl<'de> Scanner<'de> {
                 if self.peek() != Some(b'"') {
                     return Err(Syntax);
                 }
-                let key = self.string(true)?.ok_or(Syntax)?;
+                let key = self.key()?;
                 self.expect(b':')?;
-                let field = capture.and_then(|spec| spec.0.iter().find(|(n, _)| *n == key));
+                let field =
+                    capture.and_then(|spec| spec.0.iter().find(|(n, _)| n.as_bytes() == &*key));
                 unknown |= capture.is_some() && field.is_none();
-                let value = self.value(depth, field.map(|(_, nested)| *nested))?;
-                if let Some((name, _)) = field {
-                    fields.push((*name, value));
+                match field {
+                    Some((name, nested)) => {
+                        let value = self.value(depth, nested)?;
+                        fields.push((*name, value));
+                    }
+                    None => self.skip(depth)?,
                 }
                 self.keys.push(key);
                 self.skip_ws();
@@ -190,7 +206,7 @@ impl<'de> Scanner<'de> {
         })
     }
 
-    fn array(&mut self, depth: usize) -> Scan<Shape<'de>> {
+    fn array(&mut self, depth: usize) -> Scan<()> {
         let depth = depth.saturating_add(1);
         if depth > MAX_DEPTH {
             return Err(Syntax);
@@ -199,24 +215,24 @@ impl<'de> Scanner<'de> {
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.bump();
-            return Ok(Shape::Other);
+            return Ok(());
         }
         loop {
-            self.value(depth, None)?;
+            self.skip(depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
-                    return Ok(Shape::Other);
+                    return Ok(());
                 }
                 _ => return Err(Syntax),
             }
         }
     }
 
-    /// A number's text, checked against the grammar and against what a double holds.
-    fn number(&mut self) -> Scan<&'de str> {
+    /// A number's bytes, checked against the grammar and against what a double holds.
+    fn number(&mut self) -> Scan<&'de [u8]> {
         let start = self.at;
         if self.peek() == Some(b'-') {
             self.bump();
@@ -226,11 +242,14 @@ impl<'de> Scanner<'de> {
             Some(b'1'..=b'9') => self.digits(),
             _ => return Err(Syntax),
         }
+        let mut integer = true;
         if self.peek() == Some(b'.') {
+            integer = false;
             self.bump();
             self.at_least_one_digit()?;
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
             self.bump();
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.bump();
@@ -238,6 +257,10 @@ impl<'de> Scanner<'de> {
             self.at_least_one_digit()?;
         }
         let bytes = self.body.get(start..self.at).ok_or(Syntax)?;
+        // An integer of at most 15 digits is below 10^15 < 2^53: exact, nothing to look at.
+        if integer && bytes.len() <= 15 {
+            return Ok(bytes);
+        }
         // The grammar above admits ASCII only.
         let text = core::str::from_utf8(bytes).map_err(|_| Syntax)?;
         if !text_survives_f64(text) {
@@ -246,7 +269,7 @@ impl<'de> Scanner<'de> {
                 spans.push(start..self.at);
             }
         }
-        Ok(text)
+        Ok(bytes)
     }
 
     fn digits(&mut self) {
@@ -263,14 +286,15 @@ impl<'de> Scanner<'de> {
         Ok(())
     }
 
-    /// A string at `"`: checked whole, and decoded when `want` (borrowed unless it has
-    /// escapes).
-    fn string(&mut self, want: bool) -> Scan<Option<Cow<'de, str>>> {
+    /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
+    /// it has a byte outside ASCII. Its escapes and control bytes are checked, not its UTF-8.
+    fn raw_string(&mut self) -> Scan<(&'de [u8], bool, bool)> {
         self.bump(); // "
         let start = self.at;
         let mut escaped = false;
+        let mut high = false;
         loop {
-            self.skip_plain();
+            high |= self.skip_plain();
             match self.peek().ok_or(Syntax)? {
                 b'"' => break,
                 b'\\' => {
@@ -284,33 +308,71 @@ impl<'de> Scanner<'de> {
         }
         let raw = self.body.get(start..self.at).ok_or(Syntax)?;
         self.bump(); // "
-        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        if !want {
-            return Ok(None);
+        Ok((raw, escaped, high))
+    }
+
+    /// A string nothing captures, checked whole (ASCII needs no UTF-8 check).
+    fn skip_string(&mut self) -> Scan<()> {
+        let (raw, _, high) = self.raw_string()?;
+        if high {
+            core::str::from_utf8(raw).map_err(|_| Syntax)?;
         }
-        Ok(Some(if escaped {
+        Ok(())
+    }
+
+    /// A key: its bytes, decoded when it has escapes (so that `"a"` and `"\u0061"` are one key).
+    fn key(&mut self) -> Scan<Cow<'de, [u8]>> {
+        let (raw, escaped, high) = self.raw_string()?;
+        if escaped {
+            let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
+            return Ok(Cow::Owned(decode(text)?.into_bytes()));
+        }
+        if high {
+            core::str::from_utf8(raw).map_err(|_| Syntax)?;
+        }
+        Ok(Cow::Borrowed(raw))
+    }
+
+    /// A captured string, decoded (borrowed unless it has escapes).
+    fn text(&mut self) -> Scan<Cow<'de, str>> {
+        let (raw, escaped, _) = self.raw_string()?;
+        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
+        Ok(if escaped {
             Cow::Owned(decode(text)?)
         } else {
             Cow::Borrowed(text)
-        }))
+        })
     }
 
-    /// Past the bytes of a string that need no look: eight at a time, then one by one.
-    fn skip_plain(&mut self) {
+    /// Past the bytes of a string that need no look: eight at a time up to the first that
+    /// does, then one by one for the last few of the body. Whether one of them is outside ASCII.
+    fn skip_plain(&mut self) -> bool {
+        let mut seen = 0;
         while let Some(word) = self
             .at
             .checked_add(8)
             .and_then(|end| self.body.get(self.at..end))
             .and_then(|chunk| <[u8; 8]>::try_from(chunk).ok())
         {
-            if stops_string(u64::from_le_bytes(word)) {
-                break;
+            let word = u64::from_le_bytes(word);
+            let stop = stops(word);
+            if stop != 0 {
+                // The plain bytes before the first stop: its index, and those bytes of `word`.
+                let plain = stop.trailing_zeros() / 8;
+                let before = u64::MAX.checked_shr(64_u32.saturating_sub(plain.saturating_mul(8)));
+                seen |= word & before.unwrap_or(0);
+                self.at = self.at.saturating_add(plain as usize);
+                return seen & HIGHS != 0;
             }
+            seen |= word;
             self.at = self.at.saturating_add(8);
         }
-        while matches!(self.peek(), Some(b) if b >= 0x20 && b != b'"' && b != b'\\') {
+        let mut high = seen & HIGHS != 0;
+        while let Some(b) = self.peek().filter(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+            high |= b >= 0x80;
             self.bump();
         }
+        high
     }
 
     /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
@@ -403,7 +465,7 @@ fn hex_unit(chars: &mut core::str::Chars<'_>) -> Scan<u16> {
 }
 
 /// Whether some key appears twice (reorders `keys`).
-fn repeats(keys: &mut [Cow<'_, str>]) -> bool {
+fn repeats(keys: &mut [Cow<'_, [u8]>]) -> bool {
     if keys.len() <= PAIRWISE_KEYS {
         let mut rest = &*keys;
         while let Some((first, tail)) = rest.split_first() {
