@@ -1,9 +1,6 @@
 // The started WebAssembly instance: the wasm-bindgen glue, and what the core tells
-// JavaScript (its limits and names, its error codes: asked of the core when the package is
-// built, in core-tables.mjs, which scripts/build-pkg.mjs writes). Set by start.mjs; read by
-// the other modules through these live bindings.
-
-import { CODES, LIMITS } from './core-tables.mjs';
+// JavaScript once (its limits and names, its error codes). Set by start.mjs; read by the
+// other modules through these live bindings.
 
 /** The glue of the started instance, or null before start. */
 export let glue = null;
@@ -15,6 +12,6 @@ export let codes = [];
 /** Called once the instance has started. */
 export function install(startedGlue) {
   glue = startedGlue;
-  limits = LIMITS;
-  codes = CODES;
+  limits = glue.constants();
+  codes = glue.errorCodes();
 }
