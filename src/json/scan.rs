@@ -368,7 +368,10 @@ impl<'de> Scanner<'de> {
             self.at = self.at.saturating_add(8);
         }
         let mut high = seen & HIGHS != 0;
-        while let Some(b) = self.peek().filter(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        while let Some(b) = self
+            .peek()
+            .filter(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+        {
             high |= b >= 0x80;
             self.bump();
         }
