@@ -196,34 +196,40 @@ pub fn verify_signature(
     options: VerifyOptions,
     now_secs: u64,
 ) -> Result<Verified, Error> {
-    let parsed = delivery.parse(&options)?;
-    let matched_secret = secrets.matching(
-        delivery.timestamp,
-        delivery.body,
-        parsed.candidates.as_slice(),
-        now_secs,
-    )?;
-    options.check_skew(parsed.timestamp, now_secs)?;
-    Ok(Verified {
-        matched_secret,
-        timestamp: parsed.timestamp,
+    verify_parsed(delivery, options, now_secs, |candidates| {
+        secrets.matching(delivery.timestamp, delivery.body, candidates, now_secs)
     })
 }
 
 /// As [`verify_signature`], with the delivery's HMAC tags computed by the host (one per entry
-/// of the set, in its order, over the same bytes: a platform's hardware HMAC). The body is not
-/// needed: the host checked its size against `max_body_bytes` before hashing it. Everything
-/// else (the header grammar, the constant-time comparison, rotation, skew) is this crate's.
+/// of the set, in its order, over the same bytes: a platform's hardware HMAC). `host_tags` is
+/// called only once the headers have been read, so a malformed delivery is refused without
+/// hashing its body. The body is not needed: the host checked its size against
+/// `max_body_bytes`. Everything else (the header grammar, the constant-time comparison,
+/// rotation, skew) is this crate's.
 #[cfg_attr(not(feature = "wasm"), allow(dead_code))] // the binding's; tested below
 pub(crate) fn verify_signature_tags(
     delivery: &Delivery<'_>,
     secrets: &SecretSet,
     options: VerifyOptions,
-    tags: &[Tag],
+    host_tags: impl FnOnce() -> Result<Vec<Tag>, Error>,
     now_secs: u64,
 ) -> Result<Verified, Error> {
+    verify_parsed(delivery, options, now_secs, |candidates| {
+        secrets.matching_tags(&host_tags()?, candidates, now_secs)
+    })
+}
+
+/// The steps of a verification around its HMAC: the headers read (and the body's size
+/// checked), the secret matched by `matched` against the signature's candidates, the skew.
+fn verify_parsed(
+    delivery: &Delivery<'_>,
+    options: VerifyOptions,
+    now_secs: u64,
+    matched: impl FnOnce(&[Tag]) -> Result<SecretKind, Error>,
+) -> Result<Verified, Error> {
     let parsed = delivery.parse(&options)?;
-    let matched_secret = secrets.matching_tags(tags, parsed.candidates.as_slice(), now_secs)?;
+    let matched_secret = matched(parsed.candidates.as_slice())?;
     options.check_skew(parsed.timestamp, now_secs)?;
     Ok(Verified {
         matched_secret,
@@ -313,7 +319,8 @@ mod tests {
             let with_body = delivery(body, b"1700000000", &sig);
             let without_body = delivery(b"", b"1700000000", &sig);
             let crate_answer = verify_signature(&with_body, &set(), options, now);
-            let host_answer = verify_signature_tags(&without_body, &set(), options, &tags, now);
+            let host_answer =
+                verify_signature_tags(&without_body, &set(), options, || Ok(tags.clone()), now);
             assert_eq!(host_answer, crate_answer, "signer {signer} at {now}");
         }
         let sig = sign(
@@ -327,15 +334,21 @@ mod tests {
         let mut wrong = tags.clone();
         wrong[0][0] ^= 1;
         assert_eq!(
-            verify_signature_tags(&d, &set(), options, &wrong, 1_700_000_000)
+            verify_signature_tags(&d, &set(), options, || Ok(wrong), 1_700_000_000)
                 .unwrap_err()
                 .code(),
             "signature_mismatch"
         );
         assert_eq!(
-            verify_signature_tags(&d, &set(), options, &tags[..2], 1_700_000_000)
-                .unwrap_err()
-                .code(),
+            verify_signature_tags(
+                &d,
+                &set(),
+                options,
+                || Ok(tags[..2].to_vec()),
+                1_700_000_000
+            )
+            .unwrap_err()
+            .code(),
             "invalid_argument"
         );
     }

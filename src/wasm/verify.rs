@@ -171,23 +171,10 @@ impl RawVerifier {
         now_secs: f64,
         parse: bool,
     ) -> i32 {
-        let delivery = Delivery {
-            body,
-            timestamp: timestamp.as_bytes(),
-            signature: signature.as_bytes(),
-        };
-        let result = uint(now_secs, "now_secs must be a safe integer >= 0").and_then(|now| {
-            let verified = match &self.keyed {
-                Keyed::Ready(verifier) => verifier.verify_signature(&delivery, now)?,
-                Keyed::Deferred(options, material) => {
-                    delivery.check(options)?;
-                    return Err(*material);
-                }
-            };
-            let inexact = parse && super::event::check_event(body)?;
-            Ok(outcome(&verified, inexact))
-        });
-        result.unwrap_or_else(failure)
+        let delivery = header_delivery(timestamp, signature, body);
+        self.decide(&delivery, now_secs, parse, body, |verifier, now| {
+            verifier.verify_signature(&delivery, now)
+        })
     }
 
     /// As [`verify`](Self::verify), with the delivery's HMAC computed by the host:
@@ -206,27 +193,37 @@ impl RawVerifier {
         host_tags: &js_sys::Function,
     ) -> i32 {
         let delivery = header_delivery(timestamp, signature, b"");
+        self.decide(&delivery, now_secs, parse, body, |verifier, now| {
+            let tags = || {
+                host_tags
+                    .call0(&JsValue::UNDEFINED)
+                    .ok()
+                    .and_then(|value| value.dyn_into::<js_sys::Uint8Array>().ok())
+                    .ok_or_else(|| {
+                        crate::error::err(ErrorKind::InvalidArgument, "the host HMAC failed")
+                    })
+                    .and_then(|tags| split_tags(&tags.to_vec()))
+            };
+            verify_signature_tags(&delivery, verifier.secrets(), verifier.options(), tags, now)
+        })
+    }
+}
+
+impl RawVerifier {
+    /// What [`verify`](Self::verify) and [`verify_host`](Self::verify_host) share: `now`
+    /// read, the delivery verified by `verified` (or, for a set reported late, its checks and
+    /// then the set's error), the envelope checked with `parse`, the answer as a number.
+    fn decide(
+        &self,
+        delivery: &Delivery<'_>,
+        now_secs: f64,
+        parse: bool,
+        body: &[u8],
+        verified: impl FnOnce(&Verifier, u64) -> Result<Verified, Error>,
+    ) -> i32 {
         let result = uint(now_secs, "now_secs must be a safe integer >= 0").and_then(|now| {
             let verified = match &self.keyed {
-                Keyed::Ready(verifier) => {
-                    delivery.check(&verifier.options())?;
-                    let tags = host_tags
-                        .call0(&JsValue::UNDEFINED)
-                        .ok()
-                        .and_then(|value| value.dyn_into::<js_sys::Uint8Array>().ok())
-                        .map(|tags| tags.to_vec())
-                        .ok_or(())
-                        .map_err(|_| {
-                            crate::error::err(ErrorKind::InvalidArgument, "the host HMAC failed")
-                        })?;
-                    verify_signature_tags(
-                        &delivery,
-                        verifier.secrets(),
-                        verifier.options(),
-                        &split_tags(&tags)?,
-                        now,
-                    )?
-                }
+                Keyed::Ready(verifier) => verified(verifier, now)?,
                 Keyed::Deferred(options, material) => {
                     delivery.check(options)?;
                     return Err(*material);
