@@ -5,7 +5,7 @@
 //   crypto.subtle.verify in the same isolate), timed from here per request (see the worker).
 // Each runs from a folder of the bench consumer, so 'cryptopay-verify' is the installed
 // package and each runtime resolves its own entry. BENCH_QUICK=1: fewer rounds.
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { run, tail, wranglerArgs, wranglerEnv, wranglerVersion } from '../tests/runtimes/lib.mjs';
@@ -88,7 +88,7 @@ async function workerd() {
       }
       groups.push({ size, samples });
     }
-    const version = JSON.parse((await import('node:fs')).readFileSync(join(repoRoot, 'node_modules', 'workerd', 'package.json'), 'utf8')).version;
+    const version = JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'workerd', 'package.json'), 'utf8')).version;
     return { runtime: `workerd ${version} (Miniflare), wrangler ${wranglerVersion()} bundle`, entry: 'dist/entry/workerd.mjs', groups };
   } finally {
     await mf.dispose();
