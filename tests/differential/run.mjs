@@ -244,7 +244,7 @@ async function partC() {
   installHostMac(nodeMac, NODE_MIN_BODY_BYTES);
   const threshold = hostMac.minBodyBytes;
   const data = readFileSync(join(dir, 'cases.bin'));
-  const tally = { cases: 0, passed: 0, sameAnswers: 0, pythonAgrees: 0 };
+  const tally = { cases: 0, passed: 0, sameAnswers: 0, pythonAgrees: 0, faults: 0, faultsRefused: 0 };
   const answer = (fn) => {
     try {
       const r = fn();
@@ -302,8 +302,33 @@ async function partC() {
       if (check(python, 'an answer differs from what Python\'s tag implies', `want ${want}; got ${brief}`)) tally.pythonAgrees += 1;
       if (check.passed()) tally.passed += 1;
     }
+    // A host HMAC that throws, or answers other than 32 bytes per key, is refused as
+    // invalid_argument (nothing accepted, nothing left behind): the instance verifies the
+    // next delivery as before.
+    const body = new Uint8Array(4096).fill(0x7b);
+    const timestamp = '1700000000';
+    const delivery = { body, timestamp, signature: api.signWebhook({ secret: 's', timestamp, body }), nowSecs: 1700000000 };
+    const verifier = new api.Verifier({ secrets: 's', maxSkewSecs: 300 });
+    const faults = [
+      [() => { throw new Error('host failed'); }, 'the host HMAC failed'],
+      [() => new Uint8Array(31), "the host's tags are not 32 bytes each"],
+      [() => 'not bytes', "the host's tags are not 32 bytes each"],
+    ];
+    hostMac.minBodyBytes = 0;
+    for (const [i, [tag, want]] of faults.entries()) {
+      tally.faults += 1;
+      installHostMac({ key: nodeMac.key, tag }, 0);
+      const got = answer(() => verifier.verifySignature(delivery));
+      installHostMac(nodeMac, 0);
+      const after = answer(() => verifier.verifySignature(delivery));
+      const check = caseChecks('(c) faults', i);
+      check(got.startsWith('invalid_argument: ') && got.includes(want), 'a faulty host HMAC is not refused as it should be', got);
+      check(after === `ok active ${timestamp}`, 'the instance does not verify after a faulty host HMAC', after);
+      if (check.passed()) tally.faultsRefused += 1;
+    }
+    verifier.free();
   } finally {
-    hostMac.minBodyBytes = threshold;
+    installHostMac(nodeMac, threshold);
   }
   return { ...tally, threshold };
 }
@@ -331,9 +356,10 @@ console.log(`    tampered body rejected by both: ${b.tamperedBothReject}/${b.cas
 console.log(`(c) ${c.cases} cases through both HMAC paths of the node entry (node:crypto from ${c.threshold} bytes, else WebAssembly), each as valid, tag-flipped and body-flipped, verifySignature and verifyWebhook, four rotation sets, in ${seconds(Date.now() - bDone)} s`);
 console.log(`    same answers (kind, timestamp, code and message): ${c.sameAnswers}/${c.cases}`);
 console.log(`    answers as Python's tag implies: ${c.pythonAgrees}/${c.cases}`);
+console.log(`    a faulty host HMAC (throws, 31 bytes, not bytes) refused as invalid_argument, the next delivery verified: ${c.faultsRefused}/${c.faults}`);
 for (const line of failures) console.log(`FAIL ${line}`);
 const passed = a.passed + b.passed + c.passed;
-const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed);
+const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed) + (c.faults - c.faultsRefused);
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 && a.cases >= 100000 && b.cases >= 10000 && c.cases >= 100000 ? 0 : 1;
 if (failed === 0 && (a.cases < 100000 || b.cases < 10000)) console.log('too few cases: (a) needs >= 100000, (b) >= 10000');
