@@ -73,52 +73,45 @@ pub fn error_message(code: &str, detail: Option<String>) -> String {
     messages::compose(kind, detail.as_deref())
 }
 
-/// Every error code, in the contract's order (the order `RawVerifier.verify` numbers them).
+/// Every error code, in the contract's order (the order `RawVerifier.verify` numbers them),
+/// separated by commas (JavaScript splits them: one string crosses, not one per code).
 #[wasm_bindgen(js_name = errorCodes)]
-pub fn error_codes() -> Vec<String> {
-    ErrorKind::ALL.iter().map(|k| k.code().to_owned()).collect()
+pub fn error_codes() -> String {
+    ErrorKind::ALL
+        .iter()
+        .map(|k| k.code())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
-/// The core's limits and names JavaScript needs before it calls in (one source of truth):
-/// `{ defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds,
-/// outcomeInexact }`. `kinds` lists the secret kinds in the order `RawVerifier.verify`
-/// numbers them.
+/// The core's limits JavaScript needs before it calls in (one source of truth), in this
+/// order: `defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes,
+/// outcomeInexact` (api/instance.mjs names them). Numbers cross as one array: no formatting
+/// code runs, and nothing is built field by field across the boundary.
 #[wasm_bindgen]
-pub fn constants() -> js_sys::Object {
-    let out = js_sys::Object::new();
-    let set = |name: &str, value: JsValue| {
-        let _ = Reflect::set(&out, &JsValue::from_str(name), &value);
-    };
+pub fn constants() -> Vec<f64> {
     #[allow(clippy::cast_precision_loss)] // each is far below 2^53
-    {
-        set(
-            "defaultMaxBodyBytes",
-            JsValue::from_f64(crate::DEFAULT_MAX_BODY_BYTES as f64),
-        );
-        set(
-            "maxMaxBodyBytes",
-            JsValue::from_f64(crate::MAX_MAX_BODY_BYTES as f64),
-        );
-        set("maxSecrets", JsValue::from_f64(crate::MAX_SECRETS as f64));
-        set(
-            "maxHeaderValueBytes",
-            JsValue::from_f64(crate::MAX_SIGNATURE_HEADER_BYTES as f64),
-        );
-    }
-    let kinds = Array::new();
-    for kind in [
+    let sizes = [
+        crate::DEFAULT_MAX_BODY_BYTES as f64,
+        crate::MAX_MAX_BODY_BYTES as f64,
+        crate::MAX_SECRETS as f64,
+        crate::MAX_SIGNATURE_HEADER_BYTES as f64,
+    ];
+    let mut out = sizes.to_vec();
+    out.push(f64::from(verify::OUTCOME_INEXACT));
+    out
+}
+
+/// The secret kinds in the order `RawVerifier.verify` numbers them, separated by commas.
+#[wasm_bindgen(js_name = secretKinds)]
+pub fn secret_kinds() -> String {
+    [
         crate::SecretKind::Active,
         crate::SecretKind::Pending,
         crate::SecretKind::Retiring,
-    ] {
-        kinds.push(&JsValue::from_str(kind.as_str()));
-    }
-    set("kinds", kinds.into());
-    set(
-        "outcomeInexact",
-        JsValue::from_f64(f64::from(verify::OUTCOME_INEXACT)),
-    );
-    out
+    ]
+    .map(crate::SecretKind::as_str)
+    .join(",")
 }
 
 /// A non-negative integer the JavaScript layer already checked, as `u64`.

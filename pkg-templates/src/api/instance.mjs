@@ -4,7 +4,7 @@
 
 /** The glue of the started instance, or null before start. */
 export let glue = null;
-/** The core's limits and names: see `constants()` in src/wasm/mod.rs. */
+/** The core's limits and names: see `constants()` and `secretKinds()` in src/wasm/mod.rs. */
 export let limits = null;
 /** Every error code, in the order the core numbers them. */
 export let codes = [];
@@ -12,6 +12,9 @@ export let codes = [];
 /** Called once the instance has started. */
 export function install(startedGlue) {
   glue = startedGlue;
-  limits = glue.constants();
-  codes = glue.errorCodes();
+  // The order of `constants()` (src/wasm/mod.rs): one array, named here.
+  const [defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, outcomeInexact] = glue.constants();
+  const kinds = glue.secretKinds().split(',');
+  limits = { defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds, outcomeInexact };
+  codes = glue.errorCodes().split(',');
 }
