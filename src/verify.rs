@@ -3,9 +3,9 @@
 //! only then (for [`Verifier::verify_webhook`]) the event envelope.
 
 use crate::delivery::Delivery;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, err};
 use crate::event::{Event, parse_event};
-use crate::mac::Tag;
+use crate::mac::{TAG_LEN, Tag};
 use crate::options::VerifyOptions;
 use crate::secret::SecretKind;
 use crate::secret_set::SecretSet;
@@ -201,22 +201,29 @@ pub fn verify_signature(
     })
 }
 
-/// As [`verify_signature`], with the delivery's HMAC tags computed by the host (one per entry
-/// of the set, in its order, over the same bytes: a platform's hardware HMAC). `host_tags` is
-/// called only once the headers have been read, so a malformed delivery is refused without
-/// hashing its body. The body is not needed: the host checked its size against
-/// `max_body_bytes`. Everything else (the header grammar, the constant-time comparison,
-/// rotation, skew) is this crate's.
+/// As [`verify_signature`], with the delivery's HMAC tags computed by the host (a
+/// platform's hardware HMAC): `tags` holds one 32-byte tag per entry of the set, in its
+/// order, over the same bytes. They are read only once the headers have been, so a malformed
+/// delivery is refused with its own code, and tags of another length as `invalid_argument`.
+/// The body is not needed: the host checked its size against `max_body_bytes`. Everything
+/// else (the header grammar, the constant-time comparison, rotation, skew) is this crate's.
 #[cfg_attr(not(feature = "wasm"), allow(dead_code))] // the binding's; tested below
 pub(crate) fn verify_signature_tags(
     delivery: &Delivery<'_>,
     secrets: &SecretSet,
     options: VerifyOptions,
-    host_tags: impl FnOnce() -> Result<Vec<Tag>, Error>,
+    tags: &[u8],
     now_secs: u64,
 ) -> Result<Verified, Error> {
     verify_parsed(delivery, options, now_secs, |candidates| {
-        secrets.matching_tags(&host_tags()?, candidates, now_secs)
+        let (tags, rest) = tags.as_chunks::<TAG_LEN>();
+        if !rest.is_empty() {
+            return Err(err(
+                ErrorKind::InvalidArgument,
+                "the host's tags are not 32 bytes each",
+            ));
+        }
+        secrets.matching_tags(tags, candidates, now_secs)
     })
 }
 
@@ -302,6 +309,7 @@ mod tests {
                     .delivery_tag(b"1700000000", body)
             })
             .collect();
+        let bytes = tags.concat();
         for (signer, now) in [
             (0, 1_700_000_000),
             (1, 1_700_000_000),
@@ -319,8 +327,7 @@ mod tests {
             let with_body = delivery(body, b"1700000000", &sig);
             let without_body = delivery(b"", b"1700000000", &sig);
             let crate_answer = verify_signature(&with_body, &set(), options, now);
-            let host_answer =
-                verify_signature_tags(&without_body, &set(), options, || Ok(tags.clone()), now);
+            let host_answer = verify_signature_tags(&without_body, &set(), options, &bytes, now);
             assert_eq!(host_answer, crate_answer, "signer {signer} at {now}");
         }
         let sig = sign(
@@ -331,25 +338,33 @@ mod tests {
         )
         .unwrap();
         let d = delivery(b"", b"1700000000", &sig);
-        let mut wrong = tags.clone();
-        wrong[0][0] ^= 1;
+        let mut wrong = bytes.clone();
+        wrong[0] ^= 1;
         assert_eq!(
-            verify_signature_tags(&d, &set(), options, || Ok(wrong), 1_700_000_000)
+            verify_signature_tags(&d, &set(), options, &wrong, 1_700_000_000)
                 .unwrap_err()
                 .code(),
             "signature_mismatch"
         );
         assert_eq!(
-            verify_signature_tags(
-                &d,
-                &set(),
-                options,
-                || Ok(tags[..2].to_vec()),
-                1_700_000_000
-            )
-            .unwrap_err()
-            .code(),
+            verify_signature_tags(&d, &set(), options, &bytes[..64], 1_700_000_000)
+                .unwrap_err()
+                .code(),
             "invalid_argument"
+        );
+        // Not 32 bytes each: refused, but only after the headers (a malformed one first).
+        assert_eq!(
+            verify_signature_tags(&d, &set(), options, &bytes[..95], 1_700_000_000)
+                .unwrap_err()
+                .code(),
+            "invalid_argument"
+        );
+        let unsigned = delivery(b"", b"1700000000", "");
+        assert_eq!(
+            verify_signature_tags(&unsigned, &set(), options, &bytes[..95], 1_700_000_000)
+                .unwrap_err()
+                .code(),
+            "signature_missing"
         );
     }
 

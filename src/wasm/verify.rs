@@ -11,7 +11,6 @@ use wasm_bindgen::prelude::*;
 use super::{JsResult, js, messages, uint};
 use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind};
-use crate::mac::{TAG_LEN, Tag};
 use crate::options::VerifyOptions;
 use crate::secret::{Secret, SecretEntry, SecretKind};
 use crate::secret_set::SecretSet;
@@ -42,20 +41,6 @@ fn outcome(verified: &Verified, inexact: bool) -> i32 {
     } else {
         kind
     }
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// The host's HMAC of one delivery, a JavaScript function of no arguments returning the
-    /// tags as bytes. Called through a typed import, so that its bytes cross in one step (one
-    /// call, copied into wasm memory by the glue) rather than as a value that is then asked
-    /// for its type, its length and its bytes, a call into JavaScript each.
-    #[wasm_bindgen(typescript_type = "() => Uint8Array")]
-    pub type HostTags;
-
-    /// `host_tags.call()`: the tags, or what the function threw.
-    #[wasm_bindgen(method, catch, js_name = call)]
-    fn tags(this: &HostTags) -> Result<Vec<u8>, JsValue>;
 }
 
 /// A failure as `-1 - n`, `n` its number in [`FAILURES`].
@@ -191,31 +176,23 @@ impl RawVerifier {
         })
     }
 
-    /// As [`verify`](Self::verify), with the delivery's HMAC computed by the host:
-    /// `host_tags()` is called once the checks before the HMAC passed (a malformed delivery
-    /// is refused without hashing its body) and returns the tags, 32 bytes per entry of the
-    /// set in the order the set was given, over the timestamp, `.` and the body. JavaScript
-    /// checked the body's size; `body` is read only with `parse`.
-    #[wasm_bindgen(js_name = verifyHost)]
-    pub fn verify_host(
+    /// As [`verify`](Self::verify), with the delivery's HMAC computed by the host: `tags`
+    /// holds 32 bytes per entry of the set, in the order the set was given, each the HMAC
+    /// of the timestamp, `.` and the body. The headers are still read first, so that a
+    /// malformed delivery is refused with its own code; only the hashing has moved.
+    /// JavaScript checked the body's size; `body` is read only with `parse`.
+    #[wasm_bindgen(js_name = verifyTags)]
+    pub fn verify_tags(
         &self,
         timestamp: &str,
         signature: &str,
         now_secs: f64,
         parse: bool,
         body: &[u8],
-        host_tags: &HostTags,
+        tags: &[u8],
     ) -> i32 {
         let delivery = header_delivery(timestamp, signature, b"");
         self.decide(&delivery, now_secs, parse, body, |verifier, now| {
-            let tags = || {
-                host_tags
-                    .tags()
-                    .map_err(|_| {
-                        crate::error::err(ErrorKind::InvalidArgument, "the host HMAC failed")
-                    })
-                    .and_then(|tags| split_tags(&tags))
-            };
             verify_signature_tags(&delivery, verifier.secrets(), verifier.options(), tags, now)
         })
     }
@@ -254,16 +231,4 @@ fn header_delivery<'a>(timestamp: &'a str, signature: &'a str, body: &'a [u8]) -
         timestamp: timestamp.as_bytes(),
         signature: signature.as_bytes(),
     }
-}
-
-/// The host's tags, 32 bytes each.
-fn split_tags(bytes: &[u8]) -> Result<Vec<Tag>, Error> {
-    let (chunks, rest) = bytes.as_chunks::<TAG_LEN>();
-    if !rest.is_empty() {
-        return Err(crate::error::err(
-            ErrorKind::InvalidArgument,
-            "the host's tags are not 32 bytes each",
-        ));
-    }
-    Ok(chunks.to_vec())
 }

@@ -3,8 +3,11 @@
 // others (Workers, edge runtimes, browsers) keep the WebAssembly HMAC, whose answers it
 // equals (tests/differential runs every case through both).
 //
-// Only the HMAC moves: the core still reads the headers, compares the tags with the
-// signature's candidates in constant time, applies the rotation and the skew, and decides.
+// Only the HMAC moves: the core still reads the headers (a malformed one is reported with its
+// own code), compares the tags with the signature's candidates in constant time, applies the
+// rotation and the skew, and decides. The tags are computed before the core is called (one
+// call into wasm, the tags among its arguments): a delivery whose headers are present but
+// malformed is hashed before it is refused, as a forged one with well-formed headers is.
 // Below `minBodyBytes` the WebAssembly HMAC is faster than node:crypto's per-call setup, so
 // small deliveries stay in WebAssembly (bench/limits.md has the measurement).
 

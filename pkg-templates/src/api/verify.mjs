@@ -35,17 +35,31 @@ const EMPTY = new Uint8Array(0);
 
 // One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
 // gives the host's keys of the same secrets, or null: a body of `hostMac.minBodyBytes` or
-// more is then hashed by the host, which the core asks for once the checks before the HMAC
-// passed (a malformed delivery is refused without hashing its body).
+// more is then hashed by the host and the core decides with its tags (it still reads the
+// headers first and reports a malformed one with its own code). A delivery missing a header
+// is left to the core, which refuses it without hashing its body; so is one the host fails
+// to hash (the WebAssembly HMAC gives the same answers).
 function verifyWith(raw, limit, input, now, parse, hostKeysOf) {
   const bytes = bodyBytes(input.body, limit);
   const timestamp = headerValue(input.timestamp);
   const signature = headerValue(input.signature);
-  const keys = hostMac.key !== null && bytes.byteLength >= hostMac.minBodyBytes ? hostKeysOf() : null;
-  const outcome = keys === null
+  const tags = hostMac.key !== null && bytes.byteLength >= hostMac.minBodyBytes && timestamp !== '' && signature !== ''
+    ? hostTagsOf(hostKeysOf, timestamp, bytes)
+    : null;
+  const outcome = tags === null
     ? raw.verify(bytes, timestamp, signature, now, parse)
-    : raw.verifyHost(timestamp, signature, now, parse, parse ? bytes : EMPTY, () => hostTags(keys, timestamp, bytes));
+    : raw.verifyTags(timestamp, signature, now, parse, parse ? bytes : EMPTY, tags);
   return settle(outcome, bytes, parse, timestamp, signature);
+}
+
+// The host's tags of a delivery, or null where it has no keys for the set or fails.
+function hostTagsOf(hostKeysOf, timestamp, bytes) {
+  try {
+    const keys = hostKeysOf();
+    return keys === null ? null : hostTags(keys, timestamp, bytes);
+  } catch {
+    return null;
+  }
 }
 
 // The one-shot functions key the secrets for the call and free them after it: nothing of a
