@@ -8,6 +8,7 @@
 
 use core::fmt;
 use core::ops::Range;
+use std::borrow::Cow;
 
 use crate::error::{Error, ErrorKind, err};
 use crate::json::{LEAF, Refusal, Shape, Spec, scan};
@@ -170,14 +171,20 @@ pub fn parse_event(body: &[u8]) -> Result<Event, Error> {
     let facts = check_envelope(body)?;
     // JSON that serde_json accepted is UTF-8 throughout.
     let envelope = core::str::from_utf8(body).map_err(|_| Error::new(ErrorKind::EventNotJson))?;
+    let occurred_at = facts.occurred_at.into_owned();
     Ok(Event {
         envelope: envelope.into(),
         data: facts.data,
-        schema_version: facts.schema_version,
-        event_id: facts.event_id,
-        occurred_at: facts.occurred_at,
-        payment_id: facts.payment_id,
-        status_version: facts.status_version,
+        schema_version: facts.schema_version.into_owned(),
+        event_id: facts.event_id.into_owned(),
+        occurred_at: if facts.occurred_at_is_number {
+            OccurredAt::Number(occurred_at)
+        } else {
+            OccurredAt::String(occurred_at)
+        },
+        payment_id: facts.payment_id.into_owned(),
+        // Checked by check_envelope: this cannot fail.
+        status_version: StatusVersion::parse(&facts.status_version)?,
     })
 }
 
@@ -191,14 +198,19 @@ static ENVELOPE: Spec = Spec(&[
     ("data", &DATA),
 ]);
 
-/// What the checks of an envelope yield, without a tree of the document.
+/// What the checks of an envelope yield, without a tree of the document: the fields read,
+/// borrowed from the body where it holds them as they are (a string with escapes is decoded),
+/// so that checking an event allocates nothing for them.
 #[derive(Debug)]
-pub(crate) struct Facts {
-    pub(crate) schema_version: String,
-    pub(crate) event_id: String,
-    pub(crate) occurred_at: OccurredAt,
-    pub(crate) payment_id: String,
-    pub(crate) status_version: StatusVersion,
+pub(crate) struct Facts<'de> {
+    pub(crate) schema_version: Cow<'de, str>,
+    pub(crate) event_id: Cow<'de, str>,
+    /// The string, or the number's exact text (see `occurred_at_is_number`).
+    pub(crate) occurred_at: Cow<'de, str>,
+    pub(crate) occurred_at_is_number: bool,
+    pub(crate) payment_id: Cow<'de, str>,
+    /// Decimal digits, checked as a [`StatusVersion`].
+    pub(crate) status_version: Cow<'de, str>,
     /// Where `data` is in the body.
     pub(crate) data: Range<usize>,
     /// Some number in the document would change as a double.
@@ -215,7 +227,7 @@ pub(crate) fn refused(refusal: Refusal) -> Error {
 }
 
 /// Checks a verified body as an envelope in one pass (see [`parse_event`] for the order).
-pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
+pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts<'_>, Error> {
     let malformed = |detail| err(ErrorKind::EventMalformed, detail);
     let scanned = scan(body, &ENVELOPE).map_err(refused)?;
     let top = &scanned.top;
@@ -228,8 +240,8 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
         _ => return Err(malformed("event_type is missing or not a string")),
     }
     let schema_version = match top.field("schema_version") {
-        Some(Shape::Str(s)) => s.to_string(),
-        Some(Shape::Num(n)) if is_unsigned_integer(n) => (*n).to_owned(),
+        Some(Shape::Str(s)) => s.clone(),
+        Some(Shape::Num(n)) if is_unsigned_integer(n) => Cow::Borrowed(*n),
         _ => {
             return Err(malformed(
                 "schema_version is missing, or not a string or a non-negative integer",
@@ -238,9 +250,9 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     };
     let event_id = non_empty_string(top.field("event_id"))
         .ok_or(malformed("event_id is missing, empty or not a string"))?;
-    let occurred_at = match top.field("occurred_at") {
-        Some(Shape::Str(s)) => OccurredAt::String(s.to_string()),
-        Some(Shape::Num(n)) => OccurredAt::Number((*n).to_owned()),
+    let (occurred_at, occurred_at_is_number) = match top.field("occurred_at") {
+        Some(Shape::Str(s)) => (s.clone(), false),
+        Some(Shape::Num(n)) => (Cow::Borrowed(*n), true),
         _ => {
             return Err(malformed(
                 "occurred_at is missing, or not a string or a number",
@@ -256,14 +268,18 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     ))?;
     let status_version = match data.field("status_version") {
         None => return Err(malformed("data.status_version is missing")),
-        Some(Shape::Str(s)) => StatusVersion::parse(s)?,
-        Some(Shape::Num(n)) if is_unsigned_integer(n) => StatusVersion::parse(n)?,
+        Some(Shape::Str(s)) => s.clone(),
+        Some(Shape::Num(n)) if is_unsigned_integer(n) => Cow::Borrowed(*n),
         Some(_) => return Err(Error::new(ErrorKind::StatusVersionInvalid)),
     };
+    if !StatusVersion::is_valid(&status_version) {
+        return Err(Error::new(ErrorKind::StatusVersionInvalid));
+    }
     Ok(Facts {
         schema_version,
         event_id,
         occurred_at,
+        occurred_at_is_number,
         payment_id,
         status_version,
         data: span,
@@ -271,9 +287,9 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts, Error> {
     })
 }
 
-fn non_empty_string(shape: Option<&Shape<'_>>) -> Option<String> {
+fn non_empty_string<'de>(shape: Option<&Shape<'de>>) -> Option<Cow<'de, str>> {
     match shape {
-        Some(Shape::Str(s)) if !s.is_empty() => Some(s.to_string()),
+        Some(Shape::Str(s)) if !s.is_empty() => Some(s.clone()),
         _ => None,
     }
 }

@@ -41,17 +41,22 @@ impl StatusVersion {
     /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
     pub fn parse(digits: &str) -> Result<Self, Error> {
+        if Self::is_valid(digits) {
+            Ok(StatusVersion(digits.to_owned()))
+        } else {
+            Err(Error::new(ErrorKind::StatusVersionInvalid))
+        }
+    }
+
+    /// Whether `digits` is a status version as [`parse`](Self::parse) reads one, without
+    /// keeping it.
+    pub(crate) fn is_valid(digits: &str) -> bool {
         let bytes = digits.as_bytes();
-        let valid = match bytes {
+        match bytes {
             [] => false,
             [b'0'] => true,
             [b'0', ..] => false,
             _ => bytes.iter().all(u8::is_ascii_digit),
-        };
-        if valid {
-            Ok(StatusVersion(digits.to_owned()))
-        } else {
-            Err(Error::new(ErrorKind::StatusVersionInvalid))
         }
     }
 

@@ -63,7 +63,8 @@ impl<'de> Scanner<'de> {
         Scanner {
             body,
             at: 0,
-            keys: Vec::new(),
+            // Room for the keys of a few nested objects: no growth for the usual event.
+            keys: Vec::with_capacity(32),
             duplicate: false,
             inexact: false,
             spans: collect.then(Vec::new),
@@ -110,7 +111,7 @@ impl<'de> Scanner<'de> {
     fn value(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
         self.skip_ws();
         match self.peek().ok_or(Syntax)? {
-            b'{' => self.object(depth, Some(spec)),
+            b'{' => self.object(depth, spec),
             b'"' => self.text().map(Shape::Str),
             b'-' | b'0'..=b'9' => {
                 let bytes = self.number()?;
@@ -128,7 +129,7 @@ impl<'de> Scanner<'de> {
     fn skip(&mut self, depth: usize) -> Scan<()> {
         self.skip_ws();
         match self.peek().ok_or(Syntax)? {
-            b'{' => self.object(depth, None).map(drop),
+            b'{' => self.members(depth, |scanner, _, depth| scanner.skip(depth)),
             b'[' => self.array(depth),
             b'"' => self.skip_string(),
             b'-' | b'0'..=b'9' => self.number().map(drop),
@@ -149,16 +150,47 @@ impl<'de> Scanner<'de> {
         }
     }
 
-    fn object(&mut self, depth: usize, capture: Option<&'static Spec>) -> Scan<Shape<'de>> {
+    /// An object whose fields `spec` names: each captured as its own spec says, the others
+    /// checked and skipped.
+    fn object(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
+        let start = self.at;
+        // Room for each field once: no growth while the usual object is read.
+        let mut fields = Vec::with_capacity(spec.0.len());
+        let mut unknown = false;
+        self.members(depth, |scanner, key, depth| {
+            match spec.0.iter().find(|(name, _)| name.as_bytes() == key) {
+                Some((name, nested)) => {
+                    let value = scanner.value(depth, nested)?;
+                    fields.push((*name, value));
+                }
+                None => {
+                    unknown = true;
+                    scanner.skip(depth)?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(Shape::Object {
+            fields,
+            span: start..self.at,
+            unknown,
+        })
+    }
+
+    /// The members of an object at `{`: each key read, then its value by `member` (given
+    /// the key and the depth inside the object), the keys compared for a repeat at the end.
+    /// Monomorphized per caller, so that an object nothing captures builds nothing.
+    fn members(
+        &mut self,
+        depth: usize,
+        mut member: impl FnMut(&mut Self, &[u8], usize) -> Scan<()>,
+    ) -> Scan<()> {
         let depth = depth.saturating_add(1);
         if depth > MAX_DEPTH {
             return Err(Syntax);
         }
-        let start = self.at;
         self.bump(); // {
         let own = self.keys.len();
-        let mut fields = Vec::new();
-        let mut unknown = false;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.bump();
@@ -170,16 +202,7 @@ impl<'de> Scanner<'de> {
                 }
                 let key = self.key()?;
                 self.expect(b':')?;
-                let field =
-                    capture.and_then(|spec| spec.0.iter().find(|(n, _)| n.as_bytes() == &*key));
-                unknown |= capture.is_some() && field.is_none();
-                match field {
-                    Some((name, nested)) => {
-                        let value = self.value(depth, nested)?;
-                        fields.push((*name, value));
-                    }
-                    None => self.skip(depth)?,
-                }
+                member(self, &key, depth)?;
                 self.keys.push(key);
                 self.skip_ws();
                 match self.peek() {
@@ -196,14 +219,7 @@ impl<'de> Scanner<'de> {
             self.duplicate = true;
         }
         self.keys.truncate(own);
-        Ok(match capture {
-            Some(_) => Shape::Object {
-                fields,
-                span: start..self.at,
-                unknown,
-            },
-            None => Shape::Other,
-        })
+        Ok(())
     }
 
     fn array(&mut self, depth: usize) -> Scan<()> {

@@ -26,9 +26,12 @@ function settle(outcome, bytes, parse, timestamp, signature) {
     }
     throw refusal(code, message);
   }
+  const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];
   // The core accepted the timestamp as 1 to 12 ASCII digits: Number() reads it exactly.
-  const out = { matchedSecret: limits.kinds[outcome % limits.outcomeInexact], timestamp: Number(timestamp) };
-  return parse ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), ...out } : out;
+  const seconds = Number(timestamp);
+  return parse
+    ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), matchedSecret, timestamp: seconds }
+    : { matchedSecret, timestamp: seconds };
 }
 
 const EMPTY = new Uint8Array(0);
