@@ -20,10 +20,10 @@ export const nodeMac = {
 /**
  * Bodies of at least this many bytes are hashed by node:crypto; smaller ones stay in
  * WebAssembly, where no per-call setup is paid. Where the two cross differs by runtime
- * (measured here, the same Verifier with either path forced; bench/limits.md): Node about
- * 1.3-2 KiB, Bun (JavaScriptCore runs the WebAssembly slower, its createHmac is cheap) about
- * 512 B, Deno (about 8 us to set up a createHmac) about 6-8 KiB.
+ * (measured here, the same Verifier with either path forced, alternated in one process;
+ * bench/limits.md): Node about 1280 B, Bun (JavaScriptCore runs the WebAssembly slower, its
+ * createHmac is cheap) about 300 B, Deno (about 5-6 us to set up a createHmac) about 3.5 KiB.
  */
 export const NODE_MIN_BODY_BYTES = typeof globalThis.process?.getBuiltinModule !== 'function' ? Infinity
-  : typeof globalThis.Bun !== 'undefined' ? 512
-    : typeof globalThis.Deno !== 'undefined' ? 8192 : 1280;
+  : typeof globalThis.Bun !== 'undefined' ? 320
+    : typeof globalThis.Deno !== 'undefined' ? 4096 : 1280;
