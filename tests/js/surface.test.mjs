@@ -879,6 +879,17 @@ for (const [label, api] of entries) {
       const secret = 'whsec_\ud83d\ude00_caf\u00e9';
       expectVerified(api, { ...base, secrets: secret, signature: sign(secret, TS, EVENT_TEXT) });
     });
+
+    // The core hands JavaScript its limits as one array, named by position in api/instance.mjs:
+    // each name must carry the core's value (src/options.rs, src/secret_set.rs).
+    test('the limits JavaScript quotes are the core\'s (4 secrets at most, maxBodyBytes up to 64 MiB)', () => {
+      const entries = (n) => Array.from({ length: n }, (_, i) => ({ secret: `${SECRET}-${i}`, kind: i === 0 ? 'active' : 'pending' }));
+      assert.ok(new api.Verifier({ secrets: entries(4), maxSkewSecs: SKEW }));
+      const tooMany = expectCode(api, () => new api.Verifier({ secrets: entries(5), maxSkewSecs: SKEW }), 'invalid_argument');
+      assert.match(tooMany.message, /at most 4 entries/);
+      const fraction = expectCode(api, () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 1.5 }), 'invalid_argument');
+      assert.match(fraction.message, new RegExp(`from 1 to ${64 * MIB} `));
+    });
   });
 
   describe(`${label}: Verifier reuse and free()`, () => {
