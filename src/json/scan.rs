@@ -15,6 +15,8 @@ use std::borrow::Cow;
 
 use super::{Shape, Span, Spec, text_survives_f64};
 
+mod strings;
+
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).
 pub(super) const MAX_DEPTH: usize = 127;
@@ -27,24 +29,6 @@ pub(super) const PAIRWISE_KEYS: usize = 16;
 pub(super) struct Syntax;
 
 type Scan<T> = Result<T, Syntax>;
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of every byte of `word` that is zero.
-const fn zero_bytes(word: u64) -> u64 {
-    word.wrapping_sub(ONES) & !word & HIGHS
-}
-
-/// The bytes of `word` (little endian) that end a plain run of string bytes, each as its high
-/// bit: `"`, `\` or a control byte. The lowest one is exact (a borrow only reaches the bytes
-/// above it), which is all [`Scanner::skip_plain`] reads.
-const fn stops(word: u64) -> u64 {
-    let quote = zero_bytes(word ^ ONES.wrapping_mul(b'"' as u64));
-    let backslash = zero_bytes(word ^ ONES.wrapping_mul(b'\\' as u64));
-    let control = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word & HIGHS;
-    quote | backslash | control
-}
 
 /// The state of one pass.
 pub(super) struct Scanner<'de> {
@@ -301,186 +285,6 @@ impl<'de> Scanner<'de> {
         self.digits();
         Ok(())
     }
-
-    /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
-    /// it has a byte outside ASCII. Its escapes and control bytes are checked, not its UTF-8.
-    fn raw_string(&mut self) -> Scan<(&'de [u8], bool, bool)> {
-        self.bump(); // "
-        let start = self.at;
-        let mut escaped = false;
-        let mut high = false;
-        loop {
-            high |= self.skip_plain();
-            match self.peek().ok_or(Syntax)? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    self.bump();
-                    self.escape()?;
-                }
-                0x00..=0x1f => return Err(Syntax),
-                _ => self.bump(),
-            }
-        }
-        let raw = self.body.get(start..self.at).ok_or(Syntax)?;
-        self.bump(); // "
-        Ok((raw, escaped, high))
-    }
-
-    /// A string nothing captures, checked whole (ASCII needs no UTF-8 check).
-    fn skip_string(&mut self) -> Scan<()> {
-        let (raw, _, high) = self.raw_string()?;
-        if high {
-            core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        }
-        Ok(())
-    }
-
-    /// A key: its bytes, decoded when it has escapes (so that `"a"` and `"\u0061"` are one key).
-    fn key(&mut self) -> Scan<Cow<'de, [u8]>> {
-        let (raw, escaped, high) = self.raw_string()?;
-        if escaped {
-            let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-            return Ok(Cow::Owned(decode(text)?.into_bytes()));
-        }
-        if high {
-            core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        }
-        Ok(Cow::Borrowed(raw))
-    }
-
-    /// A captured string, decoded (borrowed unless it has escapes).
-    fn text(&mut self) -> Scan<Cow<'de, str>> {
-        let (raw, escaped, _) = self.raw_string()?;
-        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        Ok(if escaped {
-            Cow::Owned(decode(text)?)
-        } else {
-            Cow::Borrowed(text)
-        })
-    }
-
-    /// Past the bytes of a string that need no look: eight at a time up to the first that
-    /// does, then one by one for the last few of the body. Whether one of them is outside ASCII.
-    fn skip_plain(&mut self) -> bool {
-        let mut seen = 0;
-        while let Some(word) = self
-            .at
-            .checked_add(8)
-            .and_then(|end| self.body.get(self.at..end))
-            .and_then(|chunk| <[u8; 8]>::try_from(chunk).ok())
-        {
-            let word = u64::from_le_bytes(word);
-            let stop = stops(word);
-            if stop != 0 {
-                // The plain bytes before the first stop: its index, and those bytes of `word`.
-                let plain = stop.trailing_zeros() / 8;
-                let before = u64::MAX.checked_shr(64_u32.saturating_sub(plain.saturating_mul(8)));
-                seen |= word & before.unwrap_or(0);
-                self.at = self.at.saturating_add(plain as usize);
-                return seen & HIGHS != 0;
-            }
-            seen |= word;
-            self.at = self.at.saturating_add(8);
-        }
-        let mut high = seen & HIGHS != 0;
-        while let Some(b) = self
-            .peek()
-            .filter(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-        {
-            high |= b >= 0x80;
-            self.bump();
-        }
-        high
-    }
-
-    /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
-    /// surrogate followed at once by `\u` and a low one.
-    fn escape(&mut self) -> Scan<()> {
-        match self.peek().ok_or(Syntax)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                self.bump();
-                Ok(())
-            }
-            b'u' => {
-                self.bump();
-                match self.hex4()? {
-                    0xD800..=0xDBFF => {
-                        if self.peek() != Some(b'\\') {
-                            return Err(Syntax);
-                        }
-                        self.bump();
-                        if self.peek() != Some(b'u') {
-                            return Err(Syntax);
-                        }
-                        self.bump();
-                        if (0xDC00..=0xDFFF).contains(&self.hex4()?) {
-                            Ok(())
-                        } else {
-                            Err(Syntax)
-                        }
-                    }
-                    0xDC00..=0xDFFF => Err(Syntax),
-                    _ => Ok(()),
-                }
-            }
-            _ => Err(Syntax),
-        }
-    }
-
-    fn hex4(&mut self) -> Scan<u16> {
-        let end = self.at.checked_add(4).ok_or(Syntax)?;
-        let digits = self.body.get(self.at..end).ok_or(Syntax)?;
-        let text = core::str::from_utf8(digits).map_err(|_| Syntax)?;
-        if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Syntax); // from_str_radix would take a sign
-        }
-        let value = u16::from_str_radix(text, 16).map_err(|_| Syntax)?;
-        self.at = end;
-        Ok(value)
-    }
-}
-
-/// A string's content (between its quotes, already checked) with its escapes decoded.
-fn decode(text: &str) -> Scan<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let decoded = match chars.next().ok_or(Syntax)? {
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'u' => {
-                let first = hex_unit(&mut chars)?;
-                if (0xD800..=0xDBFF).contains(&first) {
-                    // Checked by the scan: `\u` and a low surrogate follow.
-                    chars.next();
-                    chars.next();
-                    let second = hex_unit(&mut chars)?;
-                    char::decode_utf16([first, second])
-                        .next()
-                        .and_then(Result::ok)
-                        .ok_or(Syntax)?
-                } else {
-                    char::from_u32(u32::from(first)).ok_or(Syntax)?
-                }
-            }
-            other => other, // `"`, `\` and `/` stand for themselves
-        };
-        out.push(decoded);
-    }
-    Ok(out)
-}
-
-fn hex_unit(chars: &mut core::str::Chars<'_>) -> Scan<u16> {
-    let text: String = chars.by_ref().take(4).collect();
-    u16::from_str_radix(&text, 16).map_err(|_| Syntax)
 }
 
 /// Whether some key appears twice (reorders `keys`).
