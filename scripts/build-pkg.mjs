@@ -151,7 +151,7 @@ cpSync(join(templates, 'package.json'), join(out, 'package.json'));
 cpSync(join(templates, 'README.md'), join(out, 'README.md'));
 if (existsSync(join(root, 'LICENSE'))) cpSync(join(root, 'LICENSE'), join(out, 'LICENSE'));
 
-// 5. The Node entries, each one bundled module: the ESM entry (Node's loader pays for every
+// 6. The Node entries, each one bundled module: the ESM entry (Node's loader pays for every
 // module file it resolves and reads: a fresh process imported the unbundled entry in about
 // 15 ms, the bundle in about 9; bench/limits.md, cold start) and the CommonJS entry,
 // both from the same source, so import and require() get the same code.

@@ -199,7 +199,7 @@ impl RawVerifier {
 }
 
 impl RawVerifier {
-    /// What [`verify`](Self::verify) and [`verify_host`](Self::verify_host) share: `now`
+    /// What [`verify`](Self::verify) and [`verify_tags`](Self::verify_tags) share: `now`
     /// read, the delivery verified by `verified` (or, for a set reported late, its checks and
     /// then the set's error), the envelope checked with `parse`, the answer as a number.
     fn decide(
