@@ -89,17 +89,15 @@ pub fn error_codes() -> String {
 /// outcomeInexact` (api/instance.mjs names them). Numbers cross as one array: no formatting
 /// code runs, and nothing is built field by field across the boundary.
 #[wasm_bindgen]
+#[allow(clippy::cast_precision_loss)] // each is far below 2^53
 pub fn constants() -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)] // each is far below 2^53
-    let sizes = [
+    vec![
         crate::DEFAULT_MAX_BODY_BYTES as f64,
         crate::MAX_MAX_BODY_BYTES as f64,
         crate::MAX_SECRETS as f64,
         crate::MAX_SIGNATURE_HEADER_BYTES as f64,
-    ];
-    let mut out = sizes.to_vec();
-    out.push(f64::from(verify::OUTCOME_INEXACT));
-    out
+        f64::from(verify::OUTCOME_INEXACT),
+    ]
 }
 
 /// The secret kinds in the order `RawVerifier.verify` numbers them, separated by commas.
