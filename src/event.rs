@@ -171,17 +171,12 @@ pub fn parse_event(body: &[u8]) -> Result<Event, Error> {
     let facts = check_envelope(body)?;
     // JSON that serde_json accepted is UTF-8 throughout.
     let envelope = core::str::from_utf8(body).map_err(|_| Error::new(ErrorKind::EventNotJson))?;
-    let occurred_at = facts.occurred_at.into_owned();
     Ok(Event {
         envelope: envelope.into(),
         data: facts.data,
         schema_version: facts.schema_version.into_owned(),
         event_id: facts.event_id.into_owned(),
-        occurred_at: if facts.occurred_at_is_number {
-            OccurredAt::Number(occurred_at)
-        } else {
-            OccurredAt::String(occurred_at)
-        },
+        occurred_at: facts.occurred_at.into_owned(),
         payment_id: facts.payment_id.into_owned(),
         // Checked by check_envelope: this cannot fail.
         status_version: StatusVersion::parse(&facts.status_version)?,
@@ -205,9 +200,7 @@ static ENVELOPE: Spec = Spec(&[
 pub(crate) struct Facts<'de> {
     pub(crate) schema_version: Cow<'de, str>,
     pub(crate) event_id: Cow<'de, str>,
-    /// The string, or the number's exact text (see `occurred_at_is_number`).
-    pub(crate) occurred_at: Cow<'de, str>,
-    pub(crate) occurred_at_is_number: bool,
+    pub(crate) occurred_at: OccurredAtText<'de>,
     pub(crate) payment_id: Cow<'de, str>,
     /// Decimal digits, checked as a [`StatusVersion`].
     pub(crate) status_version: Cow<'de, str>,
@@ -216,6 +209,22 @@ pub(crate) struct Facts<'de> {
     /// Some number in the document would change as a double.
     #[cfg_attr(not(feature = "wasm"), allow(dead_code))]
     pub(crate) inexact: bool,
+}
+
+/// [`OccurredAt`] as the checks read it, borrowed from the body where it can be.
+#[derive(Debug)]
+pub(crate) enum OccurredAtText<'de> {
+    String(Cow<'de, str>),
+    Number(&'de str),
+}
+
+impl OccurredAtText<'_> {
+    fn into_owned(self) -> OccurredAt {
+        match self {
+            OccurredAtText::String(s) => OccurredAt::String(s.into_owned()),
+            OccurredAtText::Number(n) => OccurredAt::Number(n.to_owned()),
+        }
+    }
 }
 
 /// The code of a document the strict JSON scan refused.
@@ -250,9 +259,9 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts<'_>, Error> {
     };
     let event_id = non_empty_string(top.field("event_id"))
         .ok_or(malformed("event_id is missing, empty or not a string"))?;
-    let (occurred_at, occurred_at_is_number) = match top.field("occurred_at") {
-        Some(Shape::Str(s)) => (s.clone(), false),
-        Some(Shape::Num(n)) => (Cow::Borrowed(*n), true),
+    let occurred_at = match top.field("occurred_at") {
+        Some(Shape::Str(s)) => OccurredAtText::String(s.clone()),
+        Some(Shape::Num(n)) => OccurredAtText::Number(n),
         _ => {
             return Err(malformed(
                 "occurred_at is missing, or not a string or a number",
@@ -279,7 +288,6 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts<'_>, Error> {
         schema_version,
         event_id,
         occurred_at,
-        occurred_at_is_number,
         payment_id,
         status_version,
         data: span,
