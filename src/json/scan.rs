@@ -70,8 +70,11 @@ impl<'de> Scanner<'de> {
         self.body.get(self.at).copied()
     }
 
+    /// One byte on. `at` never passes the end by more than a byte, and a slice is at most
+    /// `isize::MAX` long, so the sum cannot wrap: a plain add (a saturating one costs a
+    /// compare and a select per byte, 3 % of the scan in wasm).
     fn bump(&mut self) {
-        self.at = self.at.saturating_add(1);
+        self.at = self.at.wrapping_add(1);
     }
 
     fn skip_ws(&mut self) {

@@ -100,11 +100,12 @@ impl<'de> Scanner<'de> {
                 let plain = stop.trailing_zeros() / 8;
                 let before = u64::MAX.checked_shr(64_u32.saturating_sub(plain.saturating_mul(8)));
                 seen |= word & before.unwrap_or(0);
-                self.at = self.at.saturating_add(plain as usize);
+                // Within the eight bytes just read, as below: no wrap (see `bump`).
+                self.at = self.at.wrapping_add(plain as usize);
                 return seen & HIGHS != 0;
             }
             seen |= word;
-            self.at = self.at.saturating_add(8);
+            self.at = self.at.wrapping_add(8);
         }
         let mut high = seen & HIGHS != 0;
         while let Some(b) = self
