@@ -115,9 +115,11 @@ crate-package:
 	$(CARGO) package --quiet --locked --allow-dirty
 # --- end issue 13 ---
 
-## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test)
+## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test), with
+## simd128 on as scripts/build-pkg.mjs builds the package (sha2's wasm SIMD backend)
 wasm-test:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	RUSTFLAGS='-C target-feature=+simd128' \
 		$(CARGO) test --target wasm32-unknown-unknown --test wasm
 
 ## pkg: build the npm package into pkg/
