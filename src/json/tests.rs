@@ -204,6 +204,40 @@ fn strings_of_every_length_around_the_eight_byte_steps() {
 }
 
 #[test]
+fn after_a_character_outside_ascii_the_skip_still_stops_where_it_must() {
+    // A byte outside ASCII ends the ASCII-only words; the rest of that string is read by a
+    // second loop. Past such a byte at every offset: a quote, backslash or control byte is
+    // still found at every later offset, and bytes that are not UTF-8 are refused.
+    let accepts = |bytes: &[u8]| scan(bytes, &OUTER).is_ok();
+    for len in 1..28 {
+        for at in 0..len {
+            for later in at + 1..len + 1 {
+                let mut body = b"[\"".to_vec();
+                body.extend(std::iter::repeat_n(b'x', at));
+                body.extend("\u{e9}".as_bytes());
+                body.extend(std::iter::repeat_n(b'y', later - at - 1));
+                let head = body.len();
+                body.extend(b"zz\"]");
+                assert!(accepts(&body), "{:?}", String::from_utf8_lossy(&body));
+                for stop in [b'\x01', b'\x1f', b'"'] {
+                    let mut bad = body.clone();
+                    bad[head] = stop;
+                    assert!(!accepts(&bad), "{:?}", String::from_utf8_lossy(&bad));
+                }
+                let mut escaped = body.clone();
+                escaped.splice(head..head + 1, *b"\\n");
+                assert!(accepts(&escaped), "{:?}", String::from_utf8_lossy(&escaped));
+                for broken in [0x80, 0xff] {
+                    let mut bad = body.clone();
+                    bad[head] = broken;
+                    assert!(!accepts(&bad), "{:?}", String::from_utf8_lossy(&bad));
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn nesting_limit_is_serde_jsons() {
     // serde_json reads 127 nested arrays or objects and refuses 128 (its recursion limit);
     // the walk goes through the same checks, one level per level.

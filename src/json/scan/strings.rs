@@ -85,29 +85,48 @@ impl<'de> Scanner<'de> {
 
     /// Past the bytes of a string that need no look: eight at a time up to the first that
     /// does, then one by one for the last few of the body. Whether one of them is outside ASCII.
+    ///
+    /// ASCII first: a byte outside ASCII also stops the words, so that a string of ASCII (the
+    /// usual key or value) costs no bookkeeping; past one, [`skip_plain_high`](Self::skip_plain_high)
+    /// reads the rest of the string.
     fn skip_plain(&mut self) -> bool {
-        let mut seen = 0;
-        while let Some(word) = self
-            .at
+        while let Some(word) = self.word() {
+            let stop = stops(word) | (word & HIGHS);
+            if stop != 0 {
+                // The first byte that stops: within the eight just read (no wrap, see `bump`).
+                self.at = self.at.wrapping_add((stop.trailing_zeros() / 8) as usize);
+                return self.peek().is_some_and(|b| b >= 0x80) && self.skip_plain_high();
+            }
+            self.at = self.at.wrapping_add(8);
+        }
+        self.skip_plain_tail(false)
+    }
+
+    /// As [`skip_plain`](Self::skip_plain), from a byte outside ASCII: the bytes outside ASCII
+    /// do not stop the words. Always true.
+    fn skip_plain_high(&mut self) -> bool {
+        while let Some(word) = self.word() {
+            let stop = stops(word);
+            if stop != 0 {
+                self.at = self.at.wrapping_add((stop.trailing_zeros() / 8) as usize);
+                return true;
+            }
+            self.at = self.at.wrapping_add(8);
+        }
+        self.skip_plain_tail(true)
+    }
+
+    /// The eight bytes at `at`, if the body holds them.
+    fn word(&self) -> Option<u64> {
+        self.at
             .checked_add(8)
             .and_then(|end| self.body.get(self.at..end))
             .and_then(|chunk| <[u8; 8]>::try_from(chunk).ok())
-        {
-            let word = u64::from_le_bytes(word);
-            let stop = stops(word);
-            if stop != 0 {
-                // The plain bytes before the first stop: its index, and those bytes of `word`.
-                let plain = stop.trailing_zeros() / 8;
-                let before = u64::MAX.checked_shr(64_u32.saturating_sub(plain.saturating_mul(8)));
-                seen |= word & before.unwrap_or(0);
-                // Within the eight bytes just read, as below: no wrap (see `bump`).
-                self.at = self.at.wrapping_add(plain as usize);
-                return seen & HIGHS != 0;
-            }
-            seen |= word;
-            self.at = self.at.wrapping_add(8);
-        }
-        let mut high = seen & HIGHS != 0;
+            .map(u64::from_le_bytes)
+    }
+
+    /// The last few bytes of the body, one by one; `high` if one outside ASCII was seen before.
+    fn skip_plain_tail(&mut self, mut high: bool) -> bool {
         while let Some(b) = self
             .peek()
             .filter(|&b| b >= 0x20 && b != b'"' && b != b'\\')
