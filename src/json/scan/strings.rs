@@ -138,7 +138,9 @@ impl<'de> Scanner<'de> {
     }
 
     /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
-    /// surrogate followed at once by `\u` and a low one.
+    /// surrogate followed at once by `\u` and a low one. Out of line: most strings have no
+    /// escape, and [`raw_string`](Self::raw_string) then needs no stack frame in wasm.
+    #[inline(never)]
     fn escape(&mut self) -> Scan<()> {
         match self.peek().ok_or(Syntax)? {
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
