@@ -261,10 +261,18 @@ impl<'de> Scanner<'de> {
         }
         let bytes = self.body.get(start..self.at).ok_or(Syntax)?;
         // An integer of at most 15 digits is below 10^15 < 2^53: exact, nothing to look at.
-        if integer && bytes.len() <= 15 {
-            return Ok(bytes);
+        if !(integer && bytes.len() <= 15) {
+            self.note_inexact(start, bytes)?;
         }
-        // The grammar above admits ASCII only.
+        Ok(bytes)
+    }
+
+    /// Notes the number `bytes` (from `start`) if a double cannot hold it. Out of line: the
+    /// usual number needs no look, and [`number`](Self::number) then needs no stack frame in
+    /// wasm.
+    #[inline(never)]
+    fn note_inexact(&mut self, start: usize, bytes: &[u8]) -> Scan<()> {
+        // The grammar admits ASCII only.
         let text = core::str::from_utf8(bytes).map_err(|_| Syntax)?;
         if !text_survives_f64(text) {
             self.inexact = true;
@@ -272,7 +280,7 @@ impl<'de> Scanner<'de> {
                 spans.push(start..self.at);
             }
         }
-        Ok(bytes)
+        Ok(())
     }
 
     fn digits(&mut self) {
@@ -302,7 +310,14 @@ fn repeats(keys: &mut [Cow<'_, [u8]>]) -> bool {
         }
         false
     } else {
-        keys.sort_unstable();
-        keys.windows(2).any(|pair| pair.first() == pair.get(1))
+        sorted_repeats(keys)
     }
+}
+
+/// [`repeats`] for more than [`PAIRWISE_KEYS`] keys: sorted, then neighbours compared. Out of
+/// line: most objects have a few keys, and `repeats` then needs no stack frame in wasm.
+#[inline(never)]
+fn sorted_repeats(keys: &mut [Cow<'_, [u8]>]) -> bool {
+    keys.sort_unstable();
+    keys.windows(2).any(|pair| pair.first() == pair.get(1))
 }
