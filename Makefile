@@ -198,6 +198,7 @@ DIFF_SEED ?= 20261122
 differential: consumer
 	python3 tests/differential/generate.py target/differential $(if $(DIFF_SEED),--seed $(DIFF_SEED))
 	node tests/differential/run.mjs target/differential
+	bun tests/differential/run.mjs target/differential c
 
 ## memory-test: wasm memory and rss flat over 1e6 verifications and 1e5 Verifier cycles;
 ## verifiers whose free() is forgotten are reclaimed by the FinalizationRegistry

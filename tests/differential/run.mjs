@@ -3,6 +3,7 @@
 //
 //   python3 tests/differential/generate.py target/differential
 //   node tests/differential/run.mjs target/differential
+//   bun tests/differential/run.mjs target/differential c    (part c only, Bun's HMAC)
 //
 // (a) For every case of cases.bin: node:crypto's HMAC equals Python's; signWebhook gives the
 //     same tag; verifySignature accepts Python's tag (in one of four spellings: lowercase hex,
@@ -13,8 +14,9 @@
 //     generateTestHeaderString writes that very header; on JSON bodies stripe's constructEvent
 //     and the package's verifyWebhook give the same parsed object; at now = ts + tolerance both
 //     accept and one second later both reject; a tampered body both reject.
-// (c) Every case of cases.bin through both HMAC paths of the node entry (node:crypto's and the
-//     WebAssembly one, forced in turn): the same answers, under four rotation sets.
+// (c) Every case of cases.bin through both HMAC paths of the node entry (the runtime's, node:crypto
+//     or Bun's CryptoHasher, and the WebAssembly one, forced in turn): the same answers, under
+//     four rotation sets.
 // Ends with "N passed, M failed" (cases); exit status 1 when anything failed.
 
 import { readFileSync } from 'node:fs';
@@ -222,26 +224,27 @@ function partB() {
 }
 
 // ---------------------------------------------------------------------------------------
-// (c) The two HMAC paths of the node entry: node:crypto's (hardware SHA, bodies of
-//     hostMac.minBodyBytes or more) and the WebAssembly one, forced in turn on every case of
-//     cases.bin, give the same answer: Python's tag accepted with the same kind, one bit
+// (c) The two HMAC paths of the node entry: the runtime's (hardware SHA, bodies of
+//     hostMac.minBodyBytes or more: node:crypto, or Bun's CryptoHasher) and the WebAssembly
+//     one, forced in turn on every case of cases.bin, give the same answer: Python's tag accepted with the same kind, one bit
 //     flipped in the tag or the body refused with the same code and message, under a
 //     rotation set whose matching entry is active, pending, retiring within its overlap or
 //     retiring past it.
 
 async function partC() {
   // The shipped node entry is one bundled module, so its switch cannot be reached from here:
-  // the same three steps it takes (instantiate, install node:crypto's HMAC at the same
+  // the same three steps it takes (instantiate, install the runtime's HMAC at the same
   // threshold, re-export the layer) are taken on the package's unbundled modules.
   const dist = join(packageDir, 'dist');
   const load = (file) => import(pathToFileURL(join(dist, file)).href);
   const glue = await load('cryptopay_verify_bg.js');
   const { startFromModule } = await load('api/start.mjs');
   const { hostMac, installHostMac } = await load('api/host-mac.mjs');
-  const { NODE_MIN_BODY_BYTES, nodeMac } = await load('api/node-mac.mjs');
+  const { runtimeMac, nodeMac: nodeMacOf } = await load('api/node-mac.mjs');
+  const { mac: hostHmac, minBodyBytes } = runtimeMac();
   const api = await load('public.mjs');
   startFromModule(glue, new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))));
-  installHostMac(nodeMac, NODE_MIN_BODY_BYTES);
+  installHostMac(hostHmac, minBodyBytes);
   const threshold = hostMac.minBodyBytes;
   const data = readFileSync(join(dir, 'cases.bin'));
   const tally = { cases: 0, passed: 0, sameAnswers: 0, pythonAgrees: 0, faults: 0, faultsRefused: 0 };
@@ -316,9 +319,9 @@ async function partC() {
     ];
     for (const [i, [tag, want]] of faults.entries()) {
       tally.faults += 1;
-      installHostMac({ key: nodeMac.key, tag }, 0);
+      installHostMac({ key: hostHmac.key, tag }, 0);
       const got = answer(() => verifier.verifySignature(delivery));
-      installHostMac(nodeMac, 0);
+      installHostMac(hostHmac, 0);
       const after = answer(() => verifier.verifySignature(delivery));
       const check = caseChecks('(c) faults', i);
       check(got.startsWith(want), 'a faulty host HMAC is not answered as it should be', got);
@@ -327,38 +330,51 @@ async function partC() {
     }
     verifier.free();
   } finally {
-    installHostMac(nodeMac, threshold);
+    installHostMac(hostHmac, threshold);
   }
-  return { ...tally, threshold };
+  return { ...tally, threshold, host: hostHmac === nodeMacOf ? 'node:crypto' : 'Bun.CryptoHasher' };
 }
 
-const a = partA();
+// PARTS (argument 2, default abc): the parts to run. `make differential` runs all three in
+// Node, and part (c) again in Bun, whose node entry installs Bun's own HMAC.
+const parts = process.argv[3] ?? 'abc';
+const none = { cases: 0, passed: 0 };
+const a = parts.includes('a') ? partA() : none;
 const aDone = Date.now();
-const b = partB();
+const b = parts.includes('b') ? partB() : none;
 const bDone = Date.now();
-const c = await partC();
+const c = parts.includes('c') ? await partC() : { ...none, faults: 0, faultsRefused: 0 };
 const seconds = (ms) => (ms / 1000).toFixed(1);
+const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
 
-console.log(`(a) seed ${a.seed}: ${a.cases} cases (secrets 1-200 UTF-8 bytes, bodies 0-4096 arbitrary bytes) in ${seconds(aDone - started)} s`);
-console.log(`    node:crypto HMAC == Python hmac: ${a.nodeCrypto}/${a.cases}`);
-console.log(`    signWebhook == Python hmac: ${a.signWebhook}/${a.cases}`);
-console.log(`    verifySignature accepts Python's tag: ${a.accepted}/${a.cases}`);
-console.log(`    one tag bit flipped -> signature_mismatch: ${a.tagFlipRejected}/${a.cases}`);
-console.log(`    one body bit flipped -> signature_mismatch: ${a.bodyFlipRejected}/${a.bodyFlips}`);
-console.log(`(b) ${b.cases} cases against stripe ${Stripe.PACKAGE_VERSION ?? ''} (valid UTF-8 bodies, ${b.jsonCases} of them JSON events) in ${seconds(Date.now() - aDone)} s`);
-console.log(`    both accept t=<ts>,v1=<hex>: ${b.bothAccept}/${b.cases}`);
-console.log(`    stripe's generateTestHeaderString == Python's header: ${b.sameHeader}/${b.cases}`);
-console.log(`    signWebhook == Python == stripe: ${b.sameTag}/${b.cases}`);
-console.log(`    constructEvent == verifyWebhook event: ${b.sameEvent}/${b.jsonCases}`);
-console.log(`    tolerance boundary (ts+tol both accept, +1 both reject): ${b.boundary}/${b.cases}`);
-console.log(`    tampered body rejected by both: ${b.tamperedBothReject}/${b.cases}`);
-console.log(`(c) ${c.cases} cases through both HMAC paths of the node entry (node:crypto from ${c.threshold} bytes, else WebAssembly), each as valid, tag-flipped and body-flipped, verifySignature and verifyWebhook, four rotation sets, in ${seconds(Date.now() - bDone)} s`);
-console.log(`    same answers (kind, timestamp, code and message): ${c.sameAnswers}/${c.cases}`);
-console.log(`    answers as Python's tag implies: ${c.pythonAgrees}/${c.cases}`);
-console.log(`    a faulty host HMAC: one that throws left to the WebAssembly HMAC, 31 bytes or a string refused as invalid_argument, the next delivery verified: ${c.faultsRefused}/${c.faults}`);
+if (parts.includes('a')) {
+  console.log(`(a) seed ${a.seed}: ${a.cases} cases (secrets 1-200 UTF-8 bytes, bodies 0-4096 arbitrary bytes) in ${seconds(aDone - started)} s`);
+  console.log(`    node:crypto HMAC == Python hmac: ${a.nodeCrypto}/${a.cases}`);
+  console.log(`    signWebhook == Python hmac: ${a.signWebhook}/${a.cases}`);
+  console.log(`    verifySignature accepts Python's tag: ${a.accepted}/${a.cases}`);
+  console.log(`    one tag bit flipped -> signature_mismatch: ${a.tagFlipRejected}/${a.cases}`);
+  console.log(`    one body bit flipped -> signature_mismatch: ${a.bodyFlipRejected}/${a.bodyFlips}`);
+}
+if (parts.includes('b')) {
+  console.log(`(b) ${b.cases} cases against stripe ${Stripe.PACKAGE_VERSION ?? ''} (valid UTF-8 bodies, ${b.jsonCases} of them JSON events) in ${seconds(Date.now() - aDone)} s`);
+  console.log(`    both accept t=<ts>,v1=<hex>: ${b.bothAccept}/${b.cases}`);
+  console.log(`    stripe's generateTestHeaderString == Python's header: ${b.sameHeader}/${b.cases}`);
+  console.log(`    signWebhook == Python == stripe: ${b.sameTag}/${b.cases}`);
+  console.log(`    constructEvent == verifyWebhook event: ${b.sameEvent}/${b.jsonCases}`);
+  console.log(`    tolerance boundary (ts+tol both accept, +1 both reject): ${b.boundary}/${b.cases}`);
+  console.log(`    tampered body rejected by both: ${b.tamperedBothReject}/${b.cases}`);
+}
+if (parts.includes('c')) {
+  console.log(`(c) ${runtime}: ${c.cases} cases through both HMAC paths of the node entry (${c.host} from ${c.threshold} bytes, else WebAssembly), each as valid, tag-flipped and body-flipped, verifySignature and verifyWebhook, four rotation sets, in ${seconds(Date.now() - bDone)} s`);
+  console.log(`    same answers (kind, timestamp, code and message): ${c.sameAnswers}/${c.cases}`);
+  console.log(`    answers as Python's tag implies: ${c.pythonAgrees}/${c.cases}`);
+  console.log(`    a faulty host HMAC: one that throws left to the WebAssembly HMAC, 31 bytes or a string refused as invalid_argument, the next delivery verified: ${c.faultsRefused}/${c.faults}`);
+}
 for (const line of failures) console.log(`FAIL ${line}`);
 const passed = a.passed + b.passed + c.passed;
 const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed) + (c.faults - c.faultsRefused);
 console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = failed === 0 && a.cases >= 100000 && b.cases >= 10000 && c.cases >= 100000 ? 0 : 1;
-if (failed === 0 && (a.cases < 100000 || b.cases < 10000)) console.log('too few cases: (a) needs >= 100000, (b) >= 10000');
+const enough = (!parts.includes('a') || a.cases >= 100000) && (!parts.includes('b') || b.cases >= 10000)
+  && (!parts.includes('c') || c.cases >= 100000);
+process.exitCode = failed === 0 && enough ? 0 : 1;
+if (failed === 0 && !enough) console.log('too few cases: (a) and (c) need >= 100000, (b) >= 10000');

@@ -1,7 +1,8 @@
 // The host's own HMAC-SHA256, where the runtime has one that uses the CPU's SHA instructions
-// (node:crypto in Node, Bun and Deno; WebAssembly has none). The node entry installs it; the
-// others (Workers, edge runtimes, browsers) keep the WebAssembly HMAC, whose answers it
-// equals (tests/differential runs every case through both).
+// (node:crypto in Node and Deno, Bun's CryptoHasher in Bun; WebAssembly has none: see
+// node-mac.mjs). The node entry installs it; the others (Workers, edge runtimes, browsers)
+// keep the WebAssembly HMAC, whose answers it equals (tests/differential runs every case
+// through both).
 //
 // Only the HMAC moves: the core still reads the headers (a malformed one is reported with its
 // own code), compares the tags with the signature's candidates in constant time, applies the
@@ -9,7 +10,8 @@
 // call into wasm, the tags among its arguments): a delivery whose headers are present but
 // malformed is hashed before it is refused, as a forged one with well-formed headers is.
 // Below `minBodyBytes` the WebAssembly HMAC is faster than node:crypto's per-call setup, so
-// small deliveries stay in WebAssembly (bench/limits.md has the measurement).
+// small deliveries stay in WebAssembly (in Bun there is no such size: node-mac.mjs;
+// bench/limits.md has the measurements).
 
 /** The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag. */
 export const hostMac = { key: null, tag: null, minBodyBytes: Infinity };

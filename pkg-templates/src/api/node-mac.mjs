@@ -1,4 +1,4 @@
-// node:crypto's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), as the node
+// The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), as the node
 // entry installs it for Node, Bun and Deno (see host-mac.mjs). A module of its own so that the
 // differential test (tests/differential) installs exactly this into the unbundled layer.
 //
@@ -18,12 +18,43 @@ export const nodeMac = {
 };
 
 /**
- * Bodies of at least this many bytes are hashed by node:crypto; smaller ones stay in
- * WebAssembly, where no per-call setup is paid. Where the two cross differs by runtime
- * (measured here, the same Verifier with either path forced, alternated in one process;
- * bench/limits.md): Node about 1280 B, Bun (JavaScriptCore runs the WebAssembly slower, its
- * createHmac is cheap) about 300 B, Deno (about 5-6 us to set up a createHmac) about 3.5 KiB.
+ * Bun's own HMAC: a `Bun.CryptoHasher` keyed once per secret, copied for each tag (the keyed
+ * state is not set up again, as `createHmac` does on every call). In Bun this costs less than
+ * the WebAssembly HMAC at every body size measured, and less than `createHmac`.
  */
-export const NODE_MIN_BODY_BYTES = typeof globalThis.process?.getBuiltinModule !== 'function' ? Infinity
-  : typeof globalThis.Bun !== 'undefined' ? 320
-    : typeof globalThis.Deno !== 'undefined' ? 4096 : 1280;
+export const bunMac = {
+  key: (secret) => new globalThis.Bun.CryptoHasher('sha256', Buffer.from(secret, 'utf8')),
+  tag: (key, timestamp, body) => {
+    // One update for the timestamp and its period: a call into Bun less (about 25 ns).
+    const hasher = key.copy();
+    hasher.update(`${timestamp}.`);
+    hasher.update(body);
+    return hasher.digest();
+  },
+};
+
+// Whether this Bun keys a CryptoHasher with HMAC and copies it (asked once, in Bun only).
+function bunHasKeyedCopy() {
+  try {
+    const tag = bunMac.tag(bunMac.key('k'), '0', new Uint8Array(1));
+    return tag instanceof Uint8Array && tag.length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The HMAC the node entry installs in this runtime, and the body size from which it hashes
+ * (smaller bodies stay in WebAssembly, where no per-call setup is paid). Measured per runtime
+ * (the same Verifier with either path forced, alternated in one process; bench/limits.md):
+ * Node's `createHmac` overtakes the WebAssembly HMAC at about 1280 B; Bun's keyed copy at every
+ * size (its `createHmac` at about 300 B: JavaScriptCore runs the WebAssembly slower); Deno's
+ * `createHmac` (about 5-6 us to set up) at about 3.5 KiB. Where `process.getBuiltinModule`
+ * is missing (Node before 20.16), none: WebAssembly hashes every body.
+ */
+export function runtimeMac() {
+  if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) return { mac: bunMac, minBodyBytes: 0 };
+  if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity };
+  if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320 };
+  return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 4096 : 1280 };
+}
