@@ -2,13 +2,15 @@
 //   - Node ESM and CommonJS: the receiver loads the package's own entry for that mode, so the
 //     process holds ONE WebAssembly instance (and one CryptoPayError class), not two;
 //   - a Worker bundle (wrangler): the receiver pulls in the workerd entry, never Node's;
-//   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno; Node's own when it has it).
+//   - the same in the oldest and newest Node LTS (tests/runtimes/node-lts, from `make setup`);
+//   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno, the Node LTS lines, and the
+//     machine's Node when it has it).
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { run } from '../runtimes/lib.mjs';
+import { NODE_LTS, run } from '../runtimes/lib.mjs';
 import { bundleWorker, workerFolder } from './lib/d1.mjs';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, tempDir } from './lib/helpers.mjs';
 
@@ -41,22 +43,32 @@ const USE_BOTH = `const body = JSON.stringify({ schema_version: '1', event_id: '
   try { rx.createReceiver({}); } catch (error) { sameErrorClass = error instanceof cv.CryptoPayError; }
   console.log(${JSON.stringify(RESULT)} + JSON.stringify({ instances, status: answer.status, sameErrorClass }));`;
 
-test('Node ESM: import of the receiver and of the package share one WebAssembly instance', async () => {
-  const result = await runScript('instances.mjs', `${COUNTING}
+// The machine's Node, and the oldest and newest LTS (where require() can also load ES modules).
+const NODES = [{ label: `Node ${process.versions.node.split('.')[0]}`, bin: process.execPath }, ...NODE_LTS];
+
+for (const { label, bin: node } of NODES) {
+  test(`${label} ESM: import of the receiver and of the package share one WebAssembly instance`, async () => {
+    const result = await runScript('instances.mjs', `${COUNTING}
 const rx = await import('cryptopay-verify/receiver');
 const cv = await import('cryptopay-verify');
 { ${USE_BOTH} }
-`, process.execPath, []);
-  assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
-});
+`, node, []);
+    assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
+  });
+}
 
-test('Node CommonJS: require of the receiver and of the package share one WebAssembly instance', async () => {
-  const result = await runScript('instances.cjs', `${COUNTING}
+for (const { label, bin: node } of NODES) {
+  test(`${label} CommonJS: require of the receiver and of the package share one WebAssembly instance`, async () => {
+    const result = await runScript('instances.cjs', `${COUNTING}
 const rx = require('cryptopay-verify/receiver');
 const cv = require('cryptopay-verify');
 (async () => { ${USE_BOTH} })();
-`, process.execPath, []);
-  assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
+`, node, []);
+    assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
+  });
+}
+
+test('the receiver\'s CommonJS build requires the package by its name (so both share its entry)', () => {
   assert.match(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.cjs'), 'utf8'), /require\("cryptopay-verify"\)/);
 });
 
@@ -128,13 +140,17 @@ const openDb = (file) => new DatabaseSync(file);`, join(dir, 'deno.sqlite')), bi
   assert.deepEqual(result, EXPECTED);
 });
 
+// Node has node:sqlite from 22.5 (unflagged from 22.13): the LTS lines run it; the machine's
+// Node too when it has it.
 const nodeHasSqlite = await import('node:sqlite').then(() => true, () => false);
-test('sqliteStore on node:sqlite (Node\'s own)', { skip: !nodeHasSqlite && `Node ${process.version} has no node:sqlite (22.5 and later do); Deno's ran above` }, async () => {
-  const file = join(tempDir(), 'node.sqlite');
-  const result = await runScript('node-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
-const openDb = (file) => new DatabaseSync(file);`, file), process.execPath, ['--no-warnings']);
-  assert.deepEqual(result, EXPECTED);
-});
+for (const { label, bin: node } of [...(nodeHasSqlite ? NODES.slice(0, 1) : []), ...NODE_LTS]) {
+  test(`sqliteStore on node:sqlite (${label}), through receiver.fetch`, async () => {
+    const file = join(tempDir(), 'node.sqlite');
+    const result = await runScript('node-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
+const openDb = (file) => new DatabaseSync(file);`, file), node, ['--no-warnings']);
+    assert.deepEqual(result, EXPECTED);
+  });
+}
 
 // The typings of the subpath, as a TypeScript user compiles against them (node16 resolution,
 // ESM and CommonJS, strict). The @ts-expect-error lines fail the compile if a type were `any`.

@@ -13,6 +13,16 @@ import { fileURLToPath } from 'node:url';
 
 const modules = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules');
 
+/**
+ * The supported Node LTS lines the tests also run the installed package on (binaries from npm,
+ * installed by `make setup` into tests/runtimes/node-lts): the oldest and the newest.
+ */
+export const NODE_LTS = ['node22', 'node26'].map((id) => ({
+  id,
+  label: `Node ${id.slice(4)} LTS`,
+  bin: join(dirname(fileURLToPath(import.meta.url)), 'node-lts', 'node_modules', id, 'bin', 'node'),
+}));
+
 /** The installed wrangler's version. */
 export const wranglerVersion = () => JSON.parse(readFileSync(join(modules, 'wrangler', 'package.json'), 'utf8')).version;
 
