@@ -13,14 +13,19 @@
 // small deliveries stay in WebAssembly (in Bun there is no such size: node-mac.mjs;
 // bench/limits.md has the measurements).
 
-/** The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag. */
-export const hostMac = { key: null, tag: null, minBodyBytes: Infinity };
+/**
+ * The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag; it
+ * hashes bodies of `minBodyBytes` or more for a Verifier, and of `oneShotMinBodyBytes` or
+ * more for the one-shot functions (which make the host's key on every call).
+ */
+export const hostMac = { key: null, tag: null, minBodyBytes: Infinity, oneShotMinBodyBytes: Infinity };
 
 /** Installs the runtime's HMAC (see node entry). */
-export function installHostMac({ key, tag }, minBodyBytes) {
+export function installHostMac({ key, tag }, minBodyBytes, oneShotMinBodyBytes = minBodyBytes) {
   hostMac.key = key;
   hostMac.tag = tag;
   hostMac.minBodyBytes = minBodyBytes;
+  hostMac.oneShotMinBodyBytes = oneShotMinBodyBytes;
 }
 
 /**

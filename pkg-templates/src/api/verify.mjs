@@ -37,16 +37,16 @@ function settle(outcome, bytes, parse, timestamp, signature) {
 const EMPTY = new Uint8Array(0);
 
 // One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
-// gives the host's keys of the same secrets, or null: a body of `hostMac.minBodyBytes` or
-// more is then hashed by the host and the core decides with its tags (it still reads the
+// gives the host's keys of the same secrets, or null: a body of `minBody` bytes or more
+// (`hostMac.minBodyBytes`, or `oneShotMinBodyBytes` for a one-shot call) is then hashed by the host and the core decides with its tags (it still reads the
 // headers first and reports a malformed one with its own code). A delivery missing a header
 // is left to the core, which refuses it without hashing its body; so is one the host fails
 // to hash (the WebAssembly HMAC gives the same answers).
-function verifyWith(raw, limit, input, now, parse, hostKeysOf) {
+function verifyWith(raw, limit, input, now, parse, minBody, hostKeysOf) {
   const bytes = bodyBytes(input.body, limit);
   const timestamp = headerValue(input.timestamp);
   const signature = headerValue(input.signature);
-  const tags = hostMac.key !== null && bytes.byteLength >= hostMac.minBodyBytes && timestamp !== '' && signature !== ''
+  const tags = hostMac.key !== null && bytes.byteLength >= minBody && timestamp !== '' && signature !== ''
     ? hostTagsOf(hostKeysOf, timestamp, bytes)
     : null;
   const outcome = tags === null
@@ -78,7 +78,7 @@ function verifyOnce(input, what, parse) {
   // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
   const raw = new glue.RawVerifier(list, kinds, until, skew, limit, true);
   try {
-    return verifyWith(raw, limit, input, now, parse, () => hostKeys(list));
+    return verifyWith(raw, limit, input, now, parse, hostMac.oneShotMinBodyBytes, () => hostKeys(list));
   } finally {
     raw.free();
   }
@@ -136,7 +136,7 @@ export class Verifier {
   #verify(input, what, parse) {
     if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
-    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, () => this.#hostKeys());
+    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, hostMac.minBodyBytes, () => this.#hostKeys());
   }
 
   verifySignature(input) {

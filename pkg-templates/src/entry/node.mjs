@@ -11,8 +11,8 @@ import { runtimeMac } from '../api/node-mac.mjs';
 import { startFromModule } from '../api/start.mjs';
 
 startFromModule(glue, new WebAssembly.Module(Buffer.from(wasmBase64, 'base64')));
-const { mac, minBodyBytes } = runtimeMac();
-installHostMac(mac, minBodyBytes);
+const { mac, minBodyBytes, oneShotMinBodyBytes } = runtimeMac();
+installHostMac(mac, minBodyBytes, oneShotMinBodyBytes);
 
 export * from '../public.mjs';
 export async function init() {}
