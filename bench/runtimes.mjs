@@ -1,8 +1,9 @@
 // The verify rows outside Node, started by bench/run.mjs (one step of `make bench`):
 //   node bench/runtimes.mjs OUT.json
 // - Bun and Deno: bench/lib/rt-loop.mjs in each (ours against node:crypto, the same process);
-// - workerd: bench/lib/rt-worker.mjs bundled by wrangler, served by Miniflare (ours against
-//   crypto.subtle.verify in the same isolate), timed from here per request (see the worker).
+// - workerd, without and with nodejs_compat: bench/lib/rt-worker.mjs bundled by wrangler, served
+//   by Miniflare (ours against crypto.subtle.verify in the same isolate), timed from here per
+//   request (see the worker).
 // Each runs from a folder of the bench consumer, so 'cryptopay-verify' is the installed
 // package and each runtime resolves its own entry. BENCH_QUICK=1: fewer rounds.
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,13 +39,13 @@ async function loop(id, cmd, args, env = {}) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-async function workerd() {
+async function workerd(flags = []) {
   const { Miniflare } = createRequire(join(repoRoot, 'package.json'))('miniflare');
-  const dir = join(scratch, 'worker');
+  const dir = join(scratch, flags.length ? `worker-${flags.join('-')}` : 'worker');
   mkdirSync(dir, { recursive: true });
   cpSync(join(benchDir, 'lib', 'rt-worker.mjs'), join(dir, 'worker.mjs'));
   writeInputs(join(dir, 'inputs.json'));
-  writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({ name: 'cryptopay-verify-bench', main: 'worker.mjs', compatibility_date: '2025-09-01' }));
+  writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({ name: 'cryptopay-verify-bench', main: 'worker.mjs', compatibility_date: '2025-09-01', compatibility_flags: flags }));
   const built = join(dir, 'out');
   rmSync(built, { recursive: true, force: true });
   const build = await run(process.execPath, [...wranglerArgs(), 'deploy', '--dry-run', '--outdir', built],
@@ -57,6 +58,7 @@ async function workerd() {
     modulesRoot: built,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: '2025-09-01',
+    compatibilityFlags: flags,
   });
   try {
     await mf.ready;
@@ -89,7 +91,8 @@ async function workerd() {
       groups.push({ size, samples });
     }
     const version = JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'workerd', 'package.json'), 'utf8')).version;
-    return { runtime: `workerd ${version} (Miniflare), wrangler ${wranglerVersion()} bundle`, entry: 'dist/entry/workerd.mjs', groups };
+    const with_ = flags.length ? ` with ${flags.join(', ')}` : '';
+    return { runtime: `workerd ${version}${with_} (Miniflare), wrangler ${wranglerVersion()} bundle`, entry: 'dist/entry/workerd.mjs', groups };
   } finally {
     await mf.dispose();
   }
@@ -110,6 +113,13 @@ try {
   result.workerd = await workerd();
 } catch (error) {
   result.workerd = { skipped: String(error?.message ?? error) };
+}
+// With nodejs_compat the workerd entry hashes bodies of 2560 B or more with node:crypto.
+log('bench: runtimes: workerd with nodejs_compat');
+try {
+  result.workerdNode = await workerd(['nodejs_compat']);
+} catch (error) {
+  result.workerdNode = { skipped: String(error?.message ?? error) };
 }
 writeFileSync(out, JSON.stringify(result));
 process.exit(0);

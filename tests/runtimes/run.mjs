@@ -1,11 +1,12 @@
 // `make runtimes`: the installed package, loaded by its name, smoke-tested in every runtime: the
 // machine's Node, the oldest and newest Node LTS (installed by `make setup`), Bun, Deno,
-// workerd, the edge runtime and Chromium.
+// workerd (with and without nodejs_compat), the edge runtime and Chromium.
 //
 // Usage (from the repo root, after `make consumer`): node tests/runtimes/run.mjs
 // Env: CONSUMER_DIR  the folder the packed tarball is installed in (default target/consumer)
 //      RUNTIMES      comma-separated ids to run only some (node-esm,node-cjs,node22-esm,
-//                    node22-cjs,node26-esm,node26-cjs,bun-esm,bun-cjs,deno,workerd,edge,chromium)
+//                    node22-cjs,node26-esm,node26-cjs,bun-esm,bun-cjs,deno,workerd,
+//                    workerd-nodejs-compat,edge,chromium)
 //      VERBOSE=1     print every check, not only the failed ones
 //
 // Each runtime has its own timeout, and the whole run a budget of BUDGET_MS (a runtime that
@@ -90,6 +91,13 @@ const RUNTIMES = [
     env: { DENO_DIR: join(scratch, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
   },
   { id: 'workerd', label: 'workerd (wrangler bundle)', cmd: node, args: [driver('workerd.mjs'), scratch], timeoutMs: 50_000 },
+  {
+    id: 'workerd-nodejs-compat',
+    label: 'workerd with nodejs_compat',
+    cmd: node,
+    args: [driver('workerd.mjs'), scratch, 'nodejs_compat'],
+    timeoutMs: 50_000,
+  },
   { id: 'edge', label: 'edge-runtime (edge-light)', cmd: node, args: [driver('edge.mjs'), scratch], timeoutMs: 30_000 },
   { id: 'chromium', label: 'Chromium (browser entry)', cmd: node, args: [driver('browser.mjs'), consumer, scratch], timeoutMs: 50_000 },
 ];

@@ -1,6 +1,8 @@
 // Driver: the package in workerd, as a Cloudflare Worker is built and served.
-// Usage: node tests/runtimes/workerd.mjs SCRATCH_DIR   (SCRATCH_DIR holds smoke.mjs and sits
-// inside the consumer folder, so 'cryptopay-verify' resolves to the installed package)
+// Usage: node tests/runtimes/workerd.mjs SCRATCH_DIR [nodejs_compat]   (SCRATCH_DIR holds
+// smoke.mjs and sits inside the consumer folder, so 'cryptopay-verify' resolves to the
+// installed package). With nodejs_compat the Worker has node:crypto, whose HMAC the package
+// then uses for large bodies: the Worker counts its createHmac calls to check that it does.
 //
 // A worker importing 'cryptopay-verify' is bundled by `wrangler deploy --dry-run --outdir`
 // (wrangler's own rules: conditions workerd/worker/browser, .wasm imported as a compiled
@@ -14,7 +16,9 @@ import { CODEGEN_CHECK_SOURCE, freePort, report, run, startServer, tail, waitFor
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const modules = join(root, 'node_modules');
 const scratch = process.argv[2];
-const dir = join(scratch, 'workerd');
+const nodeCompat = process.argv[3] === 'nodejs_compat';
+const flags = nodeCompat ? ['nodejs_compat'] : [];
+const dir = join(scratch, nodeCompat ? 'workerd-nodejs-compat' : 'workerd');
 const out = join(dir, 'out');
 const COMPATIBILITY_DATE = '2025-09-01'; // older than the workerd in use: no "update wrangler" check
 const EXPECTED_ENTRY = 'node_modules/cryptopay-verify/dist/entry/workerd.mjs';
@@ -30,13 +34,71 @@ function wranglerCommand() {
   return args;
 }
 
+// With nodejs_compat: node:crypto's createHmac, counted (the package looks it up at each call).
+const HOST_HMAC_CHECK = `
+const nodeCrypto = globalThis.process.getBuiltinModule('node:crypto');
+let hmacs = 0;
+const createHmac = nodeCrypto.createHmac;
+nodeCrypto.createHmac = (...args) => {
+  hmacs += 1;
+  return createHmac(...args);
+};
+function hostHmacUsed() {
+  const name = 'with nodejs_compat, node:crypto hashes a 20 KiB body (not a 256 B one), same answers as the WebAssembly HMAC';
+  try {
+    const verifier = new cv.Verifier({ secrets: 'whsec_workerd', maxSkewSecs: 300 });
+    const answers = [256, 20 * 1024].map((size) => {
+      const body = new Uint8Array(size).fill(0x7b);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = cv.signWebhook({ secret: 'whsec_workerd', timestamp, body });
+      const before = hmacs;
+      const accepted = verifier.verifySignature({ body, timestamp, signature, nowSecs: Number(timestamp) }).matchedSecret === 'active';
+      body[size - 1] ^= 1;
+      let refused = null;
+      try {
+        verifier.verifySignature({ body, timestamp, signature, nowSecs: Number(timestamp) });
+      } catch (error) {
+        refused = error.code;
+      }
+      return { size, accepted, refused, hmacs: hmacs - before };
+    });
+    const [small, large] = answers;
+    // 200 bodies of 2.5 to 40 KiB under secrets with characters outside ASCII: each signed by
+    // the WebAssembly HMAC (signWebhook) and accepted through node:crypto's.
+    let seed = 20261126;
+    const next = (n) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    let agreed = 0;
+    const before = hmacs;
+    for (let i = 0; i < 200; i += 1) {
+      const secret = 'whsec_' + String.fromCodePoint(...Array.from({ length: 1 + next(40) }, () => 0x21 + next(0x2000)));
+      const body = Uint8Array.from({ length: 2560 + next(38 * 1024) }, () => next(256));
+      const timestamp = String(1700000000 + next(1000000));
+      const signature = cv.signWebhook({ secret, timestamp, body });
+      const one = new cv.Verifier({ secrets: secret, maxSkewSecs: 300 });
+      if (one.verifySignature({ body, timestamp, signature, nowSecs: Number(timestamp) }).matchedSecret === 'active') agreed += 1;
+      one.free();
+    }
+    const random = { agreed, hmacs: hmacs - before };
+    const pass = answers.every((a) => a.accepted && a.refused === 'signature_mismatch') && small.hmacs === 0 && large.hmacs === 2
+      && agreed === 200 && random.hmacs === 200;
+    return { name, pass, detail: JSON.stringify({ answers, random }) };
+  } catch (error) {
+    return { name, pass: false, detail: String(error) };
+  }
+}
+`;
 const WORKER = `import * as cv from 'cryptopay-verify';
 import { smoke } from '../smoke.mjs';
 ${CODEGEN_CHECK_SOURCE}
+${nodeCompat ? HOST_HMAC_CHECK : ''}
 export default {
   async fetch() {
     const results = await smoke(cv);
     results.push(runtimeCompilationForbidden());
+    ${nodeCompat ? 'results.push(hostHmacUsed());' : ''}
     return new Response(JSON.stringify(results), { headers: { 'content-type': 'application/json' } });
   },
 };
@@ -46,7 +108,7 @@ async function main() {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'worker.mjs'), WORKER);
   writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({
-    name: 'cryptopay-verify-smoke', main: 'worker.mjs', compatibility_date: COMPATIBILITY_DATE,
+    name: 'cryptopay-verify-smoke', main: 'worker.mjs', compatibility_date: COMPATIBILITY_DATE, compatibility_flags: flags,
   }, null, 2));
 
   const build = await run(process.execPath, [...wranglerCommand(), 'deploy', '--dry-run', '--outdir', out,
@@ -91,6 +153,7 @@ const smokeWorker :Workerd.Worker = (
     ${entries.join(',\n    ')}
   ],
   compatibilityDate = "${COMPATIBILITY_DATE}",
+  compatibilityFlags = ${JSON.stringify(flags)},
 );
 `);
 

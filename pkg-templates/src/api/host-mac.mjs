@@ -1,8 +1,8 @@
 // The host's own HMAC-SHA256, where the runtime has one that uses the CPU's SHA instructions
-// (node:crypto in Node and Deno, Bun's CryptoHasher in Bun; WebAssembly has none: see
-// node-mac.mjs). The node entry installs it; the others (Workers, edge runtimes, browsers)
-// keep the WebAssembly HMAC, whose answers it equals (tests/differential runs every case
-// through both).
+// (node:crypto in Node, Deno and a Worker with nodejs_compat, Bun's CryptoHasher in Bun;
+// WebAssembly has none: see node-mac.mjs). The node and workerd entries install it; the
+// others (edge runtimes, browsers) keep the WebAssembly HMAC, whose answers it equals
+// (tests/differential runs every case through both).
 //
 // Only the HMAC moves: the core still reads the headers (a malformed one is reported with its
 // own code), compares the tags with the signature's candidates in constant time, applies the

@@ -1,19 +1,23 @@
 // The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), as the node
-// entry installs it for Node, Bun and Deno (see host-mac.mjs). A module of its own so that the
-// differential test (tests/differential) installs exactly this into the unbundled layer.
+// entry installs it for Node, Bun and Deno, and the workerd entry for a Worker with
+// nodejs_compat (see host-mac.mjs). A module of its own so that the differential test
+// (tests/differential) installs exactly this into the unbundled layer. It imports nothing:
+// a Worker without nodejs_compat has no `node:` modules.
 //
 // node:crypto is loaded at the first body large enough to need it, not at import: loading it
 // costs a fresh Node process about 2-3 ms (bench/limits.md, cold start), which a receiver of
 // small deliveries never needs to pay. `process.getBuiltinModule` loads it synchronously
-// (Node 20.16 and later, Bun, Deno); where it is missing, WebAssembly hashes every body.
-import { Buffer } from 'node:buffer';
+// (Node 20.16 and later, Bun, Deno, workerd with nodejs_compat); where it is missing,
+// WebAssembly hashes every body.
 
 let crypto = null;
 const nodeCrypto = () => (crypto ??= globalThis.process.getBuiltinModule('node:crypto'));
+// A secret's UTF-8 bytes (the package refuses a secret holding a lone surrogate before here).
+const utf8 = new TextEncoder();
 
 /** The host HMAC of node:crypto: a KeyObject per secret, one `createHmac` per tag. */
 export const nodeMac = {
-  key: (secret) => nodeCrypto().createSecretKey(Buffer.from(secret, 'utf8')),
+  key: (secret) => nodeCrypto().createSecretKey(utf8.encode(secret)),
   tag: (key, timestamp, body) => nodeCrypto().createHmac('sha256', key).update(timestamp).update('.').update(body).digest(),
 };
 
@@ -23,7 +27,7 @@ export const nodeMac = {
  * the WebAssembly HMAC at every body size measured, and less than `createHmac`.
  */
 export const bunMac = {
-  key: (secret) => new globalThis.Bun.CryptoHasher('sha256', Buffer.from(secret, 'utf8')),
+  key: (secret) => new globalThis.Bun.CryptoHasher('sha256', utf8.encode(secret)),
   tag: (key, timestamp, body) => {
     // One update for the timestamp and its period: a call into Bun less (about 25 ns).
     const hasher = key.copy();
@@ -55,14 +59,17 @@ const BUN_ONE_SHOT_MIN_BODY_BYTES = 192;
  * (the same Verifier with either path forced, alternated in one process; bench/limits.md):
  * Node's `createHmac` overtakes the WebAssembly HMAC at about 1280 B; Bun's keyed copy at every
  * size (its `createHmac` at about 300 B: JavaScriptCore runs the WebAssembly slower); Deno's
- * `createHmac` (about 5-6 us to set up) at about 3.5 KiB. Where `process.getBuiltinModule`
- * is missing (Node before 20.16), none: WebAssembly hashes every body.
+ * `createHmac` (about 5-6 us to set up) at about 3.5 KiB; in a Worker with nodejs_compat
+ * (about 3 us to set up, measured in workerd through Miniflare) at about 2.4 KiB. Where
+ * `process.getBuiltinModule` is missing (Node before 20.16, a Worker without nodejs_compat,
+ * edge runtimes, browsers), none: WebAssembly hashes every body.
  */
 export function runtimeMac() {
   if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) {
     return { mac: bunMac, minBodyBytes: 0, oneShotMinBodyBytes: BUN_ONE_SHOT_MIN_BODY_BYTES };
   }
   if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity };
+  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560 };
   if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320 };
   return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 4096 : 1280 };
 }
