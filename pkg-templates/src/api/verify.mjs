@@ -38,10 +38,11 @@ const EMPTY = new Uint8Array(0);
 
 // One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
 // gives the host's keys of the same secrets, or null: a body of `minBody` bytes or more
-// (`hostMac.minBodyBytes`, or `oneShotMinBodyBytes` for a one-shot call) is then hashed by the host and the core decides with its tags (it still reads the
-// headers first and reports a malformed one with its own code). A delivery missing a header
-// is left to the core, which refuses it without hashing its body; so is one the host fails
-// to hash (the WebAssembly HMAC gives the same answers).
+// (`hostMac.minBodyBytes`, or `oneShotMinBodyBytes` for a one-shot call) is then hashed by
+// the host and the core decides with its tags (it still reads the headers first and reports
+// a malformed one with its own code). A delivery missing a header is left to the core,
+// which refuses it without hashing its body; so is one the host fails to hash (the
+// WebAssembly HMAC gives the same answers).
 function verifyWith(raw, limit, input, now, parse, minBody, hostKeysOf) {
   const bytes = bodyBytes(input.body, limit);
   const timestamp = headerValue(input.timestamp);
