@@ -5,14 +5,14 @@ CARGO ?= cargo
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup setup-rust setup-node setup-node-lts setup-browser test lint doc unit wasm-test pkg consumer js-test \
+.PHONY: setup setup-rust setup-node setup-node-versions setup-browser test lint doc unit wasm-test pkg consumer js-test \
 	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors \
 	setup-postgres receiver-test bench-receiver
 .PHONY: types-test bundlers-test check downstream axum-test crate-package
 
 ## setup: install what the tests need; does nothing when all is present
-setup: setup-rust setup-node setup-node-lts setup-browser setup-postgres
+setup: setup-rust setup-node setup-node-versions setup-browser setup-postgres
 
 setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
@@ -45,13 +45,14 @@ setup-node:
 		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; }
 	@# <<< issue-11
 
-# The supported Node LTS lines (22, the oldest; 26, the newest), as npm's binaries, so that
-# `make runtimes` and `make receiver-test` run the installed package on them too (the repository's
-# own scripts run on the machine's Node). Pinned in tests/runtimes/node-lts/package-lock.json.
-NODE_LTS_DIR = tests/runtimes/node-lts
-setup-node-lts:
-	@[[ -f $(NODE_LTS_DIR)/node_modules/.package-lock.json && ! $(NODE_LTS_DIR)/package-lock.json -nt $(NODE_LTS_DIR)/node_modules/.package-lock.json ]] || \
-		npm install --prefix $(NODE_LTS_DIR) --no-audit --no-fund --loglevel=error
+# Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
+# npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
+# them too (the repository's own scripts run on the machine's Node). Pinned in
+# tests/runtimes/node-versions/package-lock.json.
+NODE_VERSIONS_DIR = tests/runtimes/node-versions
+setup-node-versions:
+	@[[ -f $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json && ! $(NODE_VERSIONS_DIR)/package-lock.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json ]] || \
+		npm install --prefix $(NODE_VERSIONS_DIR) --no-audit --no-fund --loglevel=error
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
 # Silent when it is there; apt's output is shown only if the install fails.

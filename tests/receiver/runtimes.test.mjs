@@ -2,7 +2,8 @@
 //   - Node ESM and CommonJS: the receiver loads the package's own entry for that mode, so the
 //     process holds ONE WebAssembly instance (and one CryptoPayError class), not two;
 //   - a Worker bundle (wrangler): the receiver pulls in the workerd entry, never Node's;
-//   - the same in the oldest and newest Node LTS (tests/runtimes/node-lts, from `make setup`);
+//   - the same in Node 18 and the oldest and newest Node LTS (tests/runtimes/node-versions, from
+//     `make setup`);
 //   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno, the Node LTS lines, and the
 //     machine's Node when it has it).
 
@@ -10,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { NODE_LTS, run } from '../runtimes/lib.mjs';
+import { NODE_VERSIONS, run } from '../runtimes/lib.mjs';
 import { bundleWorker, workerFolder } from './lib/d1.mjs';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, tempDir } from './lib/helpers.mjs';
 
@@ -43,8 +44,9 @@ const USE_BOTH = `const body = JSON.stringify({ schema_version: '1', event_id: '
   try { rx.createReceiver({}); } catch (error) { sameErrorClass = error instanceof cv.CryptoPayError; }
   console.log(${JSON.stringify(RESULT)} + JSON.stringify({ instances, status: answer.status, sameErrorClass }));`;
 
-// The machine's Node, and the oldest and newest LTS (where require() can also load ES modules).
-const NODES = [{ label: `Node ${process.versions.node.split('.')[0]}`, bin: process.execPath }, ...NODE_LTS];
+// The machine's Node, Node 18, and the oldest and newest LTS (where require() can also load ES
+// modules).
+const NODES = [{ label: `Node ${process.versions.node.split('.')[0]}`, bin: process.execPath }, ...NODE_VERSIONS];
 
 for (const { label, bin: node } of NODES) {
   test(`${label} ESM: import of the receiver and of the package share one WebAssembly instance`, async () => {
@@ -143,7 +145,7 @@ const openDb = (file) => new DatabaseSync(file);`, join(dir, 'deno.sqlite')), bi
 // Node has node:sqlite from 22.5 (unflagged from 22.13): the LTS lines run it; the machine's
 // Node too when it has it.
 const nodeHasSqlite = await import('node:sqlite').then(() => true, () => false);
-for (const { label, bin: node } of [...(nodeHasSqlite ? NODES.slice(0, 1) : []), ...NODE_LTS]) {
+for (const { label, bin: node } of [...(nodeHasSqlite ? NODES.slice(0, 1) : []), ...NODE_VERSIONS.filter((v) => v.hasSqlite)]) {
   test(`sqliteStore on node:sqlite (${label}), through receiver.fetch`, async () => {
     const file = join(tempDir(), 'node.sqlite');
     const result = await runScript('node-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';

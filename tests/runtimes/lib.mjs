@@ -14,14 +14,18 @@ import { fileURLToPath } from 'node:url';
 const modules = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules');
 
 /**
- * The supported Node LTS lines the tests also run the installed package on (binaries from npm,
- * installed by `make setup` into tests/runtimes/node-lts): the oldest and the newest.
+ * The Node lines the tests also run the installed package on, besides the machine's (binaries
+ * from npm, installed by `make setup` into tests/runtimes/node-versions): 18, the oldest the
+ * package's `engines` allows (no `process.getBuiltinModule`: WebAssembly hashes every body;
+ * no node:sqlite), and the oldest and newest LTS.
  */
-export const NODE_LTS = ['node22', 'node26'].map((id) => ({
-  id,
-  label: `Node ${id.slice(4)} LTS`,
-  bin: join(dirname(fileURLToPath(import.meta.url)), 'node-lts', 'node_modules', id, 'bin', 'node'),
-}));
+export const NODE_VERSIONS = [['node18', 'Node 18', false], ['node22', 'Node 22 LTS', true], ['node26', 'Node 26 LTS', true]]
+  .map(([id, label, hasSqlite]) => ({
+    id,
+    label,
+    hasSqlite,
+    bin: join(dirname(fileURLToPath(import.meta.url)), 'node-versions', 'node_modules', id, 'bin', 'node'),
+  }));
 
 /** The installed wrangler's version. */
 export const wranglerVersion = () => JSON.parse(readFileSync(join(modules, 'wrangler', 'package.json'), 'utf8')).version;

@@ -1,11 +1,11 @@
 // `make runtimes`: the installed package, loaded by its name, smoke-tested in every runtime: the
-// machine's Node, the oldest and newest Node LTS (installed by `make setup`), Bun, Deno,
+// machine's Node, Node 18 and the oldest and newest Node LTS (installed by `make setup`), Bun, Deno,
 // workerd (with and without nodejs_compat), the edge runtime and Chromium.
 //
 // Usage (from the repo root, after `make consumer`): node tests/runtimes/run.mjs
 // Env: CONSUMER_DIR  the folder the packed tarball is installed in (default target/consumer)
-//      RUNTIMES      comma-separated ids to run only some (node-esm,node-cjs,node22-esm,
-//                    node22-cjs,node26-esm,node26-cjs,bun-esm,bun-cjs,deno,workerd,
+//      RUNTIMES      comma-separated ids to run only some (node-esm,node-cjs,node18-esm,
+//                    node18-cjs,node22-esm,node22-cjs,node26-esm,node26-cjs,bun-esm,bun-cjs,deno,workerd,
 //                    workerd-nodejs-compat,edge,chromium)
 //      VERBOSE=1     print every check, not only the failed ones
 //
@@ -20,7 +20,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_LTS, RESULT_PREFIX, run, tail } from './lib.mjs';
+import { NODE_VERSIONS, RESULT_PREFIX, run, tail } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -77,7 +77,7 @@ const DEFAULT_TIMEOUT_MS = 20_000;
 const RUNTIMES = [
   { id: 'node-esm', label: 'Node ESM (import)', cmd: node, args: ['esm.mjs'] },
   { id: 'node-cjs', label: 'Node CJS (require)', cmd: node, args: ['cjs.cjs'] },
-  ...NODE_LTS.flatMap(({ id, label, bin: cmd }) => [
+  ...NODE_VERSIONS.flatMap(({ id, label, bin: cmd }) => [
     { id: `${id}-esm`, label: `${label} ESM (import)`, cmd, args: ['esm.mjs'] },
     { id: `${id}-cjs`, label: `${label} CJS (require)`, cmd, args: ['cjs.cjs'] },
   ]),
