@@ -58,12 +58,11 @@ const BUN_ONE_SHOT_MIN_BODY_BYTES = 192;
  * which it hashes (smaller bodies stay in WebAssembly, where no per-call setup is paid).
  * Measured per runtime (the same Verifier with either path forced, alternated in one
  * process; bench/limits.md): Node's `createHmac` overtakes the WebAssembly HMAC at about
- * 1280 B; Bun's keyed copy at every size (its `createHmac` at about 300 B: JavaScriptCore
- * runs the WebAssembly slower); Deno's `createHmac` (about 5-6 us to set up) at about 3.5
- * KiB; in a Worker with nodejs_compat (about 3 us to set up, measured in workerd through
- * Miniflare) at about 2.4 KiB. Where `process.getBuiltinModule` is missing (Node before
- * 20.16, a Worker without nodejs_compat, edge runtimes, browsers), none: WebAssembly hashes
- * every body.
+ * 1280 B; Bun's keyed copy at every size (its `createHmac`, cheap there, at about 300 B);
+ * Deno's `createHmac` (about 5-6 us to set up) at about 3.5 KiB; in a Worker with
+ * nodejs_compat (about 3 us to set up, measured in workerd through Miniflare) at about 2.4
+ * KiB. Where `process.getBuiltinModule` is missing (Node before 20.16, a Worker without
+ * nodejs_compat, edge runtimes, browsers), none: WebAssembly hashes every body.
  */
 export function runtimeMac() {
   if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) {
