@@ -18,8 +18,9 @@
  * the fix, and never contains a secret, a signature, a byte of the body or URL credentials.
  * A delivery refused by `verifySignature` / `verifyWebhook` (forged, stale, malformed) is an
  * expected outcome for input from the network, so its error is built without a stack trace
- * (in V8: Node, Bun, Deno, Workers, Chromium): its `stack` is its first line only. Errors of
- * the caller's own making (a wrong argument, a parsed body) keep their stack.
+ * (in V8: Node, Deno, Workers, Chromium; in JavaScriptCore: Bun): its `stack` is its first
+ * line only (`CryptoPayError: <code>: <message>`). Errors of the caller's own making (a wrong
+ * argument, a parsed body) keep their stack.
  *
  * @example
  * ```ts

@@ -104,8 +104,23 @@ export async function smoke(cv) {
     return expectCode(cv, () => cv.verifyWebhook(delivery({ body: tampered })), 'signature_mismatch');
   });
 
-  // 20 KiB: in Node and Deno node:crypto hashes a body this large, in Bun its CryptoHasher (api/node-mac.mjs),
-  // elsewhere WebAssembly does; signWebhook always signs in WebAssembly.
+  // A refusal is built without stack frames; its `stack` is still its first line (a logger
+  // that prints `stack` shows the code and the message), in V8 and in JavaScriptCore alike.
+  check('a refusal\'s stack is its first line', () => {
+    const tampered = bytes.slice();
+    tampered[0] = 0x20;
+    try {
+      cv.verifySignature(delivery({ body: tampered }));
+      return { pass: false, detail: 'accepted' };
+    } catch (error) {
+      const stack = error.stack;
+      const want = 'CryptoPayError: ' + error.message;
+      return { pass: error.code === 'signature_mismatch' && stack === want, detail: String(JSON.stringify(stack)).slice(0, 80) };
+    }
+  });
+
+  // 20 KiB: in Node and Deno node:crypto hashes a body this large, in Bun its CryptoHasher
+  // (api/node-mac.mjs), elsewhere WebAssembly does; signWebhook always signs in WebAssembly.
   check('20 KiB body: accepted under a pending secret, one byte changed refused', () => {
     const large = new TextEncoder().encode(EVENT_BODY.slice(0, -2) + ',"pad":"' + 'x'.repeat(20 * 1024) + '"}}');
     const largeSignature = cv.signWebhook({ secret: SECRET, timestamp: TIMESTAMP, body: large });

@@ -13,9 +13,22 @@ export class CryptoPayError extends Error {
   }
 }
 
-// Whether this engine lets the stack capture be switched off for one construction (V8's
-// Error.stackTraceLimit; elsewhere refusals keep the engine's usual stack).
+// Whether this engine lets the stack capture be switched off for one construction
+// (Error.stackTraceLimit: V8 and JavaScriptCore; elsewhere refusals keep the engine's usual
+// stack).
 const trimmable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
+
+// JavaScriptCore (Bun, Safari) then leaves an error with no `stack` at all, where V8 writes
+// its first line: asked once, so that a refusal's `stack` is that line in both.
+const stackless = trimmable && (() => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error('probe').stack === undefined;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+})();
 
 /**
  * A CryptoPayError for a delivery the core refused (a forged, stale or malformed delivery: an
@@ -29,11 +42,16 @@ export function refusal(code, message) {
   if (!trimmable) return new CryptoPayError(code, message);
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
+  let error;
   try {
-    return new CryptoPayError(code, message);
+    error = new CryptoPayError(code, message);
   } finally {
     Error.stackTraceLimit = limit;
   }
+  if (stackless) {
+    Object.defineProperty(error, 'stack', { value: `CryptoPayError: ${message}`, writable: true, configurable: true });
+  }
+  return error;
 }
 
 /** A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem. */
