@@ -14,9 +14,9 @@
 //     generateTestHeaderString writes that very header; on JSON bodies stripe's constructEvent
 //     and the package's verifyWebhook give the same parsed object; at now = ts + tolerance both
 //     accept and one second later both reject; a tampered body both reject.
-// (c) Every case of cases.bin through both HMAC paths of the node entry (the runtime's, node:crypto
-//     or Bun's CryptoHasher, and the WebAssembly one, forced in turn): the same answers, under
-//     four rotation sets.
+// (c) Every case of cases.bin through both HMAC paths of the node entry (the runtime's,
+//     node:crypto or Bun's CryptoHasher, and the WebAssembly one, forced in turn): the same
+//     answers, under four rotation sets.
 // Ends with "N passed, M failed" (cases); exit status 1 when anything failed.
 
 import { readFileSync } from 'node:fs';
@@ -226,10 +226,10 @@ function partB() {
 // ---------------------------------------------------------------------------------------
 // (c) The two HMAC paths of the node entry: the runtime's (hardware SHA, bodies of
 //     hostMac.minBodyBytes or more: node:crypto, or Bun's CryptoHasher) and the WebAssembly
-//     one, forced in turn on every case of cases.bin, give the same answer: Python's tag accepted with the same kind, one bit
-//     flipped in the tag or the body refused with the same code and message, under a
-//     rotation set whose matching entry is active, pending, retiring within its overlap or
-//     retiring past it.
+//     one, forced in turn on every case of cases.bin, give the same answer: Python's tag
+//     accepted with the same kind, one bit flipped in the tag or the body refused with the
+//     same code and message, under a rotation set whose matching entry is active, pending,
+//     retiring within its overlap or retiring past it.
 
 async function partC() {
   // The shipped node entry is one bundled module, so its switch cannot be reached from here:

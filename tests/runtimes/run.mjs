@@ -1,12 +1,12 @@
-// `make runtimes`: the installed package, loaded by its name, smoke-tested in every runtime: the
-// machine's Node, Node 18 and the oldest and newest Node LTS (installed by `make setup`), Bun, Deno,
-// workerd (with and without nodejs_compat), the edge runtime and Chromium.
+// `make runtimes`: the installed package, loaded by its name, smoke-tested in every runtime:
+// the machine's Node, Node 18 and the oldest and newest Node LTS (installed by `make setup`),
+// Bun, Deno, workerd (with and without nodejs_compat), the edge runtime and Chromium.
 //
 // Usage (from the repo root, after `make consumer`): node tests/runtimes/run.mjs
 // Env: CONSUMER_DIR  the folder the packed tarball is installed in (default target/consumer)
-//      RUNTIMES      comma-separated ids to run only some (node-esm,node-cjs,node18-esm,
-//                    node18-cjs,node22-esm,node22-cjs,node26-esm,node26-cjs,bun-esm,bun-cjs,deno,workerd,
-//                    workerd-nodejs-compat,edge,chromium)
+//      RUNTIMES      comma-separated ids to run only some (node-esm, node-cjs, node18-esm,
+//                    node18-cjs, node22-esm, node22-cjs, node26-esm, node26-cjs, bun-esm,
+//                    bun-cjs, deno, workerd, workerd-nodejs-compat, edge, chromium)
 //      VERBOSE=1     print every check, not only the failed ones
 //
 // Each runtime has its own timeout, and the whole run a budget of BUDGET_MS (a runtime that
