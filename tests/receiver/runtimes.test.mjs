@@ -3,7 +3,7 @@
 //     process holds ONE WebAssembly instance (and one CryptoPayError class), not two;
 //   - a Worker bundle (wrangler): the receiver pulls in the workerd entry, never Node's;
 //   - the same in Node 18 and the oldest and newest Node LTS (tests/runtimes/node-versions, from
-//     `make setup`);
+//     `make setup`), in Bun, and in Deno (ES modules);
 //   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno, the Node LTS lines, and the
 //     machine's Node when it has it).
 
@@ -45,27 +45,29 @@ const USE_BOTH = `const body = JSON.stringify({ schema_version: '1', event_id: '
   console.log(${JSON.stringify(RESULT)} + JSON.stringify({ instances, status: answer.status, sameErrorClass }));`;
 
 // The machine's Node, Node 18, and the oldest and newest LTS (where require() can also load ES
-// modules).
+// modules); Bun; Deno (ES modules).
 const NODES = [{ label: `Node ${process.versions.node.split('.')[0]}`, bin: process.execPath }, ...NODE_VERSIONS];
+const BUN = { label: 'Bun', bin: bin('bun'), args: ['--no-install'] };
+const DENO = { label: 'Deno', bin: bin('deno'), args: ['run'] };
 
-for (const { label, bin: node } of NODES) {
+for (const { label, bin: cmd, args = [] } of [...NODES, BUN, DENO]) {
   test(`${label} ESM: import of the receiver and of the package share one WebAssembly instance`, async () => {
     const result = await runScript('instances.mjs', `${COUNTING}
 const rx = await import('cryptopay-verify/receiver');
 const cv = await import('cryptopay-verify');
 { ${USE_BOTH} }
-`, node, []);
+`, cmd, args);
     assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
   });
 }
 
-for (const { label, bin: node } of NODES) {
+for (const { label, bin: cmd, args = [] } of [...NODES, BUN]) {
   test(`${label} CommonJS: require of the receiver and of the package share one WebAssembly instance`, async () => {
     const result = await runScript('instances.cjs', `${COUNTING}
 const rx = require('cryptopay-verify/receiver');
 const cv = require('cryptopay-verify');
 (async () => { ${USE_BOTH} })();
-`, node, []);
+`, cmd, args);
     assert.deepEqual(result, { instances: 1, status: 200, sameErrorClass: true });
   });
 }
