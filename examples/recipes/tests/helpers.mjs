@@ -64,11 +64,11 @@ export function recipeCopy(name, as = name) {
 }
 
 /**
- * Starts `node server.mjs` of a recipe copy on a free port (PORT=0); resolves once it prints
- * `listening on <url>`. Returns { url, output, stop() }.
+ * Starts `node server.mjs` (or `script`) of a recipe copy on a free port (PORT=0); resolves
+ * once it prints `listening on <url>`. Returns { url, output, stop() }.
  */
-export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000 } = {}) {
-  const server = startServer(process.execPath, ['server.mjs'], {
+export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs' } = {}) {
+  const server = startServer(process.execPath, [script], {
     cwd: dir,
     env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
   });
