@@ -108,18 +108,14 @@ result.bun = await loop('bun', bin('bun'), ['--no-install']);
 log('bench: runtimes: Deno');
 result.deno = await loop('deno', bin('deno'), ['run', '--allow-read', '--allow-env'],
   { DENO_DIR: join(scratch, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' });
-log('bench: runtimes: workerd');
-try {
-  result.workerd = await workerd();
-} catch (error) {
-  result.workerd = { skipped: String(error?.message ?? error) };
-}
 // With nodejs_compat the workerd entry hashes bodies of 2560 B or more with node:crypto.
-log('bench: runtimes: workerd with nodejs_compat');
-try {
-  result.workerdNode = await workerd(['nodejs_compat']);
-} catch (error) {
-  result.workerdNode = { skipped: String(error?.message ?? error) };
+for (const [key, flags] of [['workerd', []], ['workerdNode', ['nodejs_compat']]]) {
+  log(`bench: runtimes: workerd${flags.length ? ` with ${flags.join(', ')}` : ''}`);
+  try {
+    result[key] = await workerd(flags);
+  } catch (error) {
+    result[key] = { skipped: String(error?.message ?? error) };
+  }
 }
 writeFileSync(out, JSON.stringify(result));
 process.exit(0);

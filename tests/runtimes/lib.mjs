@@ -11,7 +11,8 @@ import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const modules = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules');
+const here = dirname(fileURLToPath(import.meta.url));
+const modules = join(here, '..', '..', 'node_modules');
 
 /**
  * The Node lines the tests also run the installed package on, besides the machine's (binaries
@@ -24,7 +25,7 @@ export const NODE_VERSIONS = [['node18', 'Node 18', false], ['node22', 'Node 22 
     id,
     label,
     hasSqlite,
-    bin: join(dirname(fileURLToPath(import.meta.url)), 'node-versions', 'node_modules', id, 'bin', 'node'),
+    bin: join(here, 'node-versions', 'node_modules', id, 'bin', 'node'),
   }));
 
 /** The installed wrangler's version. */

@@ -49,7 +49,7 @@ export function refusal(code, message) {
     Error.stackTraceLimit = limit;
   }
   if (stackless) {
-    Object.defineProperty(error, 'stack', { value: `CryptoPayError: ${message}`, writable: true, configurable: true });
+    Object.defineProperty(error, 'stack', { value: `${error.name}: ${error.message}`, writable: true, configurable: true });
   }
   return error;
 }
