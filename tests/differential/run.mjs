@@ -240,11 +240,10 @@ async function partC() {
   const glue = await load('cryptopay_verify_bg.js');
   const { startFromModule } = await load('api/start.mjs');
   const { hostMac, installHostMac } = await load('api/host-mac.mjs');
-  const { runtimeMac, nodeMac: nodeMacOf } = await load('api/node-mac.mjs');
-  const { mac: hostHmac, minBodyBytes, oneShotMinBodyBytes } = runtimeMac();
+  const { installRuntimeMac, nodeMac: nodeMacOf } = await load('api/node-mac.mjs');
   const api = await load('public.mjs');
   startFromModule(glue, new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))));
-  installHostMac(hostHmac, minBodyBytes, oneShotMinBodyBytes);
+  const { mac: hostHmac, oneShotMinBodyBytes } = installRuntimeMac();
   const threshold = hostMac.minBodyBytes;
   const data = readFileSync(join(dir, 'cases.bin'));
   const tally = { cases: 0, passed: 0, sameAnswers: 0, pythonAgrees: 0, faults: 0, faultsRefused: 0 };

@@ -1,14 +1,15 @@
 // The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), as the node
 // entry installs it for Node, Bun and Deno, and the workerd entry for a Worker with
 // nodejs_compat (see host-mac.mjs). A module of its own so that the differential test
-// (tests/differential) installs exactly this into the unbundled layer. It imports nothing:
-// a Worker without nodejs_compat has no `node:` modules.
+// (tests/differential) installs exactly this into the unbundled layer. It imports no `node:`
+// module: a Worker without nodejs_compat has none.
 //
 // node:crypto is loaded at the first body large enough to need it, not at import: loading it
 // costs a fresh Node process about 2-3 ms (bench/limits.md, cold start), which a receiver of
 // small deliveries never needs to pay. `process.getBuiltinModule` loads it synchronously
 // (Node 20.16 and later, Bun, Deno, workerd with nodejs_compat); where it is missing,
 // WebAssembly hashes every body.
+import { installHostMac } from './host-mac.mjs';
 
 let crypto = null;
 const nodeCrypto = () => (crypto ??= globalThis.process.getBuiltinModule('node:crypto'));
@@ -72,4 +73,11 @@ export function runtimeMac() {
   if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560 };
   if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320 };
   return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 4096 : 1280 };
+}
+
+/** Installs this runtime's HMAC (the node and workerd entries, at start); answers what it installed. */
+export function installRuntimeMac() {
+  const chosen = runtimeMac();
+  installHostMac(chosen.mac, chosen.minBodyBytes, chosen.oneShotMinBodyBytes);
+  return chosen;
 }

@@ -6,13 +6,11 @@
 import { Buffer } from 'node:buffer';
 import * as glue from '../cryptopay_verify_bg.js';
 import wasmBase64 from '../cryptopay_verify_bg.wasm.base64.mjs';
-import { installHostMac } from '../api/host-mac.mjs';
-import { runtimeMac } from '../api/node-mac.mjs';
+import { installRuntimeMac } from '../api/node-mac.mjs';
 import { startFromModule } from '../api/start.mjs';
 
 startFromModule(glue, new WebAssembly.Module(Buffer.from(wasmBase64, 'base64')));
-const { mac, minBodyBytes, oneShotMinBodyBytes } = runtimeMac();
-installHostMac(mac, minBodyBytes, oneShotMinBodyBytes);
+installRuntimeMac();
 
 export * from '../public.mjs';
 export async function init() {}

@@ -4,13 +4,11 @@
 // larger bodies: see api/host-mac.mjs and api/node-mac.mjs.
 import wasmModule from '../cryptopay_verify_bg.wasm';
 import * as glue from '../cryptopay_verify_bg.js';
-import { installHostMac } from '../api/host-mac.mjs';
-import { runtimeMac } from '../api/node-mac.mjs';
+import { installRuntimeMac } from '../api/node-mac.mjs';
 import { startFromModule } from '../api/start.mjs';
 
 startFromModule(glue, wasmModule);
-const { mac, minBodyBytes, oneShotMinBodyBytes } = runtimeMac();
-installHostMac(mac, minBodyBytes, oneShotMinBodyBytes);
+installRuntimeMac();
 
 export * from '../public.mjs';
 export async function init() {}
