@@ -53,10 +53,13 @@ describe('sign', () => {
     assert.equal(JSON.parse(out.stdout).signature, expectedHex);
   });
 
-  test('a malformed timestamp is the package error, exit 1', async () => {
+  test('what sign refuses is a usage error, exit 2: a malformed timestamp, an empty secret', async () => {
     const run = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', '17e8', '--body-file', bodyFile]);
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 2);
     assert.match(run.stderr, /timestamp_malformed/);
+    const empty = await runCli(['sign', '--secret-env', 'EMPTY', '--timestamp', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /secret_empty/);
   });
 });
 
@@ -103,7 +106,7 @@ describe('verify', () => {
     assert.match(clock.stderr, /timestamp_too_old/);
   });
 
-  test('another secret, a malformed signature, an empty secret: each its code, exit 1', async () => {
+  test('another secret, a malformed signature: each its code, exit 1; an empty secret is a usage error, exit 2', async () => {
     const other = await runCli(['verify', '--secret-env', 'OTHER', '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile], { env: { OTHER: 'whsec_other' } });
     assert.equal(other.code, 1);
     assert.match(other.stderr, /signature_mismatch/);
@@ -111,8 +114,8 @@ describe('verify', () => {
     assert.equal(malformed.code, 1);
     assert.match(malformed.stderr, /signature_malformed/);
     const empty = await runCli(['verify', '--secret-env', 'EMPTY', '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
-    assert.equal(empty.code, 1);
-    assert.match(empty.stderr, /secret_empty/);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /usage error\n.*secret_empty/);
   });
 
   test('the output never contains the secret', async () => {
@@ -143,11 +146,14 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     assert.match(run.stderr, /--now is in milliseconds \(13 digits\): give Unix seconds, --now 1700000000$/m);
   });
 
-  test('a --body-file that does not exist is named, with the reason: exit 2', async () => {
-    const absent = join(dir, 'capture-missing.json');
-    const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-file', absent]);
-    assert.equal(run.code, 2);
-    assert.ok(run.stderr.includes(`cannot read --body-file ${absent}: no such file`), run.stderr);
+  test('a --body-file that cannot be read: exit 2, the option and the reason named, the value never echoed', async () => {
+    // A short secret pasted in the path's place must not be printed either.
+    for (const absent of [join(dir, 'capture-missing.json'), 'hunter2']) {
+      const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-file', absent]);
+      assert.equal(run.code, 2);
+      assert.ok(run.stderr.includes('cannot read the file named by --body-file (no such file); the name given is not shown'), run.stderr);
+      assert.ok(!run.stderr.includes(absent) && !run.stdout.includes(absent), run.stderr);
+    }
   });
 
   test('an empty stdin that is not a terminal is a usage error, not signature_mismatch', async () => {

@@ -3,7 +3,7 @@
 // variable or file name belongs must not reach a terminal, a log or a CI transcript).
 
 import { readFileSync } from 'node:fs';
-import { looksLikeSecret, neverPrint, printablePath } from './redact.mjs';
+import { looksLikeSecret, neverPrint } from './redact.mjs';
 
 export class UsageError extends Error {
   constructor(message, command) {
@@ -203,12 +203,10 @@ export async function readBody(opts, command) {
     try {
       return readFileSync(file);
     } catch (error) {
-      if (looksLikeSecret(file)) {
-        neverPrint(file);
-        throw new UsageError(`cannot read --body-file (${reason(error)}); the path given looks like a secret, so it is ` +
-          'not shown: --body-file takes the path of the file that holds the body', command);
-      }
-      throw new UsageError(`cannot read --body-file ${printablePath(file)}: ${reason(error)}`, command);
+      // Never echoed: a value typed where a file name belongs may be a secret pasted there.
+      if (looksLikeSecret(file)) neverPrint(file);
+      throw new UsageError(`cannot read the file named by --body-file (${reason(error)}); the name given is not shown: ` +
+        '--body-file takes the path of the file that holds the raw body', command);
     }
   }
   const tty = process.stdin.isTTY === true;

@@ -21,6 +21,8 @@ import { displayUrl, neverPrint, write } from './redact.mjs';
 import { formatReport, wrap } from './report.mjs';
 
 const NAME = 'cryptopay-verify';
+// The package's refusals of a secret itself (empty; an environment variable set to nothing).
+const SECRET_CODES = new Set(['secret_empty', 'no_secrets', 'invalid_argument']);
 
 const USAGE = {
   verify: `${NAME} verify --secret-env VAR --timestamp T --signature S [--body-file F | -]
@@ -33,7 +35,7 @@ const USAGE = {
   sign: `${NAME} sign --secret-env VAR [--timestamp T] [--body-file F | -] [--encoding hex|base64]
        [--timestamp-header NAME] [--signature-header NAME] [--json]
   Signs a body as the service does (for tests): prints the timestamp (default: now), the
-  signature and the headers to send.`,
+  signature and the headers to send (exit 0), or what to fix in the input (exit 2).`,
   conformance: `${NAME} conformance --url URL --secret-env VAR
        --timestamp-header NAME --signature-header NAME
        [--pending-secret-env VAR] [--retired-secret-env VAR] [--json] [--timeout 10]
@@ -104,8 +106,10 @@ async function verifyCommand(argv) {
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
     const message = cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven: opts.now !== undefined });
-    write.err(`${NAME} verify: not verified\n${message}\n`);
-    return 1;
+    // A secret the package refuses is the command's input, not the delivery's: a usage error.
+    const usage = SECRET_CODES.has(error.code);
+    write.err(`${NAME} verify: ${usage ? 'usage error' : 'not verified'}\n${message}\n`);
+    return usage ? 2 : 1;
   }
   // The package's event as it is, less `envelope` (the whole body, already shown as `data`).
   const { envelope: _envelope, ...event } = verified.event;
@@ -128,9 +132,10 @@ async function signCommand(argv) {
   try {
     signature = signWebhook({ secret, timestamp, body, encoding });
   } catch (error) {
+    // Everything sign is given is the command's input (nothing is verified): a usage error.
     if (!(error instanceof CryptoPayError)) throw error;
     write.err(`${NAME} sign: ${error.message}\n`);
-    return 1;
+    return 2;
   }
   const tsName = timestampHeader ?? '<timestamp-header>';
   const sigName = signatureHeader ?? '<signature-header>';

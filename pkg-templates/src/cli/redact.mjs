@@ -56,9 +56,3 @@ export function looksLikeSecret(text) {
   if (/[/\\.]/.test(text) || text.length < 20) return false;
   return /^[A-Za-z0-9+=_-]+$/.test(text) && /[0-9]/.test(text) && /[A-Za-z]/.test(text);
 }
-
-/** A path for a message: control and bidi characters as ?, at most 120 characters. */
-export function printablePath(path) {
-  const safe = String(path).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
-  return safe.length > 120 ? `...${safe.slice(-117)}` : safe;
-}
