@@ -88,6 +88,13 @@ export async function smoke(cv) {
     maxSkewSecs: MAX_SKEW,
   }, overrides);
 
+  check('every export keeps its own name (Verifier.name, CryptoPayError.name, ...)', () => {
+    const renamed = Object.entries(cv)
+      .filter(([name, value]) => typeof value === 'function' && value.name !== name)
+      .map(([name, value]) => `${name}.name=${value.name}`);
+    return { pass: typeof cv.Verifier === 'function' && renamed.length === 0, detail: renamed.join(' ') };
+  });
+
   check('signWebhook anchor', () => {
     const got = cv.signWebhook({ secret: SECRET, timestamp: TIMESTAMP, body: ANCHOR_BODY });
     return { pass: got === ANCHOR_SIGNATURE, detail: got };

@@ -7,8 +7,8 @@ import { buildEvent } from './event.mjs';
 import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
-  CALL_KEYS, DUPLICATED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew, onlyKnownKeys,
-  options, safeUint, secretLists,
+  CALL_KEYS, DUPLICATED, NEVER_WELL_FORMED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew,
+  notHeader, onlyKnownKeys, options, safeUint, secretLists,
 } from './inputs.mjs';
 
 // The code and message of each failure the core numbered, asked once.
@@ -18,12 +18,15 @@ function failure(n) {
 }
 
 // The answer of RawVerifier.verify: the result, or the refusal it numbered.
-function settle(outcome, bytes, parse, timestamp, signature) {
+function settle(outcome, bytes, parse, timestamp, signature, input) {
   if (outcome < 0) {
     const { code, message } = failure(-1 - outcome);
-    if ((code === 'timestamp_malformed' && timestamp === DUPLICATED) || (code === 'signature_malformed' && signature === DUPLICATED)) {
-      throw fail('header_duplicated', `${code === 'timestamp_malformed' ? 'timestamp' : 'signature'} was given as an array of several values (the header was sent more than once)`);
+    const name = code === 'timestamp_malformed' ? 'timestamp' : code === 'signature_malformed' ? 'signature' : null;
+    const value = name === 'timestamp' ? timestamp : signature;
+    if (name !== null && value === DUPLICATED) {
+      throw fail('header_duplicated', `${name} was given as an array of several values (the header was sent more than once)`);
     }
+    if (name !== null && value === NEVER_WELL_FORMED) throw fail(code, notHeader(name, input[name]));
     throw refusal(code, message);
   }
   const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];
@@ -53,7 +56,7 @@ function verifyWith(raw, limit, input, now, parse, minBody, hostKeysOf) {
   const outcome = tags === null
     ? raw.verify(bytes, timestamp, signature, now, parse)
     : raw.verifyTags(timestamp, signature, now, parse, parse ? bytes : EMPTY, tags);
-  return settle(outcome, bytes, parse, timestamp, signature);
+  return settle(outcome, bytes, parse, timestamp, signature, input);
 }
 
 // The host's tags of a delivery, or null where it has no keys for the set or fails.
@@ -95,6 +98,19 @@ export function verifyWebhook(input) {
   return verifyOnce(input, 'verifyWebhook', true);
 }
 
+// The brand check, set by Verifier's static block. The class never names itself in its body:
+// a bundler renames a class that does (esbuild: `class _Verifier`), and V8's TypeError for a
+// call without `new` would then name `_Verifier`.
+let isVerifier;
+
+// A method called on something else (detached from its Verifier, or on the prototype).
+function own(receiver, method) {
+  if (!isVerifier(receiver)) {
+    throw fail('invalid_argument', `${method} must be called on a Verifier (keep it as verifier.${method}(...))`);
+  }
+  return receiver;
+}
+
 /**
  * A verifier keyed once and reused for every delivery. A class: `Verifier(...)` without
  * `new` is JavaScript's own TypeError (a programming error TypeScript reports).
@@ -107,12 +123,8 @@ export class Verifier {
   #keys;
   #list;
 
-  // A method called on something else (detached from its Verifier, or on the prototype).
-  static #own(receiver, method) {
-    if (receiver === null || typeof receiver !== 'object' || !(#raw in receiver)) {
-      throw fail('invalid_argument', `${method} must be called on a Verifier (keep it as verifier.${method}(...))`);
-    }
-    return receiver;
+  static {
+    isVerifier = (value) => value !== null && typeof value === 'object' && #raw in value;
   }
 
   constructor(init) {
@@ -141,16 +153,16 @@ export class Verifier {
   }
 
   verifySignature(input) {
-    return Verifier.#own(this, 'verifySignature').#verify(input, 'verifySignature', false);
+    return own(this, 'verifySignature').#verify(input, 'verifySignature', false);
   }
 
   verifyWebhook(input) {
-    return Verifier.#own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
+    return own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
   }
 
   /** Releases the keyed state now (it is also reclaimed when garbage-collected). */
   free() {
-    Verifier.#own(this, 'free');
+    own(this, 'free');
     if (this.#raw !== null) {
       this.#raw.free();
       this.#raw = null;
