@@ -96,7 +96,7 @@ error_kinds! {
         "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the header value exactly as received (not milliseconds, not a re-formatted number)";
     /// `timestamp_too_old`: an authentic delivery older than `max_skew_secs`.
     TimestampTooOld => "timestamp_too_old",
-        "the delivery is authentic but its timestamp is older than max_skew_secs: it may be a replay; check the host clock passed as now_secs";
+        "the delivery is authentic but its timestamp is older than max_skew_secs: it may be a replay; check the host clock passed as now_secs (Unix seconds, not milliseconds)";
     /// `timestamp_in_future`: an authentic delivery more than `max_skew_secs` ahead.
     TimestampInFuture => "timestamp_in_future",
         "the delivery is authentic but its timestamp is more than max_skew_secs in the future: check that now_secs is the current Unix time in seconds (not milliseconds)";
@@ -114,7 +114,7 @@ error_kinds! {
         "a secret is empty: pass the webhook signing Secret exactly as saved; an unset environment variable is a common cause";
     /// `event_not_json`: the verified body is not JSON.
     EventNotJson => "event_not_json",
-        "the signature is valid but the body is not JSON (UTF-8, no BOM, nesting at most 128 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
+        "the signature is valid but the body is not JSON (UTF-8, no BOM, nesting at most 127 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
     /// `event_malformed`: the verified JSON is not a `payment.updated` envelope.
     EventMalformed => "event_malformed",
         "the signature is valid but the event envelope does not have the documented shape: record it for inspection and query GET /v1/payments/{payment_id}";
@@ -174,7 +174,7 @@ error_kinds! {
         "checkout_origin must be an origin: https://host or https://host:port, with no path (not even /), query, fragment or credentials";
     /// `origin_not_https`: the origin's scheme is not `https`.
     OriginNotHttps => "origin_not_https",
-        "checkout_origin must use https";
+        "checkout_origin must use https: give the https:// origin the checkout page is served from";
     /// `origin_not_permitted`: the origin differs from the store's website origin.
     OriginNotPermitted => "origin_not_permitted",
         "checkout_origin differs from the website origin configured under Checkout > Website: use that origin or omit checkout_origin";
@@ -183,7 +183,7 @@ error_kinds! {
         "the webhook URL is malformed: give an absolute https:// URL of at most 2048 ASCII characters, with an ASCII (xn--) host name";
     /// `webhook_url_not_https`: the webhook URL's scheme is not `https`.
     WebhookUrlNotHttps => "webhook_url_not_https",
-        "the webhook URL must use https";
+        "the webhook URL must use https: serve the receiver over TLS and register its https:// URL";
     /// `webhook_url_ip_literal`: the webhook URL's host is an IP address.
     WebhookUrlIpLiteral => "webhook_url_ip_literal",
         "the webhook URL's host is an IP address: use a registered domain name";
@@ -201,7 +201,7 @@ error_kinds! {
         "the webhook URL must not have a query string (not even a bare ?): put routing in the path";
     /// `webhook_url_fragment`: the webhook URL has a fragment.
     WebhookUrlFragment => "webhook_url_fragment",
-        "the webhook URL must not have a fragment (#)";
+        "the webhook URL must not have a fragment (#): remove it; the service never sends one";
     /// `idempotency_key_invalid`: not 1 to 255 visible ASCII characters.
     IdempotencyKeyInvalid => "idempotency_key_invalid",
         "the Idempotency-Key must be 1 to 255 visible ASCII characters: use one random key (a UUID) per creation intent";
@@ -348,24 +348,28 @@ mod tests {
         assert_eq!(Error::from(ErrorKind::NoSecrets).detail(), None);
     }
 
+    /// JavaScript's names and framework hints, which belong to the binding (src/wasm/).
+    const JAVASCRIPT: [&str; 14] = [
+        "maxSkewSecs",
+        "nowSecs",
+        "maxBodyBytes",
+        "acceptUntilSecs",
+        "websiteOrigin",
+        "paymentId",
+        "Uint8Array",
+        "ArrayBuffer",
+        "Express",
+        "Next.js",
+        "Workers",
+        "toAmountRaw",
+        "buildSourceAmount",
+        "timestampHeader",
+    ];
+
     #[test]
     fn messages_speak_rust() {
-        // JavaScript's names and framework hints belong to the binding (src/wasm/).
-        let javascript = [
-            "maxSkewSecs",
-            "nowSecs",
-            "maxBodyBytes",
-            "acceptUntilSecs",
-            "Uint8Array",
-            "ArrayBuffer",
-            "Express",
-            "Next.js",
-            "Workers",
-            "toAmountRaw",
-            "buildSourceAmount",
-        ];
         for kind in ErrorKind::ALL {
-            for name in javascript {
+            for name in JAVASCRIPT {
                 assert!(
                     !kind.message().contains(name),
                     "{}: names {name}",
@@ -373,5 +377,114 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every message that states a limit states the constant's value: the constants are the
+    /// source of truth, these texts (static, so written out) are checked against them.
+    #[test]
+    fn messages_state_the_limits_they_name() {
+        use crate::amount::MAX_DECIMALS;
+        use crate::idempotency::MAX_IDEMPOTENCY_KEY_LEN;
+        use crate::json::MAX_DEPTH;
+        use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES};
+        use crate::origin::{MAX_WEBHOOK_URL_BYTES, WEBHOOK_URL_TOO_LONG};
+        use crate::secret_set::{MAX_SECRETS, TOO_MANY_SECRETS};
+        use crate::signature::{
+            MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS,
+            SIGNATURE_HEADER_TOO_LONG, TOO_MANY_CANDIDATES,
+        };
+        let mib = MAX_MAX_BODY_BYTES / (1024 * 1024);
+        let stated = [
+            (
+                ErrorKind::TimestampMalformed.message(),
+                format!("1 to {MAX_TIMESTAMP_DIGITS} ASCII digits"),
+            ),
+            (
+                ErrorKind::EventNotJson.message(),
+                format!("nesting at most {MAX_DEPTH} levels"),
+            ),
+            (
+                ErrorKind::SignatureMalformed.message(),
+                format!("up to {MAX_CANDIDATES} HMAC-SHA256 values"),
+            ),
+            (
+                TOO_MANY_CANDIDATES,
+                format!("more than {MAX_CANDIDATES} signatures"),
+            ),
+            (
+                SIGNATURE_HEADER_TOO_LONG,
+                format!("longer than {MAX_SIGNATURE_HEADER_BYTES} bytes"),
+            ),
+            (TOO_MANY_SECRETS, format!("at most {MAX_SECRETS} entries")),
+            (
+                MAX_BODY_BYTES_RANGE,
+                format!("from 1 to {MAX_MAX_BODY_BYTES} ({mib} MiB)"),
+            ),
+            (
+                ErrorKind::WebhookUrlMalformed.message(),
+                format!("at most {MAX_WEBHOOK_URL_BYTES} ASCII characters"),
+            ),
+            (
+                WEBHOOK_URL_TOO_LONG,
+                format!("longer than {MAX_WEBHOOK_URL_BYTES} bytes"),
+            ),
+            (
+                ErrorKind::IdempotencyKeyInvalid.message(),
+                format!("1 to {MAX_IDEMPOTENCY_KEY_LEN} visible ASCII"),
+            ),
+            (
+                ErrorKind::DecimalsInvalid.message(),
+                format!("from 0 to {MAX_DECIMALS}"),
+            ),
+            (
+                ErrorKind::StoreSourceInvalid.message(),
+                format!("decimals (0 to {MAX_DECIMALS})"),
+            ),
+        ];
+        for (text, limit) in stated {
+            assert!(text.contains(&limit), "{text:?} does not state {limit:?}");
+        }
+    }
+
+    /// The details too: no string literal of the core (outside src/wasm/ and tests) names a
+    /// JavaScript option or type.
+    #[test]
+    fn details_speak_rust() {
+        fn literals(line: &str) -> impl Iterator<Item = &str> {
+            line.split('"').skip(1).step_by(2)
+        }
+        fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if !path.ends_with("wasm") {
+                        visit(&path, found);
+                    }
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // A module's unit tests sit at its end, after `#[cfg(test)]`.
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                for (n, line) in code.lines().enumerate() {
+                    if line.trim_start().starts_with("//") {
+                        continue;
+                    }
+                    for literal in literals(line) {
+                        if let Some(name) = JAVASCRIPT.iter().find(|name| literal.contains(*name)) {
+                            found.push(format!("{}:{}: {name}", path.display(), n + 1));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        visit(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
+        assert!(
+            found.is_empty(),
+            "JavaScript names in the core's messages: {found:?}"
+        );
     }
 }

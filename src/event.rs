@@ -1,7 +1,7 @@
 //! The `payment.updated` event envelope (spec: Events), parsed strictly and only from bytes
 //! that verified.
 //!
-//! Strict means: UTF-8 JSON as `serde_json` reads it (no BOM, nesting at most 128 levels),
+//! Strict means: UTF-8 JSON as `serde_json` reads it (no BOM, nesting at most 127 levels),
 //! no object that repeats a key at any depth (parsers disagree on which copy wins), and
 //! numbers kept as their exact decimal text, so that `status_version` never passes through
 //! a float. Unknown fields are kept. The body is read once.

@@ -7,6 +7,8 @@ use crate::error::{Error, ErrorKind, err};
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// The largest body limit that may be configured: 64 MiB.
 pub const MAX_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+/// The detail of a `max_body_bytes` out of range (the numbers pinned by a test).
+pub(crate) const MAX_BODY_BYTES_RANGE: &str = "max_body_bytes must be from 1 to 67108864 (64 MiB)";
 
 /// The limits a verification applies. `max_skew_secs` has no default: the receiver chooses
 /// it (300 seconds is the usual choice).
@@ -64,10 +66,7 @@ impl VerifyOptions {
     /// ```
     pub const fn with_max_body_bytes(self, max_body_bytes: usize) -> Result<Self, Error> {
         if max_body_bytes == 0 || max_body_bytes > MAX_MAX_BODY_BYTES {
-            return Err(err(
-                ErrorKind::InvalidArgument,
-                "max_body_bytes must be from 1 to 67108864 (64 MiB)",
-            ));
+            return Err(err(ErrorKind::InvalidArgument, MAX_BODY_BYTES_RANGE));
         }
         Ok(VerifyOptions {
             max_skew_secs: self.max_skew_secs,

@@ -11,6 +11,8 @@ use crate::secret::{Secret, SecretEntry, SecretKind};
 
 /// The most entries a secret set may hold.
 pub const MAX_SECRETS: usize = 4;
+/// The detail of a set over [`MAX_SECRETS`] (the number pinned by a test).
+pub(crate) const TOO_MANY_SECRETS: &str = "a secret set holds at most 4 entries";
 
 /// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
 #[derive(Clone)]
@@ -91,10 +93,7 @@ impl SecretSet {
     /// ```
     pub fn new(entries: Vec<SecretEntry>) -> Result<Self, Error> {
         if entries.len() > MAX_SECRETS {
-            return Err(err(
-                ErrorKind::InvalidArgument,
-                "a secret set holds at most 4 entries",
-            ));
+            return Err(err(ErrorKind::InvalidArgument, TOO_MANY_SECRETS));
         }
         if entries.is_empty() {
             return Err(Error::new(ErrorKind::NoSecrets));

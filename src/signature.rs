@@ -12,6 +12,10 @@ pub const MAX_CANDIDATES: usize = 8;
 pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
 /// The most digits a timestamp may have.
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
+/// The detail of a header with more than [`MAX_CANDIDATES`] values (the number pinned by a test).
+pub(crate) const TOO_MANY_CANDIDATES: &str = "the signature header holds more than 8 signatures";
+/// The detail of a header over [`MAX_SIGNATURE_HEADER_BYTES`] (the number pinned by a test).
+pub(crate) const SIGNATURE_HEADER_TOO_LONG: &str = "the signature header is longer than 1024 bytes";
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
 ///
@@ -70,10 +74,10 @@ impl Candidates {
     }
 
     fn push(&mut self, tag: Tag) -> Result<(), Error> {
-        let slot = self.tags.get_mut(self.len).ok_or(err(
-            ErrorKind::SignatureMalformed,
-            "the signature header holds more than 8 signatures",
-        ))?;
+        let slot = self
+            .tags
+            .get_mut(self.len)
+            .ok_or(err(ErrorKind::SignatureMalformed, TOO_MANY_CANDIDATES))?;
         *slot = tag;
         self.len = self.len.saturating_add(1);
         Ok(())
@@ -114,7 +118,7 @@ fn parse_grammar(value: &[u8], timestamp: &[u8]) -> Result<Candidates, Error> {
     if value.len() > MAX_SIGNATURE_HEADER_BYTES {
         return Err(err(
             ErrorKind::SignatureMalformed,
-            "the signature header is longer than 1024 bytes",
+            SIGNATURE_HEADER_TOO_LONG,
         ));
     }
     if !value.iter().all(|&b| b.is_ascii_graphic() || is_sep(&b)) {

@@ -157,4 +157,6 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
 }
 
 #[cfg(test)]
+pub(crate) use scan::MAX_DEPTH;
+#[cfg(test)]
 mod tests;

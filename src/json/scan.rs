@@ -19,7 +19,7 @@ mod strings;
 
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).
-pub(super) const MAX_DEPTH: usize = 127;
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// Up to this many keys, an object's keys are compared pairwise; above, sorted.
 pub(super) const PAIRWISE_KEYS: usize = 16;

@@ -11,6 +11,8 @@ use crate::error::{Error, ErrorKind, err};
 
 /// The longest webhook URL accepted, in bytes.
 pub const MAX_WEBHOOK_URL_BYTES: usize = 2048;
+/// The detail of a URL over [`MAX_WEBHOOK_URL_BYTES`] (the number pinned by a test).
+pub(crate) const WEBHOOK_URL_TOO_LONG: &str = "the URL is longer than 2048 bytes";
 
 const MAX_HOST_BYTES: usize = 253;
 const MAX_LABEL_BYTES: usize = 63;
@@ -188,7 +190,7 @@ pub fn validate_checkout_origin(origin: &str, website_origin: Option<&str>) -> R
             canonical_origin(w).map_err(|_| {
                 err(
                     ErrorKind::InvalidArgument,
-                    "websiteOrigin must itself be an https origin such as https://shop.example",
+                    "website_origin must itself be an https origin such as https://shop.example",
                 )
             })
         })
@@ -221,7 +223,7 @@ pub fn validate_checkout_origin(origin: &str, website_origin: Option<&str>) -> R
 pub fn validate_webhook_url(url: &str) -> Result<(), Error> {
     let malformed = |detail| err(ErrorKind::WebhookUrlMalformed, detail);
     if url.len() > MAX_WEBHOOK_URL_BYTES {
-        return Err(malformed("the URL is longer than 2048 bytes"));
+        return Err(malformed(WEBHOOK_URL_TOO_LONG));
     }
     if !url.bytes().all(|b| b.is_ascii_graphic() && b != b'\\') {
         return Err(malformed(
@@ -294,7 +296,7 @@ pub fn hosted_checkout_url(checkout_origin: &str, payment_id: &str) -> Result<St
     if payment_id.is_empty() {
         return Err(err(
             ErrorKind::InvalidArgument,
-            "paymentId must be a non-empty string",
+            "the payment id must be a non-empty string (the id the service returned)",
         ));
     }
     Ok(format!(

@@ -59,11 +59,24 @@ pub fn read_delivery_headers(
     ])
 }
 
+/// `text` as a [`StatusVersion`], or `status_version_invalid` with `detail` naming the
+/// argument (the core's message alone does not say which of two it was).
+fn version(text: &str, detail: &'static str) -> JsResult<StatusVersion> {
+    js(StatusVersion::parse(text)
+        .map_err(|_| Error::with_detail(ErrorKind::StatusVersionInvalid, detail)))
+}
+
 /// -1, 0 or 1: the exact order of two versions ([`StatusVersion`]'s `Ord`).
 #[wasm_bindgen(js_name = compareStatusVersions)]
 pub fn compare_status_versions(a: &str, b: &str) -> JsResult<i8> {
-    let a = js(StatusVersion::parse(a))?;
-    let b = js(StatusVersion::parse(b))?;
+    let a = version(
+        a,
+        "the first argument of compareStatusVersions is not a status version: pass event.statusVersion, a string of digits",
+    )?;
+    let b = version(
+        b,
+        "the second argument of compareStatusVersions is not a status version: pass event.statusVersion, a string of digits",
+    )?;
     Ok(match a.cmp(&b) {
         Ordering::Less => -1,
         Ordering::Equal => 0,
@@ -78,8 +91,14 @@ pub fn decide_event_export(
     event_seen: bool,
     stored: Option<String>,
 ) -> JsResult<String> {
-    let incoming = js(StatusVersion::parse(incoming))?;
-    let status_version = js(stored.as_deref().map(StatusVersion::parse).transpose())?;
+    let incoming = version(
+        incoming,
+        "incoming.statusVersion is not a status version: pass the event as verifyWebhook returns it (statusVersion a string of digits)",
+    )?;
+    let status_version = stored
+        .as_deref()
+        .map(|text| version(text, "stored.statusVersion is not a status version: store event.statusVersion as the exact string (never as a number) and pass it back"))
+        .transpose()?;
     let stored = Stored {
         event_seen,
         status_version,

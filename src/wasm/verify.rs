@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::{JsResult, js, messages, uint};
 use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind};
-use crate::options::VerifyOptions;
+use crate::options::{MAX_BODY_BYTES_RANGE, VerifyOptions};
 use crate::secret::{Secret, SecretEntry, SecretKind};
 use crate::secret_set::SecretSet;
 use crate::verify::{Verified, Verifier, verify_signature_tags};
@@ -108,10 +108,7 @@ fn entries(
 /// default where the option was left out).
 fn options(max_skew_secs: f64, max_body_bytes: f64) -> Result<VerifyOptions, Error> {
     let skew = uint(max_skew_secs, "max_skew_secs must be a safe integer >= 0")?;
-    let body = uint(
-        max_body_bytes,
-        "max_body_bytes must be from 1 to 67108864 (64 MiB)",
-    )?;
+    let body = uint(max_body_bytes, MAX_BODY_BYTES_RANGE)?;
     VerifyOptions::new(skew).with_max_body_bytes(usize::try_from(body).unwrap_or(usize::MAX))
 }
 

@@ -15,6 +15,8 @@ import { createContext, runInContext } from 'node:vm';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import {
   cjs,
   cjsEntryPath,
@@ -246,6 +248,22 @@ describe('exports and types', () => {
       assert.equal(typeof esm[name], 'function', `ESM ${name} is callable`);
       assert.equal(typeof cjs[name], 'function', `CJS ${name} is callable`);
     }
+  });
+
+  test('every export keeps its own name (util.inspect and TypeErrors show it; a bundler must not rename it)', async () => {
+    const consumerRequire = createRequire(join(consumerDir, 'package.json'));
+    const receiverCjs = consumerRequire('cryptopay-verify/receiver');
+    const receiverEsm = await import(pathToFileURL(consumerRequire.resolve('cryptopay-verify/receiver')).href.replace(/\.cjs$/, '.mjs'));
+    assert.equal(typeof receiverEsm.createReceiver, 'function');
+    for (const [label, entry] of [['ESM', esm], ['CJS', cjs], ['receiver ESM', receiverEsm], ['receiver CJS', receiverCjs]]) {
+      for (const [name, value] of Object.entries(entry)) {
+        if (name !== '__esModule') assert.equal(value.name, name, `${label} ${name}.name`);
+      }
+    }
+    const verifier = new esm.Verifier({ secrets: 'whsec_name', maxSkewSecs: 300 });
+    assert.match(inspect(verifier), /^Verifier /);
+    assert.throws(() => esm.Verifier({ secrets: 'whsec_name', maxSkewSecs: 300 }), /Class constructor Verifier cannot be invoked without 'new'/);
+    verifier.free();
   });
 
   test('every name of the contract\'s JavaScript surface is exported by both entries', () => {
@@ -817,6 +835,33 @@ for (const [label, api] of entries) {
       });
     }
 
+    test('a header value that is not the header\'s text says what it is and what to pass', () => {
+      const long = 'a'.repeat(2000);
+      const verifier = new api.Verifier(ctorInput(base));
+      try {
+        for (const [override, code, says] of [
+          [{ timestamp: NOW }, 'timestamp_malformed', /timestamp is a number, not the header's text: pass the timestamp header's value exactly as received: a string of Unix seconds/],
+          [{ timestamp: [NOW] }, 'timestamp_malformed', /timestamp is a number, not the header's text/],
+          [{ timestamp: Buffer.from(TS) }, 'timestamp_malformed', /timestamp is an object, not the header's text/],
+          [{ timestamp: '1'.repeat(2000) }, 'timestamp_malformed', /timestamp is longer than \d+ characters, more than the header ever holds/],
+          [{ signature: 12345 }, 'signature_malformed', /signature is a number, not the header's text: pass the signature header's value exactly as received, as a string/],
+          [{ signature: long }, 'signature_malformed', /signature is longer than \d+ characters/],
+        ]) {
+          const input = withOverride(base, override);
+          for (const error of [thrown(() => api.verifyWebhook(input)), thrown(() => verifier.verifySignature(callInput(input)))]) {
+            assert.equal(error.code, code);
+            assert.match(error.message, says);
+            assert.doesNotMatch(error.message, /other than an ASCII digit|not visible ASCII/);
+          }
+        }
+      } finally {
+        verifier.free();
+      }
+      const signed = thrown(() => api.signWebhook({ secret: SECRET, timestamp: -1, body: EVENT_TEXT }));
+      assert.equal(signed.code, 'timestamp_malformed');
+      assert.match(signed.message, /timestamp must be Unix seconds: a string of digits, or an integer number from 0/);
+    });
+
     test('a missing or non-object options argument is invalid_argument', () => {
       for (const bad of [undefined, null, 'x', 42, [validInput()]]) {
         expectCode(api, () => api.verifySignature(bad), 'invalid_argument', `verifySignature(${String(bad)})`);
@@ -1283,6 +1328,14 @@ for (const [label, api] of entries) {
       assert.equal(api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '1' }, { eventSeen: false, statusVersion: null }), 'apply');
       expectCode(api, () => api.compareStatusVersions(1.5, '1'), 'status_version_invalid');
       expectCode(api, () => api.compareStatusVersions(-1, '1'), 'status_version_invalid');
+    });
+
+    test('a status_version_invalid of compareStatusVersions or decideEvent names the argument', () => {
+      assert.match(thrown(() => api.compareStatusVersions('1.0', '1')).message, /the first argument of compareStatusVersions/);
+      assert.match(thrown(() => api.compareStatusVersions('1', '01')).message, /the second argument of compareStatusVersions/);
+      const incoming = { eventId: 'e', paymentId: 'p', statusVersion: '2' };
+      assert.match(thrown(() => api.decideEvent({ ...incoming, statusVersion: '2e3' }, { eventSeen: false })).message, /incoming\.statusVersion is not a status version/);
+      assert.match(thrown(() => api.decideEvent(incoming, { eventSeen: false, statusVersion: '1.5' })).message, /stored\.statusVersion is not a status version: store event\.statusVersion as the exact string/);
     });
 
     test('validateCheckoutOrigin / validateCreatePayment / buildSourceAmount option checks', () => {

@@ -3,7 +3,7 @@
 
 import { assertReady, fail } from './errors.mjs';
 import { glue } from './instance.mjs';
-import { bodyBytes, headerValue, isPlainObject, options, tag, wellFormed } from './inputs.mjs';
+import { NEVER_WELL_FORMED, bodyBytes, headerValue, isPlainObject, notHeader, options, tag, wellFormed } from './inputs.mjs';
 
 // Turns any header container into parallel name and value lists.
 function headerLists(headers) {
@@ -77,6 +77,15 @@ export function signWebhook(input) {
   // never a timestamp to sign.
   const ts = typeof input.timestamp === 'number' && Number.isSafeInteger(input.timestamp) && input.timestamp >= 0
     ? String(input.timestamp)
-    : Array.isArray(input.timestamp) ? '\u0000' : headerValue(input.timestamp);
-  return glue.signWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
+    : Array.isArray(input.timestamp) ? NEVER_WELL_FORMED : headerValue(input.timestamp);
+  try {
+    return glue.signWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
+  } catch (error) {
+    if (ts === NEVER_WELL_FORMED && error?.code === 'timestamp_malformed') {
+      throw fail('timestamp_malformed', typeof input.timestamp === 'number'
+        ? 'timestamp must be Unix seconds: a string of digits, or an integer number from 0'
+        : notHeader('timestamp', input.timestamp));
+    }
+    throw error;
+  }
 }

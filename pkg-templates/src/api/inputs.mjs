@@ -94,7 +94,7 @@ export function maxSkew(value) {
 export function maxBody(value) {
   if (value === undefined) return limits.defaultMaxBodyBytes;
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw fail('invalid_argument', `maxBodyBytes must be an integer from 1 to ${limits.maxMaxBodyBytes} (64 MiB)`);
+    throw fail('invalid_argument', `maxBodyBytes must be an integer from 1 to ${limits.maxMaxBodyBytes} (${limits.maxMaxBodyBytes / 1048576} MiB)`);
   }
   return value;
 }
@@ -132,8 +132,9 @@ export function bodyBytes(body, limit = Infinity) {
 }
 
 // A header value that is never well-formed: a non-string timestamp or signature is then
-// reported as malformed by the core, after the checks that come before it.
-const NEVER_WELL_FORMED = '\u0000';
+// reported as malformed by the core, after the checks that come before it, and `notHeader`
+// says why (the core saw only this stand-in).
+export const NEVER_WELL_FORMED = '\u0000';
 // A header value given as an array of several values (the header was sent more than once):
 // the core sees it as malformed at its place in the order of checks, and the verify module
 // names it header_duplicated.
@@ -154,6 +155,22 @@ export function headerValue(value) {
   if (!Array.isArray(value)) return NEVER_WELL_FORMED;
   if (value.length > 1) return DUPLICATED;
   return value.length === 0 ? '' : typeof value[0] === 'string' ? headerValue(value[0]) : NEVER_WELL_FORMED;
+}
+
+/**
+ * Why a header value given as `value` was handed to the core as NEVER_WELL_FORMED: the detail
+ * of its `timestamp_malformed` or `signature_malformed`, in place of the stand-in's.
+ */
+export function notHeader(name, value) {
+  const fix = name === 'timestamp'
+    ? "pass the timestamp header's value exactly as received: a string of Unix seconds such as '1700000000'"
+    : "pass the signature header's value exactly as received, as a string";
+  if (typeof value === 'string') {
+    return `${name} is longer than ${limits.maxHeaderValueBytes} characters, more than the header ever holds: ${fix}`;
+  }
+  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  const kind = one === null ? 'null' : Array.isArray(one) ? 'an array' : typeof one === 'object' ? 'an object' : `a ${typeof one}`;
+  return `${name} is ${kind}, not the header's text: ${fix}`;
 }
 
 /**
