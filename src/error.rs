@@ -391,13 +391,17 @@ mod tests {
         use crate::secret_set::{MAX_SECRETS, TOO_MANY_SECRETS};
         use crate::signature::{
             MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS,
-            SIGNATURE_HEADER_TOO_LONG, TOO_MANY_CANDIDATES,
+            SIGNATURE_HEADER_TOO_LONG, TIMESTAMP_TOO_LONG, TOO_MANY_CANDIDATES,
         };
         let mib = MAX_MAX_BODY_BYTES / (1024 * 1024);
         let stated = [
             (
                 ErrorKind::TimestampMalformed.message(),
                 format!("1 to {MAX_TIMESTAMP_DIGITS} ASCII digits"),
+            ),
+            (
+                TIMESTAMP_TOO_LONG,
+                format!("more than {MAX_TIMESTAMP_DIGITS} digits"),
             ),
             (
                 ErrorKind::EventNotJson.message(),

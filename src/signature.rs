@@ -12,6 +12,8 @@ pub const MAX_CANDIDATES: usize = 8;
 pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
 /// The most digits a timestamp may have.
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
+/// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
+pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 /// The detail of a header with more than [`MAX_CANDIDATES`] values (the number pinned by a test).
 pub(crate) const TOO_MANY_CANDIDATES: &str = "the signature header holds more than 8 signatures";
 /// The detail of a header over [`MAX_SIGNATURE_HEADER_BYTES`] (the number pinned by a test).
@@ -37,17 +39,16 @@ pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
     if value.is_empty() {
         return Err(Error::new(ErrorKind::TimestampMissing));
     }
-    if value.len() > MAX_TIMESTAMP_DIGITS {
-        return Err(err(
-            ErrorKind::TimestampMalformed,
-            "the timestamp has more than 12 digits (milliseconds?)",
-        ));
-    }
+    // Characters first: a value that is not digits at all (a signature pasted in its place)
+    // is not called too long.
     if !value.iter().all(u8::is_ascii_digit) {
         return Err(err(
             ErrorKind::TimestampMalformed,
             "the timestamp holds a character other than an ASCII digit",
         ));
+    }
+    if value.len() > MAX_TIMESTAMP_DIGITS {
+        return Err(err(ErrorKind::TimestampMalformed, TIMESTAMP_TOO_LONG));
     }
     // 1 to 12 ASCII digits: valid UTF-8, and the value fits (std parses so few digits without
     // per-digit overflow checks, which wasm32 would pay as 128-bit multiplications).
@@ -358,6 +359,13 @@ mod tests {
         assert_eq!(
             parse_timestamp("１７".as_bytes()).unwrap_err().code(),
             "timestamp_malformed"
+        );
+        // The detail says what is wrong: too many digits only when they are all digits.
+        let detail = |value: &[u8]| parse_timestamp(value).unwrap_err().detail();
+        assert_eq!(detail(b"1700000000000"), Some(TIMESTAMP_TOO_LONG));
+        assert_eq!(
+            detail("a".repeat(64).as_bytes()),
+            Some("the timestamp holds a character other than an ASCII digit")
         );
     }
 }

@@ -153,7 +153,12 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
       assert.equal(run.code, 2);
       assert.ok(run.stderr.includes('cannot read the file named by --body-file (no such file); the name given is not shown'), run.stderr);
       assert.ok(!run.stderr.includes(absent) && !run.stdout.includes(absent), run.stderr);
+      // The command line was right: the message is the whole answer, no usage block.
+      assert.doesNotMatch(run.stderr, /usage:/);
     }
+    const typo = await verify(['--timestamp', TS, '--signature', expectedHex, '--body-fiel', 'x.json']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /usage:/, 'a mistyped command line still gets the usage');
   });
 
   test('an empty stdin that is not a terminal is a usage error, not signature_mismatch', async () => {
@@ -175,7 +180,7 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
   });
 });
 
-describe('usage errors exit 2 with the usage', () => {
+describe('usage errors exit 2, with the usage when the command line itself is wrong', () => {
   const cases = [
     ['no command', []],
     ['an unknown command', ['frobnicate']],
@@ -184,11 +189,9 @@ describe('usage errors exit 2 with the usage', () => {
     ['a missing value', ['verify', '--secret-env', SECRET_ENV, '--signature', expectedHex, '--timestamp']],
     ['a missing required option', ['verify', '--secret-env', SECRET_ENV, '--signature', expectedHex, '--body-file', bodyFile]],
     ['no secret at all', ['sign', '--body-file', bodyFile]],
-    ['an unset secret variable', ['sign', '--secret-env', 'CPV_SURELY_UNSET_VARIABLE', '--body-file', bodyFile]],
     ['both --secret-env and --secret-file', ['sign', '--secret-env', SECRET_ENV, '--secret-file', bodyFile, '--body-file', bodyFile]],
     ['a non-numeric --now', ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', 'soon', '--body-file', bodyFile]],
     ['an unknown encoding', ['sign', '--secret-env', SECRET_ENV, '--encoding', 'base32', '--body-file', bodyFile]],
-    ['a body file that does not exist', ['sign', '--secret-env', SECRET_ENV, '--body-file', join(dir, 'absent.json')]],
     ['both --body-file and -', ['sign', '--secret-env', SECRET_ENV, '--body-file', bodyFile, '-']],
     ['a stray argument', ['sign', '--secret-env', SECRET_ENV, 'extra']],
     ['conformance without --url', ['conformance', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b']],
@@ -197,11 +200,18 @@ describe('usage errors exit 2 with the usage', () => {
     ['conformance with a --max-skew over a day', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--max-skew', '86401']],
     ['conformance with a bad --timeout', ['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV, '--timestamp-header', 'a', '--signature-header', 'b', '--timeout', '0']],
   ];
-  for (const [name, args] of cases) {
+  // The command line is right but what it names cannot be used: the message alone.
+  const inputs = [
+    ['an unset secret variable', ['sign', '--secret-env', 'CPV_SURELY_UNSET_VARIABLE', '--body-file', bodyFile]],
+    ['a body file that does not exist', ['sign', '--secret-env', SECRET_ENV, '--body-file', join(dir, 'absent.json')]],
+    ['--now in milliseconds', ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', '1700000000000', '--body-file', bodyFile]],
+  ];
+  for (const [name, args, usage] of [...cases.map((c) => [...c, true]), ...inputs.map((c) => [...c, false])]) {
     test(name, async () => {
       const run = await runCli(args);
       assert.equal(run.code, 2, `${run.stdout}\n${run.stderr}`);
-      assert.match(run.stderr, /usage:/);
+      if (usage) assert.match(run.stderr, /usage:/);
+      else assert.equal(run.stderr.split('\n').filter(Boolean).length, 1, run.stderr);
       assert.ok(!run.stderr.includes('whsec_on_argv'));
     });
   }

@@ -857,6 +857,9 @@ for (const [label, api] of entries) {
       } finally {
         verifier.free();
       }
+      const millis = thrown(() => api.verifyWebhook(withOverride(base, { nowSecs: NOW * 1000 })));
+      assert.equal(millis.code, 'timestamp_too_old');
+      assert.match(millis.message, /nowSecs is in milliseconds \(13 digits or more\): pass Math\.floor\(Date\.now\(\) \/ 1000\)/);
       const signed = thrown(() => api.signWebhook({ secret: SECRET, timestamp: -1, body: EVENT_TEXT }));
       assert.equal(signed.code, 'timestamp_malformed');
       assert.match(signed.message, /timestamp must be Unix seconds: a string of digits, or an integer number from 0/);
@@ -1330,7 +1333,28 @@ for (const [label, api] of entries) {
       expectCode(api, () => api.compareStatusVersions(-1, '1'), 'status_version_invalid');
     });
 
+    test('a body that is not raw bytes says what it is, and for containers of bytes how to read them', async () => {
+      const { Readable } = await import('node:stream');
+      for (const [body, says] of [
+        [42, /the body is a number;/],
+        [undefined, /the body is undefined;/],
+        [new Blob(['{}']), /the body is a Blob: pass await body\.arrayBuffer\(\)/],
+        [new Response('{}'), /the body is a Response object: pass await response\.arrayBuffer\(\), read once/],
+        [new ReadableStream(), /the body is a stream: read it to the end first/],
+        [Readable.from(['{}']), /the body is a stream: read it to the end first \(Node: collect its Buffers/],
+        [{ event_id: 'e' }, /the body is an object;/],
+      ]) {
+        const error = thrown(() => api.verifyWebhook({ ...validInput(), body }));
+        assert.equal(error.code, 'body_not_raw');
+        assert.match(error.message, says);
+      }
+    });
+
     test('a status_version_invalid of compareStatusVersions or decideEvent names the argument', () => {
+      const unsafe = thrown(() => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: 2 ** 53 + 2 }, { eventSeen: false }));
+      assert.equal(unsafe.code, 'status_version_invalid');
+      assert.match(unsafe.message, /incoming\.statusVersion is a number over 2\^53 - 1, which JavaScript cannot hold exactly: pass event\.statusVersion, the exact string/);
+      assert.match(thrown(() => api.compareStatusVersions('1', 2 ** 60)).message, /the second argument is a number over 2\^53 - 1/);
       assert.match(thrown(() => api.compareStatusVersions('1.0', '1')).message, /the first argument of compareStatusVersions/);
       assert.match(thrown(() => api.compareStatusVersions('1', '01')).message, /the second argument of compareStatusVersions/);
       const incoming = { eventId: 'e', paymentId: 'p', statusVersion: '2' };

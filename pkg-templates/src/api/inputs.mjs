@@ -125,10 +125,23 @@ export function bodyBytes(body, limit = Infinity) {
       throw fail('body_not_raw', 'the body is a detached ArrayBuffer');
     }
   } else {
-    throw fail('body_not_raw', body === null || typeof body !== 'object' ? `the body is ${body === null ? 'null' : typeof body}` : 'the body is an object');
+    throw fail('body_not_raw', notRaw(body));
   }
   if (bytes.byteLength > limit) throw fail('body_too_large');
   return bytes;
+}
+
+// What a body that is not raw bytes is, and for the containers of bytes, how to read them.
+function notRaw(body) {
+  if (body === null || body === undefined) return `the body is ${body}`;
+  if (typeof body !== 'object') return `the body is a ${typeof body}`;
+  const kind = tag(body).slice(8, -1);
+  if (kind === 'Blob' || kind === 'File') return `the body is a ${kind}: pass await body.arrayBuffer()`;
+  if (kind === 'Request' || kind === 'Response') return `the body is a ${kind} object: pass await ${kind.toLowerCase()}.arrayBuffer(), read once`;
+  if (kind === 'ReadableStream' || typeof body.pipe === 'function') {
+    return 'the body is a stream: read it to the end first (Node: collect its Buffers and Buffer.concat them; Fetch: await new Response(stream).arrayBuffer())';
+  }
+  return 'the body is an object';
 }
 
 // A header value that is never well-formed: a non-string timestamp or signature is then

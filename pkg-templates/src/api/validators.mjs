@@ -5,16 +5,21 @@ import { CryptoPayError, assertReady, fail } from './errors.mjs';
 import { codes, glue } from './instance.mjs';
 import { bodyBytes, isPlainObject, options, text, wellFormed } from './inputs.mjs';
 
-function versionText(value) {
+// A version as the core reads it; a number too large for JavaScript to hold exactly is refused
+// here (the core would see its rounded digits as a valid version).
+function versionText(value, name) {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === 'number' && Number.isInteger(value) && value > 0) {
+    throw fail('status_version_invalid', `${name} is a number over 2^53 - 1, which JavaScript cannot hold exactly: pass event.statusVersion, the exact string`);
+  }
   return '';
 }
 
 /** Compares two status versions exactly: -1, 0 or 1. */
 export function compareStatusVersions(a, b) {
   assertReady();
-  return glue.compareStatusVersions(versionText(a), versionText(b));
+  return glue.compareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument'));
 }
 
 /** apply, duplicate or stale. */
@@ -30,10 +35,11 @@ export function decideEvent(incoming, stored) {
     }
   }
   if (typeof stored.eventSeen !== 'boolean') throw fail('invalid_argument', 'stored.eventSeen must be a boolean');
+  const incomingVersion = versionText(incoming.statusVersion, 'incoming.statusVersion');
   const storedVersion = stored.statusVersion === undefined || stored.statusVersion === null
     ? undefined
-    : versionText(stored.statusVersion);
-  return glue.decideEvent(versionText(incoming.statusVersion), stored.eventSeen, storedVersion);
+    : versionText(stored.statusVersion, 'stored.statusVersion');
+  return glue.decideEvent(incomingVersion, stored.eventSeen, storedVersion);
 }
 
 function decimalsArg(value) {

@@ -17,6 +17,9 @@ function failure(n) {
   return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
 }
 
+// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
+const MILLISECONDS = 1e12;
+
 // The answer of RawVerifier.verify: the result, or the refusal it numbered.
 function settle(outcome, bytes, parse, timestamp, signature, input) {
   if (outcome < 0) {
@@ -27,6 +30,10 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
       throw fail('header_duplicated', `${name} was given as an array of several values (the header was sent more than once)`);
     }
     if (name !== null && value === NEVER_WELL_FORMED) throw fail(code, notHeader(name, input[name]));
+    // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
+    if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
+      throw fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)');
+    }
     throw refusal(code, message);
   }
   const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];

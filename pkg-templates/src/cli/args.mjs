@@ -5,10 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { looksLikeSecret, neverPrint } from './redact.mjs';
 
+/**
+ * A usage error (exit 2). `usage: false` for an input the command read but cannot use (a file,
+ * a variable, stdin, a value's unit): the message is the whole answer, without the usage block
+ * a mistyped command line gets.
+ */
 export class UsageError extends Error {
-  constructor(message, command) {
+  constructor(message, command, { usage = true } = {}) {
     super(message);
     this.command = command;
+    this.usage = usage;
   }
 }
 
@@ -100,7 +106,7 @@ export function nowOption(opts, fallback, command) {
   const value = opts.now;
   if (value !== undefined && /^[0-9]{13,15}$/.test(value)) {
     throw new UsageError(`--now is in milliseconds (${value.length} digits): give Unix seconds, ` +
-      `--now ${value.slice(0, -3)}`, command);
+      `--now ${value.slice(0, -3)}`, command, { usage: false });
   }
   if (value !== undefined && !/^[0-9]{1,12}$/.test(value)) {
     throw new UsageError('--now must be a Unix time in whole seconds (digits only, e.g. --now 1700000000)', command);
@@ -177,14 +183,14 @@ export function readSecret(opts, command, prefix = '', optional = false) {
       throw new UsageError(`--${envOpt} takes the NAME of an environment variable (letters, digits and _), ` +
         'never the secret itself; the value given is not shown', command);
     }
-    throw new UsageError(`the environment variable named by --${envOpt} is not set (export it, or use --${fileOpt} F)`, command);
+    throw new UsageError(`the environment variable named by --${envOpt} is not set (export it, or use --${fileOpt} F)`, command, { usage: false });
   }
   let text;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (looksLikeSecret(file)) neverPrint(file);
-    throw new UsageError(`cannot read the file named by --${fileOpt} (${reason(error)}); the name given is not shown`, command);
+    throw new UsageError(`cannot read the file named by --${fileOpt} (${reason(error)}); the name given is not shown`, command, { usage: false });
   }
   // A file saved by an editor ends with a newline; that one newline is not part of the secret.
   const value = text.replace(/\r?\n$/, '');
@@ -206,7 +212,7 @@ export async function readBody(opts, command) {
       // Never echoed: a value typed where a file name belongs may be a secret pasted there.
       if (looksLikeSecret(file)) neverPrint(file);
       throw new UsageError(`cannot read the file named by --body-file (${reason(error)}); the name given is not shown: ` +
-        '--body-file takes the path of the file that holds the raw body', command);
+        '--body-file takes the path of the file that holds the raw body', command, { usage: false });
     }
   }
   const tty = process.stdin.isTTY === true;
@@ -218,7 +224,7 @@ export async function readBody(opts, command) {
   const body = Buffer.concat(chunks);
   if (body.length === 0 && !tty) {
     throw new UsageError('stdin is empty: no body was piped. Pipe the raw body exactly as received ' +
-      '(... - < body.json) or give --body-file F', command);
+      '(... - < body.json) or give --body-file F', command, { usage: false });
   }
   return body;
 }

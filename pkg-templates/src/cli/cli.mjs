@@ -313,8 +313,8 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      const usage = error.command ? `usage:\n  ${USAGE[error.command]}\n\n${COMMON}\n` : fullUsage();
-      write.err(`${NAME}: ${error.message}\n\n${usage}`);
+      const usage = !error.usage ? '' : error.command ? `\nusage:\n  ${USAGE[error.command]}\n\n${COMMON}\n` : `\n${fullUsage()}`;
+      write.err(`${NAME}: ${error.message}\n${usage}`);
       process.exitCode = 2;
     } else if (error instanceof CryptoPayError) {
       write.err(`${NAME}: ${error.message}\n`);
