@@ -186,6 +186,8 @@ export interface PostgresClientLike {
  * PostgreSQL, the store for several instances: each delivery is one statement, so one
  * transaction, safe under concurrent deliveries across instances; `status_version` is
  * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
+ * Its commits are durable even where `synchronous_commit` is `off` (raised to `on` for the
+ * receiver's own transactions).
  *
  * @example
  * import pg from 'pg';

@@ -1,6 +1,8 @@
 // Store failures: every one is answered 503 store_unavailable (never a 2xx for anything not
 // committed), nothing acknowledged is lost, and the receiver recovers.
 //   - PostgreSQL stopped mid-burst as by a crash (pg_ctl stop -m immediate), then restarted;
+//   - PostgreSQL with synchronous_commit = off (a server setting some hosts use): every
+//     acknowledged delivery survives a crash all the same;
 //   - SQLite on a full disk: PRAGMA max_page_count (no root needed) and a small tmpfs (needs
 //     root to mount; runs when root, as on CI);
 //   - lock timeouts: SQLite's busy timeout, PostgreSQL's lock_timeout.
@@ -97,6 +99,46 @@ describe('PostgreSQL stopped mid-burst (as by a crash), then restarted', { timeo
     assert.ok(receiver.output.includes('store_unavailable'), 'the failures were logged');
     assert.ok(!/evt_pgdown|xxxxxxxx/.test(receiver.output), 'no event id or body in the log');
     console.log(`# ${acknowledged.size} acknowledged, ${refused.length} answered 503 while PostgreSQL was down (then delivered again)`);
+  });
+});
+
+describe('PostgreSQL with synchronous_commit = off, crashed right after its answers', { timeout: 120_000 }, () => {
+  let server;
+  before(() => {
+    // The WAL writer flushes at most every 10 s: an asynchronous commit stays in memory.
+    server = startPostgres({ settings: { synchronous_commit: 'off', wal_writer_delay: "'10s'", wal_writer_flush_after: "'1GB'" } });
+  });
+  after(() => server?.destroy());
+
+  test('every delivery answered 200 (recorded or quarantined) is there after the restart', async () => {
+    let pool = new pg.Pool({ connectionString: server.url, max: 4 });
+    assert.equal((await pool.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'off');
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log: false }));
+    await receiver.ready();
+    await pool.query('CHECKPOINT'); // the tables themselves are on disk
+    const deliveries = workload('async', 40, 8);
+    const acknowledged = new Map();
+    for (const { eventId, body } of deliveries) {
+      const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.equal(answer.status, 200, answer.body);
+      acknowledged.set(eventId, JSON.parse(answer.body).decision);
+    }
+    const notEvents = ['not json 1', 'not json 2', 'not json 3'];
+    for (const body of notEvents) {
+      assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).body, '{"received":true,"quarantined":"event_not_json"}');
+    }
+    await pool.end();
+    server.stop('immediate'); // as by a crash, right after the last answer
+    server.start();
+    pool = new pg.Pool({ connectionString: server.url, max: 1 });
+    try {
+      const rows = await postgresRows(pool);
+      checkAcknowledged(rows, acknowledged);
+      assert.equal(rows.events.length, deliveries.length);
+      assert.deepEqual(rows.quarantine.map((q) => Buffer.from(q.body).toString()), notEvents);
+    } finally {
+      await pool.end();
+    }
   });
 });
 

@@ -6,6 +6,11 @@
 -- `schema` as it stands (with your prefix) and pass `createTables: false` to postgresStore.
 --
 -- status_version is `numeric`: integers of any size (up to 131072 digits), compared exactly.
+--
+-- Durable acknowledgements: `record` and `quarantine` raise synchronous_commit from `off` to
+-- `on` for their own transaction (set_config(..., true)), so a server, database or role set to
+-- `off` cannot lose a delivery that was answered 200; any other setting (local, on,
+-- remote_write, remote_apply) is left as it is.
 
 -- statement: schema
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
@@ -55,10 +60,13 @@ SELECT
 -- payment end as if run one after the other. The event row then records the outcome. If
 -- another transaction committed the same event_id meanwhile, the applying branch (which has
 -- no ON CONFLICT) fails with a unique violation and the whole statement is rolled back: the
--- store reports that as a duplicate, and nothing changed.
+-- store reports that as a duplicate, and nothing changed. The WHERE of `incoming` makes the
+-- commit durable (synchronous_commit `off` raised to `on`, see above) before any write.
 WITH incoming AS (
   SELECT $1::text AS event_id, $2::text AS payment_id, $3::numeric AS status_version,
          $4::json AS data, $5::bytea AS body
+  WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+          ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 ), applied AS (
   INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data)
   SELECT payment_id, status_version, event_id, data FROM incoming
@@ -83,5 +91,8 @@ WITH incoming AS (
 SELECT decision FROM recorded_apply UNION ALL SELECT decision FROM recorded_stale;
 
 -- statement: quarantine
--- $1 the error code, $2 the verified body.
-INSERT INTO cryptopay_quarantine (code, body) VALUES ($1, $2);
+-- $1 the error code, $2 the verified body; durable as `record` is.
+INSERT INTO cryptopay_quarantine (code, body)
+SELECT $1::text, $2::bytea
+WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+        ELSE current_setting('synchronous_commit') END, true) IS NOT NULL;

@@ -31,7 +31,7 @@ export function postgresStore(client, options) {
   // connection under its name: parsed and planned once, not at every delivery.
   const named = typeof client.connect === 'function';
   const run = (name, text, values) => (named
-    ? client.query({ name: `${prefix}${name}_v1`, text, values })
+    ? client.query({ name: `${prefix}${name}_v2`, text, values })
     : client.query(text, values));
 
   return {
