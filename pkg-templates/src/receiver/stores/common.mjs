@@ -1,5 +1,6 @@
-// What the stores share: option checks, the table prefix, and how a driver's error is
-// described in a log line (never a URL's credentials, never more than a line).
+// What the stores share: option checks, the table prefix, how a driver's error is described
+// in a log line (never a URL's credentials, never more than a line), and the decision read
+// from a record statement's rows (strictly).
 
 import { CryptoPayError } from 'cryptopay-verify';
 
@@ -42,3 +43,17 @@ export function describeError(error) {
     .slice(0, 300);
   return code && !message.includes(String(code)) ? `${code}: ${message}` : message;
 }
+
+/**
+ * The decision in a record statement's rows: none when the event_id was stored already (a
+ * duplicate), else one row saying apply or stale. Any other shape (a client that answers
+ * something else) is an error, so the delivery is answered 503: never a guessed 200.
+ */
+export function decisionOf(rows, what) {
+  if (!Array.isArray(rows)) throw new Error(`${what}: the record statement's result holds no rows array`);
+  if (rows.length === 0) return 'duplicate';
+  const decision = rows[0]?.decision;
+  if (rows.length === 1 && (decision === 'apply' || decision === 'stale')) return decision;
+  throw new Error(`${what}: the record statement returned an unexpected row`);
+}
+

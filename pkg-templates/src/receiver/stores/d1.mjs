@@ -3,7 +3,7 @@
 // decision and the writes are one atomic step shared by every isolate.
 
 import { sqlite as SQL } from '../sql.mjs';
-import { invalid, storeOptions, withPrefix } from './common.mjs';
+import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {
@@ -25,7 +25,7 @@ export function d1Store(binding, options) {
         binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data),
         binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, body),
       ]);
-      return recorded?.results?.[0]?.decision ?? 'duplicate';
+      return decisionOf(recorded?.results, 'd1Store');
     },
     async quarantine({ code, body }) {
       await binding.prepare(sql.quarantine).bind(code, body).run();

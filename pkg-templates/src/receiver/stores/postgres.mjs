@@ -4,7 +4,7 @@
 // event row records the outcome. Concurrent deliveries across instances end as if serial.
 
 import { postgres as SQL } from '../sql.mjs';
-import { invalid, storeOptions, withPrefix } from './common.mjs';
+import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 // PostgreSQL's numeric holds at most 131072 digits before the decimal point.
 const NUMERIC_DIGITS = 131072;
@@ -51,7 +51,7 @@ export function postgresStore(client, options) {
         if (error?.code === UNIQUE_VIOLATION && error.constraint === eventsKey) return 'duplicate';
         throw error;
       }
-      return result?.rows?.[0]?.decision ?? 'duplicate';
+      return decisionOf(result?.rows, 'postgresStore');
     },
     async quarantine({ code, body }) {
       await run('quarantine', sql.quarantine, [code, body]);

@@ -9,7 +9,7 @@
 // that COMMIT returned. A failure rolls the group back; none of it is acknowledged.
 
 import { sqlite as SQL } from '../sql.mjs';
-import { invalid, storeOptions, withPrefix } from './common.mjs';
+import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
 // Errors of the database rather than of one delivery (SQLite's primary result codes): they
@@ -163,7 +163,8 @@ export function sqliteStore(db, options) {
       return enqueue(() => {
         step(statements.apply, [eventId, paymentId, statusVersion, data]);
         const row = step(statements.record, [eventId, paymentId, statusVersion, body]);
-        return row?.decision ?? 'duplicate';
+        // No row (undefined, or null in bun:sqlite): the event_id was stored already.
+        return decisionOf(row === undefined || row === null ? [] : [row], 'sqliteStore');
       });
     },
     quarantine({ code, body }) {
