@@ -187,7 +187,7 @@ export interface PostgresClientLike {
  * transaction, safe under concurrent deliveries across instances; `status_version` is
  * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
  * Its commits are durable even where `synchronous_commit` is `off` (raised to `on` for the
- * receiver's own transactions).
+ * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times.
  *
  * @example
  * import pg from 'pg';

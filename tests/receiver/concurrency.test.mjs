@@ -3,10 +3,13 @@
 // instance killed with SIGKILL mid-burst and restarted. Then, as the service would, every
 // delivery not acknowledged is sent again. Afterwards: every acknowledged event is stored,
 // none was applied twice, every payment is at its highest version.
+// Then the same rules where the database's default isolation is REPEATABLE READ or
+// SERIALIZABLE: the statement's serialization failures are retried in the store, so
+// concurrent deliveries of one payment are all answered 200, as if serial.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventBody, pg, postgresRows, random } from './lib/helpers.mjs';
+import { eventBody, pg, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 
@@ -131,4 +134,55 @@ describe('4 receiver processes on one PostgreSQL, one SIGKILLed mid-burst', { ti
     console.log(`# ${deliveries.length} deliveries (${events.length} events) to ${INSTANCES} instances; SIGKILL after ${killedAt}; ` +
       `${failedByKill} cut off and re-delivered; ${total} acknowledged answers`);
   });
+});
+
+describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: serialization failures retried', { timeout: 120_000 }, () => {
+  let server;
+  before(() => {
+    server = startPostgres();
+  });
+  after(() => server?.destroy());
+
+  for (const isolation of ['repeatable read', 'serializable']) {
+    test(`${isolation}: 24 concurrent deliveries of one payment, 20 times: all 200, one record per event, the highest version`, async () => {
+      const pool = new pg.Pool({ connectionString: server.url, max: 12, options: `-c default_transaction_isolation=${isolation.replace(' ', '\\ ')}` });
+      assert.equal((await pool.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation, isolation);
+      // A client that counts the serialization failures the store saw (and retried).
+      let failures = 0;
+      const counting = {
+        query: (text, values) => pool.query(text, values).catch((error) => {
+          if (error.code === '40001' || error.code === '40P01') failures += 1;
+          throw error;
+        }),
+      };
+      const prefix = `${isolation.replace(' ', '_')}_`;
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(counting, { prefix }), { log: false }));
+      await receiver.ready();
+      const rng = random(SEED);
+      for (let round = 0; round < 20; round += 1) {
+        const paymentId = `pay_iso_${round}`;
+        const deliveries = [];
+        for (let v = 1; v <= 8; v += 1) {
+          const body = eventBody({ eventId: `evt_iso_${round}_${v}`, paymentId, statusVersion: v, status: `v${v}` });
+          for (let copy = 0; copy < 3; copy += 1) deliveries.push({ eventId: `evt_iso_${round}_${v}`, body });
+        }
+        rng.shuffle(deliveries);
+        const answers = await Promise.all(deliveries.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) })));
+        assert.deepEqual(answers.filter((a) => a.status !== 200), [], `round ${round}`);
+        const rows = await postgresRows(pool, prefix);
+        for (let v = 1; v <= 8; v += 1) {
+          const eventId = `evt_iso_${round}_${v}`;
+          const deciding = answers.filter((_, i) => deliveries[i].eventId === eventId).map((a) => JSON.parse(a.body).decision)
+            .filter((d) => d !== 'duplicate');
+          assert.equal(deciding.length, 1, `${eventId} recorded once`);
+          assert.equal(rows.events.find((e) => e.event_id === eventId).decision, deciding[0]);
+        }
+        const payment = rows.payments.find((p) => p.payment_id === paymentId);
+        assert.deepEqual([payment.status_version, payment.event_id], ['8', `evt_iso_${round}_8`]);
+      }
+      assert.ok(failures > 0, 'the deliveries met serialization failures (and the store retried them)');
+      console.log(`# ${isolation}: 480 deliveries, all 200; ${failures} serialization failures retried by the store`);
+      await pool.end();
+    });
+  }
 });

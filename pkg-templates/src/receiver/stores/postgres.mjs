@@ -9,6 +9,12 @@ import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 // PostgreSQL's numeric holds at most 131072 digits before the decimal point.
 const NUMERIC_DIGITS = 131072;
 const UNIQUE_VIOLATION = '23505';
+// A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
+// a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
+// few times, after a short random pause; past that the delivery is answered 503.
+const RETRIED = new Set(['40001', '40P01']);
+const RETRIES = 3;
+const pause = (attempt) => new Promise((resolve) => { setTimeout(resolve, Math.random() * 10 * 2 ** attempt); });
 
 /**
  * client: a node-postgres Pool (recommended) or Client, or anything with
@@ -42,16 +48,22 @@ export function postgresStore(client, options) {
       await client.query(createTables ? sql.schema : sql.check);
     },
     async record({ eventId, paymentId, statusVersion, data, body }) {
-      let result;
-      try {
-        result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body]);
-      } catch (error) {
-        // Another transaction committed this event_id while this one was applying it: the
-        // statement was rolled back whole, so nothing changed. That is a duplicate.
-        if (error?.code === UNIQUE_VIOLATION && error.constraint === eventsKey) return 'duplicate';
-        throw error;
+      for (let attempt = 0; ; attempt += 1) {
+        let result;
+        try {
+          result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body]);
+        } catch (error) {
+          // Another transaction committed this event_id while this one was applying it: the
+          // statement was rolled back whole, so nothing changed. That is a duplicate.
+          if (error?.code === UNIQUE_VIOLATION && error.constraint === eventsKey) return 'duplicate';
+          if (RETRIED.has(error?.code) && attempt < RETRIES) {
+            await pause(attempt + 1);
+            continue;
+          }
+          throw error;
+        }
+        return decisionOf(result?.rows, 'postgresStore');
       }
-      return decisionOf(result?.rows, 'postgresStore');
     },
     async quarantine({ code, body }) {
       await run('quarantine', sql.quarantine, [code, body]);
