@@ -44,7 +44,9 @@ export interface NodeResponseLike {
 
 /** An event as the receiver hands it to a store. */
 export interface StoredEvent {
+  /** At most 1024 UTF-8 bytes, no U+0000: a longer one, or one with a NUL, is quarantined as `event_malformed`. */
   eventId: string;
+  /** At most 1024 UTF-8 bytes, no U+0000, as `eventId`. */
   paymentId: string;
   /** Canonical decimal digits (no sign, no leading zeros), of any size. */
   statusVersion: string;

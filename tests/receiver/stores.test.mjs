@@ -1,18 +1,77 @@
-// The stores at their edges, on real engines (a throwaway PostgreSQL, D1 in workerd through
-// Miniflare): a client that answers the record statement in an unexpected shape is a 503,
-// never a guessed 200.
+// The stores at their edges, on real engines (a throwaway PostgreSQL, SQLite files, D1 in
+// workerd through Miniflare):
+//   - what a store cannot hold (an id over 1024 bytes or holding a NUL) is quarantined before
+//     anything is written: never a 503 the service retries until it gives up;
+//   - a client that answers the record statement in an unexpected shape is a 503, never a
+//     guessed 200.
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bundleWorker, serveWithD1, workerFolder } from './lib/d1.mjs';
-import { eventBody, pg, receiverOptions, rx, signedHeaders, tempDir } from './lib/helpers.mjs';
+import {
+  Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+} from './lib/helpers.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 
+// The documented limits (README, "Receiver").
+const MAX_ID_BYTES = 1024;
+
+const quarantined = (code) => `{"received":true,"quarantined":"${code}"}`;
 const decided = (decision) => `{"received":true,"decision":"${decision}"}`;
 const handle = async (receiver, body) => {
   const { status, body: text } = await receiver.handle({ body, headers: signedHeaders(body) });
   return [status, text];
 };
+
+// Ids at and over the limit in UTF-8 bytes ("é" is 2 bytes: the 1025-byte id has 515
+// characters), ids holding a NUL, and a NUL inside data (kept: data is json, not jsonb).
+const atLimit = `evt_${'é'.repeat((MAX_ID_BYTES - 4) / 2)}`;
+const ID_CASES = [
+  ['an event_id of 1024 bytes', { eventId: atLimit, paymentId: 'pay_id1' }, decided('apply')],
+  ['a payment_id of 1024 bytes', { eventId: 'evt_id2', paymentId: atLimit }, decided('apply')],
+  ['an event_id of 1025 bytes', { eventId: `${atLimit}x`, paymentId: 'pay_id3' }, quarantined('event_malformed')],
+  ['a payment_id of 1025 bytes', { eventId: 'evt_id4', paymentId: `${atLimit}x` }, quarantined('event_malformed')],
+  ['an event_id of 3000 bytes (over a PostgreSQL btree key)', { eventId: `evt_${'a'.repeat(2996)}`, paymentId: 'pay_id5' }, quarantined('event_malformed')],
+  ['an event_id holding a NUL', { eventId: 'evt_\u0000id6', paymentId: 'pay_id6' }, quarantined('event_malformed')],
+  ['a payment_id holding a NUL', { eventId: 'evt_id7', paymentId: 'pay_\u0000id7' }, quarantined('event_malformed')],
+  ['a NUL inside data', { eventId: 'evt_id8', paymentId: 'pay_id8', note: 'a\u0000b' }, decided('apply')],
+];
+
+/** Sends every id case through `deliver(body)` ([status, text]); checks the rows `read()` gives. */
+async function checkIds(deliver, read) {
+  const bodies = ID_CASES.map(([, ids]) => eventBody({ statusVersion: 1, ...ids }));
+  for (const [i, [name, , expected]] of ID_CASES.entries()) {
+    assert.deepEqual(await deliver(bodies[i]), [200, expected], name);
+    const again = expected === decided('apply') ? decided('duplicate') : expected;
+    assert.deepEqual(await deliver(bodies[i]), [200, again], `${name}, delivered again`);
+  }
+  const rows = await read();
+  const recorded = ID_CASES.filter(([, , expected]) => expected === decided('apply')).map(([, ids]) => ids.eventId);
+  assert.deepEqual(rows.events.map((e) => e.event_id).sort(), recorded.sort());
+  const kept = ID_CASES.flatMap(([, , expected], i) => (expected === decided('apply') ? [] : [bodies[i], bodies[i]]));
+  assert.deepEqual(rows.quarantine.map((q) => q.code), kept.map(() => 'event_malformed'));
+  rows.quarantine.forEach((q, i) => assert.ok(Buffer.from(q.body).equals(kept[i]), 'the quarantined body, byte for byte'));
+  const nul = rows.payments.find((p) => p.payment_id === 'pay_id8');
+  assert.equal(JSON.parse(nul.data).order_ref, 'a\u0000b');
+}
+
+describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined as event_malformed)', () => {
+  test('SQLite file', async () => {
+    const db = new Database(join(tempDir(), 'ids.sqlite'));
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+    await checkIds((body) => handle(receiver, body), () => sqliteRows(db));
+    db.close();
+  });
+
+  test('memoryStore', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false }));
+    await checkIds((body) => handle(receiver, body), () => ({
+      events: [...store.events.values()], payments: [...store.payments.values()], quarantine: store.quarantined,
+    }));
+  });
+});
 
 describe('PostgreSQL (a throwaway server)', () => {
   let server;
@@ -24,6 +83,15 @@ describe('PostgreSQL (a throwaway server)', () => {
   after(async () => {
     await pool?.end();
     server?.destroy();
+  });
+
+  test('ids over 1024 bytes or holding a NUL are quarantined (never a 503 at every retry); a NUL in data is kept', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'ids_' }), { log }));
+    await receiver.ready();
+    await checkIds((body) => handle(receiver, body), () => postgresRows(pool, 'ids_'));
+    assert.ok(log.lines.some((l) => l.includes('cannot record as an event: event_malformed')), log.lines.join('\n'));
+    assert.ok(!log.lines.some((l) => l.includes('store_unavailable')), log.lines.join('\n'));
   });
 
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {
@@ -69,6 +137,21 @@ export default {
     });
   });
   after(() => worker?.dispose());
+
+  const post = async (prefix, body) => {
+    const response = await worker.dispatch(`http://worker.test/webhook?prefix=${prefix}`, { method: 'POST', body, headers: signedHeaders(body) });
+    return [response.status, await response.text()];
+  };
+  const select = async (sql) => (await worker.db.prepare(sql).all()).results;
+  const rows = async (prefix) => ({
+    events: await select(`SELECT * FROM ${prefix}events`),
+    payments: await select(`SELECT * FROM ${prefix}payments`),
+    quarantine: await select(`SELECT * FROM ${prefix}quarantine ORDER BY id`),
+  });
+
+  test('ids over 1024 bytes or holding a NUL are quarantined, as on every store', async () => {
+    await checkIds((body) => post('ids_', body), () => rows('ids_'));
+  });
 
   test('a binding that answers the record batch in another shape: 503, never a guessed 200', async () => {
     // A Uint8Array, not a Buffer: Miniflare's binding, used from Node, takes no Buffer.

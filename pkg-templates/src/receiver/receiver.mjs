@@ -6,10 +6,10 @@
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
+import { DEFAULT_MAX_BODY_BYTES, MAX_ID_BYTES } from './limits.mjs';
 import { describeError, invalid } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log'];
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024; // the package's default
 
 // Codes a verifyWebhook reports only after the signature and the skew held: the delivery is
 // authentic, but not an event this receiver can record. Kept in quarantine, acknowledged.
@@ -48,6 +48,24 @@ function checkOptions(options) {
     && (typeof log !== 'object' || typeof log.warn !== 'function' || typeof log.error !== 'function')) {
     throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
   }
+}
+
+// Whether a text's UTF-8 form is over `max` bytes (encoded only when its length cannot tell).
+const overBytes = (text, max) => text.length > max || (text.length * 3 > max && encoder.encode(text).byteLength > max);
+
+/**
+ * Why a valid event cannot be recorded in this store, as the code it is quarantined under, or
+ * null: an id over MAX_ID_BYTES or holding a NUL (event_malformed, on every store), a version
+ * longer than the store holds exactly (status_version_invalid). Checked before anything is
+ * written.
+ */
+function unrecordable(event, store) {
+  for (const id of [event.eventId, event.paymentId]) {
+    if (id.includes('\u0000') || overBytes(id, MAX_ID_BYTES)) return 'event_malformed';
+  }
+  const digits = store.maxStatusVersionDigits;
+  if (typeof digits === 'number' && event.statusVersion.length > digits) return 'status_version_invalid';
+  return null;
 }
 
 // The verified body as bytes (it verified, so it is one of the raw shapes).
@@ -121,17 +139,20 @@ export function createReceiver(options) {
     }
   }
 
+  // An authentic delivery kept in quarantine, never applied; 200 once committed.
+  async function keep(code, body, what) {
+    const kept = await stored(async () => {
+      await store.quarantine({ code, body: bytesOf(body) });
+      return true;
+    }, `a ${code} delivery in quarantine`);
+    if (kept === null) return answers.storeUnavailable();
+    warn(`quarantined an authentic delivery ${what}: ${code}`);
+    return answers.quarantined(code);
+  }
+
   async function refuse(failure, body) {
     const { code } = failure;
-    if (QUARANTINED.has(code)) {
-      const kept = await stored(async () => {
-        await store.quarantine({ code, body: bytesOf(body) });
-        return true;
-      }, `a ${code} delivery in quarantine`);
-      if (kept === null) return answers.storeUnavailable();
-      warn(`quarantined an authentic delivery that is not a readable event: ${code}`);
-      return answers.quarantined(code);
-    }
+    if (QUARANTINED.has(code)) return keep(code, body, 'that is not a readable event');
     if (code === 'body_too_large') return answers.tooLarge();
     if (MISCONFIGURED.has(code)) {
       // A configuration error: the message says how to fix it (never a secret or the body).
@@ -154,12 +175,11 @@ export function createReceiver(options) {
       return refuse(failure, delivery.body);
     }
     const { event } = verified;
-    const digits = store.maxStatusVersionDigits;
     if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
-    if (typeof digits === 'number' && event.statusVersion.length > digits) {
-      // Valid, but longer than this store can hold exactly (PostgreSQL numeric: 131072 digits).
-      return refuse({ code: 'status_version_invalid' }, delivery.body);
-    }
+    // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
+    // quarantined now, rather than a write that fails at every retry.
+    const limited = unrecordable(event, store);
+    if (limited !== null) return keep(limited, delivery.body, 'that this store cannot record as an event');
     const decision = await stored(() => store.record({
       eventId: event.eventId,
       paymentId: event.paymentId,

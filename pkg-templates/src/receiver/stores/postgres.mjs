@@ -3,11 +3,10 @@
 // the event is new and its version greater (checked on the locked, latest row), then the
 // event row records the outcome. Concurrent deliveries across instances end as if serial.
 
+import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
-// PostgreSQL's numeric holds at most 131072 digits before the decimal point.
-const NUMERIC_DIGITS = 131072;
 const UNIQUE_VIOLATION = '23505';
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
