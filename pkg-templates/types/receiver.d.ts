@@ -81,6 +81,13 @@ export interface ReceiverStore {
   quarantine(entry: { code: ErrorCode; body: Uint8Array }): Promise<void>;
   /** The longest status_version the store holds exactly; a longer one is quarantined. */
   readonly maxStatusVersionDigits?: number;
+  /**
+   * The largest body (and `data` text) the store records, in bytes. createReceiver's
+   * `maxBodyBytes` then defaults to the smaller of this and 4 MiB, and a larger one is refused
+   * (`invalid_argument`); a delivery whose data text is larger is quarantined as
+   * `body_too_large`. d1Store declares 1,800,000.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** A line logger: `console` (the default) fits. Lines never hold a secret, a body or a URL's credentials. */
@@ -105,7 +112,11 @@ export interface ReceiverOptions {
   signatureHeader: string;
   /** Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests). */
   store: ReceiverStore;
-  /** Larger bodies are answered 413 without being read further; default 4 MiB. */
+  /**
+   * Larger bodies are answered 413 without being read further. Default 4 MiB, or the store's
+   * `maxBodyBytes` when smaller (d1Store: 1,800,000); a value over the store's is refused
+   * (`invalid_argument`).
+   */
   maxBodyBytes?: number;
   /** The current Unix time in seconds; default the system clock. */
   nowSecs?: () => number;
@@ -232,7 +243,9 @@ export interface D1DatabaseLike {
 
 /**
  * Cloudflare D1, for Workers: each delivery is one `batch()`, which D1 runs as one
- * transaction, so every isolate agrees.
+ * transaction, so every isolate agrees. D1 holds at most 2,000,000 bytes in a row, so the
+ * store records bodies up to 1,800,000 bytes (`maxBodyBytes`; larger ones are answered 413)
+ * and versions up to 131072 digits (longer ones are quarantined).
  *
  * @example
  * const receiver = createReceiver({ ...options, store: d1Store(env.DB) });

@@ -1,7 +1,8 @@
 // The stores at their edges, on real engines (a throwaway PostgreSQL, SQLite files, D1 in
 // workerd through Miniflare):
-//   - what a store cannot hold (an id over 1024 bytes or holding a NUL) is quarantined before
-//     anything is written: never a 503 the service retries until it gives up;
+//   - what a store cannot hold (an id over 1024 bytes or holding a NUL, a D1 body over
+//     1,800,000 bytes, a version or data text over what D1 holds) is quarantined or refused
+//     before anything is written: never a 503 the service retries until it gives up;
 //   - a client that answers the record statement in an unexpected shape is a 503, never a
 //     guessed 200.
 
@@ -16,6 +17,7 @@ import { startPostgres } from './lib/postgres.mjs';
 
 // The documented limits (README, "Receiver").
 const MAX_ID_BYTES = 1024;
+const D1_MAX_BODY_BYTES = 1_800_000;
 
 const quarantined = (code) => `{"received":true,"quarantined":"${code}"}`;
 const decided = (decision) => `{"received":true,"decision":"${decision}"}`;
@@ -151,6 +153,50 @@ export default {
 
   test('ids over 1024 bytes or holding a NUL are quarantined, as on every store', async () => {
     await checkIds((body) => post('ids_', body), () => rows('ids_'));
+  });
+
+  // The largest row: both ids at 1024 bytes, a version of 131072 digits, the body padded.
+  const fullBody = (size, tag) => {
+    const ids = { eventId: `evt_${tag}_`.padEnd(MAX_ID_BYTES, 'e'), paymentId: `pay_${tag}_`.padEnd(MAX_ID_BYTES, 'p') };
+    const bare = eventBody({ ...ids, statusVersion: `1${'0'.repeat(131071)}`, note: '' });
+    return eventBody({ ...ids, statusVersion: `1${'0'.repeat(131071)}`, note: 'x'.repeat(size - bare.length) });
+  };
+
+  test('a body of 1,800,000 bytes (the largest row) is recorded; one byte more is 413, before anything is written', async () => {
+    const limit = fullBody(D1_MAX_BODY_BYTES, 'lim');
+    assert.equal(limit.length, D1_MAX_BODY_BYTES);
+    assert.deepEqual(await post('big_', limit), [200, decided('apply')]);
+    const over = fullBody(D1_MAX_BODY_BYTES + 1, 'over');
+    assert.equal(over.length, D1_MAX_BODY_BYTES + 1);
+    assert.deepEqual(await post('big_', over), [413, '{"error":"body_too_large"}']);
+    // Between D1's 2,000,000-byte row and the package's 4 MiB default: 413 too, not a 503 forever.
+    assert.deepEqual(await post('big_', fullBody(3_000_000, 'huge')), [413, '{"error":"body_too_large"}']);
+    const stored = await rows('big_');
+    assert.deepEqual(stored.events.map((e) => Buffer.from(e.body).equals(limit)), [true]);
+    assert.equal(stored.quarantine.length, 0);
+  });
+
+  test('a version over 131072 digits, and data whose text outgrows the body past D1\'s limit, are quarantined', async () => {
+    const long = eventBody({ eventId: 'evt_digits', paymentId: 'pay_digits', statusVersion: `1${'0'.repeat(131072)}` });
+    assert.deepEqual(await post('edge_', long), [200, quarantined('status_version_invalid')]);
+    // 1e20 is exact in a double, so data's JSON text spells it out: 4 bytes become 21.
+    const numbers = Array(300_000).fill('1e20').join(',');
+    const wide = Buffer.from(`{"schema_version":"1","event_id":"evt_wide","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_wide","status_version":1,"n":[${numbers}]}}`);
+    assert.ok(wide.length < D1_MAX_BODY_BYTES);
+    assert.deepEqual(await post('edge_', wide), [200, quarantined('body_too_large')]);
+    const stored = await rows('edge_');
+    assert.deepEqual(stored.quarantine.map((q) => q.code), ['status_version_invalid', 'body_too_large']);
+    assert.equal(stored.events.length, 0);
+  });
+
+  test('createReceiver refuses a maxBodyBytes over what d1Store records, naming the limit', () => {
+    const store = rx.d1Store(worker.db);
+    assert.throws(() => rx.createReceiver(receiverOptions(store, { maxBodyBytes: 4 * 1024 * 1024 })), (error) => {
+      assert.equal(error.code, 'invalid_argument');
+      assert.match(error.message, /maxBodyBytes is 4194304, over the largest body d1Store records \(1800000 bytes\)/);
+      return true;
+    });
+    rx.createReceiver(receiverOptions(store, { maxBodyBytes: D1_MAX_BODY_BYTES }));
   });
 
   test('a binding that answers the record batch in another shape: 503, never a guessed 200', async () => {

@@ -40,6 +40,11 @@ function checkOptions(options) {
     || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
     throw invalid('store is required: postgresStore(pool), sqliteStore(db), d1Store(env.DB), or an object with ready, record and quarantine');
   }
+  const most = storeMaxBody(store);
+  if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
+    const name = typeof store.kind === 'string' ? `${store.kind}Store` : 'the store';
+    throw invalid(`maxBodyBytes is ${options.maxBodyBytes}, over the largest body ${name} records (${most} bytes): leave it out (the default is then ${Math.min(most, DEFAULT_MAX_BODY_BYTES)}) or lower it`);
+  }
   if (options.nowSecs !== undefined && typeof options.nowSecs !== 'function') {
     throw invalid('nowSecs is a function returning the current Unix time in seconds');
   }
@@ -50,21 +55,25 @@ function checkOptions(options) {
   }
 }
 
+// The largest body (and data text) the store records, when it declares one (d1Store does).
+const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && store.maxBodyBytes > 0 ? store.maxBodyBytes : Infinity);
+
 // Whether a text's UTF-8 form is over `max` bytes (encoded only when its length cannot tell).
 const overBytes = (text, max) => text.length > max || (text.length * 3 > max && encoder.encode(text).byteLength > max);
 
 /**
  * Why a valid event cannot be recorded in this store, as the code it is quarantined under, or
  * null: an id over MAX_ID_BYTES or holding a NUL (event_malformed, on every store), a version
- * longer than the store holds exactly (status_version_invalid). Checked before anything is
- * written.
+ * longer than the store holds exactly (status_version_invalid), a data text over the store's
+ * largest value (body_too_large). Checked before anything is written.
  */
-function unrecordable(event, store) {
+function unrecordable(event, data, store, maxBody) {
   for (const id of [event.eventId, event.paymentId]) {
     if (id.includes('\u0000') || overBytes(id, MAX_ID_BYTES)) return 'event_malformed';
   }
   const digits = store.maxStatusVersionDigits;
   if (typeof digits === 'number' && event.statusVersion.length > digits) return 'status_version_invalid';
+  if (overBytes(data, maxBody)) return 'body_too_large';
   return null;
 }
 
@@ -84,13 +93,13 @@ export function createReceiver(options) {
   checkOptions(options);
   const { store } = options;
   const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBody = storeMaxBody(store);
+  const limit = options.maxBodyBytes ?? Math.min(DEFAULT_MAX_BODY_BYTES, maxBody);
   const clock = options.nowSecs ?? systemClock;
   const log = options.log === undefined ? console : options.log || null;
   const warn = (line) => log?.warn(PREFIX + line);
   const error = (line) => log?.error(PREFIX + line);
-  const verifierOptions = { secrets: options.secrets, maxSkewSecs: options.maxSkewSecs };
-  if (options.maxBodyBytes !== undefined) verifierOptions.maxBodyBytes = options.maxBodyBytes;
+  const verifierOptions = { secrets: options.secrets, maxSkewSecs: options.maxSkewSecs, maxBodyBytes: limit };
 
   // Keyed now, so a wrong secret set or skew throws here, at start. Only where the package
   // loads its WebAssembly asynchronously (browsers) is it keyed at ready() instead.
@@ -176,15 +185,16 @@ export function createReceiver(options) {
     }
     const { event } = verified;
     if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
+    const data = JSON.stringify(event.data);
     // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
-    const limited = unrecordable(event, store);
+    const limited = unrecordable(event, data, store, maxBody);
     if (limited !== null) return keep(limited, delivery.body, 'that this store cannot record as an event');
     const decision = await stored(() => store.record({
       eventId: event.eventId,
       paymentId: event.paymentId,
       statusVersion: event.statusVersion,
-      data: JSON.stringify(event.data),
+      data,
       body: bytesOf(delivery.body),
     }), 'an event');
     if (decision === null) return answers.storeUnavailable();

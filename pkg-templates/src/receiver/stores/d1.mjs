@@ -1,7 +1,12 @@
 // d1Store: Cloudflare D1 for Workers. Each delivery is one batch() of the two statements of
 // schema/sqlite.sql (`apply`, then `record`): D1 runs a batch as one transaction, so the
 // decision and the writes are one atomic step shared by every isolate.
+//
+// D1 holds at most 2,000,000 bytes in a row: the store declares the largest body it records
+// (D1_MAX_BODY_BYTES, limits.mjs) and the longest version (as PostgreSQL's), so that
+// createReceiver answers a larger body 413 and quarantines a longer version, before writing.
 
+import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
@@ -16,6 +21,8 @@ export function d1Store(binding, options) {
 
   return {
     kind: 'd1',
+    maxBodyBytes: D1_MAX_BODY_BYTES,
+    maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
       if (createTables) await binding.batch(sql.schema.map((statement) => binding.prepare(statement)));
       else await binding.prepare(sql.check).all();
