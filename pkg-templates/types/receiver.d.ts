@@ -186,7 +186,11 @@ export declare function createReceiver(options: ReceiverOptions): Receiver;
 export interface StoreOptions {
   /** The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`. Default `cryptopay_`. */
   prefix?: string;
-  /** `false`: ready() only checks the tables exist (create them in a migration). Default `true`. */
+  /**
+   * `false`: ready() only checks the tables exist (create them in a migration). Default `true`.
+   * Either way ready() then checks the column types the statements depend on, and rejects
+   * naming each table, column, type found and type expected that differ.
+   */
   createTables?: boolean;
 }
 
@@ -200,7 +204,8 @@ export interface PostgresClientLike {
  * transaction, safe under concurrent deliveries across instances; `status_version` is
  * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
  * Its commits are durable even where `synchronous_commit` is `off` (raised to `on` for the
- * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times.
+ * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times;
+ * ready() refuses a database whose encoding is not UTF8.
  *
  * @example
  * import pg from 'pg';

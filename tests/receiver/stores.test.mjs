@@ -3,6 +3,8 @@
 //   - what a store cannot hold (an id over 1024 bytes or holding a NUL, a D1 body over
 //     1,800,000 bytes, a version or data text over what D1 holds) is quarantined or refused
 //     before anything is written: never a 503 the service retries until it gives up;
+//   - ready() refuses a PostgreSQL database that is not UTF8, and tables whose column types
+//     differ from the schema's (CREATE TABLE IF NOT EXISTS keeps them), naming each column;
 //   - a client that answers the record statement in an unexpected shape is a 503, never a
 //     guessed 200.
 
@@ -96,6 +98,68 @@ describe('PostgreSQL (a throwaway server)', () => {
     assert.ok(!log.lines.some((l) => l.includes('store_unavailable')), log.lines.join('\n'));
   });
 
+  test('a database whose encoding is not UTF8: ready() refuses it, naming the fix; a delivery is 503', async () => {
+    await pool.query("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
+    const latin = new pg.Pool({ ...server.connection, database: 'latin', max: 2 });
+    try {
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(latin), { log: false }));
+      await assert.rejects(receiver.ready(), /server_encoding is LATIN1, not UTF8.*ENCODING 'UTF8'/);
+      const euro = eventBody({ eventId: 'evt_latin', paymentId: 'pay_latin', statusVersion: 1, note: '5 €' });
+      assert.deepEqual(await handle(receiver, euro), [503, '{"error":"store_unavailable"}']);
+      assert.equal((await latin.query('SELECT count(*)::int AS n FROM cryptopay_events')).rows[0].n, 0);
+    } finally {
+      await latin.end();
+    }
+  });
+
+  // Tables made beforehand with one column of another type: ready() refuses them whether it
+  // creates the tables (CREATE TABLE IF NOT EXISTS keeps them) or only checks them.
+  const TABLES = {
+    events: { event_id: 'text PRIMARY KEY', payment_id: 'text NOT NULL', status_version: 'numeric NOT NULL', decision: 'text NOT NULL', received_at: 'timestamptz NOT NULL DEFAULT now()', body: 'bytea NOT NULL' },
+    payments: { payment_id: 'text PRIMARY KEY', status_version: 'numeric NOT NULL', event_id: 'text NOT NULL', data: 'json NOT NULL', updated_at: 'timestamptz NOT NULL DEFAULT now()' },
+    quarantine: { id: 'bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY', received_at: 'timestamptz NOT NULL DEFAULT now()', code: 'text NOT NULL', body: 'bytea NOT NULL' },
+  };
+  const WRONG = [
+    // [table, column, declared (null: dropped), the message's words]
+    ['payments', 'status_version', 'text NOT NULL', 'payments.status_version is text, expected numeric'],
+    ['events', 'status_version', 'numeric(20,0) NOT NULL', 'events.status_version is numeric(20,0), expected numeric'],
+    ['events', 'event_id', 'varchar(64) PRIMARY KEY', 'events.event_id is character varying(64), expected text'],
+    ['payments', 'payment_id', 'bigint PRIMARY KEY', 'payments.payment_id is bigint, expected text'],
+    ['events', 'body', 'text NOT NULL', 'events.body is text, expected bytea'],
+    ['quarantine', 'body', 'jsonb NOT NULL', 'quarantine.body is jsonb, expected bytea'],
+    ['payments', 'data', 'jsonb NOT NULL', 'payments.data is jsonb, expected json'],
+    ['events', 'decision', null, 'events.decision is missing'],
+  ];
+  async function makeTables(prefix, [table, column, declared]) {
+    for (const [name, columns] of Object.entries(TABLES)) {
+      const defs = Object.entries(columns).flatMap(([c, d]) => {
+        if (name !== table || c !== column) return [`${c} ${d}`];
+        return declared === null ? [] : [`${c} ${declared}`];
+      });
+      await pool.query(`CREATE TABLE ${prefix}${name} (${defs.join(', ')})`);
+    }
+  }
+
+  test('tables with another column type: ready() refuses them, naming the table, column, type found and expected', async () => {
+    for (const [i, wrong] of WRONG.entries()) {
+      const prefix = `wrong${i}_`;
+      await makeTables(prefix, wrong);
+      for (const createTables of [true, false]) {
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, createTables }), { log: false }));
+        await assert.rejects(receiver.ready(), (error) => {
+          assert.ok(error.message.startsWith('postgresStore: '), error.message);
+          assert.ok(error.message.includes(`${prefix}${wrong[3]}`), `${error.message}\nshould say: ${prefix}${wrong[3]}`);
+          return true;
+        });
+        const body = eventBody({ eventId: `evt_w${i}`, paymentId: `pay_w${i}`, statusVersion: 10 });
+        assert.deepEqual(await handle(receiver, body), [503, '{"error":"store_unavailable"}'], 'nothing is recorded in them');
+      }
+    }
+    // The same tables with the right types are accepted.
+    await makeTables('right_', []);
+    await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
+  });
+
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {
     // A fake client: the real pool for everything but the record statement (5 values).
     const fakeClientAnswering = (shape) => ({
@@ -111,6 +175,22 @@ describe('PostgreSQL (a throwaway server)', () => {
     for (const [shape, decision] of [[{ rows: [] }, 'duplicate'], [{ rows: [{ decision: 'stale' }] }, 'stale']]) {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(fakeClientAnswering(shape), { prefix: 'shape_' }), { log: false }));
       assert.deepEqual(await handle(receiver, body), [200, decided(decision)]);
+    }
+  });
+});
+
+describe('SQLite file: tables whose ids or versions lack TEXT affinity are refused at ready()', () => {
+  test('an INTEGER event_id ("0123" and "123" would be one event) or status_version (past 2^63 an inexact REAL)', async () => {
+    for (const [column, table] of [['event_id', 'events'], ['status_version', 'payments']]) {
+      const db = new Database(join(tempDir(), 'types.sqlite'));
+      const events = `CREATE TABLE cryptopay_events (event_id ${column === 'event_id' ? 'INTEGER' : 'TEXT'} PRIMARY KEY, payment_id TEXT, status_version TEXT, decision TEXT, received_at TEXT, body BLOB)`;
+      const payments = `CREATE TABLE cryptopay_payments (payment_id TEXT PRIMARY KEY, status_version ${column === 'status_version' ? 'INT' : 'TEXT'}, event_id TEXT, data TEXT, updated_at TEXT)`;
+      db.exec(`${events}; ${payments}; CREATE TABLE cryptopay_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)`);
+      for (const createTables of [true, false]) {
+        const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { createTables }), { log: false }));
+        await assert.rejects(receiver.ready(), new RegExp(`^Error: sqliteStore: cryptopay_${table}\\.${column} is INT(EGER)? \\(INTEGER affinity\\), expected TEXT affinity`));
+      }
+      db.close();
     }
   });
 });
@@ -197,6 +277,16 @@ export default {
       return true;
     });
     rx.createReceiver(receiverOptions(store, { maxBodyBytes: D1_MAX_BODY_BYTES }));
+  });
+
+  test('tables whose ids or versions lack TEXT affinity are refused at ready()', async () => {
+    await worker.db.batch([
+      'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT, body BLOB)',
+      'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT)',
+      'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)',
+    ].map((s) => worker.db.prepare(s)));
+    const receiver = rx.createReceiver(receiverOptions(rx.d1Store(worker.db, { prefix: 'int_' }), { log: false }));
+    await assert.rejects(receiver.ready(), /d1Store: int_events\.status_version is INTEGER \(INTEGER affinity\), expected TEXT affinity; int_payments\.status_version is INTEGER/);
   });
 
   test('a binding that answers the record batch in another shape: 503, never a guessed 200', async () => {

@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
 );
 
 -- statement: check
--- With createTables: false, ready() only checks that the tables and columns are there.
+-- With createTables: false, ready() creates nothing: it runs `columns` (below), then this,
+-- which reads every column (so a role that may not read the tables fails at start).
 SELECT
   (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body
                          FROM cryptopay_events LIMIT 0) AS e)
@@ -48,6 +49,19 @@ SELECT
                            FROM cryptopay_payments LIMIT 0) AS p)
   + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0) AS q)
   AS zero;
+
+-- statement: columns
+-- ready() then checks the database's encoding (UTF8: ids and data are UTF-8 text) and the
+-- columns' types: CREATE TABLE IF NOT EXISTS keeps a table made earlier, whose types may
+-- differ (a text status_version would compare as text, 9 after 10). One row per column, and a
+-- row with no column for a table that is missing.
+SELECT current_setting('server_encoding') AS encoding, t.suffix, a.attname AS name,
+       format_type(a.atttypid, a.atttypmod) AS type
+FROM (VALUES ('events', 'cryptopay_events'), ('payments', 'cryptopay_payments'),
+             ('quarantine', 'cryptopay_quarantine')) AS t (suffix, relation)
+LEFT JOIN pg_attribute AS a
+  ON a.attrelid = to_regclass(t.relation) AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY t.suffix, a.attnum;
 
 -- statement: record
 -- $1 event_id, $2 payment_id, $3 status_version (canonical decimal digits), $4 data (JSON

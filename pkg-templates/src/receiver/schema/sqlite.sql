@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
 );
 
 -- statement: check
--- With createTables: false, ready() only checks that the tables and columns are there.
+-- With createTables: false, ready() creates nothing: it runs `columns` (below), then this,
+-- which reads every column (so a role that may not read the tables fails at start).
 SELECT
   (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body
                          FROM cryptopay_events LIMIT 0))
@@ -44,6 +45,18 @@ SELECT
                            FROM cryptopay_payments LIMIT 0))
   + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0))
   AS zero;
+
+-- statement: columns
+-- ready() then checks the columns' declared types: CREATE TABLE IF NOT EXISTS keeps a table
+-- made earlier, and the ids and versions must have TEXT affinity (an INTEGER one would turn
+-- the version "10" and the id "0123" into numbers: a version past 2^63 into an inexact REAL,
+-- the ids "0123" and "123" into one). One row, `columns`: a JSON array of { suffix, name,
+-- type }, one per column, and one with no name for a table that is missing.
+SELECT json_group_array(json_object('suffix', t.suffix, 'name', c.name, 'type', c.type)) AS columns
+FROM (SELECT 'events' AS suffix, 'cryptopay_events' AS relation
+      UNION ALL SELECT 'payments', 'cryptopay_payments'
+      UNION ALL SELECT 'quarantine', 'cryptopay_quarantine') AS t
+LEFT JOIN pragma_table_info(t.relation) AS c;
 
 -- statement: apply
 -- Parameters: event_id, payment_id, status_version, data (JSON text). Writes the payment row

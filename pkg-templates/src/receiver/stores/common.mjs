@@ -1,6 +1,6 @@
 // What the stores share: option checks, the table prefix, how a driver's error is described
-// in a log line (never a URL's credentials, never more than a line), and the decision read
-// from a record statement's rows (strictly).
+// in a log line (never a URL's credentials, never more than a line), the decision read from a
+// record statement's rows (strictly), and the check of the tables' column types.
 
 import { CryptoPayError } from 'cryptopay-verify';
 
@@ -57,3 +57,64 @@ export function decisionOf(rows, what) {
   throw new Error(`${what}: the record statement returned an unexpected row`);
 }
 
+/**
+ * Checks the tables' columns, as read from the database ({ suffix, name, type } rows, a row
+ * with no name for a table that is missing) against `expected`: { suffix: { column: [types]
+ * or null (any type) } }. `typeOf(type)` gives the comparable type and how to show it.
+ * Throws one error naming every table, column, type found and type expected that differ.
+ */
+export function checkColumns(rows, expected, { prefix, what, typeOf, fix }) {
+  const found = new Map();
+  for (const row of rows) {
+    if (!found.has(row.suffix)) found.set(row.suffix, new Map());
+    if (row.name) found.get(row.suffix).set(row.name, row.type);
+  }
+  const problems = [];
+  for (const [suffix, columns] of Object.entries(expected)) {
+    const have = found.get(suffix) ?? new Map();
+    if (have.size === 0) {
+      problems.push(`no such table: ${prefix}${suffix}`);
+      continue;
+    }
+    for (const [name, types] of Object.entries(columns)) {
+      if (!have.has(name)) {
+        problems.push(`${prefix}${suffix}.${name} is missing${types ? ` (expected ${types[0]})` : ''}`);
+      } else if (types) {
+        const { type, shown } = typeOf(have.get(name));
+        if (!types.includes(type)) problems.push(`${prefix}${suffix}.${name} is ${shown}, expected ${types[0]}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`${what}: ${problems.join('; ')}. ${fix}`);
+}
+
+// SQLite's type affinity of a declared column type (https://sqlite.org/datatype3.html, 3.1).
+function affinity(declared) {
+  const type = String(declared ?? '').toUpperCase();
+  if (type.includes('INT')) return 'INTEGER';
+  if (/CHAR|CLOB|TEXT/.test(type)) return 'TEXT';
+  if (type === '' || type.includes('BLOB')) return 'BLOB';
+  if (/REAL|FLOA|DOUB/.test(type)) return 'REAL';
+  return 'NUMERIC';
+}
+
+// SQLite compares the versions as digit text and the ids as text: those columns need TEXT
+// affinity. The others only need to be there.
+const TEXT_AFFINITY = ['TEXT affinity'];
+const SQLITE_COLUMNS = {
+  events: { event_id: TEXT_AFFINITY, payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, decision: null, received_at: null, body: null },
+  payments: { payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, event_id: TEXT_AFFINITY, data: null, updated_at: null },
+  quarantine: { id: null, received_at: null, code: null, body: null },
+};
+
+/** checkColumns for SQLite and D1, given the row of the `columns` statement of schema/sqlite.sql. */
+export function checkSqliteColumns(row, prefix, what) {
+  const columns = JSON.parse(row?.columns ?? 'null');
+  if (!Array.isArray(columns)) throw new Error(`${what}: the columns check returned no list`);
+  checkColumns(columns, SQLITE_COLUMNS, {
+    prefix,
+    what,
+    typeOf: (declared) => ({ type: `${affinity(declared)} affinity`, shown: `${declared || 'declared without a type'} (${affinity(declared)} affinity)` }),
+    fix: 'The receiver compares ids and versions as text, as schema/sqlite.sql declares them: recreate the table with those types, or use another prefix to create new tables',
+  });
+}

@@ -8,7 +8,7 @@
 
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
-import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {
@@ -25,7 +25,9 @@ export function d1Store(binding, options) {
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
       if (createTables) await binding.batch(sql.schema.map((statement) => binding.prepare(statement)));
-      else await binding.prepare(sql.check).all();
+      const { results } = await binding.prepare(sql.columns).all();
+      checkSqliteColumns(results?.[0], prefix, 'd1Store');
+      if (!createTables) await binding.prepare(sql.check).all();
     },
     async record({ eventId, paymentId, statusVersion, data, body }) {
       const [, recorded] = await binding.batch([

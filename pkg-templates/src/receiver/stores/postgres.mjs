@@ -5,7 +5,7 @@
 
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
-import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import { checkColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
@@ -14,6 +14,16 @@ const UNIQUE_VIOLATION = '23505';
 const RETRIED = new Set(['40001', '40P01']);
 const RETRIES = 3;
 const pause = (attempt) => new Promise((resolve) => { setTimeout(resolve, Math.random() * 10 * 2 ** attempt); });
+
+// The types the statements depend on (format_type's names); null: any type. Ids are text (a
+// bounded varchar would refuse a long id at every retry), versions an unbounded numeric, the
+// body bytea, data json (jsonb refuses a \u0000 a string may hold).
+const TEXT = ['text', 'character varying'];
+const COLUMNS = {
+  events: { event_id: TEXT, payment_id: TEXT, status_version: ['numeric'], decision: null, received_at: null, body: ['bytea'] },
+  payments: { payment_id: TEXT, status_version: ['numeric'], event_id: TEXT, data: ['json'], updated_at: null },
+  quarantine: { id: null, received_at: null, code: null, body: ['bytea'] },
+};
 
 /**
  * client: a node-postgres Pool (recommended) or Client, or anything with
@@ -39,12 +49,29 @@ export function postgresStore(client, options) {
     ? client.query({ name: `${prefix}${name}_v2`, text, values })
     : client.query(text, values));
 
+  async function checkDatabase() {
+    const { rows } = await client.query(sql.columns);
+    const encoding = rows?.[0]?.encoding;
+    if (encoding !== 'UTF8') {
+      throw new Error(`postgresStore: the database's server_encoding is ${encoding}, not UTF8: ids and data are UTF-8 text, and an event holding a character ${encoding} lacks (say "€") would fail at every retry. Create the database with ENCODING 'UTF8' (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0) and connect to it`);
+    }
+    checkColumns(rows, COLUMNS, {
+      prefix,
+      what: 'postgresStore',
+      typeOf: (type) => ({ type, shown: type }),
+      fix: 'The receiver\'s statements need the types of schema/postgres.sql: ALTER the columns (e.g. ALTER TABLE ... ALTER COLUMN status_version TYPE numeric USING status_version::numeric), or use another prefix to create new tables',
+    });
+  }
+
   return {
     kind: 'postgres',
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
       // The schema is one simple query: one implicit transaction, under an advisory lock.
-      await client.query(createTables ? sql.schema : sql.check);
+      // Then (or, without createTables, first) the encoding and the columns' types.
+      if (createTables) await client.query(sql.schema);
+      await checkDatabase();
+      if (!createTables) await client.query(sql.check);
     },
     async record({ eventId, paymentId, statusVersion, data, body }) {
       for (let attempt = 0; ; attempt += 1) {

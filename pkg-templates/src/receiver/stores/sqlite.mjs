@@ -9,7 +9,7 @@
 // that COMMIT returned. A failure rolls the group back; none of it is acknowledged.
 
 import { sqlite as SQL } from '../sql.mjs';
-import { decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
 // Errors of the database rather than of one delivery (SQLite's primary result codes): they
@@ -147,9 +147,9 @@ export function sqliteStore(db, options) {
           }
           throw error;
         }
-      } else {
-        one(sql.check);
       }
+      checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore');
+      if (!opts.createTables) one(sql.check);
       statements = {
         begin,
         commit,
