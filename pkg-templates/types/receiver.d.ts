@@ -106,10 +106,14 @@ export interface ReceiverOptions {
   secrets: Secrets | undefined;
   /** Required; 300 seconds is the usual choice. */
   maxSkewSecs: number;
-  /** The name of the header carrying the delivery timestamp (matched in any letter case). */
-  timestampHeader: string;
-  /** The name of the header carrying the signature (matched in any letter case). */
-  signatureHeader: string;
+  /**
+   * The name of the header carrying the delivery timestamp (matched in any letter case).
+   * `undefined` (an environment variable that is not set) compiles, as for `secrets`, and is
+   * refused at run time: `invalid_argument`, asking whether the variable is set.
+   */
+  timestampHeader: string | undefined;
+  /** The name of the header carrying the signature; `undefined` as for `timestampHeader`. */
+  signatureHeader: string | undefined;
   /** Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests). */
   store: ReceiverStore;
   /**
@@ -128,8 +132,9 @@ export interface ReceiverOptions {
 export interface Receiver {
   /**
    * Prepares the store (creates the tables when missing; idempotent). Optional: the first
-   * delivery does it otherwise. Rejects when the store cannot be reached, so calling it at
-   * start makes a wrong connection fail the start.
+   * delivery does it otherwise. Rejects when the store cannot be reached or written, so
+   * awaiting it at start makes a wrong connection fail the start (left unawaited, that
+   * rejection is unhandled).
    *
    * @example
    * await receiver.ready();
@@ -144,9 +149,10 @@ export interface Receiver {
    */
   fetch(request: Request): Promise<Response>;
   /**
-   * For node:http, Express and Fastify's raw objects. Reads the raw body itself (bounded);
-   * when a framework read it first, its `req.body` is used (bytes verify; a parsed object is
-   * answered 500 `body_not_raw`). Never rejects.
+   * For node:http and Express. Reads the raw body itself (bounded); when a framework read it
+   * first, its `req.body` is used (bytes verify; a parsed object, or no `req.body` at all, is
+   * answered 500 `body_not_raw`). Fastify reads every body before its handlers: there, give
+   * the bytes of a `parseAs: 'buffer'` content-type parser to `handle`. Never rejects.
    *
    * @example
    * app.post('/webhook', receiver.node); // Express: no body parser on this route
@@ -176,7 +182,7 @@ export interface Receiver {
  *   maxSkewSecs: 300,
  *   timestampHeader: process.env.TIMESTAMP_HEADER,
  *   signatureHeader: process.env.SIGNATURE_HEADER,
- *   store: sqliteStore(new Database('data/receiver.sqlite')),
+ *   store: sqliteStore(new Database('receiver.sqlite')),
  * });
  * await receiver.ready();
  * http.createServer(receiver.node).listen(8787);
@@ -236,7 +242,7 @@ export interface SqliteStoreOptions extends StoreOptions {
  *
  * @example
  * import Database from 'better-sqlite3';
- * const store = sqliteStore(new Database('data/receiver.sqlite'));
+ * const store = sqliteStore(new Database('receiver.sqlite'));
  */
 export declare function sqliteStore(db: SqliteDatabaseLike, options?: SqliteStoreOptions): ReceiverStore;
 

@@ -204,7 +204,8 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
   });
 
   test('handle() given a parsed object, fetch() given a Request whose body was already read', async () => {
-    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
     const body = eventBody({ eventId: 'evt_h', paymentId: 'pay_h', statusVersion: 1 });
     const answer = await receiver.handle({ body: JSON.parse(body), headers: signedHeaders(body) });
     assert.deepEqual([answer.status, answer.body], [500, '{"error":"body_not_raw"}']);
@@ -212,6 +213,28 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     await request.json();
     const response = await receiver.fetch(request);
     assert.deepEqual([response.status, await response.text()], [500, '{"error":"body_not_raw"}']);
+    // The log names what happened and a fix that works (not "await request.arrayBuffer()",
+    // which a used body refuses too).
+    assert.match(log.lines.at(-1), /body_not_raw: the Request body was already read \(await request\.json\(\), c\.req\.json\(\), \.\.\.\): pass the untouched Request to receiver\.fetch/);
+  });
+
+  test('node() given a request whose stream a framework read, leaving no req.body (Fastify)', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const body = eventBody({ eventId: 'evt_n', paymentId: 'pay_n', statusVersion: 1 });
+    const server = http.createServer(async (req, res) => {
+      for await (const chunk of req) void chunk; // a framework's own body parser, before the handler
+      await receiver.node(req, res);
+    });
+    await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    try {
+      const { port } = server.address();
+      const response = await fetch(`http://127.0.0.1:${port}/webhook`, { method: 'POST', body, headers: signedHeaders(body) });
+      assert.deepEqual([response.status, await response.text()], [500, '{"error":"body_not_raw"}']);
+      assert.match(log.lines.at(-1), /body_not_raw: the request stream was already read and req\.body is undefined .*: pass the raw bytes to receiver\.handle\(\{ body, headers \}\) instead/);
+    } finally {
+      await new Promise((resolve) => { server.close(resolve); });
+    }
   });
 });
 
@@ -274,12 +297,18 @@ describe('store failures answer 503 store_unavailable, never 2xx', () => {
     const unready = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
     await assert.rejects(unready.ready(), /not open/);
     assert.equal((await unready.handle({ body, headers: signedHeaders(body) })).status, 503);
-    // A read-only file: ready() passes (the tables exist), every write is 503.
+    // A read-only file: ready() rejects naming the fix (the tables exist, but no delivery
+    // could be recorded), and a delivery is 503.
     const reopened = new Database(join(dir, 'closed.sqlite'), { readonly: true });
     const readOnly = rx.createReceiver(receiverOptions(rx.sqliteStore(reopened), { log: false }));
-    await readOnly.ready();
+    await assert.rejects(readOnly.ready(), /sqliteStore: this process cannot write the database \(SQLITE_READONLY\): open it read-write, and let the process write both the file and its folder/);
     assert.equal((await readOnly.handle({ body, headers: signedHeaders(body) })).status, 503);
     reopened.close();
+    // query_only on a writable file: the same.
+    const queryOnly = new Database(join(dir, 'closed.sqlite'));
+    queryOnly.pragma('query_only = ON');
+    await assert.rejects(rx.createReceiver(receiverOptions(rx.sqliteStore(queryOnly), { log: false })).ready(), /cannot write the database/);
+    queryOnly.close();
   });
 });
 
@@ -304,6 +333,21 @@ describe('a custom store (the documented interface) that fails', () => {
     const logged = log.lines.join('\n');
     assert.match(logged, /store_unavailable: could not record an event \(ECONNREFUSED: could not reach postgresql:\/\/\*\*\*@db\.internal:5432\/shop\)/);
     assert.ok(!logged.includes('pw-do-not-print') && !logged.includes('merchant') && !logged.includes('evt_custom'), logged);
+    // The other places a driver's message may hold a credential: each masked.
+    for (const text of [
+      'postgres://user:Pw@Canary@db.example/x failed',
+      'password=Pw_Canary host=db.example',
+      'connect user:Pw_Canary@db.example refused',
+      'GET https://api.example/x?authToken=Pw_Canary&password=Pw_Canary failed',
+      'rejected: api_key: Pw_Canary',
+    ]) {
+      const lines = captureLog();
+      const leaky = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new Error(text); } }, { log: lines }));
+      assert.equal((await leaky.handle({ body, headers: signedHeaders(body) })).status, 503);
+      const line = lines.lines.join('\n');
+      assert.match(line, /store_unavailable: could not record an event/);
+      assert.ok(!line.includes('Canary'), line);
+    }
     // A store that answers something other than a decision is not trusted either.
     const odd = rx.createReceiver(receiverOptions({ ...failing, record: async () => 'applied' }, { log: false }));
     assert.equal((await odd.handle({ body, headers: signedHeaders(body) })).status, 503);
@@ -334,6 +378,20 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { synchronous: 'OFF' }))[0], 'invalid_argument');
     assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { prefix: 'Bad-Prefix' }))[0], 'invalid_argument');
     assert.equal(code(() => rx.d1Store({}))[0], 'invalid_argument');
+    // The usual slips are named: an unset variable, a near-miss key, a store not made.
+    assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), signatureHeader: undefined }))[1], /signatureHeader is undefined: is the environment variable set\?/);
+    assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), maxSkewSecs: undefined, max_skew_secs: 300 }))[1], /did you mean "maxSkewSecs"\?/);
+    assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: rx.sqliteStore }))[1], /store is a function \(sqliteStore\), not a store: call it with your client/);
+    assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: new Database(':memory:') }))[1], /store is a database client, not a store: wrap it/);
+  });
+
+  test('a clock in milliseconds is a 500 (retried), never a 400 the service would not retry', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, nowSecs: () => Date.now() }));
+    const body = eventBody({ eventId: 'evt_ms', paymentId: 'pay_ms', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+    assert.ok(log.lines.some((l) => /nowSecs\(\) returned a time in milliseconds \(13 digits or more\): return Math\.floor\(Date\.now\(\) \/ 1000\)/.test(l)), log.lines.join('\n'));
   });
 
   test('a prefix names other tables; createTables: false only checks they exist', async () => {

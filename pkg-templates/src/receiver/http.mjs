@@ -1,5 +1,5 @@
 // The two HTTP faces of a receiver: `fetch(request)` (Workers, Deno, Bun, Next.js route
-// handlers, Hono) and `node(req, res)` (node:http, Express, Fastify's raw objects). Both read
+// handlers, Hono) and `node(req, res)` (node:http, Express). Both read
 // the raw body with a bound, then hand { body, headers } to handle() and write its answer.
 // Nothing here imports a Node module: the same file runs in every runtime.
 
@@ -29,11 +29,12 @@ const declaredLength = (value) => {
   return Number.isFinite(n) && n >= 0 ? n : -1;
 };
 
-// The raw body of a Node request. Resolves { body }, { tooLarge, close } or { aborted }.
-// When a framework already read the stream (express.raw(), express.json(), ...), its
-// req.body is used as it is: bytes or a string verify, a parsed object is body_not_raw.
+// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { aborted } or
+// { consumed }. When a framework already read the stream (express.raw(), express.json(), ...),
+// its req.body is used as it is: bytes or a string verify, a parsed object is body_not_raw;
+// read with no req.body left (Fastify reads request.raw before any handler) is `consumed`.
 function readNodeBody(req, limit) {
-  if (req.readableEnded) return Promise.resolve({ body: req.body });
+  if (req.readableEnded) return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
   const drainLimit = DRAIN_FACTOR * limit;
   if (declaredLength(req.headers?.['content-length']) > drainLimit) return Promise.resolve({ tooLarge: true, close: true });
   return new Promise((resolve) => {
@@ -67,8 +68,15 @@ function send(res, { status, body, headers }, close = false) {
   res.end(bytes);
 }
 
+// A body some code read before the receiver: a configuration error (500, the service retries
+// while it is fixed), logged with the fix for each face.
+const CONSUMED = {
+  node: 'body_not_raw: the request stream was already read and req.body is undefined (Fastify, and other frameworks, read it before any handler): pass the raw bytes to receiver.handle({ body, headers }) instead (Fastify: a parseAs: \'buffer\' content-type parser, as in the Fastify recipe)',
+  fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), ...): pass the untouched Request to receiver.fetch, or the bytes you read (await request.arrayBuffer()) to receiver.handle({ body, headers: request.headers })',
+};
+
 export function nodeHandler({ handle, limit, error }) {
-  /** node:http, Express, Fastify (request.raw, reply.raw after reply.hijack()). */
+  /** node:http, Express. */
   return async function node(req, res) {
     try {
       if (req.method !== 'POST') {
@@ -78,6 +86,11 @@ export function nodeHandler({ handle, limit, error }) {
       }
       const read = await readNodeBody(req, limit);
       if (read.aborted) return; // the sender went away: nothing to answer
+      if (read.consumed) {
+        error(CONSUMED.node);
+        send(res, answers.misconfigured('body_not_raw'));
+        return;
+      }
       if (read.tooLarge) {
         send(res, answers.tooLarge(), read.close);
         if (read.close) res.once?.('finish', () => req.destroy?.());
@@ -93,10 +106,10 @@ export function nodeHandler({ handle, limit, error }) {
   };
 }
 
-// The raw body of a Fetch request, at most `limit` bytes. Resolves { body } or { tooLarge }.
-// A body some code already read is given as null, which verifies as body_not_raw.
+// The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge } or
+// { consumed } (a body some code already read).
 async function readFetchBody(request, limit) {
-  if (request.bodyUsed) return { body: null };
+  if (request.bodyUsed) return { consumed: true };
   if (declaredLength(request.headers.get('content-length')) > limit) {
     await request.body?.cancel().catch(() => {});
     return { tooLarge: true };
@@ -127,6 +140,10 @@ export function fetchHandler({ handle, limit, error }) {
       if (request.method !== 'POST') return toResponse(answers.methodNotAllowed());
       const read = await readFetchBody(request, limit);
       if (read.tooLarge) return toResponse(answers.tooLarge());
+      if (read.consumed) {
+        error(CONSUMED.fetch);
+        return toResponse(answers.misconfigured('body_not_raw'));
+      }
       return toResponse(await handle({ body: read.body, headers: request.headers }));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);

@@ -27,10 +27,17 @@ function checkOptions(options) {
     throw invalid('createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
   }
   for (const key of Object.keys(options)) {
-    // An unknown key is never echoed: it could be a pasted secret.
-    if (!OPTIONS.includes(key)) throw invalid(`createReceiver was given an unknown option (options: ${OPTIONS.join(', ')})`);
+    // An unknown key is never echoed: it could be a pasted secret. One spelled like an option
+    // in another case or with separators (max_skew_secs, TimestampHeader) is named.
+    if (!OPTIONS.includes(key)) {
+      const near = OPTIONS.find((name) => fold(name) === fold(key));
+      throw invalid(`createReceiver was given an unknown option (options: ${OPTIONS.join(', ')})${near ? `; did you mean "${near}"?` : ''}`);
+    }
   }
   for (const name of ['timestampHeader', 'signatureHeader']) {
+    if (options[name] === undefined) {
+      throw invalid(`${name} is undefined: is the environment variable set? It is the name of the delivery header, as the service sends it`);
+    }
     if (typeof options[name] !== 'string' || options[name] === '') {
       throw invalid(`${name} is required: the name of the delivery header, as the service sends it`);
     }
@@ -38,7 +45,7 @@ function checkOptions(options) {
   const { store } = options;
   if (store === null || typeof store !== 'object'
     || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
-    throw invalid('store is required: postgresStore(pool), sqliteStore(db), d1Store(env.DB), or an object with ready, record and quarantine');
+    throw invalid(`store ${notAStore(store)}: postgresStore(pool), sqliteStore(db), d1Store(env.DB), or an object with ready, record and quarantine`);
   }
   const most = storeMaxBody(store);
   if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
@@ -54,6 +61,21 @@ function checkOptions(options) {
     throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
   }
 }
+
+const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
+
+// What was given where a store belongs, for the message.
+function notAStore(store) {
+  if (store === undefined || store === null) return 'is required';
+  if (typeof store === 'function') return `is a function (${store.name || 'anonymous'}), not a store: call it with your client, as in`;
+  if (typeof store === 'object' && (typeof store.prepare === 'function' || typeof store.query === 'function')) {
+    return 'is a database client, not a store: wrap it, as in';
+  }
+  return 'is not a store: give one of';
+}
+
+// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
+const MILLISECONDS = 1e12;
 
 // The largest body (and data text) the store records, when it declares one (d1Store does).
 const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && store.maxBodyBytes > 0 ? store.maxBodyBytes : Infinity);
@@ -178,7 +200,12 @@ export function createReceiver(options) {
     try {
       const keys = verifier ?? await keyed();
       const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
-      verified = keys.verifyWebhook({ body: delivery.body, timestamp, signature, nowSecs: clock() });
+      const now = clock();
+      // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
+      if (typeof now === 'number' && now >= MILLISECONDS) {
+        throw invalid('nowSecs() returned a time in milliseconds (13 digits or more): return Math.floor(Date.now() / 1000)');
+      }
+      verified = keys.verifyWebhook({ body: delivery.body, timestamp, signature, nowSecs: now });
     } catch (failure) {
       if (!(failure instanceof CryptoPayError)) throw failure;
       return refuse(failure, delivery.body);

@@ -58,6 +58,12 @@ FROM (SELECT 'events' AS suffix, 'cryptopay_events' AS relation
       UNION ALL SELECT 'quarantine', 'cryptopay_quarantine') AS t
 LEFT JOIN pragma_table_info(t.relation) AS c;
 
+-- statement: writable
+-- ready() of a SQLite file runs this in a transaction it rolls back: a write that changes
+-- nothing, which a database this process cannot write (opened read-only, query_only, a file
+-- or folder without write permission) refuses at start instead of at every delivery.
+DELETE FROM cryptopay_quarantine WHERE 0;
+
 -- statement: apply
 -- Parameters: event_id, payment_id, status_version, data (JSON text). Writes the payment row
 -- only when the event is not stored yet and its version is greater than the stored one.

@@ -34,11 +34,18 @@ export function withPrefix(statements, prefix) {
     .map(([name, text]) => [name, Array.isArray(text) ? text.map(put) : put(text)]));
 }
 
-/** One line about a driver's error: its code and message, credentials in URLs masked. */
+/**
+ * One line about a driver's error: its code and message, with what may be a credential
+ * masked: a URL's user information (up to its last @), `user:password@` without a scheme,
+ * `password=` (and the like) in a connection string, and every query value.
+ */
 export function describeError(error) {
   const code = error?.code ?? error?.errcode ?? error?.name;
   const message = String(error?.message ?? error)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@')
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@')
+    .replace(/(^|[\s(<'"=])[^\s:/@'"]+:[^\s@'"/]+@/g, '$1***@')
+    .replace(/\b(password|passwd|pwd|secret|token|api[-_]?key|auth[-_]?token|access[-_]?token)(\s*[=:]\s*)[^\s&;,'")]+/gi, '$1$2***')
+    .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***')
     .replace(/\s+/g, ' ')
     .slice(0, 300);
   return code && !message.includes(String(code)) ? `${code}: ${message}` : message;

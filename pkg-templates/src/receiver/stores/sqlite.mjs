@@ -118,46 +118,67 @@ export function sqliteStore(db, options) {
     schedule();
   });
 
+  // What ready() does; its errors are worded by ready().
+  function prepare() {
+    // The busy timeout first, so switching to WAL waits for another connection's lock.
+    one(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    const journal = one('PRAGMA journal_mode = WAL');
+    const mode = String(Object.values(journal ?? {})[0] ?? '').toLowerCase();
+    if (mode !== 'wal' && mode !== 'memory') {
+      throw new Error(`sqliteStore: the database could not switch to WAL (journal_mode is ${mode || 'unknown'})`);
+    }
+    one(`PRAGMA synchronous = ${synchronous}`);
+    const level = Number(Object.values(one('PRAGMA synchronous') ?? {})[0]);
+    if (level !== SYNCHRONOUS[synchronous]) throw new Error(`sqliteStore: PRAGMA synchronous = ${synchronous} did not hold`);
+    const begin = db.prepare('BEGIN IMMEDIATE');
+    const commit = db.prepare('COMMIT');
+    const rollbackStatement = db.prepare('ROLLBACK');
+    if (opts.createTables) {
+      begin.run();
+      try {
+        for (const statement of sql.schema) one(statement);
+        commit.run();
+      } catch (error) {
+        try {
+          rollbackStatement.run();
+        } catch {
+          // already rolled back
+        }
+        throw error;
+      }
+    }
+    checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore');
+    if (!opts.createTables) one(sql.check);
+    // A write that changes nothing, rolled back: a database this process cannot write fails
+    // here, at start, rather than at every delivery.
+    begin.run();
+    try {
+      one(sql.writable);
+    } finally {
+      rollbackStatement.run();
+    }
+    statements = {
+      begin,
+      commit,
+      rollback: rollbackStatement,
+      apply: db.prepare(sql.apply),
+      record: db.prepare(sql.record),
+      quarantine: db.prepare(sql.quarantine),
+    };
+  }
+
   return {
     kind: 'sqlite',
     async ready() {
-      // The busy timeout first, so switching to WAL waits for another connection's lock.
-      one(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-      const journal = one('PRAGMA journal_mode = WAL');
-      const mode = String(Object.values(journal ?? {})[0] ?? '').toLowerCase();
-      if (mode !== 'wal' && mode !== 'memory') {
-        throw new Error(`sqliteStore: the database could not switch to WAL (journal_mode is ${mode || 'unknown'})`);
-      }
-      one(`PRAGMA synchronous = ${synchronous}`);
-      const level = Number(Object.values(one('PRAGMA synchronous') ?? {})[0]);
-      if (level !== SYNCHRONOUS[synchronous]) throw new Error(`sqliteStore: PRAGMA synchronous = ${synchronous} did not hold`);
-      const begin = db.prepare('BEGIN IMMEDIATE');
-      const commit = db.prepare('COMMIT');
-      const rollbackStatement = db.prepare('ROLLBACK');
-      if (opts.createTables) {
-        begin.run();
-        try {
-          for (const statement of sql.schema) one(statement);
-          commit.run();
-        } catch (error) {
-          try {
-            rollbackStatement.run();
-          } catch {
-            // already rolled back
-          }
-          throw error;
+      try {
+        prepare();
+      } catch (error) {
+        if (/^SQLITE_(READONLY|CANTOPEN)/.test(String(error?.code ?? '')) || /readonly database/i.test(String(error?.message))) {
+          throw new Error(`sqliteStore: this process cannot write the database (${error.code ?? 'read-only'}): open it read-write, ` +
+            'and let the process write both the file and its folder (WAL keeps -wal and -shm files beside it)', { cause: error });
         }
+        throw error;
       }
-      checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore');
-      if (!opts.createTables) one(sql.check);
-      statements = {
-        begin,
-        commit,
-        rollback: rollbackStatement,
-        apply: db.prepare(sql.apply),
-        record: db.prepare(sql.record),
-        quarantine: db.prepare(sql.quarantine),
-      };
     },
     record({ eventId, paymentId, statusVersion, data, body }) {
       return enqueue(() => {
