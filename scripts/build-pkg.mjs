@@ -154,15 +154,15 @@ if (existsSync(join(root, 'LICENSE'))) cpSync(join(root, 'LICENSE'), join(out, '
 // 6. The Node entries, each one bundled module: the ESM entry (Node's loader pays for every
 // module file it resolves and reads: a fresh process imported the unbundled entry in about
 // 15 ms, the bundle in about 9; bench/limits.md, cold start) and the CommonJS entry,
-// both from the same source, so import and require() get the same code. `--keep-names`: the
-// glue and the API both have a `signWebhook`, and esbuild renames one of two bindings of the
-// same name (`signWebhook2`, a class naming itself `_Verifier`); the exports must keep the
-// names users see in stack traces, util.inspect and TypeErrors.
+// both from the same source, so import and require() get the same code. esbuild renames one
+// of two top-level bindings of the same name (`signWebhook2`) and a class that names itself
+// (`_Verifier`): the glue's exports are named `raw...` and Verifier never names itself, so
+// every export keeps the name users see in stack traces and util.inspect (tested).
 const nodeSource = join(dist, 'entry', 'node.source.mjs');
 renameSync(join(dist, 'entry', 'node.mjs'), nodeSource);
 for (const [format, file] of [['esm', 'node.mjs'], ['cjs', 'node.cjs']]) {
   run(bin('esbuild'), [nodeSource, '--bundle', `--format=${format}`, '--platform=node',
-    '--target=node18', '--keep-names', '--log-level=warning', `--outfile=${join(dist, 'entry', file)}`]);
+    '--target=node18', '--log-level=warning', `--outfile=${join(dist, 'entry', file)}`]);
 }
 rmSync(nodeSource);
 const cjs = readFileSync(join(dist, 'entry', 'node.cjs'), 'utf8');

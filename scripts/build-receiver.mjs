@@ -61,7 +61,7 @@ export const sqlite = ${JSON.stringify(statements.sqlite, null, 2)};
 `);
 
   execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [join(target, 'index.mjs'), '--bundle', '--format=cjs',
-    '--platform=node', '--target=node18', '--keep-names', '--external:cryptopay-verify', '--log-level=warning',
+    '--platform=node', '--target=node18', '--external:cryptopay-verify', '--log-level=warning',
     `--outfile=${join(target, 'index.cjs')}`], { cwd: root, stdio: 'inherit' });
   const cjs = readFileSync(join(target, 'index.cjs'), 'utf8');
   if (!cjs.includes('require("cryptopay-verify")')) fail('the receiver\'s CommonJS build does not require the package by name');

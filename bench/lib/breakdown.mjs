@@ -15,9 +15,9 @@ export const BREAKDOWN = [
   { id: 'node.hmac', label: 'node:crypto `createHmac(...).update x3.digest()` only' },
   { id: 'node.sha256', label: 'node:crypto `createHash(sha256)` of the body only' },
   { id: 'wasm.malloc+free', perBody: false, label: 'empty wasm round trip: raw `__wbindgen_malloc` + `__wbindgen_free` exports' },
-  { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `classifyDeliveryResponse(200)` (number in, string out)' },
+  { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `rawClassifyDeliveryResponse(200)` (number in, string out)' },
   { id: 'wasm.copyBody', label: 'copy the body into wasm memory (malloc + `Uint8Array.set` + free)' },
-  { id: 'glue.fingerprint', label: 'glue `requestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
+  { id: 'glue.fingerprint', label: 'glue `rawRequestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
   { id: 'glue.RawVerifier', label: 'glue: `RawVerifier.verify(body, timestamp, signature, now, parse=false)` (wasm-bindgen marshals the arguments): no public-API layer' },
   { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
   { id: 'glue.RawVerifier+parse', label: 'glue: the same with `parse=true`: + Rust strict parse' },
@@ -52,8 +52,8 @@ export function breakdownFns(pkg, inp) {
       return true;
     };
   }
-  if (typeof glue?.classifyDeliveryResponse === 'function') fns['glue.classify'] = () => glue.classifyDeliveryResponse(200);
-  if (typeof glue?.requestFingerprint === 'function') fns['glue.fingerprint'] = () => glue.requestFingerprint(body);
+  if (typeof glue?.rawClassifyDeliveryResponse === 'function') fns['glue.classify'] = () => glue.rawClassifyDeliveryResponse(200);
+  if (typeof glue?.rawRequestFingerprint === 'function') fns['glue.fingerprint'] = () => glue.rawRequestFingerprint(body);
   if (typeof glue?.RawVerifier === 'function') {
     let raw = null;
     try {

@@ -11,6 +11,11 @@
 //! is built here for a delivery. None can panic (the crate denies unwrap, expect, panic,
 //! indexing and unchecked arithmetic).
 //!
+//! An export that the public API wraps under the same name is named with `raw` in JavaScript
+//! (`rawSignWebhook` under `signWebhook`): a bundler that puts the glue and the API in one
+//! scope would otherwise rename one of the two (`signWebhook2`), and users would see that
+//! name in stack traces and in `util.inspect`.
+//!
 //! Secrets cross as owned strings and are moved into [`Secret`](crate::Secret)s, never
 //! copied, so the only copy in wasm memory is the one wiped on drop.
 
@@ -75,7 +80,7 @@ pub fn error_message(code: &str, detail: Option<String>) -> String {
 
 /// Every error code, in the contract's order (the order `RawVerifier.verify` numbers them),
 /// separated by commas (JavaScript splits them: one string crosses, not one per code).
-#[wasm_bindgen(js_name = errorCodes)]
+#[wasm_bindgen(js_name = rawErrorCodes)]
 pub fn error_codes() -> String {
     ErrorKind::ALL
         .iter()

@@ -13,7 +13,7 @@ use crate::pricing::{
 
 /// Builds a SourceAmount; returns it as the object the service takes (its wire names, a
 /// field that is `None` left out).
-#[wasm_bindgen(js_name = buildSourceAmount)]
+#[wasm_bindgen(js_name = rawBuildSourceAmount)]
 pub fn build_source_amount_export(primary_json: &str, amount: &str) -> JsResult<Object> {
     let primary = js(PrimarySource::from_json(primary_json))?;
     let built = js(build_source_amount(&primary, amount))?;
@@ -33,7 +33,7 @@ pub fn build_source_amount_export(primary_json: &str, amount: &str) -> JsResult<
 }
 
 /// Checks a SourceAmount given as JSON text (the store is checked first).
-#[wasm_bindgen(js_name = validateSourceAmount)]
+#[wasm_bindgen(js_name = rawValidateSourceAmount)]
 pub fn validate_source_amount_export(source_json: &str, primary_json: &str) -> JsResult<()> {
     let primary = js(PrimarySource::from_json(primary_json))?;
     let source_amount = js(SourceAmount::from_json(source_json))?;
@@ -41,7 +41,7 @@ pub fn validate_source_amount_export(source_json: &str, primary_json: &str) -> J
 }
 
 /// Checks a CreatePayment body given as JSON text (the store is checked first).
-#[wasm_bindgen(js_name = validateCreatePayment)]
+#[wasm_bindgen(js_name = rawValidateCreatePayment)]
 pub fn validate_create_payment_export(
     body_json: &str,
     primary_json: &str,

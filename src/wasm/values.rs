@@ -15,7 +15,7 @@ use crate::{amount, headers, idempotency, origin, response};
 
 /// Signs a delivery (lowercase hex, or padded standard base64). The secret is moved into
 /// a `Secret` (wiped when dropped), never copied.
-#[wasm_bindgen(js_name = signWebhook)]
+#[wasm_bindgen(js_name = rawSignWebhook)]
 pub fn sign_webhook(
     secret: String,
     timestamp: &str,
@@ -36,7 +36,7 @@ pub fn sign_webhook(
 }
 
 /// Finds the two headers among parallel name and value lists: `[timestamp, signature]`.
-#[wasm_bindgen(js_name = readDeliveryHeaders)]
+#[wasm_bindgen(js_name = rawReadDeliveryHeaders)]
 pub fn read_delivery_headers(
     names: Vec<String>,
     values: Vec<String>,
@@ -67,7 +67,7 @@ fn version(text: &str, detail: &'static str) -> JsResult<StatusVersion> {
 }
 
 /// -1, 0 or 1: the exact order of two versions ([`StatusVersion`]'s `Ord`).
-#[wasm_bindgen(js_name = compareStatusVersions)]
+#[wasm_bindgen(js_name = rawCompareStatusVersions)]
 pub fn compare_status_versions(a: &str, b: &str) -> JsResult<i8> {
     let a = version(
         a,
@@ -85,7 +85,7 @@ pub fn compare_status_versions(a: &str, b: &str) -> JsResult<i8> {
 }
 
 /// `apply`, `duplicate` or `stale`.
-#[wasm_bindgen(js_name = decideEvent)]
+#[wasm_bindgen(js_name = rawDecideEvent)]
 pub fn decide_event_export(
     incoming: &str,
     event_seen: bool,
@@ -107,7 +107,7 @@ pub fn decide_event_export(
 }
 
 /// Throws `amount_raw_invalid` unless valid (`isValidAmountRaw` is built on it in JavaScript).
-#[wasm_bindgen(js_name = validateAmountRaw)]
+#[wasm_bindgen(js_name = rawValidateAmountRaw)]
 pub fn validate_amount_raw(value: &str) -> JsResult<()> {
     js(amount::validate_amount_raw(value))
 }
@@ -119,21 +119,21 @@ fn decimals(value: f64) -> Result<u32, Error> {
 }
 
 /// A decimal to `amount_raw`.
-#[wasm_bindgen(js_name = toAmountRaw)]
+#[wasm_bindgen(js_name = rawToAmountRaw)]
 pub fn to_amount_raw(decimal: &str, decimals_value: f64) -> JsResult<String> {
     let d = js(decimals(decimals_value))?;
     js(amount::to_amount_raw(decimal, d))
 }
 
 /// `amount_raw` to a decimal.
-#[wasm_bindgen(js_name = fromAmountRaw)]
+#[wasm_bindgen(js_name = rawFromAmountRaw)]
 pub fn from_amount_raw(raw: &str, decimals_value: f64) -> JsResult<String> {
     let d = js(decimals(decimals_value))?;
     js(amount::from_amount_raw(raw, d))
 }
 
 /// Checks a checkout origin.
-#[wasm_bindgen(js_name = validateCheckoutOrigin)]
+#[wasm_bindgen(js_name = rawValidateCheckoutOrigin)]
 pub fn validate_checkout_origin(value: &str, website_origin: Option<String>) -> JsResult<()> {
     js(origin::validate_checkout_origin(
         value,
@@ -142,31 +142,31 @@ pub fn validate_checkout_origin(value: &str, website_origin: Option<String>) -> 
 }
 
 /// Checks a webhook URL.
-#[wasm_bindgen(js_name = validateWebhookUrl)]
+#[wasm_bindgen(js_name = rawValidateWebhookUrl)]
 pub fn validate_webhook_url(url: &str) -> JsResult<()> {
     js(origin::validate_webhook_url(url))
 }
 
 /// The Hosted Checkout address.
-#[wasm_bindgen(js_name = hostedCheckoutUrl)]
+#[wasm_bindgen(js_name = rawHostedCheckoutUrl)]
 pub fn hosted_checkout_url(checkout_origin: &str, payment_id: &str) -> JsResult<String> {
     js(origin::hosted_checkout_url(checkout_origin, payment_id))
 }
 
 /// Lowercase hex SHA-256 of the bytes.
-#[wasm_bindgen(js_name = requestFingerprint)]
+#[wasm_bindgen(js_name = rawRequestFingerprint)]
 pub fn request_fingerprint(body: &[u8]) -> String {
     idempotency::request_fingerprint(body)
 }
 
 /// Checks an Idempotency-Key.
-#[wasm_bindgen(js_name = validateIdempotencyKey)]
+#[wasm_bindgen(js_name = rawValidateIdempotencyKey)]
 pub fn validate_idempotency_key(key: &str) -> JsResult<()> {
     js(idempotency::validate_idempotency_key(key))
 }
 
 /// `acknowledged`, `retry` or `permanent_failure`.
-#[wasm_bindgen(js_name = classifyDeliveryResponse)]
+#[wasm_bindgen(js_name = rawClassifyDeliveryResponse)]
 pub fn classify_delivery_response(status: f64) -> JsResult<String> {
     let status = js(uint(status, "an HTTP status is an integer from 100 to 599"))?;
     let status = u16::try_from(status).unwrap_or(u16::MAX);

@@ -60,7 +60,7 @@ export function readDeliveryHeaders(headers, opts) {
     throw fail('invalid_argument', 'timestampHeader and signatureHeader are required header names');
   }
   const [names, values] = headerLists(headers);
-  const [timestamp, signature] = glue.readDeliveryHeaders(names, values, opts.timestampHeader, opts.signatureHeader);
+  const [timestamp, signature] = glue.rawReadDeliveryHeaders(names, values, opts.timestampHeader, opts.signatureHeader);
   return { timestamp, signature };
 }
 
@@ -79,7 +79,7 @@ export function signWebhook(input) {
     ? String(input.timestamp)
     : Array.isArray(input.timestamp) ? NEVER_WELL_FORMED : headerValue(input.timestamp);
   try {
-    return glue.signWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
+    return glue.rawSignWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
   } catch (error) {
     if (ts === NEVER_WELL_FORMED && error?.code === 'timestamp_malformed') {
       throw fail('timestamp_malformed', typeof input.timestamp === 'number'

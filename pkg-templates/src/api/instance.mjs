@@ -16,5 +16,5 @@ export function install(startedGlue) {
   const [defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, outcomeInexact] = glue.constants();
   const kinds = glue.secretKinds().split(',');
   limits = { defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds, outcomeInexact };
-  codes = glue.errorCodes().split(',');
+  codes = glue.rawErrorCodes().split(',');
 }

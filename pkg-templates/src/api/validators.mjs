@@ -19,7 +19,7 @@ function versionText(value, name) {
 /** Compares two status versions exactly: -1, 0 or 1. */
 export function compareStatusVersions(a, b) {
   assertReady();
-  return glue.compareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument'));
+  return glue.rawCompareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument'));
 }
 
 /** apply, duplicate or stale. */
@@ -39,7 +39,7 @@ export function decideEvent(incoming, stored) {
   const storedVersion = stored.statusVersion === undefined || stored.statusVersion === null
     ? undefined
     : versionText(stored.statusVersion, 'stored.statusVersion');
-  return glue.decideEvent(incomingVersion, stored.eventSeen, storedVersion);
+  return glue.rawDecideEvent(incomingVersion, stored.eventSeen, storedVersion);
 }
 
 function decimalsArg(value) {
@@ -49,7 +49,7 @@ function decimalsArg(value) {
 
 export function validateAmountRaw(value) {
   assertReady();
-  glue.validateAmountRaw(text(value));
+  glue.rawValidateAmountRaw(text(value));
 }
 
 export function isValidAmountRaw(value) {
@@ -64,12 +64,12 @@ export function isValidAmountRaw(value) {
 
 export function toAmountRaw(decimal, decimals) {
   assertReady();
-  return glue.toAmountRaw(text(decimal), decimalsArg(decimals));
+  return glue.rawToAmountRaw(text(decimal), decimalsArg(decimals));
 }
 
 export function fromAmountRaw(raw, decimals) {
   assertReady();
-  return glue.fromAmountRaw(text(raw), decimalsArg(decimals));
+  return glue.rawFromAmountRaw(text(raw), decimalsArg(decimals));
 }
 
 // Objects that mirror the service's JSON cross into the core as JSON text.
@@ -84,12 +84,12 @@ function json(value) {
 export function buildSourceAmount(input) {
   assertReady();
   options(input, ['primarySource', 'amount'], 'buildSourceAmount');
-  return glue.buildSourceAmount(json(input.primarySource), text(input.amount));
+  return glue.rawBuildSourceAmount(json(input.primarySource), text(input.amount));
 }
 
 export function validateSourceAmount(sourceAmount, primarySource) {
   assertReady();
-  glue.validateSourceAmount(json(sourceAmount), json(primarySource));
+  glue.rawValidateSourceAmount(json(sourceAmount), json(primarySource));
 }
 
 function websiteOriginArg(opts, allowed, what) {
@@ -105,39 +105,39 @@ export function validateCreatePayment(body, opts) {
   assertReady();
   options(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
   const website = websiteOriginArg(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
-  glue.validateCreatePayment(json(body), json(opts.primarySource), website);
+  glue.rawValidateCreatePayment(json(body), json(opts.primarySource), website);
 }
 
 export function validateCheckoutOrigin(origin, opts) {
   assertReady();
-  glue.validateCheckoutOrigin(text(origin), websiteOriginArg(opts, ['websiteOrigin'], 'validateCheckoutOrigin'));
+  glue.rawValidateCheckoutOrigin(text(origin), websiteOriginArg(opts, ['websiteOrigin'], 'validateCheckoutOrigin'));
 }
 
 export function validateWebhookUrl(url) {
   assertReady();
-  glue.validateWebhookUrl(text(url));
+  glue.rawValidateWebhookUrl(text(url));
 }
 
 export function hostedCheckoutUrl(checkoutOrigin, paymentId) {
   assertReady();
   const id = typeof paymentId === 'string' && wellFormed(paymentId) ? paymentId : '';
-  return glue.hostedCheckoutUrl(text(checkoutOrigin), id);
+  return glue.rawHostedCheckoutUrl(text(checkoutOrigin), id);
 }
 
 export function requestFingerprint(body) {
   assertReady();
-  return glue.requestFingerprint(bodyBytes(body));
+  return glue.rawRequestFingerprint(bodyBytes(body));
 }
 
 export function validateIdempotencyKey(key) {
   assertReady();
-  glue.validateIdempotencyKey(text(key));
+  glue.rawValidateIdempotencyKey(text(key));
 }
 
 export function classifyDeliveryResponse(status) {
   assertReady();
   if (typeof status !== 'number') throw fail('invalid_argument', 'status must be an HTTP status number');
-  return glue.classifyDeliveryResponse(status);
+  return glue.rawClassifyDeliveryResponse(status);
 }
 
 export function errorCodes() {
