@@ -10,7 +10,8 @@ import {
   ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, against, gotOf, plainReceiver, runCli, shown, startServer,
 } from './helpers.mjs';
 
-const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'bad_signature', 'other_secret',
+const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields',
+  'old_event', 'bad_signature', 'other_secret',
   'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
   'no_redirect', 'response_time', 'pending_secret', 'retired_secret'];
 // What a broken valid_delivery leaves unjudged: every rule but it, no_redirect and response_time.
@@ -34,7 +35,7 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['prefix compare of the signature', 'prefixCompare', ['bad_signature'],
       (run) => {
         // Buffer.from(hex) drops the odd nibble: the cut and the appended values all pass.
-        assert.match(gotOf(run, 'bad_signature'), /wrong signature of the right shape: 401 permanent_failure; empty value: 400/);
+        assert.match(gotOf(run, 'bad_signature'), /wrong signature of the right shape: 401 permanent_failure; its last character changed: 401 permanent_failure; empty value: 400/);
         assert.match(gotOf(run, 'bad_signature'), /cut to 1 character: 200 acknowledged; cut to 63 characters: 200 acknowledged; one character appended: 200 acknowledged/);
         assert.match(run.stderr, /1 rule failed: bad_signature$/m);
       }],
@@ -50,6 +51,32 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
       (run) => assert.equal(gotOf(run, 'retired_secret'), '200 acknowledged')],
     ['the pending secret refused', 'refusePending', ['pending_secret'],
       (run) => assert.equal(gotOf(run, 'pending_secret'), '401 permanent_failure')],
+    // Blind spots of the kit's first rules, each caught since by a delivery of its own.
+    ['the first 32 hex characters compared (lengths checked)', 'halfCompare', ['bad_signature'],
+      (run) => assert.match(gotOf(run, 'bad_signature'), /its last character changed: 200 acknowledged; empty value: 400/)],
+    // A newline or an invalid byte survives no re-serialization either: tampered_body sees it too.
+    ['the JSON re-serialized (compactly) before hashing', 'reserialize', ['formatted_body', 'tampered_body'],
+      (run) => assert.match(gotOf(run, 'formatted_body'), /^401 permanent_failure$/)],
+    ['the body trimmed before hashing', 'trimBody', ['formatted_body', 'tampered_body'],
+      (run) => assert.match(gotOf(run, 'tampered_body'), /a newline appended: 200 acknowledged/)],
+    ['the body hashed as decoded text (request.text())', 'textBody', ['tampered_body'],
+      (run) => {
+        assert.match(gotOf(run, 'tampered_body'), /a byte order mark prepended: 200 acknowledged/);
+        assert.match(gotOf(run, 'tampered_body'), /U\+FFFD sent as the invalid byte 0xFF: 200 acknowledged/);
+      }],
+    ['de-duplicated by event_id before verifying', 'dedupeFirst', ['tampered_body'],
+      (run) => assert.match(gotOf(run, 'tampered_body'), /valid_delivery's event changed, its signature: 200 acknowledged/)],
+    // valid_delivery's event sent again changed holds no newer version either: refused too late.
+    ['an older version answered before verifying', 'staleShortcut', ['bad_signature', 'tampered_body'],
+      (run) => assert.match(gotOf(run, 'bad_signature'), /forged: an older version of a known payment: 200 acknowledged/)],
+    ['occurred_at checked against the clock', 'occurredAtSkew', ['old_event'],
+      (run) => assert.match(gotOf(run, 'old_event'), /^400/)],
+    ['fields the spec does not show refused', 'strictSchema', ['unknown_fields'],
+      (run) => assert.match(gotOf(run, 'unknown_fields'), /^422/)],
+    ['a rotation whose other secret variable is unset (an empty key)', 'emptyKey', ['other_secret'],
+      (run) => assert.match(gotOf(run, 'other_secret'), /signed with an empty secret: 200 acknowledged/)],
+    ['the skew checked on a t= item, the HMAC on the header', 'skewOnT', ['stale_timestamp'],
+      (run) => assert.match(gotOf(run, 'stale_timestamp'), /stale, with t=<now> in the signature header: 200 acknowledged/)],
   ];
   for (const [name, defect, failed, more] of cases) {
     test(`${name}: ${failed.join(', ')}`, async () => {

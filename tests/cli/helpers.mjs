@@ -302,6 +302,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
   const versions = new Map(); // payment_id -> BigInt status_version last applied
   const keys = () => [
     active,
+    ...(defect === 'emptyKey' ? [''] : []),
     ...(defect === 'refusePending' ? [] : [PENDING_SECRET]),
     ...(defect === 'acceptRetired' || nowSecs() <= retiredUntil ? [RETIRED_SECRET] : []),
   ];
@@ -314,6 +315,10 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
       return keys().some((key) => timingSafeEqual(given, macOf(key).subarray(0, given.length)));
     }
     const candidates = candidatesOf(signature);
+    if (defect === 'halfCompare') {
+      const half = (hex) => hex.slice(0, 32).toLowerCase();
+      return keys().some((key) => candidates.some((c) => /^[0-9a-fA-F]{64}$/.test(c) && half(c) === half(macOf(key).toString('hex'))));
+    }
     if (defect === 'anyMismatch') {
       for (const c of candidates) if (!keys().some((key) => equalHex(c, macOf(key)))) return false;
       return true;
@@ -323,15 +328,43 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
 
   return (req, res, raw) => {
     if (defect === 'refuseAll') return text(res, 401, 'unauthorized');
+    if (defect === 'dedupeFirst') {
+      try {
+        if (seen.has(JSON.parse(raw.toString('utf8')).event_id)) return reply(res, 200, { duplicate: true });
+      } catch {
+        // verified below
+      }
+    }
+    if (defect === 'staleShortcut') {
+      try {
+        const { data } = JSON.parse(raw.toString('utf8'));
+        const stored = versions.get(data.payment_id);
+        if (stored !== undefined && BigInt(data.status_version) <= stored) return reply(res, 200, { stale: true });
+      } catch {
+        // verified below
+      }
+    }
     const timestamp = req.headers[TS_HEADER.toLowerCase()];
     const signature = req.headers[SIG_HEADER.toLowerCase()];
     const absent = defect === 'anyMismatch' ? timestamp === undefined || signature === undefined : !timestamp || !signature;
     if (absent) return text(res, 400, 'missing webhook headers');
     if (!/^[0-9]{1,12}$/.test(timestamp)) return text(res, 400, 'bad timestamp');
-    const payload = defect === 'latin1Body' ? raw.toString('latin1') : raw;
+    let payload;
+    try {
+      payload = {
+        latin1Body: () => raw.toString('latin1'),
+        reserialize: () => JSON.stringify(JSON.parse(raw.toString('utf8'))),
+        trimBody: () => raw.toString('utf8').trim(),
+        textBody: () => new TextDecoder().decode(raw),
+      }[defect]?.() ?? raw;
+    } catch {
+      return text(res, 400, 'not json');
+    }
     const macOf = (key) => createHmac('sha256', key).update(`${timestamp}.`).update(payload).digest();
     if (!signatureHolds(signature, macOf)) return text(res, 401, 'invalid signature');
-    if (Math.abs(nowSecs() - Number(timestamp)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
+    // skewOnT: the skew is checked on a t= item of the signature header when there is one.
+    const checked = defect === 'skewOnT' ? /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1] ?? timestamp : timestamp;
+    if (Math.abs(nowSecs() - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
     let event;
     try {
       event = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
@@ -339,6 +372,11 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
       return text(res, 400, 'not json');
     }
     if (event.event_type !== 'payment.updated') return reply(res, 200, { ignored: true });
+    if (defect === 'occurredAtSkew' && Date.now() - Date.parse(event.occurred_at) > maxSkewSecs * 1000) {
+      return text(res, 400, 'event too old');
+    }
+    const shown = new Set(['schema_version', 'event_id', 'event_type', 'occurred_at', 'data']);
+    if (defect === 'strictSchema' && Object.keys(event).some((key) => !shown.has(key))) return reply(res, 422, { error: 'unknown_field' });
     const paymentId = event.data.payment_id;
     if (defect === 'notFoundUnknown') return reply(res, 404, { error: 'unknown_payment' });
     if (seen.has(event.event_id)) return reply(res, 200, { duplicate: true });

@@ -5,7 +5,7 @@
 // time, in the order of RULES, and is judged on its own answers (verdicts.mjs). Redirects
 // are never followed: a 3xx is reported as it is.
 
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { signWebhook } from '../entry/node.mjs';
@@ -18,6 +18,9 @@ export const RULES = [
   'retry_same_event',
   'older_version',
   'non_ascii_body',
+  'formatted_body',
+  'unknown_fields',
+  'old_event',
   'bad_signature',
   'other_secret',
   'stale_timestamp',
@@ -47,6 +50,14 @@ export const skewMargin = (maxSkewSecs) => Math.max(3600, maxSkewSecs + 120);
 // A body with non-ASCII UTF-8 (2- and 3-byte sequences), as a real order reference may hold.
 export const NON_ASCII_ORDER_REF = 'Müller – 5 €';
 
+// old_event: how long before now its event occurred (a retry after a two-day outage).
+const OLD_EVENT_SECS = 2 * 24 * 3600;
+// The keys a receiver with an unset or empty secret variable verifies with: anyone can sign.
+// [key, label, short label].
+const CARELESS_KEYS = [['', 'an empty secret', 'empty secret'], ['undefined', 'the text "undefined" as secret', 'secret "undefined"']];
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const REPLACEMENT = Buffer.from('\uFFFD');
+
 /**
  * Runs the rules against `url`. Resolves { results } (see judge), or { unreachable: reason }
  * when the first delivery could not connect at all (refused, no such host, no connection
@@ -67,21 +78,28 @@ export async function runConformance(config) {
   const now = () => Math.floor(Date.now() / 1000);
   const sign = (body, timestamp, key = secret) => signWebhook({ secret: key, timestamp: String(timestamp), body, encoding });
 
-  // A fresh event; `payment` and `version` let two events share a payment.
-  function freshEvent({ payment, version, orderRef } = {}) {
+  // HMAC with a key signWebhook refuses (an empty one), as a careless receiver computes it.
+  const macWith = (key, body, timestamp) => createHmac('sha256', key)
+    .update(`${timestamp}.`).update(body).digest(encoding === 'base64' ? 'base64' : 'hex');
+
+  // A fresh event; `payment` and `version` let two events share a payment; `extra` adds
+  // fields at the top level and in data; `type` and `occurredAt` replace theirs.
+  function freshEvent({ payment, version, orderRef, type, occurredAt, extra } = {}) {
     seq += 1;
     const event = {
       schema_version: '1',
       event_id: `evt_conformance_${run}_${seq}`,
-      event_type: 'payment.updated',
-      occurred_at: new Date().toISOString(),
+      event_type: type ?? 'payment.updated',
+      occurred_at: occurredAt ?? new Date().toISOString(),
       data: {
         payment_id: payment ?? `pay_conformance_${run}_${seq}`,
         status_version: version ?? versionBase + seq,
         status: 'open',
         order_ref: orderRef ?? `conformance-${seq}`,
         source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '12800' },
+        ...extra?.data,
       },
+      ...extra?.top,
     };
     return Buffer.from(JSON.stringify(event));
   }
@@ -104,9 +122,17 @@ export async function runConformance(config) {
   // A valid delivery of `body`, signed now (or at `ts`) with `key`.
   const deliverSigned = (label, body, ts = now(), key = secret) => send(label, body, headers(ts, sign(body, ts, key)));
 
+  // valid_delivery's body and headers, re-sent changed by tampered_body.
+  let validSent = null;
+  const olderPayment = `pay_conformance_${run}_older`;
+  const olderHigher = versionBase + 500_000;
+
   const PLANS = {
     async valid_delivery() {
-      await deliverSigned('valid', freshEvent(), now() - 1);
+      const body = freshEvent();
+      const ts = now() - 1;
+      validSent = { body, ts, signature: sign(body, ts) };
+      await send('valid', body, headers(ts, validSent.signature));
     },
     // The service's retry: the same event_id and bytes, a new timestamp and signature.
     async retry_same_event() {
@@ -117,13 +143,26 @@ export async function runConformance(config) {
     },
     // A lower status_version of the same payment arriving after the higher one (new event_id).
     async older_version() {
-      const payment = `pay_conformance_${run}_older`;
-      const higher = versionBase + 500_000;
-      await deliverSigned('higher', freshEvent({ payment, version: higher }));
-      await deliverSigned('older', freshEvent({ payment, version: higher - 1 }));
+      await deliverSigned('higher', freshEvent({ payment: olderPayment, version: olderHigher }));
+      await deliverSigned('older', freshEvent({ payment: olderPayment, version: olderHigher - 1 }));
     },
     async non_ascii_body() {
       await deliverSigned('non-ASCII', freshEvent({ orderRef: NON_ASCII_ORDER_REF }));
+    },
+    // The same event as the service may format it: indented, ending in a newline.
+    async formatted_body() {
+      const body = Buffer.from(`${JSON.stringify(JSON.parse(freshEvent().toString('utf8')), null, 2)}\n`);
+      await deliverSigned('indented, newline at the end', body, now(), secret);
+    },
+    // Fields the spec does not show, at the top level and in data.
+    async unknown_fields() {
+      const extra = { top: { conformance_extra: { note: 'a field the spec does not show' } }, data: { conformance_extra_field: [1, 'x'] } };
+      await deliverSigned('fields not in the spec', freshEvent({ extra }));
+    },
+    // An event that occurred two days ago, delivered now (a retry after an outage).
+    async old_event() {
+      const occurredAt = new Date(Date.now() - OLD_EVENT_SECS * 1000).toISOString();
+      await deliverSigned('occurred_at two days ago', freshEvent({ occurredAt }));
     },
     async bad_signature() {
       for (const [label, short, shape] of badSignatureShapes(encoding)) {
@@ -131,23 +170,59 @@ export async function runConformance(config) {
         const ts = now();
         await send(label, body, headers(ts, shape(sign(body, ts))), short);
       }
+      // A forged event that a receiver must not answer before verifying: an older version of
+      // a payment it holds (older_version's), an event of another type.
+      const wrong = badSignatureShapes(encoding)[0][2];
+      for (const [label, short, body] of [
+        ['forged: an older version of a known payment', 'forged stale', freshEvent({ payment: olderPayment, version: olderHigher - 2 })],
+        ['forged: event_type payment.refunded', 'forged type', freshEvent({ type: 'payment.refunded' })],
+      ]) {
+        const ts = now();
+        await send(label, body, headers(ts, wrong(sign(body, ts))), short);
+      }
     },
     async other_secret() {
       const other = `whsec_conformance_other_${randomBytes(16).toString('hex')}`;
       await deliverSigned('other secret', freshEvent(), now(), other);
+      for (const [key, label, short] of CARELESS_KEYS) {
+        const body = freshEvent();
+        const ts = now();
+        await send(`signed with ${label}`, body, headers(ts, macWith(key, body, ts)), short);
+      }
     },
     async stale_timestamp() {
-      await deliverSigned('stale', freshEvent(), Math.max(0, now() - skewMargin(config.maxSkewSecs)));
+      const stale = Math.max(0, now() - skewMargin(config.maxSkewSecs));
+      await deliverSigned('stale', freshEvent(), stale);
+      // The stale delivery with a fresh time beside it: in a t= item of the signature header,
+      // and in a second timestamp header sent first.
+      const body = freshEvent();
+      const signature = sign(body, stale);
+      await send('stale, with t=<now> in the signature header', body, headers(stale, `t=${now()},v1=${signature}`), 't=now');
+      const twice = headers(undefined, signature);
+      twice[timestampHeader] = [String(now()), String(stale)];
+      await send('stale, after a second timestamp header holding now', body, twice, 'two headers');
     },
     async future_timestamp() {
       await deliverSigned('future', freshEvent(), now() + skewMargin(config.maxSkewSecs));
     },
-    // Signed, then one value changed (same length).
+    // Signed, then changed: one value (same length); a byte order mark or a newline added; the
+    // encoded U+FFFD of a string turned into one invalid byte (the same text once decoded);
+    // valid_delivery's event changed and sent again with its signature.
     async tampered_body() {
+      const paid = (bytes) => Buffer.from(bytes.toString('utf8').replace('"status":"open"', '"status":"paid"'));
       const body = freshEvent();
       const ts = now();
       const signature = sign(body, ts);
-      await send('tampered', Buffer.from(body.toString('utf8').replace('"status":"open"', '"status":"paid"')), headers(ts, signature));
+      await send('tampered', paid(body), headers(ts, signature));
+      await send('a byte order mark prepended', Buffer.concat([BOM, body]), headers(ts, signature), 'BOM');
+      await send('a newline appended', Buffer.concat([body, Buffer.from('\n')]), headers(ts, signature), 'newline');
+      const replaced = freshEvent({ orderRef: `order \uFFFD ${seq}` });
+      const at = replaced.indexOf(REPLACEMENT);
+      const invalid = Buffer.concat([replaced.subarray(0, at), Buffer.from([0xff]), replaced.subarray(at + REPLACEMENT.length)]);
+      await send('U+FFFD sent as the invalid byte 0xFF', invalid, headers(ts, sign(replaced, ts)), 'byte 0xFF');
+      if (validSent !== null) {
+        await send('valid_delivery\'s event changed, its signature', paid(validSent.body), headers(validSent.ts, validSent.signature), 'known id');
+      }
     },
     // The same JSON written differently, with the signature of the original bytes.
     async reserialized_body() {
@@ -202,16 +277,24 @@ export async function runConformance(config) {
 
 /**
  * The bad_signature deliveries: [label, short label, (valid signature) -> signature sent]. In hex: a
- * wrong value of the right shape, an empty value, separators only, the valid one cut to 1
- * and to 63 characters, the valid one with a character appended. In base64 the cuts and the
- * extra character apply to the unpadded value (a cut padding would still verify).
+ * wrong value of the right shape, the valid one with its last character changed, an empty
+ * value, separators only, the valid one cut to 1 and to 63 characters, the valid one with a
+ * character appended. In base64 the cuts and the extra character apply to the unpadded value
+ * (a cut padding would still verify), and the character changed is the one before the last
+ * (the last one's low bits are padding, which a lenient decoder ignores).
  */
 export function badSignatureShapes(encoding) {
   const hex = encoding === 'hex';
   const strip = (s) => (hex ? s : s.replace(/=+$/, ''));
   const [zero, one] = hex ? ['0', '1'] : ['A', 'B'];
+  const flip = (c) => (c === zero ? one : zero);
+  const nearEnd = (s) => {
+    const i = strip(s).length - (hex ? 1 : 2);
+    return `${s.slice(0, i)}${flip(s[i])}${s.slice(i + 1)}`;
+  };
   return [
-    ['wrong signature of the right shape', 'wrong', (s) => `${s[0] === zero ? one : zero}${s.slice(1)}`],
+    ['wrong signature of the right shape', 'wrong', (s) => `${flip(s[0])}${s.slice(1)}`],
+    [`its ${hex ? 'last' : 'next-to-last'} character changed`, 'end char', nearEnd],
     ['empty value', 'empty', () => ''],
     ['separators only (", ,")', 'separators', () => ', ,'],
     ['cut to 1 character', '1 char', (s) => s.slice(0, 1)],

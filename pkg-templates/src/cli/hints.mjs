@@ -6,8 +6,14 @@
 import { acknowledged, answered, brief } from './answers.mjs';
 
 const STATIC = {
-  other_secret: 'verify with the configured signing Secret only; never pick a secret from the unverified body',
-  tampered_body: 'verify the exact bytes received; a changed body must not verify',
+  formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
+    'hashes something other than the raw bytes (JSON parsed and re-serialized, a trimmed or decoded body). Hash ' +
+    'the bytes exactly as received, whatever their layout',
+  unknown_fields: 'an authentic event holding fields the spec does not show was refused: keep or ignore such fields, ' +
+    'never refuse them (the service may add fields to events)',
+  old_event: 'an authentic event that occurred two days ago, delivered now, was refused: occurred_at is when the ' +
+    'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
+    'retry after an outage carries an old occurred_at',
   reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON (the framework must not parse first)',
   missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
   header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get), ' +
@@ -38,17 +44,70 @@ export function hintFor(rule, ctx) {
         're-encoded). Hash the bytes exactly as received (a Buffer / ArrayBuffer), then parse them as UTF-8';
     case 'bad_signature':
       return badSignature(ds);
+    case 'other_secret':
+      return otherSecret(ds);
+    case 'tampered_body':
+      return tamperedBody(ds);
     case 'stale_timestamp':
+      return staleTimestamp(ds) ?? skewHint(rule, ctx);
     case 'future_timestamp':
-      return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +
-        'future'} was accepted: check the timestamp against the current Unix time in seconds, in both directions, ` +
-        'with a max skew (usually 300 s). If the receiver\'s max skew is that wide on purpose, give it with --max-skew ' +
-        'so that the kit sends these beyond it';
+      return skewHint(rule, ctx);
     case 'response_time':
       return responseTime(ctx.all);
     default:
       return STATIC[rule];
   }
+}
+
+function skewHint(rule, ctx) {
+  return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +
+        'future'} was accepted: check the timestamp against the current Unix time in seconds, in both directions, ` +
+        'with a max skew (usually 300 s). If the receiver\'s max skew is that wide on purpose, give it with --max-skew ' +
+        'so that the kit sends these beyond it';
+}
+
+// The labels of a rule's deliveries that were acknowledged.
+const acceptedShorts = (ds) => new Set(ds.filter(acknowledged).map((d) => d.short));
+
+// A variation's own hint only when the plain forged delivery was refused: accepted with it,
+// the receiver does not verify at all, and the plain hint says so.
+function otherSecret(ds) {
+  const accepted = acceptedShorts(ds);
+  if (!accepted.has('other secret') && (accepted.has('empty secret') || accepted.has('secret "undefined"'))) {
+    return 'a delivery signed with an empty secret or with the text "undefined" was accepted: the receiver\'s ' +
+      'secret comes from a variable that is not set, so anyone can sign. Refuse to start without the signing Secret';
+  }
+  return 'verify with the configured signing Secret only; never pick a secret from the unverified body';
+}
+
+function tamperedBody(ds) {
+  const accepted = acceptedShorts(ds);
+  if (accepted.has('tampered')) return 'verify the exact bytes received; a changed body must not verify';
+  if (accepted.has('known id')) {
+    return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
+      'de-duplicates (or answers) before verifying. Verify first, then look the event_id up';
+  }
+  if (accepted.has('BOM') || accepted.has('newline') || accepted.has('byte 0xFF')) {
+    return 'a body with bytes added or changed verified: the receiver hashes decoded or trimmed text (request.text() ' +
+      'drops a byte order mark and turns invalid bytes into U+FFFD; trim() drops the newline). Hash the raw bytes';
+  }
+  return 'verify the exact bytes received; a changed body must not verify';
+}
+
+// Only when the plain stale delivery was refused do its variants point at their own defect
+// (accepted with it, they say no more than a wide skew does).
+function staleTimestamp(ds) {
+  const accepted = acceptedShorts(ds);
+  if (accepted.has('stale')) return undefined;
+  if (accepted.has('t=now')) {
+    return 'a stale delivery with a fresh t= item in its signature header was accepted: the skew was checked on ' +
+      'one timestamp and the signature on another. Use the timestamp header for both, and refuse a t= that differs';
+  }
+  if (accepted.has('two headers')) {
+    return 'a stale delivery with a second, fresh timestamp header was accepted: refuse a timestamp header sent ' +
+      'twice (header_duplicated) rather than check one value and hash the other';
+  }
+  return undefined;
 }
 
 // A two-delivery rule whose first (plain, valid) delivery was already refused.
@@ -59,12 +118,20 @@ function firstRefused(ds) {
 }
 
 function badSignature(ds) {
-  const accepted = new Set(ds.filter(acknowledged).map((d) => d.short));
+  const accepted = acceptedShorts(ds);
   if (accepted.has('wrong')) {
     return 'a wrong signature of the right shape was accepted: the receiver does not verify signatures. Verify ' +
       'the signature over the raw body before anything else and answer 4xx when it fails';
   }
   const parts = [];
+  if (accepted.has('end char')) {
+    parts.push('a signature differing from the valid one only near its end was accepted: compare every byte, in ' +
+      'constant time (a prefix compare, or hex read as a number with parseInt, loses the end)');
+  }
+  if (accepted.has('forged stale') || accepted.has('forged type')) {
+    parts.push('a forged delivery was acknowledged before its signature was checked (an older version of a known ' +
+      'payment, or another event_type): verify first, then decide what the event is');
+  }
   if (accepted.has('1 char') || [...accepted].some((s) => /^\d+ chars$/.test(s))) {
     parts.push('a cut signature was accepted: compare the whole value in constant time, lengths included; a ' +
       'prefix compare (or Buffer.from(hex), which silently drops what it cannot decode) accepts it (CVE-2024-21491)');

@@ -2,9 +2,10 @@
 // was seen (`got`: full in --json, summarised in the table) and what to fix.
 //
 // - A rule that expects 2xx passes when each of its deliveries was acknowledged. Its
-//   variations of a valid delivery (a retry, an older version, a non-ASCII body, header case,
-//   the pending secret) are not_judged when valid_delivery itself failed: the cause is the
-//   same, and their own hints would point at the wrong fix.
+//   variations of a valid delivery (a retry, an older version, a non-ASCII or indented body,
+//   fields the spec does not show, an old event, header case, the pending secret) are
+//   not_judged when valid_delivery itself failed: the cause is the same, and their own hints
+//   would point at the wrong fix.
 // - A rule that expects a refusal fails as soon as one of its deliveries was acknowledged
 //   (a forged delivery accepted is wrong whatever else holds). Otherwise it passes only when
 //   valid_delivery held: a receiver that refuses everything earns no pass.
@@ -22,11 +23,14 @@ export const EXPECTS = {
   retry_same_event: ['accept', '2xx, each'],
   older_version: ['accept', '2xx, each'],
   non_ascii_body: ['accept', '2xx'],
+  formatted_body: ['accept', '2xx'],
+  unknown_fields: ['accept', '2xx'],
+  old_event: ['accept', '2xx'],
   bad_signature: ['refuse', 'non-2xx, each'],
-  other_secret: ['refuse', 'non-2xx'],
-  stale_timestamp: ['refuse', 'non-2xx'],
+  other_secret: ['refuse', 'non-2xx, each'],
+  stale_timestamp: ['refuse', 'non-2xx, each'],
   future_timestamp: ['refuse', 'non-2xx'],
-  tampered_body: ['refuse', 'non-2xx'],
+  tampered_body: ['refuse', 'non-2xx, each'],
   reserialized_body: ['refuse', 'non-2xx'],
   missing_headers: ['refuse', 'non-2xx, each'],
   header_case: ['accept', '2xx'],
