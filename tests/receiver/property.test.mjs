@@ -7,12 +7,12 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { bundleWorker, serveWithD1, workerFolder } from './lib/d1.mjs';
+import { describe, test } from 'node:test';
+import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
   Database, pg, pkg, postgresRows, random, receiverOptions, rx, signedHeaders, sqliteRows, tempDir, eventBody,
 } from './lib/helpers.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { postgresForSuite } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261123);
 const SEQUENCES = 40;
@@ -146,26 +146,17 @@ describe('the stores against decideEvent over a model', () => {
   });
 
   describe('postgresStore (a throwaway PostgreSQL)', () => {
-    let server;
-    let pool;
-    before(() => {
-      server = startPostgres();
-      pool = new pg.Pool({ connectionString: server.url, max: 8 });
-    });
-    after(async () => {
-      await pool?.end();
-      server?.destroy();
-    });
+    const db = postgresForSuite({ max: 8 });
 
     test('one delivery at a time', async () => {
-      const receivers = SEQS.map((_, i) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: `seq${i}_` }), { log: false })));
+      const receivers = SEQS.map((_, i) => rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: `seq${i}_` }), { log: false })));
       for (const r of receivers) await r.ready();
-      await checkStore(handleWith((i) => receivers[i]), (i) => postgresRows(pool, `seq${i}_`));
+      await checkStore(handleWith((i) => receivers[i]), (i) => postgresRows(db.pool, `seq${i}_`));
     });
 
     test('all deliveries of a sequence at once: one record per event, the highest version stored', async () => {
       for (let i = 0; i < SEQS.length; i += 1) {
-        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: `conc${i}_` }), { log: false }));
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: `conc${i}_` }), { log: false }));
         await receiver.ready();
         const seq = SEQS[i];
         const answers = await Promise.all(seq.deliveries.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) })));
@@ -174,7 +165,7 @@ describe('the stores against decideEvent over a model', () => {
         const byEvent = new Map();
         seq.deliveries.forEach((d, k) => byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), decisions[k]]));
         for (const [id, list] of byEvent) assert.equal(list.filter((d) => d !== 'duplicate').length, 1, `${id}: ${list}`);
-        const rows = await postgresRows(pool, `conc${i}_`);
+        const rows = await postgresRows(db.pool, `conc${i}_`);
         // Whatever the interleaving, each payment holds its highest version, applied by an
         // event of that version whose row says apply.
         for (const [paymentId, best] of seq.current) {
@@ -187,7 +178,7 @@ describe('the stores against decideEvent over a model', () => {
       }
     });
     test('numeric holds 131072 digits exactly; a longer version is quarantined, never a 503 the service would retry forever', async () => {
-      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'digits_' }), { log: false }));
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'digits_' }), { log: false }));
       await receiver.ready();
       const longest = `1${'0'.repeat(131071)}`;
       const body = eventBody({ eventId: 'evt_long', paymentId: 'pay_long', statusVersion: longest });
@@ -198,78 +189,54 @@ describe('the stores against decideEvent over a model', () => {
       const tooLong = eventBody({ eventId: 'evt_long3', paymentId: 'pay_long', statusVersion: `1${'0'.repeat(131072)}` });
       const kept = await receiver.handle({ body: tooLong, headers: signedHeaders(tooLong) });
       assert.deepEqual([kept.status, kept.body], [200, '{"received":true,"quarantined":"status_version_invalid"}']);
-      const rows = await postgresRows(pool, 'digits_');
+      const rows = await postgresRows(db.pool, 'digits_');
       assert.deepEqual([rows.payments[0].status_version === longest, rows.events.length, rows.quarantine.length], [true, 2, 1]);
     });
 
     test('an authentic non-event is quarantined (its bytes kept); a forged one leaves no row', async () => {
-      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'q_' }), { log: false }));
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'q_' }), { log: false }));
       await receiver.ready();
       const body = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{}}');
       const kept = await receiver.handle({ body, headers: signedHeaders(body) });
       assert.deepEqual([kept.status, kept.body], [200, '{"received":true,"quarantined":"event_type_unknown"}']);
       const forged = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
       assert.equal(forged.status, 400);
-      const rows = await postgresRows(pool, 'q_');
+      const rows = await postgresRows(db.pool, 'q_');
       assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(body)]), [['event_type_unknown', true]]);
       assert.deepEqual([rows.events.length, rows.payments.length], [0, 0]);
     });
   });
 
   describe('d1Store (a Worker on D1, in workerd through Miniflare)', () => {
-    let worker;
-    before(async () => {
-      const dir = workerFolder('property-d1', `import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
-const receivers = new Map();
-export default {
-  async fetch(request, env) {
-    const prefix = new URL(request.url).searchParams.get('prefix');
-    let receiver = receivers.get(prefix);
-    if (!receiver) {
-      receiver = createReceiver({ secrets: env.SECRET, maxSkewSecs: 300, timestampHeader: env.TS_HEADER,
-        signatureHeader: env.SIG_HEADER, store: d1Store(env.DB, { prefix }) });
-      receivers.set(prefix, receiver);
-    }
-    return receiver.fetch(request);
-  },
-};
-`);
-      const out = await bundleWorker(dir);
-      const options = receiverOptions(null);
-      worker = await serveWithD1(out, {
-        persistDir: tempDir(),
-        bindings: { SECRET: options.secrets, TS_HEADER: options.timestampHeader, SIG_HEADER: options.signatureHeader },
-      });
-    });
-    after(() => worker?.dispose());
+    const d1 = d1ReceiversForSuite('property-d1');
 
     test('one delivery at a time', async () => {
       await checkStore(async (i, body) => {
-        const response = await worker.dispatch(`http://worker.test/webhook?prefix=seq${i}_`, { method: 'POST', body, headers: signedHeaders(body) });
+        const response = await d1.worker.dispatch(`http://worker.test/webhook?prefix=seq${i}_`, { method: 'POST', body, headers: signedHeaders(body) });
         const text = await response.text();
         assert.equal(response.status, 200, text);
         return JSON.parse(text);
       }, async (i) => ({
-        events: (await worker.db.prepare(`SELECT * FROM seq${i}_events`).all()).results,
-        payments: (await worker.db.prepare(`SELECT * FROM seq${i}_payments`).all()).results,
+        events: (await d1.worker.db.prepare(`SELECT * FROM seq${i}_events`).all()).results,
+        payments: (await d1.worker.db.prepare(`SELECT * FROM seq${i}_payments`).all()).results,
       }));
     });
     test('an authentic non-event is quarantined (its bytes kept); a forged one leaves no row; 405 and 413', async () => {
       const url = 'http://worker.test/webhook?prefix=q_';
       const body = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{}}');
-      const kept = await worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body) });
+      const kept = await d1.worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body) });
       assert.deepEqual([kept.status, await kept.text()], [200, '{"received":true,"quarantined":"event_type_unknown"}']);
-      const forged = await worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+      const forged = await d1.worker.dispatch(url, { method: 'POST', body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
       assert.deepEqual([forged.status, await forged.text()], [400, '{"error":"signature_mismatch"}']);
-      const get = await worker.dispatch(url);
+      const get = await d1.worker.dispatch(url);
       assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
       await get.text();
       const huge = new Uint8Array(5 * 1024 * 1024);
-      const tooLarge = await worker.dispatch(url, { method: 'POST', body: huge, headers: signedHeaders(huge) });
+      const tooLarge = await d1.worker.dispatch(url, { method: 'POST', body: huge, headers: signedHeaders(huge) });
       assert.deepEqual([tooLarge.status, await tooLarge.text()], [413, '{"error":"body_too_large"}']);
-      const rows = (await worker.db.prepare('SELECT code, body FROM q_quarantine').all()).results;
+      const rows = (await d1.worker.db.prepare('SELECT code, body FROM q_quarantine').all()).results;
       assert.deepEqual(rows.map((q) => [q.code, Buffer.from(q.body).equals(body)]), [['event_type_unknown', true]]);
-      assert.equal((await worker.db.prepare('SELECT count(*) AS n FROM q_events').first()).n, 0);
+      assert.equal((await d1.worker.db.prepare('SELECT count(*) AS n FROM q_events').first()).n, 0);
     });
   });
 });

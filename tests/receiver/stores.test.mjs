@@ -10,12 +10,12 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { bundleWorker, serveWithD1, workerFolder } from './lib/d1.mjs';
+import { describe, test } from 'node:test';
+import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
   Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { postgresForSuite } from './lib/postgres.mjs';
 
 // The documented limits (README, "Receiver").
 const MAX_ID_BYTES = 1024;
@@ -78,29 +78,20 @@ describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined 
 });
 
 describe('PostgreSQL (a throwaway server)', () => {
-  let server;
-  let pool;
-  before(() => {
-    server = startPostgres();
-    pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  });
-  after(async () => {
-    await pool?.end();
-    server?.destroy();
-  });
+  const db = postgresForSuite({ max: 4 });
 
   test('ids over 1024 bytes or holding a NUL are quarantined (never a 503 at every retry); a NUL in data is kept', async () => {
     const log = captureLog();
-    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'ids_' }), { log }));
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'ids_' }), { log }));
     await receiver.ready();
-    await checkIds((body) => handle(receiver, body), () => postgresRows(pool, 'ids_'));
+    await checkIds((body) => handle(receiver, body), () => postgresRows(db.pool, 'ids_'));
     assert.ok(log.lines.some((l) => l.includes('cannot record as an event: event_malformed')), log.lines.join('\n'));
     assert.ok(!log.lines.some((l) => l.includes('store_unavailable')), log.lines.join('\n'));
   });
 
   test('a database whose encoding is not UTF8: ready() refuses it, naming the fix; a delivery is 503', async () => {
-    await pool.query("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
-    const latin = new pg.Pool({ ...server.connection, database: 'latin', max: 2 });
+    await db.pool.query("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
+    const latin = new pg.Pool({ ...db.server.connection, database: 'latin', max: 2 });
     try {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(latin), { log: false }));
       await assert.rejects(receiver.ready(), /server_encoding is LATIN1, not UTF8.*ENCODING 'UTF8'/);
@@ -136,7 +127,7 @@ describe('PostgreSQL (a throwaway server)', () => {
         if (name !== table || c !== column) return [`${c} ${d}`];
         return declared === null ? [] : [`${c} ${declared}`];
       });
-      await pool.query(`CREATE TABLE ${prefix}${name} (${defs.join(', ')})`);
+      await db.pool.query(`CREATE TABLE ${prefix}${name} (${defs.join(', ')})`);
     }
   }
 
@@ -145,7 +136,7 @@ describe('PostgreSQL (a throwaway server)', () => {
       const prefix = `wrong${i}_`;
       await makeTables(prefix, wrong);
       for (const createTables of [true, false]) {
-        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, createTables }), { log: false }));
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix, createTables }), { log: false }));
         await assert.rejects(receiver.ready(), (error) => {
           assert.ok(error.message.startsWith('postgresStore: '), error.message);
           assert.ok(error.message.includes(`${prefix}${wrong[3]}`), `${error.message}\nshould say: ${prefix}${wrong[3]}`);
@@ -157,13 +148,13 @@ describe('PostgreSQL (a throwaway server)', () => {
     }
     // The same tables with the right types are accepted.
     await makeTables('right_', []);
-    await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
+    await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
   });
 
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {
     // A fake client: the real pool for everything but the record statement (5 values).
     const fakeClientAnswering = (shape) => ({
-      query: (text, values) => (values?.length === 5 ? Promise.resolve(shape) : pool.query(text, values)),
+      query: (text, values) => (values?.length === 5 ? Promise.resolve(shape) : db.pool.query(text, values)),
     });
     const body = eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 });
     for (const shape of [undefined, {}, { rows: null }, { rows: {} }, { rows: [{}] }, { rows: [{ decision: 'applied' }] },
@@ -196,35 +187,13 @@ describe('SQLite file: tables whose ids or versions lack TEXT affinity are refus
 });
 
 describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
-  let worker;
-  before(async () => {
-    const dir = workerFolder('stores-d1', `import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
-const receivers = new Map();
-export default {
-  async fetch(request, env) {
-    const prefix = new URL(request.url).searchParams.get('prefix');
-    if (!receivers.has(prefix)) {
-      receivers.set(prefix, createReceiver({ secrets: env.SECRET, maxSkewSecs: 300, timestampHeader: env.TS_HEADER,
-        signatureHeader: env.SIG_HEADER, store: d1Store(env.DB, { prefix }), log: false }));
-    }
-    return receivers.get(prefix).fetch(request);
-  },
-};
-`);
-    const out = await bundleWorker(dir);
-    const options = receiverOptions(null);
-    worker = await serveWithD1(out, {
-      persistDir: tempDir(),
-      bindings: { SECRET: options.secrets, TS_HEADER: options.timestampHeader, SIG_HEADER: options.signatureHeader },
-    });
-  });
-  after(() => worker?.dispose());
+  const d1 = d1ReceiversForSuite('stores-d1');
 
   const post = async (prefix, body) => {
-    const response = await worker.dispatch(`http://worker.test/webhook?prefix=${prefix}`, { method: 'POST', body, headers: signedHeaders(body) });
+    const response = await d1.worker.dispatch(`http://worker.test/webhook?prefix=${prefix}`, { method: 'POST', body, headers: signedHeaders(body) });
     return [response.status, await response.text()];
   };
-  const select = async (sql) => (await worker.db.prepare(sql).all()).results;
+  const select = async (sql) => (await d1.worker.db.prepare(sql).all()).results;
   const rows = async (prefix) => ({
     events: await select(`SELECT * FROM ${prefix}events`),
     payments: await select(`SELECT * FROM ${prefix}payments`),
@@ -270,7 +239,7 @@ export default {
   });
 
   test('createReceiver refuses a maxBodyBytes over what d1Store records, naming the limit', () => {
-    const store = rx.d1Store(worker.db);
+    const store = rx.d1Store(d1.worker.db);
     assert.throws(() => rx.createReceiver(receiverOptions(store, { maxBodyBytes: 4 * 1024 * 1024 })), (error) => {
       assert.equal(error.code, 'invalid_argument');
       assert.match(error.message, /maxBodyBytes is 4194304, over the largest body d1Store records \(1800000 bytes\)/);
@@ -280,12 +249,12 @@ export default {
   });
 
   test('tables whose ids or versions lack TEXT affinity are refused at ready()', async () => {
-    await worker.db.batch([
+    await d1.worker.db.batch([
       'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT, body BLOB)',
       'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT)',
       'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)',
-    ].map((s) => worker.db.prepare(s)));
-    const receiver = rx.createReceiver(receiverOptions(rx.d1Store(worker.db, { prefix: 'int_' }), { log: false }));
+    ].map((s) => d1.worker.db.prepare(s)));
+    const receiver = rx.createReceiver(receiverOptions(rx.d1Store(d1.worker.db, { prefix: 'int_' }), { log: false }));
     await assert.rejects(receiver.ready(), /d1Store: int_events\.status_version is INTEGER \(INTEGER affinity\), expected TEXT affinity; int_payments\.status_version is INTEGER/);
   });
 
@@ -294,8 +263,8 @@ export default {
     const body = new Uint8Array(eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 }));
     // A fake binding: the real one for everything but the record batch (two statements).
     const fakeBindingAnswering = (shape) => ({
-      prepare: (text) => worker.db.prepare(text),
-      batch: (statements) => (statements.length === 2 ? Promise.resolve(shape) : worker.db.batch(statements)),
+      prepare: (text) => d1.worker.db.prepare(text),
+      batch: (statements) => (statements.length === 2 ? Promise.resolve(shape) : d1.worker.db.batch(statements)),
     });
     for (const shape of [[], [{}, {}], [{}, null], [{}, { results: null }], [{}, { results: [{}] }], [{}, { results: [{ decision: 'applied' }] }]]) {
       const receiver = rx.createReceiver(receiverOptions(rx.d1Store(fakeBindingAnswering(shape), { prefix: 'shape_' }), { log: false }));

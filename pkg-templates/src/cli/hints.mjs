@@ -117,34 +117,29 @@ function firstRefused(ds) {
     'acknowledged: the receiver answers alike deliveries differently (a rate limit? an error in its log?)';
 }
 
+// What each accepted bad signature says about the compare, in the order they are told.
+const BAD_SIGNATURE = [
+  [(a) => a.has('end char'), 'a signature differing from the valid one only near its end was accepted: compare ' +
+    'every byte, in constant time (a prefix compare, or hex read as a number with parseInt, loses the end)'],
+  [(a) => a.has('forged stale') || a.has('forged type'), 'a forged delivery was acknowledged before its signature ' +
+    'was checked (an older version of a known payment, or another event_type): verify first, then decide what the ' +
+    'event is'],
+  [(a) => a.has('1 char') || [...a].some((s) => /^\d+ chars$/.test(s)), 'a cut signature was accepted: compare the ' +
+    'whole value in constant time, lengths included; a prefix compare (or Buffer.from(hex), which silently drops ' +
+    'what it cannot decode) accepts it (CVE-2024-21491)'],
+  [(a) => a.has('+1 char'), 'a signature with a character appended was accepted: compare the whole value, and ' +
+    'refuse a value of the wrong length before comparing'],
+  [(a) => a.has('empty') || a.has('separators'), 'a header with no signature in it was accepted: require at least ' +
+    'one candidate that matches ("no candidate mismatched" is not "one candidate matched")'],
+];
+
 function badSignature(ds) {
   const accepted = acceptedShorts(ds);
   if (accepted.has('wrong')) {
     return 'a wrong signature of the right shape was accepted: the receiver does not verify signatures. Verify ' +
       'the signature over the raw body before anything else and answer 4xx when it fails';
   }
-  const parts = [];
-  if (accepted.has('end char')) {
-    parts.push('a signature differing from the valid one only near its end was accepted: compare every byte, in ' +
-      'constant time (a prefix compare, or hex read as a number with parseInt, loses the end)');
-  }
-  if (accepted.has('forged stale') || accepted.has('forged type')) {
-    parts.push('a forged delivery was acknowledged before its signature was checked (an older version of a known ' +
-      'payment, or another event_type): verify first, then decide what the event is');
-  }
-  if (accepted.has('1 char') || [...accepted].some((s) => /^\d+ chars$/.test(s))) {
-    parts.push('a cut signature was accepted: compare the whole value in constant time, lengths included; a ' +
-      'prefix compare (or Buffer.from(hex), which silently drops what it cannot decode) accepts it (CVE-2024-21491)');
-  }
-  if (accepted.has('+1 char')) {
-    parts.push('a signature with a character appended was accepted: compare the whole value, and refuse a value ' +
-      'of the wrong length before comparing');
-  }
-  if (accepted.has('empty') || accepted.has('separators')) {
-    parts.push('a header with no signature in it was accepted: require at least one candidate that matches ' +
-      '("no candidate mismatched" is not "one candidate matched")');
-  }
-  return parts.join('; ');
+  return BAD_SIGNATURE.filter(([when]) => when(accepted)).map(([, text]) => text).join('; ');
 }
 
 function responseTime(all) {

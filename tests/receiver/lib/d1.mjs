@@ -6,7 +6,8 @@ import { cpSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writ
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { run, tail, wranglerArgs, wranglerEnv } from '../../runtimes/lib.mjs';
-import { PACKAGE_DIR, ROOT } from './helpers.mjs';
+import { after, before } from 'node:test';
+import { PACKAGE_DIR, ROOT, receiverOptions, tempDir } from './helpers.mjs';
 
 const { Miniflare } = createRequire(join(ROOT, 'package.json'))('miniflare');
 export const COMPATIBILITY_DATE = '2025-09-01';
@@ -77,4 +78,37 @@ export async function serveWithD1(out, { persistDir, bindings = {}, port } = {})
     dispatch: (target, init) => mf.dispatchFetch(target, init),
     dispose: () => mf.dispose(),
   };
+}
+
+// A Worker holding one receiver per `?prefix=` (its tables), on D1.
+const RECEIVER_PER_PREFIX = `import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
+const receivers = new Map();
+export default {
+  async fetch(request, env) {
+    const prefix = new URL(request.url).searchParams.get('prefix');
+    if (!receivers.has(prefix)) {
+      receivers.set(prefix, createReceiver({ secrets: env.SECRET, maxSkewSecs: 300, timestampHeader: env.TS_HEADER,
+        signatureHeader: env.SIG_HEADER, store: d1Store(env.DB, { prefix }), log: false }));
+    }
+    return receivers.get(prefix).fetch(request);
+  },
+};
+`;
+
+/**
+ * That Worker, bundled and served on a fresh local D1 for the describe block that calls this:
+ * started before its tests, disposed after them. Read `.worker` inside the tests.
+ */
+export function d1ReceiversForSuite(name) {
+  const suite = { worker: null };
+  before(async () => {
+    const out = await bundleWorker(workerFolder(name, RECEIVER_PER_PREFIX));
+    const options = receiverOptions(null);
+    suite.worker = await serveWithD1(out, {
+      persistDir: tempDir(),
+      bindings: { SECRET: options.secrets, TS_HEADER: options.timestampHeader, SIG_HEADER: options.signatureHeader },
+    });
+  });
+  after(() => suite.worker?.dispose());
+  return suite;
 }

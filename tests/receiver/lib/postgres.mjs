@@ -11,6 +11,8 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { pg } from './helpers.mjs';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -43,6 +45,23 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     stopAll();
     process.kill(process.pid, signal);
   });
+}
+
+/**
+ * A throwaway server and a pool of `max` clients on it for the describe block that calls this:
+ * started before its tests, stopped after them. Read `.pool` and `.server` inside the tests.
+ */
+export function postgresForSuite({ max = 4 } = {}) {
+  const suite = { server: null, pool: null };
+  before(() => {
+    suite.server = startPostgres();
+    suite.pool = new pg.Pool({ connectionString: suite.server.url, max });
+  });
+  after(async () => {
+    await suite.pool?.end();
+    suite.server?.destroy();
+  });
+  return suite;
 }
 
 /**
