@@ -103,8 +103,25 @@ impl core::str::FromStr for StatusVersion {
 }
 
 /// What to do with an incoming event.
+///
+/// Exhaustive: the contract fixes these three outcomes, so a `match` on a decision needs no
+/// catch-all arm, and the compiler checks that each one is handled.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{decide_event, Decision, StatusVersion, Stored};
+/// let stored = Stored { event_seen: false, status_version: Some(StatusVersion::parse("4")?) };
+/// let answer = match decide_event(&StatusVersion::parse("5")?, &stored) {
+///     // Record the event and the payment's new state in one transaction.
+///     Decision::Apply => "applied",
+///     // Already recorded, or older facts than those stored: acknowledge, change nothing.
+///     Decision::Duplicate | Decision::Stale => "acknowledged",
+/// };
+/// assert_eq!(answer, "applied");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Decision {
     /// New facts: record them and update the payment.
     Apply,
