@@ -10,7 +10,8 @@ use crate::error::{Error, ErrorKind};
 /// A `status_version`: a non-negative integer of any size, kept as its decimal digits.
 ///
 /// It is compared exactly, never through a float: `9007199254740993` is greater than
-/// `9007199254740992`.
+/// `9007199254740992`. Read one from text with [`parse`](Self::parse) (or `str::parse`);
+/// `From<u64>` and `From<u128>` give an integer's canonical digits and cannot fail.
 ///
 /// # Examples
 ///
@@ -92,6 +93,41 @@ impl fmt::Debug for StatusVersion {
 impl fmt::Display for StatusVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// A version from an integer: its canonical decimal digits, with no leading zeros.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::StatusVersion;
+/// let stored = StatusVersion::from(41_u64); // as a store kept it
+/// assert_eq!(stored.as_str(), "41");
+/// assert!(StatusVersion::parse("42")? > stored);
+/// assert_eq!(StatusVersion::from(0_u64), StatusVersion::parse("0")?);
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+impl From<u64> for StatusVersion {
+    fn from(value: u64) -> Self {
+        StatusVersion(value.to_string())
+    }
+}
+
+/// A version from an integer: its canonical decimal digits, with no leading zeros.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::StatusVersion;
+/// let past_u64 = StatusVersion::from(u128::from(u64::MAX) + 1);
+/// assert_eq!(past_u64.as_str(), "18446744073709551616");
+/// assert!(past_u64 > StatusVersion::from(u64::MAX));
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+impl From<u128> for StatusVersion {
+    fn from(value: u128) -> Self {
+        StatusVersion(value.to_string())
     }
 }
 
@@ -213,6 +249,18 @@ mod tests {
         assert_eq!(big.to_string(), "18446744073709551617");
         assert_eq!(format!("{big:?}"), "StatusVersion(18446744073709551617)");
         assert_eq!("7".parse::<StatusVersion>().unwrap(), v("7"));
+    }
+
+    #[test]
+    fn from_integers_is_canonical() {
+        for n in [0_u64, 1, 9, 10, 4_294_967_296, u64::MAX] {
+            let from = StatusVersion::from(n);
+            assert_eq!(from, v(&n.to_string()));
+            assert_eq!(from, StatusVersion::from(u128::from(n)));
+            assert!(StatusVersion::is_valid(from.as_str()));
+        }
+        assert_eq!(StatusVersion::from(u128::MAX), v(&u128::MAX.to_string()));
+        assert!(StatusVersion::from(u128::MAX) > StatusVersion::from(u64::MAX));
     }
 
     #[test]
