@@ -29,8 +29,9 @@
 //! # What is wiped
 //!
 //! A [`Secret`] wipes its bytes when dropped; a [`SecretSet`] wipes each secret as soon as
-//! it is keyed, and its HMAC-SHA256 states (as good as the keys) when dropped, as does every
-//! copy of those states a verification works on. Not wiped: strings or buffers you copied a
+//! it is keyed, and its HMAC-SHA256 states (as good as the keys) when dropped (clones of a
+//! set or [`Verifier`] share the states: when the last is dropped), as does every copy of
+//! those states a verification works on. Not wiped: strings or buffers you copied a
 //! secret from (build a `Secret` from an owned `String` to move it in instead), the padded
 //! key `hmac` derives on its stack while keying, and the bytes a Rust move leaves behind.
 //!

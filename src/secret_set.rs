@@ -2,6 +2,7 @@
 //! built, and keyed then, so that each delivery costs only its own hashing.
 
 use core::fmt;
+use std::sync::Arc;
 
 use subtle::{Choice, ConstantTimeEq};
 
@@ -15,7 +16,6 @@ pub const MAX_SECRETS: usize = 4;
 pub(crate) const TOO_MANY_SECRETS: &str = "a secret set holds at most 4 entries";
 
 /// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
-#[derive(Clone)]
 struct Key {
     mac: KeyedMac,
     kind: SecretKind,
@@ -31,7 +31,8 @@ struct Key {
 ///
 /// The HMAC-SHA256 states keyed with each secret are computed here; the secrets' own bytes
 /// are wiped as soon as that is done, and the states are wiped when the set is dropped (see
-/// "What is wiped" in the crate documentation).
+/// "What is wiped" in the crate documentation). A clone shares the same keyed states (it
+/// costs a reference count, not a copy of them); they are wiped when the last one is dropped.
 ///
 /// # Examples
 ///
@@ -54,7 +55,10 @@ struct Key {
 /// ```
 #[derive(Clone)]
 pub struct SecretSet {
-    keys: Vec<Key>,
+    // Behind an `Arc`, so that a clone copies no keyed state. An `Arc<Vec>`, not an
+    // `Arc<[Key]>`: building that from the Vec would copy the states and free the Vec's
+    // buffer without wiping it.
+    keys: Arc<Vec<Key>>,
 }
 
 impl SecretSet {
@@ -123,7 +127,9 @@ impl SecretSet {
                 // `entry.secret` is dropped here: its bytes are wiped.
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok(SecretSet { keys })
+        Ok(SecretSet {
+            keys: Arc::new(keys),
+        })
     }
 
     /// The number of entries (1 to 4).
@@ -227,7 +233,7 @@ impl SecretSet {
 impl fmt::Debug for SecretSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut list = f.debug_list();
-        for key in &self.keys {
+        for key in self.keys.iter() {
             match key.accept_until_secs {
                 Some(until) => list.entry(&format_args!("{}(until {until})", key.kind)),
                 None => list.entry(&format_args!("{}", key.kind)),
@@ -297,6 +303,16 @@ mod tests {
             .unwrap_err();
         assert_eq!(late.code(), "signature_mismatch");
         assert!(late.to_string().contains("overlap ended"));
+    }
+
+    #[test]
+    fn a_clone_shares_the_keyed_states() {
+        let set = SecretSet::single(Secret::new("s")).unwrap();
+        let copy = set.clone();
+        assert!(Arc::ptr_eq(&set.keys, &copy.keys));
+        assert_eq!(Arc::strong_count(&set.keys), 2);
+        drop(copy);
+        assert_eq!(Arc::strong_count(&set.keys), 1);
     }
 
     #[test]
