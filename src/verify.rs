@@ -33,7 +33,40 @@ pub struct VerifiedEvent {
 }
 
 /// A verifier: a keyed [`SecretSet`] and the [`VerifyOptions`], built once and reused for
-/// every delivery (it is `Send + Sync`; share it behind an `Arc`).
+/// every delivery.
+///
+/// # Sharing
+///
+/// Build one at start and share it as an `Arc<Verifier>` (it is `Send + Sync`, and every
+/// method takes `&self`): in axum, `Router::with_state(Arc::new(verifier))` and a handler
+/// taking `State(verifier): State<Arc<Verifier>>`, or a field of your own `Arc<App>` state.
+/// `Clone` exists and is cheap (clones share the keyed states), but an `Arc` makes the
+/// sharing explicit and costs one reference count per request in any framework.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::thread;
+/// use cryptopay_verify::{Delivery, Secret, SecretSet, Verifier, VerifyOptions};
+///
+/// // At start: keyed once.
+/// let set = SecretSet::single(Secret::new("whsec_test_secret"))?;
+/// let verifier = Arc::new(Verifier::new(set, VerifyOptions::new(300)));
+///
+/// // Per request, on any thread: a reference count, no copy of the keyed states.
+/// let handler = {
+///     let verifier = Arc::clone(&verifier);
+///     thread::spawn(move || {
+///         let delivery = Delivery {
+///             body: b"",
+///             timestamp: b"1700000000",
+///             signature: b"v1=316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727",
+///         };
+///         verifier.verify_signature(&delivery, 1_700_000_000).is_ok()
+///     })
+/// };
+/// assert_eq!(handler.join().ok(), Some(true));
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 ///
 /// # Security
 ///
