@@ -42,6 +42,11 @@ impl<'a> DeliveryHeaders<'a> {
     /// [`read_delivery_headers`]: names in any letter case, a header present more than once
     /// is `header_duplicated`, an absent one `timestamp_missing` / `signature_missing`.
     ///
+    /// This is the `HeaderMap` of `http` 1.x (axum 0.7 and later, hyper 1, reqwest 0.12).
+    /// actix-web 4 and hyper 0.14 use `http` 0.2, whose `HeaderMap` it does not accept: pass
+    /// their headers to [`read_delivery_headers`] instead, which takes any `(name, value)`
+    /// pairs and applies the same rules (second example).
+    ///
     /// # Errors
     ///
     /// Those of [`read_delivery_headers`].
@@ -62,7 +67,27 @@ impl<'a> DeliveryHeaders<'a> {
     /// assert_eq!(twice.unwrap_err().code(), "header_duplicated");
     /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
+    ///
+    /// With actix-web 4 (`req.headers()`) or hyper 0.14 (`request.headers()`), whose
+    /// `iter()` yields `(&HeaderName, &HeaderValue)` pairs of `http` 0.2 (here `http` 1's
+    /// `HeaderMap` stands in for theirs: the expression is the same):
+    ///
+    /// ```
+    /// use cryptopay_verify::read_delivery_headers;
+    /// # let mut headers = http::HeaderMap::new();
+    /// # headers.insert("x-webhook-timestamp", "1700000000".parse().unwrap());
+    /// # headers.insert("x-webhook-signature", "v1=ab".parse().unwrap());
+    /// let found = read_delivery_headers(
+    ///     headers.iter().map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())),
+    ///     "X-Webhook-Timestamp",
+    ///     "X-Webhook-Signature",
+    /// )?;
+    /// let delivery = found.with_body(b"{}");
+    /// assert_eq!(delivery.timestamp, b"1700000000");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn from_header_map(
         headers: &'a http::HeaderMap,
         timestamp_header: &str,

@@ -20,7 +20,8 @@
 //! # Features
 //!
 //! - `http`: [`DeliveryHeaders::from_header_map`] reads the headers from an
-//!   `http::HeaderMap` (axum, hyper, reqwest).
+//!   `http::HeaderMap` of `http` 1.x (axum, hyper 1, reqwest). Frameworks on `http` 0.2
+//!   (actix-web 4, hyper 0.14) pass their header pairs to [`read_delivery_headers`].
 //! - `wasm`: the wasm-bindgen binding of the npm package (`src/wasm/`); not for Rust users.
 //!
 //! The crate enables no behaviour-changing feature of a shared dependency: `serde_json` gets
@@ -53,6 +54,7 @@
 //! # Ok::<(), cryptopay_verify::Error>(())
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(feature = "wasm"), forbid(unsafe_code))]
 #![cfg_attr(test, allow(clippy::string_slice, clippy::arithmetic_side_effects))]
 
