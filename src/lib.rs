@@ -24,8 +24,10 @@
 //!   (actix-web 4, hyper 0.14) pass their header pairs to [`read_delivery_headers`].
 //! - `wasm`: the wasm-bindgen binding of the npm package (`src/wasm/`); not for Rust users.
 //!
-//! The crate enables no behaviour-changing feature of a shared dependency: `serde_json` gets
-//! only `raw_value` (a type of its own, nothing else changes), never `arbitrary_precision`.
+//! The crate enables no behaviour-changing feature of a shared dependency. It does not
+//! depend on `serde_json` (it reads JSON with its own strict scanner; `serde_json` is only a
+//! dev-dependency of its tests), so it never turns on `arbitrary_precision`; `serde` is built
+//! with `std` and `derive`, and `hmac` and `sha2` with `zeroize`, which changes no output.
 //!
 //! # What is wiped
 //!
