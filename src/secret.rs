@@ -30,16 +30,28 @@ pub struct Secret(Zeroizing<Vec<u8>>);
 impl Secret {
     /// A secret copied from its text (or bytes) exactly as saved.
     ///
-    /// An empty secret is refused when a [`SecretSet`](crate::SecretSet) is built
-    /// (`secret_empty`).
+    /// For a value you own, such as an environment variable, use [`Secret::from`] instead: it
+    /// moves the bytes in, leaving no copy this crate cannot wipe. An empty secret is refused
+    /// when a [`SecretSet`](crate::SecretSet) is built (`secret_empty`).
     ///
     /// # Examples
     ///
     /// ```
-    /// use cryptopay_verify::Secret;
-    /// let from_env = std::env::var("WEBHOOK_SECRET").unwrap_or_default();
-    /// let secret = Secret::new(&from_env);
-    /// assert_eq!(secret.is_empty(), from_env.is_empty());
+    /// use cryptopay_verify::{Secret, SecretSet};
+    ///
+    /// // A borrowed value (a literal in a test, a field of a config kept elsewhere): copied.
+    /// let secret = Secret::new("whsec_test_secret");
+    /// assert_eq!(secret.len(), 17);
+    ///
+    /// // An owned String, as `std::env::var` returns: moved in with `Secret::from`, and an
+    /// // unset variable is an error rather than an empty secret.
+    /// fn from_env() -> Result<SecretSet, Box<dyn std::error::Error>> {
+    ///     let secret = Secret::from(std::env::var("WEBHOOK_SECRET")?);
+    ///     Ok(SecretSet::single(secret)?) // `secret_empty` if set to ""
+    /// }
+    /// if let Ok(set) = from_env() {
+    ///     assert_eq!(set.len(), 1);
+    /// }
     /// ```
     #[must_use]
     pub fn new(secret: impl AsRef<[u8]>) -> Self {
