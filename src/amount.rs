@@ -5,10 +5,28 @@
 use crate::error::{Error, ErrorKind, err};
 
 /// The largest `amount_raw`: 2^256 - 1.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{validate_amount_raw, MAX_AMOUNT_RAW};
+/// assert!(validate_amount_raw(MAX_AMOUNT_RAW).is_ok());
+/// let two_to_the_256 = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
+/// assert_eq!(validate_amount_raw(two_to_the_256).unwrap_err().code(), "amount_raw_invalid");
+/// ```
 pub const MAX_AMOUNT_RAW: &str =
     "115792089237316195423570985008687907853269984665640564039457584007913129639935";
 
 /// The most decimals a pricing source may have.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{to_amount_raw, MAX_DECIMALS};
+/// assert_eq!(to_amount_raw("0.5", MAX_DECIMALS)?.len(), 77); // 5 followed by 76 zeros
+/// assert_eq!(to_amount_raw("0.5", MAX_DECIMALS + 1).unwrap_err().code(), "decimals_invalid");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 pub const MAX_DECIMALS: u32 = 77;
 
 /// Checks an `amount_raw`: a positive integer without leading zeros, at most 2^256 - 1.

@@ -18,6 +18,22 @@ macro_rules! error_kinds {
         ///
         /// Each variant's documentation starts with its code. Codes are never renamed; new
         /// ones may be added, hence `#[non_exhaustive]`.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use cryptopay_verify::{parse_event, ErrorKind};
+        /// // A receiver's answer for each failure (a new kind falls in the last arm).
+        /// fn http_status(kind: ErrorKind) -> u16 {
+        ///     match kind {
+        ///         k if k.is_event_error() => 200, // authentic: keep it and acknowledge
+        ///         ErrorKind::BodyTooLarge => 413,
+        ///         _ => 400,
+        ///     }
+        /// }
+        /// assert_eq!(http_status(parse_event(b"[]").unwrap_err().kind()), 200);
+        /// assert_eq!(http_status(ErrorKind::SignatureMismatch), 400);
+        /// ```
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum ErrorKind {
@@ -26,6 +42,17 @@ macro_rules! error_kinds {
 
         impl ErrorKind {
             /// Every kind, in the order of the contract's table of codes.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use cryptopay_verify::ErrorKind;
+            /// // E.g. the codes a dashboard or log filter may offer, each with its message.
+            /// for kind in ErrorKind::ALL {
+            ///     assert_eq!(ErrorKind::from_code(kind.code()), Some(*kind));
+            /// }
+            /// assert_eq!(ErrorKind::ALL.first(), Some(&ErrorKind::InvalidArgument));
+            /// ```
             pub const ALL: &'static [ErrorKind] = &[ $( ErrorKind::$variant, )* ];
 
             /// The stable code (also the JavaScript package's `err.code`).
@@ -228,6 +255,18 @@ pub struct Error {
 
 impl Error {
     /// An error of this kind with the kind's general message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Error, ErrorKind};
+    /// // Your own check, reported with the crate's code and message.
+    /// fn secret_from(value: Option<String>) -> Result<String, Error> {
+    ///     value.ok_or(Error::new(ErrorKind::NoSecrets))
+    /// }
+    /// let e = secret_from(None).unwrap_err();
+    /// assert_eq!(e.to_string(), format!("no_secrets: {}", ErrorKind::NoSecrets.message()));
+    /// ```
     #[must_use]
     pub const fn new(kind: ErrorKind) -> Self {
         Error { kind, detail: None }
@@ -253,18 +292,45 @@ impl Error {
     }
 
     /// The kind of failure.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{parse_event, ErrorKind};
+    /// let e = parse_event(b"not json").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::EventNotJson);
+    /// assert!(e.kind().is_event_error()); // authentic, unusable: keep it, acknowledge it
+    /// ```
     #[must_use]
     pub const fn kind(self) -> ErrorKind {
         self.kind
     }
 
     /// The stable code (also the JavaScript package's `err.code`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::parse_timestamp;
+    /// let e = parse_timestamp(b"1700000000000").unwrap_err(); // milliseconds
+    /// // Answer with the code only (the message may describe your configuration).
+    /// let body = format!(r#"{{"error":"{}"}}"#, e.code());
+    /// assert_eq!(body, r#"{"error":"timestamp_malformed"}"#);
+    /// ```
     #[must_use]
     pub const fn code(self) -> &'static str {
         self.kind.code()
     }
 
     /// The refining detail, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::VerifyOptions;
+    /// let e = VerifyOptions::new(300).with_max_body_bytes(0).unwrap_err();
+    /// assert_eq!(e.detail(), Some("max_body_bytes must be from 1 to 67108864 (64 MiB)"));
+    /// ```
     #[must_use]
     pub const fn detail(self) -> Option<&'static str> {
         self.detail

@@ -15,6 +15,19 @@ use crate::json::{LEAF, Refusal, Shape, Spec, scan};
 use crate::status::StatusVersion;
 
 /// The only event type the service sends.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{parse_event, PAYMENT_UPDATED};
+/// let body = format!(
+///     r#"{{"schema_version":1,"event_id":"evt_1","event_type":"{PAYMENT_UPDATED}","occurred_at":"2026-11-22T10:00:00Z","data":{{"payment_id":"pay_1","status_version":1}}}}"#
+/// );
+/// assert_eq!(parse_event(body.as_bytes())?.event_type(), PAYMENT_UPDATED);
+/// let other = body.replace(PAYMENT_UPDATED, "payment.created");
+/// assert_eq!(parse_event(other.as_bytes()).unwrap_err().code(), "event_type_unknown");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 pub const PAYMENT_UPDATED: &str = "payment.updated";
 
 /// `occurred_at` as the service sent it: a string or a number, not interpreted (its format
@@ -38,6 +51,15 @@ pub enum OccurredAt {
 
 impl OccurredAt {
     /// The string, or the number's exact text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::OccurredAt;
+    /// // Stored as text, whichever the service sent.
+    /// assert_eq!(OccurredAt::String("2026-11-22T10:00:00Z".into()).as_str(), "2026-11-22T10:00:00Z");
+    /// assert_eq!(OccurredAt::Number("1763805600".into()).as_str(), "1763805600");
+    /// ```
     #[must_use]
     pub fn as_str(&self) -> &str {
         match self {
@@ -82,48 +104,131 @@ pub struct Event {
 
 impl Event {
     /// `schema_version`, as decimal text when the service sent a number.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// assert_eq!(event.schema_version(), "1"); // sent as the number 1
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn schema_version(&self) -> &str {
         &self.schema_version
     }
 
     /// `event_id`: the key for de-duplication.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{decide_event, Decision, Stored};
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// let recorded = ["evt_0"]; // the event_ids your store holds
+    /// let stored = Stored { event_seen: recorded.contains(&event.event_id()), status_version: None };
+    /// assert_eq!(decide_event(event.status_version(), &stored), Decision::Apply);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn event_id(&self) -> &str {
         &self.event_id
     }
 
     /// `event_type`: always `payment.updated`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::PAYMENT_UPDATED;
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// assert_eq!(event.event_type(), PAYMENT_UPDATED);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn event_type(&self) -> &str {
         PAYMENT_UPDATED
     }
 
     /// `occurred_at`, as given (a string or a number; its format is not interpreted).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::OccurredAt;
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// assert_eq!(event.occurred_at(), &OccurredAt::String("2026-11-22T10:00:00Z".into()));
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn occurred_at(&self) -> &OccurredAt {
         &self.occurred_at
     }
 
-    /// `data.payment_id`.
+    /// `data.payment_id`: the payment whose stored `status_version` this event is ordered
+    /// against (never another payment's).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{decide_event, Decision, StatusVersion, Stored};
+    /// use std::collections::HashMap;
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// let stored_versions = HashMap::from([("pay_1", StatusVersion::from(6_u64))]);
+    /// let stored = Stored { event_seen: false, status_version: stored_versions.get(event.payment_id()).cloned() };
+    /// assert_eq!(decide_event(event.status_version(), &stored), Decision::Apply);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn payment_id(&self) -> &str {
         &self.payment_id
     }
 
     /// `data.status_version`, exact.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::StatusVersion;
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// assert_eq!(event.status_version().as_str(), "7");
+    /// assert!(event.status_version() > &StatusVersion::from(6_u64));
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn status_version(&self) -> &StatusVersion {
         &self.status_version
     }
 
     /// The `data` object (every field, with its wire name) as the exact JSON text received.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let event = cryptopay_verify::parse_event(br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7,"status":"paid"}}"#)?;
+    /// #[derive(serde::Deserialize)]
+    /// struct Data { payment_id: String, status: String }
+    /// let data: Data = serde_json::from_str(event.data_json()).unwrap();
+    /// assert_eq!((data.payment_id.as_str(), data.status.as_str()), ("pay_1", "paid"));
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn data_json(&self) -> &str {
         self.envelope.get(self.data.clone()).unwrap_or("{}")
     }
 
     /// The whole verified body, unknown top-level fields included, as JSON text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::parse_event;
+    /// let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":7},"livemode":false}"#;
+    /// let event = parse_event(body)?;
+    /// assert_eq!(event.envelope_json().as_bytes(), body); // store it as received
+    /// let envelope: serde_json::Value = serde_json::from_str(event.envelope_json()).unwrap();
+    /// assert_eq!(envelope["livemode"], false); // a field this crate does not know
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn envelope_json(&self) -> &str {
         &self.envelope

@@ -7,6 +7,24 @@ use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind, err};
 
 /// The two header values a delivery is verified with, exactly as received.
+///
+/// Found by [`read_delivery_headers`] or `from_header_map` (feature `http`), or
+/// built from two values your framework gives. `Debug` shows the timestamp, never the
+/// signature.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{DeliveryHeaders, Secret, SecretSet, Verifier, VerifyOptions};
+/// let verifier = Verifier::new(SecretSet::single(Secret::new("whsec_test_secret"))?, VerifyOptions::new(300));
+/// let headers = DeliveryHeaders {
+///     timestamp: b"1700000000",
+///     signature: b"v1=316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727",
+/// };
+/// assert!(verifier.verify_signature(&headers.with_body(b""), 1_700_000_000).is_ok());
+/// assert!(!format!("{headers:?}").contains("316b9a"));
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct DeliveryHeaders<'a> {
     /// The timestamp header's value.

@@ -6,6 +6,15 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, ErrorKind};
 
 /// The longest Idempotency-Key accepted.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{validate_idempotency_key, MAX_IDEMPOTENCY_KEY_LEN};
+/// assert!(validate_idempotency_key(&"k".repeat(MAX_IDEMPOTENCY_KEY_LEN)).is_ok());
+/// let too_long = "k".repeat(MAX_IDEMPOTENCY_KEY_LEN + 1);
+/// assert_eq!(validate_idempotency_key(&too_long).unwrap_err().code(), "idempotency_key_invalid");
+/// ```
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
 /// The lowercase hex SHA-256 of the exact request bytes.

@@ -58,6 +58,23 @@ impl core::fmt::Debug for KeyedMac {
 }
 
 /// How [`sign`] writes the signature.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{sign, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// let secret = Secret::new("whsec_test_secret");
+/// let hex = sign(&secret, b"1700000000", b"{}", SignatureEncoding::Hex)?;
+/// let base64 = sign(&secret, b"1700000000", b"{}", SignatureEncoding::Base64)?;
+/// assert_eq!((hex.len(), base64.len()), (64, 44));
+/// // A verifier reads either form.
+/// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
+/// for signature in [&hex, &base64] {
+///     let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
+///     assert!(verifier.verify_signature(&delivery, 1_700_000_000).is_ok());
+/// }
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SignatureEncoding {

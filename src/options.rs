@@ -4,8 +4,29 @@
 use crate::error::{Error, ErrorKind, err};
 
 /// The default body limit: 4 MiB.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Delivery, VerifyOptions, DEFAULT_MAX_BODY_BYTES};
+/// let options = VerifyOptions::new(300);
+/// assert_eq!(options.max_body_bytes(), DEFAULT_MAX_BODY_BYTES);
+/// let body = vec![b' '; DEFAULT_MAX_BODY_BYTES + 1];
+/// let delivery = Delivery { body: &body, timestamp: b"1700000000", signature: b"v1=00" };
+/// assert_eq!(delivery.check(&options).unwrap_err().code(), "body_too_large");
+/// ```
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// The largest body limit that may be configured: 64 MiB.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{VerifyOptions, MAX_MAX_BODY_BYTES};
+/// let largest = VerifyOptions::new(300).with_max_body_bytes(MAX_MAX_BODY_BYTES)?;
+/// assert_eq!(largest.max_body_bytes(), 64 * 1024 * 1024);
+/// assert!(VerifyOptions::new(300).with_max_body_bytes(MAX_MAX_BODY_BYTES + 1).is_err());
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 pub const MAX_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// The detail of a `max_body_bytes` out of range (the numbers pinned by a test).
 pub(crate) const MAX_BODY_BYTES_RANGE: &str = "max_body_bytes must be from 1 to 67108864 (64 MiB)";
@@ -75,12 +96,36 @@ impl VerifyOptions {
     }
 
     /// The accepted distance between the timestamp and `now_secs`, in seconds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::VerifyOptions;
+    /// let options = VerifyOptions::new(300);
+    /// // Deliveries stamped from now - 300 to now + 300 are fresh.
+    /// let now_secs = 1_700_000_000;
+    /// let oldest = now_secs - options.max_skew_secs();
+    /// assert_eq!(oldest, 1_699_999_700);
+    /// ```
     #[must_use]
     pub const fn max_skew_secs(&self) -> u64 {
         self.max_skew_secs
     }
 
     /// The largest body accepted, in bytes.
+    ///
+    /// Give your server the same limit (axum: `DefaultBodyLimit::max(options.max_body_bytes())`),
+    /// so that it stops reading a body the verifier would refuse.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::VerifyOptions;
+    /// let options = VerifyOptions::new(300).with_max_body_bytes(1 << 20)?;
+    /// let content_length = 2_000_000;
+    /// assert!(content_length > options.max_body_bytes()); // answer 413 without reading it
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub const fn max_body_bytes(&self) -> usize {
         self.max_body_bytes

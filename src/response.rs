@@ -4,6 +4,18 @@
 use crate::error::{Error, ErrorKind, err};
 
 /// What a receiver's HTTP status means to the sender.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{classify_delivery_response, DeliveryOutcome};
+/// // What the service makes of your receiver's answers: a 503 while your database is down
+/// // is retried; a 400 for a delivery you could have applied is lost.
+/// assert_eq!(classify_delivery_response(503)?, DeliveryOutcome::Retry);
+/// assert_eq!(classify_delivery_response(400)?, DeliveryOutcome::PermanentFailure);
+/// assert_eq!(classify_delivery_response(200)?.as_str(), "acknowledged");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DeliveryOutcome {

@@ -114,6 +114,27 @@ impl fmt::Debug for Secret {
 }
 
 /// The role of a secret in a rotation.
+///
+/// Ordered as the contract reports a signature that several entries match: the first of
+/// active, pending, retiring.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// let set = SecretSet::new(vec![
+///     SecretEntry::active(Secret::new("whsec_new")),
+///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_003_600),
+/// ])?;
+/// let verifier = Verifier::new(set, VerifyOptions::new(300));
+/// let signature = sign(&Secret::new("whsec_old"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
+/// let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
+/// let matched = verifier.verify_signature(&delivery, 1_700_000_000)?.matched_secret;
+/// // Still signed with the old secret: the service has not switched yet.
+/// assert_eq!(matched, SecretKind::Retiring);
+/// assert!(SecretKind::Active < SecretKind::Pending && SecretKind::Pending < SecretKind::Retiring);
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum SecretKind {
@@ -206,6 +227,15 @@ pub struct SecretEntry {
 
 impl SecretEntry {
     /// The active secret.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, SecretSet};
+    /// let set = SecretSet::new(vec![SecretEntry::active(Secret::new("whsec_current"))])?;
+    /// assert_eq!(format!("{set:?}"), "[active]");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn active(secret: Secret) -> Self {
         SecretEntry {
@@ -216,6 +246,22 @@ impl SecretEntry {
     }
 
     /// A pending secret (rotated, not yet activated).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+    /// // Saved before it is activated in the dashboard, so that no delivery fails at the switch.
+    /// let set = SecretSet::new(vec![
+    ///     SecretEntry::active(Secret::new("whsec_current")),
+    ///     SecretEntry::pending(Secret::new("whsec_next")),
+    /// ])?;
+    /// let verifier = Verifier::new(set, VerifyOptions::new(300));
+    /// let signature = sign(&Secret::new("whsec_next"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
+    /// let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
+    /// assert_eq!(verifier.verify_signature(&delivery, 1_700_000_000)?.matched_secret, SecretKind::Pending);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn pending(secret: Secret) -> Self {
         SecretEntry {
@@ -226,6 +272,24 @@ impl SecretEntry {
     }
 
     /// The old secret, accepted while `now_secs <= accept_until_secs`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+    /// let until = 1_700_003_600; // one hour after the new secret was activated
+    /// let set = SecretSet::new(vec![
+    ///     SecretEntry::active(Secret::new("whsec_new")),
+    ///     SecretEntry::retiring(Secret::new("whsec_old"), until),
+    /// ])?;
+    /// let verifier = Verifier::new(set, VerifyOptions::new(300));
+    /// let signature = sign(&Secret::new("whsec_old"), b"1700003600", b"{}", SignatureEncoding::Hex)?;
+    /// let delivery = Delivery { body: b"{}", timestamp: b"1700003600", signature: signature.as_bytes() };
+    /// assert!(verifier.verify_signature(&delivery, until).is_ok());
+    /// let late = verifier.verify_signature(&delivery, until + 1).unwrap_err();
+    /// assert_eq!(late.code(), "signature_mismatch");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn retiring(secret: Secret, accept_until_secs: u64) -> Self {
         SecretEntry {
@@ -274,12 +338,38 @@ impl SecretEntry {
     }
 
     /// The entry's kind.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry, SecretKind};
+    /// let entries = [SecretEntry::active(Secret::new("a")), SecretEntry::pending(Secret::new("p"))];
+    /// let kinds: Vec<SecretKind> = entries.iter().map(SecretEntry::kind).collect();
+    /// assert_eq!(kinds, [SecretKind::Active, SecretKind::Pending]);
+    /// ```
     #[must_use]
     pub fn kind(&self) -> SecretKind {
         self.kind
     }
 
     /// The end of a retiring entry's overlap, inclusive (`None` for the other kinds).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretEntry};
+    /// // Leave out of the next configuration the entries whose overlap has ended.
+    /// let now_secs = 1_700_003_601;
+    /// let entries = vec![
+    ///     SecretEntry::active(Secret::new("whsec_new")),
+    ///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_003_600),
+    /// ];
+    /// let kept: Vec<SecretEntry> = entries
+    ///     .into_iter()
+    ///     .filter(|e| e.accept_until_secs().is_none_or(|until| now_secs <= until))
+    ///     .collect();
+    /// assert_eq!(kept.len(), 1);
+    /// ```
     #[must_use]
     pub fn accept_until_secs(&self) -> Option<u64> {
         self.accept_until_secs

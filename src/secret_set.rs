@@ -11,6 +11,20 @@ use crate::mac::{KeyedMac, Tag};
 use crate::secret::{Secret, SecretEntry, SecretKind};
 
 /// The most entries a secret set may hold.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Secret, SecretEntry, SecretSet, MAX_SECRETS};
+/// let mut entries = vec![SecretEntry::active(Secret::new("whsec_current"))];
+/// for i in 1..MAX_SECRETS {
+///     entries.push(SecretEntry::retiring(Secret::new(format!("whsec_old_{i}")), 1_700_003_600));
+/// }
+/// assert_eq!(SecretSet::new(entries.clone())?.len(), MAX_SECRETS);
+/// entries.push(SecretEntry::pending(Secret::new("whsec_next")));
+/// assert_eq!(SecretSet::new(entries).unwrap_err().code(), "invalid_argument");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 pub const MAX_SECRETS: usize = 4;
 /// The detail of a set over [`MAX_SECRETS`] (the number pinned by a test).
 pub(crate) const TOO_MANY_SECRETS: &str = "a secret set holds at most 4 entries";

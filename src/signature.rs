@@ -7,10 +7,46 @@ use crate::error::{Error, ErrorKind, err};
 use crate::mac::{TAG_LEN, Tag};
 
 /// The most signature values one header may carry.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Delivery, VerifyOptions, MAX_CANDIDATES};
+/// let one = "v1=316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727";
+/// let most = vec![one; MAX_CANDIDATES].join(" ");
+/// let delivery = Delivery { body: b"", timestamp: b"1700000000", signature: most.as_bytes() };
+/// assert!(delivery.check(&VerifyOptions::new(300)).is_ok());
+/// let too_many = vec![one; MAX_CANDIDATES + 1].join(" ");
+/// let delivery = Delivery { signature: too_many.as_bytes(), ..delivery };
+/// assert_eq!(delivery.check(&VerifyOptions::new(300)).unwrap_err().code(), "signature_malformed");
+/// ```
 pub const MAX_CANDIDATES: usize = 8;
 /// The longest signature header value accepted, in bytes.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Delivery, VerifyOptions, MAX_SIGNATURE_HEADER_BYTES};
+/// let one = "v1=316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727";
+/// let longest = format!("{one:<MAX_SIGNATURE_HEADER_BYTES$}"); // padded with spaces
+/// let delivery = Delivery { body: b"", timestamp: b"1700000000", signature: longest.as_bytes() };
+/// assert!(delivery.check(&VerifyOptions::new(300)).is_ok());
+/// let over = format!("{longest} ");
+/// let delivery = Delivery { signature: over.as_bytes(), ..delivery };
+/// assert_eq!(delivery.check(&VerifyOptions::new(300)).unwrap_err().code(), "signature_malformed");
+/// ```
 pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
 /// The most digits a timestamp may have.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{parse_timestamp, MAX_TIMESTAMP_DIGITS};
+/// assert_eq!(parse_timestamp(&[b'9'; MAX_TIMESTAMP_DIGITS])?, 999_999_999_999);
+/// // Milliseconds (13 digits today) are refused, not read as a far future.
+/// assert_eq!(parse_timestamp(b"1700000000000").unwrap_err().code(), "timestamp_malformed");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
 /// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
 pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";

@@ -62,6 +62,17 @@ impl StatusVersion {
     }
 
     /// The decimal digits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::StatusVersion;
+    /// let version = StatusVersion::parse("18446744073709551617")?;
+    /// // Store the digits as text (or NUMERIC): past u64, still exact.
+    /// assert_eq!(version.as_str(), "18446744073709551617");
+    /// assert!(version.as_str().parse::<u64>().is_err());
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
@@ -186,6 +197,17 @@ impl Decision {
 }
 
 /// What the receiver has stored about an incoming event and its payment.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{decide_event, Decision, StatusVersion, Stored};
+/// // The first delivery for a payment: nothing stored.
+/// assert_eq!(decide_event(&StatusVersion::from(1_u64), &Stored::default()), Decision::Apply);
+/// // Your store's answers for this event_id and this payment_id.
+/// let stored = Stored { event_seen: true, status_version: Some(StatusVersion::from(9_u64)) };
+/// assert_eq!(decide_event(&StatusVersion::from(10_u64), &stored), Decision::Duplicate);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
     /// Whether this `event_id` was already recorded.

@@ -11,6 +11,22 @@ use crate::secret::SecretKind;
 use crate::secret_set::SecretSet;
 
 /// An authentic, fresh delivery: which kind of secret matched, and its timestamp.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{Delivery, Secret, SecretKind, SecretSet, Verifier, VerifyOptions};
+/// let verifier = Verifier::new(SecretSet::single(Secret::new("whsec_test_secret"))?, VerifyOptions::new(300));
+/// let delivery = Delivery {
+///     body: b"",
+///     timestamp: b"1700000000",
+///     signature: b"v1=316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727",
+/// };
+/// let verified = verifier.verify_signature(&delivery, 1_700_000_030)?;
+/// assert_eq!(verified.matched_secret, SecretKind::Active);
+/// assert_eq!(verified.timestamp, 1_700_000_000); // 30 s before now_secs
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Verified {
@@ -21,6 +37,21 @@ pub struct Verified {
 }
 
 /// An authentic, fresh delivery and its parsed event.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{sign, Delivery, Secret, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifiedEvent, VerifyOptions};
+/// let secret = Secret::new("whsec_test_secret");
+/// let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":3}}"#;
+/// let signature = sign(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
+/// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
+/// let delivery = Delivery { body, timestamp: b"1700000000", signature: signature.as_bytes() };
+/// // `..`: fields may be added.
+/// let VerifiedEvent { event, matched_secret, .. } = verifier.verify_webhook(&delivery, 1_700_000_000)?;
+/// assert_eq!((event.payment_id(), matched_secret), ("pay_1", SecretKind::Active));
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct VerifiedEvent {
@@ -120,6 +151,17 @@ impl Verifier {
     }
 
     /// The options this verifier applies.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Secret, SecretSet, Verifier, VerifyOptions};
+    /// let options = VerifyOptions::new(300).with_max_body_bytes(1 << 20)?;
+    /// let verifier = Verifier::new(SecretSet::single(Secret::new("whsec_test_secret"))?, options);
+    /// // E.g. to give the server the body limit the verifier applies.
+    /// assert_eq!(verifier.options().max_body_bytes(), 1 << 20);
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn options(&self) -> VerifyOptions {
         self.options

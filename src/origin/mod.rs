@@ -10,6 +10,17 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use crate::error::{Error, ErrorKind, err};
 
 /// The longest webhook URL accepted, in bytes.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{validate_webhook_url, MAX_WEBHOOK_URL_BYTES};
+/// let base = "https://hooks.shop.example/";
+/// let longest = format!("{base}{}", "a".repeat(MAX_WEBHOOK_URL_BYTES - base.len()));
+/// assert!(validate_webhook_url(&longest).is_ok());
+/// let over = format!("{longest}a");
+/// assert_eq!(validate_webhook_url(&over).unwrap_err().code(), "webhook_url_malformed");
+/// ```
 pub const MAX_WEBHOOK_URL_BYTES: usize = 2048;
 /// The detail of a URL over [`MAX_WEBHOOK_URL_BYTES`] (the number pinned by a test).
 pub(crate) const WEBHOOK_URL_TOO_LONG: &str = "the URL is longer than 2048 bytes";

@@ -7,6 +7,17 @@ use crate::error::{Error, ErrorKind};
 use crate::json::{LEAF, Shape, Spec, scan};
 
 /// The kind of a pricing source (wire names `fiat` and `crypto`).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{PrimarySource, SourceKind};
+/// let store = PrimarySource::from_json(r#"{"kind": "fiat", "ref": "USD", "decimals": 2}"#)?;
+/// // A fiat store prices in `currency`, a crypto one in `pricing_ref`.
+/// assert_eq!(store.kind(), SourceKind::Fiat);
+/// assert_eq!(serde_json::to_string(&SourceKind::Crypto).unwrap(), r#""crypto""#);
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
@@ -160,18 +171,48 @@ impl PrimarySource {
     }
 
     /// `kind`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{PrimarySource, SourceKind};
+    /// let store = PrimarySource::from_json(r#"{"kind": "crypto", "ref": "usdc-eth", "decimals": 6}"#)?;
+    /// let field = if store.kind() == SourceKind::Fiat { "currency" } else { "pricing_ref" };
+    /// assert_eq!(field, "pricing_ref");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn kind(&self) -> SourceKind {
         self.kind
     }
 
     /// `ref`: the currency code (fiat) or pricing reference (crypto).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{to_amount_raw, validate_source_amount, PrimarySource, SourceAmount};
+    /// let store = PrimarySource::from_json(r#"{"kind": "fiat", "ref": "EUR", "decimals": 2}"#)?;
+    /// let amount = SourceAmount::fiat(store.reference(), to_amount_raw("128.00", store.decimals())?);
+    /// assert!(validate_source_amount(&amount, &store).is_ok());
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn reference(&self) -> &str {
         &self.reference
     }
 
     /// `decimals`: the fractional digits of `amount_raw`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{from_amount_raw, to_amount_raw, PrimarySource};
+    /// let store = PrimarySource::from_json(r#"{"kind": "crypto", "ref": "usdc-eth", "decimals": 6}"#)?;
+    /// assert_eq!(to_amount_raw("1.5", store.decimals())?, "1500000");
+    /// assert_eq!(from_amount_raw("1500000", store.decimals())?, "1.500000");
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
     #[must_use]
     pub fn decimals(&self) -> u32 {
         self.decimals
