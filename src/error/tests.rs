@@ -1,0 +1,175 @@
+//! The unit tests of `error` (kept beside it so that `src/error.rs` stays readable).
+
+use super::*;
+use std::collections::HashSet;
+
+#[test]
+fn codes_are_unique_snake_case_and_round_trip() {
+    let mut seen = HashSet::new();
+    for kind in ErrorKind::ALL {
+        let code = kind.code();
+        assert!(seen.insert(code), "duplicate code {code}");
+        assert!(
+            code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+            "{code} is not snake_case"
+        );
+        assert_eq!(ErrorKind::from_code(code), Some(*kind));
+    }
+    assert_eq!(ErrorKind::ALL.len(), 44);
+}
+
+#[test]
+fn display_starts_with_code_and_keeps_detail() {
+    let e = Error::with_detail(ErrorKind::InvalidArgument, "max_skew_secs is required");
+    let text = e.to_string();
+    assert!(text.starts_with("invalid_argument: max_skew_secs is required; "));
+    assert_eq!(e.detail(), Some("max_skew_secs is required"));
+    assert_eq!(Error::from(ErrorKind::NoSecrets).detail(), None);
+}
+
+/// JavaScript's names and framework hints, which belong to the binding (src/wasm/).
+const JAVASCRIPT: [&str; 14] = [
+    "maxSkewSecs",
+    "nowSecs",
+    "maxBodyBytes",
+    "acceptUntilSecs",
+    "websiteOrigin",
+    "paymentId",
+    "Uint8Array",
+    "ArrayBuffer",
+    "Express",
+    "Next.js",
+    "Workers",
+    "toAmountRaw",
+    "buildSourceAmount",
+    "timestampHeader",
+];
+
+#[test]
+fn messages_speak_rust() {
+    for kind in ErrorKind::ALL {
+        for name in JAVASCRIPT {
+            assert!(
+                !kind.message().contains(name),
+                "{}: names {name}",
+                kind.code()
+            );
+        }
+    }
+}
+
+/// Every message that states a limit states the constant's value: the constants are the
+/// source of truth, these texts (static, so written out) are checked against them.
+#[test]
+fn messages_state_the_limits_they_name() {
+    use crate::amount::MAX_DECIMALS;
+    use crate::idempotency::MAX_IDEMPOTENCY_KEY_LEN;
+    use crate::json::MAX_DEPTH;
+    use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES};
+    use crate::origin::{MAX_WEBHOOK_URL_BYTES, WEBHOOK_URL_TOO_LONG};
+    use crate::secret_set::{MAX_SECRETS, TOO_MANY_SECRETS};
+    use crate::signature::{
+        MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS,
+        SIGNATURE_HEADER_TOO_LONG, TIMESTAMP_TOO_LONG, TOO_MANY_CANDIDATES,
+    };
+    let mib = MAX_MAX_BODY_BYTES / (1024 * 1024);
+    let stated = [
+        (
+            ErrorKind::TimestampMalformed.message(),
+            format!("1 to {MAX_TIMESTAMP_DIGITS} ASCII digits"),
+        ),
+        (
+            TIMESTAMP_TOO_LONG,
+            format!("more than {MAX_TIMESTAMP_DIGITS} digits"),
+        ),
+        (
+            ErrorKind::EventNotJson.message(),
+            format!("nesting at most {MAX_DEPTH} levels"),
+        ),
+        (
+            ErrorKind::SignatureMalformed.message(),
+            format!("up to {MAX_CANDIDATES} HMAC-SHA256 values"),
+        ),
+        (
+            TOO_MANY_CANDIDATES,
+            format!("more than {MAX_CANDIDATES} signatures"),
+        ),
+        (
+            SIGNATURE_HEADER_TOO_LONG,
+            format!("longer than {MAX_SIGNATURE_HEADER_BYTES} bytes"),
+        ),
+        (TOO_MANY_SECRETS, format!("at most {MAX_SECRETS} entries")),
+        (
+            MAX_BODY_BYTES_RANGE,
+            format!("from 1 to {MAX_MAX_BODY_BYTES} ({mib} MiB)"),
+        ),
+        (
+            ErrorKind::WebhookUrlMalformed.message(),
+            format!("at most {MAX_WEBHOOK_URL_BYTES} ASCII characters"),
+        ),
+        (
+            WEBHOOK_URL_TOO_LONG,
+            format!("longer than {MAX_WEBHOOK_URL_BYTES} bytes"),
+        ),
+        (
+            ErrorKind::IdempotencyKeyInvalid.message(),
+            format!("1 to {MAX_IDEMPOTENCY_KEY_LEN} visible ASCII"),
+        ),
+        (
+            ErrorKind::DecimalsInvalid.message(),
+            format!("from 0 to {MAX_DECIMALS}"),
+        ),
+        (
+            ErrorKind::StoreSourceInvalid.message(),
+            format!("decimals (0 to {MAX_DECIMALS})"),
+        ),
+    ];
+    for (text, limit) in stated {
+        assert!(text.contains(&limit), "{text:?} does not state {limit:?}");
+    }
+}
+
+/// The details too: no string literal of the core (outside src/wasm/ and tests) names a
+/// JavaScript option or type.
+#[test]
+fn details_speak_rust() {
+    fn literals(line: &str) -> impl Iterator<Item = &str> {
+        line.split('"').skip(1).step_by(2)
+    }
+    fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with("wasm") {
+                    visit(&path, found);
+                }
+                continue;
+            }
+            // A module's unit tests are its `tests.rs`, or sit at its end after `#[cfg(test)]`.
+            if path.ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate() {
+                if line.trim_start().starts_with("//") {
+                    continue;
+                }
+                for literal in literals(line) {
+                    if let Some(name) = JAVASCRIPT.iter().find(|name| literal.contains(*name)) {
+                        found.push(format!("{}:{}: {name}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    visit(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut found,
+    );
+    assert!(
+        found.is_empty(),
+        "JavaScript names in the core's messages: {found:?}"
+    );
+}
