@@ -107,10 +107,14 @@ export function nodeHandler({ handle, limit, error }) {
 }
 
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge } or
-// { consumed } (a body some code already read).
+// { consumed } (a body some code already read). A body over the limit is read to its end and
+// discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
+// rather than a connection reset (which a sender retries); past that it is cancelled.
 async function readFetchBody(request, limit) {
   if (request.bodyUsed) return { consumed: true };
-  if (declaredLength(request.headers.get('content-length')) > limit) {
+  const drainLimit = DRAIN_FACTOR * limit;
+  const declared = declaredLength(request.headers.get('content-length'));
+  if (declared > drainLimit) {
     await request.body?.cancel().catch(() => {});
     return { tooLarge: true };
   }
@@ -118,17 +122,20 @@ async function readFetchBody(request, limit) {
   const reader = request.body.getReader();
   const chunks = [];
   let size = 0;
+  // Declared over the limit: read only to drain it.
+  let over = declared > limit;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > limit) {
+    if (size > drainLimit) {
       await reader.cancel().catch(() => {});
       return { tooLarge: true };
     }
-    chunks.push(value);
+    over ||= size > limit;
+    if (!over) chunks.push(value);
   }
-  return { body: size === 0 ? EMPTY : concat(chunks, size) };
+  return over ? { tooLarge: true } : { body: size === 0 ? EMPTY : concat(chunks, size) };
 }
 
 const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
