@@ -11,6 +11,15 @@ export * from './public.mjs';
 
 const FILE = 'cryptopay_verify_bg.wasm';
 const FIX = `copy ${FILE} (from node_modules/cryptopay-verify/dist/) next to your bundle, or pass its URL to init(url)`;
+const FIX_GIVEN = `pass init() the URL where ${FILE} is served (copy it from node_modules/cryptopay-verify/dist/)`;
+const FIX_VITE = 'Vite 5 to 7 pre-bundled the package into node_modules/.vite/deps/, away from its .wasm: add '
+  + "optimizeDeps: { exclude: ['cryptopay-verify'] } to vite.config";
+
+// What to do about a .wasm not found: where it was looked for says which fix applies.
+function fixFor(input, url) {
+  if (typeof url === 'string' && url.includes('/.vite/deps/')) return FIX_VITE;
+  return input === undefined ? FIX : FIX_GIVEN;
+}
 const KINDS = 'a URL (string or URL), a Response or a Promise of one, the bytes of the .wasm '
   + '(ArrayBuffer or typed array) or a compiled WebAssembly.Module';
 
@@ -67,30 +76,32 @@ const isBytes = (value) => ArrayBuffer.isView(value) || tag(value) === '[object 
 
 async function load(input) {
   let source = input === undefined ? defaultUrl() : input;
+  let url = null; // the URL fetched, when there is one
   if (source !== null && typeof source === 'object' && typeof source.then === 'function') {
     try {
       source = await source; // init(fetch(url))
     } catch (error) {
-      throw failure(`the promise given to init() rejected (${named(error)}; a failed fetch?): ${FIX}`);
+      throw failure(`the promise given to init() rejected (${named(error)}; a failed fetch?): ${fixFor(input, url)}`);
     }
   }
   let where = null;
   if (isUrl(source)) {
-    const url = typeof source === 'string' ? source : String(source.href);
+    url = typeof source === 'string' ? source : String(source.href);
     where = shown(url);
     try {
       source = await fetch(url);
     } catch (error) {
       throw failure(`init() could not fetch ${where} (${named(error)}: offline, blocked by CORS or a `
-        + `Content-Security-Policy, or not a URL?): ${FIX}`);
+        + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}`);
     }
   }
   const imports = { './cryptopay_verify_bg.js': glue };
   let instance;
   if (isResponse(source)) {
     where = source.url ? shown(source.url) : where ?? 'the Response given';
+    url = source.url || url;
     if (!source.ok) {
-      throw failure(`init() fetched ${where} and got HTTP ${source.status}, not the WebAssembly module: ${FIX}`);
+      throw failure(`init() fetched ${where} and got HTTP ${source.status}, not the WebAssembly module: ${fixFor(input, url)}`);
     }
     const type = source.headers?.get?.('content-type') ?? '';
     try {
@@ -101,7 +112,7 @@ async function load(input) {
       }
     } catch (error) {
       throw failure(`${where} is not the WebAssembly module of cryptopay-verify (content-type ${type || 'none'}; `
-        + `a single-page-app fallback answering with HTML?): ${FIX}`, error);
+        + `a single-page-app fallback answering with HTML?): ${fixFor(input, url)}`, error);
     }
   } else if (isModule(source) || isBytes(source)) {
     try {
@@ -116,7 +127,7 @@ async function load(input) {
   }
   if (typeof instance.exports.__wbindgen_start !== 'function' || !(instance.exports.memory instanceof WebAssembly.Memory)) {
     throw failure(`${where ?? 'the module given to init()'} is a WebAssembly module, but not the one of this version of `
-      + `cryptopay-verify: ${FIX}`);
+      + `cryptopay-verify: ${fixFor(input, url)}`);
   }
   startFromInstance(glue, instance);
 }
