@@ -266,6 +266,16 @@ mod tests {
     }
 
     #[test]
+    fn len_counts_the_entries() {
+        let set = |n: usize| {
+            let mut entries = vec![SecretEntry::active(Secret::new("a"))];
+            entries.extend((1..n).map(|i| SecretEntry::pending(Secret::new(format!("p{i}")))));
+            SecretSet::new(entries).unwrap().len()
+        };
+        assert_eq!([set(1), set(2), set(3)], [1, 2, 3]);
+    }
+
+    #[test]
     fn shapes_then_material() {
         let a = || SecretEntry::active(Secret::new("a"));
         let p = || SecretEntry::pending(Secret::new("p"));

@@ -173,3 +173,22 @@ fn details_speak_rust() {
         "JavaScript names in the core's messages: {found:?}"
     );
 }
+
+#[test]
+fn event_errors_are_the_authentic_deliveries_kept_in_quarantine() {
+    let event: Vec<&str> = ErrorKind::ALL
+        .iter()
+        .filter(|kind| kind.is_event_error())
+        .map(|kind| kind.code())
+        .collect();
+    assert_eq!(
+        event,
+        [
+            "event_not_json",
+            "event_malformed",
+            "event_duplicate_key",
+            "event_type_unknown",
+            "status_version_invalid"
+        ]
+    );
+}

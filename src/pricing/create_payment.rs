@@ -219,6 +219,28 @@ mod tests {
     const FIAT: &str = r#"{"kind":"fiat","currency":"USD","amount_raw":"12800"}"#;
 
     #[test]
+    fn a_typed_body_is_checked_as_the_json_one() {
+        let store = PrimarySource::new(SourceKind::Fiat, "USD", 2).unwrap();
+        let body = |currency: &str, origin: Option<&str>| CreatePayment {
+            source_amount: SourceAmount::fiat(currency, "12800"),
+            order_ref: None,
+            checkout_origin: origin.map(str::to_owned),
+        };
+        let code = |payment: &CreatePayment| {
+            validate_create_payment(payment, &store, Some("https://shop.example"))
+                .err()
+                .map(Error::code)
+        };
+        assert_eq!(code(&body("USD", None)), None);
+        assert_eq!(code(&body("USD", Some("https://shop.example"))), None);
+        assert_eq!(code(&body("EUR", None)), Some("source_currency_mismatch"));
+        assert_eq!(
+            code(&body("USD", Some("https://evil.example"))),
+            Some("origin_not_permitted")
+        );
+    }
+
+    #[test]
     fn order_of_checks() {
         assert_eq!(code("[]"), Some("create_payment_invalid"));
         assert_eq!(code("{"), Some("create_payment_invalid"));

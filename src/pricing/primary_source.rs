@@ -224,6 +224,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn kinds_read_back_as_the_wire_spells_them() {
+        assert_eq!(SourceKind::Fiat.as_str(), "fiat");
+        assert_eq!(SourceKind::Crypto.as_str(), "crypto");
+        assert_eq!(SourceKind::parse("crypto"), Some(SourceKind::Crypto));
+    }
+
+    #[test]
     fn store_sources() {
         for bad in [
             "null",

@@ -47,3 +47,16 @@ fn debug_is_redacted() {
     assert_eq!(format!("{:?}", Secret::new("x")), "Secret([REDACTED])");
     assert_eq!(SecretKind::Pending.to_string(), "pending");
 }
+
+#[test]
+fn lengths_and_bounds_read_back() {
+    assert_eq!(Secret::new("whsec_é").len(), 8);
+    assert_eq!(
+        SecretEntry::active(Secret::new("a")).accept_until_secs(),
+        None
+    );
+    assert_eq!(
+        SecretEntry::retiring(Secret::new("r"), 1_700_003_600).accept_until_secs(),
+        Some(1_700_003_600)
+    );
+}
