@@ -90,10 +90,11 @@ pub(crate) struct Parsed {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn delivery<'a>(body: &'a [u8], ts: &'a [u8], sig: &'a str) -> Delivery<'a> {
+    /// A delivery of these bytes, for the tests here and in `verify`.
+    pub(crate) fn delivery<'a>(body: &'a [u8], ts: &'a [u8], sig: &'a str) -> Delivery<'a> {
         Delivery {
             body,
             timestamp: ts,

@@ -1,6 +1,7 @@
 //! The unit tests of `verify` (kept beside it so that `src/verify.rs` stays readable).
 
 use super::*;
+use crate::delivery::tests::delivery;
 use crate::mac::{KeyedMac, SignatureEncoding, sign};
 use crate::secret::{Secret, SecretEntry};
 
@@ -84,14 +85,6 @@ fn host_tags_give_what_the_crate_computes() {
             .code(),
         "signature_missing"
     );
-}
-
-fn delivery<'a>(body: &'a [u8], ts: &'a [u8], sig: &'a str) -> Delivery<'a> {
-    Delivery {
-        body,
-        timestamp: ts,
-        signature: sig.as_bytes(),
-    }
 }
 
 #[test]
