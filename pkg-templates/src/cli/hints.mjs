@@ -82,7 +82,8 @@ function otherSecret(ds) {
 
 function tamperedBody(ds) {
   const accepted = acceptedShorts(ds);
-  if (accepted.has('tampered')) return 'verify the exact bytes received; a changed body must not verify';
+  const plain = 'verify the exact bytes received; a changed body must not verify';
+  if (accepted.has('tampered')) return plain;
   if (accepted.has('known id')) {
     return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
       'de-duplicates (or answers) before verifying. Verify first, then look the event_id up';
@@ -91,7 +92,7 @@ function tamperedBody(ds) {
     return 'a body with bytes added or changed verified: the receiver hashes decoded or trimmed text (request.text() ' +
       'drops a byte order mark and turns invalid bytes into U+FFFD; trim() drops the newline). Hash the raw bytes';
   }
-  return 'verify the exact bytes received; a changed body must not verify';
+  return plain;
 }
 
 // Only when the plain stale delivery was refused do its variants point at their own defect
