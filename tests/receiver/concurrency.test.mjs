@@ -9,9 +9,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventBody, pg, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
+import { eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { openPool, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261124);
 const PAYMENTS = 120;
@@ -24,7 +24,7 @@ describe('4 receiver processes on one PostgreSQL, one SIGKILLed mid-burst', { ti
   const instances = [];
   before(async () => {
     server = startPostgres();
-    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool = openPool({ connectionString: server.url, max: 2 });
     // Started together: the schema is created once, under an advisory lock.
     instances.push(...await Promise.all(Array.from({ length: INSTANCES }, () => startExample({ env: { DATABASE_URL: server.url } }))));
   });
@@ -145,7 +145,7 @@ describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: seriali
 
   for (const isolation of ['repeatable read', 'serializable']) {
     test(`${isolation}: 24 concurrent deliveries of one payment, 20 times: all 200, one record per event, the highest version`, async () => {
-      const pool = new pg.Pool({ connectionString: server.url, max: 12, options: `-c default_transaction_isolation=${isolation.replace(' ', '\\ ')}` });
+      const pool = openPool({ connectionString: server.url, max: 12, options: `-c default_transaction_isolation=${isolation.replace(' ', '\\ ')}` });
       assert.equal((await pool.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation, isolation);
       // A client that counts the serialization failures the store saw (and retried).
       let failures = 0;

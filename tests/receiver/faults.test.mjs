@@ -16,7 +16,7 @@ import {
   Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
-import { startPostgres } from './lib/postgres.mjs';
+import { openPool, startPostgres } from './lib/postgres.mjs';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -53,7 +53,7 @@ describe('PostgreSQL stopped mid-burst (as by a crash), then restarted', { timeo
   let receiver;
   before(async () => {
     server = startPostgres();
-    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool = openPool({ connectionString: server.url, max: 2 });
     receiver = await startExample({ env: { DATABASE_URL: server.url } });
   });
   after(async () => {
@@ -111,7 +111,7 @@ describe('PostgreSQL with synchronous_commit = off, crashed right after its answ
   after(() => server?.destroy());
 
   test('every delivery answered 200 (recorded or quarantined) is there after the restart', async () => {
-    let pool = new pg.Pool({ connectionString: server.url, max: 4 });
+    let pool = openPool({ connectionString: server.url, max: 4 });
     assert.equal((await pool.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'off');
     const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log: false }));
     await receiver.ready();
@@ -130,7 +130,7 @@ describe('PostgreSQL with synchronous_commit = off, crashed right after its answ
     await pool.end();
     server.stop('immediate'); // as by a crash, right after the last answer
     server.start();
-    pool = new pg.Pool({ connectionString: server.url, max: 1 });
+    pool = openPool({ connectionString: server.url, max: 1 });
     try {
       const rows = await postgresRows(pool);
       checkAcknowledged(rows, acknowledged);
@@ -318,7 +318,7 @@ describe('lock timeouts answer 503', () => {
 
   test('PostgreSQL: a payment row locked by another transaction past lock_timeout', async () => {
     const server = startPostgres();
-    const pool = new pg.Pool({ connectionString: server.url, options: '-c lock_timeout=200' });
+    const pool = openPool({ connectionString: server.url, options: '-c lock_timeout=200' });
     const holder = new pg.Client({ connectionString: server.url });
     try {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log: false }));

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+  Database, captureLog, eventBody, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
-import { postgresForSuite } from './lib/postgres.mjs';
+import { openPool, postgresForSuite } from './lib/postgres.mjs';
 
 // The documented limits (README, "Receiver").
 const MAX_ID_BYTES = 1024;
@@ -91,7 +91,7 @@ describe('PostgreSQL (a throwaway server)', () => {
 
   test('a database whose encoding is not UTF8: ready() refuses it, naming the fix; a delivery is 503', async () => {
     await db.pool.query("CREATE DATABASE latin ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
-    const latin = new pg.Pool({ ...db.server.connection, database: 'latin', max: 2 });
+    const latin = openPool({ ...db.server.connection, database: 'latin', max: 2 });
     try {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(latin), { log: false }));
       await assert.rejects(receiver.ready(), /server_encoding is LATIN1, not UTF8.*ENCODING 'UTF8'/);

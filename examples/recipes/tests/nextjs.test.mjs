@@ -3,15 +3,13 @@
 // (DATABASE_URL, a throwaway server), and the deliveries POSTed to /api/webhook.
 
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
-import { startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
-const pg = createRequire(join(ROOT, 'package.json'))('pg');
 
 describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)', { timeout: 150_000 }, () => {
   let dir;
@@ -28,7 +26,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     const build = await run(process.execPath, [NEXT, 'build'], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
     assert.equal(build.code, 0, `next build ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stdout + build.stderr, 30)}`);
     database = startPostgres();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    pool = openPool({ connectionString: database.url, max: 2 });
     const port = await freePort();
     server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', String(port)], {
       cwd: dir,
