@@ -138,7 +138,7 @@ export async function startExample({ dataDir, env = {}, args = [] }) {
   const dir = exampleCopy();
   const child = spawn(process.execPath, [join(dir, 'server.mjs'), ...args], {
     env: {
-      ...process.env,
+      ...inheritedEnv(),
       CRYPTOPAY_WEBHOOK_SECRET: SECRET,
       TIMESTAMP_HEADER: TS_HEADER,
       SIGNATURE_HEADER: SIG_HEADER,
@@ -179,6 +179,14 @@ export async function startExample({ dataDir, env = {}, args = [] }) {
     },
   };
 }
+
+// The example's own configuration names (server.mjs reads them): none is inherited from the
+// environment the tests run in (a CI machine often sets DATABASE_URL, which the example would
+// record into instead of DATA_DIR), only what startExample sets and the test gives.
+const RECEIVER_ENV = ['TIMESTAMP_HEADER', 'SIGNATURE_HEADER', 'PORT', 'HOST', 'DATA_DIR', 'WEBHOOK_PATH',
+  'MAX_SKEW_SECS', 'DATABASE_URL', 'CRYPTOPAY_WEBHOOK_SECRET', 'CRYPTOPAY_WEBHOOK_SECRET_PENDING',
+  'CRYPTOPAY_WEBHOOK_SECRET_RETIRING', 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL'];
+const inheritedEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !RECEIVER_ENV.includes(key)));
 
 let copy = null;
 function exampleCopy() {

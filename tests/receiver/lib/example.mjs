@@ -22,6 +22,14 @@ export function exampleDir() {
   return copy;
 }
 
+// The example's own configuration names (server.mjs reads them): none is inherited from the
+// environment the tests run in (a CI machine often sets DATABASE_URL, which would turn every
+// SQLite test into one on that database), only what startExample sets and the test gives.
+const RECEIVER_ENV = ['TIMESTAMP_HEADER', 'SIGNATURE_HEADER', 'PORT', 'HOST', 'DATA_DIR', 'WEBHOOK_PATH',
+  'MAX_SKEW_SECS', 'DATABASE_URL', 'CRYPTOPAY_WEBHOOK_SECRET', 'CRYPTOPAY_WEBHOOK_SECRET_PENDING',
+  'CRYPTOPAY_WEBHOOK_SECRET_RETIRING', 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL'];
+const inheritedEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !RECEIVER_ENV.includes(key)));
+
 const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
@@ -33,7 +41,7 @@ process.on('exit', () => {
  */
 export async function startExample({ env = {}, args = [], timeoutMs = 20_000 } = {}) {
   const merged = {
-    ...process.env,
+    ...inheritedEnv(),
     CRYPTOPAY_WEBHOOK_SECRET: SECRET,
     TIMESTAMP_HEADER: TS_HEADER,
     SIGNATURE_HEADER: SIG_HEADER,
