@@ -163,7 +163,9 @@ describe('the example receiver on PostgreSQL (DATABASE_URL)', () => {
   test('what it prints when it starts names the database, never the URL\'s credentials', async () => {
     const rx = await startExample({ env: { DATABASE_URL: server.url } });
     try {
-      assert.match(rx.output, /node-receiver: recording to PostgreSQL \/tmp\/cpv-pg-[^/]+\/sock\/postgres \(\d+ events, \d+ payments\)/);
+      // The socket folder is in os.tmpdir() (TMPDIR), not always /tmp.
+      assert.ok(rx.output.includes(`node-receiver: recording to PostgreSQL ${server.socketDir}/postgres (`), rx.output);
+      assert.match(rx.output, /node-receiver: recording to PostgreSQL \S*\/cpv-pg-[^/]+\/sock\/postgres \(\d+ events, \d+ payments\)/);
       assert.ok(!rx.output.includes(SECRET));
     } finally {
       await rx.stop();
