@@ -70,7 +70,9 @@ export function recipeCopy(name, as = name) {
 export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs' } = {}) {
   const server = startServer(process.execPath, [script], {
     cwd: dir,
-    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
+    // DATA_DIR as the recipe's default (its ./data, which sqliteStoreRows reads), never one
+    // inherited from the environment the tests run in.
+    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', ...env },
   });
   const deadline = Date.now() + timeoutMs;
   let exited = null;
