@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
+import { run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
 import { bundleWorker, serveWithD1 } from '../../../tests/receiver/lib/d1.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
@@ -18,7 +18,9 @@ describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Min
     const dir = recipeCopy('worker');
     const out = await bundleWorker(dir);
     // Miniflare is wrangler's local runtime (`wrangler dev`): workerd, with D1 on a SQLite file.
-    worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: await freePort() });
+    // Port 0: workerd binds a free port itself and mf.ready gives it (a port found free
+    // beforehand could be taken by another process before workerd binds it).
+    worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
   });
   after(() => worker?.dispose());
 

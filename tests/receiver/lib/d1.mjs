@@ -52,7 +52,8 @@ export function copyWorker(from, name) {
 
 /**
  * Serves a bundle in Miniflare with a D1 binding `DB` persisted in `persistDir` (a real SQLite
- * file), and text bindings. port: 0 for none (use dispatch), else served on 127.0.0.1.
+ * file), and text bindings. port: undefined to use dispatch only, else served on 127.0.0.1 at
+ * that port (0: a free one workerd binds itself; `url` names it).
  * Resolves { mf, url, dispatch(url, init), db (a D1 binding usable from Node), dispose() }.
  */
 export async function serveWithD1(out, { persistDir, bindings = {}, port } = {}) {
