@@ -5,11 +5,27 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
+import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
+
+/** The port `next start` printed (`- Local: http://127.0.0.1:<port>`) once it listens. */
+async function listeningPort(server, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = null;
+  server.exited.then((how) => { exited = how; });
+  for (;;) {
+    const match = /Local:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(server.output.stdout);
+    if (match) return Number(match[1]);
+    if (exited || Date.now() > deadline) {
+      throw new Error(`next start did not listen (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
+        `${tail(server.output.stdout + server.output.stderr, 30)}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)', { timeout: 150_000 }, () => {
   let dir;
@@ -27,11 +43,13 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     assert.equal(build.code, 0, `next build ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stdout + build.stderr, 30)}`);
     database = startPostgres();
     pool = openPool({ connectionString: database.url, max: 2 });
-    const port = await freePort();
-    server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', String(port)], {
+    // --port 0: the server binds a free port itself and prints it (a port found free beforehand
+    // could be taken by another process before `next start` binds it).
+    server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', '0'], {
       cwd: dir,
       env: { ...buildEnv, ...RECIPE_ENV, DATABASE_URL: database.url },
     });
+    const port = await listeningPort(server, 20_000);
     await waitForPort(port, { timeoutMs: 20_000, exited: server.exited });
     url = `http://127.0.0.1:${port}/api/webhook`;
   });
