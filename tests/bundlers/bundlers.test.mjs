@@ -240,13 +240,10 @@ describe('vite dev server: the same page, served by `vite`', () => {
     copyFileSync(join(page, 'main.js'), join(dir, 'src', 'main.js'));
     copyFileSync(join(page, 'index.html'), join(dir, 'index.html'));
     cpSync(realpathSync(join(consumer, 'node_modules', 'cryptopay-verify')), join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true });
-    const port = await new Promise((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address();
-        probe.close(() => resolve(free));
-      });
-    });
-    const vite = spawn(process.execPath, [bin('vite', 'bin', 'vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+    // --port 0: vite binds a free port itself and prints it (a port found free beforehand could
+    // be taken by another process before vite binds it).
+    let port = null;
+    const vite = spawn(process.execPath, [bin('vite', 'bin', 'vite.js'), '--host', '127.0.0.1', '--port', '0', '--strictPort'], {
       cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
@@ -256,7 +253,9 @@ describe('vite dev server: the same page, served by `vite`', () => {
         const timer = setTimeout(() => reject(new Error(`vite did not start in 30 s:\n${log}`)), 30_000);
         const read = (chunk) => {
           log += chunk;
-          if (log.includes(`127.0.0.1:${port}`)) {
+          const match = /http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+          if (match) {
+            port = Number(match[1]);
             clearTimeout(timer);
             resolve();
           }
