@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inheritedEnv } from '../receiver/lib/example-env.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -180,13 +181,6 @@ export async function startExample({ dataDir, env = {}, args = [] }) {
   };
 }
 
-// The example's own configuration names (server.mjs reads them): none is inherited from the
-// environment the tests run in (a CI machine often sets DATABASE_URL, which the example would
-// record into instead of DATA_DIR), only what startExample sets and the test gives.
-const RECEIVER_ENV = ['TIMESTAMP_HEADER', 'SIGNATURE_HEADER', 'PORT', 'HOST', 'DATA_DIR', 'WEBHOOK_PATH',
-  'MAX_SKEW_SECS', 'DATABASE_URL', 'CRYPTOPAY_WEBHOOK_SECRET', 'CRYPTOPAY_WEBHOOK_SECRET_PENDING',
-  'CRYPTOPAY_WEBHOOK_SECRET_RETIRING', 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL'];
-const inheritedEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !RECEIVER_ENV.includes(key)));
 
 let copy = null;
 function exampleCopy() {

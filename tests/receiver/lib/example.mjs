@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, signedHeaders } from './helpers.mjs';
+import { inheritedEnv } from './example-env.mjs';
 
 let copy = null;
 /** The copy of examples/node-receiver beside the installed package (made once per process). */
@@ -22,13 +23,6 @@ export function exampleDir() {
   return copy;
 }
 
-// The example's own configuration names (server.mjs reads them): none is inherited from the
-// environment the tests run in (a CI machine often sets DATABASE_URL, which would turn every
-// SQLite test into one on that database), only what startExample sets and the test gives.
-const RECEIVER_ENV = ['TIMESTAMP_HEADER', 'SIGNATURE_HEADER', 'PORT', 'HOST', 'DATA_DIR', 'WEBHOOK_PATH',
-  'MAX_SKEW_SECS', 'DATABASE_URL', 'CRYPTOPAY_WEBHOOK_SECRET', 'CRYPTOPAY_WEBHOOK_SECRET_PENDING',
-  'CRYPTOPAY_WEBHOOK_SECRET_RETIRING', 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL'];
-const inheritedEnv = () => Object.fromEntries(Object.entries(process.env).filter(([key]) => !RECEIVER_ENV.includes(key)));
 
 const children = new Set();
 process.on('exit', () => {
