@@ -115,8 +115,8 @@ export function startPostgres({ settings = {} } = {}) {
   const server = {
     socketDir,
     dataDir: data,
-    connection: { host: socketDir, user: 'postgres', database: 'postgres' },
-    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`,
+    connection: { host: socketDir, user: 'postgres', database: 'postgres', ssl: false },
+    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`,
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : ''),
     running: false,
     start() {
