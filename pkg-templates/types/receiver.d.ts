@@ -1,5 +1,9 @@
 // Types of cryptopay-verify/receiver. Hand-written; the drivers are described by the shapes
-// the receiver uses, so no driver's types are needed to compile against them.
+// the receiver uses, so no driver's types are needed to compile against them. Self-contained
+// like index.d.ts: they name no DOM or Node global, so a project compiled with
+// `lib: ["es2022"]` and `types: []` type-checks them; `receiver.fetch` takes and returns the
+// project's own Fetch `Request` and `Response` where it has them (DOM, @types/node,
+// @cloudflare/workers-types), and the shapes it uses where it has none.
 
 import type { Decision, ErrorCode, HeaderContainer, RawBody, Secrets } from 'cryptopay-verify';
 
@@ -128,6 +132,60 @@ export interface ReceiverOptions {
   log?: ReceiverLog | false;
 }
 
+/**
+ * The Fetch `Request` as far as `receiver.fetch` reads it: its method, its headers, and its
+ * body as a stream. Any Fetch implementation's `Request` has this shape.
+ *
+ * @example
+ * const request: FetchRequestLike = new Request('https://shop.example/webhook', { method: 'POST', body });
+ */
+export interface FetchRequestLike {
+  /** The HTTP method: anything but `POST` is answered 405. @example method: 'POST' */
+  readonly method: string;
+  /** The request's headers. @example request.headers.get('content-length') */
+  readonly headers: { get(name: string): string | null; forEach(callback: (value: string, name: string) => void): void };
+  /** Whether some code already read the body (answered 500 `body_not_raw`). @example bodyUsed: false */
+  readonly bodyUsed: boolean;
+  /** The body as a stream, or `null` for none. @example body: null */
+  readonly body: {
+    getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>; cancel(reason?: unknown): Promise<void> };
+    cancel(reason?: unknown): Promise<void>;
+  } | null;
+}
+
+/**
+ * The Fetch `Response` as far as a project without Fetch types can see it.
+ *
+ * @example
+ * const response: FetchResponseLike = await receiver.fetch(request);
+ */
+export interface FetchResponseLike {
+  /** The HTTP status of the answer. @example response.status // 200 */
+  readonly status: number;
+  /** The answer's headers. @example response.headers.get('content-type') // 'application/json' */
+  readonly headers: { get(name: string): string | null };
+  /** Reads the JSON answer as text. @example await response.text() // '{"received":true,"decision":"apply"}' */
+  text(): Promise<string>;
+}
+
+/**
+ * What `receiver.fetch` takes: the project's global Fetch `Request` type when it has one (DOM
+ * lib, @types/node, @cloudflare/workers-types), else {@link FetchRequestLike}.
+ *
+ * @example
+ * export async function POST(request: Request) { return getReceiver().fetch(request); }
+ */
+export type FetchRequest = typeof globalThis extends { Request: { prototype: infer R } } ? R : FetchRequestLike;
+
+/**
+ * What `receiver.fetch` resolves to: the project's global Fetch `Response` type when it has
+ * one, else {@link FetchResponseLike}.
+ *
+ * @example
+ * const response: FetchResponse = await receiver.fetch(request);
+ */
+export type FetchResponse = typeof globalThis extends { Response: { prototype: infer R } } ? R : FetchResponseLike;
+
 /** A receiver: three faces over one `handle`. */
 export interface Receiver {
   /**
@@ -147,7 +205,7 @@ export interface Receiver {
    * @example
    * export default { fetch: (request, env) => getReceiver(env).fetch(request) };
    */
-  fetch(request: Request): Promise<Response>;
+  fetch(request: FetchRequest): Promise<FetchResponse>;
   /**
    * For node:http and Express. Reads the raw body itself (bounded); when a framework read it
    * first, its `req.body` is used (bytes verify; a parsed object, or no `req.body` at all, is

@@ -9,7 +9,8 @@
 //    those projects have the DOM lib and @types/node, as a Next.js project has.
 // 2. The typings alone, with lib ["es2022"] and types [] (no DOM, no Node): fixtures/
 //    contract.mts and contract.cts use every export through index.d.ts and index.d.cts, and
-//    hold `@ts-expect-error` lines that fail the compile if a wrong call type-checks.
+//    hold `@ts-expect-error` lines that fail the compile if a wrong call type-checks;
+//    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver.
 // Each project is compiled by TypeScript 7 (`typescript`, the native compiler) and by
 // TypeScript 5.9 (`typescript-5`, the JavaScript compiler most projects still use).
 
@@ -122,14 +123,20 @@ const PROJECTS = [
     what: 'the typings alone, lib es2022 and types [], nodenext (index.d.ts and index.d.cts)',
     type: 'module',
     compilerOptions: { ...BARE_ENV, ...NODENEXT },
-    files: () => [{ name: 'contract.mts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') }],
+    files: () => [
+      { name: 'contract.mts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
+      { name: 'receiver.mts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+    ],
   },
   {
     name: 'typings-bundler',
     what: 'the typings alone, lib es2022 and types [], bundler',
     type: 'module',
     compilerOptions: { ...BARE_ENV, ...BUNDLER },
-    files: () => [{ name: 'contract.ts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') }],
+    files: () => [
+      { name: 'contract.ts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
+      { name: 'receiver.ts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+    ],
   },
 ];
 
