@@ -84,14 +84,14 @@ export interface ReceiverStore {
   /** Keeps an authentic delivery that is not a readable event (never applied). */
   quarantine(entry: { code: ErrorCode; body: Uint8Array }): Promise<void>;
   /** The longest status_version the store holds exactly; a longer one is quarantined. */
-  readonly maxStatusVersionDigits?: number;
+  readonly maxStatusVersionDigits?: number | undefined;
   /**
    * The largest body (and `data` text) the store records, in bytes. createReceiver's
    * `maxBodyBytes` then defaults to the smaller of this and 4 MiB, and a larger one is refused
    * (`invalid_argument`); a delivery whose data text is larger is quarantined as
    * `body_too_large`. d1Store declares 1,800,000.
    */
-  readonly maxBodyBytes?: number;
+  readonly maxBodyBytes?: number | undefined;
 }
 
 /** A line logger: `console` (the default) fits. Lines never hold a secret, a body or a URL's credentials. */
@@ -125,11 +125,11 @@ export interface ReceiverOptions {
    * `maxBodyBytes` when smaller (d1Store: 1,800,000); a value over the store's is refused
    * (`invalid_argument`).
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** The current Unix time in seconds; default the system clock. */
-  nowSecs?: () => number;
-  /** Where store failures, configuration errors, rejections and quarantines are told; `false` for nowhere. Default `console`. */
-  log?: ReceiverLog | false;
+  nowSecs?: (() => number) | undefined;
+  /** Where store failures, configuration errors, rejections and quarantines are told; `false` (or `null`) for nowhere. Default `console`. */
+  log?: ReceiverLog | false | null | undefined;
 }
 
 /**
@@ -249,13 +249,13 @@ export declare function createReceiver(options: ReceiverOptions): Receiver;
 
 export interface StoreOptions {
   /** The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`. Default `cryptopay_`. */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * `false`: ready() only checks the tables exist (create them in a migration). Default `true`.
    * Either way ready() then checks the column types the statements depend on, and rejects
    * naming each table, column, type found and type expected that differ.
    */
-  createTables?: boolean;
+  createTables?: boolean | undefined;
 }
 
 /** What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`. */
@@ -285,11 +285,11 @@ export interface SqliteDatabaseLike {
 
 export interface SqliteStoreOptions extends StoreOptions {
   /** `FULL` (default) or `EXTRA`: a commit is on disk before it is answered. `NORMAL`: faster, but the last commits can be lost on power loss. */
-  synchronous?: 'FULL' | 'EXTRA' | 'NORMAL';
+  synchronous?: 'FULL' | 'EXTRA' | 'NORMAL' | undefined;
   /** How long a write waits for another connection's lock before failing (503). Default 5000. */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /** At most this many deliveries share one commit (group commit). Default 100. */
-  maxBatch?: number;
+  maxBatch?: number | undefined;
 }
 
 /**
