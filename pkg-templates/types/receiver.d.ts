@@ -7,57 +7,234 @@
 
 import type { Decision, ErrorCode, HeaderContainer, RawBody, Secrets } from 'cryptopay-verify';
 
-/** What a delivery of the receiver is answered: the HTTP status, a JSON body, its headers. */
+/**
+ * What a delivery of the receiver is answered: the HTTP status, a JSON body, its headers.
+ *
+ * @example
+ * const { status, headers, body }: ReceiverAnswer = await receiver.handle({ body: rawBody, headers: req.rawHeaders });
+ * reply.code(status).headers(headers).send(body);
+ */
 export interface ReceiverAnswer {
   /**
    * 200 once recorded (after the commit returned) or quarantined; 400 a delivery that failed
    * verification; 405 a method other than POST; 413 a body over maxBodyBytes; 500 a
    * configuration error (`body_not_raw`, `invalid_argument`) or an unexpected one
    * (`internal`); 503 `store_unavailable`.
+   *
+   * @example
+   * if (answer.status === 503) console.warn('the store is down: the service will retry');
    */
   status: 200 | 400 | 405 | 413 | 500 | 503;
   /**
    * The JSON text: `{"received":true,"decision":"apply"|"duplicate"|"stale"}`,
    * `{"received":true,"quarantined":"<code>"}` or `{"error":"<code>"}`. Never a message, a
    * secret or a byte of the delivery.
+   *
+   * @example
+   * answer.body // '{"received":true,"decision":"apply"}'
    */
   body: string;
-  /** `content-type: application/json`, `cache-control: no-store`; `allow: POST` with a 405. */
+  /**
+   * `content-type: application/json`, `cache-control: no-store`; `allow: POST` with a 405.
+   *
+   * @example
+   * res.writeHead(answer.status, answer.headers).end(answer.body);
+   */
   headers: Record<string, string>;
 }
 
-/** The smallest request shape `receiver.node` reads (node:http's IncomingMessage has it). */
+/**
+ * The smallest request shape `receiver.node` reads (node:http's IncomingMessage and
+ * Express's `req` have it).
+ *
+ * @example
+ * http.createServer((req, res) => receiver.node(req, res));
+ */
 export interface NodeRequestLike {
+  /**
+   * The HTTP method: anything but `POST` is answered 405.
+   *
+   * @example
+   * method: 'POST'
+   */
   method?: string | undefined;
+  /**
+   * The headers as node:http merges them (read when `rawHeaders` is absent, and for
+   * `content-length`).
+   *
+   * @example
+   * headers: { 'x-webhook-timestamp': '1700000000' }
+   */
   headers?: Record<string, string | string[] | undefined> | undefined;
+  /**
+   * node:http's flat `[name, value, ...]` list: a header sent twice stays apart there
+   * (`header_duplicated`).
+   *
+   * @example
+   * rawHeaders: ['X-Webhook-Timestamp', '1700000000', 'X-Webhook-Signature', 'v1=...']
+   */
   rawHeaders?: string[] | undefined;
+  /**
+   * Whether the body stream was already read (by a framework): `body` is then used.
+   *
+   * @example
+   * readableEnded: false
+   */
   readableEnded?: boolean | undefined;
-  /** Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`. */
+  /**
+   * Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`.
+   *
+   * @example
+   * app.post('/webhook', express.raw({ type: 'application/json' }), receiver.node); // req.body: a Buffer
+   */
   body?: unknown;
+  /**
+   * Adds a stream listener (`data`, `end`, `error`, `close`).
+   *
+   * @example
+   * req.on('data', (chunk) => chunks.push(chunk));
+   */
   on(event: string, listener: (...args: any[]) => void): unknown;
+  /**
+   * Adds a stream listener called once.
+   *
+   * @example
+   * req.once('end', () => done());
+   */
   once(event: string, listener: (...args: any[]) => void): unknown;
+  /**
+   * Removes a stream listener.
+   *
+   * @example
+   * req.off('data', onData);
+   */
   off(event: string, listener: (...args: any[]) => void): unknown;
 }
 
-/** The smallest response shape `receiver.node` writes (node:http's ServerResponse has it). */
+/**
+ * The smallest response shape `receiver.node` writes (node:http's ServerResponse and
+ * Express's `res` have it).
+ *
+ * @example
+ * http.createServer((req, res) => receiver.node(req, res));
+ */
 export interface NodeResponseLike {
+  /**
+   * Whether an answer was already started (the receiver then writes nothing).
+   *
+   * @example
+   * if (!res.headersSent) res.writeHead(500).end();
+   */
   headersSent: boolean;
+  /**
+   * Writes the status and headers.
+   *
+   * @example
+   * res.writeHead(200, { 'content-type': 'application/json' });
+   */
   writeHead(status: number, headers: Record<string, string>): unknown;
+  /**
+   * Writes the body and ends the answer.
+   *
+   * @example
+   * res.end(new TextEncoder().encode('{"received":true,"decision":"apply"}'));
+   */
   end(body?: Uint8Array): unknown;
 }
 
-/** An event as the receiver hands it to a store. */
+/**
+ * An event as the receiver hands it to a store's `record`.
+ *
+ * @example
+ * const decision = await store.record({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: '7', data: '{}', body });
+ */
 export interface StoredEvent {
-  /** At most 1024 UTF-8 bytes, no U+0000: a longer one, or one with a NUL, is quarantined as `event_malformed`. */
+  /**
+   * At most 1024 UTF-8 bytes, no U+0000: a longer one, or one with a NUL, is quarantined as `event_malformed`.
+   *
+   * @example
+   * eventId: 'evt_1'
+   */
   eventId: string;
-  /** At most 1024 UTF-8 bytes, no U+0000, as `eventId`. */
+  /**
+   * At most 1024 UTF-8 bytes, no U+0000, as `eventId`.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
   paymentId: string;
-  /** Canonical decimal digits (no sign, no leading zeros), of any size. */
+  /**
+   * Canonical decimal digits (no sign, no leading zeros), of any size: store and compare it
+   * exactly (PostgreSQL `numeric`; in SQLite, as text compared by length then text).
+   *
+   * @example
+   * statusVersion: '9007199254740993'
+   */
   statusVersion: string;
-  /** The event's `data` object as JSON text. */
+  /**
+   * The event's `data` object as JSON text.
+   *
+   * @example
+   * data: '{"payment_id":"pay_1","status_version":7,"status":"paid"}'
+   */
   data: string;
-  /** The verified body, byte for byte. */
+  /**
+   * The verified body, byte for byte.
+   *
+   * @example
+   * body: new Uint8Array(await request.arrayBuffer())
+   */
   body: Uint8Array;
+}
+
+/**
+ * What a store keeps in quarantine: an authentic delivery that is not a readable event.
+ *
+ * @example
+ * await store.quarantine({ code: 'event_type_unknown', body });
+ */
+export interface QuarantineEntry {
+  /**
+   * Why it is not an event (`event_not_json`, `event_malformed`, `event_duplicate_key`,
+   * `event_type_unknown`, `status_version_invalid`, or `body_too_large` for data the store
+   * cannot hold).
+   *
+   * @example
+   * code: 'event_type_unknown'
+   */
+  code: ErrorCode;
+  /**
+   * The verified body, byte for byte.
+   *
+   * @example
+   * body: new TextEncoder().encode(text)
+   */
+  body: Uint8Array;
+}
+
+/**
+ * What `receiver.handle` takes: the raw body and the request's headers.
+ *
+ * @example
+ * const delivery: ReceiverDelivery = { body: req.rawBody, headers: req.rawHeaders };
+ */
+export interface ReceiverDelivery {
+  /**
+   * The raw body as received (bytes, or a string of its UTF-8 text). `null` or `undefined`
+   * (no raw body: a framework parsed it) is answered 500 `body_not_raw`, as a parsed object is.
+   *
+   * @example
+   * body: request.body // Fastify, with a parseAs: 'buffer' content-type parser
+   */
+  body: RawBody | null | undefined;
+  /**
+   * The request's headers in any container `readDeliveryHeaders` reads; prefer Node's
+   * `rawHeaders`, which keeps a header sent twice apart.
+   *
+   * @example
+   * headers: request.raw.rawHeaders
+   */
+  headers: HeaderContainer;
 }
 
 /**
@@ -77,58 +254,149 @@ export interface StoredEvent {
  * };
  */
 export interface ReceiverStore {
-  /** Creates the tables when missing (idempotent) and prepares the store. */
+  /**
+   * Creates the tables when missing (idempotent) and prepares the store.
+   *
+   * @example
+   * await store.ready();
+   */
   ready(): Promise<void>;
-  /** Records the event and applies it when newer; resolves with the decision once committed. */
+  /**
+   * Records the event and applies it when newer; resolves with the decision once committed.
+   *
+   * @example
+   * const decision = await store.record(event); // 'apply' | 'duplicate' | 'stale'
+   */
   record(event: StoredEvent): Promise<Decision>;
-  /** Keeps an authentic delivery that is not a readable event (never applied). */
-  quarantine(entry: { code: ErrorCode; body: Uint8Array }): Promise<void>;
-  /** The longest status_version the store holds exactly; a longer one is quarantined. */
+  /**
+   * Keeps an authentic delivery that is not a readable event (never applied).
+   *
+   * @example
+   * await store.quarantine({ code: 'event_not_json', body });
+   */
+  quarantine(entry: QuarantineEntry): Promise<void>;
+  /**
+   * The longest status_version the store holds exactly; a longer one is quarantined.
+   * Left out: no limit.
+   *
+   * @example
+   * maxStatusVersionDigits: 131072 // d1Store's
+   */
   readonly maxStatusVersionDigits?: number | undefined;
   /**
    * The largest body (and `data` text) the store records, in bytes. createReceiver's
    * `maxBodyBytes` then defaults to the smaller of this and 4 MiB, and a larger one is refused
    * (`invalid_argument`); a delivery whose data text is larger is quarantined as
    * `body_too_large`. d1Store declares 1,800,000.
+   *
+   * @example
+   * maxBodyBytes: 1_800_000
    */
   readonly maxBodyBytes?: number | undefined;
 }
 
-/** A line logger: `console` (the default) fits. Lines never hold a secret, a body or a URL's credentials. */
+/**
+ * A line logger: `console` (the default) fits. Lines never hold a secret, a body or a URL's credentials.
+ *
+ * @example
+ * const log: ReceiverLog = { warn: (line) => logger.warn(line), error: (line) => logger.error(line) };
+ */
 export interface ReceiverLog {
+  /**
+   * Rejected and quarantined deliveries (expected from the network).
+   *
+   * @example
+   * warn: (line) => pino.warn(line)
+   */
   warn(line: string): void;
+  /**
+   * Store failures, configuration errors and unexpected ones (someone should look).
+   *
+   * @example
+   * error: (line) => pino.error(line)
+   */
   error(line: string): void;
 }
 
+/**
+ * What {@link createReceiver} takes. Unknown keys are refused (`invalid_argument`), so a
+ * misspelt option never silently falls back to a default.
+ *
+ * @example
+ * const options: ReceiverOptions = {
+ *   secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET,
+ *   maxSkewSecs: 300,
+ *   timestampHeader: 'X-Webhook-Timestamp',
+ *   signatureHeader: 'X-Webhook-Signature',
+ *   store: postgresStore(pool),
+ * };
+ */
 export interface ReceiverOptions {
   /**
    * One active secret, or a rotation set (active, pending, retiring), exactly as saved.
    * `undefined` (an environment variable that is not set) is accepted by the type so that
    * `process.env.NAME` compiles, and refused at run time: `invalid_argument`, asking whether
    * the variable is set.
+   *
+   * @example
+   * secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET
    */
   secrets: Secrets | undefined;
-  /** Required; 300 seconds is the usual choice. */
+  /**
+   * Required: how far, in seconds, a delivery's timestamp may be from now. 300 seconds is the
+   * usual choice.
+   *
+   * @example
+   * maxSkewSecs: 300
+   */
   maxSkewSecs: number;
   /**
    * The name of the header carrying the delivery timestamp (matched in any letter case).
    * `undefined` (an environment variable that is not set) compiles, as for `secrets`, and is
    * refused at run time: `invalid_argument`, asking whether the variable is set.
+   *
+   * @example
+   * timestampHeader: process.env.TIMESTAMP_HEADER
    */
   timestampHeader: string | undefined;
-  /** The name of the header carrying the signature; `undefined` as for `timestampHeader`. */
+  /**
+   * The name of the header carrying the signature; `undefined` as for `timestampHeader`.
+   *
+   * @example
+   * signatureHeader: 'X-Webhook-Signature'
+   */
   signatureHeader: string | undefined;
-  /** Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests). */
+  /**
+   * Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests).
+   *
+   * @example
+   * store: d1Store(env.DB)
+   */
   store: ReceiverStore;
   /**
-   * Larger bodies are answered 413 without being read further. Default 4 MiB, or the store's
-   * `maxBodyBytes` when smaller (d1Store: 1,800,000); a value over the store's is refused
-   * (`invalid_argument`).
+   * Larger bodies are answered 413 (read to their end and discarded, up to 16 times this
+   * limit, so that the sender sees the 413; past that the connection is closed). Default
+   * 4 MiB, or the store's `maxBodyBytes` when smaller (d1Store: 1,800,000); a value over the
+   * store's is refused (`invalid_argument`).
+   *
+   * @example
+   * maxBodyBytes: 1024 * 1024
    */
   maxBodyBytes?: number | undefined;
-  /** The current Unix time in seconds; default the system clock. */
+  /**
+   * The current Unix time in seconds; default the system clock. A clock in milliseconds is
+   * answered 500 `invalid_argument` (the service retries), never a 400.
+   *
+   * @example
+   * nowSecs: () => Math.floor(Date.now() / 1000)
+   */
   nowSecs?: (() => number) | undefined;
-  /** Where store failures, configuration errors, rejections and quarantines are told; `false` (or `null`) for nowhere. Default `console`. */
+  /**
+   * Where store failures, configuration errors, rejections and quarantines are told; `false` (or `null`) for nowhere. Default `console`.
+   *
+   * @example
+   * log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }
+   */
   log?: ReceiverLog | false | null | undefined;
 }
 
@@ -186,7 +454,13 @@ export type FetchRequest = typeof globalThis extends { Request: { prototype: inf
  */
 export type FetchResponse = typeof globalThis extends { Response: { prototype: infer R } } ? R : FetchResponseLike;
 
-/** A receiver: three faces over one `handle`. */
+/**
+ * A receiver: three faces over one `handle`.
+ *
+ * @example
+ * let receiver: Receiver | undefined;
+ * const getReceiver = (env: Env): Receiver => (receiver ??= createReceiver({ ...options, store: d1Store(env.DB) }));
+ */
 export interface Receiver {
   /**
    * Prepares the store (creates the tables when missing; idempotent). Optional: the first
@@ -218,19 +492,24 @@ export interface Receiver {
   node(req: NodeRequestLike, res: NodeResponseLike): Promise<void>;
   /**
    * What `fetch` and `node` share: verifies, records, and says what to answer. For a
-   * framework that already holds the raw body.
+   * framework that already holds the raw body. Rejects only on a programming error (a
+   * `delivery` that is not an object, a `nowSecs` that throws); a store failure is a 503
+   * answer, never a rejection.
    *
    * @example
    * const { status, body, headers } = await receiver.handle({ body: rawBuffer, headers: req.rawHeaders });
    */
-  handle(delivery: { body: RawBody | null | undefined; headers: HeaderContainer }): Promise<ReceiverAnswer>;
+  handle(delivery: ReceiverDelivery): Promise<ReceiverAnswer>;
 }
 
 /**
  * Creates a receiver: verify first, then record each delivery in the store in one
- * transaction, and answer 2xx only after the commit returned. Throws `invalid_argument`
- * at once for a wrong option (a missing header name, a bad secret set, no store).
+ * transaction, and answer 2xx only after the commit returned.
  *
+ * @param options The secrets, the skew, the two header names and the store.
+ * @throws {CryptoPayError} At once, for a wrong option: `invalid_argument` (an unknown option,
+ * a missing or `undefined` header name or secret, a bad secret set, no store or not a store,
+ * a `maxBodyBytes` over the store's); `no_secrets`; `secret_empty`.
  * @example
  * import Database from 'better-sqlite3';
  * import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
@@ -247,19 +526,47 @@ export interface Receiver {
  */
 export declare function createReceiver(options: ReceiverOptions): Receiver;
 
+/**
+ * Options of {@link postgresStore}, {@link d1Store} (and, with more, {@link sqliteStore}).
+ * Unknown keys are refused (`invalid_argument`).
+ *
+ * @example
+ * const store = postgresStore(pool, { prefix: 'shop_', createTables: false });
+ */
 export interface StoreOptions {
-  /** The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`. Default `cryptopay_`. */
+  /**
+   * The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`.
+   * Up to 40 lower-case letters, digits and underscores, starting with a letter or an
+   * underscore. Default `cryptopay_`.
+   *
+   * @example
+   * prefix: 'shop_'
+   */
   prefix?: string | undefined;
   /**
    * `false`: ready() only checks the tables exist (create them in a migration). Default `true`.
    * Either way ready() then checks the column types the statements depend on, and rejects
    * naming each table, column, type found and type expected that differ.
+   *
+   * @example
+   * createTables: false // the tables come from a migration (dist/receiver/schema/*.sql)
    */
   createTables?: boolean | undefined;
 }
 
-/** What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`. */
+/**
+ * What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`.
+ *
+ * @example
+ * const client: PostgresClientLike = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ */
 export interface PostgresClientLike {
+  /**
+   * Runs one parameterized statement.
+   *
+   * @example
+   * const { rows } = await pool.query('SELECT 1 AS one', []);
+   */
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
@@ -271,24 +578,66 @@ export interface PostgresClientLike {
  * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times;
  * ready() refuses a database whose encoding is not UTF8.
  *
+ * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`.
+ * @param options The table prefix, and whether ready() creates the tables.
+ * @throws {CryptoPayError} `invalid_argument`: not a client, or options of the wrong shape.
  * @example
  * import pg from 'pg';
  * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
  */
 export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): ReceiverStore;
 
-/** What sqliteStore uses of better-sqlite3, bun:sqlite or node:sqlite's DatabaseSync. */
+/**
+ * What sqliteStore uses of better-sqlite3, bun:sqlite or node:sqlite's DatabaseSync.
+ *
+ * @example
+ * const db: SqliteDatabaseLike = new Database('receiver.sqlite'); // better-sqlite3
+ */
 export interface SqliteDatabaseLike {
+  /**
+   * Prepares one statement.
+   *
+   * @example
+   * db.prepare('SELECT 1 AS one').get();
+   */
   prepare(sql: string): { run(...params: any[]): unknown; get(...params: any[]): unknown };
+  /**
+   * Runs statements without results (the schema, pragmas).
+   *
+   * @example
+   * db.exec('PRAGMA journal_mode = WAL');
+   */
   exec(sql: string): unknown;
 }
 
+/**
+ * Options of {@link sqliteStore}: those of every store, and its durability and batching.
+ *
+ * @example
+ * const store = sqliteStore(db, { busyTimeoutMs: 10_000 });
+ */
 export interface SqliteStoreOptions extends StoreOptions {
-  /** `FULL` (default) or `EXTRA`: a commit is on disk before it is answered. `NORMAL`: faster, but the last commits can be lost on power loss. */
+  /**
+   * `FULL` (default) or `EXTRA`: a commit is on disk before it is answered. `NORMAL`: faster, but the last commits can be lost on power loss.
+   *
+   * @example
+   * synchronous: 'EXTRA'
+   */
   synchronous?: 'FULL' | 'EXTRA' | 'NORMAL' | undefined;
-  /** How long a write waits for another connection's lock before failing (503). Default 5000. */
+  /**
+   * How long a write waits for another connection's lock before failing (503), in
+   * milliseconds, 0 to 600000. Default 5000.
+   *
+   * @example
+   * busyTimeoutMs: 10_000
+   */
   busyTimeoutMs?: number | undefined;
-  /** At most this many deliveries share one commit (group commit). Default 100. */
+  /**
+   * At most this many deliveries share one commit (group commit), 1 to 10000. Default 100.
+   *
+   * @example
+   * maxBatch: 1 // one commit per delivery
+   */
   maxBatch?: number | undefined;
 }
 
@@ -298,15 +647,36 @@ export interface SqliteStoreOptions extends StoreOptions {
  * together share one commit, each answered only after it. Sets the pragmas it needs on the
  * connection at ready(): `busy_timeout`, `journal_mode=WAL`, `synchronous`.
  *
+ * @param db An open better-sqlite3 `Database`, bun:sqlite `Database` or node:sqlite `DatabaseSync`.
+ * @param options The table prefix, durability, lock timeout and batch size.
+ * @throws {CryptoPayError} `invalid_argument`: not a synchronous SQLite database (a D1
+ * binding, node-sqlite3), or an option of the wrong shape or out of range.
  * @example
  * import Database from 'better-sqlite3';
  * const store = sqliteStore(new Database('receiver.sqlite'));
  */
 export declare function sqliteStore(db: SqliteDatabaseLike, options?: SqliteStoreOptions): ReceiverStore;
 
-/** What d1Store uses of a Cloudflare D1 binding. */
+/**
+ * What d1Store uses of a Cloudflare D1 binding.
+ *
+ * @example
+ * const binding: D1DatabaseLike = env.DB;
+ */
 export interface D1DatabaseLike {
+  /**
+   * Prepares one statement.
+   *
+   * @example
+   * env.DB.prepare('SELECT 1 AS one').all();
+   */
   prepare(sql: string): { bind(...values: unknown[]): any; all(): Promise<unknown>; run(): Promise<unknown> };
+  /**
+   * Runs statements as one transaction.
+   *
+   * @example
+   * await env.DB.batch([env.DB.prepare('SELECT 1')]);
+   */
   batch(statements: any[]): Promise<Array<{ results?: any[] }>>;
 }
 
@@ -316,15 +686,41 @@ export interface D1DatabaseLike {
  * store records bodies up to 1,800,000 bytes (`maxBodyBytes`; larger ones are answered 413)
  * and versions up to 131072 digits (longer ones are quarantined).
  *
+ * @param binding The D1 binding (`env.DB`, declared under `d1_databases` in wrangler.jsonc).
+ * @param options The table prefix, and whether ready() creates the tables.
+ * @throws {CryptoPayError} `invalid_argument`: not a D1 binding, or options of the wrong shape.
  * @example
  * const receiver = createReceiver({ ...options, store: d1Store(env.DB) });
  */
 export declare function d1Store(binding: D1DatabaseLike, options?: StoreOptions): ReceiverStore;
 
-/** The rows a memoryStore holds, mirroring the tables. */
+/**
+ * The rows a memoryStore holds, mirroring the tables.
+ *
+ * @example
+ * const store: MemoryStore = memoryStore();
+ */
 export interface MemoryStore extends ReceiverStore {
+  /**
+   * The events table: every recorded event, by `event_id`.
+   *
+   * @example
+   * store.events.get('evt_1')?.decision; // 'apply' | 'stale'
+   */
   readonly events: Map<string, { event_id: string; payment_id: string; status_version: string; decision: 'apply' | 'stale'; received_at: string; body: Uint8Array }>;
+  /**
+   * The payments table: the facts applied last, by `payment_id`.
+   *
+   * @example
+   * store.payments.get('pay_1')?.status_version; // '7'
+   */
   readonly payments: Map<string, { payment_id: string; status_version: string; event_id: string; data: string; updated_at: string }>;
+  /**
+   * The quarantine table: authentic deliveries that were not readable events.
+   *
+   * @example
+   * store.quarantined.map((row) => row.code); // ['event_type_unknown']
+   */
   readonly quarantined: Array<{ id: number; received_at: string; code: ErrorCode; body: Uint8Array }>;
 }
 

@@ -16,8 +16,11 @@ import { repoRoot } from './readme.mjs';
 
 const ts = createRequire(join(repoRoot, 'package.json'))('typescript-5');
 
-/** Callables that throw nothing: a constructor that only stores its arguments. */
-export const NEVER_THROWS = new Set(['CryptoPayError.constructor']);
+/**
+ * Callables that throw nothing: a constructor that only stores its arguments; memoryStore(),
+ * which takes no argument.
+ */
+export const NEVER_THROWS = new Set(['CryptoPayError.constructor', 'memoryStore']);
 
 const text = (comment) => (ts.getTextOfJSDocComment(comment) ?? '').trim();
 
@@ -59,12 +62,13 @@ export function errorCodeDocs(source) {
 
 /**
  * Audits one declaration file: { items: [{ name, problems: string[] }], codes } with one item
- * per declaration or member (and per ErrorCode member).
+ * per declaration or member (and per ErrorCode member). `knownCodes`: the error codes a file
+ * without its own ErrorCode union (the receiver's, which imports it) may name in `@throws`.
  */
-export function auditDeclarations(source, fileName = 'index.d.ts') {
+export function auditDeclarations(source, fileName = 'index.d.ts', knownCodes = []) {
   const sourceFile = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
   const codes = errorCodeMembers(sourceFile);
-  const known = new Set((codes ?? []).map((c) => c.code));
+  const known = new Set([...(codes ?? []).map((c) => c.code), ...knownCodes]);
   const items = [];
 
   const audit = (name, node, { callable = false, params = [] } = {}) => {
@@ -126,8 +130,8 @@ export function auditDeclarations(source, fileName = 'index.d.ts') {
       audit(statement.name.text, statement);
     } else if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) audit(declaration.name.getText(sourceFile), statement);
-    } else if (ts.isExportAssignment(statement) || ts.isExportDeclaration(statement)) {
-      // `export default wasm`: the declaration it names is audited above.
+    } else if (ts.isExportAssignment(statement) || ts.isExportDeclaration(statement) || ts.isImportDeclaration(statement)) {
+      // `export default wasm`: the declaration it names is audited above; an import declares nothing.
     } else {
       items.push({ name: `statement at ${sourceFile.getLineAndCharacterOfPosition(statement.getStart()).line + 1}`, problems: ['not a kind of declaration this audit knows'] });
     }
