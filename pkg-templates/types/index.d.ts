@@ -594,6 +594,35 @@ export declare class Verifier {
 }
 
 /**
+ * `[Symbol.dispose]()`, which is {@link Verifier.free}, typed where the project's lib declares
+ * `Symbol.dispose` (TypeScript 5.2+ with `esnext.disposable` or `esnext`, or @types/node), so
+ * that `using` accepts a `Verifier`; otherwise an empty type, so the typings still need no
+ * such lib. At run time the method exists wherever the engine has `Symbol.dispose`.
+ *
+ * @example
+ * ```ts
+ * {
+ *   using verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+ *   verifier.verifyWebhook(delivery);
+ * } // freed here
+ * ```
+ */
+export type VerifierDisposal = {
+  [K in typeof globalThis extends { Symbol: { readonly dispose: infer D extends symbol } } ? D : never]: () => void;
+};
+
+/**
+ * A {@link Verifier} is disposable where the project's lib knows `Symbol.dispose` (see
+ * {@link VerifierDisposal}).
+ *
+ * @example
+ * ```ts
+ * using verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+ * ```
+ */
+export interface Verifier extends VerifierDisposal {}
+
+/**
  * Any container a server framework hands headers over in:
  *
  * - Fetch `Headers` (Workers, Next.js, Deno, Bun, Hono's `c.req.raw.headers`);

@@ -138,6 +138,13 @@ const PROJECTS = [
       { name: 'receiver.ts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
     ],
   },
+  {
+    name: 'typings-disposable',
+    what: 'the typings with lib es2022 and esnext.disposable (`using` a Verifier), nodenext',
+    type: 'module',
+    compilerOptions: { ...BARE_ENV, lib: ['es2022', 'esnext.disposable'], ...NODENEXT },
+    files: () => [{ name: 'disposable.mts', from: fixture('disposable.mts') }],
+  },
 ];
 
 test('the README has the code blocks these tests compile (ESM and CommonJS, TypeScript and JavaScript)', () => {
