@@ -26,6 +26,10 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../vectors/idempotency.json"),
     ),
     ("delivery.json", include_str!("../vectors/delivery.json")),
+    (
+        "error_codes.json",
+        include_str!("../vectors/error_codes.json"),
+    ),
 ];
 
 type Outcome = Result<Value, Error>;
@@ -296,6 +300,12 @@ pub(crate) fn run(function: &str, case: &Value) -> Outcome {
         "classifyDeliveryResponse" => {
             let status = u16::try_from(num(case, "status")?).unwrap_or(u16::MAX);
             classify_delivery_response(status).map(|c| json!({ "classification": c.as_str() }))
+        }
+        "errorCodes" => {
+            let code = text(case, "code");
+            let index = ErrorKind::ALL.iter().position(|kind| kind.code() == code);
+            let event = ErrorKind::from_code(code).map(ErrorKind::is_event_error);
+            Ok(json!({ "index": index, "eventError": event }))
         }
         other => panic!("no runner for function {other}"),
     }

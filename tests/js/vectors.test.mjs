@@ -7,7 +7,12 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entries, fromHex, jsonSuite, vectorFiles } from './package-under-test.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { entries, fromHex, jsonSuite, packageDir, vectorFiles } from './package-under-test.mjs';
+
+// The codes the installed package's receiver quarantines (an internal export of its module).
+const { QUARANTINED } = await import(pathToFileURL(join(packageDir, 'dist', 'receiver', 'receiver.mjs')).href);
 
 const EVENT_FIELDS = ['schemaVersion', 'eventId', 'eventType', 'occurredAt', 'paymentId', 'statusVersion'];
 
@@ -164,6 +169,9 @@ function run(api, fn, row) {
       return nothing(api.validateIdempotencyKey(row.key));
     case 'classifyDeliveryResponse':
       return { classification: api.classifyDeliveryResponse(row.status) };
+    case 'errorCodes':
+      // eventError: the codes the package's receiver keeps in quarantine (and acknowledges).
+      return { index: api.errorCodes().indexOf(row.code), eventError: QUARANTINED.has(row.code) };
     default:
       throw new Error(`no JavaScript runner for function ${fn}`);
   }
@@ -203,7 +211,7 @@ const files = vectorFiles();
 test('the vector files are all there and well-formed', () => {
   const names = files.map(([name]) => name);
   for (const name of ['verify.json', 'sign.json', 'read_headers.json', 'event.json', 'status.json', 'amount.json',
-    'pricing.json', 'urls.json', 'idempotency.json', 'delivery.json']) {
+    'pricing.json', 'urls.json', 'idempotency.json', 'delivery.json', 'error_codes.json']) {
     assert.ok(names.includes(name), `tests/vectors/${name} is missing`);
   }
   for (const [name, file] of files) {

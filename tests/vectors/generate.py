@@ -20,27 +20,35 @@ SCHEMA = "cryptopay-verify-vectors/1"
 OUT_DIR = os.path.join("tests", "vectors")
 MAX_SAFE = 2**53 - 1
 
-# Every stable code of DESIGN.md's table except `body_not_raw` (only reachable from JS).
-ALL_CODES = [
-    "invalid_argument",
-    "body_too_large",
-    "header_duplicated", "timestamp_missing", "signature_missing",
-    "timestamp_malformed", "timestamp_too_old", "timestamp_in_future",
-    "signature_malformed", "signature_mismatch",
-    "no_secrets", "secret_empty",
-    "event_not_json", "event_malformed", "event_duplicate_key", "event_type_unknown",
-    "status_version_invalid",
-    "amount_raw_invalid", "amount_decimal_invalid", "amount_too_precise", "decimals_invalid",
-    "store_source_invalid", "source_amount_invalid", "source_kind_mismatch",
-    "source_currency_missing", "source_currency_mismatch", "source_pricing_ref_missing",
-    "source_pricing_ref_mismatch", "pricing_ref_is_address", "pricing_ref_is_network_id",
-    "create_payment_invalid",
-    "origin_invalid", "origin_not_https", "origin_not_permitted",
-    "webhook_url_malformed", "webhook_url_not_https", "webhook_url_ip_literal",
-    "webhook_url_not_registered_domain", "webhook_url_port", "webhook_url_credentials",
-    "webhook_url_query", "webhook_url_fragment",
-    "idempotency_key_invalid",
+# DESIGN.md's table of the stable error codes, in its order, with its groups. Group `event`:
+# the signature and the timestamp held, so the delivery is authentic but not a readable event
+# (a receiver keeps it in quarantine and acknowledges it). Written to error_codes.json.
+CODE_GROUPS = [
+    ("arguments", ["invalid_argument"]),
+    ("body", ["body_not_raw", "body_too_large"]),
+    ("headers", ["header_duplicated", "timestamp_missing", "signature_missing"]),
+    ("timestamp", ["timestamp_malformed", "timestamp_too_old", "timestamp_in_future"]),
+    ("signature", ["signature_malformed", "signature_mismatch"]),
+    ("secrets", ["no_secrets", "secret_empty"]),
+    ("event", ["event_not_json", "event_malformed", "event_duplicate_key", "event_type_unknown",
+               "status_version_invalid"]),
+    ("amounts", ["amount_raw_invalid", "amount_decimal_invalid", "amount_too_precise",
+                 "decimals_invalid"]),
+    ("pricing", ["store_source_invalid", "source_amount_invalid", "source_kind_mismatch",
+                 "source_currency_missing", "source_currency_mismatch",
+                 "source_pricing_ref_missing", "source_pricing_ref_mismatch",
+                 "pricing_ref_is_address", "pricing_ref_is_network_id",
+                 "create_payment_invalid"]),
+    ("origins and URLs", ["origin_invalid", "origin_not_https", "origin_not_permitted",
+                          "webhook_url_malformed", "webhook_url_not_https",
+                          "webhook_url_ip_literal", "webhook_url_not_registered_domain",
+                          "webhook_url_port", "webhook_url_credentials", "webhook_url_query",
+                          "webhook_url_fragment"]),
+    ("idempotency", ["idempotency_key_invalid"]),
 ]
+
+# Every code except `body_not_raw` (only reachable from JS): each has a row in the files below.
+ALL_CODES = [code for _, codes in CODE_GROUPS for code in codes if code != "body_not_raw"]
 
 
 # --------------------------------------------------------------------------------------
@@ -1650,6 +1658,24 @@ def walk(value, path="$"):
         yield path, value
 
 
+def build_error_codes():
+    vf = VectorFile(
+        "error_codes.json", "errorCodes",
+        "The stable error codes in the contract's order, each with its group (the contract's "
+        "table). `index`: its place in errorCodes() and ErrorKind::ALL. `eventError`: group "
+        "`event`, where the signature and the timestamp held, so the delivery is authentic "
+        "but not a readable event: a receiver keeps it in quarantine and acknowledges it "
+        "(Rust: ErrorKind::is_event_error; JavaScript: the codes cryptopay-verify/receiver "
+        "quarantines).")
+    index = 0
+    for group, codes in CODE_GROUPS:
+        for code in codes:
+            vf.add("%s: group %s" % (code, group), ["Valid"],
+                   ok(index=index, eventError=group == "event"), code=code, group=group)
+            index += 1
+    return vf
+
+
 def check_file(vf):
     ids = [t["id"] for t in vf.tests]
     assert ids == list(range(1, len(ids) + 1)), vf.name
@@ -1698,7 +1724,9 @@ def main():
     assert total >= 300, total
     assert valid * 2 < total, (valid, total)
 
-    for vf in files:
+    codes = build_error_codes()
+    check_file(codes)
+    for vf in files + [codes]:
         path = os.path.join(OUT_DIR, vf.name)
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             json.dump(vf.document(), fh, indent=2, ensure_ascii=False)
