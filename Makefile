@@ -65,13 +65,15 @@ setup-browser:
 		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
 
 # >>> issue-11: Debian's PostgreSQL, for the receiver's tests (each run starts a throwaway server
-# on a temporary folder and a unix socket, as the postgres user). Silent when it is there.
+# on a temporary folder and a unix socket, as the postgres user), and Debian's PgBouncer (one
+# test puts it in front of that server in transaction mode). Silent when they are there.
 setup-postgres:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { \
-		[[ $$(id -u) == 0 ]] || { echo "setup-postgres: run as root, or: sudo apt-get install -y postgresql" >&2; exit 1; }; \
-		echo "setup-postgres: installing Debian's postgresql"; \
+	@{ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; } && \
+		[[ -x /usr/sbin/pgbouncer || -x /usr/bin/pgbouncer ]] || { \
+		[[ $$(id -u) == 0 ]] || { echo "setup-postgres: run as root, or: sudo apt-get install -y postgresql pgbouncer" >&2; exit 1; }; \
+		echo "setup-postgres: installing Debian's postgresql and pgbouncer"; \
 		log=$$(mktemp); \
-		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >"$$log" 2>&1; \
+		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql pgbouncer; } >"$$log" 2>&1; \
 		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
 # <<< issue-11
 

@@ -7,8 +7,8 @@
 // in PG_BINDIR, else the newest /usr/lib/postgresql/<version>/bin (Debian), else on PATH.
 // `make setup` installs Debian's postgresql when none is there.
 
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -162,4 +162,65 @@ export function startPostgres({ settings = {} } = {}) {
     `\n# cryptopay-verify test server\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
   server.start();
   return server;
+}
+
+/**
+ * PgBouncer in front of `server`, in transaction pooling mode, on a unix socket in a temporary
+ * folder (no TCP port), as the postgres user when this process is root (PgBouncer refuses to
+ * run as root). Debian's pgbouncer (1.18: it passes statements through but not their names;
+ * `make setup` installs it). Resolves { url, stop() } once it accepts connections.
+ */
+export async function startPgBouncer(server, { poolSize = 4 } = {}) {
+  const binary = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
+  if (!binary) throw new Error('PgBouncer is not installed: run make setup (Debian: apt-get install pgbouncer)');
+  const dir = mkdtempSync(join(tmpdir(), 'cpv-pgbouncer-'));
+  const ids = owner();
+  if (ids) chownSync(dir, ids.uid, ids.gid);
+  const port = 6432; // names the socket file only: listen_addr is empty, so no TCP port
+  writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
+  writeFileSync(join(dir, 'pgbouncer.ini'), [
+    '[databases]',
+    `postgres = host=${server.socketDir} dbname=postgres user=postgres`,
+    '[pgbouncer]',
+    'listen_addr =',
+    `listen_port = ${port}`,
+    `unix_socket_dir = ${dir}`,
+    'auth_type = trust',
+    `auth_file = ${join(dir, 'users.txt')}`,
+    'pool_mode = transaction',
+    `default_pool_size = ${poolSize}`,
+    'max_client_conn = 200',
+    `logfile = ${join(dir, 'pgbouncer.log')}`,
+    '',
+  ].join('\n'));
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', binary, join(dir, 'pgbouncer.ini')]] : [binary, [join(dir, 'pgbouncer.ini')]];
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const orphan = () => child.kill('SIGTERM'); // runuser passes it on
+  process.once('exit', orphan);
+  const socket = join(dir, `.s.PGSQL.${port}`);
+  const deadline = Date.now() + 10_000;
+  let gone = null;
+  exited.then((how) => { gone = how; });
+  while (!existsSync(socket)) {
+    if (gone || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`pgbouncer did not start (${gone ? `exited ${JSON.stringify(gone)}` : 'timeout'}):\n${output}`);
+    }
+    await new Promise((resolve) => { setTimeout(resolve, 20); });
+  }
+  return {
+    url: `postgresql://postgres@localhost:${port}/postgres?host=${encodeURIComponent(dir)}&sslmode=disable`,
+    async stop() {
+      process.off('exit', orphan);
+      if (!gone) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
