@@ -56,7 +56,7 @@ export function postgresStore(client, options) {
   async function run(name, text, values) {
     if (named) {
       try {
-        return await client.query({ name: `${prefix}${name}_v2`, text, values });
+        return await client.query({ name: `${prefix}${name}_v3`, text, values });
       } catch (error) {
         if (!NAME_LOST.has(error?.code)) throw error;
         named = false;
@@ -96,8 +96,9 @@ export function postgresStore(client, options) {
           result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body]);
         } catch (error) {
           // Another transaction committed this event_id while this one was applying it: the
-          // statement was rolled back whole, so nothing changed. That is a duplicate.
-          if (error?.code === UNIQUE_VIOLATION && error.constraint === eventsKey) return 'duplicate';
+          // statement was rolled back whole, so nothing changed. That is a duplicate. (The
+          // constraint's name: node-postgres says error.constraint, postgres.js constraint_name.)
+          if (error?.code === UNIQUE_VIOLATION && (error.constraint ?? error.constraint_name) === eventsKey) return 'duplicate';
           if (RETRIED.has(error?.code) && attempt < RETRIES) {
             await pause(attempt + 1);
             continue;
