@@ -68,6 +68,10 @@ ORDER BY t.suffix, a.attnum;
 -- text), $5 the verified body. Returns one row (decision 'apply' or 'stale') when the event
 -- is new, none when its event_id is already stored (a duplicate: nothing changed).
 --
+-- $4 is text, cast to json here: a client that serializes each parameter by the type the
+-- server describes (postgres.js: JSON.stringify for json) would otherwise store the data
+-- text as a JSON string instead of the object it holds.
+--
 -- The payment row is written first, and only when the event is not stored yet and its
 -- version is greater than the stored one: ON CONFLICT DO UPDATE locks the row and checks
 -- the condition against its latest committed version, so concurrent deliveries for one
@@ -78,7 +82,7 @@ ORDER BY t.suffix, a.attnum;
 -- commit durable (synchronous_commit `off` raised to `on`, see above) before any write.
 WITH incoming AS (
   SELECT $1::text AS event_id, $2::text AS payment_id, $3::numeric AS status_version,
-         $4::json AS data, $5::bytea AS body
+         $4::text::json AS data, $5::bytea AS body
   WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 ), applied AS (
