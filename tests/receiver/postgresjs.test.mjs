@@ -1,0 +1,239 @@
+// postgresStore on postgres.js (npm `postgres`, porsager), the client many Node apps (Drizzle
+// among them) use instead of node-postgres, through the adapter the README gives:
+//   postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) })
+// and the same with { prepare: true } (postgres.js's own named statements, per connection).
+// A real throwaway PostgreSQL; postgres.js connects over its unix socket (host: the folder).
+// The rows are read back through node-postgres, independently of the client under test.
+//
+// Found here: postgres.js sends a parameter the server describes as json through its own json
+// serializer (JSON.stringify), so the data text was stored as a JSON string, not the object
+// (answered 200 apply all the same); and its errors name the constraint `constraint_name`, not
+// `constraint`, so the unique-violation race of the record statement was answered 503.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
+import { openPool, startPostgres } from './lib/postgres.mjs';
+
+const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
+
+const ADAPTERS = {
+  'sql.unsafe (unnamed statements)': (sql) => ({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) }),
+  'sql.unsafe with prepare: true (named per connection)': (sql) => ({
+    query: async (text, values) => ({ rows: await sql.unsafe(text, values, { prepare: true }) }),
+  }),
+};
+
+const dataOf = (body) => JSON.parse(Buffer.from(body).toString('utf8')).data;
+const decisionOf = (answer) => JSON.parse(answer.body).decision ?? JSON.parse(answer.body).quarantined;
+
+describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
+  let server;
+  let direct; // node-postgres, to read what was stored and to hold locks
+  const clients = [];
+  // A postgres.js instance on the test server's socket, ended (awaited) before the server stops.
+  const connect = (options = {}) => {
+    const sql = postgres({ host: server.socketDir, user: 'postgres', database: 'postgres', ssl: false, onnotice: () => {}, ...options });
+    clients.push(sql);
+    return sql;
+  };
+  before(() => {
+    server = startPostgres();
+    direct = openPool({ connectionString: server.url, max: 2 });
+  });
+  after(async () => {
+    // sql.end() resolves once each connection's socket has closed (an idle one) or it has
+    // been told to end: nothing is still talking to the server when it is stopped.
+    await Promise.all(clients.map((sql) => sql.end()));
+    await direct?.end();
+    server?.destroy();
+  });
+
+  test('the unix socket: host is the socket folder', async () => {
+    const sql = connect({ max: 1 });
+    const [row] = await sql`SELECT current_setting('unix_socket_directories') AS dir, inet_server_addr() AS addr`;
+    assert.deepEqual([row.dir, row.addr], [server.socketDir, null]);
+  });
+
+  test('ready(): the schema as one simple query (twice), then the encoding and columns; createTables: false only checks', async () => {
+    const notices = [];
+    const sql = connect({ max: 2, onnotice: (notice) => notices.push(notice.message) });
+    const store = (options) => rx.postgresStore(ADAPTERS['sql.unsafe (unnamed statements)'](sql), options);
+    const ready = (options) => rx.createReceiver(receiverOptions(store(options), { log: false })).ready();
+    await assert.rejects(ready({ prefix: 'later_', createTables: false }), /no such table: later_events/);
+    await ready({ prefix: 'later_' });
+    await ready({ prefix: 'later_' }); // idempotent: the tables stand, the server says so in notices
+    assert.ok(notices.some((n) => /later_events.*already exists, skipping/.test(n)), notices.join('\n'));
+    await ready({ prefix: 'later_', createTables: false });
+    await direct.query('ALTER TABLE later_payments ALTER COLUMN data TYPE jsonb');
+    await assert.rejects(ready({ prefix: 'later_', createTables: false }), /later_payments.data.*jsonb/);
+  });
+
+  for (const [name, adapter] of Object.entries(ADAPTERS)) {
+    describe(name, () => {
+      const prefix = name.startsWith('sql.unsafe with') ? 'named_' : 'unnamed_';
+
+      test('one delivery at a time: apply, duplicate, stale, apply, quarantine; the rows exact, bodies byte for byte, data the event\'s object', async () => {
+        const sql = connect({ max: 2 });
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(adapter(sql), { prefix: `one_${prefix}` }), { log: false }));
+        await receiver.ready();
+        const huge = `1${'0'.repeat(131071)}`; // numeric's limit: 131072 digits
+        const first = eventBody({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: 2, status: 'open' });
+        const older = eventBody({ eventId: 'evt_0', paymentId: 'pay_1', statusVersion: 1, status: 'created' });
+        const newer = eventBody({ eventId: 'evt_2', paymentId: 'pay_1', statusVersion: String(2n ** 64n), status: 'paid' });
+        const longest = eventBody({ eventId: 'evt_3', paymentId: 'pay_2', statusVersion: huge });
+        const tooLong = eventBody({ eventId: 'evt_4', paymentId: 'pay_2', statusVersion: `${huge}0` });
+        const unknown = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"x":"\\u0000 €"}}');
+        // Bodies as a Buffer, a string, a Uint8Array view into a larger buffer, a DataView.
+        const inside = Buffer.concat([Buffer.from('junk before'), newer, Buffer.from('junk after')]);
+        const deliveries = [
+          [first, first, 'apply'],
+          [first.toString('utf8'), first, 'duplicate'],
+          [new Uint8Array(older.buffer, older.byteOffset, older.length), older, 'stale'],
+          [inside.subarray(11, 11 + newer.length), newer, 'apply'],
+          [new DataView(longest.buffer, longest.byteOffset, longest.length), longest, 'apply'],
+          [tooLong, tooLong, 'status_version_invalid'],
+          [unknown, unknown, 'event_type_unknown'],
+          [newer, newer, 'duplicate'],
+        ];
+        for (const [body, bytes, expected] of deliveries) {
+          const answer = await receiver.handle({ body, headers: signedHeaders(bytes) });
+          assert.equal(answer.status, 200, answer.body);
+          assert.equal(decisionOf(answer), expected);
+        }
+        const rows = await postgresRows(direct, `one_${prefix}`);
+        assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.status_version, e.decision]), [
+          ['evt_0', 'pay_1', '1', 'stale'],
+          ['evt_1', 'pay_1', '2', 'apply'],
+          ['evt_2', 'pay_1', String(2n ** 64n), 'apply'],
+          ['evt_3', 'pay_2', huge, 'apply'],
+        ]);
+        const sent = { evt_0: older, evt_1: first, evt_2: newer, evt_3: longest };
+        for (const event of rows.events) assert.ok(Buffer.from(event.body).equals(sent[event.event_id]), event.event_id);
+        assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]),
+          [['pay_1', String(2n ** 64n), 'evt_2'], ['pay_2', huge, 'evt_3']]);
+        // data is the event's data object, as JSON (not a JSON string holding its text).
+        for (const payment of rows.payments) assert.deepEqual(JSON.parse(payment.data), dataOf(sent[payment.event_id]));
+        const { rows: kinds } = await direct.query(`SELECT json_typeof(data) AS kind, data->>'status' AS status FROM one_${prefix}payments ORDER BY payment_id`);
+        assert.deepEqual(kinds, [{ kind: 'object', status: 'paid' }, { kind: 'object', status: 'open' }]);
+        assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(q.code === 'event_type_unknown' ? unknown : tooLong)]),
+          [['status_version_invalid', true], ['event_type_unknown', true]]);
+      });
+
+      test('24 concurrent deliveries of one payment (8 events, 3 copies each), 20 times: all 200, one record per event, the highest version', async () => {
+        const sql = connect({ max: 8 });
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(adapter(sql), { prefix: `conc_${prefix}` }), { log: false }));
+        await receiver.ready();
+        const rng = random(SEED);
+        for (let round = 0; round < 20; round += 1) {
+          const paymentId = `pay_c${round}`;
+          const deliveries = [];
+          for (let v = 1; v <= 8; v += 1) {
+            const body = eventBody({ eventId: `evt_c${round}_${v}`, paymentId, statusVersion: v, status: `v${v}` });
+            for (let copy = 0; copy < 3; copy += 1) deliveries.push({ eventId: `evt_c${round}_${v}`, body });
+          }
+          rng.shuffle(deliveries);
+          const answers = await Promise.all(deliveries.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) })));
+          assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.body), [], `round ${round}`);
+          const rows = await postgresRows(direct, `conc_${prefix}`);
+          const mine = rows.events.filter((e) => e.payment_id === paymentId);
+          assert.equal(mine.length, 8);
+          for (let v = 1; v <= 8; v += 1) {
+            const eventId = `evt_c${round}_${v}`;
+            const deciding = answers.filter((_, i) => deliveries[i].eventId === eventId).map(decisionOf).filter((d) => d !== 'duplicate');
+            assert.equal(deciding.length, 1, `${eventId} answered ${deciding}`);
+            assert.equal(mine.find((e) => e.event_id === eventId).decision, deciding[0], eventId);
+          }
+          const payment = rows.payments.find((p) => p.payment_id === paymentId);
+          assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], ['8', `evt_c${round}_8`, 'v8']);
+        }
+      });
+
+      test('a duplicate that loses the race to the events row (unique violation 23505) is answered duplicate, not 503', async () => {
+        // The same event_id in two deliveries for two payments (so neither waits for the other
+        // on a payment row): B takes its snapshot, then waits on pay_b, locked by another
+        // transaction; A records the event and commits; B, released, applies pay_b and meets
+        // A's events row: 23505 on <prefix>events_pkey, the whole statement rolled back.
+        const sql = connect({ max: 4 });
+        const raced = `race_${prefix}`;
+        let violations = 0;
+        const client = adapter(sql);
+        const counting = {
+          query: (text, values) => client.query(text, values).catch((error) => {
+            if (error.code === '23505') violations += 1;
+            throw error;
+          }),
+        };
+        const logged = [];
+        const log = { warn: (line) => logged.push(line), error: (line) => logged.push(line) };
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(counting, { prefix: raced }), { log }));
+        await receiver.ready();
+        const send = (body) => receiver.handle({ body, headers: signedHeaders(body) });
+        const seed = eventBody({ eventId: 'evt_seed', paymentId: 'pay_b', statusVersion: 1 });
+        assert.equal(decisionOf(await send(seed)), 'apply');
+        const holder = await direct.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query(`SELECT 1 FROM ${raced}payments WHERE payment_id = 'pay_b' FOR UPDATE`);
+          const bodyB = eventBody({ eventId: 'evt_race', paymentId: 'pay_b', statusVersion: 2 });
+          const answerB = send(bodyB);
+          // Until B waits for the lock (its statement's snapshot taken, the event not seen).
+          for (let waited = 0; ; waited += 1) {
+            const { rows } = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ${raced}payments%'`);
+            if (rows[0].n === 1) break;
+            assert.ok(waited < 500, 'B never waited for the lock');
+            await new Promise((resolve) => { setTimeout(resolve, 10); });
+          }
+          const bodyA = eventBody({ eventId: 'evt_race', paymentId: 'pay_a', statusVersion: 2 });
+          const answerA = await send(bodyA);
+          assert.deepEqual([answerA.status, decisionOf(answerA)], [200, 'apply']);
+          await holder.query('COMMIT');
+          const answer = await answerB;
+          assert.deepEqual([answer.status, answer.body], [200, '{"received":true,"decision":"duplicate"}'], logged.join('\n'));
+        } finally {
+          holder.release();
+        }
+        assert.equal(violations, 1, 'the record statement met the unique violation');
+        assert.deepEqual(logged, []);
+        const rows = await postgresRows(direct, raced);
+        // Nothing of B's statement stayed: pay_b still at evt_seed, evt_race A's (pay_a).
+        assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.decision]), [['evt_race', 'pay_a', 'apply'], ['evt_seed', 'pay_b', 'apply']]);
+        assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]), [['pay_a', '2', 'evt_race'], ['pay_b', '1', 'evt_seed']]);
+      });
+
+      test('default_transaction_isolation serializable: serialization failures (40001) retried by the store, all 200', async () => {
+        const sql = connect({ max: 8, connection: { default_transaction_isolation: 'serializable' } });
+        const [{ isolation }] = await sql`SELECT current_setting('default_transaction_isolation') AS isolation`;
+        assert.equal(isolation, 'serializable');
+        let failures = 0;
+        const client = adapter(sql);
+        const counting = {
+          query: (text, values) => client.query(text, values).catch((error) => {
+            if (error.code === '40001' || error.code === '40P01') failures += 1;
+            throw error;
+          }),
+        };
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(counting, { prefix: `iso_${prefix}` }), { log: false }));
+        await receiver.ready();
+        const rng = random(SEED + 1);
+        for (let round = 0; round < 10; round += 1) {
+          const deliveries = [];
+          for (let v = 1; v <= 8; v += 1) {
+            const body = eventBody({ eventId: `evt_i${round}_${v}`, paymentId: `pay_i${round}`, statusVersion: v });
+            for (let copy = 0; copy < 3; copy += 1) deliveries.push(body);
+          }
+          rng.shuffle(deliveries);
+          const answers = await Promise.all(deliveries.map((body) => receiver.handle({ body, headers: signedHeaders(body) })));
+          assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.body), [], `round ${round}`);
+          assert.equal(answers.map(decisionOf).filter((d) => d !== 'duplicate').length, 8);
+        }
+        const rows = await postgresRows(direct, `iso_${prefix}`);
+        assert.equal(rows.events.length, 80);
+        assert.deepEqual(rows.payments.map((p) => p.status_version), Array(10).fill('8'));
+        assert.ok(failures > 0, 'the deliveries met serialization failures (and the store retried them)');
+      });
+    });
+  }
+});
