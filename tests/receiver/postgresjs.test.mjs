@@ -4,6 +4,8 @@
 // and the same with { prepare: true } (postgres.js's own named statements, per connection).
 // A real throwaway PostgreSQL; postgres.js connects over its unix socket (host: the folder).
 // The rows are read back through node-postgres, independently of the client under test.
+// Also: both adapters through PgBouncer in transaction mode, and a server restart (503, then
+// 200 on the same postgres.js instance).
 //
 // Found here: postgres.js sends a parameter the server describes as json through its own json
 // serializer (JSON.stringify), so the data text was stored as a JSON string, not the object
@@ -11,10 +13,11 @@
 // `constraint`, so the unique-violation race of the record statement was answered 503.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
-import { openPool, startPostgres } from './lib/postgres.mjs';
+import { openPool, startPgBouncer, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
 
@@ -50,10 +53,15 @@ describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
     server?.destroy();
   });
 
-  test('the unix socket: host is the socket folder', async () => {
+  test('the unix socket: host is the socket folder (a URL\'s ?host= is not read by postgres.js)', async () => {
     const sql = connect({ max: 1 });
     const [row] = await sql`SELECT current_setting('unix_socket_directories') AS dir, inet_server_addr() AS addr`;
     assert.deepEqual([row.dir, row.addr], [server.socketDir, null]);
+    // libpq's ?host=<folder> (node-postgres reads it) is not read by postgres.js: it goes to
+    // localhost:5432 over TCP, where nothing listens.
+    const url = postgres(server.url, { max: 1, connect_timeout: 5 });
+    await assert.rejects(url`SELECT 1`, (error) => error.code === 'ECONNREFUSED' && /:5432\b/.test(error.message));
+    await url.end();
   });
 
   test('ready(): the schema as one simple query (twice), then the encoding and columns; createTables: false only checks', async () => {
@@ -236,4 +244,113 @@ describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
       });
     });
   }
+});
+
+// Debian's PgBouncer 1.18 in transaction mode does not keep statement names (see
+// pooler.test.mjs). sql.unsafe's unnamed statements pass through as they are; with
+// { prepare: true } postgres.js names each statement per connection, the pooler loses the names
+// (26000 in the server's log), and postgres.js prepares the statement again and retries it
+// itself, before it ran: answered 200 all the same.
+describe('postgres.js through PgBouncer in transaction mode (statement names not kept)', { timeout: 120_000 }, () => {
+  let server;
+  let bouncer;
+  let direct;
+  before(async () => {
+    server = startPostgres();
+    bouncer = await startPgBouncer(server, { poolSize: 4 });
+    direct = openPool({ connectionString: server.url, max: 1 });
+  });
+  after(async () => {
+    await direct?.end();
+    await bouncer?.stop();
+    server?.destroy();
+  });
+  const lostNames = () => (readFileSync(server.logFile, 'utf8').match(/ERROR: {2}prepared statement "[^"]*" does not exist/g) ?? []).length;
+
+  for (const [name, adapter] of Object.entries(ADAPTERS)) {
+    const named = name.startsWith('sql.unsafe with');
+    test(`${name}: 240 deliveries, 8 at a time, 8 connections on 4 server connections: all 200, the outcome exact`, async () => {
+      const sql = postgres({ host: new URL(bouncer.url).searchParams.get('host'), port: Number(new URL(bouncer.url).port), user: 'postgres', database: 'postgres', ssl: false, max: 8, onnotice: () => {} });
+      const logged = [];
+      const log = { warn: (line) => logged.push(line), error: (line) => logged.push(line) };
+      const prefix = named ? 'pgb_named_' : 'pgb_unnamed_';
+      const lostBefore = lostNames();
+      try {
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(adapter(sql), { prefix }), { log }));
+        await receiver.ready();
+        const rng = random(SEED + 2);
+        const deliveries = [];
+        for (let i = 1; i <= 120; i += 1) {
+          const body = eventBody({ eventId: `evt_pgb${i}`, paymentId: `pay_pgb${i % 12}`, statusVersion: i, status: `v${i}` });
+          deliveries.push({ eventId: `evt_pgb${i}`, body }, { eventId: `evt_pgb${i}`, body });
+        }
+        rng.shuffle(deliveries);
+        const answers = [];
+        for (let i = 0; i < deliveries.length; i += 8) {
+          const group = deliveries.slice(i, i + 8);
+          answers.push(...await Promise.all(group.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) }))));
+        }
+        assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.body), [], logged.join('\n'));
+        assert.deepEqual(logged, []);
+        const rows = await postgresRows(direct, prefix);
+        assert.equal(rows.events.length, 120);
+        for (const event of rows.events) {
+          const said = answers.filter((_, i) => deliveries[i].eventId === event.event_id).map(decisionOf);
+          assert.equal(said.filter((d) => d !== 'duplicate').length, 1, `${event.event_id} answered ${said}`);
+        }
+        for (let p = 0; p < 12; p += 1) {
+          const highest = 120 - ((120 - p) % 12);
+          const payment = rows.payments.find((r) => r.payment_id === `pay_pgb${p}`);
+          assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], [String(highest), `evt_pgb${highest}`, `v${highest}`]);
+        }
+        const lost = lostNames() - lostBefore;
+        if (named) assert.ok(lost >= 1, 'no statement lost its name through the pooler: this run proves nothing of the retry');
+        else assert.equal(lost, 0);
+      } finally {
+        await sql.end();
+      }
+    });
+  }
+});
+
+describe('postgres.js and a PostgreSQL restart', { timeout: 120_000 }, () => {
+  let server;
+  before(() => {
+    server = startPostgres();
+  });
+  after(() => server?.destroy());
+
+  test('503 while the server is down, then 200 on the same postgres.js instance once it is back; nothing lost', async () => {
+    const sql = postgres({ host: server.socketDir, user: 'postgres', database: 'postgres', ssl: false, max: 4, connect_timeout: 5, onnotice: () => {} });
+    const direct = openPool({ connectionString: server.url, max: 1 });
+    const logged = [];
+    const log = { warn: (line) => logged.push(line), error: (line) => logged.push(line) };
+    try {
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(ADAPTERS['sql.unsafe (unnamed statements)'](sql)), { log }));
+      await receiver.ready();
+      const send = (body) => receiver.handle({ body, headers: signedHeaders(body) });
+      const first = eventBody({ eventId: 'evt_r1', paymentId: 'pay_r', statusVersion: 1 });
+      assert.equal(decisionOf(await send(first)), 'apply');
+      await direct.end();
+      await server.stopAsync('fast');
+      const second = eventBody({ eventId: 'evt_r2', paymentId: 'pay_r', statusVersion: 2 });
+      const down = await send(second);
+      assert.deepEqual([down.status, down.body], [503, '{"error":"store_unavailable"}']);
+      assert.equal(logged.length, 1);
+      assert.match(logged[0], /store_unavailable/);
+      await server.startAsync();
+      assert.equal(decisionOf(await send(second)), 'apply');
+      assert.equal(decisionOf(await send(second)), 'duplicate');
+      const again = openPool({ connectionString: server.url, max: 1 });
+      try {
+        const rows = await postgresRows(again);
+        assert.deepEqual(rows.events.map((e) => [e.event_id, e.decision]), [['evt_r1', 'apply'], ['evt_r2', 'apply']]);
+        assert.deepEqual(rows.payments.map((p) => [p.status_version, p.event_id]), [['2', 'evt_r2']]);
+      } finally {
+        await again.end();
+      }
+    } finally {
+      await sql.end();
+    }
+  });
 });

@@ -84,8 +84,8 @@ export function postgresForSuite({ max = 4 } = {}) {
 }
 
 /**
- * Creates and starts a server. Resolves { socketDir, connection, url, log(), stop(mode),
- * start(), destroy() }. `connection` is a node-postgres config; `url` the same as a
+ * Creates and starts a server. Resolves { socketDir, connection, url, logFile, log() (its
+ * end), stop(mode), start(), destroy() }. `connection` is a node-postgres config; `url` the same as a
  * connection string (user postgres, database postgres, no password: trust on the socket).
  */
 export function startPostgres({ settings = {} } = {}) {
@@ -117,6 +117,7 @@ export function startPostgres({ settings = {} } = {}) {
     dataDir: data,
     connection: { host: socketDir, user: 'postgres', database: 'postgres', ssl: false },
     url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`,
+    logFile,
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : ''),
     running: false,
     start() {
