@@ -555,10 +555,18 @@ export interface StoreOptions {
 }
 
 /**
- * What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`.
+ * What postgresStore uses of node-postgres: a `Pool` (recommended) or `Client`. Another client
+ * fits through an object with `query`, e.g. postgres.js (`sql.unsafe`; its `error.code` and
+ * `error.constraint_name` are read as node-postgres's `code` and `constraint`).
  *
  * @example
  * const client: PostgresClientLike = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * @example
+ * // postgres.js (npm postgres): values are unknown[] here, its parameter type is narrower
+ * const sql = postgres(process.env.DATABASE_URL!);
+ * const client: PostgresClientLike = {
+ *   query: async (text, values) => ({ rows: await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[]) }),
+ * };
  */
 export interface PostgresClientLike {
   /**
@@ -578,12 +586,17 @@ export interface PostgresClientLike {
  * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times;
  * ready() refuses a database whose encoding is not UTF8.
  *
- * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`.
+ * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`
+ * resolving `{ rows }`, such as an adapter over postgres.js's `sql.unsafe`.
  * @param options The table prefix, and whether ready() creates the tables.
  * @throws {CryptoPayError} `invalid_argument`: not a client, or options of the wrong shape.
  * @example
  * import pg from 'pg';
  * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * @example
+ * import postgres from 'postgres'; // postgres.js
+ * const sql = postgres(process.env.DATABASE_URL!);
+ * const store = postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[]) }) });
  */
 export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): ReceiverStore;
 
