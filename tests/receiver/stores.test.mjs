@@ -60,6 +60,34 @@ async function checkIds(deliver, read) {
   assert.equal(JSON.parse(nul.data).order_ref, 'a\u0000b');
 }
 
+/**
+ * Retention (README, "Receiver"): rows of `events` may be deleted once the service no longer
+ * retries them; `payments` holds the applied version, so a late retry of a pruned event is
+ * stale (recorded again, never applied twice) and a newer event still applies.
+ */
+// The README's retention statements, with "older than 30 days" turned into "older than a minute
+// from now" (every row).
+const PRUNE_POSTGRES = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < now() + interval '1 minute'`;
+const PRUNE_SQLITE = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 minute')`;
+
+async function checkPruned(deliver, prune, read) {
+  const v1 = eventBody({ eventId: 'evt_r1', paymentId: 'pay_r', statusVersion: 1, status: 'open' });
+  const v2 = eventBody({ eventId: 'evt_r2', paymentId: 'pay_r', statusVersion: 2, status: 'paid' });
+  const v3 = eventBody({ eventId: 'evt_r3', paymentId: 'pay_r', statusVersion: 3, status: 'refunded' });
+  assert.deepEqual(await deliver(v1), [200, decided('apply')]);
+  assert.deepEqual(await deliver(v2), [200, decided('apply')]);
+  await prune();
+  assert.deepEqual((await read()).events, []);
+  assert.deepEqual(await deliver(v2), [200, decided('stale')], 'the applied event, retried after its row was pruned');
+  assert.deepEqual(await deliver(v1), [200, decided('stale')], 'an older one, retried after its row was pruned');
+  assert.deepEqual(await deliver(v2), [200, decided('duplicate')]);
+  assert.deepEqual(await deliver(v3), [200, decided('apply')]);
+  const rows = await read();
+  assert.deepEqual(rows.events.map((e) => [e.event_id, e.decision]).sort(), [['evt_r1', 'stale'], ['evt_r2', 'stale'], ['evt_r3', 'apply']]);
+  assert.deepEqual(rows.payments.map((p) => [p.payment_id, String(p.status_version), p.event_id, JSON.parse(p.data).status]),
+    [['pay_r', '3', 'evt_r3', 'refunded']]);
+}
+
 describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined as event_malformed)', () => {
   test('SQLite file', async () => {
     const db = new Database(join(tempDir(), 'ids.sqlite'));
@@ -77,6 +105,16 @@ describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined 
   });
 });
 
+describe('events pruned (retention): a late retry is stale, never applied twice', () => {
+  test('SQLite file', async () => {
+    const db = new Database(join(tempDir(), 'pruned.sqlite'));
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+    await receiver.ready();
+    await checkPruned((body) => handle(receiver, body), () => db.prepare(PRUNE_SQLITE('cryptopay_')).run(), () => sqliteRows(db));
+    db.close();
+  });
+});
+
 describe('PostgreSQL (a throwaway server)', () => {
   const db = postgresForSuite({ max: 4 });
 
@@ -87,6 +125,12 @@ describe('PostgreSQL (a throwaway server)', () => {
     await checkIds((body) => handle(receiver, body), () => postgresRows(db.pool, 'ids_'));
     assert.ok(log.lines.some((l) => l.includes('cannot record as an event: event_malformed')), log.lines.join('\n'));
     assert.ok(!log.lines.some((l) => l.includes('store_unavailable')), log.lines.join('\n'));
+  });
+
+  test('events pruned (retention): a late retry is stale, never applied twice', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'pruned_' }), { log: false }));
+    await receiver.ready();
+    await checkPruned((body) => handle(receiver, body), () => db.pool.query(PRUNE_POSTGRES('pruned_')), () => postgresRows(db.pool, 'pruned_'));
   });
 
   test('a database whose encoding is not UTF8: ready() refuses it, naming the fix; a delivery is 503', async () => {
@@ -202,6 +246,13 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
 
   test('ids over 1024 bytes or holding a NUL are quarantined, as on every store', async () => {
     await checkIds((body) => post('ids_', body), () => rows('ids_'));
+  });
+
+  test('events pruned (retention): a late retry is stale, never applied twice', async () => {
+    await post('pruned_', eventBody({ eventId: 'evt_setup', paymentId: 'pay_setup', statusVersion: 1 })); // the tables
+    await d1.worker.db.prepare('DELETE FROM pruned_payments').run();
+    await d1.worker.db.prepare('DELETE FROM pruned_events').run();
+    await checkPruned((body) => post('pruned_', body), () => d1.worker.db.prepare(PRUNE_SQLITE('pruned_')).run(), () => rows('pruned_'));
   });
 
   // The largest row: both ids at 1024 bytes, a version of 131072 digits, the body padded.

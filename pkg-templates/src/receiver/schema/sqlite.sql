@@ -79,15 +79,16 @@ ON CONFLICT (payment_id) DO UPDATE
          AND excluded.status_version > cryptopay_payments.status_version);
 
 -- statement: record
--- Parameters: event_id, payment_id, status_version, body. Runs after `apply` in the same
--- transaction: the event is 'apply' when the payment row now holds this very event, else
--- 'stale'. Returns that decision, or no row when the event_id is already stored (duplicate).
+-- Parameters: event_id, payment_id, status_version, body. Runs right after `apply` in the same
+-- transaction: the event is 'apply' when `apply` wrote the payment row (changes(): the rows the
+-- last INSERT, UPDATE or DELETE of this connection changed, here `apply`'s), else 'stale'.
+-- Not "the payment row holds this event": after the event's own row was deleted (retention),
+-- a retry of the event applied last would read 'apply' again, with nothing applied.
+-- Returns that decision, or no row when the event_id is already stored (duplicate).
 WITH incoming (event_id, payment_id, status_version, body) AS (VALUES (?, ?, ?, ?))
 INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
 SELECT event_id, payment_id, status_version,
-       CASE WHEN EXISTS (SELECT 1 FROM cryptopay_payments AS p
-                         WHERE p.payment_id = incoming.payment_id AND p.event_id = incoming.event_id)
-            THEN 'apply' ELSE 'stale' END,
+       CASE WHEN changes() > 0 THEN 'apply' ELSE 'stale' END,
        body
 FROM incoming WHERE true
 ON CONFLICT (event_id) DO NOTHING
