@@ -18,6 +18,9 @@ const RETRIES = 3;
 // before 1.21, or with max_prepared_statements = 0, passes statements through but not their
 // names. Either fails before the statement runs (at Parse or Bind, in the batch's one transaction).
 const NAME_LOST = new Set(['42P05', '26000']);
+// The SQLSTATE of an error the server sent: node-postgres and postgres.js put it in
+// error.code; Bun's SQL client (Bun.SQL) in error.errno, its code being ERR_POSTGRES_SERVER_ERROR.
+const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' ? error.errno : error?.code);
 const pause = (attempt) => new Promise((resolve) => { setTimeout(resolve, Math.random() * 10 * 2 ** attempt); });
 
 // The types the statements depend on (format_type's names); null: any type. Ids are text (a
@@ -97,9 +100,10 @@ export function postgresStore(client, options) {
         } catch (error) {
           // Another transaction committed this event_id while this one was applying it: the
           // statement was rolled back whole, so nothing changed. That is a duplicate. (The
-          // constraint's name: node-postgres says error.constraint, postgres.js constraint_name.)
-          if (error?.code === UNIQUE_VIOLATION && (error.constraint ?? error.constraint_name) === eventsKey) return 'duplicate';
-          if (RETRIED.has(error?.code) && attempt < RETRIES) {
+          // constraint's name: node-postgres and Bun.SQL say error.constraint, postgres.js
+          // constraint_name.)
+          if (sqlState(error) === UNIQUE_VIOLATION && (error.constraint ?? error.constraint_name) === eventsKey) return 'duplicate';
+          if (RETRIED.has(sqlState(error)) && attempt < RETRIES) {
             await pause(attempt + 1);
             continue;
           }
