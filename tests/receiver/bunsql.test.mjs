@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, postgresRows } from './lib/helpers.mjs';
+import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, postgresRows } from './lib/helpers.mjs';
 import { openPool, startPgBouncer, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
@@ -125,8 +125,16 @@ describe('postgresStore on Bun.SQL', { timeout: 600_000 }, () => {
       test('one delivery at a time: apply, duplicate, stale, apply, quarantine; the rows exact, bodies byte for byte, data the event\'s object', async () => {
         const out = await runBun('one', settings({ options, prefix: `one_${prefix}` }));
         assert.deepEqual(out.answers, ['apply', 'duplicate', 'stale', 'apply', 'apply', 'status_version_invalid', 'event_type_unknown', 'duplicate']);
-        const sent = Object.fromEntries(Object.entries(out.bodies).map(([id, b64]) => [id, Buffer.from(b64, 'base64')]));
+        // The driver's bodies, built here the same way: what the store was given, byte for byte.
         const huge = `1${'0'.repeat(131071)}`;
+        const sent = {
+          evt_0: eventBody({ eventId: 'evt_0', paymentId: 'pay_1', statusVersion: 1, status: 'created' }),
+          evt_1: eventBody({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: 2, status: 'open' }),
+          evt_2: eventBody({ eventId: 'evt_2', paymentId: 'pay_1', statusVersion: String(2n ** 64n), status: 'paid' }),
+          evt_3: eventBody({ eventId: 'evt_3', paymentId: 'pay_2', statusVersion: huge }),
+          evt_4: eventBody({ eventId: 'evt_4', paymentId: 'pay_2', statusVersion: `${huge}0` }),
+          evt_q: Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"x":"\\u0000 €"}}'),
+        };
         const rows = await postgresRows(direct, `one_${prefix}`);
         assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.status_version, e.decision]), [
           ['evt_0', 'pay_1', '1', 'stale'],
