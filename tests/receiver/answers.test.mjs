@@ -348,6 +348,12 @@ describe('a custom store (the documented interface) that fails', () => {
       assert.match(line, /store_unavailable: could not record an event/);
       assert.ok(!line.includes('Canary'), line);
     }
+    // A server error from Bun's SQL client: its SQLSTATE (in errno) is what the log names.
+    const bun = captureLog();
+    const bunError = Object.assign(new Error('could not extend file "base/5/16384"'), { code: 'ERR_POSTGRES_SERVER_ERROR', errno: '53100' });
+    const disk = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw bunError; } }, { log: bun }));
+    assert.equal((await disk.handle({ body, headers: signedHeaders(body) })).status, 503);
+    assert.match(bun.lines.join('\n'), /could not record an event \(53100: could not extend file/);
     // A store that answers something other than a decision is not trusted either.
     const odd = rx.createReceiver(receiverOptions({ ...failing, record: async () => 'applied' }, { log: false }));
     assert.equal((await odd.handle({ body, headers: signedHeaders(body) })).status, 503);

@@ -39,8 +39,15 @@ export function withPrefix(statements, prefix) {
  * masked: a URL's user information (up to its last @), `user:password@` without a scheme,
  * `password=` (and the like) in a connection string, and every query value.
  */
+/**
+ * The SQLSTATE of an error a PostgreSQL server sent (or a driver's own code): node-postgres and
+ * postgres.js put it in error.code; Bun's SQL client (Bun.SQL) in error.errno, its code being
+ * ERR_POSTGRES_SERVER_ERROR.
+ */
+export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' ? error.errno : error?.code);
+
 export function describeError(error) {
-  const code = error?.code ?? error?.errcode ?? error?.name;
+  const code = sqlState(error) ?? error?.errcode ?? error?.name;
   const message = String(error?.message ?? error)
     .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@')
     .replace(/(^|[\s(<'"=])[^\s:/@'"]+:[^\s@'"/]+@/g, '$1***@')

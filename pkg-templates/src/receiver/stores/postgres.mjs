@@ -5,7 +5,7 @@
 
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
-import { checkColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import { checkColumns, decisionOf, invalid, sqlState, storeOptions, withPrefix } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
@@ -18,9 +18,6 @@ const RETRIES = 3;
 // before 1.21, or with max_prepared_statements = 0, passes statements through but not their
 // names. Either fails before the statement runs (at Parse or Bind, in the batch's one transaction).
 const NAME_LOST = new Set(['42P05', '26000']);
-// The SQLSTATE of an error the server sent: node-postgres and postgres.js put it in
-// error.code; Bun's SQL client (Bun.SQL) in error.errno, its code being ERR_POSTGRES_SERVER_ERROR.
-const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' ? error.errno : error?.code);
 const pause = (attempt) => new Promise((resolve) => { setTimeout(resolve, Math.random() * 10 * 2 ** attempt); });
 
 // The types the statements depend on (format_type's names); null: any type. Ids are text (a
@@ -61,7 +58,7 @@ export function postgresStore(client, options) {
       try {
         return await client.query({ name: `${prefix}${name}_v3`, text, values });
       } catch (error) {
-        if (!NAME_LOST.has(error?.code)) throw error;
+        if (!NAME_LOST.has(sqlState(error))) throw error;
         named = false;
       }
     }
