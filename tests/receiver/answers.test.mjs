@@ -291,6 +291,8 @@ describe('store failures answer 503 store_unavailable, never 2xx', () => {
     const quarantined = await receiver.handle({ body: 'x', headers: signedHeaders('x') });
     assert.deepEqual([quarantined.status, quarantined.body], [503, '{"error":"store_unavailable"}']);
     assert.ok(log.lines.some((l) => l.startsWith('error cryptopay-verify/receiver: store_unavailable:')), log.lines.join('\n'));
+    // No retry gets past a closed database: the log says so, and why.
+    assert.ok(log.lines.every((l) => l.endsWith('but every retry will fail the same way: the SQLite database was closed (db.close()) while the receiver still uses it')), log.lines.join('\n'));
     assert.ok(!log.lines.join('\n').includes('evt_closed'));
     // ready() of a store that cannot be used rejects (so a start fails loudly); a delivery
     // to a receiver whose store never got ready is 503 too.

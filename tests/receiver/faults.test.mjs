@@ -283,6 +283,54 @@ describe('the example receiver on SQLite, SIGKILLed mid-burst (group commits in 
   });
 });
 
+describe('PostgreSQL restarted under a receiver (a clean stop, as for maintenance or a failover)', { timeout: 120_000 }, () => {
+  let server;
+  before(() => {
+    server = startPostgres();
+  });
+  after(() => server?.destroy());
+
+  test('a pg.Pool recovers at the next delivery; a pg.Client never does, and the log says to pass a Pool', async () => {
+    const pool = openPool({ connectionString: server.url, max: 2 });
+    const client = new pg.Client({ connectionString: server.url });
+    client.on('error', () => {}); // as the store does for a pool: the broken connection is reported at the next query
+    await client.connect();
+    const logs = { pool: captureLog(), client: captureLog() };
+    const receivers = {
+      pool: rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix: 'viapool_' }), { log: logs.pool })),
+      client: rx.createReceiver(receiverOptions(rx.postgresStore(client, { prefix: 'viaclient_' }), { log: logs.client })),
+    };
+    const deliver = async (receiver, n) => {
+      const body = eventBody({ eventId: `evt_rs${n}`, paymentId: 'pay_rs', statusVersion: n });
+      return (await receiver.handle({ body, headers: signedHeaders(body) })).status;
+    };
+    try {
+      for (const receiver of Object.values(receivers)) {
+        await receiver.ready();
+        assert.equal(await deliver(receiver, 1), 200);
+      }
+      server.stop('fast');
+      server.start();
+      const statuses = {};
+      for (const [name, receiver] of Object.entries(receivers)) {
+        statuses[name] = [];
+        for (let n = 2; n <= 4; n += 1) statuses[name].push(await deliver(receiver, n));
+      }
+      // The pool's first query after the restart may meet the connection the stop broke
+      // (503); the pool then replaces it.
+      assert.equal(statuses.pool.at(-1), 200, `pool: ${statuses.pool}`);
+      assert.deepEqual(statuses.client, [503, 503, 503]);
+      const stuck = logs.client.lines.filter((l) => l.includes('every retry will fail the same way: a node-postgres Client does not reconnect'));
+      assert.ok(stuck.length >= 2, logs.client.lines.join('\n'));
+      assert.ok(stuck.every((l) => l.includes('pass a pg.Pool, which replaces broken connections')));
+      assert.ok(!logs.pool.lines.some((l) => l.includes('every retry will fail')), logs.pool.lines.join('\n'));
+    } finally {
+      await client.end().catch(() => {});
+      await pool.end();
+    }
+  });
+});
+
 describe('lock timeouts answer 503', () => {
   test('SQLite: another connection holds the write lock past busyTimeoutMs', async () => {
     const file = join(tempDir(), 'locked.sqlite');

@@ -7,7 +7,7 @@ import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-v
 import { answers } from './answers.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import { DEFAULT_MAX_BODY_BYTES, MAX_ID_BYTES } from './limits.mjs';
-import { describeError, invalid } from './stores/common.mjs';
+import { describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log'];
 
@@ -167,7 +167,8 @@ export function createReceiver(options) {
       await prepareStore();
       return await write();
     } catch (failure) {
-      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries`);
+      const fix = stuckFix(failure);
+      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries${fix ? `, but every retry will fail the same way: ${fix}` : ''}`);
       return null;
     }
   }

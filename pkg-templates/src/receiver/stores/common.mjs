@@ -46,6 +46,22 @@ export function withPrefix(statements, prefix) {
  */
 export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' ? error.errno : error?.code);
 
+// Store states a retry cannot leave, by the driver's message, and what fixes each.
+const STUCK = [
+  [/Client has encountered a connection error and is not queryable|Client was closed and is not queryable/,
+    'a node-postgres Client does not reconnect once its connection broke: pass a pg.Pool, which replaces broken connections (until then, restart the process)'],
+  [/Cannot use a pool after calling end on the pool/, 'the pg.Pool was ended (pool.end()) while the receiver still uses it'],
+  // better-sqlite3, node:sqlite, bun:sqlite
+  [/The database connection is not open|statement has been finalized|Cannot use a closed database/,
+    'the SQLite database was closed (db.close()) while the receiver still uses it'],
+];
+
+/** What fixes a store failure no retry of the service can get past, or null. */
+export function stuckFix(error) {
+  const message = String(error?.message ?? error);
+  return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+}
+
 export function describeError(error) {
   const code = sqlState(error) ?? error?.errcode ?? error?.name;
   const message = String(error?.message ?? error)
