@@ -35,11 +35,6 @@ export function withPrefix(statements, prefix) {
 }
 
 /**
- * One line about a driver's error: its code and message, with what may be a credential
- * masked: a URL's user information (up to its last @), `user:password@` without a scheme,
- * `password=` (and the like) in a connection string, and every query value.
- */
-/**
  * The SQLSTATE of an error a PostgreSQL server sent (or a driver's own code): node-postgres and
  * postgres.js put it in error.code; Bun's SQL client (Bun.SQL) in error.errno, its code being
  * ERR_POSTGRES_SERVER_ERROR.
@@ -62,6 +57,11 @@ export function stuckFix(error) {
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
 
+/**
+ * One line about a driver's error: its code and message, with what may be a credential
+ * masked: a URL's user information (up to its last @), `user:password@` without a scheme,
+ * `password=` (and the like) in a connection string, and every query value.
+ */
 export function describeError(error) {
   const code = sqlState(error) ?? error?.errcode ?? error?.name;
   const message = String(error?.message ?? error)
