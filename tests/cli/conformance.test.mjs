@@ -177,6 +177,34 @@ describe('careless receivers are caught by the rule they break', () => {
     }
   });
 
+  test('one behind a proxy that drops header names holding an underscore (nginx by default): the hint says so', async () => {
+    const names = { timestampHeader: 'X_Webhook_Timestamp', signatureHeader: 'X_Webhook_Signature' };
+    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+    const behindNginx = (req, res, raw) => {
+      const kept = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !name.includes('_')));
+      try {
+        verifier.verifyWebhook({ body: raw, ...pkg.readDeliveryHeaders(kept, names), nowSecs: nowSecs() });
+        res.writeHead(200).end();
+      } catch (error) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: error.code }));
+      }
+    };
+    const server = await startServer(behindNginx);
+    try {
+      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV,
+        '--timestamp-header', names.timestampHeader, '--signature-header', names.signatureHeader]);
+      assert.equal(table.code, 1, table.stdout + table.stderr);
+      assert.match(table.stdout.replace(/\n {4}/g, ' '), new RegExp('valid_delivery: the receiver did not find a delivery header: give ' +
+        '--timestamp-header and --signature-header the names it reads; or a proxy in front dropped X_Webhook_Timestamp and ' +
+        'X_Webhook_Signature: nginx drops a header whose name holds an underscore unless underscores_in_headers is on'));
+    } finally {
+      await server.close();
+    }
+    // Names without an underscore: no such guess.
+    const plain = await against((req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"timestamp_missing"}'));
+    assert.ok(!JSON.stringify(plain.results).includes('underscores_in_headers'));
+  });
+
   test('one slower than --timeout: valid_delivery and response_time fail, the rest is not judged', async () => {
     const run = await against(verifyingReceiver({ delayMs: 1500 }), ['--timeout', '0.2']);
     assert.equal(run.code, 1);

@@ -177,6 +177,24 @@ describe('receiver answers (node:http, SQLite file)', () => {
   });
 });
 
+describe('a delivery header not found, where the configured name holds an underscore', () => {
+  test('400 timestamp_missing, and the log names the proxy that may have dropped it (nginx)', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver({ ...receiverOptions(rx.memoryStore(), { log }), timestampHeader: 'X_Webhook_Timestamp' });
+    const body = eventBody({ eventId: 'evt_nginx', paymentId: 'pay_nginx', statusVersion: 1 });
+    const { [TS_HEADER]: dropped, ...rest } = signedHeaders(body); // what nginx forwards
+    assert.ok(dropped);
+    const answer = await receiver.handle({ body, headers: rest });
+    assert.deepEqual([answer.status, answer.body], [400, '{"error":"timestamp_missing"}']);
+    assert.match(log.lines.join('\n'), /rejected: timestamp_missing: .*; or a proxy in front dropped X_Webhook_Timestamp: nginx drops a header whose name holds an underscore unless underscores_in_headers is on$/m);
+    // With names of letters and dashes, no such guess.
+    const plain = captureLog();
+    const other = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: plain }));
+    assert.equal((await other.handle({ body, headers: {} })).status, 400);
+    assert.ok(!plain.lines.join('\n').includes('underscores_in_headers'), plain.lines.join('\n'));
+  });
+});
+
 describe('a framework that parsed the body first: 500 body_not_raw (the service retries while it is fixed)', () => {
   test('Express: express.json() before receiver.node; express.raw() before it is fine', async () => {
     const log = captureLog();

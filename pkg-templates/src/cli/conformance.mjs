@@ -272,7 +272,7 @@ export async function runConformance(config) {
       }
     }
   }
-  return { results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs) }) };
+  return { results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader] }) };
 }
 
 /**

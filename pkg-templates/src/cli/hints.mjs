@@ -3,6 +3,7 @@
 // compared with forged ones), the hint says so, so that it points at the fix rather than at
 // the rule's name.
 
+import { underscoreHint } from '../receiver/hints.mjs';
 import { acknowledged, answered, brief } from './answers.mjs';
 
 const STATIC = {
@@ -26,7 +27,7 @@ const STATIC = {
     'this rule fails until it has',
 };
 
-/** The hint for a rule that failed. ctx: { observed, all, timeoutMs }. */
+/** The hint for a rule that failed. ctx: { observed, all, timeoutMs, skewSecs, headerNames }. */
 export function hintFor(rule, ctx) {
   const ds = ctx.observed.get(rule) ?? [];
   switch (rule) {
@@ -156,7 +157,7 @@ function responseTime(all) {
 }
 
 // Why the valid delivery was refused, told apart by comparing its answer with the others'.
-function validDelivery(d, { observed, all }) {
+function validDelivery(d, { observed, all, headerNames = [] }) {
   if (d === undefined) return 'no valid delivery was sent';
   if (!answered(d)) {
     return d.timedOut
@@ -188,7 +189,8 @@ function validDelivery(d, { observed, all }) {
       'and Workers: await request.arrayBuffer())';
   }
   if (d.code === 'timestamp_missing' || d.code === 'signature_missing') {
-    return 'the receiver did not find a delivery header: give --timestamp-header and --signature-header the names it reads';
+    return 'the receiver did not find a delivery header: give --timestamp-header and --signature-header the names it reads' +
+      underscoreHint(headerNames);
   }
   if (everyDelivery && (d.status === 404 || d.status === 405)) {
     return `every delivery was answered ${d.status}: nothing takes POST at this address; check the path of --url`;

@@ -44,11 +44,12 @@ const unique = (items) => [...new Set(items)];
 
 /**
  * observed: Map rule -> [{ label, short, status?, code?, location?, error?, timedOut, millis }]
- * in the order sent; skewSecs: how far from now the stale and future deliveries were.
+ * in the order sent; skewSecs: how far from now the stale and future deliveries were;
+ * headerNames: the timestamp and signature header names the deliveries used.
  * Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]: `reason` says why a
  * rule is not_judged ('valid_delivery' or 'unanswered').
  */
-export function judge(observed, { timeoutMs, skewSecs }) {
+export function judge(observed, { timeoutMs, skewSecs, headerNames = [] }) {
   const valid = observed.get('valid_delivery');
   const validHeld = valid.length > 0 && valid.every(acknowledged);
   const all = [...observed].flatMap(([rule, ds]) => ds.map((d) => ({ rule, ...d })));
@@ -63,7 +64,7 @@ export function judge(observed, { timeoutMs, skewSecs }) {
     results.push(r);
   }
   for (const r of results) {
-    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs, skewSecs });
+    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs, skewSecs, headerNames });
   }
   return results;
 }

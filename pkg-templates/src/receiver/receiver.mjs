@@ -6,6 +6,7 @@
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
+import { underscoreHint } from './hints.mjs';
 import { DEFAULT_MAX_BODY_BYTES, MAX_ID_BYTES } from './limits.mjs';
 import { describeError, invalid, stuckFix } from './stores/common.mjs';
 
@@ -193,7 +194,8 @@ export function createReceiver(options) {
       error(failure.message);
       return answers.misconfigured(code);
     }
-    warn(`rejected: ${failure.message}`);
+    const dropped = code === 'timestamp_missing' || code === 'signature_missing' ? underscoreHint(Object.values(names)) : '';
+    warn(`rejected: ${failure.message}${dropped}`);
     return answers.rejected(code);
   }
 
