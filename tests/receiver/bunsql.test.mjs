@@ -18,11 +18,11 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, postgresRows } from './lib/helpers.mjs';
-import { openPool, startPgBouncer, startPostgres } from './lib/postgres.mjs';
+import { openPool, pgBouncerForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
@@ -231,20 +231,7 @@ describe('postgresStore on Bun.SQL', { timeout: 600_000 }, () => {
 // Bun.SQL option can. (A name that another client prepared for a statement with as many
 // parameters would run that statement instead; here every named statement is the store's.)
 describe('Bun.SQL through PgBouncer in transaction mode (statement names not kept)', { timeout: 300_000 }, () => {
-  let server;
-  let bouncer;
-  let direct;
-  before(async () => {
-    server = startPostgres();
-    bouncer = await startPgBouncer(server, { poolSize: 4 });
-    direct = openPool({ connectionString: server.url, max: 1 });
-  });
-  after(async () => {
-    await direct?.end();
-    await bouncer?.stop();
-    server?.destroy();
-  });
-  const lostNames = () => (readFileSync(server.logFile, 'utf8').match(/ERROR: {2}prepared statement "[^"]*" does not exist/g) ?? []).length;
+  const pgb = pgBouncerForSuite({ poolSize: 4 });
   // Every event answered apply or stale is stored once, with that decision; no other is.
   const answeredAsStored = (answers, rows) => {
     const decided = answers.filter(([, status, d]) => status === 200 && d !== 'duplicate').map(([id, , d]) => [id, d]).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -253,12 +240,12 @@ describe('Bun.SQL through PgBouncer in transaction mode (statement names not kep
 
   test('prepare: false (unnamed statements): 240 deliveries, 8 at a time, 8 connections on 4 server connections: all 200, the outcome exact', async () => {
     const prefix = 'pgb_unnamed_';
-    const lostBefore = lostNames();
-    const out = await runBun('pooler', { url: bouncer.url, options: { prepare: false, max: 8 }, prefix });
+    const lostBefore = pgb.lostNames();
+    const out = await runBun('pooler', { url: pgb.bouncer.url, options: { prepare: false, max: 8 }, prefix });
     assert.equal(out.ready, null);
     assert.deepEqual(out.answers.filter(([, status]) => status !== 200), [], out.logged.join('\n'));
     assert.deepEqual(out.logged, []);
-    const rows = await postgresRows(direct, prefix);
+    const rows = await postgresRows(pgb.direct, prefix);
     assert.equal(rows.events.length, 120);
     answeredAsStored(out.answers, rows);
     for (let p = 0; p < 12; p += 1) {
@@ -266,19 +253,19 @@ describe('Bun.SQL through PgBouncer in transaction mode (statement names not kep
       const payment = rows.payments.find((r) => r.payment_id === `pay_pgb${p}`);
       assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], [String(highest), `evt_pgb${highest}`, `v${highest}`]);
     }
-    assert.equal(lostNames() - lostBefore, 0);
+    assert.equal(pgb.lostNames() - lostBefore, 0);
   });
 
   test('prepare: true (Bun\'s default) does NOT work through it: deliveries answered 503, "prepared statement "Pn" already exists / does not exist"', async () => {
     const prefix = 'pgb_named_';
-    const out = await runBun('pooler', { url: bouncer.url, options: { max: 8 }, prefix });
+    const out = await runBun('pooler', { url: pgb.bouncer.url, options: { max: 8 }, prefix });
     const refused = out.answers.filter(([, status]) => status !== 200);
     assert.ok(refused.length > 0, 'every delivery was answered 200: Bun.SQL keeps its statements through the pooler now; the README says it does not');
     assert.ok(refused.every(([, status, body]) => status === 503 && body === '{"error":"store_unavailable"}'));
     assert.equal(out.logged.length, refused.length);
     for (const line of out.logged) assert.match(line, /store_unavailable: could not record an event \((42P05|26000): prepared statement "P\d+" (already exists|does not exist)\)/);
     // What was answered 200 is what was stored (a 503 recorded nothing).
-    answeredAsStored(out.answers, await postgresRows(direct, prefix));
+    answeredAsStored(out.answers, await postgresRows(pgb.direct, prefix));
   });
 });
 

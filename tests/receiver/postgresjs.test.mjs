@@ -13,11 +13,10 @@
 // `constraint`, so the unique-violation race of the record statement was answered 503.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
-import { openPool, startPgBouncer, startPostgres } from './lib/postgres.mjs';
+import { eventBody, poolerBurst, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
+import { openPool, pgBouncerForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
 
@@ -255,58 +254,21 @@ describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
 // (26000 in the server's log), and postgres.js prepares the statement again and retries it
 // itself, before it ran: answered 200 all the same.
 describe('postgres.js through PgBouncer in transaction mode (statement names not kept)', { timeout: 120_000 }, () => {
-  let server;
-  let bouncer;
-  let direct;
-  before(async () => {
-    server = startPostgres();
-    bouncer = await startPgBouncer(server, { poolSize: 4 });
-    direct = openPool({ connectionString: server.url, max: 1 });
-  });
-  after(async () => {
-    await direct?.end();
-    await bouncer?.stop();
-    server?.destroy();
-  });
-  const lostNames = () => (readFileSync(server.logFile, 'utf8').match(/ERROR: {2}prepared statement "[^"]*" does not exist/g) ?? []).length;
+  const pgb = pgBouncerForSuite({ poolSize: 4 });
 
   for (const [name, adapter] of Object.entries(ADAPTERS)) {
     const named = name.startsWith('sql.unsafe with');
     test(`${name}: 240 deliveries, 8 at a time, 8 connections on 4 server connections: all 200, the outcome exact`, async () => {
-      const sql = postgres({ host: new URL(bouncer.url).searchParams.get('host'), port: Number(new URL(bouncer.url).port), user: 'postgres', database: 'postgres', ssl: false, max: 8, onnotice: () => {} });
+      const sql = postgres({ host: new URL(pgb.bouncer.url).searchParams.get('host'), port: Number(new URL(pgb.bouncer.url).port), user: 'postgres', database: 'postgres', ssl: false, max: 8, onnotice: () => {} });
       const logged = [];
       const log = { warn: (line) => logged.push(line), error: (line) => logged.push(line) };
       const prefix = named ? 'pgb_named_' : 'pgb_unnamed_';
-      const lostBefore = lostNames();
+      const lostBefore = pgb.lostNames();
       try {
         const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(adapter(sql), { prefix }), { log }));
         await receiver.ready();
-        const rng = random(SEED + 2);
-        const deliveries = [];
-        for (let i = 1; i <= 120; i += 1) {
-          const body = eventBody({ eventId: `evt_pgb${i}`, paymentId: `pay_pgb${i % 12}`, statusVersion: i, status: `v${i}` });
-          deliveries.push({ eventId: `evt_pgb${i}`, body }, { eventId: `evt_pgb${i}`, body });
-        }
-        rng.shuffle(deliveries);
-        const answers = [];
-        for (let i = 0; i < deliveries.length; i += 8) {
-          const group = deliveries.slice(i, i + 8);
-          answers.push(...await Promise.all(group.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) }))));
-        }
-        assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.body), [], logged.join('\n'));
-        assert.deepEqual(logged, []);
-        const rows = await postgresRows(direct, prefix);
-        assert.equal(rows.events.length, 120);
-        for (const event of rows.events) {
-          const said = answers.filter((_, i) => deliveries[i].eventId === event.event_id).map(decisionOf);
-          assert.equal(said.filter((d) => d !== 'duplicate').length, 1, `${event.event_id} answered ${said}`);
-        }
-        for (let p = 0; p < 12; p += 1) {
-          const highest = 120 - ((120 - p) % 12);
-          const payment = rows.payments.find((r) => r.payment_id === `pay_pgb${p}`);
-          assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], [String(highest), `evt_pgb${highest}`, `v${highest}`]);
-        }
-        const lost = lostNames() - lostBefore;
+        await poolerBurst(receiver, { seed: SEED + 2, logged, read: () => postgresRows(pgb.direct, prefix) });
+        const lost = pgb.lostNames() - lostBefore;
         if (named) assert.ok(lost >= 1, 'no statement lost its name through the pooler: this run proves nothing of the retry');
         else assert.equal(lost, 0);
       } finally {

@@ -2,6 +2,7 @@
 // as `make consumer` leaves it), loaded through its own "exports" map; signed deliveries;
 // the drivers (better-sqlite3, pg) from the repository's node_modules; temporary folders.
 
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -115,4 +116,39 @@ export async function postgresRows(client, prefix = 'cryptopay_') {
       FROM ${prefix}payments ORDER BY payment_id`),
     quarantine: await q(`SELECT id, received_at, code, body FROM ${prefix}quarantine ORDER BY id`),
   };
+}
+
+/**
+ * The pooler tests' workload (pooler.test.mjs, postgresjs.test.mjs) through `receiver`: 120
+ * events of 12 payments (versions 1 to 120), each delivered twice, shuffled by `seed`, 8 at a
+ * time. Asserts every answer is 200 and nothing was logged (`logged`); then, in the rows
+ * `read()` gives, each event recorded once with the decision one of its answers gave, and every
+ * payment at its highest version, applied by the event of that version.
+ */
+export async function poolerBurst(receiver, { seed, logged, read }) {
+  const deliveries = [];
+  for (let i = 1; i <= 120; i += 1) {
+    const body = eventBody({ eventId: `evt_pgb${i}`, paymentId: `pay_pgb${i % 12}`, statusVersion: i, status: `v${i}` });
+    deliveries.push({ eventId: `evt_pgb${i}`, body }, { eventId: `evt_pgb${i}`, body });
+  }
+  random(seed).shuffle(deliveries);
+  const answers = [];
+  for (let i = 0; i < deliveries.length; i += 8) {
+    const group = deliveries.slice(i, i + 8);
+    answers.push(...await Promise.all(group.map(({ body }) => receiver.handle({ body, headers: signedHeaders(body) }))));
+  }
+  assert.deepEqual(answers.filter((a) => a.status !== 200).map((a) => a.body), [], logged.join('\n'));
+  assert.deepEqual(logged, []);
+  const rows = await read();
+  assert.equal(rows.events.length, 120);
+  for (const event of rows.events) {
+    const said = answers.filter((_, i) => deliveries[i].eventId === event.event_id).map((a) => JSON.parse(a.body).decision);
+    assert.equal(said.filter((d) => d !== 'duplicate').length, 1, `${event.event_id} answered ${said}`);
+    assert.equal(event.decision, said.find((d) => d !== 'duplicate'), event.event_id);
+  }
+  for (let p = 0; p < 12; p += 1) {
+    const highest = 120 - ((120 - p) % 12);
+    const payment = rows.payments.find((r) => r.payment_id === `pay_pgb${p}`);
+    assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], [String(highest), `evt_pgb${highest}`, `v${highest}`]);
+  }
 }

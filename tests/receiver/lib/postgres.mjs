@@ -166,6 +166,28 @@ export function startPostgres({ settings = {} } = {}) {
 }
 
 /**
+ * For the describe block that calls this: a throwaway server, PgBouncer in transaction mode in
+ * front of it (startPgBouncer) and a one-client pool straight to the server (to read what was
+ * stored), started before its tests and stopped after them. `lostNames()`: how many statements
+ * the server has refused for a name it did not have (26000), from its log.
+ */
+export function pgBouncerForSuite({ poolSize = 4 } = {}) {
+  const suite = { server: null, bouncer: null, direct: null };
+  before(async () => {
+    suite.server = startPostgres();
+    suite.bouncer = await startPgBouncer(suite.server, { poolSize });
+    suite.direct = openPool({ connectionString: suite.server.url, max: 1 });
+  });
+  after(async () => {
+    await suite.direct?.end();
+    await suite.bouncer?.stop();
+    suite.server?.destroy();
+  });
+  suite.lostNames = () => (readFileSync(suite.server.logFile, 'utf8').match(/ERROR: {2}prepared statement "[^"]*" does not exist/g) ?? []).length;
+  return suite;
+}
+
+/**
  * PgBouncer in front of `server`, in transaction pooling mode, on a unix socket in a temporary
  * folder (no TCP port), as the postgres user when this process is root (PgBouncer refuses to
  * run as root). Debian's pgbouncer (1.18: it passes statements through but not their names;
