@@ -222,6 +222,15 @@ pub struct Stored {
 /// or the incoming one is greater; otherwise `Stale`. The caller looks up `stored` by
 /// `event_id` and `payment_id` in its own durable store.
 ///
+/// The look-up, this decision and the writes must be one serialized step, or two deliveries
+/// for one payment that arrive together both read the old version, both decide `Apply`, and
+/// the older may be written last. In SQLite, one `BEGIN IMMEDIATE` transaction (the
+/// `axum-receiver` example does this); in PostgreSQL under its default READ COMMITTED, a
+/// transaction alone is not enough: lock the payment's row (`SELECT ... FOR UPDATE`, with the
+/// row inserted first when it is missing) or make the write conditional (`INSERT ... ON
+/// CONFLICT (payment_id) DO UPDATE ... WHERE stored < incoming`, which the npm package's
+/// `cryptopay-verify/receiver` uses), and let the `event_id` primary key refuse a second record.
+///
 /// # Examples
 ///
 /// ```

@@ -890,6 +890,13 @@ export interface StoredState {
  * was seen, `'apply'` when no version is stored for the payment or the incoming one is
  * greater, otherwise `'stale'`.
  *
+ * The look-up, this decision and the writes must be one serialized step, or two deliveries
+ * for one payment that arrive together both read the old version, both decide `'apply'`, and
+ * the older may be written last: in SQLite one `BEGIN IMMEDIATE` transaction; in PostgreSQL
+ * (READ COMMITTED) a locked payment row (`SELECT ... FOR UPDATE`) or a conditional write
+ * (`ON CONFLICT (payment_id) DO UPDATE ... WHERE stored < incoming`). `cryptopay-verify/receiver`
+ * does all of it for PostgreSQL, SQLite and D1.
+ *
  * @param incoming The event (or its `eventId`, `paymentId` and `statusVersion`).
  * @param stored What the store holds.
  * @returns `'apply'`, `'duplicate'` or `'stale'`.
