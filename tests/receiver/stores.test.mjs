@@ -127,6 +127,36 @@ describe('PostgreSQL (a throwaway server)', () => {
     assert.ok(!log.lines.some((l) => l.includes('store_unavailable')), log.lines.join('\n'));
   });
 
+  test('a role that may only use the tables (no CREATE): ready() runs no DDL when they stand, and the deliveries are recorded; where they are missing it names the fix', async () => {
+    // The tables made once by the owner (a migration), then a role with the grants the
+    // README gives; PostgreSQL 15 grants no CREATE on the public schema to other roles.
+    await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'granted_' }), { log: false })).ready();
+    await db.pool.query(`CREATE ROLE app_rx LOGIN;
+      GRANT SELECT, INSERT, UPDATE ON granted_events, granted_payments, granted_quarantine TO app_rx;
+      GRANT USAGE ON SEQUENCE granted_quarantine_id_seq TO app_rx`);
+    const app = openPool({ ...db.server.connection, user: 'app_rx', max: 2 });
+    try {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'granted_' }), { log }));
+      await receiver.ready(); // createTables left at its default
+      const v2 = eventBody({ eventId: 'evt_g2', paymentId: 'pay_g', statusVersion: 2 });
+      const v1 = eventBody({ eventId: 'evt_g1', paymentId: 'pay_g', statusVersion: 1 });
+      assert.deepEqual(await handle(receiver, v2), [200, decided('apply')]);
+      assert.deepEqual(await handle(receiver, v2), [200, decided('duplicate')]);
+      assert.deepEqual(await handle(receiver, v1), [200, decided('stale')]);
+      assert.deepEqual(await handle(receiver, Buffer.from('not json')), [200, quarantined('event_not_json')]);
+      assert.deepEqual(log.lines.filter((l) => l.includes('store_unavailable')), []);
+      const rows = await postgresRows(db.pool, 'granted_');
+      assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version]), [['pay_g', '2']]);
+      assert.equal(rows.quarantine.length, 1);
+      // Tables that do not exist yet, which this role may not create: the fix is named.
+      const missing = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'ungranted_' }), { log: false }));
+      await assert.rejects(missing.ready(), /postgresStore: this role may not create the receiver's tables \(42501: permission denied for schema public\): create them once as a role that may .*GRANT SELECT, INSERT, UPDATE/);
+    } finally {
+      await app.end();
+    }
+  });
+
   test('events pruned (retention): a late retry is stale, never applied twice', async () => {
     const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'pruned_' }), { log: false }));
     await receiver.ready();

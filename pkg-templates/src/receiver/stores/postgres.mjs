@@ -5,9 +5,10 @@
 
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
-import { checkColumns, decisionOf, invalid, sqlState, storeOptions, withPrefix } from './common.mjs';
+import { checkColumns, decisionOf, describeError, invalid, sqlState, storeOptions, withPrefix } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
+const INSUFFICIENT_PRIVILEGE = '42501';
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
 // few times, after a short random pause; past that the delivery is answered 503.
@@ -65,8 +66,11 @@ export function postgresStore(client, options) {
     return client.query(text, values);
   }
 
-  async function checkDatabase() {
-    const { rows } = await client.query(sql.columns);
+  // The columns of the three tables (a row with no name for a table that is missing).
+  const columns = async () => (await client.query(sql.columns)).rows;
+  const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
+
+  function checkDatabase(rows) {
     const encoding = rows?.[0]?.encoding;
     if (encoding !== 'UTF8') {
       throw new Error(`postgresStore: the database's server_encoding is ${encoding}, not UTF8: ids and data are UTF-8 text, and an event holding a character ${encoding} lacks (say "€") would fail at every retry. Create the database with ENCODING 'UTF8' (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0) and connect to it`);
@@ -83,11 +87,26 @@ export function postgresStore(client, options) {
     kind: 'postgres',
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
-      // The schema is one simple query: one implicit transaction, under an advisory lock.
-      // Then (or, without createTables, first) the encoding and the columns' types.
-      if (createTables) await client.query(sql.schema);
-      await checkDatabase();
-      if (!createTables) await client.query(sql.check);
+      // The schema runs only when a table is missing: where a migration (or an earlier start)
+      // made all three, no DDL runs, so a role that may only use the tables needs no
+      // createTables: false. The schema is one simple query: one implicit transaction, under
+      // an advisory lock. Then the encoding and the columns' types; and, where no DDL ran,
+      // a read of every column (a role that may not read them fails here, at start).
+      let rows = await columns();
+      const create = createTables && missingTable(rows);
+      if (create) {
+        try {
+          await client.query(sql.schema);
+        } catch (error) {
+          if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
+          throw new Error(`postgresStore: this role may not create the receiver's tables (${describeError(error)}): create them once ` +
+            'as a role that may (the schema statement of dist/receiver/schema/postgres.sql, in a migration; the tables, then ' +
+            'GRANT SELECT, INSERT, UPDATE on them and USAGE on the quarantine id sequence to this role), or GRANT CREATE ON SCHEMA', { cause: error });
+        }
+        rows = await columns();
+      }
+      checkDatabase(rows);
+      if (!create) await client.query(sql.check);
     },
     async record({ eventId, paymentId, statusVersion, data, body }) {
       for (let attempt = 0; ; attempt += 1) {
