@@ -45,7 +45,7 @@ export function buildReceiver({ root, dist, out, fail }) {
   const postgres = readStatements(readFileSync(join(src, 'schema', 'postgres.sql'), 'utf8'));
   const sqlite = readStatements(readFileSync(join(src, 'schema', 'sqlite.sql'), 'utf8'));
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
-    for (const name of ['schema', 'check', 'columns', 'record', 'quarantine', ...(dialect === 'sqlite' ? ['apply', 'writable'] : [])]) {
+    for (const name of ['schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...(dialect === 'sqlite' ? ['apply'] : [])]) {
       if (!sections[name]) fail(`schema/${dialect}.sql has no "-- statement: ${name}" section`);
     }
   }

@@ -584,7 +584,8 @@ export interface PostgresClientLike {
  * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
  * Its commits are durable even where `synchronous_commit` is `off` (raised to `on` for the
  * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times;
- * ready() refuses a database whose encoding is not UTF8.
+ * ready() refuses a database whose encoding is not UTF8, and one no delivery could be written
+ * to (read-only, or a role without INSERT or UPDATE on the tables), naming the fix.
  *
  * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`
  * resolving `{ rows }`, such as an adapter over postgres.js's `sql.unsafe`.

@@ -157,6 +157,29 @@ describe('PostgreSQL (a throwaway server)', () => {
     }
   });
 
+  test('a database no delivery could be written to: ready() refuses it, naming the fix (read-only; a role without INSERT/UPDATE)', async () => {
+    await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'ro_' }), { log: false })).ready();
+    // A standby, or default_transaction_read_only = on: every delivery would be 503 for good.
+    const readOnly = openPool({ ...db.server.connection, max: 1, options: '-c default_transaction_read_only=on' });
+    await db.pool.query('CREATE ROLE reader_rx LOGIN; GRANT SELECT ON ro_events, ro_payments, ro_quarantine TO reader_rx');
+    const reader = openPool({ ...db.server.connection, user: 'reader_rx', max: 1 });
+    try {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(readOnly, { prefix: 'ro_' }), { log }));
+      await assert.rejects(receiver.ready(), /postgresStore: no delivery could be recorded \(25006: cannot execute [A-Z]+ in a read-only transaction\): the database is read-only \(a standby, as after a failover, or default_transaction_read_only = on\): connect to the primary/);
+      // A delivery all the same: 503, the log naming the same fix.
+      const body = eventBody({ eventId: 'evt_ro', paymentId: 'pay_ro', statusVersion: 1 });
+      assert.deepEqual(await handle(receiver, body), [503, '{"error":"store_unavailable"}']);
+      assert.ok(log.lines.some((l) => l.includes('connect to the primary')), log.lines.join('\n'));
+      await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(reader, { prefix: 'ro_' }), { log: false })).ready(),
+        /postgresStore: no delivery could be recorded \(42501: permission denied for table ro_events\): this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE/);
+      assert.deepEqual((await postgresRows(db.pool, 'ro_')).events, []);
+    } finally {
+      await readOnly.end();
+      await reader.end();
+    }
+  });
+
   test('events pruned (retention): a late retry is stale, never applied twice', async () => {
     const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'pruned_' }), { log: false }));
     await receiver.ready();

@@ -50,6 +50,17 @@ SELECT
   + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0) AS q)
   AS zero;
 
+-- statement: writable
+-- ready() runs this after the tables stand: writes that change nothing (WHERE false), which a
+-- read-only database (a standby after a failover, default_transaction_read_only) or a role
+-- without INSERT or UPDATE on the tables refuses at start instead of at every delivery.
+WITH e AS (INSERT INTO cryptopay_events SELECT * FROM cryptopay_events WHERE false RETURNING 1),
+     pi AS (INSERT INTO cryptopay_payments SELECT * FROM cryptopay_payments WHERE false RETURNING 1),
+     pu AS (UPDATE cryptopay_payments SET updated_at = updated_at WHERE false RETURNING 1),
+     q AS (INSERT INTO cryptopay_quarantine (code, body) SELECT code, body FROM cryptopay_quarantine WHERE false RETURNING 1)
+SELECT (SELECT count(*) FROM e) + (SELECT count(*) FROM pi) + (SELECT count(*) FROM pu)
+       + (SELECT count(*) FROM q) AS zero;
+
 -- statement: columns
 -- ready() then checks the database's encoding (UTF8: ids and data are UTF-8 text) and the
 -- columns' types: CREATE TABLE IF NOT EXISTS keeps a table made earlier, whose types may

@@ -41,7 +41,13 @@ export function withPrefix(statements, prefix) {
  */
 export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' ? error.errno : error?.code);
 
-// Store states a retry cannot leave, by the driver's message, and what fixes each.
+// Store states a retry cannot leave, by the SQLSTATE (PostgreSQL) or the driver's message,
+// and what fixes each.
+const STUCK_STATES = {
+  '25006': 'the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary',
+  '42501': 'this role may not write the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the three tables and USAGE on the quarantine id sequence to it',
+  '42P01': 'a table of the receiver is missing (dropped, or another search_path): restart the receiver so that ready() creates it, or run the schema statements',
+};
 const STUCK = [
   [/Client has encountered a connection error and is not queryable|Client was closed and is not queryable/,
     'a node-postgres Client does not reconnect once its connection broke: pass a pg.Pool, which replaces broken connections (until then, restart the process)'],
@@ -53,6 +59,8 @@ const STUCK = [
 
 /** What fixes a store failure no retry of the service can get past, or null. */
 export function stuckFix(error) {
+  const state = STUCK_STATES[sqlState(error)];
+  if (state !== undefined) return state;
   const message = String(error?.message ?? error);
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }

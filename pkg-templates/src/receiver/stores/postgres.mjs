@@ -5,7 +5,7 @@
 
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
-import { checkColumns, decisionOf, describeError, invalid, sqlState, storeOptions, withPrefix } from './common.mjs';
+import { checkColumns, decisionOf, describeError, invalid, sqlState, storeOptions, stuckFix, withPrefix } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';
@@ -107,6 +107,13 @@ export function postgresStore(client, options) {
       }
       checkDatabase(rows);
       if (!create) await client.query(sql.check);
+      try {
+        await client.query(sql.writable);
+      } catch (error) {
+        const fix = stuckFix(error);
+        if (fix === null) throw error;
+        throw new Error(`postgresStore: no delivery could be recorded (${describeError(error)}): ${fix}`, { cause: error });
+      }
     },
     async record({ eventId, paymentId, statusVersion, data, body }) {
       for (let attempt = 0; ; attempt += 1) {
