@@ -91,6 +91,28 @@ describe('verify', () => {
     assert.equal(run.stdout, '');
   });
 
+  test('a body file that picked up a trailing newline, CRLF line endings or a BOM: still exit 1, and the hint names it', async () => {
+    const multiline = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 2)); // LF line endings
+    const sig = createHmac('sha256', SECRET).update(`${TS}.`).update(multiline).digest('hex');
+    const cases = [
+      [Buffer.concat([multiline, Buffer.from('\n')]), /The body ends with a newline the delivery did not have \(an editor or echo adds one\): without it the signature matches/],
+      [Buffer.concat([multiline, Buffer.from('\r\n')]), /The body ends with a newline the delivery did not have/],
+      [Buffer.from(multiline.toString().replace(/\n/g, '\r\n')), /The body has Windows line endings \(CRLF\) where the delivery had LF: without it the signature matches/],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline]), /The body starts with a byte order mark the delivery did not have: without it/],
+    ];
+    for (const [changed, hint] of cases) {
+      const run = await verify(['--timestamp', TS, '--signature', sig, '--now', TS, '-'], changed);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, /signature_mismatch: /);
+      assert.match(run.stderr, hint);
+    }
+    // The bytes as signed verify; a body changed otherwise gets no such guess.
+    assert.equal((await verify(['--timestamp', TS, '--signature', sig, '--now', TS, '-'], multiline)).code, 0);
+    const other = await verify(['--timestamp', TS, '--signature', sig, '--now', TS, '-'], Buffer.concat([Buffer.from(multiline.toString().replace('open', 'paid')), Buffer.from('\n')]));
+    assert.equal(other.code, 1);
+    assert.doesNotMatch(other.stderr, /without it the signature matches/);
+  });
+
   test('the skew is checked against --now, within --max-skew', async () => {
     const late = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', '1700000301', '--body-file', bodyFile]);
     assert.equal(late.code, 1);

@@ -90,6 +90,29 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
   return message;
 }
 
+// Changes a body commonly picks up between the wire and a file, each undone: when the
+// signature matches without one, the delivery was authentic and the file is not its bytes.
+const PICKED_UP = [
+  ['ends with a newline the delivery did not have (an editor or echo adds one)', (b) => b.subarray(0, b.length - (b.at(-2) === 0x0d ? 2 : 1)), (b) => b.at(-1) === 0x0a],
+  ['has Windows line endings (CRLF) where the delivery had LF', (b) => Buffer.from(b.toString('latin1').replace(/\r\n/g, '\n'), 'latin1'), (b) => b.includes('\r\n')],
+  ['starts with a byte order mark the delivery did not have', (b) => b.subarray(3), (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf],
+];
+
+// Why a signature that does not match the body would match it as received, or null.
+function pickedUp(body, input) {
+  const bytes = Buffer.from(body);
+  for (const [what, undo, applies] of PICKED_UP) {
+    if (!applies(bytes)) continue;
+    try {
+      verifyWebhook({ ...input, body: undo(bytes) });
+      return what;
+    } catch (error) {
+      if (error?.code !== 'signature_mismatch' && error instanceof CryptoPayError) return what; // it verified
+    }
+  }
+  return null;
+}
+
 async function verifyCommand(argv) {
   const command = 'verify';
   const opts = parse(command, argv);
@@ -105,7 +128,14 @@ async function verifyCommand(argv) {
     verified = verifyWebhook({ body, timestamp, signature, secrets: secret, nowSecs: now, maxSkewSecs });
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
-    const message = cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven: opts.now !== undefined });
+    let message = cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven: opts.now !== undefined });
+    const picked = error.code === 'signature_mismatch'
+      ? pickedUp(body, { timestamp, signature, secrets: secret, nowSecs: now, maxSkewSecs })
+      : null;
+    if (picked !== null) {
+      message += `\nThe body ${picked}: without it the signature matches. Give the body byte for byte as received ` +
+        '(save it from the request itself, or write it with printf \'%s\' rather than echo or an editor).';
+    }
     // A secret the package refuses is the command's input, not the delivery's: a usage error.
     const usage = SECRET_CODES.has(error.code);
     write.err(`${NAME} verify: ${usage ? 'usage error' : 'not verified'}\n${message}\n`);
