@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createRequire } from 'node:module';
@@ -317,6 +318,26 @@ describe('store failures answer 503 store_unavailable, never 2xx', () => {
     const unready = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
     await assert.rejects(unready.ready(), /not open/);
     assert.equal((await unready.handle({ body, headers: signedHeaders(body) })).status, 503);
+    // A database that turns read-only while the receiver runs (here PRAGMA query_only; a file
+    // system remounted read-only after a disk error does the same): 503, and the log says no
+    // retry gets past it.
+    const turning = new Database(join(dir, 'turning.sqlite'));
+    const turningLog = captureLog();
+    const turned = rx.createReceiver(receiverOptions(rx.sqliteStore(turning), { log: turningLog }));
+    await turned.ready();
+    turning.pragma('query_only = ON');
+    assert.equal((await turned.handle({ body, headers: signedHeaders(body) })).status, 503);
+    assert.match(turningLog.lines.join('\n'), /attempt to write a readonly database.*every retry will fail the same way: the SQLite database became read-only for this process/);
+    turning.close();
+    // A file that is not a database (damaged, or overwritten): the same, naming the restore.
+    const damagedFile = join(dir, 'damaged.sqlite');
+    writeFileSync(damagedFile, Buffer.alloc(8192, 0x41));
+    const damaged = new Database(damagedFile);
+    const damagedLog = captureLog();
+    const broken = rx.createReceiver(receiverOptions(rx.sqliteStore(damaged), { log: damagedLog }));
+    assert.equal((await broken.handle({ body, headers: signedHeaders(body) })).status, 503);
+    assert.match(damagedLog.lines.join('\n'), /file is not a database.*every retry will fail the same way: the SQLite file is damaged: stop the receiver, then restore the file from a backup/);
+    damaged.close();
     // A read-only file: ready() rejects naming the fix (the tables exist, but no delivery
     // could be recorded), and a delivery is 503.
     const reopened = new Database(join(dir, 'closed.sqlite'), { readonly: true });

@@ -55,6 +55,10 @@ const STUCK = [
   // better-sqlite3, node:sqlite, bun:sqlite
   [/The database connection is not open|statement has been finalized|Cannot use a closed database/,
     'the SQLite database was closed (db.close()) while the receiver still uses it'],
+  [/attempt to write a readonly database/,
+    'the SQLite database became read-only for this process (its file or folder lost write permission, the file system was remounted read-only after a disk error, or PRAGMA query_only): restore write access'],
+  [/database disk image is malformed|file is not a database/,
+    'the SQLite file is damaged: stop the receiver, then restore the file from a backup (PRAGMA integrity_check names what is damaged)'],
 ];
 
 /** What fixes a store failure no retry of the service can get past, or null. */
