@@ -19,29 +19,14 @@ describe('Hono recipe (receiver.fetch(c.req.raw); SQLite file)', () => {
   restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
 });
 
-// app.mjs says the same app runs on Hono's other adapters, on Workers with d1Store: a Worker
-// entry beside it (built per isolate on the first request, when env is there), bundled by
+// app.mjs says the same app runs on Hono's other adapters, on Workers with d1Store: the
+// recipe's worker.mjs (the app built on the first request, when env is there), bundled by
 // wrangler as for a deployment and served by Miniflare with D1 on a SQLite file.
-const HONO_WORKER = `import { d1Store } from 'cryptopay-verify/receiver';
-import { createApp } from './app.mjs';
-
-let app;
-export default {
-  async fetch(request, env) {
-    app ??= createApp({
-      secrets: env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-      timestampHeader: env.TIMESTAMP_HEADER, signatureHeader: env.SIGNATURE_HEADER, store: d1Store(env.DB),
-    });
-    return (await app).fetch(request, env);
-  },
-};
-`;
 
 describe('the same Hono app on a Worker (receiver.fetch(c.req.raw); D1)', { timeout: 90_000 }, () => {
   let worker;
   before(async () => {
     const dir = recipeCopy('hono', 'hono-worker');
-    writeFileSync(join(dir, 'worker.mjs'), HONO_WORKER);
     writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({ name: 'hono-worker', main: 'worker.mjs', compatibility_date: '2025-09-01' }));
     const out = await bundleWorker(dir);
     worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
