@@ -270,6 +270,30 @@ export function deliveryTests(webhookUrl, readStore) {
   }
 }
 
+/**
+ * A Worker recipe copy (`dir`, with its wrangler config) bundled by `wrangler deploy --dry-run`
+ * as for a deployment and served by Miniflare (wrangler's local runtime: workerd, with D1 on a
+ * SQLite file) on 127.0.0.1, the recipe's settings as text bindings. Port 0: workerd binds a
+ * free port itself (one found free beforehand could be taken before it binds). Resolves
+ * serveWithD1's { url, db, dispose() }.
+ */
+export async function startWorkerRecipe(dir) {
+  // Loaded here, not at the top: only the Worker tests need Miniflare and the receiver's helpers.
+  const { bundleWorker, serveWithD1 } = await import('../../../tests/receiver/lib/d1.mjs');
+  const out = await bundleWorker(dir);
+  return serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
+}
+
+/** What a Worker recipe's D1 database holds, as sqliteStoreRows reads a SQLite file. */
+export async function d1StoreRows(db) {
+  const all = async (sql) => (await db.prepare(sql).all()).results;
+  return {
+    events: await all('SELECT event_id, decision, status_version FROM cryptopay_events'),
+    payments: await all('SELECT payment_id, status_version, event_id FROM cryptopay_payments'),
+    quarantine: await all('SELECT code FROM cryptopay_quarantine'),
+  };
+}
+
 /** The rows of a recipe's SQLite file (DATA_DIR/receiver.sqlite), read as a separate connection. */
 export function sqliteStoreRows(dir) {
   const require = createRequire(join(ROOT, 'package.json'));

@@ -4,8 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { bundleWorker, serveWithD1 } from '../../../tests/receiver/lib/d1.mjs';
-import { RECIPE_ENV, deliveryTests, recipeCopy, restartTest, sqliteStoreRows, startNodeRecipe } from './helpers.mjs';
+import { d1StoreRows, deliveryTests, recipeCopy, restartTest, sqliteStoreRows, startNodeRecipe, startWorkerRecipe } from './helpers.mjs';
 
 describe('Hono recipe (receiver.fetch(c.req.raw); SQLite file)', () => {
   let server;
@@ -28,16 +27,8 @@ describe('the same Hono app on a Worker (receiver.fetch(c.req.raw); D1)', { time
   before(async () => {
     const dir = recipeCopy('hono', 'hono-worker');
     writeFileSync(join(dir, 'wrangler.json'), JSON.stringify({ name: 'hono-worker', main: 'worker.mjs', compatibility_date: '2025-09-01' }));
-    const out = await bundleWorker(dir);
-    worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
+    worker = await startWorkerRecipe(dir);
   });
   after(() => worker?.dispose());
-  deliveryTests(() => new URL('/webhook', worker.url).href, async () => {
-    const all = async (sql) => (await worker.db.prepare(sql).all()).results;
-    return {
-      events: await all('SELECT event_id, decision, status_version FROM cryptopay_events'),
-      payments: await all('SELECT payment_id, status_version, event_id FROM cryptopay_payments'),
-      quarantine: await all('SELECT code FROM cryptopay_quarantine'),
-    };
-  });
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db));
 });

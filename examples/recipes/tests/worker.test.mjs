@@ -9,29 +9,17 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
-import { bundleWorker, serveWithD1 } from '../../../tests/receiver/lib/d1.mjs';
-import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
+import { bundleWorker } from '../../../tests/receiver/lib/d1.mjs';
+import { RECIPE_ENV, ROOT, d1StoreRows, deliveryTests, recipeCopy, startWorkerRecipe } from './helpers.mjs';
 
 describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
   let worker;
   before(async () => {
-    const dir = recipeCopy('worker');
-    const out = await bundleWorker(dir);
-    // Miniflare is wrangler's local runtime (`wrangler dev`): workerd, with D1 on a SQLite file.
-    // Port 0: workerd binds a free port itself and mf.ready gives it (a port found free
-    // beforehand could be taken by another process before workerd binds it).
-    worker = await serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
+    worker = await startWorkerRecipe(recipeCopy('worker'));
   });
   after(() => worker?.dispose());
 
-  deliveryTests(() => new URL('/webhook', worker.url).href, async () => {
-    const all = async (sql) => (await worker.db.prepare(sql).all()).results;
-    return {
-      events: await all('SELECT event_id, decision, status_version FROM cryptopay_events'),
-      payments: await all('SELECT payment_id, status_version, event_id FROM cryptopay_payments'),
-      quarantine: await all('SELECT code FROM cryptopay_quarantine'),
-    };
-  });
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db));
 
   test('without its D1 binding it answers 500 not_configured (the service retries), never 2xx', async () => {
     const dir = recipeCopy('worker', 'worker-unbound');
