@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, postgresRows } from './lib/helpers.mjs';
+import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, checkOneByOne, oneByOne, postgresRows } from './lib/helpers.mjs';
 import { openPool, pgBouncerForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
@@ -29,6 +29,7 @@ const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 const scratch = join(CONSUMER_DIR, 'receiver-bunsql');
 mkdirSync(scratch, { recursive: true });
 copyFileSync(new URL('./lib/bunsql-driver.mjs', import.meta.url), join(scratch, 'driver.mjs'));
+copyFileSync(new URL('./lib/events.mjs', import.meta.url), join(scratch, 'events.mjs'));
 
 /**
  * Runs one scenario of the driver under Bun. `steps` answer its ASK lines (each awaited, then
@@ -81,7 +82,6 @@ const PREPARES = {
   'prepare: true (Bun\'s default: named statements per connection)': {},
   'prepare: false (unnamed statements)': { prepare: false },
 };
-const dataOf = (body) => JSON.parse(body.toString('utf8')).data;
 
 describe('postgresStore on Bun.SQL', { timeout: 600_000 }, () => {
   let server;
@@ -124,32 +124,8 @@ describe('postgresStore on Bun.SQL', { timeout: 600_000 }, () => {
 
       test('one delivery at a time: apply, duplicate, stale, apply, quarantine; the rows exact, bodies byte for byte, data the event\'s object', async () => {
         const out = await runBun('one', settings({ options, prefix: `one_${prefix}` }));
-        assert.deepEqual(out.answers, ['apply', 'duplicate', 'stale', 'apply', 'apply', 'status_version_invalid', 'event_type_unknown', 'duplicate']);
-        // The driver's bodies, built here the same way: what the store was given, byte for byte.
-        const huge = `1${'0'.repeat(131071)}`;
-        const sent = {
-          evt_0: eventBody({ eventId: 'evt_0', paymentId: 'pay_1', statusVersion: 1, status: 'created' }),
-          evt_1: eventBody({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: 2, status: 'open' }),
-          evt_2: eventBody({ eventId: 'evt_2', paymentId: 'pay_1', statusVersion: String(2n ** 64n), status: 'paid' }),
-          evt_3: eventBody({ eventId: 'evt_3', paymentId: 'pay_2', statusVersion: huge }),
-          evt_4: eventBody({ eventId: 'evt_4', paymentId: 'pay_2', statusVersion: `${huge}0` }),
-          evt_q: Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"x":"\\u0000 €"}}'),
-        };
-        const rows = await postgresRows(direct, `one_${prefix}`);
-        assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.status_version, e.decision]), [
-          ['evt_0', 'pay_1', '1', 'stale'],
-          ['evt_1', 'pay_1', '2', 'apply'],
-          ['evt_2', 'pay_1', String(2n ** 64n), 'apply'],
-          ['evt_3', 'pay_2', huge, 'apply'],
-        ]);
-        for (const event of rows.events) assert.ok(Buffer.from(event.body).equals(sent[event.event_id]), event.event_id);
-        assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]),
-          [['pay_1', String(2n ** 64n), 'evt_2'], ['pay_2', huge, 'evt_3']]);
-        for (const payment of rows.payments) assert.deepEqual(JSON.parse(payment.data), dataOf(sent[payment.event_id]));
-        const { rows: kinds } = await direct.query(`SELECT json_typeof(data) AS kind, data->>'status' AS status FROM one_${prefix}payments ORDER BY payment_id`);
-        assert.deepEqual(kinds, [{ kind: 'object', status: 'paid' }, { kind: 'object', status: 'open' }]);
-        assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(q.code === 'event_type_unknown' ? sent.evt_q : sent.evt_4)]),
-          [['status_version_invalid', true], ['event_type_unknown', true]]);
+        assert.deepEqual(out.answers, oneByOne().deliveries.map(([, , expected]) => expected));
+        await checkOneByOne(direct, `one_${prefix}`);
       });
 
       test('24 concurrent deliveries of one payment (8 events, 3 copies each), 20 times: all 200, one record per event, the highest version', async () => {

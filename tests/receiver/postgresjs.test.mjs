@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { eventBody, poolerBurst, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
+import { checkOneByOne, eventBody, oneByOne, poolerBurst, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
 import { openPool, pgBouncerForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261127);
@@ -27,7 +27,6 @@ const ADAPTERS = {
   }),
 };
 
-const dataOf = (body) => JSON.parse(Buffer.from(body).toString('utf8')).data;
 const decisionOf = (answer) => JSON.parse(answer.body).decision ?? JSON.parse(answer.body).quarantined;
 
 describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
@@ -90,47 +89,12 @@ describe('postgresStore on postgres.js', { timeout: 180_000 }, () => {
         const sql = connect({ max: 2 });
         const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(adapter(sql), { prefix: `one_${prefix}` }), { log: false }));
         await receiver.ready();
-        const huge = `1${'0'.repeat(131071)}`; // numeric's limit: 131072 digits
-        const first = eventBody({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: 2, status: 'open' });
-        const older = eventBody({ eventId: 'evt_0', paymentId: 'pay_1', statusVersion: 1, status: 'created' });
-        const newer = eventBody({ eventId: 'evt_2', paymentId: 'pay_1', statusVersion: String(2n ** 64n), status: 'paid' });
-        const longest = eventBody({ eventId: 'evt_3', paymentId: 'pay_2', statusVersion: huge });
-        const tooLong = eventBody({ eventId: 'evt_4', paymentId: 'pay_2', statusVersion: `${huge}0` });
-        const unknown = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"x":"\\u0000 €"}}');
-        // Bodies as a Buffer, a string, a Uint8Array view into a larger buffer, a DataView.
-        const inside = Buffer.concat([Buffer.from('junk before'), newer, Buffer.from('junk after')]);
-        const deliveries = [
-          [first, first, 'apply'],
-          [first.toString('utf8'), first, 'duplicate'],
-          [new Uint8Array(older.buffer, older.byteOffset, older.length), older, 'stale'],
-          [inside.subarray(11, 11 + newer.length), newer, 'apply'],
-          [new DataView(longest.buffer, longest.byteOffset, longest.length), longest, 'apply'],
-          [tooLong, tooLong, 'status_version_invalid'],
-          [unknown, unknown, 'event_type_unknown'],
-          [newer, newer, 'duplicate'],
-        ];
-        for (const [body, bytes, expected] of deliveries) {
+        for (const [body, bytes, expected] of oneByOne().deliveries) {
           const answer = await receiver.handle({ body, headers: signedHeaders(bytes) });
           assert.equal(answer.status, 200, answer.body);
           assert.equal(decisionOf(answer), expected);
         }
-        const rows = await postgresRows(direct, `one_${prefix}`);
-        assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.status_version, e.decision]), [
-          ['evt_0', 'pay_1', '1', 'stale'],
-          ['evt_1', 'pay_1', '2', 'apply'],
-          ['evt_2', 'pay_1', String(2n ** 64n), 'apply'],
-          ['evt_3', 'pay_2', huge, 'apply'],
-        ]);
-        const sent = { evt_0: older, evt_1: first, evt_2: newer, evt_3: longest };
-        for (const event of rows.events) assert.ok(Buffer.from(event.body).equals(sent[event.event_id]), event.event_id);
-        assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]),
-          [['pay_1', String(2n ** 64n), 'evt_2'], ['pay_2', huge, 'evt_3']]);
-        // data is the event's data object, as JSON (not a JSON string holding its text).
-        for (const payment of rows.payments) assert.deepEqual(JSON.parse(payment.data), dataOf(sent[payment.event_id]));
-        const { rows: kinds } = await direct.query(`SELECT json_typeof(data) AS kind, data->>'status' AS status FROM one_${prefix}payments ORDER BY payment_id`);
-        assert.deepEqual(kinds, [{ kind: 'object', status: 'paid' }, { kind: 'object', status: 'open' }]);
-        assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(q.code === 'event_type_unknown' ? unknown : tooLong)]),
-          [['status_version_invalid', true], ['event_type_unknown', true]]);
+        await checkOneByOne(direct, `one_${prefix}`);
       });
 
       test('24 concurrent deliveries of one payment (8 events, 3 copies each), 20 times: all 200, one record per event, the highest version', async () => {

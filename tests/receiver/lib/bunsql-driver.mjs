@@ -8,6 +8,8 @@
 
 import { signWebhook } from 'cryptopay-verify';
 import { createReceiver, postgresStore } from 'cryptopay-verify/receiver';
+// Copied beside this file from tests/receiver/lib, as the Node tests' helpers use it.
+import { eventBody, oneByOne, random } from './events.mjs';
 
 const config = JSON.parse(process.env.BUNSQL);
 const scenario = process.argv[2];
@@ -40,11 +42,6 @@ const headersOf = (body) => {
   return { [config.tsHeader]: ts, [config.sigHeader]: signWebhook({ secret: config.secret, timestamp: ts, body }) };
 };
 const send = (receiver, body, bytes = body) => receiver.handle({ body, headers: headersOf(bytes) });
-// As tests/receiver/lib/helpers.mjs's eventBody.
-const eventBody = ({ eventId, paymentId, statusVersion, status = 'open' }) => Buffer.from(JSON.stringify({
-  schema_version: '1', event_id: eventId, event_type: 'payment.updated', occurred_at: '2026-11-22T10:00:00Z',
-  data: { payment_id: paymentId, status_version: statusVersion, status, order_ref: 'Müller – 5 €' },
-}));
 const decisionOf = (answer) => (answer.status === 200 ? JSON.parse(answer.body).decision ?? JSON.parse(answer.body).quarantined : answer.body);
 const collecting = () => {
   const logged = [];
@@ -61,22 +58,6 @@ const counting = (client, states) => {
     }),
   };
 };
-// mulberry32, as helpers.mjs's random(seed).shuffle.
-function shuffle(list, seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  for (let i = list.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(next() * (i + 1));
-    [list[i], list[j]] = [list[j], list[i]];
-  }
-  return list;
-}
 const failure = (promise) => promise.then(() => null, (error) => `${error.name}: ${error.message}`);
 
 const SCENARIOS = {
@@ -120,26 +101,8 @@ const SCENARIOS = {
     const sql = connect({ max: 2 });
     const receiver = receiverOf(adapter(sql), config.prefix);
     await receiver.ready();
-    const huge = `1${'0'.repeat(131071)}`;
-    const first = eventBody({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: 2, status: 'open' });
-    const older = eventBody({ eventId: 'evt_0', paymentId: 'pay_1', statusVersion: 1, status: 'created' });
-    const newer = eventBody({ eventId: 'evt_2', paymentId: 'pay_1', statusVersion: String(2n ** 64n), status: 'paid' });
-    const longest = eventBody({ eventId: 'evt_3', paymentId: 'pay_2', statusVersion: huge });
-    const tooLong = eventBody({ eventId: 'evt_4', paymentId: 'pay_2', statusVersion: `${huge}0` });
-    const unknown = Buffer.from('{"schema_version":"1","event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"x":"\\u0000 €"}}');
-    const inside = Buffer.concat([Buffer.from('junk before'), newer, Buffer.from('junk after')]);
-    const deliveries = [
-      [first, first],
-      [first.toString('utf8'), first],
-      [new Uint8Array(older.buffer, older.byteOffset, older.length), older],
-      [inside.subarray(11, 11 + newer.length), newer],
-      [new DataView(longest.buffer, longest.byteOffset, longest.length), longest],
-      [tooLong, tooLong],
-      [unknown, unknown],
-      [newer, newer],
-    ];
     const answers = [];
-    for (const [body, bytes] of deliveries) answers.push(decisionOf(await send(receiver, body, bytes)));
+    for (const [body, bytes] of oneByOne().deliveries) answers.push(decisionOf(await send(receiver, body, bytes)));
     return { answers };
   },
 
@@ -154,7 +117,7 @@ const SCENARIOS = {
         const body = eventBody({ eventId: `evt_c${round}_${v}`, paymentId: `pay_c${round}`, statusVersion: v, status: `v${v}` });
         for (let copy = 0; copy < 3; copy += 1) deliveries.push({ eventId: `evt_c${round}_${v}`, body });
       }
-      shuffle(deliveries, config.seed + round);
+      random(config.seed + round).shuffle(deliveries);
       const answers = await Promise.all(deliveries.map(({ body }) => send(receiver, body)));
       rounds.push(deliveries.map(({ eventId }, i) => [eventId, answers[i].status, decisionOf(answers[i])]));
     }
@@ -193,7 +156,7 @@ const SCENARIOS = {
         const body = eventBody({ eventId: `evt_i${round}_${v}`, paymentId: `pay_i${round}`, statusVersion: v });
         for (let copy = 0; copy < 3; copy += 1) deliveries.push(body);
       }
-      shuffle(deliveries, config.seed + 100 + round);
+      random(config.seed + 100 + round).shuffle(deliveries);
       const answers = await Promise.all(deliveries.map((body) => send(receiver, body)));
       rounds.push(answers.map((answer) => [answer.status, decisionOf(answer)]));
     }
@@ -211,7 +174,7 @@ const SCENARIOS = {
       const body = eventBody({ eventId: `evt_pgb${i}`, paymentId: `pay_pgb${i % 12}`, statusVersion: i, status: `v${i}` });
       deliveries.push({ eventId: `evt_pgb${i}`, body }, { eventId: `evt_pgb${i}`, body });
     }
-    shuffle(deliveries, config.seed + 2);
+    random(config.seed + 2).shuffle(deliveries);
     const answers = [];
     for (let i = 0; i < deliveries.length; i += 8) {
       const group = deliveries.slice(i, i + 8);

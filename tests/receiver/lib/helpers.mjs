@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { eventBody, oneByOne, random } from './events.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -38,16 +39,8 @@ export const TS_HEADER = 'X-Webhook-Timestamp';
 export const SIG_HEADER = 'X-Webhook-Signature';
 export const nowSecs = () => Math.floor(Date.now() / 1000);
 
-/** A payment.updated body; statusVersion given as a JSON number when it is a JS number, else as a string. */
-export function eventBody({ eventId, paymentId, statusVersion, status = 'open', eventType = 'payment.updated', note = 'Müller – 5 €' }) {
-  return Buffer.from(JSON.stringify({
-    schema_version: '1',
-    event_id: eventId,
-    event_type: eventType,
-    occurred_at: '2026-11-22T10:00:00Z',
-    data: { payment_id: paymentId, status_version: statusVersion, status, order_ref: note },
-  }));
-}
+// The bodies and the seeded generator, in a module of their own that Bun scripts load too.
+export { eventBody, oneByOne, random };
 
 /** The two headers of a delivery of `body` signed now (or at `timestamp`) with `secret`. */
 export function signedHeaders(body, { timestamp = nowSecs(), secret = SECRET } = {}) {
@@ -70,31 +63,6 @@ export function tempDir(prefix = 'cpv-rx-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A seeded pseudo-random generator (mulberry32): reproducible runs, the seed printed. */
-export function random(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n) => Math.floor(next() * n);
-  return {
-    next,
-    int,
-    pick: (list) => list[int(list.length)],
-    shuffle(list) {
-      for (let i = list.length - 1; i > 0; i -= 1) {
-        const j = int(i + 1);
-        [list[i], list[j]] = [list[j], list[i]];
-      }
-      return list;
-    },
-  };
 }
 
 /** Reads every row of a SQLite store's tables (prefix `cryptopay_` unless given). */
@@ -151,4 +119,29 @@ export async function poolerBurst(receiver, { seed, logged, read }) {
     const payment = rows.payments.find((r) => r.payment_id === `pay_pgb${p}`);
     assert.deepEqual([payment.status_version, payment.event_id, JSON.parse(payment.data).status], [String(highest), `evt_pgb${highest}`, `v${highest}`]);
   }
+}
+
+/**
+ * Checks what oneByOne()'s deliveries left in a PostgreSQL store (`client`, tables `prefix`):
+ * the event rows and their decisions, each body byte for byte, the payments at their highest
+ * versions with `data` stored as the event's object (json_typeof), the two quarantined bodies.
+ */
+export async function checkOneByOne(client, prefix) {
+  const { huge, bodies } = oneByOne();
+  const rows = await postgresRows(client, prefix);
+  assert.deepEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.status_version, e.decision]), [
+    ['evt_0', 'pay_1', '1', 'stale'],
+    ['evt_1', 'pay_1', '2', 'apply'],
+    ['evt_2', 'pay_1', String(2n ** 64n), 'apply'],
+    ['evt_3', 'pay_2', huge, 'apply'],
+  ]);
+  for (const event of rows.events) assert.ok(Buffer.from(event.body).equals(bodies[event.event_id]), event.event_id);
+  assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]),
+    [['pay_1', String(2n ** 64n), 'evt_2'], ['pay_2', huge, 'evt_3']]);
+  // data is the event's data object, as JSON (not a JSON string holding its text).
+  for (const payment of rows.payments) assert.deepEqual(JSON.parse(payment.data), JSON.parse(bodies[payment.event_id].toString('utf8')).data);
+  const { rows: kinds } = await client.query(`SELECT json_typeof(data) AS kind, data->>'status' AS status FROM ${prefix}payments ORDER BY payment_id`);
+  assert.deepEqual(kinds, [{ kind: 'object', status: 'paid' }, { kind: 'object', status: 'open' }]);
+  assert.deepEqual(rows.quarantine.map((q) => [q.code, Buffer.from(q.body).equals(q.code === 'event_type_unknown' ? bodies.evt_q : bodies.evt_4)]),
+    [['status_version_invalid', true], ['event_type_unknown', true]]);
 }
