@@ -25,8 +25,9 @@ const BODY = JSON.stringify({
 });
 const SIGNATURE = `v1=${sign(SECRET, TS, BODY)}`;
 
-// The README's expression.
+// The README's expressions.
 const rawBody = (event) => (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body);
+const headersOf = (event) => event.multiValueHeaders ?? event.headers;
 
 // API Gateway HTTP API (payload 2.0) and Function URLs: header names in lower case.
 const httpApiEvent = (isBase64Encoded) => ({
@@ -46,7 +47,7 @@ const restApiEvent = (isBase64Encoded) => ({
 for (const [label, api] of entries) {
   describe(`${label}: serverless events (AWS Lambda, Netlify)`, () => {
     const verify = (event) => {
-      const { timestamp, signature } = api.readDeliveryHeaders(event.headers, NAMES);
+      const { timestamp, signature } = api.readDeliveryHeaders(headersOf(event), NAMES);
       return api.verifyWebhook({ body: rawBody(event), timestamp, signature, secrets: SECRET, maxSkewSecs: 300, nowSecs: NOW });
     };
 
@@ -66,6 +67,13 @@ for (const [label, api] of entries) {
       const { timestamp, signature } = api.readDeliveryHeaders(event.multiValueHeaders, NAMES);
       const verified = api.verifySignature({ body: rawBody(event), timestamp, signature, secrets: SECRET, maxSkewSecs: 300, nowSecs: NOW });
       assert.equal(verified.matchedSecret, 'active');
+    });
+
+    test('REST API: a timestamp header sent twice is header_duplicated (its `headers` keeps only the last value)', () => {
+      const event = restApiEvent(false);
+      event.multiValueHeaders['X-CryptoPay-Timestamp'] = [TS, String(NOW - 86400)];
+      event.headers['X-CryptoPay-Timestamp'] = String(NOW - 86400);
+      assert.throws(() => verify(event), (error) => error instanceof api.CryptoPayError && error.code === 'header_duplicated');
     });
 
     test('a base64 body passed without decoding it is signature_mismatch (the base64 text is not the body)', () => {

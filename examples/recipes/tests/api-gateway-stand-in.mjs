@@ -1,0 +1,92 @@
+// A STAND-IN for AWS's front doors to a Lambda function (API Gateway, Function URLs, ALB),
+// which cannot run here: a node:http server that turns each request into the event object
+// AWS documents for `SHAPE` and the handler's result into the response, so that the Lambda
+// recipe (./handler.mjs of the working directory) is driven over HTTP by the same deliveries,
+// and the same conformance kit, as the other recipes. It reproduces what matters to a
+// receiver: how the body arrives (text, or base64 with isBase64Encoded) and how header names
+// and repeated headers are given. Prints `listening on http://127.0.0.1:<port>/webhook`.
+//
+// SHAPE (environment):
+//   http-api         API Gateway HTTP API, payload 2.0, and Function URLs: header names in
+//                    lower case, a repeated header's values joined with commas; text body
+//   http-api-base64  the same with the body as base64 (isBase64Encoded: a binary content type)
+//   rest-api         API Gateway REST API, payload 1.0: names as sent; `headers` keeps a repeated
+//                    header's last value, `multiValueHeaders` all of them; text body
+//   rest-api-binary  the same with application/json among the API's binaryMediaTypes: base64
+//   alb              Application Load Balancer with multi-value headers on: names in lower
+//                    case, only `multiValueHeaders`; the body as base64
+
+import http from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const SHAPE = process.env.SHAPE;
+const SHAPES = ['http-api', 'http-api-base64', 'rest-api', 'rest-api-binary', 'alb'];
+if (!SHAPES.includes(SHAPE)) {
+  console.error(`SHAPE must be one of ${SHAPES.join(', ')}`);
+  process.exit(2);
+}
+const { handler } = await import(pathToFileURL(join(process.cwd(), 'handler.mjs')).href);
+
+function headerViews(rawHeaders, lowerCase) {
+  const single = {};
+  const multi = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = lowerCase ? rawHeaders[i].toLowerCase() : rawHeaders[i];
+    const value = rawHeaders[i + 1];
+    (multi[name] ??= []).push(value);
+    single[name] = value;
+  }
+  return { single, multi };
+}
+
+// A text body is the request's bytes decoded as UTF-8; what AWS does with bytes that are not
+// UTF-8 is its own: here they decode to U+FFFD, as Node decodes them.
+function eventOf(req, bytes) {
+  const url = new URL(req.url, 'http://localhost');
+  const base64 = SHAPE.endsWith('-base64') || SHAPE.endsWith('-binary') || SHAPE === 'alb';
+  const body = bytes.length === 0 ? null : base64 ? bytes.toString('base64') : bytes.toString('utf8');
+  if (SHAPE === 'http-api' || SHAPE === 'http-api-base64') {
+    const { multi } = headerViews(req.rawHeaders, true);
+    const headers = Object.fromEntries(Object.entries(multi).map(([name, values]) => [name, values.join(',')]));
+    return {
+      version: '2.0', routeKey: 'POST /webhook', rawPath: url.pathname, rawQueryString: url.search.slice(1), headers,
+      requestContext: { http: { method: req.method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1' } },
+      body, isBase64Encoded: base64,
+    };
+  }
+  if (SHAPE.startsWith('rest-api')) {
+    const { single, multi } = headerViews(req.rawHeaders, false);
+    return {
+      resource: '/webhook', path: url.pathname, httpMethod: req.method, headers: single, multiValueHeaders: multi,
+      requestContext: { httpMethod: req.method, path: url.pathname },
+      body, isBase64Encoded: base64,
+    };
+  }
+  const { multi } = headerViews(req.rawHeaders, true);
+  return {
+    requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:stand-in' } },
+    httpMethod: req.method, path: url.pathname, multiValueHeaders: multi, body, isBase64Encoded: true,
+  };
+}
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', async () => {
+    try {
+      const result = await handler(eventOf(req, Buffer.concat(chunks)));
+      const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+      res.writeHead(result.statusCode, { ...result.headers, 'content-length': body.length });
+      res.end(body);
+    } catch (error) {
+      // What AWS answers when the function throws.
+      console.error(`handler threw: ${error?.message}`);
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end('{"message":"Internal Server Error"}');
+    }
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  console.log(`api gateway stand-in (${SHAPE}): listening on http://127.0.0.1:${server.address().port}/webhook`);
+});

@@ -1,0 +1,98 @@
+// The AWS Lambda recipe (examples/recipes/lambda): its handler, unchanged, behind a stand-in
+// for API Gateway, Function URLs and ALB (api-gateway-stand-in.mjs: AWS cannot run here), in
+// each event shape they document, recording in a throwaway PostgreSQL. The same deliveries
+// and conformance kit as every recipe, then what a Lambda meets: a database that went away
+// and came back while the execution environment lived, and a function deployed unconfigured.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { RECIPES, deliver, deliveryTests, eventBody, recipeCopy, startNodeRecipe } from './helpers.mjs';
+
+const STAND_IN = join(RECIPES, 'tests', 'api-gateway-stand-in.mjs');
+const SHAPES = ['http-api', 'http-api-base64', 'rest-api', 'rest-api-binary', 'alb'];
+// The shapes whose body arrives as text the front door decoded (see deliveryTests).
+const TEXT_BODY = new Set(['http-api', 'rest-api']);
+
+describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }, () => {
+  let dir;
+  let database;
+  let pool;
+  before(() => {
+    dir = recipeCopy('lambda');
+    database = startPostgres();
+    pool = openPool({ connectionString: database.url, max: 1 });
+    // The server is stopped under it once (below): its idle connection then ends with an error.
+    pool.on('error', () => {});
+  });
+  after(async () => {
+    await pool?.end();
+    database?.destroy();
+  });
+  const start = (env) => startNodeRecipe(dir, { script: STAND_IN, env });
+  const readStore = async () => {
+    const rows = async (sql) => (await pool.query(sql)).rows;
+    return {
+      events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
+      payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
+      quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
+    };
+  };
+
+  for (const shape of SHAPES) {
+    describe(`event shape: ${shape}`, () => {
+      let fn;
+      before(async () => {
+        fn = await start({ SHAPE: shape, DATABASE_URL: database.url });
+      });
+      after(() => fn?.stop());
+      deliveryTests(() => fn.url, readStore, { bodyAsText: TEXT_BODY.has(shape) });
+    });
+  }
+
+  describe('the database goes away and comes back while the execution environment lives', () => {
+    let fn;
+    before(async () => {
+      fn = await start({ SHAPE: 'http-api', DATABASE_URL: database.url });
+    });
+    after(() => fn?.stop());
+    const body = (n) => eventBody({ eventId: `evt_lambda_restart_${n}`, paymentId: 'pay_lambda_restart', statusVersion: n });
+
+    test('recorded before; 503 (retried by the service) while it is down; recorded again once it is back', async () => {
+      let response = await deliver(fn.url, body(1));
+      assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
+      database.stop('fast');
+      try {
+        response = await deliver(fn.url, body(2));
+        assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
+      } finally {
+        database.start();
+      }
+      // The pool's connection died with the server: the first delivery after may still meet
+      // it (503, retried); within a few the function records again, nothing acknowledged lost.
+      const answers = [];
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        response = await deliver(fn.url, body(2));
+        answers.push(response.status);
+        if (response.status === 200) break;
+      }
+      assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], `answers: ${answers}`);
+      const { rows } = await pool.query("SELECT event_id FROM cryptopay_events WHERE payment_id = 'pay_lambda_restart' ORDER BY event_id");
+      assert.deepEqual(rows.map((r) => r.event_id), ['evt_lambda_restart_1', 'evt_lambda_restart_2']);
+      const [payment] = (await pool.query("SELECT status_version::text AS v FROM cryptopay_payments WHERE payment_id = 'pay_lambda_restart'")).rows;
+      assert.equal(payment.v, '2');
+    });
+  });
+
+  test('deployed without DATABASE_URL: 500 not_configured (the service retries), the log says what to set', async () => {
+    const fn = await start({ SHAPE: 'http-api', DATABASE_URL: '' });
+    try {
+      const response = await deliver(fn.url, eventBody({ eventId: 'evt_lambda_unset', paymentId: 'pay_lambda_unset', statusVersion: 1 }));
+      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
+      assert.match(fn.output.stderr, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
+    } finally {
+      await fn.stop();
+    }
+  });
+});
