@@ -64,6 +64,13 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
         assert.match(gotOf(run, 'tampered_body'), /a byte order mark prepended: 200 acknowledged/);
         assert.match(gotOf(run, 'tampered_body'), /U\+FFFD sent as the invalid byte 0xFF: 200 acknowledged/);
       }],
+    ['the body decoded as UTF-8 text, its byte order mark kept (a front door passing text)', 'utf8Text', ['tampered_body'],
+      async (run) => {
+        assert.match(gotOf(run, 'tampered_body'), /a byte order mark prepended: 401 .*U\+FFFD sent as the invalid byte 0xFF: 200 acknowledged/);
+        const table = (await runTable('utf8Text')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /only the invalid byte verified: the body was decoded as UTF-8 text before it was hashed/);
+        assert.match(table, /AWS API Gateway, Function URLs/);
+      }],
     ['de-duplicated by event_id before verifying', 'dedupeFirst', ['tampered_body'],
       (run) => assert.match(gotOf(run, 'tampered_body'), /valid_delivery's event changed, its signature: 200 acknowledged/)],
     // valid_delivery's event sent again changed holds no newer version either: refused too late.
@@ -84,7 +91,7 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
       assert.equal(run.code, 1, shown(run));
       assert.deepEqual(run.failed, failed, shown(run));
       assert.deepEqual(run.notJudged, [], shown(run));
-      more(run);
+      await more(run);
     });
   }
 });

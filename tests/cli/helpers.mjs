@@ -358,6 +358,9 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
         reserialize: () => JSON.stringify(JSON.parse(raw.toString('utf8'))),
         trimBody: () => raw.toString('utf8').trim(),
         textBody: () => new TextDecoder().decode(raw),
+        // As a front door that passes the body on as text hands it over (AWS API Gateway):
+        // decoded as UTF-8, the byte order mark kept.
+        utf8Text: () => raw.toString('utf8'),
       }[defect]?.() ?? raw;
     } catch {
       return text(res, 400, 'not json');

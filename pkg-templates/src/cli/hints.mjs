@@ -89,6 +89,12 @@ function tamperedBody(ds) {
     return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
       'de-duplicates (or answers) before verifying. Verify first, then look the event_id up';
   }
+  if (accepted.has('byte 0xFF') && !accepted.has('BOM') && !accepted.has('newline')) {
+    return 'only the invalid byte verified: the body was decoded as UTF-8 text before it was hashed, by the ' +
+      'receiver (buffer.toString(), a text body parser) or by a front door that passes bodies as text (AWS API ' +
+      'Gateway, Function URLs; what the receiver records is then still the signed text). Hash the raw bytes, or have ' +
+      'the front door pass the body as base64 (a REST API\'s binaryMediaTypes)';
+  }
   if (accepted.has('BOM') || accepted.has('newline') || accepted.has('byte 0xFF')) {
     return 'a body with bytes added or changed verified: the receiver hashes decoded or trimmed text (request.text() ' +
       'drops a byte order mark and turns invalid bytes into U+FFFD; trim() drops the newline). Hash the raw bytes';
