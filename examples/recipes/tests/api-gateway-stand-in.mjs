@@ -1,7 +1,7 @@
 // A STAND-IN for AWS's front doors to a Lambda function (API Gateway, Function URLs, ALB),
 // which cannot run here: a node:http server that turns each request into the event object
 // AWS documents for `SHAPE` and the handler's result into the response, so that the Lambda
-// recipe (./handler.mjs of the working directory) is driven over HTTP by the same deliveries,
+// recipe (./handler.mjs of the working directory, or the file HANDLER names) is driven over HTTP by the same deliveries,
 // and the same conformance kit, as the other recipes. It reproduces what matters to a
 // receiver: how the body arrives (text, or base64 with isBase64Encoded) and how header names
 // and repeated headers are given. Prints `listening on http://127.0.0.1:<port>/webhook`.
@@ -26,7 +26,9 @@ if (!SHAPES.includes(SHAPE)) {
   console.error(`SHAPE must be one of ${SHAPES.join(', ')}`);
   process.exit(2);
 }
-const { handler } = await import(pathToFileURL(join(process.cwd(), 'handler.mjs')).href);
+// An ES module, or a CommonJS bundle (whose exports may arrive only as the default).
+const loaded = await import(pathToFileURL(join(process.cwd(), process.env.HANDLER ?? 'handler.mjs')).href);
+const handler = loaded.handler ?? loaded.default?.handler;
 
 function headerViews(rawHeaders, lowerCase) {
   const single = {};

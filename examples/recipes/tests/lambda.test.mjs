@@ -5,6 +5,8 @@
 // and came back while the execution environment lived, and a function deployed unconfigured.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
@@ -50,6 +52,28 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
       deliveryTests(() => fn.url, readStore, { bodyAsText: TEXT_BODY.has(shape) });
     });
   }
+
+  // AWS CDK's NodejsFunction (and SST, serverless-esbuild) bundle the handler and its
+  // dependencies with esbuild into one file; CDK's defaults: CommonJS, platform node.
+  describe('bundled as AWS CDK\'s NodejsFunction bundles it (esbuild: one CommonJS file, pg and the package inside)', () => {
+    let fn;
+    let asset;
+    before(async () => {
+      const esbuild = await import('esbuild');
+      // The deployed asset: a folder holding index.js alone (no package.json says "module").
+      asset = mkdtempSync(join(tmpdir(), 'cpv-lambda-asset-'));
+      await esbuild.build({
+        entryPoints: [join(dir, 'handler.mjs')], bundle: true, platform: 'node', target: 'node20', format: 'cjs',
+        outfile: join(asset, 'index.js'), logLevel: 'error',
+      });
+      fn = await startNodeRecipe(asset, { script: STAND_IN, env: { SHAPE: 'rest-api-binary', DATABASE_URL: database.url, HANDLER: 'index.js' } });
+    });
+    after(async () => {
+      await fn?.stop();
+      if (asset) rmSync(asset, { recursive: true, force: true });
+    });
+    deliveryTests(() => fn.url, readStore);
+  });
 
   describe('the database goes away and comes back while the execution environment lives', () => {
     let fn;
