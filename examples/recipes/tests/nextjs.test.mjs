@@ -1,13 +1,15 @@
 // The Next.js recipe (examples/recipes/nextjs): `next build` with neither the secret nor a
 // database, then `next start` on 127.0.0.1 (Node runtime) recording in PostgreSQL
-// (DATABASE_URL, a throwaway server), and the deliveries POSTed to /api/webhook.
+// (DATABASE_URL, a throwaway server), and the deliveries POSTed to its App Router route
+// (/api/webhook) and to its Pages Router route (/api/pages-router-webhook).
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, deliveryTests, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
@@ -30,11 +32,22 @@ async function listeningPort(server, timeoutMs) {
 describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)', { timeout: 150_000 }, () => {
   let dir;
   let server;
+  let origin;
   let url;
   let database;
   let pool;
   before(async () => {
     dir = recipeCopy('nextjs');
+    // Beside the recipe's routes, for the test only: a Pages API route that leaves Next's body
+    // parser on, as a Pages Router app does unless told otherwise.
+    writeFileSync(join(dir, 'pages', 'api', 'parsed-webhook.js'), [
+      "import { webhookReceiver } from '../../lib/receiver.js';",
+      'export default async function handler(req, res) {',
+      '  const { receiver } = await webhookReceiver();',
+      '  return receiver.node(req, res);',
+      '}',
+      '',
+    ].join('\n'));
     // Neither the secret nor the database is in the environment of `next build`.
     const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...RECIPE_ENV };
     delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
@@ -51,7 +64,8 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     });
     const port = await listeningPort(server, 20_000);
     await waitForPort(port, { timeoutMs: 20_000, exited: server.exited });
-    url = `http://127.0.0.1:${port}/api/webhook`;
+    origin = `http://127.0.0.1:${port}`;
+    url = `${origin}/api/webhook`;
   });
   after(async () => {
     await server?.stop();
@@ -64,12 +78,26 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     const manifest = JSON.parse(await readFile(join(dir, '.next', 'server', 'app-paths-manifest.json'), 'utf8'));
     assert.ok(Object.keys(manifest).includes('/api/webhook/route'), JSON.stringify(manifest));
   });
-  deliveryTests(() => url, async () => {
+  const readStore = async () => {
     const rows = async (sql) => (await pool.query(sql)).rows;
     return {
       events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
       payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
       quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
     };
+  };
+  deliveryTests(() => url, readStore);
+
+  describe('Pages Router: pages/api/pages-router-webhook.js (bodyParser off, receiver.node)', () => {
+    deliveryTests(() => `${origin}/api/pages-router-webhook`, readStore);
+    test('a Pages API route with Next\'s body parser on: 500 body_not_raw, and the log names bodyParser: false', async () => {
+      const body = eventBody({ eventId: 'evt_next_parsed', paymentId: 'pay_next_parsed', statusVersion: 1 });
+      const response = await deliver(`${origin}/api/parsed-webhook`, body);
+      assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
+      const log = server.output.stdout + server.output.stderr;
+      assert.match(log, /body_not_raw: the body is an object; .*a Next\.js Pages Router API route: export const config = \{ api: \{ bodyParser: false \} \}/);
+      const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_next_parsed'");
+      assert.equal(rows[0].n, 0);
+    });
   });
 });

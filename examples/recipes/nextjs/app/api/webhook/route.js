@@ -1,70 +1,15 @@
-// POST /api/webhook: payment.updated deliveries, on cryptopay-verify/receiver. It reads the
-// raw body itself (never request.json()), verifies, then records the event (de-duplicated by
-// event_id, applied only when its status_version is greater) in one transaction, and answers
-// 2xx only after the commit.
-//
-// Configuration (environment, read at the first request, never at build time, so `next build`
-// needs neither the secret nor the database):
-//   CRYPTOPAY_WEBHOOK_SECRET  the signing Secret exactly as saved (required)
-//   TIMESTAMP_HEADER          the header carrying the delivery timestamp (required)
-//   SIGNATURE_HEADER          the header carrying the signature (required)
-//   DATABASE_URL              PostgreSQL: what serverless and multi-instance deployments need
-//   DATA_DIR (./data)         without DATABASE_URL: a SQLite file, for one `next start` process
-//   MAX_SKEW_SECS             default 300
+// POST /api/webhook (App Router): payment.updated deliveries. receiver.fetch reads the raw
+// body itself: never call request.json() or request.text() first. Configuration: see
+// lib/receiver.js.
 
-import { createReceiver, postgresStore, sqliteStore } from 'cryptopay-verify/receiver';
+import { webhookReceiver } from '../../../lib/receiver.js';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-async function openStore(env) {
-  if (env.DATABASE_URL) {
-    const { default: pg } = await import('pg');
-    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 }));
-  }
-  const [{ default: Database }, { mkdirSync }, { join }] = await Promise.all([import('better-sqlite3'), import('node:fs'), import('node:path')]);
-  const dataDir = env.DATA_DIR ?? 'data';
-  mkdirSync(dataDir, { recursive: true });
-  return sqliteStore(new Database(join(dataDir, 'receiver.sqlite')));
-}
-
-// Created at the first request (once, however many arrive together); forgotten on failure,
-// so the next request tries again.
-let receiving = null;
-function getReceiver() {
-  receiving ??= (async () => {
-    const env = process.env;
-    if (!env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
-      throw Object.assign(new Error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER'), { notConfigured: true });
-    }
-    const receiver = createReceiver({
-      secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-      maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-      timestampHeader: env.TIMESTAMP_HEADER,
-      signatureHeader: env.SIGNATURE_HEADER,
-      maxBodyBytes: 1024 * 1024,
-      store: await openStore(env),
-    });
-    await receiver.ready(); // creates the tables when missing
-    return receiver;
-  })().catch((error) => {
-    receiving = null;
-    throw error;
-  });
-  return receiving;
-}
-
 export async function POST(request) {
-  let receiver;
-  try {
-    receiver = await getReceiver();
-  } catch (error) {
-    // Not configured (500), or the store cannot be reached (503): the service retries both.
-    console.error(`webhook receiver unavailable: ${error.message}`);
-    return error.notConfigured
-      ? Response.json({ error: 'not_configured' }, { status: 500 })
-      : Response.json({ error: 'store_unavailable' }, { status: 503 });
-  }
+  const { receiver, unavailable } = await webhookReceiver();
+  if (unavailable) return Response.json(unavailable.body, { status: unavailable.status });
   // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
   return receiver.fetch(request);
 }
