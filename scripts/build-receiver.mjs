@@ -65,7 +65,7 @@ export const sqlite = ${JSON.stringify(statements.sqlite, null, 2)};
     `--outfile=${join(target, 'index.cjs')}`], { cwd: root, stdio: 'inherit' });
   const cjs = readFileSync(join(target, 'index.cjs'), 'utf8');
   if (!cjs.includes('require("cryptopay-verify")')) fail('the receiver\'s CommonJS build does not require the package by name');
-  if (/require\("(pg|better-sqlite3|node:)/.test(cjs)) fail('the receiver\'s CommonJS build requires a driver or a Node module');
+  if (/require\("(pg|better-sqlite3|@libsql|node:)/.test(cjs)) fail('the receiver\'s CommonJS build requires a driver or a Node module');
 
   const types = join(root, 'pkg-templates', 'types', 'receiver.d.ts');
   cpSync(types, join(target, 'index.d.ts'));

@@ -48,7 +48,7 @@ function checkOptions(options) {
   const { store } = options;
   if (store === null || typeof store !== 'object'
     || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
-    throw invalid(`store ${notAStore(store)}: postgresStore(pool), sqliteStore(db), d1Store(env.DB), or an object with ready, record and quarantine`);
+    throw invalid(`store ${notAStore(store)}: postgresStore(pool), sqliteStore(db), d1Store(env.DB), libsqlStore(client), or an object with ready, record and quarantine`);
   }
   const most = storeMaxBody(store);
   if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
@@ -71,7 +71,7 @@ const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
 function notAStore(store) {
   if (store === undefined || store === null) return 'is required';
   if (typeof store === 'function') return `is a function (${store.name || 'anonymous'}), not a store: call it with your client, as in`;
-  if (typeof store === 'object' && (typeof store.prepare === 'function' || typeof store.query === 'function')) {
+  if (typeof store === 'object' && (typeof store.prepare === 'function' || typeof store.query === 'function' || typeof store.execute === 'function')) {
     return 'is a database client, not a store: wrap it, as in';
   }
   return 'is not a store: give one of';

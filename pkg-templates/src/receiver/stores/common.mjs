@@ -52,9 +52,12 @@ const STUCK = [
   [/Client has encountered a connection error and is not queryable|Client was closed and is not queryable/,
     'a node-postgres Client does not reconnect once its connection broke: pass a pg.Pool, which replaces broken connections (until then, restart the process)'],
   [/Cannot use a pool after calling end on the pool/, 'the pg.Pool was ended (pool.end()) while the receiver still uses it'],
+  // @libsql/client
+  [/\bCLIENT_CLOSED\b|The client is closed/, 'the libsql client was closed (client.close()) while the receiver still uses it'],
   // better-sqlite3, node:sqlite, bun:sqlite
   [/The database connection is not open|statement has been finalized|Cannot use a closed database/,
     'the SQLite database was closed (db.close()) while the receiver still uses it'],
+  // A SQLite file, through any of them or a libsql client
   [/attempt to write a readonly database/,
     'the SQLite database became read-only for this process (its file or folder lost write permission, the file system was remounted read-only after a disk error, or PRAGMA query_only): restore write access'],
   [/database disk image is malformed|file is not a database/,

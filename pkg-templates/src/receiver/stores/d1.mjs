@@ -12,6 +12,9 @@ import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } fro
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {
+  if (binding !== null && typeof binding === 'object' && typeof binding.execute === 'function' && typeof binding.prepare !== 'function') {
+    throw invalid('d1Store was given what looks like a libsql client (@libsql/client, Turso): use libsqlStore(client)');
+  }
   if (binding === null || typeof binding !== 'object' || typeof binding.prepare !== 'function'
     || typeof binding.batch !== 'function') {
     throw invalid('d1Store takes a D1 database binding (env.DB, declared under d1_databases in wrangler.jsonc)');

@@ -32,7 +32,9 @@ const later = typeof setImmediate === 'function' ? setImmediate : (fn) => setTim
  */
 export function sqliteStore(db, options) {
   if (db !== null && typeof db === 'object' && typeof db.batch === 'function') {
-    throw invalid('sqliteStore was given what looks like a Cloudflare D1 binding: use d1Store(env.DB)');
+    throw invalid(typeof db.execute === 'function'
+      ? 'sqliteStore was given what looks like a libsql client (@libsql/client, Turso): use libsqlStore(client)'
+      : 'sqliteStore was given what looks like a Cloudflare D1 binding: use d1Store(env.DB)');
   }
   if (db === null || typeof db !== 'object' || typeof db.prepare !== 'function' || typeof db.exec !== 'function'
     || typeof db.parallelize === 'function') { // node-sqlite3 (callbacks) is not synchronous
