@@ -2,15 +2,18 @@
 // versions, versions beyond 2^53 sent as JSON numbers and as strings), every store answers
 // what decideEvent over an in-test model answers, delivery by delivery, and ends in the same
 // state: the same events with the same decisions, the same version and event per payment.
-// Stores: memory, SQLite (better-sqlite3, a file), PostgreSQL (a throwaway server) and D1
-// (a Worker in workerd, through Miniflare). RECEIVER_SEED repeats a run (the seed is printed).
+// Stores: memory, SQLite (better-sqlite3, a file), libsql (@libsql/client, a file), PostgreSQL
+// (a throwaway server) and D1 (a Worker in workerd, through Miniflare). RECEIVER_SEED repeats
+// a run (the seed is printed).
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, pg, pkg, postgresRows, random, receiverOptions, rx, signedHeaders, sqliteRows, tempDir, eventBody,
+  Database, createLibsqlClient, pg, pkg, postgresRows, random, receiverOptions, rx, signedHeaders, sqliteFileRows, sqliteRows, tempDir,
+  eventBody,
 } from './lib/helpers.mjs';
 import { postgresForSuite } from './lib/postgres.mjs';
 
@@ -130,6 +133,15 @@ describe('the stores against decideEvent over a model', () => {
     await checkStore(handleWith((i) => receivers[i]), async (i) => sqliteRows(db, `seq${i}_`));
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     db.close();
+  });
+
+  test('libsqlStore (@libsql/client, a file)', async () => {
+    const file = join(tempDir(), 'property.db');
+    const client = createLibsqlClient({ url: pathToFileURL(file).href });
+    const receivers = SEQS.map((_, i) => rx.createReceiver(receiverOptions(rx.libsqlStore(client, { prefix: `seq${i}_` }), { log: false })));
+    for (const r of receivers) await r.ready();
+    await checkStore(handleWith((i) => receivers[i]), async (i) => sqliteFileRows(file, `seq${i}_`));
+    client.close();
   });
 
   test('sqliteStore, deliveries all at once: group commits give the same decisions as one at a time', async () => {

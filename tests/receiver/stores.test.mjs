@@ -1,6 +1,7 @@
 // The stores at their edges, on real engines (a throwaway PostgreSQL, SQLite files, D1 in
 // workerd through Miniflare):
-//   - what a store cannot hold (an id over 1024 bytes or holding a NUL, a D1 body over
+//   - what a store cannot hold (an id over 1024 bytes or holding a NUL, on every store, libsql
+//     included; a D1 body over
 //     1,800,000 bytes, a version or data text over what D1 holds) is quarantined or refused
 //     before anything is written: never a 503 the service retries until it gives up;
 //   - ready() refuses a PostgreSQL database that is not UTF8, and tables whose column types
@@ -11,9 +12,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, captureLog, eventBody, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+  Database, PRUNE_POSTGRES, PRUNE_SQLITE, captureLog, checkPruned, createLibsqlClient, eventBody, postgresRows, receiverOptions, rx,
+  signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { openPool, postgresForSuite } from './lib/postgres.mjs';
 
@@ -60,40 +63,20 @@ async function checkIds(deliver, read) {
   assert.equal(JSON.parse(nul.data).order_ref, 'a\u0000b');
 }
 
-/**
- * Retention (README, "Receiver"): rows of `events` may be deleted once the service no longer
- * retries them; `payments` holds the applied version, so a late retry of a pruned event is
- * stale (recorded again, never applied twice) and a newer event still applies.
- */
-// The README's retention statements, with "older than 30 days" turned into "older than a minute
-// from now" (every row).
-const PRUNE_POSTGRES = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < now() + interval '1 minute'`;
-const PRUNE_SQLITE = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 minute')`;
-
-async function checkPruned(deliver, prune, read) {
-  const v1 = eventBody({ eventId: 'evt_r1', paymentId: 'pay_r', statusVersion: 1, status: 'open' });
-  const v2 = eventBody({ eventId: 'evt_r2', paymentId: 'pay_r', statusVersion: 2, status: 'paid' });
-  const v3 = eventBody({ eventId: 'evt_r3', paymentId: 'pay_r', statusVersion: 3, status: 'refunded' });
-  assert.deepEqual(await deliver(v1), [200, decided('apply')]);
-  assert.deepEqual(await deliver(v2), [200, decided('apply')]);
-  await prune();
-  assert.deepEqual((await read()).events, []);
-  assert.deepEqual(await deliver(v2), [200, decided('stale')], 'the applied event, retried after its row was pruned');
-  assert.deepEqual(await deliver(v1), [200, decided('stale')], 'an older one, retried after its row was pruned');
-  assert.deepEqual(await deliver(v2), [200, decided('duplicate')]);
-  assert.deepEqual(await deliver(v3), [200, decided('apply')]);
-  const rows = await read();
-  assert.deepEqual(rows.events.map((e) => [e.event_id, e.decision]).sort(), [['evt_r1', 'stale'], ['evt_r2', 'stale'], ['evt_r3', 'apply']]);
-  assert.deepEqual(rows.payments.map((p) => [p.payment_id, String(p.status_version), p.event_id, JSON.parse(p.data).status]),
-    [['pay_r', '3', 'evt_r3', 'refunded']]);
-}
-
 describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined as event_malformed)', () => {
   test('SQLite file', async () => {
     const db = new Database(join(tempDir(), 'ids.sqlite'));
     const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
     await checkIds((body) => handle(receiver, body), () => sqliteRows(db));
     db.close();
+  });
+
+  test('libsqlStore (@libsql/client, a file)', async () => {
+    const file = join(tempDir(), 'ids.db');
+    const client = createLibsqlClient({ url: pathToFileURL(file).href });
+    const receiver = rx.createReceiver(receiverOptions(rx.libsqlStore(client), { log: false }));
+    await checkIds((body) => handle(receiver, body), () => sqliteFileRows(file));
+    client.close();
   });
 
   test('memoryStore', async () => {

@@ -1,6 +1,7 @@
 // Shared by the receiver tests: the INSTALLED package (CONSUMER_DIR, default target/consumer,
 // as `make consumer` leaves it), loaded through its own "exports" map; signed deliveries;
-// the drivers (better-sqlite3, pg) from the repository's node_modules; temporary folders.
+// the drivers (better-sqlite3, pg, @libsql/client) from the repository's node_modules;
+// temporary folders; the checks several test files run on their stores.
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +34,7 @@ export const rx = await import(pathToFileURL(exportedFile('./receiver')).href);
 const require = createRequire(join(ROOT, 'package.json'));
 export const Database = require('better-sqlite3');
 export const pg = require('pg');
+export const { createClient: createLibsqlClient } = require('@libsql/client');
 
 export const SECRET = `whsec_rx_${randomBytes(12).toString('hex')}`;
 export const TS_HEADER = 'X-Webhook-Timestamp';
@@ -65,6 +67,36 @@ export function tempDir(prefix = 'cpv-rx-') {
   return dir;
 }
 
+// The README's retention statements, with "older than 30 days" turned into "older than a minute
+// from now" (every row).
+export const PRUNE_POSTGRES = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < now() + interval '1 minute'`;
+export const PRUNE_SQLITE = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 minute')`;
+
+/**
+ * Retention (README, "Receiver"): rows of `events` may be deleted once the service no longer
+ * retries them; `payments` holds the applied version, so a late retry of a pruned event is
+ * stale (recorded again, never applied twice) and a newer event still applies. `deliver(body)`
+ * resolves [status, answer text]; `prune()` deletes the events; `read()` gives the rows.
+ */
+export async function checkPruned(deliver, prune, read) {
+  const decided = (decision) => `{"received":true,"decision":"${decision}"}`;
+  const v1 = eventBody({ eventId: 'evt_r1', paymentId: 'pay_r', statusVersion: 1, status: 'open' });
+  const v2 = eventBody({ eventId: 'evt_r2', paymentId: 'pay_r', statusVersion: 2, status: 'paid' });
+  const v3 = eventBody({ eventId: 'evt_r3', paymentId: 'pay_r', statusVersion: 3, status: 'refunded' });
+  assert.deepEqual(await deliver(v1), [200, decided('apply')]);
+  assert.deepEqual(await deliver(v2), [200, decided('apply')]);
+  await prune();
+  assert.deepEqual((await read()).events, []);
+  assert.deepEqual(await deliver(v2), [200, decided('stale')], 'the applied event, retried after its row was pruned');
+  assert.deepEqual(await deliver(v1), [200, decided('stale')], 'an older one, retried after its row was pruned');
+  assert.deepEqual(await deliver(v2), [200, decided('duplicate')]);
+  assert.deepEqual(await deliver(v3), [200, decided('apply')]);
+  const rows = await read();
+  assert.deepEqual(rows.events.map((e) => [e.event_id, e.decision]).sort(), [['evt_r1', 'stale'], ['evt_r2', 'stale'], ['evt_r3', 'apply']]);
+  assert.deepEqual(rows.payments.map((p) => [p.payment_id, String(p.status_version), p.event_id, JSON.parse(p.data).status]),
+    [['pay_r', '3', 'evt_r3', 'refunded']]);
+}
+
 /** Reads every row of a SQLite store's tables (prefix `cryptopay_` unless given). */
 export function sqliteRows(db, prefix = 'cryptopay_') {
   return {
@@ -72,6 +104,16 @@ export function sqliteRows(db, prefix = 'cryptopay_') {
     payments: db.prepare(`SELECT * FROM ${prefix}payments ORDER BY payment_id`).all(),
     quarantine: db.prepare(`SELECT * FROM ${prefix}quarantine ORDER BY id`).all(),
   };
+}
+
+/** sqliteRows of a SQLite (or libsql) file, read through a read-only connection of its own. */
+export function sqliteFileRows(file, prefix) {
+  const db = new Database(file, { readonly: true });
+  try {
+    return sqliteRows(db, prefix);
+  } finally {
+    db.close();
+  }
 }
 
 /** Reads every row of a PostgreSQL store's tables, versions as exact text. */

@@ -54,6 +54,10 @@ const STUCK = [
   [/Cannot use a pool after calling end on the pool/, 'the pg.Pool was ended (pool.end()) while the receiver still uses it'],
   // @libsql/client
   [/\bCLIENT_CLOSED\b|The client is closed/, 'the libsql client was closed (client.close()) while the receiver still uses it'],
+  // @libsql/client on a file (0.18.0): a write that failed with SQLITE_BUSY is left in progress,
+  // holding the file's lock (tursodatabase/libsql-client-ts#352)
+  [/cannot commit transaction - SQL statements in progress/,
+    'a libsql connection kept a write that failed with SQLITE_BUSY in progress, and with it the file\'s lock: restart the process, and create the client with a busy timeout (createClient({ url, timeout: 5000 })) so that a write waits for the lock'],
   // better-sqlite3, node:sqlite, bun:sqlite
   [/The database connection is not open|statement has been finalized|Cannot use a closed database/,
     'the SQLite database was closed (db.close()) while the receiver still uses it'],
