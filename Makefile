@@ -161,7 +161,7 @@ bundlers-test: consumer
 # --- issue-14 (typings, README and bundlers): end ---
 # >>> issue-11
 ## receiver-test: cryptopay-verify/receiver against real engines (a throwaway PostgreSQL, SQLite
-## files, D1 in workerd): answers, a property test against decideEvent, 4 instances on one
+## and libsql files, D1 in workerd): answers, a property test against decideEvent, 4 instances on one
 ## PostgreSQL with one SIGKILLed, faults (server stopped, disk full, lock timeout), the example
 ## receiver, bun:sqlite and node:sqlite
 receiver-test: consumer

@@ -238,7 +238,7 @@ export interface ReceiverDelivery {
 }
 
 /**
- * What a store does; postgresStore, sqliteStore, d1Store and memoryStore return one. A custom
+ * What a store does; postgresStore, sqliteStore, d1Store, libsqlStore and memoryStore return one. A custom
  * store implements the same: `record` decides as `decideEvent` does, in ONE transaction with
  * its writes, and resolves only once they are durable; it rejects on any failure (the
  * receiver then answers 503 and the service retries).
@@ -367,7 +367,7 @@ export interface ReceiverOptions {
    */
   signatureHeader: string | undefined;
   /**
-   * Where deliveries are recorded: postgresStore, sqliteStore, d1Store (memoryStore in tests).
+   * Where deliveries are recorded: postgresStore, sqliteStore, d1Store, libsqlStore (memoryStore in tests).
    *
    * @example
    * store: d1Store(env.DB)
@@ -527,7 +527,7 @@ export interface Receiver {
 export declare function createReceiver(options: ReceiverOptions): Receiver;
 
 /**
- * Options of {@link postgresStore}, {@link d1Store} (and, with more, {@link sqliteStore}).
+ * Options of {@link postgresStore}, {@link d1Store}, {@link libsqlStore} (and, with more, {@link sqliteStore}).
  * Unknown keys are refused (`invalid_argument`).
  *
  * @example
@@ -664,7 +664,7 @@ export interface SqliteStoreOptions extends StoreOptions {
  * @param db An open better-sqlite3 `Database`, bun:sqlite `Database` or node:sqlite `DatabaseSync`.
  * @param options The table prefix, durability, lock timeout and batch size.
  * @throws {CryptoPayError} `invalid_argument`: not a synchronous SQLite database (a D1
- * binding, node-sqlite3), or an option of the wrong shape or out of range.
+ * binding, a libsql client, node-sqlite3), or an option of the wrong shape or out of range.
  * @example
  * import Database from 'better-sqlite3';
  * const store = sqliteStore(new Database('receiver.sqlite'));
@@ -702,11 +702,58 @@ export interface D1DatabaseLike {
  *
  * @param binding The D1 binding (`env.DB`, declared under `d1_databases` in wrangler.jsonc).
  * @param options The table prefix, and whether ready() creates the tables.
- * @throws {CryptoPayError} `invalid_argument`: not a D1 binding, or options of the wrong shape.
+ * @throws {CryptoPayError} `invalid_argument`: not a D1 binding (a libsql client: use libsqlStore), or options of the wrong shape.
  * @example
  * const receiver = createReceiver({ ...options, store: d1Store(env.DB) });
  */
 export declare function d1Store(binding: D1DatabaseLike, options?: StoreOptions): ReceiverStore;
+
+/**
+ * What libsqlStore uses of a @libsql/client `Client` (from `createClient`).
+ *
+ * @example
+ * const client: LibsqlClientLike = createClient({ url: 'file:receiver.db', timeout: 5000 });
+ */
+export interface LibsqlClientLike {
+  /**
+   * Runs one statement with its positional arguments.
+   *
+   * @example
+   * const { rows } = await client.execute({ sql: 'SELECT ? AS one', args: [1] });
+   */
+  execute(statement: { sql: string; args: any[] }): Promise<{ rows: any[] }>;
+  /**
+   * Runs statements as one transaction; `'write'` takes the write lock before the first.
+   *
+   * @example
+   * await client.batch([{ sql: 'SELECT 1', args: [] }], 'write');
+   */
+  batch(statements: Array<{ sql: string; args: any[] }>, mode: 'write'): Promise<Array<{ rows: any[] }>>;
+}
+
+/**
+ * libsql and Turso, through @libsql/client: each delivery is one `batch()` in `'write'`
+ * mode, which the client runs as one transaction (so every client of the database agrees);
+ * `status_version` is digit text compared exactly, as in sqliteStore. It sets no pragma. Give
+ * a client on a file that other clients or processes also write a busy timeout
+ * (`createClient({ url, timeout: 5000 })`): without one, a write that meets another's lock
+ * fails at once (503), and @libsql/client 0.18.0 can then keep the file locked until the
+ * process restarts. Tested on local files; remote databases (Turso, over HTTP or
+ * WebSockets) are untested.
+ *
+ * @param client A `Client` from @libsql/client's `createClient` (`file:` URL, or a remote
+ * `libsql:` URL with its `authToken`).
+ * @param options The table prefix, and whether ready() creates the tables.
+ * @throws {CryptoPayError} `invalid_argument`: not a libsql client (a D1 binding: use
+ * d1Store), or options of the wrong shape.
+ * @example
+ * import { createClient } from '@libsql/client';
+ * const store = libsqlStore(createClient({ url: 'file:receiver.db', timeout: 5000 }));
+ * @example
+ * // Turso (untested here)
+ * const store = libsqlStore(createClient({ url: process.env.TURSO_DATABASE_URL!, authToken: process.env.TURSO_AUTH_TOKEN }));
+ */
+export declare function libsqlStore(client: LibsqlClientLike, options?: StoreOptions): ReceiverStore;
 
 /**
  * The rows a memoryStore holds, mirroring the tables.

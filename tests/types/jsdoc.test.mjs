@@ -61,7 +61,8 @@ test('receiver/index.d.ts (cryptopay-verify/receiver): every export, member and 
   assert.deepEqual(gaps, [], `undocumented:\n${gaps.join('\n')}`);
   const names = new Set(audit.items.map((i) => i.name));
   for (const name of ['createReceiver', 'ReceiverOptions.maxSkewSecs', 'Receiver.fetch', 'Receiver.node', 'Receiver.handle',
-    'ReceiverStore.record', 'postgresStore', 'sqliteStore', 'd1Store', 'memoryStore', 'SqliteStoreOptions.synchronous']) {
+    'ReceiverStore.record', 'postgresStore', 'sqliteStore', 'd1Store', 'libsqlStore', 'LibsqlClientLike.batch', 'memoryStore',
+    'SqliteStoreOptions.synchronous']) {
     assert.ok(names.has(name), `the audit did not see ${name}`);
   }
 });

@@ -1,7 +1,8 @@
--- cryptopay-verify/receiver: the SQLite tables and statements (SQLite files and Cloudflare D1).
+-- cryptopay-verify/receiver: the SQLite tables and statements (SQLite files, libsql and
+-- Cloudflare D1).
 --
 -- receiver.ready() runs the `schema` statements (idempotent); each delivery runs `apply` then
--- `record` in one transaction (BEGIN IMMEDIATE for a file, one batch() for D1), or
+-- `record` in one transaction (BEGIN IMMEDIATE for a file, one batch() for D1 and libsql), or
 -- `quarantine`. The prefix `cryptopay_` is replaced by the store's `prefix` option; run the
 -- `schema` statements in a migration and pass `createTables: false` to create them yourself.
 --
