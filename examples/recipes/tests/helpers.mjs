@@ -306,6 +306,16 @@ export async function d1StoreRows(db) {
   };
 }
 
+/** What a recipe's PostgreSQL database holds, read through the test's own `pool`. */
+export async function postgresStoreRows(pool) {
+  const rows = async (sql) => (await pool.query(sql)).rows;
+  return {
+    events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
+    payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
+    quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
+  };
+}
+
 /** The rows of a recipe's SQLite file (DATA_DIR/receiver.sqlite), read as a separate connection. */
 export function sqliteStoreRows(dir) {
   const require = createRequire(join(ROOT, 'package.json'));

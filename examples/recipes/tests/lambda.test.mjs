@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPES, deliver, deliveryTests, eventBody, recipeCopy, startNodeRecipe } from './helpers.mjs';
+import { RECIPES, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, startNodeRecipe } from './helpers.mjs';
 
 const STAND_IN = join(RECIPES, 'tests', 'api-gateway-stand-in.mjs');
 const SHAPES = ['http-api', 'http-api-base64', 'rest-api', 'rest-api-binary', 'alb'];
@@ -33,14 +33,7 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
     database?.destroy();
   });
   const start = (env) => startNodeRecipe(dir, { script: STAND_IN, env });
-  const readStore = async () => {
-    const rows = async (sql) => (await pool.query(sql)).rows;
-    return {
-      events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
-      payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
-      quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
-    };
-  };
+  const readStore = () => postgresStoreRows(pool);
 
   for (const shape of SHAPES) {
     describe(`event shape: ${shape}`, () => {

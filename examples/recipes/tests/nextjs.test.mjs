@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
@@ -78,14 +78,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     const manifest = JSON.parse(await readFile(join(dir, '.next', 'server', 'app-paths-manifest.json'), 'utf8'));
     assert.ok(Object.keys(manifest).includes('/api/webhook/route'), JSON.stringify(manifest));
   });
-  const readStore = async () => {
-    const rows = async (sql) => (await pool.query(sql)).rows;
-    return {
-      events: await rows('SELECT event_id, decision, status_version::text AS status_version FROM cryptopay_events'),
-      payments: await rows('SELECT payment_id, status_version::text AS status_version, event_id FROM cryptopay_payments'),
-      quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
-    };
-  };
+  const readStore = () => postgresStoreRows(pool);
   deliveryTests(() => url, readStore);
 
   describe('Pages Router: pages/api/pages-router-webhook.js (bodyParser off, receiver.node)', () => {
