@@ -51,12 +51,12 @@ export function copyWorker(from, name) {
 }
 
 /**
- * Serves a bundle in Miniflare with a D1 binding `DB` persisted in `persistDir` (a real SQLite
- * file), and text bindings. port: undefined to use dispatch only, else served on 127.0.0.1 at
- * that port (0: a free one workerd binds itself; `url` names it).
- * Resolves { mf, url, dispatch(url, init), db (a D1 binding usable from Node), dispose() }.
+ * Serves a bundle in Miniflare with text `bindings` and any other Miniflare options (`more`:
+ * compatibilityFlags, hyperdrives, d1Databases, ...). port: undefined to use dispatch only, else
+ * served on 127.0.0.1 at that port (0: a free one workerd binds itself; `url` names it).
+ * Resolves { mf, url, dispatch(url, init), dispose() }.
  */
-export async function serveWithD1(out, { persistDir, bindings = {}, port } = {}) {
+export async function serveBundle(out, { bindings = {}, port, ...more } = {}) {
   const files = readdirSync(out);
   const main = files.find((f) => f === 'worker.js') ?? files.find((f) => /\.m?js$/.test(f));
   const mf = new Miniflare({
@@ -65,20 +65,21 @@ export async function serveWithD1(out, { persistDir, bindings = {}, port } = {})
     modulesRoot: out,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: COMPATIBILITY_DATE,
-    d1Databases: { DB: 'receiver-test' },
-    d1Persist: persistDir,
     bindings,
+    ...more,
     ...(port === undefined ? {} : { host: '127.0.0.1', port }),
   });
   const url = await mf.ready;
-  const db = await mf.getD1Database('DB');
-  return {
-    mf,
-    url,
-    db,
-    dispatch: (target, init) => mf.dispatchFetch(target, init),
-    dispose: () => mf.dispose(),
-  };
+  return { mf, url, dispatch: (target, init) => mf.dispatchFetch(target, init), dispose: () => mf.dispose() };
+}
+
+/**
+ * serveBundle with a D1 binding `DB` persisted in `persistDir` (a real SQLite file).
+ * Resolves serveBundle's { mf, url, dispatch, dispose } and `db`, a D1 binding usable from Node.
+ */
+export async function serveWithD1(out, { persistDir, bindings = {}, port } = {}) {
+  const served = await serveBundle(out, { bindings, port, d1Databases: { DB: 'receiver-test' }, d1Persist: persistDir });
+  return { ...served, db: await served.mf.getD1Database('DB') };
 }
 
 // A Worker holding one receiver per `?prefix=` (its tables), on D1.

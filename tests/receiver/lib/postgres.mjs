@@ -9,6 +9,7 @@
 
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -115,8 +116,8 @@ export function startPostgres({ settings = {} } = {}) {
   const server = {
     socketDir,
     dataDir: data,
-    connection: { host: socketDir, user: 'postgres', database: 'postgres', ssl: false },
-    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`,
+    connection: { host: socketDir, port: Number(settings.port ?? 5432), user: 'postgres', database: 'postgres', ssl: false },
+    url: `postgresql://postgres@localhost:${settings.port ?? 5432}/postgres?host=${encodeURIComponent(socketDir)}&sslmode=disable`,
     logFile,
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : ''),
     running: false,
@@ -163,6 +164,35 @@ export function startPostgres({ settings = {} } = {}) {
     `\n# cryptopay-verify test server\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
   server.start();
   return server;
+}
+
+/**
+ * startPostgres listening on TCP too, on 127.0.0.1 (for what cannot reach a unix socket: a
+ * Worker in workerd). PostgreSQL cannot pick a free port itself: a port found free is tried,
+ * and another if a process took it meanwhile. Adds `tcpUrl` (with a password trust auth
+ * ignores, as Miniflare's Hyperdrive binding demands one).
+ */
+export async function startPostgresTcp() {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      const server = startPostgres({ settings: { listen_addresses: "'127.0.0.1'", port: String(port) } });
+      return Object.assign(server, { tcpUrl: `postgres://postgres:unused@127.0.0.1:${port}/postgres` });
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /**

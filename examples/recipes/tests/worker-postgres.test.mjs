@@ -1,0 +1,60 @@
+// The Cloudflare Worker recipe on PostgreSQL (examples/recipes/worker-postgres): bundled by
+// `wrangler deploy --dry-run` as for a deployment, served by Miniflare (workerd) with its
+// Hyperdrive binding pointed at a throwaway PostgreSQL on 127.0.0.1 (as `wrangler dev` points
+// it at localConnectionString), text bindings standing in for the vars and the secret. Then
+// what the recipe's client-per-statement store avoids: a pg.Pool kept across requests.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bundleWorker, serveBundle, workerFolder } from '../../../tests/receiver/lib/d1.mjs';
+import { openPool, startPostgresTcp } from '../../../tests/receiver/lib/postgres.mjs';
+import { RECIPE_ENV, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+
+const WORKERS = { compatibilityFlags: ['nodejs_compat'] };
+
+describe('Cloudflare Worker recipe on PostgreSQL (receiver.fetch, Hyperdrive, in workerd through Miniflare)', { timeout: 120_000 }, () => {
+  let database;
+  let pool;
+  let worker;
+  before(async () => {
+    database = await startPostgresTcp();
+    pool = openPool({ connectionString: database.url, max: 1 });
+    const out = await bundleWorker(recipeCopy('worker-postgres'));
+    worker = await serveBundle(out, { ...WORKERS, bindings: RECIPE_ENV, hyperdrives: { HYPERDRIVE: database.tcpUrl }, port: 0 });
+  });
+  after(async () => {
+    await worker?.dispose();
+    await pool?.end();
+    database?.destroy();
+  });
+
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => postgresStoreRows(pool));
+
+  test('a pg.Pool kept across requests, as a Node receiver keeps one: the first delivery recorded, the next never answered 2xx', async () => {
+    const dir = workerFolder('worker-postgres-pool', `import pg from 'pg';
+import { createReceiver, postgresStore } from 'cryptopay-verify/receiver';
+let receiver;
+export default {
+  fetch(request, env) {
+    receiver ??= createReceiver({ secrets: env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300, timestampHeader: env.TIMESTAMP_HEADER,
+      signatureHeader: env.SIGNATURE_HEADER, store: postgresStore(new pg.Pool({ connectionString: env.HYPERDRIVE.connectionString, max: 1 })) });
+    return receiver.fetch(request);
+  },
+};
+`, { compatibility_flags: ['nodejs_compat'] });
+    const pooled = await serveBundle(await bundleWorker(dir), { ...WORKERS, bindings: RECIPE_ENV, hyperdrives: { HYPERDRIVE: database.tcpUrl }, port: 0 });
+    try {
+      const url = new URL('/webhook', pooled.url).href;
+      const body = (n) => eventBody({ eventId: `evt_pool_${n}`, paymentId: 'pay_pool', statusVersion: n });
+      const first = await deliver(url, body(1));
+      assert.deepEqual([first.status, first.json], [200, { received: true, decision: 'apply' }], first.text);
+      // workerd cancels the request that waits on the first request's connection (a 500).
+      const second = await deliver(url, body(2));
+      assert.equal(second.status, 500, second.text);
+      const { rows } = await pool.query("SELECT event_id FROM cryptopay_events WHERE payment_id = 'pay_pool'");
+      assert.deepEqual(rows.map((r) => r.event_id), ['evt_pool_1']);
+    } finally {
+      await pooled.dispose();
+    }
+  });
+});
