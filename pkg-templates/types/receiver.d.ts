@@ -590,10 +590,22 @@ export interface PostgresClientLike {
  * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`
  * resolving `{ rows }`, such as an adapter over postgres.js's `sql.unsafe`.
  * @param options The table prefix, and whether ready() creates the tables.
- * @throws {CryptoPayError} `invalid_argument`: not a client, or options of the wrong shape.
+ * @throws {CryptoPayError} `invalid_argument`: not a client, options of the wrong shape, or a
+ * `pg.Pool` in a Cloudflare Worker (a Worker may not use a connection across requests: give it
+ * a client per statement, as in the example below).
  * @example
  * import pg from 'pg';
  * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * @example
+ * // In a Cloudflare Worker, through Hyperdrive: a client per statement.
+ * const store = postgresStore({
+ *   async query(text, values) {
+ *     const client = new pg.Client({ connectionString: env.HYPERDRIVE.connectionString });
+ *     client.on('error', () => {});
+ *     await client.connect();
+ *     try { return await client.query(text, values); } finally { await client.end(); }
+ *   },
+ * });
  * @example
  * import postgres from 'postgres'; // postgres.js
  * const sql = postgres(process.env.DATABASE_URL!);

@@ -39,6 +39,13 @@ export function postgresStore(client, options) {
   if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
     throw invalid('postgresStore takes a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
   }
+  // In a Worker a connection may not be used once the request that opened it has ended, and a
+  // pg.Pool exists to keep connections: its second delivery waits on the first one's until
+  // workerd cancels it as hung (a 500 with no log line, retried for ever). Refused at once.
+  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers' && typeof client.connect === 'function'
+    && typeof client.totalCount === 'number' && typeof client.idleCount === 'number') {
+    throw invalid('postgresStore was given a pg.Pool in a Cloudflare Worker, where a connection may not be used across requests: every delivery after the first would hang. Give it a client per statement through Hyperdrive, { query: (text, values) => ... a new pg.Client, connect, query, end }, as in the worker-postgres recipe');
+  }
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'postgresStore');
   // A node-postgres Pool emits 'error' when an idle connection drops (the server restarted);
   // with no listener Node throws it and the receiver's process dies. The next query on that
