@@ -75,12 +75,22 @@ export interface NodeRequestLike {
    */
   rawHeaders?: string[] | undefined;
   /**
-   * Whether the body stream was already read (by a framework): `body` is then used.
+   * Whether the body stream was already read (by a framework): `rawBody`, else `body`, is
+   * then used.
    *
    * @example
    * readableEnded: false
    */
   readableEnded?: boolean | undefined;
+  /**
+   * The bytes a framework read, kept beside the body it parsed (Google Cloud Functions and
+   * Firebase, NestJS with `rawBody: true`, a body parser's `verify` callback): verified in
+   * preference to `body` once the stream was read.
+   *
+   * @example
+   * app.use(express.json({ verify: (req, res, buf) => { req.rawBody = buf; } }));
+   */
+  rawBody?: unknown;
   /**
    * Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`.
    *

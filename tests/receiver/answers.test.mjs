@@ -222,6 +222,28 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     }
   });
 
+  test('a parser that kept the bytes in req.rawBody (Cloud Functions, NestJS rawBody: true, a verify callback): node() verifies those', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false }));
+    const app = express();
+    app.use(express.json({ verify: (req, res, buf) => { req.rawBody = buf; } }));
+    app.post('/webhook', receiver.node);
+    const server = await listen(app);
+    try {
+      const body = eventBody({ eventId: 'evt_rawbody', paymentId: 'pay_rawbody', statusVersion: 1 });
+      const response = await deliver(server.url, body);
+      assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }]);
+      // The bytes as received, not the parsed object re-serialized.
+      const changed = Buffer.from(body.toString('utf8').replace('pay_rawbody', 'pay_rawbodz'));
+      assert.notDeepEqual(changed, body);
+      const forged = await post(server.url, changed, signedHeaders(body));
+      assert.deepEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
+      assert.equal(store.events.size, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('handle() given a parsed object, fetch() given a Request whose body was already read', async () => {
     const log = captureLog();
     const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));

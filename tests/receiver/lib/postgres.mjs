@@ -9,11 +9,11 @@
 
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, appendFileSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { pg } from './helpers.mjs';
+import { freePort } from '../../runtimes/lib.mjs';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -182,17 +182,6 @@ export async function startPostgresTcp() {
       if (attempt >= 5) throw error;
     }
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
