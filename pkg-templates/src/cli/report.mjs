@@ -65,6 +65,6 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
       'secret, and --retired-secret-env VAR, an old one whose overlap has ended)', 'not checked: ')}\n`;
   }
   out += `${wrap('no URL-only kit can see durable recording, de-duplication across restarts or ordering in the ' +
-    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite or D1', 'note: ')}\n`;
+    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1', 'note: ')}\n`;
   return out;
 }
