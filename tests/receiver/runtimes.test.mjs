@@ -5,7 +5,7 @@
 //   - the same in Node 18 and the oldest and newest Node LTS (tests/runtimes/node-versions, from
 //     `make setup`), in Bun, and in Deno (ES modules);
 //   - sqliteStore on bun:sqlite (Bun) and node:sqlite (Deno, the Node LTS lines, and the
-//     machine's Node when it has it).
+//     machine's Node when it has it); postgresStore on npm's pg in Deno.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { NODE_VERSIONS, run } from '../runtimes/lib.mjs';
 import { bundleWorker, workerFolder } from './lib/d1.mjs';
+import { startPostgres } from './lib/postgres.mjs';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, tempDir } from './lib/helpers.mjs';
 
 const RESULT = 'RECEIVER_RESULT ';
@@ -90,6 +91,18 @@ export default { fetch: (request, env) => createReceiver({ secrets: env.S, maxSk
   assert.equal(readdirSync(out).filter((f) => f.endsWith('.wasm')).length, 1);
 });
 
+// The deliveries every store script sends through receiver.fetch (`receiver` in scope), and
+// `event`, which builds their bodies.
+const DELIVER_ALL = `const event = (id, version, type = 'payment.updated') => JSON.stringify({ schema_version: '1', event_id: id, event_type: type,
+  occurred_at: 'x', data: { payment_id: 'pay_rt', status_version: version, note: 'Müller – 5 €' } });
+const decisions = [];
+for (const body of [event('e1', 5), event('e1', 5), event('e2', 4), event('e3', '18446744073709551617'), event('e4', '9999999999999999999'), event('q', 1, 'other')]) {
+  const ts = String(Math.floor(Date.now() / 1000));
+  const response = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body,
+    headers: { ${JSON.stringify(TS_HEADER)}: ts, ${JSON.stringify(SIG_HEADER)}: signWebhook({ secret: ${JSON.stringify(SECRET)}, timestamp: ts, body }) } }));
+  decisions.push(await response.json());
+}`;
+
 // sqliteStore through a driver of another runtime, behind receiver.fetch.
 const SQLITE_SCRIPT = (open, file) => `import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
 import { signWebhook } from 'cryptopay-verify';
@@ -98,15 +111,7 @@ const db = openDb(${JSON.stringify(file)});
 const receiver = createReceiver({ secrets: ${JSON.stringify(SECRET)}, maxSkewSecs: 300, timestampHeader: ${JSON.stringify(TS_HEADER)},
   signatureHeader: ${JSON.stringify(SIG_HEADER)}, store: sqliteStore(db), log: false });
 await receiver.ready();
-const event = (id, version, type = 'payment.updated') => JSON.stringify({ schema_version: '1', event_id: id, event_type: type,
-  occurred_at: 'x', data: { payment_id: 'pay_rt', status_version: version, note: 'Müller – 5 €' } });
-const decisions = [];
-for (const body of [event('e1', 5), event('e1', 5), event('e2', 4), event('e3', '18446744073709551617'), event('e4', '9999999999999999999'), event('q', 1, 'other')]) {
-  const ts = String(Math.floor(Date.now() / 1000));
-  const response = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body,
-    headers: { ${JSON.stringify(TS_HEADER)}: ts, ${JSON.stringify(SIG_HEADER)}: signWebhook({ secret: ${JSON.stringify(SECRET)}, timestamp: ts, body }) } }));
-  decisions.push(await response.json());
-}
+${DELIVER_ALL}
 const events = db.prepare('SELECT event_id, decision, status_version, body FROM cryptopay_events ORDER BY event_id').all();
 const payment = db.prepare('SELECT status_version, event_id FROM cryptopay_payments').get();
 const quarantine = db.prepare('SELECT code FROM cryptopay_quarantine').all().map((q) => q.code);
@@ -142,6 +147,36 @@ test('sqliteStore on node:sqlite (Deno\'s), through receiver.fetch', async () =>
   const result = await runScript('deno-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
 const openDb = (file) => new DatabaseSync(file);`, join(dir, 'deno.sqlite')), bin('deno'), ['run', `--allow-read=${dir}`, `--allow-write=${dir}`]);
   assert.deepEqual(result, EXPECTED);
+});
+
+// postgresStore on node-postgres under Deno (npm's pg, as a Deno user imports it), behind
+// receiver.fetch, with the permissions it needs: --allow-net and --allow-env (and, for the
+// test server's unix socket, reading and writing its folder).
+test('postgresStore on node-postgres (npm pg) in Deno, through receiver.fetch', async () => {
+  const server = startPostgres();
+  try {
+    const result = await runScript('deno-pg.mjs', `import pg from 'pg';
+import { createReceiver, postgresStore } from 'cryptopay-verify/receiver';
+import { signWebhook } from 'cryptopay-verify';
+const pool = new pg.Pool({ connectionString: ${JSON.stringify(server.url)}, max: 2 });
+const receiver = createReceiver({ secrets: ${JSON.stringify(SECRET)}, maxSkewSecs: 300, timestampHeader: ${JSON.stringify(TS_HEADER)},
+  signatureHeader: ${JSON.stringify(SIG_HEADER)}, store: postgresStore(pool), log: false });
+await receiver.ready();
+${DELIVER_ALL}
+const rows = async (sql) => (await pool.query(sql)).rows;
+const events = await rows('SELECT event_id, decision, status_version::text AS status_version, body FROM cryptopay_events ORDER BY event_id');
+const [payment] = await rows('SELECT status_version::text AS status_version, event_id FROM cryptopay_payments');
+const quarantine = (await rows('SELECT code FROM cryptopay_quarantine')).map((q) => q.code);
+const bodyKept = new TextDecoder().decode(events[0].body) === event('e1', 5);
+await pool.end();
+console.log(${JSON.stringify(RESULT)} + JSON.stringify({ decisions, events: events.map((e) => [e.event_id, e.decision, e.status_version]),
+  payment, quarantine, bodyKept }));
+`, bin('deno'), ['run', '--allow-net', '--allow-env', `--allow-read=${server.socketDir}`, `--allow-write=${server.socketDir}`]);
+    const { journal, synchronous, ...expected } = EXPECTED;
+    assert.deepEqual(result, expected);
+  } finally {
+    server.destroy();
+  }
 });
 
 // Node has node:sqlite from 22.5 (unflagged from 22.13): the LTS lines run it; the machine's
