@@ -88,7 +88,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
       const response = await deliver(`${origin}/api/parsed-webhook`, body);
       assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
       const log = server.output.stdout + server.output.stderr;
-      assert.match(log, /body_not_raw: the body is an object; .*a Next\.js Pages Router API route: export const config = \{ api: \{ bodyParser: false \} \}/);
+      assert.match(log, /body_not_raw: req\.body is an object: .*in a Next\.js Pages Router API route, export const config = \{ api: \{ bodyParser: false \} \}/);
       const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_next_parsed'");
       assert.equal(rows[0].n, 0);
     });

@@ -78,7 +78,13 @@ function send(res, { status, body, headers }, close = false) {
 const CONSUMED = {
   node: 'body_not_raw: the request stream was already read and req.body is undefined (Fastify, and other frameworks, read it before any handler): pass the raw bytes to receiver.handle({ body, headers }) instead (Fastify: a parseAs: \'buffer\' content-type parser, as in the Fastify recipe)',
   fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), ...): pass the untouched Request to receiver.fetch, or the bytes you read (await request.arrayBuffer()) to receiver.handle({ body, headers: request.headers })',
+  // A parser ran first and kept no bytes: a route-level express.raw() cannot help then (the
+  // app-wide parser already took the stream), so the fixes are the route's place or the bytes.
+  parsed: 'body_not_raw: req.body is an object: a body parser ran before the receiver and kept no req.rawBody, and a parsed body can never verify. Register the webhook route before an app-wide app.use(express.json()), or have the parser keep the bytes for the receiver, express.json({ verify: (req, res, buf) => { req.rawBody = buf; } }); in a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; in NestJS, NestFactory.create(AppModule, { rawBody: true })',
 };
+
+// What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
+const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
 
 export function nodeHandler({ handle, limit, error }) {
   /** node:http, Express. */
@@ -91,8 +97,8 @@ export function nodeHandler({ handle, limit, error }) {
       }
       const read = await readNodeBody(req, limit);
       if (read.aborted) return; // the sender went away: nothing to answer
-      if (read.consumed) {
-        error(CONSUMED.node);
+      if (read.consumed || isParsed(read.body)) {
+        error(read.consumed ? CONSUMED.node : CONSUMED.parsed);
         send(res, answers.misconfigured('body_not_raw'));
         return;
       }
