@@ -1,17 +1,19 @@
 //! A `payment.updated` receiver on axum 0.8 (see README.md): verify the raw body with
-//! cryptopay-verify, record the event in a SQLite file in one transaction, answer 2xx only
-//! after the commit.
+//! cryptopay-verify, record the event in one transaction (a SQLite file, or PostgreSQL),
+//! answer 2xx only after the commit.
 //!
 //! Configuration (environment): `CRYPTOPAY_WEBHOOK_SECRET` (required),
 //! `CRYPTOPAY_PENDING_SECRET` (optional, a rotated secret not yet activated),
 //! `TIMESTAMP_HEADER` and `SIGNATURE_HEADER` (required: the service's header names),
-//! `DATABASE` (the SQLite file, default `receiver.db`), `HOST` (default 127.0.0.1),
-//! `PORT` (default 8080; 0 picks a free port).
+//! `DATABASE_URL` (PostgreSQL: `postgres://user:password@host/db` or `host=... user=...
+//! dbname=...`; never printed; when set, any number of instances may share it),
+//! `DATABASE` (otherwise: the SQLite file, default `receiver.db`), `HOST` (default
+//! 127.0.0.1), `PORT` (default 8080; 0 picks a free port).
 
 mod handler;
 mod store;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -30,7 +32,7 @@ pub struct App {
     pub verifier: Verifier,
     pub timestamp_header: String,
     pub signature_header: String,
-    store: Mutex<Store>,
+    store: Store,
 }
 
 /// A status and a JSON body.
@@ -38,40 +40,38 @@ pub type Answer = (StatusCode, String);
 
 /// Records a verified event; `200` with the decision only after the commit.
 async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
-    let stored = tokio::task::spawn_blocking(move || {
-        let store = app.store.lock().map_err(|_| store::Unavailable)?;
-        store.record(&event, now_secs)
-    })
-    .await
-    .unwrap_or(Err(store::Unavailable));
-    match stored {
+    // Valid, but more than the store can hold (an id of 3 KB, a version of 200000 digits):
+    // quarantined now, rather than a write that fails at every retry.
+    if let Some(code) = app.store.unrecordable(&event) {
+        let body = Bytes::copy_from_slice(event.envelope_json().as_bytes());
+        return quarantine(app, code, body, now_secs).await;
+    }
+    match app.store.record(event, now_secs).await {
         Ok(decision) => (
             StatusCode::OK,
             json!({"received": true, "decision": decision.as_str()}).to_string(),
         ),
-        Err(store::Unavailable) => unavailable(),
+        Err(failure) => unavailable("an event", failure),
     }
 }
 
 /// Keeps an authentic delivery that is no applicable event; `200` once it is kept.
 async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, now_secs: u64) -> Answer {
-    let kept = tokio::task::spawn_blocking(move || {
-        let store = app.store.lock().map_err(|_| store::Unavailable)?;
-        store.quarantine(code, &body, now_secs)
-    })
-    .await
-    .unwrap_or(Err(store::Unavailable));
-    match kept {
+    match app.store.quarantine(code, body, now_secs).await {
         Ok(()) => (
             StatusCode::OK,
             json!({"received": true, "quarantined": code}).to_string(),
         ),
-        Err(store::Unavailable) => unavailable(),
+        Err(failure) => unavailable(&format!("a {code} delivery in quarantine"), failure),
     }
 }
 
-/// Never a 2xx for what was not committed: the service retries.
-fn unavailable() -> Answer {
+/// Never a 2xx for what was not committed: the service retries. The log line says why (never
+/// a secret, a body, an id or the connection string).
+fn unavailable(what: &str, store::Unavailable(why): store::Unavailable) -> Answer {
+    eprintln!(
+        "store_unavailable: could not record {what} ({why}); answered 503 so the service retries"
+    );
     (
         StatusCode::SERVICE_UNAVAILABLE,
         json!({"error": "store_unavailable"}).to_string(),
@@ -91,12 +91,18 @@ async fn main() -> Result<(), String> {
         entries.push(SecretEntry::pending(Secret::from(pending)));
     }
     let secrets = SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))?;
+    let timestamp_header = env("TIMESTAMP_HEADER")?;
+    let signature_header = env("SIGNATURE_HEADER")?;
     let database = env("DATABASE").unwrap_or_else(|_| "receiver.db".to_owned());
+    // Set and not empty: PostgreSQL (the value is never printed: it may hold a password).
+    let database_url = env("DATABASE_URL").ok().filter(|url| !url.is_empty());
+    let store = Store::open(database_url.as_deref(), &database).await?;
+    println!("recording in {}", store.describe(&database));
     let app = Arc::new(App {
         verifier: Verifier::new(secrets, VerifyOptions::new(300)),
-        timestamp_header: env("TIMESTAMP_HEADER")?,
-        signature_header: env("SIGNATURE_HEADER")?,
-        store: Mutex::new(Store::open(&database).map_err(|e| format!("{database}: {e}"))?),
+        timestamp_header,
+        signature_header,
+        store,
     });
     let router = Router::new()
         .route("/webhook", post(handler::webhook))

@@ -1,131 +1,121 @@
-//! The receiver's store: one SQLite file, one transaction per delivery, with the same
-//! semantics as `decide_event` (and as the npm package's `sqliteStore`): an `event_id`
-//! already recorded is a duplicate (nothing changes); otherwise the event is recorded and
-//! applied to its payment only when no version is stored or its version is greater.
-//! `status_version` is stored as its exact digits and compared as a `StatusVersion`, never
-//! as a float or a fixed-width integer.
+//! The receiver's store: a SQLite file (one process; `store/sqlite.rs`), or PostgreSQL when
+//! `DATABASE_URL` is set (any number of instances; `store/postgres.rs`). Both record a
+//! delivery in one transaction, with the semantics of `decide_event` and the answers of the
+//! npm package's receiver: an `event_id` already recorded is `duplicate` (nothing changes);
+//! otherwise the event is recorded, and applied to its payment only when no version is
+//! stored or its version is greater (`apply`), else `stale`.
 
-use cryptopay_verify::{Decision, Event, StatusVersion, Stored, decide_event};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+mod columns;
+mod postgres;
+mod sqlite;
+mod statements;
 
-/// The store failed (connection, disk, lock): the delivery must be retried.
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use cryptopay_verify::{Decision, Event};
+
+/// The store failed (connection, disk, lock, timeout): the delivery must be retried. The
+/// reason is for the log: it never holds a secret, a body, an id or the connection string.
 #[derive(Debug)]
-pub struct Unavailable;
+pub struct Unavailable(pub String);
 
-impl From<rusqlite::Error> for Unavailable {
-    fn from(_: rusqlite::Error) -> Self {
-        Unavailable
-    }
-}
+/// The longest `event_id` and `payment_id`, in UTF-8 bytes, on every store (and no U+0000):
+/// the npm receiver's `MAX_ID_BYTES`. PostgreSQL's index refuses a key over about 2,700 bytes
+/// and its `text` refuses a NUL, so such an event would be a 503 at every retry; held on both
+/// stores alike, so moving from SQLite to PostgreSQL never meets an id one took and the other
+/// cannot.
+const MAX_ID_BYTES: usize = 1024;
 
-const SCHEMA: &str = "
-    CREATE TABLE IF NOT EXISTS cryptopay_events (
-        event_id TEXT PRIMARY KEY,
-        payment_id TEXT NOT NULL,
-        status_version TEXT NOT NULL,
-        decision TEXT NOT NULL,
-        received_at INTEGER NOT NULL,
-        body BLOB NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS cryptopay_payments (
-        payment_id TEXT PRIMARY KEY,
-        status_version TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        data TEXT NOT NULL,
-        updated_at INTEGER NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
-        id INTEGER PRIMARY KEY,
-        received_at INTEGER NOT NULL,
-        code TEXT NOT NULL,
-        body BLOB NOT NULL
-    );
-";
-
-pub struct Store {
-    db: Connection,
+pub enum Store {
+    Sqlite(Arc<Mutex<sqlite::Store>>),
+    Postgres(postgres::Store),
 }
 
 impl Store {
-    /// Opens (and creates when missing) the store, durable at every commit.
-    pub fn open(path: &str) -> rusqlite::Result<Self> {
-        let db = Connection::open(path)?;
-        db.pragma_update(None, "journal_mode", "WAL")?;
-        db.pragma_update(None, "synchronous", "FULL")?;
-        db.busy_timeout(std::time::Duration::from_secs(5))?;
-        db.execute_batch(SCHEMA)?;
-        Ok(Store { db })
+    /// PostgreSQL when `database_url` is given, else the SQLite file `database`. The error
+    /// never holds the URL.
+    pub async fn open(database_url: Option<&str>, database: &str) -> Result<Store, String> {
+        if let Some(url) = database_url {
+            return Ok(Store::Postgres(postgres::Store::open(url).await?));
+        }
+        let file = sqlite::Store::open(database).map_err(|e| format!("{database}: {e}"))?;
+        Ok(Store::Sqlite(Arc::new(Mutex::new(file))))
+    }
+
+    /// What this store is, for the start-up line (never the URL).
+    pub fn describe(&self, database: &str) -> String {
+        match self {
+            Store::Sqlite(_) => format!("SQLite file {database}"),
+            Store::Postgres(_) => "PostgreSQL (DATABASE_URL)".to_owned(),
+        }
+    }
+
+    /// Why a valid event cannot be recorded in this store, as the code it is quarantined
+    /// under: an id over `MAX_ID_BYTES` or holding a NUL (`event_malformed`, every store), a
+    /// version longer than PostgreSQL's `numeric` holds (`status_version_invalid`).
+    pub fn unrecordable(&self, event: &Event) -> Option<&'static str> {
+        let ids = [event.event_id(), event.payment_id()];
+        if ids
+            .iter()
+            .any(|id| id.len() > MAX_ID_BYTES || id.contains('\0'))
+        {
+            return Some("event_malformed");
+        }
+        let digits = event.status_version().as_str().len();
+        match self {
+            Store::Postgres(_) if digits > postgres::NUMERIC_DIGITS => {
+                Some("status_version_invalid")
+            }
+            _ => None,
+        }
     }
 
     /// Records a verified event in one transaction; returns what was decided.
-    pub fn record(&self, event: &Event, now_secs: u64) -> Result<Decision, Unavailable> {
-        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
-        let seen = tx
-            .query_row(
-                "SELECT 1 FROM cryptopay_events WHERE event_id = ?1",
-                [event.event_id()],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some();
-        let stored_version: Option<String> = tx
-            .query_row(
-                "SELECT status_version FROM cryptopay_payments WHERE payment_id = ?1",
-                [event.payment_id()],
-                |row| row.get(0),
-            )
-            .optional()?;
-        let status_version = match stored_version {
-            // Only this program writes the column, with a valid version's digits.
-            Some(text) => Some(StatusVersion::parse(&text).map_err(|_| Unavailable)?),
-            None => None,
-        };
-        let decision = decide_event(
-            event.status_version(),
-            &Stored {
-                event_seen: seen,
-                status_version,
-            },
-        );
-        let at = i64::try_from(now_secs).unwrap_or(i64::MAX);
-        if decision != Decision::Duplicate {
-            tx.execute(
-                "INSERT INTO cryptopay_events VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    event.event_id(),
-                    event.payment_id(),
-                    event.status_version().as_str(),
-                    decision.as_str(),
-                    at,
-                    event.envelope_json().as_bytes()
-                ],
-            )?;
+    pub async fn record(&self, event: Event, now_secs: u64) -> Result<Decision, Unavailable> {
+        match self {
+            Store::Sqlite(file) => {
+                let file = Arc::clone(file);
+                blocking(move || {
+                    let file = file.lock().map_err(|_| poisoned())?;
+                    file.record(&event, now_secs)
+                })
+                .await
+            }
+            Store::Postgres(db) => db.record(&event).await,
         }
-        if decision == Decision::Apply {
-            tx.execute(
-                "INSERT INTO cryptopay_payments VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (payment_id) DO UPDATE SET status_version = excluded.status_version,
-                     event_id = excluded.event_id, data = excluded.data, updated_at = excluded.updated_at",
-                params![
-                    event.payment_id(),
-                    event.status_version().as_str(),
-                    event.event_id(),
-                    event.data_json(),
-                    at
-                ],
-            )?;
-        }
-        tx.commit()?;
-        Ok(decision)
     }
 
-    /// Keeps an authentic delivery that could not be read as an event.
-    pub fn quarantine(&self, code: &str, body: &[u8], now_secs: u64) -> Result<(), Unavailable> {
-        let at = i64::try_from(now_secs).unwrap_or(i64::MAX);
-        self.db.execute(
-            "INSERT INTO cryptopay_quarantine (received_at, code, body) VALUES (?1, ?2, ?3)",
-            params![at, code, body],
-        )?;
-        Ok(())
+    /// Keeps an authentic delivery that is no recordable event.
+    pub async fn quarantine(
+        &self,
+        code: &'static str,
+        body: Bytes,
+        now_secs: u64,
+    ) -> Result<(), Unavailable> {
+        match self {
+            Store::Sqlite(file) => {
+                let file = Arc::clone(file);
+                blocking(move || {
+                    let file = file.lock().map_err(|_| poisoned())?;
+                    file.quarantine(code, &body, now_secs)
+                })
+                .await
+            }
+            Store::Postgres(db) => db.quarantine(code, &body).await,
+        }
     }
+}
+
+/// SQLite's calls block: run on tokio's blocking threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Unavailable> + Send + 'static,
+) -> Result<T, Unavailable> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err(Unavailable("the SQLite task failed".to_owned())))
+}
+
+fn poisoned() -> Unavailable {
+    Unavailable("the SQLite connection's lock is poisoned".to_owned())
 }

@@ -1,0 +1,318 @@
+//! The PostgreSQL store, for any number of receiver instances: the npm package's statements
+//! (`statements.rs`), run as its `postgresStore` runs them. Each delivery is ONE statement,
+//! so one transaction: the payment row is written only when the event is new and its version
+//! greater, checked by `INSERT ... ON CONFLICT DO UPDATE ... WHERE` on the locked, latest row;
+//! then the event row records the outcome. Concurrent deliveries, on any instance, end as if
+//! run one after the other. (A look-up, then a write, would race under READ COMMITTED: two
+//! deliveries of one payment would both read the old version and both apply.)
+
+use std::hash::BuildHasher;
+use std::time::Duration;
+
+use cryptopay_verify::{Decision, Event};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Config, NoTls, Row};
+
+use super::Unavailable;
+use super::columns::{Column, check_columns};
+use super::statements::Statements;
+
+/// PostgreSQL's `numeric` holds at most this many digits before the decimal point: a longer
+/// `status_version` is quarantined (`status_version_invalid`), as the npm receiver does.
+pub const NUMERIC_DIGITS: usize = 131_072;
+/// The events table's primary key: a unique violation on it is a concurrent duplicate.
+const EVENTS_KEY: &str = "cryptopay_events_pkey";
+/// Serialization failures and deadlocks are run again this many times, then answered 503.
+const RETRIES: u32 = 3;
+const POOL_SIZE: usize = 16;
+/// Waiting for a connection, or for the server to accept one.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// A statement that has not answered by then is a 503 (the service retries).
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Store {
+    pool: Pool,
+    sql: Statements,
+}
+
+/// Why a statement did not give its rows.
+enum Failure {
+    Pool(PoolError),
+    Db(tokio_postgres::Error),
+    Timeout,
+}
+
+impl Failure {
+    fn describe(&self) -> String {
+        match self {
+            Failure::Pool(PoolError::Backend(e)) | Failure::Db(e) => describe(e),
+            Failure::Pool(PoolError::Timeout(_)) => {
+                "no connection to PostgreSQL in time".to_owned()
+            }
+            Failure::Pool(e) => e.to_string(),
+            Failure::Timeout => format!("no answer in {} s", STATEMENT_TIMEOUT.as_secs()),
+        }
+    }
+}
+
+impl Store {
+    /// Connects, creates the tables when one is missing, checks them; an error says why (never
+    /// the connection string, which may hold a password).
+    pub async fn open(url: &str) -> Result<Store, String> {
+        let sql = Statements::postgres()?;
+        let mut config: Config = url.parse().map_err(|e: tokio_postgres::Error| {
+            format!(
+                "DATABASE_URL is not a PostgreSQL connection string (postgres://user:password@host/db, \
+                 postgresql://..., or key=value pairs: host=... user=... dbname=...): {}",
+                describe_parse(&e)
+            )
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                // A connection that broke (a server restart) is replaced when next taken.
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(CONNECT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .recycle_timeout(Some(CONNECT_TIMEOUT))
+            .build()
+            .map_err(|e| format!("the PostgreSQL pool: {e}"))?;
+        let store = Store { pool, sql };
+        store.ready().await?;
+        Ok(store)
+    }
+
+    /// As the npm store's `ready()`: the schema (under an advisory lock, so instances started
+    /// together create it once) only when a table is missing; then the encoding and the
+    /// columns' types; a read of every column where no DDL ran; writes that change nothing.
+    async fn ready(&self) -> Result<(), String> {
+        let failed = |what: &str, e: Failure| format!("PostgreSQL: {what}: {}", e.describe());
+        let client = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| failed("cannot connect (DATABASE_URL)", Failure::Pool(e)))?;
+        let mut found = self
+            .columns(&client)
+            .await
+            .map_err(|e| failed("reading the tables' columns", e))?;
+        let create = found.is_empty() || found.iter().any(|c| c.name.is_none());
+        if create {
+            if let Err(e) = client.batch_execute(&self.sql.schema).await {
+                if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
+                    return Err(format!(
+                        "PostgreSQL: this role may not create the receiver's tables ({}): create them once as a role \
+                         that may (the schema statement of pkg-templates/src/receiver/schema/postgres.sql), then GRANT \
+                         SELECT, INSERT, UPDATE on them and USAGE on the quarantine id sequence to this role",
+                        describe(&e)
+                    ));
+                }
+                return Err(failed("creating the tables", Failure::Db(e)));
+            }
+            found = self
+                .columns(&client)
+                .await
+                .map_err(|e| failed("reading the tables' columns", e))?;
+        }
+        check_columns(&found)?;
+        if !create {
+            client_query(&client, &self.sql.check, &[])
+                .await
+                .map_err(|e| failed("reading the tables", e))?;
+        }
+        if let Err(e) = client_query(&client, &self.sql.writable, &[]).await {
+            let fix = match &e {
+                Failure::Db(db) => stuck_fix(db),
+                _ => None,
+            };
+            return Err(match fix {
+                Some(fix) => format!(
+                    "PostgreSQL: no delivery could be recorded ({}): {fix}",
+                    e.describe()
+                ),
+                None => failed("checking that the tables are writable", e),
+            });
+        }
+        Ok(())
+    }
+
+    /// The tables' columns (a row with no name for a table that is missing).
+    async fn columns(&self, client: &tokio_postgres::Client) -> Result<Vec<Column>, Failure> {
+        let rows = client_query(client, &self.sql.columns, &[]).await?;
+        Ok(rows.iter().map(Column::from).collect())
+    }
+
+    /// Records a verified event in one statement; returns what was decided.
+    pub async fn record(&self, event: &Event) -> Result<Decision, Unavailable> {
+        let (id, payment, version, data, body) = (
+            event.event_id(),
+            event.payment_id(),
+            event.status_version().as_str(),
+            event.data_json(),
+            event.envelope_json().as_bytes(),
+        );
+        // As the npm store passes them: the version as its canonical digits and the data as
+        // JSON text (the statement casts them: $3::numeric, $4::text::json), the body as bytes.
+        let params: [(&(dyn ToSql + Sync), Type); 5] = [
+            (&id, Type::TEXT),
+            (&payment, Type::TEXT),
+            (&version, Type::TEXT),
+            (&data, Type::TEXT),
+            (&body, Type::BYTEA),
+        ];
+        let mut attempt = 0;
+        loop {
+            let failure = match self.run(&self.sql.record, &params).await {
+                Ok(rows) => return decision_of(&rows),
+                Err(failure) => failure,
+            };
+            if let Failure::Db(e) = &failure {
+                // Another transaction committed this event_id while this one applied it: the
+                // statement was rolled back whole, nothing changed. That is a duplicate.
+                let constraint = e.as_db_error().and_then(|db| db.constraint());
+                if e.code() == Some(&SqlState::UNIQUE_VIOLATION) && constraint == Some(EVENTS_KEY) {
+                    return Ok(Decision::Duplicate);
+                }
+                // Rolled back whole by the server (under REPEATABLE READ or SERIALIZABLE as the
+                // default isolation, or a deadlock): run again after a short random pause.
+                let retried = [
+                    &SqlState::T_R_SERIALIZATION_FAILURE,
+                    &SqlState::T_R_DEADLOCK_DETECTED,
+                ];
+                if e.code().is_some_and(|code| retried.contains(&code)) && attempt < RETRIES {
+                    attempt = attempt.saturating_add(1);
+                    pause(attempt).await;
+                    continue;
+                }
+            }
+            return Err(unavailable(&failure));
+        }
+    }
+
+    /// Keeps an authentic delivery that is no recordable event.
+    pub async fn quarantine(&self, code: &str, body: &[u8]) -> Result<(), Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 2] = [(&code, Type::TEXT), (&body, Type::BYTEA)];
+        self.run(&self.sql.quarantine, &params)
+            .await
+            .map(|_| ())
+            .map_err(|failure| unavailable(&failure))
+    }
+
+    /// One statement on a connection of the pool, bounded in time.
+    async fn run(
+        &self,
+        sql: &str,
+        params: &[(&(dyn ToSql + Sync), Type)],
+    ) -> Result<Vec<Row>, Failure> {
+        let client = self.pool.get().await.map_err(Failure::Pool)?;
+        client_query(&client, sql, params).await
+    }
+}
+
+/// An unnamed statement (parse, bind and execute in one round trip), with its parameters' types
+/// given: it works through a pooler in transaction mode (PgBouncer), where named prepared
+/// statements may not.
+async fn client_query(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    params: &[(&(dyn ToSql + Sync), Type)],
+) -> Result<Vec<Row>, Failure> {
+    match tokio::time::timeout(STATEMENT_TIMEOUT, client.query_typed(sql, params)).await {
+        Ok(result) => result.map_err(Failure::Db),
+        Err(_) => Err(Failure::Timeout),
+    }
+}
+
+/// The decision in the record statement's rows: none for a duplicate, else one row saying
+/// apply or stale. Any other shape is a 503, never a guessed 200.
+fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
+    match rows {
+        [] => Ok(Decision::Duplicate),
+        [row] => match row.try_get::<_, &str>(0) {
+            Ok("apply") => Ok(Decision::Apply),
+            Ok("stale") => Ok(Decision::Stale),
+            _ => Err(Unavailable(
+                "the record statement returned an unexpected row".to_owned(),
+            )),
+        },
+        _ => Err(Unavailable(
+            "the record statement returned several rows".to_owned(),
+        )),
+    }
+}
+
+fn unavailable(failure: &Failure) -> Unavailable {
+    let fix = match failure {
+        Failure::Db(e) => stuck_fix(e),
+        _ => None,
+    };
+    Unavailable(match fix {
+        Some(fix) => format!(
+            "{}; every retry will fail the same way: {fix}",
+            failure.describe()
+        ),
+        None => failure.describe(),
+    })
+}
+
+/// Up to 10 * 2^attempt milliseconds, at random (retries of one payment spread apart).
+async fn pause(attempt: u32) {
+    let random = std::collections::hash_map::RandomState::new().hash_one(attempt);
+    let millis = random.checked_rem(10_u64 << attempt.min(10)).unwrap_or(0);
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+}
+
+/// A driver error in one line: the SQLSTATE, severity and message of a server error (never its
+/// DETAIL, which may quote a value such as an event id), or what failed and why.
+fn describe(error: &tokio_postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        return format!("{} {}: {}", db.code().code(), db.severity(), db.message());
+    }
+    match std::error::Error::source(error) {
+        Some(source) => format!("{error}: {source}"),
+        None => error.to_string(),
+    }
+}
+
+/// Why the connection string does not parse, without any part of its value.
+fn describe_parse(error: &tokio_postgres::Error) -> String {
+    match std::error::Error::source(error).map(ToString::to_string) {
+        Some(why)
+            if why.starts_with("invalid value for option") || why.starts_with("unknown option") =>
+        {
+            why
+        }
+        _ => "it does not parse".to_owned(),
+    }
+}
+
+/// What fixes a failure no retry of the service can get past, by its SQLSTATE.
+fn stuck_fix(error: &tokio_postgres::Error) -> Option<&'static str> {
+    let code = error.code()?;
+    if code == &SqlState::READ_ONLY_SQL_TRANSACTION {
+        Some(
+            "the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary",
+        )
+    } else if code == &SqlState::INSUFFICIENT_PRIVILEGE {
+        Some(
+            "this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE on the three tables and USAGE on the quarantine id sequence to it",
+        )
+    } else if code == &SqlState::UNDEFINED_TABLE {
+        Some(
+            "a table of the receiver is missing (dropped, or another search_path): restart the receiver, which creates it",
+        )
+    } else {
+        None
+    }
+}
