@@ -114,9 +114,12 @@ downstream:
 		--features user-arbitrary-precision
 
 ## axum-test: examples/axum-receiver built (its own crate), started, and driven by the
-## conformance kit of the installed package; its store across restarts
+## conformance kit of the installed package, on SQLite and on PostgreSQL (a throwaway server);
+## its store across restarts; two instances on one PostgreSQL at once
 axum-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
+		--target-dir target/axum-receiver
+	$(CARGO) test --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
 	node --test --test-timeout=180000 examples/axum-receiver/test/
 

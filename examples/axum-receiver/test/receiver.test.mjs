@@ -1,101 +1,24 @@
-// The axum receiver (examples/axum-receiver), built by `make axum-test`, started as a process
-// on 127.0.0.1 and driven by the conformance kit of the installed npm package
-// (target/consumer/node_modules/.bin/cryptopay-verify): every rule the kit has must hold.
-// Then the store: decisions survive a restart (the SQLite file), stale and duplicate
+// The axum receiver (examples/axum-receiver) on its SQLite file, built by `make axum-test`,
+// started as a process on 127.0.0.1 and driven by the conformance kit of the installed npm
+// package (target/consumer/node_modules/.bin/cryptopay-verify): every rule the kit has must
+// hold. Then the store: decisions survive a restart (the SQLite file), stale and duplicate
 // deliveries are acknowledged and not applied, and the HTTP answers of the other paths.
+// (postgres.test.mjs: the same on PostgreSQL, and two instances at once.)
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PENDING, ROOT, SIG_HEADER, TS_HEADER, deliver, event, now, request, runKit, start as startReceiver } from './lib.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CONSUMER = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
-const CLI = join(CONSUMER, 'node_modules', '.bin', 'cryptopay-verify');
-const BIN = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
-for (const [what, path] of [['the installed package (make consumer)', CLI], ['the receiver (make axum-test builds it)', BIN]]) {
-  if (!existsSync(path)) throw new Error(`${path} is missing: ${what}`);
-}
-const pkg = createRequire(join(CONSUMER, 'package.json'))('cryptopay-verify');
-
-const SECRET = `whsec_axum_${randomBytes(12).toString('hex')}`;
-const PENDING = `whsec_axum_next_${randomBytes(12).toString('hex')}`;
-const TS_HEADER = 'X-Webhook-Timestamp';
-const SIG_HEADER = 'X-Webhook-Signature';
 const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-axum-'));
 const database = join(dataDir, 'receiver.db');
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Starts the receiver; resolves { url, stop() }. */
-function start() {
-  const child = spawn(BIN, [], {
-    env: {
-      ...process.env,
-      CRYPTOPAY_WEBHOOK_SECRET: SECRET,
-      CRYPTOPAY_PENDING_SECRET: PENDING,
-      TIMESTAMP_HEADER: TS_HEADER,
-      SIGNATURE_HEADER: SIG_HEADER,
-      DATABASE: database,
-      PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
-  const exited = new Promise((r) => child.on('exit', r));
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the receiver did not start:\n${output}`)), 15_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ url: match[1], stop: () => { child.kill('SIGINT'); return exited; } });
-      }
-    });
-    exited.then((code) => { clearTimeout(timer); reject(new Error(`the receiver exited (${code}):\n${output}`)); });
-  });
-}
-
-function request(url, { method = 'POST', body, headers = {} } = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const req = http.request(url, { method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try { json = JSON.parse(text); } catch { json = undefined; }
-        resolvePromise({ status: res.statusCode, json });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-
-function deliver(url, event, { secret = SECRET, body } = {}) {
-  const bytes = body ?? Buffer.from(JSON.stringify(event));
-  const timestamp = String(now());
-  const signature = pkg.signWebhook({ secret, timestamp, body: bytes });
-  return request(url, { body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: timestamp, [SIG_HEADER]: `v1=${signature}` } });
-}
-
-const event = (eventId, paymentId, statusVersion, extra = {}) => ({
-  schema_version: '1',
-  event_id: eventId,
-  event_type: 'payment.updated',
-  occurred_at: new Date().toISOString(),
-  data: { payment_id: paymentId, status_version: statusVersion, status: 'open', ...extra },
-});
+/** Starts the receiver on the SQLite file; resolves { url, stop() }. */
+const start = () => startReceiver({ DATABASE: database });
 
 test('the README\'s axum handler is this example\'s handler, to the byte', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -107,26 +30,7 @@ test('the README\'s axum handler is this example\'s handler, to the byte', () =>
 test('the conformance kit of the installed package: every rule holds', async () => {
   const receiver = await start();
   try {
-    // Every rule, the two sides of a rotation included.
-    const args = ['conformance', '--url', receiver.url, '--secret-env', 'AXUM_SECRET',
-      '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json',
-      '--pending-secret-env', 'AXUM_PENDING', '--retired-secret-env', 'AXUM_RETIRED'];
-    const env = { ...process.env, AXUM_SECRET: SECRET, AXUM_PENDING: PENDING, AXUM_RETIRED: `whsec_gone_${randomBytes(8).toString('hex')}` };
-    const run = spawnSync(CLI, args, { env, encoding: 'utf8', timeout: 120_000 });
-    let results;
-    try {
-      results = JSON.parse(run.stdout);
-    } catch {
-      assert.fail(`the kit printed no JSON (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
-    }
-    assert.ok(Array.isArray(results), 'an array of verdicts');
-    const rules = results.map((r) => r.rule);
-    for (const rule of ['valid_delivery', 'older_version', 'non_ascii_body', 'bad_signature', 'pending_secret', 'retired_secret']) {
-      assert.ok(rules.includes(rule), `the kit judged ${rule}`);
-    }
-    const broken = results.filter((r) => r.verdict !== 'pass');
-    assert.deepStrictEqual(broken, [], 'every rule holds');
-    assert.equal(run.status, 0, run.stderr);
+    runKit(receiver.url);
   } finally {
     await receiver.stop();
   }
@@ -172,6 +76,21 @@ test('the other answers: quarantine, 400 with the code only, 413, 405', async ()
     const huge = await deliver(receiver.url, null, { body: Buffer.alloc(4 * 1024 * 1024 + 1, 0x20) });
     assert.equal(huge.status, 413);
     assert.equal((await request(receiver.url, { method: 'GET' })).status, 405);
+  } finally {
+    await receiver.stop();
+  }
+});
+
+test('ids the npm receiver refuses on every store are quarantined here too: over 1024 bytes, or holding a NUL', async () => {
+  const receiver = await start();
+  try {
+    const id = (n) => `evt_${'é'.repeat((n - 4) / 2)}`; // n bytes in UTF-8
+    assert.deepStrictEqual((await deliver(receiver.url, event(id(1024), 'pay_ids', '1'))).json, { received: true, decision: 'apply' });
+    for (const [eventId, paymentId] of [[`${id(1024)}x`, 'pay_ids'], ['evt_ids', `pay_${'x'.repeat(1021)}`], ['evt_\u0000', 'pay_ids']]) {
+      const answer = await deliver(receiver.url, event(eventId, paymentId, '2'));
+      assert.deepStrictEqual([answer.status, answer.json], [200, { received: true, quarantined: 'event_malformed' }]);
+    }
+    assert.deepStrictEqual((await deliver(receiver.url, event('evt_ids_ok', 'pay_ids', '2'))).json, { received: true, decision: 'apply' });
   } finally {
     await receiver.stop();
   }

@@ -1,0 +1,133 @@
+// What the axum receiver's tests share: the built receiver started as a process on 127.0.0.1,
+// signed deliveries over HTTP, and a run of the conformance kit of the installed npm package
+// (target/consumer/node_modules/.bin/cryptopay-verify).
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const CONSUMER = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
+const CLI = join(CONSUMER, 'node_modules', '.bin', 'cryptopay-verify');
+const BIN = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
+for (const [what, path] of [['the installed package (make consumer)', CLI], ['the receiver (make axum-test builds it)', BIN]]) {
+  if (!existsSync(path)) throw new Error(`${path} is missing: ${what}`);
+}
+export const pkg = createRequire(join(CONSUMER, 'package.json'))('cryptopay-verify');
+
+export const SECRET = `whsec_axum_${randomBytes(12).toString('hex')}`;
+export const PENDING = `whsec_axum_next_${randomBytes(12).toString('hex')}`;
+export const TS_HEADER = 'X-Webhook-Timestamp';
+export const SIG_HEADER = 'X-Webhook-Signature';
+
+const children = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/**
+ * Starts the receiver with `env` added to the configuration (DATABASE for SQLite, DATABASE_URL
+ * for PostgreSQL; neither is inherited from this process). Resolves { url, output(), stop() }
+ * once it listens; rejects with its output if it exits first.
+ */
+export function start(env) {
+  const inherited = { ...process.env };
+  delete inherited.DATABASE_URL;
+  delete inherited.DATABASE;
+  const child = spawn(BIN, [], {
+    env: {
+      ...inherited,
+      CRYPTOPAY_WEBHOOK_SECRET: SECRET,
+      CRYPTOPAY_PENDING_SECRET: PENDING,
+      TIMESTAMP_HEADER: TS_HEADER,
+      SIGNATURE_HEADER: SIG_HEADER,
+      PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((r) => child.on('exit', (code, signal) => {
+    children.delete(child);
+    r(code ?? signal);
+  }));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the receiver did not start:\n${output}`)), 15_000);
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ url: match[1], output: () => output, stop: () => { child.kill('SIGINT'); return exited; } });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`the receiver exited (${code}):\n${output}`), { exitCode: code, output }));
+    });
+  });
+}
+
+export function request(url, { method = 'POST', body, headers = {} } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try { json = JSON.parse(text); } catch { json = undefined; }
+        resolvePromise({ status: res.statusCode, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export const now = () => Math.floor(Date.now() / 1000);
+
+export function deliver(url, event, { secret = SECRET, body } = {}) {
+  const bytes = body ?? Buffer.from(JSON.stringify(event));
+  const timestamp = String(now());
+  const signature = pkg.signWebhook({ secret, timestamp, body: bytes });
+  return request(url, { body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: timestamp, [SIG_HEADER]: `v1=${signature}` } });
+}
+
+export const event = (eventId, paymentId, statusVersion, extra = {}) => ({
+  schema_version: '1',
+  event_id: eventId,
+  event_type: 'payment.updated',
+  occurred_at: new Date().toISOString(),
+  data: { payment_id: paymentId, status_version: statusVersion, status: 'open', ...extra },
+});
+
+/** The conformance kit against the receiver at `url`: every rule, the two sides of a rotation included. */
+export function runKit(url) {
+  const args = ['conformance', '--url', url, '--secret-env', 'AXUM_SECRET',
+    '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json',
+    '--pending-secret-env', 'AXUM_PENDING', '--retired-secret-env', 'AXUM_RETIRED'];
+  const env = { ...process.env, AXUM_SECRET: SECRET, AXUM_PENDING: PENDING, AXUM_RETIRED: `whsec_gone_${randomBytes(8).toString('hex')}` };
+  const run = spawnSync(CLI, args, { env, encoding: 'utf8', timeout: 120_000 });
+  let results;
+  try {
+    results = JSON.parse(run.stdout);
+  } catch {
+    assert.fail(`the kit printed no JSON (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
+  }
+  assert.ok(Array.isArray(results), 'an array of verdicts');
+  const rules = results.map((r) => r.rule);
+  for (const rule of ['valid_delivery', 'older_version', 'non_ascii_body', 'bad_signature', 'pending_secret', 'retired_secret']) {
+    assert.ok(rules.includes(rule), `the kit judged ${rule}`);
+  }
+  const broken = results.filter((r) => r.verdict !== 'pass');
+  assert.deepStrictEqual(broken, [], 'every rule holds');
+  assert.equal(run.status, 0, run.stderr);
+}
