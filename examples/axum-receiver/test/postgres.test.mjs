@@ -3,7 +3,7 @@
 // SQLite (the conformance kit, decisions across a restart, the other answers), with the rows
 // read back; the limits the npm receiver puts on ids and versions; PostgreSQL stopped (503,
 // nothing acknowledged, then 200 again without a restart) and a connection string never
-// printed; serialization failures retried; and TWO receiver processes on one database, a few
+// printed; serialization failures retried; PgBouncer in transaction mode; and TWO receiver processes on one database, a few
 // hundred deliveries at once, a third of them to both: every answer 200, each event recorded
 // once, every payment at its highest version.
 //
@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { postgresRows, random } from '../../../tests/receiver/lib/helpers.mjs';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { openPool, startPgBouncer, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import { PENDING, SECRET, deliver, event, request, runKit, start, TS_HEADER, SIG_HEADER, now } from './lib.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261130);
@@ -188,6 +188,29 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     assert.ok(failures > 0, 'the deliveries met serialization failures (and the store retried them)');
     console.log(`# SERIALIZABLE: 240 deliveries, all 200; ${failures} serialization failures retried`);
   });
+  test('through PgBouncer in transaction mode (statements unnamed): the tables created, a burst of deliveries all 200', async () => {
+    const bouncer = await startPgBouncer(server, { poolSize: 4 });
+    const dir = new URL(bouncer.url).searchParams.get('host');
+    let receiver;
+    try {
+      receiver = await start({ DATABASE_URL: `host=${dir} port=6432 user=postgres dbname=postgres` });
+      const deliveries = [];
+      for (let v = 1; v <= 40; v += 1) {
+        const body = Buffer.from(JSON.stringify(event(`evt_b${v}`, `pay_b${v % 4}`, String(v))));
+        deliveries.push(body, body);
+      }
+      random(SEED).shuffle(deliveries);
+      const answers = await Promise.all(deliveries.map((body) => deliver(receiver.url, null, { body })));
+      assert.deepStrictEqual(answers.filter((a) => a.status !== 200), []);
+    } finally {
+      await receiver?.stop();
+      await bouncer.stop();
+    }
+    const rows = await rowsOf(server, 'postgres');
+    assert.equal(rows.events.length, 40);
+    assert.deepStrictEqual(rows.payments.map((p) => [p.payment_id, p.event_id]), [['pay_b0', 'evt_b40'], ['pay_b1', 'evt_b37'], ['pay_b2', 'evt_b38'], ['pay_b3', 'evt_b39']]);
+  });
+
   test('two receiver processes on one database, deliveries all at once, a third to both: every answer 200, each event recorded once, every payment at its highest version', async () => {
     const db = await createDatabase(pool, 'axum_two');
     // Started together on an empty database: the schema is created once, under an advisory lock.
