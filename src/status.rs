@@ -229,7 +229,8 @@ pub struct Stored {
 /// transaction alone is not enough: lock the payment's row (`SELECT ... FOR UPDATE`, with the
 /// row inserted first when it is missing) or make the write conditional (`INSERT ... ON
 /// CONFLICT (payment_id) DO UPDATE ... WHERE stored < incoming`, which the npm package's
-/// `cryptopay-verify/receiver` uses), and let the `event_id` primary key refuse a second record.
+/// `cryptopay-verify/receiver` uses, and the `axum-receiver` example with `DATABASE_URL` set),
+/// and let the `event_id` primary key refuse a second record.
 ///
 /// # Examples
 ///
