@@ -3,7 +3,8 @@
 // SQLite (the conformance kit, decisions across a restart, the other answers), with the rows
 // read back; the limits the npm receiver puts on ids and versions; PostgreSQL stopped (503,
 // nothing acknowledged, then 200 again without a restart) and a connection string never
-// printed; serialization failures retried; PgBouncer in transaction mode; and TWO receiver processes on one database, a few
+// printed; serialization failures retried; a unique-violation race answered duplicate;
+// PgBouncer in transaction mode; and TWO receiver processes on one database, a few
 // hundred deliveries at once, a third of them to both: every answer 200, each event recorded
 // once, every payment at its highest version.
 //
@@ -209,6 +210,40 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     const rows = await rowsOf(server, 'postgres');
     assert.equal(rows.events.length, 40);
     assert.deepStrictEqual(rows.payments.map((p) => [p.payment_id, p.event_id]), [['pay_b0', 'evt_b40'], ['pay_b1', 'evt_b37'], ['pay_b2', 'evt_b38'], ['pay_b3', 'evt_b39']]);
+  });
+
+  test('a unique-violation race on the event id, staged across two instances: the loser rolled back whole and answered duplicate', async () => {
+    // One event_id sent for two payments (no real service does; it is the way to make the
+    // race certain): B is held on a lock of its payment row while A records the event; then
+    // B's payment update goes through and its event insert meets A's row (23505).
+    const db = await createDatabase(pool, 'axum_race');
+    const instances = await Promise.all([start({ DATABASE_URL: keyValue(server, db) }), start({ DATABASE_URL: keyValue(server, db) })]);
+    const direct = openPool({ ...server.connection, database: db, max: 2 });
+    const holder = await direct.connect();
+    try {
+      assert.deepStrictEqual((await deliver(instances[1].url, event('evt_r0', 'pay_rb', '1'))).json, { received: true, decision: 'apply' });
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM cryptopay_payments WHERE payment_id = 'pay_rb' FOR UPDATE");
+      const loser = deliver(instances[1].url, event('evt_race', 'pay_rb', '2'));
+      for (let waited = 0; ; waited += 1) {
+        const { rows } = await direct.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = $1", [db]);
+        if (rows[0].n > 0) break;
+        assert.ok(waited < 500, 'the delivery to B never waited on the row lock');
+        await new Promise((r) => { setTimeout(r, 10); });
+      }
+      assert.deepStrictEqual((await deliver(instances[0].url, event('evt_race', 'pay_ra', '1'))).json, { received: true, decision: 'apply' });
+      await holder.query('COMMIT');
+      const answer = await loser;
+      assert.deepStrictEqual([answer.status, answer.json], [200, { received: true, decision: 'duplicate' }]);
+    } finally {
+      holder.release();
+      await direct.end();
+      await Promise.all(instances.map((i) => i.stop()));
+    }
+    const rows = await rowsOf(server, db);
+    assert.deepStrictEqual(rows.events.map((e) => [e.event_id, e.payment_id, e.decision]), [['evt_r0', 'pay_rb', 'apply'], ['evt_race', 'pay_ra', 'apply']]);
+    assert.deepStrictEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]), [['pay_ra', '1', 'evt_race'], ['pay_rb', '1', 'evt_r0']], 'B\'s payment update rolled back with its statement');
+    assert.match(readFileSync(server.logFile, 'utf8'), /duplicate key value violates unique constraint "cryptopay_events_pkey"/);
   });
 
   test('two receiver processes on one database, deliveries all at once, a third to both: every answer 200, each event recorded once, every payment at its highest version', async () => {
