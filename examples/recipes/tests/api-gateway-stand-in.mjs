@@ -1,10 +1,11 @@
 // A STAND-IN for AWS's front doors to a Lambda function (API Gateway, Function URLs, ALB),
 // which cannot run here: a node:http server that turns each request into the event object
 // AWS documents for `SHAPE` and the handler's result into the response, so that the Lambda
-// recipe (./handler.mjs of the working directory, or the file HANDLER names) is driven over HTTP by the same deliveries,
-// and the same conformance kit, as the other recipes. It reproduces what matters to a
-// receiver: how the body arrives (text, or base64 with isBase64Encoded) and how header names
-// and repeated headers are given. Prints `listening on http://127.0.0.1:<port>/webhook`.
+// recipe (./handler.mjs of the working directory, or the file HANDLER names) is driven over
+// HTTP by the same deliveries, and the same conformance kit, as the other recipes. It
+// reproduces what matters to a receiver: how the body arrives (text, or base64 with
+// isBase64Encoded) and how header names and repeated headers are given. Prints
+// `listening on http://127.0.0.1:<port>/webhook`.
 //
 // SHAPE (environment):
 //   http-api         API Gateway HTTP API, payload 2.0, and Function URLs: header names in
