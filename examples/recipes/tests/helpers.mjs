@@ -64,11 +64,11 @@ export function recipeCopy(name, as = name) {
 }
 
 /**
- * Starts `node server.mjs` (or `script`) of a recipe copy on a free port (PORT=0); resolves
- * once it prints `listening on <url>`. Returns { url, output, stop() }.
+ * Starts `node server.mjs` (or `script`, or with another `runtime`: Bun) of a recipe copy on a
+ * free port (PORT=0); resolves once it prints `listening on <url>`. Returns { url, output, stop() }.
  */
-export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs' } = {}) {
-  const server = startServer(process.execPath, [script], {
+export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs', runtime = process.execPath } = {}) {
+  const server = startServer(runtime, [script], {
     cwd: dir,
     // DATA_DIR as the recipe's default (its ./data, which sqliteStoreRows reads), never one
     // inherited from the environment the tests run in.
