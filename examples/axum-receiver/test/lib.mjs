@@ -6,19 +6,16 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The installed package and its command line, as the CLI's tests load them (they refuse to
+// start when the package is not installed: make consumer).
+import { CLI, pkg, request } from '../../../tests/cli/helpers.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CONSUMER = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
-const CLI = join(CONSUMER, 'node_modules', '.bin', 'cryptopay-verify');
 const BIN = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
-for (const [what, path] of [['the installed package (make consumer)', CLI], ['the receiver (make axum-test builds it)', BIN]]) {
-  if (!existsSync(path)) throw new Error(`${path} is missing: ${what}`);
-}
-export const pkg = createRequire(join(CONSUMER, 'package.json'))('cryptopay-verify');
+if (!existsSync(BIN)) throw new Error(`${BIN} is missing: the receiver (make axum-test builds it)`);
+export { pkg };
 
 export const SECRET = `whsec_axum_${randomBytes(12).toString('hex')}`;
 export const PENDING = `whsec_axum_next_${randomBytes(12).toString('hex')}`;
@@ -75,22 +72,8 @@ export function start(env) {
   });
 }
 
-export function request(url, { method = 'POST', body, headers = {} } = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const req = http.request(url, { method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try { json = JSON.parse(text); } catch { json = undefined; }
-        resolvePromise({ status: res.statusCode, json });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+// A plain request, as the CLI's tests make it. Resolves { status, headers, json, text }.
+export { request };
 
 export const now = () => Math.floor(Date.now() / 1000);
 
@@ -98,7 +81,7 @@ export function deliver(url, event, { secret = SECRET, body } = {}) {
   const bytes = body ?? Buffer.from(JSON.stringify(event));
   const timestamp = String(now());
   const signature = pkg.signWebhook({ secret, timestamp, body: bytes });
-  return request(url, { body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: timestamp, [SIG_HEADER]: `v1=${signature}` } });
+  return request(url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: timestamp, [SIG_HEADER]: `v1=${signature}` } });
 }
 
 export const event = (eventId, paymentId, statusVersion, extra = {}) => ({

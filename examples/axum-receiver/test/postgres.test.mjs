@@ -130,9 +130,9 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     try {
       await quarantined(Buffer.from(JSON.stringify({ ...event('evt_q', 'pay_q', '1'), event_type: 'payment.created' })), 'event_type_unknown');
       await quarantined(Buffer.from([0x6e, 0x6f, 0xff, 0xfe]), 'event_not_json'); // not UTF-8: kept as bytes
-      const unsigned = await request(receiver.url, { body: '{}', headers: { [TS_HEADER]: String(now()) } });
+      const unsigned = await request(receiver.url, { method: 'POST', body: '{}', headers: { [TS_HEADER]: String(now()) } });
       assert.deepStrictEqual([unsigned.status, unsigned.json], [400, { error: 'signature_missing' }]);
-      const twice = await request(receiver.url, { body: '{}', headers: [TS_HEADER, String(now()), TS_HEADER, String(now()), SIG_HEADER, 'v1=00'] });
+      const twice = await request(receiver.url, { method: 'POST', body: '{}', headers: [TS_HEADER, String(now()), TS_HEADER, String(now()), SIG_HEADER, 'v1=00'] });
       assert.deepStrictEqual([twice.status, twice.json], [400, { error: 'header_duplicated' }]);
       assert.equal((await deliver(receiver.url, null, { body: Buffer.alloc(4 * 1024 * 1024 + 1, 0x20) })).status, 413);
       assert.equal((await request(receiver.url, { method: 'GET' })).status, 405);

@@ -69,9 +69,9 @@ test('the other answers: quarantine, 400 with the code only, 413, 405', async ()
     assert.deepStrictEqual([unknown.status, unknown.json], [200, { received: true, quarantined: 'event_type_unknown' }]);
     const notJson = await deliver(receiver.url, null, { body: Buffer.from('not json') });
     assert.deepStrictEqual(notJson.json, { received: true, quarantined: 'event_not_json' });
-    const unsigned = await request(receiver.url, { body: '{}', headers: { [TS_HEADER]: String(now()) } });
+    const unsigned = await request(receiver.url, { method: 'POST', body: '{}', headers: { [TS_HEADER]: String(now()) } });
     assert.deepStrictEqual([unsigned.status, unsigned.json], [400, { error: 'signature_missing' }]);
-    const twice = await request(receiver.url, { body: '{}', headers: [TS_HEADER, String(now()), TS_HEADER, String(now()), SIG_HEADER, 'v1=00'] });
+    const twice = await request(receiver.url, { method: 'POST', body: '{}', headers: [TS_HEADER, String(now()), TS_HEADER, String(now()), SIG_HEADER, 'v1=00'] });
     assert.deepStrictEqual([twice.status, twice.json], [400, { error: 'header_duplicated' }]);
     const huge = await deliver(receiver.url, null, { body: Buffer.alloc(4 * 1024 * 1024 + 1, 0x20) });
     assert.equal(huge.status, 413);
