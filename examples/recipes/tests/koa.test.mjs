@@ -1,0 +1,105 @@
+// The Koa recipe (examples/recipes/koa), run as `node server.mjs` on its SQLite file; then
+// the two ways a Koa app goes wrong, each checked on the recipe's own receiver: a body parser
+// mounted ahead of the webhook route, and a route that verifies bodyParser's ctx.request.rawBody
+// (text, not the bytes that were signed).
+
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import {
+  ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, deliveryTests, eventBody, recipeCopy, restartTest, sqliteStoreRows,
+  startNodeRecipe,
+} from './helpers.mjs';
+
+describe('Koa recipe (receiver.node on ctx.req with ctx.respond = false, the route before the body parser; SQLite file)', () => {
+  let server;
+  let dir;
+  before(async () => {
+    dir = recipeCopy('koa');
+    server = await startNodeRecipe(dir);
+  });
+  after(() => server?.stop());
+  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
+  restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
+});
+
+describe('Koa apps that lose the raw body', () => {
+  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+  let recipe;
+  let sqliteStore;
+  let dir;
+  const servers = [];
+  const start = async (app) => {
+    const server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    servers.push(server);
+    return `http://127.0.0.1:${server.address().port}/webhook`;
+  };
+  const receiver = (name, logged) => recipe.webhookReceiver({
+    secrets: SECRET,
+    maxSkewSecs: 300,
+    timestampHeader: TS_HEADER,
+    signatureHeader: SIG_HEADER,
+    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
+  }, { warn: (l) => logged.push(l), error: (l) => logged.push(l) });
+  before(async () => {
+    dir = recipeCopy('koa', 'koa-mistakes');
+    recipe = await import(pathToFileURL(join(dir, 'app.mjs')).href);
+    // The receiver as the recipe's own import resolves it (the installed package).
+    ({ sqliteStore } = await import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href));
+  });
+  after(async () => {
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('app.use(bodyParser()) ahead of the route: 500 body_not_raw, and the log names the Koa fix', async () => {
+    const logged = [];
+    const rc = receiver('parser-first', logged);
+    await rc.ready();
+    const url = await start(new Koa().use(bodyParser()).use(recipe.webhookRoutes(rc)));
+    const response = await deliver(url, eventBody({ eventId: 'evt_koa_parsed', paymentId: 'pay_koa', statusVersion: 1 }));
+    assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }]);
+    assert.equal(logged.length, 1, logged.join('\n'));
+    assert.match(logged[0], /body_not_raw: the request stream was already read .*in Koa, mount the webhook route before app\.use\(bodyParser\(\)\)$/);
+    assert.ok(!logged[0].includes('evt_koa_parsed') && !logged[0].includes(SECRET));
+  });
+
+  test('bodyParser\'s ctx.request.rawBody is decoded text: a body holding the invalid byte 0xFF verifies against the text it decodes to, so the recipe hands the receiver ctx.req', async () => {
+    // Signed over text holding U+FFFD; sent with the byte 0xFF in its place. The service never
+    // signed these bytes: a receiver of bytes refuses them, a receiver of decoded text cannot tell.
+    const signed = eventBody({ eventId: 'evt_koa_text', paymentId: 'pay_koa_text', statusVersion: 1, status: '\uFFFD' });
+    const at = signed.indexOf(Buffer.from('\uFFFD'));
+    const sent = Buffer.concat([signed.subarray(0, at), Buffer.from([0xff]), signed.subarray(at + 3)]);
+    assert.equal(sent.toString('utf8'), signed.toString('utf8'));
+
+    const textRc = receiver('raw-body-text', []);
+    await textRc.ready();
+    const router = new Router();
+    router.post('/webhook', async (ctx) => {
+      const answer = await textRc.handle({ body: ctx.request.rawBody, headers: ctx.req.rawHeaders });
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
+    });
+    const textUrl = await start(new Koa().use(bodyParser()).use(router.routes()));
+    const acknowledged = await deliver(textUrl, sent, { signBody: signed });
+    assert.deepEqual([acknowledged.status, acknowledged.json], [200, { received: true, decision: 'apply' }]);
+
+    const recipeRc = receiver('recipe-order', []);
+    await recipeRc.ready();
+    const recipeUrl = await start(new Koa().use(recipe.webhookRoutes(recipeRc)).use(bodyParser()));
+    const refused = await deliver(recipeUrl, sent, { signBody: signed });
+    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }]);
+    const accepted = await deliver(recipeUrl, signed);
+    assert.deepEqual([accepted.status, accepted.json], [200, { received: true, decision: 'apply' }]);
+  });
+});
