@@ -1,0 +1,92 @@
+// The Supabase Edge Function recipe (examples/recipes/supabase): its index.ts run by Deno, the
+// runtime Supabase's edge runtime is built on, as Supabase starts it (Deno.serve, at the
+// address DENO_SERVE_ADDRESS names), recording in a throwaway PostgreSQL over TCP given as
+// SUPABASE_DB_URL (the variable Supabase sets). Supabase's gateway cannot run here (it needs
+// Docker): the JWT check the recipe turns off is not exercised.
+//
+// One change to the copy, for the test only: its deno.json gains `"nodeModulesDir": "manual"`,
+// so that the function's npm: imports resolve from node_modules (the installed package, and the
+// repository's pg) instead of the npm registry, where cryptopay-verify is not published yet.
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
+import { openPool, startPostgresTcp } from '../../../tests/receiver/lib/postgres.mjs';
+import { RECIPE_ENV, ROOT, SCRATCH, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+
+const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
+const denoEnv = (env) => ({
+  ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(SCRATCH, 'deno-cache'), ...env,
+});
+
+/** Starts the function; resolves { url, output, stop() } once Deno.serve listens. */
+async function startFunction(fn, env) {
+  const server = startServer(DENO, ['run', '--allow-net', '--allow-env', 'index.ts'], {
+    cwd: fn,
+    // Delete what the machine's environment may hold, then set what this run needs.
+    env: denoEnv({ DATABASE_URL: '', SUPABASE_DB_URL: '', ...RECIPE_ENV, DENO_SERVE_ADDRESS: 'tcp:127.0.0.1:0', ...env }),
+  });
+  const deadline = Date.now() + 30_000;
+  let exited = null;
+  server.exited.then((how) => { exited = how; });
+  for (;;) {
+    const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(server.output.stdout + server.output.stderr);
+    if (match) return { url: `${match[1]}/`, output: server.output, stop: () => server.stop() };
+    if (exited || Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`the function did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n${tail(server.output.stdout + server.output.stderr, 30)}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL from SUPABASE_DB_URL)', { timeout: 120_000 }, () => {
+  let fn;
+  let database;
+  let pool;
+  let server;
+  before(async () => {
+    const dir = recipeCopy('supabase');
+    fn = join(dir, 'supabase', 'functions', 'cryptopay-webhook');
+    const config = JSON.parse(readFileSync(join(fn, 'deno.json'), 'utf8'));
+    writeFileSync(join(fn, 'deno.json'), `${JSON.stringify({ ...config, nodeModulesDir: 'manual', lock: false }, null, 2)}\n`);
+    database = await startPostgresTcp();
+    pool = openPool({ connectionString: database.url, max: 1 });
+    server = await startFunction(fn, { SUPABASE_DB_URL: database.tcpUrl });
+  });
+  after(async () => {
+    await server?.stop();
+    await pool?.end();
+    database?.destroy();
+  });
+
+  test('the function type-checks against the package\'s typings (deno check)', async () => {
+    const result = await run(DENO, ['check', 'index.ts'], { cwd: fn, env: denoEnv(), timeoutMs: 60_000 });
+    assert.equal(result.code, 0, tail(result.stdout + result.stderr, 30));
+  });
+
+  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+
+  test('deployed without its settings: 500 not_configured (the service retries), the log says what to set', async () => {
+    const bare = await startFunction(fn, { TIMESTAMP_HEADER: '' });
+    try {
+      const response = await deliver(bare.url, eventBody({ eventId: 'evt_supabase_unset', paymentId: 'pay_supabase_unset', statusVersion: 1 }));
+      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
+      assert.match(bare.output.stderr, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER/);
+    } finally {
+      await bare.stop();
+    }
+  });
+
+  test('a database that cannot be reached: 503 store_unavailable (retried by the service), nothing acknowledged', async () => {
+    const unreachable = await startFunction(fn, { SUPABASE_DB_URL: 'postgres://postgres:unused@127.0.0.1:1/postgres' });
+    try {
+      const response = await deliver(unreachable.url, eventBody({ eventId: 'evt_supabase_down', paymentId: 'pay_supabase_down', statusVersion: 1 }));
+      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
+    } finally {
+      await unreachable.stop();
+    }
+  });
+});
