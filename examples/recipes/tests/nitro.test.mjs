@@ -8,9 +8,10 @@
 // that work (readRawBody(event, false); toWebRequest after a readBody).
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
@@ -73,6 +74,10 @@ async function build(as, preset) {
   assert.match(result.stdout + result.stderr, new RegExp(`preset: ${preset ?? 'node-server'}`));
   const out = mkdtempSync(join(tmpdir(), `cpv-${as}-`));
   deployed.push(out);
+  for (let above = dirname(out); ; above = dirname(above)) {
+    assert.ok(!existsSync(join(above, 'node_modules')), `${above}/node_modules would stand in for what the build left out`);
+    if (dirname(above) === above) break;
+  }
   cpSync(join(dir, '.output'), out, { recursive: true });
   return out;
 }
@@ -103,6 +108,19 @@ async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15
 }
 
 const logOf = (server) => server.output.stdout + server.output.stderr;
+
+/** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */
+function readFirstTest(origin) {
+  test('readBody(event) first, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const body = eventBody({ eventId: `evt_nitro_read_first_${tag}`, paymentId: `pay_nitro_read_first_${tag}`, statusVersion: 1 });
+    const response = await deliver(`${origin()}/read-first-webhook`, body);
+    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
+    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
+    const refused = await deliver(`${origin()}/read-first-webhook`, tampered, { signBody: body });
+    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
+  });
+}
 
 let built; // the node-server build (Nitro's default preset)
 before(async () => {
@@ -147,18 +165,11 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const body = eventBody({ eventId: 'evt_nitro_parsed', paymentId: 'pay_nitro_parsed', statusVersion: 1 });
     const response = await deliver(`${server.origin}/parsed-webhook`, body);
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
-    assert.match(logOf(server), /body_not_raw/);
+    assert.match(logOf(server), /body_not_raw: the body is an object; /);
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });
-  test('readBody(event) by an earlier handler, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', async () => {
-    const body = eventBody({ eventId: 'evt_nitro_read_first', paymentId: 'pay_nitro_read_first', statusVersion: 1 });
-    const response = await deliver(`${server.origin}/read-first-webhook`, body);
-    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
-    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
-    const refused = await deliver(`${server.origin}/read-first-webhook`, tampered, { signBody: body });
-    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
-  });
+  readFirstTest(() => server.origin);
 });
 
 describe('Nitro recipe (receiver.fetch(toWebRequest(event)); SQLite file, no DATABASE_URL)', { timeout: 120_000 }, () => {
@@ -206,6 +217,10 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
   describe('routes/text-webhook.post.js: readRawBody(event), the default utf8, on Bun', () => {
     deliveryTests(() => `${server.origin}/text-webhook`, null, { bodyAsText: true });
   });
+  describe('routes/bytes-webhook.post.js: readRawBody(event, false), on Bun', () => {
+    deliveryTests(() => `${server.origin}/bytes-webhook`, null);
+  });
+  readFirstTest(() => server.origin);
   test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
     const sqlite = await startNitro(out, {}, { runtime: BUN });
     try {

@@ -2,10 +2,10 @@
 // server/api/webhook.post.js (POST /api/webhook), with utils/receiver.js as server/utils/receiver.js.
 //
 // toWebRequest(event) is the request as a Fetch Request whose body streams the bytes received,
-// and receiver.fetch verifies exactly those; h3 sends the Response it returns. Never read the
-// body first with readBody(event) (parsed JSON: every delivery is 500 body_not_raw) or
+// and receiver.fetch verifies exactly those; h3 sends the Response it returns. Never hand the
+// receiver readBody(event) (parsed JSON: every delivery is 500 body_not_raw) or
 // readRawBody(event) (its default 'utf8' decodes the bytes to text, so a byte that is not
-// UTF-8 arrives as U+FFFD and a body signed with U+FFFD verifies though it was altered).
+// UTF-8 arrives as U+FFFD, and a body signed with U+FFFD verifies though it was altered).
 
 import { defineEventHandler, toWebRequest } from 'h3';
 import { webhookReceiver } from '../utils/receiver.js';
