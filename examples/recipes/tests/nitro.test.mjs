@@ -56,6 +56,10 @@ const READ_FIRST = [
 
 const deployed = []; // the copies of .output, outside the repository
 
+// The environment without Nitro's own settings (NITRO_PRESET, NITRO_PORT, NITRO_HOST, ...), which
+// would take precedence over what the test sets.
+const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NITRO_')));
+
 /**
  * `nitro build` (with `preset`, else Nitro's default: node-server) of a copy of the recipe with
  * the test's routes, with neither the secret nor the database in its environment; returns a copy
@@ -66,7 +70,7 @@ async function build(as, preset) {
   const dir = recipeCopy('nitro', as);
   for (const [file, read] of Object.entries(ROUTES)) writeFileSync(join(dir, 'routes', file), routeSource(read));
   writeFileSync(join(dir, 'routes', 'read-first-webhook.post.js'), READ_FIRST);
-  const buildEnv = { ...process.env, NO_COLOR: '1', ...RECIPE_ENV };
+  const buildEnv = { ...baseEnv(), NO_COLOR: '1', ...RECIPE_ENV };
   delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
   delete buildEnv.DATABASE_URL;
   const result = await run(process.execPath, [NITRO, 'build', ...(preset ? ['--preset', preset] : [])], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
@@ -89,7 +93,7 @@ async function build(as, preset) {
 async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15_000 } = {}) {
   const server = startServer(runtime, [join('server', 'index.mjs')], {
     cwd: out,
-    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
+    env: { ...baseEnv(), ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
   });
   const deadline = Date.now() + timeoutMs;
   let exited = null;
