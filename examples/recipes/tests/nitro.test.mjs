@@ -111,7 +111,16 @@ async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15
   }
 }
 
-const logOf = (server) => server.output.stdout + server.output.stderr;
+/**
+ * Asserts the server's output matches `pattern`, waiting for it a little: the server writes its
+ * log before it answers, but the lines can reach this process after the answer (a busy machine).
+ */
+async function assertLogged(server, pattern, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  const log = () => server.output.stdout + server.output.stderr;
+  while (!pattern.test(log()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  assert.match(log(), pattern);
+}
 
 /** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */
 function readFirstTest(origin) {
@@ -169,7 +178,7 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const body = eventBody({ eventId: 'evt_nitro_parsed', paymentId: 'pay_nitro_parsed', statusVersion: 1 });
     const response = await deliver(`${server.origin}/parsed-webhook`, body);
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
-    assert.match(logOf(server), /body_not_raw: the body is an object; /);
+    await assertLogged(server, /body_not_raw: the body is an object; /);
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });
@@ -191,7 +200,7 @@ test('started without the secret: 500 not_configured (the service retries), and 
   try {
     const response = await deliver(server.url, eventBody({ eventId: 'evt_nitro_unset', paymentId: 'pay_nitro_unset', statusVersion: 1 }));
     assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-    assert.match(logOf(server), /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
+    await assertLogged(server, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
     assert.ok(!existsSync(join(built, 'data-unset')), 'no store was opened');
   } finally {
     await server.stop();
@@ -230,7 +239,7 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
     try {
       const response = await deliver(sqlite.url, eventBody({ eventId: 'evt_nitro_bun_sqlite', paymentId: 'pay_nitro_bun_sqlite', statusVersion: 1 }));
       assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-      assert.match(logOf(sqlite), /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
+      await assertLogged(sqlite, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
     } finally {
       await sqlite.stop();
     }
