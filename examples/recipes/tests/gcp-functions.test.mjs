@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
 
 const FRAMEWORK = join(ROOT, 'node_modules', '@google-cloud', 'functions-framework', 'build', 'src', 'main.js');
 
@@ -58,7 +58,7 @@ describe('Google Cloud Run functions recipe (Functions Framework, receiver.node 
     try {
       const response = await deliver(unset.url, eventBody({ eventId: 'evt_gcf_unset', paymentId: 'pay_gcf_unset', statusVersion: 1 }));
       assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      assert.match(unset.output.stderr + unset.output.stdout, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
+      await assertLogged(unset.output, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
     } finally {
       await unset.stop();
     }

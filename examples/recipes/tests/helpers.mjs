@@ -91,6 +91,18 @@ export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, scrip
 
 export const nowSecs = () => Math.floor(Date.now() / 1000);
 
+/**
+ * Asserts that a started process's output (stdout and stderr) shows `pattern`, waiting up to
+ * `timeoutMs` for it: a server logs before it answers, but its output pipe may reach the test
+ * after the answer's socket does (seen under load).
+ */
+export async function assertLogged(output, pattern, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  const log = () => output.stdout + output.stderr;
+  while (!pattern.test(log()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  assert.match(log(), pattern);
+}
+
 /** HMAC-SHA256 over `timestamp.body`, lowercase hex, with node:crypto (not the package). */
 export function sign(secret, timestamp, body) {
   return createHmac('sha256', Buffer.from(secret, 'utf8'))

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPES, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, startNodeRecipe } from './helpers.mjs';
+import { RECIPES, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, startNodeRecipe } from './helpers.mjs';
 
 const STAND_IN = join(RECIPES, 'tests', 'api-gateway-stand-in.mjs');
 const SHAPES = ['http-api', 'http-api-base64', 'rest-api', 'rest-api-binary', 'alb'];
@@ -107,7 +107,7 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
     try {
       const response = await deliver(fn.url, eventBody({ eventId: 'evt_lambda_unset', paymentId: 'pay_lambda_unset', statusVersion: 1 }));
       assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      assert.match(fn.output.stderr, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
+      await assertLogged(fn.output, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
     } finally {
       await fn.stop();
     }

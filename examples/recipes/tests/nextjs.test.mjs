@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
@@ -87,8 +87,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
       const body = eventBody({ eventId: 'evt_next_parsed', paymentId: 'pay_next_parsed', statusVersion: 1 });
       const response = await deliver(`${origin}/api/parsed-webhook`, body);
       assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
-      const log = server.output.stdout + server.output.stderr;
-      assert.match(log, /body_not_raw: req\.body is an object: .*in a Next\.js Pages Router API route, export const config = \{ api: \{ bodyParser: false \} \}/);
+      await assertLogged(server.output, /body_not_raw: req\.body is an object: .*in a Next\.js Pages Router API route, export const config = \{ api: \{ bodyParser: false \} \}/);
       const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_next_parsed'");
       assert.equal(rows[0].n, 0);
     });

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
+  RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
 } from './helpers.mjs';
 
 const NITRO = join(ROOT, 'node_modules', 'nitropack', 'dist', 'cli', 'index.mjs');
@@ -111,17 +111,6 @@ async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15
   }
 }
 
-/**
- * Asserts the server's output matches `pattern`, waiting for it a little: the server writes its
- * log before it answers, but the lines can reach this process after the answer (a busy machine).
- */
-async function assertLogged(server, pattern, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  const log = () => server.output.stdout + server.output.stderr;
-  while (!pattern.test(log()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  assert.match(log(), pattern);
-}
-
 /** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */
 function readFirstTest(origin) {
   test('readBody(event) first, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', async () => {
@@ -178,7 +167,7 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const body = eventBody({ eventId: 'evt_nitro_parsed', paymentId: 'pay_nitro_parsed', statusVersion: 1 });
     const response = await deliver(`${server.origin}/parsed-webhook`, body);
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
-    await assertLogged(server, /body_not_raw: the body is an object; .*Nitro and Nuxt \(h3\): receiver\.fetch\(toWebRequest\(event\)\), or readRawBody\(event, false\);/);
+    await assertLogged(server.output, /body_not_raw: the body is an object; .*Nitro and Nuxt \(h3\): receiver\.fetch\(toWebRequest\(event\)\), or readRawBody\(event, false\);/);
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });
@@ -200,7 +189,7 @@ test('started without the secret: 500 not_configured (the service retries), and 
   try {
     const response = await deliver(server.url, eventBody({ eventId: 'evt_nitro_unset', paymentId: 'pay_nitro_unset', statusVersion: 1 }));
     assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-    await assertLogged(server, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
+    await assertLogged(server.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
     assert.ok(!existsSync(join(built, 'data-unset')), 'no store was opened');
   } finally {
     await server.stop();
@@ -239,7 +228,7 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
     try {
       const response = await deliver(sqlite.url, eventBody({ eventId: 'evt_nitro_bun_sqlite', paymentId: 'pay_nitro_bun_sqlite', statusVersion: 1 }));
       assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-      await assertLogged(sqlite, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
+      await assertLogged(sqlite.output, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
     } finally {
       await sqlite.stop();
     }

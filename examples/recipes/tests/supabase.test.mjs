@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgresTcp } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, SCRATCH, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, SCRATCH, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
 
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 const denoEnv = (env) => ({
@@ -74,7 +74,7 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
     try {
       const response = await deliver(bare.url, eventBody({ eventId: 'evt_supabase_unset', paymentId: 'pay_supabase_unset', statusVersion: 1 }));
       assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      assert.match(bare.output.stderr, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER/);
+      await assertLogged(bare.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER/);
     } finally {
       await bare.stop();
     }
