@@ -15,7 +15,7 @@ import http from 'node:http';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { run, startServer } from '../../../tests/runtimes/lib.mjs';
+import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const RECIPES = join(ROOT, 'examples', 'recipes');
@@ -74,16 +74,26 @@ export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, scrip
     // inherited from the environment the tests run in.
     env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', ...env },
   });
+  const [, origin] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/, { timeoutMs, what: `${dir}/${script}` });
+  return { url: `${origin}/webhook`, dir, output: server.output, stop: () => server.stop() };
+}
+
+/**
+ * Waits until a started server's output (stdout and stderr) matches `pattern`, and returns the
+ * match; stops the server and throws with the output's tail when it exits first or `timeoutMs`
+ * passes.
+ */
+export async function waitForOutput(server, pattern, { timeoutMs = 15_000, what = 'the server' } = {}) {
   const deadline = Date.now() + timeoutMs;
   let exited = null;
   server.exited.then((how) => { exited = how; });
   for (;;) {
-    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/.exec(server.output.stdout);
-    if (match) return { url: `${match[1]}/webhook`, dir, output: server.output, stop: () => server.stop() };
+    const match = pattern.exec(server.output.stdout + server.output.stderr);
+    if (match) return match;
     if (exited || Date.now() > deadline) {
       await server.stop();
-      throw new Error(`${dir}/server.mjs did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
-        `${server.output.stdout}${server.output.stderr}`);
+      throw new Error(`${what} did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
+        `${tail(server.output.stdout + server.output.stderr, 30)}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }

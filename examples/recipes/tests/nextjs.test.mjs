@@ -9,24 +9,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import {
+  RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, waitForOutput,
+} from './helpers.mjs';
 
 const NEXT = join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 /** The port `next start` printed (`- Local: http://127.0.0.1:<port>`) once it listens. */
 async function listeningPort(server, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let exited = null;
-  server.exited.then((how) => { exited = how; });
-  for (;;) {
-    const match = /Local:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(server.output.stdout);
-    if (match) return Number(match[1]);
-    if (exited || Date.now() > deadline) {
-      throw new Error(`next start did not listen (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
-        `${tail(server.output.stdout + server.output.stderr, 30)}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const [, port] = await waitForOutput(server, /Local:\s+http:\/\/127\.0\.0\.1:(\d+)/, { timeoutMs, what: 'next start' });
+  return Number(port);
 }
 
 describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)', { timeout: 150_000 }, () => {

@@ -17,6 +17,7 @@ import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
+  waitForOutput,
 } from './helpers.mjs';
 
 const NITRO = join(ROOT, 'node_modules', 'nitropack', 'dist', 'cli', 'index.mjs');
@@ -95,20 +96,9 @@ async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15
     cwd: out,
     env: { ...baseEnv(), ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
   });
-  const deadline = Date.now() + timeoutMs;
-  let exited = null;
-  server.exited.then((how) => { exited = how; });
-  for (;;) {
-    // Nitro's node-server and bun presets print the address they bound, the port included.
-    const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output.stdout);
-    if (match) return { origin: match[1], url: `${match[1]}/webhook`, dir: out, output: server.output, stop: () => server.stop() };
-    if (exited || Date.now() > deadline) {
-      await server.stop();
-      throw new Error(`the built Nitro server did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n` +
-        `${tail(server.output.stdout + server.output.stderr, 30)}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  // Nitro's node-server and bun presets print the address they bound, the port included.
+  const [, origin] = await waitForOutput(server, /Listening on (http:\/\/127\.0\.0\.1:\d+)/, { timeoutMs, what: 'the built Nitro server' });
+  return { origin, url: `${origin}/webhook`, dir: out, output: server.output, stop: () => server.stop() };
 }
 
 /** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */

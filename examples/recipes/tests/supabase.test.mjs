@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { openPool, startPostgresTcp } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, SCRATCH, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import {
+  RECIPE_ENV, ROOT, SCRATCH, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, waitForOutput,
+} from './helpers.mjs';
 
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 const denoEnv = (env) => ({
@@ -28,18 +30,8 @@ async function startFunction(fn, env) {
     // Delete what the machine's environment may hold, then set what this run needs.
     env: denoEnv({ DATABASE_URL: '', SUPABASE_DB_URL: '', ...RECIPE_ENV, DENO_SERVE_ADDRESS: 'tcp:127.0.0.1:0', ...env }),
   });
-  const deadline = Date.now() + 30_000;
-  let exited = null;
-  server.exited.then((how) => { exited = how; });
-  for (;;) {
-    const match = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(server.output.stdout + server.output.stderr);
-    if (match) return { url: `${match[1]}/`, output: server.output, stop: () => server.stop() };
-    if (exited || Date.now() > deadline) {
-      await server.stop();
-      throw new Error(`the function did not start (${exited ? `exited ${JSON.stringify(exited)}` : 'timeout'}):\n${tail(server.output.stdout + server.output.stderr, 30)}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const [, origin] = await waitForOutput(server, /Listening on (http:\/\/127\.0\.0\.1:\d+)\//, { timeoutMs: 30_000, what: 'the function' });
+  return { url: `${origin}/`, output: server.output, stop: () => server.stop() };
 }
 
 describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL from SUPABASE_DB_URL)', { timeout: 120_000 }, () => {
