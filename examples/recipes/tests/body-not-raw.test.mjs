@@ -5,14 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import express from 'express';
-import { RECIPES, ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, eventBody, recipeCopy } from './helpers.mjs';
-
-const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+import { RECIPES, SECRET, deliver, eventBody, listenLocal, recipeCopy, recipeReceiver } from './helpers.mjs';
 
 // The fenced block under the README's body_not_raw heading.
 function readmeMessage() {
@@ -22,46 +18,25 @@ function readmeMessage() {
   return match[1];
 }
 
-async function listen(app) {
-  const server = await new Promise((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(s)));
-  });
-  return { server, url: `http://127.0.0.1:${server.address().port}/webhook` };
-}
-
 describe('body_not_raw: the framework parsed the body first', () => {
-  let webhookReceiver;
-  let sqliteStore;
   let dir;
   const servers = [];
-  const config = (name) => ({
-    secrets: SECRET,
-    maxSkewSecs: 300,
-    timestampHeader: TS_HEADER,
-    signatureHeader: SIG_HEADER,
-    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
-  });
-  before(async () => {
+  before(() => {
     dir = recipeCopy('express', 'express-json-first');
-    ({ webhookReceiver } = await import(pathToFileURL(join(dir, 'app.mjs')).href));
-    // The receiver as the recipe's own import resolves it (the installed package).
-    ({ sqliteStore } = await import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href));
   });
   after(async () => {
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    for (const server of servers) await server.close();
   });
 
   test('app.use(express.json()) before the receiver: 500 body_not_raw, and the log says why', async () => {
     const logged = [];
-    const receiver = webhookReceiver(config('json-first'), { warn: (l) => logged.push(l), error: (l) => logged.push(l) });
+    const { receiver } = await recipeReceiver(dir, 'json-first', logged);
     const app = express();
     app.use(express.json()); // the mistake: every JSON body is parsed before any route runs
     app.post('/webhook', receiver.node);
-    const { server, url } = await listen(app);
+    const server = await listenLocal(app);
     servers.push(server);
+    const { url } = server;
 
     const response = await deliver(url, eventBody({ eventId: 'evt_parsed', paymentId: 'pay_parsed', statusVersion: 1 }));
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }]);
@@ -72,12 +47,13 @@ describe('body_not_raw: the framework parsed the body first', () => {
   });
 
   test('the same receiver with no parser before it (the recipe\'s order) records the delivery', async () => {
-    const receiver = webhookReceiver(config('recipe-order'), { warn: () => {}, error: () => {} });
+    const { receiver } = await recipeReceiver(dir, 'recipe-order');
     const app = express();
     app.post('/webhook', receiver.node);
     app.use(express.json()); // after the webhook route: harmless to it
-    const { server, url } = await listen(app);
+    const server = await listenLocal(app);
     servers.push(server);
+    const { url } = server;
     const response = await deliver(url, eventBody({ eventId: 'evt_raw', paymentId: 'pay_raw', statusVersion: 1 }));
     assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }]);
   });

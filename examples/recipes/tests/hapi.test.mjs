@@ -2,13 +2,9 @@
 // the route with hapi's default payload handling (parsed JSON), which can never verify.
 
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
-  ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, deliveryTests, eventBody, recipeCopy, restartTest, sqliteStoreRows,
-  startNodeRecipe,
+  SECRET, deliver, deliveryTests, eventBody, recipeCopy, recipeReceiver, restartTest, sqliteStoreRows, startNodeRecipe,
 } from './helpers.mjs';
 
 describe('hapi recipe (payload parse: false, the Buffer to receiver.handle; SQLite file)', () => {
@@ -29,14 +25,8 @@ describe('hapi\'s default payload handling', () => {
 
   test('a route without parse: false gets parsed JSON: 500 body_not_raw, and the log says why', async () => {
     const dir = recipeCopy('hapi', 'hapi-parsed');
-    const recipe = await import(pathToFileURL(join(dir, 'app.mjs')).href);
-    const { sqliteStore } = await import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href);
-    const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
     const logged = [];
-    const receiver = recipe.webhookReceiver({
-      secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER,
-      store: sqliteStore(new Database(join(dir, 'parsed.sqlite'))),
-    }, { warn: (l) => logged.push(l), error: (l) => logged.push(l) });
+    const { receiver, recipe } = await recipeReceiver(dir, 'parsed', logged);
     await receiver.ready();
     const route = recipe.webhookRoute(receiver);
     delete route.options; // the mistake: hapi's default, payload parsed as JSON

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import http from 'node:http';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -61,6 +61,44 @@ export function recipeCopy(name, as = name) {
   if (inside(ROOT, installed)) symlinkSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
   else cpSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true, dereference: true });
   return dir;
+}
+
+/**
+ * The receiver a recipe copy's app.mjs builds (its `webhookReceiver`), through the package the
+ * copy imports (the installed one), recording in the SQLite file `<name>.sqlite` in the copy;
+ * its log lines are pushed to `logged`. Resolves { receiver, recipe } (recipe: app.mjs's exports).
+ */
+export async function recipeReceiver(dir, name, logged = []) {
+  const [recipe, { sqliteStore }] = await Promise.all([
+    import(pathToFileURL(join(dir, 'app.mjs')).href),
+    import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href),
+  ]);
+  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+  const receiver = recipe.webhookReceiver({
+    secrets: SECRET,
+    maxSkewSecs: 300,
+    timestampHeader: TS_HEADER,
+    signatureHeader: SIG_HEADER,
+    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
+  }, { warn: (line) => logged.push(line), error: (line) => logged.push(line) });
+  return { receiver, recipe };
+}
+
+/**
+ * Listens with an app whose `listen(port, host, callback)` returns a node:http server (Express,
+ * Koa) on a free port of 127.0.0.1. Resolves { url (its /webhook), close() }.
+ */
+export async function listenLocal(app) {
+  const server = await new Promise((resolve, reject) => {
+    const s = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(s)));
+  });
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /**

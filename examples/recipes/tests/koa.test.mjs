@@ -4,15 +4,12 @@
 // (text, not the bytes that were signed).
 
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import {
-  ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, deliveryTests, eventBody, recipeCopy, restartTest, sqliteStoreRows,
+  SECRET, deliver, deliveryTests, eventBody, listenLocal, recipeCopy, recipeReceiver, restartTest, sqliteStoreRows,
   startNodeRecipe,
 } from './helpers.mjs';
 
@@ -29,41 +26,23 @@ describe('Koa recipe (receiver.node on ctx.req with ctx.respond = false, the rou
 });
 
 describe('Koa apps that lose the raw body', () => {
-  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
-  let recipe;
-  let sqliteStore;
   let dir;
   const servers = [];
   const start = async (app) => {
-    const server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
+    const server = await listenLocal(app);
     servers.push(server);
-    return `http://127.0.0.1:${server.address().port}/webhook`;
+    return server.url;
   };
-  const receiver = (name, logged) => recipe.webhookReceiver({
-    secrets: SECRET,
-    maxSkewSecs: 300,
-    timestampHeader: TS_HEADER,
-    signatureHeader: SIG_HEADER,
-    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
-  }, { warn: (l) => logged.push(l), error: (l) => logged.push(l) });
-  before(async () => {
+  before(() => {
     dir = recipeCopy('koa', 'koa-mistakes');
-    recipe = await import(pathToFileURL(join(dir, 'app.mjs')).href);
-    // The receiver as the recipe's own import resolves it (the installed package).
-    ({ sqliteStore } = await import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href));
   });
   after(async () => {
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    for (const server of servers) await server.close();
   });
 
   test('app.use(bodyParser()) ahead of the route: 500 body_not_raw, and the log names the Koa fix', async () => {
     const logged = [];
-    const rc = receiver('parser-first', logged);
+    const { receiver: rc, recipe } = await recipeReceiver(dir, 'parser-first', logged);
     await rc.ready();
     const url = await start(new Koa().use(bodyParser()).use(recipe.webhookRoutes(rc)));
     const response = await deliver(url, eventBody({ eventId: 'evt_koa_parsed', paymentId: 'pay_koa', statusVersion: 1 }));
@@ -81,7 +60,7 @@ describe('Koa apps that lose the raw body', () => {
     const sent = Buffer.concat([signed.subarray(0, at), Buffer.from([0xff]), signed.subarray(at + 3)]);
     assert.equal(sent.toString('utf8'), signed.toString('utf8'));
 
-    const textRc = receiver('raw-body-text', []);
+    const { receiver: textRc } = await recipeReceiver(dir, 'raw-body-text');
     await textRc.ready();
     const router = new Router();
     router.post('/webhook', async (ctx) => {
@@ -94,7 +73,7 @@ describe('Koa apps that lose the raw body', () => {
     const acknowledged = await deliver(textUrl, sent, { signBody: signed });
     assert.deepEqual([acknowledged.status, acknowledged.json], [200, { received: true, decision: 'apply' }]);
 
-    const recipeRc = receiver('recipe-order', []);
+    const { receiver: recipeRc, recipe } = await recipeReceiver(dir, 'recipe-order');
     await recipeRc.ready();
     const recipeUrl = await start(new Koa().use(recipe.webhookRoutes(recipeRc)).use(bodyParser()));
     const refused = await deliver(recipeUrl, sent, { signBody: signed });
