@@ -6,9 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { freePort, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import { RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
 
 const FRAMEWORK = join(ROOT, 'node_modules', '@google-cloud', 'functions-framework', 'build', 'src', 'main.js');
@@ -36,22 +36,15 @@ async function startFunction(dir, env) {
 
 describe('Google Cloud Run functions recipe (Functions Framework, receiver.node on req.rawBody; PostgreSQL)', { timeout: 120_000 }, () => {
   let dir;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 1 });
   let fn;
   before(async () => {
     dir = recipeCopy('gcp-functions');
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 1 });
-    fn = await startFunction(dir, { DATABASE_URL: database.url });
-  });
-  after(async () => {
-    await fn?.stop();
-    await pool?.end();
-    database?.destroy();
+    fn = await startFunction(dir, { DATABASE_URL: db.server.url });
+    db.stopFirst(() => fn.stop());
   });
 
-  deliveryTests(() => fn.url, () => postgresStoreRows(pool));
+  deliveryTests(() => fn.url, () => postgresStoreRows(db.pool));
 
   test('deployed without DATABASE_URL: 500 not_configured (the service retries), the log says what to set', async () => {
     const unset = await startFunction(dir, { DATABASE_URL: '' });

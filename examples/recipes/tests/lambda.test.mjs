@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import { RECIPES, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, startNodeRecipe } from './helpers.mjs';
 
 const STAND_IN = join(RECIPES, 'tests', 'api-gateway-stand-in.mjs');
@@ -19,27 +19,20 @@ const TEXT_BODY = new Set(['http-api', 'rest-api']);
 
 describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }, () => {
   let dir;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 1 });
   before(() => {
     dir = recipeCopy('lambda');
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 1 });
     // The server is stopped under it once (below): its idle connection then ends with an error.
-    pool.on('error', () => {});
-  });
-  after(async () => {
-    await pool?.end();
-    database?.destroy();
+    db.pool.on('error', () => {});
   });
   const start = (env) => startNodeRecipe(dir, { script: STAND_IN, env });
-  const readStore = () => postgresStoreRows(pool);
+  const readStore = () => postgresStoreRows(db.pool);
 
   for (const shape of SHAPES) {
     describe(`event shape: ${shape}`, () => {
       let fn;
       before(async () => {
-        fn = await start({ SHAPE: shape, DATABASE_URL: database.url });
+        fn = await start({ SHAPE: shape, DATABASE_URL: db.server.url });
       });
       after(() => fn?.stop());
       deliveryTests(() => fn.url, readStore, { bodyAsText: TEXT_BODY.has(shape) });
@@ -59,7 +52,7 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
         entryPoints: [join(dir, 'handler.mjs')], bundle: true, platform: 'node', target: 'node20', format: 'cjs',
         outfile: join(asset, 'index.js'), logLevel: 'error',
       });
-      fn = await startNodeRecipe(asset, { script: STAND_IN, env: { SHAPE: 'rest-api-binary', DATABASE_URL: database.url, HANDLER: 'index.js' } });
+      fn = await startNodeRecipe(asset, { script: STAND_IN, env: { SHAPE: 'rest-api-binary', DATABASE_URL: db.server.url, HANDLER: 'index.js' } });
     });
     after(async () => {
       await fn?.stop();
@@ -71,7 +64,7 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
   describe('the database goes away and comes back while the execution environment lives', () => {
     let fn;
     before(async () => {
-      fn = await start({ SHAPE: 'http-api', DATABASE_URL: database.url });
+      fn = await start({ SHAPE: 'http-api', DATABASE_URL: db.server.url });
     });
     after(() => fn?.stop());
     const body = (n) => eventBody({ eventId: `evt_lambda_restart_${n}`, paymentId: 'pay_lambda_restart', statusVersion: n });
@@ -79,12 +72,12 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
     test('recorded before; 503 (retried by the service) while it is down; recorded again once it is back', async () => {
       let response = await deliver(fn.url, body(1));
       assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
-      database.stop('fast');
+      db.server.stop('fast');
       try {
         response = await deliver(fn.url, body(2));
         assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
       } finally {
-        database.start();
+        db.server.start();
       }
       // The pool's connection died with the server: the first delivery after may still meet
       // it (503, retried); within a few the function records again, nothing acknowledged lost.
@@ -95,9 +88,9 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
         if (response.status === 200) break;
       }
       assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], `answers: ${answers}`);
-      const { rows } = await pool.query("SELECT event_id FROM cryptopay_events WHERE payment_id = 'pay_lambda_restart' ORDER BY event_id");
+      const { rows } = await db.pool.query("SELECT event_id FROM cryptopay_events WHERE payment_id = 'pay_lambda_restart' ORDER BY event_id");
       assert.deepEqual(rows.map((r) => r.event_id), ['evt_lambda_restart_1', 'evt_lambda_restart_2']);
-      const [payment] = (await pool.query("SELECT status_version::text AS v FROM cryptopay_payments WHERE payment_id = 'pay_lambda_restart'")).rows;
+      const [payment] = (await db.pool.query("SELECT status_version::text AS v FROM cryptopay_payments WHERE payment_id = 'pay_lambda_restart'")).rows;
       assert.equal(payment.v, '2');
     });
   });

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, waitForOutput,
 } from './helpers.mjs';
@@ -26,8 +26,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
   let server;
   let origin;
   let url;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 2 });
   before(async () => {
     dir = recipeCopy('nextjs');
     // Beside the recipe's routes, for the test only: a Pages API route that leaves Next's body
@@ -46,23 +45,17 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     delete buildEnv.DATABASE_URL;
     const build = await run(process.execPath, [NEXT, 'build'], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
     assert.equal(build.code, 0, `next build ${build.timedOut ? 'timed out' : `exited ${build.code}`}:\n${tail(build.stdout + build.stderr, 30)}`);
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 2 });
     // --port 0: the server binds a free port itself and prints it (a port found free beforehand
     // could be taken by another process before `next start` binds it).
     server = startServer(process.execPath, [NEXT, 'start', '--hostname', '127.0.0.1', '--port', '0'], {
       cwd: dir,
-      env: { ...buildEnv, ...RECIPE_ENV, DATABASE_URL: database.url },
+      env: { ...buildEnv, ...RECIPE_ENV, DATABASE_URL: db.server.url },
     });
+    db.stopFirst(() => server.stop());
     const port = await listeningPort(server, 20_000);
     await waitForPort(port, { timeoutMs: 20_000, exited: server.exited });
     origin = `http://127.0.0.1:${port}`;
     url = `${origin}/api/webhook`;
-  });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
   });
 
   test('the route is built as a dynamic Node route handler', async () => {
@@ -70,7 +63,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
     const manifest = JSON.parse(await readFile(join(dir, '.next', 'server', 'app-paths-manifest.json'), 'utf8'));
     assert.ok(Object.keys(manifest).includes('/api/webhook/route'), JSON.stringify(manifest));
   });
-  const readStore = () => postgresStoreRows(pool);
+  const readStore = () => postgresStoreRows(db.pool);
   deliveryTests(() => url, readStore);
 
   describe('Pages Router: pages/api/pages-router-webhook.js (bodyParser off, receiver.node)', () => {
@@ -80,7 +73,7 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
       const response = await deliver(`${origin}/api/parsed-webhook`, body);
       assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
       await assertLogged(server.output, /body_not_raw: req\.body is an object: .*in a Next\.js Pages Router API route, export const config = \{ api: \{ bodyParser: false \} \}/);
-      const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_next_parsed'");
+      const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_next_parsed'");
       assert.equal(rows[0].n, 0);
     });
   });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
   waitForOutput,
@@ -125,17 +125,10 @@ after(() => {
 
 describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { timeout: 120_000 }, () => {
   let server;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 2 });
   before(async () => {
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 2 });
-    server = await startNitro(built, { DATABASE_URL: database.url });
-  });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
+    server = await startNitro(built, { DATABASE_URL: db.server.url });
+    db.stopFirst(() => server.stop());
   });
 
   test('the build traced the package, pg and better-sqlite3 (its native addon) into .output', () => {
@@ -144,7 +137,7 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
       assert.ok(existsSync(join(built, 'server', 'node_modules', file)), file);
     }
   });
-  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
 
   describe('routes/text-webhook.post.js: receiver.handle({ body: await readRawBody(event) }), the default utf8', () => {
     // Valid UTF-8 (what the service sends) survives the decoding; the 0xFF variant of the kit's
@@ -159,7 +152,7 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const response = await deliver(`${server.origin}/parsed-webhook`, body);
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
     await assertLogged(server.output, /body_not_raw: the body is an object; .*Nitro and Nuxt \(h3\): receiver\.fetch\(toWebRequest\(event\)\), or readRawBody\(event, false\);/);
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });
   readFirstTest(() => server.origin);
@@ -193,20 +186,13 @@ test('started without the secret: 500 not_configured (the service retries), and 
 describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { timeout: 120_000 }, () => {
   let out;
   let server;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 2 });
   before(async () => {
     out = await build('nitro-bun', 'bun');
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 2 });
-    server = await startNitro(out, { DATABASE_URL: database.url }, { runtime: BUN });
+    server = await startNitro(out, { DATABASE_URL: db.server.url }, { runtime: BUN });
+    db.stopFirst(() => server.stop());
   });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
-  });
-  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
   describe('routes/text-webhook.post.js: readRawBody(event), the default utf8, on Bun', () => {
     deliveryTests(() => `${server.origin}/text-webhook`, null, { bodyAsText: true });
   });

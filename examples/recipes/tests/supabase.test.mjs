@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { openPool, startPostgresTcp } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, SCRATCH, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, waitForOutput,
 } from './helpers.mjs';
@@ -36,22 +36,15 @@ async function startFunction(fn, env) {
 
 describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL from SUPABASE_DB_URL)', { timeout: 120_000 }, () => {
   let fn;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 1, tcp: true });
   let server;
   before(async () => {
     const dir = recipeCopy('supabase');
     fn = join(dir, 'supabase', 'functions', 'cryptopay-webhook');
     const config = JSON.parse(readFileSync(join(fn, 'deno.json'), 'utf8'));
     writeFileSync(join(fn, 'deno.json'), `${JSON.stringify({ ...config, nodeModulesDir: 'manual', lock: false }, null, 2)}\n`);
-    database = await startPostgresTcp();
-    pool = openPool({ connectionString: database.url, max: 1 });
-    server = await startFunction(fn, { SUPABASE_DB_URL: database.tcpUrl });
-  });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
+    server = await startFunction(fn, { SUPABASE_DB_URL: db.server.tcpUrl });
+    db.stopFirst(() => server.stop());
   });
 
   test('the function type-checks against the package\'s typings (deno check)', async () => {
@@ -59,7 +52,7 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
     assert.equal(result.code, 0, tail(result.stdout + result.stderr, 30));
   });
 
-  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
 
   test('deployed without its settings: 500 not_configured (the service retries), the log says what to set', async () => {
     const bare = await startFunction(fn, { TIMESTAMP_HEADER: '' });

@@ -69,15 +69,21 @@ export function openPool(config) {
 
 /**
  * A throwaway server and a pool of `max` clients on it for the describe block that calls this:
- * started before its tests, stopped after them. Read `.pool` and `.server` inside the tests.
+ * started before its tests (listening on loopback TCP too when `tcp`: startPostgresTcp), stopped
+ * after them. Read `.pool` and `.server` inside the tests. What the suite starts on the database
+ * (a recipe's server, whose pool would see its connections die) is stopped first: give its stop
+ * to `.stopFirst(fn)` from a before-hook. node:test runs after-hooks in the order they were
+ * registered, so a hook of the suite's own, registered after this one, would run too late.
  */
-export function postgresForSuite({ max = 4 } = {}) {
-  const suite = { server: null, pool: null };
-  before(() => {
-    suite.server = startPostgres();
+export function postgresForSuite({ max = 4, tcp = false } = {}) {
+  const stops = [];
+  const suite = { server: null, pool: null, stopFirst: (stop) => stops.push(stop) };
+  before(async () => {
+    suite.server = tcp ? await startPostgresTcp() : startPostgres();
     suite.pool = openPool({ connectionString: suite.server.url, max });
   });
   after(async () => {
+    for (const stop of stops.reverse()) await stop();
     await suite.pool?.end();
     suite.server?.destroy();
   });
