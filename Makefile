@@ -25,6 +25,9 @@ setup-rust:
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
+# package.json's overrides (nitro: vite -> $vite): nitro 3.0.0 names vite ^7 as an optional
+# peer, and npm refuses the vite 8 the bundler tests use beside it; the Nitro 3 recipe test
+# builds with Nitro's default builder, rollup, which never loads vite.
 # >>> issue-11: better-sqlite3 (the receiver's SQLite tests) cannot download its prebuilt binary
 # here (its install falls back at once to node-gyp): npm builds it from source against the
 # headers of the Node that runs (its install prefix holds include/node), about a minute, once; a
