@@ -193,7 +193,7 @@ cli-test: consumer
 	node --test --test-timeout=60000 tests/cli/
 
 ## recipes-test: each framework recipe (examples/recipes: Express, Fastify, hapi, Hono, Koa, Elysia on Bun, NestJS, Next.js,
-## Nitro built for Node and for Bun, a Worker in workerd on D1 and on PostgreSQL, an AWS Lambda behind a stand-in for API Gateway, a
+## Nitro and Nitro 3 built for Node and for Bun, a Worker in workerd on D1 and on PostgreSQL, an AWS Lambda behind a stand-in for API Gateway, a
 ## Google Cloud Run function in the Functions Framework, a Supabase Edge Function in Deno) run against the installed
 ## package and sent signed deliveries
 recipes-test: consumer
