@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { openPool, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
   waitForOutput,
@@ -181,17 +181,10 @@ after(() => {
 
 describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 120_000 }, () => {
   let server;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 2 });
   before(async () => {
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 2 });
-    server = await startNitro(built, { DATABASE_URL: database.url });
-  });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
+    server = await startNitro(built, { DATABASE_URL: db.server.url });
+    db.stopFirst(() => server.stop());
   });
 
   test('the build traced the package, pg, better-sqlite3 (its native addon) and Nitro\'s h3 v2 into .output', () => {
@@ -205,7 +198,7 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
     assert.equal(h3, JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nitro', 'package.json'), 'utf8')).dependencies.h3);
     assert.match(h3, /^2\./);
   });
-  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
 
   describe('routes/text-webhook.post.js: receiver.handle({ body: await readRawBody(event) }), the default utf8', () => {
     // Valid UTF-8 (what the service sends) survives the decoding; the 0xFF variant of the kit's
@@ -222,9 +215,9 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
     deliveryTests(() => `${server.origin}/arraybuffer-webhook`, null);
   });
   bodyNotRawTest('receiver.handle({ body: await readBody(event) }): 500 body_not_raw, the log says so, nothing recorded',
-    PARSED, () => server, () => pool);
+    PARSED, () => server, () => db.pool);
   bodyNotRawTest('readBody(event) first, then receiver.fetch(event.req): 500 body_not_raw (the body was used up), logged, nothing recorded',
-    READ_FIRST, () => server, () => pool);
+    READ_FIRST, () => server, () => db.pool);
   cloneFirstTest(() => server.origin);
   test('the Nitro 2 route (toWebRequest, h3 from nitro/h3) built, but every delivery is 500, logged, nothing recorded', async () => {
     const body = eventBody({ eventId: 'evt_nitro3_nitro2', paymentId: 'pay_nitro3_nitro2', statusVersion: 1 });
@@ -233,7 +226,7 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
       assert.equal(response.status, 500, response.text);
     }
     await assertLogged(server.output, /does not provide an export named 'toWebRequest'/);
-    assert.equal(await eventCount(pool, 'evt_nitro3_nitro2'), 0);
+    assert.equal(await eventCount(db.pool, 'evt_nitro3_nitro2'), 0);
   });
 });
 
@@ -285,20 +278,13 @@ test('PORT=0 is not a free port on the node-server preset: the server tries 3000
 describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { timeout: 120_000 }, () => {
   let out;
   let server;
-  let database;
-  let pool;
+  const db = postgresForSuite({ max: 2 });
   before(async () => {
     out = await build('nitro3-bun', 'bun');
-    database = startPostgres();
-    pool = openPool({ connectionString: database.url, max: 2 });
-    server = await startNitro(out, { DATABASE_URL: database.url }, { runtime: BUN });
+    server = await startNitro(out, { DATABASE_URL: db.server.url }, { runtime: BUN });
+    db.stopFirst(() => server.stop());
   });
-  after(async () => {
-    await server?.stop();
-    await pool?.end();
-    database?.destroy();
-  });
-  deliveryTests(() => server.url, () => postgresStoreRows(pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
   describe('routes/req-text-webhook.post.js: event.req.text(), on Bun', () => {
     deliveryTests(() => `${server.origin}/req-text-webhook`, null, { bodyAsText: 'request.text()' });
   });
@@ -306,7 +292,7 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
     deliveryTests(() => `${server.origin}/arraybuffer-webhook`, null);
   });
   bodyNotRawTest('readBody(event) first, then receiver.fetch(event.req), on Bun: 500 body_not_raw, logged, nothing recorded',
-    READ_FIRST, () => server, () => pool);
+    READ_FIRST, () => server, () => db.pool);
   cloneFirstTest(() => server.origin);
   test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
     const sqlite = await startNitro(out, {}, { runtime: BUN });
