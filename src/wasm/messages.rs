@@ -22,7 +22,7 @@ const JS_NAMES: &[(&str, &str)] = &[
 
 /// What JavaScript users are told when the body is not raw bytes: the types the package
 /// takes, and how each framework gives the raw body.
-const BODY_NOT_RAW: &str = "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; NestJS: NestFactory.create(AppModule, { rawBody: true }), then req.rawBody; Next.js and Hono: await request.arrayBuffer(); a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with options: { payload: { parse: false } }, then request.payload; Nitro and Nuxt (h3): receiver.fetch(toWebRequest(event)), or readRawBody(event, false); Workers: await request.arrayBuffer())";
+const BODY_NOT_RAW: &str = "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; NestJS: NestFactory.create(AppModule, { rawBody: true }), then req.rawBody; Next.js and Hono: await request.arrayBuffer(); a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with options: { payload: { parse: false } }, then request.payload; Nitro 2 and Nuxt (h3 1): receiver.fetch(toWebRequest(event)), or readRawBody(event, false); Nitro 3 (h3 2): receiver.fetch(event.req); Workers: await request.arrayBuffer())";
 
 /// `text` with every Rust name of [`JS_NAMES`] (as a whole word) in its JavaScript form.
 fn javascript(text: &str) -> String {
