@@ -9,16 +9,14 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
-  waitForOutput,
+  ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
 } from './helpers.mjs';
+import { buildNitro, startNitro as startBuilt } from './nitro-lib.mjs';
 
 const NITRO = join(ROOT, 'node_modules', 'nitropack', 'dist', 'cli', 'index.mjs');
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
@@ -55,52 +53,19 @@ const READ_FIRST = [
   '',
 ].join('\n');
 
-const deployed = []; // the copies of .output, outside the repository
-
-// The environment without Nitro's own settings (NITRO_PRESET, NITRO_PORT, NITRO_HOST, ...), which
-// would take precedence over what the test sets.
-const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NITRO_')));
-
 /**
  * `nitro build` (with `preset`, else Nitro's default: node-server) of a copy of the recipe with
- * the test's routes, with neither the secret nor the database in its environment; returns a copy
- * of its .output alone, outside the repository (what a deployment ships), where no node_modules
- * above can stand in for what Nitro left out.
+ * the test's routes; resolves the copy of its .output a deployment ships (nitro-lib.mjs).
  */
 async function build(as, preset) {
   const dir = recipeCopy('nitro', as);
   for (const [file, read] of Object.entries(ROUTES)) writeFileSync(join(dir, 'routes', file), routeSource(read));
   writeFileSync(join(dir, 'routes', 'read-first-webhook.post.js'), READ_FIRST);
-  const buildEnv = { ...baseEnv(), NO_COLOR: '1', ...RECIPE_ENV };
-  delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
-  delete buildEnv.DATABASE_URL;
-  const result = await run(process.execPath, [NITRO, 'build', ...(preset ? ['--preset', preset] : [])], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
-  assert.equal(result.code, 0, `nitro build ${result.timedOut ? 'timed out' : `exited ${result.code}`}:\n${tail(result.stdout + result.stderr, 30)}`);
-  // Nitro's log quotes the preset in backticks where it detects CI (CI=true), not elsewhere.
-  assert.match(result.stdout + result.stderr, new RegExp(`preset: \`?${preset ?? 'node-server'}\`?[,)]`));
-  const out = mkdtempSync(join(tmpdir(), `cpv-${as}-`));
-  deployed.push(out);
-  for (let above = dirname(out); ; above = dirname(above)) {
-    assert.ok(!existsSync(join(above, 'node_modules')), `${above}/node_modules would stand in for what the build left out`);
-    if (dirname(above) === above) break;
-  }
-  cpSync(join(dir, '.output'), out, { recursive: true });
-  return out;
+  return (await buildNitro(NITRO, dir, preset)).out;
 }
 
-/**
- * Runs a built server (`runtime server/index.mjs` in `out`) on a free port (PORT=0); resolves
- * once it prints where it listens.
- */
-async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15_000 } = {}) {
-  const server = startServer(runtime, [join('server', 'index.mjs')], {
-    cwd: out,
-    env: { ...baseEnv(), ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
-  });
-  // Nitro's node-server and bun presets print the address they bound, the port included.
-  const [, origin] = await waitForOutput(server, /Listening on (http:\/\/127\.0\.0\.1:\d+)/, { timeoutMs, what: 'the built Nitro server' });
-  return { origin, url: `${origin}/webhook`, dir: out, output: server.output, stop: () => server.stop() };
-}
+/** The built server on PORT=0: Nitro 2 binds a free port itself, and prints it. */
+const startNitro = (out, env, options) => startBuilt(out, { PORT: '0', ...env }, options);
 
 /** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */
 function readFirstTest(origin) {
@@ -118,9 +83,6 @@ function readFirstTest(origin) {
 let built; // the node-server build (Nitro's default preset)
 before(async () => {
   built = await build('nitro');
-});
-after(() => {
-  for (const dir of deployed) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { timeout: 120_000 }, () => {

@@ -12,21 +12,20 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
+import { startServer } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
   RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
-  waitForOutput,
 } from './helpers.mjs';
+import { buildNitro, nitroEnv, startNitro } from './nitro-lib.mjs';
 
 // Nitro 3's CLI by its path: nitropack (Nitro 2) and nitro both install a bin named nitro.
 const NITRO = join(ROOT, 'node_modules', 'nitro', 'dist', 'cli', 'index.mjs');
-const NITRO_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nitro', 'package.json'), 'utf8')).version;
+const NITRO_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nitro', 'package.json'), 'utf8'));
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 
 // Routes for the test only (the recipe stays as users copy it), each on the recipe's receiver,
@@ -75,17 +74,9 @@ const FETCH_AFTER = {
 const NITRO2_ROUTE = readFileSync(join(ROOT, 'examples', 'recipes', 'nitro', 'routes', 'webhook.post.js'), 'utf8')
   .replace("from 'h3'", "from 'nitro/h3'");
 
-const deployed = []; // the copies of .output, outside the repository
-
-// The environment without Nitro's own settings (NITRO_PRESET, NITRO_PORT, NITRO_HOST, ...), which
-// would take precedence over what the test sets.
-const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NITRO_')));
-
 /**
  * `nitro build` (with `preset`, else Nitro's default: node-server) of a copy of the recipe with
- * the test's routes, with neither the secret nor the database in its environment; returns a copy
- * of its .output alone, outside the repository (what a deployment ships), where no node_modules
- * above can stand in for what Nitro left out.
+ * the test's routes; resolves the copy of its .output a deployment ships (nitro-lib.mjs).
  */
 async function build(as, preset) {
   const dir = recipeCopy('nitro3', as);
@@ -93,50 +84,10 @@ async function build(as, preset) {
   for (const [file, read] of Object.entries(HANDLE)) writeFileSync(join(dir, 'routes', file), handleRoute(read));
   for (const [file, first] of Object.entries(FETCH_AFTER)) writeFileSync(join(dir, 'routes', file), fetchAfter(first));
   writeFileSync(join(dir, 'routes', 'nitro2-webhook.post.js'), NITRO2_ROUTE);
-  const buildEnv = { ...baseEnv(), NO_COLOR: '1', ...RECIPE_ENV };
-  delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
-  delete buildEnv.DATABASE_URL;
-  const result = await run(process.execPath, [NITRO, 'build', ...(preset ? ['--preset', preset] : [])], { cwd: dir, env: buildEnv, timeoutMs: 120_000 });
-  assert.equal(result.code, 0, `nitro build ${result.timedOut ? 'timed out' : `exited ${result.code}`}:\n${tail(result.stdout + result.stderr, 30)}`);
-  // What Nitro records of the build (its log's wording changes with CI=true; this file does not).
-  const meta = JSON.parse(readFileSync(join(dir, '.output', 'nitro.json'), 'utf8'));
-  assert.deepEqual([meta.preset, meta.versions?.nitro], [preset ?? 'node-server', NITRO_VERSION]);
-  assert.match(NITRO_VERSION, /^3\./);
-  const out = mkdtempSync(join(tmpdir(), `cpv-${as}-`));
-  deployed.push(out);
-  for (let above = dirname(out); ; above = dirname(above)) {
-    assert.ok(!existsSync(join(above, 'node_modules')), `${above}/node_modules would stand in for what the build left out`);
-    if (dirname(above) === above) break;
-  }
-  cpSync(join(dir, '.output'), out, { recursive: true });
+  const { out, meta } = await buildNitro(NITRO, dir, preset);
+  assert.equal(meta.versions?.nitro, NITRO_PACKAGE.version);
+  assert.match(NITRO_PACKAGE.version, /^3\./);
   return out;
-}
-
-/**
- * Runs a built server (`runtime server/index.mjs` in `out`) on a port found free; resolves once
- * it prints where it listens. Not PORT=0: Nitro 3's node-server takes 0 as unset (port 3000,
- * tested below). A port found free can be taken before the server binds it: then another.
- */
-async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15_000 } = {}) {
-  for (let attempt = 1; ; attempt += 1) {
-    const server = startServer(runtime, [join('server', 'index.mjs')], {
-      cwd: out,
-      env: { ...baseEnv(), ...RECIPE_ENV, PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
-    });
-    const log = () => server.output.stdout + server.output.stderr;
-    let origin;
-    try {
-      // Nitro's node-server and bun presets print the address they bound, the port included.
-      [, origin] = await waitForOutput(server, /Listening on (http:\/\/127\.0\.0\.1:\d+)|EADDRINUSE/, { timeoutMs, what: 'the built Nitro server' });
-    } catch (error) {
-      // A server that could not bind exits; its last output may reach us after its exit.
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      if (!/EADDRINUSE/.test(log()) || attempt >= 5) throw error;
-    }
-    if (origin) return { origin, url: `${origin}/webhook`, dir: out, output: server.output, stop: () => server.stop() };
-    await server.stop();
-    assert.ok(attempt < 5, `no free port after ${attempt} attempts:\n${tail(log())}`);
-  }
 }
 
 const eventCount = async (pool, eventId) =>
@@ -175,9 +126,6 @@ let built; // the node-server build (Nitro's default preset)
 before(async () => {
   built = await build('nitro3');
 });
-after(() => {
-  for (const dir of deployed) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 120_000 }, () => {
   let server;
@@ -195,7 +143,7 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
     }
     // The h3 Nitro 3 depends on (exactly), whatever h3 the project resolves.
     const h3 = JSON.parse(readFileSync(join(modules, 'h3', 'package.json'), 'utf8')).version;
-    assert.equal(h3, JSON.parse(readFileSync(join(ROOT, 'node_modules', 'nitro', 'package.json'), 'utf8')).dependencies.h3);
+    assert.equal(h3, NITRO_PACKAGE.dependencies.h3);
     assert.match(h3, /^2\./);
   });
   deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
@@ -262,7 +210,7 @@ test('PORT=0 is not a free port on the node-server preset: the server tries 3000
   });
   const server = startServer(process.execPath, [join('server', 'index.mjs')], {
     cwd: built,
-    env: { ...baseEnv(), ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data-port' },
+    env: { ...nitroEnv(), ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data-port' },
   });
   try {
     await assertLogged(server.output, /EADDRINUSE: address already in use 127\.0\.0\.1:3000\b/, 15_000);
