@@ -1,14 +1,15 @@
 // Shared by the Nitro 2 and Nitro 3 recipe tests: `nitro build` of a recipe copy as a deployment
 // runs it (neither the secret nor the database in its environment), the .output it ships copied
-// outside the repository, and the built server started from that copy.
+// outside the repository, the built server started from that copy, and a test both run on it.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { RECIPE_ENV, waitForOutput } from './helpers.mjs';
+import { RECIPE_ENV, assertLogged, deliver, deliveryTests, eventBody, restartTest, sqliteStoreRows, waitForOutput } from './helpers.mjs';
 
 const deployed = []; // the copies of .output, outside the repository
 after(() => {
@@ -73,4 +74,63 @@ export async function startNitro(out, env, { runtime = process.execPath, timeout
     await server.stop();
     assert.ok(attempt < 5, `no free port after ${attempt} attempts:\n${tail(log())}`);
   }
+}
+
+/**
+ * `name`: on the built server at `origin()`, the route `route` (one that reads the body some way
+ * before the receiver) verifies and applies a delivery, and refuses it altered under its signature.
+ */
+export function verifiesAfterTest(name, origin, route) {
+  test(name, async () => {
+    const tag = `${route.replaceAll('-', '_')}_${randomBytes(4).toString('hex')}`;
+    const body = eventBody({ eventId: `evt_${tag}`, paymentId: `pay_${tag}`, statusVersion: 1 });
+    const response = await deliver(`${origin()}/${route}`, body);
+    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
+    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
+    const refused = await deliver(`${origin()}/${route}`, tampered, { signBody: body });
+    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
+  });
+}
+
+/**
+ * The tests of a Node build (`built()`, started by `start(out, env)`) without DATABASE_URL: the
+ * deliveries and a restart on its SQLite file, then started without the secret. `recipe` opens
+ * the suite's name; `prefix` the ids of the events it sends.
+ */
+export function sqliteTests(recipe, built, start, prefix) {
+  describe(`${recipe}; SQLite file, no DATABASE_URL)`, { timeout: 120_000 }, () => {
+    let server;
+    before(async () => {
+      server = await start(built(), {});
+    });
+    after(() => server?.stop());
+    deliveryTests(() => server.url, () => sqliteStoreRows(built()));
+    restartTest(() => start(built(), {}), () => server, (next) => { server = next; });
+  });
+
+  test('started without the secret: 500 not_configured (the service retries), and the log names the variable', async () => {
+    const server = await start(built(), { CRYPTOPAY_WEBHOOK_SECRET: '', DATA_DIR: 'data-unset' });
+    try {
+      const response = await deliver(server.url, eventBody({ eventId: `evt_${prefix}_unset`, paymentId: `pay_${prefix}_unset`, statusVersion: 1 }));
+      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
+      await assertLogged(server.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
+      assert.ok(!existsSync(join(built(), 'data-unset')), 'no store was opened');
+    } finally {
+      await server.stop();
+    }
+  });
+}
+
+/** A Bun build (`out()`, started by `start(out, env)`) without DATABASE_URL: 503, as better-sqlite3 does not load in Bun. */
+export function bunWithoutDatabaseTest(out, start, prefix) {
+  test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
+    const sqlite = await start(out(), {});
+    try {
+      const response = await deliver(sqlite.url, eventBody({ eventId: `evt_${prefix}_bun_sqlite`, paymentId: `pay_${prefix}_bun_sqlite`, statusVersion: 1 }));
+      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
+      await assertLogged(sqlite.output, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
+    } finally {
+      await sqlite.stop();
+    }
+  });
 }

@@ -8,15 +8,14 @@
 // that work (readRawBody(event, false); toWebRequest after a readBody).
 
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
+  ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy,
 } from './helpers.mjs';
-import { buildNitro, startNitro as startBuilt } from './nitro-lib.mjs';
+import { buildNitro, bunWithoutDatabaseTest, sqliteTests, startNitro as startBuilt, verifiesAfterTest } from './nitro-lib.mjs';
 
 const NITRO = join(ROOT, 'node_modules', 'nitropack', 'dist', 'cli', 'index.mjs');
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
@@ -67,19 +66,6 @@ async function build(as, preset) {
 /** The built server on PORT=0: Nitro 2 binds a free port itself, and prints it. */
 const startNitro = (out, env, options) => startBuilt(out, { PORT: '0', ...env }, options);
 
-/** The recipe's way after a readBody(event) that ran first: the delivery still verifies, a tampered one does not. */
-function readFirstTest(origin) {
-  test('readBody(event) first, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', async () => {
-    const tag = randomBytes(4).toString('hex');
-    const body = eventBody({ eventId: `evt_nitro_read_first_${tag}`, paymentId: `pay_nitro_read_first_${tag}`, statusVersion: 1 });
-    const response = await deliver(`${origin()}/read-first-webhook`, body);
-    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
-    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
-    const refused = await deliver(`${origin()}/read-first-webhook`, tampered, { signBody: body });
-    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
-  });
-}
-
 let built; // the node-server build (Nitro's default preset)
 before(async () => {
   built = await build('nitro');
@@ -117,30 +103,10 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });
-  readFirstTest(() => server.origin);
+  verifiesAfterTest('readBody(event) first, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', () => server.origin, 'read-first-webhook');
 });
 
-describe('Nitro recipe (receiver.fetch(toWebRequest(event)); SQLite file, no DATABASE_URL)', { timeout: 120_000 }, () => {
-  let server;
-  before(async () => {
-    server = await startNitro(built, {});
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(built));
-  restartTest(() => startNitro(built, {}), () => server, (next) => { server = next; });
-});
-
-test('started without the secret: 500 not_configured (the service retries), and the log names the variable', async () => {
-  const server = await startNitro(built, { CRYPTOPAY_WEBHOOK_SECRET: '', DATA_DIR: 'data-unset' });
-  try {
-    const response = await deliver(server.url, eventBody({ eventId: 'evt_nitro_unset', paymentId: 'pay_nitro_unset', statusVersion: 1 }));
-    assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-    await assertLogged(server.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
-    assert.ok(!existsSync(join(built, 'data-unset')), 'no store was opened');
-  } finally {
-    await server.stop();
-  }
-});
+sqliteTests('Nitro recipe (receiver.fetch(toWebRequest(event))', () => built, startNitro, 'nitro');
 
 // The same files built with Nitro's bun preset and run on Bun: there the route gets no Node
 // request, only the one Nitro makes from Bun's (its body the bytes Bun read), as on Nitro's
@@ -161,15 +127,6 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
   describe('routes/bytes-webhook.post.js: readRawBody(event, false), on Bun', () => {
     deliveryTests(() => `${server.origin}/bytes-webhook`, null);
   });
-  readFirstTest(() => server.origin);
-  test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
-    const sqlite = await startNitro(out, {}, { runtime: BUN });
-    try {
-      const response = await deliver(sqlite.url, eventBody({ eventId: 'evt_nitro_bun_sqlite', paymentId: 'pay_nitro_bun_sqlite', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-      await assertLogged(sqlite.output, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
-    } finally {
-      await sqlite.stop();
-    }
-  });
+  verifiesAfterTest('readBody(event) first, then toWebRequest(event): h3 streams the bytes it kept, and the delivery verifies', () => server.origin, 'read-first-webhook');
+  bunWithoutDatabaseTest(() => out, (dir, env) => startNitro(dir, env, { runtime: BUN }), 'nitro');
 });

@@ -15,13 +15,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { startServer } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, restartTest, sqliteStoreRows,
+  RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy,
 } from './helpers.mjs';
-import { buildNitro, nitroEnv, startNitro } from './nitro-lib.mjs';
+import { buildNitro, bunWithoutDatabaseTest, nitroEnv, sqliteTests, startNitro, verifiesAfterTest } from './nitro-lib.mjs';
 
 // Nitro 3's CLI by its path: nitropack (Nitro 2) and nitro both install a bin named nitro.
 const NITRO = join(ROOT, 'node_modules', 'nitro', 'dist', 'cli', 'index.mjs');
@@ -109,19 +109,6 @@ function bodyNotRawTest(name, { route, logged }, getServer, getPool) {
 const PARSED = { route: 'parsed-webhook', logged: /body_not_raw: the body is an object; .*Nitro 3 \(h3 2\): receiver\.fetch\(event\.req\);/ };
 const READ_FIRST = { route: 'read-first-webhook', logged: /body_not_raw: the Request body was already read / };
 
-/** After a clone of event.req was read: receiver.fetch(event.req) still verifies, and refuses a tampered body. */
-function cloneFirstTest(origin) {
-  test('event.req.clone() read first, then receiver.fetch(event.req): the delivery verifies, a tampered one does not', async () => {
-    const tag = randomBytes(4).toString('hex');
-    const body = eventBody({ eventId: `evt_nitro3_clone_${tag}`, paymentId: `pay_nitro3_clone_${tag}`, statusVersion: 1 });
-    const response = await deliver(`${origin()}/clone-first-webhook`, body);
-    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
-    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
-    const refused = await deliver(`${origin()}/clone-first-webhook`, tampered, { signBody: body });
-    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
-  });
-}
-
 let built; // the node-server build (Nitro's default preset)
 before(async () => {
   built = await build('nitro3');
@@ -166,7 +153,7 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
     PARSED, () => server, () => db.pool);
   bodyNotRawTest('readBody(event) first, then receiver.fetch(event.req): 500 body_not_raw (the body was used up), logged, nothing recorded',
     READ_FIRST, () => server, () => db.pool);
-  cloneFirstTest(() => server.origin);
+  verifiesAfterTest('event.req.clone() read first, then receiver.fetch(event.req): the delivery verifies, a tampered one does not', () => server.origin, 'clone-first-webhook');
   test('the Nitro 2 route (toWebRequest, h3 from nitro/h3) built, but every delivery is 500, logged, nothing recorded', async () => {
     const body = eventBody({ eventId: 'evt_nitro3_nitro2', paymentId: 'pay_nitro3_nitro2', statusVersion: 1 });
     for (let i = 0; i < 2; i += 1) {
@@ -178,27 +165,7 @@ describe('Nitro 3 recipe (receiver.fetch(event.req); PostgreSQL)', { timeout: 12
   });
 });
 
-describe('Nitro 3 recipe (receiver.fetch(event.req); SQLite file, no DATABASE_URL)', { timeout: 120_000 }, () => {
-  let server;
-  before(async () => {
-    server = await startNitro(built, {});
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(built));
-  restartTest(() => startNitro(built, {}), () => server, (next) => { server = next; });
-});
-
-test('started without the secret: 500 not_configured (the service retries), and the log names the variable', async () => {
-  const server = await startNitro(built, { CRYPTOPAY_WEBHOOK_SECRET: '', DATA_DIR: 'data-unset' });
-  try {
-    const response = await deliver(server.url, eventBody({ eventId: 'evt_nitro3_unset', paymentId: 'pay_nitro3_unset', statusVersion: 1 }));
-    assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-    await assertLogged(server.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
-    assert.ok(!existsSync(join(built, 'data-unset')), 'no store was opened');
-  } finally {
-    await server.stop();
-  }
-});
+sqliteTests('Nitro 3 recipe (receiver.fetch(event.req)', () => built, startNitro, 'nitro3');
 
 test('PORT=0 is not a free port on the node-server preset: the server tries 3000, the default', async () => {
   // Port 3000 held here (or already by another process): the server's bind fails either way,
@@ -241,15 +208,6 @@ describe('the same recipe built with --preset bun, run on Bun (PostgreSQL)', { t
   });
   bodyNotRawTest('readBody(event) first, then receiver.fetch(event.req), on Bun: 500 body_not_raw, logged, nothing recorded',
     READ_FIRST, () => server, () => db.pool);
-  cloneFirstTest(() => server.origin);
-  test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
-    const sqlite = await startNitro(out, {}, { runtime: BUN });
-    try {
-      const response = await deliver(sqlite.url, eventBody({ eventId: 'evt_nitro3_bun_sqlite', paymentId: 'pay_nitro3_bun_sqlite', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-      await assertLogged(sqlite.output, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
-    } finally {
-      await sqlite.stop();
-    }
-  });
+  verifiesAfterTest('event.req.clone() read first, then receiver.fetch(event.req): the delivery verifies, a tampered one does not', () => server.origin, 'clone-first-webhook');
+  bunWithoutDatabaseTest(() => out, (dir, env) => startNitro(dir, env, { runtime: BUN }), 'nitro3');
 });
