@@ -99,7 +99,7 @@ describe('Nitro recipe (receiver.fetch(toWebRequest(event)); PostgreSQL)', { tim
     const body = eventBody({ eventId: 'evt_nitro_parsed', paymentId: 'pay_nitro_parsed', statusVersion: 1 });
     const response = await deliver(`${server.origin}/parsed-webhook`, body);
     assert.deepEqual([response.status, response.json], [500, { error: 'body_not_raw' }], response.text);
-    await assertLogged(server.output, /body_not_raw: the body is an object; .*Nitro 2 and Nuxt \(h3 1\): receiver\.fetch\(toWebRequest\(event\)\), or readRawBody\(event, false\);/);
+    await assertLogged(server.output, /body_not_raw: the body is an object; .*Nitro 2 and Nuxt \(h3 v1\): receiver\.fetch\(toWebRequest\(event\)\), or readRawBody\(event, false\);/);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = 'evt_nitro_parsed'");
     assert.equal(rows[0].n, 0);
   });

@@ -6,7 +6,7 @@
 // writes routes that read the body other ways, on h3 v2 as Nitro 3 ships it (nitro/h3): three
 // that break (readRawBody's default utf8 and event.req.text(): text, decoded as a Fetch Request
 // does, which also drops a leading byte order mark; readBody: parsed JSON), two that break where
-// h3 1 did not (a readBody before receiver.fetch(event.req); the Nitro 2 recipe's toWebRequest),
+// h3 v1 did not (a readBody before receiver.fetch(event.req); the Nitro 2 recipe's toWebRequest),
 // and three that work (readRawBody(event, false), event.req.arrayBuffer(), a clone read before
 // receiver.fetch(event.req)).
 
@@ -32,13 +32,13 @@ const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 // with h3 from nitro/h3 as the recipe's: what runs is Nitro's own h3 v2.
 const HANDLE = {
   // readRawBody is kept in h3 v2 (deprecated); its encoding still defaults to 'utf8': text, now
-  // event.req.text()'s, which drops a leading byte order mark too (h3 1's kept it).
+  // event.req.text()'s, which drops a leading byte order mark too (h3 v1's kept it).
   'text-webhook.post.js': 'await readRawBody(event)',
   // What h3 v2's deprecation note for readRawBody offers first: text too.
   'req-text-webhook.post.js': 'await event.req.text()',
   // readBody parses the JSON: an object, which can never verify.
   'parsed-webhook.post.js': 'await readBody(event)',
-  // The bytes: a Uint8Array in h3 v2 (a Buffer in h3 1).
+  // The bytes: a Uint8Array in h3 v2 (a Buffer in h3 v1).
   'bytes-webhook.post.js': 'await readRawBody(event, false)',
   'arraybuffer-webhook.post.js': 'await event.req.arrayBuffer()',
 };
@@ -64,7 +64,7 @@ const fetchAfter = (first) => [
   '',
 ].join('\n');
 const FETCH_AFTER = {
-  // h3 v2 reads event.req itself: the Request's body is used up (h3 1 kept the bytes).
+  // h3 v2 reads event.req itself: the Request's body is used up (h3 v1 kept the bytes).
   'read-first-webhook.post.js': 'await readBody(event)',
   // A clone has a body of its own; event.req's is still unread.
   'clone-first-webhook.post.js': 'await event.req.clone().json()',
@@ -106,7 +106,7 @@ function bodyNotRawTest(name, { route, logged }, getServer, getPool) {
 }
 // What the receiver logs for each: a parsed body handed to handle() (its fixes name Nitro 3's way); a
 // Request already read handed to fetch().
-const PARSED = { route: 'parsed-webhook', logged: /body_not_raw: the body is an object; .*Nitro 3 \(h3 2\): receiver\.fetch\(event\.req\);/ };
+const PARSED = { route: 'parsed-webhook', logged: /body_not_raw: the body is an object; .*Nitro 3 \(h3 v2\): receiver\.fetch\(event\.req\);/ };
 const READ_FIRST = { route: 'read-first-webhook', logged: /body_not_raw: the Request body was already read \(.*in Nitro 3 readBody\(event\), \.\.\.\): pass the untouched Request to receiver\.fetch/ };
 
 let built; // the node-server build (Nitro's default preset)

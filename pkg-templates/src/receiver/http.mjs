@@ -79,7 +79,7 @@ const CONSUMED = {
   // Fastify reads every body before any handler; Koa's bodyParser() mounted ahead of the route
   // reads the stream and keeps the parsed body on ctx.request, not on req.
   node: 'body_not_raw: the request stream was already read and req.body is undefined (Fastify, and other frameworks, read it before any handler): pass the raw bytes to receiver.handle({ body, headers }) instead (Fastify: a parseAs: \'buffer\' content-type parser, as in the Fastify recipe); in Koa, mount the webhook route before app.use(bodyParser())',
-  // Nitro 3 (h3 2): readBody(event), in the route or a middleware, reads event.req itself.
+  // Nitro 3 (h3 v2): readBody(event), in the route or a middleware, reads event.req itself.
   fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), in Nitro 3 readBody(event), ...): pass the untouched Request to receiver.fetch, or the bytes you read (await request.arrayBuffer()) to receiver.handle({ body, headers: request.headers })',
   // A parser ran first and kept no bytes: a route-level express.raw() cannot help then (the
   // app-wide parser already took the stream), so the fixes are the route's place or the bytes.
