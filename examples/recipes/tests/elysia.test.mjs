@@ -3,20 +3,8 @@
 // a restart on the same file.
 
 import { join } from 'node:path';
-import { after, before, describe } from 'node:test';
-import { ROOT, deliveryTests, recipeCopy, restartTest, sqliteStoreRows, startNodeRecipe } from './helpers.mjs';
+import { ROOT, sqliteRecipeSuite, startNodeRecipe } from './helpers.mjs';
 
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 
-describe('Elysia recipe on Bun (receiver.fetch(request); bun:sqlite)', () => {
-  let server;
-  let dir;
-  const start = () => startNodeRecipe(dir, { runtime: BUN });
-  before(async () => {
-    dir = recipeCopy('elysia');
-    server = await start();
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
-  restartTest(start, () => server, (next) => { server = next; });
-});
+sqliteRecipeSuite('Elysia recipe on Bun (receiver.fetch(request); bun:sqlite)', 'elysia', { start: (dir) => startNodeRecipe(dir, { runtime: BUN }) });

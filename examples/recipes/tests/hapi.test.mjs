@@ -2,22 +2,10 @@
 // the route with hapi's default payload handling (parsed JSON), which can never verify.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  SECRET, deliver, deliveryTests, eventBody, recipeCopy, recipeReceiver, restartTest, sqliteStoreRows, startNodeRecipe,
-} from './helpers.mjs';
+import { after, describe, test } from 'node:test';
+import { SECRET, deliver, eventBody, recipeCopy, recipeReceiver, sqliteRecipeSuite } from './helpers.mjs';
 
-describe('hapi recipe (payload parse: false, the Buffer to receiver.handle; SQLite file)', () => {
-  let server;
-  let dir;
-  before(async () => {
-    dir = recipeCopy('hapi');
-    server = await startNodeRecipe(dir);
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
-  restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
-});
+sqliteRecipeSuite('hapi recipe (payload parse: false, the Buffer to receiver.handle; SQLite file)', 'hapi');
 
 describe('hapi\'s default payload handling', () => {
   let server;

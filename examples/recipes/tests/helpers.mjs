@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 
@@ -412,5 +412,25 @@ export function restartTest(start, getServer, setServer) {
     const body = eventBody({ eventId: first.event_id, paymentId: `pay_${tag}`, statusVersion: String(2n ** 53n + 2n) });
     const response = await deliver(server.url, body);
     assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'duplicate' }]);
+  });
+}
+
+/**
+ * The suite of a server recipe on its SQLite file, named `title`: a fresh copy of
+ * examples/recipes/<name>, `build(dir)` run on it when given, then `start(dir)` (by default
+ * `node server.mjs` in the copy); the shared deliveries, and a restart on the same file.
+ */
+export function sqliteRecipeSuite(title, name, { build, start = (dir) => startNodeRecipe(dir) } = {}) {
+  describe(title, () => {
+    let server;
+    let dir;
+    before(async () => {
+      dir = recipeCopy(name);
+      await build?.(dir);
+      server = await start(dir);
+    });
+    after(() => server?.stop());
+    deliveryTests(() => server.url, () => sqliteStoreRows(dir));
+    restartTest(() => start(dir), () => server, (next) => { server = next; });
   });
 }

@@ -4,19 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { d1StoreRows, deliveryTests, recipeCopy, restartTest, sqliteStoreRows, startNodeRecipe, startWorkerRecipe } from './helpers.mjs';
+import { d1StoreRows, deliveryTests, recipeCopy, sqliteRecipeSuite, startWorkerRecipe } from './helpers.mjs';
 
-describe('Hono recipe (receiver.fetch(c.req.raw); SQLite file)', () => {
-  let server;
-  let dir;
-  before(async () => {
-    dir = recipeCopy('hono');
-    server = await startNodeRecipe(dir);
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
-  restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
-});
+sqliteRecipeSuite('Hono recipe (receiver.fetch(c.req.raw); SQLite file)', 'hono');
 
 // app.mjs says the same app runs on Hono's other adapters, on Workers with d1Store: the
 // recipe's worker.mjs (the app built on the first request, when env is there), bundled by

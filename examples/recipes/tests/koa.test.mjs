@@ -8,22 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import {
-  SECRET, deliver, deliveryTests, eventBody, listenLocal, recipeCopy, recipeReceiver, restartTest, sqliteStoreRows,
-  startNodeRecipe,
-} from './helpers.mjs';
+import { SECRET, deliver, eventBody, listenLocal, recipeCopy, recipeReceiver, sqliteRecipeSuite } from './helpers.mjs';
 
-describe('Koa recipe (receiver.node on ctx.req with ctx.respond = false, the route before the body parser; SQLite file)', () => {
-  let server;
-  let dir;
-  before(async () => {
-    dir = recipeCopy('koa');
-    server = await startNodeRecipe(dir);
-  });
-  after(() => server?.stop());
-  deliveryTests(() => server.url, () => sqliteStoreRows(dir));
-  restartTest(() => startNodeRecipe(dir), () => server, (next) => { server = next; });
-});
+sqliteRecipeSuite('Koa recipe (receiver.node on ctx.req with ctx.respond = false, the route before the body parser; SQLite file)', 'koa');
 
 describe('Koa apps that lose the raw body', () => {
   let dir;
