@@ -31,19 +31,16 @@ function fail(message) {
   process.exit(1);
 }
 
-// 1. The wasm32 release build. simd128 lets sha2 use its wasm SIMD backend; every runtime in
-//    scope has it (Node >= 16.4, Safari >= 16.4). The crate is an rlib for Rust users (no
-//    `crate-type` in Cargo.toml); only this build asks for the cdylib, with `cargo rustc`.
-//    The .wasm's path is taken from cargo's own report of the artifact, so CARGO_TARGET_DIR
-//    (or a target-dir in a cargo config) is followed.
-//    No LTO, as before: with `crate-type = ["cdylib", "rlib"]` cargo never applied the
-//    profile's `lto = true` to this build (an rlib is not LTO'd). Measured when the crate-type
-//    went (bench/builds.mjs, BENCH_QUICK=1): the cdylib alone without LTO is 135.0 KB (56.4 KB
-//    gzip -9) against 137.0 KB (57.6) for the cdylib + rlib build, at the same speed; with fat
-//    LTO it was 146.0 KB (58.9) and a forged delivery through a Verifier 16-25 % slower at
-//    256 B and 1 KiB, the rest within 3 %.
-const cargoArgs = ['rustc', '--quiet', '--lib', '--release', '--locked', '--target', 'wasm32-unknown-unknown',
-  '--features', 'wasm', '--crate-type', 'cdylib', '--config', 'profile.release.lto=false',
+// 1. The wasm32 release build of the binding crate (bindings/wasm, a cdylib over the core).
+//    simd128 lets sha2 use its wasm SIMD backend; every runtime in scope has it (Node >= 16.4,
+//    Safari >= 16.4). The .wasm's path is taken from cargo's own report of the artifact, so
+//    CARGO_TARGET_DIR (or a target-dir in a cargo config) is followed.
+//    No LTO: measured (bench/builds.mjs, BENCH_QUICK=1), the cdylib without LTO was 135.0 KB
+//    (56.4 KB gzip -9); with fat LTO 146.0 KB (58.9) and a forged delivery through a Verifier
+//    16-25 % slower at 256 B and 1 KiB, the rest within 3 %.
+const binding = 'cryptopay_verify_wasm';
+const cargoArgs = ['build', '--quiet', '--release', '--locked', '--target', 'wasm32-unknown-unknown',
+  '-p', 'cryptopay-verify-wasm', '--config', 'profile.release.lto=false',
   '--message-format', 'json-render-diagnostics'];
 console.log(`  $ cargo ${cargoArgs.join(' ')}`);
 const cargoReport = execFileSync('cargo', cargoArgs, {
@@ -52,9 +49,9 @@ const cargoReport = execFileSync('cargo', cargoArgs, {
 });
 const rustcWasm = cargoReport.split('\n').filter((line) => line.startsWith('{'))
   .map((line) => JSON.parse(line))
-  .filter((m) => m.reason === 'compiler-artifact' && m.target?.name === name && m.target.kind.includes('cdylib'))
-  .flatMap((m) => m.filenames).find((f) => f.endsWith(`${name}.wasm`))
-  ?? fail(`cargo reported no ${name}.wasm (its cdylib)`);
+  .filter((m) => m.reason === 'compiler-artifact' && m.target?.name === binding && m.target.kind.includes('cdylib'))
+  .flatMap((m) => m.filenames).find((f) => f.endsWith(`${binding}.wasm`))
+  ?? fail(`cargo reported no ${binding}.wasm (the binding's cdylib)`);
 
 // 2. No multi-value returns at the boundary. rustc's target_features section says
 //    +multivalue (LLVM's default), and wasm-bindgen then returns strings and results as
@@ -140,7 +137,7 @@ if (!WebAssembly.Module.exports(exportsOk).some((e) => e.name === '__wbindgen_st
 writeFileSync(join(dist, `${name}_bg.js`), bg);
 writeFileSync(join(dist, `${name}_bg.wasm.base64.mjs`),
   `// The .wasm, inlined so that Node, Bun and Deno read no file at run time.\nexport default '${wasmBytes.toString('base64')}';\n`);
-const templates = join(root, 'pkg-templates');
+const templates = join(root, 'npm');
 // issue-14 (browsers): browser.mjs sits beside the .wasm in dist/, so init()'s default
 // `new URL('./cryptopay_verify_bg.wasm', import.meta.url)` names the file next to the
 // package's code unbundled, and next to the bundle under esbuild and Rollup.

@@ -1,14 +1,14 @@
 // Part of `make pkg` (called by build-pkg.mjs): the subpath export `cryptopay-verify/receiver`.
 //
-//   pkg-templates/src/receiver/**.mjs  -> dist/receiver/ (ESM, as written)
-//   pkg-templates/src/receiver/schema/*.sql -> dist/receiver/schema/ (to read, or to run in a
+//   npm/src/receiver/**.mjs  -> dist/receiver/ (ESM, as written)
+//   npm/src/receiver/schema/*.sql -> dist/receiver/schema/ (to read, or to run in a
 //        migration) and dist/receiver/sql.mjs, the same statements as JavaScript strings, so
 //        no runtime (Workers least of all) reads a file at run time
 //   dist/receiver/index.cjs            the ESM bundled for require(), with 'cryptopay-verify'
 //        left external: the receiver then loads the package's own entry for the runtime (the
 //        Node CJS entry under require, the ESM one under import, workerd's in Workers), so
 //        one process never holds two WebAssembly instances because of the receiver
-//   pkg-templates/types/receiver.d.ts  -> dist/receiver/index.d.ts and index.d.cts
+//   npm/types/receiver.d.ts  -> dist/receiver/index.d.ts and index.d.cts
 //   receiver/package.json              a stub for resolvers that ignore "exports" (node10)
 
 import { execFileSync } from 'node:child_process';
@@ -35,7 +35,7 @@ export function readStatements(text) {
 const split = (text) => text.split(/;\n/).map((s) => s.replace(/;$/, '').trim()).filter(Boolean);
 
 export function buildReceiver({ root, dist, out, fail }) {
-  const src = join(root, 'pkg-templates', 'src', 'receiver');
+  const src = join(root, 'npm', 'src', 'receiver');
   const target = join(dist, 'receiver');
   mkdirSync(join(target, 'stores'), { recursive: true });
   for (const file of readdirSync(src).filter((f) => f.endsWith('.mjs'))) cpSync(join(src, file), join(target, file));
@@ -67,7 +67,7 @@ export const sqlite = ${JSON.stringify(statements.sqlite, null, 2)};
   if (!cjs.includes('require("cryptopay-verify")')) fail('the receiver\'s CommonJS build does not require the package by name');
   if (/require\("(pg|better-sqlite3|@libsql|node:)/.test(cjs)) fail('the receiver\'s CommonJS build requires a driver or a Node module');
 
-  const types = join(root, 'pkg-templates', 'types', 'receiver.d.ts');
+  const types = join(root, 'npm', 'types', 'receiver.d.ts');
   cpSync(types, join(target, 'index.d.ts'));
   cpSync(types, join(target, 'index.d.cts'));
 

@@ -138,7 +138,7 @@ export function renderTypings(template, errorRs) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    const template = readFileSync(join(root, 'pkg-templates', 'types', 'index.d.ts'), 'utf8');
+    const template = readFileSync(join(root, 'npm', 'types', 'index.d.ts'), 'utf8');
     console.log(errorCodeBlock(readFileSync(join(root, 'src', 'error.rs'), 'utf8'), template));
   } catch (error) {
     if (!(error instanceof GenerateError)) throw error;

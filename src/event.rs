@@ -312,7 +312,6 @@ pub(crate) struct Facts<'de> {
     /// Where `data` is in the body.
     pub(crate) data: Range<usize>,
     /// Some number in the document would change as a double.
-    #[cfg_attr(not(feature = "wasm"), allow(dead_code))]
     pub(crate) inexact: bool,
 }
 

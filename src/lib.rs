@@ -1,6 +1,7 @@
 //! Verify payment-service webhooks and check what a merchant sends to the service, with no
 //! I/O: no clock, network, files or randomness. The host passes `now_secs` and the secrets;
-//! the core decides. The same core ships to JavaScript through the `wasm` feature.
+//! the core decides. The same core ships to JavaScript as the npm package `cryptopay-verify`,
+//! through a binding crate of its own; this crate knows nothing of JavaScript.
 //!
 //! - [`Verifier`] (a [`SecretSet`] and [`VerifyOptions`]) / [`verify_signature`] /
 //!   [`verify_webhook`]: HMAC-SHA256 over the raw timestamp bytes, `.` and the raw body
@@ -14,6 +15,8 @@
 //!   as typed [`SourceAmount`] and [`CreatePayment`] values that serde reads and writes.
 //! - [`validate_checkout_origin`], [`validate_webhook_url`], [`hosted_checkout_url`],
 //!   [`request_fingerprint`], [`validate_idempotency_key`], [`classify_delivery_response`].
+//! - [`doubles`]: for a host that parses the verified bytes with its own JSON parser into
+//!   doubles; [`dangerous`]: verification with HMAC tags the host computed.
 //!
 //! Every failure is an [`Error`] with a stable [`code`](Error::code).
 //!
@@ -22,7 +25,6 @@
 //! - `http`: [`DeliveryHeaders::from_header_map`] reads the headers from an
 //!   `http::HeaderMap` of `http` 1.x (axum, hyper 1, reqwest). Frameworks on `http` 0.2
 //!   (actix-web 4, hyper 0.14) pass their header pairs to [`read_delivery_headers`].
-//! - `wasm`: the wasm-bindgen binding of the npm package (`src/wasm/`); not for Rust users.
 //!
 //! The crate enables no behaviour-changing feature of a shared dependency. It does not
 //! depend on `serde_json` (it reads JSON with its own strict scanner; `serde_json` is only a
@@ -57,11 +59,13 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![cfg_attr(not(feature = "wasm"), forbid(unsafe_code))]
+#![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::string_slice, clippy::arithmetic_side_effects))]
 
 mod amount;
+pub mod dangerous;
 mod delivery;
+pub mod doubles;
 mod error;
 mod event;
 mod headers;
@@ -76,12 +80,8 @@ mod secret;
 mod secret_set;
 mod signature;
 mod status;
+mod timestamp;
 mod verify;
-// The JavaScript binding. wasm-bindgen's generated glue code uses `unsafe` internally;
-// the module itself writes none.
-#[cfg(feature = "wasm")]
-#[allow(unsafe_code)]
-mod wasm;
 
 pub use amount::{
     MAX_AMOUNT_RAW, MAX_DECIMALS, from_amount_raw, to_amount_raw, validate_amount_raw,
@@ -104,10 +104,9 @@ pub use pricing::{
 pub use response::{DeliveryOutcome, classify_delivery_response};
 pub use secret::{Secret, SecretEntry, SecretKind};
 pub use secret_set::{MAX_SECRETS, SecretSet};
-pub use signature::{
-    MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS, parse_timestamp,
-};
+pub use signature::{MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES};
 pub use status::{Decision, StatusVersion, Stored, decide_event};
+pub use timestamp::{MAX_TIMESTAMP_DIGITS, parse_timestamp};
 pub use verify::{Verified, VerifiedEvent, Verifier, verify_signature, verify_webhook};
 
 /// The strict JSON scanner's internals, for the fuzz targets only (built with `--cfg

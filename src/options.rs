@@ -144,34 +144,4 @@ impl VerifyOptions {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn skew(timestamp: u64, now: u64, max: u64) -> Option<&'static str> {
-        VerifyOptions::new(max)
-            .check_skew(timestamp, now)
-            .err()
-            .map(Error::code)
-    }
-
-    #[test]
-    fn skew_is_two_sided_and_inclusive() {
-        assert_eq!(skew(100, 100, 0), None);
-        assert_eq!(skew(0, u64::MAX, u64::MAX), None);
-        assert_eq!(skew(99, 100, 0), Some("timestamp_too_old"));
-        assert_eq!(skew(101, 100, 0), Some("timestamp_in_future"));
-        assert_eq!(skew(400, 100, 300), None);
-        assert_eq!(skew(401, 100, 300), Some("timestamp_in_future"));
-        assert_eq!(skew(0, u64::MAX, 10), Some("timestamp_too_old"));
-    }
-
-    #[test]
-    fn options_keep_what_they_were_given() {
-        let o = VerifyOptions::new(300);
-        assert_eq!(o.max_skew_secs(), 300);
-        assert_eq!(o.max_body_bytes(), 4_194_304);
-        assert_eq!(MAX_MAX_BODY_BYTES, 67_108_864);
-        assert_eq!(o.with_max_body_bytes(7).unwrap().max_body_bytes(), 7);
-        assert_eq!(o.with_max_body_bytes(7).unwrap().max_skew_secs(), 300);
-    }
-}
+mod tests;

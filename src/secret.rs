@@ -147,6 +147,21 @@ pub enum SecretKind {
 }
 
 impl SecretKind {
+    /// Every kind, in the order a match is reported: `active`, `pending`, `retiring`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::SecretKind;
+    /// let names: Vec<&str> = SecretKind::ALL.iter().map(|k| k.as_str()).collect();
+    /// assert_eq!(names, ["active", "pending", "retiring"]);
+    /// ```
+    pub const ALL: &'static [SecretKind] = &[
+        SecretKind::Active,
+        SecretKind::Pending,
+        SecretKind::Retiring,
+    ];
+
     /// The kind's name: `active`, `pending` or `retiring`.
     ///
     /// # Examples

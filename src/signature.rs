@@ -1,5 +1,5 @@
-//! The delivery headers' grammar (spec: Webhook signature): the timestamp value and the
-//! signature value, read into signature candidates before any HMAC is computed.
+//! The signature header's grammar (spec: Webhook signature): its value read into signature
+//! candidates before any HMAC is computed.
 
 use base64ct::{Base64, Base64Unpadded, Base64Url, Base64UrlUnpadded, Encoding};
 
@@ -36,63 +36,10 @@ pub const MAX_CANDIDATES: usize = 8;
 /// assert_eq!(delivery.check(&VerifyOptions::new(300)).unwrap_err().code(), "signature_malformed");
 /// ```
 pub const MAX_SIGNATURE_HEADER_BYTES: usize = 1024;
-/// The most digits a timestamp may have.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::{parse_timestamp, MAX_TIMESTAMP_DIGITS};
-/// assert_eq!(parse_timestamp(&[b'9'; MAX_TIMESTAMP_DIGITS])?, 999_999_999_999);
-/// // Milliseconds (13 digits today) are refused, not read as a far future.
-/// assert_eq!(parse_timestamp(b"1700000000000").unwrap_err().code(), "timestamp_malformed");
-/// # Ok::<(), cryptopay_verify::Error>(())
-/// ```
-pub const MAX_TIMESTAMP_DIGITS: usize = 12;
-/// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
-pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 /// The detail of a header with more than [`MAX_CANDIDATES`] values (the number pinned by a test).
 pub(crate) const TOO_MANY_CANDIDATES: &str = "the signature header holds more than 8 signatures";
 /// The detail of a header over [`MAX_SIGNATURE_HEADER_BYTES`] (the number pinned by a test).
 pub(crate) const SIGNATURE_HEADER_TOO_LONG: &str = "the signature header is longer than 1024 bytes";
-
-/// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
-///
-/// The bytes themselves go into the MAC; the number is used only for the skew check.
-///
-/// # Errors
-///
-/// `timestamp_missing` when empty, `timestamp_malformed` otherwise.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::parse_timestamp;
-/// assert_eq!(parse_timestamp(b"1700000000").unwrap(), 1_700_000_000);
-/// assert_eq!(parse_timestamp(b"+1700000000").unwrap_err().code(), "timestamp_malformed");
-/// assert_eq!(parse_timestamp(b"").unwrap_err().code(), "timestamp_missing");
-/// ```
-pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
-    if value.is_empty() {
-        return Err(Error::new(ErrorKind::TimestampMissing));
-    }
-    // Characters first: a value that is not digits at all (a signature pasted in its place)
-    // is not called too long.
-    if !value.iter().all(u8::is_ascii_digit) {
-        return Err(err(
-            ErrorKind::TimestampMalformed,
-            "the timestamp holds a character other than an ASCII digit",
-        ));
-    }
-    if value.len() > MAX_TIMESTAMP_DIGITS {
-        return Err(err(ErrorKind::TimestampMalformed, TIMESTAMP_TOO_LONG));
-    }
-    // 1 to 12 ASCII digits: valid UTF-8, and the value fits (std parses so few digits without
-    // per-digit overflow checks, which wasm32 would pay as 128-bit multiplications).
-    core::str::from_utf8(value)
-        .ok()
-        .and_then(|digits| digits.parse::<u64>().ok())
-        .ok_or(Error::new(ErrorKind::TimestampMalformed))
-}
 
 /// The signature values read from one header value, each 32 bytes.
 #[derive(Clone, Debug, Default)]

@@ -282,7 +282,6 @@ pub fn verify_signature(
 /// delivery is refused with its own code, and tags of another length as `invalid_argument`.
 /// The body is not needed: the host checked its size against `max_body_bytes`. Everything
 /// else (the header grammar, the constant-time comparison, rotation, skew) is this crate's.
-#[cfg_attr(not(feature = "wasm"), allow(dead_code))] // the binding's; tested below
 pub(crate) fn verify_signature_tags(
     delivery: &Delivery<'_>,
     secrets: &SecretSet,

@@ -1,5 +1,5 @@
 // Finds the INSTALLED cryptopay-verify (BENCH_CONSUMER_DIR, default target/bench-consumer,
-// filled by `scripts/consumer.sh`), never pkg/ or pkg-templates/, and loads it as a user's
+// filled by `scripts/consumer.sh`), never pkg/ or npm/, and loads it as a user's
 // `import` would. Optionally captures the WebAssembly instance the package starts, so that
 // the harness can read its memory and call raw exports (internal; for measurement only).
 

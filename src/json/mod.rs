@@ -91,7 +91,6 @@ pub(crate) fn scan<'de>(body: &'de [u8], spec: &'static Spec) -> Result<Scanned<
 
 /// Where the numbers a double cannot hold (see [`text_survives_f64`]) are in `body`, in
 /// document order, after the same checks as [`scan`].
-#[cfg_attr(not(any(feature = "wasm", fuzzing)), allow(dead_code))]
 pub(crate) fn inexact_numbers(body: &[u8]) -> Result<Vec<Span>, Refusal> {
     run(body, &LEAF, true).map(|(_, spans)| spans)
 }

@@ -3,7 +3,7 @@
 // For Vite, webpack, esbuild and Rollup, a small page (page/main.js, which imports
 // 'cryptopay-verify' by name) is bundled in a folder inside the consumer folder, where the
 // INSTALLED package resolves, with the configuration files taken verbatim from the
-// `<!-- recipe-file: BUNDLER FILE -->` blocks of pkg-templates/README.md (Vite has none: the
+// `<!-- recipe-file: BUNDLER FILE -->` blocks of npm/README.md (Vite has none: the
 // README says there is nothing to configure). Each bundle is served by its own static server on
 // 127.0.0.1 and loaded in one headless Chromium (Debian's, driven by playwright-core), where:
 //   1. init() is called while every .wasm request answers 404: it must reject with a
@@ -155,7 +155,7 @@ after(async () => {
 });
 
 test('the README holds a recipe file for webpack, esbuild and Rollup, and says Vite (8, the one tested) needs none', () => {
-  const readme = readFileSync(join(repoRoot, 'pkg-templates', 'README.md'), 'utf8');
+  const readme = readFileSync(join(repoRoot, 'npm', 'README.md'), 'utf8');
   assert.deepEqual(recipes.map((r) => `${r.bundler} ${r.file}`).sort(),
     ['esbuild build.mjs', 'rollup rollup.config.mjs', 'webpack webpack.config.mjs']);
   assert.match(readme, /\*\*Vite\*\* 8 \(the version the tests run\): nothing to configure/);

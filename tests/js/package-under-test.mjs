@@ -1,4 +1,4 @@
-// Loads the INSTALLED cryptopay-verify package (never pkg/ or pkg-templates/), once through its
+// Loads the INSTALLED cryptopay-verify package (never pkg/ or npm/), once through its
 // ESM entry and once through its CommonJS entry, as a user's project would resolve it.
 //
 // The consumer folder is CONSUMER_DIR (default target/consumer, relative to the repository
@@ -36,7 +36,7 @@ const realPackageDir = realpathSync(packageDir);
 if (!inside(realpathSync(join(consumerDir, 'node_modules')), realPackageDir)) {
   throw new Error(`cryptopay-verify resolved to ${realPackageDir}, outside ${consumerDir}/node_modules`);
 }
-for (const forbidden of ['pkg', 'pkg-templates']) {
+for (const forbidden of ['pkg', 'npm']) {
   if (realPackageDir === join(repoRoot, forbidden) || inside(join(repoRoot, forbidden), realPackageDir)) {
     throw new Error(`cryptopay-verify resolved into ${forbidden}/: the tests must load the installed package`);
   }

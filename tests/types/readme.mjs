@@ -1,4 +1,4 @@
-// Code blocks of the package README (pkg-templates/README.md), for the tests that compile
+// Code blocks of the package README (npm/README.md), for the tests that compile
 // (tests/types) and build (tests/bundlers) them. Not a test file itself.
 
 import { readFileSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const readmePath = join(repoRoot, 'pkg-templates', 'README.md');
+export const readmePath = join(repoRoot, 'npm', 'README.md');
 
 /**
  * Every fenced block: { lang, code, line (1-based, of the opening fence), marker } where

@@ -1,6 +1,6 @@
 // `make types-test`: the installed package's typings, compiled as users compile them.
 //
-// 1. Every code block of pkg-templates/README.md that imports the package is written to a
+// 1. Every code block of npm/README.md that imports the package is written to a
 //    file and type-checked against the INSTALLED package (target/consumer) under `strict`
 //    (plus noUncheckedIndexedAccess, exactOptionalPropertyTypes, verbatimModuleSyntax),
 //    without skipLibCheck: with module/moduleResolution nodenext as ESM (package type

@@ -1,0 +1,74 @@
+// The package's one error class, and the failures JavaScript itself detects. Every message,
+// JavaScript's included, is composed by the binding (`errorMessage`: the core's remedy in
+// JavaScript's names): one format, one text per code. body_not_raw, which only JavaScript can
+// detect, ends with each framework's way to the raw body (hints.mjs).
+
+import { BODY_NOT_RAW } from './hints.mjs';
+import { eventErrors, glue } from './instance.mjs';
+
+/** The error every function of the package throws. `code` is stable. */
+export class CryptoPayError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'CryptoPayError';
+    this.code = code;
+    this.authentic = eventErrors.has(code);
+  }
+}
+
+// Whether this engine lets the stack capture be switched off for one construction
+// (Error.stackTraceLimit: V8 and JavaScriptCore; elsewhere refusals keep the engine's usual
+// stack).
+const trimmable = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
+
+// JavaScriptCore (Bun, Safari) then leaves an error with no `stack` at all, where V8 writes
+// its first line: asked once, so that a refusal's `stack` is that line in both.
+const stackless = trimmable && (() => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new Error('probe').stack === undefined;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+})();
+
+/**
+ * A CryptoPayError for a delivery the core refused (a forged, stale or malformed delivery: an
+ * expected outcome for input from the network), built without capturing a stack trace:
+ * capturing one costs more than the whole verification, and a flood of forged requests
+ * would pay it each time. Its `stack` is then its first line only ("CryptoPayError: code:
+ * message"); `code` and `message` say everything. Errors of the caller's own making (a wrong
+ * argument, a parsed body) keep their stack: see `fail`.
+ */
+export function refusal(code, message) {
+  if (!trimmable) return new CryptoPayError(code, message);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let error;
+  try {
+    error = new CryptoPayError(code, message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  if (stackless) {
+    Object.defineProperty(error, 'stack', { value: `${error.name}: ${error.message}`, writable: true, configurable: true });
+  }
+  return error;
+}
+
+/** A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem. */
+export function fail(code, detail) {
+  if (code === 'body_not_raw') return new CryptoPayError(code, `${code}: ${detail}; ${BODY_NOT_RAW}`);
+  return new CryptoPayError(code, glue === null ? `${code}: ${detail}` : glue.errorMessage(code, detail));
+}
+
+/** Throws before the instance is ready (browsers: before `await init()`). */
+export function assertReady() {
+  if (glue === null) {
+    throw new CryptoPayError(
+      'invalid_argument',
+      'invalid_argument: the WebAssembly module is not loaded yet; await init() before the first call',
+    );
+  }
+}

@@ -1,0 +1,53 @@
+// Every framework hint of the package, in one place: how each framework hands over the raw
+// body, and what a proxy does to header names. The core knows no framework; the main entry
+// (body_not_raw's message), the receiver's log lines and the conformance kit's advice read
+// these texts from here.
+
+/** How to get the raw body in each framework, as body_not_raw's message ends. */
+export const RAW_BODY_FIXES = 'pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: ' +
+  "express.raw({ type: 'application/json' }); Fastify: a raw-body content-type parser; NestJS: " +
+  'NestFactory.create(AppModule, { rawBody: true }), then req.rawBody; Next.js and Hono: await request.arrayBuffer(); ' +
+  'a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with ' +
+  'options: { payload: { parse: false } }, then request.payload; Nitro 2 and Nuxt (h3 v1): ' +
+  'receiver.fetch(toWebRequest(event)), or readRawBody(event, false); Nitro 3 (h3 v2): receiver.fetch(event.req); ' +
+  'Workers: await request.arrayBuffer())';
+
+/** body_not_raw's remedy for JavaScript: what the core says, then each framework's way. */
+export const BODY_NOT_RAW = 'the body is not the raw request bytes: a parsed or re-serialized JSON body can never ' +
+  `verify; ${RAW_BODY_FIXES}`;
+
+/** The conformance kit's advice when a receiver answered body_not_raw to a valid delivery. */
+export const BODY_PARSED_FIRST = 'the framework parsed the body before the receiver saw it: give the webhook route ' +
+  "the raw bytes (Express: express.raw({ type: 'application/json' }); Fastify: a buffer content-type parser; " +
+  'Next.js, Hono and Workers: await request.arrayBuffer())';
+
+/** The receiver's log lines for a body some code read before it, by the face that saw it. */
+export const BODY_ALREADY_READ = {
+  // Fastify reads every body before any handler; Koa's bodyParser() mounted ahead of the route
+  // reads the stream and keeps the parsed body on ctx.request, not on req.
+  node: 'body_not_raw: the request stream was already read and req.body is undefined (Fastify, and other ' +
+    'frameworks, read it before any handler): pass the raw bytes to receiver.handle({ body, headers }) instead ' +
+    "(Fastify: a parseAs: 'buffer' content-type parser, as in the Fastify recipe); in Koa, mount the webhook route " +
+    'before app.use(bodyParser())',
+  // Nitro 3 (h3 v2): readBody(event), in the route or a middleware, reads event.req itself.
+  fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), in Nitro 3 ' +
+    'readBody(event), ...): pass the untouched Request to receiver.fetch, or the bytes you read ' +
+    '(await request.arrayBuffer()) to receiver.handle({ body, headers: request.headers })',
+  // A parser ran first and kept no bytes: a route-level express.raw() cannot help then (the
+  // app-wide parser already took the stream), so the fixes are the route's place or the bytes.
+  parsed: 'body_not_raw: req.body is an object: a body parser ran before the receiver and kept no req.rawBody, ' +
+    'and a parsed body can never verify. Register the webhook route before an app-wide app.use(express.json()), ' +
+    'or have the parser keep the bytes for the receiver, express.json({ verify: (req, res, buf) => { req.rawBody = ' +
+    'buf; } }); in a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; in ' +
+    'NestJS, NestFactory.create(AppModule, { rawBody: true })',
+};
+
+/**
+ * When a delivery header was not found: the names of `names` holding an underscore, which
+ * nginx (and some other proxies) drop by default; '' when none does. Starts with '; '.
+ */
+export function underscoreHint(names) {
+  const dropped = names.filter((name) => typeof name === 'string' && name.includes('_'));
+  return dropped.length === 0 ? '' : `; or a proxy in front dropped ${dropped.join(' and ')}: nginx drops a ` +
+    'header whose name holds an underscore unless underscores_in_headers is on';
+}

@@ -1,0 +1,23 @@
+// The started WebAssembly instance: the wasm-bindgen glue, and what the core tells
+// JavaScript once (its limits and names, its error codes). Set by start.mjs; read by the
+// other modules through these live bindings.
+
+/** The glue of the started instance, or null before start. */
+export let glue = null;
+/** The core's limits and names: see `constants()` and `secretKinds()` in bindings/wasm/src/lib.rs. */
+export let limits = null;
+/** Every error code, in the order the core numbers them. */
+export let codes = [];
+/** The codes of an authentic delivery whose event cannot be read (`CryptoPayError#authentic`). */
+export let eventErrors = new Set();
+
+/** Called once the instance has started. */
+export function install(startedGlue) {
+  glue = startedGlue;
+  // The order of `constants()` (bindings/wasm/src/lib.rs): one array, named here.
+  const [defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, outcomeInexact] = glue.constants();
+  const kinds = glue.secretKinds().split(',');
+  limits = { defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds, outcomeInexact };
+  codes = glue.rawErrorCodes().split(',');
+  eventErrors = new Set(glue.rawEventErrorCodes().split(','));
+}

@@ -1,0 +1,188 @@
+// Verifying deliveries: the one-shot functions and the keyed Verifier, over the core's
+// RawVerifier. A refusal crosses as a number; its code and message are asked of the core once
+// per distinct failure, and the CryptoPayError is built here (see `refusal`).
+
+import { assertReady, fail, refusal } from './errors.mjs';
+import { buildEvent } from './event.mjs';
+import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
+import { glue, limits } from './instance.mjs';
+import {
+  CALL_KEYS, DUPLICATED, NEVER_WELL_FORMED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew,
+  notHeader, onlyKnownKeys, options, safeUint, secretLists,
+} from './inputs.mjs';
+
+// The code and message of each failure the core numbered, asked once.
+const failures = [];
+function failure(n) {
+  return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
+}
+
+// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
+const MILLISECONDS = 1e12;
+
+// The answer of RawVerifier.verify: the result, or the refusal it numbered.
+function settle(outcome, bytes, parse, timestamp, signature, input) {
+  if (outcome < 0) {
+    const { code, message } = failure(-1 - outcome);
+    const name = code === 'timestamp_malformed' ? 'timestamp' : code === 'signature_malformed' ? 'signature' : null;
+    const value = name === 'timestamp' ? timestamp : signature;
+    if (name !== null && value === DUPLICATED) {
+      throw fail('header_duplicated', `${name} was given as an array of several values (the header was sent more than once)`);
+    }
+    if (name !== null && value === NEVER_WELL_FORMED) throw fail(code, notHeader(name, input[name]));
+    // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
+    if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
+      throw fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)');
+    }
+    throw refusal(code, message);
+  }
+  const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];
+  // The core accepted the timestamp as 1 to 12 ASCII digits: Number() reads it exactly.
+  const seconds = Number(timestamp);
+  return parse
+    ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), matchedSecret, timestamp: seconds }
+    : { matchedSecret, timestamp: seconds };
+}
+
+const EMPTY = new Uint8Array(0);
+
+// One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
+// gives the host's keys of the same secrets, or null: a body of `minBody` bytes or more
+// (`hostMac.minBodyBytes`, or `oneShotMinBodyBytes` for a one-shot call) is then hashed by
+// the host and the core decides with its tags (it still reads the headers first and reports
+// a malformed one with its own code). A delivery missing a header is left to the core,
+// which refuses it without hashing its body; so is one the host fails to hash (the
+// WebAssembly HMAC gives the same answers).
+function verifyWith(raw, limit, input, now, parse, minBody, hostKeysOf) {
+  const bytes = bodyBytes(input.body, limit);
+  const timestamp = headerValue(input.timestamp);
+  const signature = headerValue(input.signature);
+  const tags = hostMac.key !== null && bytes.byteLength >= minBody && timestamp !== '' && signature !== ''
+    ? hostTagsOf(hostKeysOf, timestamp, bytes)
+    : null;
+  const outcome = tags === null
+    ? raw.verify(bytes, timestamp, signature, now, parse)
+    : raw.verifyTags(timestamp, signature, now, parse, parse ? bytes : EMPTY, tags);
+  return settle(outcome, bytes, parse, timestamp, signature, input);
+}
+
+// The host's tags of a delivery, or null where it has no keys for the set or fails.
+function hostTagsOf(hostKeysOf, timestamp, bytes) {
+  try {
+    const keys = hostKeysOf();
+    return keys === null ? null : hostTags(keys, timestamp, bytes);
+  } catch {
+    return null;
+  }
+}
+
+// The one-shot functions key the secrets for the call and free them after it: nothing of a
+// secret stays in the package between calls. A receiver verifying many deliveries keys them
+// once with a Verifier.
+function verifyOnce(input, what, parse) {
+  assertReady();
+  if (!onlyKnownKeys(input, true)) options(input, VERIFY_OPTIONS, what);
+  const now = safeUint(input.nowSecs, 'nowSecs');
+  const skew = maxSkew(input.maxSkewSecs);
+  const limit = maxBody(input.maxBodyBytes);
+  const [list, kinds, until] = secretLists(input.secrets);
+  // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
+  const raw = new glue.RawVerifier(list, kinds, until, skew, limit, true);
+  try {
+    return verifyWith(raw, limit, input, now, parse, hostMac.oneShotMinBodyBytes, () => hostKeys(list));
+  } finally {
+    raw.free();
+  }
+}
+
+/** Verifies a delivery without parsing it. */
+export function verifySignature(input) {
+  return verifyOnce(input, 'verifySignature', false);
+}
+
+/** Verifies a delivery, then parses its event from the same bytes. */
+export function verifyWebhook(input) {
+  return verifyOnce(input, 'verifyWebhook', true);
+}
+
+// The brand check, set by Verifier's static block. The class never names itself in its body:
+// a bundler renames a class that does (esbuild: `class _Verifier`), and V8's TypeError for a
+// call without `new` would then name `_Verifier`.
+let isVerifier;
+
+// A method called on something else (detached from its Verifier, or on the prototype).
+function own(receiver, method) {
+  if (!isVerifier(receiver)) {
+    throw fail('invalid_argument', `${method} must be called on a Verifier (keep it as verifier.${method}(...))`);
+  }
+  return receiver;
+}
+
+/**
+ * A verifier keyed once and reused for every delivery. A class: `Verifier(...)` without
+ * `new` is JavaScript's own TypeError (a programming error TypeScript reports).
+ */
+export class Verifier {
+  #raw;
+  #limit;
+  // The host's keys of the same secrets (node:crypto KeyObjects in Node, Bun and Deno), or null;
+  // made at the first body the host hashes (until then `#list` holds the secrets' strings).
+  #keys;
+  #list;
+
+  static {
+    isVerifier = (value) => value !== null && typeof value === 'object' && #raw in value;
+  }
+
+  constructor(init) {
+    assertReady();
+    options(init, ['secrets', 'maxSkewSecs', 'maxBodyBytes'], 'new Verifier');
+    const skew = maxSkew(init.maxSkewSecs);
+    const limit = maxBody(init.maxBodyBytes);
+    const [list, kinds, until] = secretLists(init.secrets);
+    this.#raw = new glue.RawVerifier(list, kinds, until, skew, limit, false);
+    this.#limit = limit;
+    this.#list = list;
+  }
+
+  #hostKeys() {
+    if (this.#keys === undefined) {
+      this.#keys = hostKeys(this.#list);
+      this.#list = null;
+    }
+    return this.#keys;
+  }
+
+  #verify(input, what, parse) {
+    if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
+    if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
+    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, hostMac.minBodyBytes, () => this.#hostKeys());
+  }
+
+  verifySignature(input) {
+    return own(this, 'verifySignature').#verify(input, 'verifySignature', false);
+  }
+
+  verifyWebhook(input) {
+    return own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
+  }
+
+  /** The largest body this verifier takes, in bytes: maxBodyBytes as given, else the default. */
+  get maxBodyBytes() {
+    return own(this, 'maxBodyBytes').#limit;
+  }
+
+  /** Releases the keyed state now (it is also reclaimed when garbage-collected). */
+  free() {
+    own(this, 'free');
+    if (this.#raw !== null) {
+      this.#raw.free();
+      this.#raw = null;
+      this.#keys = null;
+      this.#list = null;
+    }
+  }
+}
+if (typeof Symbol.dispose === 'symbol') {
+  Verifier.prototype[Symbol.dispose] = Verifier.prototype.free;
+}

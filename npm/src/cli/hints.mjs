@@ -1,0 +1,221 @@
+// What a receiver that fails a rule should change, printed under the table. Where the
+// answers tell more (which bad signatures were accepted, how the valid delivery was refused
+// compared with forged ones), the hint says so, so that it points at the fix rather than at
+// the rule's name.
+
+import { BODY_PARSED_FIRST, underscoreHint } from '../api/hints.mjs';
+import { acknowledged, answered, brief } from './answers.mjs';
+
+const STATIC = {
+  formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
+    'hashes something other than the raw bytes (JSON parsed and re-serialized, a trimmed or decoded body). Hash ' +
+    'the bytes exactly as received, whatever their layout',
+  unknown_fields: 'an authentic event holding fields the spec does not show was refused: keep or ignore such fields, ' +
+    'never refuse them (the service may add fields to events)',
+  old_event: 'an authentic event that occurred two days ago, delivered now, was refused: occurred_at is when the ' +
+    'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
+    'retry after an outage carries an old occurred_at',
+  reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON (the framework must not parse first)',
+  missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
+  header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get), ' +
+    'not as exact strings',
+  no_redirect: 'answer at the webhook URL itself: the service never follows a redirect, and a 3xx is not an acknowledgment',
+  pending_secret: 'during a rotation, accept the pending secret beside the active one (secrets: [{ secret, kind: ' +
+    "'active' }, { secret: pending, kind: 'pending' }]) before activating it in the dashboard",
+  retired_secret: 'a secret whose overlap has ended was accepted: keep the old secret only as retiring with ' +
+    'acceptUntilSecs (the end of the overlap), then remove it. If its overlap has not ended for this receiver yet, ' +
+    'this rule fails until it has',
+};
+
+/** The hint for a rule that failed. ctx: { observed, all, timeoutMs, skewSecs, headerNames }. */
+export function hintFor(rule, ctx) {
+  const ds = ctx.observed.get(rule) ?? [];
+  switch (rule) {
+    case 'valid_delivery':
+      return validDelivery(ds[0], ctx);
+    case 'retry_same_event':
+      return firstRefused(ds) ?? 'a retry (the same event_id and body, a new timestamp and signature) is recorded as a ' +
+        'duplicate and answered 2xx, never 409 or 5xx';
+    case 'older_version':
+      return firstRefused(ds) ?? 'an authentic event with an older status_version is stale, not an error: record it, ' +
+        'do not apply it, answer 2xx (a 409 or other 4xx makes the service fail the delivery for good, a 5xx retry it)';
+    case 'non_ascii_body':
+      return 'an authentic body holding non-ASCII UTF-8 (an order_ref with ü, – and €) was refused: the ' +
+        'receiver hashes something other than the raw bytes (a body read as a latin1 or binary string, or decoded and ' +
+        're-encoded). Hash the bytes exactly as received (a Buffer / ArrayBuffer), then parse them as UTF-8';
+    case 'bad_signature':
+      return badSignature(ds);
+    case 'other_secret':
+      return otherSecret(ds);
+    case 'tampered_body':
+      return tamperedBody(ds);
+    case 'stale_timestamp':
+      return staleTimestamp(ds) ?? skewHint(rule, ctx);
+    case 'future_timestamp':
+      return skewHint(rule, ctx);
+    case 'response_time':
+      return responseTime(ctx.all);
+    default:
+      return STATIC[rule];
+  }
+}
+
+function skewHint(rule, ctx) {
+  return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +
+        'future'} was accepted: check the timestamp against the current Unix time in seconds, in both directions, ` +
+        'with a max skew (usually 300 s). If the receiver\'s max skew is that wide on purpose, give it with --max-skew ' +
+        'so that the kit sends these beyond it';
+}
+
+// The labels of a rule's deliveries that were acknowledged.
+const acceptedShorts = (ds) => new Set(ds.filter(acknowledged).map((d) => d.short));
+
+// A variation's own hint only when the plain forged delivery was refused: accepted with it,
+// the receiver does not verify at all, and the plain hint says so.
+function otherSecret(ds) {
+  const accepted = acceptedShorts(ds);
+  if (!accepted.has('other secret') && (accepted.has('empty secret') || accepted.has('secret "undefined"'))) {
+    return 'a delivery signed with an empty secret or with the text "undefined" was accepted: the receiver\'s ' +
+      'secret comes from a variable that is not set, so anyone can sign. Refuse to start without the signing Secret';
+  }
+  return 'verify with the configured signing Secret only; never pick a secret from the unverified body';
+}
+
+function tamperedBody(ds) {
+  const accepted = acceptedShorts(ds);
+  const plain = 'verify the exact bytes received; a changed body must not verify';
+  if (accepted.has('tampered')) return plain;
+  if (accepted.has('known id')) {
+    return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
+      'de-duplicates (or answers) before verifying. Verify first, then look the event_id up';
+  }
+  if (accepted.has('byte 0xFF') && !accepted.has('BOM') && !accepted.has('newline')) {
+    return 'only the invalid byte verified: the body was decoded as UTF-8 text before it was hashed, by the ' +
+      'receiver (buffer.toString(), a text body parser) or by a front door that passes bodies as text (AWS API ' +
+      'Gateway, Function URLs; what the receiver records is then still the signed text). Hash the raw bytes, or have ' +
+      'the front door pass the body as base64 (a REST API\'s binaryMediaTypes)';
+  }
+  if (accepted.has('BOM') || accepted.has('newline') || accepted.has('byte 0xFF')) {
+    return 'a body with bytes added or changed verified: the receiver hashes decoded or trimmed text (request.text() ' +
+      'drops a byte order mark and turns invalid bytes into U+FFFD; trim() drops the newline). Hash the raw bytes';
+  }
+  return plain;
+}
+
+// Only when the plain stale delivery was refused do its variants point at their own defect
+// (accepted with it, they say no more than a wide skew does).
+function staleTimestamp(ds) {
+  const accepted = acceptedShorts(ds);
+  if (accepted.has('stale')) return undefined;
+  if (accepted.has('t=now')) {
+    return 'a stale delivery with a fresh t= item in its signature header was accepted: the skew was checked on ' +
+      'one timestamp and the signature on another. Use the timestamp header for both, and refuse a t= that differs';
+  }
+  if (accepted.has('two headers')) {
+    return 'a stale delivery with a second, fresh timestamp header was accepted: refuse a timestamp header sent ' +
+      'twice (header_duplicated) rather than check one value and hash the other';
+  }
+  return undefined;
+}
+
+// A two-delivery rule whose first (plain, valid) delivery was already refused.
+function firstRefused(ds) {
+  if (ds.length === 0 || acknowledged(ds[0])) return undefined;
+  return `its first delivery, a plain valid one, was answered ${brief(ds[0])} although valid_delivery's was ` +
+    'acknowledged: the receiver answers alike deliveries differently (a rate limit? an error in its log?)';
+}
+
+// What each accepted bad signature says about the compare, in the order they are told.
+const BAD_SIGNATURE = [
+  [(a) => a.has('end char'), 'a signature differing from the valid one only near its end was accepted: compare ' +
+    'every byte, in constant time (a prefix compare, or hex read as a number with parseInt, loses the end)'],
+  [(a) => a.has('forged stale') || a.has('forged type'), 'a forged delivery was acknowledged before its signature ' +
+    'was checked (an older version of a known payment, or another event_type): verify first, then decide what the ' +
+    'event is'],
+  [(a) => a.has('1 char') || [...a].some((s) => /^\d+ chars$/.test(s)), 'a cut signature was accepted: compare the ' +
+    'whole value in constant time, lengths included; a prefix compare (or Buffer.from(hex), which silently drops ' +
+    'what it cannot decode) accepts it (CVE-2024-21491)'],
+  [(a) => a.has('+1 char'), 'a signature with a character appended was accepted: compare the whole value, and ' +
+    'refuse a value of the wrong length before comparing'],
+  [(a) => a.has('empty') || a.has('separators'), 'a header with no signature in it was accepted: require at least ' +
+    'one candidate that matches ("no candidate mismatched" is not "one candidate matched")'],
+];
+
+function badSignature(ds) {
+  const accepted = acceptedShorts(ds);
+  if (accepted.has('wrong')) {
+    return 'a wrong signature of the right shape was accepted: the receiver does not verify signatures. Verify ' +
+      'the signature over the raw body before anything else and answer 4xx when it fails';
+  }
+  return BAD_SIGNATURE.filter(([when]) => when(accepted)).map(([, text]) => text).join('; ');
+}
+
+function responseTime(all) {
+  const late = all.filter((d) => !answered(d));
+  const closed = late.filter((d) => !d.timedOut);
+  const rules = (ds) => [...new Set(ds.map((d) => d.rule))].join(', ');
+  if (closed.length > 0) {
+    return `the connection was closed without an answer (${closed[0].error}) on ${closed.length} deliveries ` +
+      `(${rules(closed)}): did the receiver crash on them? Answer every delivery, a hostile one with 4xx`;
+  }
+  return `no answer within --timeout to ${late.length} deliveries (${rules(late)}): acknowledge quickly (record ` +
+    'the event, answer 2xx, do the business handling afterwards)';
+}
+
+// Why the valid delivery was refused, told apart by comparing its answer with the others'.
+function validDelivery(d, { observed, all, headerNames = [] }) {
+  if (d === undefined) return 'no valid delivery was sent';
+  if (!answered(d)) {
+    return d.timedOut
+      ? 'no answer within --timeout: the receiver must answer quickly (record the event, answer 2xx, handle it afterwards)'
+      : `the connection closed without an answer (${d.error}): look at the receiver's log`;
+  }
+  if (d.status >= 300 && d.status < 400) {
+    return `answered ${d.status}: the service never follows a redirect; give --url the final address (https, the ` +
+      'exact path: no http-to-https or trailing-slash redirect)';
+  }
+  const forged = ['bad_signature', 'other_secret', 'tampered_body']
+    .flatMap((rule) => (observed.get(rule) ?? []).filter((f) => f.short !== 'empty' && f.short !== 'separators'))
+    .filter(answered);
+  const answers = all.filter(answered);
+  const everyDelivery = answers.length > 1 && answers.every((a) => a.status === d.status);
+  // Alike: the same status, and the same code when both name one.
+  const likeForged = forged.some((f) => f.status === d.status && (f.code === d.code || !f.code || !d.code));
+  const secretCheck = 'check that it holds the same signing Secret as the variable of --secret-env, exactly as saved ' +
+    '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
+    '--timestamp-header and --signature-header, and that it hashes the raw body bytes';
+  if (d.code === 'signature_mismatch') return `the receiver cannot verify the kit's signature: ${secretCheck}`;
+  if (d.code === 'timestamp_too_old' || d.code === 'timestamp_in_future') {
+    return 'a fresh timestamp was refused by the skew check: check the receiver\'s clock (NTP) and that it passes ' +
+      'the current Unix time in seconds (not milliseconds)';
+  }
+  if (d.code === 'body_not_raw') {
+    return BODY_PARSED_FIRST;
+  }
+  if (d.code === 'timestamp_missing' || d.code === 'signature_missing') {
+    return 'the receiver did not find a delivery header: give --timestamp-header and --signature-header the names it reads' +
+      underscoreHint(headerNames);
+  }
+  if (everyDelivery && (d.status === 404 || d.status === 405)) {
+    return `every delivery was answered ${d.status}: nothing takes POST at this address; check the path of --url`;
+  }
+  if (everyDelivery) {
+    return `every delivery, authentic or forged, was answered ${d.status}: either something in front of the ` +
+      'receiver (an authentication layer, a firewall, a proxy) refuses the service\'s POSTs (the signature is what ' +
+      `authenticates a delivery: let them through), or the receiver cannot verify the kit's signature: ${secretCheck}`;
+  }
+  if ([408, 425, 429].includes(d.status)) {
+    return `answered ${d.status}, which the service retries a finite number of times: accept its deliveries ` +
+      'without a rate limit or a "too early" refusal, and answer 2xx once the event is recorded';
+  }
+  if (likeForged) return `the receiver refused the authentic delivery as it refuses forged ones (${brief(d)}): ${secretCheck}`;
+  const theirs = forged.length > 0 ? ` (forged ones got ${[...new Set(forged.map(brief))].join(', ')})` : '';
+  if (d.status >= 500) {
+    return `the receiver failed with ${brief(d)} on an authentic delivery${theirs}: look at its log; the service ` +
+      'retries a 5xx a finite number of times, then gives up';
+  }
+  return `the receiver refused an authentic delivery with ${brief(d)}${theirs}: it verified the signature, then ` +
+    'refused the event. Acknowledge every authentic event once recorded, whatever it holds, a payment you do not ' +
+    'know yet included (events may come before or without your own record of it): record it, answer 2xx, reconcile ' +
+    'with GET /v1/payments/{payment_id}';
+}

@@ -1,0 +1,166 @@
+// The two HTTP faces of a receiver: `fetch(request)` (Workers, Deno, Bun, Next.js route
+// handlers, Hono) and `node(req, res)` (node:http, Express). Both read
+// the raw body with a bound, then hand { body, headers } to handle() and write its answer.
+// Nothing here imports a Node module: the same file runs in every runtime.
+
+import { BODY_ALREADY_READ } from '../api/hints.mjs';
+import { answers } from './answers.mjs';
+import { describeError } from './stores/common.mjs';
+
+const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+// A body over the limit is read to its end and discarded up to this many times the limit, so
+// the sender gets the 413 rather than a reset; past that the connection is closed.
+const DRAIN_FACTOR = 16;
+
+function concat(chunks, size) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const declaredLength = (value) => {
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : -1;
+};
+
+// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { aborted } or
+// { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
+// (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
+// callback), those bytes are the body. Otherwise its req.body is used as it is (express.raw(),
+// express.json(), ...): bytes or a string verify, a parsed object is body_not_raw; read with
+// no req.body left (Fastify reads request.raw before any handler) is `consumed`.
+function readNodeBody(req, limit) {
+  if (req.readableEnded) {
+    if (req.rawBody instanceof Uint8Array) return Promise.resolve({ body: req.rawBody });
+    return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
+  }
+  const drainLimit = DRAIN_FACTOR * limit;
+  if (declaredLength(req.headers?.['content-length']) > drainLimit) return Promise.resolve({ tooLarge: true, close: true });
+  return new Promise((resolve) => {
+    const chunks = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk) => {
+      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+      size += bytes.byteLength;
+      if (size <= limit) chunks.push(bytes);
+      else if (size > drainLimit) settle({ tooLarge: true, close: true });
+      else chunks.length = 0;
+    };
+    req.on('data', onData);
+    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false } : { body: size === 0 ? EMPTY : concat(chunks, size) }));
+    req.once('error', () => settle({ aborted: true }));
+    req.once('close', () => settle({ aborted: true })); // no effect once 'end' settled
+  });
+}
+
+function send(res, { status, body, headers }, close = false) {
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  const bytes = encoder.encode(body);
+  res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength), ...(close ? { connection: 'close' } : {}) });
+  res.end(bytes);
+}
+
+// A body some code read before the receiver: a configuration error (500, the service retries
+// while it is fixed), logged with the fix for each face (hints.mjs).
+const CONSUMED = BODY_ALREADY_READ;
+
+// What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
+const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
+
+export function nodeHandler({ handle, limit, error }) {
+  /** node:http, Express. */
+  return async function node(req, res) {
+    try {
+      if (req.method !== 'POST') {
+        req.resume?.();
+        send(res, answers.methodNotAllowed());
+        return;
+      }
+      const read = await readNodeBody(req, await limit());
+      if (read.aborted) return; // the sender went away: nothing to answer
+      if (read.consumed || isParsed(read.body)) {
+        error(read.consumed ? CONSUMED.node : CONSUMED.parsed);
+        send(res, answers.misconfigured('body_not_raw'));
+        return;
+      }
+      if (read.tooLarge) {
+        send(res, answers.tooLarge(), read.close);
+        if (read.close) res.once?.('finish', () => req.destroy?.());
+        return;
+      }
+      // rawHeaders keeps a header sent twice apart (header_duplicated).
+      send(res, await handle({ body: read.body, headers: req.rawHeaders ?? req.headers ?? {} }));
+    } catch (failure) {
+      error(`internal: ${describeError(failure)}`);
+      if (res.headersSent) res.destroy?.();
+      else send(res, answers.internal());
+    }
+  };
+}
+
+// The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge } or
+// { consumed } (a body some code already read). A body over the limit is read to its end and
+// discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
+// rather than a connection reset (which a sender retries); past that it is cancelled.
+async function readFetchBody(request, limit) {
+  if (request.bodyUsed) return { consumed: true };
+  const drainLimit = DRAIN_FACTOR * limit;
+  const declared = declaredLength(request.headers.get('content-length'));
+  if (declared > drainLimit) {
+    await request.body?.cancel().catch(() => {});
+    return { tooLarge: true };
+  }
+  if (request.body === null) return { body: EMPTY };
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  // Declared over the limit: read only to drain it.
+  let over = declared > limit;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > drainLimit) {
+      await reader.cancel().catch(() => {});
+      return { tooLarge: true };
+    }
+    over ||= size > limit;
+    if (!over) chunks.push(value);
+  }
+  return over ? { tooLarge: true } : { body: size === 0 ? EMPTY : concat(chunks, size) };
+}
+
+const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
+
+export function fetchHandler({ handle, limit, error }) {
+  /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
+  return async function fetch(request) {
+    try {
+      if (request.method !== 'POST') return toResponse(answers.methodNotAllowed());
+      const read = await readFetchBody(request, await limit());
+      if (read.tooLarge) return toResponse(answers.tooLarge());
+      if (read.consumed) {
+        error(CONSUMED.fetch);
+        return toResponse(answers.misconfigured('body_not_raw'));
+      }
+      return toResponse(await handle({ body: read.body, headers: request.headers }));
+    } catch (failure) {
+      error(`internal: ${describeError(failure)}`);
+      return toResponse(answers.internal());
+    }
+  };
+}

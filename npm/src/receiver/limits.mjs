@@ -1,0 +1,24 @@
+// The receiver's limits, in one place (README, "Receiver": "Decisions where the contract is
+// silent" tells why each is what it is). An authentic delivery a store cannot hold is refused
+// or quarantined before anything is written, never answered 503 on every retry.
+
+/**
+ * The longest event_id and payment_id, in UTF-8 bytes, on every store (and no U+0000 in
+ * either): PostgreSQL's btree indexes refuse a key over about 2,700 bytes, and its text holds
+ * no NUL. A longer one, or one with a NUL, is quarantined as event_malformed.
+ */
+export const MAX_ID_BYTES = 1024;
+
+/** PostgreSQL's numeric holds at most 131072 digits before the decimal point. */
+export const NUMERIC_DIGITS = 131072;
+
+/**
+ * Cloudflare D1: a string, BLOB or table row is at most 2,000,000 bytes (Cloudflare's
+ * documented limit; SQLITE_TOOBIG past it; local D1 in workerd lets rows reach 2,200,000).
+ * An events row holds the body, both ids (MAX_ID_BYTES each), the version (NUMERIC_DIGITS at
+ * most, on D1 too) and a few bytes more; a payments row holds the data text in the body's
+ * place. Measured in local D1: beside two 1024-byte ids and a 131072-digit version, the
+ * largest body that records is the row limit less 133,163 bytes. So 2,000,000 - 133,163 =
+ * 1,866,837 fits, and 1,800,000 leaves a margin. Bodies (and data texts) over it are refused.
+ */
+export const D1_MAX_BODY_BYTES = 1_800_000;

@@ -1,0 +1,252 @@
+// createReceiver: verify a delivery, then record it in a store in one transaction, and say
+// what to answer. It sits on the package's public API (Verifier, readDeliveryHeaders, the
+// event's fields) as a user's code would, and adds only I/O through the store it is given:
+// it never opens a connection and never reads the environment.
+
+import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
+import { underscoreHint } from '../api/hints.mjs';
+import { answers } from './answers.mjs';
+import { fetchHandler, nodeHandler } from './http.mjs';
+import { MAX_ID_BYTES } from './limits.mjs';
+import { describeError, invalid, stuckFix } from './stores/common.mjs';
+
+const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log'];
+
+// Configuration errors: the service retries (5xx) while they are fixed.
+const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
+const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
+const PREFIX = 'cryptopay-verify/receiver: ';
+const encoder = new TextEncoder();
+
+const systemClock = () => Math.floor(Date.now() / 1000);
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid('createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
+  }
+  for (const key of Object.keys(options)) {
+    // An unknown key is never echoed: it could be a pasted secret. One spelled like an option
+    // in another case or with separators (max_skew_secs, TimestampHeader) is named.
+    if (!OPTIONS.includes(key)) {
+      const near = OPTIONS.find((name) => fold(name) === fold(key));
+      throw invalid(`createReceiver was given an unknown option (options: ${OPTIONS.join(', ')})${near ? `; did you mean "${near}"?` : ''}`);
+    }
+  }
+  for (const name of ['timestampHeader', 'signatureHeader']) {
+    if (options[name] === undefined) {
+      throw invalid(`${name} is undefined: is the environment variable set? It is the name of the delivery header, as the service sends it`);
+    }
+    if (typeof options[name] !== 'string' || options[name] === '') {
+      throw invalid(`${name} is required: the name of the delivery header, as the service sends it`);
+    }
+  }
+  const { store } = options;
+  if (store === null || typeof store !== 'object'
+    || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
+    throw invalid(`store ${notAStore(store)}: postgresStore(pool), sqliteStore(db), d1Store(env.DB), libsqlStore(client), or an object with ready, record and quarantine`);
+  }
+  const most = storeMaxBody(store);
+  if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
+    const name = typeof store.kind === 'string' ? `${store.kind}Store` : 'the store';
+    throw invalid(`maxBodyBytes is ${options.maxBodyBytes}, over the largest body ${name} records (${most} bytes): leave it out (the default is then at most ${most}) or lower it`);
+  }
+  if (options.nowSecs !== undefined && typeof options.nowSecs !== 'function') {
+    throw invalid('nowSecs is a function returning the current Unix time in seconds');
+  }
+  const log = options.log;
+  if (log !== undefined && log !== false && log !== null
+    && (typeof log !== 'object' || typeof log.warn !== 'function' || typeof log.error !== 'function')) {
+    throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
+  }
+}
+
+const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
+
+// What was given where a store belongs, for the message.
+function notAStore(store) {
+  if (store === undefined || store === null) return 'is required';
+  if (typeof store === 'function') return `is a function (${store.name || 'anonymous'}), not a store: call it with your client, as in`;
+  if (typeof store === 'object' && (typeof store.prepare === 'function' || typeof store.query === 'function' || typeof store.execute === 'function')) {
+    return 'is a database client, not a store: wrap it, as in';
+  }
+  return 'is not a store: give one of';
+}
+
+// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
+const MILLISECONDS = 1e12;
+
+// The largest body (and data text) the store records, when it declares one (d1Store does).
+const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && store.maxBodyBytes > 0 ? store.maxBodyBytes : Infinity);
+
+// Whether a text's UTF-8 form is over `max` bytes (encoded only when its length cannot tell).
+const overBytes = (text, max) => text.length > max || (text.length * 3 > max && encoder.encode(text).byteLength > max);
+
+/**
+ * Why a valid event cannot be recorded in this store, as the code it is quarantined under, or
+ * null: an id over MAX_ID_BYTES or holding a NUL (event_malformed, on every store), a version
+ * longer than the store holds exactly (status_version_invalid), a data text over the store's
+ * largest value (body_too_large). Checked before anything is written.
+ */
+function unrecordable(event, data, store, maxBody) {
+  for (const id of [event.eventId, event.paymentId]) {
+    if (id.includes('\u0000') || overBytes(id, MAX_ID_BYTES)) return 'event_malformed';
+  }
+  const digits = store.maxStatusVersionDigits;
+  if (typeof digits === 'number' && event.statusVersion.length > digits) return 'status_version_invalid';
+  if (overBytes(data, maxBody)) return 'body_too_large';
+  return null;
+}
+
+// The verified body as bytes (it verified, so it is one of the raw shapes).
+function bytesOf(body) {
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return encoder.encode(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  return new Uint8Array(body);
+}
+
+/**
+ * Creates a receiver. See the typings (receiver.d.ts) for the contract; in short:
+ * `fetch(request)`, `node(req, res)`, `handle({ body, headers })` and `ready()`.
+ */
+export function createReceiver(options) {
+  checkOptions(options);
+  const { store } = options;
+  const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
+  const maxBody = storeMaxBody(store);
+  const clock = options.nowSecs ?? systemClock;
+  const log = options.log === undefined ? console : options.log || null;
+  const warn = (line) => log?.warn(PREFIX + line);
+  const error = (line) => log?.error(PREFIX + line);
+
+  // The verifier, keyed with maxBodyBytes as given, else the package's default, lowered to
+  // the largest body the store records (d1Store declares one).
+  function makeVerifier() {
+    const keys = { secrets: options.secrets, maxSkewSecs: options.maxSkewSecs, maxBodyBytes: options.maxBodyBytes };
+    const made = new Verifier(keys);
+    if (made.maxBodyBytes <= maxBody) return made;
+    made.free();
+    return new Verifier({ ...keys, maxBodyBytes: maxBody });
+  }
+
+  // Keyed now, so a wrong secret set or skew throws here, at start. Only where the package
+  // loads its WebAssembly asynchronously (browsers) is it keyed at ready() instead.
+  let verifier = null;
+  try {
+    verifier = makeVerifier();
+  } catch (failure) {
+    if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
+  }
+
+  // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
+  let storeReady = null;
+  let storeIsReady = false;
+  function prepareStore() {
+    if (storeIsReady) return null;
+    storeReady ??= (async () => {
+      await store.ready();
+      storeIsReady = true;
+    })().catch((failure) => {
+      storeReady = null;
+      throw failure;
+    });
+    return storeReady;
+  }
+
+  async function keyed() {
+    if (verifier === null) {
+      await init();
+      verifier ??= makeVerifier();
+    }
+    return verifier;
+  }
+
+  async function ready() {
+    await keyed();
+    await prepareStore();
+  }
+
+  async function stored(write, what) {
+    try {
+      await prepareStore();
+      return await write();
+    } catch (failure) {
+      const fix = stuckFix(failure);
+      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries${fix ? `, but every retry will fail the same way: ${fix}` : ''}`);
+      return null;
+    }
+  }
+
+  // An authentic delivery kept in quarantine, never applied; 200 once committed.
+  async function keep(code, body, what) {
+    const kept = await stored(async () => {
+      await store.quarantine({ code, body: bytesOf(body) });
+      return true;
+    }, `a ${code} delivery in quarantine`);
+    if (kept === null) return answers.storeUnavailable();
+    warn(`quarantined an authentic delivery ${what}: ${code}`);
+    return answers.quarantined(code);
+  }
+
+  async function refuse(failure, body) {
+    const { code } = failure;
+    if (failure.authentic) return keep(code, body, 'that is not a readable event');
+    if (code === 'body_too_large') return answers.tooLarge();
+    if (MISCONFIGURED.has(code)) {
+      // A configuration error: the message says how to fix it (never a secret or the body).
+      error(failure.message);
+      return answers.misconfigured(code);
+    }
+    const dropped = code === 'timestamp_missing' || code === 'signature_missing' ? underscoreHint(Object.values(names)) : '';
+    warn(`rejected: ${failure.message}${dropped}`);
+    return answers.rejected(code);
+  }
+
+  async function handle(delivery) {
+    if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
+    let verified;
+    try {
+      const keys = verifier ?? await keyed();
+      const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
+      const now = clock();
+      // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
+      if (typeof now === 'number' && now >= MILLISECONDS) {
+        throw invalid('nowSecs() returned a time in milliseconds (13 digits or more): return Math.floor(Date.now() / 1000)');
+      }
+      verified = keys.verifyWebhook({ body: delivery.body, timestamp, signature, nowSecs: now });
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      return refuse(failure, delivery.body);
+    }
+    const { event } = verified;
+    if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
+    const data = JSON.stringify(event.data);
+    // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
+    // quarantined now, rather than a write that fails at every retry.
+    const limited = unrecordable(event, data, store, maxBody);
+    if (limited !== null) return keep(limited, delivery.body, 'that this store cannot record as an event');
+    const decision = await stored(() => store.record({
+      eventId: event.eventId,
+      paymentId: event.paymentId,
+      statusVersion: event.statusVersion,
+      data,
+      body: bytesOf(delivery.body),
+    }), 'an event');
+    if (decision === null) return answers.storeUnavailable();
+    if (decision !== 'apply' && decision !== 'stale' && decision !== 'duplicate') {
+      error('store_unavailable: the store answered something other than apply, stale or duplicate');
+      return answers.storeUnavailable();
+    }
+    return answers.received(decision);
+  }
+
+  // The largest body read, once the verifier is keyed.
+  const limit = async () => (verifier ?? await keyed()).maxBodyBytes;
+  const http = { handle, limit, error };
+  return {
+    ready,
+    handle,
+    fetch: fetchHandler(http),
+    node: nodeHandler(http),
+  };
+}

@@ -1,0 +1,54 @@
+//! The unit tests of `headers`.
+
+use super::*;
+
+fn read(pairs: &[(&str, &str)]) -> Result<(String, String), &'static str> {
+    let it = pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+    read_delivery_headers(it, "T", "S")
+        .map(|h| {
+            (
+                String::from_utf8(h.timestamp.to_vec()).unwrap(),
+                String::from_utf8(h.signature.to_vec()).unwrap(),
+            )
+        })
+        .map_err(Error::code)
+}
+
+#[test]
+fn cases() {
+    assert_eq!(
+        read(&[("t", "1"), ("s", "x")]),
+        Ok(("1".into(), "x".into()))
+    );
+    assert_eq!(read(&[("s", "x")]), Err("timestamp_missing"));
+    assert_eq!(read(&[("t", "1")]), Err("signature_missing"));
+    assert_eq!(
+        read(&[("t", "1"), ("S", "x"), ("s", "x")]),
+        Err("header_duplicated")
+    );
+    assert_eq!(read(&[("s", "x"), ("s", "x")]), Err("timestamp_missing"));
+    assert_eq!(
+        read(&[("T", "1"), ("s", "x"), ("s", "x")]),
+        Err("header_duplicated")
+    );
+    let same = read_delivery_headers(core::iter::empty(), "a", "A");
+    assert_eq!(same.unwrap_err().code(), "invalid_argument");
+    for (t, s) in [("", "S"), ("T", "")] {
+        let empty = read_delivery_headers(core::iter::empty(), t, s);
+        assert_eq!(empty.unwrap_err().code(), "invalid_argument");
+    }
+}
+
+#[test]
+fn debug_shows_the_timestamp_never_the_signature() {
+    let h = DeliveryHeaders {
+        timestamp: b"1700000000",
+        signature: b"v1=abcdef",
+    };
+    let text = format!("{h:?}");
+    assert!(
+        text.contains("1700000000") && text.contains("[REDACTED]"),
+        "{text}"
+    );
+    assert!(!text.contains("abcdef"));
+}

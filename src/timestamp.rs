@@ -1,0 +1,61 @@
+//! The timestamp header's grammar (spec: Webhook signature): Unix seconds as 1 to 12 ASCII
+//! digits, whose bytes go into the MAC exactly as received.
+
+use crate::error::{Error, ErrorKind, err};
+
+/// The most digits a timestamp may have.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::{parse_timestamp, MAX_TIMESTAMP_DIGITS};
+/// assert_eq!(parse_timestamp(&[b'9'; MAX_TIMESTAMP_DIGITS])?, 999_999_999_999);
+/// // Milliseconds (13 digits today) are refused, not read as a far future.
+/// assert_eq!(parse_timestamp(b"1700000000000").unwrap_err().code(), "timestamp_malformed");
+/// # Ok::<(), cryptopay_verify::Error>(())
+/// ```
+pub const MAX_TIMESTAMP_DIGITS: usize = 12;
+/// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
+pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
+
+/// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
+///
+/// The bytes themselves go into the MAC; the number is used only for the skew check.
+///
+/// # Errors
+///
+/// `timestamp_missing` when empty, `timestamp_malformed` otherwise.
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::parse_timestamp;
+/// assert_eq!(parse_timestamp(b"1700000000").unwrap(), 1_700_000_000);
+/// assert_eq!(parse_timestamp(b"+1700000000").unwrap_err().code(), "timestamp_malformed");
+/// assert_eq!(parse_timestamp(b"").unwrap_err().code(), "timestamp_missing");
+/// ```
+pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
+    if value.is_empty() {
+        return Err(Error::new(ErrorKind::TimestampMissing));
+    }
+    // Characters first: a value that is not digits at all (a signature pasted in its place)
+    // is not called too long.
+    if !value.iter().all(u8::is_ascii_digit) {
+        return Err(err(
+            ErrorKind::TimestampMalformed,
+            "the timestamp holds a character other than an ASCII digit",
+        ));
+    }
+    if value.len() > MAX_TIMESTAMP_DIGITS {
+        return Err(err(ErrorKind::TimestampMalformed, TIMESTAMP_TOO_LONG));
+    }
+    // 1 to 12 ASCII digits: valid UTF-8, and the value fits (std parses so few digits without
+    // per-digit overflow checks, which wasm32 would pay as 128-bit multiplications).
+    core::str::from_utf8(value)
+        .ok()
+        .and_then(|digits| digits.parse::<u64>().ok())
+        .ok_or(Error::new(ErrorKind::TimestampMalformed))
+}
+
+#[cfg(test)]
+mod tests;
