@@ -1,7 +1,7 @@
 // Part of `make pkg` (called by build-pkg.mjs): the subpath export `cryptopay-verify/receiver`.
 //
 //   npm/src/receiver/**.mjs  -> dist/receiver/ (ESM, as written)
-//   npm/src/receiver/schema/*.sql -> dist/receiver/schema/ (to read, or to run in a
+//   sql/*.sql (the schema, one file per dialect) -> dist/receiver/schema/ (to read, or to run in a
 //        migration) and dist/receiver/sql.mjs, the same statements as JavaScript strings, so
 //        no runtime (Workers least of all) reads a file at run time
 //   dist/receiver/index.cjs            the ESM bundled for require(), with 'cryptopay-verify'
@@ -40,10 +40,11 @@ export function buildReceiver({ root, dist, out, fail }) {
   mkdirSync(join(target, 'stores'), { recursive: true });
   for (const file of readdirSync(src).filter((f) => f.endsWith('.mjs'))) cpSync(join(src, file), join(target, file));
   for (const file of readdirSync(join(src, 'stores'))) cpSync(join(src, 'stores', file), join(target, 'stores', file));
-  cpSync(join(src, 'schema'), join(target, 'schema'), { recursive: true });
+  const schemas = join(root, 'sql');
+  cpSync(schemas, join(target, 'schema'), { recursive: true });
 
-  const postgres = readStatements(readFileSync(join(src, 'schema', 'postgres.sql'), 'utf8'));
-  const sqlite = readStatements(readFileSync(join(src, 'schema', 'sqlite.sql'), 'utf8'));
+  const postgres = readStatements(readFileSync(join(schemas, 'postgres.sql'), 'utf8'));
+  const sqlite = readStatements(readFileSync(join(schemas, 'sqlite.sql'), 'utf8'));
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
     for (const name of ['schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...(dialect === 'sqlite' ? ['apply'] : [])]) {
       if (!sections[name]) fail(`schema/${dialect}.sql has no "-- statement: ${name}" section`);

@@ -113,7 +113,7 @@ impl Store {
                 if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                     return Err(format!(
                         "PostgreSQL: this role may not create the receiver's tables ({}): create them once as a role \
-                         that may (the schema statement of npm/src/receiver/schema/postgres.sql), then GRANT \
+                         that may (the schema statement of sql/postgres.sql), then GRANT \
                          SELECT, INSERT, UPDATE on them and USAGE on the quarantine id sequence to this role",
                         describe(&e)
                     ));

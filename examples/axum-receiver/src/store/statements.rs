@@ -1,12 +1,12 @@
 //! The PostgreSQL statements, read from the npm package's own file (one source of truth):
-//! `npm/src/receiver/schema/postgres.sql`, compiled in, split at start into its
+//! `sql/postgres.sql`, compiled in, split at start into its
 //! `-- statement: NAME` sections exactly as `scripts/build-receiver.mjs` splits it for the npm
 //! package (comment lines and blank lines dropped, a trailing ` -- comment` cut; `schema` kept
 //! whole, to run as one simple query, the others as their first statement).
 
 /// The file, as the npm package's build reads it.
 const POSTGRES_SQL: &str =
-    include_str!("../../../../npm/src/receiver/schema/postgres.sql");
+    include_str!("../../../../sql/postgres.sql");
 
 /// The statements the PostgreSQL store runs.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ impl Statements {
                 .filter(|body| !body.is_empty())
                 .ok_or_else(|| {
                     format!(
-                        "npm/src/receiver/schema/postgres.sql has no \"-- statement: {name}\" section"
+                        "sql/postgres.sql has no \"-- statement: {name}\" section"
                     )
                 })
         };
