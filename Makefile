@@ -5,14 +5,20 @@ CARGO ?= cargo
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup setup-rust setup-node setup-node-versions setup-browser test lint doc unit wasm-test pkg consumer js-test \
-	runtimes package-lint cli-test recipes-test www-test www differential memory-test \
-	fuzz fuzz-smoke mutants bench demo demo-rust vectors \
-	setup-postgres receiver-test bench-receiver
-.PHONY: types-test bundlers-test check downstream axum-test crate-package
+.PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
+	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test \
+	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
+	downstream axum-test crate-package
 
-## setup: install what the tests need; does nothing when all is present
-setup: setup-rust setup-node setup-node-versions setup-browser setup-postgres
+# Three tiers, each installing only what it needs (nothing installed twice; each does nothing
+# when all is present):
+#   setup-build  what `make pkg` and `make check` need: the Rust toolchain's wasm32 target,
+#                wasm-bindgen-cli pinned to the crate's version, the build tools of package.json
+#                (esbuild, binaryen). No root, no apt, no browser.
+#   setup        all that `make test` needs besides: the npm workspaces (tests/, the framework
+#                recipes, bench/), better-sqlite3 built, Node 18/22/26, Chromium, PostgreSQL.
+setup-build: setup-rust npm-build
+setup: setup-build setup-node setup-node-versions setup-browser setup-postgres
 
 setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
@@ -25,28 +31,40 @@ setup-rust:
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
-# package.json's overrides (nitro: vite -> $vite): nitro 3.0.0 names vite ^7 as an optional
-# peer, and npm refuses the vite 8 the bundler tests use beside it; the Nitro 3 recipe test
-# builds with Nitro's default builder, rollup, which never loads vite.
-# >>> issue-11: better-sqlite3 (the receiver's SQLite tests) cannot download its prebuilt binary
-# here (its install falls back at once to node-gyp): npm builds it from source against the
-# headers of the Node that runs (its install prefix holds include/node), about a minute, once; a
-# later Node upgrade rebuilds it. (Not npm_config_build_from_source: sharp, under next, would then
+# package.json's overrides (nitro: vite 8.3.8): nitro 3.0.0 names vite ^7 as an optional peer,
+# and npm refuses the vite 8 the bundler tests use beside it; the Nitro 3 recipe test builds
+# with Nitro's default builder, rollup, which never loads vite.
+# better-sqlite3 (the receiver's SQLite tests) cannot download its prebuilt binary here (its
+# install falls back at once to node-gyp): npm builds it from source against the headers of
+# the Node that runs (its install prefix holds include/node), about a minute, once; a later
+# Node upgrade rebuilds it. (Not npm_config_build_from_source: sharp, under next, would then
 # try to build itself from source too, and fail.)
 NODE_PREFIX = $(shell dirname "$$(dirname "$$(command -v node)")")
 NPM_NATIVE = npm_config_nodedir=$(NODE_PREFIX)
-# <<< issue-11
-setup-node:
+NPM_INSTALL = npm install --no-audit --no-fund --loglevel=error
+WORKSPACES = tests/package.json examples/recipes/package.json bench/package.json
+BUILD_STAMP = node_modules/.cryptopay-build
+ALL_STAMP = node_modules/.cryptopay-all
+
+.PHONY: npm-build
+npm-build: $(BUILD_STAMP)
+$(BUILD_STAMP): package.json package-lock.json
 	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
-	@[[ -f node_modules/.package-lock.json && ! package-lock.json -nt node_modules/.package-lock.json ]] || \
-		$(NPM_NATIVE) npm install --no-audit --no-fund --loglevel=error
-	@# >>> issue-11: better-sqlite3 loads in this Node, else it is built again (from source)
+	@# The root's build tools only: none of the workspaces.
+	$(NPM_INSTALL) --workspaces=false
+	@touch $@
+
+$(ALL_STAMP): package.json package-lock.json $(WORKSPACES)
+	$(NPM_NATIVE) $(NPM_INSTALL)
+	@touch $@ $(BUILD_STAMP)
+
+setup-node: $(ALL_STAMP)
+	@# better-sqlite3 loads in this Node, else it is built again (from source)
 	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || { \
 		[[ -f "$(NODE_PREFIX)/include/node/node_api.h" ]] || \
 			{ echo "setup-node: the Node headers are missing in $(NODE_PREFIX)/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }; \
 		echo "setup-node: building better-sqlite3 from source against $(NODE_PREFIX)/include/node (about a minute)"; \
 		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; }
-	@# <<< issue-11
 
 # Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
 # npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
@@ -67,9 +85,9 @@ setup-browser:
 		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$$log" 2>&1; \
 		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
 
-# >>> issue-11: Debian's PostgreSQL, for the receiver's tests (each run starts a throwaway server
-# on a temporary folder and a unix socket, as the postgres user), and Debian's PgBouncer (one
-# test puts it in front of that server in transaction mode). Silent when they are there.
+# Debian's PostgreSQL, for the receiver's tests (each run starts a throwaway server on a
+# temporary folder and a unix socket, as the postgres user), and Debian's PgBouncer (one test
+# puts it in front of that server in transaction mode). Silent when they are there.
 setup-postgres:
 	@{ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; } && \
 		[[ -x /usr/sbin/pgbouncer || -x /usr/bin/pgbouncer ]] || { \
@@ -78,7 +96,6 @@ setup-postgres:
 		log=$$(mktemp); \
 		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql pgbouncer; } >"$$log" 2>&1; \
 		then rm -f "$$log"; else cat "$$log" >&2; rm -f "$$log"; exit 1; fi; }
-# <<< issue-11
 
 ## test: formatting, lints, docs, Rust unit/doc/vector tests, the same vectors in wasm32,
 ## the npm package built, packed and installed, and the JavaScript tests against it
@@ -87,10 +104,10 @@ test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test r
 	receiver-test
 
 lint:
-	$(CARGO) fmt --check
+	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features http -- -D warnings
-	$(CARGO) clippy --features wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
 
 doc:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
@@ -99,12 +116,13 @@ doc:
 unit:
 	$(CARGO) test --features http
 
-# --- issue 13 (Rust surface) ---
-## check: the fast loop: rustfmt, clippy, the native tests, the npm package built and installed,
-## the JavaScript tests against it
-check: setup
-	$(CARGO) fmt --check
+## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
+## binding for wasm32), the native tests, the npm package built and installed, its JavaScript
+## tests
+check: setup-build
+	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test --quiet --features http
 	node scripts/build-pkg.mjs
 	@$(MAKE) --no-print-directory js-test
@@ -130,7 +148,6 @@ axum-test: consumer
 ## check is that the packaged files build, whatever is uncommitted in a working tree)
 crate-package:
 	$(CARGO) package --quiet --locked --allow-dirty
-# --- end issue 13 ---
 
 ## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test), with
 ## simd128 on as scripts/build-pkg.mjs builds the package (sha2's wasm SIMD backend)
@@ -140,7 +157,7 @@ wasm-test:
 		$(CARGO) test --target wasm32-unknown-unknown --test wasm
 
 ## pkg: build the npm package into pkg/
-pkg: setup
+pkg: setup-build
 	node scripts/build-pkg.mjs
 
 ## consumer: pack pkg/ and install the tarball into target/consumer, as a user would
@@ -150,7 +167,6 @@ consumer:
 js-test: consumer
 	node --test tests/js/ tests/hostile/
 
-# --- issue-14 (typings, README and bundlers): begin ---
 ## types-test: every code block of the package README that imports it, type-checked against the
 ## installed package under strict TypeScript (7 and 5.9; nodenext ESM and CommonJS, bundler; no
 ## skipLibCheck); the typings alone with lib es2022 and types []; JSDoc coverage of the shipped
@@ -164,15 +180,12 @@ types-test: consumer
 ## and failure of init() in the unbundled browser entry
 bundlers-test: consumer
 	node --test --test-timeout=300000 tests/bundlers/
-# --- issue-14 (typings, README and bundlers): end ---
-# >>> issue-11
 ## receiver-test: cryptopay-verify/receiver against real engines (a throwaway PostgreSQL, SQLite
 ## and libsql files, D1 in workerd): answers, a property test against decideEvent, 4 instances on one
 ## PostgreSQL with one SIGKILLed, faults (server stopped, disk full, lock timeout), the example
 ## receiver, bun:sqlite and node:sqlite
 receiver-test: consumer
 	node --test --test-timeout=300000 tests/receiver/
-# <<< issue-11
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
@@ -242,17 +255,13 @@ demo-rust:
 bench: pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/run.mjs
-	@# >>> issue-11: the receiver's deliveries/s and latency, its own section of bench/RESULTS.md
 	node bench/receiver.mjs
-	@# <<< issue-11
 
-# >>> issue-11
 ## bench-receiver: only the receiver's section of bench/RESULTS.md (old JSON-lines log, SQLite,
 ## PostgreSQL with 1 and 4 instances; about 1-2 minutes, BENCH_QUICK=1 for less)
 bench-receiver: pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/receiver.mjs
-# <<< issue-11
 
 ## fuzz: every fuzz target (fuzz/, cargo-fuzz on nightly, both installed when missing) for
 ## FUZZ_SECS seconds each (default 60), -rss_limit_mb=2048 -timeout=1; prints the executions
@@ -269,8 +278,8 @@ fuzz:
 fuzz-smoke:
 	@FUZZ_SANITIZER=$(FUZZ_SANITIZER) fuzz/run.sh $(FUZZ_SMOKE_SECS)
 
-## mutants: cargo-mutants (installed when missing) over the core, src/wasm/ and the fuzz
-## targets' hooks (__fuzzing) excluded, in a copy of the tree, each mutant against the unit
+## mutants: cargo-mutants (installed when missing) over the core crate (not the binding; the
+## fuzz targets' hooks, __fuzzing, excluded), in a copy of the tree, each mutant against the unit
 ## tests, vectors, properties and the http feature's tests (no doctests); results in
 ## target/mutants.out/ (missed.txt: the surviving mutants)
 CARGO_MUTANTS_VERSION ?= 27.1.0
@@ -278,7 +287,7 @@ mutants:
 	@[[ "$$($(CARGO) mutants --version 2>/dev/null)" == "cargo-mutants $(CARGO_MUTANTS_VERSION)" ]] || \
 		{ echo "installing cargo-mutants $(CARGO_MUTANTS_VERSION) (about 3 minutes)"; \
 		  $(CARGO) install --quiet --locked cargo-mutants --version $(CARGO_MUTANTS_VERSION); }
-	$(CARGO) mutants -j 2 --timeout 60 --exclude 'src/wasm/*' --exclude-re '__fuzzing::' --features http \
+	$(CARGO) mutants -j 2 --timeout 60 --package cryptopay-verify --exclude-re '__fuzzing::' --features http \
 		--gitignore true --output target -- --lib --test vectors --test properties --test http_headers
 
 ## vectors: rebuild tests/vectors/*.json (HMACs computed by Python's hmac, independently)
