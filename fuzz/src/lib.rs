@@ -121,7 +121,7 @@ impl TagSpellings {
 }
 
 /// Asserts what every error must be: one of the crate's stable codes, one of those the
-/// function documents (`allowed`), with a message that starts with the code.
+/// function documents (`allowed`), whose message starts with its kind's short message.
 ///
 /// # Panics
 ///
@@ -144,8 +144,8 @@ pub fn check_error(error: &Error, allowed: &[ErrorKind]) {
         error.code()
     );
     assert!(
-        error.to_string().starts_with(error.code()),
-        "the message does not start with the code"
+        error.to_string().starts_with(kind.message()),
+        "the message does not start with the kind's message"
     );
 }
 
