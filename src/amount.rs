@@ -2,6 +2,8 @@
 //! as strings, and lossless conversion from and to decimals by string arithmetic. Nothing
 //! is ever rounded and no float is ever involved.
 
+use core::cmp::Ordering;
+
 use crate::error::{Error, ErrorKind, err};
 
 /// The largest `amount_raw`: 2^256 - 1.
@@ -155,6 +157,51 @@ pub fn from_amount_raw(amount_raw: &str, decimals: u32) -> Result<String, Error>
         .collect();
     let (int, frac) = padded.split_at(padded.len().saturating_sub(decimals));
     Ok(format!("{int}.{frac}"))
+}
+
+/// Whether `digits` is a non-negative integer as the service writes one: `0`, or ASCII
+/// digits without a leading zero, of any length (a `status_version`, an
+/// `amount_received_raw`).
+pub(crate) fn is_unsigned_digits(digits: &str) -> bool {
+    match digits.as_bytes() {
+        [] => false,
+        [b'0'] => true,
+        [b'0', ..] => false,
+        bytes => bytes.iter().all(u8::is_ascii_digit),
+    }
+}
+
+/// Compares two integers written as [`is_unsigned_digits`] reads them, exactly: without
+/// leading zeros a longer number is larger, and equal lengths compare digit by digit.
+pub(crate) fn cmp_digits(a: &str, b: &str) -> Ordering {
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+}
+
+/// The sum of two integers written as [`is_unsigned_digits`] reads them (the callers check
+/// that), exact at any length: two 78-digit amounts give their 79-digit sum. No integer
+/// type is involved, so nothing can overflow or round.
+pub(crate) fn add_digits(a: &str, b: &str) -> String {
+    let digit = |d: Option<&u8>| d.map_or(0, |d| d.wrapping_sub(b'0'));
+    let (mut a, mut b) = (a.as_bytes().iter().rev(), b.as_bytes().iter().rev());
+    let mut reversed = Vec::with_capacity(a.len().max(b.len()).saturating_add(1));
+    let mut carry = 0_u8;
+    loop {
+        let (x, y) = (a.next(), b.next());
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        // At most 9 + 9 + 1: no u8 arithmetic here can wrap.
+        let sum = digit(x).wrapping_add(digit(y)).wrapping_add(carry);
+        carry = u8::from(sum >= 10);
+        let unit = if sum >= 10 { sum.wrapping_sub(10) } else { sum };
+        reversed.push(b'0'.wrapping_add(unit));
+    }
+    if carry == 1 {
+        reversed.push(b'1');
+    }
+    reversed.iter().rev().map(|&d| char::from(d)).collect()
 }
 
 #[cfg(test)]

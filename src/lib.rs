@@ -14,6 +14,9 @@
 //!   as typed [`SourceAmount`] and [`CreatePayment`] values that serde reads and writes.
 //! - [`validate_checkout_origin`], [`validate_webhook_url`], [`hosted_checkout_url`],
 //!   [`request_fingerprint`], [`validate_idempotency_key`], [`classify_delivery_response`].
+//! - [`PaymentState::apply`] ([`PaymentStatus`], [`PaymentAction`], [`Applied`]): the
+//!   service's payment state machine, as a sandbox applies it; [`ApiError`]: the service's
+//!   own answers (code, HTTP status, message), distinct from this crate's [`ErrorKind`].
 //!
 //! Every failure is an [`Error`] with a stable [`code`](Error::code).
 //!
@@ -74,6 +77,7 @@ mod pricing;
 mod response;
 mod secret;
 mod secret_set;
+mod service;
 mod signature;
 mod status;
 mod verify;
@@ -104,6 +108,7 @@ pub use pricing::{
 pub use response::{DeliveryOutcome, classify_delivery_response};
 pub use secret::{Secret, SecretEntry, SecretKind};
 pub use secret_set::{MAX_SECRETS, SecretSet};
+pub use service::{ApiError, Applied, PaymentAction, PaymentState, PaymentStatus};
 pub use signature::{
     MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS, parse_timestamp,
 };

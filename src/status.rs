@@ -5,6 +5,7 @@
 use core::cmp::Ordering;
 use core::fmt;
 
+use crate::amount::{add_digits, cmp_digits, is_unsigned_digits};
 use crate::error::{Error, ErrorKind};
 
 /// A `status_version`: a non-negative integer of any size, kept as its decimal digits.
@@ -52,13 +53,13 @@ impl StatusVersion {
     /// Whether `digits` is a status version as [`parse`](Self::parse) reads one, without
     /// keeping it.
     pub(crate) fn is_valid(digits: &str) -> bool {
-        let bytes = digits.as_bytes();
-        match bytes {
-            [] => false,
-            [b'0'] => true,
-            [b'0', ..] => false,
-            _ => bytes.iter().all(u8::is_ascii_digit),
-        }
+        is_unsigned_digits(digits)
+    }
+
+    /// The next version: this one plus one, exact at any size (the service increments
+    /// `status_version` by exactly one per change).
+    pub(crate) fn successor(&self) -> StatusVersion {
+        StatusVersion(add_digits(&self.0, "1"))
     }
 
     /// The decimal digits.
@@ -82,10 +83,7 @@ impl StatusVersion {
 impl Ord for StatusVersion {
     fn cmp(&self, other: &Self) -> Ordering {
         // Without leading zeros, a longer number is larger; equal lengths compare digit-wise.
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.as_bytes().cmp(other.0.as_bytes()))
+        cmp_digits(&self.0, &other.0)
     }
 }
 
@@ -293,6 +291,22 @@ mod tests {
         }
         assert_eq!(StatusVersion::from(u128::MAX), v(&u128::MAX.to_string()));
         assert!(StatusVersion::from(u128::MAX) > StatusVersion::from(u64::MAX));
+    }
+
+    #[test]
+    fn successors_are_exact_at_any_size() {
+        assert_eq!(v("0").successor(), v("1"));
+        assert_eq!(v("9").successor(), v("10"));
+        assert_eq!(v("9007199254740992").successor(), v("9007199254740993"));
+        assert_eq!(
+            StatusVersion::from(u64::MAX).successor(),
+            StatusVersion::from(u128::from(u64::MAX) + 1)
+        );
+        let nines = "9".repeat(100);
+        assert_eq!(
+            v(&nines).successor().as_str(),
+            format!("1{}", "0".repeat(100))
+        );
     }
 
     #[test]
