@@ -16,7 +16,10 @@
 //!   [`request_fingerprint`], [`validate_idempotency_key`], [`classify_delivery_response`].
 //! - [`PaymentState::apply`] ([`PaymentStatus`], [`PaymentAction`], [`Applied`]): the
 //!   service's payment state machine, as a sandbox applies it; [`ApiError`]: the service's
-//!   own answers (code, HTTP status, message), distinct from this crate's [`ErrorKind`].
+//!   own answers (code, HTTP status, message), distinct from this crate's [`ErrorKind`];
+//!   [`check_idempotency`] ([`IdempotencyCheck`]): a creation's stored fingerprint against
+//!   the incoming one; [`next_delivery_step`] ([`DeliveryAnswer`], [`DeliveryStep`],
+//!   [`validate_retry_delays`]): the webhook delivery schedule.
 //!
 //! Every failure is an [`Error`] with a stable [`code`](Error::code).
 //!
@@ -108,7 +111,11 @@ pub use pricing::{
 pub use response::{DeliveryOutcome, classify_delivery_response};
 pub use secret::{Secret, SecretEntry, SecretKind};
 pub use secret_set::{MAX_SECRETS, SecretSet};
-pub use service::{ApiError, Applied, PaymentAction, PaymentState, PaymentStatus};
+pub use service::{
+    ApiError, Applied, DeliveryAnswer, DeliveryStep, IdempotencyCheck, MAX_RETRY_DELAY_MS,
+    MAX_RETRY_DELAYS, PaymentAction, PaymentState, PaymentStatus, check_idempotency,
+    next_delivery_step, validate_retry_delays,
+};
 pub use signature::{
     MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, MAX_TIMESTAMP_DIGITS, parse_timestamp,
 };
