@@ -20,6 +20,9 @@
 //!   [`check_idempotency`] ([`IdempotencyCheck`]): a creation's stored fingerprint against
 //!   the incoming one; [`next_delivery_step`] ([`DeliveryAnswer`], [`DeliveryStep`],
 //!   [`validate_retry_delays`]): the webhook delivery schedule.
+//! - [`link_event`] ([`Order`], [`PaymentView`], [`LinkMismatch`]) and [`default_policy`]
+//!   ([`FulfilmentAction`]): link a verified event to the merchant's order by the
+//!   authoritative view, then decide from its exact status whether to fulfil.
 //!
 //! Every failure is an [`Error`] with a stable [`code`](Error::code).
 //!
@@ -70,6 +73,7 @@ mod amount;
 mod delivery;
 mod error;
 mod event;
+mod fulfilment;
 mod headers;
 mod idempotency;
 mod json;
@@ -97,6 +101,9 @@ pub use amount::{
 pub use delivery::Delivery;
 pub use error::{Error, ErrorKind};
 pub use event::{Event, OccurredAt, PAYMENT_UPDATED, parse_event};
+pub use fulfilment::{
+    FulfilmentAction, LinkMismatch, Order, PaymentView, default_policy, link_event,
+};
 pub use headers::{DeliveryHeaders, read_delivery_headers};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
 pub use mac::{SignatureEncoding, sign};

@@ -5,7 +5,10 @@ use core::fmt;
 /// A payment's status (the `status` of the service's payment views and events).
 ///
 /// `#[non_exhaustive]`: the service may add statuses; a status this crate does not know
-/// reads as `None` from [`parse`](Self::parse), never as a known one.
+/// reads as `None` from [`parse`](Self::parse), never as a known one. To decide whether a
+/// status read from the service justifies fulfilment, call
+/// [`default_policy`](crate::default_policy), which sends any status it does not know to
+/// review.
 ///
 /// # Examples
 ///
