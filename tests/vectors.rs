@@ -12,7 +12,7 @@
 
 mod common;
 
-use cryptopay_verify::{ApiError, ErrorKind};
+use cryptopay_verify::{ApiError, ErrorKind, LinkMismatch};
 
 #[test]
 fn every_vector_holds() {
@@ -50,9 +50,18 @@ fn every_error_code_has_a_vector() {
             "no vector expects {refusal}"
         );
     }
+    // And every mismatch of linking an event to its order (fulfilment.json).
+    for mismatch in LinkMismatch::ALL {
+        assert!(
+            covered.contains(mismatch.code()),
+            "no vector expects {mismatch}"
+        );
+    }
     for code in &covered {
         assert!(
-            ErrorKind::from_code(code).is_some() || ApiError::from_code(code).is_some(),
+            ErrorKind::from_code(code).is_some()
+                || ApiError::from_code(code).is_some()
+                || LinkMismatch::from_code(code).is_some(),
             "vectors expect an unknown code {code}"
         );
     }

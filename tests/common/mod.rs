@@ -6,6 +6,7 @@
 use cryptopay_verify::*;
 use serde_json::{Map, Value, json};
 
+mod fulfilment;
 mod json_reference;
 mod service;
 
@@ -32,10 +33,14 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../vectors/error_codes.json"),
     ),
     ("service.json", include_str!("../vectors/service.json")),
+    (
+        "fulfilment.json",
+        include_str!("../vectors/fulfilment.json"),
+    ),
 ];
 
-/// A refusal as the vectors spell it: the crate's [`Error`], or one of the payment
-/// service's own answers ([`ApiError`]), by its code.
+/// A refusal as the vectors spell it: the crate's [`Error`], one of the payment service's
+/// own answers ([`ApiError`]) or a [`LinkMismatch`], by its code.
 #[derive(Debug)]
 pub(crate) struct Failure {
     code: &'static str,
@@ -68,6 +73,15 @@ impl From<ApiError> for Failure {
         Failure {
             code: error.code(),
             text: error.to_string(),
+        }
+    }
+}
+
+impl From<LinkMismatch> for Failure {
+    fn from(mismatch: LinkMismatch) -> Self {
+        Failure {
+            code: mismatch.code(),
+            text: mismatch.to_string(),
         }
     }
 }
@@ -235,7 +249,9 @@ fn opt_str<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
 
 /// Runs one case and returns its result as the vectors spell it.
 pub(crate) fn run(function: &str, case: &Value) -> Answer {
-    service::run(function, case).unwrap_or_else(|| run_core(function, case).map_err(Failure::from))
+    service::run(function, case)
+        .or_else(|| fulfilment::run(function, case))
+        .unwrap_or_else(|| run_core(function, case).map_err(Failure::from))
 }
 
 /// Runs one case of the crate's own functions (not the service's rules).

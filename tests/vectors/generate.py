@@ -4,7 +4,8 @@
 Run from the repository root:  python3 tests/vectors/generate.py
 
 Standard library only (json, hmac, hashlib, base64). The service's rules (service.json)
-come from the reference model in service_vectors.py, beside this file. Every MAC is computed here with
+and fulfilment (fulfilment.json) come from the reference models in service_vectors.py and
+fulfilment_vectors.py, beside this file. Every MAC is computed here with
 Python's `hmac`, independently of the crate; the RFC 4231 tags, the four cross-checked
 anchor vectors (stripe-node) and stripe's known answers are typed in as literals and
 asserted against Python's results before anything is written. The expectations follow
@@ -19,7 +20,8 @@ import os
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the vectors
-import service_vectors  # noqa: E402 (after the line above)
+import fulfilment_vectors  # noqa: E402 (after the line above)
+import service_vectors  # noqa: E402
 
 SCHEMA = "cryptopay-verify-vectors/1"
 OUT_DIR = os.path.join("tests", "vectors")
@@ -1659,6 +1661,16 @@ def build_service():
 
 
 # --------------------------------------------------------------------------------------
+# 13. fulfilment.json (tests/vectors/fulfilment_vectors.py)
+# --------------------------------------------------------------------------------------
+
+def build_fulfilment():
+    f = fulfilment_vectors.build_fulfilment(VectorFile)
+    f.service_codes = fulfilment_vectors.LINK_CODES
+    return f
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -1720,7 +1732,7 @@ def check_file(vf):
 def main():
     files = [build_hmac(), build_verify(), build_sign(), build_read_headers(), build_event(),
              build_status(), build_amount(), build_pricing(), build_urls(), build_idempotency(),
-             build_delivery(), build_service()]
+             build_delivery(), build_service(), build_fulfilment()]
     seen_codes = set()
     total = valid = 0
     for vf in files:
