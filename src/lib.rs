@@ -24,7 +24,10 @@
 //!   ([`FulfilmentAction`]): link a verified event to the merchant's order by the
 //!   authoritative view, then decide from its exact status whether to fulfil.
 //!
-//! Every failure is an [`Error`] with a stable [`code`](Error::code).
+//! Every failure of the crate's own checks is an [`Error`] with a stable
+//! [`code`](Error::code). The service's answers ([`ApiError`]) and the reasons an event does
+//! not link to its order ([`LinkMismatch`]) are types of their own, each with its own codes,
+//! none of them an [`ErrorKind`] code.
 //!
 //! # Features
 //!
