@@ -2,6 +2,8 @@
 //! as strings, and lossless conversion from and to decimals by string arithmetic. Nothing
 //! is ever rounded and no float is ever involved.
 
+use core::cmp::Ordering;
+
 use crate::error::{Error, ErrorKind, err};
 
 /// The largest `amount_raw`: 2^256 - 1.
@@ -157,52 +159,50 @@ pub fn from_amount_raw(amount_raw: &str, decimals: u32) -> Result<String, Error>
     Ok(format!("{int}.{frac}"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trips() {
-        for (decimal, decimals, raw) in [
-            ("128.00", 2, "12800"),
-            ("0.05", 2, "5"),
-            ("5", 0, "5"),
-            ("1", 18, "1000000000000000000"),
-            ("0.000000000000000001", 18, "1"),
-        ] {
-            assert_eq!(to_amount_raw(decimal, decimals).unwrap(), raw);
-            let back = from_amount_raw(raw, decimals).unwrap();
-            assert_eq!(to_amount_raw(&back, decimals).unwrap(), raw);
-        }
-        assert_eq!(from_amount_raw("1", 77).unwrap().len(), 79);
-    }
-
-    #[test]
-    fn limits() {
-        assert!(validate_amount_raw(MAX_AMOUNT_RAW).is_ok());
-        let over = "115792089237316195423570985008687907853269984665640564039457584007913129639936";
-        assert_eq!(
-            validate_amount_raw(over).unwrap_err().code(),
-            "amount_raw_invalid"
-        );
-        assert_eq!(
-            validate_amount_raw(&"9".repeat(79)).unwrap_err().code(),
-            "amount_raw_invalid"
-        );
-        assert_eq!(
-            to_amount_raw("0.00", 2).unwrap_err().code(),
-            "amount_raw_invalid"
-        );
-        assert_eq!(
-            to_amount_raw("1", 78).unwrap_err().code(),
-            "decimals_invalid"
-        );
-        for bad in ["", ".5", "5.", "1.2.3", "-1", "+1", "1e3", " 1", "1,5", "١"] {
-            assert_eq!(
-                to_amount_raw(bad, 2).unwrap_err().code(),
-                "amount_decimal_invalid",
-                "{bad}"
-            );
-        }
+/// Whether `digits` is a non-negative integer as the service writes one: `0`, or ASCII
+/// digits without a leading zero, of any length (a `status_version`, an
+/// `amount_received_raw`).
+pub(crate) fn is_unsigned_digits(digits: &str) -> bool {
+    match digits.as_bytes() {
+        [] => false,
+        [b'0'] => true,
+        [b'0', ..] => false,
+        bytes => bytes.iter().all(u8::is_ascii_digit),
     }
 }
+
+/// Compares two integers written as [`is_unsigned_digits`] reads them, exactly: without
+/// leading zeros a longer number is larger, and equal lengths compare digit by digit.
+pub(crate) fn cmp_digits(a: &str, b: &str) -> Ordering {
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+}
+
+/// The sum of two integers written as [`is_unsigned_digits`] reads them (the callers check
+/// that), exact at any length: two 78-digit amounts give their 79-digit sum. No integer
+/// type is involved, so nothing can overflow or round.
+pub(crate) fn add_digits(a: &str, b: &str) -> String {
+    let digit = |d: Option<&u8>| d.map_or(0, |d| d.wrapping_sub(b'0'));
+    let (mut a, mut b) = (a.as_bytes().iter().rev(), b.as_bytes().iter().rev());
+    let mut reversed = Vec::with_capacity(a.len().max(b.len()).saturating_add(1));
+    let mut carry = 0_u8;
+    loop {
+        let (x, y) = (a.next(), b.next());
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        // At most 9 + 9 + 1: no u8 arithmetic here can wrap.
+        let sum = digit(x).wrapping_add(digit(y)).wrapping_add(carry);
+        carry = u8::from(sum >= 10);
+        let unit = if sum >= 10 { sum.wrapping_sub(10) } else { sum };
+        reversed.push(b'0'.wrapping_add(unit));
+    }
+    if carry == 1 {
+        reversed.push(b'1');
+    }
+    reversed.iter().rev().map(|&d| char::from(d)).collect()
+}
+
+#[cfg(test)]
+mod tests;

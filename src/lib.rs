@@ -15,10 +15,22 @@
 //!   as typed [`SourceAmount`] and [`CreatePayment`] values that serde reads and writes.
 //! - [`validate_checkout_origin`], [`validate_webhook_url`], [`hosted_checkout_url`],
 //!   [`request_fingerprint`], [`validate_idempotency_key`], [`classify_delivery_response`].
+//! - [`PaymentState::apply`] ([`PaymentStatus`], [`PaymentAction`], [`Applied`]): the
+//!   service's payment state machine, as a sandbox applies it; [`ApiError`]: the service's
+//!   own answers (code, HTTP status, message), distinct from this crate's [`ErrorKind`];
+//!   [`check_idempotency`] ([`IdempotencyCheck`]): a creation's stored fingerprint against
+//!   the incoming one; [`next_delivery_step`] ([`DeliveryAnswer`], [`DeliveryStep`],
+//!   [`validate_retry_delays`]): the webhook delivery schedule.
+//! - [`link_event`] ([`Order`], [`PaymentView`], [`LinkMismatch`]) and [`default_policy`]
+//!   ([`FulfilmentAction`]): link a verified event to the merchant's order by the
+//!   authoritative view, then decide from its exact status whether to fulfil.
 //! - [`doubles`]: for a host that parses the verified bytes with its own JSON parser into
 //!   doubles; [`dangerous`]: verification with HMAC tags the host computed.
 //!
-//! Every failure is an [`Error`] with a stable [`code`](Error::code).
+//! Every failure of the crate's own checks is an [`Error`] with a stable
+//! [`code`](Error::code). The service's answers ([`ApiError`]) and the reasons an event does
+//! not link to its order ([`LinkMismatch`]) are types of their own, each with its own codes,
+//! none of them an [`ErrorKind`] code.
 //!
 //! # Features
 //!
@@ -68,6 +80,7 @@ mod delivery;
 pub mod doubles;
 mod error;
 mod event;
+mod fulfilment;
 mod headers;
 mod idempotency;
 mod json;
@@ -78,6 +91,7 @@ mod pricing;
 mod response;
 mod secret;
 mod secret_set;
+mod service;
 mod signature;
 mod status;
 mod timestamp;
@@ -90,6 +104,9 @@ pub use amount::{
 pub use delivery::Delivery;
 pub use error::{Error, ErrorKind};
 pub use event::{Event, OccurredAt, PAYMENT_UPDATED, parse_event};
+pub use fulfilment::{
+    FulfilmentAction, LinkMismatch, Order, PaymentView, default_policy, link_event,
+};
 pub use headers::{DeliveryHeaders, read_delivery_headers};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
 pub use mac::{SignatureEncoding, sign};
@@ -104,6 +121,11 @@ pub use pricing::{
 pub use response::{DeliveryOutcome, classify_delivery_response};
 pub use secret::{Secret, SecretEntry, SecretKind};
 pub use secret_set::{MAX_SECRETS, SecretSet};
+pub use service::{
+    ApiError, Applied, DeliveryAnswer, DeliveryStep, IdempotencyCheck, MAX_RETRY_DELAY_MS,
+    MAX_RETRY_DELAYS, PaymentAction, PaymentState, PaymentStatus, check_idempotency,
+    next_delivery_step, validate_retry_delays,
+};
 pub use signature::{MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES};
 pub use status::{Decision, StatusVersion, Stored, decide_event};
 pub use timestamp::{MAX_TIMESTAMP_DIGITS, parse_timestamp};

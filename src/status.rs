@@ -5,6 +5,7 @@
 use core::cmp::Ordering;
 use core::fmt;
 
+use crate::amount::{add_digits, cmp_digits, is_unsigned_digits};
 use crate::error::{Error, ErrorKind};
 
 /// A `status_version`: a non-negative integer of any size, kept as its decimal digits.
@@ -52,13 +53,13 @@ impl StatusVersion {
     /// Whether `digits` is a status version as [`parse`](Self::parse) reads one, without
     /// keeping it.
     pub(crate) fn is_valid(digits: &str) -> bool {
-        let bytes = digits.as_bytes();
-        match bytes {
-            [] => false,
-            [b'0'] => true,
-            [b'0', ..] => false,
-            _ => bytes.iter().all(u8::is_ascii_digit),
-        }
+        is_unsigned_digits(digits)
+    }
+
+    /// The next version: this one plus one, exact at any size (the service increments
+    /// `status_version` by exactly one per change).
+    pub(crate) fn successor(&self) -> StatusVersion {
+        StatusVersion(add_digits(&self.0, "1"))
     }
 
     /// The decimal digits.
@@ -82,10 +83,7 @@ impl StatusVersion {
 impl Ord for StatusVersion {
     fn cmp(&self, other: &Self) -> Ordering {
         // Without leading zeros, a longer number is larger; equal lengths compare digit-wise.
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.as_bytes().cmp(other.0.as_bytes()))
+        cmp_digits(&self.0, &other.0)
     }
 }
 

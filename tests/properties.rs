@@ -1,6 +1,8 @@
 //! Properties over random inputs (proptest): signing then verifying always succeeds, any
 //! change to the body, timestamp, signature or secret fails, decimal and raw amounts round
-//! trip exactly, and `status_version` order is integer order at any size.
+//! trip exactly, `status_version` order is integer order at any size, and any sequence of
+//! actions on a payment announces each change with the next version, never loses an amount
+//! received, and settles by the exact total.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,
@@ -15,8 +17,8 @@
 use std::cmp::Ordering;
 
 use cryptopay_verify::{
-    Delivery, Secret, SecretSet, SignatureEncoding, StatusVersion, Verifier, VerifyOptions,
-    from_amount_raw, sign, to_amount_raw,
+    Delivery, PaymentAction, PaymentState, PaymentStatus, Secret, SecretSet, SignatureEncoding,
+    StatusVersion, Verifier, VerifyOptions, from_amount_raw, sign, to_amount_raw,
 };
 use proptest::prelude::*;
 
@@ -34,6 +36,26 @@ fn verifier(secret: &[u8]) -> Verifier {
         SecretSet::single(Secret::new(secret)).unwrap(),
         VerifyOptions::new(SKEW),
     )
+}
+
+/// A random action: which one (`pay` most often), and the amount a `pay` pays (up to 10^30,
+/// so that totals stay within u128 for the reference sum; `0` is never an amount).
+fn action() -> impl Strategy<Value = (u8, u128)> {
+    (
+        0u8..9,
+        prop_oneof![0u128..=3, 1u128..=1_000_000_000_000_000_000_000_000_000_000],
+    )
+}
+
+fn as_action(which: u8, amount: &str) -> PaymentAction<'_> {
+    match which {
+        0..=3 => PaymentAction::Pay { amount_raw: amount },
+        4 => PaymentAction::Review,
+        5 => PaymentAction::Expire,
+        6 => PaymentAction::Cancel,
+        7 => PaymentAction::DisableConsumerAccess,
+        _ => PaymentAction::OpenCheckout,
+    }
 }
 
 fn code(v: &Verifier, body: &[u8], ts: &[u8], sig: &str, now: u64) -> Option<&'static str> {
@@ -146,5 +168,54 @@ proptest! {
         let expected = a.len().cmp(&b.len()).then_with(|| a.cmp(&b));
         prop_assert_eq!(va.cmp(&vb), expected);
         prop_assert_eq!(va.cmp(&vb) == Ordering::Equal, a == b);
+    }
+
+    #[test]
+    fn payment_histories_keep_the_service_rules(
+        amount in prop_oneof![1u128..=6, 1u128..=2_000_000_000_000_000_000_000_000_000_000],
+        actions in prop::collection::vec(action(), 0..40),
+    ) {
+        let mut state = PaymentState::new(&amount.to_string()).unwrap();
+        let (mut version, mut received) = (1u64, 0u128);
+        for (which, paid) in actions {
+            let paid_text = paid.to_string();
+            let before = state.clone();
+            let Ok(applied) = before.apply(as_action(which, &paid_text)) else {
+                continue; // refused: the caller keeps its state, nothing is announced
+            };
+            // Each announced change is the next version, and the final state is the last one.
+            for event in &applied.events {
+                version += 1;
+                prop_assert_eq!(event.status_version(), &StatusVersion::from(version));
+                // What was received never decreases, and never changes without a payment.
+                let now = event.amount_received_raw().parse::<u128>().unwrap();
+                prop_assert!(now >= received);
+                received = now;
+            }
+            match applied.events.last() {
+                Some(last) => prop_assert_eq!(last, &applied.state),
+                None => {
+                    prop_assert_eq!(applied.state.status(), before.status());
+                    prop_assert_eq!(applied.state.status_version(), before.status_version());
+                    prop_assert_eq!(applied.state.amount_received_raw(), before.amount_received_raw());
+                }
+            }
+            if which <= 3 {
+                // An accepted payment: its amount counted once, settled by the exact total.
+                prop_assert_eq!(received, before.amount_received_raw().parse::<u128>().unwrap() + paid);
+                let settled = match received.cmp(&amount) {
+                    Ordering::Less => PaymentStatus::PartiallyPaid,
+                    Ordering::Equal => PaymentStatus::Paid,
+                    Ordering::Greater => PaymentStatus::Overpaid,
+                };
+                prop_assert_eq!(applied.state.status(), settled);
+                prop_assert_eq!(applied.events.len(), 2);
+            } else {
+                prop_assert_eq!(applied.state.amount_received_raw(), before.amount_received_raw());
+            }
+            state = applied.state;
+        }
+        prop_assert_eq!(state.status_version(), &StatusVersion::from(version));
+        prop_assert_eq!(state.amount_received_raw(), received.to_string());
     }
 }

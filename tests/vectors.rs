@@ -12,7 +12,7 @@
 
 mod common;
 
-use cryptopay_verify::ErrorKind;
+use cryptopay_verify::{ApiError, ErrorKind, LinkMismatch};
 
 #[test]
 fn every_vector_holds() {
@@ -36,9 +36,32 @@ fn every_error_code_has_a_vector() {
         .filter(|code| *code != "body_not_raw" && !covered.contains(*code))
         .collect();
     assert!(missing.is_empty(), "no vector expects: {missing:?}");
+    // The refusals of the payment state machine (service.json) are the service's answers.
+    let refusals = [
+        ApiError::PaymentNotPayable,
+        ApiError::PaymentNotCancellable,
+        ApiError::PaymentNotReviewable,
+        ApiError::PaymentNotExpirable,
+        ApiError::ConsumerAccessDisabled,
+    ];
+    for refusal in refusals {
+        assert!(
+            covered.contains(refusal.code()),
+            "no vector expects {refusal}"
+        );
+    }
+    // And every mismatch of linking an event to its order (fulfilment.json).
+    for mismatch in LinkMismatch::ALL {
+        assert!(
+            covered.contains(mismatch.code()),
+            "no vector expects {mismatch}"
+        );
+    }
     for code in &covered {
         assert!(
-            ErrorKind::from_code(code).is_some(),
+            ErrorKind::from_code(code).is_some()
+                || ApiError::from_code(code).is_some()
+                || LinkMismatch::from_code(code).is_some(),
             "vectors expect an unknown code {code}"
         );
     }

@@ -13,6 +13,7 @@ mod source_amount;
 
 pub use create_payment::{CreatePayment, validate_create_payment, validate_create_payment_json};
 pub use primary_source::{PrimarySource, SourceKind};
+pub(crate) use source_amount::SOURCE_AMOUNT;
 pub use source_amount::{SourceAmount, build_source_amount, validate_source_amount};
 
 use serde::{Deserialize, Deserializer};

@@ -56,7 +56,7 @@ pub struct SourceAmount {
 }
 
 /// The keys of a SourceAmount.
-pub(super) static SOURCE_AMOUNT: Spec = Spec(&[
+pub(crate) static SOURCE_AMOUNT: Spec = Spec(&[
     ("kind", &LEAF),
     ("currency", &LEAF),
     ("pricing_ref", &LEAF),
@@ -133,6 +133,17 @@ impl SourceAmount {
 
     /// A SourceAmount from its captured JSON (see [`from_json`](Self::from_json)).
     pub(super) fn from_shape(shape: &Shape<'_>) -> Result<Self, Error> {
+        SourceAmount::read_shape(shape, false)
+    }
+
+    /// A SourceAmount as a view of the service holds it: as [`from_shape`](Self::from_shape)
+    /// reads it, except that a key it does not know is tolerated (a view may grow), where a
+    /// body sent to the service refuses one (a typo must never reach the service).
+    pub(crate) fn from_view_shape(shape: &Shape<'_>) -> Result<Self, Error> {
+        SourceAmount::read_shape(shape, true)
+    }
+
+    fn read_shape(shape: &Shape<'_>, tolerate_unknown_keys: bool) -> Result<Self, Error> {
         let invalid = |detail| err(ErrorKind::SourceAmountInvalid, detail);
         if !matches!(shape, Shape::Object { .. }) {
             return Err(invalid("source_amount is not an object"));
@@ -152,7 +163,7 @@ impl SourceAmount {
                 ));
             }
         };
-        if shape.has_unknown_key() {
+        if shape.has_unknown_key() && !tolerate_unknown_keys {
             return Err(invalid(
                 "source_amount has a key other than kind, currency, pricing_ref and amount_raw",
             ));

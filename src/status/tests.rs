@@ -69,3 +69,19 @@ fn decisions() {
     assert_eq!(decide_event(&v("9"), &at("9")), Decision::Stale);
     assert_eq!(decide_event(&v("8"), &at("9")), Decision::Stale);
 }
+
+#[test]
+fn successors_are_exact_at_any_size() {
+    assert_eq!(v("0").successor(), v("1"));
+    assert_eq!(v("9").successor(), v("10"));
+    assert_eq!(v("9007199254740992").successor(), v("9007199254740993"));
+    assert_eq!(
+        StatusVersion::from(u64::MAX).successor(),
+        StatusVersion::from(u128::from(u64::MAX) + 1)
+    );
+    let nines = "9".repeat(100);
+    assert_eq!(
+        v(&nines).successor().as_str(),
+        format!("1{}", "0".repeat(100))
+    );
+}

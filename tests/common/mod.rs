@@ -6,7 +6,9 @@
 use cryptopay_verify::*;
 use serde_json::{Map, Value, json};
 
+mod fulfilment;
 mod json_reference;
+mod service;
 
 /// Every vector file, by name.
 pub(crate) const FILES: &[(&str, &str)] = &[
@@ -30,9 +32,64 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         "error_codes.json",
         include_str!("../vectors/error_codes.json"),
     ),
+    ("service.json", include_str!("../vectors/service.json")),
+    (
+        "fulfilment.json",
+        include_str!("../vectors/fulfilment.json"),
+    ),
 ];
 
+/// A refusal as the vectors spell it: the crate's [`Error`], one of the payment service's
+/// own answers ([`ApiError`]) or a [`LinkMismatch`], by its code.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: &'static str,
+    text: String,
+}
+
+impl Failure {
+    pub(crate) fn code(&self) -> &'static str {
+        self.code
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure {
+            code: error.code(),
+            text: error.to_string(),
+        }
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(error: ApiError) -> Self {
+        Failure {
+            code: error.code(),
+            text: error.to_string(),
+        }
+    }
+}
+
+impl From<LinkMismatch> for Failure {
+    fn from(mismatch: LinkMismatch) -> Self {
+        Failure {
+            code: mismatch.code(),
+            text: mismatch.to_string(),
+        }
+    }
+}
+
 type Outcome = Result<Value, Error>;
+
+/// The result of any vector's function: the crate's or the service's refusals.
+type Answer = Result<Value, Failure>;
 
 fn text<'a>(case: &'a Value, key: &str) -> &'a str {
     case[key]
@@ -191,7 +248,14 @@ fn opt_str<'a>(case: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// Runs one case and returns its result as the vectors spell it.
-pub(crate) fn run(function: &str, case: &Value) -> Outcome {
+pub(crate) fn run(function: &str, case: &Value) -> Answer {
+    service::run(function, case)
+        .or_else(|| fulfilment::run(function, case))
+        .unwrap_or_else(|| run_core(function, case).map_err(Failure::from))
+}
+
+/// Runs one case of the crate's own functions (not the service's rules).
+fn run_core(function: &str, case: &Value) -> Outcome {
     match function {
         "verifySignature" => verify(case, false),
         "verifyWebhook" => verify(case, true),
@@ -312,7 +376,7 @@ pub(crate) fn run(function: &str, case: &Value) -> Outcome {
 }
 
 /// Checks one outcome against `expected`; returns a description of the difference.
-pub(crate) fn check(outcome: &Outcome, expected: &Map<String, Value>) -> Result<(), String> {
+pub(crate) fn check(outcome: &Answer, expected: &Map<String, Value>) -> Result<(), String> {
     match (outcome, expected.get("error")) {
         (Err(e), Some(code)) if code == e.code() => Ok(()),
         (Err(e), _) => Err(format!(

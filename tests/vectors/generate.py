@@ -3,7 +3,9 @@
 
 Run from the repository root:  python3 tests/vectors/generate.py
 
-Standard library only (json, hmac, hashlib, base64). Every MAC is computed here with
+Standard library only (json, hmac, hashlib, base64). The service's rules (service.json)
+and fulfilment (fulfilment.json) come from the reference models in service_vectors.py and
+fulfilment_vectors.py, beside this file. Every MAC is computed here with
 Python's `hmac`, independently of the crate; the RFC 4231 tags, the four cross-checked
 anchor vectors (stripe-node) and stripe's known answers are typed in as literals and
 asserted against Python's results before anything is written. The expectations follow
@@ -15,6 +17,11 @@ import hashlib
 import hmac
 import json
 import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the vectors
+import fulfilment_vectors  # noqa: E402 (after the line above)
+import service_vectors  # noqa: E402
 
 SCHEMA = "cryptopay-verify-vectors/1"
 OUT_DIR = os.path.join("tests", "vectors")
@@ -64,6 +71,8 @@ class VectorFile:
         self.notes = notes
         self.per_row_function = per_row_function
         self.tests = []
+        # Codes of the service's own answers a row may expect besides the crate's.
+        self.service_codes = []
 
     def add(self, comment, flags, expected, function=None, **inputs):
         row = {"id": len(self.tests) + 1}
@@ -1642,6 +1651,26 @@ def build_delivery():
 
 
 # --------------------------------------------------------------------------------------
+# 12. service.json (tests/vectors/service_vectors.py)
+# --------------------------------------------------------------------------------------
+
+def build_service():
+    f = service_vectors.build_service(VectorFile)
+    f.service_codes = service_vectors.API_CODES
+    return f
+
+
+# --------------------------------------------------------------------------------------
+# 13. fulfilment.json (tests/vectors/fulfilment_vectors.py)
+# --------------------------------------------------------------------------------------
+
+def build_fulfilment():
+    f = fulfilment_vectors.build_fulfilment(VectorFile)
+    f.service_codes = fulfilment_vectors.LINK_CODES
+    return f
+
+
+# --------------------------------------------------------------------------------------
 # Checks and output
 # --------------------------------------------------------------------------------------
 
@@ -1685,7 +1714,7 @@ def check_file(vf):
         exp = t["expected"]
         assert (exp.get("ok") is True) != ("error" in exp), where
         if "error" in exp:
-            assert exp["error"] in ALL_CODES and len(exp) == 1, where
+            assert exp["error"] in ALL_CODES + vf.service_codes and len(exp) == 1, where
         for path, leaf in walk(t):
             if isinstance(leaf, bool) or leaf is None:
                 continue
@@ -1703,7 +1732,7 @@ def check_file(vf):
 def main():
     files = [build_hmac(), build_verify(), build_sign(), build_read_headers(), build_event(),
              build_status(), build_amount(), build_pricing(), build_urls(), build_idempotency(),
-             build_delivery()]
+             build_delivery(), build_service(), build_fulfilment()]
     seen_codes = set()
     total = valid = 0
     for vf in files:

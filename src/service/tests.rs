@@ -1,0 +1,368 @@
+use super::*;
+use crate::amount::MAX_AMOUNT_RAW;
+use crate::error::ErrorKind;
+use crate::status::StatusVersion;
+
+use PaymentStatus::{
+    Cancelled, Confirming, Expired, Open, Overpaid, Paid, PartiallyPaid, ReviewRequired,
+};
+
+fn state(status: PaymentStatus, version: &str, amount: &str, received: &str) -> PaymentState {
+    PaymentState::from_parts(
+        status,
+        StatusVersion::parse(version).unwrap(),
+        amount,
+        received,
+        true,
+    )
+    .unwrap()
+}
+
+fn pay(amount_raw: &str) -> PaymentAction<'_> {
+    PaymentAction::Pay { amount_raw }
+}
+
+/// (status, version, received) of each event, then of the final state.
+fn summary(applied: &Applied) -> (Vec<(PaymentStatus, String, String)>, PaymentStatus) {
+    let events = applied
+        .events
+        .iter()
+        .map(|e| {
+            (
+                e.status(),
+                e.status_version().to_string(),
+                e.amount_received_raw().to_owned(),
+            )
+        })
+        .collect();
+    (events, applied.state.status())
+}
+
+#[test]
+fn statuses_read_back_as_the_wire_spells_them() {
+    let names: Vec<&str> = PaymentStatus::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "open",
+            "confirming",
+            "paid",
+            "partially_paid",
+            "overpaid",
+            "review_required",
+            "expired",
+            "cancelled"
+        ]
+    );
+    for status in PaymentStatus::ALL {
+        assert_eq!(PaymentStatus::parse(status.as_str()), Some(*status));
+        assert_eq!(status.to_string(), status.as_str());
+    }
+    for unknown in ["", "OPEN", "paid ", "refunded", "partially-paid"] {
+        assert_eq!(PaymentStatus::parse(unknown), None, "{unknown}");
+    }
+}
+
+#[test]
+fn api_errors_have_unique_codes_and_their_statuses() {
+    let table: Vec<(&str, u16)> = ApiError::ALL
+        .iter()
+        .map(|e| (e.code(), e.status()))
+        .collect();
+    assert_eq!(
+        table,
+        [
+            ("unauthorized", 401),
+            ("insufficient_scope", 403),
+            ("idempotency_key_missing", 400),
+            ("idempotency_key_reused", 409),
+            ("payment_not_found", 404),
+            ("payment_not_payable", 409),
+            ("payment_not_cancellable", 409),
+            ("payment_not_reviewable", 409),
+            ("payment_not_expirable", 409),
+            ("consumer_access_disabled", 403),
+            ("webhook_exists", 409),
+            ("webhook_not_found", 404),
+            ("secret_mismatch", 400),
+            ("request_invalid", 400),
+            ("not_found", 404),
+            ("method_not_allowed", 405),
+        ]
+    );
+    for error in ApiError::ALL {
+        assert_eq!(ApiError::from_code(error.code()), Some(*error));
+        // Distinct from the library's codes: one code, one meaning.
+        assert_eq!(ErrorKind::from_code(error.code()), None, "{}", error.code());
+        assert!(!error.message().is_empty());
+        assert_eq!(
+            error.to_string(),
+            format!("{}: {}", error.code(), error.message())
+        );
+    }
+    let invalid = ApiError::from(crate::validate_amount_raw("0").unwrap_err());
+    assert_eq!(
+        (invalid.code(), invalid.status()),
+        ("amount_raw_invalid", 400)
+    );
+    assert_eq!(invalid.message(), ErrorKind::AmountRawInvalid.help());
+    assert!(invalid.to_string().starts_with("amount_raw_invalid: "));
+    assert_eq!(ApiError::from_code("amount_raw_invalid"), None);
+}
+
+#[test]
+fn a_new_payment_is_open_at_version_1() {
+    let created = PaymentState::new("12800").unwrap();
+    assert_eq!(created, state(Open, "1", "12800", "0"));
+    assert!(created.consumer_access());
+    for bad in [
+        "0",
+        "",
+        "012800",
+        "1.5",
+        "-1",
+        "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+    ] {
+        assert_eq!(
+            PaymentState::new(bad).unwrap_err().code(),
+            "amount_raw_invalid",
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn stored_states_are_checked() {
+    let parts = |version: &str, amount: &str, received: &str| {
+        PaymentState::from_parts(
+            Paid,
+            StatusVersion::parse(version).unwrap(),
+            amount,
+            received,
+            false,
+        )
+        .map_err(|e| e.code())
+    };
+    assert!(parts("1", "5", "0").is_ok());
+    assert!(parts(&"9".repeat(90), "5", &"9".repeat(90)).is_ok());
+    assert_eq!(parts("0", "5", "0"), Err("status_version_invalid"));
+    assert_eq!(parts("1", "0", "0"), Err("amount_raw_invalid"));
+    for received in ["", "00", "05", "-5", "5.0", " 5"] {
+        assert_eq!(
+            parts("1", "5", received),
+            Err("amount_raw_invalid"),
+            "{received}"
+        );
+    }
+}
+
+#[test]
+fn actions_parse_by_name() {
+    for action in [
+        PaymentAction::Review,
+        PaymentAction::Expire,
+        PaymentAction::Cancel,
+        PaymentAction::DisableConsumerAccess,
+        PaymentAction::OpenCheckout,
+    ] {
+        assert_eq!(PaymentAction::parse(action.as_str(), None), Some(action));
+        assert_eq!(PaymentAction::parse(action.as_str(), Some("1")), None);
+    }
+    assert_eq!(PaymentAction::parse("pay", Some("x")), Some(pay("x")));
+    assert_eq!(pay("1").as_str(), "pay");
+    assert_eq!(PaymentAction::parse("pay", None), None);
+    assert_eq!(PaymentAction::parse("Pay", Some("1")), None);
+    assert_eq!(PaymentAction::parse("refund", None), None);
+}
+
+#[test]
+fn every_status_and_action() {
+    // The spec's table, written out independently of `apply`: Some(statuses of the events)
+    // or the refusal.
+    type Want = Result<&'static [PaymentStatus], &'static str>;
+    let want = |status: PaymentStatus, action: &str| -> Want {
+        match (action, status) {
+            ("pay", Open | PartiallyPaid) => Ok(&[Confirming, PartiallyPaid]),
+            ("pay", _) => Err("payment_not_payable"),
+            ("review", Open | Paid | PartiallyPaid | Overpaid) => Ok(&[ReviewRequired]),
+            ("review", _) => Err("payment_not_reviewable"),
+            ("expire", Open | PartiallyPaid) => Ok(&[Expired]),
+            ("expire", _) => Err("payment_not_expirable"),
+            ("cancel", Open) => Ok(&[Cancelled]),
+            ("cancel", Cancelled) => Ok(&[]),
+            ("cancel", _) => Err("payment_not_cancellable"),
+            ("disable_consumer_access" | "open_checkout", _) => Ok(&[]),
+            _ => unreachable!(),
+        }
+    };
+    for status in PaymentStatus::ALL {
+        let before = state(*status, "7", "1000", "0");
+        for action in [
+            pay("10"),
+            PaymentAction::Review,
+            PaymentAction::Expire,
+            PaymentAction::Cancel,
+            PaymentAction::DisableConsumerAccess,
+            PaymentAction::OpenCheckout,
+        ] {
+            let got = before.apply(action);
+            let name = action.as_str();
+            match want(*status, name) {
+                Ok(statuses) => {
+                    let applied = got.unwrap_or_else(|e| panic!("{status} {name}: {e}"));
+                    let got: Vec<PaymentStatus> =
+                        applied.events.iter().map(PaymentState::status).collect();
+                    assert_eq!(got, statuses, "{status} {name}");
+                    for (n, event) in applied.events.iter().enumerate() {
+                        assert_eq!(event.status_version().as_str(), (8 + n).to_string());
+                    }
+                    match applied.events.last() {
+                        Some(last) => assert_eq!(last, &applied.state),
+                        None => {
+                            assert_eq!(applied.state.status(), *status);
+                            assert_eq!(applied.state.status_version(), before.status_version());
+                        }
+                    }
+                }
+                Err(code) => assert_eq!(got.map_err(ApiError::code), Err(code), "{status} {name}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn pay_compares_the_total_exactly() {
+    let open = PaymentState::new("12800").unwrap();
+    let cases = [
+        ("12800", Paid),
+        ("12799", PartiallyPaid),
+        ("12801", Overpaid),
+        ("1", PartiallyPaid),
+        ("128000", Overpaid),
+    ];
+    for (amount, settled) in cases {
+        let applied = open.apply(pay(amount)).unwrap();
+        assert_eq!(
+            summary(&applied),
+            (
+                vec![
+                    (Confirming, "2".to_owned(), amount.to_owned()),
+                    (settled, "3".to_owned(), amount.to_owned())
+                ],
+                settled
+            ),
+            "{amount}"
+        );
+        assert!(applied.state.consumer_access());
+    }
+    // Several payments add up, from partially_paid.
+    let part = open.apply(pay("12000")).unwrap().state;
+    let rest = part.apply(pay("800")).unwrap();
+    assert_eq!(rest.state, state(Paid, "5", "12800", "12800"));
+    assert_eq!(rest.events.first().unwrap().status(), Confirming);
+}
+
+#[test]
+fn pay_is_exact_past_every_integer_type() {
+    let max_minus_one =
+        "115792089237316195423570985008687907853269984665640564039457584007913129639934";
+    let open = PaymentState::new(MAX_AMOUNT_RAW).unwrap();
+    let one_short = open.apply(pay(max_minus_one)).unwrap().state;
+    assert_eq!(one_short.status(), PartiallyPaid);
+    let paid = one_short.apply(pay("1")).unwrap().state;
+    assert_eq!(paid.status(), Paid);
+    assert_eq!(paid.amount_received_raw(), MAX_AMOUNT_RAW);
+    let over = one_short.apply(pay("2")).unwrap().state;
+    assert_eq!(over.status(), Overpaid);
+    // A stored total of 78 nines plus 2^256 - 1: a 79-digit total, still exact.
+    let nines = "9".repeat(78);
+    let big = state(PartiallyPaid, "9007199254740993", MAX_AMOUNT_RAW, &nines);
+    let applied = big.apply(pay(MAX_AMOUNT_RAW)).unwrap();
+    assert_eq!(
+        applied.state.amount_received_raw(),
+        "1115792089237316195423570985008687907853269984665640564039457584007913129639934"
+    );
+    assert_eq!(applied.state.status(), Overpaid);
+    assert_eq!(applied.state.status_version().as_str(), "9007199254740995");
+}
+
+#[test]
+fn pay_checks_access_then_amount_then_status() {
+    let code = |s: &PaymentState, amount: &str| s.apply(pay(amount)).map_err(ApiError::code);
+    let open = PaymentState::new("100").unwrap();
+    let off = open
+        .apply(PaymentAction::DisableConsumerAccess)
+        .unwrap()
+        .state;
+    let expired_off = off.apply(PaymentAction::Expire).unwrap().state;
+    let expired_on = open.apply(PaymentAction::Expire).unwrap().state;
+    assert_eq!(code(&off, "0"), Err("consumer_access_disabled"));
+    assert_eq!(code(&expired_off, "10"), Err("consumer_access_disabled"));
+    assert_eq!(code(&expired_on, "0"), Err("amount_raw_invalid"));
+    assert_eq!(code(&expired_on, "10"), Err("payment_not_payable"));
+    for bad in ["0", "", "01", "1.5", "1e3", "-1", " 1"] {
+        assert_eq!(code(&open, bad), Err("amount_raw_invalid"), "{bad:?}");
+    }
+}
+
+#[test]
+fn cancel_needs_an_open_payment_with_nothing_received() {
+    let open = PaymentState::new("100").unwrap();
+    let cancelled = open.apply(PaymentAction::Cancel).unwrap();
+    assert_eq!(cancelled.state, state(Cancelled, "2", "100", "0"));
+    assert_eq!(cancelled.events, std::slice::from_ref(&cancelled.state));
+    // Twice: answered as it is, no change, no event.
+    let again = cancelled.state.apply(PaymentAction::Cancel).unwrap();
+    assert_eq!(again.state, cancelled.state);
+    assert!(again.events.is_empty());
+    // A stored open payment that received something is not cancellable.
+    let received = state(Open, "4", "100", "1");
+    assert_eq!(
+        received.apply(PaymentAction::Cancel),
+        Err(ApiError::PaymentNotCancellable)
+    );
+}
+
+#[test]
+fn consumer_access_changes_no_status_or_version() {
+    let part = PaymentState::new("100")
+        .unwrap()
+        .apply(pay("40"))
+        .unwrap()
+        .state;
+    let off = part.apply(PaymentAction::DisableConsumerAccess).unwrap();
+    assert!(off.events.is_empty());
+    assert!(!off.state.consumer_access());
+    assert_eq!(
+        (off.state.status(), off.state.status_version()),
+        (part.status(), part.status_version())
+    );
+    let twice = off
+        .state
+        .apply(PaymentAction::DisableConsumerAccess)
+        .unwrap();
+    assert_eq!(twice.state, off.state);
+    assert_eq!(
+        off.state.apply(PaymentAction::OpenCheckout),
+        Err(ApiError::ConsumerAccessDisabled)
+    );
+    let opened = part.apply(PaymentAction::OpenCheckout).unwrap();
+    assert_eq!((opened.state, opened.events.len()), (part.clone(), 0));
+    // Merchant actions do not depend on the checkout.
+    assert_eq!(
+        off.state
+            .apply(PaymentAction::Expire)
+            .unwrap()
+            .state
+            .status(),
+        Expired
+    );
+    assert_eq!(
+        off.state
+            .apply(PaymentAction::Review)
+            .unwrap()
+            .state
+            .status(),
+        ReviewRequired
+    );
+}
