@@ -295,7 +295,7 @@ const rfmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const rs = (a, b, sz) => ratio(sz, true, a, b);
 const spread = (s) => `p25-p75 ${fmtRatio({ median: s.p25 })}-${fmtRatio({ median: s.p75 })}`;
 {
-  // The rows of issue 15, in its order.
+  // The goal rows, in the order the goals were set.
   for (const sz of SIZES) {
     const a = rs('V.verifyWebhook', 'stripe.constructEvent', sz);
     goal(`\`Verifier.verifyWebhook\` / stripe \`constructEvent\`, ${SIZE_LABEL[sz]}`, a.median, sz >= 1048576 ? 1.0 : 0.9, rfmt, spread(a));

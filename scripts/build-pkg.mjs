@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// issue-14 (typings): the ErrorCode block is generated from src/error.rs.
+// The typings: the ErrorCode block is generated from src/error.rs.
 import { renderTypings } from './error-codes-dts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -138,7 +138,7 @@ writeFileSync(join(dist, `${name}_bg.js`), bg);
 writeFileSync(join(dist, `${name}_bg.wasm.base64.mjs`),
   `// The .wasm, inlined so that Node, Bun and Deno read no file at run time.\nexport default '${wasmBytes.toString('base64')}';\n`);
 const templates = join(root, 'npm');
-// issue-14 (browsers): browser.mjs sits beside the .wasm in dist/, so init()'s default
+// Browsers: browser.mjs sits beside the .wasm in dist/, so init()'s default
 // `new URL('./cryptopay_verify_bg.wasm', import.meta.url)` names the file next to the
 // package's code unbundled, and next to the bundle under esbuild and Rollup.
 for (const file of ['public.mjs', 'browser.mjs']) cpSync(join(templates, 'src', file), join(dist, file));
@@ -149,7 +149,6 @@ for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs']) {
 }
 // The command line (npm `bin`) and its conformance kit.
 cpSync(join(templates, 'src', 'cli'), join(dist, 'cli'), { recursive: true });
-// --- issue-14 (typings): begin ---
 // The typings with the ErrorCode union and its docs generated from the core's ErrorKind docs.
 let typings;
 try {
@@ -160,7 +159,6 @@ try {
 }
 writeFileSync(join(dist, 'index.d.ts'), typings);
 writeFileSync(join(dist, 'index.d.cts'), typings);
-// --- issue-14 (typings): end ---
 cpSync(join(templates, 'types', 'wasm-module.d.ts'), join(dist, 'wasm-module.d.ts'));
 cpSync(join(templates, 'package.json'), join(out, 'package.json'));
 cpSync(join(templates, 'README.md'), join(out, 'README.md'));
@@ -183,10 +181,9 @@ rmSync(nodeSource);
 const cjs = readFileSync(join(dist, 'entry', 'node.cjs'), 'utf8');
 if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta');
 
-// >>> issue-11: the receiver subpath export (cryptopay-verify/receiver), see build-receiver.mjs
+// The receiver subpath export (cryptopay-verify/receiver), see build-receiver.mjs.
 const { buildReceiver } = await import('./build-receiver.mjs');
 buildReceiver({ root, dist, out, fail });
-// <<< issue-11
 
 const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
 const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];

@@ -140,9 +140,8 @@ async function main() {
   const recorded = await getJson(`${rx.url}/events`);
   const applied = recorded.events.filter((e) => e.decision === 'apply').length;
   say(`GET /events: ${recorded.count} events recorded (${applied} applied); the rejected deliveries left no trace`);
-  // >>> issue-11: what the store holds after a shuffled burst
+  // What the store holds after a shuffled burst.
   const burst = await shuffledBurst(rx);
-  // <<< issue-11
   await rx.stop();
   const { output } = rx;
   rx = await startExample();
@@ -168,7 +167,6 @@ async function main() {
   return goodOk && caught ? 0 : 1;
 }
 
-// >>> issue-11: a shuffled burst, then what the store holds
 // The service delivers at least once and in any order: a burst of signed deliveries for a few
 // payments, versions shuffled, a third of them sent twice, all at once. The store must hold
 // each event once and every payment at its highest version, whatever the arrival order.
@@ -230,7 +228,6 @@ function postJson(url, body, headers) {
     req.end(body);
   });
 }
-// <<< issue-11
 
 function finish(code) {
   for (const step of cleanup.reverse()) {

@@ -149,7 +149,19 @@ pub mod __fuzzing {
     }
 }
 
-/// The README's Rust examples, compiled and run as doctests.
+/// The Rust examples of the documents, compiled and run as doctests: the front README (its
+/// axum handler is `rust,ignore`: a test of examples/axum-receiver checks it is that file),
+/// the crates.io README and the Rust guide. Each file is in the crate package.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The crates.io README's examples (`readme` in Cargo.toml).
+#[doc = include_str!("../README-crate.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;
+
+/// The Rust guide's examples.
+#[doc = include_str!("../docs/rust.md")]
+#[cfg(doctest)]
+pub struct RustGuideDoctests;

@@ -4,7 +4,7 @@
 Standard library only. Every valid signature is HMAC-SHA256 computed here with Python's
 `hmac` (key = the UTF-8 bytes of the secret, message = timestamp bytes + b"." + body bytes),
 independently of the package; fingerprints with `hashlib`. Each row expects one error code
-(or a result) chosen from the design contract (its decisions are in README.md and docs/decisions.md);
+(or a result) chosen from the design contract (its decisions are in docs/decisions.md);
 where the contract is silent the choice is written in the row's comment.
 
 Usage: python3 tests/hostile/generate.py [OUTDIR]   (default tests/vectors)

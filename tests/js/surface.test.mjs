@@ -672,7 +672,7 @@ for (const [label, api] of entries) {
     });
   });
 
-  describe(`${label}: an unset environment variable and header value arrays (issue 14)`, () => {
+  describe(`${label}: an unset environment variable and header value arrays`, () => {
     test('secrets undefined (process.env.NAME unset) is invalid_argument asking whether the variable is set', () => {
       const input = { ...validInput(), secrets: undefined };
       for (const [where, fn] of [

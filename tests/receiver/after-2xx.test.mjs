@@ -1,4 +1,4 @@
-// The README's "After the 2xx" statements (read from the README itself, so the text users copy
+// The receiver guide's "After the 2xx" statements (read from docs/receiver.md itself, so the text users copy
 // is the text tested), run against what the receiver recorded in a real PostgreSQL and a real
 // SQLite file: the work query lists each payment whose applied facts changed since it was
 // noted as handled, and nothing else.
@@ -10,11 +10,11 @@ import { describe, test } from 'node:test';
 import { Database, ROOT, eventBody, receiverOptions, rx, signedHeaders, tempDir } from './lib/helpers.mjs';
 import { postgresForSuite } from './lib/postgres.mjs';
 
-/** The named statements (`-- setup:`, `-- work:`, `-- handled:`) of the README block `engine`. */
+/** The named statements (`-- setup:`, `-- work:`, `-- handled:`) of the guide's block `engine`. */
 function readmeStatements(engine) {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'receiver.md'), 'utf8');
   const block = new RegExp(`<!-- sql: after-2xx ${engine} -->\\n\`\`\`sql\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  assert.ok(block, `README.md has the after-2xx ${engine} block`);
+  assert.ok(block, `docs/receiver.md has the after-2xx ${engine} block`);
   const statements = {};
   for (const part of block[1].split(/^-- /m).filter(Boolean)) {
     const [head, ...lines] = part.split('\n');
@@ -29,7 +29,7 @@ function readmeStatements(engine) {
  * The receiver records through `store`.
  */
 function story(name, makeStore, makeDb, engine) {
-  test(`${name}: payments to act on, as the README's statements find them`, async () => {
+  test(`${name}: payments to act on, as the guide's statements find them`, async () => {
     const sql = readmeStatements(engine);
     const store = await makeStore();
     const db = await makeDb();
@@ -76,7 +76,7 @@ function story(name, makeStore, makeDb, engine) {
   });
 }
 
-describe('After the 2xx: the README\'s work and handled statements', () => {
+describe('After the 2xx: the guide\'s work and handled statements', () => {
   const suite = postgresForSuite({ max: 2 });
   story('PostgreSQL', () => rx.postgresStore(suite.pool), () => ({
     run: (text, params) => suite.pool.query(text, params),

@@ -1,5 +1,5 @@
 // postgresStore on Bun's built-in PostgreSQL client (Bun.SQL, Bun 1.4.5 from the repository's
-// dev dependencies), through the adapter the README gives:
+// dev dependencies), through the adapter docs/receiver.md gives:
 //   postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) })
 // with Bun's default prepare: true (named statements per connection) and with prepare: false.
 // Each test runs lib/bunsql-driver.mjs under Bun, next to the installed package, on a real
@@ -236,7 +236,7 @@ describe('Bun.SQL through PgBouncer in transaction mode (statement names not kep
     const prefix = 'pgb_named_';
     const out = await runBun('pooler', { url: pgb.bouncer.url, options: { max: 8 }, prefix });
     const refused = out.answers.filter(([, status]) => status !== 200);
-    assert.ok(refused.length > 0, 'every delivery was answered 200: Bun.SQL keeps its statements through the pooler now; the README says it does not');
+    assert.ok(refused.length > 0, 'every delivery was answered 200: Bun.SQL keeps its statements through the pooler now; docs/receiver.md says it does not');
     assert.ok(refused.every(([, status, body]) => status === 503 && body === '{"error":"store_unavailable"}'));
     assert.equal(out.logged.length, refused.length);
     for (const line of out.logged) assert.match(line, /store_unavailable: could not record an event \((42P05|26000): prepared statement "P\d+" (already exists|does not exist)\)/);

@@ -1,5 +1,5 @@
 // postgresStore on postgres.js (npm `postgres`, porsager), the client many Node apps (Drizzle
-// among them) use instead of node-postgres, through the adapter the README gives:
+// among them) use instead of node-postgres, through the adapter docs/receiver.md gives:
 //   postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) })
 // and the same with { prepare: true } (postgres.js's own named statements, per connection).
 // A real throwaway PostgreSQL; postgres.js connects over its unix socket (host: the folder).

@@ -20,7 +20,7 @@ import {
 } from './lib/helpers.mjs';
 import { openPool, postgresForSuite } from './lib/postgres.mjs';
 
-// The documented limits (README, "Receiver").
+// The documented limits (docs/receiver.md).
 const MAX_ID_BYTES = 1024;
 const D1_MAX_BODY_BYTES = 1_800_000;
 
@@ -112,7 +112,7 @@ describe('PostgreSQL (a throwaway server)', () => {
 
   test('a role that may only use the tables (no CREATE): ready() runs no DDL when they stand, and the deliveries are recorded; where they are missing it names the fix', async () => {
     // The tables made once by the owner (a migration), then a role with the grants the
-    // README gives; PostgreSQL 15 grants no CREATE on the public schema to other roles.
+    // receiver guide gives; PostgreSQL 15 grants no CREATE on the public schema to other roles.
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'granted_' }), { log: false })).ready();
     await db.pool.query(`CREATE ROLE app_rx LOGIN;
       GRANT SELECT, INSERT, UPDATE ON granted_events, granted_payments, granted_quarantine TO app_rx;

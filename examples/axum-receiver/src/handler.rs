@@ -1,10 +1,12 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use cryptopay_verify::DeliveryHeaders;
+use serde_json::json;
 
 use crate::{Answer, App, quarantine, record};
 
@@ -25,9 +27,6 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Byte
         // Authentic, but no event this receiver applies: kept, and acknowledged.
         Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
         // The code only (the message may describe the configuration).
-        Err(e) => (
-            StatusCode::BAD_REQUEST,
-            format!(r#"{{"error":"{}"}}"#, e.code()),
-        ),
+        Err(e) => (StatusCode::BAD_REQUEST, Json(json!({"error": e.code()}))),
     }
 }

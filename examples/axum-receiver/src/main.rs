@@ -15,15 +15,15 @@ mod store;
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::routing::post;
+use axum::{Json, Router};
 use cryptopay_verify::{
     DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, Verifier, VerifyOptions,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 use store::Store;
 
@@ -35,8 +35,8 @@ pub struct App {
     store: Store,
 }
 
-/// A status and a JSON body.
-pub type Answer = (StatusCode, String);
+/// A status and a JSON body (`Json` answers with `content-type: application/json`).
+pub type Answer = (StatusCode, Json<Value>);
 
 /// Records a verified event; `200` with the decision only after the commit.
 async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
@@ -49,7 +49,7 @@ async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
     match app.store.record(event, now_secs).await {
         Ok(decision) => (
             StatusCode::OK,
-            json!({"received": true, "decision": decision.as_str()}).to_string(),
+            Json(json!({"received": true, "decision": decision.as_str()})),
         ),
         Err(failure) => unavailable("an event", failure),
     }
@@ -60,7 +60,7 @@ async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, now_secs: u6
     match app.store.quarantine(code, body, now_secs).await {
         Ok(()) => (
             StatusCode::OK,
-            json!({"received": true, "quarantined": code}).to_string(),
+            Json(json!({"received": true, "quarantined": code})),
         ),
         Err(failure) => unavailable(&format!("a {code} delivery in quarantine"), failure),
     }
@@ -74,7 +74,7 @@ fn unavailable(what: &str, store::Unavailable(why): store::Unavailable) -> Answe
     );
     (
         StatusCode::SERVICE_UNAVAILABLE,
-        json!({"error": "store_unavailable"}).to_string(),
+        Json(json!({"error": "store_unavailable"})),
     )
 }
 

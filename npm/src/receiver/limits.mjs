@@ -1,5 +1,5 @@
-// The receiver's limits, in one place (README, "Receiver": "Decisions where the contract is
-// silent" tells why each is what it is). An authentic delivery a store cannot hold is refused
+// The receiver's limits, in one place (docs/receiver.md, "Decisions where the contract is
+// silent", tells why each is what it is). An authentic delivery a store cannot hold is refused
 // or quarantined before anything is written, never answered 503 on every retry.
 
 /**

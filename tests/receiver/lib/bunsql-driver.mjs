@@ -1,5 +1,5 @@
 // Run by Bun (bunsql.test.mjs copies it next to the installed package): postgresStore on Bun's
-// own PostgreSQL client (Bun.SQL), through the adapter the README gives:
+// own PostgreSQL client (Bun.SQL), through the adapter docs/receiver.md gives:
 //   postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) })
 // One scenario per run (argv[2]); its settings in the environment variable BUNSQL (JSON). It
 // prints `ASK <step>` and waits for a line on stdin when the test has to act (hold a lock,

@@ -67,13 +67,13 @@ export function tempDir(prefix = 'cpv-rx-') {
   return dir;
 }
 
-// The README's retention statements, with "older than 30 days" turned into "older than a minute
+// The retention statements of docs/receiver.md, with "older than 30 days" turned into "older than a minute
 // from now" (every row).
 export const PRUNE_POSTGRES = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < now() + interval '1 minute'`;
 export const PRUNE_SQLITE = (prefix) => `DELETE FROM ${prefix}events WHERE received_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 minute')`;
 
 /**
- * Retention (README, "Receiver"): rows of `events` may be deleted once the service no longer
+ * Retention (docs/receiver.md, "Stores"): rows of `events` may be deleted once the service no longer
  * retries them; `payments` holds the applied version, so a late retry of a pruned event is
  * stale (recorded again, never applied twice) and a newer event still applies. `deliver(body)`
  * resolves [status, answer text]; `prune()` deletes the events; `read()` gives the rows.

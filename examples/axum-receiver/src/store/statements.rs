@@ -5,8 +5,7 @@
 //! whole, to run as one simple query, the others as their first statement).
 
 /// The file, as the npm package's build reads it.
-const POSTGRES_SQL: &str =
-    include_str!("../../../../sql/postgres.sql");
+const POSTGRES_SQL: &str = include_str!("../../../../sql/postgres.sql");
 
 /// The statements the PostgreSQL store runs.
 #[derive(Debug)]
@@ -39,11 +38,7 @@ impl Statements {
                 .find(|(found, _)| *found == name)
                 .map(|(_, body)| body.as_str())
                 .filter(|body| !body.is_empty())
-                .ok_or_else(|| {
-                    format!(
-                        "sql/postgres.sql has no \"-- statement: {name}\" section"
-                    )
-                })
+                .ok_or_else(|| format!("sql/postgres.sql has no \"-- statement: {name}\" section"))
         };
         let first = |name: &str| -> Result<String, String> {
             let body = section(name)?;
