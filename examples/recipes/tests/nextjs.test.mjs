@@ -4,8 +4,8 @@
 // (/api/webhook) and to its Pages Router route (/api/pages-router-webhook).
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
@@ -39,6 +39,13 @@ describe('Next.js recipe (App Router route handler, receiver.fetch; PostgreSQL)'
       '}',
       '',
     ].join('\n'));
+    // Turbopack compiles and resolves only inside its root (the repository, by its lockfile):
+    // where node_modules links to an install outside it (a worktree sharing one), the root is
+    // set to a folder holding both, for the test only.
+    const modules = realpathSync(join(ROOT, 'node_modules'));
+    let root = ROOT;
+    while (relative(root, modules).startsWith('..')) root = dirname(root);
+    if (root !== ROOT) writeFileSync(join(dir, 'next.config.mjs'), `export default { turbopack: { root: ${JSON.stringify(root)} } };\n`);
     // Neither the secret nor the database is in the environment of `next build`.
     const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...RECIPE_ENV };
     delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
