@@ -16,8 +16,8 @@
 //                                        (deliveryTests), the kit finding what text loses
 //           { invalidByte: [status, json], thenSigned? } a body holding 0xFF where a U+FFFD
 //                                        was signed, then (thenSigned) the signed bytes
-//           { logs, never, hold }        started, the log shows `logs` and never `never`
-//                                        (port `hold` held meanwhile)
+//           { logs, never, hold, says }  started, the log shows `logs` and never `never`
+//                                        (port `hold` held meanwhile); `says`: in words
 //   checks  logged: the log shows it (a log kept in an array: the whole of it, one line);
 //           mentions: texts the log line names; text: the answer's text shows it;
 //           nothingOpened: the folder of start.DATA_DIR was not made; store: the deliveries'
@@ -110,7 +110,7 @@ export const TRAPS = [
     logged: unset('CRYPTOPAY_WEBHOOK_SECRET'), nothingOpened: true },
   // The node-server preset takes PORT=0 as unset: port 3000, held here so that the bind fails.
   { framework: 'Nitro 3', trap: 'PORT=0 (not a free port: the default, 3000)', at: { start: { PORT: '0', DATA_DIR: 'data-port' } },
-    expect: { logs: /EADDRINUSE: address already in use 127\.0\.0\.1:3000\b/, never: /Listening on/, hold: 3000 } },
+    expect: { logs: /EADDRINUSE: address already in use 127\.0\.0\.1:3000\b/, never: /Listening on/, hold: 3000, says: 'the server tries port 3000' } },
   { framework: 'Nitro 3', trap: 'on Bun without DATABASE_URL (better-sqlite3 does not load in Bun)', at: { start: {} }, on: ['Bun'], expect: { answer: STORE_UNAVAILABLE },
     logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
 
@@ -137,12 +137,12 @@ export const TRAPS = [
 ];
 
 const [status, json] = [0, 1];
-const shown = ({ answer, verifies, deliveries, invalidByte, thenSigned, logs }) => {
+const shown = ({ answer, verifies, deliveries, invalidByte, thenSigned, says }) => {
   if (answer) return `${answer[status]}${answer[json] ? ` ${Object.values(answer[json]).at(-1)}` : ''}`;
   if (verifies) return 'verifies, and an altered body is refused';
   if (deliveries) return deliveries.bodyAsText ? 'text: the kit\'s tampered_body acknowledged where text loses bytes' : 'every delivery answered as the recipe\'s';
   if (invalidByte) return `0xFF for the signed U+FFFD: ${invalidByte[status]}${thenSigned ? `, the signed bytes ${thenSigned[status]}` : ''}`;
-  return `the log shows ${logs.source}`;
+  return says;
 };
 
 /** A row's name: the trap, the runtime when not Node, and what is expected. */
