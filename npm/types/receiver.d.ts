@@ -818,3 +818,143 @@ export interface MemoryStore extends ReceiverStore {
  * store.payments.get('pay_123')?.status_version;
  */
 export declare function memoryStore(): MemoryStore;
+
+/**
+ * What {@link receiverOptionsFromEnv} returns: the options of {@link createReceiver} an
+ * environment gives. Spread them into its options with the store.
+ *
+ * @example
+ * const options: EnvReceiverOptions = receiverOptionsFromEnv(process.env);
+ * const receiver = createReceiver({ ...options, store: postgresStore(pool) });
+ */
+export interface EnvReceiverOptions {
+  /**
+   * `CRYPTOPAY_WEBHOOK_SECRET` as a string; during a rotation, the set of entries: that one
+   * `active`, `CRYPTOPAY_WEBHOOK_SECRET_PENDING` `pending`, and `CRYPTOPAY_WEBHOOK_SECRET_RETIRING`
+   * `retiring` until `CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL`.
+   *
+   * @example
+   * secrets: [{ secret: 'whsec_new', kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: 1767225600 }]
+   */
+  secrets: Secrets;
+  /**
+   * `MAX_SKEW_SECS`, whole seconds; 300 when it is unset or empty.
+   *
+   * @example
+   * maxSkewSecs: 300
+   */
+  maxSkewSecs: number;
+  /**
+   * `TIMESTAMP_HEADER`: the name of the header carrying the delivery timestamp.
+   *
+   * @example
+   * timestampHeader: 'X-Webhook-Timestamp'
+   */
+  timestampHeader: string;
+  /**
+   * `SIGNATURE_HEADER`: the name of the header carrying the signature.
+   *
+   * @example
+   * signatureHeader: 'X-Webhook-Signature'
+   */
+  signatureHeader: string;
+}
+
+/**
+ * Options of {@link receiverOptionsFromEnv}. Unknown keys are refused (`invalid_argument`).
+ *
+ * @example
+ * receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] });
+ */
+export interface FromEnvOptions {
+  /**
+   * More variables the deployment cannot run without (its database URL, a Worker's binding):
+   * a missing or empty one is named in the same error as the receiver's own. Their values are
+   * not returned: read them from the environment yourself.
+   *
+   * @example
+   * required: ['DATABASE_URL']
+   */
+  required?: readonly string[] | undefined;
+}
+
+/**
+ * The receiver's options from an environment object you pass: `process.env` (Node, Bun), a
+ * Worker's `env`, `Deno.env.toObject()`. The receiver never reads the environment itself.
+ *
+ * | Variable | |
+ * |---|---|
+ * | `CRYPTOPAY_WEBHOOK_SECRET` | the signing Secret exactly as saved (required) |
+ * | `TIMESTAMP_HEADER`, `SIGNATURE_HEADER` | the delivery header names (required) |
+ * | `MAX_SKEW_SECS` | whole seconds, default 300 |
+ * | `CRYPTOPAY_WEBHOOK_SECRET_PENDING` | during a rotation: the new Secret, not yet active |
+ * | `CRYPTOPAY_WEBHOOK_SECRET_RETIRING`, `..._RETIRING_UNTIL` | after activation: the old Secret, and the last Unix second it verifies (required with it) |
+ *
+ * An empty value counts as unset. Values are used exactly as given (no trimming).
+ *
+ * @param env The environment: an object of variables, each a string (a Worker's bindings may
+ * be other values: only those named in `required` are read, and only whether they are set).
+ * @param options `required`: more variables that must be set.
+ * @throws {CryptoPayError} `invalid_argument`, one error naming every variable that is missing
+ * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
+ * `..._RETIRING_UNTIL` that is not Unix seconds), never a value; or `env` not an object.
+ * @example
+ * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
+ *
+ * const receiver = createReceiver({ ...receiverOptionsFromEnv(process.env), store: sqliteStore(db) });
+ * @example
+ * // A Worker: env exists only inside a request
+ * receiver ??= createReceiver({ ...receiverOptionsFromEnv(env, { required: ['DB'] }), store: d1Store(env.DB) });
+ */
+export declare function receiverOptionsFromEnv(env: object, options?: FromEnvOptions): EnvReceiverOptions;
+
+/**
+ * Options of {@link lazyReceiver}. Unknown keys are refused (`invalid_argument`).
+ *
+ * @example
+ * const receiver = lazyReceiver(create, { log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) } });
+ */
+export interface LazyReceiverOptions {
+  /**
+   * Where a failed creation is told (its `error`), once per attempt; `false` (or `null`) for
+   * nowhere. Default `console`. The receiver's own lines go to the log given to createReceiver.
+   *
+   * @example
+   * log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }
+   */
+  log?: ReceiverLog | false | null | undefined;
+}
+
+/**
+ * A receiver created at its first call, for serverless platforms and builds that must not need
+ * the configuration (Next.js, Nitro, Workers, AWS Lambda, Cloud Run functions, Supabase Edge
+ * Functions). `create` runs once however many requests arrive together, then the receiver's
+ * `ready()`; the receiver is kept while the process or isolate lives. A failure is forgotten,
+ * so the next request tries again; meanwhile each request is answered, and the failure logged
+ * once per attempt:
+ *
+ * - `500 {"error":"not_configured"}` when `create` throws a `CryptoPayError` (a variable
+ *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store);
+ * - `503 {"error":"store_unavailable"}` when it throws anything else (a driver that does not
+ *   load, a connection refused) or `ready()` rejects (the store cannot be reached or prepared).
+ *
+ * The service retries both. `fetch`, `node` and `handle` answer in their own form (a
+ * `Response`, the Node response written, a {@link ReceiverAnswer}); `ready()` rejects with
+ * what failed.
+ *
+ * @param create Makes the receiver: reads the configuration, opens the store, returns
+ * createReceiver's result (or a promise of it).
+ * @param options Where the failures are logged.
+ * @throws {CryptoPayError} `invalid_argument`: `create` is not a function, or an option of the
+ * wrong shape. Never later: a failed creation is an answer, not a rejection.
+ * @example
+ * import pg from 'pg';
+ * import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
+ *
+ * const receiver = lazyReceiver(() => createReceiver({
+ *   ...receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] }),
+ *   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 })),
+ * }));
+ * export const POST = (request: Request) => receiver.fetch(request); // Next.js route handler
+ */
+export declare function lazyReceiver(create: () => Receiver | PromiseLike<Receiver>, options?: LazyReceiverOptions): Receiver;

@@ -62,7 +62,7 @@ test('receiver/index.d.ts (cryptopay-verify/receiver): every export, member and 
   const names = new Set(audit.items.map((i) => i.name));
   for (const name of ['createReceiver', 'ReceiverOptions.maxSkewSecs', 'Receiver.fetch', 'Receiver.node', 'Receiver.handle',
     'ReceiverStore.record', 'postgresStore', 'sqliteStore', 'd1Store', 'libsqlStore', 'LibsqlClientLike.batch', 'memoryStore',
-    'SqliteStoreOptions.synchronous']) {
+    'SqliteStoreOptions.synchronous', 'receiverOptionsFromEnv', 'FromEnvOptions.required', 'lazyReceiver', 'LazyReceiverOptions.log']) {
     assert.ok(names.has(name), `the audit did not see ${name}`);
   }
 });

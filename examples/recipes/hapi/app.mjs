@@ -1,26 +1,11 @@
 // A hapi 21 receiver for payment.updated, on cryptopay-verify/receiver: the route takes the
 // payload as raw bytes (parse: false), the receiver verifies them, then records the event in
 // the store (de-duplicated by event_id, applied only when its status_version is greater) in
-// one transaction, and answers 2xx only after the commit. server.mjs opens the store and
-// starts it.
+// one transaction, and answers 2xx only after the commit. server.mjs makes the receiver and
+// starts the server.
 
 import Hapi from '@hapi/hapi';
-import { createReceiver } from 'cryptopay-verify/receiver';
-
-const MAX_BODY_BYTES = 1024 * 1024;
-
-/** The receiver. config: { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }. */
-export function webhookReceiver(config, log = console) {
-  return createReceiver({
-    secrets: config.secrets,
-    maxSkewSecs: config.maxSkewSecs,
-    timestampHeader: config.timestampHeader,
-    signatureHeader: config.signatureHeader,
-    maxBodyBytes: MAX_BODY_BYTES,
-    store: config.store,
-    log,
-  });
-}
+import { MAX_BODY_BYTES } from '../shared/receiver.mjs';
 
 /**
  * The webhook route. `parse: false` keeps the payload as the Buffer that arrived (hapi's
@@ -41,10 +26,8 @@ export function webhookRoute(receiver, path = '/webhook') {
   };
 }
 
-export async function createServer(config, log = console) {
-  const receiver = webhookReceiver(config, log);
-  await receiver.ready(); // creates the tables when missing; fails the start if the store is unusable
-  const server = Hapi.server({ port: config.port, host: config.host });
-  server.route(webhookRoute(receiver, config.path));
+export function createServer(receiver, { port, host, path }) {
+  const server = Hapi.server({ port, host });
+  server.route(webhookRoute(receiver, path));
   return server;
 }

@@ -1,33 +1,9 @@
-// Starts the Hono recipe on Node. Environment:
-//   CRYPTOPAY_WEBHOOK_SECRET              the signing Secret exactly as saved (required)
-//   TIMESTAMP_HEADER, SIGNATURE_HEADER    the delivery header names (required)
-//   DATA_DIR (./data)                     the folder of the SQLite file receiver.sqlite
-//   MAX_SKEW_SECS (300)  PORT (8787; 0 picks a free one)  HOST (127.0.0.1)
-//
-// One process on a SQLite file. For several instances, use PostgreSQL instead:
-//   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }))
+// Starts the Hono recipe on Node: `node server.mjs`. Environment: ../shared/receiver.mjs (the
+// Secret and header names, DATABASE_URL or DATA_DIR, PORT, HOST).
 
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import Database from 'better-sqlite3';
-import { sqliteStore } from 'cryptopay-verify/receiver';
+import { listening, startReceiver } from '../shared/receiver.mjs';
 import { createApp } from './app.mjs';
 
-const env = process.env;
-if (!env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
-  console.error('set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER');
-  process.exit(2);
-}
-const dataDir = env.DATA_DIR ?? 'data';
-mkdirSync(dataDir, { recursive: true });
-const app = await createApp({
-  secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-  maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-  timestampHeader: env.TIMESTAMP_HEADER,
-  signatureHeader: env.SIGNATURE_HEADER,
-  store: sqliteStore(new Database(join(dataDir, 'receiver.sqlite'))),
-});
-serve({ fetch: app.fetch, port: Number(env.PORT ?? 8787), hostname: env.HOST ?? '127.0.0.1' }, (info) => {
-  console.log(`hono recipe: listening on http://${info.address}:${info.port}/webhook`);
-});
+const { receiver, port, host } = await startReceiver(process.env, 'hono');
+serve({ fetch: createApp(receiver).fetch, port, hostname: host }, (info) => listening('hono', info));

@@ -1,22 +1,17 @@
 // The Hono recipe on a Cloudflare Worker: the same app (app.mjs) recording in D1. On a Worker,
-// env exists only inside a request, so the app is built on the first one (its ready() creates
-// the D1 tables when missing). wrangler.jsonc as in ../worker (a d1_databases binding DB, the
-// header names as vars, the Secret with `wrangler secret put CRYPTOPAY_WEBHOOK_SECRET`), with
-// "main": "worker.mjs".
+// env exists only inside a request, so the app is built on the first one, around a receiver
+// made then too (lazyReceiver: its ready() creates the D1 tables when missing; a failure is
+// answered 500 or 503 and retried at the next request). wrangler.jsonc as in ../worker (a
+// d1_databases binding DB, the header names as vars, the Secret with `wrangler secret put
+// CRYPTOPAY_WEBHOOK_SECRET`), with "main": "worker.mjs".
 
-import { d1Store } from 'cryptopay-verify/receiver';
+import { createReceiver, d1Store, lazyReceiver, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 import { createApp } from './app.mjs';
 
 let app;
 export default {
-  async fetch(request, env) {
-    app ??= createApp({
-      secrets: env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-      timestampHeader: env.TIMESTAMP_HEADER, signatureHeader: env.SIGNATURE_HEADER, store: d1Store(env.DB),
-    }).catch((error) => {
-      app = undefined; // the next request tries again (this one is a 500: the service retries)
-      throw error;
-    });
-    return (await app).fetch(request, env);
+  fetch(request, env) {
+    app ??= createApp(lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(env, { required: ['DB'] }), store: d1Store(env.DB) })));
+    return app.fetch(request, env);
   },
 };

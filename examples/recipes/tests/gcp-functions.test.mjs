@@ -2,14 +2,16 @@
 // Framework's own command (`functions-framework --target=webhook`, as `npm start` and the
 // platform run it) serving the recipe, which records in a throwaway PostgreSQL. The framework
 // parses every body before the function runs and keeps the bytes in req.rawBody: the shared
-// deliveries and the conformance kit show receiver.node verifies those bytes.
+// deliveries and the conformance kit show receiver.node verifies those bytes; then its trap
+// (traps.mjs): deployed without DATABASE_URL.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { before, describe } from 'node:test';
 import { freePort, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy } from './helpers.mjs';
+import { RECIPE_ENV, ROOT, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
+import { trapSuite } from './traps.mjs';
 
 const FRAMEWORK = join(ROOT, 'node_modules', '@google-cloud', 'functions-framework', 'build', 'src', 'main.js');
 
@@ -46,14 +48,8 @@ describe('Google Cloud Run functions recipe (Functions Framework, receiver.node 
 
   deliveryTests(() => fn.url, () => postgresStoreRows(db.pool));
 
-  test('deployed without DATABASE_URL: 500 not_configured (the service retries), the log says what to set', async () => {
-    const unset = await startFunction(dir, { DATABASE_URL: '' });
-    try {
-      const response = await deliver(unset.url, eventBody({ eventId: 'evt_gcf_unset', paymentId: 'pay_gcf_unset', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      await assertLogged(unset.output, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
-    } finally {
-      await unset.stop();
-    }
+  trapSuite('Google Cloud Run functions', {
+    start: (env) => startFunction(dir, { DATABASE_URL: db.server.url, ...env }),
+    recorded: (eventId) => recordedEvents(db.pool, eventId),
   });
 });

@@ -44,43 +44,47 @@ const inside = (parent, child) => {
 };
 
 /**
- * A fresh copy of examples/recipes/<name> in target/recipes-test/<as>, whose
- * `import 'cryptopay-verify'` resolves to the installed package. Returns its folder.
+ * A fresh copy of examples/recipes/<name> in target/recipes-test/<as>/<name>, beside a copy of
+ * examples/recipes/shared (which the recipes import as ../shared), both of whose
+ * `import 'cryptopay-verify'` resolve to the installed package, in
+ * target/recipes-test/<as>/node_modules. Returns the recipe's folder.
  */
 export function recipeCopy(name, as = name) {
-  const dir = join(SCRATCH, as);
-  rmSync(dir, { recursive: true, force: true });
-  cpSync(join(RECIPES, name), dir, {
-    recursive: true,
-    filter: (src) => !/[/\\](node_modules|\.next|out|\.wrangler)$/.test(src),
-  });
-  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  const top = join(SCRATCH, as);
+  rmSync(top, { recursive: true, force: true });
+  for (const folder of [name, 'shared']) {
+    cpSync(join(RECIPES, folder), join(top, folder), {
+      recursive: true,
+      filter: (src) => !/[/\\](node_modules|\.next|out|\.wrangler)$/.test(src),
+    });
+  }
+  mkdirSync(join(top, 'node_modules'), { recursive: true });
   const installed = realpathSync(INSTALLED);
   // A link when the installed package is inside the repository (so inside Turbopack's
   // root), else a copy of the installed files.
-  if (inside(ROOT, installed)) symlinkSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
-  else cpSync(installed, join(dir, 'node_modules', 'cryptopay-verify'), { recursive: true, dereference: true });
-  return dir;
+  if (inside(ROOT, installed)) symlinkSync(installed, join(top, 'node_modules', 'cryptopay-verify'), 'dir');
+  else cpSync(installed, join(top, 'node_modules', 'cryptopay-verify'), { recursive: true, dereference: true });
+  return join(top, name);
 }
 
+/** The options the recipes' receiver takes, as shared/receiver.mjs makes them, with the test's settings. */
+export const recipeOptions = (store, log) => ({
+  secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER, maxBodyBytes: 1024 * 1024, store, log,
+});
+
 /**
- * The receiver a recipe copy's app.mjs builds (its `webhookReceiver`), through the package the
- * copy imports (the installed one), recording in the SQLite file `<name>.sqlite` in the copy;
- * its log lines are pushed to `logged`. Resolves { receiver, recipe } (recipe: app.mjs's exports).
+ * A receiver as the recipe copy in `dir` makes one, through the package the copy imports (the
+ * installed one), recording in the SQLite file `<name>.sqlite` in the copy; its log lines are
+ * pushed to `logged`. Resolves { receiver, recipe } (recipe: the copy's app.mjs's exports).
  */
 export async function recipeReceiver(dir, name, logged = []) {
-  const [recipe, { sqliteStore }] = await Promise.all([
+  const [recipe, { createReceiver, sqliteStore }] = await Promise.all([
     import(pathToFileURL(join(dir, 'app.mjs')).href),
-    import(pathToFileURL(join(dir, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href),
+    import(pathToFileURL(join(dir, '..', 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href),
   ]);
   const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
-  const receiver = recipe.webhookReceiver({
-    secrets: SECRET,
-    maxSkewSecs: 300,
-    timestampHeader: TS_HEADER,
-    signatureHeader: SIG_HEADER,
-    store: sqliteStore(new Database(join(dir, `${name}.sqlite`))),
-  }, { warn: (line) => logged.push(line), error: (line) => logged.push(line) });
+  const log = { warn: (line) => logged.push(line), error: (line) => logged.push(line) };
+  const receiver = createReceiver(recipeOptions(sqliteStore(new Database(join(dir, `${name}.sqlite`))), log));
   return { receiver, recipe };
 }
 
@@ -108,9 +112,9 @@ export async function listenLocal(app) {
 export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs', runtime = process.execPath } = {}) {
   const server = startServer(runtime, [script], {
     cwd: dir,
-    // DATA_DIR as the recipe's default (its ./data, which sqliteStoreRows reads), never one
-    // inherited from the environment the tests run in.
-    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', ...env },
+    // DATA_DIR as the recipe's default (its ./data, which sqliteStoreRows reads), and no
+    // DATABASE_URL, never one inherited from the environment the tests run in.
+    env: { ...process.env, ...RECIPE_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
   });
   const [, origin] = await waitForOutput(server, /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/, { timeoutMs, what: `${dir}/${script}` });
   return { url: `${origin}/webhook`, dir, output: server.output, stop: () => server.stop() };
@@ -380,6 +384,10 @@ export async function postgresStoreRows(pool) {
     quarantine: await rows('SELECT code FROM cryptopay_quarantine'),
   };
 }
+
+/** How many events by `eventId` a recipe's PostgreSQL database holds, read through the test's `pool`. */
+export const recordedEvents = async (pool, eventId) =>
+  (await pool.query('SELECT count(*)::int AS n FROM cryptopay_events WHERE event_id = $1', [eventId])).rows[0].n;
 
 /** The rows of a recipe's SQLite file (DATA_DIR/receiver.sqlite), read as a separate connection. */
 export function sqliteStoreRows(dir) {

@@ -1,8 +1,9 @@
 // The AWS Lambda recipe (examples/recipes/lambda): its handler, unchanged, behind a stand-in
 // for API Gateway, Function URLs and ALB (api-gateway-stand-in.mjs: AWS cannot run here), in
-// each event shape they document, recording in a throwaway PostgreSQL. The same deliveries
-// and conformance kit as every recipe, then what a Lambda meets: a database that went away
-// and came back while the execution environment lived, and a function deployed unconfigured.
+// each event shape they document (rows of traps.mjs, with the function deployed unconfigured),
+// recording in a throwaway PostgreSQL: the same deliveries and conformance kit as every
+// recipe; then what a Lambda meets: a database that went away and came back while the
+// execution environment lived.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,12 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPES, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, startNodeRecipe } from './helpers.mjs';
+import { RECIPES, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, recordedEvents, startNodeRecipe } from './helpers.mjs';
+import { trapSuite } from './traps.mjs';
 
 const STAND_IN = join(RECIPES, 'tests', 'api-gateway-stand-in.mjs');
-const SHAPES = ['http-api', 'http-api-base64', 'rest-api', 'rest-api-binary', 'alb'];
-// The shapes whose body arrives as text the front door decoded (see deliveryTests).
-const TEXT_BODY = new Set(['http-api', 'rest-api']);
 
 describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }, () => {
   let dir;
@@ -28,16 +27,11 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
   const start = (env) => startNodeRecipe(dir, { script: STAND_IN, env });
   const readStore = () => postgresStoreRows(db.pool);
 
-  for (const shape of SHAPES) {
-    describe(`event shape: ${shape}`, () => {
-      let fn;
-      before(async () => {
-        fn = await start({ SHAPE: shape, DATABASE_URL: db.server.url });
-      });
-      after(() => fn?.stop());
-      deliveryTests(() => fn.url, readStore, { bodyAsText: TEXT_BODY.has(shape) });
-    });
-  }
+  trapSuite('AWS Lambda', {
+    start: (env) => start({ DATABASE_URL: db.server.url, ...env }),
+    readStore,
+    recorded: (eventId) => recordedEvents(db.pool, eventId),
+  });
 
   // AWS CDK's NodejsFunction (and SST, serverless-esbuild) bundle the handler and its
   // dependencies with esbuild into one file; CDK's defaults: CommonJS, platform node.
@@ -93,16 +87,5 @@ describe('AWS Lambda recipe (receiver.handle; PostgreSQL)', { timeout: 240_000 }
       const [payment] = (await db.pool.query("SELECT status_version::text AS v FROM cryptopay_payments WHERE payment_id = 'pay_lambda_restart'")).rows;
       assert.equal(payment.v, '2');
     });
-  });
-
-  test('deployed without DATABASE_URL: 500 not_configured (the service retries), the log says what to set', async () => {
-    const fn = await start({ SHAPE: 'http-api', DATABASE_URL: '' });
-    try {
-      const response = await deliver(fn.url, eventBody({ eventId: 'evt_lambda_unset', paymentId: 'pay_lambda_unset', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      await assertLogged(fn.output, /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER and DATABASE_URL/);
-    } finally {
-      await fn.stop();
-    }
   });
 });

@@ -1,15 +1,23 @@
-// Shared by the Nitro 2 and Nitro 3 recipe tests: `nitro build` of a recipe copy as a deployment
+// Shared by the Nitro 2 and Nitro 3 recipe tests, which differ only in their Nitro, their h3
+// and the routes they write beside the recipe's: `nitro build` of a recipe copy as a deployment
 // runs it (neither the secret nor the database in its environment), the .output it ships copied
-// outside the repository, the built server started from that copy, and a test both run on it.
+// outside the repository, the built server started from that copy; then the same suites on
+// both (nitroSuites): the deliveries on PostgreSQL and the framework's traps (traps.mjs), the
+// deliveries and a restart on a SQLite file, and the build for Bun, run on Bun.
 
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { RECIPE_ENV, assertLogged, deliver, deliveryTests, eventBody, restartTest, sqliteStoreRows, waitForOutput } from './helpers.mjs';
+import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
+import {
+  RECIPE_ENV, ROOT, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, restartTest, sqliteStoreRows, waitForOutput,
+} from './helpers.mjs';
+import { trapSuite } from './traps.mjs';
+
+const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 
 const deployed = []; // the copies of .output, outside the repository
 after(() => {
@@ -20,7 +28,7 @@ after(() => {
  * The environment without Nitro's own settings (NITRO_PRESET, NITRO_PORT, NITRO_HOST, ...),
  * which would take precedence over what the test sets.
  */
-export const nitroEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NITRO_')));
+const nitroEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('NITRO_')));
 
 /**
  * `node <cli> build` (with `preset`, else Nitro's default: node-server) in `dir`, a recipe copy
@@ -30,7 +38,7 @@ export const nitroEnv = () => Object.fromEntries(Object.entries(process.env).fil
  * recorded of the build (.output/nitro.json: its preset is checked there, as the log's wording
  * changes where Nitro detects CI).
  */
-export async function buildNitro(cli, dir, preset) {
+async function buildNitro(cli, dir, preset) {
   const buildEnv = { ...nitroEnv(), NO_COLOR: '1', ...RECIPE_ENV };
   delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;
   delete buildEnv.DATABASE_URL;
@@ -48,18 +56,20 @@ export async function buildNitro(cli, dir, preset) {
   return { out, meta };
 }
 
+/** A built server (`runtime server/index.mjs` in `out`) with the recipe's environment and `env`, not waited for. */
+const spawnNitro = (out, env, runtime = process.execPath) => startServer(runtime, [join('server', 'index.mjs')], {
+  cwd: out,
+  env: { ...nitroEnv(), ...RECIPE_ENV, HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
+});
+
 /**
- * Runs a built server (`runtime server/index.mjs` in `out`) with the recipe's environment and
- * `env`; resolves once it prints where it listens. PORT is a port found free unless `env` sets
- * it (Nitro 2 binds a free port itself for PORT=0; Nitro 3's node-server takes 0 as unset). A
- * port found free can be taken before the server binds it: then another.
+ * Runs a built server; resolves once it prints where it listens. PORT is a port found free
+ * unless `env` sets it (Nitro 2 binds a free port itself for PORT=0; Nitro 3's node-server
+ * takes 0 as unset). A port found free can be taken before the server binds it: then another.
  */
-export async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15_000 } = {}) {
+async function startNitro(out, env, { runtime = process.execPath, timeoutMs = 15_000 } = {}) {
   for (let attempt = 1; ; attempt += 1) {
-    const server = startServer(runtime, [join('server', 'index.mjs')], {
-      cwd: out,
-      env: { ...nitroEnv(), ...RECIPE_ENV, PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: 'data', DATABASE_URL: '', ...env },
-    });
+    const server = spawnNitro(out, { PORT: String(await freePort()), ...env }, runtime);
     const log = () => server.output.stdout + server.output.stderr;
     let origin;
     try {
@@ -77,60 +87,80 @@ export async function startNitro(out, env, { runtime = process.execPath, timeout
 }
 
 /**
- * `name`: on the built server at `origin()`, the route `route` (one that reads the body some way
- * before the receiver) verifies and applies a delivery, and refuses it altered under its signature.
+ * A suite on a throwaway PostgreSQL: `build()` if given, the server `start(env)` resolves
+ * started on it, `tests()` if given, the deliveries, and `framework`'s traps (traps.mjs) on
+ * `runtime`, started by `start(env)` and `spawn(env)`.
  */
-export function verifiesAfterTest(name, origin, route) {
-  test(name, async () => {
-    const tag = `${route.replaceAll('-', '_')}_${randomBytes(4).toString('hex')}`;
-    const body = eventBody({ eventId: `evt_${tag}`, paymentId: `pay_${tag}`, statusVersion: 1 });
-    const response = await deliver(`${origin()}/${route}`, body);
-    assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }], response.text);
-    const tampered = Buffer.from(body.toString('utf8').replace('"status": "open"', '"status": "paid"'));
-    const refused = await deliver(`${origin()}/${route}`, tampered, { signBody: body });
-    assert.deepEqual([refused.status, refused.json], [400, { error: 'signature_mismatch' }], refused.text);
+function postgresSuite(title, framework, { runtime = 'Node', build, start, spawn, tests }) {
+  describe(title, { timeout: 120_000 }, () => {
+    let server;
+    const db = postgresForSuite({ max: 2 });
+    before(async () => {
+      await build?.();
+      server = await start({ DATABASE_URL: db.server.url });
+      db.stopFirst(() => server.stop());
+    });
+    tests?.();
+    deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
+    const target = { origin: () => server.origin, output: () => server.output, recorded: (eventId) => recordedEvents(db.pool, eventId), start, spawn };
+    trapSuite(framework, target, { runtime });
   });
 }
 
 /**
- * The tests of a Node build (`built()`, started by `start(out, env)`) without DATABASE_URL: the
- * deliveries and a restart on its SQLite file, then started without the secret. `recipe` opens
- * the suite's name; `prefix` the ids of the events it sends.
+ * The suites of a Nitro recipe: `framework` (its rows in traps.mjs), `recipe` (its folder),
+ * `title` (how it receives), `cli` (its Nitro's CLI), `routes` ({ file: source } written in the
+ * copy's routes/ beside the recipe's), `env` (set on every start: Nitro 2's PORT=0),
+ * `traced` (more files .output/server/node_modules must hold), `checkTraced(modules)` (more
+ * checks of that folder), `checkBuild(meta)` (of what Nitro recorded of each build).
  */
-export function sqliteTests(recipe, built, start, prefix) {
-  describe(`${recipe}; SQLite file, no DATABASE_URL)`, { timeout: 120_000 }, () => {
+export function nitroSuites({ framework, recipe, title, cli, routes, env: always = {}, traced = [], checkTraced = () => {}, checkBuild = () => {} }) {
+  const build = async (as, preset) => {
+    const dir = recipeCopy(recipe, as);
+    for (const [file, source] of Object.entries(routes)) writeFileSync(join(dir, 'routes', file), source);
+    const { out, meta } = await buildNitro(cli, dir, preset);
+    checkBuild(meta);
+    return out;
+  };
+  const start = (out, env, options) => startNitro(out, { ...always, ...env }, options);
+
+  let built; // the node-server build (Nitro's default preset)
+  before(async () => {
+    built = await build(recipe);
+  });
+
+  postgresSuite(`${framework} recipe (${title}; PostgreSQL)`, framework, {
+    start: (env) => start(built, env),
+    spawn: (env) => spawnNitro(built, env),
+    tests: () => test(`the build traced the package, pg, better-sqlite3 (its native addon)${traced.length ? ' and Nitro\'s h3' : ''} into .output`, () => {
+      const modules = join(built, 'server', 'node_modules');
+      for (const file of ['cryptopay-verify/package.json', 'cryptopay-verify/dist/receiver/index.mjs', 'cryptopay-verify/dist/entry/node.mjs',
+        'pg/package.json', 'better-sqlite3/build/Release/better_sqlite3.node', ...traced]) {
+        assert.ok(existsSync(join(modules, file)), file);
+      }
+      checkTraced(modules);
+    }),
+  });
+
+  describe(`${framework} recipe (${title}; SQLite file, no DATABASE_URL)`, { timeout: 120_000 }, () => {
     let server;
     before(async () => {
-      server = await start(built(), {});
+      server = await start(built, {});
     });
     after(() => server?.stop());
-    deliveryTests(() => server.url, () => sqliteStoreRows(built()));
-    restartTest(() => start(built(), {}), () => server, (next) => { server = next; });
+    deliveryTests(() => server.url, () => sqliteStoreRows(built));
+    restartTest(() => start(built, {}), () => server, (next) => { server = next; });
   });
 
-  test('started without the secret: 500 not_configured (the service retries), and the log names the variable', async () => {
-    const server = await start(built(), { CRYPTOPAY_WEBHOOK_SECRET: '', DATA_DIR: 'data-unset' });
-    try {
-      const response = await deliver(server.url, eventBody({ eventId: `evt_${prefix}_unset`, paymentId: `pay_${prefix}_unset`, statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      await assertLogged(server.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET in the server's environment/);
-      assert.ok(!existsSync(join(built(), 'data-unset')), 'no store was opened');
-    } finally {
-      await server.stop();
-    }
-  });
-}
-
-/** A Bun build (`out()`, started by `start(out, env)`) without DATABASE_URL: 503, as better-sqlite3 does not load in Bun. */
-export function bunWithoutDatabaseTest(out, start, prefix) {
-  test('without DATABASE_URL: 503 store_unavailable (the service retries), the log says better-sqlite3 does not load in Bun', async () => {
-    const sqlite = await start(out(), {});
-    try {
-      const response = await deliver(sqlite.url, eventBody({ eventId: `evt_${prefix}_bun_sqlite`, paymentId: `pay_${prefix}_bun_sqlite`, statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-      await assertLogged(sqlite.output, /webhook receiver unavailable: 'better-sqlite3' is not yet supported in Bun/);
-    } finally {
-      await sqlite.stop();
-    }
+  // The same files built with Nitro's bun preset and run on Bun: there the route gets no Node
+  // request, only the one Nitro makes from Bun's (its body the bytes Bun read), as on Nitro's
+  // other non-Node presets. better-sqlite3 does not load in Bun, so PostgreSQL.
+  let bunBuilt;
+  postgresSuite(`the ${framework} recipe built with --preset bun, run on Bun (PostgreSQL)`, framework, {
+    runtime: 'Bun',
+    async build() {
+      bunBuilt = await build(`${recipe}-bun`, 'bun');
+    },
+    start: (env) => start(bunBuilt, env, { runtime: BUN }),
   });
 }

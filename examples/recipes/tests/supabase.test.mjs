@@ -15,8 +15,9 @@ import { before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, SCRATCH, assertLogged, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, waitForOutput,
+  RECIPE_ENV, ROOT, SCRATCH, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
 } from './helpers.mjs';
+import { trapSuite } from './traps.mjs';
 
 const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 const denoEnv = (env) => ({
@@ -54,24 +55,8 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
 
   deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
 
-  test('deployed without its settings: 500 not_configured (the service retries), the log says what to set', async () => {
-    const bare = await startFunction(fn, { TIMESTAMP_HEADER: '' });
-    try {
-      const response = await deliver(bare.url, eventBody({ eventId: 'evt_supabase_unset', paymentId: 'pay_supabase_unset', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [500, { error: 'not_configured' }], response.text);
-      await assertLogged(bare.output, /webhook receiver unavailable: set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER/);
-    } finally {
-      await bare.stop();
-    }
-  });
-
-  test('a database that cannot be reached: 503 store_unavailable (retried by the service), nothing acknowledged', async () => {
-    const unreachable = await startFunction(fn, { SUPABASE_DB_URL: 'postgres://postgres:unused@127.0.0.1:1/postgres' });
-    try {
-      const response = await deliver(unreachable.url, eventBody({ eventId: 'evt_supabase_down', paymentId: 'pay_supabase_down', statusVersion: 1 }));
-      assert.deepEqual([response.status, response.json], [503, { error: 'store_unavailable' }], response.text);
-    } finally {
-      await unreachable.stop();
-    }
+  trapSuite('Supabase', {
+    start: (env) => startFunction(fn, { SUPABASE_DB_URL: db.server.tcpUrl, ...env }),
+    recorded: (eventId) => recordedEvents(db.pool, eventId),
   });
 });

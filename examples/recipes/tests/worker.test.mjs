@@ -1,16 +1,16 @@
 // The Cloudflare Worker recipe (examples/recipes/worker): bundled by `wrangler deploy
 // --dry-run` as for a deployment, served by Miniflare (wrangler's local runtime: workerd, with
 // the D1 database on a SQLite file) on 127.0.0.1, text bindings standing in for the vars and
-// the secret.
+// the secret; then its trap (traps.mjs): deployed without its D1 binding.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
-import { bundleWorker } from '../../../tests/receiver/lib/d1.mjs';
-import { RECIPE_ENV, ROOT, d1StoreRows, deliveryTests, recipeCopy, startWorkerRecipe } from './helpers.mjs';
+import { bundleWorker, serveBundle } from '../../../tests/receiver/lib/d1.mjs';
+import { RECIPE_ENV, d1StoreRows, deliveryTests, recipeCopy, startWorkerRecipe } from './helpers.mjs';
+import { trapSuite } from './traps.mjs';
 
 describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
   let worker;
@@ -21,18 +21,12 @@ describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Min
 
   deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db));
 
-  test('without its D1 binding it answers 500 not_configured (the service retries), never 2xx', async () => {
-    const dir = recipeCopy('worker', 'worker-unbound');
-    const out = await bundleWorker(dir);
-    const { Miniflare } = createRequire(join(ROOT, 'package.json'))('miniflare');
-    const mf = new Miniflare({ modules: true, scriptPath: join(out, 'worker.js'), modulesRoot: out,
-      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }], compatibilityDate: '2025-09-01', bindings: RECIPE_ENV });
-    try {
-      const response = await mf.dispatchFetch('http://worker.test/webhook', { method: 'POST', body: '{}' });
-      assert.deepEqual([response.status, await response.json()], [500, { error: 'not_configured' }]);
-    } finally {
-      await mf.dispose();
-    }
+  trapSuite('Worker', {
+    // The recipe without its D1 binding.
+    async start() {
+      const served = await serveBundle(await bundleWorker(recipeCopy('worker', 'worker-unbound')), { bindings: RECIPE_ENV, port: 0 });
+      return { url: new URL('/webhook', served.url).href, stop: () => served.dispose() };
+    },
   });
 });
 

@@ -16,7 +16,7 @@
 //   MAX_SKEW_SECS                         default 300
 
 import pg from 'pg';
-import { createReceiver, postgresStore } from 'cryptopay-verify/receiver';
+import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
 /** What postgresStore takes (query(text, values) -> { rows }), one connection per statement. */
 function clientPerStatement(connectionString) {
@@ -34,24 +34,17 @@ function clientPerStatement(connectionString) {
   };
 }
 
-// The receiver holds no connection and no state of its own (the keyed verifier only).
+// Made at the first request (env exists only inside one), kept while the isolate lives: it
+// holds no connection and no state of its own. Without a binding, every delivery is 500
+// not_configured (the service retries), logged; the tables are created when missing.
 let receiver;
 
 export default {
-  async fetch(request, env) {
+  fetch(request, env) {
     if (new URL(request.url).pathname !== '/webhook') return Response.json({ error: 'not_found' }, { status: 404 });
-    if (!env.HYPERDRIVE || !env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
-      console.error('bind the Hyperdrive configuration HYPERDRIVE, the secret CRYPTOPAY_WEBHOOK_SECRET and the vars TIMESTAMP_HEADER, SIGNATURE_HEADER');
-      return Response.json({ error: 'not_configured' }, { status: 500 }); // the service retries later
-    }
-    receiver ??= createReceiver({
-      secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-      maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-      timestampHeader: env.TIMESTAMP_HEADER,
-      signatureHeader: env.SIGNATURE_HEADER,
-      maxBodyBytes: 1024 * 1024,
-      // The tables are created at the first delivery when missing (idempotent).
-      store: postgresStore(clientPerStatement(env.HYPERDRIVE.connectionString)),
+    receiver ??= lazyReceiver(() => {
+      const options = receiverOptionsFromEnv(env, { required: ['HYPERDRIVE'] });
+      return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(clientPerStatement(env.HYPERDRIVE.connectionString)) });
     });
     return receiver.fetch(request);
   },

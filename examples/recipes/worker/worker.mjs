@@ -9,26 +9,20 @@
 //   TIMESTAMP_HEADER, SIGNATURE_HEADER    the delivery header names
 //   MAX_SKEW_SECS                         default 300
 
-import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
+import { createReceiver, d1Store, lazyReceiver, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
-// The receiver holds no state of its own (the keyed verifier only): everything is in D1.
+// env exists only inside a request: the receiver is made at the first one (its tables created
+// in D1 when missing), kept while the isolate lives; it holds no state of its own. Without a
+// binding, every delivery is 500 not_configured (the service retries), logged.
 let receiver;
+const webhookReceiver = (env) => lazyReceiver(() => createReceiver({
+  ...receiverOptionsFromEnv(env, { required: ['DB'] }), maxBodyBytes: 1024 * 1024, store: d1Store(env.DB),
+}));
 
 export default {
-  async fetch(request, env) {
+  fetch(request, env) {
     if (new URL(request.url).pathname !== '/webhook') return Response.json({ error: 'not_found' }, { status: 404 });
-    if (!env.DB || !env.CRYPTOPAY_WEBHOOK_SECRET || !env.TIMESTAMP_HEADER || !env.SIGNATURE_HEADER) {
-      console.error('bind the D1 database DB, the secret CRYPTOPAY_WEBHOOK_SECRET and the vars TIMESTAMP_HEADER, SIGNATURE_HEADER');
-      return Response.json({ error: 'not_configured' }, { status: 500 }); // the service retries later
-    }
-    receiver ??= createReceiver({
-      secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-      maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-      timestampHeader: env.TIMESTAMP_HEADER,
-      signatureHeader: env.SIGNATURE_HEADER,
-      maxBodyBytes: 1024 * 1024,
-      store: d1Store(env.DB), // the tables are created at the first delivery (idempotent)
-    });
+    receiver ??= webhookReceiver(env);
     return receiver.fetch(request);
   },
 };

@@ -7,3 +7,7 @@ export { sqliteStore } from './stores/sqlite.mjs';
 export { d1Store } from './stores/d1.mjs';
 export { libsqlStore } from './stores/libsql.mjs';
 export { memoryStore } from './stores/memory.mjs';
+// Framework-independent parts every deployment writes: its options from an environment object
+// the caller passes, and a receiver created at the first request.
+export { receiverOptionsFromEnv } from './env.mjs';
+export { lazyReceiver } from './lazy.mjs';

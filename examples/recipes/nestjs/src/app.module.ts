@@ -5,8 +5,14 @@ import { Module } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
+import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
 import { RECEIVER, WebhookController } from './webhook.controller.js';
+
+/** One process on a SQLite file, DATA_DIR/receiver.sqlite. For several instances, PostgreSQL instead: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL })). */
+function openStore(dataDir: string) {
+  mkdirSync(dataDir, { recursive: true });
+  return sqliteStore(new Database(join(dataDir, 'receiver.sqlite')));
+}
 
 @Module({
   controllers: [WebhookController],
@@ -14,18 +20,10 @@ import { RECEIVER, WebhookController } from './webhook.controller.js';
     {
       provide: RECEIVER,
       useFactory: async () => {
-        const env = process.env;
-        const dataDir = env.DATA_DIR ?? 'data';
-        mkdirSync(dataDir, { recursive: true });
         const receiver = createReceiver({
-          secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-          maxSkewSecs: Number(env.MAX_SKEW_SECS ?? 300),
-          timestampHeader: env.TIMESTAMP_HEADER ?? '',
-          signatureHeader: env.SIGNATURE_HEADER ?? '',
+          ...receiverOptionsFromEnv(process.env), // checked in main.ts before the app is made
           maxBodyBytes: 1024 * 1024,
-          // One process on a SQLite file. For several instances, PostgreSQL instead:
-          //   store: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL }))
-          store: sqliteStore(new Database(join(dataDir, 'receiver.sqlite'))),
+          store: openStore(process.env.DATA_DIR || 'data'),
         });
         await receiver.ready();
         return receiver;

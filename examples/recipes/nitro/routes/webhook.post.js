@@ -6,13 +6,9 @@
 // receiver readBody(event) (parsed JSON: every delivery is 500 body_not_raw) or
 // readRawBody(event) (its default 'utf8' decodes the bytes to text, so a byte that is not
 // UTF-8 arrives as U+FFFD, and a body signed with U+FFFD verifies though it was altered).
+// 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
 
 import { defineEventHandler, toWebRequest } from 'h3';
-import { webhookReceiver } from '../utils/receiver.js';
+import { receiver } from '../utils/receiver.js';
 
-export default defineEventHandler(async (event) => {
-  const { receiver, unavailable } = await webhookReceiver();
-  if (unavailable) return Response.json(unavailable.body, { status: unavailable.status });
-  // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
-  return receiver.fetch(toWebRequest(event));
-});
+export default defineEventHandler((event) => receiver.fetch(toWebRequest(event)));

@@ -6,16 +6,11 @@
 // readBody(event) (or a middleware's) consumes event.req, and every delivery is then
 // 500 body_not_raw; readRawBody(event) and event.req.text() decode the bytes to text, so a
 // byte that is not UTF-8 arrives as U+FFFD, and a body signed with U+FFFD verifies though it
-// was altered.
+// was altered. 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}.
 //
 // h3 comes from nitro/h3: the h3 Nitro itself runs on, whatever h3 the project resolves.
 
 import { defineHandler } from 'nitro/h3';
-import { webhookReceiver } from '../utils/receiver.js';
+import { receiver } from '../utils/receiver.js';
 
-export default defineHandler(async (event) => {
-  const { receiver, unavailable } = await webhookReceiver();
-  if (unavailable) return Response.json(unavailable.body, { status: unavailable.status });
-  // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
-  return receiver.fetch(event.req);
-});
+export default defineHandler((event) => receiver.fetch(event.req));

@@ -3,13 +3,10 @@
 // can never verify (every delivery would be 500 body_not_raw): turn its parser off for this
 // route, and receiver.node reads the raw bytes from the request itself.
 
-import { webhookReceiver } from '../../lib/receiver.js';
+import { receiver } from '../../lib/receiver.js';
 
 export const config = { api: { bodyParser: false } };
 
-export default async function handler(req, res) {
-  const { receiver, unavailable } = await webhookReceiver();
-  if (unavailable) return res.status(unavailable.status).json(unavailable.body);
-  // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
-  return receiver.node(req, res);
+export default function handler(req, res) {
+  return receiver.node(req, res); // 2xx acknowledges delivery only
 }

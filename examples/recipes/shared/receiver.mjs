@@ -1,0 +1,80 @@
+// What the Node recipes share (Express, Fastify, hapi, Hono, Koa, Elysia, Next.js, Nitro,
+// Nitro 3): the store opened from the environment, the receiver's options, a receiver made at
+// the first request, and a server's address. Copy this folder beside a recipe's: the recipe
+// imports ../shared/receiver.mjs.
+//
+// Environment (read from the object passed in, process.env by the recipes):
+//   CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER, MAX_SKEW_SECS, and a Secret
+//                 rotation: see receiverOptionsFromEnv (cryptopay-verify/receiver)
+//   DATABASE_URL  PostgreSQL (postgresql://user:password@host/db): several instances, serverless
+//   DATA_DIR      without DATABASE_URL: the folder of the SQLite file receiver.sqlite (./data);
+//                 one process
+//   PORT, HOST    a server's address: 8787 (0 picks a free port) and 127.0.0.1
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CryptoPayError } from 'cryptopay-verify';
+import {
+  createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv, sqliteStore,
+} from 'cryptopay-verify/receiver';
+
+/** The largest delivery the recipes read (an event is a few KB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * PostgreSQL when env.DATABASE_URL is set (a pg.Pool; a server that does not answer is a 503
+ * within seconds, not a hang), else the SQLite file DATA_DIR/receiver.sqlite. `sqlite(file)`
+ * opens the file (default: better-sqlite3; Bun's bun:sqlite on Elysia). The drivers are loaded
+ * only when used: install pg for PostgreSQL.
+ */
+export async function openStore(env, { sqlite } = {}) {
+  if (env.DATABASE_URL) {
+    const { default: pg } = await import('pg');
+    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 }));
+  }
+  const dataDir = env.DATA_DIR || 'data';
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'receiver.sqlite');
+  if (sqlite) return sqliteStore(sqlite(file));
+  const { default: Database } = await import('better-sqlite3');
+  return sqliteStore(new Database(file));
+}
+
+/**
+ * createReceiver's options from env: its variables (all checked before a store is opened: a
+ * CryptoPayError names each one missing) and the store.
+ */
+export async function receiverOptions(env, options) {
+  const fromEnv = receiverOptionsFromEnv(env);
+  return { ...fromEnv, maxBodyBytes: MAX_BODY_BYTES, store: await openStore(env, options) };
+}
+
+/**
+ * The receiver of a framework whose build must not need the configuration (Next.js, Nitro):
+ * made at the first request from process.env, then kept; 500 not_configured or 503
+ * store_unavailable until it can be (lazyReceiver, cryptopay-verify/receiver).
+ */
+export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(await receiverOptions(process.env)));
+
+/**
+ * A server recipe's start: its receiver, made ready (the tables created when missing; a store
+ * that cannot be used fails the start), and where to listen. A missing variable ends the
+ * process (exit 2) with a line naming each.
+ */
+export async function startReceiver(env, name, options) {
+  let receiver;
+  try {
+    receiver = createReceiver(await receiverOptions(env, options));
+  } catch (error) {
+    if (!(error instanceof CryptoPayError)) throw error;
+    console.error(`${name} recipe: ${error.message}`);
+    process.exit(2);
+  }
+  await receiver.ready();
+  return { receiver, port: Number(env.PORT || 8787), host: env.HOST || '127.0.0.1' };
+}
+
+/** The line the tests (and you) wait for: `<name> recipe: listening on http://HOST:PORT/webhook`. */
+export function listening(name, { address, port }) {
+  console.log(`${name} recipe: listening on http://${address}:${port}/webhook`);
+}

@@ -1,0 +1,138 @@
+// lazyReceiver: a receiver created at the first request, for platforms where configuration is
+// there only then (Workers' env) or where a build must not need it (Next.js, Nitro), and for
+// functions that must not fail to start (AWS Lambda, Cloud Run functions, Supabase). Created
+// once however many requests arrive together; a failure is forgotten, so the next request
+// tries again, and meanwhile each is answered 500 not_configured or 503 store_unavailable (the
+// service retries both). Nothing here imports a Node module: the same file runs everywhere.
+
+import { CryptoPayError } from 'cryptopay-verify';
+import { answers } from './answers.mjs';
+import { describeError, invalid, stuckFix } from './stores/common.mjs';
+
+const PREFIX = 'cryptopay-verify/receiver: ';
+const OPTIONS = ['log'];
+const FACES = ['ready', 'fetch', 'node', 'handle'];
+const encoder = new TextEncoder();
+
+function checkOptions(options) {
+  if (options === undefined) return console;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('lazyReceiver takes an options object: { log }');
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) throw invalid(`lazyReceiver was given an unknown option (options: ${OPTIONS.join(', ')})`);
+  }
+  const { log } = options;
+  if (log === undefined) return console;
+  if (log === false || log === null) return null;
+  if (typeof log !== 'object' || typeof log.error !== 'function') {
+    throw invalid('lazyReceiver: log is an object with error(line) (console is the default), or false');
+  }
+  return log;
+}
+
+/** Why the receiver could not be had: the answer's code, and what failed. */
+class Unavailable {
+  constructor(code, failure, line) {
+    this.code = code;
+    this.failure = failure;
+    this.line = line;
+  }
+
+  get answer() {
+    return this.code === 'not_configured' ? answers.misconfigured('not_configured') : answers.storeUnavailable();
+  }
+}
+
+// A configuration error: what receiverOptionsFromEnv, createReceiver and the stores throw for a
+// missing or wrong setting. Their messages name settings, never a value.
+function notConfigured(failure) {
+  return new Unavailable('not_configured', failure,
+    `not_configured (answered 500, the service retries; the next delivery tries again): ${failure.message}`);
+}
+
+function storeUnavailable(failure, what) {
+  const fix = stuckFix(failure);
+  return new Unavailable('store_unavailable', failure,
+    `store_unavailable (answered 503, the service retries; the next delivery tries again): could not ${what} (${describeError(failure)})${fix ? `; every retry will fail the same way until: ${fix}` : ''}`);
+}
+
+const isReceiver = (value) => value !== null && typeof value === 'object' && FACES.every((face) => typeof value[face] === 'function');
+
+function sendNode(res, { status, body, headers }) {
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  const bytes = encoder.encode(body);
+  res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength) });
+  res.end(bytes);
+}
+
+/**
+ * A receiver whose faces create the real one at their first call: see the typings
+ * (receiver.d.ts).
+ */
+export function lazyReceiver(create, options) {
+  if (typeof create !== 'function') {
+    throw invalid('lazyReceiver takes a function that creates the receiver: lazyReceiver(async () => createReceiver({ ... }))');
+  }
+  const log = checkOptions(options);
+
+  let receiving = null;
+  async function make() {
+    let receiver;
+    try {
+      receiver = await create();
+    } catch (failure) {
+      throw failure instanceof CryptoPayError ? notConfigured(failure) : storeUnavailable(failure, 'create the receiver');
+    }
+    if (!isReceiver(receiver)) {
+      throw notConfigured(invalid('the function given to lazyReceiver did not return a receiver (what createReceiver returns)'));
+    }
+    try {
+      await receiver.ready();
+    } catch (failure) {
+      throw storeUnavailable(failure, 'prepare the store');
+    }
+    return receiver;
+  }
+  // Once however many calls arrive together; forgotten on failure, logged once per attempt.
+  function get() {
+    receiving ??= make().catch((unavailable) => {
+      receiving = null;
+      log?.error(PREFIX + unavailable.line);
+      throw unavailable;
+    });
+    return receiving;
+  }
+  // { receiver } or { answer }: what to answer while it cannot be had.
+  async function obtain() {
+    try {
+      return { receiver: await get() };
+    } catch (unavailable) {
+      if (!(unavailable instanceof Unavailable)) throw unavailable;
+      return { answer: unavailable.answer };
+    }
+  }
+
+  return {
+    async ready() {
+      try {
+        await get();
+      } catch (unavailable) {
+        throw unavailable instanceof Unavailable ? unavailable.failure : unavailable;
+      }
+    },
+    async handle(delivery) {
+      const { receiver, answer } = await obtain();
+      return receiver ? receiver.handle(delivery) : answer;
+    },
+    async fetch(request) {
+      const { receiver, answer } = await obtain();
+      if (receiver) return receiver.fetch(request);
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    },
+    async node(req, res) {
+      const { receiver, answer } = await obtain();
+      if (receiver) return receiver.node(req, res);
+      req.resume?.(); // the body is not read: let it go, so the connection can be reused
+      return sendNode(res, answer);
+    },
+  };
+}

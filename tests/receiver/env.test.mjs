@@ -1,0 +1,316 @@
+// receiverOptionsFromEnv and lazyReceiver (cryptopay-verify/receiver), from the INSTALLED
+// package: the options an environment object gives (a rotation included) and the one error
+// naming every missing variable, never a value; the receiver created at the first request,
+// once however many arrive together, forgotten on failure, answering 500 not_configured or
+// 503 store_unavailable meanwhile (through handle, fetch and a real node:http server), with
+// one log line per attempt saying which.
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  Database, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, pg, pkg, rx, signedHeaders, tempDir,
+} from './lib/helpers.mjs';
+
+const ENV = { CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER };
+let n = 0;
+const body = () => {
+  n += 1;
+  return eventBody({ eventId: `evt_env_${n}`, paymentId: `pay_env_${n}`, statusVersion: 1 });
+};
+const delivery = (bytes = body(), opts) => ({ body: bytes, headers: signedHeaders(bytes, opts) });
+
+/** The CryptoPayError receiverOptionsFromEnv throws for `env`. */
+function refusal(env, options) {
+  try {
+    rx.receiverOptionsFromEnv(env, options);
+  } catch (error) {
+    assert.ok(error instanceof pkg.CryptoPayError, String(error));
+    assert.equal(error.code, 'invalid_argument');
+    return error.message;
+  }
+  return assert.fail('no error');
+}
+
+describe('receiverOptionsFromEnv', () => {
+  test('the three required variables give createReceiver\'s options: the secret as it is, the default skew of 300', async () => {
+    const options = rx.receiverOptionsFromEnv({ ...ENV, UNRELATED: 'x' });
+    assert.deepEqual(options, { secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+    const receiver = rx.createReceiver({ ...options, store: rx.memoryStore() });
+    const answer = await receiver.handle(delivery());
+    assert.deepEqual([answer.status, JSON.parse(answer.body)], [200, { received: true, decision: 'apply' }]);
+  });
+
+  test('values are used exactly as given: no trimming', () => {
+    const options = rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET: ' whsec_spaced ' });
+    assert.equal(options.secrets, ' whsec_spaced ');
+  });
+
+  test('MAX_SKEW_SECS: whole seconds as text, or a number (a Worker\'s JSON var); unset or empty is 300', () => {
+    for (const [value, expected] of [['60', 60], ['0', 0], [120, 120], ['', 300], [undefined, 300]]) {
+      assert.equal(rx.receiverOptionsFromEnv({ ...ENV, MAX_SKEW_SECS: value }).maxSkewSecs, expected, String(value));
+    }
+  });
+
+  test('a MAX_SKEW_SECS that is not whole seconds is refused, naming the variable, not its value', () => {
+    for (const value of ['5m', '-1', '1.5', ' 60', '1e3', '0x10', '99999999999999999999', 1.5, -2]) {
+      const message = refusal({ ...ENV, MAX_SKEW_SECS: value });
+      assert.match(message, /MAX_SKEW_SECS is whole seconds, 0 or more \(default 300\)/);
+      if (typeof value === 'string' && value.trim() !== '') assert.ok(!message.includes(value.trim()), message);
+    }
+  });
+
+  test('every missing variable is named in one error; an empty value counts as missing', () => {
+    assert.equal(refusal({}), 'invalid_argument: set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER in the environment (each is missing or empty)');
+    assert.equal(refusal({ ...ENV, TIMESTAMP_HEADER: '' }), 'invalid_argument: set TIMESTAMP_HEADER in the environment (it is missing or empty)');
+    assert.equal(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET: undefined, SIGNATURE_HEADER: null }),
+      'invalid_argument: set CRYPTOPAY_WEBHOOK_SECRET and SIGNATURE_HEADER in the environment (each is missing or empty)');
+  });
+
+  test('never a value in the error: not the secret, not a header name, not a database URL', () => {
+    const url = 'postgres://shop:hunter2@db.internal/shop';
+    const message = refusal({ CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, DATABASE_URL: url, MAX_SKEW_SECS: 'soon' }, { required: ['DATABASE_URL'] });
+    assert.equal(message, 'invalid_argument: set SIGNATURE_HEADER in the environment (it is missing or empty); MAX_SKEW_SECS is whole seconds, 0 or more (default 300)');
+    for (const value of [SECRET, TS_HEADER, url, 'hunter2', 'soon']) assert.ok(!message.includes(value), value);
+  });
+
+  test('required: more variables, named with the receiver\'s own; a binding (an object) counts as set; its value is not returned', () => {
+    assert.equal(refusal({ ...ENV, SIGNATURE_HEADER: '' }, { required: ['DATABASE_URL'] }),
+      'invalid_argument: set SIGNATURE_HEADER and DATABASE_URL in the environment (each is missing or empty)');
+    assert.equal(refusal({ ...ENV, DATABASE_URL: '' }, { required: ['DATABASE_URL', 'TIMESTAMP_HEADER'] }),
+      'invalid_argument: set DATABASE_URL in the environment (it is missing or empty)');
+    const options = rx.receiverOptionsFromEnv({ ...ENV, DB: { prepare() {}, batch() {} } }, { required: ['DB'] });
+    assert.deepEqual(Object.keys(options), ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader']);
+  });
+
+  test('a rotation: the pending and the retiring Secret beside the active one, which verify as the core says', async () => {
+    const until = nowSecs() + 3600;
+    const env = {
+      ...ENV,
+      CRYPTOPAY_WEBHOOK_SECRET_PENDING: `${SECRET}_next`,
+      CRYPTOPAY_WEBHOOK_SECRET_RETIRING: `${SECRET}_old`,
+      CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(until),
+    };
+    const options = rx.receiverOptionsFromEnv(env);
+    assert.deepEqual(options.secrets, [
+      { secret: SECRET, kind: 'active' },
+      { secret: `${SECRET}_next`, kind: 'pending' },
+      { secret: `${SECRET}_old`, kind: 'retiring', acceptUntilSecs: until },
+    ]);
+    assert.deepEqual(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_PENDING: 'whsec_next' }).secrets,
+      [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_next', kind: 'pending' }]);
+    // Empty rotation variables are unset: the secret alone, as a string.
+    assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_PENDING: '', CRYPTOPAY_WEBHOOK_SECRET_RETIRING: '' }).secrets, SECRET);
+
+    let clock = nowSecs();
+    const receiver = rx.createReceiver({ ...options, store: rx.memoryStore(), nowSecs: () => clock, log: false });
+    for (const secret of [SECRET, `${SECRET}_next`, `${SECRET}_old`]) {
+      const answer = await receiver.handle(delivery(body(), { secret, timestamp: clock }));
+      assert.equal(answer.status, 200, `${secret}: ${answer.body}`);
+    }
+    clock = until + 1; // past the retiring Secret's last second
+    const late = await receiver.handle(delivery(body(), { secret: `${SECRET}_old`, timestamp: clock }));
+    assert.deepEqual([late.status, JSON.parse(late.body)], [400, { error: 'signature_mismatch' }]);
+  });
+
+  test('a retiring Secret needs its _RETIRING_UNTIL, in Unix seconds: named among the missing, or as malformed', () => {
+    const retiring = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: 'whsec_old' };
+    assert.equal(refusal(retiring), 'invalid_argument: set CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL in the environment (it is missing or empty)');
+    assert.equal(refusal({ ...retiring, TIMESTAMP_HEADER: '' }),
+      'invalid_argument: set TIMESTAMP_HEADER and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL in the environment (each is missing or empty)');
+    assert.equal(refusal({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '2026-01-01' }),
+      'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is a Unix time in seconds: the last second the retiring secret verifies');
+    // Left behind once the retiring Secret is removed: harmless.
+    assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
+  });
+
+  test('a value that is not text where text is read is refused, by name', () => {
+    assert.equal(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET: 12345 }), 'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET is not text');
+    assert.equal(refusal({ ...ENV, TIMESTAMP_HEADER: ['X-T'] }), 'invalid_argument: TIMESTAMP_HEADER is not text');
+  });
+
+  test('it reads only the object it is given, never process.env', () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, ENV);
+    try {
+      assert.match(refusal({}), /set CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER and SIGNATURE_HEADER/);
+    } finally {
+      for (const name of Object.keys(ENV)) if (!(name in saved)) delete process.env[name];
+    }
+  });
+
+  test('wrong arguments: not an object, an unknown option, required not a list of names', () => {
+    for (const env of [undefined, null, 'CRYPTOPAY_WEBHOOK_SECRET=x', 42]) {
+      assert.match(refusal(env), /receiverOptionsFromEnv takes the environment as an object: process\.env, a Worker's env, Deno\.env\.toObject\(\)/);
+    }
+    assert.match(refusal(ENV, { require: ['DATABASE_URL'] }), /unknown option \(options: required\)/);
+    for (const required of ['DATABASE_URL', [''], [1], {}]) assert.match(refusal(ENV, { required }), /required is an array of variable names/);
+  });
+});
+
+/** A log that keeps its lines. */
+const capture = () => {
+  const lines = [];
+  return { lines, warn: (line) => lines.push(`warn ${line}`), error: (line) => lines.push(`error ${line}`) };
+};
+
+/** A create() for lazyReceiver that counts its calls and fails while `fail()` returns an error. */
+function creator(fail = () => null, storeOf = () => rx.memoryStore()) {
+  const made = { calls: 0 };
+  made.create = async () => {
+    made.calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, 10)); // others arrive meanwhile
+    const failure = fail();
+    if (failure) throw failure;
+    return rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), store: storeOf(), log: false });
+  };
+  return made;
+}
+
+const parsed = (answer) => [answer.status, JSON.parse(answer.body)];
+
+function listen(handler) {
+  return new Promise((resolve) => {
+    const server = http.createServer(handler);
+    server.listen(0, '127.0.0.1', () => resolve({
+      url: `http://127.0.0.1:${server.address().port}/`,
+      close: () => new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+    }));
+  });
+}
+
+describe('lazyReceiver', () => {
+  const servers = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  test('created at the first call, not before; once however many calls arrive together; kept after', async () => {
+    const made = creator();
+    const receiver = rx.lazyReceiver(made.create);
+    assert.equal(made.calls, 0);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => receiver.handle(delivery())));
+    assert.equal(made.calls, 1);
+    assert.deepEqual(answers.map((a) => parsed(a)[1].decision), Array(8).fill('apply'));
+    await receiver.handle(delivery());
+    await receiver.ready();
+    assert.equal(made.calls, 1);
+  });
+
+  test('a variable missing: 500 not_configured, one log line naming it (never a value); the next call tries again', async () => {
+    const env = { ...ENV, TIMESTAMP_HEADER: '' };
+    let calls = 0;
+    const log = capture();
+    const receiver = rx.lazyReceiver(() => {
+      calls += 1;
+      return rx.createReceiver({ ...rx.receiverOptionsFromEnv(env), store: rx.memoryStore(), log: false });
+    }, { log });
+    const answers = await Promise.all([receiver.handle(delivery()), receiver.handle(delivery())]);
+    for (const answer of answers) {
+      assert.deepEqual(parsed(answer), [500, { error: 'not_configured' }]);
+      assert.equal(answer.headers['content-type'], 'application/json');
+    }
+    assert.equal(calls, 1);
+    assert.deepEqual(log.lines, ['error cryptopay-verify/receiver: not_configured (answered 500, the service retries; the next delivery tries again): '
+      + 'invalid_argument: set TIMESTAMP_HEADER in the environment (it is missing or empty)']);
+    assert.ok(!log.lines[0].includes(SECRET));
+
+    env.TIMESTAMP_HEADER = TS_HEADER; // fixed: the next call creates the receiver
+    assert.deepEqual(parsed(await receiver.handle(delivery())), [200, { received: true, decision: 'apply' }]);
+    assert.equal(calls, 2);
+    assert.equal(log.lines.length, 1);
+  });
+
+  test('createReceiver or a store refusing its arguments is not_configured too (500)', async () => {
+    const log = capture();
+    const noStore = rx.lazyReceiver(() => rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), store: rx.d1Store(undefined) }), { log });
+    assert.deepEqual(parsed(await noStore.handle(delivery())), [500, { error: 'not_configured' }]);
+    assert.match(log.lines[0], /^error cryptopay-verify\/receiver: not_configured \(answered 500.*\): invalid_argument: /);
+    const notReceiver = rx.lazyReceiver(() => ({ fetch() {} }), { log });
+    assert.deepEqual(parsed(await notReceiver.handle(delivery())), [500, { error: 'not_configured' }]);
+    assert.match(log.lines[1], /not_configured .*: invalid_argument: the function given to lazyReceiver did not return a receiver/);
+  });
+
+  test('create failing otherwise (a driver that does not load): 503 store_unavailable, the log says why, credentials masked; retried', async () => {
+    let failure = new Error('connect ECONNREFUSED for postgres://shop:hunter2@db.internal/shop');
+    const made = creator(() => failure);
+    const log = capture();
+    const receiver = rx.lazyReceiver(made.create, { log });
+    const answers = await Promise.all([1, 2, 3].map(() => receiver.handle(delivery())));
+    for (const answer of answers) assert.deepEqual(parsed(answer), [503, { error: 'store_unavailable' }]);
+    assert.equal(made.calls, 1);
+    assert.equal(log.lines.length, 1, log.lines.join('\n'));
+    assert.match(log.lines[0], /^error cryptopay-verify\/receiver: store_unavailable \(answered 503, the service retries; the next delivery tries again\): could not create the receiver \(Error: connect ECONNREFUSED for postgres:\/\/\*\*\*@db\.internal\/shop\)$/);
+    assert.ok(!log.lines[0].includes('hunter2'));
+
+    failure = null;
+    assert.deepEqual(parsed(await receiver.handle(delivery())), [200, { received: true, decision: 'apply' }]);
+    assert.equal(made.calls, 2);
+  });
+
+  test('a store that cannot be reached (ready() rejects, a real PostgreSQL port with nothing behind it): 503, then retried', async () => {
+    const log = capture();
+    const pool = new pg.Pool({ connectionString: 'postgres://postgres:unused@127.0.0.1:1/postgres', connectionTimeoutMillis: 2_000 });
+    let calls = 0;
+    const receiver = rx.lazyReceiver(() => {
+      calls += 1;
+      return rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), store: rx.postgresStore(pool), log: false });
+    }, { log });
+    assert.deepEqual(parsed(await receiver.handle(delivery())), [503, { error: 'store_unavailable' }]);
+    assert.match(log.lines[0], /^error cryptopay-verify\/receiver: store_unavailable .*: could not prepare the store \(.*ECONNREFUSED.*\)$/);
+    assert.ok(!log.lines[0].includes('unused'), log.lines[0]);
+    assert.deepEqual(parsed(await receiver.handle(delivery())), [503, { error: 'store_unavailable' }]);
+    assert.equal(calls, 2);
+    await pool.end();
+  });
+
+  test('ready() creates it, and rejects with what failed (not an answer)', async () => {
+    let failure = new Error('no database yet');
+    const made = creator(() => failure);
+    const receiver = rx.lazyReceiver(made.create, { log: false });
+    await assert.rejects(receiver.ready(), (error) => error === failure);
+    failure = null;
+    await receiver.ready();
+    const notConfigured = rx.lazyReceiver(() => rx.createReceiver({ ...rx.receiverOptionsFromEnv({}), store: rx.memoryStore() }), { log: false });
+    await assert.rejects(notConfigured.ready(), (error) => error instanceof pkg.CryptoPayError && error.code === 'invalid_argument');
+  });
+
+  test('fetch(request): a Response with the same answers', async () => {
+    let env = {};
+    const receiver = rx.lazyReceiver(() => rx.createReceiver({ ...rx.receiverOptionsFromEnv(env), store: rx.memoryStore(), log: false }), { log: false });
+    const request = (bytes = body()) => new Request('http://shop.test/webhook', { method: 'POST', body: bytes, headers: signedHeaders(bytes) });
+    const refused = await receiver.fetch(request());
+    assert.deepEqual([refused.status, await refused.json(), refused.headers.get('cache-control')], [500, { error: 'not_configured' }, 'no-store']);
+    env = ENV;
+    const accepted = await receiver.fetch(request());
+    assert.deepEqual([accepted.status, await accepted.json()], [200, { received: true, decision: 'apply' }]);
+  });
+
+  test('node(req, res) behind node:http: the same answers, the connection kept usable', async () => {
+    let failure = new Error('not yet');
+    const made = creator(() => failure, () => rx.sqliteStore(new Database(join(tempDir(), 'lazy.sqlite'))));
+    const receiver = rx.lazyReceiver(made.create, { log: false });
+    const server = await listen(receiver.node);
+    servers.push(server);
+    const send = async (bytes = body()) => {
+      const response = await fetch(server.url, { method: 'POST', body: bytes, headers: signedHeaders(bytes) });
+      return [response.status, await response.json(), response.headers.get('content-length')];
+    };
+    assert.deepEqual(await send(), [503, { error: 'store_unavailable' }, '29']);
+    failure = null;
+    assert.deepEqual((await send()).slice(0, 2), [200, { received: true, decision: 'apply' }]);
+  });
+
+  test('wrong arguments: create not a function, an unknown option, a log without error()', () => {
+    const refused = (fn) => assert.throws(fn, (error) => error instanceof pkg.CryptoPayError && error.code === 'invalid_argument');
+    refused(() => rx.lazyReceiver(rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), store: rx.memoryStore() })));
+    refused(() => rx.lazyReceiver(() => null, { logger: console }));
+    refused(() => rx.lazyReceiver(() => null, { log: { warn() {} } }));
+    refused(() => rx.lazyReceiver(() => null, null));
+    rx.lazyReceiver(() => null, { log: null });
+  });
+});
