@@ -15,17 +15,15 @@
 
 /**
  * The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag; it
- * hashes bodies of `minBodyBytes` or more for a Verifier, and of `oneShotMinBodyBytes` or
- * more for the one-shot functions (which make the host's key on every call).
+ * hashes bodies of `minBodyBytes` or more (the keys are made once per keyed set).
  */
-export const hostMac = { key: null, tag: null, minBodyBytes: Infinity, oneShotMinBodyBytes: Infinity };
+export const hostMac = { key: null, tag: null, minBodyBytes: Infinity };
 
 /** Installs the runtime's HMAC (see node entry). */
-export function installHostMac({ key, tag }, minBodyBytes, oneShotMinBodyBytes = minBodyBytes) {
+export function installHostMac({ key, tag }, minBodyBytes) {
   hostMac.key = key;
   hostMac.tag = tag;
   hostMac.minBodyBytes = minBodyBytes;
-  hostMac.oneShotMinBodyBytes = oneShotMinBodyBytes;
 }
 
 /**

@@ -48,12 +48,6 @@ function bunHasKeyedCopy() {
   }
 }
 
-// A one-shot call keys its secrets on every call, the host's key too: in Bun that costs more
-// than the WebAssembly HMAC saves below about 192 B (the one-shot verifySignature with either
-// path forced, alternated in one Bun process: 2.19 against 2.09 us at 128 B, 2.24 each at
-// 192 B, 2.23 against 2.34 us at 256 B).
-const BUN_ONE_SHOT_MIN_BODY_BYTES = 192;
-
 /**
  * The HMAC the node and workerd entries install in this runtime, and the body size from
  * which it hashes (smaller bodies stay in WebAssembly, where no per-call setup is paid).
@@ -67,7 +61,7 @@ const BUN_ONE_SHOT_MIN_BODY_BYTES = 192;
  */
 export function runtimeMac() {
   if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) {
-    return { mac: bunMac, minBodyBytes: 0, oneShotMinBodyBytes: BUN_ONE_SHOT_MIN_BODY_BYTES };
+    return { mac: bunMac, minBodyBytes: 0 };
   }
   if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity };
   if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560 };
@@ -78,6 +72,6 @@ export function runtimeMac() {
 /** Installs this runtime's HMAC (the node and workerd entries, at start); answers what it installed. */
 export function installRuntimeMac() {
   const chosen = runtimeMac();
-  installHostMac(chosen.mac, chosen.minBodyBytes, chosen.oneShotMinBodyBytes);
+  installHostMac(chosen.mac, chosen.minBodyBytes);
   return chosen;
 }

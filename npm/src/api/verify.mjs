@@ -48,7 +48,7 @@ const EMPTY = new Uint8Array(0);
 
 // One delivery through a keyed RawVerifier, after its options were checked. `hostKeysOf()`
 // gives the host's keys of the same secrets, or null: a body of `minBody` bytes or more
-// (`hostMac.minBodyBytes`, or `oneShotMinBodyBytes` for a one-shot call) is then hashed by
+// (`hostMac.minBodyBytes`) is then hashed by
 // the host and the core decides with its tags (it still reads the headers first and reports
 // a malformed one with its own code). A delivery missing a header is left to the core,
 // which refuses it without hashing its body; so is one the host fails to hash (the
@@ -76,23 +76,54 @@ function hostTagsOf(hostKeysOf, timestamp, bytes) {
   }
 }
 
-// The one-shot functions key the secrets for the call and free them after it: nothing of a
-// secret stays in the package between calls. A receiver verifying many deliveries keys them
-// once with a Verifier.
+// The one-shot functions take the secrets with every call. Keying them (the HMAC's inner and
+// outer states, the host's keys) cost more than verifying a small delivery, and a receiver
+// calls with the same secrets every time: so the keyed sets of the last ONE_SHOT_KEPT distinct
+// calls are kept, most recent last, and the oldest is freed (its states wiped) when another
+// comes. A set is found by its exact secrets, kinds, bounds and options (the caller's own
+// values, never the network's, so comparing them as text leaks nothing). A receiver verifying
+// many deliveries still does best with one Verifier, which it can free().
+const ONE_SHOT_KEPT = 4;
+const keptOnce = new Map();
+
+// The cache key: every input that keys the set, unambiguously (one secret as given; a list
+// with each secret prefixed by its length).
+const listKey = (list, kinds, until) =>
+  `${kinds.join(',')}|${until.join(',')}|${list.map((s) => `${s.length}:${s}`).join('')}`;
+
+// The kept set for these secrets, made (and the oldest freed) when it is not kept yet.
+function keyedOnce(secrets, skew, limit) {
+  const key = typeof secrets === 'string' ? `${skew}|${limit}|=${secrets}` : null;
+  let kept = key === null ? undefined : keptOnce.get(key);
+  let at = key;
+  if (kept === undefined) {
+    const [list, kinds, until] = secretLists(secrets);
+    at ??= `${skew}|${limit}|${listKey(list, kinds, until)}`;
+    kept = keptOnce.get(at);
+    // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
+    kept ??= { raw: new glue.RawVerifier(list, kinds, until, skew, limit, true), list, keys: undefined };
+  }
+  keptOnce.delete(at);
+  if (keptOnce.size >= ONE_SHOT_KEPT) {
+    const [oldest, evicted] = keptOnce.entries().next().value;
+    keptOnce.delete(oldest);
+    evicted.raw.free();
+  }
+  keptOnce.set(at, kept);
+  return kept;
+}
+
 function verifyOnce(input, what, parse) {
   assertReady();
   if (!onlyKnownKeys(input, true)) options(input, VERIFY_OPTIONS, what);
   const now = safeUint(input.nowSecs, 'nowSecs');
   const skew = maxSkew(input.maxSkewSecs);
   const limit = maxBody(input.maxBodyBytes);
-  const [list, kinds, until] = secretLists(input.secrets);
-  // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
-  const raw = new glue.RawVerifier(list, kinds, until, skew, limit, true);
-  try {
-    return verifyWith(raw, limit, input, now, parse, hostMac.oneShotMinBodyBytes, () => hostKeys(list));
-  } finally {
-    raw.free();
-  }
+  const kept = keyedOnce(input.secrets, skew, limit);
+  return verifyWith(kept.raw, limit, input, now, parse, hostMac.minBodyBytes, () => {
+    kept.keys ??= hostKeys(kept.list);
+    return kept.keys;
+  });
 }
 
 /** Verifies a delivery without parsing it. */
