@@ -108,6 +108,7 @@ lint:
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
 
 doc:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
@@ -117,12 +118,13 @@ unit:
 	$(CARGO) test --features http
 
 ## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
-## binding for wasm32), the native tests, the npm package built and installed, its JavaScript
+## bindings for wasm32), the native tests, the npm package built and installed, its JavaScript
 ## tests
 check: setup-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test --quiet --features http
 	node scripts/build-pkg.mjs
 	@$(MAKE) --no-print-directory js-test
