@@ -269,8 +269,9 @@ export interface SandboxOptions {
    */
   duplicateRate?: number | undefined;
   /**
-   * Delivers a payment's events out of order (`--shuffle`): each is held back for up to
-   * 250 ms, drawn from the seed, and none waits for the one before.
+   * Delivers a payment's events out of order (`--shuffle`): each delivery is held back for up
+   * to 250 ms, drawn from the seed, and a payment's deliveries go in the order their holds
+   * end (still one at a time), so a later event often arrives first.
    *
    * @example
    * shuffle: true

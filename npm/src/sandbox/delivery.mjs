@@ -13,8 +13,10 @@
 //     acknowledged, failed or exhausted. Payments do not wait for each other.
 //   - duplicateRate: an acknowledged event is queued once more (same event_id, same bytes),
 //     behind that payment's later events. shuffle: each delivery is held back for a while
-//     and a payment's deliveries no longer wait for each other, so they arrive out of order.
-//     Both choices are drawn from the seed by the event's number (random.mjs).
+//     drawn from the seed, and a payment's deliveries go in the order their holds end (still
+//     one at a time), whatever the order of their events: a later event often arrives first,
+//     and a retry no longer holds back the events after it. Both choices are drawn from the
+//     seed by the event's number (random.mjs).
 //   - Each job is in the store, written with its attempt's outcome in one step: a restart
 //     on a data file resumes what was pending (an attempt cut by the stop is made again).
 
@@ -113,24 +115,35 @@ export function createDelivery({ store, options, log }) {
     }
   }
 
-  /** The jobs that may start now or later: a payment's first in line (all with shuffle). */
+  /**
+   * The jobs that may start now or later, soonest first: a payment's first in line (without
+   * shuffle), or any of its jobs (with shuffle); never one of a payment that has a delivery in
+   * flight, so that each payment's deliveries go one at a time either way and, with shuffle,
+   * in the order of their drawn holds.
+   */
   function candidates() {
-    const jobs = [...store.jobs.values()].sort((a, b) => a.number - b.number);
-    if (options.shuffle) return jobs.filter((job) => !inFlight.has(job.id));
-    const heads = new Map();
-    for (const job of jobs) if (!heads.has(job.payment_id)) heads.set(job.payment_id, job);
-    return [...heads.values()].filter((job) => !inFlight.has(job.id));
+    const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
+    let jobs = [...store.jobs.values()].sort((a, b) => a.number - b.number);
+    if (!options.shuffle) {
+      const heads = new Map();
+      for (const job of jobs) if (!heads.has(job.payment_id)) heads.set(job.payment_id, job);
+      jobs = [...heads.values()];
+    }
+    return jobs.filter((job) => !busy.has(job.payment_id)).sort((a, b) => a.due_at - b.due_at || a.number - b.number);
   }
 
-  /** Starts what is due, up to MAX_IN_FLIGHT, and sets a timer for what is due later. */
+  /** Starts what is due, up to MAX_IN_FLIGHT and one per payment, and sets a timer for the rest. */
   function pump() {
     if (closed) return;
     clearTimeout(timer);
     timer = null;
     const now = Date.now();
+    const starting = new Set();
     let next = Infinity;
     for (const job of candidates()) {
+      if (starting.has(job.payment_id)) continue;
       if (job.due_at <= now && inFlight.size < MAX_IN_FLIGHT) {
+        starting.add(job.payment_id);
         const attempt = deliver(job).catch((error) => log(`delivery ${job.id}: ${error?.stack ?? error}`, { type: 'delivery_error' }));
         inFlight.set(job.id, attempt);
         attempt.finally(() => {
