@@ -27,7 +27,7 @@ function routes(service, delivery) {
     ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ params, body }) => json(service.verifyBinding(params[0], body))],
     ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) =>
-      json(service.pay(params[0], field(body, 'amount_raw', () => true, 'an amount_raw string')))],
+      json(service.pay(params[0], field(body, 'amount_raw', (v) => v !== undefined, 'an amount_raw string')))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/review$/, null, ({ params }) => json(service.review(params[0]))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/expire$/, null, ({ params }) => json(service.expire(params[0]))],
     ['POST', /^\/sandbox\/webhook\/rotate$/, null, () => json(service.rotate())],
