@@ -8,7 +8,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
-	downstream axum-test crate-package
+	downstream axum-test crate-package sandbox-test
 
 # Three tiers, each installing only what it needs (nothing installed twice; each does nothing
 # when all is present):
@@ -101,7 +101,7 @@ setup-postgres:
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
-	receiver-test
+	receiver-test sandbox-test
 
 lint:
 	$(CARGO) fmt --all --check
@@ -189,12 +189,23 @@ bundlers-test: consumer
 receiver-test: consumer
 	node --test --test-timeout=300000 tests/receiver/
 
+## sandbox-test: cryptopay-verify/sandbox of the installed package, through HTTP: every endpoint and
+## refusal; deliveries against a scripted endpoint (what is retried, redirects never followed, a
+## finite schedule, signatures per attempt, bytes kept, rotation, order, seeded duplicates and
+## shuffling); restarts on a data file; the example receiver, the Express and Hono recipes and the
+## axum receiver driven under duplicates and shuffling; a seeded property test; the command line
+sandbox-test: consumer
+	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
+		--target-dir target/axum-receiver
+	node --test --test-timeout=120000 tests/sandbox/
+
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
 	node tests/runtimes/run.mjs
 
 ## package-lint: publint and are-the-types-wrong on the built package (run make pkg first)
-# attw: the main entry green for node10, node16 (CJS and ESM) and bundler; the .wasm subpath
+# attw: the main entry and the ./receiver and ./sandbox subpaths green for node10, node16 (CJS and
+# ESM) and bundler (every entrypoint but the .wasm is checked: a new subpath is too); the .wasm subpath
 # serves hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
 package-lint:
 	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
