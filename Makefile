@@ -250,9 +250,10 @@ differential: consumer
 memory-test: consumer
 	node --expose-gc --max-semi-space-size=8 tests/memory/memory.mjs
 
-## demo: builds and installs the package, then its conformance kit plays the service against
-## the example receiver (every rule holds) and a careless one that acknowledges everything
-## (caught, each broken rule named); exit 0 when both verdicts are right
+## demo: builds and installs the package, then the merchant loop in one screen: the sandbox
+## (duplicating and reordering deliveries) and the example receiver, payments paid in full, partly
+## and too much and one cancelled, what the receiver stored next to GET /v1/payments/{id}; then the
+## conformance kit against the example receiver and a careless one; exit 0 when all agree
 demo: pkg
 	@$(MAKE) --no-print-directory consumer
 	@node scripts/demo.mjs
