@@ -1,4 +1,4 @@
-# cryptopay-verify: `make demo` shows the verifier at work, `make test` runs every check.
+# cryptopay-verify: `make demo` shows the merchant loop on the sandbox, `make test` runs every check.
 SHELL := /bin/bash
 CARGO ?= cargo
 # The wasm-bindgen CLI must be the version the crate pins (read from Cargo.lock).
