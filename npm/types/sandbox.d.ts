@@ -146,8 +146,9 @@ export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
 
 /**
  * What a log line is about, as data: `type` is `request`, `event`, `attempt`, `replay`,
- * `rotated`, `activated`, `expired`, `webhook_loopback`, `webhook_url_changed` or
- * `internal_error`; an `attempt` carries the fields of a {@link DeliveryAttempt}.
+ * `rotated`, `activated`, `expired`, `webhook_loopback`, `webhook_url_changed`, `exposed` (not
+ * listening on loopback only), `delivery_error` or `internal_error` (a fault of the sandbox);
+ * an `attempt` carries the fields of a {@link DeliveryAttempt}.
  *
  * @example
  * if (entry.type === 'attempt' && entry['outcome'] === 'exhausted') console.warn('gave up');

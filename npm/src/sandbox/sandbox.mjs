@@ -39,6 +39,10 @@ export async function startSandbox(input = {}) {
       });
     });
     baseUrl = baseUrlOf(options.host, server.address().port);
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i.test(options.host)) {
+      log(`listening on ${options.host}, not only this machine: the /sandbox endpoints (keys, pay, rotate...) take no key, ` +
+        'so anyone who reaches this address can use them', { type: 'exposed', host: options.host });
+    }
     service.sweep();
     service.scheduleExpiry();
     delivery.start();
