@@ -17,7 +17,6 @@ export const SCOPES = ['payment:write', 'payment:read', 'webhook:bootstrap'];
 export const PAYMENT_TTL_MS = 60 * 60 * 1000;
 const EXPIRABLE = new Set(['open', 'partially_paid']);
 
-
 /** status_version as the sandbox writes it: a JSON number while it is a safe integer, else digits. */
 export function versionJson(digits) {
   const n = Number(digits);
