@@ -1,4 +1,4 @@
-# cryptopay-verify: `make demo` shows the verifier at work, `make test` runs every check.
+# cryptopay-verify: `make demo` shows the merchant loop on the sandbox, `make test` runs every check.
 SHELL := /bin/bash
 CARGO ?= cargo
 # The wasm-bindgen CLI must be the version the crate pins (read from Cargo.lock).
@@ -8,7 +8,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
-	downstream axum-test crate-package
+	downstream axum-test crate-package sandbox-test
 
 # Three tiers, each installing only what it needs (nothing installed twice; each does nothing
 # when all is present):
@@ -101,13 +101,14 @@ setup-postgres:
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
-	receiver-test
+	receiver-test sandbox-test
 
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
 
 doc:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
@@ -117,12 +118,13 @@ unit:
 	$(CARGO) test --features http
 
 ## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
-## binding for wasm32), the native tests, the npm package built and installed, its JavaScript
+## bindings for wasm32), the native tests, the npm package built and installed, its JavaScript
 ## tests
 check: setup-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test --quiet --features http
 	node scripts/build-pkg.mjs
 	@$(MAKE) --no-print-directory js-test
@@ -187,12 +189,23 @@ bundlers-test: consumer
 receiver-test: consumer
 	node --test --test-timeout=300000 tests/receiver/
 
+## sandbox-test: cryptopay-verify/sandbox of the installed package, through HTTP: every endpoint and
+## refusal; deliveries against a scripted endpoint (what is retried, redirects never followed, a
+## finite schedule, signatures per attempt, bytes kept, rotation, order, seeded duplicates and
+## shuffling); restarts on a data file; the example receiver, the Express and Hono recipes and the
+## axum receiver driven under duplicates and shuffling; a seeded property test; the command line
+sandbox-test: consumer
+	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
+		--target-dir target/axum-receiver
+	node --test --test-timeout=120000 tests/sandbox/
+
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
 	node tests/runtimes/run.mjs
 
 ## package-lint: publint and are-the-types-wrong on the built package (run make pkg first)
-# attw: the main entry green for node10, node16 (CJS and ESM) and bundler; the .wasm subpath
+# attw: the main entry and the ./receiver and ./sandbox subpaths green for node10, node16 (CJS and
+# ESM) and bundler (every entrypoint but the .wasm is checked: a new subpath is too); the .wasm subpath
 # serves hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
 package-lint:
 	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
@@ -237,9 +250,10 @@ differential: consumer
 memory-test: consumer
 	node --expose-gc --max-semi-space-size=8 tests/memory/memory.mjs
 
-## demo: builds and installs the package, then its conformance kit plays the service against
-## the example receiver (every rule holds) and a careless one that acknowledges everything
-## (caught, each broken rule named); exit 0 when both verdicts are right
+## demo: builds and installs the package, then the merchant loop in one screen: the sandbox
+## (duplicating and reordering deliveries) and the example receiver, payments paid in full, partly
+## and too much and one cancelled, what the receiver stored next to GET /v1/payments/{id}; then the
+## conformance kit against the example receiver and a careless one; exit 0 when all agree
 demo: pkg
 	@$(MAKE) --no-print-directory consumer
 	@node scripts/demo.mjs

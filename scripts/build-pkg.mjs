@@ -39,19 +39,23 @@ function fail(message) {
 //    (56.4 KB gzip -9); with fat LTO 146.0 KB (58.9) and a forged delivery through a Verifier
 //    16-25 % slower at 256 B and 1 KiB, the rest within 3 %.
 const binding = 'cryptopay_verify_wasm';
+// The sandbox's binding (bindings/service: the service's rules, for cryptopay-verify/sandbox
+// only) is built by the same cargo run; build-sandbox.mjs takes it through steps 2 to 4 too.
+const serviceBinding = 'cryptopay_verify_service_wasm';
 const cargoArgs = ['build', '--quiet', '--release', '--locked', '--target', 'wasm32-unknown-unknown',
-  '-p', 'cryptopay-verify-wasm', '--config', 'profile.release.lto=false',
+  '-p', 'cryptopay-verify-wasm', '-p', 'cryptopay-verify-service-wasm', '--config', 'profile.release.lto=false',
   '--message-format', 'json-render-diagnostics'];
 console.log(`  $ cargo ${cargoArgs.join(' ')}`);
 const cargoReport = execFileSync('cargo', cargoArgs, {
   cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
   env: { ...process.env, RUSTFLAGS: '-C target-feature=+simd128' },
 });
-const rustcWasm = cargoReport.split('\n').filter((line) => line.startsWith('{'))
+const artifactOf = (crate) => cargoReport.split('\n').filter((line) => line.startsWith('{'))
   .map((line) => JSON.parse(line))
-  .filter((m) => m.reason === 'compiler-artifact' && m.target?.name === binding && m.target.kind.includes('cdylib'))
-  .flatMap((m) => m.filenames).find((f) => f.endsWith(`${binding}.wasm`))
-  ?? fail(`cargo reported no ${binding}.wasm (the binding's cdylib)`);
+  .filter((m) => m.reason === 'compiler-artifact' && m.target?.name === crate && m.target.kind.includes('cdylib'))
+  .flatMap((m) => m.filenames).find((f) => f.endsWith(`${crate}.wasm`))
+  ?? fail(`cargo reported no ${crate}.wasm (the binding's cdylib)`);
+const rustcWasm = artifactOf(binding);
 
 // 2. No multi-value returns at the boundary. rustc's target_features section says
 //    +multivalue (LLVM's default), and wasm-bindgen then returns strings and results as
@@ -123,10 +127,10 @@ if (readFileSync(join(work, `${name}_bg.wasm.d.ts`), 'utf8').includes('=> [')) {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(dist, 'entry'), { recursive: true });
 const wasmOut = join(dist, `${name}_bg.wasm`);
-run(bin('wasm-opt'), ['-O3', '--enable-bulk-memory', '--enable-bulk-memory-opt',
+const wasmOptArgs = ['-O3', '--enable-bulk-memory', '--enable-bulk-memory-opt',
   '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals',
-  '--enable-reference-types', '--enable-simd',
-  join(work, `${name}_bg.wasm`), '-o', wasmOut]);
+  '--enable-reference-types', '--enable-simd'];
+run(bin('wasm-opt'), [...wasmOptArgs, join(work, `${name}_bg.wasm`), '-o', wasmOut]);
 const wasmBytes = readFileSync(wasmOut);
 const exportsOk = new WebAssembly.Module(wasmBytes);
 if (!WebAssembly.Module.exports(exportsOk).some((e) => e.name === '__wbindgen_start')) {
@@ -184,6 +188,14 @@ if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta'
 // The receiver subpath export (cryptopay-verify/receiver), see build-receiver.mjs.
 const { buildReceiver } = await import('./build-receiver.mjs');
 buildReceiver({ root, dist, out, fail });
+
+// The sandbox subpath export (cryptopay-verify/sandbox), with its own .wasm: see build-sandbox.mjs.
+const { buildSandbox } = await import('./build-sandbox.mjs');
+buildSandbox({
+  root, dist, out, fail, run, bin, wasmOptArgs,
+  rustcWasm: artifactOf(serviceBinding),
+  prepare: (wasm) => withoutFeature(wasm, 'multivalue'),
+});
 
 const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
 const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];

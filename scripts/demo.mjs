@@ -1,238 +1,233 @@
-// `make demo`: the conformance kit of the installed package plays the payment service
-// against two receivers on 127.0.0.1: the example receiver (examples/node-receiver), which
-// holds every rule, and a careless one that acknowledges everything, which is caught.
-// Exits 0 when the good receiver passes and the careless one is caught.
+// `make demo`: the merchant loop in one screen, on 127.0.0.1 with no account and no network.
 //
-// Runs against the package installed in CONSUMER_DIR (default target/consumer, as
-// `make consumer` leaves it); `make demo` builds and installs it first.
+//   1. The sandbox (cryptopay-verify/sandbox) plays the payment service, with a network that
+//      duplicates and reorders deliveries; the example receiver (examples/node-receiver)
+//      records them.
+//   2. A merchant creates payments through the API; customers pay them in full, partly and
+//      too much; one is cancelled.
+//   3. What the receiver stored, next to what GET /v1/payments/{id} says: exit 0 only when they
+//      agree for every payment.
+//   4. The conformance kit (cryptopay-verify conformance) against the same receiver and a
+//      careless one, one line each.
+//
+// Runs against the package installed in CONSUMER_DIR (default target/consumer, as `make
+// consumer` leaves it); `make demo` builds and installs it first.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const consumer = resolve(process.env.CONSUMER_DIR ?? join(root, 'target', 'consumer'));
+const installed = join(consumer, 'node_modules', 'cryptopay-verify');
 const cli = join(consumer, 'node_modules', '.bin', 'cryptopay-verify');
 // The service's header names are not in its specification: these stand in for them.
 const TS_HEADER = 'X-Webhook-Timestamp';
 const SIG_HEADER = 'X-Webhook-Signature';
-const SECRET_ENV = 'CRYPTOPAY_WEBHOOK_SECRET';
+const SEED = 2026;
 
-const bold = (text) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
+const tty = process.stdout.isTTY === true;
+const bold = (text) => (tty ? `\x1b[1m${text}\x1b[0m` : text);
+const dim = (text) => (tty ? `\x1b[2m${text}\x1b[0m` : text);
 const say = (text = '') => process.stdout.write(`${text}\n`);
 
 if (!existsSync(cli)) {
   console.error(`demo: ${cli} is missing: run make demo (it builds and installs the package)`);
   process.exit(2);
 }
+// The installed package, by its exports, as a user's project resolves it.
+const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+const load = (subpath, conditions) => {
+  let target = manifest.exports[subpath];
+  while (typeof target === 'object') target = target[Object.keys(target).find((k) => conditions.includes(k))];
+  return import(pathToFileURL(join(installed, target)).href);
+};
+const { fromAmountRaw, toAmountRaw } = await load('.', ['node', 'import', 'default']);
+const { startSandbox } = await load('./sandbox', ['import', 'default']);
 
-const env = { ...process.env, [SECRET_ENV]: `whsec_demo_${randomBytes(16).toString('hex')}` };
-// A secret rotation in progress, so that the kit checks it too (pending_secret, retired_secret):
-// the example receiver reads these; the careless one ignores them.
-const PENDING_ENV = 'CRYPTOPAY_WEBHOOK_SECRET_PENDING';
-const RETIRED_ENV = 'CRYPTOPAY_WEBHOOK_SECRET_RETIRING';
-Object.assign(env, {
-  [PENDING_ENV]: `whsec_demo_pending_${randomBytes(16).toString('hex')}`,
-  [RETIRED_ENV]: `whsec_demo_retired_${randomBytes(16).toString('hex')}`,
-  CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(Math.floor(Date.now() / 1000) - 3600), // its overlap has ended
-});
 const cleanup = [];
-
-// The example receiver, run from a copy beside the installed package so that its
-// `import ... from 'cryptopay-verify'` resolves to it.
-const receiverDir = join(consumer, 'node-receiver');
-rmSync(receiverDir, { recursive: true, force: true });
-cpSync(join(root, 'examples', 'node-receiver'), receiverDir, {
-  recursive: true,
-  filter: (src) => !/[/\\](node_modules|data)$/.test(src),
-});
-const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-demo-'));
-cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function startExample() {
-  const child = spawn(process.execPath, [join(receiverDir, 'server.mjs')], {
-    env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const freePort = () => new Promise((resolvePort) => {
+  const server = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolvePort(port));
   });
-  const rx = { child, output: '' };
-  child.stdout.on('data', (d) => { rx.output += d; });
-  child.stderr.on('data', (d) => { rx.output += d; });
-  rx.exited = new Promise((r) => child.on('exit', r));
-  rx.stop = () => {
+});
+
+/** Starts a process; resolves once its output matches `ready`. */
+function start(command, args, { env, ready }) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = { child, output: '' };
+  child.stdout.on('data', (d) => { proc.output += d; });
+  child.stderr.on('data', (d) => { proc.output += d; });
+  proc.exited = new Promise((r) => child.on('exit', (code, signal) => r(code ?? signal)));
+  proc.stop = () => {
     child.kill('SIGTERM');
-    return rx.exited;
+    return proc.exited;
   };
   cleanup.push(() => child.kill('SIGKILL'));
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the example receiver did not start:\n${rx.output}`)), 15_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(rx.output);
-      if (match) {
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${proc.output}`)), 15_000);
+    const check = () => {
+      if (ready.test(proc.output)) {
         clearTimeout(timer);
-        rx.webhookUrl = match[1];
-        rx.url = new URL(rx.webhookUrl).origin;
-        resolvePromise(rx);
+        resolveStart(proc);
       }
-    });
-    rx.exited.then((code) => {
+    };
+    child.stdout.on('data', check);
+    proc.exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`the example receiver exited (${code}):\n${rx.output}`));
+      reject(new Error(`${args[0]} exited (${code}):\n${proc.output}`));
     });
   });
 }
 
-// The careless receiver: answers 200 to anything, checks nothing.
-async function startCareless() {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  cleanup.push(() => server.closeAllConnections());
-  return {
-    webhookUrl: `http://127.0.0.1:${server.address().port}/webhook`,
-    stop: () => new Promise((r) => {
-      server.close(r);
-      server.closeAllConnections();
-    }),
-  };
+async function json(url, { method = 'GET', key, body, idem } = {}) {
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (idem) headers['idempotency-key'] = idem;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
 }
 
-// The kit, as a user runs it: its table and progress go straight to the terminal.
-function conformance(url) {
-  const args = ['conformance', '--url', url, '--secret-env', SECRET_ENV, '--timestamp-header', TS_HEADER,
-    '--signature-header', SIG_HEADER, '--timeout', '5', '--pending-secret-env', PENDING_ENV, '--retired-secret-env', RETIRED_ENV];
-  say(`$ cryptopay-verify ${args.join(' ')}`);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cli, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => resolvePromise(code));
-  });
-}
-
-function getJson(url) {
-  return new Promise((resolvePromise, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolvePromise(JSON.parse(text)));
-    }).on('error', reject);
-  });
-}
+const short = (id) => `${id.slice(0, 8)}…${id.slice(-4)}`;
+const FACTS = ['payment_id', 'order_ref', 'source_amount', 'status', 'status_version', 'amount_received_raw', 'checkout_origin', 'expires_at'];
 
 async function main() {
-  say(bold('cryptopay-verify demo: the conformance kit plays the payment service against two receivers'));
-  say(`(package installed in ${consumer}; header names ${TS_HEADER} and ${SIG_HEADER} stand in for the service's)`);
+  say(bold('cryptopay-verify demo: the merchant loop against the local sandbox, no account, no network'));
+  say(dim(`(the package installed in ${consumer}; header names ${TS_HEADER} and ${SIG_HEADER} stand in for the service's)`));
 
-  say();
-  say(bold('1. The example receiver (examples/node-receiver): verifies first, records durably, de-duplicates, orders'));
-  let rx = await startExample();
-  say(`started on ${rx.webhookUrl}, recording to ${join(dataDir, 'receiver.sqlite')} (cryptopay-verify/receiver, SQLite)`);
-  const good = await conformance(rx.webhookUrl);
-  const recorded = await getJson(`${rx.url}/events`);
-  const applied = recorded.events.filter((e) => e.decision === 'apply').length;
-  say(`GET /events: ${recorded.count} events recorded (${applied} applied); the rejected deliveries left no trace`);
-  // What the store holds after a shuffled burst.
-  const burst = await shuffledBurst(rx);
-  await rx.stop();
-  const { output } = rx;
-  rx = await startExample();
-  const rebuilt = await getJson(`${rx.url}/events`);
-  say(`restarted: ${rebuilt.count} events still in the store, none re-applied`);
-  await rx.stop();
-
-  say();
-  say(bold('2. A careless receiver: answers 200 to every POST, verifies nothing'));
-  const careless = await startCareless();
-  say(`started on ${careless.webhookUrl}`);
-  const bad = await conformance(careless.webhookUrl);
-  await careless.stop();
-
-  say();
-  const goodOk = good === 0 && rebuilt.count === recorded.count + burst.events && burst.ok;
-  const caught = bad === 1;
-  say(bold(`${goodOk ? 'ok' : 'FAILED'}: the example receiver ${good === 0 ? 'holds every rule' : `did not pass (exit ${good})`}` +
-    `${rebuilt.count === recorded.count + burst.events ? '' : ', and lost events over a restart'}` +
-    `${burst.ok ? '' : ', and the shuffled burst was not stored as it should be'}`));
-  say(bold(`${caught ? 'ok' : 'FAILED'}: the careless receiver ${caught ? 'was caught (exit 1, each failed rule named above)' : `was not caught (exit ${bad})`}`));
-  if (!goodOk) process.stderr.write(`\nexample receiver log:\n${output}${rx.output}`);
-  return goodOk && caught ? 0 : 1;
-}
-
-// The service delivers at least once and in any order: a burst of signed deliveries for a few
-// payments, versions shuffled, a third of them sent twice, all at once. The store must hold
-// each event once and every payment at its highest version, whatever the arrival order.
-async function shuffledBurst(rx) {
-  const { signWebhook } = createRequire(join(consumer, 'package.json'))('cryptopay-verify');
-  const payments = ['pay_demo_a', 'pay_demo_b', 'pay_demo_c'];
-  const events = payments.flatMap((paymentId, p) => Array.from({ length: 8 }, (_, v) => ({
-    eventId: `evt_demo_${p}_${v + 1}`,
-    paymentId,
-    // Payment b's versions are beyond 2^53, where a float would round them.
-    version: p === 1 ? String(2n ** 53n + BigInt(v + 1)) : String(v + 1),
-  })));
-  const deliveries = [...events, ...events.filter((_, i) => i % 3 === 0)];
-  for (let i = deliveries.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [deliveries[i], deliveries[j]] = [deliveries[j], deliveries[i]];
-  }
-  const answers = await Promise.all(deliveries.map(({ eventId, paymentId, version }) => {
-    const body = JSON.stringify({ schema_version: '1', event_id: eventId, event_type: 'payment.updated',
-      occurred_at: new Date().toISOString(), data: { payment_id: paymentId, status_version: version, status: `v${version}` } });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const signature = signWebhook({ secret: env[SECRET_ENV], timestamp, body });
-    return postJson(rx.webhookUrl, body, { [TS_HEADER]: timestamp, [SIG_HEADER]: signature });
-  }));
-  const count = (d) => answers.filter((a) => a.decision === d).length;
-  say();
-  say(bold(`A shuffled burst: ${deliveries.length} deliveries of ${events.length} events for ${payments.length} payments, ` +
-    `${deliveries.length - events.length} sent twice, all at once`));
-  say(`answers: ${count('apply')} apply, ${count('stale')} stale (an older version after a newer one), ${count('duplicate')} duplicate`);
-  const stored = await getJson(`${rx.url}/events`);
-  const ours = stored.events.filter((e) => e.event_id.startsWith('evt_demo_'));
-  const once = new Set(ours.map((e) => e.event_id)).size === ours.length && ours.length === events.length;
-  say(`GET /events: ${ours.length} of them stored, each once: ${once ? 'yes' : 'NO'}`);
-  let highest = true;
-  for (const paymentId of payments) {
-    const best = events.filter((e) => e.paymentId === paymentId).map((e) => BigInt(e.version)).reduce((a, b) => (a > b ? a : b));
-    const payment = await getJson(`${rx.url}/payments/${paymentId}`);
-    const ok = payment.status_version === String(best);
-    highest &&= ok;
-    say(`GET /payments/${paymentId}: status_version ${payment.status_version} (highest sent: ${best}) ${ok ? 'ok' : 'WRONG'}`);
-  }
-  return { events: events.length, ok: once && highest && answers.every((a) => a.received === true) };
-}
-
-function postJson(url, body, headers) {
-  return new Promise((resolvePromise, reject) => {
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        try {
-          resolvePromise(JSON.parse(text));
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
+  // 1. The sandbox, and the example receiver on a port named to the sandbox before it starts.
+  const port = await freePort();
+  const webhookUrl = `http://127.0.0.1:${port}/webhook`;
+  const sandbox = await startSandbox({
+    port: 0, webhookUrl, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER,
+    retryDelaysMs: [100, 200, 400, 800, 1600], duplicateRate: 0.3, shuffle: true, seed: SEED,
   });
+  cleanup.push(() => sandbox.close());
+  const receiverDir = mkdtempSync(join(consumer, '.demo-node-receiver-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-demo-'));
+  cleanup.push(() => rmSync(receiverDir, { recursive: true, force: true }), () => rmSync(dataDir, { recursive: true, force: true }));
+  // Beside the installed package, so that the example's imports resolve to it.
+  cpSync(join(root, 'examples', 'node-receiver'), receiverDir, { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  const receiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
+    env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+    ready: /listening on http/,
+  });
+  cleanup.push(() => receiver.child.kill('SIGKILL'));
+  say();
+  say(bold('1. The sandbox and the example receiver (examples/node-receiver, SQLite)'));
+  say(`   sandbox   ${sandbox.baseUrl}   API key ${sandbox.apiKey.slice(0, 14)}…   webhook ${sandbox.webhook.resourceId}`);
+  say(`   receiver  ${webhookUrl}   signing secret from the sandbox, exactly as issued`);
+  say(`   network   30 % of events delivered twice, a payment's events out of order (seed ${SEED})`);
+
+  // 2. The merchant creates payments (one Idempotency-Key each); the customers pay.
+  const { primary_source: source } = (await json(`${sandbox.baseUrl}/v1/store`, { key: sandbox.apiKey })).json;
+  const money = (raw) => `${raw === '0' ? (0).toFixed(source.decimals) : fromAmountRaw(raw, source.decimals)} ${source.ref}`;
+  const plan = [
+    ['order-1001', 'pays in full', ['128.00']],
+    ['order-1002', 'pays part', ['50.00']],
+    ['order-1003', 'pays too much', ['150.00']],
+    ['order-1004', 'pays in two parts', ['28.00', '100.00']],
+    ['order-1005', 'cancelled by the merchant', []],
+  ];
+  say();
+  say(bold('2. The merchant creates payments of 128.00; the customers pay'));
+  const payments = [];
+  for (const [orderRef, what, amounts] of plan) {
+    const created = await json(`${sandbox.baseUrl}/v1/payments`, {
+      method: 'POST', key: sandbox.apiKey, idem: `demo-${orderRef}`,
+      body: { order_ref: orderRef, source_amount: { kind: source.kind, currency: source.ref, amount_raw: toAmountRaw('128.00', source.decimals) } },
+    });
+    const id = created.json.payment_id;
+    let view = created.json;
+    for (const amount of amounts) view = await sandbox.pay(id, toAmountRaw(amount, source.decimals));
+    if (amounts.length === 0) view = (await json(`${sandbox.baseUrl}/v1/payments/${id}/cancel`, { method: 'POST', key: sandbox.apiKey })).json;
+    payments.push(id);
+    const paid = amounts.length === 0 ? '' : ` (${amounts.join(' + ')})`;
+    say(`   ${short(id)}  ${orderRef}  ${`${what}${paid}`.padEnd(35)} -> ${view.status}, received ${money(view.amount_received_raw)}`);
+  }
+
+  // 3. Deliveries settle; then the receiver's store next to the service's answer.
+  const deadline = Date.now() + 20_000;
+  while ((await sandbox.pendingDeliveries()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  const attempts = await sandbox.deliveries();
+  const events = await sandbox.events();
+  const recorded = (await json(`${webhookUrl.replace('/webhook', '')}/events`)).json;
+  const duplicates = attempts.filter((a) => a.kind === 'duplicate').length;
+  const stale = recorded.events.filter((e) => e.decision === 'stale').length;
+  say();
+  say(bold('3. What the receiver stored, next to GET /v1/payments/{id}'));
+  const acknowledged = attempts.filter((a) => a.outcome === 'acknowledged').length;
+  say(`   the sandbox: ${events.length} events, ${attempts.length} delivery attempts (${duplicates} duplicates), ` +
+    `${acknowledged === attempts.length ? 'all' : acknowledged} acknowledged`);
+  say(`   the receiver: ${recorded.count} events recorded, each once; ${stale} arrived after a newer one (stale: kept, not applied)`);
+  say(dim(`   ${'payment'.padEnd(13)}  ${'receiver'.padEnd(24)}  ${'GET /v1/payments/{id}'.padEnd(24)}`));
+  let agree = recorded.count === events.length;
+  for (const id of payments) {
+    const view = (await json(`${sandbox.baseUrl}/v1/payments/${id}`, { key: sandbox.apiKey })).json;
+    const stored = await json(`${webhookUrl.replace('/webhook', '')}/payments/${id}`);
+    const data = stored.status === 200 ? stored.json.data : null;
+    const same = data !== null && FACTS.every((f) => JSON.stringify(data[f]) === JSON.stringify(view[f]));
+    agree &&= same;
+    const mine = data === null ? 'nothing stored' : `${data.status} v${data.status_version}`;
+    say(`   ${short(id)}  ${mine.padEnd(24)}  ${`${view.status} v${view.status_version}`.padEnd(24)}  ${same ? 'agree' : 'DIFFER'}`);
+  }
+  await receiver.stop();
+
+  // 4. The conformance kit, one line per receiver.
+  const kitReceiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
+    env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+      PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
+    ready: /listening on http/,
+  });
+  const careless = http.createServer((req, res) => req.resume().on('end', () => res.end('{"ok":true}')));
+  await new Promise((r) => careless.listen(0, '127.0.0.1', r));
+  cleanup.push(() => careless.close());
+  const kit = (url) => new Promise((resolveKit, reject) => {
+    const child = spawn(cli, ['conformance', '--url', url, '--secret-env', 'DEMO_SECRET', '--timestamp-header', TS_HEADER,
+      '--signature-header', SIG_HEADER, '--timeout', '5', '--json'], { env: { ...process.env, DEMO_SECRET: sandbox.webhook.secret } });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        const rows = JSON.parse(out);
+        resolveKit({ code, rows, failed: rows.filter((r) => r.verdict === 'fail').map((r) => r.rule) });
+      } catch {
+        reject(new Error(`the conformance kit printed no verdicts (exit ${code})`));
+      }
+    });
+  });
+  const good = await kit(/listening on (http:\/\/\S+)/.exec(kitReceiver.output)[1]);
+  await kitReceiver.stop();
+  const bad = await kit(`http://127.0.0.1:${careless.address().port}/webhook`);
+  say();
+  say(bold('4. The conformance kit (cryptopay-verify conformance) plays hostile deliveries'));
+  say(`   example receiver: ${good.rows.filter((r) => r.verdict === 'pass').length}/${good.rows.length} rules hold (exit ${good.code})`);
+  say(`   careless receiver (200 to anything): caught (exit ${bad.code}), ${bad.failed.length} rules broken: ` +
+    `${bad.failed.slice(0, 3).join(', ')}${bad.failed.length > 3 ? ', ...' : ''}`);
+
+  const kitOk = good.code === 0 && bad.code === 1;
+  say();
+  say(bold(`${agree ? 'ok' : 'FAILED'}: the receiver ${agree ? 'holds each payment as GET /v1/payments/{id} says'
+    : 'does not agree with the service'}; ${kitOk ? 'ok' : 'FAILED'}: the kit's verdicts`));
+  if (!agree) process.stderr.write(`\nreceiver log:\n${receiver.output}`);
+  return agree && kitOk ? 0 : 1;
 }
 
-function finish(code) {
+async function finish(code) {
   for (const step of cleanup.reverse()) {
     try {
-      step();
+      await step();
     } catch {
       // best effort
     }
@@ -242,6 +237,6 @@ function finish(code) {
 
 process.on('SIGINT', () => finish(130));
 main().then(finish, (error) => {
-  console.error(`demo: ${error.message}`);
+  console.error(`demo: ${error.stack ?? error.message}`);
   finish(1);
 });

@@ -7,9 +7,21 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { entries, fromHex, jsonSuite, packageDir, vectorFiles } from './package-under-test.mjs';
+import { cjs, entries, esm, fromHex, jsonSuite, packageDir, vectorFiles } from './package-under-test.mjs';
+
+// The service's rules (service.json) run through the sandbox's own WebAssembly module
+// (bindings/service), by its internal module of each format: the ESM one beside the ESM
+// entry, the CommonJS one beside the CommonJS entry (each throws that entry's CryptoPayError
+// for an argument the core refuses, and its SandboxError for one of the service's answers).
+const serviceRules = new Map([
+  [esm, await import(pathToFileURL(join(packageDir, 'dist', 'sandbox', 'rules.mjs')).href)],
+  [cjs, createRequire(join(packageDir, 'package.json'))(join(packageDir, 'dist', 'sandbox', 'rules.cjs'))],
+]);
+const SERVICE_FUNCTIONS = new Set(['newPaymentState', 'applyPaymentAction', 'checkIdempotency', 'nextDeliveryStep',
+  'validateRetryDelays', 'apiErrorStatus']);
 
 // The codes the installed package's receiver quarantines (an internal export of its module).
 
@@ -31,6 +43,10 @@ const describeError = (error) =>
 
 function assertPackageError(api, error, where) {
   assert.ok(error instanceof Error, `${where}: threw a non-Error: ${describeError(error)}`);
+  if (SERVICE_FUNCTIONS.has(where) && error instanceof serviceRules.get(api).SandboxError) {
+    assert.equal(typeof error.status, 'number', `${where}: a SandboxError carries its HTTP status`);
+    return;
+  }
   assert.ok(error instanceof api.CryptoPayError, `${where}: threw ${describeError(error)}, not a CryptoPayError`);
 }
 
@@ -168,6 +184,18 @@ function run(api, fn, row) {
       return nothing(api.validateIdempotencyKey(row.key));
     case 'classifyDeliveryResponse':
       return { classification: api.classifyDeliveryResponse(row.status) };
+    case 'newPaymentState':
+      return { state: serviceRules.get(api).newPaymentState(row.amountRaw) };
+    case 'applyPaymentAction':
+      return serviceRules.get(api).applyPaymentAction(structuredClone(row.state), structuredClone(row.action));
+    case 'checkIdempotency':
+      return { check: serviceRules.get(api).checkIdempotency(row.storedFingerprint, row.fingerprint) };
+    case 'nextDeliveryStep':
+      return serviceRules.get(api).nextDeliveryStep(row.attempt, row.answer, structuredClone(row.retryDelaysMs));
+    case 'validateRetryDelays':
+      return nothing(serviceRules.get(api).validateRetryDelays(structuredClone(row.retryDelaysMs)));
+    case 'apiErrorStatus':
+      return { status: serviceRules.get(api).apiErrorStatus(row.code) };
     case 'errorCodes':
       // eventError: the codes the package's receiver keeps in quarantine (and acknowledges).
       return { index: api.errorCodes().indexOf(row.code), eventError: new api.CryptoPayError(row.code, row.code).authentic };

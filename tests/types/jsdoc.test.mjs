@@ -1,4 +1,5 @@
-// `make types-test`: JSDoc coverage of the INSTALLED package's typings (index.d.ts, receiver/index.d.ts, wasm-module.d.ts), 100 % required.
+// `make types-test`: JSDoc coverage of the INSTALLED package's typings (index.d.ts, receiver/index.d.ts, sandbox/index.d.ts,
+// wasm-module.d.ts), 100 % required.
 // Every export, class, constructor, method, property, option and ErrorCode member has a
 // description and an @example; every callable documents its parameters and what it throws
 // (see jsdoc.mjs). Prints the coverage; fails naming each gap.
@@ -69,6 +70,27 @@ test('receiver/index.d.ts (cryptopay-verify/receiver): every export, member and 
 
 test('receiver/index.d.cts (the require condition\'s types) is the same file as receiver/index.d.ts', () => {
   assert.equal(installed(join('receiver', 'index.d.cts')), installed(join('receiver', 'index.d.ts')));
+});
+
+test('sandbox/index.d.ts (cryptopay-verify/sandbox): every export, member and option is documented (100 %)', () => {
+  const text = installed(join('sandbox', 'index.d.ts'));
+  // Codes a @throws may name: the package's ErrorCode and the sandbox's own SandboxErrorCode.
+  const union = /export type SandboxErrorCode =([^;]+);/.exec(text)?.[1] ?? '';
+  const sandboxCodes = [...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]);
+  assert.ok(sandboxCodes.length >= 16, `SandboxErrorCode members: ${sandboxCodes.length}`);
+  const codes = [...errorCodeDocs(installed('index.d.ts')).map((m) => m.code), ...sandboxCodes];
+  const audit = auditDeclarations(text, 'sandbox/index.d.ts', codes);
+  const gaps = coverage('sandbox/index.d.ts', audit);
+  assert.deepEqual(gaps, [], `undocumented:\n${gaps.join('\n')}`);
+  const names = new Set(audit.items.map((i) => i.name));
+  for (const name of ['startSandbox', 'SandboxOptions.retryDelaysMs', 'SandboxOptions.duplicateRate', 'Sandbox.pay', 'Sandbox.rotate',
+    'Sandbox.deliveries', 'SandboxError.status', 'DeliveryAttempt.outcome', 'SandboxPaymentView.status_version']) {
+    assert.ok(names.has(name), `the audit did not see ${name}`);
+  }
+});
+
+test('sandbox/index.d.cts (the require condition\'s types) is the same file as sandbox/index.d.ts', () => {
+  assert.equal(installed(join('sandbox', 'index.d.cts')), installed(join('sandbox', 'index.d.ts')));
 });
 
 test('wasm-module.d.ts (the .wasm subpath) is documented (100 %)', () => {

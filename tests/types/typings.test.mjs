@@ -10,7 +10,8 @@
 // 2. The typings alone, with lib ["es2022"] and types [] (no DOM, no Node): fixtures/
 //    contract.mts and contract.cts use every export through index.d.ts and index.d.cts, and
 //    hold `@ts-expect-error` lines that fail the compile if a wrong call type-checks;
-//    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver.
+//    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver, and
+//    fixtures/sandbox.mts and sandbox.cts for cryptopay-verify/sandbox.
 // Each project is compiled by TypeScript 7 (`typescript`, the native compiler) and by
 // TypeScript 5.9 (`typescript-5`, the JavaScript compiler most projects still use).
 
@@ -126,6 +127,7 @@ const PROJECTS = [
     files: () => [
       { name: 'contract.mts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.mts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+      { name: 'sandbox.mts', from: fixture('sandbox.mts') }, { name: 'sandbox.cts', from: fixture('sandbox.cts') },
     ],
   },
   {
@@ -136,6 +138,7 @@ const PROJECTS = [
     files: () => [
       { name: 'contract.ts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.ts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+      { name: 'sandbox.ts', from: fixture('sandbox.mts') }, { name: 'sandbox.cts', from: fixture('sandbox.cts') },
     ],
   },
   {

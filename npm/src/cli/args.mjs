@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { looksLikeSecret, neverPrint } from './redact.mjs';
+import { SANDBOX_OPTIONS } from './sandbox-options.mjs';
 
 /**
  * A usage error (exit 2). `usage: false` for an input the command read but cannot use (a file,
@@ -36,6 +37,7 @@ export const OPTIONS = {
     ...SECRET, ...ROTATION, url: 'value', 'timestamp-header': 'value', 'signature-header': 'value', json: 'flag',
     timeout: 'value', 'max-skew': 'value', encoding: 'value', help: 'flag',
   },
+  ...SANDBOX_OPTIONS,
 };
 // Commands that read a body and so accept `-` (stdin).
 const TAKES_BODY = new Set(['verify', 'sign']);

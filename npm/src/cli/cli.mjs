@@ -4,6 +4,8 @@
 //   verify       checks a captured delivery and prints the verified event or the error code
 //   sign         prints a signature and the headers to send, for tests
 //   conformance  plays the payment service against a merchant's receiver
+//   sandbox      runs the payment service locally (cryptopay-verify/sandbox), and acts on a
+//                running one (pay, review, expire, replay, rotate, activate, deliveries)
 //
 // Exit codes: 0 all good; 1 a verification failed or a receiver broke a rule; 2 a usage
 // error, or a run that could not be made (an unreachable receiver). Secrets come from the
@@ -17,6 +19,7 @@ import {
   UsageError, encodingOf, headerName, integer, nowOption, parse, readBody, readSecret, required, seconds,
 } from './args.mjs';
 import { RULES, rulesFor, runConformance } from './conformance.mjs';
+import { SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
 import { displayUrl, neverPrint, write } from './redact.mjs';
 import { formatReport, wrap } from './report.mjs';
 
@@ -50,7 +53,9 @@ const USAGE = {
 ${wrap(`${RULES.join(', ')}.`, '  Rules: ', '         ')}
   Exit 0 when every rule holds, 1 when one fails (or is not judged), 2 on a usage error or
   when the receiver cannot be reached.`,
+  sandbox: SANDBOX_USAGE,
 };
+for (const sub of SUBCOMMANDS) USAGE[`sandbox ${sub}`] = SANDBOX_USAGE;
 
 const COMMON = `Secrets: --secret-env VAR reads the signing Secret from the environment variable VAR;
 --secret-file F reads it from a file (one trailing newline is removed, nothing else); the
@@ -60,7 +65,7 @@ Exit codes: 0 all good, 1 verification failed or a rule failed, 2 a usage error 
 unreachable receiver.`;
 
 function fullUsage() {
-  return `usage:\n  ${USAGE.verify}\n\n  ${USAGE.sign}\n\n  ${USAGE.conformance}\n\n${COMMON}\n`;
+  return `usage:\n  ${USAGE.verify}\n\n  ${USAGE.sign}\n\n  ${USAGE.conformance}\n\n  ${USAGE.sandbox}\n\n${COMMON}\n`;
 }
 
 const nowSecs = () => Math.floor(Date.now() / 1000);
@@ -318,11 +323,17 @@ function help(command) {
   return 0;
 }
 
-const COMMANDS = { verify: verifyCommand, sign: signCommand, conformance: conformanceCommand };
+// The sandbox is loaded only for its own command: the others never start its module.
+async function sandboxCommand(argv) {
+  const { sandboxCommand: run } = await import('./sandbox.mjs');
+  return run(argv);
+}
+
+const COMMANDS = { verify: verifyCommand, sign: signCommand, conformance: conformanceCommand, sandbox: sandboxCommand };
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: verify, sign or conformance');
+  if (command === undefined) throw new UsageError('a command is required: verify, sign, conformance or sandbox');
   if (command === '--help' || command === '-h' || command === 'help') {
     write.out(fullUsage());
     return 0;
@@ -333,7 +344,7 @@ async function main(argv) {
     return 0;
   }
   const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (run === undefined) throw new UsageError('the first argument is not a command (not shown): give verify, sign or conformance');
+  if (run === undefined) throw new UsageError('the first argument is not a command (not shown): give verify, sign, conformance or sandbox');
   return run(rest);
 }
 

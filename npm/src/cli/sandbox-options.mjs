@@ -1,0 +1,49 @@
+// The options of `cryptopay-verify sandbox` and of its subcommands (args.mjs's parse reads
+// them; sandbox.mjs runs them). Apart from sandbox.mjs so that the other commands never load
+// the sandbox.
+
+export const SUBCOMMANDS = ['pay', 'review', 'expire', 'replay', 'rotate', 'activate', 'deliveries'];
+export const DEFAULT_URL = 'http://127.0.0.1:4010';
+const NAME = 'cryptopay-verify';
+
+export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [--data FILE]
+       [--webhook-url URL --timestamp-header NAME --signature-header NAME]
+       [--pricing fiat:USD:2 | crypto:<ref>:<decimals>] [--website https://shop.example]
+       [--retry-delays 1,2,4,8,16] [--timeout 10] [--duplicate-rate 0.3] [--shuffle] [--seed N] [--json]
+  Runs the payment service locally, with no account and no network: the /v1 API, checkout
+  and signed payment.updated deliveries to --webhook-url (a URL on this machine may be
+  http://), retried after each of --retry-delays (seconds) on a network failure, 408, 425,
+  429 or 5xx, never after another status (3xx included). Prints the base URL (also the
+  checkout origin), a test API key with the three scopes and the webhook's resource_id and
+  signing secret, then a line per request, event and delivery attempt (--json: one JSON
+  object per line). --data FILE keeps the state in a SQLite file (needs better-sqlite3): a
+  restart resumes pending retries. --duplicate-rate delivers that share of acknowledged events
+  again, --shuffle delivers a payment's events out of order; --seed makes both repeatable.
+  Header names default to X-Webhook-Timestamp and X-Webhook-Signature. Ctrl-C stops it.
+  ${NAME} sandbox pay --payment ID --amount-raw N [--url ${DEFAULT_URL}] [--json]
+  ${NAME} sandbox review|expire --payment ID [--url URL] [--json]
+  ${NAME} sandbox replay --event ID [--url URL] [--json]
+  ${NAME} sandbox rotate|activate [--url URL] [--json]
+  ${NAME} sandbox deliveries [--event ID] [--payment ID] [--url URL] [--json]
+  Act on a running sandbox as its customer (pay) and its dashboard: review, expire, replay an
+  event (same event_id and bytes, new timestamp and signature), rotate the webhook's secret
+  (prints the new pending secret, once) and activate it, and the webhook log. Exit 0 done, 1
+  the sandbox refused (its code and message printed), 2 a usage error or no sandbox at --url.`;
+
+// name -> 'value' | 'flag', for each form.
+const ACT = { url: 'value', json: 'flag', help: 'flag' };
+export const SANDBOX_OPTIONS = {
+  sandbox: {
+    port: 'value', host: 'value', data: 'value', 'webhook-url': 'value', 'timestamp-header': 'value',
+    'signature-header': 'value', pricing: 'value', website: 'value', 'retry-delays': 'value', timeout: 'value',
+    'duplicate-rate': 'value', shuffle: 'flag', seed: 'value', json: 'flag', help: 'flag',
+  },
+  'sandbox pay': { ...ACT, payment: 'value', 'amount-raw': 'value' },
+  'sandbox review': { ...ACT, payment: 'value' },
+  'sandbox expire': { ...ACT, payment: 'value' },
+  'sandbox replay': { ...ACT, event: 'value' },
+  'sandbox rotate': ACT,
+  'sandbox activate': ACT,
+  'sandbox deliveries': { ...ACT, event: 'value', payment: 'value' },
+};
+

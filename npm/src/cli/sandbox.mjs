@@ -1,0 +1,301 @@
+// `cryptopay-verify sandbox`: starts the local payment service (cryptopay-verify/sandbox) and
+// prints what a merchant needs, as `stripe listen` does: the base URL, a test API key with the
+// three scopes and, with --webhook-url, the webhook's resource_id and signing secret (the
+// sandbox's own, issued at start: the one secret the command line ever prints, with the
+// pending secret of `sandbox rotate`). Then one line per request, event and delivery attempt.
+//
+// `cryptopay-verify sandbox pay|review|expire|replay|rotate|activate|deliveries [--url URL]`
+// acts on a running sandbox through its /sandbox endpoints, as its dashboard and customer.
+
+import http from 'node:http';
+import https from 'node:https';
+import { CryptoPayError } from '../entry/node.mjs';
+import { startSandbox } from '../sandbox/index.mjs';
+import { UsageError, parse, seconds } from './args.mjs';
+import { displayUrl, neverPrint, write } from './redact.mjs';
+import { DEFAULT_URL, SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
+
+const NAME = 'cryptopay-verify';
+
+// --- starting a sandbox ------------------------------------------------------------------
+
+function port(opts) {
+  if (opts.port === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(opts.port) || Number(opts.port) > 65535) throw new UsageError('--port must be 0 to 65535 (0 picks a free port)', 'sandbox');
+  return Number(opts.port);
+}
+
+/** --pricing fiat:USD:2 or crypto:<ref>:<decimals> (a ref may itself hold colons: CAIP-19). */
+function pricing(opts) {
+  if (opts.pricing === undefined) return undefined;
+  const parts = opts.pricing.split(':');
+  const [kind] = parts;
+  const decimals = parts.at(-1);
+  const ref = parts.slice(1, -1).join(':');
+  if (parts.length < 3 || (kind !== 'fiat' && kind !== 'crypto') || ref === '' || !/^[0-9]{1,2}$/.test(decimals)) {
+    throw new UsageError('--pricing must be fiat:<currency>:<decimals> (e.g. fiat:USD:2) or crypto:<pricing ref>:<decimals>', 'sandbox');
+  }
+  return { kind, ref, decimals: Number(decimals) };
+}
+
+/** --retry-delays 1,2,4 (seconds, up to 3 decimals; '' or none: no retry) -> milliseconds. */
+function retryDelays(opts) {
+  const text = opts['retry-delays'];
+  if (text === undefined) return undefined;
+  if (text === '' || text === 'none') return [];
+  const items = text.split(',');
+  if (!items.every((s) => /^[0-9]{1,6}(\.[0-9]{1,3})?$/.test(s.trim()))) {
+    throw new UsageError('--retry-delays must be seconds separated by commas, e.g. 1,2,4,8,16 (0.05 for 50 ms; none: no retry)', 'sandbox');
+  }
+  return items.map((s) => Math.round(Number(s.trim()) * 1000));
+}
+
+function duplicateRate(opts) {
+  const text = opts['duplicate-rate'];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || value > 1) throw new UsageError('--duplicate-rate must be a number from 0 to 1, e.g. 0.3', 'sandbox');
+  return value;
+}
+
+function seed(opts) {
+  if (opts.seed === undefined) return undefined;
+  if (!/^[0-9]{1,10}$/.test(opts.seed) || Number(opts.seed) > 0xffff_ffff) throw new UsageError('--seed must be an integer from 0 to 4294967295', 'sandbox');
+  return Number(opts.seed);
+}
+
+/** The webhook URL as it may be printed (credentials, query and fragment masked). */
+function shownUrl(text) {
+  try {
+    const url = new URL(text);
+    neverPrint(url.username);
+    neverPrint(url.password);
+    return displayUrl(url);
+  } catch {
+    return '(not shown)';
+  }
+}
+
+/** The option a core code of startSandbox is about, for its message. */
+function optionOf(code) {
+  if (code.startsWith('webhook_url_')) return '--webhook-url';
+  if (code.startsWith('origin_')) return '--website';
+  if (code === 'store_source_invalid' || code === 'decimals_invalid') return '--pricing';
+  return null;
+}
+
+async function startCommand(argv) {
+  const command = 'sandbox';
+  const opts = parse(command, argv);
+  if (opts.help) {
+    write.out(`usage:\n  ${SANDBOX_USAGE}\n`);
+    return 0;
+  }
+  const json = opts.json === true;
+  const webhookUrl = opts['webhook-url'];
+  if (webhookUrl !== undefined) shownUrl(webhookUrl); // its credentials are never printed
+  const options = {
+    port: port(opts) ?? 4010,
+    host: opts.host,
+    data: opts.data,
+    webhookUrl,
+    timestampHeader: opts['timestamp-header'],
+    signatureHeader: opts['signature-header'],
+    pricing: pricing(opts),
+    website: opts.website,
+    retryDelaysMs: retryDelays(opts),
+    timeoutMs: opts.timeout === undefined ? undefined : Math.round(seconds(opts, 'timeout', 10, command) * 1000),
+    duplicateRate: duplicateRate(opts),
+    shuffle: opts.shuffle === true,
+    seed: seed(opts),
+    // Lines logged while starting wait for the banner, then come in order.
+    log: (line, entry) => {
+      const text = json
+        ? `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`
+        : `${new Date().toISOString().slice(11, 23)}  ${line}\n`;
+      if (early === null) write.out(text);
+      else early.push(text);
+    },
+  };
+  let early = [];
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  let sandbox;
+  try {
+    sandbox = await startSandbox(options);
+  } catch (error) {
+    if (error instanceof CryptoPayError) {
+      const option = optionOf(error.code);
+      throw new UsageError(`${option ? `${option}: ` : ''}${error.message}`, command, { usage: false });
+    }
+    if (error?.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use: give another --port (0 picks a free one)`, command, { usage: false });
+    if (error?.code === 'driver_missing') throw new UsageError(error.message, command, { usage: false });
+    if (opts.data !== undefined && /SQLITE|database/i.test(`${error?.code} ${error?.message}`)) {
+      throw new UsageError(`--data: the file cannot be used as the sandbox's state (${error.code ?? error.message})`, command, { usage: false });
+    }
+    throw error;
+  }
+  const { primarySource, timestampHeader, signatureHeader, retry } = {
+    primarySource: options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 },
+    timestampHeader: options.timestampHeader ?? 'X-Webhook-Timestamp',
+    signatureHeader: options.signatureHeader ?? 'X-Webhook-Signature',
+    retry: (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000),
+  };
+  if (json) {
+    const started = {
+      type: 'started',
+      base_url: sandbox.baseUrl,
+      api_key: sandbox.apiKey,
+      scopes: ['payment:write', 'payment:read', 'webhook:bootstrap'],
+      webhook: sandbox.webhook === undefined ? null : {
+        resource_id: sandbox.webhook.resourceId,
+        url: shownUrl(sandbox.webhook.url),
+        secret: sandbox.webhook.secret,
+        timestamp_header: timestampHeader,
+        signature_header: signatureHeader,
+      },
+      primary_source: primarySource,
+      retry_delays_secs: retry,
+      seed: sandbox.seed,
+      data: options.data ?? null,
+    };
+    write.out(`${JSON.stringify(started)}\n`);
+  } else {
+    const lines = [
+      `${NAME} sandbox: the payment service on this machine, ${options.data ? `state in ${options.data}` : 'state in memory'}`,
+      `  base URL        ${sandbox.baseUrl}   (the API, /v1/..., and the checkout origin)`,
+      `  API key         ${sandbox.apiKey}   (payment:write payment:read webhook:bootstrap)`,
+    ];
+    if (sandbox.webhook !== undefined) {
+      lines.push(
+        `  webhook         ${sandbox.webhook.resourceId} -> ${shownUrl(sandbox.webhook.url)}`,
+        `  signing secret  ${sandbox.webhook.secret}   (give it to your receiver exactly as printed)`,
+        `  headers         ${timestampHeader}, ${signatureHeader}`,
+      );
+    } else {
+      lines.push('  webhook         none: set one up with POST /v1/webhook-endpoints, or start with --webhook-url');
+    }
+    lines.push(
+      `  pricing         ${primarySource.kind} ${primarySource.ref}, ${primarySource.decimals} decimals` +
+        `; retries after ${retry.length === 0 ? 'none' : `${retry.join(', ')} s`}; seed ${sandbox.seed}` +
+        `${options.shuffle ? ', shuffled' : ''}${options.duplicateRate ? `, duplicate rate ${options.duplicateRate}` : ''}`,
+      `Ready. Try: ${NAME} sandbox pay --url ${sandbox.baseUrl} --payment <payment_id> --amount-raw <amount>. Ctrl-C stops it.`,
+    );
+    write.out(`${lines.join('\n')}\n`);
+  }
+  for (const text of early) write.out(text);
+  early = null;
+  await new Promise((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await sandbox.close();
+  return 0;
+}
+
+// --- acting on a running sandbox ---------------------------------------------------------
+
+/** A JSON request to the sandbox. Resolves { status, json }, or throws a UsageError (unreachable). */
+function call(base, method, path, body, command) {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
+      method,
+      agent: false,
+      headers: text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      timeout: 10_000,
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        let json;
+        try {
+          json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode, json });
+      });
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
+    req.on('error', (error) => reject(new UsageError(`no sandbox answers at ${displayUrl(base)} (${error.code ?? 'connection failed'}): ` +
+      `start one with ${NAME} sandbox, or give its --url`, command, { usage: false })));
+    req.end(text);
+  });
+}
+
+function required(opts, name, command) {
+  if (opts[name] === undefined || opts[name] === '') throw new UsageError(`--${name} is required`, command);
+  return opts[name];
+}
+
+const ACTIONS = {
+  pay: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/pay`, { amount_raw: required(opts, 'amount-raw', c) }],
+  review: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/review`],
+  expire: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/expire`],
+  replay: (opts, c) => ['POST', `/sandbox/events/${encodeURIComponent(required(opts, 'event', c))}/replay`],
+  rotate: () => ['POST', '/sandbox/webhook/rotate'],
+  activate: () => ['POST', '/sandbox/webhook/activate'],
+  deliveries: (opts) => {
+    const query = new URLSearchParams();
+    if (opts.event !== undefined) query.set('event_id', opts.event);
+    if (opts.payment !== undefined) query.set('payment_id', opts.payment);
+    return ['GET', `/sandbox/deliveries${String(query) !== '' ? `?${query}` : ''}`];
+  },
+};
+
+/** What a successful answer prints without --json. */
+function summary(sub, answer) {
+  if (sub === 'pay' || sub === 'review' || sub === 'expire') {
+    return `${answer.payment_id}: ${answer.status} (status_version ${answer.status_version}), received ` +
+      `${answer.amount_received_raw} of ${answer.source_amount.amount_raw}\n`;
+  }
+  if (sub === 'replay') return `${answer.event_id}: replay queued (a queued replay proves nothing: see ${NAME} sandbox deliveries)\n`;
+  if (sub === 'rotate') {
+    return `pending secret  ${answer.secret}   (returned once: let the receiver accept it as pending; ` +
+      `deliveries stay signed with the active secret until ${NAME} sandbox activate)\n`;
+  }
+  if (sub === 'activate') return `${answer.resource_id}: the rotated secret is active; deliveries are signed with it only\n`;
+  const rows = answer.deliveries.map((d) => [String(d.seq), d.event_id, d.kind, String(d.status_version), String(d.attempt),
+    d.status !== undefined ? String(d.status) : d.error, d.outcome, d.at]);
+  const head = ['#', 'event_id', 'kind', 'version', 'attempt', 'answer', 'outcome', 'at'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const pending = answer.pending.length === 0 ? '' : `${answer.pending.length} deliver${answer.pending.length === 1 ? 'y' : 'ies'} pending\n`;
+  return `${[line(head), ...rows.map(line)].join('\n')}\n${pending}`;
+}
+
+async function actCommand(sub, argv) {
+  const command = `sandbox ${sub}`;
+  const opts = parse(command, argv);
+  if (opts.help) {
+    write.out(`usage:\n  ${SANDBOX_USAGE}\n`);
+    return 0;
+  }
+  let base;
+  try {
+    base = new URL(opts.url ?? DEFAULT_URL);
+  } catch {
+    throw new UsageError('--url is not an absolute URL (what was given is not shown), e.g. http://127.0.0.1:4010', command);
+  }
+  neverPrint(base.username);
+  neverPrint(base.password);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError('--url must be http:// or https://', command);
+  const [method, path, body] = ACTIONS[sub](opts, command);
+  const { status, json } = await call(base, method, path, body, command);
+  if (status >= 400) {
+    const error = json?.error;
+    write.err(`${NAME} sandbox ${sub}: ${typeof error?.code === 'string' ? `${error.code}: ${error.message}` : `HTTP ${status}`}\n`);
+    return 1;
+  }
+  write.out(opts.json ? `${JSON.stringify(json, null, 2)}\n` : summary(sub, json));
+  return 0;
+}
+
+/** `cryptopay-verify sandbox ...`: a subcommand when the first argument names one, else a start. */
+export function sandboxCommand(argv) {
+  const [first, ...rest] = argv;
+  if (SUBCOMMANDS.includes(first)) return actCommand(first, rest);
+  return startCommand(argv);
+}

@@ -1,0 +1,86 @@
+// The sandbox's checkout, for a person: the page GET /checkout/{id} serves to a browser
+// (the customer's first activation), with buttons that pay the payment in full, partly or
+// too much through POST /sandbox/payments/{id}/pay, and the hosted checkout's entry point
+// ({checkout_origin}/#payment_id=<id>), which sends the browser on to that page.
+
+import { fromAmountRaw } from 'cryptopay-verify';
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
+h1{font-size:1.3rem}code{font-size:.9em}.amount{font-size:2rem;font-weight:600}.status{display:inline-block;padding:.1rem .6rem;
+border-radius:1rem;background:#eef}button{font:inherit;margin:.2rem .4rem .2rem 0;padding:.4rem .9rem;cursor:pointer}
+input{font:inherit;width:10rem}.note{color:#666;font-size:.85rem}#answer{white-space:pre-wrap;font-family:monospace;font-size:.85rem}`;
+
+function page(title, body) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+/** A decimal for people, from amount_raw and the store's decimals (the raw value if that fails). */
+function decimal(amountRaw, decimals) {
+  if (amountRaw === '0') return decimals === 0 ? '0' : `0.${'0'.repeat(decimals)}`;
+  try {
+    return fromAmountRaw(amountRaw, decimals);
+  } catch {
+    return amountRaw;
+  }
+}
+
+/** The checkout page of a payment (its customer view), for the store's primary source. */
+export function checkoutPage(view, primarySource) {
+  const { decimals } = primarySource;
+  const unit = view.source_amount.currency ?? view.source_amount.pricing_ref ?? '';
+  const raw = BigInt(view.source_amount.amount_raw);
+  const received = BigInt(view.amount_received_raw);
+  const rest = raw > received ? raw - received : 1n;
+  const half = rest / 2n > 0n ? rest / 2n : 1n;
+  const payable = view.status === 'open' || view.status === 'partially_paid';
+  const id = JSON.stringify(view.payment_id).replace(/</g, '\\u003c');
+  const buttons = payable
+    ? `<p><button data-amount="${rest}">Pay the rest (${escape(decimal(String(rest), decimals))})</button>
+<button data-amount="${half}">Pay part (${escape(decimal(String(half), decimals))})</button>
+<button data-amount="${rest + rest / 10n + 1n}">Pay too much (${escape(decimal(String(rest + rest / 10n + 1n), decimals))})</button></p>
+<p><label>Another amount_raw: <input id="raw" inputmode="numeric" pattern="[1-9][0-9]*"></label> <button id="other">Pay</button></p>`
+    : '<p>This payment takes no payment in its status.</p>';
+  return page(`Checkout ${view.payment_id}`, `<h1>Sandbox checkout</h1>
+<p class="amount">${escape(decimal(view.source_amount.amount_raw, decimals))} ${escape(unit)}</p>
+<p>Payment <code>${escape(view.payment_id)}</code> <span class="status">${escape(view.status)}</span></p>
+<p>Received so far: ${escape(decimal(view.amount_received_raw, decimals))} ${escape(unit)}. Expires at ${escape(view.expires_at)}.</p>
+${buttons}
+<p id="answer"></p>
+<p class="note">A local sandbox of the payment service: no money moves. Each payment here emits payment.updated events
+(confirming, then paid, partially_paid or overpaid), delivered to the configured webhook.</p>
+<script>
+const id = ${id};
+async function pay(amount) {
+  const res = await fetch('/sandbox/payments/' + encodeURIComponent(id) + '/pay', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount_raw: amount }) });
+  const answer = await res.json();
+  if (res.ok) location.reload(); else document.getElementById('answer').textContent = answer.error.code + ': ' + answer.error.message;
+}
+for (const b of document.querySelectorAll('button[data-amount]')) b.onclick = () => pay(b.dataset.amount);
+const other = document.getElementById('other');
+if (other) other.onclick = () => pay(document.getElementById('raw').value);
+</script>`);
+}
+
+/** A refusal at checkout (unknown payment, checkout disabled by the merchant). */
+export function checkoutRefusal(error) {
+  return page('Checkout unavailable', `<h1>Checkout unavailable</h1><p><code>${escape(error.code)}</code>: ${escape(error.message)}</p>`);
+}
+
+/**
+ * The hosted checkout's address, {checkout_origin}/#payment_id=<id>: the fragment never
+ * reaches a server, so this page reads it and opens the payment's checkout.
+ */
+export function hostedEntryPage(baseUrl) {
+  return page('Sandbox', `<h1>cryptopay-verify sandbox</h1>
+<p id="where">A local sandbox of the payment service at <code>${escape(baseUrl)}</code>.</p>
+<p class="note">API: <code>/v1/*</code> with <code>Authorization: Bearer &lt;key&gt;</code>. Hosted checkout:
+<code>${escape(baseUrl)}/#payment_id=&lt;payment_id&gt;</code>. Webhook log: <a href="/sandbox/deliveries">/sandbox/deliveries</a>.</p>
+<script>
+const id = new URLSearchParams(location.hash.slice(1)).get('payment_id');
+if (id) location.replace('/checkout/' + encodeURIComponent(id));
+</script>`);
+}

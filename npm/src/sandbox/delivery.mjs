@@ -1,0 +1,241 @@
+// The delivery engine: every payment.updated to the configured webhook URL, and nowhere
+// else, as the service delivers it.
+//
+//   - Each attempt is a POST of the event's bytes, fixed when the event occurred, with a new
+//     timestamp (Unix seconds) and a signature over `timestamp.body` by the active secret at
+//     that moment (signWebhook, the package's own). No redirect is ever followed (node:http
+//     follows none); each attempt has a timeout.
+//   - What follows an attempt is the core's schedule (nextDeliveryStep): 2xx acknowledged;
+//     a network failure, 408, 425, 429 or 5xx retried after the next of the retry delays,
+//     `exhausted` once they are used up; any other status, 3xx included, failed_permanently.
+//   - Without shuffle, a payment's deliveries go one at a time, in the order they were queued
+//     (its events in the order they occurred): the next starts when the one before is
+//     acknowledged, failed or exhausted. Payments do not wait for each other.
+//   - duplicateRate: an acknowledged event is queued once more (same event_id, same bytes),
+//     behind that payment's later events. shuffle: each delivery is held back for a while
+//     drawn from the seed, and a payment's deliveries go in the order their holds end (still
+//     one at a time), whatever the order of their events: a later event often arrives first,
+//     and a retry no longer holds back the events after it. Both choices are drawn from the
+//     seed by the event's number (random.mjs).
+//   - Each job is in the store, written with its attempt's outcome in one step: a restart
+//     on a data file resumes what was pending (an attempt cut by the stop is made again).
+
+import http from 'node:http';
+import https from 'node:https';
+import { classifyDeliveryResponse, signWebhook } from 'cryptopay-verify';
+import { draw } from './random.mjs';
+import { nextDeliveryStep } from './rules.mjs';
+
+/** Deliveries in flight at once, across payments. */
+const MAX_IN_FLIGHT = 8;
+/** With shuffle, each delivery is held back for up to this long, drawn from the seed. */
+export const SHUFFLE_WINDOW_MS = 250;
+/** The part of a receiver's answer read (the rest is discarded). */
+const MAX_ANSWER_BYTES = 4096;
+
+/**
+ * POSTs `body` to `url`: resolves { status } when the receiver answered, or { error } (an
+ * error code such as ECONNREFUSED or ECONNRESET, or 'timeout') when it did not.
+ */
+function post(url, body, headers, timeoutMs, track) {
+  return new Promise((resolve) => {
+    let settled = false;
+    let req;
+    const finish = (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      track.delete(req);
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      finish({ error: 'timeout' });
+      req?.destroy();
+    }, timeoutMs);
+    try {
+      const target = new URL(url);
+      req = (target.protocol === 'https:' ? https : http).request(target, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(body.length) },
+        agent: false, // one connection per attempt, as a sender that owes nothing to the last one
+      });
+    } catch (error) {
+      finish({ error: error?.code ?? 'request_failed' });
+      return;
+    }
+    track.add(req);
+    req.on('error', (error) => finish({ error: error?.code ?? 'connection_failed' }));
+    req.on('response', (res) => {
+      let size = 0;
+      res.on('data', (chunk) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) res.destroy();
+      });
+      // The status is the answer, whatever happens to the rest of the body.
+      const done = () => finish({ status: res.statusCode });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    req.end(body);
+  });
+}
+
+/**
+ * The engine over `store` with the checked options (retryDelaysMs, timeoutMs, duplicateRate,
+ * shuffle, seed); log(line, entry) gets every attempt.
+ */
+export function createDelivery({ store, options, log }) {
+  const inFlight = new Map(); // job id -> promise of its attempt
+  const requests = new Set();
+  let timer = null;
+  let closed = false;
+
+  const holdMs = (event, purpose) => (options.shuffle ? Math.floor(draw(options.seed, event.number, purpose) * SHUFFLE_WINDOW_MS) : 0);
+
+  /**
+   * Queues deliveries of `events` (kind 'event', 'replay' or 'duplicate'); call inside the
+   * store step that writes them. Nothing is queued while no webhook is configured.
+   */
+  function enqueue(events, kind = 'event') {
+    if (store.webhook === null) return;
+    const now = Date.now();
+    for (const event of events) {
+      const number = store.next('deliveries');
+      const job = {
+        id: `dlv_${number}`,
+        number,
+        event_id: event.event_id,
+        payment_id: event.payment_id,
+        kind,
+        attempt: 1,
+        due_at: now + holdMs(event, kind === 'event' ? 'hold' : 'duplicate'),
+      };
+      store.put('job', job.id, job);
+    }
+  }
+
+  /**
+   * The jobs that may start now or later, soonest first: a payment's first in line (without
+   * shuffle), or any of its jobs (with shuffle); never one of a payment that has a delivery in
+   * flight, so that each payment's deliveries go one at a time either way and, with shuffle,
+   * in the order of their drawn holds.
+   */
+  function candidates() {
+    const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
+    let jobs = [...store.jobs.values()].sort((a, b) => a.number - b.number);
+    if (!options.shuffle) {
+      const heads = new Map();
+      for (const job of jobs) if (!heads.has(job.payment_id)) heads.set(job.payment_id, job);
+      jobs = [...heads.values()];
+    }
+    return jobs.filter((job) => !busy.has(job.payment_id)).sort((a, b) => a.due_at - b.due_at || a.number - b.number);
+  }
+
+  /** Starts what is due, up to MAX_IN_FLIGHT and one per payment, and sets a timer for the rest. */
+  function pump() {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = null;
+    const now = Date.now();
+    const starting = new Set();
+    let next = Infinity;
+    for (const job of candidates()) {
+      if (starting.has(job.payment_id)) continue;
+      if (job.due_at <= now && inFlight.size < MAX_IN_FLIGHT) {
+        starting.add(job.payment_id);
+        const attempt = deliver(job).catch((error) => log(`delivery ${job.id}: ${error?.stack ?? error}`, { type: 'delivery_error' }));
+        inFlight.set(job.id, attempt);
+        attempt.finally(() => {
+          inFlight.delete(job.id);
+          pump();
+        });
+      } else if (job.due_at > now) {
+        next = Math.min(next, job.due_at);
+      }
+    }
+    if (next !== Infinity) {
+      timer = setTimeout(pump, Math.min(next - now, 2 ** 31 - 1));
+      timer.unref?.();
+    }
+  }
+
+  async function deliver(job) {
+    const event = store.events.get(job.event_id);
+    const webhook = store.webhook;
+    if (event === undefined || webhook === null) {
+      store.atomic(() => store.remove('job', job.id));
+      return;
+    }
+    const body = Buffer.from(event.body, 'utf8');
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = signWebhook({ secret: webhook.secrets.active, timestamp, body });
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'cryptopay-verify-sandbox',
+      [webhook.timestamp_header]: timestamp,
+      [webhook.signature_header]: signature,
+    };
+    const got = await post(webhook.url, body, headers, options.timeoutMs, requests);
+    if (closed) return; // stopped mid-attempt: the job stays queued, attempted again at the next start
+    const { step, delayMs } = nextDeliveryStep(job.attempt, got.status ?? 'network_failure', options.retryDelaysMs);
+    const entry = {
+      seq: 0,
+      delivery_id: job.id,
+      kind: job.kind,
+      event_id: job.event_id,
+      payment_id: job.payment_id,
+      status_version: Number.isSafeInteger(Number(event.status_version)) ? Number(event.status_version) : event.status_version,
+      attempt: job.attempt,
+      at: new Date().toISOString(),
+      timestamp,
+      ...(got.status !== undefined
+        ? { status: got.status, classification: classifyDeliveryResponse(got.status) }
+        : { error: got.error }),
+      outcome: step,
+      ...(delayMs !== undefined ? { next_attempt_in_ms: delayMs } : {}),
+    };
+    store.atomic(() => {
+      entry.seq = store.next('attempts');
+      store.appendAttempt(entry);
+      if (step === 'retrying') {
+        store.put('job', job.id, { ...job, attempt: job.attempt + 1, due_at: Date.now() + delayMs });
+      } else {
+        store.remove('job', job.id);
+        if (step === 'acknowledged' && job.kind === 'event' && options.duplicateRate > 0
+          && draw(options.seed, event.number, 'duplicate') < options.duplicateRate) {
+          enqueue([event], 'duplicate');
+        }
+      }
+    });
+    const answer = got.status !== undefined ? `HTTP ${got.status}` : got.error;
+    const then = delayMs !== undefined ? `, next attempt in ${delayMs} ms` : '';
+    const what = job.kind === 'event' ? '' : ` (${job.kind})`;
+    log(`deliver ${job.event_id}${what} ${job.payment_id} v${event.status_version} attempt ${job.attempt}: ${answer} -> ${step}${then}`,
+      { type: 'attempt', ...entry });
+  }
+
+  /** Wakes the engine after a store step queued something. */
+  function wake() {
+    if (!closed) queueMicrotask(pump);
+  }
+
+  /** Stops: no new attempt; attempts in flight are cut and left queued. */
+  async function close() {
+    closed = true;
+    clearTimeout(timer);
+    for (const req of requests) req.destroy();
+    await Promise.allSettled([...inFlight.values()]);
+  }
+
+  /** Every attempt so far, in order (the webhook log). */
+  const attempts = () => store.attempts.map((entry) => ({ ...entry }));
+
+  /** Deliveries queued and not finished: [{ delivery_id, event_id, payment_id, kind, attempt, due_at }]. */
+  const pending = () => [...store.jobs.values()].sort((a, b) => a.number - b.number)
+    .map(({ id, event_id, payment_id, kind, attempt, due_at }) => ({
+      delivery_id: id, event_id, payment_id, kind, next_attempt: attempt, due_at: new Date(due_at).toISOString(), in_flight: inFlight.has(id),
+    }));
+
+  return { enqueue, wake, start: pump, close, attempts, pending };
+}

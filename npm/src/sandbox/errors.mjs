@@ -1,0 +1,27 @@
+// The sandbox's refusals: SandboxError, with the HTTP status and the `{"error":{"code",
+// "message"}}` body the service answers with. The codes and statuses of the service's own
+// answers come from the core (ApiError, through rules.mjs); the few that only the sandbox's
+// dashboard and operator endpoints need are listed here.
+
+/** A refusal of the sandbox, as its HTTP API answers it: `code`, `status` and `message`. */
+export class SandboxError extends Error {
+  constructor(code, message, status) {
+    super(message);
+    this.name = 'SandboxError';
+    this.code = code;
+    this.status = status;
+  }
+
+  /** The service's ErrorResponse. */
+  toJSON() {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+/** Answers of the sandbox's own endpoints (not the spec's API), by code: [status, message]. */
+export const LOCAL_ERRORS = {
+  event_not_found: [404, 'no event with this id in this sandbox: check the event_id (GET /sandbox/events lists them)'],
+  no_pending_secret: [409, 'no rotated secret is waiting: rotate first (POST /sandbox/webhook/rotate), then activate'],
+  request_too_large: [413, 'the request body is over 1 MiB: the service\'s requests are small JSON objects'],
+  internal_error: [500, 'the sandbox failed on this request: see its log'],
+};

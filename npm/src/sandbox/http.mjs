@@ -1,0 +1,148 @@
+// The sandbox's HTTP face (node:http): the service's API under /v1 (Bearer key and scope on
+// every call), the dashboard's and the customer's actions under /sandbox, and checkout.
+// Every answer is JSON (checkout pages aside); every refusal is the service's ErrorResponse,
+// {"error":{"code","message"}}, with its HTTP status. No request body is ever logged.
+
+import http from 'node:http';
+import { CryptoPayError } from 'cryptopay-verify';
+import { checkoutPage, checkoutRefusal, hostedEntryPage } from './checkout.mjs';
+import { SandboxError, refusal } from './rules.mjs';
+
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** The routes: [method, path pattern, scope of the API key (none: not an API call), handler]. */
+function routes(service, delivery) {
+  const json = (value, status = 200) => ({ status, json: value });
+  return [
+    ['POST', /^\/v1\/payments$/, 'payment:write', ({ req, body }) => {
+      const { payment } = service.createPayment({ idempotencyKey: req.headers['idempotency-key'], body });
+      return json(payment);
+    }],
+    ['GET', /^\/v1\/payments\/([^/]+)$/, 'payment:read', ({ params }) => json(service.getPayment(params[0]))],
+    ['POST', /^\/v1\/payments\/([^/]+)\/cancel$/, 'payment:write', ({ params }) => json(service.cancel(params[0]))],
+    ['DELETE', /^\/v1\/payments\/([^/]+)\/consumer-access$/, 'payment:write', ({ params }) => json(service.disableConsumerAccess(params[0]))],
+    ['GET', /^\/v1\/store$/, 'payment:read', () => json(service.storeView())],
+    ['POST', /^\/v1\/webhook-endpoints$/, 'webhook:bootstrap', ({ req, body }) =>
+      json(service.createWebhook({ idempotencyKey: req.headers['idempotency-key'], body }))],
+    ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ params, body }) => json(service.verifyBinding(params[0], body))],
+    ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
+    ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) =>
+      json(service.pay(params[0], field(body, 'amount_raw', (v) => v !== undefined, 'an amount_raw string')))],
+    ['POST', /^\/sandbox\/payments\/([^/]+)\/review$/, null, ({ params }) => json(service.review(params[0]))],
+    ['POST', /^\/sandbox\/payments\/([^/]+)\/expire$/, null, ({ params }) => json(service.expire(params[0]))],
+    ['POST', /^\/sandbox\/webhook\/rotate$/, null, () => json(service.rotate())],
+    ['POST', /^\/sandbox\/webhook\/activate$/, null, () => json(service.activate())],
+    ['POST', /^\/sandbox\/events\/([^/]+)\/replay$/, null, ({ params }) => json(service.replay(params[0]), 202)],
+    ['GET', /^\/sandbox\/events$/, null, ({ url }) => json({ events: service.listEvents(url.searchParams.get('payment_id') ?? undefined) })],
+    ['GET', /^\/sandbox\/deliveries$/, null, ({ url }) => {
+      const eventId = url.searchParams.get('event_id');
+      const paymentId = url.searchParams.get('payment_id');
+      const keep = (d) => (eventId === null || d.event_id === eventId) && (paymentId === null || d.payment_id === paymentId);
+      return json({ deliveries: delivery.attempts().filter(keep), pending: delivery.pending().filter(keep) });
+    }],
+    ['GET', /^\/checkout\/([^/]+)$/, null, ({ req, params }) => {
+      const html = /text\/html/.test(String(req.headers.accept ?? ''));
+      try {
+        service.openCheckout(params[0]);
+      } catch (error) {
+        if (html && error instanceof SandboxError) return { status: error.status, html: checkoutRefusal(error) };
+        throw error;
+      }
+      const view = service.checkoutView(params[0]);
+      return html ? { status: 200, html: checkoutPage(view, service.storeView().primary_source) } : json(view);
+    }],
+  ];
+}
+
+/** A member of a JSON object body, checked by `ok`, or request_invalid. */
+function field(body, name, ok, what) {
+  let value;
+  try {
+    value = JSON.parse(Buffer.from(body).toString('utf8'));
+  } catch {
+    throw refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
+  }
+  if (value === null || typeof value !== 'object' || !ok(value[name])) {
+    throw refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
+  }
+  return value[name];
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => (size > MAX_REQUEST_BYTES ? reject(refusal('request_too_large')) : resolve(Buffer.concat(chunks))));
+    req.on('error', reject);
+  });
+}
+
+function send(res, status, answer) {
+  const html = answer.html !== undefined;
+  const body = html ? answer.html : `${JSON.stringify(answer.json, null, 2)}\n`;
+  res.writeHead(status, {
+    'content-type': html ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...(answer.allow ? { allow: answer.allow } : {}),
+  });
+  res.end(body);
+}
+
+/** The answer to a thrown error: the service's refusal, the core's code as a 400, or a 500. */
+function failure(error, log) {
+  if (error instanceof SandboxError) return { status: error.status, json: error.toJSON() };
+  if (error instanceof CryptoPayError) return { status: 400, json: { error: { code: error.code, message: error.message } } };
+  log(`internal error: ${error?.stack ?? error}`, { type: 'internal_error' });
+  const internal = refusal('internal_error');
+  return { status: internal.status, json: internal.toJSON() };
+}
+
+/** The node:http server of a sandbox (not yet listening). */
+export function createServer({ service, delivery, baseUrl, log }) {
+  const table = routes(service, delivery);
+  async function handle(req, res) {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const body = await readBody(req);
+    if (req.method === 'GET' && url.pathname === '/') {
+      send(res, 200, { html: hostedEntryPage(baseUrl()) });
+      return 200;
+    }
+    const matching = table.filter(([, pattern]) => pattern.test(url.pathname));
+    if (matching.length === 0) throw refusal('not_found');
+    const route = matching.find(([method]) => method === req.method);
+    if (route === undefined) {
+      const error = refusal('method_not_allowed');
+      send(res, error.status, { json: error.toJSON(), allow: matching.map(([method]) => method).join(', ') });
+      return error.status;
+    }
+    const [, pattern, scope, handler] = route;
+    let params;
+    try {
+      params = pattern.exec(url.pathname).slice(1).map(decodeURIComponent);
+    } catch {
+      throw refusal(url.pathname.startsWith('/sandbox/events') ? 'event_not_found' : 'payment_not_found');
+    }
+    if (scope !== null) service.authorize(req.headers.authorization, scope);
+    const answer = handler({ req, url, params, body });
+    send(res, answer.status, answer);
+    return answer.status;
+  }
+  return http.createServer((req, res) => {
+    handle(req, res).then(
+      (status) => log(`${req.method} ${new URL(req.url ?? '/', 'http://x').pathname} ${status}`, { type: 'request', method: req.method, status }),
+      (error) => {
+        const answer = failure(error, log);
+        if (!res.headersSent) send(res, answer.status, answer);
+        else res.destroy();
+        const code = answer.json.error.code;
+        log(`${req.method} ${new URL(req.url ?? '/', 'http://x').pathname} ${answer.status} ${code}`,
+          { type: 'request', method: req.method, status: answer.status, code });
+      },
+    );
+  });
+}

@@ -1,0 +1,102 @@
+// startSandbox()'s options, checked and completed with their defaults. A value the sandbox
+// cannot use is a CryptoPayError invalid_argument naming the option (as the package's own
+// functions refuse options), before anything listens or is written.
+
+import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
+import { randomSeed } from './random.mjs';
+import { validateRetryDelays } from './rules.mjs';
+
+export const DEFAULTS = {
+  port: 4010,
+  host: '127.0.0.1',
+  pricing: { kind: 'fiat', ref: 'USD', decimals: 2 },
+  retryDelaysMs: [1000, 2000, 4000, 8000, 16000],
+  timeoutMs: 10_000,
+  // The service's header names are not in its specification: these stand in for them.
+  timestampHeader: 'X-Webhook-Timestamp',
+  signatureHeader: 'X-Webhook-Signature',
+};
+
+const KEYS = ['port', 'host', 'data', 'webhookUrl', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
+  'retryDelaysMs', 'timeoutMs', 'duplicateRate', 'shuffle', 'seed', 'log'];
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
+
+/** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
+export function isLoopback(url) {
+  const host = url.hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Checks a webhook URL as the service does (validateWebhookUrl), except that a URL on this
+ * machine (127.0.0.0/8, localhost, [::1]) may be http:// and have any port, because this is a
+ * sandbox; credentials, a query string and a fragment are refused there too. Returns { url,
+ * loopback }; throws the package's CryptoPayError (webhook_url_...) otherwise.
+ */
+export function checkWebhookUrl(text) {
+  if (typeof text !== 'string') throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: the webhook URL must be a string');
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    validateWebhookUrl(text); // throws the precise code
+    throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: not an absolute URL');
+  }
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url)) {
+    if (url.username !== '' || url.password !== '') {
+      throw new CryptoPayError('webhook_url_credentials', 'webhook_url_credentials: a webhook URL carries no user name or password');
+    }
+    if (url.search !== '' || text.includes('?')) throw new CryptoPayError('webhook_url_query', 'webhook_url_query: a webhook URL has no query string');
+    if (url.hash !== '' || text.includes('#')) throw new CryptoPayError('webhook_url_fragment', 'webhook_url_fragment: a webhook URL has no fragment');
+    return { url: text, loopback: true };
+  }
+  validateWebhookUrl(text);
+  return { url: text, loopback: false };
+}
+
+function integer(value, name, min, max) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+function headerName(value, name) {
+  if (typeof value !== 'string' || !HEADER_NAME.test(value)) throw invalid(`${name} must be an HTTP header name such as X-Webhook-Signature`);
+  return value;
+}
+
+/** The options of startSandbox, checked, with every default filled in. */
+export function sandboxOptions(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('startSandbox takes an options object');
+  for (const key of Object.keys(options)) {
+    if (!KEYS.includes(key)) throw invalid(`startSandbox has no option ${JSON.stringify(key)}; its options: ${KEYS.join(', ')}`);
+  }
+  const o = { ...options };
+  const port = integer(o.port ?? DEFAULTS.port, 'port', 0, 65535);
+  const host = o.host ?? DEFAULTS.host;
+  if (typeof host !== 'string' || host === '') throw invalid('host must be an address or host name such as 127.0.0.1');
+  if (o.data !== undefined && (typeof o.data !== 'string' || o.data === '')) throw invalid('data must be the path of a SQLite file');
+  const webhook = o.webhookUrl === undefined ? undefined : checkWebhookUrl(o.webhookUrl);
+  const timestampHeader = headerName(o.timestampHeader ?? DEFAULTS.timestampHeader, 'timestampHeader');
+  const signatureHeader = headerName(o.signatureHeader ?? DEFAULTS.signatureHeader, 'signatureHeader');
+  if (timestampHeader.toLowerCase() === signatureHeader.toLowerCase()) throw invalid('timestampHeader and signatureHeader must differ');
+  const pricing = o.pricing ?? DEFAULTS.pricing;
+  if (pricing === null || typeof pricing !== 'object') throw invalid('pricing must be { kind, ref, decimals }');
+  const primarySource = { kind: pricing.kind, ref: pricing.ref, decimals: pricing.decimals };
+  buildSourceAmount({ primarySource, amount: '1' }); // store_source_invalid, decimals_invalid...
+  if (o.website !== undefined) validateCheckoutOrigin(o.website); // an https origin
+  const retryDelaysMs = o.retryDelaysMs ?? DEFAULTS.retryDelaysMs;
+  validateRetryDelays(retryDelaysMs);
+  const timeoutMs = integer(o.timeoutMs ?? DEFAULTS.timeoutMs, 'timeoutMs', 1, 600_000);
+  const duplicateRate = o.duplicateRate ?? 0;
+  if (typeof duplicateRate !== 'number' || !(duplicateRate >= 0 && duplicateRate <= 1)) throw invalid('duplicateRate must be a number from 0 to 1');
+  if (o.shuffle !== undefined && typeof o.shuffle !== 'boolean') throw invalid('shuffle must be a boolean');
+  const seed = o.seed === undefined ? randomSeed() : integer(o.seed, 'seed', 0, 0xffff_ffff);
+  if (o.log !== undefined && o.log !== false && typeof o.log !== 'function') throw invalid('log must be a function or false');
+  return {
+    port, host, data: o.data, webhook, timestampHeader, signatureHeader, primarySource, website: o.website,
+    retryDelaysMs: [...retryDelaysMs], timeoutMs, duplicateRate, shuffle: o.shuffle === true, seed,
+    log: typeof o.log === 'function' ? o.log : () => {},
+  };
+}

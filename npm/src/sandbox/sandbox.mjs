@@ -1,0 +1,86 @@
+// startSandbox(): the state opened (memory or a data file), the webhook configured, the
+// delivery engine resumed and the HTTP server listening; its handle has the base URL, the
+// test API key, the webhook's id and secret, and the dashboard's and customer's actions as
+// methods (the same operations as the /sandbox endpoints).
+
+import { createDelivery } from './delivery.mjs';
+import { createServer } from './http.mjs';
+import { sandboxOptions } from './options.mjs';
+import { createService } from './service.mjs';
+import { openStore } from './store.mjs';
+
+const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The base URL of a server listening on host:port (an unspecified address as loopback). */
+function baseUrlOf(host, port) {
+  const shown = UNSPECIFIED.has(host) ? '127.0.0.1' : host;
+  return `http://${shown.includes(':') && !shown.startsWith('[') ? `[${shown}]` : shown}:${port}`;
+}
+
+export async function startSandbox(input = {}) {
+  const options = sandboxOptions(input);
+  const { log } = options;
+  const store = await openStore(options.data);
+  let baseUrl = null;
+  const delivery = createDelivery({ store, options, log });
+  const service = createService({ store, options, origin: () => baseUrl, delivery, log });
+  let server;
+  try {
+    const apiKey = service.primaryKey();
+    const webhook = options.webhook === undefined ? undefined : service.configureWebhook(options.webhook);
+    server = createServer({ service, delivery, baseUrl: () => baseUrl, log });
+    server.requestTimeout = 30_000;
+    server.keepAliveTimeout = 5_000;
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    baseUrl = baseUrlOf(options.host, server.address().port);
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i.test(options.host)) {
+      log(`listening on ${options.host}, not only this machine: the /sandbox endpoints (keys, pay, rotate...) take no key, ` +
+        'so anyone who reaches this address can use them', { type: 'exposed', host: options.host });
+    }
+    service.sweep();
+    service.scheduleExpiry();
+    delivery.start();
+    let closing = null;
+    return {
+      baseUrl,
+      apiKey,
+      webhook: webhook === undefined ? undefined : { ...webhook },
+      seed: options.seed,
+      durable: store.durable,
+      pay: async (paymentId, amountRaw) => service.pay(paymentId, amountRaw),
+      review: async (paymentId) => service.review(paymentId),
+      expire: async (paymentId) => service.expire(paymentId),
+      replay: async (eventId) => service.replay(eventId),
+      rotate: async () => service.rotate(),
+      activate: async () => service.activate(),
+      deliveries: async () => delivery.attempts(),
+      pendingDeliveries: async () => delivery.pending(),
+      events: async (paymentId) => service.listEvents(paymentId),
+      issueKey: async (scopes) => service.issueKey(scopes).api_key,
+      close() {
+        closing ??= (async () => {
+          service.close();
+          await new Promise((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections?.();
+          });
+          await delivery.close();
+          store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    service.close();
+    await delivery.close();
+    if (server?.listening) await new Promise((resolve) => server.close(resolve));
+    store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,268 @@
+// The payment service's operations on the sandbox's state: API keys and scopes, payments
+// (create, query, cancel, disable checkout, pay, review, expire, open checkout), the store
+// view and the events; with the webhook's (webhook.mjs) in one object. Each operation asks the
+// core's rules (rules.mjs) and the package's public API what to do, then writes the result
+// in one step of the store; the events it makes go to the delivery engine in the same step.
+// No HTTP here: http.mjs and startSandbox's methods both call these.
+
+import { randomBytes } from 'node:crypto';
+import { requestFingerprint, validateCreatePayment } from 'cryptopay-verify';
+import { parseJsonObject, randomId, requireIdempotencyKey } from './requests.mjs';
+import { applyPaymentAction, checkIdempotency, newPaymentState, refusal } from './rules.mjs';
+import { createWebhooks } from './webhook.mjs';
+
+/** The three standard scopes, as the dashboard issues them. */
+export const SCOPES = ['payment:write', 'payment:read', 'webhook:bootstrap'];
+/** How long a payment stays payable: its expires_at is this long after its creation. */
+export const PAYMENT_TTL_MS = 60 * 60 * 1000;
+const EXPIRABLE = new Set(['open', 'partially_paid']);
+
+/** status_version as the sandbox writes it: a JSON number while it is a safe integer, else digits. */
+export function versionJson(digits) {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : digits;
+}
+
+/**
+ * The service over `store`. options: the checked startSandbox options; origin(): the base
+ * URL (also the checkout origin); delivery: the engine events go to; log(line, entry).
+ */
+export function createService({ store, options, origin, delivery, log }) {
+  const website = options.website;
+  let expiryTimer = null;
+  let closed = false;
+
+  // --- API keys --------------------------------------------------------------------------
+
+  function issueKey(scopes) {
+    if (!Array.isArray(scopes) || scopes.some((s) => !SCOPES.includes(s))) {
+      throw refusal('request_invalid', `scopes must be an array of ${SCOPES.join(', ')}`);
+    }
+    const key = `sk_sandbox_${randomBytes(24).toString('hex')}`;
+    const unique = SCOPES.filter((s) => scopes.includes(s));
+    store.atomic(() => store.put('key', key, { scopes: unique, created_at: new Date().toISOString() }));
+    return { api_key: key, scopes: unique };
+  }
+
+  /** The key with every scope, kept across restarts on a data file. */
+  function primaryKey() {
+    const kept = store.meta.primary_key;
+    if (typeof kept === 'string' && store.keys.has(kept)) return kept;
+    const { api_key: key } = issueKey(SCOPES);
+    store.atomic(() => store.setMeta('primary_key', key));
+    return key;
+  }
+
+  /** The key of an `Authorization: Bearer <key>` header with `scope`, or the refusal. */
+  function authorize(header, scope) {
+    const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(header) : null;
+    const record = match ? store.keys.get(match[1]) : undefined;
+    if (record === undefined) throw refusal('unauthorized');
+    if (!record.scopes.includes(scope)) throw refusal('insufficient_scope', `this endpoint needs ${scope}`);
+  }
+
+  // --- views -----------------------------------------------------------------------------
+
+  function storeView() {
+    return {
+      primary_source: { ...options.primarySource },
+      website_origin: website ?? null,
+      website_domain: website === undefined ? null : new URL(website).hostname,
+    };
+  }
+
+  /** The facts of `data` in every event, and of the views. */
+  function facts(payment, state = payment.state) {
+    return {
+      payment_id: payment.payment_id,
+      order_ref: payment.order_ref,
+      source_amount: payment.source_amount,
+      status: state.status,
+      status_version: versionJson(state.statusVersion),
+      amount_received_raw: state.amountReceivedRaw,
+      checkout_origin: payment.checkout_origin,
+      expires_at: payment.expires_at,
+    };
+  }
+
+  /** MerchantPaymentView: the facts, and whether the customer's checkout is enabled. */
+  const paymentView = (payment) => ({ ...facts(payment), consumer_access: payment.state.consumerAccess });
+  /** CreatedPayment: the view and the hosted checkout's address. */
+  const createdView = (payment) => ({
+    ...paymentView(payment),
+    checkout_url: `${payment.checkout_origin}/#payment_id=${encodeURIComponent(payment.payment_id)}`,
+  });
+
+  function payment(id) {
+    sweep();
+    const found = typeof id === 'string' ? store.payments.get(id) : undefined;
+    if (found === undefined) throw refusal('payment_not_found');
+    return found;
+  }
+
+  // --- payments --------------------------------------------------------------------------
+
+  /**
+   * POST /v1/payments. Resolves { payment (CreatedPayment), replay }: an identical replay
+   * (same key, same body bytes) answers the payment the key created, never a second one.
+   */
+  function createPayment({ idempotencyKey, body }) {
+    requireIdempotencyKey(idempotencyKey);
+    const fingerprint = requestFingerprint(body);
+    const record = store.idempotency.get(`payment\n${idempotencyKey}`);
+    const check = checkIdempotency(record?.fingerprint, fingerprint);
+    if (check === 'replay') return { payment: createdView(store.payments.get(record.payment_id)), replay: true };
+    if (check === 'reused') throw refusal('idempotency_key_reused');
+    const request = parseJsonObject(body, 'a CreatePayment');
+    validateCreatePayment(request, { primarySource: options.primarySource, ...(website ? { websiteOrigin: website } : {}) });
+    const state = newPaymentState(request.source_amount.amount_raw);
+    const created = Date.now();
+    const paymentId = randomId('pay');
+    const stored = {
+      payment_id: paymentId,
+      order_ref: request.order_ref ?? null,
+      source_amount: request.source_amount,
+      checkout_origin: request.checkout_origin ?? origin(),
+      expires_at: new Date(created + PAYMENT_TTL_MS).toISOString(),
+      created_at: new Date(created).toISOString(),
+      activated_at: null,
+      state,
+    };
+    store.atomic(() => {
+      store.put('payment', paymentId, stored);
+      store.put('idempotency', `payment\n${idempotencyKey}`, { fingerprint, payment_id: paymentId });
+    });
+    scheduleExpiry();
+    return { payment: createdView(stored), replay: false };
+  }
+
+  /**
+   * Applies an action to a payment: the new state and one event per change, written
+   * together, the events queued for delivery. Returns the payment's view.
+   */
+  function act(id, action, extra = {}) {
+    const current = payment(id);
+    const applied = applyPaymentAction(current.state, action); // throws the service's answer
+    const next = { ...current, ...extra, state: applied.state };
+    let events = [];
+    store.atomic(() => {
+      store.put('payment', next.payment_id, next);
+      events = applied.events.map((state) => {
+        const event = eventRecord(next, state);
+        store.put('event', event.event_id, event);
+        return event;
+      });
+      delivery.enqueue(events);
+    });
+    for (const event of events) log(`event ${event.event_id}: ${next.payment_id} ${event.status} (status_version ${event.status_version})`, { type: 'event', ...summary(event) });
+    delivery.wake();
+    if (action.action === 'pay') scheduleExpiry();
+    return paymentView(next);
+  }
+
+  const summary = ({ event_id, payment_id, number, status, status_version, occurred_at }) =>
+    ({ event_id, payment_id, number, status, status_version, occurred_at });
+
+  /** One payment.updated: the envelope's bytes are fixed here, for every attempt and replay. */
+  function eventRecord(payment, state) {
+    const eventId = randomId('evt');
+    const occurredAt = new Date().toISOString();
+    const body = JSON.stringify({
+      schema_version: '1',
+      event_id: eventId,
+      event_type: 'payment.updated',
+      occurred_at: occurredAt,
+      data: facts(payment, state),
+    });
+    return {
+      event_id: eventId,
+      payment_id: payment.payment_id,
+      number: store.next('events'),
+      status: state.status,
+      status_version: state.statusVersion,
+      occurred_at: occurredAt,
+      body,
+    };
+  }
+
+  const getPayment = (id) => paymentView(payment(id));
+  const cancel = (id) => act(id, { action: 'cancel' });
+  const disableConsumerAccess = (id) => act(id, { action: 'disable_consumer_access' });
+  const pay = (id, amountRaw) => act(id, { action: 'pay', amountRaw });
+  const review = (id) => act(id, { action: 'review' });
+  const expire = (id) => act(id, { action: 'expire' });
+
+  /** The customer opens checkout: the first activation is noted; nothing is emitted. */
+  function openCheckout(id) {
+    const current = payment(id);
+    return act(id, { action: 'open_checkout' }, { activated_at: current.activated_at ?? new Date().toISOString() });
+  }
+
+  /** The customer's view of a payment at checkout (no merchant-only fields). */
+  function checkoutView(id) {
+    const p = payment(id);
+    return {
+      payment_id: p.payment_id,
+      source_amount: p.source_amount,
+      status: p.state.status,
+      amount_received_raw: p.state.amountReceivedRaw,
+      expires_at: p.expires_at,
+    };
+  }
+
+  // --- expiry ----------------------------------------------------------------------------
+
+  /** Expires every payable payment whose expires_at has passed (one event each). */
+  function sweep() {
+    const now = Date.now();
+    for (const p of store.payments.values()) {
+      if (EXPIRABLE.has(p.state.status) && Date.parse(p.expires_at) <= now) {
+        const applied = applyPaymentAction(p.state, { action: 'expire' });
+        store.atomic(() => {
+          const next = { ...p, state: applied.state };
+          store.put('payment', p.payment_id, next);
+          const events = applied.events.map((state) => eventRecord(next, state));
+          for (const event of events) store.put('event', event.event_id, event);
+          delivery.enqueue(events);
+        });
+        log(`payment ${p.payment_id} expired (expires_at ${p.expires_at})`, { type: 'expired', payment_id: p.payment_id });
+      }
+    }
+    delivery.wake();
+  }
+
+  /** A timer for the next expiry, so that an idle sandbox still expires (and announces) payments. */
+  function scheduleExpiry() {
+    if (closed) return;
+    clearTimeout(expiryTimer);
+    let next = Infinity;
+    for (const p of store.payments.values()) {
+      if (EXPIRABLE.has(p.state.status)) next = Math.min(next, Date.parse(p.expires_at));
+    }
+    if (next === Infinity) return;
+    expiryTimer = setTimeout(() => {
+      sweep();
+      scheduleExpiry();
+    }, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
+    expiryTimer.unref?.();
+  }
+
+  /** Every event, in the order they occurred (optionally one payment's). */
+  function listEvents(paymentId) {
+    const events = [...store.events.values()]
+      .filter((e) => paymentId === undefined || e.payment_id === paymentId)
+      .sort((a, b) => a.number - b.number);
+    return events.map((e) => ({ ...summary(e), status_version: versionJson(e.status_version), body: e.body }));
+  }
+
+  function close() {
+    closed = true;
+    clearTimeout(expiryTimer);
+  }
+
+  return {
+    issueKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, review,
+    expire, openCheckout, checkoutView, listEvents, sweep, scheduleExpiry, close,
+    ...createWebhooks({ store, options, delivery, log }),
+  };
+}

@@ -1,0 +1,178 @@
+// The sandbox's state: API keys, payments, idempotency records, events, the webhook, the
+// deliveries still to make and the log of every attempt. Held in memory and, with a data
+// file (--data FILE), written through to SQLite (better-sqlite3) in one transaction per
+// operation, so that a restart on the same file resumes where it stopped: pending retries
+// included. The file holds the sandbox's own test keys and secrets (it is a sandbox): keep
+// it out of version control like any local database.
+
+import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
+
+const SCHEMA_VERSION = '1';
+const KINDS = ['key', 'payment', 'idempotency', 'event', 'job'];
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS sandbox_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
+  // One row per record: kind 'key' | 'payment' | 'idempotency' | 'event' | 'job' | 'webhook',
+  // the record as JSON. seq keeps the order records were first written in.
+  'CREATE TABLE IF NOT EXISTS sandbox_records (kind TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, id))',
+  'CREATE TABLE IF NOT EXISTS sandbox_attempts (seq INTEGER PRIMARY KEY, value TEXT NOT NULL)',
+];
+
+/** better-sqlite3, imported only when a data file is asked for (an optional peer dependency). */
+async function sqliteDriver() {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' && error?.code !== 'MODULE_NOT_FOUND') throw error;
+    throw Object.assign(new Error('the sandbox keeps its state in a SQLite file (--data FILE, startSandbox({ data })) with ' +
+      'better-sqlite3, an optional peer dependency of cryptopay-verify that is not installed: run npm install better-sqlite3 ' +
+      '(or start without a data file to keep the state in memory)', { cause: error }), { code: 'driver_missing' });
+  }
+}
+
+class Store {
+  constructor(db) {
+    this.db = db;
+    this.maps = Object.fromEntries(KINDS.map((kind) => [kind, new Map()]));
+    this.webhook = null;
+    this.attempts = [];
+    this.meta = {};
+    this.undo = null;
+    this.seq = 0;
+    if (db !== null) {
+      this.sql = {
+        put: db.prepare('INSERT INTO sandbox_records (kind, id, seq, value) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (kind, id) DO UPDATE SET value = excluded.value'),
+        remove: db.prepare('DELETE FROM sandbox_records WHERE kind = ? AND id = ?'),
+        attempt: db.prepare('INSERT INTO sandbox_attempts (seq, value) VALUES (?, ?)'),
+        meta: db.prepare('INSERT INTO sandbox_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
+      };
+      this.transaction = db.transaction((fn) => fn());
+    }
+  }
+
+  get keys() { return this.maps.key; }
+  get payments() { return this.maps.payment; }
+  get idempotency() { return this.maps.idempotency; }
+  get events() { return this.maps.event; }
+  get jobs() { return this.maps.job; }
+
+  /** Whether the state is kept in a file. */
+  get durable() {
+    return this.db !== null;
+  }
+
+  load() {
+    const check = this.db.prepare('SELECT value FROM sandbox_meta WHERE name = ?').get('schema');
+    if (check !== undefined && check.value !== SCHEMA_VERSION) {
+      throw new Error(`the data file was written by another version of the sandbox (schema ${check.value}, this one ${SCHEMA_VERSION}): start with a new file`);
+    }
+    this.db.prepare('INSERT OR IGNORE INTO sandbox_meta (name, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);
+    for (const { name, value } of this.db.prepare('SELECT name, value FROM sandbox_meta').all()) this.meta[name] = JSON.parse(value);
+    for (const { kind, id, seq, value } of this.db.prepare('SELECT kind, id, seq, value FROM sandbox_records ORDER BY seq').all()) {
+      if (kind === 'webhook') this.webhook = JSON.parse(value);
+      else this.maps[kind]?.set(id, JSON.parse(value));
+      this.seq = Math.max(this.seq, seq);
+    }
+    for (const { value } of this.db.prepare('SELECT value FROM sandbox_attempts ORDER BY seq').all()) this.attempts.push(JSON.parse(value));
+  }
+
+  /**
+   * Runs `fn` as one operation: its writes reach the file in one transaction, and if it
+   * throws, none of them stays, in the file or in memory.
+   */
+  atomic(fn) {
+    if (this.undo !== null) return fn(); // already inside one
+    this.undo = [];
+    try {
+      return this.db === null ? fn() : this.transaction(fn);
+    } catch (error) {
+      for (const step of this.undo.reverse()) step();
+      throw error;
+    } finally {
+      this.undo = null;
+    }
+  }
+
+  #remember(step) {
+    this.undo?.push(step);
+  }
+
+  /** Writes a record of `kind` ('key', 'payment', 'idempotency', 'event', 'job'). */
+  put(kind, id, value) {
+    const map = this.maps[kind];
+    const had = map.has(id);
+    const previous = map.get(id);
+    this.#remember(() => (had ? map.set(id, previous) : map.delete(id)));
+    map.set(id, value);
+    if (this.db !== null) {
+      this.seq += 1;
+      this.sql.put.run(kind, id, this.seq, JSON.stringify(value));
+    }
+  }
+
+  remove(kind, id) {
+    const map = this.maps[kind];
+    if (!map.has(id)) return;
+    const previous = map.get(id);
+    this.#remember(() => map.set(id, previous));
+    map.delete(id);
+    if (this.db !== null) this.sql.remove.run(kind, id);
+  }
+
+  setWebhook(value) {
+    const previous = this.webhook;
+    this.#remember(() => { this.webhook = previous; });
+    this.webhook = value;
+    if (this.db !== null) {
+      this.seq += 1;
+      this.sql.put.run('webhook', 'webhook', this.seq, JSON.stringify(value));
+    }
+  }
+
+  appendAttempt(entry) {
+    this.#remember(() => this.attempts.pop());
+    this.attempts.push(entry);
+    if (this.db !== null) this.sql.attempt.run(entry.seq, JSON.stringify(entry));
+  }
+
+  setMeta(name, value) {
+    const had = Object.hasOwn(this.meta, name);
+    const previous = this.meta[name];
+    this.#remember(() => { if (had) this.meta[name] = previous; else delete this.meta[name]; });
+    this.meta[name] = value;
+    if (this.db !== null) this.sql.meta.run(name, JSON.stringify(value));
+  }
+
+  /** The next number of a counter kept in the state (events, deliveries, attempts). */
+  next(counter) {
+    const value = (this.meta[counter] ?? 0) + 1;
+    this.setMeta(counter, value);
+    return value;
+  }
+
+  close() {
+    this.db?.close();
+  }
+}
+
+/** The state in memory, or in the SQLite file `file` (created when missing, else resumed). */
+export async function openStore(file) {
+  if (file === undefined) return new Store(null);
+  const Database = await sqliteDriver();
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    for (const statement of SCHEMA) db.exec(statement);
+    const store = new Store(db);
+    store.load();
+    return store;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,132 @@
+// The webhook, as the service keeps it: one per account, set up through the API
+// (POST /v1/webhook-endpoints, Idempotency-Key, the URL checked as the service checks it) or at
+// start; its binding check (secret_kind); rotation and activation of its signing secret; and
+// replays of its events. The secrets are random, returned once, and compared in constant time.
+
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { requestFingerprint } from 'cryptopay-verify';
+import { checkWebhookUrl } from './options.mjs';
+import { parseJsonObject, randomId, requireIdempotencyKey } from './requests.mjs';
+import { checkIdempotency, refusal } from './rules.mjs';
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+const digest = (text) => createHash('sha256').update(text, 'utf8').digest();
+/** Compares two secrets in constant time (their digests, so that lengths leak nothing either). */
+const sameSecret = (a, b) => typeof a === 'string' && typeof b === 'string' && timingSafeEqual(digest(a), digest(b));
+
+/** The webhook's operations over `store`; its events go to `delivery`. */
+export function createWebhooks({ store, options, delivery, log }) {
+  const bindingView = (webhook) => ({ resource_id: webhook.resource_id, url: webhook.url });
+
+  function newWebhook(url) {
+    return {
+      resource_id: randomId('we'),
+      url,
+      timestamp_header: options.timestampHeader,
+      signature_header: options.signatureHeader,
+      secrets: { active: newSecret() },
+      created_at: new Date().toISOString(),
+    };
+  }
+
+  function noteLoopback({ url, loopback }) {
+    if (loopback && !url.startsWith('https:')) {
+      log(`webhook ${url}: plain http on this machine, accepted because this is a sandbox ` +
+        '(the service itself delivers only to https on port 443, on a registered domain)', { type: 'webhook_loopback', url });
+    }
+  }
+
+  /**
+   * POST /v1/webhook-endpoints: { resource_id, url, secret, secret_kind } the first time; a
+   * repeat for the same URL (or a replay of the same request) answers without the secret;
+   * another URL is webhook_exists (one webhook per account).
+   */
+  function createWebhook({ idempotencyKey, body }) {
+    requireIdempotencyKey(idempotencyKey);
+    const fingerprint = requestFingerprint(body);
+    const record = store.idempotency.get(`webhook\n${idempotencyKey}`);
+    const check = checkIdempotency(record?.fingerprint, fingerprint);
+    if (check === 'reused') throw refusal('idempotency_key_reused');
+    if (check === 'replay' && store.webhook !== null) return bindingView(store.webhook);
+    const request = parseJsonObject(body, 'a BootstrapWebhook');
+    const checked = checkWebhookUrl(request.url); // webhook_url_... (loopback http allowed)
+    const existing = store.webhook;
+    if (existing !== null && existing.url !== checked.url) throw refusal('webhook_exists');
+    const created = existing ?? newWebhook(checked.url);
+    store.atomic(() => {
+      if (existing === null) store.setWebhook(created);
+      store.put('idempotency', `webhook\n${idempotencyKey}`, { fingerprint, resource_id: created.resource_id });
+    });
+    if (existing !== null) return bindingView(existing);
+    noteLoopback(checked);
+    return { ...bindingView(created), secret: created.secrets.active, secret_kind: 'active' };
+  }
+
+  /**
+   * The webhook of startSandbox's webhookUrl: created the first time; on a data file that
+   * has one, kept (its URL changed if another is given, as the dashboard's Edit Webhook
+   * does). Returns { resourceId, url, secret } (the active secret).
+   */
+  function configureWebhook(checked) {
+    let webhook = store.webhook;
+    if (webhook === null) {
+      webhook = newWebhook(checked.url);
+    } else {
+      if (webhook.url !== checked.url) log(`webhook ${webhook.resource_id}: URL changed to ${checked.url}`, { type: 'webhook_url_changed' });
+      webhook = { ...webhook, url: checked.url, timestamp_header: options.timestampHeader, signature_header: options.signatureHeader };
+    }
+    store.atomic(() => store.setWebhook(webhook));
+    noteLoopback(checked);
+    return { resourceId: webhook.resource_id, url: webhook.url, secret: webhook.secrets.active };
+  }
+
+  function webhookOf(id) {
+    const webhook = store.webhook;
+    if (webhook === null || (id !== undefined && webhook.resource_id !== id)) throw refusal('webhook_not_found');
+    return webhook;
+  }
+
+  /** POST /v1/webhook-endpoints/{id}/verify: the WebhookBindingView with secret_kind. */
+  function verifyBinding(id, body) {
+    const webhook = webhookOf(id);
+    const request = parseJsonObject(body, 'a VerifyWebhookBinding');
+    if (typeof request.secret !== 'string') throw refusal('request_invalid', 'secret must be a string');
+    let kind = null;
+    if (sameSecret(request.secret, webhook.secrets.active)) kind = 'active';
+    else if (webhook.secrets.pending !== undefined && sameSecret(request.secret, webhook.secrets.pending)) kind = 'pending';
+    if (kind === null) throw refusal('secret_mismatch');
+    return { ...bindingView(webhook), secret_kind: kind };
+  }
+
+  /** A new pending secret (returned once); deliveries stay signed with the active one. */
+  function rotate() {
+    const webhook = webhookOf();
+    const pending = newSecret();
+    store.atomic(() => store.setWebhook({ ...webhook, secrets: { ...webhook.secrets, pending } }));
+    log(`webhook ${webhook.resource_id}: secret rotated; deliveries stay signed with the active secret until activation`, { type: 'rotated' });
+    return { resource_id: webhook.resource_id, secret: pending, secret_kind: 'pending' };
+  }
+
+  /** The pending secret becomes the active one: from now on only it signs. */
+  function activate() {
+    const webhook = webhookOf();
+    if (webhook.secrets.pending === undefined) throw refusal('no_pending_secret');
+    const secrets = { active: webhook.secrets.pending, retiring: webhook.secrets.active, retiring_since: new Date().toISOString() };
+    store.atomic(() => store.setWebhook({ ...webhook, secrets }));
+    log(`webhook ${webhook.resource_id}: the rotated secret is active; deliveries are signed with it only`, { type: 'activated' });
+    return { resource_id: webhook.resource_id, secret_kind: 'active' };
+  }
+
+  /** Queues an event again: the same event_id and envelope bytes, a new timestamp and signature. */
+  function replay(eventId) {
+    const event = typeof eventId === 'string' ? store.events.get(eventId) : undefined;
+    if (event === undefined) throw refusal('event_not_found');
+    webhookOf();
+    store.atomic(() => delivery.enqueue([event], 'replay'));
+    delivery.wake();
+    log(`event ${eventId}: replay queued`, { type: 'replay', event_id: eventId });
+    return { event_id: eventId, replay: 'queued' };
+  }
+
+  return { createWebhook, configureWebhook, verifyBinding, rotate, activate, replay };
+}

@@ -1,0 +1,867 @@
+// Types of cryptopay-verify/sandbox (Node only). Hand-written. Self-contained like
+// index.d.ts: they name no DOM or Node global, so a project compiled with `lib: ["es2022"]`
+// and `types: []` type-checks them. Objects that mirror the service's JSON keep its
+// snake_case names; the sandbox's own options and handle are camelCase.
+
+import type { ErrorCode, PrimarySource, SourceAmount } from 'cryptopay-verify';
+
+/**
+ * The codes of the sandbox's refusals: the service's own answers (the core's table, with
+ * their HTTP statuses), then those of the sandbox's dashboard endpoints. A value the core
+ * refuses (an `amount_raw`, a CreatePayment body, an Idempotency-Key, a webhook URL) is
+ * answered `400` with the core's {@link ErrorCode} instead.
+ *
+ * @example
+ * const code: SandboxErrorCode = 'payment_not_payable';
+ */
+export type SandboxErrorCode =
+  | 'unauthorized'
+  | 'insufficient_scope'
+  | 'idempotency_key_missing'
+  | 'idempotency_key_reused'
+  | 'payment_not_found'
+  | 'payment_not_payable'
+  | 'payment_not_cancellable'
+  | 'payment_not_reviewable'
+  | 'payment_not_expirable'
+  | 'consumer_access_disabled'
+  | 'webhook_exists'
+  | 'webhook_not_found'
+  | 'secret_mismatch'
+  | 'request_invalid'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'event_not_found'
+  | 'no_pending_secret'
+  | 'request_too_large'
+  | 'internal_error';
+
+/**
+ * The body of every refusal of the sandbox's HTTP API (the service's ErrorResponse).
+ *
+ * @example
+ * const { error }: ErrorResponse = await res.json(); // { error: { code: 'unauthorized', message: '...' } }
+ */
+export interface ErrorResponse {
+  /**
+   * The code and a message that names the problem and the fix.
+   *
+   * @example
+   * if (body.error.code === 'idempotency_key_reused') console.error(body.error.message);
+   */
+  error: ErrorResponseError;
+}
+
+/**
+ * The `error` member of an {@link ErrorResponse}.
+ *
+ * @example
+ * const detail: ErrorResponseError = { code: 'payment_not_found', message: 'payment_not_found: ...' };
+ */
+export interface ErrorResponseError {
+  /**
+   * A {@link SandboxErrorCode}, or the core's {@link ErrorCode} for a value it refused.
+   *
+   * @example
+   * detail.code // 'payment_not_cancellable'
+   */
+  code: SandboxErrorCode | ErrorCode;
+  /**
+   * The problem and the fix; never a secret or a key.
+   *
+   * @example
+   * console.error(detail.message);
+   */
+  message: string;
+}
+
+/**
+ * A refusal of one of the sandbox's operations, as its HTTP API answers it: what a
+ * {@link Sandbox} method rejects with.
+ *
+ * @example
+ * try {
+ *   await sandbox.pay(paymentId, '100');
+ * } catch (err) {
+ *   if (err instanceof SandboxError && err.code === 'payment_not_payable') console.log(err.status); // 409
+ * }
+ */
+export declare class SandboxError extends Error {
+  /**
+   * Always `'SandboxError'`.
+   *
+   * @example
+   * console.error(`${err.name} [${err.code}]`);
+   */
+  readonly name: 'SandboxError';
+  /**
+   * The code of the answer: one of {@link SandboxErrorCode}, or the core's
+   * {@link ErrorCode} for a value it refused (`amount_raw_invalid` for a payment's amount).
+   *
+   * @example
+   * if (err.code === 'consumer_access_disabled') console.log('the merchant disabled checkout');
+   */
+  readonly code: SandboxErrorCode | ErrorCode;
+  /**
+   * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413 or 500).
+   *
+   * @example
+   * assert.equal(err.status, 404);
+   */
+  readonly status: number;
+  /**
+   * The service's ErrorResponse for this refusal.
+   *
+   * @example
+   * res.writeHead(err.status, { 'content-type': 'application/json' }).end(JSON.stringify(err));
+   */
+  toJSON(): ErrorResponse;
+}
+
+/**
+ * A payment's status in the sandbox (the service names only `open`; these are the
+ * sandbox's, documented as its own).
+ *
+ * @example
+ * const done: SandboxPaymentStatus[] = ['paid', 'overpaid', 'expired', 'cancelled'];
+ */
+export type SandboxPaymentStatus =
+  | 'open'
+  | 'confirming'
+  | 'paid'
+  | 'partially_paid'
+  | 'overpaid'
+  | 'review_required'
+  | 'expired'
+  | 'cancelled';
+
+/**
+ * A line of the sandbox's log and what it is about: each request (never its body or key),
+ * each event, each delivery attempt.
+ *
+ * @example
+ * const log: SandboxLog = (line, entry) => { if (entry.type === 'attempt') console.log(line); };
+ */
+export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
+
+/**
+ * What a log line is about, as data: `type` is `request`, `event`, `attempt`, `replay`,
+ * `rotated`, `activated`, `expired`, `webhook_loopback`, `webhook_url_changed`, `exposed` (not
+ * listening on loopback only), `delivery_error` or `internal_error` (a fault of the sandbox);
+ * an `attempt` carries the fields of a {@link DeliveryAttempt}.
+ *
+ * @example
+ * if (entry.type === 'attempt' && entry['outcome'] === 'exhausted') console.warn('gave up');
+ */
+export interface SandboxLogEntry {
+  /**
+   * What happened.
+   *
+   * @example
+   * entry.type // 'attempt'
+   */
+  type: string;
+  /**
+   * The entry's other fields (an attempt's `event_id`, `status`, `outcome`...).
+   *
+   * @example
+   * entry['event_id']
+   */
+  [field: string]: unknown;
+}
+
+/**
+ * The options of {@link startSandbox}; each mirrors a flag of `cryptopay-verify sandbox`
+ * (times in milliseconds here, seconds on the command line). An unknown key is refused.
+ *
+ * @example
+ * const options: SandboxOptions = { port: 0, webhookUrl: 'http://127.0.0.1:8787/webhook', retryDelaysMs: [100, 200] };
+ */
+export interface SandboxOptions {
+  /**
+   * The port to listen on (`--port`): default 4010; 0 picks a free one.
+   *
+   * @example
+   * port: 0
+   */
+  port?: number | undefined;
+  /**
+   * The address to listen on (`--host`): default `127.0.0.1`. The sandbox endpoints take no
+   * key: keep it on loopback.
+   *
+   * @example
+   * host: '127.0.0.1'
+   */
+  host?: string | undefined;
+  /**
+   * A SQLite file for the state (`--data`), through better-sqlite3 (an optional peer
+   * dependency: `npm install better-sqlite3`). A restart on the same file keeps payments,
+   * keys, idempotency records, events and the webhook, and resumes pending retries. Without
+   * it the state is in memory.
+   *
+   * @example
+   * data: './sandbox.sqlite'
+   */
+  data?: string | undefined;
+  /**
+   * The webhook to deliver to (`--webhook-url`), configured at start as the dashboard would.
+   * Checked as the service checks it, except that a loopback URL (`http://127.0.0.1:...`,
+   * `http://localhost:...`) is accepted because this is a sandbox.
+   *
+   * @example
+   * webhookUrl: 'http://127.0.0.1:8787/webhook'
+   */
+  webhookUrl?: string | undefined;
+  /**
+   * The header that carries the delivery timestamp (`--timestamp-header`); the service's
+   * name is not in its specification: default `X-Webhook-Timestamp`.
+   *
+   * @example
+   * timestampHeader: 'X-Webhook-Timestamp'
+   */
+  timestampHeader?: string | undefined;
+  /**
+   * The header that carries the signature (`--signature-header`): default
+   * `X-Webhook-Signature`.
+   *
+   * @example
+   * signatureHeader: 'X-Webhook-Signature'
+   */
+  signatureHeader?: string | undefined;
+  /**
+   * The store's primary pricing source (`--pricing fiat:USD:2`): default
+   * `{ kind: 'fiat', ref: 'USD', decimals: 2 }`.
+   *
+   * @example
+   * pricing: { kind: 'crypto', ref: 'usdc', decimals: 6 }
+   */
+  pricing?: PrimarySource | undefined;
+  /**
+   * The store's website origin (`--website`), the only `checkout_origin` a payment may then
+   * name besides none.
+   *
+   * @example
+   * website: 'https://shop.example'
+   */
+  website?: string | undefined;
+  /**
+   * The delays before each retry (`--retry-delays`, in seconds there): a failed delivery is
+   * attempted at most once more per delay, then `exhausted`. Default
+   * `[1000, 2000, 4000, 8000, 16000]`; at most 20, each at most a day.
+   *
+   * @example
+   * retryDelaysMs: [50, 100, 200]
+   */
+  retryDelaysMs?: readonly number[] | undefined;
+  /**
+   * How long an attempt may wait for the receiver's answer (`--timeout`, seconds there):
+   * default 10000; then it is a network failure, retried.
+   *
+   * @example
+   * timeoutMs: 2000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * The share of acknowledged events delivered once more (`--duplicate-rate`), 0 to 1:
+   * default 0.
+   *
+   * @example
+   * duplicateRate: 0.3
+   */
+  duplicateRate?: number | undefined;
+  /**
+   * Delivers a payment's events out of order (`--shuffle`): each delivery is held back for up
+   * to 250 ms, drawn from the seed, and a payment's deliveries go in the order their holds
+   * end (still one at a time), so a later event often arrives first.
+   *
+   * @example
+   * shuffle: true
+   */
+  shuffle?: boolean | undefined;
+  /**
+   * The seed of the duplicate and shuffle choices (`--seed`), 0 to 2^32 - 1: the same seed
+   * makes the same choices for the same events. Default: a random one ({@link Sandbox.seed}).
+   *
+   * @example
+   * seed: 42
+   */
+  seed?: number | undefined;
+  /**
+   * Where log lines go: default none.
+   *
+   * @example
+   * log: (line) => console.log(`sandbox: ${line}`)
+   */
+  log?: SandboxLog | false | undefined;
+}
+
+/**
+ * The webhook configured from {@link SandboxOptions.webhookUrl}, as `stripe listen` prints
+ * its secret: give the secret to the receiver.
+ *
+ * @example
+ * process.env.CRYPTOPAY_WEBHOOK_SECRET = sandbox.webhook.secret;
+ */
+export interface SandboxWebhook {
+  /**
+   * The webhook's `resource_id`.
+   *
+   * @example
+   * sandbox.webhook.resourceId // 'we_...'
+   */
+  resourceId: string;
+  /**
+   * The URL deliveries go to.
+   *
+   * @example
+   * sandbox.webhook.url // 'http://127.0.0.1:8787/webhook'
+   */
+  url: string;
+  /**
+   * The active signing secret, exactly as the receiver must use it.
+   *
+   * @example
+   * const receiver = createReceiver({ secrets: sandbox.webhook.secret, ...rest });
+   */
+  secret: string;
+}
+
+/**
+ * The authoritative facts of a payment (`GET /v1/payments/{payment_id}`); the `data` of
+ * its events carries the same fields but `consumer_access`.
+ *
+ * @example
+ * const view: SandboxPaymentView = await sandbox.pay(paymentId, '12800'); // view.status === 'paid'
+ */
+export interface SandboxPaymentView {
+  /**
+   * The payment's id.
+   *
+   * @example
+   * view.payment_id // 'pay_...'
+   */
+  payment_id: string;
+  /**
+   * The merchant's order reference, `null` when none was given.
+   *
+   * @example
+   * view.order_ref // 'order-1234'
+   */
+  order_ref: string | null;
+  /**
+   * The source amount of the creation, exactly as sent.
+   *
+   * @example
+   * view.source_amount // { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   */
+  source_amount: SourceAmount;
+  /**
+   * The status.
+   *
+   * @example
+   * if (view.status === 'partially_paid') askForTheRest();
+   */
+  status: SandboxPaymentStatus;
+  /**
+   * 1 at creation, one more at each change: a JSON number while it is a safe integer, a
+   * digit string beyond.
+   *
+   * @example
+   * String(view.status_version) // '3'
+   */
+  status_version: number | string;
+  /**
+   * The total received so far, in the smallest unit (`'0'` when nothing).
+   *
+   * @example
+   * view.amount_received_raw // '6400'
+   */
+  amount_received_raw: string;
+  /**
+   * The checkout origin: the one the creation named, else the sandbox's base URL.
+   *
+   * @example
+   * view.checkout_origin // 'http://127.0.0.1:4010'
+   */
+  checkout_origin: string;
+  /**
+   * When the payment expires if still payable (an ISO 8601 time, one hour after creation).
+   *
+   * @example
+   * new Date(view.expires_at)
+   */
+  expires_at: string;
+  /**
+   * Whether the customer's checkout is enabled (`DELETE .../consumer-access` turns it off).
+   *
+   * @example
+   * view.consumer_access // true
+   */
+  consumer_access: boolean;
+}
+
+/**
+ * One attempt of one delivery, as the webhook log (`GET /sandbox/deliveries`) lists it.
+ *
+ * @example
+ * const exhausted = (await sandbox.deliveries()).filter((a: DeliveryAttempt) => a.outcome === 'exhausted');
+ */
+export interface DeliveryAttempt {
+  /**
+   * The attempt's number in the log (1, 2, 3...).
+   *
+   * @example
+   * attempt.seq // 7
+   */
+  seq: number;
+  /**
+   * The delivery it belongs to: an event's first delivery, a replay or a duplicate each
+   * have their own, with their own attempts.
+   *
+   * @example
+   * attempt.delivery_id // 'dlv_3'
+   */
+  delivery_id: string;
+  /**
+   * `event` (the event's own delivery), `replay` (queued by a replay) or `duplicate`
+   * (duplicateRate).
+   *
+   * @example
+   * attempt.kind // 'replay'
+   */
+  kind: 'event' | 'replay' | 'duplicate';
+  /**
+   * The event delivered.
+   *
+   * @example
+   * attempt.event_id // 'evt_...'
+   */
+  event_id: string;
+  /**
+   * Its payment.
+   *
+   * @example
+   * attempt.payment_id // 'pay_...'
+   */
+  payment_id: string;
+  /**
+   * The event's status_version (a number while safe, else digits).
+   *
+   * @example
+   * attempt.status_version // 3
+   */
+  status_version: number | string;
+  /**
+   * The attempt's number within its delivery, from 1.
+   *
+   * @example
+   * attempt.attempt // 2
+   */
+  attempt: number;
+  /**
+   * When the attempt was answered (or failed), ISO 8601.
+   *
+   * @example
+   * attempt.at // '2026-01-01T12:00:00.000Z'
+   */
+  at: string;
+  /**
+   * The delivery timestamp it was signed with (Unix seconds, as sent).
+   *
+   * @example
+   * attempt.timestamp // '1767268800'
+   */
+  timestamp: string;
+  /**
+   * The receiver's HTTP status, when it answered.
+   *
+   * @example
+   * attempt.status // 503
+   */
+  status?: number;
+  /**
+   * The status's class (`classifyDeliveryResponse`), when it answered.
+   *
+   * @example
+   * attempt.classification // 'retry'
+   */
+  classification?: 'acknowledged' | 'retry' | 'permanent_failure';
+  /**
+   * Why there was no answer: a network error code (`ECONNREFUSED`, `ECONNRESET`...) or
+   * `timeout`.
+   *
+   * @example
+   * attempt.error // 'ECONNREFUSED'
+   */
+  error?: string;
+  /**
+   * What followed: `acknowledged` (2xx), `retrying`, `failed_permanently` (never retried:
+   * 3xx and other 4xx) or `exhausted` (retryable, but the delays are used up).
+   *
+   * @example
+   * attempt.outcome // 'retrying'
+   */
+  outcome: 'acknowledged' | 'retrying' | 'failed_permanently' | 'exhausted';
+  /**
+   * With `retrying`: the delay before the next attempt.
+   *
+   * @example
+   * attempt.next_attempt_in_ms // 2000
+   */
+  next_attempt_in_ms?: number;
+}
+
+/**
+ * A delivery queued and not finished (waiting for its turn, its hold or its next attempt).
+ *
+ * @example
+ * const waiting: PendingDelivery[] = await sandbox.pendingDeliveries();
+ */
+export interface PendingDelivery {
+  /**
+   * The delivery.
+   *
+   * @example
+   * pending.delivery_id // 'dlv_4'
+   */
+  delivery_id: string;
+  /**
+   * The event it delivers.
+   *
+   * @example
+   * pending.event_id // 'evt_...'
+   */
+  event_id: string;
+  /**
+   * Its payment.
+   *
+   * @example
+   * pending.payment_id // 'pay_...'
+   */
+  payment_id: string;
+  /**
+   * `event`, `replay` or `duplicate`.
+   *
+   * @example
+   * pending.kind // 'event'
+   */
+  kind: 'event' | 'replay' | 'duplicate';
+  /**
+   * The number of its next attempt.
+   *
+   * @example
+   * pending.next_attempt // 2
+   */
+  next_attempt: number;
+  /**
+   * When it may be attempted (ISO 8601); without shuffle it also waits for its payment's
+   * earlier deliveries.
+   *
+   * @example
+   * pending.due_at
+   */
+  due_at: string;
+  /**
+   * Whether an attempt is under way.
+   *
+   * @example
+   * pending.in_flight // false
+   */
+  in_flight: boolean;
+}
+
+/**
+ * An event the sandbox emitted (`GET /sandbox/events`).
+ *
+ * @example
+ * const [first]: SandboxEvent[] = await sandbox.events(paymentId);
+ */
+export interface SandboxEvent {
+  /**
+   * The event's id.
+   *
+   * @example
+   * event.event_id // 'evt_...'
+   */
+  event_id: string;
+  /**
+   * Its payment.
+   *
+   * @example
+   * event.payment_id // 'pay_...'
+   */
+  payment_id: string;
+  /**
+   * Its number in the sandbox, in the order events occurred (what the seed's choices are
+   * drawn by).
+   *
+   * @example
+   * event.number // 12
+   */
+  number: number;
+  /**
+   * The status it announces.
+   *
+   * @example
+   * event.status // 'confirming'
+   */
+  status: SandboxPaymentStatus;
+  /**
+   * Its status_version (a number while safe, else digits).
+   *
+   * @example
+   * event.status_version // 2
+   */
+  status_version: number | string;
+  /**
+   * When it occurred (ISO 8601), as its envelope's `occurred_at`.
+   *
+   * @example
+   * event.occurred_at
+   */
+  occurred_at: string;
+  /**
+   * The envelope exactly as every attempt and replay sends it (UTF-8 JSON).
+   *
+   * @example
+   * JSON.parse(event.body).data.status
+   */
+  body: string;
+}
+
+/**
+ * A new signing secret from a rotation: pending until activated.
+ *
+ * @example
+ * const { secret }: RotatedSecret = await sandbox.rotate();
+ */
+export interface RotatedSecret {
+  /**
+   * The webhook's `resource_id`.
+   *
+   * @example
+   * rotated.resource_id // 'we_...'
+   */
+  resource_id: string;
+  /**
+   * The new secret, returned once: save it, and let the receiver accept it as `pending`.
+   *
+   * @example
+   * secrets: [{ secret: active, kind: 'active' }, { secret: rotated.secret, kind: 'pending' }]
+   */
+  secret: string;
+  /**
+   * Always `pending`.
+   *
+   * @example
+   * rotated.secret_kind // 'pending'
+   */
+  secret_kind: 'pending';
+}
+
+/**
+ * The answer of an activation: the rotated secret is now the active one.
+ *
+ * @example
+ * const { secret_kind }: ActivatedSecret = await sandbox.activate(); // 'active'
+ */
+export interface ActivatedSecret {
+  /**
+   * The webhook's `resource_id`.
+   *
+   * @example
+   * activated.resource_id // 'we_...'
+   */
+  resource_id: string;
+  /**
+   * Always `active`.
+   *
+   * @example
+   * activated.secret_kind // 'active'
+   */
+  secret_kind: 'active';
+}
+
+/**
+ * The answer of a replay: queued, which proves nothing about its acceptance (see the log).
+ *
+ * @example
+ * const { replay }: QueuedReplay = await sandbox.replay(eventId); // 'queued'
+ */
+export interface QueuedReplay {
+  /**
+   * The event queued again (same id, same bytes).
+   *
+   * @example
+   * queued.event_id // 'evt_...'
+   */
+  event_id: string;
+  /**
+   * Always `queued`.
+   *
+   * @example
+   * queued.replay // 'queued'
+   */
+  replay: 'queued';
+}
+
+/**
+ * A running sandbox: its address and credentials, and the dashboard's and the customer's
+ * actions (the `/sandbox` endpoints) as methods. Each method rejects with a
+ * {@link SandboxError} where the endpoint answers a refusal.
+ *
+ * @example
+ * const sandbox = await startSandbox({ port: 0, webhookUrl });
+ * const api = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey };
+ * await sandbox.close();
+ */
+export interface Sandbox {
+  /**
+   * The base URL of the API (`/v1/...`), also the checkout origin.
+   *
+   * @example
+   * await fetch(`${sandbox.baseUrl}/v1/store`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+   */
+  readonly baseUrl: string;
+  /**
+   * A test API key with the three standard scopes (`payment:write`, `payment:read`,
+   * `webhook:bootstrap`); the same across restarts on a data file.
+   *
+   * @example
+   * headers: { authorization: `Bearer ${sandbox.apiKey}` }
+   */
+  readonly apiKey: string;
+  /**
+   * The webhook configured from `webhookUrl`, with its secret; `undefined` without one (set
+   * one up through `POST /v1/webhook-endpoints` then).
+   *
+   * @example
+   * const secret = sandbox.webhook?.secret;
+   */
+  readonly webhook: SandboxWebhook | undefined;
+  /**
+   * The seed of the duplicate and shuffle choices (the one given, or the random one drawn):
+   * start again with it to make the same choices.
+   *
+   * @example
+   * console.log(`sandbox seed ${sandbox.seed}`);
+   */
+  readonly seed: number;
+  /**
+   * Whether the state is in a data file (true) or in memory.
+   *
+   * @example
+   * if (!sandbox.durable) console.log('state in memory: gone at close');
+   */
+  readonly durable: boolean;
+  /**
+   * The customer pays `amountRaw` (`POST /sandbox/payments/{id}/pay`): `confirming`, then
+   * `paid`, `partially_paid` or `overpaid` by the total received; two events. Rejects with
+   * `payment_not_found`, `consumer_access_disabled`, `amount_raw_invalid` or
+   * `payment_not_payable`.
+   *
+   * @example
+   * const view = await sandbox.pay(paymentId, '6400'); // partially_paid
+   */
+  pay(paymentId: string, amountRaw: string): Promise<SandboxPaymentView>;
+  /**
+   * Holds the payment for review (`POST /sandbox/payments/{id}/review`): `review_required`,
+   * one event. Rejects with `payment_not_found` or `payment_not_reviewable`.
+   *
+   * @example
+   * await sandbox.review(paymentId);
+   */
+  review(paymentId: string): Promise<SandboxPaymentView>;
+  /**
+   * Expires the payment now (`POST /sandbox/payments/{id}/expire`): `expired`, one event.
+   * Rejects with `payment_not_found` or `payment_not_expirable`.
+   *
+   * @example
+   * await sandbox.expire(paymentId);
+   */
+  expire(paymentId: string): Promise<SandboxPaymentView>;
+  /**
+   * Queues an event again for the webhook (`POST /sandbox/events/{id}/replay`): the same
+   * `event_id` and bytes, a new timestamp and signature. Rejects with `event_not_found` or
+   * `webhook_not_found`.
+   *
+   * @example
+   * await sandbox.replay(eventId);
+   */
+  replay(eventId: string): Promise<QueuedReplay>;
+  /**
+   * Rotates the webhook's secret (`POST /sandbox/webhook/rotate`): a pending secret,
+   * returned once; deliveries stay signed with the active one. Rejects with
+   * `webhook_not_found`.
+   *
+   * @example
+   * const { secret: next } = await sandbox.rotate();
+   */
+  rotate(): Promise<RotatedSecret>;
+  /**
+   * Activates the rotated secret (`POST /sandbox/webhook/activate`): from now on only it
+   * signs, retries of older events included. Rejects with `webhook_not_found` or
+   * `no_pending_secret`.
+   *
+   * @example
+   * await sandbox.activate();
+   */
+  activate(): Promise<ActivatedSecret>;
+  /**
+   * The webhook log (`GET /sandbox/deliveries`): every attempt so far, in order.
+   *
+   * @example
+   * for (const a of await sandbox.deliveries()) console.log(a.event_id, a.attempt, a.status ?? a.error, a.outcome);
+   */
+  deliveries(): Promise<DeliveryAttempt[]>;
+  /**
+   * The deliveries queued and not finished (`pending` of `GET /sandbox/deliveries`).
+   *
+   * @example
+   * while ((await sandbox.pendingDeliveries()).length > 0) await new Promise((r) => setTimeout(r, 50));
+   */
+  pendingDeliveries(): Promise<PendingDelivery[]>;
+  /**
+   * Every event emitted (`GET /sandbox/events`), in the order they occurred; one payment's
+   * when `paymentId` is given.
+   *
+   * @example
+   * const last = (await sandbox.events(paymentId)).at(-1);
+   */
+  events(paymentId?: string): Promise<SandboxEvent[]>;
+  /**
+   * Issues an API key with the given scopes (`POST /sandbox/keys`), to test a restricted
+   * key. Rejects with `request_invalid` for a scope that is not one of the three.
+   *
+   * @example
+   * const readOnly = await sandbox.issueKey(['payment:read']);
+   */
+  issueKey(scopes: readonly ('payment:write' | 'payment:read' | 'webhook:bootstrap')[]): Promise<string>;
+  /**
+   * Stops listening and delivering: attempts in flight are cut (and stay queued in a data
+   * file, attempted again at the next start). Idempotent.
+   *
+   * @example
+   * after(() => sandbox.close());
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the sandbox: a local, stateful stand-in for the payment service (its `/v1` API,
+ * checkout, and signed `payment.updated` deliveries with the service's retry rules), for
+ * tests and development with no account and no network. Node only.
+ *
+ * @param options What `cryptopay-verify sandbox`'s flags say; all optional.
+ * @throws {CryptoPayError} `invalid_argument` for an option it cannot use; the core's code
+ *   for a pricing source (`store_source_invalid`, `decimals_invalid`), a website origin
+ *   (`origin_invalid`, `origin_not_https`) or a webhook URL (`webhook_url_not_https`...)
+ *   it refuses. It also rejects when the port cannot be listened on, and, with `data`, when
+ *   better-sqlite3 is not installed (an Error whose code is driver_missing, saying what to
+ *   install) or the file cannot be opened.
+ * @example
+ * import { startSandbox } from 'cryptopay-verify/sandbox';
+ * const sandbox = await startSandbox({ port: 0, webhookUrl: 'http://127.0.0.1:8787/webhook', retryDelaysMs: [100, 200] });
+ * console.log(sandbox.baseUrl, sandbox.apiKey, sandbox.webhook?.secret);
+ */
+export declare function startSandbox(options?: SandboxOptions): Promise<Sandbox>;

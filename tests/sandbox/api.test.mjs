@@ -1,0 +1,389 @@
+// The sandbox's API through HTTP, endpoint by endpoint: every rule of the spec and of the
+// contract's decisions, the refusals included (401, 403, 400 with the core's code, 404, 405,
+// 409), and no event where the spec says none is emitted.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  SandboxError, USD, api, createPayment, endpoint, newKey, sandboxCjs, settled, startSandbox, verifyRecorded,
+} from './lib.mjs';
+
+const source = (amountRaw = '12800') => ({ kind: 'fiat', currency: 'USD', amount_raw: amountRaw });
+const VIEW_FIELDS = ['payment_id', 'order_ref', 'source_amount', 'status', 'status_version', 'amount_received_raw',
+  'checkout_origin', 'expires_at'];
+
+/** Asserts an ErrorResponse with `status` and `code`. */
+function refused(res, status, code) {
+  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${res.text}`);
+  assert.deepEqual(Object.keys(res.json), ['error']);
+  assert.equal(res.json.error.code, code);
+  assert.equal(typeof res.json.error.message, 'string');
+  assert.ok(res.json.error.message.length > 10);
+}
+
+let sandbox;
+let hook;
+const eventsOf = async (paymentId) => (await api(sandbox, 'GET', `/sandbox/events?payment_id=${paymentId}`)).json.events;
+
+before(async () => {
+  hook = await endpoint();
+  sandbox = await startSandbox({ port: 0, webhookUrl: hook.url, retryDelaysMs: [20], website: 'https://shop.example' });
+});
+after(async () => {
+  await sandbox?.close();
+  await hook?.close();
+});
+
+describe('API keys and scopes', () => {
+  const calls = [
+    ['POST', '/v1/payments'], ['GET', '/v1/payments/pay_x'], ['POST', '/v1/payments/pay_x/cancel'],
+    ['DELETE', '/v1/payments/pay_x/consumer-access'], ['GET', '/v1/store'], ['POST', '/v1/webhook-endpoints'],
+    ['POST', '/v1/webhook-endpoints/we_x/verify'],
+  ];
+
+  test('every /v1 call without a key, with an unknown key or another scheme is 401 unauthorized', async () => {
+    for (const [method, path] of calls) {
+      refused(await api(sandbox, method, path, { key: null }), 401, 'unauthorized');
+      refused(await api(sandbox, method, path, { key: 'sk_sandbox_not_issued' }), 401, 'unauthorized');
+      refused(await api(sandbox, method, path, { key: null, headers: { authorization: `Basic ${sandbox.apiKey}` } }), 401, 'unauthorized');
+    }
+  });
+
+  test('a key without the scope is 403 insufficient_scope; the scope it has works', async () => {
+    const issued = await api(sandbox, 'POST', '/sandbox/keys', { key: null, body: { scopes: ['payment:read'] } });
+    assert.equal(issued.status, 200);
+    assert.deepEqual(issued.json.scopes, ['payment:read']);
+    const readOnly = issued.json.api_key;
+    refused(await api(sandbox, 'POST', '/v1/payments', { key: readOnly, idem: newKey(), body: { source_amount: source() } }), 403, 'insufficient_scope');
+    refused(await api(sandbox, 'POST', '/v1/payments/pay_x/cancel', { key: readOnly }), 403, 'insufficient_scope');
+    refused(await api(sandbox, 'DELETE', '/v1/payments/pay_x/consumer-access', { key: readOnly }), 403, 'insufficient_scope');
+    refused(await api(sandbox, 'POST', '/v1/webhook-endpoints', { key: readOnly, idem: newKey(), body: { url: hook.url } }), 403, 'insufficient_scope');
+    assert.equal((await api(sandbox, 'GET', '/v1/store', { key: readOnly })).status, 200);
+    // A key with no scope at all; and the method's promise form.
+    const none = await sandbox.issueKey([]);
+    refused(await api(sandbox, 'GET', '/v1/store', { key: none }), 403, 'insufficient_scope');
+    const writer = await sandbox.issueKey(['payment:write']);
+    refused(await api(sandbox, 'GET', '/v1/store', { key: writer }), 403, 'insufficient_scope');
+    const bootstrap = await sandbox.issueKey(['webhook:bootstrap']);
+    refused(await api(sandbox, 'GET', '/v1/payments/pay_x', { key: bootstrap }), 403, 'insufficient_scope');
+  });
+
+  test('POST /sandbox/keys refuses scopes that are not the three standard ones', async () => {
+    refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: ['payment:admin'] } }), 400, 'request_invalid');
+    refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: 'payment:read' } }), 400, 'request_invalid');
+    refused(await api(sandbox, 'POST', '/sandbox/keys', { body: 'not json' }), 400, 'request_invalid');
+    await assert.rejects(sandbox.issueKey(['nope']), (e) => e instanceof SandboxError && e.code === 'request_invalid' && e.status === 400);
+  });
+});
+
+describe('GET /v1/store', () => {
+  test('the primary source and the website', async () => {
+    const res = await api(sandbox, 'GET', '/v1/store');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, { primary_source: USD, website_origin: 'https://shop.example', website_domain: 'shop.example' });
+  });
+});
+
+describe('POST /v1/payments', () => {
+  test('an Idempotency-Key is required and must be valid', async () => {
+    refused(await api(sandbox, 'POST', '/v1/payments', { body: { source_amount: source() } }), 400, 'idempotency_key_missing');
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: 'has space', body: { source_amount: source() } }), 400, 'idempotency_key_invalid');
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: 'k'.repeat(256), body: { source_amount: source() } }), 400, 'idempotency_key_invalid');
+  });
+
+  test('the body is checked by the core against the store (400 with its code)', async () => {
+    const cases = [
+      ['not json', 'request_invalid'],
+      ['[1]', 'request_invalid'],
+      [{}, 'create_payment_invalid'],
+      [{ source_amount: { ...source(), currency: 'EUR' } }, 'source_currency_mismatch'],
+      [{ source_amount: source('0') }, 'amount_raw_invalid'],
+      [{ source_amount: source('12.80') }, 'amount_raw_invalid'],
+      [{ source_amount: { kind: 'crypto', pricing_ref: 'usdc', amount_raw: '1' } }, 'source_kind_mismatch'],
+      [{ source_amount: source(), order_ref: 5 }, 'create_payment_invalid'],
+      [{ source_amount: source(), checkout_origin: 'http://shop.example' }, 'origin_not_https'],
+      [{ source_amount: source(), checkout_origin: 'https://other.example' }, 'origin_not_permitted'],
+    ];
+    for (const [body, code] of cases) {
+      refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body }), 400, code);
+    }
+  });
+
+  test('200 CreatedPayment: open, version 1, the hosted checkout address; no event', async () => {
+    const res = await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: { order_ref: 'order-1', source_amount: source() } });
+    assert.equal(res.status, 200);
+    const p = res.json;
+    assert.match(p.payment_id, /^pay_[0-9a-f]{24}$/);
+    assert.equal(p.order_ref, 'order-1');
+    assert.deepEqual(p.source_amount, source());
+    assert.equal(p.status, 'open');
+    assert.equal(p.status_version, 1);
+    assert.equal(p.amount_received_raw, '0');
+    assert.equal(p.checkout_origin, sandbox.baseUrl);
+    assert.equal(p.checkout_url, `${sandbox.baseUrl}/#payment_id=${p.payment_id}`);
+    assert.ok(Date.parse(p.expires_at) > Date.now() + 50 * 60_000);
+    assert.equal(p.consumer_access, true);
+    assert.deepEqual(await eventsOf(p.payment_id), []);
+    // The website's origin may be named; no order_ref is null.
+    const embedded = await createPayment(sandbox, '500', { checkout_origin: 'https://shop.example' });
+    assert.equal(embedded.checkout_origin, 'https://shop.example');
+    assert.equal(embedded.order_ref, null);
+  });
+
+  test('an identical replay answers 200 with the same payment; another body under the key is 409', async () => {
+    const key = newKey();
+    const body = JSON.stringify({ order_ref: 'order-2', source_amount: source('900') });
+    const first = await api(sandbox, 'POST', '/v1/payments', { idem: key, body, headers: { 'content-type': 'application/json' } });
+    const again = await api(sandbox, 'POST', '/v1/payments', { idem: key, body, headers: { 'content-type': 'application/json' } });
+    assert.equal(first.status, 200);
+    assert.equal(again.status, 200);
+    assert.equal(again.json.payment_id, first.json.payment_id);
+    assert.deepEqual(again.json, first.json);
+    // The same JSON with other whitespace is another body (bytes are compared).
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: ` ${body}` }), 409, 'idempotency_key_reused');
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: { order_ref: 'order-2', source_amount: source('901') } }), 409, 'idempotency_key_reused');
+    const all = await api(sandbox, 'GET', `/v1/payments/${first.json.payment_id}`);
+    assert.equal(all.status, 200);
+  });
+
+  test('a refused creation does not use up its key: the corrected request creates', async () => {
+    const key = newKey();
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: { source_amount: source('0') } }), 400, 'amount_raw_invalid');
+    assert.equal((await api(sandbox, 'POST', '/v1/payments', { idem: key, body: { source_amount: source('1') } })).status, 200);
+  });
+});
+
+describe('GET /v1/payments/{id}', () => {
+  test('the view; unknown is 404 payment_not_found; querying changes no delivery state', async () => {
+    const p = await createPayment(sandbox, '700', { order_ref: 'q' });
+    await sandbox.pay(p.payment_id, '700');
+    await settled(sandbox);
+    const before = (await sandbox.deliveries()).length;
+    const res = await api(sandbox, 'GET', `/v1/payments/${p.payment_id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(Object.keys(res.json), [...VIEW_FIELDS, 'consumer_access']);
+    assert.equal(res.json.status, 'paid');
+    assert.equal(res.json.status_version, 3);
+    await api(sandbox, 'GET', `/v1/payments/${p.payment_id}`);
+    assert.equal((await sandbox.deliveries()).length, before);
+    assert.deepEqual(await sandbox.pendingDeliveries(), []);
+    refused(await api(sandbox, 'GET', '/v1/payments/pay_unknown'), 404, 'payment_not_found');
+    refused(await api(sandbox, 'GET', '/v1/payments/%E0%A4%A'), 404, 'payment_not_found');
+  });
+
+  test('the view equals the facts of the last event, field by field', async () => {
+    const p = await createPayment(sandbox, '1000', { order_ref: 'facts' });
+    await sandbox.pay(p.payment_id, '400');
+    const view = (await api(sandbox, 'GET', `/v1/payments/${p.payment_id}`)).json;
+    const events = await eventsOf(p.payment_id);
+    assert.deepEqual(events.map((e) => [e.status, e.status_version]), [['confirming', 2], ['partially_paid', 3]]);
+    const data = JSON.parse(events.at(-1).body).data;
+    assert.deepEqual(Object.keys(data), VIEW_FIELDS);
+    for (const field of VIEW_FIELDS) assert.deepEqual(view[field], data[field], field);
+  });
+});
+
+describe('POST /v1/payments/{id}/cancel', () => {
+  test('an open payment with nothing received: cancelled, one event; a repeat reads the state', async () => {
+    const p = await createPayment(sandbox, '300');
+    const res = await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/cancel`);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.status, 'cancelled');
+    assert.equal(res.json.status_version, 2);
+    const again = await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/cancel`);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.json, res.json);
+    const events = await eventsOf(p.payment_id);
+    assert.deepEqual(events.map((e) => e.status), ['cancelled']);
+    refused(await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/pay`), 404, 'not_found');
+    await assert.rejects(sandbox.pay(p.payment_id, '1'), (e) => e.code === 'payment_not_payable' && e.status === 409);
+  });
+
+  test('refused with funds received, after review or expiry: 409 payment_not_cancellable', async () => {
+    const partly = await createPayment(sandbox, '300');
+    await sandbox.pay(partly.payment_id, '100');
+    const reviewed = await createPayment(sandbox, '300');
+    await sandbox.review(reviewed.payment_id);
+    const expired = await createPayment(sandbox, '300');
+    await sandbox.expire(expired.payment_id);
+    const paid = await createPayment(sandbox, '300');
+    await sandbox.pay(paid.payment_id, '300');
+    for (const p of [partly, reviewed, expired, paid]) {
+      const count = (await eventsOf(p.payment_id)).length;
+      refused(await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/cancel`), 409, 'payment_not_cancellable');
+      assert.equal((await eventsOf(p.payment_id)).length, count, 'a refusal emits nothing');
+    }
+    refused(await api(sandbox, 'POST', '/v1/payments/pay_unknown/cancel'), 404, 'payment_not_found');
+  });
+});
+
+describe('DELETE /v1/payments/{id}/consumer-access and checkout', () => {
+  test('the first checkout activation and disabling access emit nothing; checkout then refuses it', async () => {
+    const p = await createPayment(sandbox, '800');
+    const opened = await api(sandbox, 'GET', `/checkout/${p.payment_id}`, { key: null });
+    assert.equal(opened.status, 200);
+    assert.deepEqual(opened.json, { payment_id: p.payment_id, source_amount: source('800'), status: 'open', amount_received_raw: '0', expires_at: p.expires_at });
+    const html = await api(sandbox, 'GET', `/checkout/${p.payment_id}`, { key: null, headers: { accept: 'text/html' } });
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type'), /text\/html/);
+    assert.ok(html.text.includes(p.payment_id) && html.text.includes('8.00'));
+    const res = await api(sandbox, 'DELETE', `/v1/payments/${p.payment_id}/consumer-access`);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.status, 'open');
+    assert.equal(res.json.status_version, 1);
+    assert.equal(res.json.consumer_access, false);
+    assert.equal((await api(sandbox, 'DELETE', `/v1/payments/${p.payment_id}/consumer-access`)).status, 200); // idempotent
+    assert.deepEqual(await eventsOf(p.payment_id), []);
+    refused(await api(sandbox, 'GET', `/checkout/${p.payment_id}`, { key: null }), 403, 'consumer_access_disabled');
+    const page = await api(sandbox, 'GET', `/checkout/${p.payment_id}`, { key: null, headers: { accept: 'text/html' } });
+    assert.equal(page.status, 403);
+    assert.match(page.text, /consumer_access_disabled/);
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/pay`, { body: { amount_raw: '800' } }), 403, 'consumer_access_disabled');
+    // The merchant still queries it, and may still cancel it.
+    assert.equal((await api(sandbox, 'GET', `/v1/payments/${p.payment_id}`)).status, 200);
+    assert.equal((await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/cancel`)).json.status, 'cancelled');
+    refused(await api(sandbox, 'GET', '/checkout/pay_unknown', { key: null }), 404, 'payment_not_found');
+  });
+
+  test('the hosted checkout address (the base URL with #payment_id=) serves a page that opens it', async () => {
+    const res = await api(sandbox, 'GET', '/', { key: null });
+    assert.equal(res.status, 200);
+    assert.match(res.text, /payment_id/);
+    assert.match(res.text, /location\.replace\('\/checkout\/'/);
+  });
+});
+
+describe('the customer and the dashboard: /sandbox/payments/{id}/pay, review, expire', () => {
+  test('payments add up: confirming, then paid, partially_paid or overpaid; two events each', async () => {
+    const p = await createPayment(sandbox, '1000');
+    const part = await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/pay`, { key: null, body: { amount_raw: '600' } });
+    assert.equal(part.status, 200);
+    assert.equal(part.json.status, 'partially_paid');
+    assert.equal(part.json.amount_received_raw, '600');
+    const rest = await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/pay`, { key: null, body: { amount_raw: '400' } });
+    assert.equal(rest.json.status, 'paid');
+    assert.equal(rest.json.status_version, 5);
+    const over = await createPayment(sandbox, '1000');
+    assert.equal((await sandbox.pay(over.payment_id, '1001')).status, 'overpaid');
+    const events = await eventsOf(p.payment_id);
+    assert.deepEqual(events.map((e) => `${e.status}@${e.status_version}`), ['confirming@2', 'partially_paid@3', 'confirming@4', 'paid@5']);
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/pay`, { body: { amount_raw: '1' } }), 409, 'payment_not_payable');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${over.payment_id}/pay`, { body: { amount_raw: '01' } }), 400, 'amount_raw_invalid');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${over.payment_id}/pay`, { body: { amount: '1' } }), 400, 'request_invalid');
+    refused(await api(sandbox, 'POST', '/sandbox/payments/pay_unknown/pay', { body: { amount_raw: '1' } }), 404, 'payment_not_found');
+  });
+
+  test('review and expire, and their refusals', async () => {
+    const p = await createPayment(sandbox, '1000');
+    await sandbox.pay(p.payment_id, '1000');
+    const reviewed = await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/review`);
+    assert.equal(reviewed.json.status, 'review_required');
+    assert.equal(reviewed.json.status_version, 4);
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/review`), 409, 'payment_not_reviewable');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/expire`), 409, 'payment_not_expirable');
+    const open = await createPayment(sandbox, '1000');
+    const expired = await api(sandbox, 'POST', `/sandbox/payments/${open.payment_id}/expire`);
+    assert.equal(expired.json.status, 'expired');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${open.payment_id}/review`), 409, 'payment_not_reviewable');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${open.payment_id}/pay`, { body: { amount_raw: '1' } }), 409, 'payment_not_payable');
+  });
+});
+
+describe('endpoints, methods and the error body', () => {
+  test('an unknown path is 404 not_found; a known one with another method 405 with Allow', async () => {
+    refused(await api(sandbox, 'GET', '/v1/nothing'), 404, 'not_found');
+    refused(await api(sandbox, 'GET', '/v2/payments'), 404, 'not_found');
+    const res = await api(sandbox, 'PUT', '/v1/payments');
+    refused(res, 405, 'method_not_allowed');
+    assert.equal(res.headers.get('allow'), 'POST');
+    refused(await api(sandbox, 'GET', '/sandbox/webhook/rotate'), 405, 'method_not_allowed');
+  });
+
+  test('a request body over 1 MiB is 413 request_too_large', async () => {
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: Buffer.alloc(1024 * 1024 + 1, 0x20) }), 413, 'request_too_large');
+  });
+
+  test('replay of an unknown event is 404 event_not_found', async () => {
+    refused(await api(sandbox, 'POST', '/sandbox/events/evt_unknown/replay'), 404, 'event_not_found');
+    await assert.rejects(sandbox.replay('evt_unknown'), (e) => e instanceof SandboxError && e.code === 'event_not_found');
+  });
+
+  test('the CommonJS build refuses alike, with its own SandboxError', async () => {
+    assert.equal(typeof sandboxCjs.startSandbox, 'function');
+    await assert.rejects(sandboxCjs.startSandbox({ prot: 1 }), (e) => e.code === 'invalid_argument' && /prot/.test(e.message));
+  });
+});
+
+describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one per account)', () => {
+  let bare;
+  let target;
+  before(async () => {
+    bare = await startSandbox({ port: 0, retryDelaysMs: [] });
+    target = await endpoint();
+  });
+  after(async () => {
+    await bare?.close();
+    await target?.close();
+  });
+
+  test('without a webhook: rotate and verify are 404 webhook_not_found; events are not delivered', async () => {
+    refused(await api(bare, 'POST', '/sandbox/webhook/rotate'), 404, 'webhook_not_found');
+    refused(await api(bare, 'POST', '/sandbox/webhook/activate'), 404, 'webhook_not_found');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints/we_x/verify', { body: { secret: 'x' } }), 404, 'webhook_not_found');
+    const p = await createPayment(bare, '100');
+    await bare.pay(p.payment_id, '100');
+    assert.deepEqual(await bare.pendingDeliveries(), []);
+    const [event] = await bare.events(p.payment_id);
+    refused(await api(bare, 'POST', `/sandbox/events/${event.event_id}/replay`), 404, 'webhook_not_found');
+  });
+
+  test('setup: Idempotency-Key, the URL checked as the service does (loopback http allowed)', async () => {
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { body: { url: target.url } }), 400, 'idempotency_key_missing');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'http://shop.example/webhook' } }), 400, 'webhook_url_not_https');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://shop.example:8443/webhook' } }), 400, 'webhook_url_port');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://10.0.0.1/webhook' } }), 400, 'webhook_url_ip_literal');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}?token=1` } }), 400, 'webhook_url_query');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: target.url.replace('http://', 'http://u:p@') } }), 400, 'webhook_url_credentials');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: {} }), 400, 'webhook_url_malformed');
+  });
+
+  test('the secret once; a repeat answers the same resource_id without it; another URL is 409', async () => {
+    const key = newKey();
+    const first = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: key, body: { url: target.url } });
+    assert.equal(first.status, 200);
+    assert.match(first.json.resource_id, /^we_/);
+    assert.match(first.json.secret, /^whsec_/);
+    assert.equal(first.json.secret_kind, 'active');
+    const replay = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: key, body: { url: target.url } });
+    assert.deepEqual(replay.json, { resource_id: first.json.resource_id, url: target.url });
+    const repeat = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: target.url } });
+    assert.deepEqual(repeat.json, { resource_id: first.json.resource_id, url: target.url });
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: key, body: { url: `${target.url}2` } }), 409, 'idempotency_key_reused');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}2` } }), 409, 'webhook_exists');
+
+    // verify: active; wrong; then a rotation's pending, then after activation.
+    const id = first.json.resource_id;
+    const check = (secret) => api(bare, 'POST', `/v1/webhook-endpoints/${id}/verify`, { body: { secret } });
+    assert.deepEqual((await check(first.json.secret)).json, { resource_id: id, url: target.url, secret_kind: 'active' });
+    refused(await check(`${first.json.secret}x`), 400, 'secret_mismatch');
+    refused(await check(` ${first.json.secret}`), 400, 'secret_mismatch');
+    refused(await api(bare, 'POST', `/v1/webhook-endpoints/${id}/verify`, { body: { secret: 5 } }), 400, 'request_invalid');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints/we_other/verify', { body: { secret: first.json.secret } }), 404, 'webhook_not_found');
+    refused(await api(bare, 'POST', '/sandbox/webhook/activate'), 409, 'no_pending_secret');
+    const rotated = await api(bare, 'POST', '/sandbox/webhook/rotate');
+    assert.equal(rotated.json.secret_kind, 'pending');
+    assert.notEqual(rotated.json.secret, first.json.secret);
+    assert.equal((await check(rotated.json.secret)).json.secret_kind, 'pending');
+    assert.equal((await check(first.json.secret)).json.secret_kind, 'active');
+    assert.deepEqual((await api(bare, 'POST', '/sandbox/webhook/activate')).json, { resource_id: id, secret_kind: 'active' });
+    assert.equal((await check(rotated.json.secret)).json.secret_kind, 'active');
+    refused(await check(first.json.secret), 400, 'secret_mismatch');
+
+    // Deliveries now go there, signed with the active secret.
+    const p = await createPayment(bare, '100');
+    await bare.pay(p.payment_id, '100');
+    await settled(bare);
+    assert.equal(target.requests.length, 2);
+    for (const request of target.requests) assert.equal(verifyRecorded(request, rotated.json.secret).matchedSecret, 'active');
+  });
+});

@@ -1,0 +1,196 @@
+// `cryptopay-verify sandbox` (the installed bin): what it prints at start (text and --json),
+// its subcommands against the running sandbox, exit codes (0 done, 1 refused, 2 usage or no
+// sandbox), and what it never prints (a URL's credentials); a restart on --data prints the
+// same key and secret.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CLI, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
+
+/** Runs the bin to the end. Resolves { code, stdout, stderr }. */
+function run(args, { timeoutMs = 20_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLI, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const stops = [];
+after(async () => {
+  for (const stop of stops.reverse()) await stop();
+});
+
+describe('cryptopay-verify sandbox --json, then its subcommands', () => {
+  let hook;
+  let server;
+  let started;
+  /** Shaped like a Sandbox for lib's api(). */
+  let sandbox;
+
+  test('prints the base URL, a key with the three scopes, the webhook and its secret', async () => {
+    hook = await endpoint(() => ({ status: 200 }));
+    stops.push(() => hook.close());
+    server = await startProcess(CLI, ['sandbox', '--port', '0', '--json', '--webhook-url', hook.url, '--retry-delays', '0.02,0.05',
+      '--seed', '42', '--pricing', 'crypto:eip155:1/erc20:0xa0b8:6', '--timestamp-header', 'X-Ts', '--signature-header', 'X-Sig'],
+    { ready: /"type":"started"[^\n]*\n/ });
+    stops.push(() => server.stop('SIGINT'));
+    started = JSON.parse(server.output().split('\n').find((line) => line.includes('"type":"started"')));
+    assert.match(started.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(started.api_key, /^sk_sandbox_/);
+    assert.deepEqual(started.scopes, ['payment:write', 'payment:read', 'webhook:bootstrap']);
+    assert.equal(started.webhook.url, hook.url);
+    assert.match(started.webhook.secret, /^whsec_/);
+    assert.equal(started.webhook.timestamp_header, 'X-Ts');
+    assert.deepEqual(started.primary_source, { kind: 'crypto', ref: 'eip155:1/erc20:0xa0b8', decimals: 6 });
+    assert.deepEqual(started.retry_delays_secs, [0.02, 0.05]);
+    assert.equal(started.seed, 42);
+    sandbox = { baseUrl: started.base_url, apiKey: started.api_key };
+    assert.deepEqual((await api(sandbox, 'GET', '/v1/store')).json.primary_source, started.primary_source);
+  });
+
+  test('pay, review, expire, replay, rotate, activate and deliveries act on it', async () => {
+    const created = await api(sandbox, 'POST', '/v1/payments', {
+      idem: 'cli-1', body: { order_ref: 'cli', source_amount: { kind: 'crypto', pricing_ref: 'eip155:1/erc20:0xa0b8', amount_raw: '5000000' } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const id = created.json.payment_id;
+    const url = ['--url', started.base_url];
+
+    const pay = await run(['sandbox', 'pay', ...url, '--payment', id, '--amount-raw', '2000000']);
+    assert.equal(pay.code, 0, pay.stderr);
+    assert.equal(pay.stdout, `${id}: partially_paid (status_version 3), received 2000000 of 5000000\n`);
+    const json = await run(['sandbox', 'pay', ...url, '--payment', id, '--amount-raw', '3000000', '--json']);
+    assert.equal(JSON.parse(json.stdout).status, 'paid');
+    const review = await run(['sandbox', 'review', ...url, '--payment', id]);
+    assert.match(review.stdout, /review_required \(status_version 6\)/);
+    const expire = await run(['sandbox', 'expire', ...url, '--payment', id]);
+    assert.equal(expire.code, 1);
+    assert.match(expire.stderr, /payment_not_expirable: /);
+    assert.equal(expire.stdout, '');
+
+    await waitFor(async () => (await api(sandbox, 'GET', '/sandbox/deliveries')).json.pending.length === 0, { what: 'deliveries' });
+    const [first] = (await api(sandbox, 'GET', `/sandbox/events?payment_id=${id}`)).json.events;
+    const replay = await run(['sandbox', 'replay', ...url, '--event', first.event_id]);
+    assert.equal(replay.code, 0);
+    assert.match(replay.stdout, /replay queued/);
+
+    const rotate = await run(['sandbox', 'rotate', ...url]);
+    assert.equal(rotate.code, 0);
+    const pending = /pending secret {2}(whsec_\S+)/.exec(rotate.stdout)[1];
+    assert.equal((await run(['sandbox', 'activate', ...url])).code, 0);
+    const again = await run(['sandbox', 'activate', ...url]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /no_pending_secret/);
+    await run(['sandbox', 'replay', ...url, '--event', first.event_id]);
+    await waitFor(async () => (await api(sandbox, 'GET', '/sandbox/deliveries')).json.pending.length === 0, { what: 'deliveries' });
+    const last = hook.requests.at(-1);
+    assert.equal(verifyRecorded(last, pending, { timestampHeader: 'X-Ts', signatureHeader: 'X-Sig' }).event.eventId, first.event_id);
+
+    const table = await run(['sandbox', 'deliveries', ...url, '--event', first.event_id]);
+    assert.equal(table.code, 0);
+    const rows = table.stdout.trim().split('\n');
+    assert.match(rows[0], /^#\s+event_id\s+kind\s+version\s+attempt\s+answer\s+outcome\s+at$/);
+    assert.equal(rows.length, 4); // the event, two replays
+    assert.match(rows[2], /replay\s+2\s+1\s+200\s+acknowledged/);
+    const listed = JSON.parse((await run(['sandbox', 'deliveries', ...url, '--json'])).stdout);
+    assert.ok(listed.deliveries.length >= 7);
+  });
+
+  test('the log: one JSON line per request, event and attempt, never a key or a secret', async () => {
+    await waitFor(() => server.output().includes('"type":"attempt"'), { what: 'an attempt line' });
+    const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
+    const types = new Set(lines.map((l) => l.type));
+    for (const type of ['started', 'request', 'event', 'attempt', 'rotated', 'activated', 'replay']) assert.ok(types.has(type), type);
+    const after = lines.filter((l) => l.type !== 'started').map((l) => JSON.stringify(l)).join('\n');
+    assert.ok(!after.includes(started.api_key) && !after.includes(started.webhook.secret));
+  });
+
+  test('SIGINT stops it with exit 0', async () => {
+    assert.equal(await server.stop('SIGINT'), 0);
+  });
+});
+
+describe('usage errors, refusals and what is never printed', () => {
+  test('bad options are exit 2 naming the option', async () => {
+    for (const [args, pattern] of [
+      [['sandbox', '--port', '70000'], /--port must be 0 to 65535/],
+      [['sandbox', '--pricing', 'fiat:USD'], /--pricing must be/],
+      [['sandbox', '--retry-delays', '1,x'], /--retry-delays must be/],
+      [['sandbox', '--duplicate-rate', '2'], /--duplicate-rate must be/],
+      [['sandbox', '--seed', '-1'], /--seed/],
+      [['sandbox', '--website', 'http://shop.example', '--port', '0'], /--website: origin_not_https/],
+      [['sandbox', '--webhook-url', 'http://shop.example/webhook', '--port', '0'], /--webhook-url: webhook_url_not_https/],
+      [['sandbox', '--pricing', 'fiat:USD:99', '--port', '0'], /--pricing: store_source_invalid/],
+      [['sandbox', '--bogus'], /not an option of sandbox/],
+      [['sandbox', 'pay', '--url', 'http://127.0.0.1:1'], /--payment is required/],
+      [['sandbox', 'pay', '--payment', 'p', '--amount-raw', '1', '--url', 'nope'], /--url is not an absolute URL/],
+    ]) {
+      const result = await run(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, pattern, args.join(' '));
+    }
+  });
+
+  test('no sandbox at --url is exit 2; a refusal is exit 1 with the code', async () => {
+    const port = await freePort();
+    const none = await run(['sandbox', 'review', '--url', `http://user:hunter2hunter2@127.0.0.1:${port}`, '--payment', 'p']);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no sandbox answers at http:\/\/\*\*\*@127\.0\.0\.1/);
+    assert.ok(!none.stderr.includes('hunter2'));
+    const server = await startProcess(CLI, ['sandbox', '--port', '0'], { ready: /base URL\s+(http:\/\/\S+)/ });
+    stops.push(() => server.stop('SIGINT'));
+    const unknown = await run(['sandbox', 'pay', '--url', server.match[1], '--payment', 'pay_nope', '--amount-raw', '1']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /payment_not_found: /);
+    assert.match(server.output(), /webhook {9}none: set one up with POST \/v1\/webhook-endpoints/);
+    const port2 = Number(new URL(server.match[1]).port);
+    const busy = await run(['sandbox', '--port', String(port2)]);
+    assert.equal(busy.code, 2);
+    assert.match(busy.stderr, /port \d+ is in use/);
+  });
+
+  test('a webhook URL with credentials is refused without printing them', async () => {
+    const result = await run(['sandbox', '--port', '0', '--webhook-url', 'http://admin:s3cr3tpassw0rd@127.0.0.1:9/webhook']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /webhook_url_credentials/);
+    assert.ok(!`${result.stdout}${result.stderr}`.includes('s3cr3tpassw0rd'));
+  });
+});
+
+describe('--data: a restart keeps the key, the webhook and what is pending', () => {
+  test('the same key and secret are printed again; a retry due during the stop is made', async () => {
+    const data = join(tempDir(), 'sandbox.sqlite');
+    let down = true;
+    const hook = await endpoint(() => ({ status: down ? 500 : 200 }));
+    stops.push(() => hook.close());
+    const args = ['sandbox', '--port', '0', '--json', '--data', data, '--webhook-url', hook.url, '--retry-delays', '0.3'];
+    const first = await startProcess(CLI, args, { ready: /"type":"started"[^\n]*\n/ });
+    const a = JSON.parse(first.output().split('\n')[0]);
+    assert.equal(a.data, data);
+    const sandbox = { baseUrl: a.base_url, apiKey: a.api_key };
+    const p = await api(sandbox, 'POST', '/v1/payments', { idem: 'd1', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
+    await api(sandbox, 'POST', `/sandbox/payments/${p.json.payment_id}/review`);
+    await waitFor(() => hook.requests.length === 1, { what: 'the first attempt' });
+    assert.equal(await first.stop('SIGTERM'), 0);
+    down = false;
+    const second = await startProcess(CLI, args, { ready: /"type":"started"[^\n]*\n/ });
+    stops.push(() => second.stop('SIGINT'));
+    const b = JSON.parse(second.output().split('\n')[0]);
+    assert.equal(b.api_key, a.api_key);
+    assert.deepEqual(b.webhook, a.webhook);
+    await settled({ pendingDeliveries: async () => (await api({ baseUrl: b.base_url }, 'GET', '/sandbox/deliveries', { key: null })).json.pending });
+    const { deliveries } = (await api({ baseUrl: b.base_url }, 'GET', '/sandbox/deliveries', { key: null })).json;
+    assert.deepEqual(deliveries.map((d) => [d.attempt, d.outcome]), [[1, 'retrying'], [2, 'acknowledged']]);
+  });
+});

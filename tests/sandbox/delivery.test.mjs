@@ -1,0 +1,325 @@
+// Deliveries against a programmable endpoint: what is retried (a network failure, 408, 425,
+// 429, 5xx) and what is not (400, 404, 410, a 302 whose target is never contacted); a finite
+// schedule ending `exhausted`; every attempt signed over its own timestamp; body bytes the same
+// across attempts and replays; rotation; one at a time in order per payment; duplicates and
+// shuffling, repeatable with a seed.
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, describe, test } from 'node:test';
+import {
+  api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
+} from './lib.mjs';
+
+const started = [];
+after(async () => {
+  for (const close of started.reverse()) await close();
+});
+async function sandboxWith(options) {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  started.push(() => sandbox.close());
+  return sandbox;
+}
+async function endpointWith(answer) {
+  const hook = await endpoint(answer);
+  started.push(() => hook.close());
+  return hook;
+}
+
+const attemptsOf = async (sandbox, eventId) => (await sandbox.deliveries()).filter((d) => d.event_id === eventId);
+const requestsOf = (hook, eventId) => hook.requests.filter((r) => r.event?.event_id === eventId);
+
+describe('retried and not retried', () => {
+  // One payment per case; the endpoint answers the case's status to the first attempt of the
+  // payment's first event, then 200.
+  const RETRIED = [408, 425, 429, 500, 502, 503, 504, 599, 'drop'];
+  const NOT_RETRIED = [400, 401, 404, 409, 410, 422, 302, 301, 307];
+  const cases = new Map();
+  let redirectHits = 0;
+  let redirectTarget;
+  let hook;
+  let sandbox;
+
+  test('setup', async () => {
+    redirectTarget = http.createServer((req, res) => {
+      redirectHits += 1;
+      res.end('{}');
+    });
+    await new Promise((r) => redirectTarget.listen(0, '127.0.0.1', r));
+    started.push(() => new Promise((r) => redirectTarget.close(r)));
+    const location = `http://127.0.0.1:${redirectTarget.address().port}/moved`;
+    hook = await endpointWith((request) => {
+      const answer = cases.get(request.event?.data.payment_id);
+      if (answer === undefined || request.event.data.status_version !== 2 || answer.sent) return { status: 200 };
+      answer.sent = true;
+      if (answer.status === 'drop') return 'drop';
+      return { status: answer.status, headers: answer.status >= 300 && answer.status < 400 ? { location } : {} };
+    });
+    sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [30, 30] });
+  });
+
+  test('a network failure (dropped connection), 408, 425, 429 and 5xx are retried, then acknowledged', async () => {
+    const payments = [];
+    for (const status of RETRIED) {
+      const p = await createPayment(sandbox, '100');
+      cases.set(p.payment_id, { status });
+      payments.push([status, p]);
+      await sandbox.pay(p.payment_id, '100');
+    }
+    await settled(sandbox);
+    for (const [status, p] of payments) {
+      const [confirming, paid] = await sandbox.events(p.payment_id);
+      const attempts = await attemptsOf(sandbox, confirming.event_id);
+      assert.deepEqual(attempts.map((a) => a.outcome), ['retrying', 'acknowledged'], `${status}`);
+      if (status === 'drop') assert.equal(attempts[0].error, 'ECONNRESET');
+      else assert.equal(attempts[0].status, status);
+      assert.equal(attempts[0].next_attempt_in_ms, 30);
+      assert.equal(attempts[1].status, 200);
+      // The payment's next event waited for it.
+      const [paidAttempt] = await attemptsOf(sandbox, paid.event_id);
+      assert.ok(Date.parse(paidAttempt.at) >= Date.parse(attempts[1].at));
+      assert.equal(paidAttempt.outcome, 'acknowledged');
+    }
+  });
+
+  test('400, 401, 404, 409, 410, 422 and 3xx fail permanently at once; a redirect is never followed', async () => {
+    const payments = [];
+    for (const status of NOT_RETRIED) {
+      const p = await createPayment(sandbox, '100');
+      cases.set(p.payment_id, { status });
+      payments.push([status, p]);
+      await sandbox.pay(p.payment_id, '100');
+    }
+    await settled(sandbox);
+    for (const [status, p] of payments) {
+      const [confirming, paid] = await sandbox.events(p.payment_id);
+      const attempts = await attemptsOf(sandbox, confirming.event_id);
+      assert.deepEqual(attempts.map((a) => [a.status, a.outcome]), [[status, 'failed_permanently']], `${status}`);
+      assert.equal(requestsOf(hook, confirming.event_id).length, 1);
+      // The payment's later event is still delivered.
+      assert.deepEqual((await attemptsOf(sandbox, paid.event_id)).map((a) => a.outcome), ['acknowledged']);
+    }
+    assert.equal(redirectHits, 0, 'the redirect target was contacted');
+  });
+});
+
+describe('the schedule is finite', () => {
+  test('a receiver that always answers 503 gets 1 + the number of delays attempts, the last exhausted', async () => {
+    const hook = await endpointWith(() => ({ status: 503 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10, 20, 40] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    const [event] = await sandbox.events(p.payment_id);
+    const attempts = await attemptsOf(sandbox, event.event_id);
+    assert.deepEqual(attempts.map((a) => [a.attempt, a.outcome, a.next_attempt_in_ms]),
+      [[1, 'retrying', 10], [2, 'retrying', 20], [3, 'retrying', 40], [4, 'exhausted', undefined]]);
+    assert.equal(requestsOf(hook, event.event_id).length, 4);
+  });
+
+  test('no receiver at all (connection refused) and one that never answers (timeout) are retried, then exhausted', async () => {
+    const closedPort = await freePort();
+    const refusedSandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${closedPort}/webhook`, retryDelaysMs: [10] });
+    const hang = await endpointWith(() => 'hang');
+    const slowSandbox = await sandboxWith({ webhookUrl: hang.url, retryDelaysMs: [10], timeoutMs: 150 });
+    for (const [sandbox, error] of [[refusedSandbox, 'ECONNREFUSED'], [slowSandbox, 'timeout']]) {
+      const p = await createPayment(sandbox, '100');
+      await sandbox.expire(p.payment_id);
+      await settled(sandbox);
+      const attempts = await sandbox.deliveries();
+      assert.deepEqual(attempts.map((a) => [a.error, a.outcome]), [[error, 'retrying'], [error, 'exhausted']]);
+    }
+  });
+
+  test('no retry delays: one attempt, exhausted', async () => {
+    const hook = await endpointWith(() => ({ status: 500 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    assert.deepEqual((await sandbox.deliveries()).map((a) => a.outcome), ['exhausted']);
+  });
+});
+
+describe('signatures, bytes and replays', () => {
+  test('each attempt verifies with its own timestamp; a retry keeps event_id and bytes, with a new timestamp', async () => {
+    let first = true;
+    const hook = await endpointWith(() => {
+      if (!first) return { status: 200 };
+      first = false;
+      return { status: 500 };
+    });
+    // A delay past a second, so that the retry's timestamp is another second.
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [1100] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    const [event] = await sandbox.events(p.payment_id);
+    const [a, b] = requestsOf(hook, event.event_id);
+    assert.ok(a && b, 'two attempts');
+    assert.ok(a.body.equals(b.body), 'the same bytes');
+    assert.ok(a.body.equals(Buffer.from(event.body, 'utf8')));
+    assert.notEqual(a.headers['x-webhook-timestamp'], b.headers['x-webhook-timestamp']);
+    assert.notEqual(a.headers['x-webhook-signature'], b.headers['x-webhook-signature']);
+    const log = await attemptsOf(sandbox, event.event_id);
+    for (const [i, request] of [a, b].entries()) {
+      const verified = verifyRecorded(request, sandbox.webhook.secret);
+      assert.equal(verified.event.eventId, event.event_id);
+      assert.equal(verified.timestamp, Number(request.headers['x-webhook-timestamp']));
+      assert.equal(log[i].timestamp, request.headers['x-webhook-timestamp']);
+      // Signed over this attempt's timestamp, not the other's.
+      const other = [a, b][1 - i].headers['x-webhook-timestamp'];
+      assert.throws(() => pkg.verifyWebhook({ body: request.body, timestamp: other, signature: request.headers['x-webhook-signature'],
+        secrets: sandbox.webhook.secret, nowSecs: Math.floor(Date.now() / 1000), maxSkewSecs: 300 }), { code: 'signature_mismatch' });
+    }
+  });
+
+  test('a replay: the same event_id and bytes, a new signature; a queued replay is only queued', async () => {
+    const hook = await endpointWith(() => ({ status: 204 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.pay(p.payment_id, '40');
+    await settled(sandbox);
+    const [event] = await sandbox.events(p.payment_id);
+    const res = await api(sandbox, 'POST', `/sandbox/events/${event.event_id}/replay`, { key: null });
+    assert.equal(res.status, 202);
+    assert.deepEqual(res.json, { event_id: event.event_id, replay: 'queued' });
+    assert.deepEqual(await sandbox.replay(event.event_id), { event_id: event.event_id, replay: 'queued' });
+    await settled(sandbox);
+    const copies = requestsOf(hook, event.event_id);
+    assert.equal(copies.length, 3);
+    for (const copy of copies) {
+      assert.ok(copy.body.equals(copies[0].body));
+      assert.equal(verifyRecorded(copy, sandbox.webhook.secret).event.eventId, event.event_id);
+    }
+    assert.deepEqual((await attemptsOf(sandbox, event.event_id)).map((a) => [a.kind, a.status, a.outcome]),
+      [['event', 204, 'acknowledged'], ['replay', 204, 'acknowledged'], ['replay', 204, 'acknowledged']]);
+  });
+
+  test('rotation: signed with the active secret until activation, then only with the new one (retries too)', async () => {
+    let failNext = false;
+    const hook = await endpointWith(() => {
+      if (!failNext) return { status: 200 };
+      failNext = false;
+      return { status: 503 };
+    });
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [300] });
+    const old = sandbox.webhook.secret;
+    const p = await createPayment(sandbox, '1000');
+    const { secret: next } = await sandbox.rotate();
+    await sandbox.pay(p.payment_id, '100');
+    await settled(sandbox);
+    const pendingPhase = hook.requests.length;
+    for (const request of hook.requests) {
+      assert.equal(verifyRecorded(request, old).matchedSecret, 'active');
+      assert.throws(() => verifyRecorded(request, next), { code: 'signature_mismatch' });
+      // A receiver that already accepts the pending secret still matches the active one.
+      assert.equal(verifyRecorded(request, [{ secret: old, kind: 'active' }, { secret: next, kind: 'pending' }]).matchedSecret, 'active');
+    }
+    // An attempt fails, activation happens during the retry delay: the retry is signed with the new secret.
+    failNext = true;
+    await sandbox.review(p.payment_id);
+    await waitFor(() => hook.requests.length > pendingPhase, { what: 'the failed attempt' });
+    await sandbox.activate();
+    await settled(sandbox);
+    const afterActivation = hook.requests.slice(pendingPhase + 1);
+    assert.ok(afterActivation.length >= 1);
+    for (const request of afterActivation) {
+      assert.equal(verifyRecorded(request, next).matchedSecret, 'active');
+      assert.throws(() => verifyRecorded(request, old), { code: 'signature_mismatch' });
+    }
+    assert.equal(requestsOf(hook, afterActivation[0].event.event_id).length, 2, 'the retry of the failed attempt');
+  });
+});
+
+describe('order, duplicates and shuffling', () => {
+  /** An endpoint that answers after `ms` and notes the most attempts in flight at once per payment. */
+  async function slowEndpoint(ms) {
+    const inFlight = new Map();
+    const most = new Map();
+    const hook = await endpointWith(async (request) => {
+      const id = request.event.data.payment_id;
+      inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+      most.set(id, Math.max(most.get(id) ?? 0, inFlight.get(id)));
+      await sleep(ms);
+      inFlight.set(id, inFlight.get(id) - 1);
+      return { status: 200 };
+    });
+    return { hook, most };
+  }
+
+  test('without shuffle: one at a time per payment, in the order the events occurred; payments in parallel', async () => {
+    const { hook, most } = await slowEndpoint(15);
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });
+    const payments = [];
+    for (let i = 0; i < 4; i += 1) {
+      const p = await createPayment(sandbox, '1000');
+      payments.push(p.payment_id);
+      await sandbox.pay(p.payment_id, '300');
+      await sandbox.pay(p.payment_id, '700');
+      await sandbox.review(p.payment_id);
+    }
+    await settled(sandbox);
+    for (const id of payments) {
+      const versions = hook.requests.filter((r) => r.event.data.payment_id === id).map((r) => r.event.data.status_version);
+      assert.deepEqual(versions, [2, 3, 4, 5, 6]);
+      assert.equal(most.get(id), 1);
+    }
+    assert.ok(Math.max(...hook.requests.map((r) => r.at)) - Math.min(...hook.requests.map((r) => r.at)) < 20 * 15,
+      'payments are delivered in parallel');
+  });
+
+  /** The same script on a sandbox: 8 payments paid in full. Resolves { sandbox, hook }. */
+  async function script(options) {
+    const hook = await endpointWith(() => ({ status: 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10], ...options });
+    for (let i = 0; i < 8; i += 1) {
+      const p = await createPayment(sandbox, '500');
+      await sandbox.pay(p.payment_id, '500');
+    }
+    await settled(sandbox);
+    return { sandbox, hook };
+  }
+
+  test('duplicateRate: acknowledged events delivered again, same bytes; the same seed picks the same events', async () => {
+    const all = await script({ duplicateRate: 1 });
+    const events = await all.sandbox.events();
+    for (const event of events) {
+      const copies = requestsOf(all.hook, event.event_id);
+      assert.equal(copies.length, 2, 'each event twice');
+      assert.ok(copies[1].body.equals(copies[0].body));
+      assert.equal(verifyRecorded(copies[1], all.sandbox.webhook.secret).event.eventId, event.event_id);
+    }
+    assert.equal((await all.sandbox.deliveries()).filter((d) => d.kind === 'duplicate').length, events.length);
+
+    const duplicated = async (seed) => {
+      const run = await script({ duplicateRate: 0.5, seed });
+      const numbers = new Map((await run.sandbox.events()).map((e) => [e.event_id, e.number]));
+      return (await run.sandbox.deliveries()).filter((d) => d.kind === 'duplicate').map((d) => numbers.get(d.event_id)).sort((a, b) => a - b);
+    };
+    const [a, b] = [await duplicated(7), await duplicated(7)];
+    assert.deepEqual(a, b);
+    assert.ok(a.length > 0 && a.length < 16, `about half of 16 events: ${a.length}`);
+    const none = await script({ seed: 7 });
+    assert.equal((await none.sandbox.deliveries()).filter((d) => d.kind === 'duplicate').length, 0);
+  });
+
+  test('shuffle: a payment\'s events arrive out of order, the same way for the same seed', async () => {
+    const order = async (seed) => {
+      const run = await script({ shuffle: true, seed });
+      const byPayment = new Map();
+      for (const r of run.hook.requests) {
+        const list = byPayment.get(r.event.data.payment_id) ?? [];
+        list.push(r.event.data.status_version);
+        byPayment.set(r.event.data.payment_id, list);
+      }
+      // In the order the payments were created (their events' numbers), whatever the arrival order across payments.
+      const created = [...new Set((await run.sandbox.events()).map((e) => e.payment_id))];
+      return created.map((id) => byPayment.get(id).join(','));
+    };
+    const [a, b] = [await order(11), await order(11)];
+    assert.deepEqual(a, b);
+    assert.ok(a.includes('3,2'), `some payment's paid arrives before its confirming: ${a.join(' ')}`);
+    assert.ok(a.includes('2,3'), `and some in order: ${a.join(' ')}`);
+  });
+});

@@ -1,0 +1,88 @@
+// The state in a SQLite file (data): a restart on the same file keeps payments, keys,
+// idempotency records, events and the webhook, and resumes the deliveries still pending (a
+// retry due during the stop is made at the start). Without better-sqlite3 the start says
+// what to install.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import {
+  PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
+} from './lib.mjs';
+
+const closing = [];
+after(async () => {
+  for (const close of closing.reverse()) await close();
+});
+
+test('a restart on the data file resumes pending retries and keeps every record', async () => {
+  const dir = tempDir();
+  const data = join(dir, 'state', 'sandbox.sqlite');
+  let down = true;
+  const hook = await endpoint(() => ({ status: down ? 503 : 200 }));
+  closing.push(() => hook.close());
+  const options = { port: 0, data, webhookUrl: hook.url, retryDelaysMs: [400, 400, 400], seed: 5 };
+
+  const first = await startSandbox(options);
+  assert.equal(first.durable, true);
+  const key = newKey();
+  const body = { order_ref: 'kept', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '2500' } };
+  const created = (await api(first, 'POST', '/v1/payments', { idem: key, body })).json;
+  await first.pay(created.payment_id, '2500');
+  const reader = await first.issueKey(['payment:read']);
+  const { secret: pending } = await first.rotate();
+  await waitFor(async () => (await first.deliveries()).length >= 1, { what: 'the first attempt' });
+  await first.close();
+  const attemptsBefore = await first.deliveries();
+  assert.deepEqual(attemptsBefore.map((a) => [a.attempt, a.status, a.outcome]), [[1, 503, 'retrying']]);
+
+  down = false;
+  const second = await startSandbox(options);
+  closing.push(() => second.close());
+  assert.equal(second.apiKey, first.apiKey, 'the API key');
+  assert.deepEqual(second.webhook, first.webhook, 'the webhook and its secret');
+  assert.equal((await api(second, 'GET', `/v1/payments/${created.payment_id}`, { key: reader })).json.status, 'paid', 'issued keys and payments');
+  const replay = await api(second, 'POST', '/v1/payments', { idem: key, body });
+  assert.equal(replay.json.payment_id, created.payment_id, 'idempotency records');
+  assert.deepEqual((await second.events(created.payment_id)).map((e) => e.status), ['confirming', 'paid'], 'events');
+  const verified = await api(second, 'POST', `/v1/webhook-endpoints/${first.webhook.resourceId}/verify`, { body: { secret: pending } });
+  assert.equal(verified.json.secret_kind, 'pending', 'the rotation in progress');
+
+  await settled(second);
+  const attempts = await second.deliveries();
+  assert.deepEqual(attempts.map((a) => [a.delivery_id, a.attempt, a.outcome]),
+    [['dlv_1', 1, 'retrying'], ['dlv_1', 2, 'acknowledged'], ['dlv_2', 1, 'acknowledged']]);
+  // The same event, the same bytes, before and after the restart; in order.
+  const [confirming] = await second.events(created.payment_id);
+  const copies = hook.requests.filter((r) => r.event.event_id === confirming.event_id);
+  assert.equal(copies.length, 2);
+  assert.ok(copies[0].body.equals(copies[1].body));
+  for (const copy of copies) verifyRecorded(copy, first.webhook.secret);
+  assert.deepEqual(hook.requests.map((r) => r.event.data.status_version), [2, 2, 3]);
+  // New payments go on from there.
+  const more = await createPayment(second, '10');
+  assert.equal((await second.pay(more.payment_id, '10')).status, 'paid');
+  assert.equal((await second.events()).at(-1).number, 4);
+});
+
+test('without better-sqlite3, a data file is refused naming what to install', async () => {
+  // The installed package copied where no node_modules above it holds better-sqlite3.
+  const dir = tempDir('cpv-sandbox-nodriver-');
+  const copy = join(dir, 'node_modules', 'cryptopay-verify');
+  mkdirSync(copy, { recursive: true });
+  cpSync(PACKAGE_DIR, copy, { recursive: true, dereference: true });
+  assert.ok(!existsSync(join(dir, 'node_modules', 'better-sqlite3')));
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  writeFileSync(join(dir, 'start.mjs'), `import { startSandbox } from 'cryptopay-verify/sandbox';
+try { await startSandbox({ port: 0, data: 'x.sqlite' }); console.log('started'); }
+catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }
+const memory = await startSandbox({ port: 0 }); console.log('memory', memory.durable); await memory.close();`);
+  const run = spawnSync(process.execPath, ['start.mjs'], { cwd: dir, encoding: 'utf8' });
+  const [line, memory] = run.stdout.trim().split('\n');
+  const refused = JSON.parse(line);
+  assert.equal(refused.code, 'driver_missing', run.stdout + run.stderr);
+  assert.match(refused.message, /npm install better-sqlite3/);
+  assert.equal(memory, 'memory false', 'the state in memory needs no driver');
+});
