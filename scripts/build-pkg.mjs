@@ -187,6 +187,9 @@ if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta'
 const { buildReceiver } = await import('./build-receiver.mjs');
 buildReceiver({ root, dist, out, fail });
 // <<< issue-11
+// The API client subpath (cryptopay-verify/client), see build-client.mjs.
+const { buildClient } = await import('./build-client.mjs');
+buildClient({ root, dist, out, fail });
 
 const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
 const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];
