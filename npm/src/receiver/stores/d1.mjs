@@ -23,6 +23,10 @@ export function d1Store(binding, options) {
   }
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'd1Store');
   const sql = withPrefix(SQL, prefix);
+  // A body is bound as a plain Uint8Array of its own bytes: not a Node Buffer, nor a view into
+  // a larger buffer (Miniflare's binding proxy, used from Node, refuses both).
+  const own = (body) => (Object.getPrototypeOf(body) === Uint8Array.prototype && body.byteOffset === 0
+    && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body));
   const rows = async (statement) => (await statement.all())?.results ?? [];
   const first = async (statement) => (await rows(statement))[0];
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
@@ -61,12 +65,12 @@ export function d1Store(binding, options) {
     async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const [, recorded] = await binding.batch([
         binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data, integration),
-        binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, body, integration, secretKind),
+        binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, own(body), integration, secretKind),
       ]);
       return decisionOf(recorded?.results, 'd1Store');
     },
     async quarantine({ code, body }) {
-      await binding.prepare(sql.quarantine).bind(code, body).run();
+      await binding.prepare(sql.quarantine).bind(code, own(body)).run();
     },
     async listQuarantined({ afterId, limit }) {
       return (await rows(binding.prepare(sql.quarantined).bind(afterId, limit)))
