@@ -6,7 +6,7 @@ WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version 
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
-	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test \
+	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
 	downstream axum-test crate-package
 
@@ -101,7 +101,7 @@ setup-postgres:
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
-	receiver-test
+	receiver-test loop-test
 
 lint:
 	$(CARGO) fmt --all --check
@@ -186,6 +186,14 @@ bundlers-test: consumer
 ## receiver, bun:sqlite and node:sqlite
 receiver-test: consumer
 	node --test --test-timeout=300000 tests/receiver/
+
+## loop-test: the merchant loop (tests/loop): the API client against a scripted stand-in of the
+## service (retries with the same key and bytes, errors, no key anywhere), fulfilment on a SQLite
+## file, a throwaway PostgreSQL, D1 in workerd and memoryStore (only exactly paid orders fulfilled,
+## each (payment, status_version) handled once, recovery, retries), two fulfilment processes on one
+## PostgreSQL with one SIGKILLed, the migration from the first schema with its rows kept
+loop-test: consumer
+	node --test --test-timeout=300000 tests/loop/
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
