@@ -8,7 +8,7 @@ import http from 'node:http';
 /**
  * Starts the stand-in on 127.0.0.1. `answer(request, n)` (n: the request's number for its
  * method and path, from 1) returns { status, json?, text?, headers?, delayMs?, drop? }.
- * Resolves { baseUrl, requests, answer (settable), close() }.
+ * Resolves { baseUrl, requests, answer, script(answer), close() }.
  */
 export async function startStandin(answer) {
   const requests = [];
@@ -47,6 +47,12 @@ export async function startStandin(answer) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   standin.baseUrl = `http://127.0.0.1:${server.address().port}`;
+  /** Scripts new answers: the requests and the per-route numbering start again. */
+  standin.script = (next) => {
+    requests.length = 0;
+    counts.clear();
+    standin.answer = next;
+  };
   standin.close = () => new Promise((resolve) => {
     for (const socket of sockets) socket.destroy();
     server.close(resolve);
