@@ -136,7 +136,8 @@ downstream:
 
 ## axum-test: examples/axum-receiver built (its own crate), started, and driven by the
 ## conformance kit of the installed package, on SQLite and on PostgreSQL (a throwaway server);
-## its store across restarts; two instances on one PostgreSQL at once
+## its store across restarts; two instances on one PostgreSQL at once; its merchant loop
+## (link_event, default_policy) against a scripted stand-in of the service
 axum-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
