@@ -17,10 +17,10 @@ import { repoRoot } from './readme.mjs';
 const ts = createRequire(join(repoRoot, 'package.json'))('typescript-5');
 
 /**
- * Callables that throw nothing: a constructor that only stores its arguments; memoryStore(),
+ * Callables that throw nothing: constructors that only store their arguments; memoryStore(),
  * which takes no argument.
  */
-export const NEVER_THROWS = new Set(['CryptoPayError.constructor', 'memoryStore']);
+export const NEVER_THROWS = new Set(['CryptoPayError.constructor', 'CryptoPayApiError.constructor', 'memoryStore']);
 
 const text = (comment) => (ts.getTextOfJSDocComment(comment) ?? '').trim();
 

@@ -10,7 +10,8 @@
 // 2. The typings alone, with lib ["es2022"] and types [] (no DOM, no Node): fixtures/
 //    contract.mts and contract.cts use every export through index.d.ts and index.d.cts, and
 //    hold `@ts-expect-error` lines that fail the compile if a wrong call type-checks;
-//    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver.
+//    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver, and
+//    fixtures/loop.mts and loop.cts for the merchant loop (the client, fulfilment, linkEvent).
 // Each project is compiled by TypeScript 7 (`typescript`, the native compiler) and by
 // TypeScript 5.9 (`typescript-5`, the JavaScript compiler most projects still use).
 
@@ -126,6 +127,7 @@ const PROJECTS = [
     files: () => [
       { name: 'contract.mts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.mts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+      { name: 'loop.mts', from: fixture('loop.mts') }, { name: 'loop.cts', from: fixture('loop.cts') },
     ],
   },
   {
@@ -136,6 +138,7 @@ const PROJECTS = [
     files: () => [
       { name: 'contract.ts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.ts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
+      { name: 'loop.ts', from: fixture('loop.mts') }, { name: 'loop.cts', from: fixture('loop.cts') },
     ],
   },
   {
