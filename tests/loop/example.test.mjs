@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventBody, signedHeaders } from '../receiver/lib/helpers.mjs';
+import { eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { send, startExample } from '../receiver/lib/example.mjs';
 import { startStandin } from './lib/standin.mjs';
 
@@ -25,7 +25,7 @@ describe('the example receiver, fulfilling', () => {
       }
       return null;
     });
-    example = await startExample({ env: { CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100' } });
+    example = await startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100' } });
   });
   after(async () => {
     await example?.stop();
@@ -62,13 +62,13 @@ describe('the example receiver, fulfilling', () => {
 
 describe('the example receiver without the service configured', () => {
   test('receives as before, and says the loop is off; half a configuration is refused', async () => {
-    const plain = await startExample();
+    const plain = await startExample({ env: { DATA_DIR: tempDir() } });
     try {
       assert.match(plain.output, /fulfilment off \(set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY/);
     } finally {
       await plain.stop();
     }
-    await assert.rejects(startExample({ env: { CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9' } }), (error) => error.exitCode === 2
+    await assert.rejects(startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9' } }), (error) => error.exitCode === 2
       && /needs both the service URL .* and CRYPTOPAY_API_KEY/.test(error.message));
   });
 });
