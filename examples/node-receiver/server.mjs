@@ -130,10 +130,10 @@ async function main() {
   }
   const { events, payments } = await receiver.storage.counts();
   console.log(`node-receiver: recording to ${receiver.storage.description} (${events} events, ${payments} payments)`);
-  console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   console.log(receiver.fulfilling
     ? `node-receiver: fulfilling every ${config.fulfilIntervalMs} ms, confirming with the service at ${config.serviceUrl}`
     : 'node-receiver: fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)');
+  console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
