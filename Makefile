@@ -201,8 +201,9 @@ runtimes: consumer
 	node tests/runtimes/run.mjs
 
 ## package-lint: publint and are-the-types-wrong on the built package (run make pkg first)
-# attw: the main entry green for node10, node16 (CJS and ESM) and bundler; the .wasm subpath
-# serves hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
+# attw: the main entry and the ./receiver and ./client subpaths green for node10, node16 (CJS
+# and ESM) and bundler (each has its own CommonJS build and .d.cts); the .wasm subpath serves
+# hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
 package-lint:
 	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
 	@out=$$(publint --strict pkg 2>&1); rc=$$?; echo "$$out"; \
