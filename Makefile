@@ -6,7 +6,7 @@ WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version 
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
-	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test \
+	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
 	downstream axum-test crate-package sandbox-test
 
@@ -101,7 +101,7 @@ setup-postgres:
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
-	receiver-test sandbox-test
+	receiver-test sandbox-test loop-test
 
 lint:
 	$(CARGO) fmt --all --check
@@ -138,7 +138,8 @@ downstream:
 
 ## axum-test: examples/axum-receiver built (its own crate), started, and driven by the
 ## conformance kit of the installed package, on SQLite and on PostgreSQL (a throwaway server);
-## its store across restarts; two instances on one PostgreSQL at once
+## its store across restarts; two instances on one PostgreSQL at once; its merchant loop
+## (link_event, default_policy) against a scripted stand-in of the service
 axum-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
@@ -198,15 +199,23 @@ sandbox-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
 	node --test --test-timeout=120000 tests/sandbox/
+## loop-test: the merchant loop (tests/loop): the API client against a scripted stand-in of the
+## service (retries with the same key and bytes, errors, no key anywhere), fulfilment on a SQLite
+## file, a throwaway PostgreSQL, D1 in workerd and memoryStore (only exactly paid orders fulfilled,
+## each (payment, status_version) handled once, recovery, retries), two fulfilment processes on one
+## PostgreSQL with one SIGKILLed, the migration from the first schema with its rows kept
+loop-test: consumer
+	node --test --test-timeout=300000 tests/loop/
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
 	node tests/runtimes/run.mjs
 
 ## package-lint: publint and are-the-types-wrong on the built package (run make pkg first)
-# attw: the main entry and the ./receiver and ./sandbox subpaths green for node10, node16 (CJS and
-# ESM) and bundler (every entrypoint but the .wasm is checked: a new subpath is too); the .wasm subpath
-# serves hosts that import .wasm as ESM (wrangler, bundlers), so only its ESM resolutions count.
+# attw: the main entry and the ./receiver, ./sandbox and ./client subpaths green for node10,
+# node16 (CJS and ESM) and bundler (every entrypoint but the .wasm is checked: a new subpath is
+# too); the .wasm subpath serves hosts that import .wasm as ESM (wrangler, bundlers), so only
+# its ESM resolutions count.
 package-lint:
 	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
 	@out=$$(publint --strict pkg 2>&1); rc=$$?; echo "$$out"; \

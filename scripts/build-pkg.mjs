@@ -197,6 +197,10 @@ buildSandbox({
   prepare: (wasm) => withoutFeature(wasm, 'multivalue'),
 });
 
+// The API client subpath (cryptopay-verify/client), see build-client.mjs.
+const { buildClient } = await import('./build-client.mjs');
+buildClient({ root, dist, out, fail });
+
 const version = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8')).version;
 const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)?.[1];
 if (version !== crate) fail(`package.json version ${version} differs from Cargo.toml ${crate}`);

@@ -1,9 +1,19 @@
 -- cryptopay-verify/receiver: the PostgreSQL tables and statements.
 --
--- receiver.ready() runs `schema` (one implicit transaction, idempotent); each delivery runs
--- `record` (one statement, so one transaction) or `quarantine`. The prefix `cryptopay_` is
--- replaced by the store's `prefix` option. To create the tables in a migration instead, run
--- `schema` as it stands (with your prefix) and pass `createTables: false` to postgresStore.
+-- receiver.ready() runs `schema` (one implicit transaction, idempotent) when a table is
+-- missing or the schema version is older than this file's; each delivery runs `record` (one
+-- statement, so one transaction) or `quarantine`; the merchant loop runs `order`
+-- (recordCreated) and, under a lease, `claim`, `load`, `complete`, `retry` and `release`
+-- (receiver.fulfil). The prefix `cryptopay_` is replaced by the store's `prefix` option. To
+-- create the tables in a migration instead, run `schema` as it stands (with your prefix) and
+-- pass `createTables: false` to postgresStore.
+--
+-- Schema versions (the row 'receiver' of cryptopay_schema): 1, the first tables (events,
+-- payments, quarantine; no version row); 2, the merchant loop: events record the integration
+-- and the secret kind that verified each delivery, payments the integration and the version
+-- last handled, and the tables orders and fulfilment. `schema` migrates 1 to 2 in place,
+-- rows kept: the payments recorded before it are taken as handled (whatever handled them
+-- then), so that upgrading never fulfils an old payment again.
 --
 -- status_version is `numeric`: integers of any size (up to 131072 digits), compared exactly.
 --
@@ -16,6 +26,16 @@
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
 -- concurrently, so creation is serialised by a transaction-level advisory lock.
 SELECT pg_advisory_xact_lock(4150767016395183);
+CREATE TABLE IF NOT EXISTS cryptopay_schema (
+  name    text    PRIMARY KEY,
+  version integer NOT NULL
+);
+-- Tables made by the first schema (which wrote no version) are version 1.
+INSERT INTO cryptopay_schema (name, version)
+SELECT 'receiver', 1 WHERE to_regclass('cryptopay_events') IS NOT NULL
+ON CONFLICT (name) DO NOTHING;
+-- The tables of version 1 as they were, then the columns version 2 adds (to new tables and to
+-- those of version 1 alike).
 CREATE TABLE IF NOT EXISTS cryptopay_events (
   event_id       text        PRIMARY KEY,
   payment_id     text        NOT NULL,
@@ -24,6 +44,8 @@ CREATE TABLE IF NOT EXISTS cryptopay_events (
   received_at    timestamptz NOT NULL DEFAULT now(),
   body           bytea       NOT NULL
 );
+ALTER TABLE cryptopay_events ADD COLUMN IF NOT EXISTS integration text,
+  ADD COLUMN IF NOT EXISTS secret_kind text CHECK (secret_kind IN ('active', 'pending', 'retiring'));
 CREATE INDEX IF NOT EXISTS cryptopay_events_payment_id ON cryptopay_events (payment_id);
 CREATE TABLE IF NOT EXISTS cryptopay_payments (
   payment_id     text        PRIMARY KEY,
@@ -32,22 +54,74 @@ CREATE TABLE IF NOT EXISTS cryptopay_payments (
   data           json        NOT NULL,
   updated_at     timestamptz NOT NULL DEFAULT now()
 );
+ALTER TABLE cryptopay_payments ADD COLUMN IF NOT EXISTS integration text,
+  ADD COLUMN IF NOT EXISTS handled_version numeric CHECK (handled_version >= 0 AND scale(handled_version) = 0);
+-- Migrating from version 1: what was recorded before the merchant loop existed is handled.
+UPDATE cryptopay_payments SET handled_version = status_version
+WHERE handled_version IS NULL AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') = 1;
+-- The payments whose applied facts are newer than those last handled: what a pass claims.
+CREATE INDEX IF NOT EXISTS cryptopay_payments_unhandled ON cryptopay_payments (payment_id)
+  WHERE handled_version IS NULL OR status_version > handled_version;
 CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
   id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   received_at timestamptz NOT NULL DEFAULT now(),
   code        text        NOT NULL,
   body        bytea       NOT NULL
 );
+-- The merchant's side of each payment it created (recordCreated): what rule 7 links to.
+CREATE TABLE IF NOT EXISTS cryptopay_orders (
+  payment_id    text        PRIMARY KEY,
+  order_ref     text,
+  source_amount json        NOT NULL,
+  integration   text,
+  created_at    timestamptz NOT NULL DEFAULT now()
+);
+-- One row per payment the loop knows (an order, or a payment an event named): the version
+-- last handled (never lowered), its outcome, the lease of the instance working on it, and
+-- when to try again after a failure or to check again a payment not settled yet.
+CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
+  payment_id      text        PRIMARY KEY,
+  handled_version numeric     CHECK (handled_version >= 0 AND scale(handled_version) = 0),
+  outcome         text        CHECK (outcome IN ('fulfil', 'review', 'wait', 'closed', 'needs_review')),
+  code            text,
+  settled         boolean     NOT NULL DEFAULT false,
+  seen_at         timestamptz NOT NULL DEFAULT now(),
+  attempts        integer     NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz,
+  lease_owner     text,
+  lease_until     timestamptz,
+  updated_at      timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 2)
+ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
+
+-- statement: tables
+-- ready() first reads which tables stand, then (when cryptopay_schema does) `version`:
+-- `schema` runs only when a table is missing or the version is older than this file's.
+SELECT to_regclass('cryptopay_schema') IS NOT NULL AS has_schema,
+       to_regclass('cryptopay_events') IS NOT NULL AS has_events;
+
+-- statement: version
+SELECT coalesce(max(version), 1) AS version FROM cryptopay_schema WHERE name = 'receiver';
 
 -- statement: check
 -- With createTables: false, ready() creates nothing: it runs `columns` (below), then this,
 -- which reads every column (so a role that may not read the tables fails at start).
 SELECT
-  (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body
+  (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body,
+                                integration, secret_kind
                          FROM cryptopay_events LIMIT 0) AS e)
-  + (SELECT count(*) FROM (SELECT payment_id, status_version, event_id, data, updated_at
+  + (SELECT count(*) FROM (SELECT payment_id, status_version, event_id, data, updated_at, integration,
+                                  handled_version
                            FROM cryptopay_payments LIMIT 0) AS p)
   + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0) AS q)
+  + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
+                           FROM cryptopay_orders LIMIT 0) AS o)
+  + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
+                                  next_attempt_at, lease_owner, lease_until, updated_at
+                           FROM cryptopay_fulfilment LIMIT 0) AS f)
+  + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0) AS s)
   AS zero;
 
 -- statement: writable
@@ -57,9 +131,13 @@ SELECT
 WITH e AS (INSERT INTO cryptopay_events SELECT * FROM cryptopay_events WHERE false RETURNING 1),
      pi AS (INSERT INTO cryptopay_payments SELECT * FROM cryptopay_payments WHERE false RETURNING 1),
      pu AS (UPDATE cryptopay_payments SET updated_at = updated_at WHERE false RETURNING 1),
-     q AS (INSERT INTO cryptopay_quarantine (code, body) SELECT code, body FROM cryptopay_quarantine WHERE false RETURNING 1)
+     q AS (INSERT INTO cryptopay_quarantine (code, body) SELECT code, body FROM cryptopay_quarantine WHERE false RETURNING 1),
+     o AS (INSERT INTO cryptopay_orders SELECT * FROM cryptopay_orders WHERE false RETURNING 1),
+     fi AS (INSERT INTO cryptopay_fulfilment SELECT * FROM cryptopay_fulfilment WHERE false RETURNING 1),
+     fu AS (UPDATE cryptopay_fulfilment SET updated_at = updated_at WHERE false RETURNING 1)
 SELECT (SELECT count(*) FROM e) + (SELECT count(*) FROM pi) + (SELECT count(*) FROM pu)
-       + (SELECT count(*) FROM q) AS zero;
+       + (SELECT count(*) FROM q) + (SELECT count(*) FROM o) + (SELECT count(*) FROM fi)
+       + (SELECT count(*) FROM fu) AS zero;
 
 -- statement: columns
 -- ready() then checks the database's encoding (UTF8: ids and data are UTF-8 text) and the
@@ -69,14 +147,17 @@ SELECT (SELECT count(*) FROM e) + (SELECT count(*) FROM pi) + (SELECT count(*) F
 SELECT current_setting('server_encoding') AS encoding, t.suffix, a.attname AS name,
        format_type(a.atttypid, a.atttypmod) AS type
 FROM (VALUES ('events', 'cryptopay_events'), ('payments', 'cryptopay_payments'),
-             ('quarantine', 'cryptopay_quarantine')) AS t (suffix, relation)
+             ('quarantine', 'cryptopay_quarantine'), ('orders', 'cryptopay_orders'),
+             ('fulfilment', 'cryptopay_fulfilment'), ('schema', 'cryptopay_schema')) AS t (suffix, relation)
 LEFT JOIN pg_attribute AS a
   ON a.attrelid = to_regclass(t.relation) AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY t.suffix, a.attnum;
 
 -- statement: record
--- $1 event_id, $2 payment_id, $3 status_version (canonical decimal digits), $4 data (JSON
--- text), $5 the verified body. Returns one row (decision 'apply' or 'stale') when the event
+-- $1 event_id, $2 payment_id, $3 status_version (canonical decimal digits), $4 data (the
+-- exact JSON text of the event's `data`, as received), $5 the verified body, $6 the
+-- integration whose secret verified it (NULL for a receiver with one), $7 the secret's kind
+-- (active, pending or retiring). Returns one row (decision 'apply' or 'stale') when the event
 -- is new, none when its event_id is already stored (a duplicate: nothing changed).
 --
 -- $4 is text, cast to json here: a client that serializes each parameter by the type the
@@ -93,26 +174,26 @@ ORDER BY t.suffix, a.attnum;
 -- commit durable (synchronous_commit `off` raised to `on`, see above) before any write.
 WITH incoming AS (
   SELECT $1::text AS event_id, $2::text AS payment_id, $3::numeric AS status_version,
-         $4::text::json AS data, $5::bytea AS body
+         $4::text::json AS data, $5::bytea AS body, $6::text AS integration, $7::text AS secret_kind
   WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 ), applied AS (
-  INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data)
-  SELECT payment_id, status_version, event_id, data FROM incoming
+  INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data, integration)
+  SELECT payment_id, status_version, event_id, data, integration FROM incoming
   WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
   ON CONFLICT (payment_id) DO UPDATE
     SET status_version = excluded.status_version, event_id = excluded.event_id,
-        data = excluded.data, updated_at = now()
+        data = excluded.data, integration = excluded.integration, updated_at = now()
     WHERE stored.status_version < excluded.status_version
   RETURNING 1
 ), recorded_apply AS (
-  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
-  SELECT event_id, payment_id, status_version, 'apply', body FROM incoming
+  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
+  SELECT event_id, payment_id, status_version, 'apply', body, integration, secret_kind FROM incoming
   WHERE EXISTS (SELECT 1 FROM applied)
   RETURNING decision
 ), recorded_stale AS (
-  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
-  SELECT event_id, payment_id, status_version, 'stale', body FROM incoming
+  INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
+  SELECT event_id, payment_id, status_version, 'stale', body, integration, secret_kind FROM incoming
   WHERE NOT EXISTS (SELECT 1 FROM applied)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING decision
@@ -125,3 +206,137 @@ INSERT INTO cryptopay_quarantine (code, body)
 SELECT $1::text, $2::bytea
 WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
         ELSE current_setting('synchronous_commit') END, true) IS NOT NULL;
+
+-- statement: quarantined
+-- receiver.quarantined(): $1 the last id already listed (0 for the first page), $2 how many.
+SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > $1 ORDER BY id LIMIT $2;
+
+-- statement: order
+-- recordCreated: $1 payment_id, $2 order_ref (NULL for none), $3 source_amount (JSON text),
+-- $4 integration (NULL for a receiver with one). Stores the order once, with its fulfilment
+-- row (checked again for a lost delivery once recoverAfterSecs have passed). The same
+-- payment_id recorded again changes nothing: `inserted` is false and the stored order is
+-- returned, for the caller to compare. A payment an event named before its order was
+-- recorded, held as payment_unknown, is looked at again.
+WITH inserted AS (
+  INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration)
+  VALUES ($1::text, $2::text, $3::text::json, $4::text)
+  ON CONFLICT (payment_id) DO NOTHING
+  RETURNING payment_id
+), held AS (
+  SELECT 1 FROM cryptopay_fulfilment
+  WHERE payment_id = $1::text AND outcome = 'needs_review' AND code = 'payment_unknown'
+), state AS (
+  INSERT INTO cryptopay_fulfilment AS f (payment_id) VALUES ($1::text)
+  ON CONFLICT (payment_id) DO UPDATE
+    SET handled_version = NULL, outcome = NULL, code = NULL, settled = false, seen_at = now(),
+        attempts = 0, next_attempt_at = NULL, updated_at = now()
+    WHERE f.outcome = 'needs_review' AND f.code = 'payment_unknown'
+  RETURNING payment_id
+), again AS (
+  UPDATE cryptopay_payments SET handled_version = NULL
+  WHERE payment_id = $1::text AND EXISTS (SELECT 1 FROM held)
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, o.order_ref, o.source_amount::text AS source_amount,
+       o.integration
+FROM (SELECT 1) AS one LEFT JOIN cryptopay_orders AS o ON o.payment_id = $1::text;
+
+-- statement: claim
+-- receiver.fulfil: $1 the owner (this pass's id), $2 the lease in seconds, $3 how many at most,
+-- $4 recoverAfterSecs. Leases the payments due: those whose applied facts are newer than the
+-- version last handled (the partial index cryptopay_payments_unhandled), and those not
+-- settled and not looked at for recoverAfterSecs (a delivery may be lost), when no other
+-- instance holds their lease and no retry is waiting. Rows another transaction has locked are
+-- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
+-- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
+-- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
+WITH due AS (
+  SELECT f.payment_id FROM cryptopay_fulfilment AS f
+  WHERE (f.lease_until IS NULL OR f.lease_until < now())
+    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
+    AND f.payment_id IN (
+      SELECT p.payment_id FROM cryptopay_payments AS p
+      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version
+      UNION ALL
+      SELECT u.payment_id FROM cryptopay_fulfilment AS u
+      WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer))
+  ORDER BY f.payment_id
+  LIMIT $3::integer
+  FOR UPDATE OF f SKIP LOCKED
+), leased AS (
+  UPDATE cryptopay_fulfilment AS f
+  SET lease_owner = $1::text, lease_until = now() + make_interval(secs => $2::integer), updated_at = now()
+  FROM due WHERE f.payment_id = due.payment_id
+  RETURNING f.payment_id
+), fresh AS (
+  INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
+  SELECT p.payment_id, $1::text, now() + make_interval(secs => $2::integer) FROM cryptopay_payments AS p
+  WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version)
+    AND NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = p.payment_id)
+  ORDER BY p.payment_id
+  LIMIT greatest($3::integer - (SELECT count(*) FROM due), 0)
+  ON CONFLICT (payment_id) DO NOTHING
+  RETURNING payment_id
+)
+SELECT payment_id FROM leased UNION ALL SELECT payment_id FROM fresh;
+
+-- statement: load
+-- $1 payment_id, $2 the owner, $3 recoverAfterSecs: what a pass needs of one leased payment.
+-- `leased`: the lease is still this owner's; `event_due`: the applied facts are newer than the
+-- version handled; `recover_due`: not settled, and not looked at for recoverAfterSecs.
+SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts,
+       (f.lease_owner = $2::text AND f.lease_until > now()) AS leased,
+       (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR p.status_version > f.handled_version)) AS event_due,
+       (NOT f.settled AND f.seen_at <= now() - make_interval(secs => $3::integer)) AS recover_due,
+       p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,
+       (p.payment_id IS NOT NULL) AS has_payment,
+       (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount::text AS source_amount,
+       o.integration AS order_integration, o.created_at
+FROM cryptopay_fulfilment AS f
+LEFT JOIN cryptopay_payments AS p ON p.payment_id = f.payment_id
+LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
+WHERE f.payment_id = $1::text;
+
+-- statement: complete
+-- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or
+-- the link mismatch), $6 settled (no more checks for a lost delivery). Once the handler
+-- resolved: the version handled is raised, never lowered (compared exactly), and the outcome
+-- is written only for a version at least as new as the one stored; the payment's copy of the
+-- version (the index of what is due) follows. The lease is released when it is still this
+-- owner's. Returns the version now handled.
+WITH state AS (
+  UPDATE cryptopay_fulfilment AS f SET
+    outcome = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END,
+    code = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $5::text ELSE f.code END,
+    settled = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END,
+    handled_version = CASE WHEN f.handled_version IS NULL OR f.handled_version < $3::numeric THEN $3::numeric
+                           ELSE f.handled_version END,
+    seen_at = now(), attempts = 0, next_attempt_at = NULL,
+    lease_owner = CASE WHEN f.lease_owner = $2::text THEN NULL ELSE f.lease_owner END,
+    lease_until = CASE WHEN f.lease_owner = $2::text THEN NULL ELSE f.lease_until END,
+    updated_at = now()
+  WHERE f.payment_id = $1::text
+  RETURNING f.handled_version
+), marked AS (
+  UPDATE cryptopay_payments AS p SET handled_version = state.handled_version
+  FROM state
+  WHERE p.payment_id = $1::text AND (p.handled_version IS NULL OR p.handled_version < state.handled_version)
+  RETURNING 1
+)
+SELECT handled_version::text AS handled_version FROM state;
+
+-- statement: retry
+-- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code). After a failure (confirm
+-- or the handler threw, the view was older than the event): nothing handled, the attempt
+-- counted, the lease released, the next try after the delay.
+UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = $4::text,
+  next_attempt_at = now() + make_interval(secs => $3::integer),
+  lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE payment_id = $1::text AND lease_owner = $2::text
+RETURNING attempts;
+
+-- statement: release
+-- $1 the owner: the leases it still holds are given up (a pass that stops early).
+UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE lease_owner = $1::text;

@@ -1,16 +1,60 @@
 -- cryptopay-verify/receiver: the SQLite tables and statements (SQLite files, libsql and
 -- Cloudflare D1).
 --
--- receiver.ready() runs the `schema` statements (idempotent); each delivery runs `apply` then
--- `record` in one transaction (BEGIN IMMEDIATE for a file, one batch() for D1 and libsql), or
--- `quarantine`. The prefix `cryptopay_` is replaced by the store's `prefix` option; run the
--- `schema` statements in a migration and pass `createTables: false` to create them yourself.
+-- receiver.ready() reads `tables` (and `version`), then runs the `schema` statements
+-- (idempotent) in one transaction, after the `migrate_1` ones for tables of schema version 1;
+-- each delivery runs `apply` then `record` in one transaction (BEGIN IMMEDIATE for a file,
+-- one batch() for D1 and libsql), or `quarantine`; the merchant loop runs the `order`
+-- statements (recordCreated) and, under a lease, `claim`, `load`, `complete`, `retry` and
+-- `release` (receiver.fulfil), each group in one transaction. The prefix `cryptopay_` is
+-- replaced by the store's `prefix` option; run the `schema` statements in a migration and
+-- pass `createTables: false` to create them yourself.
+--
+-- Schema versions (the row 'receiver' of cryptopay_schema): 1, the first tables (events,
+-- payments, quarantine; no version row); 2, the merchant loop: events record the integration
+-- and the secret kind that verified each delivery, payments the integration and the version
+-- last handled, and the tables orders and fulfilment. `migrate_1` takes version 1 to 2 in
+-- place, rows kept: the payments recorded before it are taken as handled (whatever handled
+-- them then), so that upgrading never fulfils an old payment again.
+--
+-- Times are UTC text, strftime('%Y-%m-%dT%H:%M:%fZ'), compared as text. Leases and delays are
+-- measured by the database's clock, shared by every process of the file (or of D1).
 --
 -- status_version is TEXT holding canonical decimal digits (no sign, no leading zeros), of any
 -- size, compared exactly: a longer text is a greater number; of equal length, the text order
 -- (BINARY collation) is the number order. Never REAL, never a 64-bit INTEGER.
 
+-- statement: tables
+-- ready() first reads which tables stand; when cryptopay_schema does, then `version`.
+SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'cryptopay_schema') AS has_schema,
+       (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'cryptopay_events') AS has_events;
+
+-- statement: version
+SELECT coalesce(max(version), 1) AS version FROM cryptopay_schema WHERE name = 'receiver';
+
+-- statement: migrate_1
+-- Schema version 1 to 2, run before `schema` in the same transaction (only on tables of
+-- version 1: SQLite has no ADD COLUMN IF NOT EXISTS). A second migration running at once
+-- (another D1 isolate) fails at the first ALTER and rolls back whole.
+ALTER TABLE cryptopay_events ADD COLUMN integration TEXT;
+ALTER TABLE cryptopay_events ADD COLUMN secret_kind TEXT
+  CHECK (secret_kind IS NULL OR secret_kind IN ('active', 'pending', 'retiring'));
+ALTER TABLE cryptopay_payments ADD COLUMN integration TEXT;
+ALTER TABLE cryptopay_payments ADD COLUMN handled_version TEXT
+  CHECK (handled_version IS NULL OR (typeof(handled_version) = 'text' AND length(handled_version) > 0
+    AND handled_version NOT GLOB '*[^0-9]*' AND (handled_version = '0' OR handled_version NOT GLOB '0*')));
+UPDATE cryptopay_payments SET handled_version = status_version WHERE handled_version IS NULL;
+CREATE TABLE IF NOT EXISTS cryptopay_schema (
+  name    TEXT    NOT NULL PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 1) ON CONFLICT (name) DO NOTHING;
+
 -- statement: schema
+CREATE TABLE IF NOT EXISTS cryptopay_schema (
+  name    TEXT    NOT NULL PRIMARY KEY,
+  version INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS cryptopay_events (
   event_id       TEXT NOT NULL PRIMARY KEY,
   payment_id     TEXT NOT NULL,
@@ -18,33 +62,78 @@ CREATE TABLE IF NOT EXISTS cryptopay_events (
                    AND status_version NOT GLOB '*[^0-9]*' AND (status_version = '0' OR status_version NOT GLOB '0*')),
   decision       TEXT NOT NULL CHECK (decision IN ('apply', 'stale')),
   received_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  body           BLOB NOT NULL CHECK (typeof(body) = 'blob')
+  body           BLOB NOT NULL CHECK (typeof(body) = 'blob'),
+  integration    TEXT,
+  secret_kind    TEXT CHECK (secret_kind IS NULL OR secret_kind IN ('active', 'pending', 'retiring'))
 );
 CREATE INDEX IF NOT EXISTS cryptopay_events_payment_id ON cryptopay_events (payment_id);
 CREATE TABLE IF NOT EXISTS cryptopay_payments (
-  payment_id     TEXT NOT NULL PRIMARY KEY,
-  status_version TEXT NOT NULL CHECK (typeof(status_version) = 'text' AND length(status_version) > 0
-                   AND status_version NOT GLOB '*[^0-9]*' AND (status_version = '0' OR status_version NOT GLOB '0*')),
-  event_id       TEXT NOT NULL,
-  data           TEXT NOT NULL,
-  updated_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  payment_id      TEXT NOT NULL PRIMARY KEY,
+  status_version  TEXT NOT NULL CHECK (typeof(status_version) = 'text' AND length(status_version) > 0
+                    AND status_version NOT GLOB '*[^0-9]*' AND (status_version = '0' OR status_version NOT GLOB '0*')),
+  event_id        TEXT NOT NULL,
+  data            TEXT NOT NULL,
+  updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  integration     TEXT,
+  handled_version TEXT CHECK (handled_version IS NULL OR (typeof(handled_version) = 'text' AND length(handled_version) > 0
+                    AND handled_version NOT GLOB '*[^0-9]*' AND (handled_version = '0' OR handled_version NOT GLOB '0*')))
 );
+-- The payments whose applied facts are newer than those last handled: what a pass claims.
+CREATE INDEX IF NOT EXISTS cryptopay_payments_unhandled ON cryptopay_payments (payment_id)
+  WHERE handled_version IS NULL OR length(status_version) > length(handled_version)
+     OR (length(status_version) = length(handled_version) AND status_version > handled_version);
 CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
   id          INTEGER PRIMARY KEY,
   received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   code        TEXT NOT NULL,
   body        BLOB NOT NULL CHECK (typeof(body) = 'blob')
 );
+-- The merchant's side of each payment it created (recordCreated): what rule 7 links to.
+CREATE TABLE IF NOT EXISTS cryptopay_orders (
+  payment_id    TEXT NOT NULL PRIMARY KEY,
+  order_ref     TEXT,
+  source_amount TEXT NOT NULL,
+  integration   TEXT,
+  created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+-- One row per payment the loop knows (an order, or a payment an event named): the version
+-- last handled (never lowered), its outcome, the lease of the instance working on it, and
+-- when to try again after a failure or to check again a payment not settled yet.
+CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
+  payment_id      TEXT    NOT NULL PRIMARY KEY,
+  handled_version TEXT    CHECK (handled_version IS NULL OR (typeof(handled_version) = 'text' AND length(handled_version) > 0
+                    AND handled_version NOT GLOB '*[^0-9]*' AND (handled_version = '0' OR handled_version NOT GLOB '0*'))),
+  outcome         TEXT    CHECK (outcome IS NULL OR outcome IN ('fulfil', 'review', 'wait', 'closed', 'needs_review')),
+  code            TEXT,
+  settled         INTEGER NOT NULL DEFAULT 0 CHECK (settled IN (0, 1)),
+  seen_at         TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  lease_owner     TEXT,
+  lease_until     TEXT,
+  updated_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE settled = 0;
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 2)
+ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE version < excluded.version;
 
 -- statement: check
 -- With createTables: false, ready() creates nothing: it runs `columns` (below), then this,
 -- which reads every column (so a role that may not read the tables fails at start).
 SELECT
-  (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body
+  (SELECT count(*) FROM (SELECT event_id, payment_id, status_version, decision, received_at, body,
+                                integration, secret_kind
                          FROM cryptopay_events LIMIT 0))
-  + (SELECT count(*) FROM (SELECT payment_id, status_version, event_id, data, updated_at
+  + (SELECT count(*) FROM (SELECT payment_id, status_version, event_id, data, updated_at, integration,
+                                  handled_version
                            FROM cryptopay_payments LIMIT 0))
   + (SELECT count(*) FROM (SELECT id, received_at, code, body FROM cryptopay_quarantine LIMIT 0))
+  + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
+                           FROM cryptopay_orders LIMIT 0))
+  + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
+                                  next_attempt_at, lease_owner, lease_until, updated_at
+                           FROM cryptopay_fulfilment LIMIT 0))
+  + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0))
   AS zero;
 
 -- statement: columns
@@ -53,10 +142,10 @@ SELECT
 -- the version "10" and the id "0123" into numbers: a version past 2^63 into an inexact REAL,
 -- the ids "0123" and "123" into one). One row, `columns`: a JSON array of { suffix, name,
 -- type }, one per column, and one with no name for a table that is missing.
+-- (The tables are listed as a JSON array: D1 allows few terms in a compound SELECT.)
 SELECT json_group_array(json_object('suffix', t.suffix, 'name', c.name, 'type', c.type)) AS columns
-FROM (SELECT 'events' AS suffix, 'cryptopay_events' AS relation
-      UNION ALL SELECT 'payments', 'cryptopay_payments'
-      UNION ALL SELECT 'quarantine', 'cryptopay_quarantine') AS t
+FROM (SELECT json_extract(value, '$[0]') AS suffix, json_extract(value, '$[1]') AS relation
+      FROM json_each('[["events","cryptopay_events"],["payments","cryptopay_payments"],["quarantine","cryptopay_quarantine"],["orders","cryptopay_orders"],["fulfilment","cryptopay_fulfilment"],["schema","cryptopay_schema"]]')) AS t
 LEFT JOIN pragma_table_info(t.relation) AS c;
 
 -- statement: writable
@@ -66,31 +155,33 @@ LEFT JOIN pragma_table_info(t.relation) AS c;
 DELETE FROM cryptopay_quarantine WHERE 0;
 
 -- statement: apply
--- Parameters: event_id, payment_id, status_version, data (JSON text). Writes the payment row
+-- Parameters: event_id, payment_id, status_version, data (the exact JSON text of the event's
+-- `data`, as received), integration (NULL for a receiver with one). Writes the payment row
 -- only when the event is not stored yet and its version is greater than the stored one.
-WITH incoming (event_id, payment_id, status_version, data) AS (VALUES (?, ?, ?, ?))
-INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data)
-SELECT payment_id, status_version, event_id, data FROM incoming
+WITH incoming (event_id, payment_id, status_version, data, integration) AS (VALUES (?, ?, ?, ?, ?))
+INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, integration)
+SELECT payment_id, status_version, event_id, data, integration FROM incoming
 WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
 ON CONFLICT (payment_id) DO UPDATE
   SET status_version = excluded.status_version, event_id = excluded.event_id, data = excluded.data,
-      updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      integration = excluded.integration, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
   WHERE length(excluded.status_version) > length(cryptopay_payments.status_version)
      OR (length(excluded.status_version) = length(cryptopay_payments.status_version)
          AND excluded.status_version > cryptopay_payments.status_version);
 
 -- statement: record
--- Parameters: event_id, payment_id, status_version, body. Runs right after `apply` in the same
+-- Parameters: event_id, payment_id, status_version, body, integration (NULL for a receiver
+-- with one), the kind of the secret that verified it (active, pending, retiring). Runs right after `apply` in the same
 -- transaction: the event is 'apply' when `apply` wrote the payment row (changes(): the rows the
 -- last INSERT, UPDATE or DELETE of this connection changed, here `apply`'s), else 'stale'.
 -- Not "the payment row holds this event": after the event's own row was deleted (retention),
 -- a retry of the event applied last would read 'apply' again, with nothing applied.
 -- Returns that decision, or no row when the event_id is already stored (duplicate).
-WITH incoming (event_id, payment_id, status_version, body) AS (VALUES (?, ?, ?, ?))
-INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body)
+WITH incoming (event_id, payment_id, status_version, body, integration, secret_kind) AS (VALUES (?, ?, ?, ?, ?, ?))
+INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
 SELECT event_id, payment_id, status_version,
        CASE WHEN changes() > 0 THEN 'apply' ELSE 'stale' END,
-       body
+       body, integration, secret_kind
 FROM incoming WHERE true
 ON CONFLICT (event_id) DO NOTHING
 RETURNING decision;
@@ -98,3 +189,150 @@ RETURNING decision;
 -- statement: quarantine
 -- Parameters: the error code, the verified body.
 INSERT INTO cryptopay_quarantine (code, body) VALUES (?, ?);
+
+-- statement: quarantined
+-- receiver.quarantined(): the last id already listed (0 for the first page), how many.
+SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > ? ORDER BY id LIMIT ?;
+
+-- statement: order
+-- recordCreated, four statements in one transaction. Parameters of this one: payment_id,
+-- order_ref (NULL for none), source_amount (JSON text), integration (NULL for a receiver with
+-- one). Stores the order once; the same payment_id recorded again changes nothing (the
+-- stored order is read back by `order_read`, for the caller to compare).
+INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration) VALUES (?, ?, ?, ?)
+ON CONFLICT (payment_id) DO NOTHING;
+
+-- statement: order_unheld
+-- Parameter: payment_id. A payment an event named before its order was recorded, held as
+-- payment_unknown, is looked at again: its applied facts count as not handled ...
+WITH params (payment_id) AS (VALUES (?))
+UPDATE cryptopay_payments SET handled_version = NULL
+WHERE payment_id = (SELECT payment_id FROM params)
+  AND EXISTS (SELECT 1 FROM cryptopay_fulfilment AS held WHERE held.payment_id = (SELECT payment_id FROM params)
+              AND held.outcome = 'needs_review' AND held.code = 'payment_unknown');
+
+-- statement: order_state
+-- Parameter: payment_id. ... and its fulfilment row starts again; an order's first row is
+-- made here (checked again for a lost delivery once recoverAfterSecs have passed).
+INSERT INTO cryptopay_fulfilment (payment_id) VALUES (?)
+ON CONFLICT (payment_id) DO UPDATE
+  SET handled_version = NULL, outcome = NULL, code = NULL, settled = 0, seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+      attempts = 0, next_attempt_at = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  WHERE outcome = 'needs_review' AND code = 'payment_unknown';
+
+-- statement: order_read
+-- Parameter: payment_id. The order as stored.
+SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment_id = ?;
+
+-- statement: claim
+-- receiver.fulfil, two statements in one transaction (SQLite has one writer at a time: the
+-- conditional update is the lease). Parameters of this one: the owner (this pass's id), the
+-- lease in seconds, how many at most, recoverAfterSecs. Leases the payments due: those whose
+-- applied facts are newer than the version last handled (the partial index
+-- cryptopay_payments_unhandled), and those not settled and not looked at for
+-- recoverAfterSecs (a delivery may be lost), when no other instance holds their lease and no
+-- retry is waiting. Returns the payment ids.
+WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?))
+UPDATE cryptopay_fulfilment
+SET lease_owner = (SELECT owner FROM params),
+    lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id IN (
+  SELECT f.payment_id FROM cryptopay_fulfilment AS f
+  WHERE (f.lease_until IS NULL OR f.lease_until < strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    AND f.payment_id IN (
+      SELECT p.payment_id FROM cryptopay_payments AS p
+      WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+         OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)
+      UNION ALL
+      SELECT u.payment_id FROM cryptopay_fulfilment AS u
+      WHERE u.settled = 0
+        AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds'))
+  ORDER BY f.payment_id
+  LIMIT (SELECT most FROM params))
+RETURNING payment_id;
+
+-- statement: claim_fresh
+-- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:
+-- a payment with no fulfilment row yet (an event for a payment the loop has not seen) gets
+-- one, leased, up to what `claim` left of the batch (changes(): the rows `claim` updated).
+WITH params (owner, lease_secs, most) AS (VALUES (?, ?, ?))
+INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
+SELECT p.payment_id, (SELECT owner FROM params),
+       strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds')
+FROM cryptopay_payments AS p
+WHERE (p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+       OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = p.payment_id)
+ORDER BY p.payment_id
+LIMIT max((SELECT most FROM params) - changes(), 0)
+ON CONFLICT (payment_id) DO NOTHING
+RETURNING payment_id;
+
+-- statement: load
+-- Parameters: the owner, recoverAfterSecs, payment_id. What a pass needs of one leased payment.
+-- `leased`: the lease is still this owner's; `event_due`: the applied facts are newer than the
+-- version handled; `recover_due`: not settled, and not looked at for recoverAfterSecs.
+WITH params (owner, recover_secs, payment_id) AS (VALUES (?, ?, ?))
+SELECT f.handled_version, f.outcome, f.code, f.attempts,
+       (f.lease_owner IS (SELECT owner FROM params) AND f.lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS leased,
+       (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR (length(p.status_version) > length(f.handled_version) OR (length(p.status_version) = length(f.handled_version) AND p.status_version > f.handled_version)))) AS event_due,
+       (f.settled = 0 AND f.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')) AS recover_due,
+       p.status_version AS event_version, p.integration AS event_integration, p.event_id,
+       (p.payment_id IS NOT NULL) AS has_payment,
+       (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount, o.integration AS order_integration,
+       o.created_at
+FROM cryptopay_fulfilment AS f
+LEFT JOIN cryptopay_payments AS p ON p.payment_id = f.payment_id
+LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
+WHERE f.payment_id = (SELECT payment_id FROM params);
+
+-- statement: complete
+-- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,
+-- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1).
+-- Once the handler resolved: the version handled is raised, never lowered (compared as digit
+-- text: longer is greater, then the text order), and the outcome is written only for a version
+-- at least as new as the one stored. The lease is released when it is still this owner's.
+-- Returns the version now handled.
+WITH params (payment_id, owner, version, outcome, code, settled) AS (VALUES (?, ?, ?, ?, ?, ?))
+UPDATE cryptopay_fulfilment SET
+  outcome = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+                 THEN (SELECT outcome FROM params) ELSE outcome END,
+  code = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+              THEN (SELECT code FROM params) ELSE code END,
+  settled = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+                 THEN (SELECT settled FROM params) ELSE settled END,
+  handled_version = CASE WHEN handled_version IS NULL OR (length((SELECT version FROM params)) > length(handled_version) OR (length((SELECT version FROM params)) = length(handled_version) AND (SELECT version FROM params) > handled_version))
+                         THEN (SELECT version FROM params) ELSE handled_version END,
+  seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = 0, next_attempt_at = NULL,
+  lease_owner = CASE WHEN lease_owner IS (SELECT owner FROM params) THEN NULL ELSE lease_owner END,
+  lease_until = CASE WHEN lease_owner IS (SELECT owner FROM params) THEN NULL ELSE lease_until END,
+  updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params)
+RETURNING handled_version;
+
+-- statement: complete_mark
+-- Parameter: payment_id. Runs right after `complete`: the payment's copy of the version
+-- handled (the index of what is due) follows, never lowered.
+WITH params (payment_id) AS (VALUES (?)),
+     state AS (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = (SELECT payment_id FROM params))
+UPDATE cryptopay_payments SET handled_version = (SELECT handled_version FROM state)
+WHERE payment_id = (SELECT payment_id FROM params) AND (SELECT handled_version FROM state) IS NOT NULL
+  AND (handled_version IS NULL OR (length((SELECT handled_version FROM state)) > length(handled_version) OR (length((SELECT handled_version FROM state)) = length(handled_version) AND (SELECT handled_version FROM state) > handled_version)));
+
+-- statement: retry
+-- Parameters: payment_id, the owner, seconds to wait, why (a code). After a failure (confirm
+-- or the handler threw, the view was older than the event): nothing handled, the attempt
+-- counted, the lease released, the next try after the delay.
+WITH params (payment_id, owner, delay_secs, code) AS (VALUES (?, ?, ?, ?))
+UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = (SELECT code FROM params),
+  next_attempt_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT delay_secs FROM params) || ' seconds'),
+  lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+RETURNING attempts;
+
+-- statement: release
+-- Parameter: the owner. The leases it still holds are given up (a pass that stops early).
+UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE lease_owner = ?;

@@ -3,6 +3,8 @@
 // read-only views of what was recorded. server.mjs configures and starts it.
 
 import http from 'node:http';
+import { fromAmountRaw } from 'cryptopay-verify';
+import { createClient } from 'cryptopay-verify/client';
 import { createReceiver } from 'cryptopay-verify/receiver';
 import { openStore } from './store.mjs';
 
@@ -19,9 +21,48 @@ function send(res, status, value, extraHeaders = {}) {
   res.end(body);
 }
 
+// The amount of an order, for people: 128.00 USD (the store's decimals), else its amount_raw.
+function shown(sourceAmount, decimals) {
+  const unit = sourceAmount.currency ?? sourceAmount.pricing_ref;
+  if (decimals === undefined) return `${sourceAmount.amount_raw} (smallest unit) ${unit}`;
+  return `${fromAmountRaw(sourceAmount.amount_raw, decimals)} ${unit}`;
+}
+
+/**
+ * What fulfilling means here: a line saying what a shop would do. Called at least once per
+ * (payment, status_version): a real shop passes idempotencyKey to its own systems so that a
+ * repeat after a crash ships nothing twice.
+ */
+function printer(log, decimalsOf) {
+  return async ({ action, view, order, idempotencyKey, mismatch }) => {
+    const what = order ? `order ${order.orderRef ?? '(no order_ref)'}` : 'a payment no order of ours holds';
+    const about = `payment ${view.payment_id}, ${view.status} at version ${view.status_version}; key ${idempotencyKey}`;
+    if (action === 'fulfil') log.info(`would ship ${what} (${shown(order.sourceAmount, await decimalsOf())} paid; ${about})`);
+    else if (action === 'review') log.info(`would hold ${what} for review (${mismatch ? mismatch.code : view.status}; ${about})`);
+    else if (action === 'closed') log.info(`would release ${what}: not paid (${about})`);
+    else log.info(`${what} waits (${about})`);
+  };
+}
+
+async function readJson(req, limit = 64 * 1024) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > limit) throw Object.assign(new Error('too large'), { status: 413 });
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw Object.assign(new Error('not JSON'), { status: 400 });
+  }
+}
+
 /**
  * Starts a receiver. config: { secrets, maxSkewSecs, timestampHeader, signatureHeader,
- * dataDir, databaseUrl?, path, host, port }. Resolves { url, server, storage, close() }.
+ * dataDir, databaseUrl?, path, host, port, serviceUrl?, apiKey?, fulfilIntervalMs,
+ * recoverAfterSecs }. Resolves { url, server, storage, fulfilling, close() }.
  */
 export async function startReceiver(config, log = console) {
   const storage = await openStore(config);
@@ -39,6 +80,43 @@ export async function startReceiver(config, log = console) {
   } catch (error) {
     await storage.close().catch(() => {});
     throw error;
+  }
+
+  // The merchant loop, when the service is configured: the client, and fulfilment passes.
+  let api = null;
+  let loop = null;
+  if (config.serviceUrl && config.apiKey) {
+    api = createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey });
+    let decimals;
+    const decimalsOf = async () => {
+      decimals ??= await api.getStore().then((s) => s.primary_source.decimals, () => undefined);
+      return decimals;
+    };
+    loop = receiver.startFulfilment({
+      intervalMs: config.fulfilIntervalMs,
+      recoverAfterSecs: config.recoverAfterSecs,
+      confirm: (paymentId) => api.getPayment(paymentId),
+      handle: printer(log, decimalsOf),
+    });
+  }
+
+  // POST /payments {"order_ref", "amount"}: a payment created with the client, its order recorded.
+  async function create(req, res) {
+    let input;
+    try {
+      input = await readJson(req);
+    } catch (error) {
+      send(res, error.status, { error: error.status === 413 ? 'body_too_large' : 'not_json' });
+      return;
+    }
+    try {
+      const created = await api.createPayment({ order_ref: input?.order_ref, amount: input?.amount }, { record: receiver });
+      send(res, 201, { payment_id: created.payment_id, order_ref: created.order_ref, source_amount: created.source_amount });
+    } catch (error) {
+      // A CryptoPayError (the amount or order_ref refused) or CryptoPayApiError: its code only.
+      const status = error.name === 'CryptoPayApiError' ? 502 : 400;
+      send(res, status, { error: error.code ?? 'internal' });
+    }
   }
 
   async function read(req, res, url) {
@@ -72,6 +150,8 @@ export async function startReceiver(config, log = console) {
     const url = new URL(req.url, 'http://receiver.invalid');
     if (url.pathname === config.path) {
       await receiver.node(req, res); // answers every method itself (405 unless POST)
+    } else if (api !== null && req.method === 'POST' && url.pathname === '/payments') {
+      await create(req, res);
     } else if (req.method === 'GET') {
       await read(req, res, url);
     } else {
@@ -97,12 +177,14 @@ export async function startReceiver(config, log = console) {
   return {
     server,
     storage,
+    fulfilling: loop !== null,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       await new Promise((resolve) => {
         server.close(resolve);
         server.closeIdleConnections?.();
       });
+      await loop?.stop(); // the pass under way ends first
       await storage.close();
     },
   };

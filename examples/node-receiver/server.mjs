@@ -13,6 +13,12 @@
 //
 // It shows what it has recorded: GET /events, GET /payments, GET /payments/:id.
 //
+// With the service's base URL and an API key, it also runs the merchant loop: POST /payments
+// {"order_ref","amount"} creates a payment (cryptopay-verify/client) and records its order;
+// every FULFIL_INTERVAL_MS a pass confirms each changed payment with GET /v1/payments/{id},
+// links it to its order, applies the default policy and prints what it would do (ship, hold
+// for review, release): the handler is where a shop calls its own fulfilment.
+//
 // Configuration (flags win over environment variables):
 //   --timestamp-header NAME  TIMESTAMP_HEADER   header carrying the delivery timestamp (required)
 //   --signature-header NAME  SIGNATURE_HEADER   header carrying the signature (required)
@@ -27,6 +33,10 @@
 //   CRYPTOPAY_WEBHOOK_SECRET_PENDING            during a rotation: the new, not yet active Secret
 //   CRYPTOPAY_WEBHOOK_SECRET_RETIRING and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL (Unix seconds)
 //                                               after activation: the old Secret, for the overlap
+//   --service-url URL        CRYPTOPAY_BASE_URL the service's base URL: with CRYPTOPAY_API_KEY, the merchant loop runs
+//   CRYPTOPAY_API_KEY                           the API key (environment only; never printed)
+//   --fulfil-interval MS     FULFIL_INTERVAL_MS default 5000: time between fulfilment passes
+//   --recover-after S        RECOVER_AFTER_SECS default 900: an order with no news is confirmed again after this
 
 import { parseArgs } from 'node:util';
 
@@ -41,6 +51,9 @@ function configure(argv, env) {
       'data-dir': { type: 'string' },
       path: { type: 'string' },
       'max-skew': { type: 'string' },
+      'service-url': { type: 'string' },
+      'fulfil-interval': { type: 'string' },
+      'recover-after': { type: 'string' },
     },
   });
   const config = {
@@ -52,7 +65,17 @@ function configure(argv, env) {
     path: values.path ?? env.WEBHOOK_PATH ?? '/webhook',
     maxSkewSecs: Number(values['max-skew'] ?? env.MAX_SKEW_SECS ?? 300),
     databaseUrl: env.DATABASE_URL || undefined,
+    serviceUrl: values['service-url'] ?? (env.CRYPTOPAY_BASE_URL || undefined),
+    fulfilIntervalMs: Number(values['fulfil-interval'] ?? env.FULFIL_INTERVAL_MS ?? 5000),
+    recoverAfterSecs: Number(values['recover-after'] ?? env.RECOVER_AFTER_SECS ?? 900),
   };
+  // The API key from the environment only, used as it is (the client checks it).
+  config.apiKey = env.CRYPTOPAY_API_KEY || undefined;
+  if (!Number.isSafeInteger(config.fulfilIntervalMs) || config.fulfilIntervalMs < 1) throw new Error('the fulfilment interval is whole milliseconds');
+  if (!Number.isSafeInteger(config.recoverAfterSecs) || config.recoverAfterSecs < 1) throw new Error('recover-after is whole seconds');
+  if ((config.serviceUrl === undefined) !== (config.apiKey === undefined)) {
+    throw new Error('the merchant loop needs both the service URL (--service-url or CRYPTOPAY_BASE_URL) and CRYPTOPAY_API_KEY');
+  }
   if (!config.timestampHeader || !config.signatureHeader) {
     throw new Error('set the delivery header names: --timestamp-header and --signature-header (or TIMESTAMP_HEADER, SIGNATURE_HEADER)');
   }
@@ -107,6 +130,9 @@ async function main() {
   }
   const { events, payments } = await receiver.storage.counts();
   console.log(`node-receiver: recording to ${receiver.storage.description} (${events} events, ${payments} payments)`);
+  console.log(receiver.fulfilling
+    ? `node-receiver: fulfilling every ${config.fulfilIntervalMs} ms, confirming with the service at ${config.serviceUrl}`
+    : 'node-receiver: fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)');
   console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   let stopping = false;
   const stop = async () => {

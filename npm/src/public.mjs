@@ -21,3 +21,4 @@ export {
   classifyDeliveryResponse,
   errorCodes,
 } from './api/validators.mjs';
+export { defaultPolicy, linkEvent, parsePaymentView } from './api/fulfilment.mjs';

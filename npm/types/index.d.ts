@@ -459,6 +459,18 @@ export interface PaymentUpdatedEvent {
    * ```
    */
   envelope: { [key: string]: JsonValue };
+  /**
+   * The `data` object as the exact JSON text received, byte for byte (`128.10` stays
+   * `128.10`, key order and spacing kept): what to store, never `JSON.stringify(event.data)`.
+   * Cut out of the verified text by the core when first read; not enumerable, so
+   * `JSON.stringify(event)` leaves it out.
+   *
+   * @example
+   * ```ts
+   * await db.query('UPDATE payments SET data = $1::json WHERE payment_id = $2', [event.dataText, event.paymentId]);
+   * ```
+   */
+  readonly dataText: string;
 }
 
 /**
@@ -1408,6 +1420,305 @@ export type DeliveryOutcome = 'acknowledged' | 'retry' | 'permanent_failure';
  * ```
  */
 export declare function classifyDeliveryResponse(status: number): DeliveryOutcome;
+
+/**
+ * What the authoritative view of a payment justifies doing with its order: `'fulfil'` (paid
+ * exactly), `'review'` (a case for a person: partial or over payment, review required, an
+ * unknown status, a payment that does not link to its order), `'wait'` (not settled yet) or
+ * `'closed'` (ended unpaid: expired or cancelled).
+ *
+ * @example
+ * ```ts
+ * const action: FulfilmentAction = defaultPolicy(viewText);
+ * ```
+ */
+export type FulfilmentAction = 'fulfil' | 'review' | 'wait' | 'closed';
+
+/**
+ * The authoritative view of a payment (`GET /v1/payments/{payment_id}`'s answer, the service's
+ * MerchantPaymentView) as {@link parsePaymentView} (and the client's `getPayment`) returns
+ * it: every field as the service sent it, with its snake_case name, unknown ones included.
+ *
+ * @example
+ * ```ts
+ * const view: PaymentView = parsePaymentView(text);
+ * if (view.status === 'paid') console.log(view.status_version); // '3'
+ * ```
+ */
+export interface PaymentView {
+  /**
+   * The payment.
+   *
+   * @example
+   * ```ts
+   * view.payment_id // 'pay_1'
+   * ```
+   */
+  payment_id: string;
+  /**
+   * The merchant's `order_ref` given at creation, when there was one.
+   *
+   * @example
+   * ```ts
+   * view.order_ref // 'order-42'
+   * ```
+   */
+  order_ref?: string;
+  /**
+   * The `source_amount` the payment was created with (unknown keys kept, as sent).
+   *
+   * @example
+   * ```ts
+   * view.source_amount.amount_raw // '12800'
+   * ```
+   */
+  source_amount: SourceAmount;
+  /**
+   * The authoritative status, exactly as the service wrote it (the sandbox's names: `open`,
+   * `confirming`, `paid`, `partially_paid`, `overpaid`, `review_required`, `expired`,
+   * `cancelled`).
+   *
+   * @example
+   * ```ts
+   * if (view.status === 'partially_paid') await holdForReview(view);
+   * ```
+   */
+  status: string;
+  /**
+   * `status_version` as exact decimal digits, at any size (the service may send a number).
+   *
+   * @example
+   * ```ts
+   * compareStatusVersions(view.status_version, event.statusVersion) >= 0
+   * ```
+   */
+  status_version: string;
+  /**
+   * The total received so far, in the smallest unit, when the view carries it.
+   *
+   * @example
+   * ```ts
+   * view.amount_received_raw // '12800'
+   * ```
+   */
+  amount_received_raw?: string;
+  /**
+   * The exact text of the answer the view was read from (not enumerable): what
+   * {@link linkEvent} and {@link defaultPolicy} read.
+   *
+   * @example
+   * ```ts
+   * defaultPolicy(view.responseText);
+   * ```
+   */
+  readonly responseText: string;
+  /**
+   * Every other field, as sent (numbers a JavaScript number cannot hold exactly as strings
+   * of their digits).
+   *
+   * @example
+   * ```ts
+   * view['expires_at']
+   * ```
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * Reads the answer of `GET /v1/payments/{payment_id}`: the core checks the fields fulfilment
+ * relies on (`payment_id`, `order_ref`, `source_amount`, `status`, `status_version` exact at
+ * any size, `amount_received_raw`), then every field is returned as sent, `status_version` as
+ * a string, and the text itself as `responseText`.
+ *
+ * @param viewText The exact text of the answer (`await response.text()`).
+ * @returns The view.
+ * @throws {CryptoPayError} `invalid_argument` (not JSON text of an object, a key repeated, a
+ * required field missing or of another type); `status_version_invalid` (a float, a sign, an
+ * exponent, leading zeros); `source_amount_invalid`; `amount_raw_invalid`.
+ * @example
+ * ```ts
+ * const view = parsePaymentView(await response.text());
+ * console.log(view.status, view.status_version);
+ * ```
+ */
+export declare function parsePaymentView(viewText: string): PaymentView;
+
+/**
+ * The merchant's own record of a payment, stored when it was created: the order the payment
+ * must pay for (the receiver's `orders` table holds it).
+ *
+ * @example
+ * ```ts
+ * const order: Order = { paymentId: created.payment_id, orderRef: 'order-42', sourceAmount: body.source_amount };
+ * ```
+ */
+export interface Order {
+  /**
+   * The `payment_id` the service answered the creation with.
+   *
+   * @example
+   * ```ts
+   * paymentId: 'pay_1'
+   * ```
+   */
+  paymentId: string;
+  /**
+   * The `order_ref` sent at creation; absent (or `null`) when none was sent.
+   *
+   * @example
+   * ```ts
+   * orderRef: 'order-42'
+   * ```
+   */
+  orderRef?: string | null | undefined;
+  /**
+   * The `source_amount` sent at creation, read strictly (an unknown key is `source_amount_invalid`).
+   *
+   * @example
+   * ```ts
+   * sourceAmount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   * ```
+   */
+  sourceAmount: SourceAmount;
+  /**
+   * The integration the payment was created under (your name for the store, API key and
+   * signing secret), or absent for a receiver with one integration.
+   *
+   * @example
+   * ```ts
+   * integration: 'shop-eu'
+   * ```
+   */
+  integration?: string | null | undefined;
+}
+
+/**
+ * Options of {@link linkEvent}.
+ *
+ * @example
+ * ```ts
+ * const options: LinkOptions = { integration: 'shop-eu' };
+ * ```
+ */
+export interface LinkOptions {
+  /**
+   * The integration whose signing secret verified the event; absent (or `null`) for a
+   * receiver with one integration. It must equal the order's: absent matches only absent.
+   *
+   * @example
+   * ```ts
+   * integration: 'shop-eu'
+   * ```
+   */
+  integration?: string | null | undefined;
+}
+
+/**
+ * Why a payment does not link to its order (each a case for review, never for fulfilment):
+ * `payment_unknown` (no order), `payment_id_mismatch`, `order_ref_mismatch`,
+ * `source_amount_mismatch`, `integration_mismatch`. Not {@link ErrorCode}s: answers, not errors.
+ *
+ * @example
+ * ```ts
+ * const code: LinkMismatchCode = 'source_amount_mismatch';
+ * ```
+ */
+export type LinkMismatchCode =
+  | 'payment_unknown'
+  | 'payment_id_mismatch'
+  | 'order_ref_mismatch'
+  | 'source_amount_mismatch'
+  | 'integration_mismatch';
+
+/**
+ * What {@link linkEvent} answers.
+ *
+ * @example
+ * ```ts
+ * const link: LinkResult = linkEvent(order, viewText);
+ * if (!link.linked) console.warn(link.code);
+ * ```
+ */
+export type LinkResult =
+  | {
+      /**
+       * The payment links to the order: decide with the policy.
+       *
+       * @example
+       * ```ts
+       * if (link.linked) ship(order);
+       * ```
+       */
+      linked: true;
+    }
+  | {
+      /**
+       * The payment does not link: hold the order for review.
+       *
+       * @example
+       * ```ts
+       * if (!link.linked) review(order, link.code);
+       * ```
+       */
+      linked: false;
+      /**
+       * The first mismatch found.
+       *
+       * @example
+       * ```ts
+       * link.code // 'source_amount_mismatch'
+       * ```
+       */
+      code: LinkMismatchCode;
+      /**
+       * `code: what it means and what to do`.
+       *
+       * @example
+       * ```ts
+       * console.warn(link.message);
+       * ```
+       */
+      message: string;
+    };
+
+/**
+ * Links a payment's authoritative view to the merchant's order (spec: receiver rule 7), each
+ * field compared exactly, in this order: an order exists (`payment_unknown`), `payment_id`,
+ * `order_ref` (both absent is equal), `source_amount` (`kind`, `currency`, `pricing_ref`,
+ * `amount_raw`), the integration whose secret verified the event. The view is read first.
+ * A mismatch is never fulfilled.
+ *
+ * @param order The order stored for the payment, or `null` when none is.
+ * @param view The exact text of `GET /v1/payments/{payment_id}`'s answer, or a {@link PaymentView} (its `responseText` is read).
+ * @param options The integration that verified the event.
+ * @returns `{ linked: true }` or `{ linked: false, code, message }`.
+ * @throws {CryptoPayError} For an invalid view (the codes of {@link parsePaymentView}); for an
+ * order of the wrong shape `invalid_argument`, and the codes of its `sourceAmount`
+ * (`source_amount_invalid`, `amount_raw_invalid`).
+ * @example
+ * ```ts
+ * const link = linkEvent(order, view.responseText, { integration: 'shop-eu' });
+ * const action = link.linked ? defaultPolicy(view) : 'review';
+ * ```
+ */
+export declare function linkEvent(order: Order | null | undefined, view: string | PaymentView, options?: LinkOptions): LinkResult;
+
+/**
+ * The default fulfilment policy: `paid` is `'fulfil'` only when `amount_received_raw` is
+ * absent or exactly the source `amount_raw` (else `'review'`); `partially_paid`, `overpaid`
+ * and `review_required` are `'review'`; `open` and `confirming` `'wait'`; `expired` and
+ * `cancelled` `'closed'`; any other status (case included: `PAID`) `'review'`. Call it only
+ * once {@link linkEvent} linked the payment to its order.
+ *
+ * @param view The exact text of `GET /v1/payments/{payment_id}`'s answer, or a {@link PaymentView}.
+ * @returns `'fulfil'`, `'review'`, `'wait'` or `'closed'`.
+ * @throws {CryptoPayError} For an invalid view (the codes of {@link parsePaymentView}).
+ * @example
+ * ```ts
+ * if (defaultPolicy(viewText) === 'fulfil') await ship(order);
+ * ```
+ */
+export declare function defaultPolicy(view: string | PaymentView): FulfilmentAction;
 
 /**
  * Every error code the package can throw, in the contract's order (the members of

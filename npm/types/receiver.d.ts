@@ -5,7 +5,9 @@
 // project's own Fetch `Request` and `Response` where it has them (DOM, @types/node,
 // @cloudflare/workers-types), and the shapes it uses where it has none.
 
-import type { Decision, ErrorCode, HeaderContainer, RawBody, Secrets } from 'cryptopay-verify';
+import type {
+  Decision, ErrorCode, FulfilmentAction, HeaderContainer, LinkMismatchCode, Order, PaymentView, RawBody, SecretKind, Secrets, SourceAmount,
+} from 'cryptopay-verify';
 
 /**
  * What a delivery of the receiver is answered: the HTTP status, a JSON body, its headers.
@@ -182,7 +184,8 @@ export interface StoredEvent {
    */
   statusVersion: string;
   /**
-   * The event's `data` object as JSON text.
+   * The event's `data` object as the exact JSON text received (`event.dataText`): never
+   * re-serialized, so `128.10` stays `128.10`.
    *
    * @example
    * data: '{"payment_id":"pay_1","status_version":7,"status":"paid"}'
@@ -195,6 +198,21 @@ export interface StoredEvent {
    * body: new Uint8Array(await request.arrayBuffer())
    */
   body: Uint8Array;
+  /**
+   * The integration whose secret verified the delivery, or `null` for a receiver with one set
+   * of secrets.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration?: string | null | undefined;
+  /**
+   * The kind of the secret that verified the delivery.
+   *
+   * @example
+   * secretKind: 'pending' // a rotation is under way
+   */
+  secretKind?: SecretKind | null | undefined;
 }
 
 /**
@@ -294,6 +312,60 @@ export interface ReceiverStore {
    */
   readonly maxStatusVersionDigits?: number | undefined;
   /**
+   * The merchant loop (optional for a custom store; the package's stores have it): stores an
+   * order once, with its fulfilment row; resolves the stored order when the payment_id was
+   * recorded before (for the receiver to compare), else `null`.
+   *
+   * @example
+   * const { stored } = await store.recordOrder({ paymentId: 'pay_1', orderRef: null, sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', integration: null });
+   */
+  recordOrder?(order: StoreOrder): Promise<{ inserted: boolean; stored: StoreOrder | null }>;
+  /**
+   * The merchant loop: leases the payments due (facts newer than the version handled, or not
+   * settled and not looked at for `recoverAfterSecs`) that no other owner holds; resolves their ids.
+   *
+   * @example
+   * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
+   */
+  claim?(request: ClaimRequest): Promise<string[]>;
+  /**
+   * The merchant loop: what a pass needs of one leased payment, or `null`.
+   *
+   * @example
+   * const state = await store.load({ paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900 });
+   */
+  load?(request: LoadRequest): Promise<FulfilmentState | null>;
+  /**
+   * The merchant loop, once the handler resolved: raises the version handled (never lowers
+   * it), writes the outcome, releases the lease; resolves the version now handled.
+   *
+   * @example
+   * await store.complete({ paymentId: 'pay_1', owner: 'pass-1', version: '3', outcome: 'fulfil', code: null, settled: true });
+   */
+  complete?(request: CompleteRequest): Promise<string | null>;
+  /**
+   * The merchant loop, after a failure: counts the attempt, releases the lease, sets when to
+   * try again; resolves the attempts so far (`null` when the lease was lost).
+   *
+   * @example
+   * await store.retry({ paymentId: 'pay_1', owner: 'pass-1', delaySecs: 2, code: 'handle_failed' });
+   */
+  retry?(request: RetryRequest): Promise<number | null>;
+  /**
+   * The merchant loop: gives up every lease an owner still holds.
+   *
+   * @example
+   * await store.release({ owner: 'pass-1' });
+   */
+  release?(request: { owner: string }): Promise<void>;
+  /**
+   * Lists quarantined deliveries, oldest first, after an id.
+   *
+   * @example
+   * const rows = await store.listQuarantined({ afterId: 0, limit: 100 });
+   */
+  listQuarantined?(page: { afterId: number; limit: number }): Promise<Array<{ id: number; receivedAt: string; code: ErrorCode; body: Uint8Array }>>;
+  /**
    * The largest body (and `data` text) the store records, in bytes. createReceiver's
    * `maxBodyBytes` then defaults to the smaller of this and 4 MiB, and a larger one is refused
    * (`invalid_argument`); a delivery whose data text is larger is quarantined as
@@ -303,6 +375,291 @@ export interface ReceiverStore {
    * maxBodyBytes: 1_800_000
    */
   readonly maxBodyBytes?: number | undefined;
+}
+
+/**
+ * An order as a store holds it (the `orders` table), its `sourceAmount` as JSON text.
+ *
+ * @example
+ * const order: StoreOrder = { paymentId: 'pay_1', orderRef: 'order-42', sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', integration: null };
+ */
+export interface StoreOrder {
+  /**
+   * The payment (absent on a stored order read back).
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId?: string | undefined;
+  /**
+   * The `order_ref` sent at creation, or `null`.
+   *
+   * @example
+   * orderRef: 'order-42'
+   */
+  orderRef: string | null;
+  /**
+   * The `source_amount` sent at creation, as JSON text.
+   *
+   * @example
+   * sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}'
+   */
+  sourceAmount: string;
+  /**
+   * The integration it was created under, or `null`.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration: string | null;
+}
+
+/**
+ * What a pass asks `store.claim`.
+ *
+ * @example
+ * const request: ClaimRequest = { owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 };
+ */
+export interface ClaimRequest {
+  /**
+   * The pass's id, written on each lease it takes.
+   *
+   * @example
+   * owner: 'pass-1'
+   */
+  owner: string;
+  /**
+   * How long a lease holds, in seconds.
+   *
+   * @example
+   * leaseSecs: 300
+   */
+  leaseSecs: number;
+  /**
+   * How many payments at most.
+   *
+   * @example
+   * batch: 20
+   */
+  batch: number;
+  /**
+   * After how many seconds without news a payment not settled is looked at again.
+   *
+   * @example
+   * recoverAfterSecs: 900
+   */
+  recoverAfterSecs: number;
+}
+
+/**
+ * What a pass asks `store.load`.
+ *
+ * @example
+ * const request: LoadRequest = { paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900 };
+ */
+export interface LoadRequest {
+  /**
+   * The payment.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string;
+  /**
+   * The pass's id (to tell whether it still holds the lease).
+   *
+   * @example
+   * owner: 'pass-1'
+   */
+  owner: string;
+  /**
+   * As in {@link ClaimRequest}.
+   *
+   * @example
+   * recoverAfterSecs: 900
+   */
+  recoverAfterSecs: number;
+}
+
+/**
+ * A leased payment as `store.load` gives it.
+ *
+ * @example
+ * const state: FulfilmentState | null = await store.load(request);
+ */
+export interface FulfilmentState {
+  /**
+   * The version last handled (exact digits), or `null`.
+   *
+   * @example
+   * handledVersion: '3'
+   */
+  handledVersion: string | null;
+  /**
+   * The outcome recorded with it.
+   *
+   * @example
+   * outcome: 'fulfil'
+   */
+  outcome: FulfilmentOutcomeName | null;
+  /**
+   * The link mismatch, or why the last attempt failed.
+   *
+   * @example
+   * code: 'handle_failed'
+   */
+  code: string | null;
+  /**
+   * Failed attempts since the last success.
+   *
+   * @example
+   * attempts: 0
+   */
+  attempts: number;
+  /**
+   * Whether the lease is still the asking owner's.
+   *
+   * @example
+   * leased: true
+   */
+  leased: boolean;
+  /**
+   * Whether the applied facts are newer than the version handled.
+   *
+   * @example
+   * eventDue: true
+   */
+  eventDue: boolean;
+  /**
+   * Whether it is not settled and not looked at for `recoverAfterSecs`.
+   *
+   * @example
+   * recoverDue: false
+   */
+  recoverDue: boolean;
+  /**
+   * The version of the facts applied from events, or `null` when no event came.
+   *
+   * @example
+   * eventVersion: '3'
+   */
+  eventVersion: string | null;
+  /**
+   * The integration whose secret verified that event.
+   *
+   * @example
+   * eventIntegration: null
+   */
+  eventIntegration: string | null;
+  /**
+   * The event that applied those facts.
+   *
+   * @example
+   * eventId: 'evt_1'
+   */
+  eventId: string | null;
+  /**
+   * Whether an event named the payment.
+   *
+   * @example
+   * hasPayment: true
+   */
+  hasPayment: boolean;
+  /**
+   * The stored order, or `null` when none was recorded.
+   *
+   * @example
+   * order: { orderRef: 'order-42', sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', integration: null, createdAt: '2026-11-22T10:00:00.000Z' }
+   */
+  order: (StoreOrder & { createdAt: string }) | null;
+}
+
+/**
+ * What a pass asks `store.complete` once the handler resolved.
+ *
+ * @example
+ * const request: CompleteRequest = { paymentId: 'pay_1', owner: 'pass-1', version: '3', outcome: 'fulfil', code: null, settled: true };
+ */
+export interface CompleteRequest {
+  /**
+   * The payment.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string;
+  /**
+   * The pass's id: its lease is released.
+   *
+   * @example
+   * owner: 'pass-1'
+   */
+  owner: string;
+  /**
+   * The version handled (exact digits): stored when greater than the one stored.
+   *
+   * @example
+   * version: '3'
+   */
+  version: string;
+  /**
+   * The outcome.
+   *
+   * @example
+   * outcome: 'needs_review'
+   */
+  outcome: FulfilmentOutcomeName | null;
+  /**
+   * The link mismatch, or `null`.
+   *
+   * @example
+   * code: 'source_amount_mismatch'
+   */
+  code: string | null;
+  /**
+   * Whether the payment is not looked at again for a lost delivery (fulfilled, closed, needs review).
+   *
+   * @example
+   * settled: true
+   */
+  settled: boolean;
+}
+
+/**
+ * What a pass asks `store.retry` after a failure.
+ *
+ * @example
+ * const request: RetryRequest = { paymentId: 'pay_1', owner: 'pass-1', delaySecs: 4, code: 'confirm_failed' };
+ */
+export interface RetryRequest {
+  /**
+   * The payment.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string;
+  /**
+   * The pass's id (nothing changes when the lease is no longer its).
+   *
+   * @example
+   * owner: 'pass-1'
+   */
+  owner: string;
+  /**
+   * Seconds before the next try.
+   *
+   * @example
+   * delaySecs: 4
+   */
+  delaySecs: number;
+  /**
+   * Why: `confirm_failed`, `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`.
+   *
+   * @example
+   * code: 'handle_failed'
+   */
+  code: string;
 }
 
 /**
@@ -343,15 +700,20 @@ export interface ReceiverLog {
  */
 export interface ReceiverOptions {
   /**
-   * One active secret, or a rotation set (active, pending, retiring), exactly as saved.
-   * `undefined` (an environment variable that is not set) is accepted by the type so that
-   * `process.env.NAME` compiles, and refused at run time: `invalid_argument`, asking whether
-   * the variable is set.
+   * One active secret, or a rotation set (active, pending, retiring), exactly as saved; or,
+   * for several integrations (accounts) in one receiver, `{ <integration>: secretsOfIt }`: a
+   * delivery is verified against each, and the integration whose secret verified it is
+   * recorded with the event (and must be the order's). `undefined` (an environment variable
+   * that is not set) is accepted by the type so that `process.env.NAME` compiles, and refused
+   * at run time: `invalid_argument`, asking whether the variable is set. A secret with white
+   * space around it is warned about at start (never printed).
    *
    * @example
    * secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET
+   * @example
+   * secrets: { 'shop-eu': process.env.EU_WEBHOOK_SECRET, 'shop-us': process.env.US_WEBHOOK_SECRET }
    */
-  secrets: Secrets | undefined;
+  secrets: Secrets | IntegrationSecrets | undefined;
   /**
    * Required: how far, in seconds, a delivery's timestamp may be from now. 300 seconds is the
    * usual choice.
@@ -408,6 +770,643 @@ export interface ReceiverOptions {
    * log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }
    */
   log?: ReceiverLog | false | null | undefined;
+  /**
+   * Called with a record of every answer (a delivery's decision, or why it was refused: a
+   * forgery, or an authentic delivery refused for configuration reasons, with the size of a
+   * refused body) and of every fulfilment outcome. Records hold codes, ids and sizes: never a
+   * secret, a signature, a body or a message. One that throws is logged once and ignored.
+   *
+   * @example
+   * onOutcome: (record) => metrics.increment(`cryptopay.${record.kind}.${record.kind === 'delivery' ? record.reason : record.outcome}`)
+   */
+  onOutcome?: ((record: OutcomeRecord) => void) | undefined;
+}
+
+/**
+ * Several integrations in one receiver: each name's secrets (a string or a rotation set).
+ *
+ * @example
+ * const secrets: IntegrationSecrets = { 'shop-eu': process.env.EU_SECRET, 'shop-us': process.env.US_SECRET };
+ */
+export interface IntegrationSecrets {
+  /**
+   * The secrets of the integration of that name (1 to 100 characters, no control character).
+   *
+   * @example
+   * 'shop-eu': process.env.EU_WEBHOOK_SECRET
+   */
+  [integration: string]: Secrets | undefined;
+}
+
+/**
+ * Why a delivery was answered as it was: `recorded` (200, a decision), `quarantined` (200),
+ * `forgery` (400: it failed verification), `skew` (400: authentic, its timestamp out of
+ * `maxSkewSecs`: a clock to fix), `headers` (400: a delivery header not found: their names
+ * may be configured wrong), `too_large` (413), `misconfigured` (500: a body a framework
+ * parsed, a bad argument), `store_unavailable` (503), `method` (405), `internal` (500).
+ *
+ * @example
+ * const reason: DeliveryReason = 'skew';
+ */
+export type DeliveryReason = 'recorded' | 'quarantined' | 'forgery' | 'skew' | 'headers' | 'too_large' | 'misconfigured'
+  | 'store_unavailable' | 'method' | 'internal';
+
+/**
+ * What `onOutcome` is told of a delivery.
+ *
+ * @example
+ * const record: DeliveryRecord = { kind: 'delivery', status: 200, reason: 'recorded', decision: 'apply', integration: null };
+ */
+export interface DeliveryRecord {
+  /**
+   * Always `'delivery'`.
+   *
+   * @example
+   * if (record.kind === 'delivery') console.log(record.status);
+   */
+  kind: 'delivery';
+  /**
+   * The HTTP status answered.
+   *
+   * @example
+   * status: 200
+   */
+  status: number;
+  /**
+   * Why.
+   *
+   * @example
+   * reason: 'recorded'
+   */
+  reason: DeliveryReason;
+  /**
+   * `apply`, `duplicate` or `stale`, for a recorded event.
+   *
+   * @example
+   * decision: 'duplicate'
+   */
+  decision?: Decision | undefined;
+  /**
+   * The error code (a refusal, a quarantine).
+   *
+   * @example
+   * code: 'signature_mismatch'
+   */
+  code?: ErrorCode | undefined;
+  /**
+   * The integration whose secret verified it (`null`: none, or a receiver with one).
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration?: string | null | undefined;
+  /**
+   * The kind of the secret that verified it.
+   *
+   * @example
+   * secretKind: 'active'
+   */
+  secretKind?: SecretKind | undefined;
+  /**
+   * The event's id, once verified and read.
+   *
+   * @example
+   * eventId: 'evt_1'
+   */
+  eventId?: string | undefined;
+  /**
+   * The event's payment, once verified and read.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId?: string | undefined;
+  /**
+   * The event's status_version (exact digits), once verified and read.
+   *
+   * @example
+   * statusVersion: '3'
+   */
+  statusVersion?: string | undefined;
+  /**
+   * The size of the body in bytes (for a 413, at least that many).
+   *
+   * @example
+   * bodyBytes: 412
+   */
+  bodyBytes?: number | undefined;
+  /**
+   * For `headers`: the names of the headers the delivery did carry (lower case, never a value).
+   *
+   * @example
+   * headerNames: ['content-type', 'x-signature', 'x-timestamp']
+   */
+  headerNames?: string[] | undefined;
+}
+
+/**
+ * A fulfilment outcome: an action handled (`fulfil`, `review`, `wait`, `closed`), a payment
+ * that does not link to its order (`needs_review`, handled as `review`), nothing new (`seen`),
+ * a failure to try again (`retry`), a lease another instance took (`lease_lost`).
+ *
+ * @example
+ * const outcome: FulfilmentOutcomeName = 'needs_review';
+ */
+export type FulfilmentOutcomeName = FulfilmentAction | 'needs_review' | 'seen' | 'retry' | 'lease_lost';
+
+/**
+ * What `onOutcome` is told of a payment a pass worked on.
+ *
+ * @example
+ * const record: FulfilmentRecord = { kind: 'fulfilment', paymentId: 'pay_1', outcome: 'fulfil', statusVersion: '3' };
+ */
+export interface FulfilmentRecord {
+  /**
+   * Always `'fulfilment'`.
+   *
+   * @example
+   * if (record.kind === 'fulfilment') console.log(record.outcome);
+   */
+  kind: 'fulfilment';
+  /**
+   * The payment.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string;
+  /**
+   * What came of it.
+   *
+   * @example
+   * outcome: 'retry'
+   */
+  outcome: FulfilmentOutcomeName;
+  /**
+   * The authoritative view's status_version (exact digits), when one was read.
+   *
+   * @example
+   * statusVersion: '3'
+   */
+  statusVersion?: string | undefined;
+  /**
+   * The action the handler was called with.
+   *
+   * @example
+   * action: 'review'
+   */
+  action?: FulfilmentAction | undefined;
+  /**
+   * The link mismatch, or why a retry is needed (`confirm_failed`, `view_invalid`,
+   * `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`).
+   *
+   * @example
+   * code: 'source_amount_mismatch'
+   */
+  code?: string | null | undefined;
+  /**
+   * The integration the payment was linked under.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration?: string | null | undefined;
+  /**
+   * The key the handler was given: `payment_id:status_version`.
+   *
+   * @example
+   * idempotencyKey: 'pay_1:3'
+   */
+  idempotencyKey?: string | undefined;
+  /**
+   * For a retry: the failed attempts so far.
+   *
+   * @example
+   * attempts: 2
+   */
+  attempts?: number | undefined;
+  /**
+   * For a retry: seconds before the next try (1, 2, 4, ... at most 3600).
+   *
+   * @example
+   * retryInSecs: 2
+   */
+  retryInSecs?: number | undefined;
+}
+
+/**
+ * A record given to `onOutcome`.
+ *
+ * @example
+ * const onOutcome = (record: OutcomeRecord) => { if (record.kind === 'delivery' && record.reason === 'skew') alert(record); };
+ */
+export type OutcomeRecord = DeliveryRecord | FulfilmentRecord;
+
+/**
+ * The receiver's counters since it was created (this process only).
+ *
+ * @example
+ * const { deliveries, fulfilment }: ReceiverCounters = receiver.counters();
+ */
+export interface ReceiverCounters {
+  /**
+   * Deliveries: `total`, one count per {@link DeliveryReason}, and per decision (`apply`, `duplicate`, `stale`).
+   *
+   * @example
+   * receiver.counters().deliveries.forgery
+   */
+  deliveries: Record<'total' | DeliveryReason | Decision, number>;
+  /**
+   * Fulfilment: `total`, one count per {@link FulfilmentOutcomeName}, `passes` and the payments `claimed`.
+   *
+   * @example
+   * receiver.counters().fulfilment.fulfil
+   */
+  fulfilment: Record<'total' | 'passes' | 'claimed' | FulfilmentOutcomeName, number>;
+}
+
+/**
+ * The payment as `POST /v1/payments` created it (what the client's `createPayment` resolves):
+ * its `payment_id`, and the `order_ref` and `source_amount` it was created with.
+ *
+ * @example
+ * const created: CreatedPayment = { payment_id: 'pay_1', order_ref: 'order-42', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' } };
+ */
+export interface CreatedPayment {
+  /**
+   * The service's id of the payment.
+   *
+   * @example
+   * payment_id: 'pay_1'
+   */
+  payment_id: string;
+  /**
+   * The merchant's order reference sent, if any.
+   *
+   * @example
+   * order_ref: 'order-42'
+   */
+  order_ref?: string | null | undefined;
+  /**
+   * The source amount sent (strictly a SourceAmount: an unknown key is refused).
+   *
+   * @example
+   * source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   */
+  source_amount: SourceAmount;
+  /**
+   * Any other field of the answer (ignored).
+   *
+   * @example
+   * created['checkout_origin']
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * Options of `receiver.recordCreated`.
+ *
+ * @example
+ * const options: RecordCreatedOptions = { integration: 'shop-eu' };
+ */
+export interface RecordCreatedOptions {
+  /**
+   * The integration the payment was created under: required when `secrets` names
+   * integrations (one of those names), refused otherwise.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration?: string | null | undefined;
+}
+
+/**
+ * An order as fulfilment hands it to `policy`, `handle` and `confirm`.
+ *
+ * @example
+ * const order: StoredOrder = { paymentId: 'pay_1', orderRef: 'order-42', sourceAmount, integration: null, createdAt: '2026-11-22T10:00:00.000Z' };
+ */
+export interface StoredOrder extends Order {
+  /**
+   * The `order_ref`, or `null`.
+   *
+   * @example
+   * orderRef: 'order-42'
+   */
+  orderRef: string | null;
+  /**
+   * The integration, or `null`.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration: string | null;
+  /**
+   * When it was recorded (ISO 8601, UTC; absent for what recordCreated resolves).
+   *
+   * @example
+   * createdAt: '2026-11-22T10:00:00.000Z'
+   */
+  createdAt?: string | undefined;
+}
+
+/**
+ * The second argument of `confirm`: what the receiver knows of the payment, so that a
+ * merchant with several integrations asks with the right API key.
+ *
+ * @example
+ * const confirm = (paymentId: string, { integration }: ConfirmContext) => clients[integration ?? 'main'].getPayment(paymentId);
+ */
+export interface ConfirmContext {
+  /**
+   * The stored order, or `null` (a payment no order holds).
+   *
+   * @example
+   * order?.orderRef
+   */
+  order: StoredOrder | null;
+  /**
+   * The integration of the event (or, with none, of the order).
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration: string | null;
+  /**
+   * The version of the facts events applied, or `null` (no event came: recovery).
+   *
+   * @example
+   * statusVersion: '3'
+   */
+  statusVersion: string | null;
+}
+
+/**
+ * What `handle` is called with, at least once per (payment, status_version).
+ *
+ * @example
+ * async function handle({ action, order, idempotencyKey }: HandleInput) {
+ *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey });
+ * }
+ */
+export interface HandleInput {
+  /**
+   * What to do: `fulfil` only for a payment linked to its order and paid as the policy requires.
+   *
+   * @example
+   * if (input.action === 'review') await tickets.open(input.paymentId);
+   */
+  action: FulfilmentAction;
+  /**
+   * The authoritative view `confirm` gave (its `responseText` kept).
+   *
+   * @example
+   * input.view.status // 'paid'
+   */
+  view: PaymentView;
+  /**
+   * The stored order, or `null` for a payment the merchant never created here (then `action`
+   * is `review` and `mismatch.code` is `payment_unknown`).
+   *
+   * @example
+   * input.order?.orderRef
+   */
+  order: StoredOrder | null;
+  /**
+   * `payment_id:status_version`: the same for every call about the same facts; give it to the
+   * systems the handler calls (an order-shipping API) so that a repeat after a crash is
+   * recognised there.
+   *
+   * @example
+   * idempotencyKey: 'pay_1:3'
+   */
+  idempotencyKey: string;
+  /**
+   * The payment.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string;
+  /**
+   * The view's status_version, exact digits.
+   *
+   * @example
+   * statusVersion: '3'
+   */
+  statusVersion: string;
+  /**
+   * The integration it was linked under.
+   *
+   * @example
+   * integration: null
+   */
+  integration: string | null;
+  /**
+   * Why the payment does not link to its order (`action` is then `review`), else `null`.
+   *
+   * @example
+   * mismatch: { code: 'source_amount_mismatch', message: 'source_amount_mismatch: ...' }
+   */
+  mismatch: { code: LinkMismatchCode; message: string } | null;
+}
+
+/**
+ * Options of `receiver.fulfil` (one pass). Unknown keys are refused (`invalid_argument`).
+ *
+ * @example
+ * const options: FulfilOptions = { confirm: (id) => api.getPayment(id), handle: async (input) => ship(input) };
+ */
+export interface FulfilOptions {
+  /**
+   * The authoritative view of a payment: resolves the exact text of
+   * `GET /v1/payments/{payment_id}`'s answer, or the view the client's `getPayment` returns.
+   * A throw is retried with backoff.
+   *
+   * @example
+   * confirm: (paymentId) => api.getPayment(paymentId)
+   */
+  confirm: (paymentId: string, context: ConfirmContext) => Promise<string | { responseText: string }> | string | { responseText: string };
+  /**
+   * What fulfilling means for you; called after the link check and the policy, at least once
+   * per (payment, status_version). Once it resolves, that version is stored as handled; a
+   * throw is retried with backoff (1, 2, 4 ... seconds, at most an hour apart).
+   *
+   * @example
+   * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order!, idempotencyKey); }
+   */
+  handle: (input: HandleInput) => unknown;
+  /**
+   * Your exception policy, for a payment linked to its order: `fulfil`, `review`, `wait` or
+   * `closed`. Default: the core's `defaultPolicy` (paid exactly: fulfil; partial, over and
+   * review required: review; open and confirming: wait; expired and cancelled: closed; any
+   * other status: review).
+   *
+   * @example
+   * policy: (view) => (view.status === 'partially_paid' && shortByLessThanACent(view) ? 'fulfil' : defaultPolicy(view))
+   */
+  policy?: ((view: PaymentView, order: StoredOrder | null) => FulfilmentAction | Promise<FulfilmentAction>) | undefined;
+  /**
+   * How many payments a pass claims at most, 1 to 1000. Default 20.
+   *
+   * @example
+   * batch: 50
+   */
+  batch?: number | undefined;
+  /**
+   * How long a claim holds, in seconds (1 to 86400): another instance takes the payment over
+   * once it expires (a crashed one's work is repeated, never skipped). Longer than `confirm`
+   * and `handle` take. Default 300.
+   *
+   * @example
+   * leaseSecs: 120
+   */
+  leaseSecs?: number | undefined;
+  /**
+   * An order not settled (not fulfilled, closed or held as not linked) with no news for this
+   * many seconds is looked at again with `confirm`: a delivery may be lost. Default 900.
+   *
+   * @example
+   * recoverAfterSecs: 600
+   */
+  recoverAfterSecs?: number | undefined;
+}
+
+/**
+ * Options of `receiver.startFulfilment`: those of a pass, and how long to wait between passes.
+ *
+ * @example
+ * const options: StartFulfilmentOptions = { intervalMs: 5000, confirm, handle };
+ */
+export interface StartFulfilmentOptions extends FulfilOptions {
+  /**
+   * Milliseconds between passes (1 to 86400000); a pass that claimed a full batch is followed at once.
+   *
+   * @example
+   * intervalMs: 5000
+   */
+  intervalMs: number;
+}
+
+/**
+ * What one pass did.
+ *
+ * @example
+ * const { claimed, outcomes, more }: FulfilResult = await receiver.fulfil(options);
+ */
+export interface FulfilResult {
+  /**
+   * How many payments it claimed.
+   *
+   * @example
+   * claimed: 3
+   */
+  claimed: number;
+  /**
+   * How many ended in each outcome.
+   *
+   * @example
+   * outcomes: { fulfil: 2, retry: 1 }
+   */
+  outcomes: Partial<Record<FulfilmentOutcomeName, number>>;
+  /**
+   * Whether it claimed a full batch (more may be due: run another pass).
+   *
+   * @example
+   * while ((await receiver.fulfil(options)).more);
+   */
+  more: boolean;
+}
+
+/**
+ * A running fulfilment loop.
+ *
+ * @example
+ * const loop: FulfilmentLoop = receiver.startFulfilment({ intervalMs: 5000, confirm, handle });
+ * process.on('SIGTERM', () => loop.stop());
+ */
+export interface FulfilmentLoop {
+  /**
+   * Stops the loop: resolves once the pass under way (if any) has finished.
+   *
+   * @example
+   * await loop.stop();
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Options of `receiver.quarantined`.
+ *
+ * @example
+ * const page: QuarantinedOptions = { afterId: 0, limit: 50 };
+ */
+export interface QuarantinedOptions {
+  /**
+   * List those after this id (0, the default: from the first).
+   *
+   * @example
+   * afterId: rows.at(-1)?.id ?? 0
+   */
+  afterId?: number | undefined;
+  /**
+   * At most this many, 1 to 10000. Default 100.
+   *
+   * @example
+   * limit: 50
+   */
+  limit?: number | undefined;
+}
+
+/**
+ * An authentic delivery kept in quarantine (never applied).
+ *
+ * @example
+ * for (const q of await receiver.quarantined()) console.log(q.code, q.paymentId);
+ */
+export interface QuarantinedDelivery {
+  /**
+   * Its id in the quarantine table.
+   *
+   * @example
+   * id: 7
+   */
+  id: number;
+  /**
+   * When it was kept (ISO 8601, UTC).
+   *
+   * @example
+   * receivedAt: '2026-11-22T10:00:00.000Z'
+   */
+  receivedAt: string;
+  /**
+   * Why it is not an event.
+   *
+   * @example
+   * code: 'event_type_unknown'
+   */
+  code: ErrorCode;
+  /**
+   * Its `event_id`, where the body is JSON holding one.
+   *
+   * @example
+   * eventId: 'evt_1'
+   */
+  eventId: string | null;
+  /**
+   * Its `data.payment_id`, where the body is JSON holding one.
+   *
+   * @example
+   * paymentId: 'pay_1'
+   */
+  paymentId: string | null;
+  /**
+   * The verified body, byte for byte.
+   *
+   * @example
+   * new TextDecoder().decode(q.body)
+   */
+  body: Uint8Array;
 }
 
 /**
@@ -510,6 +1509,57 @@ export interface Receiver {
    * const { status, body, headers } = await receiver.handle({ body: rawBuffer, headers: req.rawHeaders });
    */
   handle(delivery: ReceiverDelivery): Promise<ReceiverAnswer>;
+  /**
+   * Records the merchant's side of a created payment in the `orders` table (its
+   * `payment_id`, `order_ref`, exact `source_amount` and integration), what fulfilment links
+   * events to. Idempotent: the same payment recorded again with the same order changes
+   * nothing; with another `order_ref`, `source_amount` or integration it is refused
+   * (`invalid_argument`), the stored order kept. The client's `createPayment(..., { record:
+   * receiver })` calls it. Rejects with the store's error when the store fails.
+   *
+   * @example
+   * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+   * await receiver.recordCreated(created);
+   */
+  recordCreated(created: CreatedPayment, options?: RecordCreatedOptions): Promise<StoredOrder>;
+  /**
+   * One fulfilment pass: claims, under a lease, the payments whose applied facts changed
+   * since they were last handled and the orders with no news for `recoverAfterSecs`; for
+   * each, the authoritative view (`confirm`), the link to its order checked exactly
+   * (`linkEvent`: a mismatch is `needs_review`, never fulfilled), the policy, then `handle`,
+   * at least once per (payment, status_version). Call it from a timer, a queue consumer or a
+   * cron (a Worker's `scheduled`). Rejects when the store fails (what it claimed is then
+   * released) or for wrong options (`invalid_argument`).
+   *
+   * @example
+   * await receiver.fulfil({ confirm: (id) => api.getPayment(id), handle: ship });
+   */
+  fulfil(options: FulfilOptions): Promise<FulfilResult>;
+  /**
+   * Runs passes in a loop: every `intervalMs`, at once after a full batch. A failed pass is
+   * logged and the loop goes on. Throws `invalid_argument` at once for wrong options.
+   *
+   * @example
+   * const loop = receiver.startFulfilment({ intervalMs: 5000, confirm: (id) => api.getPayment(id), handle: ship });
+   * process.on('SIGTERM', async () => { await loop.stop(); process.exit(0); });
+   */
+  startFulfilment(options: StartFulfilmentOptions): FulfilmentLoop;
+  /**
+   * Lists quarantined deliveries (authentic, not readable as events), oldest first, with
+   * their `event_id` and `payment_id` where the body holds them.
+   *
+   * @example
+   * for (const q of await receiver.quarantined({ limit: 20 })) console.log(q.id, q.code, q.paymentId ?? '(unreadable)');
+   */
+  quarantined(options?: QuarantinedOptions): Promise<QuarantinedDelivery[]>;
+  /**
+   * The counters of this receiver (this process): every delivery by reason and decision,
+   * every fulfilment outcome.
+   *
+   * @example
+   * setInterval(() => console.log(receiver.counters()), 60_000);
+   */
+  counters(): ReceiverCounters;
 }
 
 /**
@@ -790,14 +1840,14 @@ export interface MemoryStore extends ReceiverStore {
    * @example
    * store.events.get('evt_1')?.decision; // 'apply' | 'stale'
    */
-  readonly events: Map<string, { event_id: string; payment_id: string; status_version: string; decision: 'apply' | 'stale'; received_at: string; body: Uint8Array }>;
+  readonly events: Map<string, { event_id: string; payment_id: string; status_version: string; decision: 'apply' | 'stale'; received_at: string; body: Uint8Array; integration: string | null; secret_kind: SecretKind | null }>;
   /**
    * The payments table: the facts applied last, by `payment_id`.
    *
    * @example
    * store.payments.get('pay_1')?.status_version; // '7'
    */
-  readonly payments: Map<string, { payment_id: string; status_version: string; event_id: string; data: string; updated_at: string }>;
+  readonly payments: Map<string, { payment_id: string; status_version: string; event_id: string; data: string; updated_at: string; integration: string | null; handled_version: string | null }>;
   /**
    * The quarantine table: authentic deliveries that were not readable events.
    *
@@ -805,6 +1855,20 @@ export interface MemoryStore extends ReceiverStore {
    * store.quarantined.map((row) => row.code); // ['event_type_unknown']
    */
   readonly quarantined: Array<{ id: number; received_at: string; code: ErrorCode; body: Uint8Array }>;
+  /**
+   * The orders table: what recordCreated stored, by `payment_id`.
+   *
+   * @example
+   * store.orders.get('pay_1')?.order_ref; // 'order-42'
+   */
+  readonly orders: Map<string, { payment_id: string; order_ref: string | null; source_amount: string; integration: string | null; created_at: string }>;
+  /**
+   * The fulfilment table: the version handled, the outcome and the lease, by `payment_id`.
+   *
+   * @example
+   * store.fulfilment.get('pay_1')?.handled_version; // '3'
+   */
+  readonly fulfilment: Map<string, { payment_id: string; handled_version: string | null; outcome: FulfilmentOutcomeName | null; code: string | null; settled: boolean; seen_at: string; attempts: number; next_attempt_at: string | null; lease_owner: string | null; lease_until: string | null; updated_at: string }>;
 }
 
 /**

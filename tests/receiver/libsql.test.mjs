@@ -112,7 +112,9 @@ describe('libsqlStore: ready()', () => {
     assert.deepEqual(tables(file), []);
     const { receiver, deliver } = receiverOn(client);
     await receiver.ready();
-    const created = ['table cryptopay_events', 'index cryptopay_events_payment_id', 'table cryptopay_payments', 'table cryptopay_quarantine'];
+    const created = ['table cryptopay_events', 'index cryptopay_events_payment_id', 'table cryptopay_fulfilment',
+      'index cryptopay_fulfilment_unsettled', 'table cryptopay_orders', 'table cryptopay_payments', 'index cryptopay_payments_unhandled',
+      'table cryptopay_quarantine', 'table cryptopay_schema'];
     assert.deepEqual(tables(file), created);
     // libsqlStore sets no pragma: a commit is durable by libsql's default, synchronous=FULL.
     assert.equal((await client.execute('PRAGMA synchronous')).rows[0].synchronous, 2);
@@ -128,8 +130,7 @@ describe('libsqlStore: ready()', () => {
     assert.equal(sqliteFileRows(file).events.length, 1);
     // Another prefix: its own tables beside these.
     await receiverOn(second, { prefix: 'shop_' }).receiver.ready();
-    assert.deepEqual(tables(file).filter((t) => t.includes('shop_')),
-      ['table shop_events', 'index shop_events_payment_id', 'table shop_payments', 'table shop_quarantine']);
+    assert.deepEqual(tables(file).filter((t) => t.includes('shop_')), created.map((t) => t.replace('cryptopay_', 'shop_')));
     client.close();
     second.close();
   });

@@ -115,7 +115,8 @@ describe('PostgreSQL (a throwaway server)', () => {
     // receiver guide gives; PostgreSQL 15 grants no CREATE on the public schema to other roles.
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'granted_' }), { log: false })).ready();
     await db.pool.query(`CREATE ROLE app_rx LOGIN;
-      GRANT SELECT, INSERT, UPDATE ON granted_events, granted_payments, granted_quarantine TO app_rx;
+      GRANT SELECT, INSERT, UPDATE ON granted_events, granted_payments, granted_quarantine, granted_orders, granted_fulfilment TO app_rx;
+      GRANT SELECT ON granted_schema TO app_rx;
       GRANT USAGE ON SEQUENCE granted_quarantine_id_seq TO app_rx`);
     const app = openPool({ ...db.server.connection, user: 'app_rx', max: 2 });
     try {
@@ -144,7 +145,7 @@ describe('PostgreSQL (a throwaway server)', () => {
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'ro_' }), { log: false })).ready();
     // A standby, or default_transaction_read_only = on: every delivery would be 503 for good.
     const readOnly = openPool({ ...db.server.connection, max: 1, options: '-c default_transaction_read_only=on' });
-    await db.pool.query('CREATE ROLE reader_rx LOGIN; GRANT SELECT ON ro_events, ro_payments, ro_quarantine TO reader_rx');
+    await db.pool.query('CREATE ROLE reader_rx LOGIN; GRANT SELECT ON ro_events, ro_payments, ro_quarantine, ro_orders, ro_fulfilment, ro_schema TO reader_rx');
     const reader = openPool({ ...db.server.connection, user: 'reader_rx', max: 1 });
     try {
       const log = captureLog();
@@ -226,15 +227,19 @@ describe('PostgreSQL (a throwaway server)', () => {
         assert.deepEqual(await handle(receiver, body), [503, '{"error":"store_unavailable"}'], 'nothing is recorded in them');
       }
     }
-    // The same tables with the right types are accepted.
+    // The same tables with the right types (the first schema's, version 1): not written while
+    // createTables is false (they need the migration), migrated in place when it is true.
     await makeTables('right_', []);
+    await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready(),
+      /postgresStore: the tables are at schema version 1, older than this package's \(2\), and createTables is false/);
+    await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_' }), { log: false })).ready();
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
   });
 
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {
-    // A fake client: the real pool for everything but the record statement (5 values).
+    // A fake client: the real pool for everything but the record statement (7 values).
     const fakeClientAnswering = (shape) => ({
-      query: (text, values) => (values?.length === 5 ? Promise.resolve(shape) : db.pool.query(text, values)),
+      query: (text, values) => (values?.length === 7 ? Promise.resolve(shape) : db.pool.query(text, values)),
     });
     const body = eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 });
     for (const shape of [undefined, {}, { rows: null }, { rows: {} }, { rows: [{}] }, { rows: [{ decision: 'applied' }] },
@@ -312,17 +317,20 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
     assert.equal(stored.quarantine.length, 0);
   });
 
-  test('a version over 131072 digits, and data whose text outgrows the body past D1\'s limit, are quarantined', async () => {
+  test('a version over 131072 digits is quarantined; data is stored as its exact text, never longer than the body', async () => {
     const long = eventBody({ eventId: 'evt_digits', paymentId: 'pay_digits', statusVersion: `1${'0'.repeat(131072)}` });
     assert.deepEqual(await post('edge_', long), [200, quarantined('status_version_invalid')]);
-    // 1e20 is exact in a double, so data's JSON text spells it out: 4 bytes become 21.
+    // 1e20 is exact in a double: re-serialized, its 4 bytes would become 21 and outgrow D1's row.
+    // The data text is the body's own, so a body D1 records has data D1 records.
     const numbers = Array(300_000).fill('1e20').join(',');
-    const wide = Buffer.from(`{"schema_version":"1","event_id":"evt_wide","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_wide","status_version":1,"n":[${numbers}]}}`);
+    const dataText = `{"payment_id":"pay_wide","status_version":1,"n":[${numbers}]}`;
+    const wide = Buffer.from(`{"schema_version":"1","event_id":"evt_wide","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":${dataText}}`);
     assert.ok(wide.length < D1_MAX_BODY_BYTES);
-    assert.deepEqual(await post('edge_', wide), [200, quarantined('body_too_large')]);
+    assert.deepEqual(await post('edge_', wide), [200, decided('apply')]);
     const stored = await rows('edge_');
-    assert.deepEqual(stored.quarantine.map((q) => q.code), ['status_version_invalid', 'body_too_large']);
-    assert.equal(stored.events.length, 0);
+    assert.deepEqual(stored.quarantine.map((q) => q.code), ['status_version_invalid']);
+    assert.deepEqual(stored.events.map((e) => e.event_id), ['evt_wide']);
+    assert.equal(stored.payments[0].data, dataText);
   });
 
   test('createReceiver refuses a maxBodyBytes over what d1Store records, naming the limit', () => {

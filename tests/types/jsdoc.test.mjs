@@ -1,5 +1,5 @@
 // `make types-test`: JSDoc coverage of the INSTALLED package's typings (index.d.ts, receiver/index.d.ts, sandbox/index.d.ts,
-// wasm-module.d.ts), 100 % required.
+// client/index.d.ts, wasm-module.d.ts), 100 % required.
 // Every export, class, constructor, method, property, option and ErrorCode member has a
 // description and an @example; every callable documents its parameters and what it throws
 // (see jsdoc.mjs). Prints the coverage; fails naming each gap.
@@ -91,6 +91,19 @@ test('sandbox/index.d.ts (cryptopay-verify/sandbox): every export, member and op
 
 test('sandbox/index.d.cts (the require condition\'s types) is the same file as sandbox/index.d.ts', () => {
   assert.equal(installed(join('sandbox', 'index.d.cts')), installed(join('sandbox', 'index.d.ts')));
+});
+
+test('client/index.d.ts (cryptopay-verify/client): every export, member and option is documented (100 %)', () => {
+  const codes = errorCodeDocs(installed('index.d.ts')).map((m) => m.code);
+  const audit = auditDeclarations(installed(join('client', 'index.d.ts')), 'client/index.d.ts', codes);
+  const gaps = coverage('client/index.d.ts', audit);
+  assert.deepEqual(gaps, [], `undocumented:\n${gaps.join('\n')}`);
+  const names = new Set(audit.items.map((i) => i.name));
+  for (const name of ['createClient', 'ClientOptions.apiKey', 'Client.createPayment', 'Client.getPayment', 'Client.bootstrapWebhook',
+    'CryptoPayApiError.constructor', 'CryptoPayApiError.retryable', 'CreatePaymentRequestOptions.idempotencyKey']) {
+    assert.ok(names.has(name), `the audit did not see ${name}`);
+  }
+  assert.equal(installed(join('client', 'index.d.cts')), installed(join('client', 'index.d.ts')));
 });
 
 test('wasm-module.d.ts (the .wasm subpath) is documented (100 %)', () => {

@@ -12,6 +12,7 @@
 //    hold `@ts-expect-error` lines that fail the compile if a wrong call type-checks;
 //    fixtures/receiver.mts and receiver.cts do the same for cryptopay-verify/receiver, and
 //    fixtures/sandbox.mts and sandbox.cts for cryptopay-verify/sandbox.
+//    fixtures/loop.mts and loop.cts for the merchant loop (the client, fulfilment, linkEvent).
 // Each project is compiled by TypeScript 7 (`typescript`, the native compiler) and by
 // TypeScript 5.9 (`typescript-5`, the JavaScript compiler most projects still use).
 
@@ -128,6 +129,7 @@ const PROJECTS = [
       { name: 'contract.mts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.mts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
       { name: 'sandbox.mts', from: fixture('sandbox.mts') }, { name: 'sandbox.cts', from: fixture('sandbox.cts') },
+      { name: 'loop.mts', from: fixture('loop.mts') }, { name: 'loop.cts', from: fixture('loop.cts') },
     ],
   },
   {
@@ -139,6 +141,7 @@ const PROJECTS = [
       { name: 'contract.ts', from: fixture('contract.mts') }, { name: 'contract.cts', from: fixture('contract.cts') },
       { name: 'receiver.ts', from: fixture('receiver.mts') }, { name: 'receiver.cts', from: fixture('receiver.cts') },
       { name: 'sandbox.ts', from: fixture('sandbox.mts') }, { name: 'sandbox.cts', from: fixture('sandbox.cts') },
+      { name: 'loop.ts', from: fixture('loop.mts') }, { name: 'loop.cts', from: fixture('loop.cts') },
     ],
   },
   {

@@ -27,6 +27,7 @@
 #![allow(unreachable_pub, clippy::must_use_candidate)]
 
 mod event;
+mod fulfilment;
 mod messages;
 mod pricing;
 mod values;

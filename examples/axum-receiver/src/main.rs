@@ -9,7 +9,14 @@
 //! dbname=...`; never printed; when set, any number of instances may share it),
 //! `DATABASE` (otherwise: the SQLite file, default `receiver.db`), `HOST` (default
 //! 127.0.0.1), `PORT` (default 8080; 0 picks a free port).
+//!
+//! The merchant loop (`fulfil.rs`), when `CRYPTOPAY_BASE_URL` and `CRYPTOPAY_API_KEY` are set:
+//! `POST /orders` records the merchant's side of a created payment (the answer of
+//! `POST /v1/payments`: `payment_id`, `order_ref`, `source_amount`), and every
+//! `FULFIL_INTERVAL_MS` (default 5000) a pass fulfils what changed, with `link_event` and
+//! `default_policy`; `RECOVER_AFTER_SECS` (default 900).
 
+mod fulfil;
 mod handler;
 mod store;
 
@@ -17,28 +24,31 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Json, Router};
 use cryptopay_verify::{
-    DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, Verifier, VerifyOptions,
+    DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, SourceAmount, Verifier,
+    VerifyOptions,
 };
 use serde_json::{Value, json};
 
-use store::Store;
+use store::{NewOrder, Store, StoredOrder};
 
 /// What every request shares.
 pub struct App {
     pub verifier: Verifier,
     pub timestamp_header: String,
     pub signature_header: String,
-    store: Store,
+    store: Arc<Store>,
 }
 
 /// A status and a JSON body (`Json` answers with `content-type: application/json`).
 pub type Answer = (StatusCode, Json<Value>);
 
-/// Records a verified event; `200` with the decision only after the commit.
+/// Records a verified event; `200` with the decision only after the commit. (`now_secs` is
+/// the handler's clock reading; the database's own clock stamps the rows.)
 async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
     // Valid, but more than the store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
@@ -46,7 +56,7 @@ async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
         let body = Bytes::copy_from_slice(event.envelope_json().as_bytes());
         return quarantine(app, code, body, now_secs).await;
     }
-    match app.store.record(event, now_secs).await {
+    match app.store.record(event).await {
         Ok(decision) => (
             StatusCode::OK,
             Json(json!({"received": true, "decision": decision.as_str()})),
@@ -56,8 +66,8 @@ async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
 }
 
 /// Keeps an authentic delivery that is no applicable event; `200` once it is kept.
-async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, now_secs: u64) -> Answer {
-    match app.store.quarantine(code, body, now_secs).await {
+async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, _now_secs: u64) -> Answer {
+    match app.store.quarantine(code, body).await {
         Ok(()) => (
             StatusCode::OK,
             Json(json!({"received": true, "quarantined": code})),
@@ -82,6 +92,55 @@ fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| format!("{name} is not set"))
 }
 
+/// `POST /orders`: the merchant's side of a created payment (the answer of `POST
+/// /v1/payments`), stored once for the link check: `payment_id`, `order_ref` (optional) and
+/// `source_amount` (a SourceAmount, strictly). The same order again is `200`; another order for
+/// the same payment `409` (the stored one is kept).
+async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
+    let refuse = |why: &str| (StatusCode::BAD_REQUEST, json!({ "error": why }).to_string());
+    let Ok(created) = serde_json::from_slice::<Value>(&body) else {
+        return refuse("not_json");
+    };
+    let payment_id = match created.get("payment_id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() && id.len() <= 1024 && !id.contains('\0') => id.to_owned(),
+        _ => return refuse("payment_id_invalid"),
+    };
+    let order_ref = match created.get("order_ref") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(order_ref)) => Some(order_ref.clone()),
+        Some(_) => return refuse("order_ref_invalid"),
+    };
+    let source_amount = created
+        .get("source_amount")
+        .map(Value::to_string)
+        .ok_or_else(|| "source_amount_invalid".to_owned())
+        .and_then(|text| SourceAmount::from_json(&text).map_err(|e| e.code().to_owned()))
+        .and_then(|amount| serde_json::to_string(&amount).map_err(|e| e.to_string()));
+    let source_amount = match source_amount {
+        Ok(text) => text,
+        Err(code) => return refuse(&code),
+    };
+    let ours = StoredOrder {
+        order_ref: order_ref.clone(),
+        source_amount: source_amount.clone(),
+        integration: None,
+    };
+    let order = NewOrder {
+        payment_id,
+        order_ref,
+        source_amount,
+        integration: None,
+    };
+    match app.store.record_order(order).await {
+        Ok(Some(stored)) if stored != ours => (
+            StatusCode::CONFLICT,
+            json!({ "error": "order_conflict" }).to_string(),
+        ),
+        Ok(_) => (StatusCode::OK, json!({ "recorded": true }).to_string()),
+        Err(failure) => unavailable("an order", failure),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let mut entries = vec![SecretEntry::active(Secret::from(env(
@@ -96,16 +155,54 @@ async fn main() -> Result<(), String> {
     let database = env("DATABASE").unwrap_or_else(|_| "receiver.db".to_owned());
     // Set and not empty: PostgreSQL (the value is never printed: it may hold a password).
     let database_url = env("DATABASE_URL").ok().filter(|url| !url.is_empty());
-    let store = Store::open(database_url.as_deref(), &database).await?;
+    let store = Arc::new(Store::open(database_url.as_deref(), &database).await?);
     println!("recording in {}", store.describe(&database));
+    // The merchant loop, when the service is configured (its key is never printed).
+    let service = match (env("CRYPTOPAY_BASE_URL"), env("CRYPTOPAY_API_KEY")) {
+        (Ok(url), Ok(key)) => Some((fulfil::Service::new(&url, key)?, url)),
+        (Err(_), Err(_)) => None,
+        _ => {
+            return Err(
+                "the merchant loop needs both CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY".to_owned(),
+            );
+        }
+    };
+    let number = |name: &str, default: u64| -> Result<u64, String> {
+        env(name).map_or(Ok(default), |v| {
+            v.parse().map_err(|_| format!("{name} is a whole number"))
+        })
+    };
+    let interval = std::time::Duration::from_millis(number("FULFIL_INTERVAL_MS", 5000)?.max(1));
+    let recover_after =
+        i32::try_from(number("RECOVER_AFTER_SECS", 900)?.max(1)).unwrap_or(i32::MAX);
     let app = Arc::new(App {
         verifier: Verifier::new(secrets, VerifyOptions::new(300)),
         timestamp_header,
         signature_header,
         store,
     });
-    let router = Router::new()
-        .route("/webhook", post(handler::webhook))
+    let fulfilling = service.is_some();
+    if let Some((service, url)) = service {
+        println!(
+            "fulfilling every {} ms, confirming with the service at {url}",
+            interval.as_millis()
+        );
+        tokio::spawn(fulfil::run(
+            Arc::clone(&app.store),
+            service,
+            interval,
+            recover_after,
+        ));
+    } else {
+        println!(
+            "fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)"
+        );
+    }
+    let mut router = Router::new().route("/webhook", post(handler::webhook));
+    if fulfilling {
+        router = router.route("/orders", post(record_order));
+    }
+    let router = router
         // Larger bodies are answered 413 before the handler runs.
         .layer(DefaultBodyLimit::max(DEFAULT_MAX_BODY_BYTES))
         .with_state(app);

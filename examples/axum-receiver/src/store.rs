@@ -20,6 +20,59 @@ use cryptopay_verify::{Decision, Event};
 #[derive(Debug)]
 pub struct Unavailable(pub String);
 
+/// The merchant's side of a created payment, as the `orders` table holds it.
+pub struct NewOrder {
+    pub payment_id: String,
+    pub order_ref: Option<String>,
+    /// The `source_amount` sent at creation, as JSON text.
+    pub source_amount: String,
+    pub integration: Option<String>,
+}
+
+/// An order as stored (read back to compare, or for a pass).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredOrder {
+    pub order_ref: Option<String>,
+    pub source_amount: String,
+    pub integration: Option<String>,
+}
+
+/// What a pass asks `claim`.
+pub struct Lease {
+    pub owner: String,
+    pub lease_secs: i32,
+    pub batch: i32,
+    pub recover_after_secs: i32,
+}
+
+/// A leased payment, as the `load` statement gives it.
+pub struct Leased {
+    pub handled_version: Option<String>,
+    pub outcome: Option<String>,
+    pub code: Option<String>,
+    pub attempts: i64,
+    /// The lease is still this owner's.
+    pub leased: bool,
+    /// The applied facts are newer than the version handled.
+    pub event_due: bool,
+    /// Not settled, and not looked at for recoverAfterSecs.
+    pub recover_due: bool,
+    pub event_version: Option<String>,
+    pub event_integration: Option<String>,
+    pub has_payment: bool,
+    pub order: Option<StoredOrder>,
+}
+
+/// What a pass writes once the handler resolved.
+pub struct Completion {
+    pub payment_id: String,
+    pub owner: String,
+    pub version: String,
+    pub outcome: String,
+    pub code: Option<String>,
+    pub settled: bool,
+}
+
 /// The longest `event_id` and `payment_id`, in UTF-8 bytes, on every store (and no U+0000):
 /// the npm receiver's `MAX_ID_BYTES`. PostgreSQL's index refuses a key over about 2,700 bytes
 /// and its `text` refuses a NUL, so such an event would be a 503 at every retry; held on both
@@ -41,6 +94,117 @@ impl Store {
         }
         let file = sqlite::Store::open(database).map_err(|e| format!("{database}: {e}"))?;
         Ok(Store::Sqlite(Arc::new(Mutex::new(file))))
+    }
+
+    /// Runs `work` on the SQLite file (on a blocking thread), or `pg` on PostgreSQL.
+    async fn either<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&sqlite::Store) -> Result<T, Unavailable> + Send + 'static,
+        pg: impl std::future::Future<Output = Result<T, Unavailable>>,
+    ) -> Result<T, Unavailable> {
+        match self {
+            Store::Sqlite(file) => {
+                let file = Arc::clone(file);
+                blocking(move || {
+                    let file = file.lock().map_err(|_| poisoned())?;
+                    work(&file)
+                })
+                .await
+            }
+            Store::Postgres(_) => pg.await,
+        }
+    }
+
+    fn postgres(&self) -> Option<&postgres::Store> {
+        match self {
+            Store::Postgres(db) => Some(db),
+            Store::Sqlite(_) => None,
+        }
+    }
+
+    /// Stores an order once; returns the order stored for its payment, to compare.
+    pub async fn record_order(&self, order: NewOrder) -> Result<Option<StoredOrder>, Unavailable> {
+        let order = Arc::new(order);
+        let local = Arc::clone(&order);
+        let pg = self.postgres();
+        self.either(move |file| file.record_order(&local), async move {
+            match pg {
+                Some(db) => db.record_order(&order).await,
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    /// Leases the payments due.
+    pub async fn claim(&self, lease: Lease) -> Result<Vec<String>, Unavailable> {
+        let lease = Arc::new(lease);
+        let local = Arc::clone(&lease);
+        let pg = self.postgres();
+        self.either(move |file| file.claim(&local), async move {
+            match pg {
+                Some(db) => db.claim(&lease).await,
+                None => Ok(Vec::new()),
+            }
+        })
+        .await
+    }
+
+    /// What a pass needs of one leased payment.
+    pub async fn load(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        recover_after_secs: i32,
+    ) -> Result<Option<Leased>, Unavailable> {
+        let (id, who) = (payment_id.to_owned(), owner.to_owned());
+        let pg = self.postgres();
+        self.either(
+            move |file| file.load(&id, &who, recover_after_secs),
+            async move {
+                match pg {
+                    Some(db) => db.load(payment_id, owner, recover_after_secs).await,
+                    None => Ok(None),
+                }
+            },
+        )
+        .await
+    }
+
+    /// Once the handler resolved.
+    pub async fn complete(&self, done: Completion) -> Result<(), Unavailable> {
+        let done = Arc::new(done);
+        let local = Arc::clone(&done);
+        let pg = self.postgres();
+        self.either(move |file| file.complete(&local), async move {
+            match pg {
+                Some(db) => db.complete(&done).await,
+                None => Ok(()),
+            }
+        })
+        .await
+    }
+
+    /// After a failure: tried again after `delay_secs`.
+    pub async fn retry(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        delay_secs: i64,
+        code: &'static str,
+    ) -> Result<(), Unavailable> {
+        let (id, who) = (payment_id.to_owned(), owner.to_owned());
+        let pg = self.postgres();
+        self.either(
+            move |file| file.retry(&id, &who, delay_secs, code),
+            async move {
+                match pg {
+                    Some(db) => db.retry(payment_id, owner, delay_secs, code).await,
+                    None => Ok(()),
+                }
+            },
+        )
+        .await
     }
 
     /// What this store is, for the start-up line (never the URL).
@@ -72,13 +236,13 @@ impl Store {
     }
 
     /// Records a verified event in one transaction; returns what was decided.
-    pub async fn record(&self, event: Event, now_secs: u64) -> Result<Decision, Unavailable> {
+    pub async fn record(&self, event: Event) -> Result<Decision, Unavailable> {
         match self {
             Store::Sqlite(file) => {
                 let file = Arc::clone(file);
                 blocking(move || {
                     let file = file.lock().map_err(|_| poisoned())?;
-                    file.record(&event, now_secs)
+                    file.record(&event)
                 })
                 .await
             }
@@ -87,18 +251,13 @@ impl Store {
     }
 
     /// Keeps an authentic delivery that is no recordable event.
-    pub async fn quarantine(
-        &self,
-        code: &'static str,
-        body: Bytes,
-        now_secs: u64,
-    ) -> Result<(), Unavailable> {
+    pub async fn quarantine(&self, code: &'static str, body: Bytes) -> Result<(), Unavailable> {
         match self {
             Store::Sqlite(file) => {
                 let file = Arc::clone(file);
                 blocking(move || {
                     let file = file.lock().map_err(|_| poisoned())?;
-                    file.quarantine(code, &body, now_secs)
+                    file.quarantine(code, &body)
                 })
                 .await
             }

@@ -12,9 +12,10 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * so the text comes from the core with those numbers as strings of their exact digits.
  */
 export function buildEvent(bytes, inexact) {
-  const envelope = JSON.parse(inexact ? glue.eventText(bytes) : decoder.decode(bytes));
+  const text = decoder.decode(bytes);
+  const envelope = JSON.parse(inexact ? glue.eventText(bytes) : text);
   const data = envelope.data;
-  return {
+  const event = {
     schemaVersion: String(envelope.schema_version),
     eventId: envelope.event_id,
     eventType: envelope.event_type,
@@ -24,6 +25,17 @@ export function buildEvent(bytes, inexact) {
     data,
     envelope,
   };
+  // dataText: the `data` object's exact text as received (`128.10` stays `128.10`), cut out of
+  // the verified text by the core when first read. Not enumerable: JSON.stringify(event) and
+  // deep comparisons see the fields above only. The text is a string of its own, so a body
+  // buffer reused after verification cannot change it.
+  let dataText;
+  Object.defineProperty(event, 'dataText', {
+    get: () => (dataText ??= glue.rawDataText(text)),
+    enumerable: false,
+    configurable: false,
+  });
+  return event;
 }
 
 /** Parses a body that already verified. */

@@ -42,7 +42,8 @@ function readNodeBody(req, limit) {
     return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
   }
   const drainLimit = DRAIN_FACTOR * limit;
-  if (declaredLength(req.headers?.['content-length']) > drainLimit) return Promise.resolve({ tooLarge: true, close: true });
+  const declared = declaredLength(req.headers?.['content-length']);
+  if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared });
   return new Promise((resolve) => {
     const chunks = [];
     let size = 0;
@@ -57,11 +58,11 @@ function readNodeBody(req, limit) {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
       if (size <= limit) chunks.push(bytes);
-      else if (size > drainLimit) settle({ tooLarge: true, close: true });
+      else if (size > drainLimit) settle({ tooLarge: true, close: true, size });
       else chunks.length = 0;
     };
     req.on('data', onData);
-    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false } : { body: size === 0 ? EMPTY : concat(chunks, size) }));
+    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false, size } : { body: size === 0 ? EMPTY : concat(chunks, size) }));
     req.once('error', () => settle({ aborted: true }));
     req.once('close', () => settle({ aborted: true })); // no effect once 'end' settled
   });
@@ -81,12 +82,13 @@ const CONSUMED = BODY_ALREADY_READ;
 // What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
 const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
 
-export function nodeHandler({ handle, limit, error }) {
+export function nodeHandler({ handle, limit, error, answered }) {
   /** node:http, Express. */
   return async function node(req, res) {
     try {
       if (req.method !== 'POST') {
         req.resume?.();
+        answered(405, 'method');
         send(res, answers.methodNotAllowed());
         return;
       }
@@ -94,10 +96,12 @@ export function nodeHandler({ handle, limit, error }) {
       if (read.aborted) return; // the sender went away: nothing to answer
       if (read.consumed || isParsed(read.body)) {
         error(read.consumed ? CONSUMED.node : CONSUMED.parsed);
+        answered(500, 'misconfigured', { code: 'body_not_raw' });
         send(res, answers.misconfigured('body_not_raw'));
         return;
       }
       if (read.tooLarge) {
+        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size });
         send(res, answers.tooLarge(), read.close);
         if (read.close) res.once?.('finish', () => req.destroy?.());
         return;
@@ -106,6 +110,7 @@ export function nodeHandler({ handle, limit, error }) {
       send(res, await handle({ body: read.body, headers: req.rawHeaders ?? req.headers ?? {} }));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
+      answered(500, 'internal');
       if (res.headersSent) res.destroy?.();
       else send(res, answers.internal());
     }
@@ -122,7 +127,7 @@ async function readFetchBody(request, limit) {
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared > drainLimit) {
     await request.body?.cancel().catch(() => {});
-    return { tooLarge: true };
+    return { tooLarge: true, size: declared };
   }
   if (request.body === null) return { body: EMPTY };
   const reader = request.body.getReader();
@@ -136,30 +141,38 @@ async function readFetchBody(request, limit) {
     size += value.byteLength;
     if (size > drainLimit) {
       await reader.cancel().catch(() => {});
-      return { tooLarge: true };
+      return { tooLarge: true, size };
     }
     over ||= size > limit;
     if (!over) chunks.push(value);
   }
-  return over ? { tooLarge: true } : { body: size === 0 ? EMPTY : concat(chunks, size) };
+  return over ? { tooLarge: true, size } : { body: size === 0 ? EMPTY : concat(chunks, size) };
 }
 
 const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
 
-export function fetchHandler({ handle, limit, error }) {
+export function fetchHandler({ handle, limit, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
-      if (request.method !== 'POST') return toResponse(answers.methodNotAllowed());
+      if (request.method !== 'POST') {
+        answered(405, 'method');
+        return toResponse(answers.methodNotAllowed());
+      }
       const read = await readFetchBody(request, await limit());
-      if (read.tooLarge) return toResponse(answers.tooLarge());
+      if (read.tooLarge) {
+        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size });
+        return toResponse(answers.tooLarge());
+      }
       if (read.consumed) {
         error(CONSUMED.fetch);
+        answered(500, 'misconfigured', { code: 'body_not_raw' });
         return toResponse(answers.misconfigured('body_not_raw'));
       }
       return toResponse(await handle({ body: read.body, headers: request.headers }));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
+      answered(500, 'internal');
       return toResponse(answers.internal());
     }
   };

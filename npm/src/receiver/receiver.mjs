@@ -6,11 +6,14 @@
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
+import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
+import { Refusal, authentic, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
 import { MAX_ID_BYTES } from './limits.mjs';
+import { headerNames, observer } from './observe.mjs';
 import { describeError, invalid, stuckFix } from './stores/common.mjs';
 
-const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log'];
+const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
 
 // Configuration errors: the service retries (5xx) while they are fixed.
 const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
@@ -57,6 +60,9 @@ function checkOptions(options) {
   if (log !== undefined && log !== false && log !== null
     && (typeof log !== 'object' || typeof log.warn !== 'function' || typeof log.error !== 'function')) {
     throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
+  }
+  if (options.onOutcome !== undefined && typeof options.onOutcome !== 'function') {
+    throw invalid('onOutcome is a function, called with a record of each answer and fulfilment outcome');
   }
 }
 
@@ -118,25 +124,30 @@ export function createReceiver(options) {
   const log = options.log === undefined ? console : options.log || null;
   const warn = (line) => log?.warn(PREFIX + line);
   const error = (line) => log?.error(PREFIX + line);
+  const observed = observer(options.onOutcome, error);
+  const { emit } = observed;
+  const integrations = integrationsOf(options.secrets);
 
-  // The verifier, keyed with maxBodyBytes as given, else the package's default, lowered to
-  // the largest body the store records (d1Store declares one).
-  function makeVerifier() {
-    const keys = { secrets: options.secrets, maxSkewSecs: options.maxSkewSecs, maxBodyBytes: options.maxBodyBytes };
+  // The verifiers, one per integration, keyed with maxBodyBytes as given, else the package's
+  // default, lowered to the largest body the store records (d1Store declares one).
+  function keyFor(secrets) {
+    const keys = { secrets, maxSkewSecs: options.maxSkewSecs, maxBodyBytes: options.maxBodyBytes };
     const made = new Verifier(keys);
     if (made.maxBodyBytes <= maxBody) return made;
     made.free();
     return new Verifier({ ...keys, maxBodyBytes: maxBody });
   }
+  const makeAll = () => makeVerifiers(integrations, keyFor);
 
   // Keyed now, so a wrong secret set or skew throws here, at start. Only where the package
   // loads its WebAssembly asynchronously (browsers) is it keyed at ready() instead.
-  let verifier = null;
+  let verifiers = null;
   try {
-    verifier = makeVerifier();
+    verifiers = makeAll();
   } catch (failure) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
+  for (const line of secretWarnings(integrations)) warn(line);
 
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
   let storeReady = null;
@@ -154,11 +165,11 @@ export function createReceiver(options) {
   }
 
   async function keyed() {
-    if (verifier === null) {
+    if (verifiers === null) {
       await init();
-      verifier ??= makeVerifier();
+      verifiers ??= makeAll();
     }
-    return verifier;
+    return verifiers;
   }
 
   async function ready() {
@@ -178,75 +189,156 @@ export function createReceiver(options) {
   }
 
   // An authentic delivery kept in quarantine, never applied; 200 once committed.
-  async function keep(code, body, what) {
+  async function keep(code, body, what, seen) {
     const kept = await stored(async () => {
       await store.quarantine({ code, body: bytesOf(body) });
       return true;
     }, `a ${code} delivery in quarantine`);
-    if (kept === null) return answers.storeUnavailable();
+    if (kept === null) {
+      emit({ ...seen, status: 503, reason: 'store_unavailable', code });
+      return answers.storeUnavailable();
+    }
     warn(`quarantined an authentic delivery ${what}: ${code}`);
+    emit({ ...seen, status: 200, reason: 'quarantined', code });
     return answers.quarantined(code);
   }
 
-  async function refuse(failure, body) {
+  // Why a delivery was refused, in the log and to onOutcome: a forgery, or an authentic
+  // delivery (or one the configuration kept from being read) refused for configuration reasons.
+  async function refuse(failure, delivery, integration, context) {
     const { code } = failure;
-    if (failure.authentic) return keep(code, body, 'that is not a readable event');
-    if (code === 'body_too_large') return answers.tooLarge();
+    const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
+    if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
+    if (code === 'body_too_large') {
+      warn(`refused a delivery of ${seen.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends bodies `
+        + 'this large, raise maxBodyBytes (a configuration matter, not a forgery)');
+      emit({ ...seen, status: 413, reason: 'too_large', code });
+      return answers.tooLarge();
+    }
     if (MISCONFIGURED.has(code)) {
       // A configuration error: the message says how to fix it (never a secret or the body).
       error(failure.message);
+      emit({ ...seen, status: 500, reason: 'misconfigured', code });
       return answers.misconfigured(code);
     }
-    const dropped = code === 'timestamp_missing' || code === 'signature_missing' ? underscoreHint(Object.values(names)) : '';
-    warn(`rejected: ${failure.message}${dropped}`);
+    if (authentic(failure)) {
+      // The signature verified (skew is checked after it): the clock, not a forger.
+      const behind = Number(context.timestamp) - Number(context.now);
+      const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
+      error(`refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
+        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; the service retries it with a new timestamp`);
+      emit({ ...seen, status: 400, reason: 'skew', code });
+      return answers.rejected(code);
+    }
+    if (code === 'timestamp_missing' || code === 'signature_missing') {
+      const carried = headerNames(delivery.headers);
+      const dropped = underscoreHint(Object.values(names));
+      warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
+        + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
+        + `timestampHeader and signatureHeader${dropped}`);
+      emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
+      return answers.rejected(code);
+    }
+    warn(`rejected: ${failure.message}`);
+    emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);
   }
 
   async function handle(delivery) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     let verified;
+    let integration;
+    const context = { timestamp: null, now: null };
     try {
-      const keys = verifier ?? await keyed();
+      const keys = verifiers ?? await keyed();
       const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
       const now = clock();
       // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
       if (typeof now === 'number' && now >= MILLISECONDS) {
         throw invalid('nowSecs() returned a time in milliseconds (13 digits or more): return Math.floor(Date.now() / 1000)');
       }
-      verified = keys.verifyWebhook({ body: delivery.body, timestamp, signature, nowSecs: now });
+      Object.assign(context, { timestamp, now });
+      ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
     } catch (failure) {
+      if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
-      return refuse(failure, delivery.body);
+      return refuse(failure, delivery, null, context);
     }
-    const { event } = verified;
+    const { event, matchedSecret } = verified;
     if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
-    const data = JSON.stringify(event.data);
+    // The data object's exact text, as it arrived (never re-serialized: 128.10 stays 128.10).
+    const data = event.dataText;
+    const seen = {
+      kind: 'delivery', integration, secretKind: matchedSecret, eventId: event.eventId, paymentId: event.paymentId,
+      statusVersion: event.statusVersion, bodyBytes: sizeOf(delivery.body),
+    };
     // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
     const limited = unrecordable(event, data, store, maxBody);
-    if (limited !== null) return keep(limited, delivery.body, 'that this store cannot record as an event');
+    if (limited !== null) {
+      const kept = { kind: 'delivery', integration, secretKind: matchedSecret, bodyBytes: seen.bodyBytes };
+      return keep(limited, delivery.body, 'that this store cannot record as an event', kept);
+    }
     const decision = await stored(() => store.record({
       eventId: event.eventId,
       paymentId: event.paymentId,
       statusVersion: event.statusVersion,
       data,
       body: bytesOf(delivery.body),
+      integration,
+      secretKind: matchedSecret,
     }), 'an event');
-    if (decision === null) return answers.storeUnavailable();
-    if (decision !== 'apply' && decision !== 'stale' && decision !== 'duplicate') {
-      error('store_unavailable: the store answered something other than apply, stale or duplicate');
+    if (decision === null) {
+      emit({ ...seen, status: 503, reason: 'store_unavailable' });
       return answers.storeUnavailable();
     }
+    if (decision !== 'apply' && decision !== 'stale' && decision !== 'duplicate') {
+      error('store_unavailable: the store answered something other than apply, stale or duplicate');
+      emit({ ...seen, status: 503, reason: 'store_unavailable' });
+      return answers.storeUnavailable();
+    }
+    emit({ ...seen, status: 200, reason: 'recorded', decision });
     return answers.received(decision);
   }
 
-  // The largest body read, once the verifier is keyed.
-  const limit = async () => (verifier ?? await keyed()).maxBodyBytes;
-  const http = { handle, limit, error };
+  // What the HTTP faces answered without handle(): 405, 413 read from the stream, a body a
+  // framework read first, an unexpected failure.
+  function answered(status, reason, detail = {}) {
+    if (reason === 'too_large') {
+      warn(`refused a delivery of at least ${detail.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends `
+        + 'bodies this large, raise maxBodyBytes (a configuration matter, not a forgery)');
+    }
+    emit({ kind: 'delivery', status, reason, integration: null, ...detail });
+  }
+
+  // The largest body read, once the verifiers are keyed (each has the same limit).
+  const limit = async () => (verifiers ?? await keyed())[0].verifier.maxBodyBytes;
+  const http = { handle, limit, error, answered };
+  const loop = merchantLoop({
+    store,
+    ready,
+    integrations: integrations.map((i) => i.name),
+    emit,
+    pass: observed.pass,
+    warn,
+    error,
+  });
   return {
     ready,
     handle,
     fetch: fetchHandler(http),
     node: nodeHandler(http),
+    recordCreated: loop.recordCreated,
+    fulfil: loop.fulfil,
+    startFulfilment: loop.startFulfilment,
+    quarantined: loop.quarantined,
+    counters: observed.counters,
   };
+}
+
+// A body's size in bytes, whatever raw shape it came in (0 for none).
+function sizeOf(body) {
+  if (typeof body === 'string') return encoder.encode(body).byteLength;
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  return 0;
 }

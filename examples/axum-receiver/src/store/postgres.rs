@@ -15,9 +15,12 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Config, NoTls, Row};
 
-use super::Unavailable;
 use super::columns::{Column, check_columns};
 use super::statements::Statements;
+use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+
+/// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
+const SCHEMA_VERSION: i32 = 2;
 
 /// PostgreSQL's `numeric` holds at most this many digits before the decimal point: a longer
 /// `status_version` is quarantined (`status_version_invalid`), as the npm receiver does.
@@ -94,8 +97,9 @@ impl Store {
     }
 
     /// As the npm store's `ready()`: the schema (under an advisory lock, so instances started
-    /// together create it once) only when a table is missing; then the encoding and the
-    /// columns' types; a read of every column where no DDL ran; writes that change nothing.
+    /// together create it once; it also migrates tables of the first schema in place) only when
+    /// a table is missing or the schema version is older; then the encoding and the columns'
+    /// types; a read of every column where no DDL ran; writes that change nothing.
     async fn ready(&self) -> Result<(), String> {
         let failed = |what: &str, e: Failure| format!("PostgreSQL: {what}: {}", e.describe());
         let client = self
@@ -103,13 +107,23 @@ impl Store {
             .get()
             .await
             .map_err(|e| failed("cannot connect (DATABASE_URL)", Failure::Pool(e)))?;
+        let version = self
+            .schema_version(&client)
+            .await
+            .map_err(|e| failed("reading the schema version", e))?;
+        if version > SCHEMA_VERSION {
+            return Err(format!(
+                "PostgreSQL: the tables are at schema version {version}, newer than this receiver's ({SCHEMA_VERSION}): a newer release made them"
+            ));
+        }
         let mut found = self
             .columns(&client)
             .await
             .map_err(|e| failed("reading the tables' columns", e))?;
-        let create = found.is_empty() || found.iter().any(|c| c.name.is_none());
+        let create =
+            found.is_empty() || found.iter().any(|c| c.name.is_none()) || version < SCHEMA_VERSION;
         if create {
-            if let Err(e) = client.batch_execute(&self.sql.schema).await {
+            if let Err(e) = client.batch_execute(self.sql.whole("schema")).await {
                 if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                     return Err(format!(
                         "PostgreSQL: this role may not create the receiver's tables ({}): create them once as a role \
@@ -127,11 +141,11 @@ impl Store {
         }
         check_columns(&found)?;
         if !create {
-            client_query(&client, &self.sql.check, &[])
+            client_query(&client, &self.sql.one("check"), &[])
                 .await
                 .map_err(|e| failed("reading the tables", e))?;
         }
-        if let Err(e) = client_query(&client, &self.sql.writable, &[]).await {
+        if let Err(e) = client_query(&client, &self.sql.one("writable"), &[]).await {
             let fix = match &e {
                 Failure::Db(db) => stuck_fix(db),
                 _ => None,
@@ -149,8 +163,26 @@ impl Store {
 
     /// The tables' columns (a row with no name for a table that is missing).
     async fn columns(&self, client: &tokio_postgres::Client) -> Result<Vec<Column>, Failure> {
-        let rows = client_query(client, &self.sql.columns, &[]).await?;
+        let rows = client_query(client, &self.sql.one("columns"), &[]).await?;
         Ok(rows.iter().map(Column::from).collect())
+    }
+
+    /// 0: no tables; 1: the first schema's (no version row); else the version row's.
+    async fn schema_version(&self, client: &tokio_postgres::Client) -> Result<i32, Failure> {
+        let rows = client_query(client, &self.sql.one("tables"), &[]).await?;
+        let flag = |i: usize| {
+            rows.first()
+                .and_then(|r| r.try_get::<_, bool>(i).ok())
+                .unwrap_or(false)
+        };
+        if flag(0) {
+            let rows = client_query(client, &self.sql.one("version"), &[]).await?;
+            return Ok(rows
+                .first()
+                .and_then(|r| r.try_get::<_, i32>(0).ok())
+                .unwrap_or(1));
+        }
+        Ok(i32::from(flag(1)))
     }
 
     /// Records a verified event in one statement; returns what was decided.
@@ -163,17 +195,23 @@ impl Store {
             event.envelope_json().as_bytes(),
         );
         // As the npm store passes them: the version as its canonical digits and the data as
-        // JSON text (the statement casts them: $3::numeric, $4::text::json), the body as bytes.
-        let params: [(&(dyn ToSql + Sync), Type); 5] = [
+        // JSON text (the statement casts them: $3::numeric, $4::text::json), the body as bytes;
+        // the integration and the secret's kind NULL (one set of secrets; the handler passes
+        // the event alone).
+        let none: Option<&str> = None;
+        let params: [(&(dyn ToSql + Sync), Type); 7] = [
             (&id, Type::TEXT),
             (&payment, Type::TEXT),
             (&version, Type::TEXT),
             (&data, Type::TEXT),
             (&body, Type::BYTEA),
+            (&none, Type::TEXT),
+            (&none, Type::TEXT),
         ];
+        let record = self.sql.one("record");
         let mut attempt = 0;
         loop {
-            let failure = match self.run(&self.sql.record, &params).await {
+            let failure = match self.run(&record, &params).await {
                 Ok(rows) => return decision_of(&rows),
                 Err(failure) => failure,
             };
@@ -203,7 +241,111 @@ impl Store {
     /// Keeps an authentic delivery that is no recordable event.
     pub async fn quarantine(&self, code: &str, body: &[u8]) -> Result<(), Unavailable> {
         let params: [(&(dyn ToSql + Sync), Type); 2] = [(&code, Type::TEXT), (&body, Type::BYTEA)];
-        self.run(&self.sql.quarantine, &params)
+        self.run(&self.sql.one("quarantine"), &params)
+            .await
+            .map(|_| ())
+            .map_err(|failure| unavailable(&failure))
+    }
+
+    /// Stores an order once; returns the order stored for its payment (`None` when this call
+    /// stored it), to compare.
+    pub async fn record_order(&self, order: &NewOrder) -> Result<Option<StoredOrder>, Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+            (&order.payment_id, Type::TEXT),
+            (&order.order_ref, Type::TEXT),
+            (&order.source_amount, Type::TEXT),
+            (&order.integration, Type::TEXT),
+        ];
+        let rows = self
+            .run(&self.sql.one("order"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        let row = rows.first();
+        let inserted = row
+            .and_then(|r| r.try_get::<_, bool>(0).ok())
+            .unwrap_or(false);
+        let source_amount = row
+            .and_then(|r| r.try_get::<_, Option<String>>(2).ok())
+            .flatten();
+        Ok(match (inserted, source_amount, row) {
+            (false, Some(source_amount), Some(row)) => Some(StoredOrder {
+                order_ref: row.try_get(1).ok().flatten(),
+                source_amount,
+                integration: row.try_get(3).ok().flatten(),
+            }),
+            _ => None,
+        })
+    }
+
+    /// Leases the payments due: FOR UPDATE SKIP LOCKED, then the lease written.
+    pub async fn claim(&self, lease: &Lease) -> Result<Vec<String>, Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+            (&lease.owner, Type::TEXT),
+            (&lease.lease_secs, Type::INT4),
+            (&lease.batch, Type::INT4),
+            (&lease.recover_after_secs, Type::INT4),
+        ];
+        let rows = self
+            .run(&self.sql.one("claim"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| r.try_get::<_, String>(0).ok())
+            .collect())
+    }
+
+    /// What a pass needs of one leased payment.
+    pub async fn load(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        recover_after_secs: i32,
+    ) -> Result<Option<Leased>, Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 3] = [
+            (&payment_id, Type::TEXT),
+            (&owner, Type::TEXT),
+            (&recover_after_secs, Type::INT4),
+        ];
+        let rows = self
+            .run(&self.sql.one("load"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        Ok(rows.first().map(leased))
+    }
+
+    /// Once the handler resolved: the version handled raised (never lowered), the lease released.
+    pub async fn complete(&self, done: &Completion) -> Result<(), Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 6] = [
+            (&done.payment_id, Type::TEXT),
+            (&done.owner, Type::TEXT),
+            (&done.version, Type::TEXT),
+            (&done.outcome, Type::TEXT),
+            (&done.code, Type::TEXT),
+            (&done.settled, Type::BOOL),
+        ];
+        self.run(&self.sql.one("complete"), &params)
+            .await
+            .map(|_| ())
+            .map_err(|failure| unavailable(&failure))
+    }
+
+    /// After a failure: the attempt counted, the lease released, the next try after the delay.
+    pub async fn retry(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        delay_secs: i64,
+        code: &str,
+    ) -> Result<(), Unavailable> {
+        let delay = i32::try_from(delay_secs).unwrap_or(i32::MAX);
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+            (&payment_id, Type::TEXT),
+            (&owner, Type::TEXT),
+            (&delay, Type::INT4),
+            (&code, Type::TEXT),
+        ];
+        self.run(&self.sql.one("retry"), &params)
             .await
             .map(|_| ())
             .map_err(|failure| unavailable(&failure))
@@ -231,6 +373,38 @@ async fn client_query(
     match tokio::time::timeout(STATEMENT_TIMEOUT, client.query_typed(sql, params)).await {
         Ok(result) => result.map_err(Failure::Db),
         Err(_) => Err(Failure::Timeout),
+    }
+}
+
+/// A `load` row.
+fn leased(row: &Row) -> Leased {
+    let text = |i: usize| row.try_get::<_, Option<String>>(i).ok().flatten();
+    let flag = |i: usize| {
+        row.try_get::<_, Option<bool>>(i)
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+    };
+    Leased {
+        handled_version: text(0),
+        outcome: text(1),
+        code: text(2),
+        attempts: row
+            .try_get::<_, Option<i32>>(3)
+            .ok()
+            .flatten()
+            .map_or(0, i64::from),
+        leased: flag(4),
+        event_due: flag(5),
+        recover_due: flag(6),
+        event_version: text(7),
+        event_integration: text(8),
+        has_payment: flag(10),
+        order: flag(11).then(|| StoredOrder {
+            order_ref: text(12),
+            source_amount: text(13).unwrap_or_default(),
+            integration: text(14),
+        }),
     }
 }
 
@@ -306,7 +480,7 @@ fn stuck_fix(error: &tokio_postgres::Error) -> Option<&'static str> {
         )
     } else if code == &SqlState::INSUFFICIENT_PRIVILEGE {
         Some(
-            "this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE on the three tables and USAGE on the quarantine id sequence to it",
+            "this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema, and USAGE on the quarantine id sequence to it",
         )
     } else if code == &SqlState::UNDEFINED_TABLE {
         Some(

@@ -1,14 +1,18 @@
-//! The SQLite store: one SQLite file, one transaction per delivery, with the same
-//! semantics as `decide_event` (and as the npm package's `sqliteStore`): an `event_id`
-//! already recorded is a duplicate (nothing changes); otherwise the event is recorded and
-//! applied to its payment only when no version is stored or its version is greater.
-//! `status_version` is stored as its exact digits and compared as a `StatusVersion`, never
-//! as a float or a fixed-width integer.
+//! The SQLite store: one SQLite file, with the npm package's statements (`sql/sqlite.sql`,
+//! read by `statements.rs`), run as its `sqliteStore` runs them: each delivery `apply` then
+//! `record` in one `BEGIN IMMEDIATE` transaction, so that an `event_id` already recorded is a
+//! duplicate (nothing changes) and a payment is applied only when no version is stored or the
+//! event's is greater (`status_version` as exact digit text, compared by length then text:
+//! never a float or a fixed-width integer). The merchant loop's statements run the same way.
 
-use cryptopay_verify::{Decision, Event, StatusVersion, Stored, decide_event};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use cryptopay_verify::{Decision, Event};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
-use super::Unavailable;
+use super::statements::Statements;
+use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+
+/// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
+const SCHEMA_VERSION: i64 = 2;
 
 impl From<rusqlite::Error> for Unavailable {
     fn from(e: rusqlite::Error) -> Self {
@@ -17,117 +21,255 @@ impl From<rusqlite::Error> for Unavailable {
     }
 }
 
-const SCHEMA: &str = "
-    CREATE TABLE IF NOT EXISTS cryptopay_events (
-        event_id TEXT PRIMARY KEY,
-        payment_id TEXT NOT NULL,
-        status_version TEXT NOT NULL,
-        decision TEXT NOT NULL,
-        received_at INTEGER NOT NULL,
-        body BLOB NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS cryptopay_payments (
-        payment_id TEXT PRIMARY KEY,
-        status_version TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        data TEXT NOT NULL,
-        updated_at INTEGER NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
-        id INTEGER PRIMARY KEY,
-        received_at INTEGER NOT NULL,
-        code TEXT NOT NULL,
-        body BLOB NOT NULL
-    );
-";
-
 pub struct Store {
     db: Connection,
+    sql: Statements,
 }
 
 impl Store {
-    /// Opens (and creates when missing) the store, durable at every commit.
-    pub fn open(path: &str) -> rusqlite::Result<Self> {
-        let db = Connection::open(path)?;
-        db.pragma_update(None, "journal_mode", "WAL")?;
-        db.pragma_update(None, "synchronous", "FULL")?;
-        db.busy_timeout(std::time::Duration::from_secs(5))?;
-        db.execute_batch(SCHEMA)?;
-        Ok(Store { db })
+    /// Opens (and creates when missing, or migrates in place from the first schema) the
+    /// store, durable at every commit.
+    pub fn open(path: &str) -> Result<Self, String> {
+        let sql = Statements::sqlite()?;
+        let db = Connection::open(path).map_err(|e| e.to_string())?;
+        let sqlite = |e: rusqlite::Error| e.to_string();
+        db.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sqlite)?;
+        db.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        db.pragma_update(None, "synchronous", "FULL")
+            .map_err(sqlite)?;
+        let tx = rusqlite::Transaction::new_unchecked(&db, TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let version = schema_version(&tx, &sql).map_err(sqlite)?;
+        if version > SCHEMA_VERSION {
+            return Err(format!(
+                "the tables are at schema version {version}, newer than this receiver's ({SCHEMA_VERSION}): a newer release made them"
+            ));
+        }
+        if version == 1 {
+            // Made by the first schema of sql/sqlite.sql, or by an earlier release of this
+            // example, whose own schema differed (received_at an integer with no default).
+            let received_at: Option<String> = tx
+                .query_row(
+                    "SELECT dflt_value FROM pragma_table_info('cryptopay_events') WHERE name = 'received_at'",
+                    [],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(sqlite)?
+                .flatten();
+            if received_at.is_none() {
+                return Err("the file's tables were made by an earlier release of this example, whose schema differs from sql/sqlite.sql: start with a new file (DATABASE=...)".to_owned());
+            }
+            for statement in sql.all("migrate_1") {
+                tx.execute_batch(&statement).map_err(sqlite)?;
+            }
+        }
+        for statement in sql.all("schema") {
+            tx.execute_batch(&statement).map_err(sqlite)?;
+        }
+        tx.commit().map_err(sqlite)?;
+        Ok(Store { db, sql })
     }
 
     /// Records a verified event in one transaction; returns what was decided.
-    pub fn record(&self, event: &Event, now_secs: u64) -> Result<Decision, Unavailable> {
+    pub fn record(&self, event: &Event) -> Result<Decision, Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
-        let seen = tx
+        let (id, payment, version) = (
+            event.event_id(),
+            event.payment_id(),
+            event.status_version().as_str(),
+        );
+        // The integration and the secret's kind: NULL (one set of secrets; the handler passes
+        // the event alone).
+        let none: Option<&str> = None;
+        tx.prepare_cached(&self.sql.one("apply"))?.execute(params![
+            id,
+            payment,
+            version,
+            event.data_json(),
+            none
+        ])?;
+        let decision: Option<String> = tx
+            .prepare_cached(&self.sql.one("record"))?
             .query_row(
-                "SELECT 1 FROM cryptopay_events WHERE event_id = ?1",
-                [event.event_id()],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some();
-        let stored_version: Option<String> = tx
-            .query_row(
-                "SELECT status_version FROM cryptopay_payments WHERE payment_id = ?1",
-                [event.payment_id()],
+                params![
+                    id,
+                    payment,
+                    version,
+                    event.envelope_json().as_bytes(),
+                    none,
+                    none
+                ],
                 |row| row.get(0),
             )
             .optional()?;
-        let status_version =
-            match stored_version {
-                // Only this program writes the column, with a valid version's digits.
-                Some(text) => Some(StatusVersion::parse(&text).map_err(|_| {
-                    Unavailable("a stored status_version is not a version".to_owned())
-                })?),
-                None => None,
-            };
-        let decision = decide_event(
-            event.status_version(),
-            &Stored {
-                event_seen: seen,
-                status_version,
-            },
-        );
-        let at = i64::try_from(now_secs).unwrap_or(i64::MAX);
-        if decision != Decision::Duplicate {
-            tx.execute(
-                "INSERT INTO cryptopay_events VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    event.event_id(),
-                    event.payment_id(),
-                    event.status_version().as_str(),
-                    decision.as_str(),
-                    at,
-                    event.envelope_json().as_bytes()
-                ],
-            )?;
-        }
-        if decision == Decision::Apply {
-            tx.execute(
-                "INSERT INTO cryptopay_payments VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (payment_id) DO UPDATE SET status_version = excluded.status_version,
-                     event_id = excluded.event_id, data = excluded.data, updated_at = excluded.updated_at",
-                params![
-                    event.payment_id(),
-                    event.status_version().as_str(),
-                    event.event_id(),
-                    event.data_json(),
-                    at
-                ],
-            )?;
-        }
         tx.commit()?;
-        Ok(decision)
+        match decision.as_deref() {
+            None => Ok(Decision::Duplicate),
+            Some("apply") => Ok(Decision::Apply),
+            Some("stale") => Ok(Decision::Stale),
+            Some(_) => Err(Unavailable(
+                "the record statement returned an unexpected row".to_owned(),
+            )),
+        }
     }
 
     /// Keeps an authentic delivery that could not be read as an event.
-    pub fn quarantine(&self, code: &str, body: &[u8], now_secs: u64) -> Result<(), Unavailable> {
-        let at = i64::try_from(now_secs).unwrap_or(i64::MAX);
-        self.db.execute(
-            "INSERT INTO cryptopay_quarantine (received_at, code, body) VALUES (?1, ?2, ?3)",
-            params![at, code, body],
-        )?;
+    pub fn quarantine(&self, code: &str, body: &[u8]) -> Result<(), Unavailable> {
+        self.db
+            .prepare_cached(&self.sql.one("quarantine"))?
+            .execute(params![code, body])?;
         Ok(())
     }
+
+    /// Stores an order once; returns the order stored for its payment (to compare).
+    pub fn record_order(&self, order: &NewOrder) -> Result<Option<StoredOrder>, Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        tx.prepare_cached(&self.sql.one("order"))?.execute(params![
+            order.payment_id,
+            order.order_ref,
+            order.source_amount,
+            order.integration
+        ])?;
+        for name in ["order_unheld", "order_state"] {
+            tx.prepare_cached(&self.sql.one(name))?
+                .execute([&order.payment_id])?;
+        }
+        let stored = tx
+            .prepare_cached(&self.sql.one("order_read"))?
+            .query_row([&order.payment_id], |row| {
+                Ok(StoredOrder {
+                    order_ref: row.get(0)?,
+                    source_amount: row.get(1)?,
+                    integration: row.get(2)?,
+                })
+            })
+            .optional()?;
+        tx.commit()?;
+        Ok(stored)
+    }
+
+    /// Leases the payments due (one writer at a time: the conditional update is the lease).
+    pub fn claim(&self, lease: &Lease) -> Result<Vec<String>, Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        let mut ids: Vec<String> = tx
+            .prepare_cached(&self.sql.one("claim"))?
+            .query_map(
+                params![
+                    lease.owner,
+                    lease.lease_secs,
+                    lease.batch,
+                    lease.recover_after_secs
+                ],
+                |row| row.get(0),
+            )?
+            .collect::<Result<_, _>>()?;
+        let fresh: Vec<String> = tx
+            .prepare_cached(&self.sql.one("claim_fresh"))?
+            .query_map(params![lease.owner, lease.lease_secs, lease.batch], |row| {
+                row.get(0)
+            })?
+            .collect::<Result<_, _>>()?;
+        ids.extend(fresh);
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// What a pass needs of one leased payment.
+    pub fn load(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        recover_after_secs: i32,
+    ) -> Result<Option<Leased>, Unavailable> {
+        Ok(self
+            .db
+            .prepare_cached(&self.sql.one("load"))?
+            .query_row(params![owner, recover_after_secs, payment_id], leased)
+            .optional()?)
+    }
+
+    /// Once the handler resolved: the version handled raised (never lowered), the lease released.
+    pub fn complete(&self, done: &Completion) -> Result<(), Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        let _handled: Option<String> = tx
+            .prepare_cached(&self.sql.one("complete"))?
+            .query_row(
+                params![
+                    done.payment_id,
+                    done.owner,
+                    done.version,
+                    done.outcome,
+                    done.code,
+                    i64::from(done.settled)
+                ],
+                |row| row.get(0),
+            )
+            .optional()?
+            .flatten();
+        tx.prepare_cached(&self.sql.one("complete_mark"))?
+            .execute([&done.payment_id])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// After a failure: the attempt counted, the lease released, the next try after the delay.
+    pub fn retry(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        delay_secs: i64,
+        code: &str,
+    ) -> Result<(), Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        let _attempts: Option<i64> = tx
+            .prepare_cached(&self.sql.one("retry"))?
+            .query_row(params![payment_id, owner, delay_secs, code], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// 0: no tables; 1: the first schema's (no version row); else the version row's.
+fn schema_version(db: &Connection, sql: &Statements) -> rusqlite::Result<i64> {
+    let (has_schema, has_events): (i64, i64) =
+        db.query_row(&sql.one("tables"), [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    if has_schema > 0 {
+        return db.query_row(&sql.one("version"), [], |row| row.get(0));
+    }
+    Ok(i64::from(has_events > 0))
+}
+
+/// A `load` row (SQLite's booleans are 0 and 1).
+fn leased(row: &Row<'_>) -> rusqlite::Result<Leased> {
+    let flag = |i: usize| -> rusqlite::Result<bool> {
+        Ok(row.get::<_, Option<i64>>(i)?.unwrap_or(0) != 0)
+    };
+    let has_order = flag(11)?;
+    Ok(Leased {
+        handled_version: row.get(0)?,
+        outcome: row.get(1)?,
+        code: row.get(2)?,
+        attempts: row.get::<_, Option<i64>>(3)?.unwrap_or(0),
+        leased: flag(4)?,
+        event_due: flag(5)?,
+        recover_due: flag(6)?,
+        event_version: row.get(7)?,
+        event_integration: row.get(8)?,
+        has_payment: flag(10)?,
+        order: if has_order {
+            Some(StoredOrder {
+                order_ref: row.get(12)?,
+                source_amount: row.get(13)?,
+                integration: row.get(14)?,
+            })
+        } else {
+            None
+        },
+    })
 }

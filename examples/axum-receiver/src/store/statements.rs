@@ -1,62 +1,108 @@
-//! The PostgreSQL statements, read from the npm package's own file (one source of truth):
-//! `sql/postgres.sql`, compiled in, split at start into its
-//! `-- statement: NAME` sections exactly as `scripts/build-receiver.mjs` splits it for the npm
-//! package (comment lines and blank lines dropped, a trailing ` -- comment` cut; `schema` kept
-//! whole, to run as one simple query, the others as their first statement).
+//! The statements, read from the npm package's own files (one source of truth):
+//! `sql/postgres.sql` and `sql/sqlite.sql`, compiled in, split at start into their
+//! `-- statement: NAME` sections exactly as `scripts/build-receiver.mjs` splits them for the
+//! npm package (comment lines and blank lines dropped, a trailing ` -- comment` cut; a section
+//! that is several statements split where a line ends with `;`).
 
-/// The file, as the npm package's build reads it.
+/// The PostgreSQL file, as the npm package's build reads it.
 const POSTGRES_SQL: &str = include_str!("../../../../sql/postgres.sql");
+/// The SQLite file (SQLite files, libsql and D1 in the npm package), as its build reads it.
+const SQLITE_SQL: &str = include_str!("../../../../sql/sqlite.sql");
 
-/// The statements the PostgreSQL store runs.
+/// The sections every dialect has.
+const COMMON: &[&str] = &[
+    "tables",
+    "version",
+    "schema",
+    "check",
+    "writable",
+    "columns",
+    "record",
+    "quarantine",
+    "order",
+    "claim",
+    "load",
+    "complete",
+    "retry",
+    "release",
+];
+/// The sections only SQLite has (it runs some steps as several statements).
+const SQLITE_ONLY: &[&str] = &[
+    "migrate_1",
+    "apply",
+    "order_unheld",
+    "order_state",
+    "order_read",
+    "claim_fresh",
+    "complete_mark",
+];
+
+/// The statements of one file, by section name.
 #[derive(Debug)]
 pub struct Statements {
-    /// The tables and index, under an advisory lock: one simple query (one transaction).
-    pub schema: String,
-    /// A read of every column (when the tables were there already).
-    pub check: String,
-    /// Writes that change nothing, refused by a read-only database or role.
-    pub writable: String,
-    /// The encoding and the columns' types.
-    pub columns: String,
-    /// One delivery: de-duplicated, ordered, recorded; returns the decision or no row.
-    pub record: String,
-    /// An authentic delivery that is no recordable event.
-    pub quarantine: String,
+    sections: Vec<(String, String)>,
 }
 
 impl Statements {
-    /// The statements of the compiled-in file; an error names a section that is missing.
+    /// The statements of `sql/postgres.sql`; an error names a section that is missing.
     pub fn postgres() -> Result<Statements, String> {
-        Statements::parse(POSTGRES_SQL)
+        Statements::parse(POSTGRES_SQL, "postgres", COMMON)
     }
 
-    fn parse(text: &str) -> Result<Statements, String> {
-        let sections = sections(text);
-        let section = |name: &str| {
-            sections
-                .iter()
-                .find(|(found, _)| *found == name)
-                .map(|(_, body)| body.as_str())
-                .filter(|body| !body.is_empty())
-                .ok_or_else(|| format!("sql/postgres.sql has no \"-- statement: {name}\" section"))
-        };
-        let first = |name: &str| -> Result<String, String> {
-            let body = section(name)?;
-            body.split(";\n")
-                .map(|s| s.strip_suffix(';').unwrap_or(s).trim())
-                .find(|s| !s.is_empty())
-                .map(str::to_owned)
-                .ok_or_else(|| format!("the \"{name}\" section of postgres.sql holds no statement"))
-        };
-        Ok(Statements {
-            schema: section("schema")?.to_owned(),
-            check: first("check")?,
-            writable: first("writable")?,
-            columns: first("columns")?,
-            record: first("record")?,
-            quarantine: first("quarantine")?,
-        })
+    /// The statements of `sql/sqlite.sql`; an error names a section that is missing.
+    pub fn sqlite() -> Result<Statements, String> {
+        let mut names = COMMON.to_vec();
+        names.extend_from_slice(SQLITE_ONLY);
+        Statements::parse(SQLITE_SQL, "sqlite", &names)
     }
+
+    fn parse(text: &str, dialect: &str, required: &[&str]) -> Result<Statements, String> {
+        let sections: Vec<(String, String)> = sections(text)
+            .into_iter()
+            .map(|(name, body)| (name.to_owned(), body))
+            .collect();
+        for name in required {
+            let found = sections
+                .iter()
+                .any(|(found, body)| found == name && !split(body).is_empty());
+            if !found {
+                return Err(format!(
+                    "sql/{dialect}.sql has no \"-- statement: {name}\" section"
+                ));
+            }
+        }
+        Ok(Statements { sections })
+    }
+
+    /// A section whole (PostgreSQL's `schema`, run as one simple query).
+    pub fn whole(&self, name: &str) -> &str {
+        self.sections
+            .iter()
+            .find(|(found, _)| found == name)
+            .map_or("", |(_, body)| body.as_str())
+    }
+
+    /// A section's first (or only) statement.
+    pub fn one(&self, name: &str) -> String {
+        split(self.whole(name))
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+    }
+
+    /// A section's statements, in order.
+    pub fn all(&self, name: &str) -> Vec<String> {
+        split(self.whole(name))
+    }
+}
+
+/// The statements of a section: split where a line ends with `;`, each trimmed.
+fn split(body: &str) -> Vec<String> {
+    body.split(";\n")
+        .map(|s| s.strip_suffix(';').unwrap_or(s).trim())
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The `-- statement: NAME` sections, in order, each its lines joined by `\n`.
@@ -78,10 +124,14 @@ fn sections(text: &str) -> Vec<(&str, String)> {
         .collect()
 }
 
-/// `NAME` of a line `-- statement: NAME` (lower-case letters and underscores).
+/// `NAME` of a line `-- statement: NAME` (a lower-case letter or underscore, then lower-case
+/// letters, digits and underscores, as the build's `[a-z_][a-z0-9_]*`).
 fn statement_name(line: &str) -> Option<&str> {
     let name = line.strip_prefix("-- statement: ")?.trim_end();
-    let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    let mut bytes = name.bytes();
+    let first = bytes.next()?;
+    let valid = (first.is_ascii_lowercase() || first == b'_')
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
     valid.then_some(name)
 }
 
@@ -110,32 +160,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_packaged_file_has_every_statement() {
+    fn the_packaged_files_have_every_statement() {
         let sql = Statements::postgres().unwrap();
-        assert!(sql.schema.starts_with("SELECT pg_advisory_xact_lock("));
         assert!(
-            sql.schema
-                .contains("CREATE TABLE IF NOT EXISTS cryptopay_quarantine")
+            sql.whole("schema")
+                .starts_with("SELECT pg_advisory_xact_lock(")
         );
-        assert!(sql.record.starts_with("WITH incoming AS ("));
-        assert!(sql.record.contains("$3::numeric") && sql.record.contains("$5::bytea"));
-        assert!(sql.record.ends_with("SELECT decision FROM recorded_stale"));
         assert!(
-            sql.quarantine
-                .starts_with("INSERT INTO cryptopay_quarantine")
+            sql.whole("schema")
+                .contains("CREATE TABLE IF NOT EXISTS cryptopay_fulfilment")
         );
-        for statement in [
-            &sql.check,
-            &sql.writable,
-            &sql.columns,
-            &sql.record,
-            &sql.quarantine,
-        ] {
+        let record = sql.one("record");
+        assert!(record.starts_with("WITH incoming AS ("));
+        assert!(record.contains("$3::numeric") && record.contains("$7::text"));
+        assert!(record.ends_with("SELECT decision FROM recorded_stale"));
+        for name in COMMON.iter().filter(|n| **n != "schema") {
+            let statement = sql.one(name);
             assert!(
                 !statement.contains("--") && !statement.contains(';'),
-                "{statement}"
+                "{name}: {statement}"
             );
         }
+        let sqlite = Statements::sqlite().unwrap();
+        assert!(sqlite.all("schema").len() > 8);
+        assert!(sqlite.all("migrate_1")[0].starts_with("ALTER TABLE cryptopay_events ADD COLUMN"));
+        assert!(sqlite.one("apply").starts_with("WITH incoming (event_id"));
+        assert!(sqlite.one("claim_fresh").contains("changes()"));
     }
 
     #[test]
@@ -147,13 +197,15 @@ mod tests {
             "SELECT 1--not a comment"
         );
         assert_eq!(cut_comment("  a  --"), "  a  --");
+        assert_eq!(statement_name("-- statement: migrate_1"), Some("migrate_1"));
+        assert_eq!(statement_name("-- statement: 1st"), None);
     }
 
     #[test]
     fn a_missing_section_is_named() {
         let text =
             "-- statement: schema\nCREATE TABLE t (a int);\n-- statement: check\nSELECT 1;\n";
-        let error = Statements::parse(text).unwrap_err();
-        assert!(error.contains("\"-- statement: writable\""), "{error}");
+        let error = Statements::parse(text, "postgres", COMMON).unwrap_err();
+        assert!(error.contains("\"-- statement: tables\""), "{error}");
     }
 }

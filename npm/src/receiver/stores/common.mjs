@@ -5,6 +5,63 @@
 import { CryptoPayError } from 'cryptopay-verify';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
+
+/**
+ * The schema version of the tables this package writes (the row 'receiver' of the table
+ * `<prefix>schema`): 1, the first tables (events, payments, quarantine; no version row); 2,
+ * the merchant loop (orders, fulfilment, and the integration and version handled beside the
+ * events and payments). ready() migrates an older version forward, in one transaction.
+ */
+export const SCHEMA_VERSION = 2;
+
+/** ready() on tables a newer package made: never written by this one. */
+export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
+  + `this package's (${SCHEMA_VERSION}): a newer cryptopay-verify made them; upgrade this one rather than write them with an older`);
+
+/** ready() with createTables: false on tables of an older version. */
+export const olderSchema = (what, version, dialect) => new Error(`${what}: the tables are at schema version ${version}, `
+  + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run the schema statements of `
+  + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
+    : 'the `migrate_1` statements, then the `schema` ones, in one transaction'}), or let ready() do it (createTables: true)`);
+
+/** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
+export function bytes(value) {
+  if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (Array.isArray(value)) return Uint8Array.from(value);
+  return new Uint8Array(0);
+}
+
+/** A driver's time (a Date, or text) as ISO 8601 text in UTC. */
+export function isoTime(value) {
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value ?? '');
+  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
+
+const flag = (value) => value === true || value === 1 || value === 1n || value === '1' || value === 't';
+const textOrNull = (value) => (value === null || value === undefined ? null : String(value));
+
+/** The `load` statement's row, the same from every store. */
+export function loaded(row) {
+  return {
+    handledVersion: textOrNull(row.handled_version),
+    outcome: row.outcome ?? null,
+    code: row.code ?? null,
+    attempts: Number(row.attempts ?? 0),
+    leased: flag(row.leased),
+    eventDue: flag(row.event_due),
+    recoverDue: flag(row.recover_due),
+    eventVersion: textOrNull(row.event_version),
+    eventIntegration: row.event_integration ?? null,
+    eventId: row.event_id ?? null,
+    hasPayment: flag(row.has_payment),
+    order: flag(row.has_order)
+      ? { orderRef: row.order_ref ?? null, sourceAmount: String(row.source_amount), integration: row.order_integration ?? null, createdAt: isoTime(row.created_at) }
+      : null,
+  };
+}
 // Unquoted identifiers, lower case (PostgreSQL folds them), short enough for the longest
 // derived name (`<prefix>events_payment_id`) to stay within PostgreSQL's 63 bytes.
 const PREFIX_SHAPE = /^[a-z_][a-z0-9_]{0,39}$/;
@@ -45,7 +102,7 @@ export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' 
 // and what fixes each.
 const STUCK_STATES = {
   '25006': 'the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary',
-  '42501': 'this role may not write the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the three tables and USAGE on the quarantine id sequence to it',
+  '42501': 'this role may not write the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema, and USAGE on the quarantine id sequence to it',
   '42P01': 'a table of the receiver is missing (dropped, or another search_path): restart the receiver so that ready() creates it, or run the schema statements',
 };
 const STUCK = [
@@ -112,17 +169,18 @@ export function decisionOf(rows, what) {
  * or null (any type) } }. `typeOf(type)` gives the comparable type and how to show it.
  * Throws one error naming every table, column, type found and type expected that differ.
  */
-export function checkColumns(rows, expected, { prefix, what, typeOf, fix }) {
+export function checkColumns(rows, expected, { prefix, what, typeOf, fix, version = SCHEMA_VERSION }) {
   const found = new Map();
   for (const row of rows) {
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
   }
   const problems = [];
-  for (const [suffix, columns] of Object.entries(expected)) {
+  for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {
     const have = found.get(suffix) ?? new Map();
     if (have.size === 0) {
-      problems.push(`no such table: ${prefix}${suffix}`);
+      // Before a migration (version 1), a missing table is made by it.
+      if (version !== 1) problems.push(`no such table: ${prefix}${suffix}`);
       continue;
     }
     for (const [name, types] of Object.entries(columns)) {
@@ -136,6 +194,16 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix }) {
   }
   if (problems.length > 0) throw new Error(`${what}: ${problems.join('; ')}. ${fix}`);
 }
+
+// The columns of schema version 1, checked before a migration: tables of the wrong types
+// are refused naming the column, rather than failing inside the migration.
+const FIRST_SCHEMA = {
+  events: ['event_id', 'payment_id', 'status_version', 'decision', 'received_at', 'body'],
+  payments: ['payment_id', 'status_version', 'event_id', 'data', 'updated_at'],
+  quarantine: ['id', 'received_at', 'code', 'body'],
+};
+const firstSchema = (expected) => Object.fromEntries(Object.entries(FIRST_SCHEMA)
+  .map(([suffix, names]) => [suffix, Object.fromEntries(names.map((name) => [name, expected[suffix][name]]))]));
 
 // SQLite's type affinity of a declared column type (https://sqlite.org/datatype3.html, 3.1).
 function affinity(declared) {
@@ -151,18 +219,31 @@ function affinity(declared) {
 // affinity. The others only need to be there.
 const TEXT_AFFINITY = ['TEXT affinity'];
 const SQLITE_COLUMNS = {
-  events: { event_id: TEXT_AFFINITY, payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, decision: null, received_at: null, body: null },
-  payments: { payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, event_id: TEXT_AFFINITY, data: null, updated_at: null },
+  events: {
+    event_id: TEXT_AFFINITY, payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, decision: null, received_at: null, body: null,
+    integration: TEXT_AFFINITY, secret_kind: null,
+  },
+  payments: {
+    payment_id: TEXT_AFFINITY, status_version: TEXT_AFFINITY, event_id: TEXT_AFFINITY, data: null, updated_at: null,
+    integration: TEXT_AFFINITY, handled_version: TEXT_AFFINITY,
+  },
   quarantine: { id: null, received_at: null, code: null, body: null },
+  orders: { payment_id: TEXT_AFFINITY, order_ref: TEXT_AFFINITY, source_amount: TEXT_AFFINITY, integration: TEXT_AFFINITY, created_at: null },
+  fulfilment: {
+    payment_id: TEXT_AFFINITY, handled_version: TEXT_AFFINITY, outcome: null, code: null, settled: null, seen_at: TEXT_AFFINITY,
+    attempts: null, next_attempt_at: TEXT_AFFINITY, lease_owner: TEXT_AFFINITY, lease_until: TEXT_AFFINITY, updated_at: null,
+  },
+  schema: { name: TEXT_AFFINITY, version: null },
 };
 
 /** checkColumns for SQLite and D1, given the row of the `columns` statement of schema/sqlite.sql. */
-export function checkSqliteColumns(row, prefix, what) {
+export function checkSqliteColumns(row, prefix, what, version = SCHEMA_VERSION) {
   const columns = JSON.parse(row?.columns ?? 'null');
   if (!Array.isArray(columns)) throw new Error(`${what}: the columns check returned no list`);
   checkColumns(columns, SQLITE_COLUMNS, {
     prefix,
     what,
+    version,
     typeOf: (declared) => ({ type: `${affinity(declared)} affinity`, shown: `${declared || 'declared without a type'} (${affinity(declared)} affinity)` }),
     fix: 'The receiver compares ids and versions as text, as schema/sqlite.sql declares them: recreate the table with those types, or use another prefix to create new tables',
   });

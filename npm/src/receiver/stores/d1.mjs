@@ -8,7 +8,9 @@
 
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
-import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import {
+  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+} from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {
@@ -21,26 +23,93 @@ export function d1Store(binding, options) {
   }
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'd1Store');
   const sql = withPrefix(SQL, prefix);
+  // A body is bound as a plain Uint8Array of its own bytes: not a Node Buffer, nor a view into
+  // a larger buffer (Miniflare's binding proxy, used from Node, refuses both).
+  const own = (body) => (Object.getPrototypeOf(body) === Uint8Array.prototype && body.byteOffset === 0
+    && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body));
+  const rows = async (statement) => (await statement.all())?.results ?? [];
+  const first = async (statement) => (await rows(statement))[0];
+  // 0: no tables; 1: the first schema's (no version row); else the version row's.
+  async function schemaVersion() {
+    const tables = await first(binding.prepare(sql.tables));
+    if (Number(tables?.has_schema) > 0) return Number((await first(binding.prepare(sql.version)))?.version);
+    return Number(tables?.has_events) > 0 ? 1 : 0;
+  }
 
   return {
     kind: 'd1',
     maxBodyBytes: D1_MAX_BODY_BYTES,
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
-      if (createTables) await binding.batch(sql.schema.map((statement) => binding.prepare(statement)));
+      const version = await schemaVersion();
+      if (version > SCHEMA_VERSION) throw newerSchema('d1Store', version);
+      // Tables of the first schema are checked before they are migrated.
+      if (version === 1) checkSqliteColumns((await first(binding.prepare(sql.columns))), prefix, 'd1Store', 1);
+      if (createTables) {
+        // One batch, one transaction: the migration from version 1 (when needed), then the
+        // schema. Another isolate migrating at once fails at the first ALTER (the column is
+        // there) and rolls back: the tables are then found at this version.
+        const statements = [...(version === 1 ? sql.migrate_1 : []), ...sql.schema];
+        try {
+          await binding.batch(statements.map((statement) => binding.prepare(statement)));
+        } catch (error) {
+          if (version !== 1 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+        }
+      } else if (version > 0 && version < SCHEMA_VERSION) {
+        throw olderSchema('d1Store', version, 'sqlite');
+      }
       const { results } = await binding.prepare(sql.columns).all();
       checkSqliteColumns(results?.[0], prefix, 'd1Store');
       if (!createTables) await binding.prepare(sql.check).all();
     },
-    async record({ eventId, paymentId, statusVersion, data, body }) {
+    async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const [, recorded] = await binding.batch([
-        binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data),
-        binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, body),
+        binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data, integration),
+        binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, own(body), integration, secretKind),
       ]);
       return decisionOf(recorded?.results, 'd1Store');
     },
     async quarantine({ code, body }) {
-      await binding.prepare(sql.quarantine).bind(code, body).run();
+      await binding.prepare(sql.quarantine).bind(code, own(body)).run();
+    },
+    async listQuarantined({ afterId, limit }) {
+      return (await rows(binding.prepare(sql.quarantined).bind(afterId, limit)))
+        .map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
+    },
+    async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
+      const results = await binding.batch([
+        binding.prepare(sql.order).bind(paymentId, orderRef, sourceAmount, integration),
+        binding.prepare(sql.order_unheld).bind(paymentId),
+        binding.prepare(sql.order_state).bind(paymentId),
+        binding.prepare(sql.order_read).bind(paymentId),
+      ]);
+      const row = results?.[3]?.results?.[0];
+      return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
+    },
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+      const [leased, fresh] = await binding.batch([
+        binding.prepare(sql.claim).bind(owner, leaseSecs, batch, recoverAfterSecs),
+        binding.prepare(sql.claim_fresh).bind(owner, leaseSecs, batch),
+      ]);
+      return [...(leased?.results ?? []), ...(fresh?.results ?? [])].map((row) => row.payment_id);
+    },
+    async load({ paymentId, owner, recoverAfterSecs }) {
+      const row = await first(binding.prepare(sql.load).bind(owner, recoverAfterSecs, paymentId));
+      return row === undefined ? null : loaded(row);
+    },
+    async complete({ paymentId, owner, version, outcome, code, settled }) {
+      const [state] = await binding.batch([
+        binding.prepare(sql.complete).bind(paymentId, owner, version, outcome, code, settled ? 1 : 0),
+        binding.prepare(sql.complete_mark).bind(paymentId),
+      ]);
+      return state?.results?.[0]?.handled_version ?? null;
+    },
+    async retry({ paymentId, owner, delaySecs, code }) {
+      const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code));
+      return row === undefined ? null : Number(row.attempts);
+    },
+    async release({ owner }) {
+      await binding.prepare(sql.release).bind(owner).run();
     },
   };
 }

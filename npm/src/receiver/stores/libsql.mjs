@@ -9,7 +9,9 @@
 // answered 413), which a libsql file does not have.
 
 import { sqlite as SQL } from '../sql.mjs';
-import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import {
+  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+} from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
 
@@ -25,12 +27,36 @@ export function libsqlStore(client, options) {
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'libsqlStore');
   const sql = withPrefix(SQL, prefix);
   const statement = (text, args = []) => ({ sql: text, args });
+  const first = async (text, args) => (await client.execute(statement(text, args))).rows?.[0];
+  // 0: no tables; 1: the first schema's (no version row); else the version row's.
+  async function schemaVersion() {
+    const tables = await first(sql.tables);
+    if (Number(tables?.has_schema) > 0) return Number((await first(sql.version))?.version);
+    return Number(tables?.has_events) > 0 ? 1 : 0;
+  }
+  const storedOrder = (row) => (row ? { orderRef: row.order_ref ?? null, sourceAmount: String(row.source_amount), integration: row.integration ?? null } : null);
 
   return {
     kind: 'libsql',
     async ready() {
       try {
-        if (createTables) await client.batch(sql.schema.map((text) => statement(text)), 'write');
+        const version = await schemaVersion();
+        if (version > SCHEMA_VERSION) throw newerSchema('libsqlStore', version);
+        // Tables of the first schema are checked before they are migrated.
+        if (version === 1) checkSqliteColumns(await first(sql.columns), prefix, 'libsqlStore', 1);
+        if (createTables) {
+          // One write batch, one transaction: the migration from version 1 (when needed),
+          // then the schema. A client migrating at once fails at the first ALTER and rolls
+          // back: the tables are then found at this version.
+          const statements = [...(version === 1 ? sql.migrate_1 : []), ...sql.schema];
+          try {
+            await client.batch(statements.map((text) => statement(text)), 'write');
+          } catch (error) {
+            if (version !== 1 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+          }
+        } else if (version > 0 && version < SCHEMA_VERSION) {
+          throw olderSchema('libsqlStore', version, 'sqlite');
+        }
         const { rows } = await client.execute(statement(sql.columns));
         checkSqliteColumns(rows?.[0], prefix, 'libsqlStore');
         if (!createTables) await client.execute(statement(sql.check));
@@ -48,15 +74,55 @@ export function libsqlStore(client, options) {
         throw error;
       }
     },
-    async record({ eventId, paymentId, statusVersion, data, body }) {
+    async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const [, recorded] = await client.batch([
-        statement(sql.apply, [eventId, paymentId, statusVersion, data]),
-        statement(sql.record, [eventId, paymentId, statusVersion, body]),
+        statement(sql.apply, [eventId, paymentId, statusVersion, data, integration]),
+        statement(sql.record, [eventId, paymentId, statusVersion, body, integration, secretKind]),
       ], 'write');
       return decisionOf(recorded?.rows, 'libsqlStore');
     },
     async quarantine({ code, body }) {
       await client.execute(statement(sql.quarantine, [code, body]));
+    },
+    async listQuarantined({ afterId, limit }) {
+      const { rows } = await client.execute(statement(sql.quarantined, [afterId, limit]));
+      return rows.map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
+    },
+    async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
+      const results = await client.batch([
+        statement(sql.order, [paymentId, orderRef, sourceAmount, integration]),
+        statement(sql.order_unheld, [paymentId]),
+        statement(sql.order_state, [paymentId]),
+        statement(sql.order_read, [paymentId]),
+      ], 'write');
+      return { inserted: false, stored: storedOrder(results?.[3]?.rows?.[0]) };
+    },
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+      const [leased, fresh] = await client.batch([
+        statement(sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]),
+        statement(sql.claim_fresh, [owner, leaseSecs, batch]),
+      ], 'write');
+      return [...(leased?.rows ?? []), ...(fresh?.rows ?? [])].map((row) => String(row.payment_id));
+    },
+    async load({ paymentId, owner, recoverAfterSecs }) {
+      const row = await first(sql.load, [owner, recoverAfterSecs, paymentId]);
+      return row === undefined ? null : loaded(row);
+    },
+    async complete({ paymentId, owner, version, outcome, code, settled }) {
+      const [state] = await client.batch([
+        statement(sql.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]),
+        statement(sql.complete_mark, [paymentId]),
+      ], 'write');
+      const handled = state?.rows?.[0]?.handled_version;
+      return handled === undefined || handled === null ? null : String(handled);
+    },
+    async retry({ paymentId, owner, delaySecs, code }) {
+      const [retried] = await client.batch([statement(sql.retry, [paymentId, owner, delaySecs, code])], 'write');
+      const row = retried?.rows?.[0];
+      return row === undefined ? null : Number(row.attempts);
+    },
+    async release({ owner }) {
+      await client.batch([statement(sql.release, [owner])], 'write');
     },
   };
 }

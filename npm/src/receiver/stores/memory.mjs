@@ -1,38 +1,128 @@
 // memoryStore: FOR TESTS ONLY. It keeps events in this process's memory, which a restart
 // loses and a second instance never sees. It decides with the package's decideEvent, and its
-// maps mirror the tables' rows, so a test can read what a real store would hold.
+// maps mirror the tables' rows, so a test can read what a real store would hold. The merchant
+// loop (orders, fulfilment, leases) runs on it too, with the process's clock.
 
-import { decideEvent } from 'cryptopay-verify';
+import { compareStatusVersions, decideEvent } from 'cryptopay-verify';
 import { storeOptions } from './common.mjs';
 
-/** A store in process memory, for tests. Its `events`, `payments` and `quarantined` are readable. */
+/** A store in process memory, for tests. Its `events`, `payments`, `quarantined`, `orders` and `fulfilment` are readable. */
 export function memoryStore(options) {
   storeOptions(options, [], 'memoryStore');
   const events = new Map(); // event_id -> row of the events table
   const payments = new Map(); // payment_id -> row of the payments table
   const quarantined = []; // rows of the quarantine table
+  const orders = new Map(); // payment_id -> row of the orders table
+  const fulfilment = new Map(); // payment_id -> row of the fulfilment table
   const now = () => new Date().toISOString();
+  const later = (secs) => new Date(Date.now() + secs * 1000).toISOString();
+  const newer = (a, b) => b === null || b === undefined || compareStatusVersions(a, b) > 0;
+  const unhandled = (payment) => newer(payment.status_version, payment.handled_version);
+  const free = (row, at) => (row.lease_until === null || row.lease_until < at) && (row.next_attempt_at === null || row.next_attempt_at <= at);
+  const state = (paymentId) => ({
+    payment_id: paymentId, handled_version: null, outcome: null, code: null, settled: false, seen_at: now(), attempts: 0,
+    next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(),
+  });
+  const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
+
   return {
     kind: 'memory',
     events,
     payments,
     quarantined,
+    orders,
+    fulfilment,
     async ready() {},
-    async record({ eventId, paymentId, statusVersion, data, body }) {
+    async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const stored = payments.get(paymentId);
       const decision = decideEvent({ eventId, paymentId, statusVersion },
         { eventSeen: events.has(eventId), statusVersion: stored?.status_version });
       if (decision === 'duplicate') return decision;
       events.set(eventId, {
         event_id: eventId, payment_id: paymentId, status_version: statusVersion, decision, received_at: now(), body: body.slice(),
+        integration, secret_kind: secretKind,
       });
       if (decision === 'apply') {
-        payments.set(paymentId, { payment_id: paymentId, status_version: statusVersion, event_id: eventId, data, updated_at: now() });
+        payments.set(paymentId, {
+          payment_id: paymentId, status_version: statusVersion, event_id: eventId, data, updated_at: now(), integration,
+          handled_version: stored?.handled_version ?? null,
+        });
       }
       return decision;
     },
     async quarantine({ code, body }) {
       quarantined.push({ id: quarantined.length + 1, received_at: now(), code, body: body.slice() });
+    },
+    async listQuarantined({ afterId, limit }) {
+      return quarantined.filter((row) => row.id > afterId).slice(0, limit)
+        .map((row) => ({ id: row.id, receivedAt: row.received_at, code: row.code, body: row.body.slice() }));
+    },
+    async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
+      const inserted = !orders.has(paymentId);
+      if (inserted) orders.set(paymentId, { payment_id: paymentId, order_ref: orderRef, source_amount: sourceAmount, integration, created_at: now() });
+      if (heldUnknown(paymentId)) {
+        const payment = payments.get(paymentId);
+        if (payment) payment.handled_version = null;
+        fulfilment.set(paymentId, state(paymentId));
+      } else if (!fulfilment.has(paymentId)) {
+        fulfilment.set(paymentId, state(paymentId));
+      }
+      const row = orders.get(paymentId);
+      return { inserted, stored: inserted ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
+    },
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+      const at = now();
+      const cutoff = later(-recoverAfterSecs);
+      const due = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
+      for (const row of fulfilment.values()) if (!row.settled && row.seen_at <= cutoff) due.add(row.payment_id);
+      const claimed = [...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at))
+        .map((row) => row.payment_id).sort().slice(0, batch);
+      const fresh = [...due].filter((id) => !fulfilment.has(id)).sort().slice(0, Math.max(batch - claimed.length, 0));
+      for (const id of fresh) fulfilment.set(id, state(id));
+      for (const id of [...claimed, ...fresh]) Object.assign(fulfilment.get(id), { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
+      return [...claimed, ...fresh];
+    },
+    async load({ paymentId, owner, recoverAfterSecs }) {
+      const row = fulfilment.get(paymentId);
+      if (!row) return null;
+      const payment = payments.get(paymentId);
+      const order = orders.get(paymentId);
+      return {
+        handledVersion: row.handled_version,
+        outcome: row.outcome,
+        code: row.code,
+        attempts: row.attempts,
+        leased: row.lease_owner === owner && row.lease_until > now(),
+        eventDue: payment !== undefined && newer(payment.status_version, row.handled_version),
+        recoverDue: !row.settled && row.seen_at <= later(-recoverAfterSecs),
+        eventVersion: payment?.status_version ?? null,
+        eventIntegration: payment?.integration ?? null,
+        eventId: payment?.event_id ?? null,
+        hasPayment: payment !== undefined,
+        order: order ? { orderRef: order.order_ref, sourceAmount: order.source_amount, integration: order.integration, createdAt: order.created_at } : null,
+      };
+    },
+    async complete({ paymentId, owner, version, outcome, code, settled }) {
+      const row = fulfilment.get(paymentId);
+      if (!row) return null;
+      if (row.handled_version === null || compareStatusVersions(row.handled_version, version) <= 0) {
+        Object.assign(row, { outcome, code, settled });
+      }
+      if (newer(version, row.handled_version)) row.handled_version = version;
+      Object.assign(row, { seen_at: now(), attempts: 0, next_attempt_at: null, updated_at: now() });
+      if (row.lease_owner === owner) Object.assign(row, { lease_owner: null, lease_until: null });
+      const payment = payments.get(paymentId);
+      if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;
+      return row.handled_version;
+    },
+    async retry({ paymentId, owner, delaySecs, code }) {
+      const row = fulfilment.get(paymentId);
+      if (!row || row.lease_owner !== owner) return null;
+      Object.assign(row, { attempts: row.attempts + 1, code, next_attempt_at: later(delaySecs), lease_owner: null, lease_until: null, updated_at: now() });
+      return row.attempts;
+    },
+    async release({ owner }) {
+      for (const row of fulfilment.values()) if (row.lease_owner === owner) Object.assign(row, { lease_owner: null, lease_until: null });
     },
   };
 }

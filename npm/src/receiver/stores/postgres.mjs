@@ -5,7 +5,10 @@
 
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
-import { checkColumns, decisionOf, describeError, invalid, sqlState, storeOptions, stuckFix, withPrefix } from './common.mjs';
+import {
+  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, invalid, isoTime, loaded, newerSchema, olderSchema, sqlState,
+  storeOptions, stuckFix, withPrefix,
+} from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';
@@ -21,14 +24,38 @@ const RETRIES = 3;
 const NAME_LOST = new Set(['42P05', '26000']);
 const pause = (attempt) => new Promise((resolve) => { setTimeout(resolve, Math.random() * 10 * 2 ** attempt); });
 
+// A statement of the merchant loop, run again after a serialization failure or a deadlock.
+async function retried(statement) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await statement();
+    } catch (error) {
+      if (!RETRIED.has(sqlState(error)) || attempt >= RETRIES) throw error;
+      await pause(attempt + 1);
+    }
+  }
+}
+
 // The types the statements depend on (format_type's names); null: any type. Ids are text (a
 // bounded varchar would refuse a long id at every retry), versions an unbounded numeric, the
 // body bytea, data json (jsonb refuses a \u0000 a string may hold).
 const TEXT = ['text', 'character varying'];
 const COLUMNS = {
-  events: { event_id: TEXT, payment_id: TEXT, status_version: ['numeric'], decision: null, received_at: null, body: ['bytea'] },
-  payments: { payment_id: TEXT, status_version: ['numeric'], event_id: TEXT, data: ['json'], updated_at: null },
+  events: {
+    event_id: TEXT, payment_id: TEXT, status_version: ['numeric'], decision: null, received_at: null, body: ['bytea'],
+    integration: TEXT, secret_kind: TEXT,
+  },
+  payments: {
+    payment_id: TEXT, status_version: ['numeric'], event_id: TEXT, data: ['json'], updated_at: null, integration: TEXT,
+    handled_version: ['numeric'],
+  },
   quarantine: { id: null, received_at: null, code: null, body: ['bytea'] },
+  orders: { payment_id: TEXT, order_ref: TEXT, source_amount: ['json'], integration: TEXT, created_at: null },
+  fulfilment: {
+    payment_id: TEXT, handled_version: ['numeric'], outcome: TEXT, code: TEXT, settled: ['boolean'], seen_at: null,
+    attempts: null, next_attempt_at: null, lease_owner: TEXT, lease_until: null, updated_at: null,
+  },
+  schema: { name: TEXT, version: null },
 };
 
 /**
@@ -64,7 +91,7 @@ export function postgresStore(client, options) {
   async function run(name, text, values) {
     if (named) {
       try {
-        return await client.query({ name: `${prefix}${name}_v3`, text, values });
+        return await client.query({ name: `${prefix}${name}_v4`, text, values });
       } catch (error) {
         if (!NAME_LOST.has(sqlState(error))) throw error;
         named = false;
@@ -73,17 +100,24 @@ export function postgresStore(client, options) {
     return client.query(text, values);
   }
 
-  // The columns of the three tables (a row with no name for a table that is missing).
+  // The columns of the tables (a row with no name for a table that is missing).
   const columns = async () => (await client.query(sql.columns)).rows;
+  // 0: no tables; 1: the first schema's (no version row); else the version row's.
+  async function schemaVersion() {
+    const [tables] = (await client.query(sql.tables)).rows;
+    if (tables?.has_schema) return Number((await client.query(sql.version)).rows[0]?.version);
+    return tables?.has_events ? 1 : 0;
+  }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
 
-  function checkDatabase(rows) {
+  function checkDatabase(rows, version = SCHEMA_VERSION) {
     const encoding = rows?.[0]?.encoding;
     if (encoding !== 'UTF8') {
       throw new Error(`postgresStore: the database's server_encoding is ${encoding}, not UTF8: ids and data are UTF-8 text, and an event holding a character ${encoding} lacks (say "€") would fail at every retry. Create the database with ENCODING 'UTF8' (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0) and connect to it`);
     }
     checkColumns(rows, COLUMNS, {
       prefix,
+      version,
       what: 'postgresStore',
       typeOf: (type) => ({ type, shown: type }),
       fix: 'The receiver\'s statements need the types of schema/postgres.sql: ALTER the columns (e.g. ALTER TABLE ... ALTER COLUMN status_version TYPE numeric USING status_version::numeric), or use another prefix to create new tables',
@@ -94,13 +128,20 @@ export function postgresStore(client, options) {
     kind: 'postgres',
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
-      // The schema runs only when a table is missing: where a migration (or an earlier start)
-      // made all three, no DDL runs, so a role that may only use the tables needs no
-      // createTables: false. The schema is one simple query: one implicit transaction, under
-      // an advisory lock. Then the encoding and the columns' types; and, where no DDL ran,
-      // a read of every column (a role that may not read them fails here, at start).
+      // The schema runs only when a table is missing or the schema version is older than the
+      // package's: where a migration (or an earlier start) made every table at this version,
+      // no DDL runs, so a role that may only use the tables needs no createTables: false. The
+      // schema is one simple query: one implicit transaction, under an advisory lock, that
+      // also migrates tables of an older version in place. Then the encoding and the columns'
+      // types; and, where no DDL ran, a read of every column (a role that may not read them
+      // fails here, at start).
+      const version = await schemaVersion();
+      if (version > SCHEMA_VERSION) throw newerSchema('postgresStore', version);
       let rows = await columns();
-      const create = createTables && missingTable(rows);
+      // Tables of the first schema are checked before they are migrated.
+      if (version === 1) checkDatabase(rows, 1);
+      if (version > 0 && version < SCHEMA_VERSION && !createTables) throw olderSchema('postgresStore', version, 'postgres');
+      const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION);
       if (create) {
         try {
           await client.query(sql.schema);
@@ -122,11 +163,11 @@ export function postgresStore(client, options) {
         throw new Error(`postgresStore: no delivery could be recorded (${describeError(error)}): ${fix}`, { cause: error });
       }
     },
-    async record({ eventId, paymentId, statusVersion, data, body }) {
+    async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       for (let attempt = 0; ; attempt += 1) {
         let result;
         try {
-          result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body]);
+          result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body, integration, secretKind]);
         } catch (error) {
           // Another transaction committed this event_id while this one was applying it: the
           // statement was rolled back whole, so nothing changed. That is a duplicate. (The
@@ -144,6 +185,34 @@ export function postgresStore(client, options) {
     },
     async quarantine({ code, body }) {
       await run('quarantine', sql.quarantine, [code, body]);
+    },
+    async listQuarantined({ afterId, limit }) {
+      const { rows } = await run('quarantined', sql.quarantined, [String(afterId), limit]);
+      return rows.map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
+    },
+    async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
+      const [row] = (await retried(() => run('order', sql.order, [paymentId, orderRef, sourceAmount, integration]))).rows;
+      if (row?.inserted) return { inserted: true, stored: null };
+      return { inserted: false, stored: row?.source_amount == null ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
+    },
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+      const { rows } = await retried(() => run('claim', sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]));
+      return rows.map((row) => row.payment_id);
+    },
+    async load({ paymentId, owner, recoverAfterSecs }) {
+      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs])).rows;
+      return row === undefined ? null : loaded(row);
+    },
+    async complete({ paymentId, owner, version, outcome, code, settled }) {
+      const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled]))).rows;
+      return row?.handled_version ?? null;
+    },
+    async retry({ paymentId, owner, delaySecs, code }) {
+      const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code]))).rows;
+      return row === undefined ? null : Number(row.attempts);
+    },
+    async release({ owner }) {
+      await run('release', sql.release, [owner]);
     },
   };
 }

@@ -9,7 +9,9 @@
 // that COMMIT returned. A failure rolls the group back; none of it is acknowledged.
 
 import { sqlite as SQL } from '../sql.mjs';
-import { checkSqliteColumns, decisionOf, invalid, storeOptions, withPrefix } from './common.mjs';
+import {
+  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+} from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
 // Errors of the database rather than of one delivery (SQLite's primary result codes): they
@@ -57,7 +59,14 @@ export function sqliteStore(db, options) {
   // better-sqlite3 refuses get() on a statement that returns no rows (and run() on one that
   // does); the other drivers take either.
   const step = (statement, args) => (statement.reader === false ? (statement.run(...args), undefined) : statement.get(...args));
+  const every = (statement, args) => (statement.reader === false ? (statement.run(...args), []) : statement.all(...args));
   const one = (text) => step(db.prepare(text), []);
+  // 0: no tables; 1: the first schema's (no version row); else the version row's.
+  function schemaVersion() {
+    const tables = one(sql.tables);
+    if (Number(tables?.has_schema) > 0) return Number(one(sql.version)?.version);
+    return Number(tables?.has_events) > 0 ? 1 : 0;
+  }
 
   let statements = null;
   const queue = [];
@@ -111,6 +120,10 @@ export function sqliteStore(db, options) {
     }
   }
 
+  function ensureReady() {
+    if (statements === null) throw new Error('sqliteStore: ready() has not completed');
+  }
+
   const enqueue = (write) => new Promise((resolve, reject) => {
     if (statements === null) {
       reject(new Error('sqliteStore: ready() has not completed'));
@@ -136,8 +149,17 @@ export function sqliteStore(db, options) {
     const commit = db.prepare('COMMIT');
     const rollbackStatement = db.prepare('ROLLBACK');
     if (opts.createTables) {
+      // The version read and the migration in one write transaction: another process that
+      // starts at once waits for it, then finds the tables at this version.
       begin.run();
       try {
+        const version = schemaVersion();
+        if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
+        if (version === 1) {
+          // Tables of the first schema are checked before they are migrated.
+          checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
+          for (const statement of sql.migrate_1) one(statement);
+        }
         for (const statement of sql.schema) one(statement);
         commit.run();
       } catch (error) {
@@ -148,6 +170,12 @@ export function sqliteStore(db, options) {
         }
         throw error;
       }
+    }
+    if (!opts.createTables) {
+      const version = schemaVersion();
+      if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
+      if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
+      if (version > 0 && version < SCHEMA_VERSION) throw olderSchema('sqliteStore', version, 'sqlite');
     }
     checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore');
     if (!opts.createTables) one(sql.check);
@@ -166,6 +194,18 @@ export function sqliteStore(db, options) {
       apply: db.prepare(sql.apply),
       record: db.prepare(sql.record),
       quarantine: db.prepare(sql.quarantine),
+      quarantined: db.prepare(sql.quarantined),
+      order: db.prepare(sql.order),
+      orderUnheld: db.prepare(sql.order_unheld),
+      orderState: db.prepare(sql.order_state),
+      orderRead: db.prepare(sql.order_read),
+      claim: db.prepare(sql.claim),
+      claimFresh: db.prepare(sql.claim_fresh),
+      load: db.prepare(sql.load),
+      complete: db.prepare(sql.complete),
+      completeMark: db.prepare(sql.complete_mark),
+      retry: db.prepare(sql.retry),
+      release: db.prepare(sql.release),
     };
   }
 
@@ -182,10 +222,10 @@ export function sqliteStore(db, options) {
         throw error;
       }
     },
-    record({ eventId, paymentId, statusVersion, data, body }) {
+    record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       return enqueue(() => {
-        step(statements.apply, [eventId, paymentId, statusVersion, data]);
-        const row = step(statements.record, [eventId, paymentId, statusVersion, body]);
+        step(statements.apply, [eventId, paymentId, statusVersion, data, integration]);
+        const row = step(statements.record, [eventId, paymentId, statusVersion, body, integration, secretKind]);
         // No row (undefined, or null in bun:sqlite): the event_id was stored already.
         return decisionOf(row === undefined || row === null ? [] : [row], 'sqliteStore');
       });
@@ -193,6 +233,51 @@ export function sqliteStore(db, options) {
     quarantine({ code, body }) {
       return enqueue(() => {
         step(statements.quarantine, [code, body]);
+      });
+    },
+    // The merchant loop: each write a group member (one transaction); reads see what committed.
+    async listQuarantined({ afterId, limit }) {
+      ensureReady();
+      return every(statements.quarantined, [afterId, limit])
+        .map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
+    },
+    recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
+      return enqueue(() => {
+        step(statements.order, [paymentId, orderRef, sourceAmount, integration]);
+        step(statements.orderUnheld, [paymentId]);
+        step(statements.orderState, [paymentId]);
+        const row = step(statements.orderRead, [paymentId]);
+        return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
+      });
+    },
+    claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+      return enqueue(() => {
+        const leased = every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs]);
+        const fresh = every(statements.claimFresh, [owner, leaseSecs, batch]);
+        return [...leased, ...fresh].map((row) => row.payment_id);
+      });
+    },
+    async load({ paymentId, owner, recoverAfterSecs }) {
+      ensureReady();
+      const row = step(statements.load, [owner, recoverAfterSecs, paymentId]);
+      return row === undefined || row === null ? null : loaded(row);
+    },
+    complete({ paymentId, owner, version, outcome, code, settled }) {
+      return enqueue(() => {
+        const row = step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]);
+        step(statements.completeMark, [paymentId]);
+        return row?.handled_version ?? null;
+      });
+    },
+    retry({ paymentId, owner, delaySecs, code }) {
+      return enqueue(() => {
+        const row = step(statements.retry, [paymentId, owner, delaySecs, code]);
+        return row === undefined || row === null ? null : Number(row.attempts);
+      });
+    },
+    release({ owner }) {
+      return enqueue(() => {
+        step(statements.release, [owner]);
       });
     },
   };

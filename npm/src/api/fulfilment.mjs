@@ -1,0 +1,90 @@
+// Fulfilment: the authoritative view of a payment (the exact text of GET
+// /v1/payments/{payment_id}'s answer) read by the core, linked to the merchant's order, and
+// the core's default policy. The view crosses as its text, never re-serialized: a number
+// JavaScript would round (a status_version past 2^53) is read exactly by the core.
+
+import { assertReady, fail } from './errors.mjs';
+import { glue } from './instance.mjs';
+import { isPlainObject, options } from './inputs.mjs';
+
+const VIEW_TEXT = 'responseText';
+
+/**
+ * The view's exact text: a string as given, or the `responseText` of a view that
+ * parsePaymentView (or the client's getPayment) returned. Anything else is refused: a view
+ * rebuilt with JSON.stringify could differ from what the service said.
+ */
+export function viewTextOf(view, what) {
+  if (typeof view === 'string') return view;
+  if (view !== null && typeof view === 'object' && typeof view[VIEW_TEXT] === 'string') return view[VIEW_TEXT];
+  throw fail('invalid_argument', `${what} takes the exact text of GET /v1/payments/{payment_id}'s answer (or the view getPayment returned, which keeps it as responseText), never an object rebuilt with JSON.stringify`);
+}
+
+function optionalText(value, name) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw fail('invalid_argument', `${name} must be a string when present`);
+  return value;
+}
+
+function json(value) {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return 'null';
+  }
+}
+
+/**
+ * Reads a payment view: checks it with the core and returns every field as the service sent
+ * it, `status_version` as an exact string, numbers a double cannot hold as their exact
+ * digits, and the exact text as the non-enumerable `responseText`.
+ */
+export function parsePaymentView(viewText) {
+  assertReady();
+  if (typeof viewText !== 'string') {
+    throw fail('invalid_argument', 'parsePaymentView takes the exact text of GET /v1/payments/{payment_id}\'s answer');
+  }
+  const view = JSON.parse(glue.rawPaymentViewText(viewText));
+  view.status_version = String(view.status_version);
+  Object.defineProperty(view, VIEW_TEXT, { value: viewText, enumerable: false, writable: false, configurable: false });
+  return view;
+}
+
+/** fulfil, review, wait or closed: what the view justifies by the core's default policy. */
+export function defaultPolicy(view) {
+  assertReady();
+  return glue.rawDefaultPolicy(viewTextOf(view, 'defaultPolicy'));
+}
+
+/**
+ * Links a payment's authoritative view to the merchant's order (spec: receiver rule 7).
+ * `{ linked: true }`, or `{ linked: false, code, message }` for the first mismatch.
+ */
+export function linkEvent(order, view, opts) {
+  assertReady();
+  const text = viewTextOf(view, 'linkEvent');
+  let integration;
+  if (opts !== undefined) {
+    options(opts, ['integration'], 'linkEvent');
+    integration = optionalText(opts.integration, 'integration');
+  }
+  const hasOrder = order !== undefined && order !== null;
+  if (hasOrder && !isPlainObject(order)) {
+    throw fail('invalid_argument', 'linkEvent takes the order { paymentId, orderRef?, sourceAmount, integration? } (or null when none is stored)');
+  }
+  if (hasOrder && (typeof order.paymentId !== 'string' || order.paymentId === '')) {
+    throw fail('invalid_argument', 'order.paymentId must be a non-empty string');
+  }
+  const said = glue.rawLinkEvent(
+    text,
+    hasOrder,
+    hasOrder ? order.paymentId : '',
+    hasOrder ? optionalText(order.orderRef, 'order.orderRef') : undefined,
+    hasOrder ? json(order.sourceAmount) : '',
+    hasOrder ? optionalText(order.integration, 'order.integration') : undefined,
+    integration,
+  );
+  if (said === '') return { linked: true };
+  const at = said.indexOf(': ');
+  return { linked: false, code: said.slice(0, at), message: said };
+}

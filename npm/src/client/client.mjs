@@ -1,0 +1,358 @@
+// createClient: the payment service's API for a merchant server, on fetch (Node 18+, Bun, Deno,
+// Workers). It sits on the package's public API as a user's code would (buildSourceAmount,
+// validateCreatePayment, parsePaymentView, ...) and adds only I/O. The API key goes in the
+// Authorization header and nowhere else: never in a URL, an error or a message (a service that
+// echoes it back has it masked).
+
+import {
+  CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
+} from 'cryptopay-verify';
+
+const OPTIONS = ['baseUrl', 'apiKey', 'fetch', 'timeoutMs', 'retries', 'integration'];
+const CREATE_KEYS = ['order_ref', 'amount', 'source_amount', 'checkout_origin'];
+// Statuses the service may answer differently on a retry (the delivery rules' set).
+const RETRYABLE = new Set([408, 425, 429]);
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+const MAX_TEXT = 2000;
+const encoder = new TextEncoder();
+
+const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * What the service answered when it was not a success, or why no answer came: `status` (0
+ * when none: a timeout or a network error), `code` (ErrorResponse's `error.code`, else
+ * `http_<status>`, `timeout`, `network_error`, `invalid_response`...), `retryable` (the same
+ * request may succeed later: a timeout, a network error, 408, 425, 429, 5xx). A message never
+ * holds the API key or a secret.
+ */
+export class CryptoPayApiError extends Error {
+  constructor({ status, code, message, retryable, text, cause, ...more }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'CryptoPayApiError';
+    this.status = status;
+    this.code = code;
+    this.retryable = retryable;
+    if (text !== undefined) this.text = text;
+    for (const [key, value] of Object.entries(more)) if (value !== undefined) this[key] = value;
+  }
+}
+
+// The base URL, checked: HTTPS (or http to a loopback host: a local sandbox), no credentials,
+// query or fragment; without a trailing slash.
+function baseUrlOf(value) {
+  if (value === undefined) throw invalid('baseUrl is undefined: is the environment variable set? It is the service\'s base address, such as https://api.example.com');
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('baseUrl is not a URL: give the service\'s base address, such as https://api.example.com');
+  }
+  const loopback = LOOPBACK.test(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a loopback host, such as a local sandbox');
+  }
+  if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
+  if (url.search !== '' || url.hash !== '') throw invalid('baseUrl must not hold a query or a fragment');
+  return { base: url.href.replace(/\/+$/, ''), loopback };
+}
+
+function apiKeyOf(value) {
+  if (value === undefined) throw invalid('apiKey is undefined: is the environment variable set?');
+  if (typeof value !== 'string' || value === '') throw invalid('apiKey is required: the API key issued under Integrations > API keys');
+  // Never echoed: the message names the problem only.
+  if (value !== value.trim()) throw invalid('apiKey starts or ends with white space: remove it where the key is configured');
+  if (!/^[\x21-\x7e]+$/.test(value)) throw invalid('apiKey holds a character an HTTP header cannot carry: check where the key is configured');
+  return value;
+}
+
+function integerOption(value, name, fallback, min, max) {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
+  return value;
+}
+
+// An idempotency key: a random UUID where the runtime has one (Node 19+, Bun, Deno, Workers),
+// else 128 bits of Math.random (Node 18 without its crypto global): unique per creation intent,
+// not a secret.
+function newKey() {
+  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  const hex = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  return `${hex()}${hex()}-${hex()}-${hex()}`;
+}
+
+const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** Creates a client of the payment service's API. See client.d.ts. */
+export function createClient(options) {
+  if (typeof globalThis.document !== 'undefined') {
+    throw invalid('createClient refuses to run where `document` exists (a browser): an API key must never be in browser code; call the service from your server');
+  }
+  if (!isPlainObject(options)) throw invalid('createClient takes { baseUrl, apiKey, fetch?, timeoutMs?, retries? }');
+  for (const key of Object.keys(options)) {
+    // Never echoed: an unknown key could be a pasted secret.
+    if (!OPTIONS.includes(key)) throw invalid(`createClient was given an unknown option (options: ${OPTIONS.join(', ')})`);
+  }
+  const { base, loopback } = baseUrlOf(options.baseUrl);
+  const apiKey = apiKeyOf(options.apiKey);
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  if (typeof fetchFn !== 'function') throw invalid('fetch is a function (the global fetch is the default; this runtime has none)');
+  const timeoutMs = integerOption(options.timeoutMs, 'timeoutMs', 10_000, 1, 600_000);
+  const retries = integerOption(options.retries, 'retries', 3, 0, 10);
+  const integration = options.integration ?? null;
+  if (integration !== null && (typeof integration !== 'string' || integration === '')) {
+    throw invalid('integration is the name this client\'s account has in the receiver\'s secrets');
+  }
+
+  // Any text kept in an error, with the key (and the secrets given to this call) masked.
+  const masked = (text, secrets = []) => {
+    let out = String(text);
+    for (const secret of [apiKey, ...secrets]) if (secret) out = out.split(secret).join('***');
+    return out;
+  };
+
+  function apiError(status, text, secrets, extra) {
+    let code = `http_${status}`;
+    let said = null;
+    try {
+      const parsed = JSON.parse(text);
+      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(parsed.error.code)) {
+        code = parsed.error.code;
+        if (typeof parsed.error.message === 'string') said = masked(parsed.error.message, secrets).slice(0, 500);
+      }
+    } catch {
+      // not an ErrorResponse: the raw text is kept
+    }
+    const retryable = RETRYABLE.has(status) || status >= 500;
+    const keep = code === `http_${status}` ? masked(text, secrets).slice(0, MAX_TEXT) : undefined;
+    return new CryptoPayApiError({
+      status,
+      code,
+      retryable,
+      text: keep,
+      message: `${code}: the service answered ${status}${said ? `: ${said}` : ''}`,
+      ...extra,
+    });
+  }
+
+  // One request, retried after a timeout, a network error, 408, 425, 429 or a 5xx, with the
+  // same headers and the same body bytes. Resolves the answer's text.
+  async function request(method, path, { body, idempotencyKey, secrets = [], extra } = {}) {
+    const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    const bytes = body === undefined ? undefined : encoder.encode(body);
+    let failure = null;
+    for (let attempt = 0; attempt <= retries; attempt += 1) {
+      if (attempt > 0) await pause(Math.min(250 * 2 ** (attempt - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      let status;
+      let text;
+      try {
+        const response = await fetchFn(`${base}${path}`, { method, headers, body: bytes, signal: controller.signal, redirect: 'manual' });
+        status = response.status;
+        text = await response.text();
+        if (status >= 200 && status < 300) return text;
+        failure = apiError(status, text, secrets, extra);
+        const after = Number(response.headers?.get?.('retry-after'));
+        if (status === 429 && Number.isFinite(after) && after > 0) failure.retryAfterMs = Math.min(after, 30) * 1000;
+      } catch (thrown) {
+        if (thrown instanceof CryptoPayApiError) throw thrown;
+        const timedOut = controller.signal.aborted;
+        failure = new CryptoPayApiError({
+          status: status ?? 0,
+          code: timedOut ? 'timeout' : 'network_error',
+          retryable: true,
+          message: timedOut
+            ? `timeout: no answer from the service within ${timeoutMs} ms`
+            : `network_error: the request to the service failed (${masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.message ?? thrown, secrets).slice(0, 200)})`,
+          ...extra,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!failure.retryable) break;
+    }
+    if (failure.retryAfterMs !== undefined) delete failure.retryAfterMs;
+    if (failure.retryable && retries > 0) failure.message += ` (after ${retries + 1} attempts)`;
+    throw failure;
+  }
+
+  function json(text, what) {
+    if (text.trim() === '') return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: `invalid_response: ${what} is not JSON` });
+    }
+  }
+
+  const idPath = (id, what) => {
+    if (typeof id !== 'string' || id === '') throw invalid(`${what} takes a payment_id, a non-empty string`);
+    return encodeURIComponent(id);
+  };
+
+  let store = null;
+  async function getStore() {
+    const view = json(await request('GET', '/v1/store'), 'GET /v1/store');
+    if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
+    }
+    store = view;
+    return view;
+  }
+
+  async function createPayment(input, opts) {
+    if (!isPlainObject(input)) throw invalid('createPayment takes { order_ref?, amount } or { order_ref?, source_amount }');
+    for (const key of Object.keys(input)) {
+      if (!CREATE_KEYS.includes(key)) throw invalid(`createPayment was given an unknown field (fields: ${CREATE_KEYS.join(', ')})`);
+    }
+    if ((input.amount === undefined) === (input.source_amount === undefined)) {
+      throw invalid('createPayment takes either amount (a decimal string such as "128.00", priced from the store\'s primary source) or source_amount, not both');
+    }
+    let idempotencyKey;
+    let record;
+    if (opts !== undefined) {
+      if (!isPlainObject(opts)) throw invalid('createPayment\'s options are { idempotencyKey?, record? }');
+      for (const key of Object.keys(opts)) {
+        if (key !== 'idempotencyKey' && key !== 'record') throw invalid('createPayment\'s options are { idempotencyKey?, record? }');
+      }
+      ({ idempotencyKey, record } = opts);
+    }
+    if (idempotencyKey !== undefined) validateIdempotencyKey(idempotencyKey);
+    if (record !== undefined && (record === null || typeof record.recordCreated !== 'function')) {
+      throw invalid('record is the receiver that records the order (receiver.recordCreated)');
+    }
+    const primarySource = (store ?? await getStore()).primary_source;
+    const sourceAmount = input.amount !== undefined
+      ? buildSourceAmount({ primarySource, amount: input.amount })
+      : input.source_amount;
+    const body = {};
+    if (input.order_ref !== undefined) body.order_ref = input.order_ref;
+    body.source_amount = sourceAmount;
+    if (input.checkout_origin !== undefined) body.checkout_origin = input.checkout_origin;
+    const website = typeof store?.website_origin === 'string' ? store.website_origin : undefined;
+    validateCreatePayment(body, website === undefined ? { primarySource } : { primarySource, websiteOrigin: website });
+    // One key and one body text for this intent: every retry sends the same bytes.
+    const key = idempotencyKey ?? newKey();
+    const text = JSON.stringify(body);
+    const extra = { idempotencyKey: key };
+    const answer = json(await request('POST', '/v1/payments', { body: text, idempotencyKey: key, extra }), 'the creation\'s answer');
+    if (!isPlainObject(answer) || typeof answer.payment_id !== 'string' || answer.payment_id === '') {
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: the creation\'s answer has no payment_id', ...extra });
+    }
+    // The service's answer, with what was sent where it leaves it out; an answer that says
+    // otherwise is refused (a payment for another amount must never be shown or recorded).
+    const differs = [
+      'order_ref' in answer && answer.order_ref !== body.order_ref && !(body.order_ref === undefined && answer.order_ref === null) && 'order_ref',
+      isPlainObject(answer.source_amount) && ['kind', 'currency', 'pricing_ref', 'amount_raw']
+        .some((k) => answer.source_amount[k] !== sourceAmount[k]) && 'source_amount',
+    ].filter(Boolean);
+    if (differs.length > 0) {
+      throw new CryptoPayApiError({
+        status: 200,
+        code: 'created_payment_mismatch',
+        retryable: false,
+        message: `created_payment_mismatch: the service created payment ${answer.payment_id} with another ${differs.join(' and ')} than was sent: do not show it; cancel it (cancelPayment) and look into it`,
+        paymentId: answer.payment_id,
+        ...extra,
+      });
+    }
+    const created = { ...answer, source_amount: sourceAmount };
+    if (body.order_ref !== undefined) created.order_ref = body.order_ref;
+    if (record !== undefined) {
+      try {
+        await record.recordCreated(created, integration === null ? undefined : { integration });
+      } catch (failure) {
+        throw new CryptoPayApiError({
+          status: 200,
+          code: 'record_failed',
+          retryable: true,
+          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${masked(failure?.message ?? failure).slice(0, 300)}): call createPayment again with the same idempotencyKey (the service answers the same payment), or recordCreated`,
+          paymentId: answer.payment_id,
+          cause: failure,
+          ...extra,
+        });
+      }
+    }
+    return created;
+  }
+
+  async function getPayment(paymentId) {
+    const text = await request('GET', `/v1/payments/${idPath(paymentId, 'getPayment')}`);
+    try {
+      return parsePaymentView(text);
+    } catch (failure) {
+      throw new CryptoPayApiError({
+        status: 200, code: 'invalid_response', retryable: false, cause: failure,
+        message: `invalid_response: the payment view is not what fulfilment can read (${failure.code})`,
+      });
+    }
+  }
+
+  // An answer that is a payment view when it reads as one, else its JSON (or null for none).
+  function viewOrJson(text, what) {
+    try {
+      return parsePaymentView(text);
+    } catch {
+      return json(text, what);
+    }
+  }
+
+  async function cancelPayment(paymentId) {
+    return viewOrJson(await request('POST', `/v1/payments/${idPath(paymentId, 'cancelPayment')}/cancel`), 'the cancel\'s answer');
+  }
+
+  async function disableConsumerAccess(paymentId) {
+    return viewOrJson(await request('DELETE', `/v1/payments/${idPath(paymentId, 'disableConsumerAccess')}/consumer-access`), 'the answer');
+  }
+
+  async function bootstrapWebhook(url, opts) {
+    if (typeof url !== 'string') throw invalid('bootstrapWebhook takes the receiver\'s URL');
+    let idempotencyKey;
+    if (opts !== undefined) {
+      if (!isPlainObject(opts) || Object.keys(opts).some((k) => k !== 'idempotencyKey')) throw invalid('bootstrapWebhook\'s options are { idempotencyKey? }');
+      ({ idempotencyKey } = opts);
+    }
+    // The service delivers only to what validateWebhookUrl accepts; a local sandbox (a
+    // loopback base URL) also to a loopback http URL.
+    let local = false;
+    try {
+      const target = new URL(url);
+      local = loopback && target.protocol === 'http:' && LOOPBACK.test(target.hostname);
+    } catch {
+      // validateWebhookUrl words it
+    }
+    if (!local) validateWebhookUrl(url);
+    if (idempotencyKey !== undefined) validateIdempotencyKey(idempotencyKey);
+    const key = idempotencyKey ?? newKey();
+    const answer = json(await request('POST', '/v1/webhook-endpoints', { body: JSON.stringify({ url }), idempotencyKey: key, extra: { idempotencyKey: key } }), 'the setup\'s answer');
+    if (!isPlainObject(answer) || typeof answer.resource_id !== 'string' || answer.resource_id === '') {
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: the webhook setup\'s answer has no resource_id' });
+    }
+    if (typeof answer.secret !== 'string' || answer.secret === '') {
+      throw new CryptoPayApiError({
+        status: 200,
+        code: 'webhook_secret_not_returned',
+        retryable: false,
+        resourceId: answer.resource_id,
+        message: `webhook_secret_not_returned: the webhook ${answer.resource_id} was set up before, and the service gives its signing secret only once. `
+          + 'If you saved it then, use it (verifyWebhookBinding checks it). If you did not, rotate the secret in the dashboard '
+          + '(Integrations > Webhooks > the webhook > Rotate Secret), save the new one, then activate it, before using the endpoint',
+      });
+    }
+    return answer;
+  }
+
+  async function verifyWebhookBinding(resourceId, secret) {
+    if (typeof resourceId !== 'string' || resourceId === '') throw invalid('verifyWebhookBinding takes the webhook\'s resource_id');
+    if (typeof secret !== 'string' || secret === '') throw invalid('verifyWebhookBinding takes the saved signing secret, exactly as saved');
+    const text = await request('POST', `/v1/webhook-endpoints/${encodeURIComponent(resourceId)}/verify`, { body: JSON.stringify({ secret }), secrets: [secret] });
+    return json(text, 'the binding\'s answer');
+  }
+
+  return {
+    getStore, createPayment, getPayment, cancelPayment, disableConsumerAccess, bootstrapWebhook, verifyWebhookBinding,
+  };
+}

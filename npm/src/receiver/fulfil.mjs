@@ -1,0 +1,349 @@
+// The merchant loop on the receiver's store: the merchant's side of each payment
+// (recordCreated, the orders table), then passes that claim the payments whose applied facts
+// changed since they were last handled, and the orders with no news for recoverAfterSecs (a
+// delivery may be lost), under a lease; for each, the authoritative view (confirm), the link
+// to the order checked exactly by the core, the merchant's policy, and the handler, called at
+// least once per (payment, status_version), with that pair as its idempotency key. The
+// version handled is stored only once the handler resolved, and never lowered: a crash
+// repeats a handler call, never skips one.
+
+import {
+  compareStatusVersions, defaultPolicy, isValidAmountRaw, linkEvent, parsePaymentView,
+} from 'cryptopay-verify';
+import { MAX_ID_BYTES } from './limits.mjs';
+import { describeError, invalid } from './stores/common.mjs';
+
+const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
+// Outcomes after which a payment is not checked again for a lost delivery (a new event still
+// brings it back): paid and handled, ended unpaid, or held for a person as not linked.
+const SETTLED = new Set(['fulfil', 'closed', 'needs_review']);
+const FULFIL_OPTIONS = ['confirm', 'handle', 'policy', 'batch', 'leaseSecs', 'recoverAfterSecs'];
+const DEFAULTS = { batch: 20, leaseSecs: 300, recoverAfterSecs: 900 };
+const LIMITS = { batch: [1, 1000], leaseSecs: [1, 86_400], recoverAfterSecs: [1, 31_536_000] };
+// A failed attempt is tried again after 1, 2, 4, ... seconds, at most an hour apart.
+const MAX_DELAY_SECS = 3600;
+const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
+
+let owners = 0;
+// A pass's lease owner: unique enough among the instances of one database (no secret).
+const ownerId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${(owners += 1)}`;
+
+function checkKeys(value, allowed, what) {
+  if (!isPlainObject(value)) throw invalid(`${what} takes an options object`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) throw invalid(`${what} was given an unknown option (options: ${allowed.join(', ')})`);
+  }
+}
+
+function integer(value, name, [min, max]) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
+  return value;
+}
+
+/**
+ * The source_amount of a creation as the JSON text stored with its order, its keys in one
+ * order: what was sent, checked as a SourceAmount (strictly: an unknown key is refused).
+ */
+export function sourceAmountText(value) {
+  if (!isPlainObject(value)) throw invalid('created.source_amount must be the SourceAmount object sent at creation');
+  if (Object.keys(value).some((key) => !SOURCE_KEYS.includes(key))) {
+    throw invalid('created.source_amount has a key a SourceAmount does not (kind, currency, pricing_ref, amount_raw)');
+  }
+  const { kind, currency, pricing_ref: pricingRef, amount_raw: amountRaw } = value;
+  if (!isValidAmountRaw(amountRaw)) throw invalid('created.source_amount.amount_raw is not a valid amount_raw');
+  if (kind === 'fiat' && typeof currency === 'string' && currency !== '' && pricingRef === undefined) {
+    return JSON.stringify({ kind, currency, amount_raw: amountRaw });
+  }
+  if (kind === 'crypto' && typeof pricingRef === 'string' && pricingRef !== '' && currency === undefined) {
+    return JSON.stringify({ kind, pricing_ref: pricingRef, amount_raw: amountRaw });
+  }
+  throw invalid('created.source_amount is { kind: "fiat", currency, amount_raw } or { kind: "crypto", pricing_ref, amount_raw }');
+}
+
+const sameSourceAmount = (storedText, text) => {
+  try {
+    return sourceAmountText(JSON.parse(storedText)) === text;
+  } catch {
+    return false;
+  }
+};
+
+// What can be read of a quarantined body: its event_id and data.payment_id, when it is JSON
+// holding them as strings.
+function readable(body) {
+  try {
+    const value = JSON.parse(decoder.decode(body));
+    const text = (v) => (typeof v === 'string' ? v : null);
+    return { eventId: text(value?.event_id), paymentId: text(value?.data?.payment_id) };
+  } catch {
+    return { eventId: null, paymentId: null };
+  }
+}
+
+const viewText = (answer) => {
+  if (typeof answer === 'string') return answer;
+  if (answer !== null && typeof answer === 'object' && typeof answer.responseText === 'string') return answer.responseText;
+  return null;
+};
+
+/**
+ * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the
+ * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
+ */
+export function merchantLoop({ store, ready, integrations, emit, pass, warn, error }) {
+  const names = integrations.filter((name) => name !== null);
+
+  function needs(methods, what) {
+    const missing = methods.filter((m) => typeof store[m] !== 'function');
+    if (missing.length > 0) {
+      throw invalid(`${what} needs a store that holds the merchant loop's tables (postgresStore, sqliteStore, d1Store, `
+        + `libsqlStore, memoryStore); this store has no ${missing.join(', ')}`);
+    }
+  }
+
+  function checkIntegration(integration) {
+    if (names.length === 0) {
+      if (integration !== undefined && integration !== null) {
+        throw invalid('recordCreated was given an integration, but this receiver has one set of secrets (no names): leave it out, '
+          + 'or name the integrations in secrets ({ <integration>: secrets })');
+      }
+      return null;
+    }
+    if (typeof integration !== 'string' || !names.includes(integration)) {
+      throw invalid(`recordCreated needs the integration the payment was created under, one of the receiver's: ${names.map((n) => `"${n}"`).join(', ')}`);
+    }
+    return integration;
+  }
+
+  async function recordCreated(created, options) {
+    needs(['recordOrder'], 'recordCreated');
+    if (!isPlainObject(created)) throw invalid('recordCreated takes the created payment { payment_id, order_ref?, source_amount }');
+    const paymentId = created.payment_id;
+    if (typeof paymentId !== 'string' || paymentId === '' || paymentId.includes('\u0000') || encoder.encode(paymentId).byteLength > MAX_ID_BYTES) {
+      throw invalid(`created.payment_id must be a non-empty string of at most ${MAX_ID_BYTES} UTF-8 bytes, without U+0000`);
+    }
+    const orderRef = created.order_ref ?? null;
+    if (orderRef !== null && typeof orderRef !== 'string') throw invalid('created.order_ref must be a string when present');
+    const sourceAmount = sourceAmountText(created.source_amount);
+    let integration = null;
+    if (options !== undefined) {
+      checkKeys(options, ['integration'], 'recordCreated');
+      integration = options.integration;
+    }
+    integration = checkIntegration(integration);
+    await ready();
+    const { stored } = await store.recordOrder({ paymentId, orderRef, sourceAmount, integration });
+    if (stored !== null && stored !== undefined) {
+      const differs = [
+        (stored.orderRef ?? null) !== orderRef && 'order_ref',
+        !sameSourceAmount(stored.sourceAmount, sourceAmount) && 'source_amount',
+        (stored.integration ?? null) !== integration && 'integration',
+      ].filter(Boolean);
+      if (differs.length > 0) {
+        throw invalid(`recordCreated: the payment ${paymentId} is recorded already, with another ${differs.join(' and ')}: `
+          + 'the stored order is kept (a payment_id is the service\'s, one per creation); hold it for review');
+      }
+    }
+    return { paymentId, orderRef, sourceAmount: JSON.parse(sourceAmount), integration };
+  }
+
+  function fulfilOptions(options, what) {
+    checkKeys(options, FULFIL_OPTIONS, what);
+    for (const name of ['confirm', 'handle']) {
+      if (typeof options[name] !== 'function') {
+        throw invalid(`${what} needs ${name}: ${name === 'confirm' ? 'async (paymentId) => the exact text of GET /v1/payments/{payment_id} (the client\'s getPayment)'
+          : 'async ({ action, view, order, idempotencyKey }) => what fulfilling means for you'}`);
+      }
+    }
+    if (options.policy !== undefined && typeof options.policy !== 'function') {
+      throw invalid(`${what}: policy is a function (view, order) => 'fulfil' | 'review' | 'wait' | 'closed'`);
+    }
+    const chosen = { confirm: options.confirm, handle: options.handle, policy: options.policy };
+    for (const [name, fallback] of Object.entries(DEFAULTS)) {
+      chosen[name] = options[name] === undefined ? fallback : integer(options[name], name, LIMITS[name]);
+    }
+    return chosen;
+  }
+
+  // One leased payment, from its state to its outcome. Never throws for the merchant's
+  // functions or the view; a store failure rejects (the lease then expires: a repeat).
+  async function work(paymentId, owner, opts) {
+    const { recoverAfterSecs } = opts;
+    const state = await store.load({ paymentId, owner, recoverAfterSecs });
+    if (state === null || !state.leased) {
+      emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
+      return 'lease_lost';
+    }
+    const order = state.order === null ? null : {
+      paymentId,
+      orderRef: state.order.orderRef,
+      sourceAmount: JSON.parse(state.order.sourceAmount),
+      integration: state.order.integration,
+      createdAt: state.order.createdAt,
+    };
+    // The event's integration (whose secret verified it); with no event (recovery), the order's.
+    const integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
+    const settledAs = (outcome) => SETTLED.has(outcome);
+
+    // Already handled at (or past) what is known: the payment's index of what is due follows.
+    const seen = async () => {
+      await store.complete({
+        paymentId, owner, version: state.handledVersion, outcome: state.outcome, code: state.code, settled: settledAs(state.outcome),
+      });
+      emit({ kind: 'fulfilment', paymentId, statusVersion: state.handledVersion, outcome: 'seen', integration });
+      return 'seen';
+    };
+    const retry = async (code, failure, statusVersion) => {
+      const attempts = state.attempts + 1;
+      const delay = delaySecs(attempts);
+      await store.retry({ paymentId, owner, delaySecs: delay, code });
+      const why = failure === undefined ? '' : `: ${describeError(failure)}`;
+      warn(`fulfilment: ${code} for payment ${paymentId} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, attempts, retryInSecs: delay });
+      return 'retry';
+    };
+
+    if (!state.eventDue && !state.recoverDue) {
+      if (state.handledVersion !== null) return seen();
+      return retry('nothing_due'); // changed between the claim and now: looked at again later
+    }
+
+    let answer;
+    try {
+      answer = await opts.confirm(paymentId, { order, integration, statusVersion: state.eventVersion });
+    } catch (failure) {
+      return retry('confirm_failed', failure);
+    }
+    const text = viewText(answer);
+    if (text === null) {
+      return retry('confirm_invalid', new Error('confirm resolved neither the text of GET /v1/payments/{payment_id} nor a view with its responseText'));
+    }
+    let view;
+    try {
+      view = parsePaymentView(text);
+    } catch (failure) {
+      return retry('view_invalid', failure);
+    }
+    const version = view.status_version;
+    // A view older than the applied event: a stale read (a lagging replica), to fetch again.
+    if (state.eventVersion !== null && compareStatusVersions(version, state.eventVersion) < 0) {
+      return retry('view_stale', undefined, version);
+    }
+    if (state.handledVersion !== null && compareStatusVersions(version, state.handledVersion) <= 0) return seen();
+
+    const link = linkEvent(order, text, { integration });
+    let action;
+    let outcome;
+    let code = null;
+    if (!link.linked) {
+      action = 'review';
+      outcome = 'needs_review';
+      code = link.code;
+    } else {
+      try {
+        action = opts.policy === undefined ? defaultPolicy(text) : await opts.policy(view, order);
+      } catch (failure) {
+        return retry('policy_failed', failure, version);
+      }
+      if (!ACTIONS.has(action)) {
+        error(`fulfilment: the policy answered ${typeof action === 'string' ? `"${action.slice(0, 40)}"` : typeof action}, not 'fulfil', 'review', 'wait' or 'closed'`);
+        return retry('policy_invalid', undefined, version);
+      }
+      outcome = action;
+    }
+    const idempotencyKey = `${paymentId}:${version}`;
+    try {
+      await opts.handle({
+        action,
+        view,
+        order,
+        idempotencyKey,
+        paymentId,
+        statusVersion: version,
+        integration,
+        mismatch: link.linked ? null : { code: link.code, message: link.message },
+      });
+    } catch (failure) {
+      return retry('handle_failed', failure, version);
+    }
+    await store.complete({ paymentId, owner, version, outcome, code, settled: settledAs(outcome) });
+    emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
+    return outcome;
+  }
+
+  async function fulfil(options) {
+    needs(['claim', 'load', 'complete', 'retry', 'release'], 'fulfil');
+    const opts = fulfilOptions(options, 'fulfil');
+    await ready();
+    const owner = ownerId();
+    const claimed = await store.claim({ owner, leaseSecs: opts.leaseSecs, batch: opts.batch, recoverAfterSecs: opts.recoverAfterSecs });
+    pass(claimed.length);
+    const outcomes = {};
+    try {
+      for (const paymentId of claimed) {
+        const outcome = await work(paymentId, owner, opts);
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      }
+    } catch (failure) {
+      // The store failed mid-pass: what this pass still holds is given back (else its leases expire).
+      await store.release({ owner }).catch(() => {});
+      throw failure;
+    }
+    return { claimed: claimed.length, outcomes, more: claimed.length >= opts.batch };
+  }
+
+  function startFulfilment(options) {
+    if (!isPlainObject(options)) throw invalid('startFulfilment takes { intervalMs, confirm, handle, ... }');
+    const { intervalMs, ...rest } = options;
+    integer(intervalMs, 'intervalMs', [1, 86_400_000]);
+    fulfilOptions(rest, 'startFulfilment');
+    needs(['claim', 'load', 'complete', 'retry', 'release'], 'startFulfilment');
+    let stopped = false;
+    let wake = null;
+    let timer = null;
+    const sleep = () => new Promise((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, intervalMs);
+    });
+    const loop = (async () => {
+      while (!stopped) {
+        let more = false;
+        try {
+          ({ more } = await fulfil(rest));
+        } catch (failure) {
+          error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`);
+        }
+        if (!stopped && !more) await sleep();
+      }
+    })();
+    return {
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        wake?.();
+        await loop;
+      },
+    };
+  }
+
+  async function quarantined(options) {
+    needs(['listQuarantined'], 'quarantined');
+    let afterId = 0;
+    let limit = 100;
+    if (options !== undefined) {
+      checkKeys(options, ['afterId', 'limit'], 'quarantined');
+      if (options.afterId !== undefined) afterId = integer(options.afterId, 'afterId', [0, Number.MAX_SAFE_INTEGER]);
+      if (options.limit !== undefined) limit = integer(options.limit, 'limit', [1, 10_000]);
+    }
+    await ready();
+    const rows = await store.listQuarantined({ afterId, limit });
+    return rows.map((row) => ({ ...row, ...readable(row.body) }));
+  }
+
+  return { recordCreated, fulfil, startFulfilment, quarantined };
+}

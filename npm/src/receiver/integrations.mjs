@@ -1,0 +1,131 @@
+// Integrations: one receiver for several accounts (each its store, API key and webhook signing
+// secret), `secrets: { <name>: secretsOfIt }`. A delivery is verified against each
+// integration's secrets (never picked by reading the unverified body, spec rule 3); the one
+// whose secret verified it is recorded beside the event, and fulfilment links only an order
+// created under that same integration.
+
+import { CryptoPayError, Verifier } from 'cryptopay-verify';
+import { invalid } from './stores/common.mjs';
+
+// An integration's name: what the merchant calls it (`shop-eu`), stored beside events and
+// orders. Printable, no control characters, short enough for an index.
+const NAME = /^[^\u0000-\u001f\u007f]{1,100}$/u;
+// Keys of a single secret entry: an object with these is a mistake, not a map of integrations.
+const ENTRY_KEYS = ['secret', 'kind', 'acceptUntilSecs'];
+
+/** Whether `secrets` names integrations ({ name: secrets }) rather than being one set. */
+export const isNamed = (secrets) => secrets !== null && typeof secrets === 'object' && !Array.isArray(secrets);
+
+/**
+ * The integrations of a receiver's `secrets`: [{ name, secrets }], name null for a receiver
+ * with one (a string or an array of entries).
+ */
+export function integrationsOf(secrets) {
+  if (!isNamed(secrets)) return [{ name: null, secrets }];
+  const names = Object.keys(secrets);
+  if (names.some((key) => ENTRY_KEYS.includes(key))) {
+    throw invalid('secrets is one secret entry, not a list: give a string, an array of { secret, kind, acceptUntilSecs? } '
+      + '(a rotation set), or { <integration>: secrets } for several integrations');
+  }
+  if (names.length === 0) throw invalid('secrets names no integration: give { <integration>: secrets } with at least one');
+  for (const name of names) {
+    if (!NAME.test(name)) throw invalid('an integration name is 1 to 100 characters, no control characters');
+    const value = secrets[name];
+    if (isNamed(value)) {
+      throw invalid('each integration\'s secrets is a string or an array of { secret, kind, acceptUntilSecs? }, not an object');
+    }
+  }
+  return names.map((name) => ({ name, secrets: secrets[name] }));
+}
+
+const describeIntegration = (name) => (name === null ? '' : ` of integration "${name}"`);
+
+/** The secret strings of a set, with their kinds (for the start-up checks). */
+function entries(secrets) {
+  if (typeof secrets === 'string') return [{ secret: secrets, kind: 'active' }];
+  if (!Array.isArray(secrets)) return [];
+  return secrets.filter((e) => e !== null && typeof e === 'object' && typeof e.secret === 'string')
+    .map((e) => ({ secret: e.secret, kind: typeof e.kind === 'string' ? e.kind : 'active' }));
+}
+
+/**
+ * Start-up warnings, never naming a secret's value: a secret with white space around it
+ * (secrets are used exactly as saved: a pasted newline makes every delivery fail), and the
+ * same secret under two integrations (a delivery could not be told apart: the first wins).
+ */
+export function secretWarnings(integrations) {
+  const lines = [];
+  const seen = new Map();
+  for (const { name, secrets } of integrations) {
+    for (const { secret, kind } of entries(secrets)) {
+      if (secret !== secret.trim()) {
+        lines.push(`the ${kind} secret${describeIntegration(name)} starts or ends with white space: secrets are used exactly `
+          + 'as saved, so unless the saved secret has it too, no delivery will verify: remove it where the secret is configured');
+      }
+      const other = seen.get(secret);
+      if (other !== undefined && other !== name) {
+        lines.push(`integrations "${other}" and "${name}" share a signing secret: their deliveries cannot be told apart, `
+          + `and each is recorded as "${other}"'s: give each integration its own webhook secret`);
+      }
+      if (other === undefined) seen.set(secret, name);
+    }
+  }
+  return lines;
+}
+
+/** One Verifier per integration, keyed now (a wrong set throws here, at start). */
+export function makeVerifiers(integrations, keys) {
+  const made = [];
+  try {
+    for (const { name, secrets } of integrations) {
+      try {
+        made.push({ name, verifier: keys(secrets) });
+      } catch (error) {
+        if (name !== null && error instanceof CryptoPayError) {
+          error.message = `${error.message} (the secrets${describeIntegration(name)})`;
+        }
+        throw error;
+      }
+    }
+  } catch (error) {
+    for (const { verifier } of made) verifier.free();
+    throw error;
+  }
+  return made;
+}
+
+/**
+ * Verifies a delivery against each integration in turn: the first whose secrets verify it.
+ * Resolves { verified, integration }, or throws { failure, integration } with the failure of
+ * the integration whose secret matched (skew, a body that is no event: authentic), else the
+ * first failure (signature_mismatch when no secret matched).
+ */
+export function verifyAny(verifiers, call) {
+  let first = null;
+  for (const { name, verifier } of verifiers) {
+    try {
+      return { verified: verifier.verifyWebhook(call), integration: name };
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      if (failure.code !== 'signature_mismatch' || verifiers.length === 1) {
+        throw new Refusal(failure, authentic(failure) ? name : null);
+      }
+      first ??= failure;
+    }
+  }
+  throw new Refusal(first, null);
+}
+
+// Failures reported only once a secret matched (the order of checks): the delivery is authentic.
+const SKEW = new Set(['timestamp_too_old', 'timestamp_in_future']);
+export const authentic = (failure) => failure.authentic === true || SKEW.has(failure.code);
+
+/** A verification failure, with the integration whose secret verified the delivery (if any). */
+export class Refusal {
+  constructor(failure, integration) {
+    this.failure = failure;
+    this.integration = integration;
+  }
+}
+
+export { Verifier };

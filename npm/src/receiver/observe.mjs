@@ -1,0 +1,90 @@
+// What a receiver tells about itself: every answer and fulfilment outcome to `onOutcome` (a
+// record of codes, ids, sizes: never a secret, a signature, a body or a message of the
+// service's), counters readable at any time, and the names (never the values) of the headers
+// a delivery carried when the configured ones were not among them.
+
+import { describeError } from './stores/common.mjs';
+
+const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers', 'too_large', 'misconfigured',
+  'store_unavailable', 'method', 'internal'];
+const DECISIONS = ['apply', 'duplicate', 'stale'];
+const FULFILMENT_OUTCOMES = ['fulfil', 'review', 'wait', 'closed', 'needs_review', 'seen', 'retry', 'lease_lost'];
+
+function zeros(names) {
+  return Object.fromEntries(names.map((name) => [name, 0]));
+}
+
+/**
+ * The receiver's counters and its `onOutcome` observer. `emit(record)` counts the record and
+ * hands it to the observer; an observer that throws (or rejects) is logged once, never lets a
+ * delivery fail.
+ */
+export function observer(onOutcome, error) {
+  const deliveries = { total: 0, ...zeros(DELIVERY_REASONS), ...zeros(DECISIONS) };
+  const fulfilment = { total: 0, ...zeros(FULFILMENT_OUTCOMES), passes: 0, claimed: 0 };
+  let complained = false;
+  const complain = (failure) => {
+    if (complained) return;
+    complained = true;
+    error(`onOutcome threw (${describeError(failure)}); the receiver goes on, and says this once`);
+  };
+  function emit(record) {
+    const frozen = Object.freeze(record);
+    if (record.kind === 'delivery') {
+      deliveries.total += 1;
+      if (record.reason in deliveries) deliveries[record.reason] += 1;
+      if (record.decision in deliveries) deliveries[record.decision] += 1;
+    } else if (record.kind === 'fulfilment') {
+      fulfilment.total += 1;
+      if (record.outcome in fulfilment) fulfilment[record.outcome] += 1;
+    }
+    if (typeof onOutcome !== 'function') return;
+    try {
+      const returned = onOutcome(frozen);
+      if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') returned.then(undefined, complain);
+    } catch (failure) {
+      complain(failure);
+    }
+  }
+  return {
+    emit,
+    pass(claimed) {
+      fulfilment.passes += 1;
+      fulfilment.claimed += claimed;
+    },
+    counters: () => ({ deliveries: { ...deliveries }, fulfilment: { ...fulfilment } }),
+  };
+}
+
+// A header name as HTTP allows it (a token); anything else is shown as `?`.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+const MAX_NAMES = 24;
+
+/**
+ * The names of the headers in any container readDeliveryHeaders reads (Fetch Headers, Node's
+ * rawHeaders or headers, a plain object, a Map, pairs), lower-cased, each once, sorted: for a
+ * log line saying which headers a delivery did carry. Never a value.
+ */
+export function headerNames(headers) {
+  const names = [];
+  try {
+    if (headers === null || typeof headers !== 'object') return [];
+    if (typeof headers.forEach === 'function' && typeof headers.get === 'function' && !(headers instanceof Map)) {
+      headers.forEach((_value, name) => names.push(name));
+    } else if (headers instanceof Map) {
+      for (const name of headers.keys()) names.push(name);
+    } else if (Array.isArray(headers)) {
+      if (headers.every((item) => typeof item === 'string')) {
+        for (let i = 0; i < headers.length; i += 2) names.push(headers[i]);
+      } else {
+        for (const pair of headers) if (Array.isArray(pair)) names.push(pair[0]);
+      }
+    } else {
+      names.push(...Object.keys(headers));
+    }
+  } catch {
+    return [];
+  }
+  const shown = [...new Set(names.map((name) => (typeof name === 'string' && TOKEN.test(name) ? name.toLowerCase() : '?')))].sort();
+  return shown.length > MAX_NAMES ? [...shown.slice(0, MAX_NAMES), `(${shown.length - MAX_NAMES} more)`] : shown;
+}

@@ -1,0 +1,499 @@
+// Types of cryptopay-verify/client. Hand-written; self-contained like index.d.ts (no DOM or
+// Node global is named), so a project compiled with `lib: ["es2022"]` and `types: []`
+// type-checks them.
+
+import type { PaymentView, SourceAmount } from 'cryptopay-verify';
+
+/**
+ * The `fetch` the client calls: the global one by default (Node 18+, Bun, Deno, Workers); give
+ * your own to add a proxy, tracing or a test double. It is called with a URL string and an
+ * init holding `method`, `headers`, `body` (bytes), `signal` and `redirect: 'manual'`.
+ *
+ * @example
+ * const traced: FetchLike = (url, init) => { console.log(init.method, url); return fetch(url, init); };
+ */
+export type FetchLike = (url: string, init: {
+  method: string;
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+  signal: unknown;
+  redirect: 'manual';
+}) => Promise<{ status: number; text(): Promise<string>; headers?: { get(name: string): string | null } | undefined }>;
+
+/**
+ * What {@link createClient} takes. Unknown keys are refused (`invalid_argument`).
+ *
+ * @example
+ * const options: ClientOptions = { baseUrl: 'https://api.example.com', apiKey: process.env.CRYPTOPAY_API_KEY };
+ */
+export interface ClientOptions {
+  /**
+   * The service's base address (`{base_url}`): `https://`, or `http://` to a loopback host
+   * (a local sandbox); no credentials, query or fragment. Paths under `/v1/` are added to it.
+   * `undefined` compiles (an environment variable) and is refused at run time.
+   *
+   * @example
+   * baseUrl: 'https://api.example.com'
+   */
+  baseUrl: string | undefined;
+  /**
+   * The API key (Integrations > API keys), sent as `Authorization: Bearer <key>` and nowhere
+   * else: never in a URL, an error or a message. `undefined` compiles and is refused at run time.
+   *
+   * @example
+   * apiKey: process.env.CRYPTOPAY_API_KEY
+   */
+  apiKey: string | undefined;
+  /**
+   * The fetch to call. Default: the runtime's global `fetch`.
+   *
+   * @example
+   * fetch: (url, init) => fetch(url, init)
+   */
+  fetch?: FetchLike | undefined;
+  /**
+   * How long one attempt may take, answer read included, in milliseconds (1 to 600000).
+   * Default 10000.
+   *
+   * @example
+   * timeoutMs: 5000
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * How many times a request is sent again after a timeout, a network error, 408, 425, 429 or
+   * a 5xx (0 to 10), with the same Idempotency-Key and the same body bytes, after 0.25, 0.5,
+   * 1 ... seconds (a 429's Retry-After, up to 30 s, added). Default 3.
+   *
+   * @example
+   * retries: 5
+   */
+  retries?: number | undefined;
+  /**
+   * The name this client's account has in the receiver's `secrets` (several integrations):
+   * `createPayment(..., { record: receiver })` records its orders under it.
+   *
+   * @example
+   * integration: 'shop-eu'
+   */
+  integration?: string | undefined;
+}
+
+/**
+ * A failure the service answered, or no answer: `status` 0 for a timeout or a network error.
+ * The message never holds the API key or a secret (a service echoing one has it masked).
+ *
+ * @example
+ * try { await api.getPayment(id); } catch (error) { if (error instanceof CryptoPayApiError && error.retryable) retryLater(); }
+ */
+export declare class CryptoPayApiError extends Error {
+  /**
+   * Builds one (the client does; exported for `instanceof` and tests).
+   *
+   * @param details The status, code, message, whether it may be retried, the raw text.
+   * @example
+   * new CryptoPayApiError({ status: 503, code: 'http_503', message: 'http_503: the service answered 503', retryable: true });
+   */
+  constructor(details: ApiErrorDetails);
+  /**
+   * Always `'CryptoPayApiError'`.
+   *
+   * @example
+   * error.name // 'CryptoPayApiError'
+   */
+  readonly name: 'CryptoPayApiError';
+  /**
+   * The HTTP status, or 0 when no answer came (`timeout`, `network_error`).
+   *
+   * @example
+   * if (error.status === 404) markUnknown(id);
+   */
+  readonly status: number;
+  /**
+   * The ErrorResponse's `error.code` (`payment_not_found`, `insufficient_scope`,
+   * `idempotency_key_reused`, ...) when the service sent one; otherwise `http_<status>`,
+   * `timeout`, `network_error`, `invalid_response`, `created_payment_mismatch`,
+   * `record_failed` or `webhook_secret_not_returned`.
+   *
+   * @example
+   * if (error.code === 'payment_not_cancellable') showPaid();
+   */
+  readonly code: string;
+  /**
+   * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
+   * 5xx; an order not recorded): for a creation, send it again with the same
+   * `idempotencyKey` (the error carries it).
+   *
+   * @example
+   * if (error.retryable) await queue.retry(job);
+   */
+  readonly retryable: boolean;
+  /**
+   * The answer's text (at most 2000 characters, secrets masked) when it was not an ErrorResponse.
+   *
+   * @example
+   * console.error(error.status, error.text);
+   */
+  readonly text?: string | undefined;
+  /**
+   * For `createPayment`: the Idempotency-Key of this creation intent, to send again.
+   *
+   * @example
+   * await api.createPayment(input, { idempotencyKey: error.idempotencyKey });
+   */
+  readonly idempotencyKey?: string | undefined;
+  /**
+   * For `created_payment_mismatch` and `record_failed`: the payment the service created.
+   *
+   * @example
+   * await api.cancelPayment(error.paymentId!);
+   */
+  readonly paymentId?: string | undefined;
+  /**
+   * For `webhook_secret_not_returned`: the webhook's resource_id.
+   *
+   * @example
+   * await api.verifyWebhookBinding(error.resourceId!, savedSecret);
+   */
+  readonly resourceId?: string | undefined;
+}
+
+/**
+ * What {@link CryptoPayApiError}'s constructor takes.
+ *
+ * @example
+ * const details: ApiErrorDetails = { status: 0, code: 'timeout', message: 'timeout: no answer', retryable: true };
+ */
+export interface ApiErrorDetails {
+  /**
+   * The HTTP status, or 0.
+   *
+   * @example
+   * status: 409
+   */
+  status: number;
+  /**
+   * The code.
+   *
+   * @example
+   * code: 'idempotency_key_reused'
+   */
+  code: string;
+  /**
+   * The message (never a key or a secret).
+   *
+   * @example
+   * message: 'idempotency_key_reused: the service answered 409'
+   */
+  message: string;
+  /**
+   * Whether it may be retried.
+   *
+   * @example
+   * retryable: false
+   */
+  retryable: boolean;
+  /**
+   * The answer's raw text.
+   *
+   * @example
+   * text: '<html>Bad Gateway</html>'
+   */
+  text?: string | undefined;
+  /**
+   * What caused it.
+   *
+   * @example
+   * cause: networkError
+   */
+  cause?: unknown;
+  /**
+   * Anything else to carry (`idempotencyKey`, `paymentId`, `resourceId`).
+   *
+   * @example
+   * idempotencyKey: 'order-42-create'
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * The store's view (`GET /v1/store`, MerchantStoreView): its `primary_source`, which prices
+ * every payment, and the other fields as the service sends them.
+ *
+ * @example
+ * const { primary_source }: StoreView = await api.getStore();
+ */
+export interface StoreView {
+  /**
+   * The configured pricing source: `kind`, `ref`, `decimals`.
+   *
+   * @example
+   * primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 }
+   */
+  primary_source: { kind: 'fiat' | 'crypto'; ref: string; decimals: number };
+  /**
+   * Every other field (the website domain...), as sent.
+   *
+   * @example
+   * store['website_origin']
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * A payment to create: `amount` (a decimal string, priced from the store's primary source with
+ * the core's exact arithmetic: `'128.00'` in USD is `amount_raw` `'12800'`), or a ready
+ * `source_amount`; `order_ref` and `checkout_origin` as the service takes them.
+ *
+ * @example
+ * const input: CreatePaymentInput = { order_ref: 'order-42', amount: '128.00' };
+ */
+export interface CreatePaymentInput {
+  /**
+   * Your order's reference (not a unique key for the service).
+   *
+   * @example
+   * order_ref: 'order-42'
+   */
+  order_ref?: string | undefined;
+  /**
+   * The price as a decimal string, never a number (`'128.00'`, `'0.5'`); more decimals than
+   * the store's are refused (`amount_too_precise`), never rounded. Give this or `source_amount`.
+   *
+   * @example
+   * amount: '128.00'
+   */
+  amount?: string | undefined;
+  /**
+   * The SourceAmount, built already. Give this or `amount`.
+   *
+   * @example
+   * source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   */
+  source_amount?: SourceAmount | undefined;
+  /**
+   * For Embedded Checkout: your website's HTTPS origin, as permitted by Website (optional).
+   *
+   * @example
+   * checkout_origin: 'https://shop.example'
+   */
+  checkout_origin?: string | undefined;
+}
+
+/**
+ * Where `createPayment` records the order: a receiver (its `recordCreated`).
+ *
+ * @example
+ * const record: OrderRecorder = receiver;
+ */
+export interface OrderRecorder {
+  /**
+   * Stores the created payment's order.
+   *
+   * @example
+   * await receiver.recordCreated(created, { integration: 'shop-eu' });
+   */
+  recordCreated(created: CreatedPaymentResult, options?: { integration?: string | null | undefined }): Promise<unknown>;
+}
+
+/**
+ * Options of `createPayment`.
+ *
+ * @example
+ * const options: CreatePaymentRequestOptions = { idempotencyKey: `order-42-${attempt}`, record: receiver };
+ */
+export interface CreatePaymentRequestOptions {
+  /**
+   * One key per creation intent (1 to 255 visible ASCII characters); generated when left
+   * out. A retry of the same intent (after a crash, a `retryable` error) must send the same
+   * key: store it with the order before calling, or take it from the error.
+   *
+   * @example
+   * idempotencyKey: `create-${order.id}`
+   */
+  idempotencyKey?: string | undefined;
+  /**
+   * A receiver: the order (payment_id, order_ref, the exact source_amount, the client's
+   * integration) is recorded once the service answered, for fulfilment to link events to.
+   *
+   * @example
+   * record: receiver
+   */
+  record?: OrderRecorder | undefined;
+}
+
+/**
+ * The created payment (CreatedPayment): the service's answer, with the `order_ref` and the
+ * exact `source_amount` that were sent.
+ *
+ * @example
+ * const { payment_id }: CreatedPaymentResult = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+ */
+export interface CreatedPaymentResult {
+  /**
+   * The payment's id: store it with the order; open checkout with it.
+   *
+   * @example
+   * hostedCheckoutUrl(checkoutOrigin, created.payment_id)
+   */
+  payment_id: string;
+  /**
+   * The `order_ref` sent.
+   *
+   * @example
+   * order_ref: 'order-42'
+   */
+  order_ref?: string | undefined;
+  /**
+   * The `source_amount` sent.
+   *
+   * @example
+   * source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   */
+  source_amount: SourceAmount;
+  /**
+   * Every other field of the answer, as sent.
+   *
+   * @example
+   * created['checkout_origin']
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * Options of `bootstrapWebhook`.
+ *
+ * @example
+ * const options: BootstrapOptions = { idempotencyKey: 'webhook-setup-1' };
+ */
+export interface BootstrapOptions {
+  /**
+   * The Idempotency-Key of the setup; generated when left out.
+   *
+   * @example
+   * idempotencyKey: 'webhook-setup-1'
+   */
+  idempotencyKey?: string | undefined;
+}
+
+/**
+ * The webhook setup's answer (OneTimeSecretResponse): `resource_id` to save, and the signing
+ * secret, returned this once: save it in your secret store.
+ *
+ * @example
+ * const { resource_id, secret }: WebhookSetup = await api.bootstrapWebhook('https://shop.example/webhook');
+ */
+export interface WebhookSetup {
+  /**
+   * The webhook's identifier.
+   *
+   * @example
+   * resource_id: 'whk_1'
+   */
+  resource_id: string;
+  /**
+   * The signing secret (never logged by the package).
+   *
+   * @example
+   * await secrets.put('CRYPTOPAY_WEBHOOK_SECRET', setup.secret);
+   */
+  secret: string;
+  /**
+   * Every other field, as sent.
+   *
+   * @example
+   * setup['url']
+   */
+  [key: string]: unknown;
+}
+
+/**
+ * The client: the payment service's endpoints for a merchant server. Every method rejects
+ * with a {@link CryptoPayApiError} when the service refuses or cannot be reached, and with a
+ * `CryptoPayError` for an argument the package refuses before sending.
+ *
+ * @example
+ * const api: Client = createClient({ baseUrl, apiKey });
+ */
+export interface Client {
+  /**
+   * `GET /v1/store` (payment:read): the primary source every payment is priced from, and the
+   * website domain; `createPayment` caches the answer.
+   *
+   * @example
+   * const { primary_source } = await api.getStore();
+   */
+  getStore(): Promise<StoreView>;
+  /**
+   * `POST /v1/payments` (payment:write): builds `source_amount` from `amount` with the store's
+   * primary source (exactly; read once and cached), checks the body (`validateCreatePayment`),
+   * sends it with one Idempotency-Key, and after a timeout, a network error or a 5xx sends the
+   * same bytes with the same key: an identical replay is the same payment, never a second.
+   * With `record`, the order is recorded in the receiver once the service answered.
+   *
+   * @example
+   * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' }, { record: receiver });
+   * redirect(hostedCheckoutUrl(checkoutOrigin, created.payment_id));
+   */
+  createPayment(input: CreatePaymentInput, options?: CreatePaymentRequestOptions): Promise<CreatedPaymentResult>;
+  /**
+   * `GET /v1/payments/{payment_id}` (payment:read): the authoritative view, read by the core
+   * (`status_version` exact, as a string), its text kept as `responseText` for `linkEvent`,
+   * `defaultPolicy` and fulfilment's `confirm`.
+   *
+   * @example
+   * const view = await api.getPayment('pay_1');
+   * console.log(view.status, view.status_version);
+   */
+  getPayment(paymentId: string): Promise<PaymentView>;
+  /**
+   * `POST /v1/payments/{payment_id}/cancel` (payment:write): cancels an open, unexpired
+   * payment with no accepted or confirming funds (else `payment_not_cancellable`); a repeat
+   * after success reads the current state. Resolves the answer (a view when it reads as one).
+   *
+   * @example
+   * await api.cancelPayment('pay_1');
+   */
+  cancelPayment(paymentId: string): Promise<unknown>;
+  /**
+   * `DELETE /v1/payments/{payment_id}/consumer-access` (payment:write): checkout no longer
+   * reaches the payment; its status is unchanged, no event is sent.
+   *
+   * @example
+   * await api.disableConsumerAccess('pay_1');
+   */
+  disableConsumerAccess(paymentId: string): Promise<unknown>;
+  /**
+   * `POST /v1/webhook-endpoints` (webhook:bootstrap): sets the webhook up (the URL checked as
+   * the service does; a loopback http URL only against a loopback sandbox) and resolves its
+   * `resource_id` and signing secret. A repeated setup whose answer has no secret rejects with
+   * `webhook_secret_not_returned`, which says to use the saved secret or rotate it.
+   *
+   * @example
+   * const { resource_id, secret } = await api.bootstrapWebhook('https://shop.example/webhook');
+   */
+  bootstrapWebhook(url: string, options?: BootstrapOptions): Promise<WebhookSetup>;
+  /**
+   * `POST /v1/webhook-endpoints/{id}/verify` (webhook:bootstrap): checks a saved signing
+   * secret; resolves the WebhookBindingView (`secret_kind`: `active` or `pending`). The
+   * secret is sent in the body only, and masked in any error.
+   *
+   * @example
+   * const { secret_kind } = await api.verifyWebhookBinding(resourceId, process.env.CRYPTOPAY_WEBHOOK_SECRET!) as { secret_kind: string };
+   */
+  verifyWebhookBinding(resourceId: string, secret: string): Promise<unknown>;
+}
+
+/**
+ * Creates a client of the payment service's API for a merchant server. Refuses to run where
+ * `document` exists: an API key must never be in browser code.
+ *
+ * @param options The base URL, the API key, and optionally fetch, the timeout and the retries.
+ * @throws {CryptoPayError} `invalid_argument`: in a browser, an unknown option, a base URL that
+ * is not HTTPS (or loopback http), an API key that is missing or has white space around it, a
+ * timeout or retry count out of range.
+ * @example
+ * import { createClient } from 'cryptopay-verify/client';
+ * const api = createClient({ baseUrl: process.env.CRYPTOPAY_BASE_URL, apiKey: process.env.CRYPTOPAY_API_KEY });
+ * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+ */
+export declare function createClient(options: ClientOptions): Client;

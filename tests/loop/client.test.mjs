@@ -1,0 +1,244 @@
+// cryptopay-verify/client against a programmable stand-in of the payment service (lib/standin.mjs,
+// not the service): each test scripts its answers. Creation retried after a dropped connection,
+// a 5xx or a timeout with the same Idempotency-Key and the same body bytes; ErrorResponse codes;
+// the view read exactly; the webhook setup; and a canary API key and secret that never appear in
+// an error, a URL or a message, even when the service echoes them.
+
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { Database, exportedFile, pkg, receiverOptions, rx, tempDir } from '../receiver/lib/helpers.mjs';
+import { errorResponse, startStandin } from './lib/standin.mjs';
+
+const client = await import(pathToFileURL(exportedFile('./client')).href);
+const clientCjs = createRequire(import.meta.url)(exportedFile('./client', 'require'));
+const { createClient, CryptoPayApiError } = client;
+
+const API_KEY = 'sk_canary_3f9a1c7e5b';
+const SECRET = 'whsec_canary_b81d0e';
+const STORE = { primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 }, website_origin: 'https://shop.example' };
+const view = (fields = {}) => JSON.stringify({
+  payment_id: 'pay_1', order_ref: 'order-42', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12810' },
+  status: 'open', status_version: 1, amount_received_raw: '0', ...fields,
+});
+
+/** Every text an error exposes: message, code, text, stack, cause's message, and its own keys. */
+const exposed = (error) => [error.message, error.code, error.text, error.stack, error.cause?.message, JSON.stringify(error)].join('\n');
+
+describe('the client, against a scripted stand-in of the service', () => {
+  let standin;
+  let api;
+  before(async () => {
+    standin = await startStandin(() => null);
+    api = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 2 });
+  });
+  after(() => standin.close());
+  const script = (answer) => standin.script(answer);
+
+  test('createPayment: amount priced from GET /v1/store exactly ("128.10" is 12810), one Idempotency-Key, the key only in Authorization', async () => {
+    script((req) => {
+      if (req.path === '/v1/store') return { json: STORE };
+      return { json: { payment_id: 'pay_1', checkout_origin: 'https://pay.example' } };
+    });
+    const fresh = createClient({ baseUrl: `${standin.baseUrl}/`, apiKey: API_KEY });
+    const created = await fresh.createPayment({ order_ref: 'order-42', amount: '128.10' });
+    assert.deepEqual(created, {
+      payment_id: 'pay_1', checkout_origin: 'https://pay.example', order_ref: 'order-42',
+      source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12810' },
+    });
+    const [store, post] = standin.requests;
+    assert.deepEqual([store.method, store.path, post.method, post.path], ['GET', '/v1/store', 'POST', '/v1/payments']);
+    assert.equal(post.body.toString(), '{"order_ref":"order-42","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12810"}}');
+    assert.equal(post.headers['content-type'], 'application/json');
+    assert.match(post.headers['idempotency-key'], /^[\x21-\x7e]{1,255}$/);
+    for (const request of standin.requests) {
+      assert.equal(request.headers.authorization, `Bearer ${API_KEY}`);
+      assert.ok(!request.url.includes(API_KEY), 'never in a URL');
+    }
+    // The store is cached: a second creation asks only POST, with another key (another intent).
+    standin.requests.length = 0;
+    await fresh.createPayment({ order_ref: 'order-43', amount: '1' });
+    assert.deepEqual(standin.requests.map((r) => r.path), ['/v1/payments']);
+    assert.notEqual(standin.requests[0].headers['idempotency-key'], post.headers['idempotency-key']);
+  });
+
+  test('a dropped connection, a 503 and a slow answer: the same request again, same key, same body bytes; an identical replay is one payment', async () => {
+    let created = 0;
+    script((req, n) => {
+      if (req.path === '/v1/store') return { json: STORE };
+      if (n === 1) return { drop: true };
+      if (n === 2) return { status: 503, text: 'upstream unavailable' };
+      if (n === 3) return { delayMs: 1000, json: { payment_id: 'pay_slow' } }; // past timeoutMs
+      created += 1;
+      return { json: { payment_id: 'pay_2' } };
+    });
+    const slow = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 3 });
+    const result = await slow.createPayment({ order_ref: 'o', amount: '5.00' }, { idempotencyKey: 'create-o-1' });
+    assert.equal(result.payment_id, 'pay_2');
+    assert.equal(created, 1);
+    const posts = standin.requests.filter((r) => r.method === 'POST');
+    assert.equal(posts.length, 4);
+    for (const p of posts) {
+      assert.equal(p.headers['idempotency-key'], 'create-o-1');
+      assert.ok(p.body.equals(posts[0].body), 'the same body bytes');
+    }
+  });
+
+  test('every attempt failing: CryptoPayApiError (timeout, network_error, http_502 with the raw text kept), retryable, carrying the idempotencyKey to retry with', async () => {
+    for (const [answer, code, status] of [
+      [{ delayMs: 1000, json: {} }, 'timeout', 0],
+      [{ drop: true }, 'network_error', 0],
+      [{ status: 502, text: '<html>Bad Gateway</html>' }, 'http_502', 502],
+    ]) {
+      script((req) => (req.path === '/v1/store' ? { json: STORE } : answer));
+      const error = await api.createPayment({ amount: '1.00' }).then(() => null, (e) => e);
+      assert.ok(error instanceof CryptoPayApiError, String(error));
+      assert.deepEqual([error.name, error.code, error.status, error.retryable], ['CryptoPayApiError', code, status, true]);
+      assert.match(error.idempotencyKey, /^[\x21-\x7e]+$/);
+      if (code === 'http_502') assert.equal(error.text, '<html>Bad Gateway</html>');
+      const posts = standin.requests.filter((r) => r.method === 'POST');
+      assert.equal(posts.length, 3, `${code}: retries + 1 attempts`);
+      assert.equal(new Set(posts.map((p) => p.headers['idempotency-key'])).size, 1);
+      assert.match(error.message, /after 3 attempts/);
+    }
+  });
+
+  test('ErrorResponse: its code, never retried (400, 401, 403, 404, 409); the service\'s message kept, the key masked even when echoed', async () => {
+    for (const [status, code] of [[400, 'amount_raw_invalid'], [401, 'unauthorized'], [403, 'insufficient_scope'], [404, 'payment_not_found'], [409, 'idempotency_key_reused']]) {
+      script(() => errorResponse(status, code, `refused for key ${API_KEY}`));
+      const error = await api.getPayment('pay_x').then(() => null, (e) => e);
+      assert.deepEqual([error.code, error.status, error.retryable, standin.requests.length], [code, status, false, 1]);
+      assert.match(error.message, new RegExp(`^${code}: the service answered ${status}: refused for key \\*\\*\\*$`));
+      assert.ok(!exposed(error).includes(API_KEY), exposed(error));
+    }
+    // Not an ErrorResponse: the status as the code, the raw text kept (the key masked).
+    script(() => ({ status: 418, text: `teapot ${API_KEY}` }));
+    const odd = await api.getPayment('pay_x').then(() => null, (e) => e);
+    assert.deepEqual([odd.code, odd.status, odd.retryable, odd.text], ['http_418', 418, false, 'teapot ***']);
+    // 429 and 5xx are retried; a 3xx is never followed (the key would travel with it).
+    script((req, n) => (n === 1 ? { status: 429, text: 'slow down' } : { json: JSON.parse(view()) }));
+    assert.equal((await api.getPayment('pay_1')).payment_id, 'pay_1');
+    script(() => ({ status: 302, headers: { location: 'https://elsewhere.example/' }, text: '' }));
+    const moved = await api.getPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([moved.code, moved.retryable, standin.requests.length], ['http_302', false, 1]);
+  });
+
+  test('getPayment: the view read by the core, status_version exact as a string, the response text kept for linking; the id encoded in the path', async () => {
+    // As the service writes it: a version past 2^64 and a number no double holds, as JSON numbers.
+    const text = view({ status: 'paid', status_version: 0, amount_received_raw: '12810', metadata: { big: 0 } })
+      .replace('"status_version":0', '"status_version":18446744073709551617').replace('"big":0', '"big":1e400');
+    script(() => ({ text, headers: { 'content-type': 'application/json' } }));
+    const got = await api.getPayment('pay/1 ?');
+    assert.equal(standin.requests[0].path, '/v1/payments/pay%2F1%20%3F');
+    assert.equal(got.status_version, '18446744073709551617');
+    assert.equal(got.metadata.big, '1e400');
+    assert.equal(got.responseText, text);
+    assert.equal(JSON.stringify(got).includes('responseText'), false, 'not enumerable');
+    const order = { paymentId: 'pay_1', orderRef: 'order-42', sourceAmount: { kind: 'fiat', currency: 'USD', amount_raw: '12810' } };
+    assert.deepEqual(pkg.linkEvent(order, got), { linked: true });
+    assert.equal(pkg.defaultPolicy(got), 'fulfil');
+    // A view fulfilment cannot read (a float version) is an error, never a guess.
+    script(() => ({ text: view({ status_version: 1.5 }) }));
+    const bad = await api.getPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([bad.code, bad.retryable], ['invalid_response', false]);
+    assert.equal(bad.cause.code, 'status_version_invalid');
+  });
+
+  test('cancelPayment and disableConsumerAccess: POST .../cancel, DELETE .../consumer-access; payment_not_cancellable', async () => {
+    script((req) => (req.method === 'POST' ? { text: view({ status: 'cancelled', status_version: 2 }) } : { status: 204, text: '' }));
+    const cancelled = await api.cancelPayment('pay_1');
+    assert.deepEqual([cancelled.status, cancelled.status_version], ['cancelled', '2']);
+    assert.equal(await api.disableConsumerAccess('pay_1'), null);
+    assert.deepEqual(standin.requests.map((r) => `${r.method} ${r.path}`), ['POST /v1/payments/pay_1/cancel', 'DELETE /v1/payments/pay_1/consumer-access']);
+    script(() => errorResponse(409, 'payment_not_cancellable'));
+    const refused = await api.cancelPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([refused.code, refused.status], ['payment_not_cancellable', 409]);
+  });
+
+  test('bootstrapWebhook: the secret returned once; a repeat without it is an error that says to rotate; verifyWebhookBinding masks the secret', async () => {
+    let setups = 0;
+    script((req) => {
+      if (req.path === '/v1/webhook-endpoints') {
+        setups += 1;
+        return { json: setups === 1 ? { resource_id: 'whk_1', secret: SECRET } : { resource_id: 'whk_1' } };
+      }
+      const { secret } = JSON.parse(req.body);
+      return secret === SECRET ? { json: { resource_id: 'whk_1', secret_kind: 'active' } } : errorResponse(400, 'secret_mismatch', `not ${secret}`);
+    });
+    const first = await api.bootstrapWebhook('https://shop.example/webhook', { idempotencyKey: 'setup-1' });
+    assert.deepEqual(first, { resource_id: 'whk_1', secret: SECRET });
+    assert.equal(standin.requests[0].headers['idempotency-key'], 'setup-1');
+    assert.equal(standin.requests[0].body.toString(), '{"url":"https://shop.example/webhook"}');
+    const again = await api.bootstrapWebhook('https://shop.example/webhook').then(() => null, (e) => e);
+    assert.deepEqual([again.code, again.resourceId, again.retryable], ['webhook_secret_not_returned', 'whk_1', false]);
+    assert.match(again.message, /rotate the secret in the dashboard/);
+    assert.deepEqual(await api.verifyWebhookBinding('whk_1', SECRET), { resource_id: 'whk_1', secret_kind: 'active' });
+    const wrong = `${SECRET}_old`;
+    const mismatch = await api.verifyWebhookBinding('whk_1', wrong).then(() => null, (e) => e);
+    assert.deepEqual([mismatch.code, mismatch.status], ['secret_mismatch', 400]);
+    assert.ok(!exposed(mismatch).includes(wrong) && !exposed(mismatch).includes(API_KEY), exposed(mismatch));
+    // The URL is checked as the service checks it (a loopback http URL only against a loopback sandbox).
+    await assert.rejects(createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook('http://127.0.0.1/hook'),
+      (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_https');
+    script(() => ({ json: { resource_id: 'whk_2', secret: SECRET } }));
+    assert.equal((await api.bootstrapWebhook('http://127.0.0.1:9/hook')).resource_id, 'whk_2');
+  });
+
+  test('createPayment checks the body with the core before sending, and refuses an answer for another amount; record stores the order in the receiver', async () => {
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_r', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } }));
+    await assert.rejects(api.createPayment({ amount: '1.005' }), (e) => e instanceof pkg.CryptoPayError && e.code === 'amount_too_precise');
+    await assert.rejects(api.createPayment({ source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '100' } }), (e) => e.code === 'source_currency_mismatch');
+    await assert.rejects(api.createPayment({ amount: '1.00', checkout_origin: 'https://evil.example' }), (e) => e.code === 'origin_not_permitted');
+    await assert.rejects(api.createPayment({ amount: '1.00', source_amount: {} }), (e) => e.code === 'invalid_argument');
+    await assert.rejects(api.createPayment({ amount: '1.00', price: 1 }), (e) => e.code === 'invalid_argument');
+    await assert.rejects(api.createPayment({ amount: '1.00' }, { idempotencyKey: 'has space' }), (e) => e.code === 'idempotency_key_invalid');
+    assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'nothing sent');
+    // The service answers another amount than was sent: refused, naming the payment to cancel.
+    const other = await api.createPayment({ amount: '2.00' }).then(() => null, (e) => e);
+    assert.deepEqual([other.code, other.paymentId, other.retryable], ['created_payment_mismatch', 'pay_r', false]);
+    // record: the receiver stores the order, once.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_rec' } }));
+    const db = new Database(join(tempDir(), 'client-record.sqlite'));
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false }));
+    const created = await api.createPayment({ order_ref: 'order-9', amount: '9.99' }, { record: receiver });
+    assert.equal(created.payment_id, 'pay_rec');
+    assert.deepEqual(db.prepare('SELECT payment_id, order_ref, source_amount, integration FROM cryptopay_orders').all(),
+      [{ payment_id: 'pay_rec', order_ref: 'order-9', source_amount: '{"kind":"fiat","currency":"USD","amount_raw":"999"}', integration: null }]);
+    // A receiver that fails to record: the error says the payment exists, and how to go on.
+    const broken = { recordCreated: async () => { throw new Error(`disk full ${API_KEY}`); } };
+    const unrecorded = await api.createPayment({ amount: '9.99' }, { record: broken, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
+    assert.deepEqual([unrecorded.code, unrecorded.paymentId, unrecorded.idempotencyKey, unrecorded.retryable], ['record_failed', 'pay_rec', 'k-9', true]);
+    assert.ok(!unrecorded.message.includes(API_KEY));
+    db.close();
+  });
+
+  test('the options: HTTPS (or loopback http), a key without white space, never echoed; refused where document exists', () => {
+    const refused = (options, pattern) => assert.throws(() => createClient(options), (error) => {
+      assert.ok(error instanceof pkg.CryptoPayError, String(error));
+      assert.equal(error.code, 'invalid_argument');
+      assert.match(error.message, pattern);
+      assert.ok(!error.message.includes(API_KEY) && !error.message.includes('sk_pasted'));
+      return true;
+    });
+    refused({ baseUrl: 'http://api.example.com', apiKey: API_KEY }, /https/);
+    refused({ baseUrl: `https://user:${API_KEY}@api.example.com`, apiKey: API_KEY }, /credentials/);
+    refused({ baseUrl: `https://api.example.com/?key=${API_KEY}`, apiKey: API_KEY }, /query/);
+    refused({ baseUrl: undefined, apiKey: API_KEY }, /is the environment variable set/);
+    refused({ baseUrl: 'https://api.example.com', apiKey: undefined }, /is the environment variable set/);
+    refused({ baseUrl: 'https://api.example.com', apiKey: `${API_KEY}\n` }, /white space/);
+    refused({ baseUrl: 'https://api.example.com', apiKey: API_KEY, sk_pasted: 1 }, /unknown option/);
+    refused({ baseUrl: 'https://api.example.com', apiKey: API_KEY, retries: 11 }, /retries is an integer from 0 to 10/);
+    createClient({ baseUrl: 'http://localhost:4010', apiKey: API_KEY });
+    globalThis.document = {};
+    try {
+      refused({ baseUrl: 'https://api.example.com', apiKey: API_KEY }, /`document` exists.*never be in browser code/);
+    } finally {
+      delete globalThis.document;
+    }
+    // The CommonJS build is the same client.
+    assert.equal(typeof clientCjs.createClient, 'function');
+    assert.equal(clientCjs.CryptoPayApiError.name, 'CryptoPayApiError');
+  });
+});

@@ -1,0 +1,74 @@
+// The example receiver (examples/node-receiver) running the merchant loop against a scripted
+// stand-in of the service: POST /payments creates a payment through the client and records its
+// order; deliveries are recorded; its passes confirm each changed payment with
+// GET /v1/payments/{id} and print what it would do. The API key is printed nowhere.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
+import { send, startExample } from '../receiver/lib/example.mjs';
+import { startStandin } from './lib/standin.mjs';
+
+const API_KEY = 'sk_canary_example_90c4';
+
+describe('the example receiver, fulfilling', () => {
+  let standin;
+  let example;
+  const payment = { status: 'open', version: 1, received: '0' };
+  before(async () => {
+    standin = await startStandin((req) => {
+      if (req.path === '/v1/store') return { json: { primary_source: { kind: 'fiat', ref: 'EUR', decimals: 2 } } };
+      if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: 'pay_ex1' } };
+      if (req.path === '/v1/payments/pay_ex1') {
+        return { text: JSON.stringify({ payment_id: 'pay_ex1', order_ref: 'order-77', source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '4990' },
+          status: payment.status, status_version: payment.version, amount_received_raw: payment.received }) };
+      }
+      return null;
+    });
+    example = await startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100' } });
+  });
+  after(async () => {
+    await example?.stop();
+    await standin?.close();
+  });
+
+  const until = async (pattern) => {
+    for (let i = 0; !pattern.test(example.output); i += 1) {
+      assert.ok(i < 200, `no ${pattern} in:\n${example.output}`);
+      await new Promise((resolve) => { setTimeout(resolve, 25); });
+    }
+  };
+
+  test('create, receive, fulfil: it prints the order it would ship, once', async () => {
+    assert.match(example.output, /fulfilling every 100 ms, confirming with the service at http:\/\/127\.0\.0\.1:\d+/);
+    const body = Buffer.from(JSON.stringify({ order_ref: 'order-77', amount: '49.90' }));
+    const created = await send(`${example.url}/payments`, body, { headers: { 'content-type': 'application/json' }, agent: false });
+    assert.deepEqual([created.status, created.json], [201, { payment_id: 'pay_ex1', order_ref: 'order-77', source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '4990' } }]);
+    const refused = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"49.999"}'), { headers: {}, agent: false });
+    assert.deepEqual([refused.status, refused.json], [400, { error: 'amount_too_precise' }]);
+    for (const [version, status, received] of [[2, 'confirming', '4990'], [3, 'paid', '4990']]) {
+      Object.assign(payment, { status, version, received });
+      const event = eventBody({ eventId: `evt_ex${version}`, paymentId: 'pay_ex1', statusVersion: version, status });
+      assert.equal((await send(example.webhookUrl, event, { headers: signedHeaders(event), agent: false })).status, 200);
+      if (version === 2) await until(/order order-77 waits \(payment pay_ex1, confirming at version 2; key pay_ex1:2\)/);
+    }
+    await until(/would ship order order-77 \(49\.90 EUR paid; payment pay_ex1, paid at version 3; key pay_ex1:3\)/);
+    await new Promise((resolve) => { setTimeout(resolve, 400); });
+    assert.equal(example.output.match(/would ship/g).length, 1);
+    assert.ok(!example.output.includes(API_KEY));
+    assert.ok(standin.requests.every((r) => r.headers.authorization === `Bearer ${API_KEY}` && !r.url.includes(API_KEY)));
+  });
+});
+
+describe('the example receiver without the service configured', () => {
+  test('receives as before, and says the loop is off; half a configuration is refused', async () => {
+    const plain = await startExample({ env: { DATA_DIR: tempDir() } });
+    try {
+      assert.match(plain.output, /fulfilment off \(set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY/);
+    } finally {
+      await plain.stop();
+    }
+    await assert.rejects(startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9' } }), (error) => error.exitCode === 2
+      && /needs both the service URL .* and CRYPTOPAY_API_KEY/.test(error.message));
+  });
+});

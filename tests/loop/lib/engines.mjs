@@ -1,0 +1,76 @@
+// The engines the loop's tests run on, each opening a receiver on fresh tables: a SQLite file
+// (better-sqlite3), a throwaway PostgreSQL, Cloudflare D1 in workerd (through Miniflare, its
+// binding used from Node), and memoryStore.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { serveWithD1 } from '../../receiver/lib/d1.mjs';
+import { Database, receiverOptions, rx, tempDir } from '../../receiver/lib/helpers.mjs';
+import { postgresForSuite } from '../../receiver/lib/postgres.mjs';
+
+let opened = 0;
+const fresh = (name) => `${name}${(opened += 1)}_`;
+
+/** A receiver on a new SQLite file. */
+export const sqliteEngine = {
+  name: 'SQLite file',
+  async open(extra = {}) {
+    const db = new Database(join(tempDir(), `${fresh('loop')}.sqlite`));
+    const store = rx.sqliteStore(db);
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...extra }));
+    await receiver.ready();
+    return { receiver, store, db, close: async () => db.close() };
+  },
+};
+
+/** A receiver on memoryStore. */
+export const memoryEngine = {
+  name: 'memoryStore',
+  async open(extra = {}) {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...extra }));
+    await receiver.ready();
+    return { receiver, store, close: async () => {} };
+  },
+};
+
+/** PostgreSQL for the describe block that calls this: a throwaway server, tables by prefix. */
+export function postgresEngine() {
+  const db = postgresForSuite({ max: 6 });
+  return {
+    name: 'PostgreSQL',
+    db,
+    async open(extra = {}) {
+      const store = rx.postgresStore(db.pool, { prefix: fresh('loop') });
+      const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...extra }));
+      await receiver.ready();
+      return { receiver, store, close: async () => {} };
+    },
+  };
+}
+
+/**
+ * D1 for the describe block that calls this: workerd's D1 (a real SQLite file, through
+ * Miniflare) for a Worker that does nothing; the binding, used from Node, is the store's.
+ */
+export function d1Engine() {
+  const suite = { worker: null };
+  before(async () => {
+    const out = join(tempDir('cpv-loop-d1-'), 'out');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'worker.js'), 'export default { fetch: () => new Response("idle") };\n');
+    suite.worker = await serveWithD1(out, { persistDir: tempDir() });
+  });
+  after(() => suite.worker?.dispose());
+  return {
+    name: 'D1 (workerd)',
+    suite,
+    async open(extra = {}) {
+      const store = rx.d1Store(suite.worker.db, { prefix: fresh('loop') });
+      const receiver = rx.createReceiver(receiverOptions(store, { log: process.env.LOOP_LOG ? console : false, ...extra }));
+      await receiver.ready();
+      return { receiver, store, close: async () => {} };
+    },
+  };
+}

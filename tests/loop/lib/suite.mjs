@@ -1,0 +1,279 @@
+// The fulfilment scenarios, run on each engine (engines.mjs) with the views of one world: the
+// scripted one today (world.mjs); the same scenarios take another world (the sandbox's
+// getPayment) by its `world` parameter. What every scenario holds: only a payment linked to
+// its order and paid exactly reaches handle with `fulfil`; each (payment, status_version) is
+// handled once when nothing crashes; the authoritative view, not the event, decides.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { scriptedWorld } from './world.mjs';
+
+export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** A handler that records its calls; `failing(key)` says whether this call throws. */
+export function recorder({ failing = () => false } = {}) {
+  const calls = [];
+  return {
+    calls,
+    handle: async (input) => {
+      calls.push({ ...input, ok: !failing(input.idempotencyKey, calls.filter((c) => c.idempotencyKey === input.idempotencyKey).length) });
+      if (!calls.at(-1).ok) throw new Error('the shipping API is down (test)');
+    },
+    /** The successful calls: [paymentId, action, key]. */
+    done: () => calls.filter((c) => c.ok).map((c) => [c.paymentId, c.action, c.idempotencyKey]),
+  };
+}
+
+/** Passes until one claims nothing (at most `max`); resolves every pass's result. */
+export async function drain(receiver, options, max = 20) {
+  const results = [];
+  for (let i = 0; i < max; i += 1) {
+    const result = await receiver.fulfil(options);
+    results.push(result);
+    if (result.claimed === 0) return results;
+  }
+  throw new Error(`still claiming after ${max} passes: ${JSON.stringify(results.slice(-3))}`);
+}
+
+const keysOnce = (calls) => {
+  const keys = calls.filter((c) => c.ok).map((c) => c.idempotencyKey);
+  assert.equal(new Set(keys).size, keys.length, `a key handled twice: ${keys.join(' ')}`);
+};
+
+/**
+ * The scenarios on one engine: `engine.open(receiverOptions?)` resolves { receiver, store,
+ * close } on fresh tables. `world(receiver)` gives the views (default: scripted).
+ */
+export function fulfilmentScenarios(engine, { world: makeWorld = scriptedWorld } = {}) {
+  const setup = async (extra) => {
+    const opened = await engine.open(extra);
+    const world = makeWorld(opened.receiver);
+    const record = (created) => opened.receiver.recordCreated(created);
+    return { ...opened, world, record };
+  };
+
+  test(`${engine.name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder();
+    const cases = [
+      ['paid', [['confirming', '12800'], ['paid']], 'fulfil'],
+      ['partially_paid', [['confirming', '6400'], ['partially_paid', '6400']], 'review'],
+      ['overpaid', [['confirming', '20000'], ['overpaid', '20000']], 'review'],
+      ['review_required', [['review_required']], 'review'],
+      ['confirming', [['confirming', '12800']], 'wait'],
+      ['open', [], null],
+      ['expired', [['expired']], 'closed'],
+      ['cancelled', [['cancelled']], 'closed'],
+      ['paid, one unit short', [['paid', '12799']], 'review'],
+      ['PAID (a status the policy does not know)', [['PAID', '12800']], 'review'],
+    ];
+    const ids = [];
+    for (const [name, steps] of cases) {
+      const created = world.create({ orderRef: `order ${name}` });
+      await record(created);
+      for (const [status, received] of steps) await world.change(created.payment_id, { status, received });
+      ids.push(created.payment_id);
+    }
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    keysOnce(h.calls);
+    const byPayment = new Map(h.done().map(([id, action, key]) => [id, { action, key }]));
+    cases.forEach(([name, steps, expected], i) => {
+      const got = byPayment.get(ids[i]);
+      if (expected === null) assert.equal(got, undefined, `${name}: an open payment with no event is not claimed yet`);
+      else {
+        assert.equal(got?.action, expected, name);
+        assert.equal(got.key, `${ids[i]}:${1 + steps.length}`, `${name}: the key is payment_id:status_version`);
+      }
+    });
+    assert.deepEqual(h.done().filter(([, action]) => action === 'fulfil').map(([id]) => id), [ids[0]], 'only the paid order is fulfilled');
+    // The handler got the authoritative view and the order.
+    const paid = h.calls.find((c) => c.paymentId === ids[0]);
+    assert.equal(paid.view.status, 'paid');
+    assert.equal(paid.view.status_version, '3');
+    assert.equal(typeof paid.view.responseText, 'string');
+    assert.deepEqual([paid.order.paymentId, paid.order.orderRef, paid.order.sourceAmount], [ids[0], 'order paid', { kind: 'fiat', currency: 'USD', amount_raw: '12800' }]);
+    assert.equal(paid.mismatch, null);
+    // Nothing new: another pass claims nothing.
+    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+    await close();
+  });
+
+  test(`${engine.name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder();
+    const unknown = world.create({ orderRef: 'not ours' }); // created elsewhere: never recorded here
+    const amount = world.create({ orderRef: 'order-a', amountRaw: '12800' });
+    await record({ ...amount, source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12900' } });
+    const reference = world.create({ orderRef: 'order-b' });
+    await record({ ...reference, order_ref: 'order-B' });
+    const fine = world.create({ orderRef: 'order-c' });
+    await record(fine);
+    for (const { payment_id: id } of [unknown, amount, reference, fine]) await world.change(id, { status: 'paid' });
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    keysOnce(h.calls);
+    const got = Object.fromEntries(h.calls.map((c) => [c.paymentId, [c.action, c.mismatch?.code ?? null, c.order === null]]));
+    assert.deepEqual(got, {
+      [unknown.payment_id]: ['review', 'payment_unknown', true],
+      [amount.payment_id]: ['review', 'source_amount_mismatch', false],
+      [reference.payment_id]: ['review', 'order_ref_mismatch', false],
+      [fine.payment_id]: ['fulfil', null, false],
+    });
+    assert.match(h.calls.find((c) => c.paymentId === amount.payment_id).mismatch.message, /^source_amount_mismatch: .*never fulfil it/);
+    // Held for review: a later pass, even past recoverAfterSecs, does not look again.
+    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0);
+    await close();
+  });
+
+  test(`${engine.name}: confirm, not the event, decides: an event saying paid with a view saying open waits; a view newer than the event is handled at its version`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder();
+    const a = world.create({ orderRef: 'a' });
+    await record(a);
+    await world.change(a.payment_id, { status: 'paid' }); // the event says paid at version 2...
+    world.override(a.payment_id, world.viewWith(a.payment_id, { status: 'open', amount_received_raw: '0' })); // ...the service, open at 2
+    const b = world.create({ orderRef: 'b' });
+    await record(b);
+    await world.change(b.payment_id, { status: 'confirming', received: '12800' }); // event: confirming at 2
+    await world.change(b.payment_id, { status: 'paid', silent: true }); // paid at 3, that delivery lost (for now)
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[a.payment_id, 'wait', `${a.payment_id}:2`], [b.payment_id, 'fulfil', `${b.payment_id}:3`]]);
+    // The lost delivery arrives late: version 3 was handled already, so nothing more.
+    await world.redeliver(b.payment_id);
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    assert.equal(h.done().length, 2);
+    // A view older than the event (a lagging replica) is not used: tried again later.
+    const c = world.create({ orderRef: 'c' });
+    await record(c);
+    await world.change(c.payment_id, { status: 'confirming', received: '12800' });
+    await world.change(c.payment_id, { status: 'paid' }); // event at 3
+    world.override(c.payment_id, world.viewWith(c.payment_id, { status: 'confirming', status_version: 2 }));
+    const stale = await receiver.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(stale.outcomes, { retry: 1 });
+    world.override(c.payment_id);
+    await sleep(1100); // the first retry waits 1 s
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done().at(-1), [c.payment_id, 'fulfil', `${c.payment_id}:3`]);
+    keysOnce(h.calls);
+    await close();
+  });
+
+  test(`${engine.name}: each (payment, status_version) is handled once: duplicate deliveries, stale events, passes at once`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder();
+    const ids = [];
+    for (let i = 0; i < 12; i += 1) {
+      const created = world.create({ orderRef: `o${i}` });
+      await record(created);
+      ids.push(created.payment_id);
+      await world.change(created.payment_id, { status: 'confirming', received: '12800', again: true });
+      await world.change(created.payment_id, { status: 'paid', again: true });
+    }
+    // Three passes at once (as three instances would), with small batches, then more.
+    const options = { confirm: world.confirm, handle: h.handle, batch: 3 };
+    await Promise.all([receiver.fulfil(options), receiver.fulfil(options), receiver.fulfil(options)]);
+    await drain(receiver, options);
+    keysOnce(h.calls);
+    assert.deepEqual(h.done().map(([id, action]) => [id, action]).sort(), ids.map((id) => [id, 'fulfil']).sort());
+    // A duplicate of the last event, and an older one: recorded, nothing handled again.
+    for (const id of ids.slice(0, 3)) await world.redeliver(id);
+    await drain(receiver, options);
+    assert.equal(h.done().length, ids.length);
+    await close();
+  });
+
+  test(`${engine.name}: recovery: an order with no event is confirmed once recoverAfterSecs passed, and again while it is not settled`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder();
+    const lost = world.create({ orderRef: 'lost' });
+    await record(lost);
+    await world.change(lost.payment_id, { status: 'confirming', received: '12800', silent: true });
+    await world.change(lost.payment_id, { status: 'paid', silent: true }); // every delivery lost
+    const waiting = world.create({ orderRef: 'waiting' });
+    await record(waiting);
+    const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
+    assert.equal((await receiver.fulfil(options)).claimed, 0, 'not before recoverAfterSecs');
+    await sleep(1200);
+    await drain(receiver, options);
+    assert.deepEqual(h.done().sort(), [[lost.payment_id, 'fulfil', `${lost.payment_id}:3`], [waiting.payment_id, 'wait', `${waiting.payment_id}:1`]].sort());
+    // The open one is looked at again (not settled); it was paid meanwhile, its deliveries lost.
+    await world.change(waiting.payment_id, { status: 'paid', silent: true });
+    assert.equal((await receiver.fulfil(options)).claimed, 0, 'looked at a moment ago');
+    await sleep(1200);
+    await drain(receiver, options);
+    assert.deepEqual(h.done().at(-1), [waiting.payment_id, 'fulfil', `${waiting.payment_id}:2`]);
+    // Fulfilled: settled, never looked at again.
+    await sleep(1200);
+    assert.equal((await receiver.fulfil(options)).claimed, 0);
+    keysOnce(h.calls);
+    await close();
+  });
+
+  test(`${engine.name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async () => {
+    const { receiver, world, record, close } = await setup();
+    const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
+    const ids = [];
+    for (const orderRef of ['flaky handler', 'flaky confirm', 'invalid view']) {
+      const created = world.create({ orderRef });
+      await record(created);
+      await world.change(created.payment_id, { status: 'paid' });
+      ids.push(created.payment_id);
+    }
+    let failures = 0;
+    world.override(ids[1], () => {
+      failures += 1;
+      throw new Error('ECONNRESET (test)');
+    });
+    world.override(ids[2], world.viewWith(ids[2], { status_version: 2.5 }));
+    const first = await receiver.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(first.outcomes, { retry: 3 });
+    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0, 'waiting for the backoff');
+    world.override(ids[1]);
+    world.override(ids[2]);
+    await sleep(1100);
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    assert.equal(failures, 1);
+    assert.deepEqual(h.calls.map((c) => [c.paymentId, c.ok]), [[ids[0], false], [ids[0], true], [ids[1], true], [ids[2], true]]);
+    assert.equal(h.calls[0].idempotencyKey, h.calls[1].idempotencyKey, 'the retry has the same key');
+    keysOnce(h.calls);
+    await close();
+  });
+
+  test(`${engine.name}: a policy of the merchant's own decides linked payments; one that answers nonsense is retried, never fulfilled`, async () => {
+    const { receiver, world, record, close } = await setup({ log: false });
+    const h = recorder();
+    const partial = world.create({ orderRef: 'short by a cent' });
+    await record(partial);
+    await world.change(partial.payment_id, { status: 'partially_paid', received: '12799' });
+    // Accept an underpayment of at most one unit; else the default.
+    const policy = (view) => (view.status === 'partially_paid' && BigInt(view.source_amount.amount_raw) - BigInt(view.amount_received_raw) <= 1n
+      ? 'fulfil' : 'review');
+    await drain(receiver, { confirm: world.confirm, handle: h.handle, policy });
+    assert.deepEqual(h.done(), [[partial.payment_id, 'fulfil', `${partial.payment_id}:2`]]);
+    const odd = world.create({ orderRef: 'odd' });
+    await record(odd);
+    await world.change(odd.payment_id, { status: 'paid' });
+    const result = await receiver.fulfil({ confirm: world.confirm, handle: h.handle, policy: () => 'ship it' });
+    assert.deepEqual(result.outcomes, { retry: 1 });
+    assert.equal(h.done().length, 1);
+    await close();
+  });
+
+  test(`${engine.name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async () => {
+    const { receiver, store, world, record, close } = await setup();
+    const h = recorder();
+    const created = world.create({ orderRef: 'o' });
+    const stored = await record(created);
+    assert.deepEqual(stored, { paymentId: created.payment_id, orderRef: 'o', sourceAmount: created.source_amount, integration: null });
+    await record(created); // the same again: nothing changes
+    await assert.rejects(record({ ...created, source_amount: { ...created.source_amount, amount_raw: '1' } }),
+      (error) => error.code === 'invalid_argument' && /recorded already, with another source_amount/.test(error.message));
+    await world.change(created.payment_id, { status: 'paid', version: 7 });
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:7`]]);
+    // A late completion of an older version (a worker whose lease expired) lowers nothing.
+    assert.equal(await store.complete({ paymentId: created.payment_id, owner: 'late', version: '6', outcome: 'wait', code: null, settled: false }), '7');
+    const state = await store.load({ paymentId: created.payment_id, owner: 'x', recoverAfterSecs: 900 });
+    assert.deepEqual([state.handledVersion, state.outcome], ['7', 'fulfil']);
+    await close();
+  });
+}

@@ -1,0 +1,106 @@
+// Where fulfilment's views come from, as one parameter of the scenarios (suite.mjs). This one
+// is scripted: payments live in this process, each change bumps status_version and is
+// delivered to the receiver as a signed payment.updated event, and `confirm(paymentId)`
+// answers the exact text of the view as GET /v1/payments/{payment_id} would. Another world
+// (the sandbox: create through the client, pay through the sandbox, confirm = getPayment)
+// gives the scenarios the same five functions.
+
+import { signedHeaders } from '../../receiver/lib/helpers.mjs';
+
+let worlds = 0;
+
+/**
+ * receiver: where events are delivered (receiver.handle). secret: signs them (default: the
+ * tests' secret). Returns { create, change, confirm, view, override, confirmed }.
+ */
+export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` } = {}) {
+  const payments = new Map();
+  const overrides = new Map();
+  const confirmed = [];
+  let events = 0;
+  let ids = 0;
+
+  const viewOf = (p) => {
+    const view = { payment_id: p.payment_id };
+    if (p.order_ref !== undefined) view.order_ref = p.order_ref;
+    view.source_amount = p.source_amount;
+    view.status = p.status;
+    // A JSON number while it is a safe integer, a digit string beyond (as DESIGN.md says).
+    view.status_version = p.version <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(p.version) : String(p.version);
+    view.amount_received_raw = p.received;
+    view.expires_at = '2026-11-22T11:00:00Z';
+    return JSON.stringify(view);
+  };
+
+  async function deliver(p) {
+    events += 1;
+    const body = Buffer.from(JSON.stringify({
+      schema_version: '1',
+      event_id: `evt_${prefix}_${events}`,
+      event_type: 'payment.updated',
+      occurred_at: '2026-11-22T10:00:00Z',
+      data: JSON.parse(viewOf(p)),
+    }));
+    const answer = await receiver.handle({ body, headers: signedHeaders(body, secret === undefined ? {} : { secret }) });
+    if (answer.status !== 200) throw new Error(`the receiver answered ${answer.status} ${answer.body}`);
+    return { body, answer: JSON.parse(answer.body) };
+  }
+
+  return {
+    confirmed,
+    /** A new payment, open at version 1 (creation sends no event): what createPayment answers. */
+    create({ orderRef, amountRaw = '12800', currency = 'USD' } = {}) {
+      ids += 1;
+      const p = {
+        payment_id: `pay_${prefix}_${ids}`,
+        order_ref: orderRef,
+        source_amount: { kind: 'fiat', currency, amount_raw: amountRaw },
+        status: 'open',
+        version: 1n,
+        received: '0',
+      };
+      payments.set(p.payment_id, p);
+      const created = { payment_id: p.payment_id, source_amount: { ...p.source_amount } };
+      if (orderRef !== undefined) created.order_ref = orderRef;
+      return created;
+    },
+    /**
+     * A change of the payment: status (and the total received), version + 1; delivered as an
+     * event unless `silent` (a lost delivery). `again`: delivered twice. Resolves the event's answer.
+     */
+    async change(paymentId, { status, received, silent = false, again = false, version }) {
+      const p = payments.get(paymentId);
+      p.version = version === undefined ? p.version + 1n : BigInt(version);
+      p.status = status;
+      if (received !== undefined) p.received = received;
+      else if (status === 'paid') p.received = p.source_amount.amount_raw;
+      if (silent) return null;
+      const first = await deliver(p);
+      if (again) await receiver.handle({ body: first.body, headers: signedHeaders(first.body, secret === undefined ? {} : { secret }) });
+      return first.answer;
+    },
+    /** Delivers the payment's current facts again, as a new event of the same version. */
+    redeliver: (paymentId) => deliver(payments.get(paymentId)),
+    /** The exact text of GET /v1/payments/{payment_id}. */
+    view: (paymentId) => overrides.get(paymentId) ?? viewOf(payments.get(paymentId)),
+    /** The service says something else than what was delivered (or fails: a function that throws). */
+    override(paymentId, text) {
+      if (text === undefined) overrides.delete(paymentId);
+      else overrides.set(paymentId, text);
+    },
+    /** fulfil's confirm. */
+    async confirm(paymentId) {
+      confirmed.push(paymentId);
+      const text = overrides.get(paymentId);
+      if (typeof text === 'function') return text();
+      if (text !== undefined) return text;
+      const p = payments.get(paymentId);
+      if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
+      return viewOf(p);
+    },
+    /** A view text of this payment with these fields changed (for overrides). */
+    viewWith(paymentId, fields) {
+      return JSON.stringify({ ...JSON.parse(viewOf(payments.get(paymentId))), ...fields });
+    },
+  };
+}

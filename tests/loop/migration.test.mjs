@@ -1,0 +1,181 @@
+// The migration from the first schema (version 1: the statements of sql/*.sql before the
+// merchant loop, kept in fixtures/schema-v1/) to this package's, in place, on PostgreSQL, a
+// SQLite file, a libsql file and D1: tables made and written by the first schema's own
+// statements; then ready() migrates them in one transaction with every row kept, the payments
+// recorded before taken as handled (no pass claims them), deliveries and the loop go on; ready()
+// again changes nothing; two receivers migrating at once agree; tables of a newer version, or of
+// an older one with createTables: false, are refused.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { readStatements } from '../../scripts/build-receiver.mjs';
+import { Database, ROOT, createLibsqlClient, eventBody, receiverOptions, rx, signedHeaders, sqliteRows, tempDir } from '../receiver/lib/helpers.mjs';
+import { d1Engine, postgresEngine } from './lib/engines.mjs';
+import { drain, recorder } from './lib/suite.mjs';
+import { scriptedWorld } from './lib/world.mjs';
+
+const fixture = (dialect) => readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v1', `${dialect}.sql`), 'utf8'));
+const prefixed = (text, prefix) => text.replace(/\bcryptopay_/g, prefix);
+const split = (text) => text.split(/;\n/).map((s) => s.replace(/;$/, '').trim()).filter(Boolean);
+const body = (eventId, paymentId, statusVersion, status) => eventBody({ eventId, paymentId, statusVersion, status });
+
+// What the first schema's receiver recorded: two payments, one stale event, a quarantined body.
+const WRITES = [
+  ['evt_m1', 'pay_m1', '1', 'open'],
+  ['evt_m2', 'pay_m1', '2', 'paid'],
+  ['evt_m0', 'pay_m1', '1', 'open'], // stale: version 1 after 2
+  ['evt_m3', 'pay_m2', '18446744073709551617', 'expired'],
+];
+
+/**
+ * The migration, on one engine. `engine`: { firstSchema() (makes the tables and writes WRITES
+ * with the first schema's statements), receiver(options) (a receiver of this package on them),
+ * rows() (events, payments, quarantine; versions as text), version(), setVersion(n) }.
+ */
+async function checkMigration(engine) {
+  await engine.firstSchema();
+  const before = await engine.rows();
+  assert.equal(before.events.length, 4);
+  // createTables: false: not migrated, refused naming the fix.
+  await assert.rejects(engine.receiver({ createTables: false }).ready(), /schema version 1, older than this package's \(2\), and createTables is false: run the schema statements/);
+  // Two receivers at once: one migrates, the other finds it done.
+  const receiver = engine.receiver();
+  await Promise.all([receiver.ready(), engine.receiver().ready()]);
+  assert.equal(await engine.version(), 2);
+  const after = await engine.rows();
+  const strip = (row, extra) => Object.fromEntries(Object.entries(row).filter(([key]) => !extra.includes(key)));
+  assert.deepEqual(after.events.map((e) => strip(e, ['integration', 'secret_kind'])), before.events, 'every event kept');
+  assert.ok(after.events.every((e) => e.integration === null && e.secret_kind === null));
+  assert.deepEqual(after.payments.map((p) => strip(p, ['integration', 'handled_version'])), before.payments, 'every payment kept');
+  assert.deepEqual(after.payments.map((p) => [p.payment_id, p.handled_version]), [['pay_m1', '2'], ['pay_m2', '18446744073709551617']],
+    'what was recorded before the loop is taken as handled');
+  assert.deepEqual(after.quarantine, before.quarantine);
+  // No pass claims what was recorded before; the receiver and the loop go on.
+  const h = recorder();
+  const world = scriptedWorld(receiver);
+  assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+  const late = body('evt_m4', 'pay_m1', 3, 'refunded');
+  world.override('pay_m1', '{"payment_id":"pay_m1","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"100"},"status":"refunded","status_version":3}');
+  assert.equal((await receiver.handle({ body: late, headers: signedHeaders(late) })).body, '{"received":true,"decision":"apply"}');
+  const created = world.create({ orderRef: 'after the migration' });
+  await receiver.recordCreated(created);
+  await world.change(created.payment_id, { status: 'paid' });
+  await drain(receiver, { confirm: world.confirm, handle: h.handle });
+  assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code ?? null]).sort(),
+    [['pay_m1', 'review', 'payment_unknown'], [created.payment_id, 'fulfil', null]].sort());
+  // ready() again: nothing changes.
+  await engine.receiver().ready();
+  assert.equal(await engine.version(), 2);
+  // Tables a newer package made: refused, never written.
+  await engine.setVersion(3);
+  await assert.rejects(engine.receiver().ready(), /the tables are at schema version 3, newer than this package's \(2\)/);
+  await engine.setVersion(2);
+}
+
+function sqliteFirstSchema(run, prefix) {
+  const sql = fixture('sqlite');
+  const statements = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, name === 'schema' ? split(prefixed(text, prefix)) : prefixed(split(text)[0], prefix)]));
+  return async () => {
+    await run(statements.schema.map((text) => [text, []]));
+    for (const [eventId, paymentId, version, status] of WRITES) {
+      const bytes = body(eventId, paymentId, version, status);
+      const data = JSON.stringify(JSON.parse(bytes).data);
+      await run([[statements.apply, [eventId, paymentId, version, data]], [statements.record, [eventId, paymentId, version, bytes]]]);
+    }
+    await run([[statements.quarantine, ['event_not_json', Buffer.from('not json')]]]);
+  };
+}
+
+const sqliteVersion = (read, prefix) => async () => Number((await read(`SELECT version FROM ${prefix}schema WHERE name = 'receiver'`))[0].version);
+
+describe('the migration from the first schema, rows kept', () => {
+  test('SQLite file', async () => {
+    const file = join(tempDir(), 'v1.sqlite');
+    const db = new Database(file);
+    const prefix = 'cryptopay_';
+    const read = async (text) => db.prepare(text).all();
+    await checkMigration({
+      firstSchema: sqliteFirstSchema(async (list) => db.transaction(() => list.forEach(([text, args]) => db.prepare(text).run(...args)))(), prefix),
+      receiver: (options) => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file), options), { log: false })),
+      rows: async () => sqliteRows(db),
+      version: sqliteVersion(read, prefix),
+      setVersion: async (n) => db.prepare(`UPDATE ${prefix}schema SET version = ?`).run(n),
+    });
+    db.close();
+  });
+
+  test('libsql file (@libsql/client)', async () => {
+    const file = join(tempDir(), 'v1.db');
+    const url = pathToFileURL(file).href;
+    const client = createLibsqlClient({ url });
+    const prefix = 'mig_';
+    await checkMigration({
+      firstSchema: sqliteFirstSchema((list) => client.batch(list.map(([sql, args]) => ({ sql, args })), 'write'), prefix),
+      receiver: (options) => rx.createReceiver(receiverOptions(rx.libsqlStore(createLibsqlClient({ url }), { prefix, ...options }), { log: false })),
+      rows: async () => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return sqliteRows(db, prefix);
+        } finally {
+          db.close();
+        }
+      },
+      version: async () => Number((await client.execute(`SELECT version FROM ${prefix}schema`)).rows[0].version),
+      setVersion: async (n) => { await client.execute({ sql: `UPDATE ${prefix}schema SET version = ?`, args: [n] }); },
+    });
+    client.close();
+  });
+
+  describe('D1 in workerd', () => {
+    const d1 = d1Engine();
+    test('D1', async () => {
+      const db = () => d1.suite.worker.db;
+      const prefix = 'mig_';
+      const read = async (text) => (await db().prepare(text).all()).results;
+      await checkMigration({
+        firstSchema: sqliteFirstSchema((list) => db().batch(list.map(([text, args]) => db().prepare(text).bind(...args.map((a) => (Buffer.isBuffer(a) ? new Uint8Array(a) : a))))), prefix),
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.d1Store(db(), { prefix, ...options }), { log: false })),
+        rows: async () => ({
+          events: (await read(`SELECT * FROM ${prefix}events ORDER BY event_id`)).map((e) => ({ ...e, body: Buffer.from(e.body) })),
+          payments: await read(`SELECT * FROM ${prefix}payments ORDER BY payment_id`),
+          quarantine: (await read(`SELECT * FROM ${prefix}quarantine ORDER BY id`)).map((q) => ({ ...q, body: Buffer.from(q.body) })),
+        }),
+        version: sqliteVersion(read, prefix),
+        setVersion: async (n) => { await db().prepare(`UPDATE ${prefix}schema SET version = ?`).bind(n).run(); },
+      });
+    });
+  });
+
+  describe('PostgreSQL', () => {
+    const pg = postgresEngine();
+    test('PostgreSQL', async () => {
+      const { pool } = pg.db;
+      const prefix = 'mig_';
+      const sql = fixture('postgres');
+      const statement = (name) => prefixed(name === 'schema' ? sql.schema : split(sql[name])[0], prefix);
+      const q = async (text, values) => (await pool.query(text, values)).rows;
+      await checkMigration({
+        async firstSchema() {
+          await pool.query(statement('schema'));
+          for (const [eventId, paymentId, version, status] of WRITES) {
+            const bytes = body(eventId, paymentId, version, status);
+            await pool.query(statement('record'), [eventId, paymentId, version, JSON.stringify(JSON.parse(bytes).data), bytes]);
+          }
+          await pool.query(statement('quarantine'), ['event_not_json', Buffer.from('not json')]);
+        },
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, ...options }), { log: false })),
+        rows: async () => ({
+          events: await q(`SELECT *, status_version::text AS status_version FROM ${prefix}events ORDER BY event_id`),
+          payments: await q(`SELECT *, status_version::text AS status_version, data::text AS data FROM ${prefix}payments ORDER BY payment_id`)
+            .then((rows) => rows.map((p) => ('handled_version' in p ? { ...p, handled_version: p.handled_version === null ? null : String(p.handled_version) } : p))),
+          quarantine: await q(`SELECT * FROM ${prefix}quarantine ORDER BY id`),
+        }),
+        version: async () => (await q(`SELECT version FROM ${prefix}schema`))[0].version,
+        setVersion: async (n) => { await pool.query(`UPDATE ${prefix}schema SET version = $1`, [n]); },
+      });
+    });
+  });
+});

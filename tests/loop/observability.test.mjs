@@ -1,0 +1,226 @@
+// What the receiver tells, on a SQLite file: onOutcome for every answer and fulfilment outcome,
+// the counters, authentic deliveries refused for configuration reasons (skew, header names, a
+// body over the limit) logged as such and not as forgeries, a start-up warning for a secret with
+// white space around it, the quarantined deliveries listed with their payment_id; several
+// integrations in one receiver (the one that verified each event recorded, and linked); and
+// canary secrets that appear in no log line, no onOutcome record and no error.
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  Database, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+} from '../receiver/lib/helpers.mjs';
+import { send } from '../receiver/lib/example.mjs';
+import { drain, recorder } from './lib/suite.mjs';
+import { scriptedWorld } from './lib/world.mjs';
+
+const CANARY_EU = 'whsec_canary_eu_7c1f';
+const CANARY_US = 'whsec_canary_us_2b9e';
+
+function open(extra = {}) {
+  const db = new Database(join(tempDir(), 'observe.sqlite'));
+  const log = captureLog();
+  const records = [];
+  const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log, onOutcome: (r) => records.push(r), ...extra }));
+  return { db, log, records, receiver };
+}
+
+const everything = (log, records, errors = []) => [...log.lines, ...records.map((r) => JSON.stringify(r)), ...errors.map((e) => `${e.message}\n${e.stack}`)].join('\n');
+
+describe('observability', () => {
+  test('onOutcome and the counters: every answer, why each refusal was made; configuration refusals logged as such, with the header names carried (never values)', async () => {
+    const { db, log, records, receiver } = open({ maxBodyBytes: 4096 });
+    await receiver.ready();
+    const body = eventBody({ eventId: 'evt_o1', paymentId: 'pay_o1', statusVersion: 2 });
+    const handle = (b, headers) => receiver.handle({ body: b, headers });
+    await handle(body, signedHeaders(body));
+    await handle(body, signedHeaders(body));
+    await handle(eventBody({ eventId: 'evt_o0', paymentId: 'pay_o1', statusVersion: 1 }), signedHeaders(eventBody({ eventId: 'evt_o0', paymentId: 'pay_o1', statusVersion: 1 })));
+    await handle(body, signedHeaders(body, { secret: 'whsec_forger' }));
+    await handle(body, signedHeaders(body, { timestamp: nowSecs() - 3600 }));
+    await handle(body, { 'X-Timestamp': String(nowSecs()), 'X-Signature': 'v1=secretvalue', 'Content-Type': 'application/json' });
+    await handle(Buffer.from('{"schema_version":1,"event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"payment_id":"pay_q","status_version":1}}'),
+      signedHeaders(Buffer.from('{"schema_version":1,"event_id":"evt_q","event_type":"payment.refunded","occurred_at":1,"data":{"payment_id":"pay_q","status_version":1}}')));
+    await handle(Buffer.alloc(5000, 0x20), signedHeaders(Buffer.alloc(5000, 0x20)));
+    // Through the HTTP face: 405, and a 413 read from the stream.
+    const server = http.createServer(receiver.node);
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${server.address().port}/webhook`;
+    await send(url, undefined, { method: 'GET', agent: false });
+    await send(url, Buffer.alloc(6000, 0x61), { headers: signedHeaders(Buffer.alloc(6000, 0x61)), agent: false, chunked: true });
+    await new Promise((resolve) => server.close(resolve));
+
+    const summary = records.map((r) => [r.kind, r.status, r.reason, r.decision ?? r.code]);
+    assert.deepEqual(summary, [
+      ['delivery', 200, 'recorded', 'apply'],
+      ['delivery', 200, 'recorded', 'duplicate'],
+      ['delivery', 200, 'recorded', 'stale'],
+      ['delivery', 400, 'forgery', 'signature_mismatch'],
+      ['delivery', 400, 'skew', 'timestamp_too_old'],
+      ['delivery', 400, 'headers', 'timestamp_missing'],
+      ['delivery', 200, 'quarantined', 'event_type_unknown'],
+      ['delivery', 413, 'too_large', 'body_too_large'],
+      ['delivery', 405, 'method', undefined],
+      ['delivery', 413, 'too_large', 'body_too_large'],
+    ]);
+    assert.deepEqual([records[0].eventId, records[0].paymentId, records[0].statusVersion, records[0].secretKind, records[0].integration, records[0].bodyBytes],
+      ['evt_o1', 'pay_o1', '2', 'active', null, body.length]);
+    assert.deepEqual(records[5].headerNames, ['content-type', 'x-signature', 'x-timestamp']);
+    assert.equal(records[7].bodyBytes, 5000);
+    assert.ok(records[9].bodyBytes > 4096);
+    assert.ok(records.every((r) => Object.isFrozen(r)));
+    const { deliveries } = receiver.counters();
+    assert.deepEqual({ ...deliveries }, {
+      total: 10, recorded: 3, quarantined: 1, forgery: 1, skew: 1, headers: 1, too_large: 2, misconfigured: 0, store_unavailable: 0,
+      method: 1, internal: 0, apply: 1, duplicate: 1, stale: 1,
+    });
+    const lines = log.lines.join('\n');
+    assert.match(lines, /warn cryptopay-verify\/receiver: rejected: signature_mismatch/);
+    assert.match(lines, /error cryptopay-verify\/receiver: refused an authentic delivery \(its signature verified\): timestamp_too_old \(its timestamp is 3\d{3} s behind this host's clock\), over maxSkewSecs: check this host's clock/);
+    assert.match(lines, /rejected: timestamp_missing: .*; the delivery carried the headers content-type, x-signature, x-timestamp \(expected X-Webhook-Timestamp and X-Webhook-Signature\): if the service names them otherwise, set timestampHeader and signatureHeader/);
+    assert.match(lines, /refused a delivery of 5000 bytes \(413 body_too_large\): over maxBodyBytes; .*not a forgery/);
+    assert.ok(!lines.includes('secretvalue'), 'a header value is never logged');
+    assert.ok(!/refused an authentic delivery.*signature_mismatch/.test(lines));
+    // The events table records the secret kind that verified each event.
+    assert.deepEqual(sqliteRows(db).events.map((e) => [e.event_id, e.integration, e.secret_kind]), [['evt_o0', null, 'active'], ['evt_o1', null, 'active']]);
+    db.close();
+  });
+
+  test('a secret with white space around it is warned about at start, without its value; an observer that throws is logged once', async () => {
+    const log = captureLog();
+    const padded = `${SECRET}\n`;
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log, secrets: [{ secret: padded, kind: 'active' }, { secret: ` ${CANARY_EU}`, kind: 'pending' }], onOutcome: () => { throw new Error('metrics down'); },
+    }));
+    assert.deepEqual(log.lines.filter((l) => l.includes('white space')).map((l) => l.replace(/:.*/, '')), ['warn cryptopay-verify/receiver', 'warn cryptopay-verify/receiver']);
+    assert.match(log.lines[0], /the active secret starts or ends with white space: secrets are used exactly as saved/);
+    assert.match(log.lines[1], /the pending secret starts or ends with white space/);
+    const body = eventBody({ eventId: 'evt_w', paymentId: 'pay_w', statusVersion: 1 });
+    for (let i = 0; i < 3; i += 1) await receiver.handle({ body, headers: signedHeaders(body, { secret: padded }) });
+    assert.equal(log.lines.filter((l) => l.includes('onOutcome threw')).length, 1);
+    assert.ok(!log.lines.join('\n').includes(SECRET) && !log.lines.join('\n').includes(CANARY_EU));
+  });
+
+  test('quarantined(): authentic deliveries that are no readable event, with their event_id and payment_id where readable, paged', async () => {
+    const { db, receiver } = open({ log: false });
+    const bodies = [
+      '{"schema_version":1,"event_id":"evt_q1","event_type":"payment.refunded","occurred_at":1,"data":{"payment_id":"pay_q1","status_version":1}}',
+      '{"schema_version":1,"event_id":"evt_q2","event_type":"payment.updated","occurred_at":1,"data":{"payment_id":"pay_q2","status_version":-1}}',
+      'not json at all',
+    ].map((text) => Buffer.from(text));
+    for (const body of bodies) assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+    const listed = await receiver.quarantined();
+    assert.deepEqual(listed.map((q) => [q.id, q.code, q.eventId, q.paymentId]), [
+      [1, 'event_type_unknown', 'evt_q1', 'pay_q1'], [2, 'status_version_invalid', 'evt_q2', 'pay_q2'], [3, 'event_not_json', null, null]]);
+    assert.ok(Buffer.from(listed[2].body).equals(bodies[2]));
+    assert.match(listed[0].receivedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual((await receiver.quarantined({ afterId: 1, limit: 1 })).map((q) => q.id), [2]);
+    await assert.rejects(receiver.quarantined({ after: 1 }), (e) => e.code === 'invalid_argument');
+    db.close();
+  });
+
+  test('several integrations: each delivery verified against each, the one that verified it recorded; an order links only under its own integration; canaries nowhere', async () => {
+    const { db, log, records, receiver } = open({ secrets: { 'shop-eu': CANARY_EU, 'shop-us': [{ secret: CANARY_US, kind: 'active' }] } });
+    await receiver.ready();
+    const eu = scriptedWorld(receiver, { secret: CANARY_EU, prefix: 'eu' });
+    const us = scriptedWorld(receiver, { secret: CANARY_US, prefix: 'us' });
+    const mine = eu.create({ orderRef: 'eu-1' });
+    await receiver.recordCreated(mine, { integration: 'shop-eu' });
+    const crossed = us.create({ orderRef: 'us-1' });
+    await receiver.recordCreated(crossed, { integration: 'shop-eu' }); // recorded under the wrong integration
+    await eu.change(mine.payment_id, { status: 'paid' });
+    await us.change(crossed.payment_id, { status: 'paid' });
+    assert.deepEqual(sqliteRows(db).events.map((e) => [e.payment_id, e.integration, e.secret_kind]).sort(),
+      [[crossed.payment_id, 'shop-us', 'active'], [mine.payment_id, 'shop-eu', 'active']].sort());
+    const h = recorder();
+    const confirmed = [];
+    const confirm = (id, context) => {
+      confirmed.push([id, context.integration]);
+      return (id.startsWith('pay_eu') ? eu : us).confirm(id);
+    };
+    await drain(receiver, { confirm, handle: h.handle });
+    assert.deepEqual(confirmed.sort(), [[crossed.payment_id, 'shop-us'], [mine.payment_id, 'shop-eu']].sort());
+    assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code ?? null, c.integration]).sort(), [
+      [crossed.payment_id, 'review', 'integration_mismatch', 'shop-us'],
+      [mine.payment_id, 'fulfil', null, 'shop-eu'],
+    ].sort());
+    // A forged delivery (neither secret): signature_mismatch, no integration.
+    const body = eventBody({ eventId: 'evt_f', paymentId: 'pay_f', statusVersion: 1 });
+    assert.equal((await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) })).status, 400);
+    assert.deepEqual([records.at(-1).reason, records.at(-1).integration], ['forgery', null]);
+    // recordCreated names an integration of this receiver, always.
+    const errors = [];
+    for (const options of [undefined, { integration: 'shop-xx' }]) {
+      errors.push(await receiver.recordCreated(eu.create(), options).then(() => null, (e) => e));
+    }
+    assert.ok(errors.every((e) => e?.code === 'invalid_argument' && /one of the receiver's: "shop-eu", "shop-us"/.test(e.message)));
+    const single = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    errors.push(await single.recordCreated(eu.create(), { integration: 'shop-eu' }).then(() => null, (e) => e));
+    assert.match(errors.at(-1).message, /this receiver has one set of secrets/);
+    // A map that is one secret entry is refused, not read as integrations named "secret" and "kind".
+    assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { secrets: { secret: CANARY_EU, kind: 'active' } })),
+      (e) => e.code === 'invalid_argument' && !e.message.includes(CANARY_EU));
+    errors.push(...[() => rx.createReceiver(receiverOptions(rx.memoryStore(), { secrets: { a: CANARY_EU, b: { x: CANARY_US } } }))].map((fn) => {
+      try { fn(); return null; } catch (e) { return e; }
+    }));
+    // Two integrations sharing a secret: warned.
+    const shared = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), { log: shared, secrets: { a: CANARY_EU, b: CANARY_EU } }));
+    assert.match(shared.lines.join('\n'), /integrations "a" and "b" share a signing secret/);
+    const seen = everything(log, records, errors.filter(Boolean)) + shared.lines.join('\n');
+    for (const canary of [CANARY_EU, CANARY_US]) assert.ok(!seen.includes(canary), canary);
+    db.close();
+  });
+
+  test('fulfilment outcomes reach onOutcome and the counters; a failing handler logs its error (credentials masked), never a secret', async () => {
+    const { db, log, records, receiver } = open({ secrets: SECRET });
+    const world = scriptedWorld(receiver);
+    const paid = world.create({ orderRef: 'p' });
+    await receiver.recordCreated(paid);
+    await world.change(paid.payment_id, { status: 'paid' });
+    const failing = async () => { throw new Error(`POST https://ship:${CANARY_US}@shipping.example/orders?token=${CANARY_EU} failed`); };
+    await receiver.fulfil({ confirm: world.confirm, handle: failing });
+    const h = recorder();
+    await new Promise((resolve) => { setTimeout(resolve, 1100); });
+    await drain(receiver, { confirm: world.confirm, handle: h.handle });
+    const fulfilment = records.filter((r) => r.kind === 'fulfilment');
+    assert.deepEqual(fulfilment.map((r) => [r.outcome, r.code ?? null, r.statusVersion]), [['retry', 'handle_failed', '2'], ['fulfil', null, '2']]);
+    assert.equal(fulfilment[1].idempotencyKey, `${paid.payment_id}:2`);
+    assert.deepEqual([fulfilment[0].attempts, fulfilment[0].retryInSecs], [1, 1]);
+    const counted = receiver.counters().fulfilment;
+    assert.deepEqual([counted.retry, counted.fulfil, counted.passes >= 2, counted.claimed], [1, 1, true, 2]);
+    const lines = log.lines.join('\n');
+    assert.match(lines, /fulfilment: handle_failed for payment pay_\w+ \(attempt 1; tried again in 1 s\): .*https:\/\/\*\*\*@shipping\.example\/orders\?token=\*\*\*/);
+    for (const canary of [CANARY_EU, CANARY_US, SECRET]) assert.ok(!everything(log, records).includes(canary), canary);
+    db.close();
+  });
+
+  test('fulfil and startFulfilment: options checked; a loop that stops; a store without the loop\'s tables refused', async () => {
+    const { db, receiver } = open({ log: false });
+    const world = scriptedWorld(receiver);
+    const base = { confirm: world.confirm, handle: async () => {} };
+    for (const [options, pattern] of [
+      [{ handle: base.handle }, /needs confirm/],
+      [{ ...base, batch: 0 }, /batch is an integer from 1 to 1000/],
+      [{ ...base, leaseSecs: 1.5 }, /leaseSecs is an integer/],
+      [{ ...base, policy: 'default' }, /policy is a function/],
+      [{ ...base, lease: 5 }, /unknown option/],
+    ]) {
+      await assert.rejects(receiver.fulfil(options), (e) => e instanceof pkg.CryptoPayError && e.code === 'invalid_argument' && pattern.test(e.message));
+    }
+    assert.throws(() => receiver.startFulfilment(base), /intervalMs is an integer/);
+    const h = recorder();
+    const created = world.create({ orderRef: 'loop' });
+    await receiver.recordCreated(created);
+    await world.change(created.payment_id, { status: 'paid' });
+    const loop = receiver.startFulfilment({ ...base, handle: h.handle, intervalMs: 50 });
+    for (let i = 0; i < 100 && h.calls.length === 0; i += 1) await new Promise((resolve) => { setTimeout(resolve, 20); });
+    await loop.stop();
+    assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:2`]]);
+    const bare = rx.createReceiver(receiverOptions({ ready: async () => {}, record: async () => 'apply', quarantine: async () => {} }, { log: false }));
+    await assert.rejects(bare.fulfil(base), /needs a store that holds the merchant loop's tables/);
+    db.close();
+  });
+});
