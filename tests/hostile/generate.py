@@ -1213,6 +1213,35 @@ def build_values():
     add("classifyDeliveryResponse without an argument", ["Status", "Undefined"], [], err("invalid_argument"), function=R)
     add("classifyDeliveryResponse 200.0 is 200", ["Status", "Valid"], [200.0], ok(result="acknowledged"), function=R)
 
+    # The merchant's side of rule 7: the view crosses as the exact text of GET /v1/payments/{id}.
+    view = ('{"payment_id":"pay_1","order_ref":"o1","source_amount":{"kind":"fiat","currency":"USD",'
+            '"amount_raw":"12800"},"status":"paid","status_version":3,"amount_received_raw":"12800"}')
+    order = {"paymentId": "pay_1", "orderRef": "o1", "sourceAmount": {"kind": "fiat", "currency": "USD", "amount_raw": "12800"}}
+    DP = "defaultPolicy"
+    for label, value in [("no argument", OMIT), ("null", None), ("a number", 1), ("a BigInt", bigint(1)),
+                         ("the parsed object (re-stringifying could round status_version)", {"payment_id": "pay_1"}),
+                         ("an empty string", ""), ("cut JSON", view[:-1]), ("a repeated key", '{"status":"x",' + view[1:]),
+                         ("a lone surrogate", lone(view.replace("pay_1", "pay\\uD800"))), ("an array", "[]")]:
+        add(f"defaultPolicy {label}", ["View"], [] if value is OMIT else [value], err("invalid_argument"), function=DP)
+    head, tail = view.split('"o1"')
+    add("defaultPolicy a 1 MiB order_ref, exactly paid", ["View", "Megabyte", "Valid"],
+        [V({"$concat": [head + '"', {"$repeat": ["x", MIB]}, '"' + tail]})], ok(result="fulfil"), function=DP)
+    add("defaultPolicy a 1000-digit status_version", ["View", "BigNumber", "Valid"],
+        [view.replace('"status_version":3', '"status_version":' + "9" * 1000)], ok(result="fulfil"), function=DP)
+    LE = "linkEvent"
+    add("linkEvent without arguments", ["Link", "Undefined"], [], err("invalid_argument"), function=LE)
+    add("linkEvent a number as the order", ["Link", "WrongType"], [1, view], err("invalid_argument"), function=LE)
+    add("linkEvent an empty order", ["Link"], [{}, view], err("invalid_argument"), function=LE)
+    add("linkEvent the view as a number", ["Link", "WrongType"], [order, 1], err("invalid_argument"), function=LE)
+    add("linkEvent integration a number", ["Link", "Options"], [order, view, {"integration": 1}], err("invalid_argument"), function=LE)
+    add("linkEvent an unknown option", ["Link", "Options"], [order, view, {"integrations": "a"}], err("invalid_argument"), function=LE)
+    add("linkEvent a cyclic order", ["Link", "Cycle"], [cyclic("object"), view], err("invalid_argument"), function=LE)
+    add("linkEvent no order: a mismatch is an answer, never a throw", ["Link", "Valid"], [None, view],
+        ok(linked=False, code="payment_unknown"), function=LE)
+    PV = "parsePaymentView"
+    for label, value in [("no argument", OMIT), ("a number", 1), ("a BigInt", bigint(10)), ("an array", "[]"), ("null", None)]:
+        add(f"parsePaymentView {label}", ["View"], [] if value is OMIT else [value], err("invalid_argument"), function=PV)
+
     add("errorCodes ignores arguments", ["Misc", "Valid"], [None, NAN, {}],
         ok(resultIncludes=["invalid_argument", "body_not_raw", "signature_mismatch", "idempotency_key_invalid"]),
         function="errorCodes")

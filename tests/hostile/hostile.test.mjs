@@ -360,6 +360,10 @@ const verifySlots = [
 const methodSlots = ['this', [0], [0, 'body'], [0, 'timestamp'], [0, 'signature'], [0, 'nowSecs']];
 
 /** Every export, its good arguments and the slots the sweep fills. */
+// A payment's authoritative view, as GET /v1/payments/{payment_id} answers it.
+const SWEEP_VIEW = JSON.stringify({ payment_id: 'pay_s', order_ref: 'o-1', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' },
+  status: 'paid', status_version: 3, amount_received_raw: '100' });
+
 const ENTRY_POINTS = [
   { name: 'verifySignature', args: () => [fullInput()], slots: verifySlots },
   { name: 'verifyWebhook', args: () => [fullInput()], slots: verifySlots },
@@ -416,6 +420,13 @@ const ENTRY_POINTS = [
   { name: 'hostedCheckoutUrl', args: () => ['https://pay.example.com', 'pay_1'], slots: [[0], [1]] },
   { name: 'validateIdempotencyKey', args: () => ['key-1'], slots: [[0]] },
   { name: 'classifyDeliveryResponse', args: () => [200], slots: [[0]] },
+  { name: 'defaultPolicy', args: () => [SWEEP_VIEW], slots: [[0]] },
+  { name: 'parsePaymentView', args: () => [SWEEP_VIEW], slots: [[0]] },
+  {
+    name: 'linkEvent',
+    args: () => [{ paymentId: 'pay_s', orderRef: 'o-1', sourceAmount: sourceAmount(), integration: 'shop' }, SWEEP_VIEW, { integration: 'shop' }],
+    slots: [[0], [0, 'paymentId'], [0, 'orderRef'], [0, 'sourceAmount'], [0, 'integration'], [1], [2], [2, 'integration']],
+  },
   { name: 'errorCodes', args: () => [], slots: [[0]] },
   { name: 'init', args: () => [], slots: [[0]] },
 ];

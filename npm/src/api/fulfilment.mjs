@@ -5,7 +5,7 @@
 
 import { assertReady, fail } from './errors.mjs';
 import { glue } from './instance.mjs';
-import { isPlainObject, options } from './inputs.mjs';
+import { isPlainObject, options, wellFormed } from './inputs.mjs';
 
 const VIEW_TEXT = 'responseText';
 
@@ -15,15 +15,22 @@ const VIEW_TEXT = 'responseText';
  * rebuilt with JSON.stringify could differ from what the service said.
  */
 export function viewTextOf(view, what) {
-  if (typeof view === 'string') return view;
+  if (typeof view === 'string') return wellFormedText(view, 'the view');
   if (view !== null && typeof view === 'object' && typeof view[VIEW_TEXT] === 'string') return view[VIEW_TEXT];
   throw fail('invalid_argument', `${what} takes the exact text of GET /v1/payments/{payment_id}'s answer (or the view getPayment returned, which keeps it as responseText), never an object rebuilt with JSON.stringify`);
+}
+
+// A string as JavaScript holds it, refused when it is not well-formed UTF-16: crossing into
+// WebAssembly would turn a lone surrogate into U+FFFD, another text than the one given.
+function wellFormedText(value, name) {
+  if (!wellFormed(value)) throw fail('invalid_argument', `${name} holds a lone UTF-16 surrogate`);
+  return value;
 }
 
 function optionalText(value, name) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw fail('invalid_argument', `${name} must be a string when present`);
-  return value;
+  return wellFormedText(value, name);
 }
 
 function json(value) {
@@ -44,7 +51,7 @@ export function parsePaymentView(viewText) {
   if (typeof viewText !== 'string') {
     throw fail('invalid_argument', 'parsePaymentView takes the exact text of GET /v1/payments/{payment_id}\'s answer');
   }
-  const view = JSON.parse(glue.rawPaymentViewText(viewText));
+  const view = JSON.parse(glue.rawPaymentViewText(wellFormedText(viewText, 'the view')));
   view.status_version = String(view.status_version);
   Object.defineProperty(view, VIEW_TEXT, { value: viewText, enumerable: false, writable: false, configurable: false });
   return view;
@@ -78,7 +85,7 @@ export function linkEvent(order, view, opts) {
   const said = glue.rawLinkEvent(
     text,
     hasOrder,
-    hasOrder ? order.paymentId : '',
+    hasOrder ? wellFormedText(order.paymentId, 'order.paymentId') : '',
     hasOrder ? optionalText(order.orderRef, 'order.orderRef') : undefined,
     hasOrder ? json(order.sourceAmount) : '',
     hasOrder ? optionalText(order.integration, 'order.integration') : undefined,
