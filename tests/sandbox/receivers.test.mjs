@@ -122,12 +122,20 @@ async function drive(start) {
   return { events: sent.length, deliveries: attempts.length, duplicates: duplicates.length, stale: events.filter((e) => e.decision === 'stale').length };
 }
 
-/** A copy of examples/recipes/<name> whose cryptopay-verify is the installed package. */
+/**
+ * A copy of examples/recipes/<name> beside a copy of examples/recipes/shared (the recipes'
+ * shared module, which the recipes README says to copy with the folder), whose
+ * cryptopay-verify is the installed package, in a node_modules above both.
+ */
 function recipeCopy(name) {
   const dir = join(scratch, name);
-  cpSync(join(ROOT, 'examples', 'recipes', name), dir, { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
-  mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  symlinkSync(realpathSync(PACKAGE_DIR), join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
+  const filter = (src) => !/[/\\](node_modules|data)$/.test(src);
+  cpSync(join(ROOT, 'examples', 'recipes', name), dir, { recursive: true, filter });
+  if (!existsSync(join(scratch, 'shared'))) {
+    cpSync(join(ROOT, 'examples', 'recipes', 'shared'), join(scratch, 'shared'), { recursive: true, filter });
+    mkdirSync(join(scratch, 'node_modules'), { recursive: true });
+    symlinkSync(realpathSync(PACKAGE_DIR), join(scratch, 'node_modules', 'cryptopay-verify'), 'dir');
+  }
   return dir;
 }
 
