@@ -11,7 +11,7 @@ import { fetchHandler, nodeHandler } from './http.mjs';
 import { Refusal, authentic, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
 import { MAX_ID_BYTES } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
-import { describeError, invalid, stuckFix } from './stores/common.mjs';
+import { clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
 
@@ -72,7 +72,7 @@ const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
 function notAStore(store) {
   if (store === undefined || store === null) return 'is required';
   if (typeof store === 'function') return `is a function (${store.name || 'anonymous'}), not a store: call it with your client, as in`;
-  if (typeof store === 'object' && (typeof store.prepare === 'function' || typeof store.query === 'function' || typeof store.execute === 'function')) {
+  if (clientKind(store) !== null) {
     return 'is a database client, not a store: wrap it, as in';
   }
   return 'is not a store: give one of';

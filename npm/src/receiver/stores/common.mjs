@@ -68,6 +68,38 @@ const PREFIX_SHAPE = /^[a-z_][a-z0-9_]{0,39}$/;
 
 export const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 
+// Every store takes a client of one kind. Which kind a value is, read once from its shape, so
+// that a client given to the wrong store is named with the store it belongs to (rather than
+// each store guarding against the others' clients).
+const CLIENTS = {
+  // @libsql/client: execute() and batch(), no prepare().
+  libsql: { is: (has) => has('execute') && has('batch') && !has('prepare'), name: 'a libsql client (@libsql/client, Turso)', store: 'libsqlStore(client)' },
+  // A D1 binding: prepare() and batch() (it has exec() too).
+  d1: { is: (has) => has('prepare') && has('batch'), name: 'a Cloudflare D1 binding', store: 'd1Store(env.DB)' },
+  // better-sqlite3, bun:sqlite, node:sqlite; node-sqlite3 (callbacks: parallelize()) is not synchronous.
+  sqlite: { is: (has) => has('prepare') && has('exec') && !has('parallelize'), name: 'a synchronous SQLite database', store: 'sqliteStore(db)' },
+  // node-postgres, or anything with query(text, values).
+  postgres: { is: (has) => has('query'), name: 'a PostgreSQL client', store: 'postgresStore(pool)' },
+};
+
+/** The kind of database client `value` is (`libsql`, `d1`, `sqlite`, `postgres`), or null. */
+export function clientKind(value) {
+  if (value === null || typeof value !== 'object') return null;
+  const has = (method) => typeof value[method] === 'function';
+  return Object.keys(CLIENTS).find((kind) => CLIENTS[kind].is(has)) ?? null;
+}
+
+/**
+ * Refuses anything but a client of `kind` for the store `what`: a client of another kind is
+ * named with the store that takes it; anything else gets `takes` (what the store takes).
+ */
+export function expectClient(client, kind, what, takes) {
+  const found = clientKind(client);
+  if (found === kind) return;
+  if (found !== null) throw invalid(`${what} was given what looks like ${CLIENTS[found].name}: use ${CLIENTS[found].store}`);
+  throw invalid(`${what} takes ${takes}`);
+}
+
 /** Checks a store's options object; returns it with defaults. */
 export function storeOptions(options, allowed, what) {
   if (options === undefined) options = {};

@@ -9,18 +9,12 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {
-  if (binding !== null && typeof binding === 'object' && typeof binding.execute === 'function' && typeof binding.prepare !== 'function') {
-    throw invalid('d1Store was given what looks like a libsql client (@libsql/client, Turso): use libsqlStore(client)');
-  }
-  if (binding === null || typeof binding !== 'object' || typeof binding.prepare !== 'function'
-    || typeof binding.batch !== 'function') {
-    throw invalid('d1Store takes a D1 database binding (env.DB, declared under d1_databases in wrangler.jsonc)');
-  }
+  expectClient(binding, 'd1', 'd1Store', 'a D1 database binding (env.DB, declared under d1_databases in wrangler.jsonc)');
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'd1Store');
   const sql = withPrefix(SQL, prefix);
   // A body is bound as a plain Uint8Array of its own bytes: not a Node Buffer, nor a view into

@@ -10,20 +10,14 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
 
 /** client: a @libsql/client Client. options: { prefix?, createTables? }. */
 export function libsqlStore(client, options) {
-  if (client !== null && typeof client === 'object' && typeof client.prepare === 'function' && typeof client.batch === 'function'
-    && typeof client.execute !== 'function') {
-    throw invalid('libsqlStore was given what looks like a Cloudflare D1 binding: use d1Store(env.DB)');
-  }
-  if (client === null || typeof client !== 'object' || typeof client.execute !== 'function' || typeof client.batch !== 'function') {
-    throw invalid('libsqlStore takes a libsql client: createClient({ url }) of @libsql/client (the receiver never opens one itself)');
-  }
+  expectClient(client, 'libsql', 'libsqlStore', 'a libsql client: createClient({ url }) of @libsql/client (the receiver never opens one itself)');
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'libsqlStore');
   const sql = withPrefix(SQL, prefix);
   const statement = (text, args = []) => ({ sql: text, args });

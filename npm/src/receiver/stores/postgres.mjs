@@ -6,7 +6,7 @@
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, invalid, isoTime, loaded, newerSchema, olderSchema, sqlState,
+  SCHEMA_VERSION, expectClient, bytes, checkColumns, decisionOf, describeError, invalid, isoTime, loaded, newerSchema, olderSchema, sqlState,
   storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
 
@@ -63,9 +63,7 @@ const COLUMNS = {
  * query(text, values) -> Promise<{ rows }>. options: { prefix?, createTables? }.
  */
 export function postgresStore(client, options) {
-  if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
-    throw invalid('postgresStore takes a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
-  }
+  expectClient(client, 'postgres', 'postgresStore', 'a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
   // In a Worker a connection may not be used once the request that opened it has ended, and a
   // pg.Pool exists to keep connections: its second delivery waits on the first one's until
   // workerd cancels it as hung (a 500 with no log line, retried for ever). Refused at once.

@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -33,15 +33,7 @@ const later = typeof setImmediate === 'function' ? setImmediate : (fn) => setTim
  *            busyTimeoutMs?, maxBatch? }.
  */
 export function sqliteStore(db, options) {
-  if (db !== null && typeof db === 'object' && typeof db.batch === 'function') {
-    throw invalid(typeof db.execute === 'function'
-      ? 'sqliteStore was given what looks like a libsql client (@libsql/client, Turso): use libsqlStore(client)'
-      : 'sqliteStore was given what looks like a Cloudflare D1 binding: use d1Store(env.DB)');
-  }
-  if (db === null || typeof db !== 'object' || typeof db.prepare !== 'function' || typeof db.exec !== 'function'
-    || typeof db.parallelize === 'function') { // node-sqlite3 (callbacks) is not synchronous
-    throw invalid('sqliteStore takes an open synchronous SQLite database: better-sqlite3, bun:sqlite or node:sqlite (the receiver never opens one itself)');
-  }
+  expectClient(db, 'sqlite', 'sqliteStore', 'an open synchronous SQLite database: better-sqlite3, bun:sqlite or node:sqlite (the receiver never opens one itself)');
   const opts = storeOptions(options, ['prefix', 'createTables', 'synchronous', 'busyTimeoutMs', 'maxBatch'], 'sqliteStore');
   const synchronous = opts.synchronous ?? 'FULL';
   if (!['FULL', 'EXTRA', 'NORMAL'].includes(synchronous)) {
