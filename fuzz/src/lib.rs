@@ -83,6 +83,146 @@ pub fn number(field: &[u8]) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
+/// A field with a repetition written out: `*N:UNIT` is `UNIT` repeated `N` times (at most
+/// [`MAX_EXPANDED`] bytes in all), so that a short input can hold a number of thousands of
+/// digits; any other field is its text as it is (lossy UTF-8, as [`Fields::text`]).
+#[must_use]
+pub fn expand(field: &[u8]) -> String {
+    let text = String::from_utf8_lossy(field);
+    let Some((count, unit)) = text.strip_prefix('*').and_then(|t| t.split_once(':')) else {
+        return text.into_owned();
+    };
+    let Ok(count) = count.parse::<usize>() else {
+        return text.into_owned();
+    };
+    if unit.is_empty() {
+        return String::new();
+    }
+    unit.repeat(count.min(MAX_EXPANDED / unit.len()))
+}
+
+/// The longest text [`expand`] writes out.
+pub const MAX_EXPANDED: usize = 20_000;
+
+/// A non-negative integer of any size, for oracles: base 10^9 limbs, least significant
+/// first, no high zero limb (zero has none). Schoolbook arithmetic, unlike the crate's
+/// digit-string code, so that the two can be compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nat(Vec<u32>);
+
+const LIMB: u32 = 1_000_000_000;
+
+impl Nat {
+    /// Zero.
+    #[must_use]
+    pub fn zero() -> Self {
+        Nat(Vec::new())
+    }
+
+    /// A small value.
+    #[must_use]
+    pub fn from_u64(mut n: u64) -> Self {
+        let mut limbs = Vec::new();
+        while n > 0 {
+            limbs.push((n % u64::from(LIMB)) as u32);
+            n /= u64::from(LIMB);
+        }
+        Nat(limbs)
+    }
+
+    /// The value of ASCII decimal digits (leading zeros allowed); `None` for an empty text
+    /// or any other byte.
+    #[must_use]
+    pub fn parse(digits: &str) -> Option<Self> {
+        let bytes = digits.as_bytes();
+        if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let mut limbs: Vec<u32> = bytes
+            .rchunks(9)
+            .map(|chunk| chunk.iter().fold(0u32, |v, d| v * 10 + u32::from(d - b'0')))
+            .collect();
+        while limbs.last() == Some(&0) {
+            limbs.pop();
+        }
+        Some(Nat(limbs))
+    }
+
+    /// The sum.
+    #[must_use]
+    pub fn add(&self, other: &Nat) -> Nat {
+        let mut out = Vec::with_capacity(self.0.len().max(other.0.len()) + 1);
+        let mut carry = 0u32;
+        for i in 0..self.0.len().max(other.0.len()) {
+            let sum =
+                self.0.get(i).copied().unwrap_or(0) + other.0.get(i).copied().unwrap_or(0) + carry;
+            carry = u32::from(sum >= LIMB);
+            out.push(sum % LIMB);
+        }
+        if carry > 0 {
+            out.push(carry);
+        }
+        Nat(out)
+    }
+
+    /// The value as a `u128`, when it fits.
+    #[must_use]
+    pub fn to_u128(&self) -> Option<u128> {
+        self.0.iter().rev().try_fold(0u128, |v, &limb| {
+            v.checked_mul(u128::from(LIMB))?
+                .checked_add(u128::from(limb))
+        })
+    }
+}
+
+impl Ord for Nat {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+}
+
+impl PartialOrd for Nat {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Nat {
+    /// Decimal digits without leading zeros (`0` for zero).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut limbs = self.0.iter().rev();
+        match limbs.next() {
+            None => f.write_str("0"),
+            Some(high) => {
+                write!(f, "{high}")?;
+                limbs.try_for_each(|limb| write!(f, "{limb:09}"))
+            }
+        }
+    }
+}
+
+/// 2^256 - 1, the largest `amount_raw`, built by doubling (no digit string involved).
+static MAX_AMOUNT: std::sync::LazyLock<Nat> = std::sync::LazyLock::new(|| {
+    (0..256).fold(Nat::zero(), |n, _| n.add(&n).add(&Nat::from_u64(1)))
+});
+
+/// The grammar of an integer of any size: `0`, or digits without a leading zero.
+#[must_use]
+pub fn unsigned_digits(text: &str) -> bool {
+    text == "0"
+        || (text.starts_with(|c: char| matches!(c, '1'..='9')) && Nat::parse(text).is_some())
+}
+
+/// An `amount_raw` by its documented rule, read independently: a positive integer without
+/// leading zeros, at most 2^256 - 1.
+#[must_use]
+pub fn amount_raw_ok(text: &str) -> bool {
+    text != "0" && unsigned_digits(text) && Nat::parse(text).is_some_and(|n| n <= *MAX_AMOUNT)
+}
+
 /// The spellings of one delivery's tag that a signature header may carry: hex in any
 /// letter case, base64 in the standard or the URL-safe alphabet, with or without padding
 /// (docs/decisions.md, "Values"). A header verifies only if one of them appears in it.
