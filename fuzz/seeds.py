@@ -15,6 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parent
 VECTORS = ROOT.parent / "tests" / "vectors"
 CORPUS = ROOT / "corpus"
 PER_TARGET = 8
+# Targets that read several functions' inputs keep more.
+PER_TARGET_OVERRIDE = {"service": 14}
 
 
 def rows(name, functions=None):
@@ -30,8 +32,8 @@ def outcome(row):
     return "ok" if expected.get("ok") else expected.get("error", "?")
 
 
-def pick(candidates):
-    """Up to PER_TARGET (name, bytes): one per distinct outcome first, taking the
+def pick(candidates, limit=PER_TARGET):
+    """Up to `limit` (name, bytes): one per distinct outcome first, taking the
     functions of a file in turn (a key is an outcome or a (function, outcome) pair), then
     the rest in order; never the same bytes twice."""
     firsts, seen_keys, rank = [], set(), {}
@@ -45,7 +47,7 @@ def pick(candidates):
     ordered += [(n, d) for n, _, d in candidates]
     chosen, seen_bytes = [], set()
     for name, data in ordered:
-        if len(chosen) >= PER_TARGET:
+        if len(chosen) >= limit:
             break
         if data not in seen_bytes:
             chosen.append((name, data))
@@ -197,6 +199,49 @@ def headers_seeds():
             yield f"{name}-{row['id']}", outcome(row), lines(*names, *flat)
 
 
+def service_seeds():
+    """Rows of service.json in the `service` target's format, then a few long ones: a huge
+    stored total and version, the largest amount paid twice, a whole payment's life."""
+    for name, row in rows("service.json"):
+        key = (row["function"], outcome(row))
+        if row["function"] == "newPaymentState":
+            if isinstance(row["amountRaw"], str):
+                yield f"{name}-{row['id']}", key, lines("new", row["amountRaw"])
+        elif row["function"] == "applyPaymentAction":
+            state, action = row["state"], row["action"]
+            parts = [state.get(k) for k in ("status", "statusVersion", "amountRaw", "amountReceivedRaw")]
+            if not all(isinstance(p, str) and one_line(p) for p in parts):
+                continue
+            if not isinstance(action.get("action"), str):
+                continue
+            amount = action.get("amountRaw")
+            act = action["action"] if amount is None else f"{action['action']} {amount}"
+            if not one_line(act):
+                continue
+            access = "1" if state.get("consumerAccess", True) else "0"
+            yield f"{name}-{row['id']}", key, lines(*parts, access, act)
+        elif row["function"] == "nextDeliveryStep":
+            answer = row["answer"]
+            delays = row["retryDelaysMs"]
+            if not (isinstance(answer, int) and 0 <= answer < 65536 or answer == "network_failure"):
+                continue
+            if not all(isinstance(d, int) and d >= 0 for d in delays):
+                continue
+            answer = "net" if answer == "network_failure" else answer
+            data = lines("new", "12800", "review", "--", row["attempt"], answer, *delays)
+            yield f"{name}-{row['id']}", key, data
+    yield "long-huge-total", "long-1", lines(
+        "partially_paid", "*300:9", "*78:9", "*500:9", "1", "pay *77:9", "pay 1", "review")
+    yield "long-max-paid-twice", "long-2", lines(
+        "new", "1", f"pay {MAX_AMOUNT_RAW}", "disable_consumer_access", "open_checkout")
+    yield "long-life", "long-3", lines(
+        "new", "12800", "open_checkout", "pay 500", "pay 12300", "review", "expire", "cancel",
+        "--", 1, "503,net,429,200", 1000, 60000, 3600000)
+
+
+MAX_AMOUNT_RAW = str(2**256 - 1)
+
+
 TARGETS = {
     "signature_header": signature_seeds,
     "timestamp": timestamp_seeds,
@@ -207,6 +252,7 @@ TARGETS = {
     "origin": origin_seeds,
     "status": status_seeds,
     "headers": headers_seeds,
+    "service": service_seeds,
 }
 
 
@@ -217,7 +263,7 @@ def main():
         for old in directory.iterdir():
             if not old.name.startswith("regression-"):
                 old.unlink()
-        chosen = pick(list(seeds()))
+        chosen = pick(list(seeds()), PER_TARGET_OVERRIDE.get(target, PER_TARGET))
         for name, data in chosen:
             (directory / name).write_bytes(data)
         print(f"{target}: {len(chosen)} seeds")
