@@ -15,8 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parent
 VECTORS = ROOT.parent / "tests" / "vectors"
 CORPUS = ROOT / "corpus"
 PER_TARGET = 8
-# Targets that read several functions' inputs keep more.
-PER_TARGET_OVERRIDE = {"service": 14}
+# Targets that read several functions' inputs (or two formats) keep more.
+PER_TARGET_OVERRIDE = {"service": 14, "payment_view": 16}
 
 
 def rows(name, functions=None):
@@ -242,6 +242,28 @@ def service_seeds():
 MAX_AMOUNT_RAW = str(2**256 - 1)
 
 
+def payment_view_seeds():
+    """viewJson of fulfilment.json as it is, then views in the target's field format."""
+    for name, row in rows("fulfilment.json"):
+        yield f"{name}-{row['id']}", (row["function"], outcome(row)), row["viewJson"].encode()
+    fields = ["pay_1", "order-42", "fiat", "USD", "", "12800", "paid", "3", "12800"]
+    # Plan bytes: one per field (mod 8), the 10th the source_amount, the 11th whitespace.
+    for tag, plan, changes in (
+        ("fields-plain", "1111011121", {}),
+        ("fields-escaped", "3333033331", {"order_ref": "ordr-\u00e9\U0001f600"}),
+        ("fields-unknown-keys", "7777077771", {}),
+        ("fields-huge-version", "11110111211", {"status_version": "*400:9"}),
+        ("fields-string-version", "1111011111", {"status_version": "18446744073709551617"}),
+        ("fields-float-version", "1111011121", {"status_version": "3.0"}),
+        ("fields-repeated-key", "1111011521", {}),
+        ("fields-crypto", "1110111121", {"kind": "crypto", "currency": "", "pricing_ref": "usdc-eth"}),
+    ):
+        keys = ["payment_id", "order_ref", "kind", "currency", "pricing_ref", "amount_raw",
+                "status", "status_version", "amount_received_raw"]
+        values = [changes.get(k, v) for k, v in zip(keys, fields)]
+        yield tag, tag, lines(plan, *values)
+
+
 TARGETS = {
     "signature_header": signature_seeds,
     "timestamp": timestamp_seeds,
@@ -253,6 +275,7 @@ TARGETS = {
     "status": status_seeds,
     "headers": headers_seeds,
     "service": service_seeds,
+    "payment_view": payment_view_seeds,
 }
 
 
