@@ -102,7 +102,7 @@ pub fn expand(field: &[u8]) -> String {
 }
 
 /// The longest text [`expand`] writes out.
-pub const MAX_EXPANDED: usize = 20_000;
+pub const MAX_EXPANDED: usize = 4_096;
 
 /// A non-negative integer of any size, for oracles: base 10^9 limbs, least significant
 /// first, no high zero limb (zero has none). Schoolbook arithmetic, unlike the crate's
