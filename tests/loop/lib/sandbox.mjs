@@ -1,0 +1,197 @@
+// What the loop's tests against the sandbox share: the installed package's sandbox and client
+// (cryptopay-verify/sandbox, cryptopay-verify/client, loaded through its exports map as a
+// user's project resolves them); a receiver served on loopback whose door a test can close,
+// hold or reopen; waiting for the sandbox's deliveries; and the canaries that every error, log
+// line and onOutcome record of a run is searched for the API key and the webhook secrets.
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { exportedFile } from '../../receiver/lib/helpers.mjs';
+
+export const { startSandbox } = await import(pathToFileURL(exportedFile('./sandbox')).href);
+export const { createClient, CryptoPayApiError } = await import(pathToFileURL(exportedFile('./client')).href);
+
+export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** Resolves once fn() is truthy (its value); rejects after timeoutMs naming `what`. */
+export async function waitFor(fn, { timeoutMs = 15_000, what = 'the condition' } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Resolves once the sandbox has no delivery queued or in flight (acknowledged, failed or exhausted). */
+export const settled = (sandbox, timeoutMs = 20_000) =>
+  waitFor(async () => (await sandbox.pendingDeliveries()).length === 0, { timeoutMs, what: 'the sandbox\'s deliveries to settle' });
+
+/**
+ * A receiver served on 127.0.0.1 (POST anywhere: receiver.node), attached after it listens
+ * (its secret comes from the sandbox, which needs the URL first). Its door: `open()` (the
+ * default), `refuse()` (503 without reading, as a receiver that is down but reachable),
+ * `hold()` (each delivery waits, unanswered, until open()), `stop()` (not listening:
+ * connections refused) and `start()` (listening again on the same port).
+ */
+export async function serveReceiver() {
+  let receiver = null;
+  let mode = 'open';
+  let waiting = [];
+  const sockets = new Set();
+  const server = http.createServer(async (req, res) => {
+    if (mode === 'refuse') {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":"down"}');
+      return;
+    }
+    if (mode === 'hold') await new Promise((resolve) => waiting.push(resolve));
+    await receiver.node(req, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const listen = (port) => new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve(server.address().port);
+    });
+  });
+  const port = await listen(0);
+  const stop = () => new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    for (const socket of sockets) socket.destroy();
+  });
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    attach(next) {
+      receiver = next;
+    },
+    open() {
+      mode = 'open';
+      const held = waiting;
+      waiting = [];
+      for (const release of held) release();
+    },
+    refuse() {
+      mode = 'refuse';
+    },
+    hold() {
+      mode = 'hold';
+    },
+    /** How many deliveries are held at the door. */
+    held: () => waiting.length,
+    stop,
+    start: () => listen(port),
+    close: async () => {
+      mode = 'open';
+      for (const release of waiting.splice(0)) release();
+      await stop();
+    },
+  };
+}
+
+/**
+ * The canaries of a run: `receiverLog` (createReceiver's log), `onOutcome`, `sandboxLog` (the
+ * sandbox's log), `keep(error)` for every error a test sees, `text(extra)` for anything else
+ * printed; check(...secrets) asserts that none of them holds any of those values, and says how
+ * much was searched.
+ */
+export function canaries() {
+  const lines = [];
+  const records = [];
+  const errors = [];
+  return {
+    lines,
+    records,
+    errors,
+    receiverLog: { warn: (line) => lines.push(`warn ${line}`), error: (line) => lines.push(`error ${line}`) },
+    onOutcome: (record) => records.push(record),
+    sandboxLog: (line, entry) => lines.push(`sandbox ${line} ${JSON.stringify(entry)}`),
+    keep(error) {
+      errors.push(error);
+      return error;
+    },
+    text(more) {
+      lines.push(String(more));
+    },
+    check(...secrets) {
+      const all = [
+        ...lines,
+        ...records.map((r) => JSON.stringify(r)),
+        ...errors.map((e) => [e?.message, e?.stack, e?.text, e?.cause?.message, JSON.stringify(e)].join('\n')),
+      ].join('\n');
+      assert.ok(lines.length + records.length > 0, 'the canaries saw nothing: the run logged and recorded nothing');
+      for (const secret of secrets) {
+        assert.equal(typeof secret, 'string');
+        assert.ok(secret.length >= 16, 'a canary long enough not to occur by chance');
+        assert.ok(!all.includes(secret), `a secret (${secret.slice(0, 8)}...) appears in an error, a log line or a record`);
+      }
+      return { lines: lines.length, records: records.length, errors: errors.length };
+    },
+  };
+}
+
+/**
+ * A loopback TCP proxy in front of `target` (host:port of a URL) that forwards every byte,
+ * except that the first connection carrying a request line that `drop` matches is cut as soon
+ * as the answer starts coming back: the request reached the server (and was acted on), its
+ * answer never reaches the client. Records what each connection sent and received:
+ * connections [{ sent: Buffer, received: Buffer, dropped }].
+ */
+export async function droppingProxy(target, drop) {
+  const { hostname, port } = new URL(target);
+  const connections = [];
+  const sockets = new Set();
+  let dropped = false;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    const seen = { sent: Buffer.alloc(0), received: Buffer.alloc(0), dropped: false };
+    connections.push(seen);
+    let cutting = false;
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.on('data', (chunk) => {
+      seen.sent = Buffer.concat([seen.sent, chunk]);
+      if (!dropped && drop.test(seen.sent.toString('latin1'))) {
+        dropped = true;
+        cutting = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      seen.received = Buffer.concat([seen.received, chunk]);
+      if (cutting) {
+        seen.dropped = true;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    connections,
+    close: () => new Promise((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
