@@ -147,16 +147,18 @@ export function canaries() {
  * except that the first connection carrying a request line that `drop` matches is cut as soon
  * as the answer starts coming back: the request reached the server (and was acted on), its
  * answer never reaches the client. Records what each connection sent and received:
- * connections [{ sent: Buffer, received: Buffer, dropped }].
+ * connections [{ sent: Buffer, received: Buffer, dropped, marks }], `marks` saying where in
+ * `sent` each chunk began and its number among every connection's chunks ({ offset, seq }).
  */
 export async function droppingProxy(target, drop) {
   const { hostname, port } = new URL(target);
   const connections = [];
   const sockets = new Set();
   let dropped = false;
+  let seq = 0;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(port), hostname);
-    const seen = { sent: Buffer.alloc(0), received: Buffer.alloc(0), dropped: false };
+    const seen = { sent: Buffer.alloc(0), received: Buffer.alloc(0), dropped: false, marks: [] };
     connections.push(seen);
     let cutting = false;
     for (const socket of [client, upstream]) {
@@ -165,6 +167,7 @@ export async function droppingProxy(target, drop) {
       socket.on('error', () => {});
     }
     client.on('data', (chunk) => {
+      seen.marks.push({ offset: seen.sent.length, seq: (seq += 1) });
       seen.sent = Buffer.concat([seen.sent, chunk]);
       if (!dropped && drop.test(seen.sent.toString('latin1'))) {
         dropped = true;
