@@ -97,7 +97,7 @@ fn env(name: &str) -> Result<String, String> {
 /// `source_amount` (a SourceAmount, strictly). The same order again is `200`; another order for
 /// the same payment `409` (the stored one is kept).
 async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
-    let refuse = |why: &str| (StatusCode::BAD_REQUEST, json!({ "error": why }).to_string());
+    let refuse = |why: &str| (StatusCode::BAD_REQUEST, Json(json!({ "error": why })));
     let Ok(created) = serde_json::from_slice::<Value>(&body) else {
         return refuse("not_json");
     };
@@ -134,9 +134,9 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
     match app.store.record_order(order).await {
         Ok(Some(stored)) if stored != ours => (
             StatusCode::CONFLICT,
-            json!({ "error": "order_conflict" }).to_string(),
+            Json(json!({ "error": "order_conflict" })),
         ),
-        Ok(_) => (StatusCode::OK, json!({ "recorded": true }).to_string()),
+        Ok(_) => (StatusCode::OK, Json(json!({ "recorded": true }))),
         Err(failure) => unavailable("an order", failure),
     }
 }
