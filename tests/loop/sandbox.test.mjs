@@ -5,9 +5,11 @@
 // paid in every way through the sandbox, their events delivered over HTTP (duplicated and
 // shuffled, seeded); fulfil with confirm = the client's getPayment. Then: a confirm that
 // disagrees with the delivered event wins; two instances fulfilling while the deliveries arrive
-// handle each (payment, status_version) once; a receiver down while orders are paid (the
+// handle each (payment, status_version) once; an order whose recording failed is recorded by
+// creating it again with its key, and fulfilled; two accounts in one receiver, each event linked
+// by the integration whose secret verified it; a receiver down while orders are paid (the
 // sandbox exhausts its retries) fulfils each paid order once after its restart. Every log line,
-// onOutcome record and error is searched for the API key and the webhook secret.
+// onOutcome record and error is searched for the API keys and the webhook secrets.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -212,6 +214,73 @@ function endToEnd(engine) {
     console.log(`${engine.name}: ${h.done().length} handler calls for ${ids.length} payments (instances: ${handledBy.join(' and ')}; `
       + `${h.done().length - finals.size + [...finals.values()].filter((v) => v.status === 'open').length} on the way to the last version)`);
     loop.check();
+  });
+
+  test(`${engine.name}: an order whose recording failed: held as payment_unknown, then recorded by creating again with its key, and fulfilled`, async (t) => {
+    const loop = await loopOn(t, engine);
+    const { sandbox, api, receiver } = loop;
+    const input = { order_ref: 'recorded late', amount: '10.00' };
+    const broken = { recordCreated: async () => { throw new Error('SQLITE_FULL: database or disk is full'); } };
+    const failed = await api.createPayment(input, { record: broken }).then(() => null, (e) => loop.watch.keep(e));
+    assert.deepEqual([failed?.code, failed.retryable], ['record_failed', true]);
+    await sandbox.pay(failed.paymentId, '1000'); // the customer pays before the order is recorded
+    await settled(sandbox);
+    const h = recorder();
+    await drain(receiver, { confirm: loop.confirm, handle: h.handle });
+    const key = `${failed.paymentId}:3`;
+    assert.deepEqual(h.calls.map((c) => [c.action, c.mismatch?.code ?? null, c.order, c.idempotencyKey]), [['review', 'payment_unknown', null, key]]);
+    // What the error says to do: create again with the same key; the service answers the same payment.
+    const again = await api.createPayment(input, { record: receiver, idempotencyKey: failed.idempotencyKey });
+    assert.equal(again.payment_id, failed.paymentId);
+    await drain(receiver, { confirm: loop.confirm, handle: h.handle });
+    assert.deepEqual(h.calls.map((c) => [c.action, c.mismatch?.code ?? null, c.idempotencyKey]), [['review', 'payment_unknown', key], ['fulfil', null, key]],
+      'looked at again once its order is recorded: fulfilled, under the same key');
+    assert.equal(h.calls[1].order.orderRef, 'recorded late');
+    loop.check();
+  });
+
+  test(`${engine.name}: two accounts (two sandboxes) in one receiver: each event linked by the integration whose secret verified it`, async (t) => {
+    const watch = canaries();
+    const door = await serveReceiver();
+    const accounts = {};
+    for (const name of ['shop-eu', 'shop-us']) {
+      const sandbox = await startSandbox({ port: 0, retryDelaysMs: [20, 40], log: watch.sandboxLog });
+      t.after(() => sandbox.close());
+      const api = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, integration: name });
+      const { secret } = await api.bootstrapWebhook(door.url);
+      accounts[name] = { sandbox, api, secret };
+    }
+    const opened = await engine.open({
+      secrets: { 'shop-eu': accounts['shop-eu'].secret, 'shop-us': accounts['shop-us'].secret }, log: watch.receiverLog, onOutcome: watch.onOutcome,
+    });
+    t.after(async () => {
+      await door.close();
+      await opened.close();
+    });
+    door.attach(opened.receiver);
+    const eu = await accounts['shop-eu'].api.createPayment({ order_ref: 'eu-1', amount: '10.00' }, { record: opened.receiver });
+    const us = await accounts['shop-us'].api.createPayment({ order_ref: 'us-1', amount: '10.00' }, { record: opened.receiver });
+    // A payment of shop-us recorded as shop-eu's (a misconfigured checkout): its events are shop-us's.
+    const crossed = await accounts['shop-us'].api.createPayment({ order_ref: 'crossed', amount: '10.00' });
+    await opened.receiver.recordCreated(crossed, { integration: 'shop-eu' });
+    await accounts['shop-eu'].sandbox.pay(eu.payment_id, '1000');
+    await accounts['shop-us'].sandbox.pay(us.payment_id, '1000');
+    await accounts['shop-us'].sandbox.pay(crossed.payment_id, '1000');
+    await Promise.all(Object.values(accounts).map((a) => settled(a.sandbox)));
+    const h = recorder();
+    await drain(opened.receiver, {
+      confirm: (paymentId, { integration }) => accounts[integration].api.getPayment(paymentId),
+      handle: h.handle,
+    });
+    once(h.calls);
+    assert.deepEqual(h.calls.map((c) => [c.order.orderRef, c.integration, c.action, c.mismatch?.code ?? null]).sort(), [
+      ['crossed', 'shop-us', 'review', 'integration_mismatch'],
+      ['eu-1', 'shop-eu', 'fulfil', null],
+      ['us-1', 'shop-us', 'fulfil', null],
+    ]);
+    const deliveries = watch.records.filter((r) => r.kind === 'delivery');
+    assert.deepEqual([...new Set(deliveries.map((r) => `${r.status} ${r.integration} ${r.secretKind}`))].sort(), ['200 shop-eu active', '200 shop-us active']);
+    watch.check(...Object.values(accounts).flatMap((a) => [a.sandbox.apiKey, a.secret]));
   });
 
   test(`${engine.name}: the receiver down while orders are paid: the sandbox exhausts its retries; after a restart, a pass with recoverAfterSecs fulfils each paid order once`, async (t) => {

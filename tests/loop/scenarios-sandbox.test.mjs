@@ -1,13 +1,13 @@
 // The fulfilment scenarios of lib/suite.mjs with the sandbox as their world (lib/sandbox-world.mjs):
 // payments created through the client and paid, reviewed, expired and cancelled through the
 // sandbox, their events delivered over HTTP with duplicates and shuffled order (seeded), confirm
-// = getPayment. The cases only a script can make (any status, any version) stay with
-// fulfilment.test.mjs. Every log line, onOutcome record and error of the run is searched for the
-// API keys and webhook secrets at the end.
+// = getPayment; on a SQLite file, PostgreSQL and D1 in workerd. The cases only a script can
+// make (any status, any version) stay with fulfilment.test.mjs. Every log line, onOutcome record
+// and error of the run is searched for the API keys and webhook secrets at the end.
 
 import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
-import { postgresEngine, sqliteEngine } from './lib/engines.mjs';
+import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
 import { canaries } from './lib/sandbox.mjs';
 import { sandboxWorld } from './lib/sandbox-world.mjs';
 import { fulfilmentScenarios } from './lib/suite.mjs';
@@ -25,6 +25,7 @@ const remembered = async () => {
 
 describe('fulfilment through the sandbox (duplicates, shuffled), on a SQLite file', () => fulfilmentScenarios(sqliteEngine, { world: remembered, label: ' through the sandbox' }));
 describe('fulfilment through the sandbox (duplicates, shuffled), on PostgreSQL', () => fulfilmentScenarios(postgresEngine(), { world: remembered, label: ' through the sandbox' }));
+describe('fulfilment through the sandbox (duplicates, shuffled), on D1 in workerd', () => fulfilmentScenarios(d1Engine(), { world: remembered, label: ' through the sandbox' }));
 
 after(() => {
   // The network did its worst: duplicates and late (stale) events reached the receivers.
