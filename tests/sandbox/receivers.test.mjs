@@ -122,13 +122,20 @@ async function drive(start) {
   return { events: sent.length, deliveries: attempts.length, duplicates: duplicates.length, stale: events.filter((e) => e.decision === 'stale').length };
 }
 
-/** A copy of examples/recipes/<name> whose cryptopay-verify is the installed package. */
+/**
+ * A copy of examples/recipes/<name>, beside a copy of examples/recipes/shared (which the
+ * recipes import as ../shared), whose cryptopay-verify is the installed package.
+ */
 function recipeCopy(name) {
-  const dir = join(scratch, name);
-  cpSync(join(ROOT, 'examples', 'recipes', name), dir, { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
-  mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  symlinkSync(realpathSync(PACKAGE_DIR), join(dir, 'node_modules', 'cryptopay-verify'), 'dir');
-  return dir;
+  for (const folder of [name, 'shared']) {
+    if (existsSync(join(scratch, folder))) continue;
+    cpSync(join(ROOT, 'examples', 'recipes', folder), join(scratch, folder), { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
+  }
+  if (!existsSync(join(scratch, 'node_modules'))) {
+    mkdirSync(join(scratch, 'node_modules'));
+    symlinkSync(realpathSync(PACKAGE_DIR), join(scratch, 'node_modules', 'cryptopay-verify'), 'dir');
+  }
+  return join(scratch, name);
 }
 
 const READY = /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/;
