@@ -15,22 +15,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
 import { canaries, createClient, serveReceiver, settled, sleep, startSandbox, waitFor } from './lib/sandbox.mjs';
-import { drain, recorder } from './lib/suite.mjs';
+import { drain, keysOnce as once, recorder } from './lib/suite.mjs';
 
 const SEED = 20_261_206;
-
-/** Every key once; a payment's handled versions only rise. */
-function once(calls) {
-  const ok = calls.filter((c) => c.ok);
-  const keys = ok.map((c) => c.idempotencyKey);
-  assert.equal(new Set(keys).size, keys.length, `a (payment, status_version) handled twice: ${keys.join(' ')}`);
-  const last = new Map();
-  for (const c of ok) {
-    const version = BigInt(c.statusVersion);
-    assert.ok(!(last.get(c.paymentId) >= version), `${c.paymentId}: version ${version} handled after ${last.get(c.paymentId)}`);
-    last.set(c.paymentId, version);
-  }
-}
 
 /**
  * A sandbox, a receiver on `engine` served on loopback and set up as its webhook through the

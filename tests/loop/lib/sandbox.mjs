@@ -1,8 +1,9 @@
 // What the loop's tests against the sandbox share: the installed package's sandbox and client
 // (cryptopay-verify/sandbox, cryptopay-verify/client, loaded through its exports map as a
-// user's project resolves them); a receiver served on loopback whose door a test can close,
-// hold or reopen; waiting for the sandbox's deliveries; and the canaries that every error, log
-// line and onOutcome record of a run is searched for the API key and the webhook secrets.
+// user's project resolves them) and waiting for the sandbox's deliveries (the sandbox tests'
+// helpers); a receiver served on loopback whose door a test can close, hold or reopen; a proxy
+// that loses an answer; and the canaries that every error, log line and onOutcome record of a
+// run is searched for the API keys and the webhook secrets.
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -10,25 +11,9 @@ import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { exportedFile } from '../../receiver/lib/helpers.mjs';
 
-export const { startSandbox } = await import(pathToFileURL(exportedFile('./sandbox')).href);
+// The sandbox's own tests' helpers: the same installed cryptopay-verify/sandbox (one module).
+export { settled, sleep, startSandbox, waitFor } from '../../sandbox/lib.mjs';
 export const { createClient, CryptoPayApiError } = await import(pathToFileURL(exportedFile('./client')).href);
-
-export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
-
-/** Resolves once fn() is truthy (its value); rejects after timeoutMs naming `what`. */
-export async function waitFor(fn, { timeoutMs = 15_000, what = 'the condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Resolves once the sandbox has no delivery queued or in flight (acknowledged, failed or exhausted). */
-export const settled = (sandbox, timeoutMs = 20_000) =>
-  waitFor(async () => (await sandbox.pendingDeliveries()).length === 0, { timeoutMs, what: 'the sandbox\'s deliveries to settle' });
 
 /**
  * A receiver served on 127.0.0.1 (POST anywhere: receiver.node), attached after it listens

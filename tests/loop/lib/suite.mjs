@@ -40,7 +40,8 @@ export async function drain(receiver, options, max = 20) {
   throw new Error(`still claiming after ${max} passes: ${JSON.stringify(results.slice(-3))}`);
 }
 
-const keysOnce = (calls) => {
+/** Each (payment, status_version) handled once; a payment's handled versions only rise. */
+export const keysOnce = (calls) => {
   const keys = calls.filter((c) => c.ok).map((c) => c.idempotencyKey);
   assert.equal(new Set(keys).size, keys.length, `a key handled twice: ${keys.join(' ')}`);
   // A payment's handled versions only rise: never one handled after a newer one.
