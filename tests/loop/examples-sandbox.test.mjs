@@ -13,7 +13,9 @@ import { describe, test } from 'node:test';
 import { ROOT, SIG_HEADER, TS_HEADER, tempDir } from '../receiver/lib/helpers.mjs';
 import { send, startExample } from '../receiver/lib/example.mjs';
 import { freePort, startProcess } from '../sandbox/lib.mjs';
-import { canaries, createClient, settled, sleep, startSandbox, waitFor } from './lib/sandbox.mjs';
+import {
+  applySteps, canaries, createClient, settled, sleep, startSandbox, waitFor,
+} from './lib/sandbox.mjs';
 
 const AXUM = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
 const SEED = 20_261_207;
@@ -48,13 +50,7 @@ async function sandboxFor(watch) {
 async function workload(sandbox, api, create) {
   const orders = [];
   for (const [orderRef, steps, shipped] of PLANS) orders.push({ paymentId: await create(orderRef), orderRef, steps, shipped });
-  for (const { paymentId, steps } of orders) {
-    for (const [action, amount] of steps) {
-      if (action === 'pay') await sandbox.pay(paymentId, amount);
-      else if (action === 'cancel') await api.cancelPayment(paymentId);
-      else await sandbox[action](paymentId);
-    }
-  }
+  for (const { paymentId, steps } of orders) await applySteps(sandbox, api, paymentId, steps);
   return orders;
 }
 

@@ -14,7 +14,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
-import { canaries, createClient, serveReceiver, settled, sleep, startSandbox, waitFor } from './lib/sandbox.mjs';
+import {
+  applySteps, canaries, createClient, serveReceiver, settled, sleep, startSandbox, waitFor,
+} from './lib/sandbox.mjs';
 import { drain, keysOnce as once, recorder } from './lib/suite.mjs';
 
 const SEED = 20_261_206;
@@ -59,11 +61,7 @@ function endToEnd(engine) {
       if (recorded === 'another amount') {
         await receiver.recordCreated({ ...created, source_amount: { ...created.source_amount, amount_raw: '999' } });
       }
-      for (const [action, amount] of steps) {
-        if (action === 'pay') await sandbox.pay(created.payment_id, amount);
-        else if (action === 'cancel') assert.equal((await api.cancelPayment(created.payment_id)).status, 'cancelled');
-        else await sandbox[action](created.payment_id);
-      }
+      await applySteps(sandbox, api, created.payment_id, steps);
       orders.set(created.payment_id, { name, expected });
     };
     await order('paid in full', [['pay', '1000']], ['fulfil', null]);

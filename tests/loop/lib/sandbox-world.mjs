@@ -10,6 +10,7 @@
 // schedule was exhausted; { again: true } replays each event of the action once it was delivered.
 
 import { canaries, createClient, serveReceiver, settled, startSandbox } from './sandbox.mjs';
+import { confirmation } from './world.mjs';
 
 const RETRY_DELAYS_MS = [10, 20];
 
@@ -25,8 +26,13 @@ export function sandboxWorld({ duplicateRate = 0, shuffle = false, seed, watch =
       port: 0, webhookUrl: door.url, retryDelaysMs: RETRY_DELAYS_MS, duplicateRate, shuffle, seed, log: watch.sandboxLog,
     });
     const api = createClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, timeoutMs: 5000 });
-    const overrides = new Map();
-    const confirmed = [];
+    const confirming = confirmation(async (paymentId) => {
+      try {
+        return await api.getPayment(paymentId);
+      } catch (error) {
+        throw watch.keep(error);
+      }
+    });
     let replays = [];
 
     const eventIds = async (paymentId) => (await sandbox.events(paymentId)).map((e) => e.event_id);
@@ -64,7 +70,7 @@ export function sandboxWorld({ duplicateRate = 0, shuffle = false, seed, watch =
     const view = async (paymentId) => (await api.getPayment(paymentId)).responseText;
 
     return {
-      confirmed,
+      confirmed: confirming.confirmed,
       sandbox,
       api,
       receiverOptions: { secrets: sandbox.webhook.secret, log: watch.receiverLog, onOutcome: watch.onOutcome },
@@ -97,21 +103,8 @@ export function sandboxWorld({ duplicateRate = 0, shuffle = false, seed, watch =
       view,
       /** A view text of this payment with these fields changed (a promise: override takes it). */
       viewWith: async (paymentId, fields) => JSON.stringify({ ...JSON.parse(await view(paymentId)), ...fields }),
-      override(paymentId, text) {
-        if (text === undefined) overrides.delete(paymentId);
-        else overrides.set(paymentId, text);
-      },
-      async confirm(paymentId) {
-        confirmed.push(paymentId);
-        const text = overrides.get(paymentId);
-        if (typeof text === 'function') return text();
-        if (text !== undefined) return text;
-        try {
-          return await api.getPayment(paymentId);
-        } catch (error) {
-          throw watch.keep(error);
-        }
-      },
+      override: confirming.override,
+      confirm: confirming.confirm,
     };
   };
 }

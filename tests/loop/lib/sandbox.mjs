@@ -16,6 +16,18 @@ export { settled, sleep, startSandbox, waitFor } from '../../sandbox/lib.mjs';
 export const { createClient, CryptoPayApiError } = await import(pathToFileURL(exportedFile('./client')).href);
 
 /**
+ * What a payment goes through at the sandbox, step by step: [['pay', amountRaw], ['review'],
+ * ['expire'], ['cancel'] (the merchant, through the client `api`)].
+ */
+export async function applySteps(sandbox, api, paymentId, steps) {
+  for (const [action, amountRaw] of steps) {
+    if (action === 'pay') await sandbox.pay(paymentId, amountRaw);
+    else if (action === 'cancel') assert.equal((await api.cancelPayment(paymentId)).status, 'cancelled');
+    else await sandbox[action](paymentId);
+  }
+}
+
+/**
  * A receiver served on 127.0.0.1 (POST anywhere: receiver.node), attached after it listens
  * (its secret comes from the sandbox, which needs the URL first). Its door: `open()` (the
  * default), `refuse()` (503 without reading, as a receiver that is down but reachable),

@@ -16,13 +16,42 @@ import { signedHeaders } from '../../receiver/lib/helpers.mjs';
 let worlds = 0;
 
 /**
+ * fulfil's confirm, and the answers a test puts in the service's mouth: override(paymentId,
+ * text) makes confirm answer `text` (a promise of it, or a function called at each confirm,
+ * which may throw), override(paymentId) the world's own again; `answer(paymentId)` is the
+ * world's own. `confirmed` lists every payment confirmed.
+ */
+export function confirmation(answer) {
+  const overrides = new Map();
+  const confirmed = [];
+  return {
+    confirmed,
+    overridden: (paymentId) => overrides.get(paymentId),
+    override(paymentId, text) {
+      if (text === undefined) overrides.delete(paymentId);
+      else overrides.set(paymentId, text);
+    },
+    async confirm(paymentId) {
+      confirmed.push(paymentId);
+      const text = overrides.get(paymentId);
+      if (typeof text === 'function') return text();
+      if (text !== undefined) return text;
+      return answer(paymentId);
+    },
+  };
+}
+
+/**
  * receiver: where events are delivered (receiver.handle), now or later by attach(receiver).
  * secret: signs them (default: the tests' secret).
  */
 export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` } = {}) {
   const payments = new Map();
-  const overrides = new Map();
-  const confirmed = [];
+  const confirming = confirmation((paymentId) => {
+    const p = payments.get(paymentId);
+    if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
+    return viewOf(p);
+  });
   let events = 0;
   let ids = 0;
 
@@ -64,7 +93,7 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
   }
 
   const world = {
-    confirmed,
+    confirmed: confirming.confirmed,
     receiverOptions: secret === undefined ? {} : { secrets: secret },
     attach(next) {
       receiver = next;
@@ -110,22 +139,11 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
     /** Delivers the payment's current facts again, as a new event of the same version. */
     redeliver: (paymentId) => deliver(payments.get(paymentId)),
     /** The exact text of GET /v1/payments/{payment_id}. */
-    view: (paymentId) => overrides.get(paymentId) ?? viewOf(payments.get(paymentId)),
+    view: (paymentId) => confirming.overridden(paymentId) ?? viewOf(payments.get(paymentId)),
     /** The service says something else than what was delivered (or fails: a function that throws). */
-    override(paymentId, text) {
-      if (text === undefined) overrides.delete(paymentId);
-      else overrides.set(paymentId, text);
-    },
+    override: confirming.override,
     /** fulfil's confirm. */
-    async confirm(paymentId) {
-      confirmed.push(paymentId);
-      const text = overrides.get(paymentId);
-      if (typeof text === 'function') return text();
-      if (text !== undefined) return text;
-      const p = payments.get(paymentId);
-      if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
-      return viewOf(p);
-    },
+    confirm: confirming.confirm,
     /** A view text of this payment with these fields changed (for overrides). */
     viewWith(paymentId, fields) {
       return JSON.stringify({ ...JSON.parse(viewOf(payments.get(paymentId))), ...fields });
