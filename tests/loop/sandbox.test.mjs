@@ -23,7 +23,8 @@ const SEED = 20_261_206;
 
 /**
  * A sandbox, a receiver on `engine` served on loopback and set up as its webhook through the
- * client, and the client: { sandbox, api, door, opened, receiver, webhook, watch, close() }.
+ * client, and the client: { sandbox, api, door, opened, receiver, webhook, watch,
+ * receiverOptions, confirm, check() }, all closed after test `t`, whether it passed or not.
  */
 async function loopOn(t, engine, sandboxOptions = {}) {
   const watch = canaries();
@@ -41,7 +42,7 @@ async function loopOn(t, engine, sandboxOptions = {}) {
     await door.close();
     await opened.close();
   };
-  t.after(close); // whether the test passed or not
+  t.after(close);
   return {
     sandbox, api, door, opened, receiver: opened.receiver, webhook, watch, receiverOptions,
     confirm: (paymentId) => api.getPayment(paymentId).catch((error) => { throw watch.keep(error); }),
@@ -156,32 +157,37 @@ function endToEnd(engine) {
     const h = recorder();
     const options = { confirm: loop.confirm, handle: h.handle, batch: 3, intervalMs: 25 };
     const instances = [opened.receiver.startFulfilment(options), second.startFulfilment(options)];
+    const stop = () => Promise.all(instances.map((i) => i.stop()));
     const plans = [['1000'], ['300', '700'], ['250'], ['2000'], ['500', '500'], ['100', '100', '800'], [], ['999', '1']];
     const ids = [];
     for (let i = 0; i < 16; i += 1) {
       const created = await api.createPayment({ order_ref: `order ${i}`, amount: '10.00' }, { record: opened.receiver });
       ids.push(created.payment_id);
     }
-    // Paid while the passes run: intermediate versions (confirming, partially_paid) may be handled on the way.
-    await Promise.all(ids.map(async (id, i) => {
-      for (const amount of plans[i % plans.length]) {
-        await sandbox.pay(id, amount);
-        await sleep(150); // a pass or two between the parts
-      }
-    }));
-    await settled(sandbox);
-    const finals = new Map(await Promise.all(ids.map(async (id) => [id, await api.getPayment(id)])));
-    const handled = async () => {
-      for (const [id, view] of finals) {
-        if (view.status === 'open') continue; // no event: not claimed before recoverAfterSecs
-        const state = await opened.store.load({ paymentId: id, owner: 'look', recoverAfterSecs: 900 });
-        if (state.handledVersion !== view.status_version) return false;
-      }
-      return true;
-    };
-    await waitFor(handled, { timeoutMs: 20_000, what: 'every payment handled at its last version' });
-    await sleep(100);
-    await Promise.all(instances.map((i) => i.stop()));
+    let finals;
+    try {
+      // Paid while the passes run: intermediate versions (confirming, partially_paid) may be handled on the way.
+      await Promise.all(ids.map(async (id, i) => {
+        for (const amount of plans[i % plans.length]) {
+          await sandbox.pay(id, amount);
+          await sleep(150); // a pass or two between the parts
+        }
+      }));
+      await settled(sandbox);
+      finals = new Map(await Promise.all(ids.map(async (id) => [id, await api.getPayment(id)])));
+      const handled = async () => {
+        for (const [id, view] of finals) {
+          if (view.status === 'open') continue; // no event: not claimed before recoverAfterSecs
+          const state = await opened.store.load({ paymentId: id, owner: 'look', recoverAfterSecs: 900 });
+          if (state.handledVersion !== view.status_version) return false;
+        }
+        return true;
+      };
+      await waitFor(handled, { timeoutMs: 20_000, what: 'every payment handled at its last version' });
+      await sleep(100);
+    } finally {
+      await stop(); // before the tables close, whether the test passed or not
+    }
     once(h.calls);
     for (const [id, view] of finals) {
       const calls = h.done().filter(([paymentId]) => paymentId === id);

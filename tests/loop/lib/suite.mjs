@@ -71,9 +71,13 @@ const sorted = (rows) => [...rows].sort((a, b) => JSON.stringify(a).localeCompar
  */
 export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedWorld(), label = '' } = {}) {
   const name = `${engine.name}${label}`;
-  const setup = async (extra) => {
+  // Everything a test opens is closed after it, whether it passed or not (a world's sandbox
+  // left listening would keep the run from ending).
+  const setup = async (t, extra) => {
     const world = await makeWorld();
+    t.after(() => world.close());
     const opened = await engine.open({ ...world.receiverOptions, ...extra });
+    t.after(() => opened.close());
     world.attach(opened.receiver);
     const record = (created) => opened.receiver.recordCreated(created);
     // A pass once every delivery of the world was made.
@@ -83,15 +87,11 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
         return opened.receiver.fulfil(options);
       },
     };
-    const close = async () => {
-      await world.close();
-      await opened.close();
-    };
-    return { ...opened, world, record, loop, close };
+    return { ...opened, world, record, loop };
   };
 
-  test(`${name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder();
     const cases = [
       ['paid', [['pay', '12800']], 'fulfil'],
@@ -138,11 +138,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(paid.mismatch, null);
     // Nothing new: another pass claims nothing.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
-    await close();
   });
 
-  test(`${name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder();
     const unknown = await world.create({ orderRef: 'not ours' }); // created elsewhere: never recorded here
     const amount = await world.create({ orderRef: 'order-a', amountRaw: '12800' });
@@ -164,11 +163,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.match(h.calls.find((c) => c.paymentId === amount.payment_id).mismatch.message, /^source_amount_mismatch: .*never fulfil it/);
     // Held for review: a later pass, even past recoverAfterSecs, does not look again.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0);
-    await close();
   });
 
-  test(`${name}: confirm, not the event, decides: an event saying paid with a view saying open waits; a view newer than the event is handled at its version`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: confirm, not the event, decides: an event saying paid with a view saying open waits; a view newer than the event is handled at its version`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder();
     const a = await world.create({ orderRef: 'a' });
     await record(a);
@@ -196,11 +194,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     await drain(loop, { confirm: world.confirm, handle: h.handle });
     assert.deepEqual(h.done().at(-1), [c.payment_id, 'fulfil', `${c.payment_id}:3`]);
     keysOnce(h.calls);
-    await close();
   });
 
-  test(`${name}: each (payment, status_version) is handled once: duplicate deliveries, stale events, passes at once`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: each (payment, status_version) is handled once: duplicate deliveries, stale events, passes at once`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder();
     const ids = [];
     for (let i = 0; i < 12; i += 1) {
@@ -219,11 +216,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     for (const id of ids.slice(0, 3)) await world.redeliver(id);
     await drain(loop, options);
     assert.equal(h.done().length, ids.length);
-    await close();
   });
 
-  test(`${name}: recovery: an order with no event is confirmed once recoverAfterSecs passed, and again while it is not settled`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: recovery: an order with no event is confirmed once recoverAfterSecs passed, and again while it is not settled`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder();
     const lost = await world.create({ orderRef: 'lost' });
     await record(lost);
@@ -245,11 +241,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     await sleep(1200);
     assert.equal((await loop.fulfil(options)).claimed, 0);
     keysOnce(h.calls);
-    await close();
   });
 
-  test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async () => {
-    const { loop, world, record, close } = await setup();
+  test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async (t) => {
+    const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
     const ids = [];
     for (const orderRef of ['flaky handler', 'flaky confirm', 'invalid view']) {
@@ -277,11 +272,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(sorted(h.calls.slice(1).map((c) => [c.paymentId, c.ok])), sorted([[ids[0], true], [ids[1], true], [ids[2], true]]));
     assert.equal(h.calls[0].idempotencyKey, h.calls.find((c, i) => i > 0 && c.paymentId === ids[0]).idempotencyKey, 'the retry has the same key');
     keysOnce(h.calls);
-    await close();
   });
 
-  test(`${name}: a policy of the merchant's own decides linked payments; one that answers nonsense is retried, never fulfilled`, async () => {
-    const { loop, world, record, close } = await setup({ log: false });
+  test(`${name}: a policy of the merchant's own decides linked payments; one that answers nonsense is retried, never fulfilled`, async (t) => {
+    const { loop, world, record } = await setup(t, { log: false });
     const h = recorder();
     const partial = await world.create({ orderRef: 'short by a cent' });
     await record(partial);
@@ -297,11 +291,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const result = await loop.fulfil({ confirm: world.confirm, handle: h.handle, policy: () => 'ship it' });
     assert.deepEqual(result.outcomes, { retry: 1 });
     assert.equal(h.done().length, 1);
-    await close();
   });
 
-  test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async () => {
-    const { loop, store, world, record, close } = await setup();
+  test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async (t) => {
+    const { loop, store, world, record } = await setup(t);
     const h = recorder();
     const created = await world.create({ orderRef: 'o' });
     const stored = await record(created);
@@ -317,6 +310,5 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(await store.complete({ paymentId: created.payment_id, owner: 'late', version: '6', outcome: 'wait', code: null, settled: false }), '7');
     const state = await store.load({ paymentId: created.payment_id, owner: 'x', recoverAfterSecs: 900 });
     assert.deepEqual([state.handledVersion, state.outcome], ['7', 'fulfil']);
-    await close();
   });
 }
