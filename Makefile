@@ -203,8 +203,14 @@ sandbox-test: consumer
 ## service (retries with the same key and bytes, errors, no key anywhere), fulfilment on a SQLite
 ## file, a throwaway PostgreSQL, D1 in workerd and memoryStore (only exactly paid orders fulfilled,
 ## each (payment, status_version) handled once, recovery, retries), two fulfilment processes on one
-## PostgreSQL with one SIGKILLed, the migration from the first schema with its rows kept
+## PostgreSQL with one SIGKILLed, the migration from the first schema with its rows kept; and end
+## to end through the sandbox: the client against it (a lost answer retried, its refusals, the
+## webhook's rotation), the loop on each engine with duplicated and shuffled deliveries, a
+## receiver down and restarted, the same scenarios with the sandbox as their world, the node and
+## axum examples' loops, and the guide's sandbox page run as written
 loop-test: consumer
+	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
+		--target-dir target/axum-receiver
 	node --test --test-timeout=300000 tests/loop/
 
 ## runtimes: the installed package loaded and exercised in every runtime

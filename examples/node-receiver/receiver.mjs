@@ -8,6 +8,9 @@ import { createClient } from 'cryptopay-verify/client';
 import { createReceiver } from 'cryptopay-verify/receiver';
 import { openStore } from './store.mjs';
 
+// server.mjs reads its configuration with it, once this module (and so the package) loaded.
+export { receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
+
 const MAX_BODY_BYTES = 1024 * 1024; // a payment.updated event is a few hundred bytes
 
 function send(res, status, value, extraHeaders = {}) {

@@ -33,6 +33,8 @@
 //   CRYPTOPAY_WEBHOOK_SECRET_PENDING            during a rotation: the new, not yet active Secret
 //   CRYPTOPAY_WEBHOOK_SECRET_RETIRING and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL (Unix seconds)
 //                                               after activation: the old Secret, for the overlap
+//   (the secrets, the header names and the skew are read by the package's receiverOptionsFromEnv,
+//   which names every variable missing or malformed, never a value)
 //   --service-url URL        CRYPTOPAY_BASE_URL the service's base URL: with CRYPTOPAY_API_KEY, the merchant loop runs
 //   CRYPTOPAY_API_KEY                           the API key (environment only; never printed)
 //   --fulfil-interval MS     FULFIL_INTERVAL_MS default 5000: time between fulfilment passes
@@ -40,7 +42,15 @@
 
 import { parseArgs } from 'node:util';
 
-function configure(argv, env) {
+// The flags that stand for a variable receiverOptionsFromEnv reads: a flag given wins.
+const FLAG_VARIABLES = { 'timestamp-header': 'TIMESTAMP_HEADER', 'signature-header': 'SIGNATURE_HEADER', 'max-skew': 'MAX_SKEW_SECS' };
+
+/**
+ * The configuration from the command line and the environment. `fromEnv` is the package's
+ * receiverOptionsFromEnv (cryptopay-verify/receiver): the secrets (with a rotation), the
+ * header names and the skew, checked there.
+ */
+function configure(argv, env, fromEnv) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -56,19 +66,20 @@ function configure(argv, env) {
       'recover-after': { type: 'string' },
     },
   });
-  const config = {
-    timestampHeader: values['timestamp-header'] ?? env.TIMESTAMP_HEADER,
-    signatureHeader: values['signature-header'] ?? env.SIGNATURE_HEADER,
+  const given = Object.fromEntries(Object.entries(FLAG_VARIABLES)
+    .filter(([flag]) => values[flag] !== undefined).map(([flag, name]) => [name, values[flag]]));
+  // Secrets come from the environment only, used exactly as saved.
+  const config = fromEnv({ ...env, ...given });
+  Object.assign(config, {
     port: Number(values.port ?? env.PORT ?? 8787),
     host: values.host ?? env.HOST ?? '127.0.0.1',
     dataDir: values['data-dir'] ?? env.DATA_DIR ?? 'data',
     path: values.path ?? env.WEBHOOK_PATH ?? '/webhook',
-    maxSkewSecs: Number(values['max-skew'] ?? env.MAX_SKEW_SECS ?? 300),
     databaseUrl: env.DATABASE_URL || undefined,
     serviceUrl: values['service-url'] ?? (env.CRYPTOPAY_BASE_URL || undefined),
     fulfilIntervalMs: Number(values['fulfil-interval'] ?? env.FULFIL_INTERVAL_MS ?? 5000),
     recoverAfterSecs: Number(values['recover-after'] ?? env.RECOVER_AFTER_SECS ?? 900),
-  };
+  });
   // The API key from the environment only, used as it is (the client checks it).
   config.apiKey = env.CRYPTOPAY_API_KEY || undefined;
   if (!Number.isSafeInteger(config.fulfilIntervalMs) || config.fulfilIntervalMs < 1) throw new Error('the fulfilment interval is whole milliseconds');
@@ -76,42 +87,15 @@ function configure(argv, env) {
   if ((config.serviceUrl === undefined) !== (config.apiKey === undefined)) {
     throw new Error('the merchant loop needs both the service URL (--service-url or CRYPTOPAY_BASE_URL) and CRYPTOPAY_API_KEY');
   }
-  if (!config.timestampHeader || !config.signatureHeader) {
-    throw new Error('set the delivery header names: --timestamp-header and --signature-header (or TIMESTAMP_HEADER, SIGNATURE_HEADER)');
-  }
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) throw new Error('the port is 0 to 65535');
-  if (!Number.isSafeInteger(config.maxSkewSecs) || config.maxSkewSecs < 0) throw new Error('the max skew is whole seconds');
-  // Secrets come from the environment only, used exactly as saved.
-  const active = env.CRYPTOPAY_WEBHOOK_SECRET;
-  if (active === undefined) throw new Error('CRYPTOPAY_WEBHOOK_SECRET is not set');
-  config.secrets = [{ secret: active, kind: 'active' }];
-  if (env.CRYPTOPAY_WEBHOOK_SECRET_PENDING) {
-    config.secrets.push({ secret: env.CRYPTOPAY_WEBHOOK_SECRET_PENDING, kind: 'pending' });
-  }
-  if (env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING) {
-    const until = Number(env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL);
-    if (!Number.isSafeInteger(until)) throw new Error('CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL (Unix seconds) is required with a retiring secret');
-    config.secrets.push({ secret: env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: until });
-  }
   return config;
 }
 
 async function main() {
-  let config;
-  try {
-    config = configure(process.argv.slice(2), process.env);
-  } catch (error) {
-    console.error(`node-receiver: ${error.message}`);
-    process.exit(2);
-  }
-  const log = {
-    info: (line) => console.log(`node-receiver: ${line}`),
-    warn: (line) => console.log(`node-receiver: ${line}`),
-    error: (line) => console.error(`node-receiver: ${line}`),
-  };
   let startReceiver;
+  let receiverOptionsFromEnv;
   try {
-    ({ startReceiver } = await import('./receiver.mjs'));
+    ({ startReceiver, receiverOptionsFromEnv } = await import('./receiver.mjs'));
   } catch (error) {
     const missing = error.code === 'ERR_MODULE_NOT_FOUND' && /'(cryptopay-verify|better-sqlite3|pg)'/.exec(error.message);
     if (!missing) throw error;
@@ -120,6 +104,19 @@ async function main() {
       '  (NODE_PATH does not apply to ES modules); see README.md');
     process.exit(2);
   }
+  let config;
+  try {
+    config = configure(process.argv.slice(2), process.env, receiverOptionsFromEnv);
+  } catch (error) {
+    // A usage error: the message names the flag or variable, never a value.
+    console.error(`node-receiver: ${error.message}`);
+    process.exit(2);
+  }
+  const log = {
+    info: (line) => console.log(`node-receiver: ${line}`),
+    warn: (line) => console.log(`node-receiver: ${line}`),
+    error: (line) => console.error(`node-receiver: ${line}`),
+  };
   let receiver;
   try {
     receiver = await startReceiver(config, log);

@@ -140,7 +140,20 @@ describe('the example receiver on its default SQLite file', () => {
   });
 
   test('refuses to start without the header names (exit 2)', async () => {
-    await assert.rejects(startExample({ env: { DATA_DIR: tempDir(), SIGNATURE_HEADER: '' } }), (error) => error.exitCode === 2);
+    await assert.rejects(startExample({ env: { DATA_DIR: tempDir(), SIGNATURE_HEADER: '' } }), (error) => error.exitCode === 2
+      && /set SIGNATURE_HEADER in the environment/.test(error.message));
+    // A flag stands for the variable.
+    const flagged = await startExample({ env: { DATA_DIR: tempDir(), SIGNATURE_HEADER: '' }, args: ['--signature-header', 'X-Webhook-Signature'] });
+    await flagged.stop();
+  });
+
+  test('a retiring secret without its bound, a skew that is no number: exit 2 naming each variable, never a value', async () => {
+    const error = await startExample({
+      env: { DATA_DIR: tempDir(), CRYPTOPAY_WEBHOOK_SECRET_RETIRING: 'whsec_retiring_canary', MAX_SKEW_SECS: 'five' },
+    }).catch((e) => e);
+    assert.equal(error.exitCode, 2);
+    assert.match(error.message, /set CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL in the environment .*MAX_SKEW_SECS is whole seconds/);
+    assert.ok(!error.message.includes('whsec_retiring_canary') && !error.message.includes('five'));
   });
 });
 

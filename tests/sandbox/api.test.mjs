@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  SandboxError, USD, api, createPayment, endpoint, newKey, sandboxCjs, settled, startSandbox, verifyRecorded,
+  SandboxError, USD, api, createPayment, endpoint, newKey, pkg, sandboxCjs, settled, startSandbox, verifyRecorded,
 } from './lib.mjs';
 
 const source = (amountRaw = '12800') => ({ kind: 'fiat', currency: 'USD', amount_raw: amountRaw });
@@ -124,10 +124,25 @@ describe('POST /v1/payments', () => {
     assert.ok(Date.parse(p.expires_at) > Date.now() + 50 * 60_000);
     assert.equal(p.consumer_access, true);
     assert.deepEqual(await eventsOf(p.payment_id), []);
-    // The website's origin may be named; no order_ref is null.
+    // The website's origin may be named; an order_ref not given is left out (never null).
     const embedded = await createPayment(sandbox, '500', { checkout_origin: 'https://shop.example' });
     assert.equal(embedded.checkout_origin, 'https://shop.example');
-    assert.equal(embedded.order_ref, null);
+    assert.equal('order_ref' in embedded, false);
+  });
+
+  test('a payment created without order_ref: its view and its events leave the field out, and parsePaymentView reads them', async () => {
+    const p = await createPayment(sandbox, '800');
+    await sandbox.pay(p.payment_id, '800');
+    const res = await api(sandbox, 'GET', `/v1/payments/${p.payment_id}`);
+    assert.deepEqual(Object.keys(res.json), [...VIEW_FIELDS.filter((f) => f !== 'order_ref'), 'consumer_access']);
+    const view = pkg.parsePaymentView(res.text);
+    assert.deepEqual([view.status, view.status_version, 'order_ref' in view], ['paid', '3', false]);
+    assert.equal(pkg.defaultPolicy(res.text), 'fulfil');
+    for (const event of await eventsOf(p.payment_id)) {
+      const { data } = JSON.parse(event.body);
+      assert.equal('order_ref' in data, false);
+      assert.equal(pkg.parsePaymentView(JSON.stringify(data)).status_version, String(event.status_version));
+    }
   });
 
   test('an identical replay answers 200 with the same payment; another body under the key is 409', async () => {

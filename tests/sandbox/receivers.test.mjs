@@ -123,20 +123,19 @@ async function drive(start) {
 }
 
 /**
- * A copy of examples/recipes/<name> beside a copy of examples/recipes/shared (the recipes'
- * shared module, which the recipes README says to copy with the folder), whose
- * cryptopay-verify is the installed package, in a node_modules above both.
+ * A copy of examples/recipes/<name>, beside a copy of examples/recipes/shared (which the
+ * recipes import as ../shared), whose cryptopay-verify is the installed package.
  */
 function recipeCopy(name) {
-  const dir = join(scratch, name);
-  const filter = (src) => !/[/\\](node_modules|data)$/.test(src);
-  cpSync(join(ROOT, 'examples', 'recipes', name), dir, { recursive: true, filter });
-  if (!existsSync(join(scratch, 'shared'))) {
-    cpSync(join(ROOT, 'examples', 'recipes', 'shared'), join(scratch, 'shared'), { recursive: true, filter });
-    mkdirSync(join(scratch, 'node_modules'), { recursive: true });
+  for (const folder of [name, 'shared']) {
+    if (existsSync(join(scratch, folder))) continue;
+    cpSync(join(ROOT, 'examples', 'recipes', folder), join(scratch, folder), { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
+  }
+  if (!existsSync(join(scratch, 'node_modules'))) {
+    mkdirSync(join(scratch, 'node_modules'));
     symlinkSync(realpathSync(PACKAGE_DIR), join(scratch, 'node_modules', 'cryptopay-verify'), 'dir');
   }
-  return dir;
+  return join(scratch, name);
 }
 
 const READY = /listening on (http:\/\/127\.0\.0\.1:\d+)\/webhook/;

@@ -222,10 +222,10 @@ async fn pass(
         })
         .await?;
     for id in &ids {
-        if let Some(state) = store.load(id, owner, recover_after_secs).await? {
-            if state.leased {
-                work(store, service, owner, id, state).await?;
-            }
+        if let Some(state) = store.load(id, owner, recover_after_secs).await?
+            && state.leased
+        {
+            work(store, service, owner, id, state).await?;
         }
     }
     Ok(ids.len())

@@ -71,11 +71,15 @@ export function createService({ store, options, origin, delivery, log }) {
     };
   }
 
-  /** The facts of `data` in every event, and of the views. */
+  /**
+   * The facts of `data` in every event, and of the views. An optional field the creation did
+   * not give (order_ref) is left out, never null: the package's readers (parsePaymentView,
+   * the merchant loop) refuse a null where the service's field is a string.
+   */
   function facts(payment, state = payment.state) {
     return {
       payment_id: payment.payment_id,
-      order_ref: payment.order_ref,
+      ...(typeof payment.order_ref === 'string' ? { order_ref: payment.order_ref } : {}),
       source_amount: payment.source_amount,
       status: state.status,
       status_version: versionJson(state.statusVersion),

@@ -1,6 +1,8 @@
 // The engines the loop's tests run on, each opening a receiver on fresh tables: a SQLite file
 // (better-sqlite3), a throwaway PostgreSQL, Cloudflare D1 in workerd (through Miniflare, its
-// binding used from Node), and memoryStore.
+// binding used from Node), and memoryStore. `reopen(options?)` is a restart: a new receiver
+// (and, for the file, a new connection) on the same tables; `another(options)` a second
+// instance beside the first (for the file, on a connection of its own).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,11 +18,34 @@ const fresh = (name) => `${name}${(opened += 1)}_`;
 export const sqliteEngine = {
   name: 'SQLite file',
   async open(extra = {}) {
-    const db = new Database(join(tempDir(), `${fresh('loop')}.sqlite`));
-    const store = rx.sqliteStore(db);
-    const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...extra }));
-    await receiver.ready();
-    return { receiver, store, db, close: async () => db.close() };
+    const file = join(tempDir(), `${fresh('loop')}.sqlite`);
+    const opened = {};
+    const connect = async (options) => {
+      opened.db?.close();
+      opened.db = new Database(file);
+      opened.store = rx.sqliteStore(opened.db);
+      opened.receiver = rx.createReceiver(receiverOptions(opened.store, { log: false, ...options }));
+      await opened.receiver.ready();
+      return opened;
+    };
+    const others = [];
+    const another = async (options = extra) => {
+      const db = new Database(file);
+      others.push(db);
+      const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false, ...options }));
+      await receiver.ready();
+      return receiver;
+    };
+    await connect(extra);
+    return Object.assign(opened, {
+      file,
+      reopen: (options = extra) => connect(options),
+      another,
+      close: async () => {
+        for (const db of others) db.close();
+        opened.db.close();
+      },
+    });
   },
 };
 
@@ -42,10 +67,14 @@ export function postgresEngine() {
     name: 'PostgreSQL',
     db,
     async open(extra = {}) {
-      const store = rx.postgresStore(db.pool, { prefix: fresh('loop') });
-      const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...extra }));
-      await receiver.ready();
-      return { receiver, store, close: async () => {} };
+      const prefix = fresh('loop');
+      const connect = async (options) => {
+        const store = rx.postgresStore(db.pool, { prefix });
+        const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...options }));
+        await receiver.ready();
+        return { receiver, store, reopen: (more = extra) => connect(more), another: async (more = extra) => (await connect(more)).receiver, close: async () => {} };
+      };
+      return connect(extra);
     },
   };
 }
@@ -67,10 +96,14 @@ export function d1Engine() {
     name: 'D1 (workerd)',
     suite,
     async open(extra = {}) {
-      const store = rx.d1Store(suite.worker.db, { prefix: fresh('loop') });
-      const receiver = rx.createReceiver(receiverOptions(store, { log: process.env.LOOP_LOG ? console : false, ...extra }));
-      await receiver.ready();
-      return { receiver, store, close: async () => {} };
+      const prefix = fresh('loop');
+      const connect = async (options) => {
+        const store = rx.d1Store(suite.worker.db, { prefix });
+        const receiver = rx.createReceiver(receiverOptions(store, { log: process.env.LOOP_LOG ? console : false, ...options }));
+        await receiver.ready();
+        return { receiver, store, reopen: (more = extra) => connect(more), another: async (more = extra) => (await connect(more)).receiver, close: async () => {} };
+      };
+      return connect(extra);
     },
   };
 }

@@ -1,22 +1,57 @@
 // Where fulfilment's views come from, as one parameter of the scenarios (suite.mjs). This one
 // is scripted: payments live in this process, each change bumps status_version and is
 // delivered to the receiver as a signed payment.updated event, and `confirm(paymentId)`
-// answers the exact text of the view as GET /v1/payments/{payment_id} would. Another world
-// (the sandbox: create through the client, pay through the sandbox, confirm = getPayment)
-// gives the scenarios the same five functions.
+// answers the exact text of the view as GET /v1/payments/{payment_id} would. The other world
+// (sandbox-world.mjs: create through the client, pay through the sandbox, confirm =
+// getPayment) gives the scenarios the same functions, except `change` (any status, any
+// version), which only a script can do: `supports('status')` says whether a world has it.
+//
+// What every world has: receiverOptions (what the receiver is created with), attach(receiver),
+// create, pay, review, expire, cancel (each { silent?, again? }: its deliveries lost, or each
+// delivered twice), settle() (every delivery made), redeliver, view, viewWith, override,
+// confirm, confirmed, close().
 
 import { signedHeaders } from '../../receiver/lib/helpers.mjs';
 
 let worlds = 0;
 
 /**
- * receiver: where events are delivered (receiver.handle). secret: signs them (default: the
- * tests' secret). Returns { create, change, confirm, view, override, confirmed }.
+ * fulfil's confirm, and the answers a test puts in the service's mouth: override(paymentId,
+ * text) makes confirm answer `text` (a promise of it, or a function called at each confirm,
+ * which may throw), override(paymentId) the world's own again; `answer(paymentId)` is the
+ * world's own. `confirmed` lists every payment confirmed.
+ */
+export function confirmation(answer) {
+  const overrides = new Map();
+  const confirmed = [];
+  return {
+    confirmed,
+    overridden: (paymentId) => overrides.get(paymentId),
+    override(paymentId, text) {
+      if (text === undefined) overrides.delete(paymentId);
+      else overrides.set(paymentId, text);
+    },
+    async confirm(paymentId) {
+      confirmed.push(paymentId);
+      const text = overrides.get(paymentId);
+      if (typeof text === 'function') return text();
+      if (text !== undefined) return text;
+      return answer(paymentId);
+    },
+  };
+}
+
+/**
+ * receiver: where events are delivered (receiver.handle), now or later by attach(receiver).
+ * secret: signs them (default: the tests' secret).
  */
 export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` } = {}) {
   const payments = new Map();
-  const overrides = new Map();
-  const confirmed = [];
+  const confirming = confirmation((paymentId) => {
+    const p = payments.get(paymentId);
+    if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
+    return viewOf(p);
+  });
   let events = 0;
   let ids = 0;
 
@@ -46,8 +81,26 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
     return { body, answer: JSON.parse(answer.body) };
   }
 
-  return {
-    confirmed,
+  // As the sandbox pays (the core's rules): confirming with the new total, then paid,
+  // partially_paid or overpaid by that total against the source amount.
+  async function pay(paymentId, amountRaw, options = {}) {
+    const p = payments.get(paymentId);
+    const received = BigInt(p.received) + BigInt(amountRaw);
+    const due = BigInt(p.source_amount.amount_raw);
+    await world.change(paymentId, { ...options, status: 'confirming', received: String(received) });
+    const status = received === due ? 'paid' : received < due ? 'partially_paid' : 'overpaid';
+    return world.change(paymentId, { ...options, status, received: String(received) });
+  }
+
+  const world = {
+    confirmed: confirming.confirmed,
+    receiverOptions: secret === undefined ? {} : { secrets: secret },
+    attach(next) {
+      receiver = next;
+    },
+    supports: () => true,
+    settle: async () => {},
+    close: async () => {},
     /** A new payment, open at version 1 (creation sends no event): what createPayment answers. */
     create({ orderRef, amountRaw = '12800', currency = 'USD' } = {}) {
       ids += 1;
@@ -79,28 +132,22 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
       if (again) await receiver.handle({ body: first.body, headers: signedHeaders(first.body, secret === undefined ? {} : { secret }) });
       return first.answer;
     },
+    pay,
+    review: (paymentId, options) => world.change(paymentId, { ...options, status: 'review_required' }),
+    expire: (paymentId, options) => world.change(paymentId, { ...options, status: 'expired' }),
+    cancel: (paymentId, options) => world.change(paymentId, { ...options, status: 'cancelled' }),
     /** Delivers the payment's current facts again, as a new event of the same version. */
     redeliver: (paymentId) => deliver(payments.get(paymentId)),
     /** The exact text of GET /v1/payments/{payment_id}. */
-    view: (paymentId) => overrides.get(paymentId) ?? viewOf(payments.get(paymentId)),
+    view: (paymentId) => confirming.overridden(paymentId) ?? viewOf(payments.get(paymentId)),
     /** The service says something else than what was delivered (or fails: a function that throws). */
-    override(paymentId, text) {
-      if (text === undefined) overrides.delete(paymentId);
-      else overrides.set(paymentId, text);
-    },
+    override: confirming.override,
     /** fulfil's confirm. */
-    async confirm(paymentId) {
-      confirmed.push(paymentId);
-      const text = overrides.get(paymentId);
-      if (typeof text === 'function') return text();
-      if (text !== undefined) return text;
-      const p = payments.get(paymentId);
-      if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
-      return viewOf(p);
-    },
+    confirm: confirming.confirm,
     /** A view text of this payment with these fields changed (for overrides). */
     viewWith(paymentId, fields) {
       return JSON.stringify({ ...JSON.parse(viewOf(payments.get(paymentId))), ...fields });
     },
   };
+  return world;
 }

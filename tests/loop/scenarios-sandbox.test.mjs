@@ -1,0 +1,35 @@
+// The fulfilment scenarios of lib/suite.mjs with the sandbox as their world (lib/sandbox-world.mjs):
+// payments created through the client and paid, reviewed, expired and cancelled through the
+// sandbox, their events delivered over HTTP with duplicates and shuffled order (seeded), confirm
+// = getPayment; on a SQLite file, PostgreSQL and D1 in workerd. The cases only a script can
+// make (any status, any version) stay with fulfilment.test.mjs. Every log line, onOutcome record
+// and error of the run is searched for the API keys and webhook secrets at the end.
+
+import assert from 'node:assert/strict';
+import { after, describe } from 'node:test';
+import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
+import { canaries } from './lib/sandbox.mjs';
+import { sandboxWorld } from './lib/sandbox-world.mjs';
+import { fulfilmentScenarios } from './lib/suite.mjs';
+
+const SEED = 20_261_205;
+const watch = canaries();
+const secrets = [];
+const world = sandboxWorld({ duplicateRate: 0.5, shuffle: true, seed: SEED, watch });
+// Each world's sandbox has its own key and secret: remember them all for the search.
+const remembered = async () => {
+  const made = await world();
+  secrets.push(made.sandbox.apiKey, made.sandbox.webhook.secret);
+  return made;
+};
+
+describe('fulfilment through the sandbox (duplicates, shuffled), on a SQLite file', () => fulfilmentScenarios(sqliteEngine, { world: remembered, label: ' through the sandbox' }));
+describe('fulfilment through the sandbox (duplicates, shuffled), on PostgreSQL', () => fulfilmentScenarios(postgresEngine(), { world: remembered, label: ' through the sandbox' }));
+describe('fulfilment through the sandbox (duplicates, shuffled), on D1 in workerd', () => fulfilmentScenarios(d1Engine(), { world: remembered, label: ' through the sandbox' }));
+
+after(() => {
+  // The network did its worst: duplicates and late (stale) events reached the receivers.
+  const decisions = watch.records.filter((r) => r.kind === 'delivery').map((r) => r.decision);
+  assert.ok(decisions.includes('duplicate') && decisions.includes('stale'), 'duplicated and reordered deliveries arrived');
+  watch.check(...secrets);
+});
