@@ -87,7 +87,7 @@ fn numbers<'a>(value: &'a RefValue, out: &mut Vec<&'a str>) {
         RefValue::Num(text) => out.push(text),
         RefValue::Object(pairs) => pairs.iter().for_each(|(_, v, _)| numbers(v, out)),
         RefValue::Array(items) => items.iter().for_each(|v| numbers(v, out)),
-        RefValue::Str(_) | RefValue::Literal => {}
+        RefValue::Str(_) | RefValue::Literal | RefValue::Null => {}
     }
 }
 

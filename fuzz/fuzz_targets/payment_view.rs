@@ -50,7 +50,7 @@ fn expected(top: &RefValue) -> Result<PaymentView, ErrorKind> {
         _ => return Err(InvalidArgument),
     };
     let order_ref = match top.field("order_ref") {
-        None => None,
+        None | Some((RefValue::Null, _)) => None,
         Some((RefValue::Str(r), _)) => Some(r.clone()),
         Some(_) => return Err(InvalidArgument),
     };
@@ -97,7 +97,7 @@ fn expected(top: &RefValue) -> Result<PaymentView, ErrorKind> {
     let mut view = PaymentView::new(payment_id, source_amount, status, version);
     view.order_ref = order_ref;
     view.amount_received_raw = match top.field("amount_received_raw") {
-        None => None,
+        None | Some((RefValue::Null, _)) => None,
         Some((RefValue::Str(r), _)) if unsigned_digits(r) => Some(r.clone()),
         Some(_) => return Err(AmountRawInvalid),
     };

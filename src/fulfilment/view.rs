@@ -119,8 +119,8 @@ impl PaymentView {
     ///
     /// Keys this crate does not know are tolerated, at the top and in `source_amount` (the
     /// service's view may grow); the fields read must have their documented types. Absent
-    /// optional fields are left out by the service; a `null` in their place is refused, as
-    /// by the crate's other readers. `status_version` is a JSON integer (no sign, fraction
+    /// optional fields (`order_ref`, `amount_received_raw`) may be left out or `null`: both
+    /// read as absent, so a view that writes `null` is never refused for it. `status_version` is a JSON integer (no sign, fraction
     /// or exponent) of any size, or a string of digits, without leading zeros; it never
     /// passes through a float.
     ///
@@ -159,7 +159,7 @@ impl PaymentView {
             _ => return Err(invalid("payment_id is missing, empty or not a string")),
         };
         let order_ref = match top.field("order_ref") {
-            None => None,
+            None | Some(Shape::Null) => None,
             Some(Shape::Str(order_ref)) => Some(order_ref.to_string()),
             Some(_) => return Err(invalid("order_ref must be a string when present")),
         };
@@ -179,7 +179,7 @@ impl PaymentView {
             Some(_) => return Err(Error::new(ErrorKind::StatusVersionInvalid)),
         };
         let amount_received_raw = match top.field("amount_received_raw") {
-            None => None,
+            None | Some(Shape::Null) => None,
             Some(Shape::Str(raw)) if is_unsigned_digits(raw) => Some(raw.to_string()),
             Some(_) => {
                 return Err(err(

@@ -45,7 +45,9 @@ pub(crate) enum Shape<'de> {
         /// Whether the object has a key its spec does not name.
         unknown: bool,
     },
-    /// An array, `true`, `false` or `null`.
+    /// `null`.
+    Null,
+    /// An array, `true` or `false`.
     Other,
 }
 

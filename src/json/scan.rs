@@ -107,6 +107,7 @@ impl<'de> Scanner<'de> {
                     .map(Shape::Num)
                     .map_err(|_| Syntax)
             }
+            b'n' => self.literal(b"null").map(|()| Shape::Null),
             _ => self.skip(depth).map(|()| Shape::Other),
         }
     }

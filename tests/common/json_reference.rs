@@ -19,7 +19,9 @@ pub enum RefValue {
     Str(String),
     /// A number's exact text.
     Num(String),
-    /// `true`, `false` or `null`.
+    /// `null`.
+    Null,
+    /// `true` or `false`.
     Literal,
 }
 
@@ -83,7 +85,8 @@ fn reference_value(text: &str, depth: usize, duplicate: &mut bool) -> Result<Ref
             Ok(RefValue::Array(values))
         }
         Some(b'"') => Ok(RefValue::Str(serde_json::from_str(text).map_err(not_json)?)),
-        Some(b't' | b'f' | b'n') => Ok(RefValue::Literal),
+        Some(b'n') => Ok(RefValue::Null),
+        Some(b't' | b'f') => Ok(RefValue::Literal),
         _ => Ok(RefValue::Num(text.to_owned())),
     }
 }

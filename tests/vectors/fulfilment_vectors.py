@@ -63,7 +63,7 @@ def order(payment_id="pay_1", order_ref="order-42", source_amount=None, integrat
 
 def model_policy(v):
     action = POLICY.get(v["status"], "review")
-    if action == "fulfil" and "amount_received_raw" in v:
+    if action == "fulfil" and v.get("amount_received_raw") is not None:
         if v["amount_received_raw"] != v["source_amount"]["amount_raw"]:
             action = "review"
     return action
@@ -109,6 +109,10 @@ def build_fulfilment(VectorFile):
     for status, action in POLICY.items():
         pol("%s: %s" % (status, action), ["Valid", "Status"], view(status))
     pol("paid with no amount_received_raw: fulfil", ["Valid"], view(received=None))
+    pol("paid with amount_received_raw null (read as absent): fulfil", ["Valid", "Null"],
+        view(received=None, extra={"amount_received_raw": None}))
+    pol("partially_paid with order_ref null: review", ["Valid", "Null"],
+        view(status="partially_paid", received="100", extra={"order_ref": None}))
     pol("paid, one unit short: review", ["Valid", "Amount"], view(received="12799"))
     pol("paid, one unit over: review", ["Valid", "Amount"], view(received="12801"))
     pol("paid, nothing received: review", ["Valid", "Amount"], view(received="0"))
@@ -197,6 +201,10 @@ def build_fulfilment(VectorFile):
          view(order_ref=None))
     link("order_ref in another case", ["Mismatch", "OrderRef"], order(order_ref="ORDER-42"),
          view())
+    link("order_ref null in the view reads as absent", ["Valid", "OrderRef", "Null"],
+         order(order_ref=None), view(order_ref=None, extra={"order_ref": None}))
+    link("order_ref null in the view against an order's", ["Mismatch", "OrderRef", "Null"],
+         order(), view(order_ref=None, extra={"order_ref": None}), expected=err("order_ref_mismatch"))
     for comment, sa in [
         ("one unit more", dict(USD, amount_raw="12801")),
         ("one unit less", dict(USD, amount_raw="12799")),
