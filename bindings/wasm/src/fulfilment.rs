@@ -70,7 +70,7 @@ pub fn link_event_export(
 /// The `data` object of a verified event, as the exact JSON text received (its bytes as they
 /// arrived: `128.10` stays `128.10`).
 #[wasm_bindgen(js_name = rawDataText)]
-pub fn data_text(envelope: &str) -> JsResult<String> {
-    let event = js(parse_event(envelope.as_bytes()))?;
+pub fn data_text(body: &[u8]) -> JsResult<String> {
+    let event = js(parse_event(body))?;
     Ok(event.data_json().to_owned())
 }

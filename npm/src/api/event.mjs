@@ -12,8 +12,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * so the text comes from the core with those numbers as strings of their exact digits.
  */
 export function buildEvent(bytes, inexact) {
-  const text = decoder.decode(bytes);
-  const envelope = JSON.parse(inexact ? glue.eventText(bytes) : text);
+  const envelope = JSON.parse(inexact ? glue.eventText(bytes) : decoder.decode(bytes));
   const data = envelope.data;
   const event = {
     schemaVersion: String(envelope.schema_version),
@@ -26,12 +25,13 @@ export function buildEvent(bytes, inexact) {
     envelope,
   };
   // dataText: the `data` object's exact text as received (`128.10` stays `128.10`), cut out of
-  // the verified text by the core when first read. Not enumerable: JSON.stringify(event) and
-  // deep comparisons see the fields above only. The text is a string of its own, so a body
-  // buffer reused after verification cannot change it.
+  // the verified bytes by the core when first read (then a string of its own). Not enumerable:
+  // JSON.stringify(event) and deep comparisons see the fields above only. It holds the body's
+  // bytes, which the caller holds anyway, rather than a decoded copy: measured, keeping a
+  // decoded 16 KiB text alive with each event cost verifyWebhook about a fifth of its time.
   let dataText;
   Object.defineProperty(event, 'dataText', {
-    get: () => (dataText ??= glue.rawDataText(text)),
+    get: () => (dataText ??= glue.rawDataText(bytes)),
     enumerable: false,
     configurable: false,
   });
