@@ -13,8 +13,6 @@ use std::time::Duration;
 use cryptopay_verify::{
     FulfilmentAction, Order, PaymentView, SourceAmount, StatusVersion, default_policy, link_event,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::store::{Completion, Lease, Leased, Store, Unavailable};
 
@@ -22,170 +20,91 @@ use crate::store::{Completion, Lease, Leased, Store, Unavailable};
 const LEASE_SECS: i32 = 300;
 const BATCH: i32 = 20;
 /// The largest answer read from the service.
-const MAX_ANSWER: usize = 1 << 20;
+const MAX_ANSWER: u64 = 1 << 20;
 const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The payment service's API, as far as fulfilment asks it: `GET /v1/payments/{id}` over plain
-/// HTTP (a local service, or a TLS-terminating proxy on the same host; for `https://` give this
-/// program an HTTP client with TLS, such as reqwest). The API key goes in the Authorization
-/// header only, and is never printed.
+/// The payment service's API, as far as fulfilment asks it: `GET /v1/payments/{id}`, through
+/// reqwest (https, or http to a local sandbox), never following a redirect. The API key goes in
+/// the Authorization header only, and is never printed.
 pub struct Service {
-    host: String,
-    port: u16,
-    authority: String,
-    base_path: String,
+    client: reqwest::Client,
+    base: reqwest::Url,
     api_key: String,
 }
 
 impl Service {
-    /// From `CRYPTOPAY_BASE_URL` (`http://host[:port][/path]`) and `CRYPTOPAY_API_KEY`.
+    /// From `CRYPTOPAY_BASE_URL` (`https://host[:port][/path]`, or `http://` for a local
+    /// sandbox) and `CRYPTOPAY_API_KEY`.
     pub fn new(base_url: &str, api_key: String) -> Result<Service, String> {
-        let rest = base_url.strip_prefix("http://").ok_or(
-            "CRYPTOPAY_BASE_URL: this example speaks plain http:// (a local service or a proxy); for https:// add a TLS client",
-        )?;
-        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-        if authority.is_empty() || authority.contains('@') {
-            return Err("CRYPTOPAY_BASE_URL: no host, or credentials in it".to_owned());
-        }
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (
-                host.trim_start_matches('[')
-                    .trim_end_matches(']')
+        let base = reqwest::Url::parse(base_url)
+            .map_err(|_| "CRYPTOPAY_BASE_URL is not an absolute URL".to_owned())?;
+        if !matches!(base.scheme(), "https" | "http") || base.cannot_be_a_base() {
+            return Err(
+                "CRYPTOPAY_BASE_URL must be an https:// URL (http:// for a local sandbox)"
                     .to_owned(),
-                port.parse::<u16>()
-                    .map_err(|_| "CRYPTOPAY_BASE_URL: the port is not a number")?,
-            ),
-            _ => (authority.to_owned(), 80),
-        };
+            );
+        }
+        if !base.username().is_empty() || base.password().is_some() {
+            return Err(
+                "CRYPTOPAY_BASE_URL holds credentials: the API key goes in CRYPTOPAY_API_KEY"
+                    .to_owned(),
+            );
+        }
         if api_key.is_empty() || api_key.bytes().any(|b| !(0x21..=0x7e).contains(&b)) {
             return Err(
                 "CRYPTOPAY_API_KEY is empty or holds a character a header cannot carry".to_owned(),
             );
         }
-        let base_path = format!("/{}", path.trim_end_matches('/'))
-            .trim_end_matches('/')
-            .to_owned();
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("cannot make the HTTP client: {e}"))?;
         Ok(Service {
-            host,
-            port,
-            authority: authority.to_owned(),
-            base_path,
+            client,
+            base,
             api_key,
         })
+    }
+
+    /// `GET /v1/payments/{payment_id}` under the base URL, the id one percent-encoded segment.
+    fn payment_url(&self, payment_id: &str) -> reqwest::Url {
+        let mut url = self.base.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments
+                .pop_if_empty()
+                .extend(["v1", "payments", payment_id]);
+        }
+        url
     }
 
     /// The exact text of `GET /v1/payments/{payment_id}`'s answer, or why there is none (never
     /// the key).
     async fn payment(&self, payment_id: &str) -> Result<String, String> {
-        let path = format!("{}/v1/payments/{}", self.base_path, encode(payment_id));
-        let (status, body) = tokio::time::timeout(TIMEOUT, self.get(&path))
+        let answer = self
+            .client
+            .get(self.payment_url(payment_id))
+            .bearer_auth(&self.api_key)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
             .await
-            .map_err(|_| format!("no answer in {} s", TIMEOUT.as_secs()))??;
+            .map_err(|e| format!("cannot reach the service: {}", e.without_url()))?;
+        let status = answer.status().as_u16();
         if status != 200 {
             return Err(format!("the service answered {status}"));
         }
-        String::from_utf8(body).map_err(|_| "the answer is not UTF-8".to_owned())
-    }
-
-    async fn get(&self, path: &str) -> Result<(u16, Vec<u8>), String> {
-        let mut stream = TcpStream::connect((self.host.as_str(), self.port))
-            .await
-            .map_err(|e| format!("cannot reach the service: {e}"))?;
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
-            self.authority, self.api_key
-        );
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .map_err(|e| format!("sending the request: {e}"))?;
-        let mut raw = Vec::new();
-        (&mut stream)
-            .take(u64::try_from(MAX_ANSWER).unwrap_or(u64::MAX))
-            .read_to_end(&mut raw)
-            .await
-            .map_err(|e| format!("reading the answer: {e}"))?;
-        parse_answer(&raw)
-    }
-}
-
-/// An HTTP/1.1 answer: the status and the body (Content-Length, chunked, or to the end).
-fn parse_answer(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
-    let end = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or("an answer with no end of headers")?;
-    let head = String::from_utf8_lossy(raw.get(..end).unwrap_or_default());
-    let body = raw.get(end.saturating_add(4)..).unwrap_or_default();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse::<u16>().ok())
-        .ok_or("an answer with no status")?;
-    let mut length = None;
-    let mut chunked = false;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
-        if name == "content-length" {
-            length = value.parse::<usize>().ok();
-        } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
-            chunked = true;
+        if answer.content_length().is_some_and(|n| n > MAX_ANSWER) {
+            return Err("the answer is larger than 1 MiB".to_owned());
         }
-    }
-    if chunked {
-        return Ok((status, dechunk(body)?));
-    }
-    Ok((
-        status,
-        match length {
-            Some(n) => body
-                .get(..n)
-                .ok_or("a body shorter than its Content-Length")?
-                .to_vec(),
-            None => body.to_vec(),
-        },
-    ))
-}
-
-fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = rest
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or("a broken chunk")?;
-        let size_text = String::from_utf8_lossy(rest.get(..line_end).unwrap_or_default());
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-            .map_err(|_| "a broken chunk size")?;
-        let start = line_end.saturating_add(2);
-        if size == 0 {
-            return Ok(out);
+        let body = answer
+            .bytes()
+            .await
+            .map_err(|e| format!("reading the answer: {}", e.without_url()))?;
+        if body.len() > usize::try_from(MAX_ANSWER).unwrap_or(usize::MAX) {
+            return Err("the answer is larger than 1 MiB".to_owned());
         }
-        let chunk = rest
-            .get(start..start.saturating_add(size))
-            .ok_or("a chunk cut short")?;
-        out.extend_from_slice(chunk);
-        rest = rest
-            .get(start.saturating_add(size).saturating_add(2)..)
-            .unwrap_or_default();
+        String::from_utf8(body.to_vec()).map_err(|_| "the answer is not UTF-8".to_owned())
     }
-}
-
-/// A path segment, percent-encoded (unreserved characters kept).
-fn encode(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for b in segment.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Passes every `interval`, at once again after a full batch; a failed pass is logged.
@@ -367,33 +286,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn answers_are_read_with_a_length_chunked_or_to_the_end() {
-        let plain = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}junk";
-        assert_eq!(parse_answer(plain).unwrap(), (200, b"{}".to_vec()));
-        let chunked = b"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n2\r\n\":\r\n0\r\n\r\n";
-        assert_eq!(parse_answer(chunked).unwrap(), (404, b"{\"a\":".to_vec()));
-        let open = b"HTTP/1.0 200 OK\r\n\r\n{\"x\":1}";
-        assert_eq!(parse_answer(open).unwrap(), (200, b"{\"x\":1}".to_vec()));
-        assert!(parse_answer(b"HTTP/1.1 200").is_err());
-    }
-
-    #[test]
     fn base_urls_and_paths() {
         let service = Service::new("http://127.0.0.1:4010/api/", "sk_test".to_owned()).unwrap();
         assert_eq!(
-            (
-                service.host.as_str(),
-                service.port,
-                service.base_path.as_str()
-            ),
-            ("127.0.0.1", 4010, "/api")
+            service.payment_url("pay/1 ?").as_str(),
+            "http://127.0.0.1:4010/api/v1/payments/pay%2F1%20%3F"
         );
-        let bare = Service::new("http://localhost", "sk".to_owned()).unwrap();
-        assert_eq!((bare.port, bare.base_path.as_str()), (80, ""));
-        assert!(Service::new("https://api.example.com", "sk".to_owned()).is_err());
+        let bare = Service::new("https://api.example.com", "sk".to_owned()).unwrap();
+        assert_eq!(
+            bare.payment_url("pay_1").as_str(),
+            "https://api.example.com/v1/payments/pay_1"
+        );
+        assert!(Service::new("ftp://api.example.com", "sk".to_owned()).is_err());
         assert!(Service::new("http://user:pw@host", "sk".to_owned()).is_err());
         assert!(Service::new("http://host", "sk key".to_owned()).is_err());
-        assert_eq!(encode("pay/1 ?"), "pay%2F1%20%3F");
         assert_eq!(
             (delay_secs(1), delay_secs(2), delay_secs(3), delay_secs(40)),
             (1, 2, 4, 3600)
