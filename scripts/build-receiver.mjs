@@ -11,9 +11,9 @@
 //   npm/types/receiver.d.ts  -> dist/receiver/index.d.ts and index.d.cts
 //   receiver/package.json              a stub for resolvers that ignore "exports" (node10)
 
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertMainNeverNames, bundleCjs, shipTypesAndStub } from './subpath.mjs';
 
 /** Splits a .sql file into its `-- statement: NAME` sections, comments and blank lines dropped. */
 export function readStatements(text) {
@@ -66,28 +66,8 @@ export const postgres = ${JSON.stringify(statements.postgres, null, 2)};
 export const sqlite = ${JSON.stringify(statements.sqlite, null, 2)};
 `);
 
-  execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [join(target, 'index.mjs'), '--bundle', '--format=cjs',
-    '--platform=node', '--target=node18', '--external:cryptopay-verify', '--log-level=warning',
-    `--outfile=${join(target, 'index.cjs')}`], { cwd: root, stdio: 'inherit' });
-  const cjs = readFileSync(join(target, 'index.cjs'), 'utf8');
-  if (!cjs.includes('require("cryptopay-verify")')) fail('the receiver\'s CommonJS build does not require the package by name');
+  const cjs = bundleCjs({ root, target, fail, what: 'the receiver' });
   if (/require\("(pg|better-sqlite3|@libsql|node:)/.test(cjs)) fail('the receiver\'s CommonJS build requires a driver or a Node module');
-
-  const types = join(root, 'npm', 'types', 'receiver.d.ts');
-  cpSync(types, join(target, 'index.d.ts'));
-  cpSync(types, join(target, 'index.d.cts'));
-
-  mkdirSync(join(out, 'receiver'), { recursive: true });
-  writeFileSync(join(out, 'receiver', 'package.json'), `${JSON.stringify({
-    private: true,
-    main: '../dist/receiver/index.cjs',
-    module: '../dist/receiver/index.mjs',
-    types: '../dist/receiver/index.d.cts',
-  }, null, 2)}\n`);
-
-  // The main entry stays as it was: nothing it loads may name the receiver.
-  for (const file of ['public.mjs', ...['api', 'entry'].flatMap((d) => readdirSync(join(dist, d)).map((f) => join(d, f)))]) {
-    const text = readFileSync(join(dist, file), 'utf8');
-    if (/createReceiver|(from|import\(|require\()\s*['"][^'"]*receiver/.test(text)) fail(`dist/${file} refers to the receiver`);
-  }
+  shipTypesAndStub({ root, dist, out, name: 'receiver' });
+  assertMainNeverNames({ dist, fail, pattern: /createReceiver|(from|import\(|require\()\s*['"][^'"]*receiver/, what: 'the receiver' });
 }

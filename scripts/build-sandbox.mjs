@@ -16,9 +16,9 @@
 // The main module stays as it was: the service's exports are not in it, and nothing the
 // main entry loads may name the sandbox (checked below).
 
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertMainNeverNames, bundleCjs, shipTypesAndStub } from './subpath.mjs';
 
 const NAME = 'cryptopay_verify_service';
 
@@ -49,33 +49,18 @@ export function buildSandbox({ root, dist, out, fail, run, bin, wasmOptArgs, rus
   writeFileSync(join(target, `${NAME}_bg.wasm.base64.mjs`),
     `// The service's .wasm (bindings/service), inlined so that the sandbox reads no file at run time.\nexport default '${wasm.toString('base64')}';\n`);
 
-  const esbuild = (entry, outfile, externals) => execFileSync(bin('esbuild'), [join(target, entry), '--bundle', '--format=cjs',
-    '--platform=node', '--target=node18', '--log-level=warning', ...externals.map((e) => `--external:${e}`), `--outfile=${join(target, outfile)}`],
-  { cwd: root, stdio: 'inherit' });
-  esbuild('rules.mjs', 'rules.cjs', ['cryptopay-verify']);
-  esbuild('index.mjs', 'index.cjs', ['cryptopay-verify', 'better-sqlite3', './rules.mjs']);
-  const cjs = readFileSync(join(target, 'index.cjs'), 'utf8');
+  bundleCjs({ root, target, fail, what: 'the sandbox\'s rules', entry: 'rules.mjs', outfile: 'rules.cjs' });
+  const cjs = bundleCjs({ root, target, fail, what: 'the sandbox', externals: ['better-sqlite3', './rules.mjs'] });
   if (!cjs.includes('require("./rules.mjs")')) fail('the sandbox\'s CommonJS build does not require its rules module');
   if (cjs.includes('__wbg_set_wasm')) fail('the sandbox\'s CommonJS build carries the service module a second time');
   writeFileSync(join(target, 'index.cjs'), cjs.replaceAll('require("./rules.mjs")', 'require("./rules.cjs")'));
   for (const file of ['index.cjs', 'rules.cjs']) {
     const text = readFileSync(join(target, file), 'utf8');
-    if (!text.includes('require("cryptopay-verify")')) fail(`the sandbox's ${file} does not require the package by name`);
     if (text.includes('import.meta')) fail(`the sandbox's ${file} refers to import.meta`);
     if (/require\("better-sqlite3"\)/.test(text)) fail(`the sandbox's ${file} requires better-sqlite3 at load (it is optional)`);
   }
 
-  const types = join(root, 'npm', 'types', 'sandbox.d.ts');
-  cpSync(types, join(target, 'index.d.ts'));
-  cpSync(types, join(target, 'index.d.cts'));
-
-  mkdirSync(join(out, 'sandbox'), { recursive: true });
-  writeFileSync(join(out, 'sandbox', 'package.json'), `${JSON.stringify({
-    private: true,
-    main: '../dist/sandbox/index.cjs',
-    module: '../dist/sandbox/index.mjs',
-    types: '../dist/sandbox/index.d.cts',
-  }, null, 2)}\n`);
+  shipTypesAndStub({ root, dist, out, name: 'sandbox' });
 
   // The main entry stays as it was: its module has none of the service's exports, and nothing
   // it loads may name the sandbox or the sandbox's module.
@@ -83,10 +68,9 @@ export function buildSandbox({ root, dist, out, fail, run, bin, wasmOptArgs, rus
   if (mainExports.some((e) => exported.includes(e.name) && e.name !== 'memory' && !e.name.startsWith('__'))) {
     fail('the main module exports a function of the service\'s rules');
   }
-  for (const file of ['public.mjs', 'browser.mjs', `cryptopay_verify_bg.js`,
-    ...['api', 'entry'].flatMap((d) => readdirSync(join(dist, d)).map((f) => join(d, f)))]) {
-    const text = readFileSync(join(dist, file), 'utf8');
-    if (/startSandbox|cryptopay_verify_service|(from|import\(|require\()\s*['"][^'"]*sandbox/.test(text)) fail(`dist/${file} refers to the sandbox`);
-  }
+  assertMainNeverNames({
+    dist, fail, what: 'the sandbox', more: ['browser.mjs', 'cryptopay_verify_bg.js'],
+    pattern: /startSandbox|cryptopay_verify_service|(from|import\(|require\()\s*['"][^'"]*sandbox/,
+  });
   console.log(`  sandbox: ${NAME}_bg.wasm ${wasm.length} bytes (inlined in dist/sandbox/)`);
 }
