@@ -4,27 +4,13 @@
 // same key and secret.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { runCli } from '../cli/helpers.mjs';
 import { CLI, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
 
-/** Runs the bin to the end. Resolves { code, stdout, stderr }. */
-function run(args, { timeoutMs = 20_000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs the installed bin to the end: { code, stdout, stderr } (the command line tests' runner). */
+const run = (args, { timeoutMs = 20_000 } = {}) => runCli(args, { timeoutMs });
 
 const stops = [];
 after(async () => {
