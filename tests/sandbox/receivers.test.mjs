@@ -123,11 +123,11 @@ async function drive(start) {
 }
 
 /**
- * A copy of examples/recipes/<name>, beside a copy of examples/recipes/shared (which the
- * recipes import as ../shared), whose cryptopay-verify is the installed package.
+ * A copy of examples/recipes/<name>, beside a copy of examples/recipes/common (which the
+ * recipes import as ../common), whose cryptopay-verify is the installed package.
  */
 function recipeCopy(name) {
-  for (const folder of [name, 'shared']) {
+  for (const folder of [name, 'common']) {
     if (existsSync(join(scratch, folder))) continue;
     cpSync(join(ROOT, 'examples', 'recipes', folder), join(scratch, folder), { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
   }

@@ -2,12 +2,12 @@
 // SQLite (bun:sqlite): receiver.fetch reads the raw body of the Fetch request itself,
 // verifies, then records the event (de-duplicated by event_id, applied only when its status_version
 // is greater) in one transaction, and answers 2xx only after the commit. `bun server.mjs`;
-// environment: ../shared/receiver.mjs (the Secret and header names, DATABASE_URL or DATA_DIR,
+// environment: ../common/receiver.mjs (the Secret and header names, DATABASE_URL or DATA_DIR,
 // PORT, HOST).
 
 import { Database } from 'bun:sqlite';
 import { Elysia } from 'elysia';
-import { listening, startReceiver } from '../shared/receiver.mjs';
+import { listening, startReceiver } from '../common/receiver.mjs';
 
 const { receiver, port, host } = await startReceiver(process.env, 'elysia', { sqlite: (file) => new Database(file) });
 const app = new Elysia()

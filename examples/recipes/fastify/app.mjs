@@ -5,7 +5,7 @@
 // receiver and starts the app.
 
 import Fastify from 'fastify';
-import { MAX_BODY_BYTES } from '../shared/receiver.mjs';
+import { MAX_BODY_BYTES } from '../common/receiver.mjs';
 
 export function createApp(receiver, { path = '/webhook', logger = false } = {}) {
   const app = Fastify({ logger });

@@ -5,7 +5,7 @@
 // starts the server.
 
 import Hapi from '@hapi/hapi';
-import { MAX_BODY_BYTES } from '../shared/receiver.mjs';
+import { MAX_BODY_BYTES } from '../common/receiver.mjs';
 
 /**
  * The webhook route. `parse: false` keeps the payload as the Buffer that arrived (hapi's

@@ -45,14 +45,14 @@ const inside = (parent, child) => {
 
 /**
  * A fresh copy of examples/recipes/<name> in target/recipes-test/<as>/<name>, beside a copy of
- * examples/recipes/shared (which the recipes import as ../shared), both of whose
+ * examples/recipes/common (which the recipes import as ../common), both of whose
  * `import 'cryptopay-verify'` resolve to the installed package, in
  * target/recipes-test/<as>/node_modules. Returns the recipe's folder.
  */
 export function recipeCopy(name, as = name) {
   const top = join(SCRATCH, as);
   rmSync(top, { recursive: true, force: true });
-  for (const folder of [name, 'shared']) {
+  for (const folder of [name, 'common']) {
     cpSync(join(RECIPES, folder), join(top, folder), {
       recursive: true,
       filter: (src) => !/[/\\](node_modules|\.next|out|\.wrangler)$/.test(src),
@@ -67,7 +67,7 @@ export function recipeCopy(name, as = name) {
   return join(top, name);
 }
 
-/** The options the recipes' receiver takes, as shared/receiver.mjs makes them, with the test's settings. */
+/** The options the recipes' receiver takes, as common/receiver.mjs makes them, with the test's settings. */
 export const recipeOptions = (store, log) => ({
   secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER, maxBodyBytes: 1024 * 1024, store, log,
 });

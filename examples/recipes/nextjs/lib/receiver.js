@@ -3,8 +3,8 @@
 // `next build` needs neither the secret nor the database; PostgreSQL when DATABASE_URL is set
 // (serverless functions have no lasting disk), else a SQLite file for one `next start` process.
 // Until it can be made, each request is answered 500 not_configured or 503 store_unavailable
-// (the service retries), and the next one tries again. See ../../shared/receiver.mjs.
+// (the service retries), and the next one tries again. See ../../common/receiver.mjs.
 
-import { lazyNodeReceiver } from '../../shared/receiver.mjs';
+import { lazyNodeReceiver } from '../../common/receiver.mjs';
 
 export const receiver = lazyNodeReceiver();

@@ -1,7 +1,7 @@
 // What the Node recipes share (Express, Fastify, hapi, Hono, Koa, Elysia, Next.js, Nitro,
 // Nitro 3): the store opened from the environment, the receiver's options, a receiver made at
 // the first request, and a server's address. Copy this folder beside a recipe's: the recipe
-// imports ../shared/receiver.mjs.
+// imports ../common/receiver.mjs.
 //
 // Environment (read from the object passed in, process.env by the recipes):
 //   CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER, MAX_SKEW_SECS, and a Secret
