@@ -8,7 +8,7 @@ those of the views the crate refuses are written out with the reason in each com
 
 import json
 
-U256_MAX = 2**256 - 1
+from service_vectors import U256_MAX, err, ok
 
 LINK_CODES = ["payment_unknown", "payment_id_mismatch", "order_ref_mismatch",
               "source_amount_mismatch", "integration_mismatch"]
@@ -18,16 +18,6 @@ POLICY = {"open": "wait", "confirming": "wait", "paid": "fulfil", "partially_pai
           "cancelled": "closed"}
 
 USD = {"kind": "fiat", "currency": "USD", "amount_raw": "12800"}
-
-
-def ok(**result):
-    out = {"ok": True}
-    out.update(result)
-    return out
-
-
-def err(code):
-    return {"error": code}
 
 
 def J(value):
