@@ -1226,6 +1226,20 @@ for (const [label, api] of entries) {
       assert.deepStrictEqual(event.envelope, JSON.parse(text));
     });
 
+    test('dataText: the data text byte for byte, read once, outside JSON.stringify and spreads', () => {
+      const data = '{ "payment_id":"pay_9", "status_version":42,"amount":128.10,"big":12345678901234567890 }';
+      const text = `{"schema_version":"1","event_id":"evt_3","event_type":"payment.updated","occurred_at":1,"data":${data}}`;
+      const event = api.verifyWebhook(validInput({ bodyText: text })).event;
+      assert.equal(event.dataText, data);
+      assert.equal(event.dataText, event.dataText);
+      assert.ok(!Object.keys(event).includes('dataText'));
+      assert.ok(!('dataText' in JSON.parse(JSON.stringify(event))));
+      assert.ok(!('dataText' in { ...event }));
+      assert.deepStrictEqual(Object.keys(event), ['schemaVersion', 'eventId', 'eventType', 'occurredAt', 'paymentId', 'statusVersion', 'data', 'envelope']);
+      assert.throws(() => { 'use strict'; event.dataText = 'x'; }, TypeError);
+      assert.equal(api.parseEvent(text).dataText, data);
+    });
+
     test('parseEvent and Verifier.verifyWebhook expose the same event as verifyWebhook', () => {
       const event = viaWebhook();
       assert.deepStrictEqual(api.parseEvent(utf8(BIG_EVENT)), event, 'parseEvent(bytes)');
