@@ -1572,3 +1572,21 @@ for (const [label, api] of entries) {
     });
   });
 }
+
+describe('the facts the build wrote from the core', () => {
+  test('dist/api/core-facts.mjs holds what the shipped module answers', async () => {
+    const dist = join(packageDir, 'dist');
+    const load = (file) => import(`${pathToFileURL(join(dist, file)).href}?facts-test`);
+    const glue = await load('cryptopay_verify_bg.js');
+    const facts = await import(pathToFileURL(join(dist, 'api', 'core-facts.mjs')).href);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))),
+      { './cryptopay_verify_bg.js': glue });
+    glue.__wbg_set_wasm(instance.exports);
+    instance.exports.__wbindgen_start();
+    assert.deepStrictEqual(facts.CONSTANTS, [...glue.constants()]);
+    assert.equal(facts.SECRET_KINDS, glue.secretKinds());
+    assert.equal(facts.ERROR_CODES, glue.rawErrorCodes());
+    assert.equal(facts.EVENT_ERROR_CODES, glue.rawEventErrorCodes());
+    assert.deepStrictEqual(esm.errorCodes(), facts.ERROR_CODES.split(","));
+  });
+});
