@@ -3,7 +3,6 @@
 // resolves them; requests to a sandbox; a programmable webhook endpoint whose answers a test
 // scripts; waiting. Not a test file itself: `node --test` only runs *.test.mjs.
 
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -11,6 +10,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export { startProcess } from '../lib/process.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSUMER_DIR = resolve(ROOT, process.env.CONSUMER_DIR ?? join('target', 'consumer'));
@@ -172,51 +173,3 @@ export function tempDir(prefix = 'cpv-sandbox-') {
   return dir;
 }
 
-const children = new Set();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/**
- * Starts a process; resolves once its output matches `ready` (the match), with { child,
- * output(), stop(), exited }. Rejects with its output if it exits first or takes too long.
- */
-export function startProcess(command, args, { env = {}, cwd, ready, timeoutMs = 20_000 } = {}) {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
-  const exited = new Promise((r) => child.on('exit', (code, signal) => {
-    children.delete(child);
-    r(code ?? signal);
-  }));
-  const handle = {
-    child,
-    exited,
-    output: () => output,
-    stop: (signal = 'SIGTERM') => {
-      child.kill(signal);
-      return exited;
-    },
-  };
-  return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not start:\n${output}`));
-    }, timeoutMs);
-    const check = () => {
-      const match = ready.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolveStart({ ...handle, match });
-      }
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${command} exited (${code}) before it was ready:\n${output}`));
-    });
-  });
-}

@@ -3,7 +3,7 @@
 // (target/consumer/node_modules/.bin/cryptopay-verify).
 
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 // The installed package and its command line, as the CLI's tests load them (they refuse to
 // start when the package is not installed: make consumer).
 import { CLI, pkg, request } from '../../../tests/cli/helpers.mjs';
+import { startProcess } from '../../../tests/lib/process.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const BIN = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
@@ -22,23 +23,14 @@ export const PENDING = `whsec_axum_next_${randomBytes(12).toString('hex')}`;
 export const TS_HEADER = 'X-Webhook-Timestamp';
 export const SIG_HEADER = 'X-Webhook-Signature';
 
-const children = new Set();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
 /**
  * Starts the receiver with `env` added to the configuration (DATABASE for SQLite, DATABASE_URL
  * for PostgreSQL; neither is inherited from this process). Resolves { url, output(), stop() }
  * once it listens; rejects with its output if it exits first.
  */
-export function start(env) {
-  const inherited = { ...process.env };
-  delete inherited.DATABASE_URL;
-  delete inherited.DATABASE;
-  const child = spawn(BIN, [], {
+export async function start(env) {
+  const receiver = await startProcess(BIN, [], {
     env: {
-      ...inherited,
       CRYPTOPAY_WEBHOOK_SECRET: SECRET,
       CRYPTOPAY_PENDING_SECRET: PENDING,
       TIMESTAMP_HEADER: TS_HEADER,
@@ -46,30 +38,11 @@ export function start(env) {
       PORT: '0',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    unset: ['DATABASE_URL', 'DATABASE'],
+    ready: /listening on (http:\/\/\S+)/,
+    timeoutMs: 15_000,
   });
-  children.add(child);
-  let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
-  const exited = new Promise((r) => child.on('exit', (code, signal) => {
-    children.delete(child);
-    r(code ?? signal);
-  }));
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the receiver did not start:\n${output}`)), 15_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ url: match[1], output: () => output, stop: () => { child.kill('SIGINT'); return exited; } });
-      }
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(`the receiver exited (${code}):\n${output}`), { exitCode: code, output }));
-    });
-  });
+  return { url: receiver.match[1], output: receiver.output, stop: () => receiver.stop('SIGINT') };
 }
 
 // A plain request, as the CLI's tests make it. Resolves { status, headers, json, text }.
