@@ -4,18 +4,22 @@
 //! whitespace only around the value), and noting on the way what `JSON.parse` does not: a
 //! key repeated in an object, a number a double cannot hold, the fields a [`Spec`] names.
 //!
-//! Strings are skipped eight bytes at a time while they hold no quote, backslash or control
-//! byte; the UTF-8 of a string is checked by `core::str::from_utf8` when it has a byte outside
-//! ASCII or is captured. Keys are compared as bytes (decoded when they have escapes), and
-//! nothing is allocated for a key or string without escapes. A value nothing captures is
-//! checked and noted without building a [`Shape`]. The `event` fuzz target and
-//! `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
+//! Strings are skipped sixteen bytes at a time while they hold no quote, backslash or control
+//! byte, and so are runs of whitespace (see [`block`]); the UTF-8 of a string is checked by
+//! `core::str::from_utf8` when it has a byte outside ASCII or is captured. Keys are compared
+//! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
+//! without escapes. A value nothing captures is checked and noted without building a
+//! [`Shape`]. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
+//! public JSONTestSuite.
 
 use std::borrow::Cow;
 
 use super::{Shape, Span, Spec, text_survives_f64};
 
+mod block;
 mod strings;
+
+use block::{is_space, space_end};
 
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).
@@ -77,10 +81,22 @@ impl<'de> Scanner<'de> {
         self.at = self.at.wrapping_add(1);
     }
 
+    /// Past whitespace. The usual cases byte by byte: none (compact JSON) or one byte (the
+    /// space of `": "`); from a second byte (a line break and an indent), a block at a time.
     fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+        if self.peek().is_some_and(is_space) {
             self.bump();
+            if self.peek().is_some_and(is_space) {
+                self.skip_ws_run();
+            }
         }
+    }
+
+    /// Past a run of whitespace, sixteen bytes at a time. Out of line: compact JSON never
+    /// calls it, and [`skip_ws`](Self::skip_ws) stays small enough to inline.
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
+        self.at = space_end(self.body, self.at);
     }
 
     /// Consumes `byte` (after whitespace) or fails.
