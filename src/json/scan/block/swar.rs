@@ -1,5 +1,6 @@
 //! A block's first byte of interest ([`first_stop`], [`first_non_space`]) from two 64-bit
-//! words.
+//! words, for every target without wasm SIMD128, and as the reference the wasm tests hold the
+//! SIMD implementation to.
 //!
 //! Each byte's test sets the byte's high bit and never carries into its neighbour (the low
 //! seven bits are added to at most `0x7f`), so every bit is exact, not only the lowest: a

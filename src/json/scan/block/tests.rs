@@ -1,6 +1,7 @@
 //! The unit tests of `block`: the word arithmetic of [`swar`](super::swar), every bit of it,
 //! against byte-by-byte references; a block's first byte of interest at every index; the ends
-//! of runs at every offset of bodies of every length around a block.
+//! of runs at every offset of bodies of every length around a block. (The wasm SIMD
+//! implementation is held to `swar` by `tests/wasm.rs`.)
 
 use super::swar::{first_non_space, first_stop, non_spaces, stops, zero_bytes};
 use super::{BLOCK, plain_end, space_end};
