@@ -1,14 +1,15 @@
 //! Runs of bytes the scanner passes without a look at each: where a string's plain bytes end
-//! ([`plain_end`]: at a quote, a backslash, a control byte, or a byte outside ASCII) and where
-//! whitespace ends ([`space_end`]), found a block of [`BLOCK`] bytes at a time.
+//! ([`plain_end`]: at a quote, a backslash, a control byte, or a byte outside ASCII) and, in
+//! the `.wasm`, where whitespace ends ([`space_end`]), found a block of [`BLOCK`] bytes at a
+//! time.
 //!
 //! A block's first byte of interest has two implementations with one contract: `simd` (wasm
 //! SIMD128: a compare per kind of byte, one `i8x16.bitmask`, a count of trailing zeros),
 //! compiled when the target is wasm32 with `simd128` on, as the npm package's `.wasm` is built
-//! (scripts/build-pkg.mjs); and [`swar`] (two 64-bit words, exact bit arithmetic), everywhere
-//! else, and the reference `tests/wasm.rs` (`make wasm-test`) holds `simd` to. The loops
+//! (scripts/build-pkg.mjs); and [`swar`] (two 64-bit words, bit arithmetic), everywhere else,
+//! and the reference `tests/wasm.rs` (`make wasm-test`) holds `simd` to. The string loop
 //! around them, and the last bytes of a body (fewer than a block, read one by one), are the
-//! same code on every target, so the native fuzzing reads the shipped loops.
+//! same code on every target, so the native fuzzing reads the shipped loop.
 //!
 //! Why the wasm side names its instructions (`core::arch::wasm32`, safe functions under
 //! `+simd128`): safe Rust over `[u8; 16]` written for LLVM to vectorize (a compare per byte
@@ -52,7 +53,10 @@ pub(super) fn plain_end<const ASCII: bool>(body: &[u8], mut at: usize) -> usize 
 }
 
 /// Where the whitespace (space, tab, line feed, carriage return) that starts at `at` ends: the
-/// index of the first other byte from `at`, or the body's length.
+/// index of the first other byte from `at`, or the body's length. (The scanner's in the
+/// `.wasm`; elsewhere it reads whitespace byte by byte, see `Scanner::skip_ws`, and this is
+/// for the tests.)
+#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 pub(super) fn space_end(body: &[u8], mut at: usize) -> usize {
     while let Some(block) = block_at(body, at) {

@@ -2,14 +2,16 @@
 //! words, for every target without wasm SIMD128, and as the reference the wasm tests hold the
 //! SIMD implementation to.
 //!
-//! Each byte's test sets the byte's high bit and never carries into its neighbour (the low
-//! seven bits are added to at most `0x7f`), so every bit is exact, not only the lowest: a
-//! test can look at any byte of the block.
+//! A string's stops need only their lowest byte, and are found with a borrow from byte to
+//! byte, as cheaply as can be. Whitespace needs its complement, where a byte wrongly found
+//! would hide one that is not whitespace: its tests never carry into a neighbour (the low
+//! seven bits are added to at most `0x7f`), so every bit is exact.
 
 use super::BLOCK;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
+#[cfg(any(test, wasm_test))]
 const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 
 /// `byte` in every byte of a word.
@@ -18,27 +20,30 @@ const fn splat(byte: u8) -> u64 {
 }
 
 /// The high bit of every byte of `word` that is zero.
+#[cfg(any(test, wasm_test))]
 pub(crate) const fn zero_bytes(word: u64) -> u64 {
     !((word & LOWS).wrapping_add(LOWS) | word) & HIGHS
 }
 
-/// The high bit of every byte of `word` that is below `0x20`, or with `ASCII` below `0x20` or
-/// from `0x80`: the low seven bits plus `0x60` reach the high bit exactly from `0x20`.
-const fn control_bytes<const ASCII: bool>(word: u64) -> u64 {
-    let from_0x20 = (word & LOWS).wrapping_add(splat(0x60));
-    if ASCII {
-        (!from_0x20 | word) & HIGHS
-    } else {
-        !(from_0x20 | word) & HIGHS
-    }
+/// The high bit of the lowest byte of `word` that is below `byte` (at most `0x80`), and
+/// maybe of bytes above it: a borrow reaches only the bytes above the one it starts from.
+/// Cheaper than the exact tests: enough where only the lowest byte is read.
+const fn lowest_below(word: u64, byte: u8) -> u64 {
+    word.wrapping_sub(splat(byte)) & !word & HIGHS
 }
 
-/// The high bit of every byte of `word` that ends a run of plain string bytes.
+/// The high bit of the lowest byte of `word` that ends a run of plain string bytes, and maybe
+/// of bytes above it (see [`lowest_below`]).
 pub(crate) const fn stops<const ASCII: bool>(word: u64) -> u64 {
-    zero_bytes(word ^ splat(b'"')) | zero_bytes(word ^ splat(b'\\')) | control_bytes::<ASCII>(word)
+    let quote = lowest_below(word ^ splat(b'"'), 1);
+    let backslash = lowest_below(word ^ splat(b'\\'), 1);
+    let control = lowest_below(word, 0x20);
+    let stops = quote | backslash | control;
+    if ASCII { stops | (word & HIGHS) } else { stops }
 }
 
 /// The high bit of every byte of `word` that is not JSON whitespace.
+#[cfg(any(test, wasm_test))]
 pub(crate) const fn non_spaces(word: u64) -> u64 {
     let spaces = zero_bytes(word ^ splat(b' '))
         | zero_bytes(word ^ splat(b'\n'))
@@ -56,22 +61,33 @@ const fn words(block: &[u8; BLOCK]) -> (u64, u64) {
     )
 }
 
-/// The index of the lowest byte whose high bit is set in `low` (bytes 0 to 7) or `high`
-/// (bytes 8 to 15), if one is.
-fn first(low: u64, high: u64) -> Option<usize> {
-    let both = u128::from(high) << 64 | u128::from(low);
-    (both != 0).then(|| (both.trailing_zeros() / 8) as usize)
+/// The index of the lowest byte of the block whose high bit `test` sets, in its first word
+/// (bytes 0 to 7) or else in its second (bytes 8 to 15), if one is: the second word is only
+/// tested when the first holds none.
+#[inline(always)]
+fn first(block: &[u8; BLOCK], test: impl Fn(u64) -> u64) -> Option<usize> {
+    let (low, high) = words(block);
+    let bits = test(low);
+    if bits != 0 {
+        return Some((bits.trailing_zeros() / 8) as usize);
+    }
+    let bits = test(high);
+    // At most 8 + 7: no wrap.
+    (bits != 0).then(|| ((bits.trailing_zeros() / 8) as usize).wrapping_add(8))
 }
 
 /// The index of the first byte of `block` that ends a run of plain string bytes (a quote, a
 /// backslash or a control byte, and with `ASCII` a byte outside ASCII), if one does.
+#[inline(always)]
 pub(crate) fn first_stop<const ASCII: bool>(block: &[u8; BLOCK]) -> Option<usize> {
-    let (low, high) = words(block);
-    first(stops::<ASCII>(low), stops::<ASCII>(high))
+    first(block, stops::<ASCII>)
 }
 
-/// The index of the first byte of `block` that is not JSON whitespace, if one is not.
+/// The index of the first byte of `block` that is not JSON whitespace, if one is not. (Only
+/// for the tests and as the wasm tests' reference: off wasm SIMD128, the scanner reads
+/// whitespace byte by byte, see `Scanner::skip_ws`.)
+#[cfg(any(test, wasm_test))]
+#[inline(always)]
 pub(crate) fn first_non_space(block: &[u8; BLOCK]) -> Option<usize> {
-    let (low, high) = words(block);
-    first(non_spaces(low), non_spaces(high))
+    first(block, non_spaces)
 }

@@ -1,7 +1,7 @@
-//! The unit tests of `block`: the word arithmetic of [`swar`](super::swar), every bit of it,
-//! against byte-by-byte references; a block's first byte of interest at every index; the ends
-//! of runs at every offset of bodies of every length around a block. (The wasm SIMD
-//! implementation is held to `swar` by `tests/wasm.rs`.)
+//! The unit tests of `block`: the word arithmetic of [`swar`](super::swar) against
+//! byte-by-byte references (every bit where every bit is read); a block's first byte of
+//! interest at every index; the ends of runs at every offset of bodies of every length around
+//! a block. (The wasm SIMD implementation is held to `swar` by `tests/wasm.rs`.)
 
 use super::swar::{first_non_space, first_stop, non_spaces, stops, zero_bytes};
 use super::{BLOCK, plain_end, space_end};
@@ -45,22 +45,28 @@ fn words() -> impl Iterator<Item = u64> {
     random().take(200_000).chain(placed)
 }
 
+/// The lowest set bit of `bits` alone.
+fn lowest(bits: u64) -> u64 {
+    bits & bits.wrapping_neg()
+}
+
 #[test]
-fn every_bit_of_the_word_arithmetic_is_exact() {
+fn the_word_arithmetic_is_exact_where_it_is_read() {
     for word in words() {
         assert_eq!(
             zero_bytes(word),
             expected(word, |b| b == 0),
             "zero_bytes({word:#018x})"
         );
+        // A string's stops: the lowest only.
         assert_eq!(
-            stops::<true>(word),
-            expected(word, |b| is_stop(b, true)),
+            lowest(stops::<true>(word)),
+            lowest(expected(word, |b| is_stop(b, true))),
             "stops::<true>({word:#018x})"
         );
         assert_eq!(
-            stops::<false>(word),
-            expected(word, |b| is_stop(b, false)),
+            lowest(stops::<false>(word)),
+            lowest(expected(word, |b| is_stop(b, false))),
             "stops::<false>({word:#018x})"
         );
         assert_eq!(
