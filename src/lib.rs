@@ -149,18 +149,12 @@ pub mod __fuzzing {
     }
 }
 
-/// The scanner's wasm SIMD128 code and its references, for `tests/wasm.rs` only (built with
-/// `--cfg wasm_test` and `+simd128` by `make wasm-test`; not part of the API).
+/// The scanner's wasm SIMD128 blocks and their SWAR reference, for `tests/wasm.rs` only
+/// (built with `--cfg wasm_test` and `+simd128` by `make wasm-test`; not part of the API).
 #[cfg(all(wasm_test, target_arch = "wasm32", target_feature = "simd128"))]
 #[doc(hidden)]
 pub mod __wasm_test {
-    use crate::json::{simd, swar, utf8_simd};
-
-    /// Whether `bytes` are UTF-8, by the SIMD check and by `core::str::from_utf8`.
-    #[must_use]
-    pub fn utf8_valid(bytes: &[u8]) -> [bool; 2] {
-        [utf8_simd::valid(bytes), core::str::from_utf8(bytes).is_ok()]
-    }
+    use crate::json::{simd, swar};
 
     /// The first byte of `block` that ends a run of plain string bytes (with `ascii`, bytes
     /// outside ASCII end it too), by the SIMD and by the SWAR implementation.

@@ -1,8 +1,8 @@
 //! Every case of `tests/vectors/*.json` against the wasm32 build, run in Node by
 //! wasm-bindgen-test (`make wasm-test`): the core gives the same answers on both targets. And
-//! the JSON scanner's wasm SIMD128 code, which only this build has: its blocks against their
-//! SWAR reference block by block, and through `parse_event` against serde_json on bodies
-//! around the blocks' edges; its UTF-8 check against `core::str::from_utf8`.
+//! the JSON scanner's wasm SIMD128 blocks, which only this build has: against their SWAR
+//! reference block by block, and through `parse_event` against serde_json on bodies around
+//! the blocks' edges.
 #![cfg(target_arch = "wasm32")]
 #![allow(
     clippy::unwrap_used,
@@ -178,96 +178,4 @@ fn strings_and_whitespace_around_the_blocks_read_as_serde_json_reads_them() {
         }
     }
     assert_eq!(checked, 116_760, "bodies");
-}
-
-/// Bytes that matter to UTF-8: ASCII's edges, each range of continuation bytes, the leads
-/// that start overlong, surrogate and too large encodings, bytes that are never UTF-8.
-const UTF8_EDGES: &[u8] = &[
-    0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0,
-    0xf4, 0xf5, 0xff,
-];
-
-/// Holds the SIMD UTF-8 check to `core::str::from_utf8` on `bytes` placed after `at` bytes
-/// of ASCII in texts of a few lengths: under a block, across the first block's edge, in the
-/// overlapping last block of a text of under 32 bytes and of more, at the very end.
-fn check_utf8(bytes: &[u8], at: usize, count: &mut usize) {
-    use cryptopay_verify::__wasm_test::utf8_valid;
-    for len in [at + bytes.len(), 17, 31, 33, 48] {
-        let Some(after) = len.checked_sub(at + bytes.len()) else {
-            continue;
-        };
-        let text = [&vec![b'a'; at][..], bytes, &vec![b'z'; after]].concat();
-        let [simd, reference] = utf8_valid(&text);
-        assert_eq!(simd, reference, "{text:x?}");
-        *count += 1;
-    }
-}
-
-#[wasm_bindgen_test]
-fn the_scanners_simd_utf8_check_answers_as_from_utf8() {
-    let mut count = 0;
-    // Every pair of bytes, at the start, across a block's edge and at the end of a block.
-    for first in 0..=255u8 {
-        for second in 0..=255u8 {
-            for at in [0, 15, 30] {
-                check_utf8(&[first, second], at, &mut count);
-            }
-        }
-    }
-    // Every lead of two or more bytes with every second byte and each edge third, across
-    // the edge; leads of four bytes with each edge after them.
-    for lead in 0xc0..=0xffu8 {
-        for second in 0..=255u8 {
-            for &third in UTF8_EDGES {
-                for at in [14, 15] {
-                    check_utf8(&[lead, second, third], at, &mut count);
-                }
-            }
-        }
-    }
-    for lead in 0xf0..=0xf7u8 {
-        for &second in UTF8_EDGES {
-            for &third in UTF8_EDGES {
-                for &fourth in UTF8_EDGES {
-                    for at in [13, 14, 15, 28] {
-                        check_utf8(&[lead, second, third, fourth], at, &mut count);
-                    }
-                }
-            }
-        }
-    }
-    // Text of characters of every width, whole and with one byte changed or cut short.
-    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
-    let mut below = |n: usize| usize::try_from(next() % n as u64).unwrap();
-    let characters = [
-        'a',
-        'é',
-        'ß',
-        '€',
-        '—',
-        '支',
-        '\u{ffff}',
-        '😀',
-        '\u{10ffff}',
-    ];
-    for _ in 0..20_000 {
-        let mut text = String::new();
-        for _ in 0..below(40) {
-            text.push(characters[below(characters.len())]);
-        }
-        let mut bytes = text.into_bytes();
-        check_utf8(&bytes, 0, &mut count);
-        if !bytes.is_empty() {
-            let at = below(bytes.len());
-            bytes[at] = if below(2) == 0 {
-                UTF8_EDGES[below(UTF8_EDGES.len())]
-            } else {
-                below(256).to_le_bytes()[0]
-            };
-            check_utf8(&bytes, 0, &mut count);
-            bytes.truncate(at);
-            check_utf8(&bytes, 0, &mut count);
-        }
-    }
-    assert!(count > 4_500_000, "{count} texts");
 }

@@ -6,9 +6,8 @@
 //!
 //! Strings are skipped sixteen bytes at a time while they hold no quote, backslash or control
 //! byte, and so are runs of whitespace (see [`block`]: wasm SIMD128 in the npm package's
-//! `.wasm`, 64-bit words elsewhere); the UTF-8 of a string is checked when it has a byte
-//! outside ASCII or is captured (see [`utf8`]: in the `.wasm`, SIMD128 for a string of sixteen
-//! bytes or more that nothing captures; `core::str::from_utf8` otherwise). Keys are compared
+//! `.wasm`, 64-bit words elsewhere); the UTF-8 of a string is checked by
+//! `core::str::from_utf8` when it has a byte outside ASCII or is captured. Keys are compared
 //! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
 //! without escapes. A value nothing captures is checked and noted without building a
 //! [`Shape`]. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
@@ -20,16 +19,12 @@ use super::{Shape, Span, Spec, text_survives_f64};
 
 mod block;
 mod strings;
-mod utf8;
 
 use block::is_space;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 use block::space_end;
 #[cfg(all(wasm_test, target_arch = "wasm32", target_feature = "simd128"))]
-pub(crate) use {
-    block::{simd, swar},
-    utf8::simd as utf8_simd,
-};
+pub(crate) use block::{simd, swar};
 
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use super::block::plain_end;
-use super::utf8;
 use super::{Scan, Scanner, Syntax};
 
 impl<'de> Scanner<'de> {
@@ -37,8 +36,8 @@ impl<'de> Scanner<'de> {
     /// A string nothing captures, checked whole (ASCII needs no UTF-8 check).
     pub(super) fn skip_string(&mut self) -> Scan<()> {
         let (raw, _, high) = self.raw_string()?;
-        if high && !utf8::valid(raw) {
-            return Err(Syntax);
+        if high {
+            core::str::from_utf8(raw).map_err(|_| Syntax)?;
         }
         Ok(())
     }
@@ -50,8 +49,8 @@ impl<'de> Scanner<'de> {
             let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
             return Ok(Cow::Owned(decode(text)?.into_bytes()));
         }
-        if high && !utf8::valid(raw) {
-            return Err(Syntax);
+        if high {
+            core::str::from_utf8(raw).map_err(|_| Syntax)?;
         }
         Ok(Cow::Borrowed(raw))
     }
