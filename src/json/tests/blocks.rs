@@ -1,6 +1,6 @@
-//! The scan around its sixteen-byte blocks (`scan/block.rs`) and its UTF-8 check
-//! (`scan/utf8.rs`): strings, characters outside ASCII and whitespace of every length around
-//! the blocks, with a byte of each kind at each index, read as serde_json reads them.
+//! The scan around its sixteen-byte blocks (`scan/block.rs`): strings, characters outside
+//! ASCII and whitespace of every length around the blocks, with a byte of each kind at each
+//! index, read as serde_json reads them.
 
 use super::{OUTER, run_outer, span_text};
 use crate::json::*;
