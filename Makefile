@@ -153,10 +153,11 @@ crate-package:
 	$(CARGO) package --quiet --locked --allow-dirty
 
 ## wasm-test: the shared vectors through the wasm32 build, in Node (wasm-bindgen-test), with
-## simd128 on as scripts/build-pkg.mjs builds the package (sha2's wasm SIMD backend)
+## simd128 on as scripts/build-pkg.mjs builds the package (sha2's and the JSON scanner's wasm
+## SIMD); `--cfg wasm_test` lets the test hold the scanner's SIMD blocks to their SWAR reference
 wasm-test:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-	RUSTFLAGS='-C target-feature=+simd128' \
+	RUSTFLAGS='-C target-feature=+simd128 --cfg wasm_test' \
 		$(CARGO) test --target wasm32-unknown-unknown --test wasm
 
 ## pkg: build the npm package into pkg/

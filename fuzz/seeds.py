@@ -135,6 +135,45 @@ def event_seeds():
         yield f"{name}-{row['id']}", outcome(row), bytes.fromhex(row["bodyHex"])
 
 
+def event_block_seeds():
+    """Events at the edges of the scanner's sixteen-byte blocks (json/scan/block, json/scan/utf8):
+    strings ending exactly at a block's end, a stop byte at each index of a block, characters
+    outside ASCII across the blocks' edges (whole, cut short), long text outside ASCII,
+    whitespace runs around a block's length, bodies whose length is not a multiple of 16.
+    Kept whatever the pick (`blocks-*`)."""
+    def event(data_fields, top_extra="", tail=""):
+        data = ",".join(['"payment_id":"pay_0123456789abcdef"', '"status_version":7', *data_fields])
+        text = ('{"schema_version":"1","event_id":"evt_0123456789ab","event_type":"payment.updated",'
+                f'"occurred_at":"2026-11-22T10:00:00Z"{top_extra},"data":{{{data}}}}}{tail}')
+        return text.encode()
+
+    def escaped_at(i, escape):
+        return "x" * i + escape + "y" * (15 - i)
+
+    yield "blocks-exact-ends", event(['"k16":"0123456789abcdef"', '"k32":"' + "z" * 32 + '"',
+                                      '"0123456789abcde":""'])
+    yield "blocks-escape-at-each-index", event(
+        ['"n":[' + ",".join(f'"{escaped_at(i, chr(92) + "n")}"' for i in range(16)) + "]",
+         '"q":[' + ",".join(f'"{escaped_at(i, chr(92) + chr(34))}"' for i in range(16)) + "]"])
+    yield "blocks-control-byte", event(['"c":"' + "x" * 7 + "\x1f" + "y" * 12 + '"'])
+    wide = ["\u00e9", "\u20ac", "\U0001f600"]
+    edges = ["a" * n + c + "b" * 4 for n in (13, 14, 15, 29, 30, 31) for c in wide]
+    yield "blocks-non-ascii-edges", event(['"u":[' + ",".join(f'"{s}"' for s in edges) + "]"])
+    broken = ("a" * 30).encode() + "\u20ac".encode()[:2] + b"bbbb"
+    yield "blocks-non-ascii-cut", event(['"u":"' + "X" * 8 + '"']).replace(b"X" * 8, broken)
+    note = ("Z\u00fcrich caf\u00e9 na\u00efve \u2014 \u652f\u6255\u3044 \U0001f680 " * 20)
+    yield "blocks-long-non-ascii", event([f'"note":"{note}"'])
+    compact = json.loads(event(['"status":"paid"', '"history":[{"at":"2026-11-22T10:00:00Z",'
+                                '"status":"pending","status_version":1}]']))
+    yield "blocks-indent-2", json.dumps(compact, indent=2).encode()
+    yield "blocks-indent-4", (json.dumps(compact, indent=4) + "\n").encode()
+    runs = [" " * n for n in (15, 16, 17, 31, 32, 33)]
+    yield "blocks-whitespace-runs", event(
+        [f'"w{i}":{run}{i}{run}' for i, run in enumerate(runs)], tail="\r\n" + " " * 11)
+    body = event(['"pad":"' + "x" * 40 + '"'])
+    yield "blocks-tail", event(['"pad":"' + "x" * (40 + (7 - len(body)) % 16) + '"'])
+
+
 def amount_seeds():
     for name, row in rows("amount.json"):
         text = row.get("value", row.get("decimal", row.get("amountRaw")))
@@ -264,6 +303,9 @@ def payment_view_seeds():
         yield tag, tag, lines(plan, *values)
 
 
+# Seeds written whatever the pick, per target.
+EXTRA = {"event": event_block_seeds}
+
 TARGETS = {
     "signature_header": signature_seeds,
     "timestamp": timestamp_seeds,
@@ -287,6 +329,7 @@ def main():
             if not old.name.startswith("regression-"):
                 old.unlink()
         chosen = pick(list(seeds()), PER_TARGET_OVERRIDE.get(target, PER_TARGET))
+        chosen += list(EXTRA.get(target, list)())
         for name, data in chosen:
             (directory / name).write_bytes(data)
         print(f"{target}: {len(chosen)} seeds")

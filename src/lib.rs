@@ -149,6 +149,37 @@ pub mod __fuzzing {
     }
 }
 
+/// The scanner's wasm SIMD128 blocks and their SWAR reference, for `tests/wasm.rs` only
+/// (built with `--cfg wasm_test` and `+simd128` by `make wasm-test`; not part of the API).
+#[cfg(all(wasm_test, target_arch = "wasm32", target_feature = "simd128"))]
+#[doc(hidden)]
+pub mod __wasm_test {
+    use crate::json::{simd, swar};
+
+    /// The first byte of `block` that ends a run of plain string bytes (with `ascii`, bytes
+    /// outside ASCII end it too), by the SIMD and by the SWAR implementation.
+    #[must_use]
+    pub fn first_stop(block: &[u8; 16], ascii: bool) -> [Option<usize>; 2] {
+        if ascii {
+            [
+                simd::first_stop::<true>(block),
+                swar::first_stop::<true>(block),
+            ]
+        } else {
+            [
+                simd::first_stop::<false>(block),
+                swar::first_stop::<false>(block),
+            ]
+        }
+    }
+
+    /// The first byte of `block` that is not JSON whitespace, both ways.
+    #[must_use]
+    pub fn first_non_space(block: &[u8; 16]) -> [Option<usize>; 2] {
+        [simd::first_non_space(block), swar::first_non_space(block)]
+    }
+}
+
 /// The Rust examples of the documents, compiled and run as doctests: the front README (its
 /// axum handler is `rust,ignore`: a test of examples/axum-receiver checks it is that file),
 /// the crates.io README and the Rust guide. Each file is in the crate package.

@@ -159,5 +159,7 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
 
 #[cfg(test)]
 pub(crate) use scan::MAX_DEPTH;
+#[cfg(all(wasm_test, target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) use scan::{simd, swar};
 #[cfg(test)]
 mod tests;

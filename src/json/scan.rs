@@ -4,18 +4,27 @@
 //! whitespace only around the value), and noting on the way what `JSON.parse` does not: a
 //! key repeated in an object, a number a double cannot hold, the fields a [`Spec`] names.
 //!
-//! Strings are skipped eight bytes at a time while they hold no quote, backslash or control
-//! byte; the UTF-8 of a string is checked by `core::str::from_utf8` when it has a byte outside
-//! ASCII or is captured. Keys are compared as bytes (decoded when they have escapes), and
-//! nothing is allocated for a key or string without escapes. A value nothing captures is
-//! checked and noted without building a [`Shape`]. The `event` fuzz target and
-//! `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
+//! Strings are skipped sixteen bytes at a time while they hold no quote, backslash or control
+//! byte, and so are runs of whitespace (see [`block`]: wasm SIMD128 in the npm package's
+//! `.wasm`, 64-bit words elsewhere); the UTF-8 of a string is checked by
+//! `core::str::from_utf8` when it has a byte outside ASCII or is captured. Keys are compared
+//! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
+//! without escapes. A value nothing captures is checked and noted without building a
+//! [`Shape`]. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
+//! public JSONTestSuite.
 
 use std::borrow::Cow;
 
 use super::{Shape, Span, Spec, text_survives_f64};
 
+mod block;
 mod strings;
+
+use block::is_space;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use block::space_end;
+#[cfg(all(wasm_test, target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) use block::{simd, swar};
 
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).
@@ -77,8 +86,39 @@ impl<'de> Scanner<'de> {
         self.at = self.at.wrapping_add(1);
     }
 
+    /// Past whitespace.
+    ///
+    /// In the npm package's `.wasm` (wasm32 with `simd128`): the usual cases byte by byte,
+    /// none (compact JSON) or one byte (the space of `": "`), and from a second byte (a line
+    /// break and an indent) a block of sixteen at a time. Measured in V8: a body indented by
+    /// four spaces scanned in 0.75 of the time, by two in 0.96.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\n' | b'\t' | b'\r')) {
+        if self.peek().is_some_and(is_space) {
+            self.bump();
+            if self.peek().is_some_and(is_space) {
+                self.skip_ws_run();
+            }
+        }
+    }
+
+    /// Past a run of whitespace, sixteen bytes at a time. Out of line: compact JSON never
+    /// calls it, and [`skip_ws`](Self::skip_ws) stays small enough to inline.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
+        self.at = space_end(self.body, self.at);
+    }
+
+    /// Past whitespace.
+    ///
+    /// Off wasm SIMD128, byte by byte and inline. Measured natively (x86_64) on a body
+    /// indented by two spaces (runs of 3 to 9 bytes), against this loop: blocks of sixteen
+    /// (SWAR words, or bytes) scanned it in 1.1 to 1.4 of the time, this loop out of line in
+    /// 1.25.
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(is_space) {
             self.bump();
         }
     }

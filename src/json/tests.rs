@@ -4,6 +4,8 @@ use super::*;
 static INNER: Spec = Spec(&[("b", &LEAF)]);
 static OUTER: Spec = Spec(&[("a", &INNER), ("n", &LEAF), ("s", &LEAF)]);
 
+mod blocks;
+
 fn run_outer(text: &str) -> (Result<Shape<'_>, Refusal>, bool) {
     match scan(text.as_bytes(), &OUTER) {
         Ok(scanned) => (Ok(scanned.top), scanned.inexact),
@@ -170,70 +172,6 @@ fn refusals() {
         " \t\n\r[]\r\n",
     ] {
         assert!(run_outer(good).0.is_ok(), "{good}");
-    }
-}
-
-#[test]
-fn strings_of_every_length_around_the_eight_byte_steps() {
-    // The plain-byte skip reads eight bytes at a time: a quote, backslash, control byte or
-    // multi-byte character at every offset of a word must be found.
-    for len in 0..40 {
-        for at in 0..len {
-            let mut plain = "x".repeat(len);
-            plain.replace_range(at..=at, "\u{e9}");
-            let text = format!("[\"{plain}\"]");
-            assert!(run_outer(&text).0.is_ok(), "{text}");
-            for stop in ["\"", "\u{1}", "\u{1f}"] {
-                let mut bad = "x".repeat(len);
-                bad.replace_range(at..=at, stop);
-                let text = format!("[\"{bad}\"]");
-                assert_eq!(run_outer(&text).0, Err(Refusal::Syntax), "{text:?}");
-            }
-            let mut escaped = "x".repeat(len);
-            escaped.replace_range(at..=at, "\\n");
-            let doc = format!("{{\"s\":\"{escaped}\"}}");
-            let (shape, _) = run_outer(&doc);
-            let want = format!("{}\n{}", &"x".repeat(at), &"x".repeat(len - at - 1));
-            assert_eq!(
-                shape.unwrap().field("s"),
-                Some(&Shape::Str(Cow::Owned(want))),
-                "{doc}"
-            );
-        }
-    }
-}
-
-#[test]
-fn after_a_character_outside_ascii_the_skip_still_stops_where_it_must() {
-    // A byte outside ASCII ends the ASCII-only words; the rest of that string is read by a
-    // second loop. Past such a byte at every offset: a quote, backslash or control byte is
-    // still found at every later offset, and bytes that are not UTF-8 are refused.
-    let accepts = |bytes: &[u8]| scan(bytes, &OUTER).is_ok();
-    for len in 1..28 {
-        for at in 0..len {
-            for later in at + 1..len + 1 {
-                let mut body = b"[\"".to_vec();
-                body.extend(std::iter::repeat_n(b'x', at));
-                body.extend("\u{e9}".as_bytes());
-                body.extend(std::iter::repeat_n(b'y', later - at - 1));
-                let head = body.len();
-                body.extend(b"zz\"]");
-                assert!(accepts(&body), "{:?}", String::from_utf8_lossy(&body));
-                for stop in [b'\x01', b'\x1f', b'"'] {
-                    let mut bad = body.clone();
-                    bad[head] = stop;
-                    assert!(!accepts(&bad), "{:?}", String::from_utf8_lossy(&bad));
-                }
-                let mut escaped = body.clone();
-                escaped.splice(head..head + 1, *b"\\n");
-                assert!(accepts(&escaped), "{:?}", String::from_utf8_lossy(&escaped));
-                for broken in [0x80, 0xff] {
-                    let mut bad = body.clone();
-                    bad[head] = broken;
-                    assert!(!accepts(&bad), "{:?}", String::from_utf8_lossy(&bad));
-                }
-            }
-        }
     }
 }
 

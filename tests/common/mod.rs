@@ -7,7 +7,7 @@ use cryptopay_verify::*;
 use serde_json::{Map, Value, json};
 
 mod fulfilment;
-mod json_reference;
+pub(crate) mod json_reference;
 mod service;
 
 /// Every vector file, by name.

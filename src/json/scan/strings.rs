@@ -1,28 +1,11 @@
-//! The scanner's strings: a string's bytes found eight at a time (a word at a time, the
-//! bytes that need a look located by bit arithmetic), its escapes checked, and a key or a
-//! captured string decoded where it has escapes.
+//! The scanner's strings: a string's plain bytes passed sixteen at a time (see
+//! [`block`](super::block)), its escapes checked, and a key or a captured string decoded where
+//! it has escapes.
 
 use std::borrow::Cow;
 
+use super::block::plain_end;
 use super::{Scan, Scanner, Syntax};
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of every byte of `word` that is zero.
-const fn zero_bytes(word: u64) -> u64 {
-    word.wrapping_sub(ONES) & !word & HIGHS
-}
-
-/// The bytes of `word` (little endian) that end a plain run of string bytes, each as its high
-/// bit: `"`, `\` or a control byte. The lowest one is exact (a borrow only reaches the bytes
-/// above it), which is all [`Scanner::skip_plain`] reads.
-const fn stops(word: u64) -> u64 {
-    let quote = zero_bytes(word ^ ONES.wrapping_mul(b'"' as u64));
-    let backslash = zero_bytes(word ^ ONES.wrapping_mul(b'\\' as u64));
-    let control = word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word & HIGHS;
-    quote | backslash | control
-}
 
 impl<'de> Scanner<'de> {
     /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
@@ -83,58 +66,22 @@ impl<'de> Scanner<'de> {
         })
     }
 
-    /// Past the bytes of a string that need no look: eight at a time up to the first that
-    /// does, then one by one for the last few of the body. Whether one of them is outside ASCII.
+    /// Past the bytes of a string that need no look (see [`plain_end`]). Whether one of them
+    /// is outside ASCII.
     ///
-    /// ASCII first: a byte outside ASCII also stops the words, so that a string of ASCII (the
+    /// ASCII first: a byte outside ASCII also ends the run, so that a string of ASCII (the
     /// usual key or value) costs no bookkeeping; past one, [`skip_plain_high`](Self::skip_plain_high)
     /// reads the rest of the string.
     fn skip_plain(&mut self) -> bool {
-        while let Some(word) = self.word() {
-            let stop = stops(word) | (word & HIGHS);
-            if stop != 0 {
-                // The first byte that stops: within the eight just read (no wrap, see `bump`).
-                self.at = self.at.wrapping_add((stop.trailing_zeros() / 8) as usize);
-                return self.peek().is_some_and(|b| b >= 0x80) && self.skip_plain_high();
-            }
-            self.at = self.at.wrapping_add(8);
-        }
-        self.skip_plain_tail(false)
+        self.at = plain_end::<true>(self.body, self.at);
+        self.peek().is_some_and(|b| b >= 0x80) && self.skip_plain_high()
     }
 
     /// As [`skip_plain`](Self::skip_plain), from a byte outside ASCII: the bytes outside ASCII
-    /// do not stop the words. Always true.
+    /// do not end the run. Always true.
     fn skip_plain_high(&mut self) -> bool {
-        while let Some(word) = self.word() {
-            let stop = stops(word);
-            if stop != 0 {
-                self.at = self.at.wrapping_add((stop.trailing_zeros() / 8) as usize);
-                return true;
-            }
-            self.at = self.at.wrapping_add(8);
-        }
-        self.skip_plain_tail(true)
-    }
-
-    /// The eight bytes at `at`, if the body holds them.
-    fn word(&self) -> Option<u64> {
-        self.at
-            .checked_add(8)
-            .and_then(|end| self.body.get(self.at..end))
-            .and_then(|chunk| <[u8; 8]>::try_from(chunk).ok())
-            .map(u64::from_le_bytes)
-    }
-
-    /// The last few bytes of the body, one by one; `high` if one outside ASCII was seen before.
-    fn skip_plain_tail(&mut self, mut high: bool) -> bool {
-        while let Some(b) = self
-            .peek()
-            .filter(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-        {
-            high |= b >= 0x80;
-            self.bump();
-        }
-        high
+        self.at = plain_end::<false>(self.body, self.at);
+        true
     }
 
     /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
@@ -227,6 +174,3 @@ fn hex_unit(chars: &mut core::str::Chars<'_>) -> Scan<u16> {
     let text: String = chars.by_ref().take(4).collect();
     u16::from_str_radix(&text, 16).map_err(|_| Syntax)
 }
-
-#[cfg(test)]
-mod tests;
