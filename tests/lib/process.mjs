@@ -9,11 +9,11 @@ process.on('exit', () => {
 });
 
 /**
- * Starts a process with this process's environment less `unset`, plus `env`; resolves once
- * its output matches `ready` (the match), with { child, output(), stop(signal), exited }.
- * Rejects if it takes too long, or if it exits first (the error's `exitCode` and `output`).
+ * Spawns a process with this process's environment less `unset`, plus `env`, its output
+ * collected: { child, output(), exited (its exit code, or the signal that ended it),
+ * stop(signal) }. Killed when the test process exits.
  */
-export function startProcess(command, args, { env = {}, unset = [], cwd, ready, timeoutMs = 20_000 } = {}) {
+export function spawnProcess(command, args, { env = {}, unset = [], cwd } = {}) {
   const inherited = { ...process.env };
   for (const name of unset) delete inherited[name];
   const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -25,7 +25,7 @@ export function startProcess(command, args, { env = {}, unset = [], cwd, ready, 
     children.delete(child);
     r(code ?? signal);
   }));
-  const handle = {
+  return {
     child,
     exited,
     output: () => output,
@@ -34,13 +34,22 @@ export function startProcess(command, args, { env = {}, unset = [], cwd, ready, 
       return exited;
     },
   };
+}
+
+/**
+ * As spawnProcess; resolves once its output matches `ready` (the match), with the handle.
+ * Rejects if it takes too long, or if it exits first (the error's `exitCode` and `output`).
+ */
+export function startProcess(command, args, { ready, timeoutMs = 20_000, ...options } = {}) {
+  const handle = spawnProcess(command, args, options);
+  const { child, exited, output } = handle;
   return new Promise((resolveStart, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not start:\n${output}`));
+      reject(new Error(`${command} ${args.join(' ')} did not start:\n${output()}`));
     }, timeoutMs);
     const check = () => {
-      const match = ready.exec(output);
+      const match = ready.exec(output());
       if (match) {
         clearTimeout(timer);
         resolveStart({ ...handle, match });
@@ -50,7 +59,7 @@ export function startProcess(command, args, { env = {}, unset = [], cwd, ready, 
     child.stderr.on('data', check);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(Object.assign(new Error(`${command} exited (${code}) before it was ready:\n${output}`), { exitCode: code, output }));
+      reject(Object.assign(new Error(`${command} exited (${code}) before it was ready:\n${output()}`), { exitCode: code, output: output() }));
     });
   });
 }

@@ -5,11 +5,11 @@
 // and the version stored as handled is the view's, never lowered.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { spawnProcess } from '../lib/process.mjs';
 import { eventBody, receiverOptions, rx, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { openPool, startPostgres } from '../receiver/lib/postgres.mjs';
 import { amount, viewOf } from './lib/views.mjs';
@@ -22,31 +22,21 @@ const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 describe('two fulfilment processes on one PostgreSQL, one SIGKILLed mid-run and restarted', { timeout: 180_000 }, () => {
   let server;
   let pool;
-  const children = new Set();
+  const workers = new Set();
   before(() => {
     server = startPostgres();
     pool = openPool({ connectionString: server.url, max: 3 });
   });
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
+    for (const worker of workers) worker.child.kill('SIGKILL');
     await pool?.end();
     server?.destroy();
   });
 
   function start(name, handled) {
-    const child = spawn(process.execPath, [WORKER], {
-      env: { ...process.env, DATABASE_URL: server.url, PREFIX, HANDLED: handled, NAME: name },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => { output += chunk; });
-    child.stderr.on('data', (chunk) => { output += chunk; });
-    const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, output });
-    }));
-    return { child, exited, output: () => output };
+    const worker = spawnProcess(process.execPath, [WORKER], { env: { DATABASE_URL: server.url, PREFIX, HANDLED: handled, NAME: name } });
+    workers.add(worker);
+    return worker;
   }
 
   const lines = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' ')) : []);
@@ -75,8 +65,7 @@ describe('two fulfilment processes on one PostgreSQL, one SIGKILLed mid-run and 
       await sleep(25);
     }
     a.child.kill('SIGKILL');
-    const killed = await a.exited;
-    assert.equal(killed.signal, 'SIGKILL');
+    assert.equal(await a.exited, 'SIGKILL');
     const handledByA = new Set(lines(handled).filter(([name]) => name === 'A').map(([, key]) => key));
     const restarted = start('A2', handled);
     // Until every order is handled and stored as handled.
@@ -92,7 +81,7 @@ describe('two fulfilment processes on one PostgreSQL, one SIGKILLed mid-run and 
     }
     b.child.kill('SIGTERM');
     restarted.child.kill('SIGTERM');
-    assert.deepEqual([(await b.exited).code, (await restarted.exited).code], [0, 0]);
+    assert.deepEqual([await b.exited, await restarted.exited], [0, 0]);
 
     const all = lines(handled);
     const keys = new Map();
