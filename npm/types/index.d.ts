@@ -498,7 +498,9 @@ export interface VerifiedWebhook extends VerifiedSignature {
 /**
  * Verifies a delivery's signature and freshness without parsing its body. Keys the secrets
  * on each call with other secrets or options (a {@link Verifier} keys them once); a receiver
- * that passes the same ones on every call pays what a `Verifier` costs.
+ * that passes the same ones on every call pays what a `Verifier` costs. The keyed states of
+ * the last four distinct sets of secrets and options are kept; the oldest is freed, and its
+ * states wiped, when a fifth comes.
  *
  * @param input The delivery, the secrets and the skew.
  * @returns Which secret matched, and the timestamp.
