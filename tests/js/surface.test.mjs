@@ -936,6 +936,21 @@ for (const [label, api] of entries) {
           const again = expectCode(api, () => api.verifyWebhook(input), refused.code, 'verifyWebhook');
           assert.equal(again.message, refused.message, 'the same failure, the same message');
         }
+        // What JavaScript itself refuses in the network's input is stackless too: a body over
+        // maxBodyBytes, a header sent twice (given as an array of two values).
+        const small = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 16 });
+        try {
+          const { signature } = validInput();
+          for (const [input, code] of [[callInput(validInput()), 'body_too_large'],
+            [{ ...callInput(validInput()), body: 'x'.repeat(17) }, 'body_too_large'],
+            [{ ...callInput(validInput({ bodyText: '{}' })), signature: [signature, signature] }, 'header_duplicated']]) {
+            const refused = thrown(() => small.verifyWebhook(input));
+            assert.equal(refused?.code, code);
+            assert.equal(refused.stack, `CryptoPayError: ${refused.message}`, `${code}: the stack is the first line only`);
+          }
+        } finally {
+          small.free();
+        }
         const wrong = expectCode(api, () => verifier.verifySignature({ ...callInput(validInput()), nowSecs: -1 }), 'invalid_argument', 'nowSecs -1');
         assert.match(wrong.stack, /\n\s+at /, 'an argument error has its stack');
         // The limit the package lowers for a refusal is restored.

@@ -57,10 +57,23 @@ export function refusal(code, message) {
   return error;
 }
 
+// The message of a failure detected in JavaScript; `detail` names the value's problem.
+function messageOf(code, detail) {
+  if (code === 'body_not_raw') return `${code}: ${detail}; ${BODY_NOT_RAW}`;
+  return glue === null ? `${code}: ${detail}` : glue.errorMessage(code, detail);
+}
+
 /** A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem. */
 export function fail(code, detail) {
-  if (code === 'body_not_raw') return new CryptoPayError(code, `${code}: ${detail}; ${BODY_NOT_RAW}`);
-  return new CryptoPayError(code, glue === null ? `${code}: ${detail}` : glue.errorMessage(code, detail));
+  return new CryptoPayError(code, messageOf(code, detail));
+}
+
+/**
+ * A refusal JavaScript detects in what the network sent (a body over the limit, a header sent
+ * more than once): like the core's refusals, built without a stack trace (see `refusal`).
+ */
+export function refuse(code, detail) {
+  return refusal(code, messageOf(code, detail));
 }
 
 /** Throws before the instance is ready (browsers: before `await init()`). */

@@ -3,7 +3,7 @@
 // words the failure; what the core cannot see (a parsed object where bytes belong, a number
 // that is not a safe integer, a lone UTF-16 surrogate) is refused here.
 
-import { fail } from './errors.mjs';
+import { fail, refuse } from './errors.mjs';
 import { limits } from './instance.mjs';
 
 export const tag = (v) => Object.prototype.toString.call(v);
@@ -108,7 +108,7 @@ export function bodyBytes(body, limit = Infinity) {
   let bytes;
   if (typeof body === 'string') {
     if (!wellFormed(body)) throw fail('body_not_raw', 'the body is a string holding a lone UTF-16 surrogate');
-    if (body.length > limit) throw fail('body_too_large');
+    if (body.length > limit) throw refuse('body_too_large');
     bytes = encoder.encode(body);
   } else if (ArrayBuffer.isView(body)) {
     try {
@@ -127,7 +127,7 @@ export function bodyBytes(body, limit = Infinity) {
   } else {
     throw fail('body_not_raw', notRaw(body));
   }
-  if (bytes.byteLength > limit) throw fail('body_too_large');
+  if (bytes.byteLength > limit) throw refuse('body_too_large');
   return bytes;
 }
 
