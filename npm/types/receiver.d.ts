@@ -313,8 +313,10 @@ export interface ReceiverStore {
   readonly maxStatusVersionDigits?: number | undefined;
   /**
    * The merchant loop (optional for a custom store; the package's stores have it): stores an
-   * order once, with its fulfilment row; resolves the stored order when the payment_id was
-   * recorded before (for the receiver to compare), else `null`.
+   * order once, with its fulfilment row, never replacing one stored before; resolves the order
+   * the store holds for the payment_id, which the receiver compares with the one given (after
+   * a first insert it is that order, or `null`), and `inserted`, `true` only when this call
+   * stored it (the SQLite-family stores answer `false` and the stored order every time).
    *
    * @example
    * const { stored } = await store.recordOrder({ paymentId: 'pay_1', orderRef: null, sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', integration: null });
@@ -2004,7 +2006,9 @@ export interface LazyReceiverOptions {
  *
  * The service retries both. `fetch`, `node` and `handle` answer in their own form (a
  * `Response`, the Node response written, a {@link ReceiverAnswer}); `ready()` rejects with
- * what failed.
+ * what failed. It answers requests only ({@link LazyReceiver}): the merchant loop's methods
+ * (`recordCreated`, `fulfil`, `startFulfilment`, `quarantined`, `counters`) are on the
+ * {@link Receiver} that `create` returns.
  *
  * @param create Makes the receiver: reads the configuration, opens the store, returns
  * createReceiver's result (or a promise of it).
@@ -2021,4 +2025,14 @@ export interface LazyReceiverOptions {
  * }));
  * export const POST = (request: Request) => receiver.fetch(request); // Next.js route handler
  */
-export declare function lazyReceiver(create: () => Receiver | PromiseLike<Receiver>, options?: LazyReceiverOptions): Receiver;
+export declare function lazyReceiver(create: () => Receiver | PromiseLike<Receiver>, options?: LazyReceiverOptions): LazyReceiver;
+
+/**
+ * What {@link lazyReceiver} returns: the four faces of a {@link Receiver} that answer requests,
+ * each creating the receiver first when it is not there yet.
+ *
+ * @example
+ * const receiver: LazyReceiver = lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(process.env), store }));
+ * export default { fetch: (request: Request) => receiver.fetch(request) };
+ */
+export type LazyReceiver = Pick<Receiver, 'ready' | 'handle' | 'fetch' | 'node'>;
