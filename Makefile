@@ -10,11 +10,11 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
 	downstream axum-test crate-package sandbox-test
 
-# Three tiers, each installing only what it needs (nothing installed twice; each does nothing
+# Two tiers, each installing only what it needs (nothing installed twice; each does nothing
 # when all is present):
-#   setup-build  what `make pkg` and `make check` need: the Rust toolchain's wasm32 target,
-#                wasm-bindgen-cli pinned to the crate's version, the build tools of package.json
-#                (esbuild, binaryen). No root, no apt, no browser.
+#   setup-build  what `make pkg` and `make check` need: the Rust toolchain's rustfmt, clippy and
+#                wasm32 target, wasm-bindgen-cli pinned to the crate's version, the build tools
+#                of package.json (esbuild, binaryen). No root, no apt, no browser.
 #   setup        all that `make test` needs besides: the npm workspaces (tests/, the framework
 #                recipes, bench/), better-sqlite3 built, Node 18/22/26, Chromium, PostgreSQL.
 setup-build: setup-rust npm-build

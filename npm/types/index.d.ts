@@ -620,8 +620,9 @@ export declare class Verifier {
    */
   readonly maxBodyBytes: number;
   /**
-   * Releases the keyed state now (the keys are zeroized); any later call is
-   * `invalid_argument`. Optional: a `Verifier` that is no longer referenced is reclaimed by
+   * Releases the keyed state now (the keys are zeroized); a later `verifySignature` or
+   * `verifyWebhook` is `invalid_argument`, a second `free()` does nothing, and
+   * `maxBodyBytes` still reads. Optional: a `Verifier` that is no longer referenced is reclaimed by
    * the garbage collector.
    *
    * @throws {CryptoPayError} `invalid_argument` when called detached from its `Verifier`.
@@ -746,8 +747,10 @@ export interface DeliveryHeaders {
  * Reads the timestamp and signature header values from any header container, matching names
  * without regard to case. Where the container keeps repeated headers apart (`rawHeaders`,
  * arrays, a `Map` or pairs with names differing in case), a header sent twice is
- * `header_duplicated`; Fetch `Headers` and Node's `req.headers` merge repeats into `a, b`,
- * which then fail as malformed when verified.
+ * `header_duplicated`; Fetch `Headers` and Node's `req.headers` merge repeats into `a, b`:
+ * a merged timestamp then fails as malformed when verified, and a merged signature is read
+ * as the list of candidates a signature header may hold (up to eight), so it verifies only
+ * if one of them is the delivery's true signature.
  *
  * @param headers The request's headers, in any {@link HeaderContainer}.
  * @param names The two header names.
