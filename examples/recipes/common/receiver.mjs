@@ -30,7 +30,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export async function openStore(env, { sqlite } = {}) {
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
-    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000 }));
+    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
   }
   const dataDir = env.DATA_DIR || 'data';
   mkdirSync(dataDir, { recursive: true });

@@ -19,7 +19,7 @@ const receiver = lazyReceiver(() => {
   // One invocation at a time per environment: one connection each, so a burst of concurrent
   // Lambdas opens as many connections as it has environments, no more. A server that does
   // not answer is a 503 within the function's timeout, not a hang.
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
   return createReceiver({ ...options, store: postgresStore(pool) });
 });
 

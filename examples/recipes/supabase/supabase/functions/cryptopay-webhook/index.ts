@@ -22,7 +22,7 @@ const receiver = lazyReceiver(() => {
     ...receiverOptionsFromEnv(env, { required: ['DATABASE_URL'] }),
     // One connection per isolate: a burst opens as many as it has isolates, no more. A
     // server that does not answer is a 503 within seconds, not a hang.
-    store: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000 })),
+    store: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
   });
 });
 
