@@ -217,7 +217,10 @@ SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > $1 ORDER
 -- row (checked again for a lost delivery once recoverAfterSecs have passed). The same
 -- payment_id recorded again changes nothing: `inserted` is false and the stored order is
 -- returned, for the caller to compare. A payment an event named before its order was
--- recorded, held as payment_unknown, is looked at again.
+-- recorded, held as payment_unknown, is looked at again; and a pass that holds the payment's
+-- lease meanwhile (it may have loaded the payment before the order existed) has its lease
+-- marked, so that its `complete` writes nothing and the payment is handled again, with the
+-- order, once that lease ends.
 WITH inserted AS (
   INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration)
   VALUES ($1::text, $2::text, $3::text::json, $4::text)
@@ -228,10 +231,16 @@ WITH inserted AS (
   WHERE payment_id = $1::text AND outcome = 'needs_review' AND code = 'payment_unknown'
 ), state AS (
   INSERT INTO cryptopay_fulfilment AS f (payment_id) VALUES ($1::text)
-  ON CONFLICT (payment_id) DO UPDATE
-    SET handled_version = NULL, outcome = NULL, code = NULL, settled = false, seen_at = now(),
-        attempts = 0, next_attempt_at = NULL, updated_at = now()
-    WHERE f.outcome = 'needs_review' AND f.code = 'payment_unknown'
+  ON CONFLICT (payment_id) DO UPDATE SET
+    handled_version = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.handled_version END,
+    outcome = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.outcome END,
+    settled = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN false ELSE f.settled END,
+    seen_at = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN now() ELSE f.seen_at END,
+    attempts = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN 0 ELSE f.attempts END,
+    next_attempt_at = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.next_attempt_at END,
+    code = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.code END,
+    lease_owner = CASE WHEN f.lease_owner IS NULL THEN NULL ELSE f.lease_owner || ' (order recorded)' END,
+    updated_at = now()
   RETURNING payment_id
 ), again AS (
   UPDATE cryptopay_payments SET handled_version = NULL
@@ -241,6 +250,11 @@ WITH inserted AS (
 SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, o.order_ref, o.source_amount::text AS source_amount,
        o.integration
 FROM (SELECT 1) AS one LEFT JOIN cryptopay_orders AS o ON o.payment_id = $1::text;
+
+-- statement: order_read
+-- $1 payment_id. The order as stored, read again when `order` neither inserted nor saw one: a
+-- concurrent recordCreated inserted it after that statement's snapshot was taken.
+SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptopay_orders WHERE payment_id = $1::text;
 
 -- statement: claim
 -- receiver.fulfil: $1 the owner (this pass's id), $2 the lease in seconds, $3 how many at most,
@@ -303,8 +317,9 @@ WHERE f.payment_id = $1::text;
 -- the link mismatch), $6 settled (no more checks for a lost delivery). Once the handler
 -- resolved: the version handled is raised, never lowered (compared exactly), and the outcome
 -- is written only for a version at least as new as the one stored; the payment's copy of the
--- version (the index of what is due) follows. The lease is released when it is still this
--- owner's. Returns the version now handled.
+-- version (the index of what is due) follows; the lease is released. All of it only while the
+-- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
+-- version now handled.
 WITH state AS (
   UPDATE cryptopay_fulfilment AS f SET
     outcome = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END,
@@ -313,10 +328,8 @@ WITH state AS (
     handled_version = CASE WHEN f.handled_version IS NULL OR f.handled_version < $3::numeric THEN $3::numeric
                            ELSE f.handled_version END,
     seen_at = now(), attempts = 0, next_attempt_at = NULL,
-    lease_owner = CASE WHEN f.lease_owner = $2::text THEN NULL ELSE f.lease_owner END,
-    lease_until = CASE WHEN f.lease_owner = $2::text THEN NULL ELSE f.lease_until END,
-    updated_at = now()
-  WHERE f.payment_id = $1::text
+    lease_owner = NULL, lease_until = NULL, updated_at = now()
+  WHERE f.payment_id = $1::text AND f.lease_owner = $2::text
   RETURNING f.handled_version
 ), marked AS (
   UPDATE cryptopay_payments AS p SET handled_version = state.handled_version
@@ -324,7 +337,8 @@ WITH state AS (
   WHERE p.payment_id = $1::text AND (p.handled_version IS NULL OR p.handled_version < state.handled_version)
   RETURNING 1
 )
-SELECT handled_version::text AS handled_version FROM state;
+SELECT coalesce((SELECT handled_version FROM state),
+                (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = $1::text))::text AS handled_version;
 
 -- statement: retry
 -- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code). After a failure (confirm

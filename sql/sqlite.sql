@@ -213,12 +213,21 @@ WHERE payment_id = (SELECT payment_id FROM params)
 
 -- statement: order_state
 -- Parameter: payment_id. ... and its fulfilment row starts again; an order's first row is
--- made here (checked again for a lost delivery once recoverAfterSecs have passed).
+-- made here (checked again for a lost delivery once recoverAfterSecs have passed). A pass
+-- that holds the payment's lease meanwhile (it may have loaded the payment before the order
+-- existed) has its lease marked, so that its `complete` writes nothing and the payment is
+-- handled again, with the order, once that lease ends.
 INSERT INTO cryptopay_fulfilment (payment_id) VALUES (?)
-ON CONFLICT (payment_id) DO UPDATE
-  SET handled_version = NULL, outcome = NULL, code = NULL, settled = 0, seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-      attempts = 0, next_attempt_at = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-  WHERE outcome = 'needs_review' AND code = 'payment_unknown';
+ON CONFLICT (payment_id) DO UPDATE SET
+  handled_version = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE handled_version END,
+  outcome = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE outcome END,
+  settled = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN 0 ELSE settled END,
+  seen_at = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ELSE seen_at END,
+  attempts = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN 0 ELSE attempts END,
+  next_attempt_at = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE next_attempt_at END,
+  code = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE code END,
+  lease_owner = CASE WHEN lease_owner IS NULL THEN NULL ELSE lease_owner || ' (order recorded)' END,
+  updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
 
 -- statement: order_read
 -- Parameter: payment_id. The order as stored.
@@ -293,8 +302,9 @@ WHERE f.payment_id = (SELECT payment_id FROM params);
 -- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1).
 -- Once the handler resolved: the version handled is raised, never lowered (compared as digit
 -- text: longer is greater, then the text order), and the outcome is written only for a version
--- at least as new as the one stored. The lease is released when it is still this owner's.
--- Returns the version now handled.
+-- at least as new as the one stored; the lease is released. All of it only while the lease is
+-- still this owner's (not taken by another pass, nor marked by `order_state`). Returns the
+-- version now handled (the one stored, when nothing was written).
 WITH params (payment_id, owner, version, outcome, code, settled) AS (VALUES (?, ?, ?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET
   outcome = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
@@ -306,10 +316,8 @@ UPDATE cryptopay_fulfilment SET
   handled_version = CASE WHEN handled_version IS NULL OR (length((SELECT version FROM params)) > length(handled_version) OR (length((SELECT version FROM params)) = length(handled_version) AND (SELECT version FROM params) > handled_version))
                          THEN (SELECT version FROM params) ELSE handled_version END,
   seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = 0, next_attempt_at = NULL,
-  lease_owner = CASE WHEN lease_owner IS (SELECT owner FROM params) THEN NULL ELSE lease_owner END,
-  lease_until = CASE WHEN lease_owner IS (SELECT owner FROM params) THEN NULL ELSE lease_until END,
-  updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE payment_id = (SELECT payment_id FROM params)
+  lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
 RETURNING handled_version;
 
 -- statement: complete_mark
@@ -320,6 +328,10 @@ WITH params (payment_id) AS (VALUES (?)),
 UPDATE cryptopay_payments SET handled_version = (SELECT handled_version FROM state)
 WHERE payment_id = (SELECT payment_id FROM params) AND (SELECT handled_version FROM state) IS NOT NULL
   AND (handled_version IS NULL OR (length((SELECT handled_version FROM state)) > length(handled_version) OR (length((SELECT handled_version FROM state)) = length(handled_version) AND (SELECT handled_version FROM state) > handled_version)));
+
+-- statement: complete_read
+-- Parameter: payment_id. Runs right after `complete_mark`: the version handled, written or not.
+SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = ?;
 
 -- statement: retry
 -- Parameters: payment_id, the owner, seconds to wait, why (a code). After a failure (confirm

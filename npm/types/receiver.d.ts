@@ -313,7 +313,10 @@ export interface ReceiverStore {
   readonly maxStatusVersionDigits?: number | undefined;
   /**
    * The merchant loop (optional for a custom store; the package's stores have it): stores an
-   * order once, with its fulfilment row, never replacing one stored before; resolves the order
+   * order once, with its fulfilment row, never replacing one stored before, and marks a lease
+   * held on that row (so that the pass holding it, which may have loaded the payment before
+   * the order existed, completes nothing and the payment is handled again once the lease
+   * ends); resolves the order
    * the store holds for the payment_id, which the receiver compares with the one given (after
    * a first insert it is that order, or `null`), and `inserted`, `true` only when this call
    * stored it (the SQLite-family stores answer `false` and the stored order every time).
@@ -339,7 +342,9 @@ export interface ReceiverStore {
   load?(request: LoadRequest): Promise<FulfilmentState | null>;
   /**
    * The merchant loop, once the handler resolved: raises the version handled (never lowers
-   * it), writes the outcome, releases the lease; resolves the version now handled.
+   * it), writes the outcome, releases the lease, all of it only while the lease is still this
+   * owner's (not taken by another pass, nor marked by `recordOrder`); resolves the version now
+   * handled, written or not.
    *
    * @example
    * await store.complete({ paymentId: 'pay_1', owner: 'pass-1', version: '3', outcome: 'fulfil', code: null, settled: true });
@@ -1345,7 +1350,10 @@ export interface FulfilmentLoop {
  */
 export interface QuarantinedOptions {
   /**
-   * List those after this id (0, the default: from the first).
+   * List those after this id (0, the default: from the first). On PostgreSQL with several
+   * instances, ids are taken in the order deliveries arrive but committed in the order they
+   * finish: a row with a lower id can appear just after a page that listed a higher one. To
+   * miss none, list again from an earlier id (a few seconds' worth) and skip the ids seen.
    *
    * @example
    * afterId: rows.at(-1)?.id ?? 0
@@ -1963,7 +1971,9 @@ export interface FromEnvOptions {
  * @param options `required`: more variables that must be set.
  * @throws {CryptoPayError} `invalid_argument`, one error naming every variable that is missing
  * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
- * `..._RETIRING_UNTIL` that is not Unix seconds), never a value; or `env` not an object.
+ * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
+ * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused by createReceiver
+ * (`invalid_argument`, naming `acceptUntilSecs`).
  * @example
  * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
  *

@@ -2,11 +2,36 @@
 // lib/suite.mjs, run on a SQLite file, a throwaway PostgreSQL, D1 in workerd and memoryStore.
 // The views come from one parameter: the same scenarios will run with the sandbox's getPayment.
 
-import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
 import { d1Engine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
-import { fulfilmentScenarios } from './lib/suite.mjs';
+import { fulfilmentScenarios, sleep } from './lib/suite.mjs';
 
 describe('fulfilment on a SQLite file', () => fulfilmentScenarios(sqliteEngine));
-describe('fulfilment on PostgreSQL', () => fulfilmentScenarios(postgresEngine()));
+describe('fulfilment on PostgreSQL', () => {
+  const engine = postgresEngine();
+  fulfilmentScenarios(engine);
+
+  // Another recordCreated's order, committed while this one waits on it: its statement's
+  // snapshot predates that commit, so the stored order is read again to be compared.
+  test('PostgreSQL: a different order for a payment_id recorded at the same moment is refused, not taken as stored', async () => {
+    const { receiver, prefix } = await engine.open();
+    const first = await engine.db.pool.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query(`INSERT INTO ${prefix}orders (payment_id, order_ref, source_amount) VALUES ('pay_both', 'order-a', $1::json)`,
+        [JSON.stringify({ kind: 'fiat', currency: 'USD', amount_raw: '12800' })]);
+      const second = receiver.recordCreated({ payment_id: 'pay_both', order_ref: 'order-b', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '999' } });
+      const outcome = second.then(() => 'resolved', (error) => error);
+      await sleep(300); // the second waits on the first's uncommitted row
+      await first.query('COMMIT');
+      const error = await outcome;
+      assert.ok(error instanceof Error && error.code === 'invalid_argument', `the second call ${error === 'resolved' ? 'resolved' : error}`);
+      assert.match(error.message, /recorded already, with another order_ref and source_amount/);
+    } finally {
+      first.release();
+    }
+  });
+});
 describe('fulfilment on D1 in workerd', () => fulfilmentScenarios(d1Engine()));
 describe('fulfilment on memoryStore', () => fulfilmentScenarios(memoryEngine));

@@ -72,7 +72,7 @@ export function postgresEngine() {
         const store = rx.postgresStore(db.pool, { prefix });
         const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...options }));
         await receiver.ready();
-        return { receiver, store, reopen: (more = extra) => connect(more), another: async (more = extra) => (await connect(more)).receiver, close: async () => {} };
+        return { receiver, store, prefix, reopen: (more = extra) => connect(more), another: async (more = extra) => (await connect(more)).receiver, close: async () => {} };
       };
       return connect(extra);
     },

@@ -243,6 +243,33 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: an order recorded while a pass handles its paid payment as unknown is fulfilled once that pass's lease ends`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const late = await world.create({ orderRef: 'recorded late' }); // createPayment's record failed
+    await world.pay(late.payment_id, '12800'); // paid, its event recorded before the order
+    const key = `${late.payment_id}:3`;
+    // The merchant's retry of recordCreated lands while the pass, which loaded the payment
+    // with no order, is asking the service for its view.
+    const racing = {
+      confirm: async (...args) => {
+        await record(late);
+        return world.confirm(...args);
+      },
+      handle: h.handle,
+      leaseSecs: 1,
+    };
+    await loop.fulfil(racing);
+    assert.deepEqual(h.done(), [[late.payment_id, 'review', key]], 'the pass saw no order');
+    assert.equal(h.calls[0].mismatch.code, 'payment_unknown');
+    // Its outcome was not recorded: the payment is due again once the lease ends.
+    await sleep(1200);
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[late.payment_id, 'review', key], [late.payment_id, 'fulfil', key]]);
+    // Fulfilled and settled: nothing more, even past recoverAfterSecs.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0);
+  });
+
   test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });

@@ -92,9 +92,10 @@ export function d1Store(binding, options) {
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {
-      const [state] = await binding.batch([
+      const [, , state] = await binding.batch([
         binding.prepare(sql.complete).bind(paymentId, owner, version, outcome, code, settled ? 1 : 0),
         binding.prepare(sql.complete_mark).bind(paymentId),
+        binding.prepare(sql.complete_read).bind(paymentId),
       ]);
       return state?.results?.[0]?.handled_version ?? null;
     },

@@ -103,9 +103,10 @@ export function libsqlStore(client, options) {
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {
-      const [state] = await client.batch([
+      const [, , state] = await client.batch([
         statement(sql.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]),
         statement(sql.complete_mark, [paymentId]),
+        statement(sql.complete_read, [paymentId]),
       ], 'write');
       const handled = state?.rows?.[0]?.handled_version;
       return handled === undefined || handled === null ? null : String(handled);

@@ -60,12 +60,18 @@ export function memoryStore(options) {
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
       const inserted = !orders.has(paymentId);
       if (inserted) orders.set(paymentId, { payment_id: paymentId, order_ref: orderRef, source_amount: sourceAmount, integration, created_at: now() });
+      const before = fulfilment.get(paymentId);
       if (heldUnknown(paymentId)) {
         const payment = payments.get(paymentId);
         if (payment) payment.handled_version = null;
         fulfilment.set(paymentId, state(paymentId));
       } else if (!fulfilment.has(paymentId)) {
         fulfilment.set(paymentId, state(paymentId));
+      }
+      // A pass holding the lease may have loaded the payment before the order existed: its
+      // complete() then writes nothing, and the payment is handled again once the lease ends.
+      if (before !== undefined && before.lease_owner !== null) {
+        Object.assign(fulfilment.get(paymentId), { lease_owner: `${before.lease_owner} (order recorded)`, lease_until: before.lease_until });
       }
       const row = orders.get(paymentId);
       return { inserted, stored: inserted ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
@@ -105,12 +111,14 @@ export function memoryStore(options) {
     async complete({ paymentId, owner, version, outcome, code, settled }) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
+      // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder).
+      if (row.lease_owner !== owner) return row.handled_version;
       if (row.handled_version === null || compareStatusVersions(row.handled_version, version) <= 0) {
         Object.assign(row, { outcome, code, settled });
       }
       if (newer(version, row.handled_version)) row.handled_version = version;
       Object.assign(row, { seen_at: now(), attempts: 0, next_attempt_at: null, updated_at: now() });
-      if (row.lease_owner === owner) Object.assign(row, { lease_owner: null, lease_until: null });
+      Object.assign(row, { lease_owner: null, lease_until: null });
       const payment = payments.get(paymentId);
       if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;
       return row.handled_version;

@@ -189,8 +189,11 @@ export function postgresStore(client, options) {
       return rows.map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
     },
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
-      const [row] = (await retried(() => run('order', sql.order, [paymentId, orderRef, sourceAmount, integration]))).rows;
+      let [row] = (await retried(() => run('order', sql.order, [paymentId, orderRef, sourceAmount, integration]))).rows;
       if (row?.inserted) return { inserted: true, stored: null };
+      // Not inserted, yet not seen: another recordCreated committed it after this statement's
+      // snapshot. Read it again (a new snapshot), for the caller to compare.
+      if (row?.source_amount == null) [row] = (await retried(() => run('order_read', sql.order_read, [paymentId]))).rows;
       return { inserted: false, stored: row?.source_amount == null ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {

@@ -196,6 +196,7 @@ export function sqliteStore(db, options) {
       load: db.prepare(sql.load),
       complete: db.prepare(sql.complete),
       completeMark: db.prepare(sql.complete_mark),
+      completeRead: db.prepare(sql.complete_read),
       retry: db.prepare(sql.retry),
       release: db.prepare(sql.release),
     };
@@ -256,9 +257,9 @@ export function sqliteStore(db, options) {
     },
     complete({ paymentId, owner, version, outcome, code, settled }) {
       return enqueue(() => {
-        const row = step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]);
+        step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]);
         step(statements.completeMark, [paymentId]);
-        return row?.handled_version ?? null;
+        return step(statements.completeRead, [paymentId])?.handled_version ?? null;
       });
     },
     retry({ paymentId, owner, delaySecs, code }) {
