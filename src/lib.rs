@@ -120,7 +120,7 @@ pub use pricing::{
 };
 pub use response::{DeliveryOutcome, classify_delivery_response};
 pub use secret::{Secret, SecretEntry, SecretKind};
-pub use secret_set::{MAX_SECRETS, MILLISECONDS_FROM, SecretSet};
+pub use secret_set::{MAX_SECRETS, SecretSet};
 pub use service::{
     ApiError, Applied, DeliveryAnswer, DeliveryStep, IdempotencyCheck, MAX_RETRY_DELAY_MS,
     MAX_RETRY_DELAYS, PaymentAction, PaymentState, PaymentStatus, check_idempotency,

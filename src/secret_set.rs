@@ -29,25 +29,6 @@ pub const MAX_SECRETS: usize = 4;
 /// The detail of a set over [`MAX_SECRETS`] (the number pinned by a test).
 pub(crate) const TOO_MANY_SECRETS: &str = "a secret set holds at most 4 entries";
 
-/// The first value read as milliseconds rather than Unix seconds: 10^12 seconds is the year
-/// 33658, while `Date.now()` and `SystemTime` in milliseconds have had 13 digits since 2001.
-/// An `accept_until_secs` from it up is refused, since it would keep a retiring secret valid
-/// for ever.
-///
-/// # Examples
-///
-/// ```
-/// use cryptopay_verify::{Secret, SecretEntry, SecretSet, MILLISECONDS_FROM};
-/// let set = |until| SecretSet::new(vec![
-///     SecretEntry::active(Secret::new("whsec_current")),
-///     SecretEntry::retiring(Secret::new("whsec_old"), until),
-/// ]);
-/// assert!(set(1_767_225_600).is_ok()); // seconds
-/// assert_eq!(set(1_767_225_600_000).unwrap_err().code(), "invalid_argument"); // milliseconds
-/// assert!(1_767_225_600_000 >= MILLISECONDS_FROM);
-/// ```
-pub const MILLISECONDS_FROM: u64 = 1_000_000_000_000;
-
 /// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
 struct Key {
     mac: KeyedMac,
@@ -118,8 +99,7 @@ impl SecretSet {
     /// # Errors
     ///
     /// In this order: `invalid_argument` for more than 4 entries; `no_secrets` for none;
-    /// `invalid_argument` unless exactly one is active, and for an `accept_until_secs` of
-    /// [`MILLISECONDS_FROM`] or more (milliseconds); `secret_empty` for an empty secret.
+    /// `invalid_argument` unless exactly one is active; `secret_empty` for an empty secret.
     ///
     /// # Examples
     ///
@@ -144,15 +124,6 @@ impl SecretSet {
             return Err(err(
                 ErrorKind::InvalidArgument,
                 "a secret set needs exactly one active secret",
-            ));
-        }
-        if entries.iter().any(|e| {
-            e.accept_until_secs
-                .is_some_and(|until| until >= MILLISECONDS_FROM)
-        }) {
-            return Err(err(
-                ErrorKind::InvalidArgument,
-                "accept_until_secs has 13 digits or more: it is in milliseconds; give Unix seconds",
             ));
         }
         if entries.iter().any(|e| e.secret.is_empty()) {

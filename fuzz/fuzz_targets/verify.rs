@@ -17,9 +17,9 @@
 #![no_main]
 
 use cryptopay_verify::{
-    Delivery, Error, ErrorKind, MAX_MAX_BODY_BYTES, MAX_SECRETS, MILLISECONDS_FROM, Secret,
-    SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verified, Verifier, VerifyOptions,
-    parse_event, parse_timestamp, request_fingerprint, sign, verify_signature, verify_webhook,
+    Delivery, Error, ErrorKind, MAX_MAX_BODY_BYTES, MAX_SECRETS, Secret, SecretEntry, SecretKind,
+    SecretSet, SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp,
+    request_fingerprint, sign, verify_signature, verify_webhook,
 };
 use cryptopay_verify_fuzz::{Fields, TagSpellings, checked, number};
 use libfuzzer_sys::fuzz_target;
@@ -105,7 +105,7 @@ impl Spec {
 
 /// The set as `SecretSet` builds it, checked against an independent reading of the rules:
 /// 1 to 4 entries, exactly one active, a bound on retiring entries only (and on each of
-/// them) and below `MILLISECONDS_FROM`, no empty secret; shape errors before material ones.
+/// them), no empty secret; shape errors before material ones.
 fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
     let built = specs
         .iter()
@@ -120,11 +120,7 @@ fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
         Err(ErrorKind::InvalidArgument)
     } else if specs.is_empty() {
         Err(ErrorKind::NoSecrets)
-    } else if actives != 1
-        || specs
-            .iter()
-            .any(|s| s.until.is_some_and(|u| u >= MILLISECONDS_FROM))
-    {
+    } else if actives != 1 {
         Err(ErrorKind::InvalidArgument)
     } else if specs.iter().any(|s| s.key.is_empty()) {
         Err(ErrorKind::SecretEmpty)

@@ -141,9 +141,7 @@ export interface SecretEntry {
   kind: SecretKind;
   /**
    * Retiring entries only (required there): the last Unix second, inclusive, at which this
-   * secret still verifies. Compared with the `nowSecs` of each call. A value of 13 digits or
-   * more is milliseconds, and refused (`invalid_argument`): it would keep the secret valid for
-   * ever.
+   * secret still verifies. Compared with the `nowSecs` of each call.
    *
    * @example
    * ```ts

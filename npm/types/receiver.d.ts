@@ -1972,8 +1972,7 @@ export interface FromEnvOptions {
  * @throws {CryptoPayError} `invalid_argument`, one error naming every variable that is missing
  * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
  * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
- * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused by createReceiver
- * (`invalid_argument`, naming `acceptUntilSecs`).
+ * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too.
  * @example
  * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
  *

@@ -97,6 +97,15 @@ describe('observability', () => {
     assert.deepEqual(log.lines.filter((l) => l.includes('white space')).map((l) => l.replace(/:.*/, '')), ['warn cryptopay-verify/receiver', 'warn cryptopay-verify/receiver']);
     assert.match(log.lines[0], /the active secret starts or ends with white space: secrets are used exactly as saved/);
     assert.match(log.lines[1], /the pending secret starts or ends with white space/);
+    // A rotation's end in milliseconds is accepted by the secret set, and warned about.
+    const later = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: later, secrets: [{ secret: SECRET, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: Date.now() }],
+    }));
+    const milliseconds = later.lines.filter((l) => l.includes('acceptUntilSecs'));
+    assert.equal(milliseconds.length, 1, later.lines.join('\n'));
+    assert.match(milliseconds[0], /^warn .*the retiring secret has an acceptUntilSecs of 13 digits or more: it looks like milliseconds/);
+    assert.ok(!later.lines.join('\n').includes(CANARY_EU), 'the warning names no secret');
     const body = eventBody({ eventId: 'evt_w', paymentId: 'pay_w', statusVersion: 1 });
     for (let i = 0; i < 3; i += 1) await receiver.handle({ body, headers: signedHeaders(body, { secret: padded }) });
     assert.equal(log.lines.filter((l) => l.includes('onOutcome threw')).length, 1);

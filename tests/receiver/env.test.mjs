@@ -121,6 +121,10 @@ describe('receiverOptionsFromEnv', () => {
       'invalid_argument: set TIMESTAMP_HEADER and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL in the environment (each is missing or empty)');
     assert.equal(refusal({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '2026-01-01' }),
       'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is a Unix time in seconds: the last second the retiring secret verifies');
+    // Milliseconds (Date.now()) would keep the retiring Secret verifying for thousands of years.
+    assert.equal(refusal({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(1767225600 * 1000) }),
+      'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL has 13 digits or more: it is in milliseconds; give the last second the retiring secret verifies, in Unix seconds');
+    assert.equal(rx.receiverOptionsFromEnv({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '999999999999' }).secrets[1].acceptUntilSecs, 999999999999);
     // Left behind once the retiring Secret is removed: harmless.
     assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
   });

@@ -777,10 +777,6 @@ def build_verify():
       err("invalid_argument"),
       secrets=[{"secret": other, "kind": "active"},
                {"secret": S, "kind": "retiring", "acceptUntilSecs": -1}])
-    v("acceptUntilSecs in milliseconds (13 digits) on a retiring entry: refused, not an overlap for ever",
-      ["Rotation", "InvalidArgument"], err("invalid_argument"),
-      secrets=[{"secret": other, "kind": "active"},
-               {"secret": S, "kind": "retiring", "acceptUntilSecs": (NOW + 3600) * 1000}])
     v("unknown kind 'expired'", ["Rotation", "InvalidArgument"], err("invalid_argument"),
       secrets=[{"secret": S, "kind": "active"}, {"secret": other, "kind": "expired"}])
     v("kind 'Active' (case matters)", ["Rotation", "InvalidArgument"], err("invalid_argument"),

@@ -108,7 +108,7 @@ pub fn event_error_codes() -> String {
 
 /// The core's limits JavaScript needs before it calls in (one source of truth), in this
 /// order: `defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes,
-/// outcomeInexact, millisecondsFrom` (api/instance.mjs names them). Numbers cross as one array: no formatting
+/// outcomeInexact` (api/instance.mjs names them). Numbers cross as one array: no formatting
 /// code runs, and nothing is built field by field across the boundary.
 #[wasm_bindgen]
 #[allow(clippy::cast_precision_loss)] // each is far below 2^53
@@ -119,7 +119,6 @@ pub fn constants() -> Vec<f64> {
         cryptopay_verify::MAX_SECRETS as f64,
         cryptopay_verify::MAX_SIGNATURE_HEADER_BYTES as f64,
         f64::from(verify::OUTCOME_INEXACT),
-        cryptopay_verify::MILLISECONDS_FROM as f64,
     ]
 }
 

@@ -22,6 +22,9 @@ function failure(n) {
   return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
 }
 
+// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
+const MILLISECONDS = 1e12;
+
 // The answer of RawVerifier.verify: the result, or the CryptoPayError of the refusal it
 // numbered (for the public method to throw).
 function settle(outcome, bytes, parse, timestamp, signature, input) {
@@ -34,7 +37,7 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
     }
     if (name !== null && value === NEVER_WELL_FORMED) return fail(code, notHeader(name, input[name]));
     // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
-    if (code === 'timestamp_too_old' && input.nowSecs >= limits.millisecondsFrom) {
+    if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
       return fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)');
     }
     return refusal(code, message);

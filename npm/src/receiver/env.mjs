@@ -3,6 +3,7 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
+import { MILLISECONDS } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
 const SECRET = 'CRYPTOPAY_WEBHOOK_SECRET';
@@ -65,6 +66,9 @@ export function receiverOptionsFromEnv(env, options) {
   if (maxSkewSecs === null) problems.push(`MAX_SKEW_SECS is whole seconds, 0 or more (default ${DEFAULT_MAX_SKEW_SECS})`);
   const until = retiring && !unset(env[RETIRING_UNTIL]) ? wholeSeconds(env[RETIRING_UNTIL]) : undefined;
   if (until === null) problems.push(`${RETIRING_UNTIL} is a Unix time in seconds: the last second the retiring secret verifies`);
+  else if (until !== undefined && until >= MILLISECONDS) {
+    problems.push(`${RETIRING_UNTIL} has 13 digits or more: it is in milliseconds; give the last second the retiring secret verifies, in Unix seconds`);
+  }
   if (problems.length > 0) throw invalid(problems.join('; '));
 
   // One secret as a string, the usual case; during a rotation, the set of entries.

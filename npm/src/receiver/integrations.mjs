@@ -5,6 +5,7 @@
 // created under that same integration.
 
 import { CryptoPayError, Verifier } from 'cryptopay-verify';
+import { MILLISECONDS } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
 // An integration's name: what the merchant calls it (`shop-eu`), stored beside events and
@@ -45,7 +46,7 @@ function entries(secrets) {
   if (typeof secrets === 'string') return [{ secret: secrets, kind: 'active' }];
   if (!Array.isArray(secrets)) return [];
   return secrets.filter((e) => e !== null && typeof e === 'object' && typeof e.secret === 'string')
-    .map((e) => ({ secret: e.secret, kind: typeof e.kind === 'string' ? e.kind : 'active' }));
+    .map((e) => ({ secret: e.secret, kind: typeof e.kind === 'string' ? e.kind : 'active', until: e.acceptUntilSecs }));
 }
 
 /**
@@ -57,7 +58,11 @@ export function secretWarnings(integrations) {
   const lines = [];
   const seen = new Map();
   for (const { name, secrets } of integrations) {
-    for (const { secret, kind } of entries(secrets)) {
+    for (const { secret, kind, until } of entries(secrets)) {
+      if (typeof until === 'number' && until >= MILLISECONDS) {
+        lines.push(`the ${kind} secret${describeIntegration(name)} has an acceptUntilSecs of 13 digits or more: it looks like `
+          + 'milliseconds, which keeps the secret verifying for thousands of years: give the end of the overlap in Unix seconds');
+      }
       if (secret !== secret.trim()) {
         lines.push(`the ${kind} secret${describeIntegration(name)} starts or ends with white space: secrets are used exactly `
           + 'as saved, so unless the saved secret has it too, no delivery will verify: remove it where the secret is configured');

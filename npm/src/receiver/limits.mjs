@@ -9,6 +9,12 @@
  */
 export const MAX_ID_BYTES = 1024;
 
+/**
+ * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658):
+ * a clock in milliseconds is refused, a rotation's end in milliseconds refused or warned of.
+ */
+export const MILLISECONDS = 1e12;
+
 /** PostgreSQL's numeric holds at most 131072 digits before the decimal point. */
 export const NUMERIC_DIGITS = 131072;
 

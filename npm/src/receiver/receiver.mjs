@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import { Refusal, authentic, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
-import { MAX_ID_BYTES } from './limits.mjs';
+import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
 import { clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
 
@@ -77,9 +77,6 @@ function notAStore(store) {
   }
   return 'is not a store: give one of';
 }
-
-// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
-const MILLISECONDS = 1e12;
 
 // The largest body (and data text) the store records, when it declares one (d1Store does).
 const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && store.maxBodyBytes > 0 ? store.maxBodyBytes : Infinity);
