@@ -93,8 +93,11 @@ describe('POST /v1/payments', () => {
 
   test('the body is checked by the core against the store (400 with its code)', async () => {
     const cases = [
-      ['not json', 'request_invalid'],
-      ['[1]', 'request_invalid'],
+      ['not json', 'create_payment_invalid'],
+      ['[1]', 'create_payment_invalid'],
+      ['null', 'create_payment_invalid'],
+      // A repeated key: the core reads the text as received, never the last value of it.
+      [`{"source_amount":${JSON.stringify(source())},"source_amount":${JSON.stringify(source('999'))}}`, 'create_payment_invalid'],
       [{}, 'create_payment_invalid'],
       [{ source_amount: { ...source(), currency: 'EUR' } }, 'source_currency_mismatch'],
       [{ source_amount: source('0') }, 'amount_raw_invalid'],

@@ -26,7 +26,8 @@ use wasm_bindgen::prelude::*;
 
 use cryptopay_verify::{
     ApiError, DeliveryAnswer, DeliveryStep, Error, ErrorKind, PaymentAction, PaymentState,
-    PaymentStatus, StatusVersion, check_idempotency, next_delivery_step, validate_retry_delays,
+    PaymentStatus, PrimarySource, StatusVersion, check_idempotency, next_delivery_step,
+    validate_create_payment_json, validate_retry_delays,
 };
 use json::{Json, error_json, ok_json};
 
@@ -216,6 +217,24 @@ pub fn next_delivery_step_export(
 pub fn validate_retry_delays_export(retry_delays_ms: &[f64]) -> String {
     match delays(retry_delays_ms).and_then(|d| validate_retry_delays(&d)) {
         Ok(()) => ok_json(&[]),
+        Err(error) => core_error(error),
+    }
+}
+
+/// Checks a `POST /v1/payments` body as it was received (the exact text: a repeated key or a
+/// body that is not a JSON object is `create_payment_invalid`) against the store's pricing
+/// source (its JSON text) and website origin: `{"ok":true}` or the core's error.
+#[wasm_bindgen(js_name = validateCreatePayment)]
+pub fn validate_create_payment_export(
+    body_json: &str,
+    primary_json: &str,
+    website_origin: Option<String>,
+) -> String {
+    let checked = PrimarySource::from_json(primary_json).and_then(|primary| {
+        validate_create_payment_json(body_json, &primary, website_origin.as_deref())
+    });
+    match checked {
+        Ok(_) => ok_json(&[]),
         Err(error) => core_error(error),
     }
 }

@@ -67,6 +67,16 @@ export function applyPaymentAction(state, action) {
   return { state: next, events };
 }
 
+/**
+ * Checks a CreatePayment body as received (its exact text: a repeated key, or a body that is
+ * not a JSON object, is create_payment_invalid) against the store's pricing source and
+ * website origin. Throws the core's CryptoPayError.
+ */
+export function validateCreatePaymentText(text, primarySource, websiteOrigin) {
+  if (typeof text !== 'string') throw invalid('the body must be text');
+  answer(exports().validateCreatePayment(text, JSON.stringify(primarySource), str(websiteOrigin)));
+}
+
 /** 'new', 'replay' or 'reused', from the fingerprint stored under a key (or undefined). */
 export function checkIdempotency(storedFingerprint, fingerprint) {
   if (storedFingerprint !== undefined && typeof storedFingerprint !== 'string') throw invalid('storedFingerprint must be a string');

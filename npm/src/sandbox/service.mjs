@@ -5,10 +5,11 @@
 // in one step of the store; the events it makes go to the delivery engine in the same step.
 // No HTTP here: http.mjs and startSandbox's methods both call these.
 
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { requestFingerprint, validateCreatePayment } from 'cryptopay-verify';
-import { parseJsonObject, randomId, requireIdempotencyKey } from './requests.mjs';
-import { applyPaymentAction, checkIdempotency, newPaymentState, refusal } from './rules.mjs';
+import { requestFingerprint } from 'cryptopay-verify';
+import { randomId, requireIdempotencyKey } from './requests.mjs';
+import { applyPaymentAction, checkIdempotency, newPaymentState, refusal, validateCreatePaymentText } from './rules.mjs';
 import { createWebhooks } from './webhook.mjs';
 
 /** The three standard scopes, as the dashboard issues them. */
@@ -117,8 +118,10 @@ export function createService({ store, options, origin, delivery, log }) {
     const check = checkIdempotency(record?.fingerprint, fingerprint);
     if (check === 'replay') return { payment: createdView(store.payments.get(record.payment_id)), replay: true };
     if (check === 'reused') throw refusal('idempotency_key_reused');
-    const request = parseJsonObject(body, 'a CreatePayment');
-    validateCreatePayment(request, { primarySource: options.primarySource, ...(website ? { websiteOrigin: website } : {}) });
+    // The core reads the text as received (a repeated key is refused), then it is parsed.
+    const text = Buffer.from(body).toString('utf8');
+    validateCreatePaymentText(text, options.primarySource, website);
+    const request = JSON.parse(text);
     const state = newPaymentState(request.source_amount.amount_raw);
     const created = Date.now();
     const paymentId = randomId('pay');
