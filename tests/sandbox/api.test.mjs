@@ -47,6 +47,15 @@ describe('API keys and scopes', () => {
       refused(await api(sandbox, method, path, { key: 'sk_sandbox_not_issued' }), 401, 'unauthorized');
       refused(await api(sandbox, method, path, { key: null, headers: { authorization: `Basic ${sandbox.apiKey}` } }), 401, 'unauthorized');
     }
+    // Before anything else is looked at: an unknown path, a method the path does not take, a
+    // path that does not decode, a body over the limit.
+    for (const [method, path, body] of [['GET', '/v1/nothing-here'], ['PUT', '/v1/payments'], ['GET', '/v1/payments/%E0'],
+      ['POST', '/v1/payments', Buffer.alloc(1024 * 1024 + 1, 0x20)]]) {
+      refused(await api(sandbox, method, path, { key: null, body }), 401, 'unauthorized');
+    }
+    // With a key, those are what they are.
+    refused(await api(sandbox, 'GET', '/v1/nothing-here'), 404, 'not_found');
+    refused(await api(sandbox, 'GET', '/v1/payments/%E0'), 404, 'payment_not_found');
   });
 
   test('a key without the scope is 403 insufficient_scope; the scope it has works', async () => {

@@ -107,6 +107,8 @@ export function createServer({ service, delivery, baseUrl, log }) {
   const table = routes(service, delivery);
   async function handle(req, res) {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    // Every /v1 call needs a key: 401 before its path, method or body is looked at.
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) service.authorize(req.headers.authorization);
     const body = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/') {
       send(res, 200, { html: hostedEntryPage(baseUrl()) });

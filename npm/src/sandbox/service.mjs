@@ -55,11 +55,13 @@ export function createService({ store, options, origin, delivery, log }) {
   }
 
   /** The key of an `Authorization: Bearer <key>` header with `scope`, or the refusal. */
-  function authorize(header, scope) {
+  // The key of an Authorization header (401 unauthorized for none or an unknown one), then,
+  // with a scope, that the key has it (403 insufficient_scope).
+  function authorize(header, scope = null) {
     const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(header) : null;
     const record = match ? store.keys.get(match[1]) : undefined;
     if (record === undefined) throw refusal('unauthorized');
-    if (!record.scopes.includes(scope)) throw refusal('insufficient_scope', `this endpoint needs ${scope}`);
+    if (scope !== null && !record.scopes.includes(scope)) throw refusal('insufficient_scope', `this endpoint needs ${scope}`);
   }
 
   // --- views -----------------------------------------------------------------------------
