@@ -11,7 +11,7 @@ use core::ops::Range;
 use std::borrow::Cow;
 
 use crate::error::{Error, ErrorKind, err};
-use crate::json::{LEAF, Refusal, Shape, Spec, scan};
+use crate::json::{LEAF, Refusal, Shape, Spec, scan_envelope};
 use crate::status::StatusVersion;
 
 /// The only event type the service sends.
@@ -253,8 +253,10 @@ impl fmt::Debug for Event {
 ///
 /// # Errors
 ///
-/// In this order: `event_not_json`; `event_duplicate_key`; `event_malformed` (top level not
-/// an object, `event_type` missing or not a string); `event_type_unknown`;
+/// In this order: `event_not_json`; `event_duplicate_key` (for a key repeated below the top
+/// level, `event_type_unknown` comes first when `event_type` is another string: nothing
+/// inside `data` is looked at for an event of an unknown type); `event_malformed` (top level
+/// not an object, `event_type` missing or not a string); `event_type_unknown`;
 /// `event_malformed` (`schema_version`, `event_id`, `occurred_at`, `data`,
 /// `data.payment_id`, `data.status_version` missing); `status_version_invalid`.
 ///
@@ -342,8 +344,16 @@ pub(crate) fn refused(refusal: Refusal) -> Error {
 /// Checks a verified body as an envelope in one pass (see [`parse_event`] for the order).
 pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts<'_>, Error> {
     let malformed = |detail| err(ErrorKind::EventMalformed, detail);
-    let scanned = scan(body, &ENVELOPE).map_err(refused)?;
+    let scanned = scan_envelope(body, &ENVELOPE).map_err(refused)?;
     let top = &scanned.top;
+    // A key repeated inside the document: refused, unless the event is of an unknown type,
+    // which is reported before anything inside `data` is looked at.
+    if scanned.nested_duplicate {
+        return Err(Error::new(match top.field("event_type") {
+            Some(Shape::Str(t)) if t != PAYMENT_UPDATED => ErrorKind::EventTypeUnknown,
+            _ => ErrorKind::EventDuplicateKey,
+        }));
+    }
     if !matches!(top, Shape::Object { .. }) {
         return Err(malformed("the event is not a JSON object"));
     }

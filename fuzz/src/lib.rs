@@ -332,4 +332,4 @@ pub fn percent_decode(text: &str) -> Option<Vec<u8>> {
 // The reference JSON reader, shared with the crate's own tests (tests/vectors.rs).
 #[path = "../../tests/common/json_reference.rs"]
 mod json_reference;
-pub use json_reference::{RefRefusal, RefValue, reference_json};
+pub use json_reference::{RefRefusal, RefValue, reference_envelope, reference_json};

@@ -82,34 +82,48 @@ pub(crate) struct Scanned<'de> {
     pub(crate) top: Shape<'de>,
     /// Some number in the document would change as a double.
     pub(crate) inexact: bool,
+    /// An object below the top level repeats a key (only [`scan_envelope`] answers one).
+    pub(crate) nested_duplicate: bool,
 }
 
 /// Reads `body` in one pass, capturing the fields `spec` names at the top level.
 ///
 /// Syntax errors anywhere win over repeated keys.
 pub(crate) fn scan<'de>(body: &'de [u8], spec: &'static Spec) -> Result<Scanned<'de>, Refusal> {
-    run(body, spec, false).map(|(scanned, _)| scanned)
+    run(body, spec, false, false).map(|(scanned, _)| scanned)
+}
+
+/// As [`scan`], but a key repeated below the top level is answered in
+/// [`Scanned::nested_duplicate`] rather than refused, for the envelope's order of checks
+/// (an unknown `event_type` is reported before anything inside `data`).
+pub(crate) fn scan_envelope<'de>(
+    body: &'de [u8],
+    spec: &'static Spec,
+) -> Result<Scanned<'de>, Refusal> {
+    run(body, spec, false, true).map(|(scanned, _)| scanned)
 }
 
 /// Where the numbers a double cannot hold (see [`text_survives_f64`]) are in `body`, in
 /// document order, after the same checks as [`scan`].
 pub(crate) fn inexact_numbers(body: &[u8]) -> Result<Vec<Span>, Refusal> {
-    run(body, &LEAF, true).map(|(_, spans)| spans)
+    run(body, &LEAF, true, false).map(|(_, spans)| spans)
 }
 
 fn run<'de>(
     body: &'de [u8],
     spec: &'static Spec,
     collect: bool,
+    nested_later: bool,
 ) -> Result<(Scanned<'de>, Vec<Span>), Refusal> {
     let mut scanner = Scanner::new(body, collect);
     let top = scanner.document(spec).map_err(|_| Refusal::Syntax)?;
-    if scanner.duplicate {
+    if scanner.duplicate || (scanner.nested_duplicate && !nested_later) {
         return Err(Refusal::DuplicateKey);
     }
     let scanned = Scanned {
         top,
         inexact: scanner.inexact,
+        nested_duplicate: scanner.nested_duplicate,
     };
     Ok((scanned, scanner.spans.unwrap_or_default()))
 }

@@ -45,7 +45,10 @@ pub(super) struct Scanner<'de> {
     at: usize,
     /// The keys of the objects being read, innermost last: one buffer for the document.
     keys: Vec<Cow<'de, [u8]>>,
+    /// An object at the top level repeats a key.
     pub(super) duplicate: bool,
+    /// An object below the top level repeats a key.
+    pub(super) nested_duplicate: bool,
     pub(super) inexact: bool,
     /// Where the numbers a double cannot hold are, when asked for.
     pub(super) spans: Option<Vec<Span>>,
@@ -59,6 +62,7 @@ impl<'de> Scanner<'de> {
             // Room for the keys of a few nested objects: no growth for the usual event.
             keys: Vec::with_capacity(32),
             duplicate: false,
+            nested_duplicate: false,
             inexact: false,
             spans: collect.then(Vec::new),
         }
@@ -244,7 +248,12 @@ impl<'de> Scanner<'de> {
             }
         }
         if self.keys.get_mut(own..).is_some_and(|own| repeats(own)) {
-            self.duplicate = true;
+            // `depth` is 1 inside the top-level object.
+            if depth == 1 {
+                self.duplicate = true;
+            } else {
+                self.nested_duplicate = true;
+            }
         }
         self.keys.truncate(own);
         Ok(())

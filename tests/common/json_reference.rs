@@ -43,18 +43,43 @@ pub enum RefRefusal {
 ///
 /// [`RefRefusal`]: syntax anywhere wins over a repeated key.
 pub fn reference_json(body: &[u8]) -> Result<RefValue, RefRefusal> {
+    match reference_envelope(body)? {
+        (_, true) => Err(RefRefusal::DuplicateKey),
+        (value, false) => Ok(value),
+    }
+}
+
+/// As [`reference_json`], but a key repeated below the top level is answered as `true`
+/// beside the tree rather than refused (an envelope's order of checks: an unknown
+/// `event_type` first).
+///
+/// # Errors
+///
+/// [`RefRefusal`]: syntax anywhere wins over a key repeated in the top-level object.
+pub fn reference_envelope(body: &[u8]) -> Result<(RefValue, bool), RefRefusal> {
     let text = std::str::from_utf8(body).map_err(|_| RefRefusal::NotJson)?;
     let raw: &serde_json::value::RawValue =
         serde_json::from_str(text).map_err(|_| RefRefusal::NotJson)?;
-    let mut duplicate = false;
-    let value = reference_value(raw.get(), 0, &mut duplicate)?;
-    if duplicate {
+    let mut repeats = Repeats::default();
+    let value = reference_value(raw.get(), 0, &mut repeats)?;
+    if repeats.top {
         return Err(RefRefusal::DuplicateKey);
     }
-    Ok(value)
+    Ok((value, repeats.nested))
 }
 
-fn reference_value(text: &str, depth: usize, duplicate: &mut bool) -> Result<RefValue, RefRefusal> {
+/// Where a repeated key was seen: in the top-level object, or below it.
+#[derive(Default)]
+struct Repeats {
+    top: bool,
+    nested: bool,
+}
+
+fn reference_value(
+    text: &str,
+    depth: usize,
+    duplicate: &mut Repeats,
+) -> Result<RefValue, RefRefusal> {
     use serde_json::value::RawValue;
     let not_json = |_| RefRefusal::NotJson;
     match text.as_bytes().first() {
@@ -69,7 +94,11 @@ fn reference_value(text: &str, depth: usize, duplicate: &mut bool) -> Result<Ref
                     .iter()
                     .any(|(k, _, _): &(String, RefValue, String)| *k == key)
                 {
-                    *duplicate = true;
+                    if depth == 0 {
+                        duplicate.top = true;
+                    } else {
+                        duplicate.nested = true;
+                    }
                 }
                 let value = reference_value(raw.get(), depth + 1, duplicate)?;
                 out.push((key, value, raw.get().to_owned()));

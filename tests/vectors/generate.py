@@ -923,7 +923,8 @@ def build_event():
     f = VectorFile(
         "event.json", "parseEvent",
         "parseEvent over candidate envelopes (bodyHex, UTF-8 JSON). Order: event_not_json "
-        "(syntax, invalid UTF-8, BOM, nesting over 128) -> event_duplicate_key (any depth) -> "
+        "(syntax, invalid UTF-8, BOM, nesting over 128) -> event_duplicate_key (any depth; "
+        "below the top level, event_type_unknown first when event_type is another string) -> "
         "top level not an object -> event_type missing/not a string -> event_type_unknown -> "
         "schema_version, event_id, occurred_at, data, data.payment_id (event_malformed) -> "
         "data.status_version missing (event_malformed) or invalid (status_version_invalid). "
@@ -1058,6 +1059,10 @@ def build_event():
     e("duplicate key with an unknown event_type: duplicates are found first",
       ["DuplicateKey", "OrderOfChecks"], err("event_duplicate_key"),
       envelope(event_type='"payment.created"', extra=(("event_type", '"payment.created"'),)))
+    e("duplicate key inside data of an event of an unknown type: event_type_unknown, since "
+      "nothing inside data is looked at for it",
+      ["DuplicateKey", "OrderOfChecks"], err("event_type_unknown"),
+      envelope(event_type='"payment.created"', data=data_obj(extra=(("payment_id", '"pay_2"'),))))
     e("duplicate key and a top-level array: duplicates are found first",
       ["DuplicateKey", "OrderOfChecks"], err("event_duplicate_key"), '[{"a":1,"a":2}]')
     e("non-ASCII text inside data is fine", ["Valid", "Unicode"], ok(event=event()),
