@@ -69,11 +69,13 @@ setup-node: $(ALL_STAMP)
 # Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
 # npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
 # them too (the repository's own scripts run on the machine's Node). Pinned in
-# tests/runtimes/node-versions/package-lock.json.
+# tests/runtimes/node-versions/package-lock.json. Installed from inside that folder, not with
+# --prefix: --prefix moves npm's global config too (to <prefix>/etc/npmrc), and with it a
+# cafile the machine's global npmrc sets.
 NODE_VERSIONS_DIR = tests/runtimes/node-versions
 setup-node-versions:
 	@[[ -f $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json && ! $(NODE_VERSIONS_DIR)/package-lock.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json ]] || \
-		npm install --prefix $(NODE_VERSIONS_DIR) --no-audit --no-fund --loglevel=error
+		(cd $(NODE_VERSIONS_DIR) && npm install --no-audit --no-fund --loglevel=error)
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
 # Silent when it is there; apt's output is shown only if the install fails.
