@@ -29,8 +29,10 @@ pub struct EventCheck {
 }
 
 impl EventCheck {
-    /// Whether some number of the body would change as a double (an integer beyond
-    /// 2^53 - 1, a fraction or exponent outside what a double keeps).
+    /// Whether some number of the body may change as a double: an integer beyond
+    /// 2^53 - 1, or a number with a fraction or an exponent outside 1e-307 to 1e308 or of
+    /// more than 15 significant digits (`9007199254740993.0`, `1.00000000000000000001`,
+    /// `1e400`; `0.30000000000000004` too, which a double happens to keep).
     ///
     /// # Examples
     ///

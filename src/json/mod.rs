@@ -128,10 +128,16 @@ fn run<'de>(
     Ok((scanned, scanner.spans.unwrap_or_default()))
 }
 
-/// Whether a JSON number's text keeps its value as an IEEE 754 double.
+/// Whether a JSON number's text keeps its value as an IEEE 754 double, for certain: whether
+/// the number `JSON.parse` reads from it is the same decimal value.
 ///
-/// Integers must lie within ±(2^53 - 1). A number with a fraction or an exponent must be
-/// zero or have a magnitude from 1e-307 up to (not including) 1e308. No float is parsed.
+/// Integers (digits only) must lie within ±(2^53 - 1), as `Number.isSafeInteger` has it. A
+/// number with a fraction or an exponent must be zero, or have a magnitude from 1e-307 up to
+/// (not including) 1e308 and at most 15 significant digits (DBL_DIG: every such decimal is
+/// the shortest text of its nearest double). More digits may or may not survive
+/// (`0.30000000000000004` does, `9007199254740993.0` and `1.00000000000000000001` do not);
+/// telling them apart needs a float parser and printer (measured: 44 KB more `.wasm`), so
+/// they count as changing, and the host keeps their exact text.
 pub(crate) fn text_survives_f64(text: &str) -> bool {
     let magnitude = text.strip_prefix('-').unwrap_or(text);
     if !magnitude.is_empty() && magnitude.bytes().all(|b| b.is_ascii_digit()) {
@@ -139,36 +145,67 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
             .parse::<u64>()
             .is_ok_and(|n| n <= MAX_SAFE_INTEGER);
     }
-    let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
-        Some(at) => magnitude.split_at(at),
-        None => (magnitude, ""),
-    };
-    // An exponent too long for i64 is far outside the range either way.
-    let exponent = exponent
-        .get(1..)
-        .unwrap_or_default()
-        .trim_start_matches('+');
-    let exponent: i64 = if exponent.is_empty() {
-        0
-    } else {
-        exponent.parse().unwrap_or(if exponent.starts_with('-') {
-            i64::MIN
+    Decimal::read(magnitude)
+        .is_none_or(|number| (-306..=308).contains(&number.point) && number.count() <= 15)
+}
+
+/// A non-zero, non-negative decimal number (JSON's grammar) by its significant digits: `0.` then `int` and `frac` (leading zeros left out, trailing ones not
+/// significant) times `10^point`.
+struct Decimal<'a> {
+    int: &'a str,
+    frac: &'a str,
+    point: i64,
+}
+
+impl<'a> Decimal<'a> {
+    /// The number of `magnitude`, or None for zero.
+    fn read(magnitude: &'a str) -> Option<Self> {
+        let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
+            Some(at) => magnitude.split_at(at),
+            None => (magnitude, ""),
+        };
+        // An exponent too long for i64 is far outside the range either way.
+        let exponent = exponent
+            .get(1..)
+            .unwrap_or_default()
+            .trim_start_matches('+');
+        let exponent: i64 = if exponent.is_empty() {
+            0
         } else {
-            i64::MAX
+            exponent.parse().unwrap_or(if exponent.starts_with('-') {
+                i64::MIN
+            } else {
+                i64::MAX
+            })
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let int = int.trim_start_matches('0');
+        // The place of the leading significant digit: the value lies in [10^(m-1), 10^m).
+        let (leading, frac) = if int.is_empty() {
+            let zeros = frac.find(|c: char| c != '0')?;
+            (
+                i64::try_from(zeros).map_or(i64::MIN, i64::saturating_neg),
+                frac.get(zeros..).unwrap_or_default(),
+            )
+        } else {
+            (i64::try_from(int.len()).unwrap_or(i64::MAX), frac)
+        };
+        Some(Decimal {
+            int,
+            frac,
+            point: leading.saturating_add(exponent),
         })
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let int = int.trim_start_matches('0');
-    // The position of the leading significant digit: the value lies in [10^(m-1), 10^m).
-    let leading = if int.is_empty() {
-        match frac.find(|c: char| c != '0') {
-            None => return true, // zero
-            Some(zeros) => i64::try_from(zeros).map_or(i64::MIN, i64::saturating_neg),
+    }
+
+    /// How many significant digits (trailing zeros are not).
+    fn count(&self) -> usize {
+        let frac = self.frac.trim_end_matches('0');
+        if frac.is_empty() {
+            self.int.trim_end_matches('0').len()
+        } else {
+            self.int.len().saturating_add(frac.len())
         }
-    } else {
-        i64::try_from(int.len()).unwrap_or(i64::MAX)
-    };
-    (-306..=308).contains(&leading.saturating_add(exponent))
+    }
 }
 
 #[cfg(test)]

@@ -242,6 +242,12 @@ fn numbers_a_double_keeps() {
         "1e-306",
         "0.001e-300",
         "123.456e2",
+        // At most 15 significant digits, trailing zeros not counted.
+        "123456789012345e-3",
+        "-1.23456789012345e300",
+        "123456789012345.0000",
+        "1.5000000000000000000000",
+        "100000000000000000000e-5",
     ] {
         assert!(text_survives_f64(keeps), "{keeps}");
     }
@@ -253,6 +259,17 @@ fn numbers_a_double_keeps() {
         "1e-400",
         "0.0001e-305",
         "1e99999999999999999999",
+        // A fraction or an exponent that a double reads as another number...
+        "9007199254740993.0",
+        "9007199254740993e0",
+        "12345678901234567890e0",
+        "1.00000000000000000001",
+        "-1.00000000000000000001",
+        "0.30000000000000005",
+        "0.1000000000000000055511151231257827",
+        // ... or may not: more than 15 significant digits are kept as text.
+        "0.30000000000000004",
+        "1.234567890123456e10",
     ] {
         assert!(!text_survives_f64(changes), "{changes}");
     }

@@ -1176,6 +1176,7 @@ for (const [label, api] of entries) {
       '"data":{"payment_id":"pay_1","status_version":9007199254740993,' +
       '"amount_minor":123456789012345678901234567890,' +
       `"negative":-${BIG},"small":7,"ratio":1.5,"flag":true,"none":null,` +
+      '"sum":0.30000000000000004,"rounded":9007199254740993.0,"cut":1.00000000000000000001,"rate":0.123456789012345,' +
       `"nested":{"n":${BIG},"s":"${BIG}"},"list":[1,${BIG},"x"]},` +
       '"x_extra":{"k":[1,2]},"delivery_attempt":2}';
 
@@ -1194,6 +1195,13 @@ for (const [label, api] of entries) {
       assert.deepStrictEqual(data.list, [1, BIG, 'x']);
     });
 
+    test('a fraction of more than 15 significant digits arrives as its decimal string', () => {
+      const { data } = viaWebhook();
+      assert.equal(data.rounded, '9007199254740993.0'); // JSON.parse: 9007199254740992
+      assert.equal(data.cut, '1.00000000000000000001'); // JSON.parse: 1
+      assert.equal(data.sum, '0.30000000000000004'); // a double's own text, but 17 digits
+    });
+
     test('a negative number JS cannot hold exactly inside data arrives as its decimal string', () => {
       assert.equal(viaWebhook().data.negative, `-${BIG}`);
     });
@@ -1202,6 +1210,7 @@ for (const [label, api] of entries) {
       const { data } = viaWebhook();
       assert.equal(data.small, 7);
       assert.equal(data.ratio, 1.5);
+      assert.equal(data.rate, 0.123456789012345); // 15 significant digits
       assert.equal(data.flag, true);
       assert.equal(data.none, null);
       assert.equal(data.nested.s, BIG);
