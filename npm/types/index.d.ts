@@ -1430,8 +1430,9 @@ export declare function classifyDeliveryResponse(status: number): DeliveryOutcom
 /**
  * What the authoritative view of a payment justifies doing with its order: `'fulfil'` (paid
  * exactly), `'review'` (a case for a person: partial or over payment, review required, an
- * unknown status, a payment that does not link to its order), `'wait'` (not settled yet) or
- * `'closed'` (ended unpaid: expired or cancelled).
+ * unknown status, money received before a payment expired or was cancelled, a payment that
+ * does not link to its order), `'wait'` (not settled yet) or `'closed'` (ended unpaid: expired
+ * or cancelled with nothing received).
  *
  * @example
  * ```ts
@@ -1713,7 +1714,8 @@ export declare function linkEvent(order: Order | null | undefined, view: string 
  * The default fulfilment policy: `paid` is `'fulfil'` only when `amount_received_raw` is
  * absent or exactly the source `amount_raw` (else `'review'`); `partially_paid`, `overpaid`
  * and `review_required` are `'review'`; `open` and `confirming` `'wait'`; `expired` and
- * `cancelled` `'closed'`; any other status (case included: `PAID`) `'review'`. Call it only
+ * `cancelled` `'closed'` when nothing was received (`amount_received_raw` absent or `"0"`),
+ * else `'review'`; any other status (case included: `PAID`) `'review'`. Call it only
  * once {@link linkEvent} linked the payment to its order.
  *
  * @param view The exact text of `GET /v1/payments/{payment_id}`'s answer, or a {@link PaymentView}.

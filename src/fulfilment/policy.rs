@@ -80,7 +80,9 @@ impl FulfilmentAction {
 /// `paid` is `Fulfil` only when `amount_received_raw` is absent or exactly the source
 /// amount's `amount_raw` (else `Review`); `partially_paid`, `overpaid` and
 /// `review_required` are `Review`; `open` and `confirming` are `Wait`; `expired` and
-/// `cancelled` are `Closed`; any other status is `Review`: a status this crate does not
+/// `cancelled` are `Closed` when nothing was received (`amount_received_raw` absent or `0`),
+/// else `Review`: money that came in before (or after) the payment ended is the customer's,
+/// to refund or to honour, never silently closed; any other status is `Review`: a status this crate does not
 /// know is never fulfilled. Statuses are compared exactly (`Paid` is not `paid`).
 ///
 /// Call it only after [`link_event`](crate::link_event) linked the payment to its order;
@@ -96,6 +98,9 @@ impl FulfilmentAction {
 /// assert_eq!(default_policy(&view("partially_paid")), FulfilmentAction::Review);
 /// assert_eq!(default_policy(&view("confirming")), FulfilmentAction::Wait);
 /// assert_eq!(default_policy(&view("PAID")), FulfilmentAction::Review); // not a known status
+/// assert_eq!(default_policy(&view("expired")), FulfilmentAction::Closed);
+/// let paid_in_part = view("expired").with_amount_received_raw("100");
+/// assert_eq!(default_policy(&paid_in_part), FulfilmentAction::Review);
 /// ```
 #[must_use]
 pub fn default_policy(view: &PaymentView) -> FulfilmentAction {
@@ -109,7 +114,12 @@ pub fn default_policy(view: &PaymentView) -> FulfilmentAction {
             Some(_) => FulfilmentAction::Review,
         },
         PaymentStatus::Open | PaymentStatus::Confirming => FulfilmentAction::Wait,
-        PaymentStatus::Expired | PaymentStatus::Cancelled => FulfilmentAction::Closed,
+        PaymentStatus::Expired | PaymentStatus::Cancelled => {
+            match view.amount_received_raw.as_deref() {
+                None | Some("0") => FulfilmentAction::Closed,
+                Some(_) => FulfilmentAction::Review,
+            }
+        }
         PaymentStatus::PartiallyPaid | PaymentStatus::Overpaid | PaymentStatus::ReviewRequired => {
             FulfilmentAction::Review
         }

@@ -122,7 +122,7 @@ fn views_refuse_in_order() {
         (
             vec![(
                 "source_amount",
-                r#"{"kind":"fiat","currency":null,"amount_raw":"1"}"#,
+                r#"{"kind":"fiat","currency":7,"amount_raw":"1"}"#,
             )],
             "source_amount_invalid",
         ),
@@ -162,6 +162,13 @@ fn views_refuse_in_order() {
     // A null optional field reads as absent: a view that writes null is never stuck.
     let nulls = read(&[("amount_received_raw", "null"), ("order_ref", "null")]).unwrap();
     assert_eq!((nulls.amount_received_raw, nulls.order_ref), (None, None));
+    // In source_amount too: the field its kind does not use, written null.
+    let fiat = read(&[(
+        "source_amount",
+        r#"{"kind":"fiat","currency":"USD","pricing_ref":null,"amount_raw":"1"}"#,
+    )])
+    .unwrap();
+    assert_eq!(fiat.source_amount, SourceAmount::fiat("USD", "1"));
     assert_eq!(
         read(&[("amount_received_raw", r#""0""#)])
             .unwrap()
@@ -315,9 +322,16 @@ fn the_default_policy_for_every_status() {
     for other in ["12799", "12801", "0", "012800", "128000"] {
         assert_eq!(received(other), FulfilmentAction::Review, "{other}");
     }
-    // amount_received_raw is read only for `paid`.
+    // amount_received_raw is read for `paid`, `expired` and `cancelled` only.
     let open = view("open").with_amount_received_raw("1");
     assert_eq!(default_policy(&open), FulfilmentAction::Wait);
+    for ended in ["expired", "cancelled"] {
+        let received = |raw: &str| default_policy(&view(ended).with_amount_received_raw(raw));
+        assert_eq!(received("0"), FulfilmentAction::Closed, "{ended}");
+        for some in ["1", "100", "12800", "12801"] {
+            assert_eq!(received(some), FulfilmentAction::Review, "{ended} {some}");
+        }
+    }
 }
 
 #[test]

@@ -137,13 +137,15 @@ impl SourceAmount {
     }
 
     /// A SourceAmount as a view of the service holds it: as [`from_shape`](Self::from_shape)
-    /// reads it, except that a key it does not know is tolerated (a view may grow), where a
-    /// body sent to the service refuses one (a typo must never reach the service).
+    /// reads it, except that a key it does not know is tolerated (a view may grow) and a
+    /// `currency` or `pricing_ref` of `null` reads as absent (a service may write `null` for
+    /// the field a kind does not use), where a body sent to the service refuses both (a typo
+    /// must never reach the service). Refusing them would leave the payment never fulfilled.
     pub(crate) fn from_view_shape(shape: &Shape<'_>) -> Result<Self, Error> {
         SourceAmount::read_shape(shape, true)
     }
 
-    fn read_shape(shape: &Shape<'_>, tolerate_unknown_keys: bool) -> Result<Self, Error> {
+    fn read_shape(shape: &Shape<'_>, as_view: bool) -> Result<Self, Error> {
         let invalid = |detail| err(ErrorKind::SourceAmountInvalid, detail);
         if !matches!(shape, Shape::Object { .. }) {
             return Err(invalid("source_amount is not an object"));
@@ -163,13 +165,14 @@ impl SourceAmount {
                 ));
             }
         };
-        if shape.has_unknown_key() && !tolerate_unknown_keys {
+        if shape.has_unknown_key() && !as_view {
             return Err(invalid(
                 "source_amount has a key other than kind, currency, pricing_ref and amount_raw",
             ));
         }
         let text = |name: &str| match shape.field(name) {
             None => Ok(None),
+            Some(Shape::Null) if as_view => Ok(None),
             Some(Shape::Str(value)) => Ok(Some(value.to_string())),
             Some(_) => Err(invalid(
                 "source_amount.currency and source_amount.pricing_ref must be strings when present",

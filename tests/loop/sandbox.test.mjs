@@ -72,7 +72,7 @@ function endToEnd(engine) {
     await order('paid too much', [['pay', '1500']], ['review', null]);
     await order('paid, then held for review', [['pay', '1000'], ['review']], ['review', null]);
     await order('held for review while open', [['review']], ['review', null]);
-    await order('paid in part, then expired', [['pay', '100'], ['expire']], ['closed', null]);
+    await order('paid in part, then expired', [['pay', '100'], ['expire']], ['review', null]);
     await order('expired', [['expire']], ['closed', null]);
     await order('cancelled', [['cancel']], ['closed', null]);
     await order('never paid', [], null);

@@ -53,9 +53,13 @@ def order(payment_id="pay_1", order_ref="order-42", source_amount=None, integrat
 
 def model_policy(v):
     action = POLICY.get(v["status"], "review")
-    if action == "fulfil" and v.get("amount_received_raw") is not None:
-        if v["amount_received_raw"] != v["source_amount"]["amount_raw"]:
+    received = v.get("amount_received_raw")
+    if action == "fulfil" and received is not None:
+        if received != v["source_amount"]["amount_raw"]:
             action = "review"
+    # Money received before (or after) the payment ended is never silently closed.
+    if action == "closed" and received not in (None, "0"):
+        action = "review"
     return action
 
 
@@ -81,7 +85,8 @@ def build_fulfilment(VectorFile):
         "/v1/payments/{payment_id}, given as viewJson, the exact text of the answer) justifies "
         "fulfilling an order. defaultPolicy: paid is fulfil only when amount_received_raw is "
         "absent or exactly source_amount.amount_raw (else review); partially_paid, overpaid "
-        "and review_required review; open and confirming wait; expired and cancelled closed; "
+        "and review_required review; open and confirming wait; expired and cancelled closed "
+        "when nothing was received (amount_received_raw absent or 0), else review; "
         "any other status (case included) review. linkEvent: the view is read first, then the "
         "order; then payment_unknown (no order), payment_id_mismatch, order_ref_mismatch "
         "(both absent is equal), source_amount_mismatch (kind, currency, pricing_ref, "
@@ -97,7 +102,15 @@ def build_fulfilment(VectorFile):
               viewJson=view_json(v, version_text))
 
     for status, action in POLICY.items():
-        pol("%s: %s" % (status, action), ["Valid", "Status"], view(status))
+        received = None if action == "closed" else "12800"
+        pol("%s: %s" % (status, action), ["Valid", "Status"], view(status, received=received))
+    for status in ["expired", "cancelled"]:
+        pol("%s with nothing received: closed" % status, ["Valid", "Amount"],
+            view(status, received="0"))
+        pol("%s after 100 of 12800 came in: review (the customer's money)" % status,
+            ["Valid", "Amount"], view(status, received="100"))
+        pol("%s after the whole amount came in: review" % status, ["Valid", "Amount"],
+            view(status, received="12800"))
     pol("paid with no amount_received_raw: fulfil", ["Valid"], view(received=None))
     pol("paid with amount_received_raw null (read as absent): fulfil", ["Valid", "Null"],
         view(received=None, extra={"amount_received_raw": None}))
@@ -113,6 +126,8 @@ def build_fulfilment(VectorFile):
     pol("paid 2^256 of 2^256 - 1 (a total past 256 bits): review",
         ["Valid", "Amount", "BigNumber"],
         view(source_amount=dict(USD, amount_raw=str(U256_MAX)), received=str(U256_MAX + 1)))
+    pol("source_amount currency null (read as absent; linking then compares it)",
+        ["Valid", "Null"], view(source_amount=dict(USD, currency=None)))
     pol("partially_paid that received the whole amount: the status decides, review",
         ["Valid", "Status"], view("partially_paid"))
     for status in ["PAID", "Paid", "paid ", "", "refunded", "settled", "fulfil", "succeeded"]:
@@ -146,8 +161,6 @@ def build_fulfilment(VectorFile):
         ("source_amount missing", dict((k, x) for k, x in view().items()
                                        if k != "source_amount"), None, "invalid_argument"),
         ("source_amount kind gold", view(source_amount=dict(USD, kind="gold")), None,
-         "source_amount_invalid"),
-        ("source_amount currency null", view(source_amount=dict(USD, currency=None)), None,
          "source_amount_invalid"),
         ("source_amount amount_raw as a number", view(source_amount=dict(USD, amount_raw=12800)),
          None, "amount_raw_invalid"),
@@ -206,7 +219,15 @@ def build_fulfilment(VectorFile):
     ]:
         link("source_amount with %s" % comment, ["Mismatch", "SourceAmount"],
              order(source_amount=sa), view())
+    link("a fiat view writing pricing_ref null: read as absent, linked", ["Valid", "Null"],
+         order(), view(source_amount=dict(USD, pricing_ref=None)), expected=ok())
+    link("a view's currency null against the order's USD", ["Mismatch", "Null"],
+         order(), view(source_amount=dict(USD, currency=None)),
+         expected=err("source_amount_mismatch"))
     crypto = {"kind": "crypto", "pricing_ref": "usdc-eth", "amount_raw": str(U256_MAX)}
+    link("a crypto view writing currency null: read as absent, linked", ["Valid", "Null"],
+         order(source_amount=crypto),
+         view(source_amount=dict(crypto, currency=None), received=None), expected=ok())
     link("crypto source amounts of 2^256 - 1, equal", ["Valid", "BigNumber"],
          order(source_amount=crypto), view(source_amount=crypto, received=str(U256_MAX)))
     link("crypto source amounts of another pricing_ref", ["Mismatch", "SourceAmount"],

@@ -90,7 +90,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     return { ...opened, world, record, loop };
   };
 
-  test(`${name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close`, async (t) => {
+  test(`${name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close unless money came in`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();
     const cases = [
@@ -103,7 +103,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       ['confirming', [['status', 'confirming', '12800']], 'wait'],
       ['open', [], null],
       ['expired', [['expire']], 'closed'],
-      ['partly paid, then expired', [['pay', '100'], ['expire']], 'closed'],
+      ['partly paid, then expired (the money came in: review)', [['pay', '100'], ['expire']], 'review'],
       ['cancelled', [['cancel']], 'closed'],
       ['paid, one unit short', [['status', 'paid', '12799']], 'review'],
       ['PAID (a status the policy does not know)', [['status', 'PAID', '12800']], 'review'],
