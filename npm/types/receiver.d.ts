@@ -661,7 +661,8 @@ export interface RetryRequest {
    */
   delaySecs: number;
   /**
-   * Why: `confirm_failed`, `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`.
+   * Why: `confirm_failed`, `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`,
+   * `pass_failed` (a step of the loop itself threw for this payment).
    *
    * @example
    * code: 'handle_failed'
@@ -913,7 +914,9 @@ export interface DeliveryRecord {
 
 /**
  * A fulfilment outcome: an action handled (`fulfil`, `review`, `wait`, `closed`), a payment
- * that does not link to its order (`needs_review`, handled as `review`), nothing new (`seen`),
+ * that does not link to its order (`needs_review`, handled as `review`), nothing new, or a
+ * second `fulfil` of a payment fulfilled at an earlier version, recorded without a call
+ * (`seen`, with code `fulfilled_before`),
  * a failure to try again (`retry`), a lease another instance took (`lease_lost`).
  *
  * @example
@@ -965,7 +968,7 @@ export interface FulfilmentRecord {
   action?: FulfilmentAction | undefined;
   /**
    * The link mismatch, or why a retry is needed (`confirm_failed`, `view_invalid`,
-   * `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`).
+   * `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`, `pass_failed`).
    *
    * @example
    * code: 'source_amount_mismatch'
@@ -1149,7 +1152,8 @@ export interface ConfirmContext {
 }
 
 /**
- * What `handle` is called with, at least once per (payment, status_version).
+ * What `handle` is called with, at least once for each (payment, status_version) a pass
+ * reads. A payment reaches `handle` with `fulfil` at one version only.
  *
  * @example
  * async function handle({ action, order, idempotencyKey }: HandleInput) {
@@ -1216,6 +1220,15 @@ export interface HandleInput {
    * mismatch: { code: 'source_amount_mismatch', message: 'source_amount_mismatch: ...' }
    */
   mismatch: { code: LinkMismatchCode; message: string } | null;
+  /**
+   * Whether `fulfil` was handled for this payment at an earlier version. A later version the
+   * policy would fulfil again is recorded without calling `handle`; the other actions still
+   * come (a `review` after a fulfilment: a person looks, nothing is shipped again).
+   *
+   * @example
+   * if (input.action === 'review' && input.fulfilledBefore) await tickets.open(input.paymentId, 'after fulfilment');
+   */
+  fulfilledBefore: boolean;
 }
 
 /**
@@ -1236,8 +1249,9 @@ export interface FulfilOptions {
   confirm: (paymentId: string, context: ConfirmContext) => Promise<string | { responseText: string }> | string | { responseText: string };
   /**
    * What fulfilling means for you; called after the link check and the policy, at least once
-   * per (payment, status_version). Once it resolves, that version is stored as handled; a
-   * throw is retried with backoff (1, 2, 4 ... seconds, at most an hour apart).
+   * for each (payment, status_version) a pass reads, and with `fulfil` for one version of a
+   * payment only. Once it resolves, that version is stored as handled; a throw is retried with
+   * backoff (1, 2, 4 ... seconds, at most an hour apart).
    *
    * @example
    * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order!, idempotencyKey); }
@@ -1246,13 +1260,14 @@ export interface FulfilOptions {
   /**
    * Your exception policy, for a payment linked to its order: `fulfil`, `review`, `wait` or
    * `closed`. Default: the core's `defaultPolicy` (paid exactly: fulfil; partial, over and
-   * review required: review; open and confirming: wait; expired and cancelled: closed; any
-   * other status: review).
+   * review required: review; open and confirming: wait; expired and cancelled: closed when
+   * nothing was received, else review; any other status: review). `fulfilledBefore`: whether
+   * `fulfil` was handled at an earlier version (a second `fulfil` is then recorded, not handled).
    *
    * @example
    * policy: (view) => (view.status === 'partially_paid' && shortByLessThanACent(view) ? 'fulfil' : defaultPolicy(view))
    */
-  policy?: ((view: PaymentView, order: StoredOrder | null) => FulfilmentAction | Promise<FulfilmentAction>) | undefined;
+  policy?: ((view: PaymentView, order: StoredOrder | null, context: { fulfilledBefore: boolean }) => FulfilmentAction | Promise<FulfilmentAction>) | undefined;
   /**
    * How many payments a pass claims at most, 1 to 1000. Default 20.
    *
@@ -1262,8 +1277,9 @@ export interface FulfilOptions {
   batch?: number | undefined;
   /**
    * How long a claim holds, in seconds (1 to 86400): another instance takes the payment over
-   * once it expires (a crashed one's work is repeated, never skipped). Longer than `confirm`
-   * and `handle` take. Default 300.
+   * once it expires (a crashed one's work is repeated, never skipped). Renewed as each payment
+   * of the batch is taken up: longer than `confirm` and `handle` take for one payment.
+   * Default 300.
    *
    * @example
    * leaseSecs: 120
@@ -1537,7 +1553,8 @@ export interface Receiver {
    * since they were last handled and the orders with no news for `recoverAfterSecs`; for
    * each, the authoritative view (`confirm`), the link to its order checked exactly
    * (`linkEvent`: a mismatch is `needs_review`, never fulfilled), the policy, then `handle`,
-   * at least once per (payment, status_version). Call it from a timer, a queue consumer or a
+   * at least once for each (payment, status_version) it reads (with `fulfil` for one version
+   * of a payment only). Call it from a timer, a queue consumer or a
    * cron (a Worker's `scheduled`). Rejects when the store fails (what it claimed is then
    * released) or for wrong options (`invalid_argument`).
    *

@@ -3,9 +3,11 @@
 // changed since they were last handled, and the orders with no news for recoverAfterSecs (a
 // delivery may be lost), under a lease; for each, the authoritative view (confirm), the link
 // to the order checked exactly by the core, the merchant's policy, and the handler, called at
-// least once per (payment, status_version), with that pair as its idempotency key. The
-// version handled is stored only once the handler resolved, and never lowered: a crash
-// repeats a handler call, never skips one.
+// least once for each (payment, status_version) a pass reads, with that pair as its
+// idempotency key. The version handled is stored only once the handler resolved, and never
+// lowered: a crash repeats a handler call, never skips one. A payment is fulfilled at one
+// version only: once `fulfil` was handled, the stored outcome stays `fulfil`, and a later
+// version the policy would fulfil again is recorded without a call.
 
 import {
   compareStatusVersions, defaultPolicy, isValidAmountRaw, linkEvent, parsePaymentView,
@@ -22,6 +24,9 @@ const DEFAULTS = { batch: 20, leaseSecs: 300, recoverAfterSecs: 900 };
 const LIMITS = { batch: [1, 1000], leaseSecs: [1, 86_400], recoverAfterSecs: [1, 31_536_000] };
 // A failed attempt is tried again after 1, 2, 4, ... seconds, at most an hour apart.
 const MAX_DELAY_SECS = 3600;
+// A payment whose work failed in the loop itself (its stored order unreadable, the store
+// refusing its outcome) is set aside this long, so that the rest of the batch goes on.
+const FAILED_DELAY_SECS = 60;
 const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -189,6 +194,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     // The event's integration (whose secret verified it); with no event (recovery), the order's.
     const integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
     const settledAs = (outcome) => SETTLED.has(outcome);
+    // A fulfil handled at an earlier version (the stored outcome stays `fulfil` from then on).
+    const fulfilledBefore = state.outcome === 'fulfil';
 
     // Already handled at (or past) what is known: the payment's index of what is due follows.
     const seen = async () => {
@@ -246,7 +253,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       code = link.code;
     } else {
       try {
-        action = opts.policy === undefined ? defaultPolicy(text) : await opts.policy(view, order);
+        action = opts.policy === undefined ? defaultPolicy(text) : await opts.policy(view, order, { fulfilledBefore });
       } catch (failure) {
         return retry('policy_failed', failure, version);
       }
@@ -257,6 +264,13 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       outcome = action;
     }
     const idempotencyKey = `${paymentId}:${version}`;
+    if (fulfilledBefore && action === 'fulfil') {
+      // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
+      // in; paid again after a review): never twice.
+      await store.complete({ paymentId, owner, version, outcome: 'fulfil', code: null, settled: true });
+      emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'seen', code: 'fulfilled_before', integration });
+      return 'seen';
+    }
     try {
       await opts.handle({
         action,
@@ -267,13 +281,29 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
         statusVersion: version,
         integration,
         mismatch: link.linked ? null : { code: link.code, message: link.message },
+        fulfilledBefore,
       });
     } catch (failure) {
       return retry('handle_failed', failure, version);
     }
-    await store.complete({ paymentId, owner, version, outcome, code, settled: settledAs(outcome) });
+    const stored = fulfilledBefore ? 'fulfil' : outcome;
+    await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;
+  }
+
+  // A payment whose work threw (never for the merchant's functions or the view: for the loop's
+  // own steps) is tried again later, so that one payment failing the same way at every pass
+  // cannot hold up the others; when the store cannot even record that, the pass fails.
+  async function setAside(paymentId, owner, failure) {
+    try {
+      await store.retry({ paymentId, owner, delaySecs: FAILED_DELAY_SECS, code: 'pass_failed' });
+    } catch {
+      throw failure;
+    }
+    error(`fulfilment: pass_failed for payment ${paymentId} (tried again in ${FAILED_DELAY_SECS} s): ${describeError(failure)}`);
+    emit({ kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS });
+    return 'retry';
   }
 
   async function fulfil(options) {
@@ -286,7 +316,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const outcomes = {};
     try {
       for (const paymentId of claimed) {
-        const outcome = await work(paymentId, owner, opts);
+        const outcome = await work(paymentId, owner, opts).catch((failure) => setAside(paymentId, owner, failure));
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
     } catch (failure) {

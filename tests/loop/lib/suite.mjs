@@ -320,6 +320,42 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(h.done().length, 1);
   });
 
+  test(`${name}: a payment is fulfilled at one version only: the last cent of an accepted underpayment, or paid again after a review, ships nothing twice`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const told = [];
+    // Accept an underpayment of at most one unit; fulfil what is paid; else review.
+    const policy = (view, order, context) => {
+      told.push([view.status, context.fulfilledBefore]);
+      if (view.status === 'paid') return 'fulfil';
+      return view.status === 'partially_paid' && BigInt(view.source_amount.amount_raw) - BigInt(view.amount_received_raw) <= 1n
+        ? 'fulfil' : 'review';
+    };
+    const short = await world.create({ orderRef: 'short by a cent, then paid' });
+    await record(short);
+    await world.pay(short.payment_id, '12799');
+    await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
+    assert.deepEqual(h.done(), [[short.payment_id, 'fulfil', `${short.payment_id}:3`]]);
+    await world.pay(short.payment_id, '1'); // paid in full at version 5
+    await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
+    assert.deepEqual(h.done(), [[short.payment_id, 'fulfil', `${short.payment_id}:3`]], 'not fulfilled again at version 5');
+    assert.deepEqual(told, [['partially_paid', false], ['paid', true]]);
+    // Nothing more is due for it.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, policy })).claimed, 0);
+    if (!world.supports('status')) return;
+    // Paid, held for review, paid again: the review reaches handle, the second fulfil does not.
+    const again = await world.create({ orderRef: 'paid, reviewed, paid' });
+    await record(again);
+    await world.pay(again.payment_id, '12800'); // paid at 3
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    await world.change(again.payment_id, { status: 'review_required', received: '12800' }); // 4
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    await world.change(again.payment_id, { status: 'paid', received: '12800' }); // 5
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    const calls = h.calls.filter((c) => c.paymentId === again.payment_id).map((c) => [c.action, c.statusVersion, c.fulfilledBefore]);
+    assert.deepEqual(calls, [['fulfil', '3', false], ['review', '4', true]]);
+  });
+
   test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();
