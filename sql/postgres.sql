@@ -217,10 +217,11 @@ SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > $1 ORDER
 -- row (checked again for a lost delivery once recoverAfterSecs have passed). The same
 -- payment_id recorded again changes nothing: `inserted` is false and the stored order is
 -- returned, for the caller to compare. A payment an event named before its order was
--- recorded, held as payment_unknown, is looked at again; and a pass that holds the payment's
--- lease meanwhile (it may have loaded the payment before the order existed) has its lease
--- marked, so that its `complete` writes nothing and the payment is handled again, with the
--- order, once that lease ends.
+-- recorded, held as payment_unknown, is looked at again; and when this call inserts the
+-- order, a pass that holds the payment's lease meanwhile (it may have loaded the payment
+-- before the order existed) has its lease marked, so that its `complete` writes nothing and
+-- the payment is handled again, with the order, once that lease ends. An order recorded
+-- again marks nothing: a pass that loaded the payment saw the order.
 WITH inserted AS (
   INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration)
   VALUES ($1::text, $2::text, $3::text::json, $4::text)
@@ -239,7 +240,8 @@ WITH inserted AS (
     attempts = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN 0 ELSE f.attempts END,
     next_attempt_at = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.next_attempt_at END,
     code = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.code END,
-    lease_owner = CASE WHEN f.lease_owner IS NULL THEN NULL ELSE f.lease_owner || ' (order recorded)' END,
+    lease_owner = CASE WHEN f.lease_owner IS NOT NULL AND EXISTS (SELECT 1 FROM inserted)
+                       THEN f.lease_owner || ' (order recorded)' ELSE f.lease_owner END,
     updated_at = now()
   RETURNING payment_id
 ), again AS (
@@ -296,11 +298,19 @@ WITH due AS (
 SELECT payment_id FROM leased UNION ALL SELECT payment_id FROM fresh;
 
 -- statement: load
--- $1 payment_id, $2 the owner, $3 recoverAfterSecs: what a pass needs of one leased payment.
--- `leased`: the lease is still this owner's; `event_due`: the applied facts are newer than the
--- version handled; `recover_due`: not settled, and not looked at for recoverAfterSecs.
+-- $1 payment_id, $2 the owner, $3 recoverAfterSecs, $4 the lease in seconds: what a pass needs
+-- of one leased payment, its lease renewed for $4 seconds from now while it is still this
+-- owner's (a batch is leased at once and worked one payment after another: each payment gets
+-- the whole lease for its own confirm and handle). `leased`: the lease was this owner's and
+-- is renewed; `event_due`: the applied facts are newer than the version handled;
+-- `recover_due`: not settled, and not looked at for recoverAfterSecs.
+WITH renewed AS (
+  UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
+  WHERE payment_id = $1::text AND lease_owner = $2::text AND lease_until > now()
+  RETURNING payment_id
+)
 SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts,
-       (f.lease_owner = $2::text AND f.lease_until > now()) AS leased,
+       EXISTS (SELECT 1 FROM renewed) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR p.status_version > f.handled_version)) AS event_due,
        (NOT f.settled AND f.seen_at <= now() - make_interval(secs => $3::integer)) AS recover_due,
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,

@@ -194,8 +194,20 @@ INSERT INTO cryptopay_quarantine (code, body) VALUES (?, ?);
 -- receiver.quarantined(): the last id already listed (0 for the first page), how many.
 SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > ? ORDER BY id LIMIT ?;
 
+-- statement: order_mark
+-- recordCreated, five statements in one transaction; this one first. Parameter: payment_id.
+-- When this call is about to insert the order (none is stored yet), a pass that holds the
+-- payment's lease (it may have loaded the payment before the order existed) has its lease
+-- marked, so that its `complete` writes nothing and the payment is handled again, with the
+-- order, once that lease ends. An order recorded again marks nothing: a pass that loaded the
+-- payment saw the order.
+WITH params (payment_id) AS (VALUES (?))
+UPDATE cryptopay_fulfilment SET lease_owner = lease_owner || ' (order recorded)'
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params));
+
 -- statement: order
--- recordCreated, four statements in one transaction. Parameters of this one: payment_id,
+-- Parameters: payment_id,
 -- order_ref (NULL for none), source_amount (JSON text), integration (NULL for a receiver with
 -- one). Stores the order once; the same payment_id recorded again changes nothing (the
 -- stored order is read back by `order_read`, for the caller to compare).
@@ -213,10 +225,7 @@ WHERE payment_id = (SELECT payment_id FROM params)
 
 -- statement: order_state
 -- Parameter: payment_id. ... and its fulfilment row starts again; an order's first row is
--- made here (checked again for a lost delivery once recoverAfterSecs have passed). A pass
--- that holds the payment's lease meanwhile (it may have loaded the payment before the order
--- existed) has its lease marked, so that its `complete` writes nothing and the payment is
--- handled again, with the order, once that lease ends.
+-- made here (checked again for a lost delivery once recoverAfterSecs have passed).
 INSERT INTO cryptopay_fulfilment (payment_id) VALUES (?)
 ON CONFLICT (payment_id) DO UPDATE SET
   handled_version = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE handled_version END,
@@ -226,7 +235,6 @@ ON CONFLICT (payment_id) DO UPDATE SET
   attempts = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN 0 ELSE attempts END,
   next_attempt_at = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE next_attempt_at END,
   code = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE code END,
-  lease_owner = CASE WHEN lease_owner IS NULL THEN NULL ELSE lease_owner || ' (order recorded)' END,
   updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
 
 -- statement: order_read
@@ -279,6 +287,18 @@ LIMIT max((SELECT most FROM params) - changes(), 0)
 ON CONFLICT (payment_id) DO NOTHING
 RETURNING payment_id;
 
+-- statement: load_renew
+-- Parameters: the owner, the lease in seconds, payment_id. Runs right before `load`, in one
+-- transaction: the lease renewed for that many seconds from now while it is still this
+-- owner's (a batch is leased at once and worked one payment after another: each payment gets
+-- the whole lease for its own confirm and handle).
+WITH params (owner, lease_secs, payment_id) AS (VALUES (?, ?, ?))
+UPDATE cryptopay_fulfilment
+SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+  AND lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+
 -- statement: load
 -- Parameters: the owner, recoverAfterSecs, payment_id. What a pass needs of one leased payment.
 -- `leased`: the lease is still this owner's; `event_due`: the applied facts are newer than the
@@ -303,7 +323,7 @@ WHERE f.payment_id = (SELECT payment_id FROM params);
 -- Once the handler resolved: the version handled is raised, never lowered (compared as digit
 -- text: longer is greater, then the text order), and the outcome is written only for a version
 -- at least as new as the one stored; the lease is released. All of it only while the lease is
--- still this owner's (not taken by another pass, nor marked by `order_state`). Returns the
+-- still this owner's (not taken by another pass, nor marked by `order_mark`). Returns the
 -- version now handled (the one stored, when nothing was written).
 WITH params (payment_id, owner, version, outcome, code, settled) AS (VALUES (?, ?, ?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET

@@ -334,10 +334,11 @@ export interface ReceiverStore {
    */
   claim?(request: ClaimRequest): Promise<string[]>;
   /**
-   * The merchant loop: what a pass needs of one leased payment, or `null`.
+   * The merchant loop: what a pass needs of one leased payment, or `null`; its lease renewed
+   * for `leaseSecs` from now while it is still this owner's (`leased` says whether it was).
    *
    * @example
-   * const state = await store.load({ paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900 });
+   * const state = await store.load({ paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900, leaseSecs: 300 });
    */
   load?(request: LoadRequest): Promise<FulfilmentState | null>;
   /**
@@ -486,6 +487,14 @@ export interface LoadRequest {
    * recoverAfterSecs: 900
    */
   recoverAfterSecs: number;
+  /**
+   * The lease renewed from now, in seconds, while it is still this owner's: each payment of a
+   * batch gets the whole lease for its own `confirm` and `handle`.
+   *
+   * @example
+   * leaseSecs: 300
+   */
+  leaseSecs: number;
 }
 
 /**

@@ -129,7 +129,7 @@ function endToEnd(engine) {
     await sandbox.review(reviewed.payment_id); // review_required at 4, its delivery held back
     await sandbox.pay(completed.payment_id, '600'); // confirming at 4, paid at 5, held back
     await waitFor(() => door.held() === 2, { what: 'both deliveries held at the door' });
-    const stored = await Promise.all([reviewed, completed].map((p) => loop.opened.store.load({ paymentId: p.payment_id, owner: 'look', recoverAfterSecs: 900 })));
+    const stored = await Promise.all([reviewed, completed].map((p) => loop.opened.store.load({ paymentId: p.payment_id, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 })));
     assert.deepEqual(stored.map((s) => s.eventVersion), ['3', '3'], 'what the receiver knows: the events at version 3');
 
     const h = recorder();
@@ -178,7 +178,7 @@ function endToEnd(engine) {
       const handled = async () => {
         for (const [id, view] of finals) {
           if (view.status === 'open') continue; // no event: not claimed before recoverAfterSecs
-          const state = await opened.store.load({ paymentId: id, owner: 'look', recoverAfterSecs: 900 });
+          const state = await opened.store.load({ paymentId: id, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 });
           if (state.handledVersion !== view.status_version) return false;
         }
         return true;

@@ -150,20 +150,21 @@ impl Store {
         .await
     }
 
-    /// What a pass needs of one leased payment.
+    /// What a pass needs of one leased payment, its lease renewed for `lease_secs` from now.
     pub async fn load(
         &self,
         payment_id: &str,
         owner: &str,
         recover_after_secs: i32,
+        lease_secs: i32,
     ) -> Result<Option<Leased>, Unavailable> {
         let (id, who) = (payment_id.to_owned(), owner.to_owned());
         let pg = self.postgres();
         self.either(
-            move |file| file.load(&id, &who, recover_after_secs),
+            move |file| file.load(&id, &who, recover_after_secs, lease_secs),
             async move {
                 match pg {
-                    Some(db) => db.load(payment_id, owner, recover_after_secs).await,
+                    Some(db) => db.load(payment_id, owner, recover_after_secs, lease_secs).await,
                     None => Ok(None),
                 }
             },

@@ -178,8 +178,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   // One leased payment, from its state to its outcome. Never throws for the merchant's
   // functions or the view; a store failure rejects (the lease then expires: a repeat).
   async function work(paymentId, owner, opts) {
-    const { recoverAfterSecs } = opts;
-    const state = await store.load({ paymentId, owner, recoverAfterSecs });
+    const { recoverAfterSecs, leaseSecs } = opts;
+    // The lease renewed from now: each payment of the batch gets it whole.
+    const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs });
     if (state === null || !state.leased) {
       emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
       return 'lease_lost';

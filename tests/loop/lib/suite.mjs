@@ -270,6 +270,55 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0);
   });
 
+  test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const created = await world.create({ orderRef: 'recorded twice' });
+    await record(created);
+    await world.pay(created.payment_id, '12800');
+    const racing = {
+      confirm: async (...args) => {
+        await record(created); // the same order again: the pass loaded it already
+        return world.confirm(...args);
+      },
+      handle: h.handle,
+    };
+    const first = await loop.fulfil(racing);
+    assert.deepEqual(first.outcomes, { fulfil: 1 });
+    assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:3`]]);
+    // The outcome was recorded: nothing is due, now or once any lease would have ended.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+    assert.equal(h.calls.length, 1, 'handled once');
+  });
+
+  test(`${name}: a batch that outlasts the lease: each payment's lease is renewed as it is taken up, so no other pass handles it meanwhile`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const ids = [];
+    for (const label of ['first', 'second']) {
+      const created = await world.create({ orderRef: `slow ${label}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+      ids.push(created.payment_id);
+    }
+    const running = new Set();
+    const calls = [];
+    // Each call takes 0.8 s: the batch takes 1.6 s against a lease of 1 s.
+    const slow = async ({ idempotencyKey, action }) => {
+      assert.ok(!running.has(idempotencyKey), `${idempotencyKey} handled by two passes at once`);
+      running.add(idempotencyKey);
+      calls.push([idempotencyKey, action]);
+      await sleep(800);
+      running.delete(idempotencyKey);
+    };
+    const first = loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    // Past the batch's first second: the second payment's lease was renewed when it was taken up.
+    await sleep(1300);
+    const second = await loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    assert.equal(second.claimed, 0, 'nothing to take over: the second payment is still leased');
+    assert.deepEqual((await first).outcomes, { fulfil: 2 });
+    assert.deepEqual(calls.sort(), ids.map((id) => [`${id}:3`, 'fulfil']).sort());
+  });
+
   test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
@@ -371,7 +420,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:7`]]);
     // A late completion of an older version (a worker whose lease expired) lowers nothing.
     assert.equal(await store.complete({ paymentId: created.payment_id, owner: 'late', version: '6', outcome: 'wait', code: null, settled: false }), '7');
-    const state = await store.load({ paymentId: created.payment_id, owner: 'x', recoverAfterSecs: 900 });
+    const state = await store.load({ paymentId: created.payment_id, owner: 'x', recoverAfterSecs: 900, leaseSecs: 300 });
     assert.deepEqual([state.handledVersion, state.outcome], ['7', 'fulfil']);
   });
 }

@@ -301,11 +301,13 @@ impl Store {
         payment_id: &str,
         owner: &str,
         recover_after_secs: i32,
+        lease_secs: i32,
     ) -> Result<Option<Leased>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 3] = [
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
             (&payment_id, Type::TEXT),
             (&owner, Type::TEXT),
             (&recover_after_secs, Type::INT4),
+            (&lease_secs, Type::INT4),
         ];
         let rows = self
             .run(&self.sql.one("load"), &params)

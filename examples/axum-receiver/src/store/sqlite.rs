@@ -127,6 +127,8 @@ impl Store {
     /// Stores an order once; returns the order stored for its payment (to compare).
     pub fn record_order(&self, order: &NewOrder) -> Result<Option<StoredOrder>, Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        tx.prepare_cached(&self.sql.one("order_mark"))?
+            .execute([&order.payment_id])?;
         tx.prepare_cached(&self.sql.one("order"))?.execute(params![
             order.payment_id,
             order.order_ref,
@@ -177,18 +179,24 @@ impl Store {
         Ok(ids)
     }
 
-    /// What a pass needs of one leased payment.
+    /// What a pass needs of one leased payment, its lease renewed from now while it is
+    /// still this owner's.
     pub fn load(
         &self,
         payment_id: &str,
         owner: &str,
         recover_after_secs: i32,
+        lease_secs: i32,
     ) -> Result<Option<Leased>, Unavailable> {
-        Ok(self
-            .db
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        tx.prepare_cached(&self.sql.one("load_renew"))?
+            .execute(params![owner, lease_secs, payment_id])?;
+        let state = tx
             .prepare_cached(&self.sql.one("load"))?
             .query_row(params![owner, recover_after_secs, payment_id], leased)
-            .optional()?)
+            .optional()?;
+        tx.commit()?;
+        Ok(state)
     }
 
     /// Once the handler resolved: the version handled raised (never lowered), the lease released.

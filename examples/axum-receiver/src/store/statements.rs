@@ -30,10 +30,12 @@ const COMMON: &[&str] = &[
 const SQLITE_ONLY: &[&str] = &[
     "migrate_1",
     "apply",
+    "order_mark",
     "order_unheld",
     "order_state",
     "order_read",
     "claim_fresh",
+    "load_renew",
     "complete_mark",
 ];
 

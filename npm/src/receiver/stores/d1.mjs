@@ -72,12 +72,13 @@ export function d1Store(binding, options) {
     },
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
       const results = await binding.batch([
+        binding.prepare(sql.order_mark).bind(paymentId),
         binding.prepare(sql.order).bind(paymentId, orderRef, sourceAmount, integration),
         binding.prepare(sql.order_unheld).bind(paymentId),
         binding.prepare(sql.order_state).bind(paymentId),
         binding.prepare(sql.order_read).bind(paymentId),
       ]);
-      const row = results?.[3]?.results?.[0];
+      const row = results?.[4]?.results?.[0];
       return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
@@ -87,8 +88,12 @@ export function d1Store(binding, options) {
       ]);
       return [...(leased?.results ?? []), ...(fresh?.results ?? [])].map((row) => row.payment_id);
     },
-    async load({ paymentId, owner, recoverAfterSecs }) {
-      const row = await first(binding.prepare(sql.load).bind(owner, recoverAfterSecs, paymentId));
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+      const [, loadedRows] = await binding.batch([
+        binding.prepare(sql.load_renew).bind(owner, leaseSecs, paymentId),
+        binding.prepare(sql.load).bind(owner, recoverAfterSecs, paymentId),
+      ]);
+      const row = loadedRows?.results?.[0];
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {

@@ -84,12 +84,13 @@ export function libsqlStore(client, options) {
     },
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
       const results = await client.batch([
+        statement(sql.order_mark, [paymentId]),
         statement(sql.order, [paymentId, orderRef, sourceAmount, integration]),
         statement(sql.order_unheld, [paymentId]),
         statement(sql.order_state, [paymentId]),
         statement(sql.order_read, [paymentId]),
       ], 'write');
-      return { inserted: false, stored: storedOrder(results?.[3]?.rows?.[0]) };
+      return { inserted: false, stored: storedOrder(results?.[4]?.rows?.[0]) };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
       const [leased, fresh] = await client.batch([
@@ -98,8 +99,12 @@ export function libsqlStore(client, options) {
       ], 'write');
       return [...(leased?.rows ?? []), ...(fresh?.rows ?? [])].map((row) => String(row.payment_id));
     },
-    async load({ paymentId, owner, recoverAfterSecs }) {
-      const row = await first(sql.load, [owner, recoverAfterSecs, paymentId]);
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+      const [, loadedRows] = await client.batch([
+        statement(sql.load_renew, [owner, leaseSecs, paymentId]),
+        statement(sql.load, [owner, recoverAfterSecs, paymentId]),
+      ], 'write');
+      const row = loadedRows?.rows?.[0];
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {

@@ -70,7 +70,8 @@ export function memoryStore(options) {
       }
       // A pass holding the lease may have loaded the payment before the order existed: its
       // complete() then writes nothing, and the payment is handled again once the lease ends.
-      if (before !== undefined && before.lease_owner !== null) {
+      // An order recorded again marks nothing (a pass that loaded the payment saw it).
+      if (inserted && before !== undefined && before.lease_owner !== null) {
         Object.assign(fulfilment.get(paymentId), { lease_owner: `${before.lease_owner} (order recorded)`, lease_until: before.lease_until });
       }
       const row = orders.get(paymentId);
@@ -88,17 +89,20 @@ export function memoryStore(options) {
       for (const id of [...claimed, ...fresh]) Object.assign(fulfilment.get(id), { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
       return [...claimed, ...fresh];
     },
-    async load({ paymentId, owner, recoverAfterSecs }) {
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
       const payment = payments.get(paymentId);
       const order = orders.get(paymentId);
+      // The lease renewed from now while it is this owner's.
+      const leased = row.lease_owner === owner && row.lease_until > now();
+      if (leased) Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return {
         handledVersion: row.handled_version,
         outcome: row.outcome,
         code: row.code,
         attempts: row.attempts,
-        leased: row.lease_owner === owner && row.lease_until > now(),
+        leased,
         eventDue: payment !== undefined && newer(payment.status_version, row.handled_version),
         recoverDue: !row.settled && row.seen_at <= later(-recoverAfterSecs),
         eventVersion: payment?.status_version ?? null,

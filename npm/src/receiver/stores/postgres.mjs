@@ -200,8 +200,8 @@ export function postgresStore(client, options) {
       const { rows } = await retried(() => run('claim', sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]));
       return rows.map((row) => row.payment_id);
     },
-    async load({ paymentId, owner, recoverAfterSecs }) {
-      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs])).rows;
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs])).rows;
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {

@@ -187,12 +187,14 @@ export function sqliteStore(db, options) {
       record: db.prepare(sql.record),
       quarantine: db.prepare(sql.quarantine),
       quarantined: db.prepare(sql.quarantined),
+      orderMark: db.prepare(sql.order_mark),
       order: db.prepare(sql.order),
       orderUnheld: db.prepare(sql.order_unheld),
       orderState: db.prepare(sql.order_state),
       orderRead: db.prepare(sql.order_read),
       claim: db.prepare(sql.claim),
       claimFresh: db.prepare(sql.claim_fresh),
+      loadRenew: db.prepare(sql.load_renew),
       load: db.prepare(sql.load),
       complete: db.prepare(sql.complete),
       completeMark: db.prepare(sql.complete_mark),
@@ -236,6 +238,7 @@ export function sqliteStore(db, options) {
     },
     recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
       return enqueue(() => {
+        step(statements.orderMark, [paymentId]);
         step(statements.order, [paymentId, orderRef, sourceAmount, integration]);
         step(statements.orderUnheld, [paymentId]);
         step(statements.orderState, [paymentId]);
@@ -250,10 +253,12 @@ export function sqliteStore(db, options) {
         return [...leased, ...fresh].map((row) => row.payment_id);
       });
     },
-    async load({ paymentId, owner, recoverAfterSecs }) {
-      ensureReady();
-      const row = step(statements.load, [owner, recoverAfterSecs, paymentId]);
-      return row === undefined || row === null ? null : loaded(row);
+    load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+      return enqueue(() => {
+        step(statements.loadRenew, [owner, leaseSecs, paymentId]);
+        const row = step(statements.load, [owner, recoverAfterSecs, paymentId]);
+        return row === undefined || row === null ? null : loaded(row);
+      });
     },
     complete({ paymentId, owner, version, outcome, code, settled }) {
       return enqueue(() => {
