@@ -70,7 +70,10 @@ export declare class CryptoPayError extends Error {
    * `true` when the delivery's signature verified but its event cannot be read
    * (`event_not_json`, `event_malformed`, `event_duplicate_key`, `event_type_unknown`,
    * `status_version_invalid`): the delivery is authentic, so keep it for inspection and
-   * answer 2xx rather than have the service retry it. `false` for every other code.
+   * answer 2xx rather than have the service retry it. `false` for every other code, and for
+   * every error of a function that takes no delivery (`decideEvent`, `compareStatusVersions`,
+   * `parsePaymentView`, `linkEvent`, `defaultPolicy`: a `status_version_invalid` there is about
+   * the value given, not a delivery's signature).
    *
    * @example
    * ```ts

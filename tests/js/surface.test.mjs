@@ -1384,6 +1384,25 @@ for (const [label, api] of entries) {
       assert.match(thrown(() => api.decideEvent(incoming, { eventSeen: false, statusVersion: '1.5' })).message, /stored\.statusVersion is not a status version: store event\.statusVersion as the exact string/);
     });
 
+    test('an error of a function that takes no delivery is never authentic, whatever its code', () => {
+      const view = '{"payment_id":"p","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"1"},"status":"paid","status_version":1.5}';
+      for (const [what, call] of [
+        ['decideEvent', () => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '2' }, { eventSeen: false, statusVersion: '1.5' })],
+        ['compareStatusVersions', () => api.compareStatusVersions('1', '01')],
+        ['parsePaymentView', () => api.parsePaymentView(view)],
+        ['defaultPolicy', () => api.defaultPolicy(view)],
+        ['linkEvent', () => api.linkEvent(null, view)],
+      ]) {
+        const error = thrown(call);
+        assert.deepEqual([error.code, error.authentic], ['status_version_invalid', false], what);
+      }
+      // A delivery's: authentic (its signature verified).
+      const bodyText = '{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z",'
+        + '"data":{"payment_id":"p","status_version":"01"}}';
+      const delivered = thrown(() => api.verifyWebhook(validInput({ bodyText })));
+      assert.deepEqual([delivered.code, delivered.authentic], ['status_version_invalid', true]);
+    });
+
     test('validateCheckoutOrigin / validateCreatePayment / buildSourceAmount option checks', () => {
       const primarySource = { kind: 'fiat', ref: 'USD', decimals: 2 };
       const body = { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' } };

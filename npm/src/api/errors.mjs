@@ -76,6 +76,20 @@ export function refuse(code, detail) {
   return refusal(code, messageOf(code, detail));
 }
 
+/**
+ * Runs `call` for a function that takes no delivery (decideEvent, compareStatusVersions, the
+ * payment view's readers): an error it throws says nothing of a delivery's signature, so its
+ * `authentic` is false whatever its code (`status_version_invalid` from a stored row, say).
+ */
+export function notDelivery(call) {
+  try {
+    return call();
+  } catch (error) {
+    if (error instanceof CryptoPayError) error.authentic = false;
+    throw error;
+  }
+}
+
 /** Throws before the instance is ready (browsers: before `await init()`). */
 export function assertReady() {
   if (glue === null) {

@@ -3,7 +3,7 @@
 // the core's default policy. The view crosses as its text, never re-serialized: a number
 // JavaScript would round (a status_version past 2^53) is read exactly by the core.
 
-import { assertReady, fail } from './errors.mjs';
+import { assertReady, fail, notDelivery } from './errors.mjs';
 import { glue } from './instance.mjs';
 import { isPlainObject, options, wellFormed } from './inputs.mjs';
 
@@ -48,6 +48,10 @@ function json(value) {
  */
 export function parsePaymentView(viewText) {
   assertReady();
+  return notDelivery(() => readView(viewText));
+}
+
+function readView(viewText) {
   if (typeof viewText !== 'string') {
     throw fail('invalid_argument', 'parsePaymentView takes the exact text of GET /v1/payments/{payment_id}\'s answer');
   }
@@ -60,7 +64,7 @@ export function parsePaymentView(viewText) {
 /** fulfil, review, wait or closed: what the view justifies by the core's default policy. */
 export function defaultPolicy(view) {
   assertReady();
-  return glue.rawDefaultPolicy(viewTextOf(view, 'defaultPolicy'));
+  return notDelivery(() => glue.rawDefaultPolicy(viewTextOf(view, 'defaultPolicy')));
 }
 
 /**
@@ -69,6 +73,10 @@ export function defaultPolicy(view) {
  */
 export function linkEvent(order, view, opts) {
   assertReady();
+  return notDelivery(() => link(order, view, opts));
+}
+
+function link(order, view, opts) {
   const text = viewTextOf(view, 'linkEvent');
   let integration;
   if (opts !== undefined) {

@@ -1,7 +1,7 @@
 // The value functions: status versions and event decisions, amounts, pricing, origins and
 // URLs, idempotency, delivery responses. Each converts JavaScript values and calls the core.
 
-import { CryptoPayError, assertReady, fail } from './errors.mjs';
+import { CryptoPayError, assertReady, fail, notDelivery } from './errors.mjs';
 import { codes, glue } from './instance.mjs';
 import { bodyBytes, isPlainObject, options, text, wellFormed } from './inputs.mjs';
 
@@ -19,12 +19,16 @@ function versionText(value, name) {
 /** Compares two status versions exactly: -1, 0 or 1. */
 export function compareStatusVersions(a, b) {
   assertReady();
-  return glue.rawCompareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument'));
+  return notDelivery(() => glue.rawCompareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument')));
 }
 
 /** apply, duplicate or stale. */
 export function decideEvent(incoming, stored) {
   assertReady();
+  return notDelivery(() => decide(incoming, stored));
+}
+
+function decide(incoming, stored) {
   // Data, not options: extra fields are fine, so the event from verifyWebhook (or a stored
   // row) can be passed as it is.
   if (!isPlainObject(incoming)) throw fail('invalid_argument', 'decideEvent takes the incoming event { eventId, paymentId, statusVersion }');
