@@ -405,6 +405,12 @@ describe('a custom store (the documented interface) that fails', () => {
       'connect user:Pw_Canary@db.example refused',
       'GET https://api.example/x?authToken=Pw_Canary&password=Pw_Canary failed',
       'rejected: api_key: Pw_Canary',
+      'PGPASSWORD=Pw_Canary psql failed',
+      'DB_PASSWORD: Pw_Canary (from the environment)',
+      'X_API_KEY=Pw_Canary',
+      'password "Pw_Canary with spaces" refused',
+      "secret: 'Pw_Canary'",
+      'postgres://bob:s3cr/Pw_Canary?#@db.example/shop failed',
     ]) {
       const lines = captureLog();
       const leaky = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new Error(text); } }, { log: lines }));

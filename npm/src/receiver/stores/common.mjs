@@ -165,17 +165,29 @@ export function stuckFix(error) {
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
 
+// A word that names a credential, with what comes before or after it in a name
+// (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`), and the value after it: quoted, or
+// up to a separator.
+const SECRET_NAME = String.raw`\w*(?:password|passwd|pwd|secret|token|api[-_]?key)\w*`;
+const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|[^\s&;,'")]+`;
+const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
+// `password "hunter2"`: a quoted value after a space only (`password authentication failed`
+// keeps its words).
+const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*')`, 'gi');
+
 /**
  * One line about a driver's error: its code and message, with what may be a credential
- * masked: a URL's user information (up to its last @), `user:password@` without a scheme,
- * `password=` (and the like) in a connection string, and every query value.
+ * masked: a URL's user information (up to its last @, whatever it holds), `user:password@`
+ * without a scheme, `password=` (and the like, `PGPASSWORD=` and `DB_PASSWORD:` too) in a
+ * connection string, a quoted value after such a word, and every query value.
  */
 export function describeError(error) {
   const code = sqlState(error) ?? error?.errcode ?? error?.name;
   const message = String(error?.message ?? error)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@')
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, '$1***@')
     .replace(/(^|[\s(<'"=])[^\s:/@'"]+:[^\s@'"/]+@/g, '$1***@')
-    .replace(/\b(password|passwd|pwd|secret|token|api[-_]?key|auth[-_]?token|access[-_]?token)(\s*[=:]\s*)[^\s&;,'")]+/gi, '$1$2***')
+    .replace(NAMED_SECRET, '$1$2***')
+    .replace(QUOTED_SECRET, '$1$2***')
     .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***')
     .replace(/\s+/g, ' ')
     .slice(0, 300);
