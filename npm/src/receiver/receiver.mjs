@@ -223,7 +223,8 @@ export function createReceiver(options) {
       const behind = Number(context.timestamp) - Number(context.now);
       const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
       error(`refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
-        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; the service retries it with a new timestamp`);
+        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; a 400 is final for the service `
+        + '(it does not retry it): once fixed, queue a replay from its webhook log, or let a fulfilment pass with recoverAfterSecs confirm the payment');
       emit({ ...seen, status: 400, reason: 'skew', code });
       return answers.rejected(code);
     }
