@@ -105,12 +105,17 @@ test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test r
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
 	receiver-test sandbox-test loop-test
 
+# Clippy for wasm32 as scripts/build-pkg.mjs builds the package (simd128 on), so that the code
+# only that build compiles (the scanner's SIMD blocks) is linted too; the core's lib first.
+WASM_CLIPPY = RUSTFLAGS='-C target-feature=+simd128' $(CARGO) clippy --target wasm32-unknown-unknown
+
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features http -- -D warnings
-	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
-	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify-wasm -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify-service-wasm -- -D warnings
 
 doc:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
@@ -125,8 +130,9 @@ unit:
 check: setup-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
-	$(CARGO) clippy -p cryptopay-verify-wasm --target wasm32-unknown-unknown -- -D warnings
-	$(CARGO) clippy -p cryptopay-verify-service-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify-wasm -- -D warnings
+	$(WASM_CLIPPY) -p cryptopay-verify-service-wasm -- -D warnings
 	$(CARGO) test --quiet --features http
 	node scripts/build-pkg.mjs
 	@$(MAKE) --no-print-directory js-test
