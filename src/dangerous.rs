@@ -12,7 +12,8 @@ use crate::verify::{Verified, Verifier, verify_signature_tags};
 ///
 /// The headers are read first, so a malformed delivery is refused with its own code; the
 /// comparison (constant time), rotation and skew are this crate's. `delivery.body` is not
-/// read: check its size against `max_body_bytes` before hashing it.
+/// hashed (its length is still checked against `max_body_bytes`, after the headers): check
+/// its size before hashing it yourself.
 ///
 /// # Security
 ///

@@ -81,12 +81,19 @@ pub fn failure_message(n: u32) -> String {
 
 /// The entries of a secret set from parallel lists; each secret is moved, not copied.
 /// `until` is -1 where an entry has no `acceptUntilSecs`; any other value must be a safe
-/// integer >= 0 (JavaScript passes NaN for a value of the wrong type).
+/// integer >= 0 (JavaScript passes NaN for a value of the wrong type). Lists of different
+/// lengths are refused, never paired short.
 fn entries(
     secrets: Vec<String>,
     kinds: Vec<String>,
     until: Vec<f64>,
 ) -> Result<Vec<SecretEntry>, Error> {
+    if kinds.len() != secrets.len() || until.len() != secrets.len() {
+        return Err(Error::with_detail(
+            ErrorKind::InvalidArgument,
+            "the secrets, their kinds and their acceptUntilSecs must be lists of one length",
+        ));
+    }
     secrets
         .into_iter()
         .zip(kinds)
