@@ -195,6 +195,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     await assert.rejects(api.createPayment({ amount: '1.00', price: 1 }), (e) => e.code === 'invalid_argument');
     await assert.rejects(api.createPayment({ amount: '1.00' }, { idempotencyKey: 'has space' }), (e) => e.code === 'idempotency_key_invalid');
     assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'nothing sent');
+    // A source_amount given with its keys in another order is sent as the same bytes: the same
+    // intent, sent again after a crash under its key, is not idempotency_key_reused.
+    for (const given of [{ amount_raw: '100', currency: 'USD', kind: 'fiat' }, { kind: 'fiat', currency: 'USD', amount_raw: '100' }]) {
+      await api.createPayment({ source_amount: given }, { idempotencyKey: 'same-intent' });
+    }
+    const sent = standin.requests.filter((r) => r.method === 'POST').map((r) => r.body.toString());
+    assert.deepEqual(sent, Array(2).fill('{"source_amount":{"kind":"fiat","currency":"USD","amount_raw":"100"}}'));
+    standin.requests.length = 0;
     // The service answers another amount than was sent: refused, naming the payment to cancel.
     const other = await api.createPayment({ amount: '2.00' }).then(() => null, (e) => e);
     assert.deepEqual([other.code, other.paymentId, other.retryable], ['created_payment_mismatch', 'pay_r', false]);

@@ -19,6 +19,18 @@ const encoder = new TextEncoder();
 const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+// A SourceAmount's keys in one order (the others after them, for the core to refuse), so that
+// the same intent sent again after a crash, built with its keys in another order, is the same
+// bytes under its Idempotency-Key (another order would be idempotency_key_reused).
+const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
+function inOrder(sourceAmount) {
+  if (!isPlainObject(sourceAmount)) return sourceAmount;
+  const keys = Object.keys(sourceAmount);
+  const known = SOURCE_KEYS.filter((key) => keys.includes(key));
+  const rest = keys.filter((key) => !SOURCE_KEYS.includes(key));
+  return Object.fromEntries([...known, ...rest].map((key) => [key, sourceAmount[key]]));
+}
+
 /**
  * What the service answered when it was not a success, or why no answer came: `status` (0
  * when none: a timeout or a network error), `code` (ErrorResponse's `error.code`, else
@@ -227,7 +239,7 @@ export function createClient(options) {
     const primarySource = (store ?? await getStore()).primary_source;
     const sourceAmount = input.amount !== undefined
       ? buildSourceAmount({ primarySource, amount: input.amount })
-      : input.source_amount;
+      : inOrder(input.source_amount);
     const body = {};
     if (input.order_ref !== undefined) body.order_ref = input.order_ref;
     body.source_amount = sourceAmount;
