@@ -7,7 +7,9 @@ import type { PaymentView, SourceAmount } from 'cryptopay-verify';
 /**
  * The `fetch` the client calls: the global one by default (Node 18+, Bun, Deno, Workers); give
  * your own to add a proxy, tracing or a test double. It is called with a URL string and an
- * init holding `method`, `headers`, `body` (bytes), `signal` and `redirect: 'manual'`.
+ * init holding `method`, `headers`, `body` (bytes), `signal` and `redirect: 'manual'`. The
+ * client keeps its own deadline (`timeoutMs`) whether or not it honours `signal`, and reads at
+ * most 1 MiB of an answer (from `body` when it is a stream, else `text()`).
  *
  * @example
  * const traced: FetchLike = (url, init) => { console.log(init.method, url); return fetch(url, init); };
@@ -16,9 +18,14 @@ export type FetchLike = (url: string, init: {
   method: string;
   headers: Record<string, string>;
   body: Uint8Array | undefined;
-  signal: unknown;
+  signal: { readonly aborted: boolean };
   redirect: 'manual';
-}) => Promise<{ status: number; text(): Promise<string>; headers?: { get(name: string): string | null } | undefined }>;
+}) => Promise<{
+  status: number;
+  text(): Promise<string>;
+  body?: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null | undefined;
+  headers?: { get(name: string): string | null } | undefined;
+}>;
 
 /**
  * What {@link createClient} takes. Unknown keys are refused (`invalid_argument`).
@@ -61,8 +68,9 @@ export interface ClientOptions {
   timeoutMs?: number | undefined;
   /**
    * How many times a request is sent again after a timeout, a network error, 408, 425, 429 or
-   * a 5xx (0 to 10), with the same Idempotency-Key and the same body bytes, after 0.25, 0.5,
-   * 1 ... seconds (a 429's Retry-After, up to 30 s, added). Default 3.
+   * a 5xx (0 to 10), with the same Idempotency-Key and the same body bytes, after about 0.25,
+   * 0.5, 1 ... seconds (each wait half to all of that, at random; a 429's or 503's Retry-After,
+   * in seconds or as a date, up to 30 s, added). Default 3.
    *
    * @example
    * retries: 5
@@ -120,8 +128,9 @@ export declare class CryptoPayApiError extends Error {
   readonly code: string;
   /**
    * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
-   * 5xx; an order not recorded): for a creation, send it again with the same
-   * `idempotencyKey` (the error carries it).
+   * 5xx; an order not recorded; a creation whose answer could not be read, or refused after an
+   * attempt that got no answer): for a creation, send it again with the same
+   * `idempotencyKey` (the error carries it), never under a new one.
    *
    * @example
    * if (error.retryable) await queue.retry(job);
@@ -337,12 +346,12 @@ export interface CreatedPaymentResult {
    */
   payment_id: string;
   /**
-   * The `order_ref` sent.
+   * The `order_ref` sent (`null` when none was sent and the service wrote `null`).
    *
    * @example
    * order_ref: 'order-42'
    */
-  order_ref?: string | undefined;
+  order_ref?: string | null | undefined;
   /**
    * The `source_amount` sent.
    *
@@ -417,7 +426,8 @@ export interface WebhookSetup {
 export interface Client {
   /**
    * `GET /v1/store` (payment:read): the primary source every payment is priced from, and the
-   * website domain; `createPayment` caches the answer.
+   * website domain; `createPayment` keeps the answer for five minutes, and reads it again at once
+   * when the kept one refuses a creation (a pricing source changed in the dashboard).
    *
    * @example
    * const { primary_source } = await api.getStore();
@@ -425,7 +435,7 @@ export interface Client {
   getStore(): Promise<StoreView>;
   /**
    * `POST /v1/payments` (payment:write): builds `source_amount` from `amount` with the store's
-   * primary source (exactly; read once and cached), checks the body (`validateCreatePayment`),
+   * primary source (exactly; read again after five minutes or when it refuses the creation), checks the body (`validateCreatePayment`),
    * sends it with one Idempotency-Key, and after a timeout, a network error or a 5xx sends the
    * same bytes with the same key: an identical replay is the same payment, never a second.
    * With `record`, the order is recorded in the receiver once the service answered.

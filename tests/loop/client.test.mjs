@@ -233,6 +233,8 @@ describe('the client, against a scripted stand-in of the service', () => {
     refused({ baseUrl: 'http://api.example.com', apiKey: API_KEY }, /https/);
     refused({ baseUrl: `https://user:${API_KEY}@api.example.com`, apiKey: API_KEY }, /credentials/);
     refused({ baseUrl: `https://api.example.com/?key=${API_KEY}`, apiKey: API_KEY }, /query/);
+    refused({ baseUrl: 'https://api.example.com/?', apiKey: API_KEY }, /query/); // an empty query is still one
+    refused({ baseUrl: 'https://api.example.com/#', apiKey: API_KEY }, /query or a fragment/);
     refused({ baseUrl: undefined, apiKey: API_KEY }, /is the environment variable set/);
     refused({ baseUrl: 'https://api.example.com', apiKey: undefined }, /is the environment variable set/);
     refused({ baseUrl: 'https://api.example.com', apiKey: `${API_KEY}\n` }, /white space/);
@@ -248,5 +250,80 @@ describe('the client, against a scripted stand-in of the service', () => {
     // The CommonJS build is the same client.
     assert.equal(typeof clientCjs.createClient, 'function');
     assert.equal(clientCjs.CryptoPayApiError.name, 'CryptoPayApiError');
+  });
+
+  test('a creation whose 2xx answer cannot be read carries its key and is retryable: sent again under it, never under a new one', async () => {
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { status: 200, text: '<html>a proxy page</html>' }));
+    const unreadable = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-7' }).then(() => null, (e) => e);
+    assert.deepEqual([unreadable.code, unreadable.retryable, unreadable.idempotencyKey], ['invalid_response', true, 'intent-7']);
+    assert.match(unreadable.message, /same idempotencyKey/);
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { note: 'no id' } }));
+    const noId = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-8' }).then(() => null, (e) => e);
+    assert.deepEqual([noId.code, noId.retryable, noId.idempotencyKey], ['invalid_response', true, 'intent-8']);
+  });
+
+  test('an attempt that got no answer, then a refusal: the refusal says the payment may exist and stays retryable under the same key', async () => {
+    script((req, n) => {
+      if (req.path === '/v1/store') return { json: STORE };
+      return n === 1 ? { drop: true } : errorResponse(409, 'idempotency_key_in_use', 'a request with this key is in progress');
+    });
+    const error = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-9' }).then(() => null, (e) => e);
+    assert.deepEqual([error.code, error.status, error.retryable, error.idempotencyKey], ['idempotency_key_in_use', 409, true, 'intent-9']);
+    assert.match(error.message, /may have succeeded: send the same request again with the same idempotencyKey/);
+    // Without an earlier unanswered attempt, a 409 is final as before.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : errorResponse(409, 'idempotency_key_reused', 'another body')));
+    const reused = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-10' }).then(() => null, (e) => e);
+    assert.deepEqual([reused.code, reused.retryable], ['idempotency_key_reused', false]);
+  });
+
+  test('GET /v1/store is read again when the kept one refuses a creation (a pricing source changed in the dashboard)', async () => {
+    const eur = { primary_source: { kind: 'fiat', ref: 'EUR', decimals: 2 }, website_origin: 'https://shop.example' };
+    let current = STORE;
+    script((req) => (req.path === '/v1/store' ? { json: current } : { json: { payment_id: 'pay_s' } }));
+    const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+    await fresh.createPayment({ source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } });
+    current = eur; // changed in the dashboard
+    const created = await fresh.createPayment({ source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '100' } });
+    assert.equal(created.payment_id, 'pay_s');
+    assert.deepEqual(standin.requests.map((r) => `${r.method} ${r.path}`),
+      ['GET /v1/store', 'POST /v1/payments', 'GET /v1/store', 'POST /v1/payments']);
+    // Refused by the store read again too: the error, no creation.
+    const before = standin.requests.length;
+    await assert.rejects(fresh.createPayment({ source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } }),
+      (e) => e.code === 'source_currency_mismatch');
+    assert.deepEqual(standin.requests.slice(before).map((r) => r.path), ['/v1/store']);
+  });
+
+  test('an answer is read to 1 MiB at most; a fetch that ignores its signal still times out; a key echoed escaped is masked', async () => {
+    // A 2xx over 1 MiB: refused, not buffered whole.
+    script(() => ({ status: 200, text: `{"payment_id":"pay_big","pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }));
+    const big = await api.getPayment('pay_big').then(() => null, (e) => e);
+    assert.deepEqual([big.code, big.retryable], ['invalid_response', false]);
+    assert.match(big.message, /over 1048576 bytes/);
+    // A 502 page over 1 MiB: still a retryable 502, its text cut.
+    script(() => ({ status: 502, text: 'y'.repeat(2 * 1024 * 1024) }));
+    const page = await api.getPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([page.code, page.retryable, page.text.length], ['http_502', true, 2000]);
+    // A fetch wrapper that drops the signal: the client's own deadline ends the attempt.
+    const deaf = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 200, retries: 0, fetch: () => new Promise(() => {}) });
+    const timedOut = await deaf.getPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([timedOut.code, timedOut.status, timedOut.retryable], ['timeout', 0, true]);
+    // A key with a slash and a quote, echoed JSON-escaped, with \/ and URL-encoded.
+    const odd = 'sk_canary/"q"_9d';
+    const echoing = createClient({ baseUrl: standin.baseUrl, apiKey: odd, timeoutMs: 400, retries: 0 });
+    for (const echo of [JSON.stringify(odd), JSON.stringify(odd).replaceAll('/', '\\/'), encodeURIComponent(odd)]) {
+      script(() => ({ status: 401, text: `{"detail":"bad key ${echo}"}` }));
+      const error = await echoing.getPayment('pay_1').then(() => null, (e) => e);
+      assert.ok(!exposed(error).includes('canary'), exposed(error));
+    }
+  });
+
+  test('a payment id of . or .. is refused before any request (it would leave the payment path)', async () => {
+    script(() => ({ json: {} }));
+    for (const id of ['.', '..']) {
+      await assert.rejects(api.getPayment(id), (e) => e.code === 'invalid_argument');
+      await assert.rejects(api.cancelPayment(id), (e) => e.code === 'invalid_argument');
+    }
+    assert.equal(standin.requests.length, 0);
   });
 });

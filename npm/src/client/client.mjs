@@ -8,13 +8,20 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
+import { CryptoPayApiError, transport } from './transport.mjs';
+
+export { CryptoPayApiError };
+
 const OPTIONS = ['baseUrl', 'apiKey', 'fetch', 'timeoutMs', 'retries', 'integration'];
 const CREATE_KEYS = ['order_ref', 'amount', 'source_amount', 'checkout_origin'];
-// Statuses the service may answer differently on a retry (the delivery rules' set).
-const RETRYABLE = new Set([408, 425, 429]);
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-const MAX_TEXT = 2000;
-const encoder = new TextEncoder();
+// How long GET /v1/store is kept: a pricing source changed in the dashboard is read again
+// within this time, and at once when a creation is refused for it.
+const STORE_TTL_MS = 5 * 60 * 1000;
+// What the store's configuration decides: a creation refused with one of these reads the
+// store again.
+const STORE_CODES = new Set(['store_source_invalid', 'source_kind_mismatch', 'source_currency_missing', 'source_currency_mismatch',
+  'source_pricing_ref_missing', 'source_pricing_ref_mismatch', 'amount_too_precise', 'origin_not_permitted']);
 
 const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -29,25 +36,6 @@ function inOrder(sourceAmount) {
   const known = SOURCE_KEYS.filter((key) => keys.includes(key));
   const rest = keys.filter((key) => !SOURCE_KEYS.includes(key));
   return Object.fromEntries([...known, ...rest].map((key) => [key, sourceAmount[key]]));
-}
-
-/**
- * What the service answered when it was not a success, or why no answer came: `status` (0
- * when none: a timeout or a network error), `code` (ErrorResponse's `error.code`, else
- * `http_<status>`, `timeout`, `network_error`, `invalid_response`...), `retryable` (the same
- * request may succeed later: a timeout, a network error, 408, 425, 429, 5xx). A message never
- * holds the API key or a secret.
- */
-export class CryptoPayApiError extends Error {
-  constructor({ status, code, message, retryable, text, cause, ...more }) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'CryptoPayApiError';
-    this.status = status;
-    this.code = code;
-    this.retryable = retryable;
-    if (text !== undefined) this.text = text;
-    for (const [key, value] of Object.entries(more)) if (value !== undefined) this[key] = value;
-  }
 }
 
 // The base URL, checked: HTTPS (or http to a loopback host: a local sandbox), no credentials,
@@ -65,7 +53,7 @@ function baseUrlOf(value) {
     throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a loopback host, such as a local sandbox');
   }
   if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
-  if (url.search !== '' || url.hash !== '') throw invalid('baseUrl must not hold a query or a fragment');
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw invalid('baseUrl must not hold a query or a fragment');
   return { base: url.href.replace(/\/+$/, ''), loopback };
 }
 
@@ -93,7 +81,6 @@ function newKey() {
   return `${hex()}${hex()}-${hex()}-${hex()}`;
 }
 
-const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 /** Creates a client of the payment service's API. See client.d.ts. */
 export function createClient(options) {
@@ -116,102 +103,33 @@ export function createClient(options) {
     throw invalid('integration is the name this client\'s account has in the receiver\'s secrets');
   }
 
-  // Any text kept in an error, with the key (and the secrets given to this call) masked.
-  const masked = (text, secrets = []) => {
-    let out = String(text);
-    for (const secret of [apiKey, ...secrets]) if (secret) out = out.split(secret).join('***');
-    return out;
-  };
+  const { request, masked } = transport({ base, apiKey, fetchFn, timeoutMs, retries });
 
-  function apiError(status, text, secrets, extra) {
-    let code = `http_${status}`;
-    let said = null;
-    try {
-      const parsed = JSON.parse(text);
-      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(parsed.error.code)) {
-        code = parsed.error.code;
-        if (typeof parsed.error.message === 'string') said = masked(parsed.error.message, secrets).slice(0, 500);
-      }
-    } catch {
-      // not an ErrorResponse: the raw text is kept
-    }
-    const retryable = RETRYABLE.has(status) || status >= 500;
-    const keep = code === `http_${status}` ? masked(text, secrets).slice(0, MAX_TEXT) : undefined;
-    return new CryptoPayApiError({
-      status,
-      code,
-      retryable,
-      text: keep,
-      message: `${code}: the service answered ${status}${said ? `: ${said}` : ''}`,
-      ...extra,
-    });
-  }
-
-  // One request, retried after a timeout, a network error, 408, 425, 429 or a 5xx, with the
-  // same headers and the same body bytes. Resolves the answer's text.
-  async function request(method, path, { body, idempotencyKey, secrets = [], extra } = {}) {
-    const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    const bytes = body === undefined ? undefined : encoder.encode(body);
-    let failure = null;
-    for (let attempt = 0; attempt <= retries; attempt += 1) {
-      if (attempt > 0) await pause(Math.min(250 * 2 ** (attempt - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
-      let status;
-      let text;
-      try {
-        const response = await fetchFn(`${base}${path}`, { method, headers, body: bytes, signal: controller.signal, redirect: 'manual' });
-        status = response.status;
-        text = await response.text();
-        if (status >= 200 && status < 300) return text;
-        failure = apiError(status, text, secrets, extra);
-        const after = Number(response.headers?.get?.('retry-after'));
-        if (status === 429 && Number.isFinite(after) && after > 0) failure.retryAfterMs = Math.min(after, 30) * 1000;
-      } catch (thrown) {
-        if (thrown instanceof CryptoPayApiError) throw thrown;
-        const timedOut = controller.signal.aborted;
-        failure = new CryptoPayApiError({
-          status: status ?? 0,
-          code: timedOut ? 'timeout' : 'network_error',
-          retryable: true,
-          message: timedOut
-            ? `timeout: no answer from the service within ${timeoutMs} ms`
-            : `network_error: the request to the service failed (${masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.message ?? thrown, secrets).slice(0, 200)})`,
-          ...extra,
-        });
-      } finally {
-        clearTimeout(timer);
-      }
-      if (!failure.retryable) break;
-    }
-    if (failure.retryAfterMs !== undefined) delete failure.retryAfterMs;
-    if (failure.retryable && retries > 0) failure.message += ` (after ${retries + 1} attempts)`;
-    throw failure;
-  }
-
-  function json(text, what) {
+  // An answer's JSON (null for none). `extra` (the creation's idempotencyKey) goes with the
+  // error, and `retryable` says whether sending the same request again is safe and may help.
+  function json(text, what, extra = {}, retryable = false) {
     if (text.trim() === '') return null;
     try {
       return JSON.parse(text);
     } catch {
-      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: `invalid_response: ${what} is not JSON` });
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable, message: `invalid_response: ${what} is not JSON`, ...extra });
     }
   }
 
   const idPath = (id, what) => {
-    if (typeof id !== 'string' || id === '') throw invalid(`${what} takes a payment_id, a non-empty string`);
+    if (typeof id !== 'string' || id === '' || id === '.' || id === '..') throw invalid(`${what} takes a payment_id, a non-empty string (not . or ..)`);
     return encodeURIComponent(id);
   };
 
   let store = null;
+  let storeRead = 0;
   async function getStore() {
     const view = json(await request('GET', '/v1/store'), 'GET /v1/store');
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
     }
     store = view;
+    storeRead = Date.now();
     return view;
   }
 
@@ -236,23 +154,48 @@ export function createClient(options) {
     if (record !== undefined && (record === null || typeof record.recordCreated !== 'function')) {
       throw invalid('record is the receiver that records the order (receiver.recordCreated)');
     }
-    const primarySource = (store ?? await getStore()).primary_source;
-    const sourceAmount = input.amount !== undefined
-      ? buildSourceAmount({ primarySource, amount: input.amount })
-      : inOrder(input.source_amount);
-    const body = {};
-    if (input.order_ref !== undefined) body.order_ref = input.order_ref;
-    body.source_amount = sourceAmount;
-    if (input.checkout_origin !== undefined) body.checkout_origin = input.checkout_origin;
-    const website = typeof store?.website_origin === 'string' ? store.website_origin : undefined;
-    validateCreatePayment(body, website === undefined ? { primarySource } : { primarySource, websiteOrigin: website });
+    // The body, priced and checked against the store's configuration: the kept one, read
+    // again when older than STORE_TTL_MS or when it refuses the creation (changed since).
+    const prepare = (view) => {
+      const primarySource = view.primary_source;
+      const sourceAmount = input.amount !== undefined
+        ? buildSourceAmount({ primarySource, amount: input.amount })
+        : inOrder(input.source_amount);
+      const prepared = {};
+      if (input.order_ref !== undefined) prepared.order_ref = input.order_ref;
+      prepared.source_amount = sourceAmount;
+      if (input.checkout_origin !== undefined) prepared.checkout_origin = input.checkout_origin;
+      const website = typeof view.website_origin === 'string' ? view.website_origin : undefined;
+      validateCreatePayment(prepared, website === undefined ? { primarySource } : { primarySource, websiteOrigin: website });
+      return { body: prepared, sourceAmount };
+    };
+    const kept = store !== null && Date.now() - storeRead < STORE_TTL_MS;
+    let prepared;
+    try {
+      prepared = prepare(kept ? store : await getStore());
+    } catch (failure) {
+      if (!(kept && failure instanceof CryptoPayError && STORE_CODES.has(failure.code))) throw failure;
+      prepared = prepare(await getStore());
+    }
+    const { body, sourceAmount } = prepared;
     // One key and one body text for this intent: every retry sends the same bytes.
     const key = idempotencyKey ?? newKey();
     const text = JSON.stringify(body);
     const extra = { idempotencyKey: key };
-    const answer = json(await request('POST', '/v1/payments', { body: text, idempotencyKey: key, extra }), 'the creation\'s answer');
+    let answer;
+    try {
+      answer = await request('POST', '/v1/payments', { body: text, idempotencyKey: key, extra });
+    } catch (failure) {
+      // The service refused the creation for the store's configuration: read it again next time.
+      if (failure instanceof CryptoPayApiError && STORE_CODES.has(failure.code)) store = null;
+      throw failure;
+    }
+    // A 2xx that cannot be read (a proxy's page, say) may stand for a payment created: the same
+    // intent sent again under its key reads it; never under a new key.
+    const again = 'send the same intent again with the same idempotencyKey (the service answers the payment it created, if it did)';
+    answer = json(answer, `the creation's answer (${again})`, extra, true);
     if (!isPlainObject(answer) || typeof answer.payment_id !== 'string' || answer.payment_id === '') {
-      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: the creation\'s answer has no payment_id', ...extra });
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: true, message: `invalid_response: the creation's answer has no payment_id: ${again}`, ...extra });
     }
     // The service's answer, with what was sent where it leaves it out; an answer that says
     // otherwise is refused (a payment for another amount must never be shown or recorded).
@@ -280,7 +223,9 @@ export function createClient(options) {
         throw new CryptoPayApiError({
           status: 200,
           code: 'record_failed',
-          retryable: true,
+          // A wrong argument (the receiver's integrations, another order for the payment)
+          // fails the same way again.
+          retryable: failure?.code !== 'invalid_argument',
           message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${masked(failure?.message ?? failure).slice(0, 300)}): call createPayment again with the same idempotencyKey (the service answers the same payment), or recordCreated`,
           paymentId: answer.payment_id,
           cause: failure,

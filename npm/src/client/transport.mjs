@@ -1,0 +1,204 @@
+// The client's requests: one request to the service, retried with the same headers and the
+// same body bytes; its answer read with a bound and a deadline; what went wrong as a
+// CryptoPayApiError that never holds the API key or a secret given to the call.
+
+// Statuses the service may answer differently on a retry (the delivery rules' set).
+const RETRYABLE = new Set([408, 425, 429]);
+// What an error keeps of an answer that is not the service's ErrorResponse.
+const MAX_TEXT = 2000;
+// The most of an answer read: the API's answers are small; a larger one (a proxy's page, a
+// misbehaving server) is cut there, not buffered whole.
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+// The longest wait a Retry-After may add to a retry.
+const MAX_RETRY_AFTER_MS = 30_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/**
+ * What the service answered when it was not a success, or why no answer came: `status` (0
+ * when none: a timeout or a network error), `code` (ErrorResponse's `error.code`, else
+ * `http_<status>`, `timeout`, `network_error`, `invalid_response`...), `retryable` (the same
+ * request may succeed later: a timeout, a network error, 408, 425, 429, 5xx). A message never
+ * holds the API key or a secret.
+ */
+export class CryptoPayApiError extends Error {
+  constructor({ status, code, message, retryable, text, cause, ...more }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'CryptoPayApiError';
+    this.status = status;
+    this.code = code;
+    this.retryable = retryable;
+    if (text !== undefined) this.text = text;
+    for (const [key, value] of Object.entries(more)) if (value !== undefined) this[key] = value;
+  }
+}
+
+/** The forms a secret may take in an answer that echoes it: as given, JSON-escaped, URL-encoded. */
+function echoesOf(secret) {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return [...new Set([secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)])]
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Milliseconds a Retry-After asks for (seconds or an HTTP date), or 0. */
+function retryAfterMs(value, now = Date.now()) {
+  if (typeof value !== 'string' || value.trim() === '') return 0;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
+}
+
+/** An answer's text, at most `limit` bytes of it (`cut` when there was more). */
+async function readAnswer(response, limit) {
+  const reader = typeof response.body?.getReader === 'function' ? response.body.getReader() : null;
+  if (reader === null) {
+    const text = await response.text();
+    return encoder.encode(text).byteLength > limit ? { text: text.slice(0, limit), cut: true } : { text, cut: false };
+  }
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return { text: decoder.decode(concat(chunks)), cut: true };
+    }
+    chunks.push(value);
+  }
+  return { text: decoder.decode(concat(chunks)), cut: false };
+}
+
+function concat(chunks) {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The requests of one client: `request(method, path, { body, idempotencyKey, secrets, extra })`
+ * resolves a success's text; `masked(text, secrets)` hides the key and those secrets in text.
+ */
+export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
+  const keyEchoes = echoesOf(apiKey);
+  const masked = (text, secrets = []) => {
+    let out = String(text);
+    for (const echo of [...keyEchoes, ...secrets.filter(Boolean).flatMap(echoesOf)]) out = out.split(echo).join('***');
+    return out;
+  };
+
+  function apiError(status, text, secrets, extra) {
+    let code = `http_${status}`;
+    let said = null;
+    try {
+      const parsed = JSON.parse(text);
+      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(parsed.error.code)) {
+        code = parsed.error.code;
+        if (typeof parsed.error.message === 'string') said = masked(parsed.error.message, secrets).slice(0, 500);
+      }
+    } catch {
+      // not an ErrorResponse: the raw text is kept
+    }
+    const retryable = RETRYABLE.has(status) || status >= 500;
+    const keep = code === `http_${status}` ? masked(text, secrets).slice(0, MAX_TEXT) : undefined;
+    return new CryptoPayApiError({
+      status,
+      code,
+      retryable,
+      text: keep,
+      message: `${code}: the service answered ${status}${said ? `: ${said}` : ''}`,
+      ...extra,
+    });
+  }
+
+  // One attempt: the answer's status and text, within timeoutMs from the request to the last
+  // byte, whether or not `fetch` honours its signal (a wrapper may drop it).
+  async function attempt(method, path, headers, bytes) {
+    const controller = new AbortController();
+    let timer;
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(Object.assign(new Error('timeout'), { timedOut: true }));
+      }, timeoutMs);
+    });
+    const answer = (async () => {
+      const response = await fetchFn(`${base}${path}`, { method, headers, body: bytes, signal: controller.signal, redirect: 'manual' });
+      const status = response.status;
+      const read = await readAnswer(response, MAX_ANSWER_BYTES).catch((failure) => {
+        throw Object.assign(failure instanceof Error ? failure : new Error(String(failure)), { status });
+      });
+      return { status, ...read, retryAfter: response.headers?.get?.('retry-after') };
+    })();
+    answer.catch(() => {}); // settled after the deadline: nobody waits for it
+    try {
+      return await Promise.race([answer, deadline]);
+    } catch (failure) {
+      if (controller.signal.aborted) failure.timedOut = true;
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // One request, retried after a timeout, a network error, 408, 425, 429 or a 5xx, with the
+  // same headers and the same body bytes. Resolves the answer's text.
+  async function request(method, path, { body, idempotencyKey, secrets = [], extra } = {}) {
+    const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    const bytes = body === undefined ? undefined : encoder.encode(body);
+    let failure = null;
+    // An attempt that got no answer may still have reached the service.
+    let unanswered = false;
+    for (let n = 0; n <= retries; n += 1) {
+      if (n > 0) await pause(Math.min(250 * 2 ** (n - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
+      try {
+        const { status, text, cut, retryAfter } = await attempt(method, path, headers, bytes);
+        if (status >= 200 && status < 300) {
+          if (!cut) return text;
+          failure = new CryptoPayApiError({
+            status, code: 'invalid_response', retryable: false,
+            message: `invalid_response: the service's answer is over ${MAX_ANSWER_BYTES} bytes`, ...extra,
+          });
+        } else {
+          // An error's text is cut anyway: what was read of a large one is enough.
+          failure = apiError(status, text, secrets, extra);
+          if (status === 429 || status === 503) failure.retryAfterMs = retryAfterMs(retryAfter);
+        }
+      } catch (thrown) {
+        if (thrown instanceof CryptoPayApiError) throw thrown;
+        unanswered = true;
+        failure = new CryptoPayApiError({
+          status: 0,
+          code: thrown?.timedOut ? 'timeout' : 'network_error',
+          retryable: true,
+          message: thrown?.timedOut
+            ? `timeout: no whole answer from the service within ${timeoutMs} ms`
+            : `network_error: the request to the service failed (${masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.message ?? thrown, secrets).slice(0, 200)})`,
+          ...extra,
+        });
+      }
+      if (!failure.retryable) break;
+    }
+    delete failure.retryAfterMs;
+    if (failure.retryable && retries > 0) failure.message += ` (after ${retries + 1} attempts)`;
+    if (!failure.retryable && unanswered && idempotencyKey !== undefined) {
+      // An earlier attempt got no answer: the service may have acted on it. Sent again under
+      // the same key, the same request reads what it did.
+      failure.retryable = true;
+      failure.message += '; an earlier attempt got no answer and may have succeeded: send the same request again with the same idempotencyKey, never a new one';
+    }
+    throw failure;
+  }
+
+  return { request, masked };
+}
