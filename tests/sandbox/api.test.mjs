@@ -3,6 +3,7 @@
 // 409), and no event where the spec says none is emitted.
 
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   SandboxError, USD, api, createPayment, endpoint, newKey, pkg, sandboxCjs, settled, startSandbox, verifyRecorded,
@@ -351,6 +352,29 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
   after(async () => {
     await bare?.close();
     await target?.close();
+  });
+
+  test('without a website: a checkout_origin is origin_not_permitted (Embedded Checkout needs one); none is hosted checkout', async () => {
+    refused(await api(bare, 'POST', '/v1/payments', { idem: newKey(), body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' }, checkout_origin: 'https://shop.example' } }),
+      400, 'origin_not_permitted');
+    const hosted = await createPayment(bare, '100');
+    assert.equal(hosted.checkout_origin, bare.baseUrl);
+  });
+
+  test('a request target no URL parser takes is 404, and the sandbox keeps serving; a browser page of another origin may not call it', async () => {
+    const { port } = new URL(bare.baseUrl);
+    const raw = await new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end('GET //[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      let got = '';
+      socket.on('data', (chunk) => { got += chunk; });
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 404/);
+    assert.equal((await api(bare, 'GET', '/v1/store')).status, 200, 'still serving');
+    const rotate = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    assert.equal(rotate.status, 403);
+    assert.equal((await rotate.json()).error.code, 'forbidden_origin');
   });
 
   test('without a webhook: rotate and verify are 404 webhook_not_found; events are not delivered', async () => {

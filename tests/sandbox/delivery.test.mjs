@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import {
   api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
@@ -128,6 +129,32 @@ describe('the schedule is finite', () => {
       const attempts = await sandbox.deliveries();
       assert.deepEqual(attempts.map((a) => [a.error, a.outcome]), [[error, 'retrying'], [error, 'exhausted']]);
     }
+  });
+
+  test('an answer whose status is no HTTP status (600) is a network failure: retried on the schedule, then exhausted, never at once', async () => {
+    const odd = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 600 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
+    });
+    await new Promise((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    after(() => odd.close());
+    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${odd.address().port}/webhook`, retryDelaysMs: [10, 10] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    assert.deepEqual((await sandbox.deliveries()).map((a) => [a.error, a.outcome]),
+      [['invalid_status', 'retrying'], ['invalid_status', 'retrying'], ['invalid_status', 'exhausted']]);
+  });
+
+  test('retries within a second: each attempt has a newer timestamp, so a new signature', async () => {
+    const hook = await endpointWith((request, n) => ({ status: n < 3 ? 503 : 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10, 10] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    const stamps = hook.requests.map((r) => Number(r.headers['x-webhook-timestamp']));
+    assert.equal(stamps.length, 3);
+    assert.ok(stamps[1] > stamps[0] && stamps[2] > stamps[1], `timestamps ${stamps}`);
+    assert.equal(new Set(hook.requests.map((r) => r.headers['x-webhook-signature'])).size, 3);
   });
 
   test('no retry delays: one attempt, exhausted', async () => {

@@ -32,6 +32,8 @@ const MAX_IN_FLIGHT = 8;
 export const SHUFFLE_WINDOW_MS = 250;
 /** The part of a receiver's answer read (the rest is discarded). */
 const MAX_ANSWER_BYTES = 4096;
+/** After an attempt that failed in the sandbox itself (not the receiver's answer): the wait. */
+const FAILED_RETRY_MS = 1000;
 
 /**
  * POSTs `body` to `url`: resolves { status } when the receiver answered, or { error } (an
@@ -71,8 +73,10 @@ function post(url, body, headers, timeoutMs, track) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) res.destroy();
       });
-      // The status is the answer, whatever happens to the rest of the body.
-      const done = () => finish({ status: res.statusCode });
+      // The status is the answer, whatever happens to the rest of the body. One outside HTTP's
+      // 100-599 is no answer: a network failure, as the core's delivery rules read it.
+      const status = res.statusCode;
+      const done = () => finish(status >= 100 && status <= 599 ? { status } : { error: 'invalid_status' });
       res.on('end', done);
       res.on('close', done);
       res.on('error', done);
@@ -90,6 +94,8 @@ export function createDelivery({ store, options, log }) {
   const requests = new Set();
   let timer = null;
   let closed = false;
+  // The last timestamp each event was signed with (seconds): a retry's is always newer.
+  const lastTimestamp = new Map();
 
   const holdMs = (event, purpose) => (options.shuffle ? Math.floor(draw(options.seed, event.number, purpose) * SHUFFLE_WINDOW_MS) : 0);
 
@@ -144,7 +150,11 @@ export function createDelivery({ store, options, log }) {
       if (starting.has(job.payment_id)) continue;
       if (job.due_at <= now && inFlight.size < MAX_IN_FLIGHT) {
         starting.add(job.payment_id);
-        const attempt = deliver(job).catch((error) => log(`delivery ${job.id}: ${error?.stack ?? error}`, { type: 'delivery_error' }));
+        const attempt = deliver(job).catch((error) => {
+          log(`delivery ${job.id}: ${error?.stack ?? error}`, { type: 'delivery_error' });
+          // Tried again later, never at once: a failure that repeats must not spin.
+          if (!closed && store.jobs.has(job.id)) store.atomic(() => store.put('job', job.id, { ...job, due_at: Date.now() + FAILED_RETRY_MS }));
+        });
         inFlight.set(job.id, attempt);
         attempt.finally(() => {
           inFlight.delete(job.id);
@@ -168,7 +178,11 @@ export function createDelivery({ store, options, log }) {
       return;
     }
     const body = Buffer.from(event.body, 'utf8');
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    // A new timestamp (so a new signature) for every attempt of an event, as the spec says of a
+    // retry: one second past the last when attempts come within the same second.
+    const seconds = Math.max(Math.floor(Date.now() / 1000), (lastTimestamp.get(job.event_id) ?? 0) + 1);
+    lastTimestamp.set(job.event_id, seconds);
+    const timestamp = String(seconds);
     const signature = signWebhook({ secret: webhook.secrets.active, timestamp, body });
     const headers = {
       'content-type': 'application/json',

@@ -24,4 +24,5 @@ export const LOCAL_ERRORS = {
   no_pending_secret: [409, 'no rotated secret is waiting: rotate first (POST /sandbox/webhook/rotate), then activate'],
   request_too_large: [413, 'the request body is over 1 MiB: the service\'s requests are small JSON objects'],
   internal_error: [500, 'the sandbox failed on this request: see its log'],
+  forbidden_origin: [403, 'a web page of another origin may not call the sandbox (its actions rotate secrets and issue keys): call it from your server, tests or the command line'],
 };

@@ -102,11 +102,27 @@ function failure(error, log) {
   return { status: internal.status, json: internal.toJSON() };
 }
 
+// The path of a request, read once: a request target no URL parser takes (`//[`) is
+// not_found, never a throw outside the handler.
+function pathOf(req) {
+  try {
+    return new URL(req.url ?? '/', 'http://sandbox.invalid');
+  } catch {
+    return null;
+  }
+}
+
 /** The node:http server of a sandbox (not yet listening). */
 export function createServer({ service, delivery, baseUrl, log }) {
   const table = routes(service, delivery);
-  async function handle(req, res) {
-    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+  async function handle(req, res, url) {
+    if (url === null) throw refusal('not_found');
+    // The keyless /sandbox actions (rotate, activate, keys) are for the developer's own tools:
+    // a page in a browser (which sends its Origin) may not drive them.
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== new URL(baseUrl()).origin && !url.pathname.startsWith('/checkout/')) {
+      throw refusal('forbidden_origin');
+    }
     // Every /v1 call needs a key: 401 before its path, method or body is looked at.
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) service.authorize(req.headers.authorization);
     const body = await readBody(req);
@@ -135,15 +151,18 @@ export function createServer({ service, delivery, baseUrl, log }) {
     return answer.status;
   }
   return http.createServer((req, res) => {
-    handle(req, res).then(
-      (status) => log(`${req.method} ${new URL(req.url ?? '/', 'http://x').pathname} ${status}`, { type: 'request', method: req.method, status }),
+    const url = pathOf(req);
+    const path = url?.pathname ?? '(not a path)';
+    handle(req, res, url).then(
+      (status) => log(`${req.method} ${path} ${status}`, { type: 'request', method: req.method, status }),
       (error) => {
+        // The sender went away mid-body: nobody to answer, nothing wrong with the sandbox.
+        if (req.socket?.destroyed === true && !(error instanceof SandboxError)) return;
         const answer = failure(error, log);
         if (!res.headersSent) send(res, answer.status, answer);
         else res.destroy();
         const code = answer.json.error.code;
-        log(`${req.method} ${new URL(req.url ?? '/', 'http://x').pathname} ${answer.status} ${code}`,
-          { type: 'request', method: req.method, status: answer.status, code });
+        log(`${req.method} ${path} ${answer.status} ${code}`, { type: 'request', method: req.method, status: answer.status, code });
       },
     );
   });

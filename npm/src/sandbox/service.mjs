@@ -7,7 +7,7 @@
 
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { requestFingerprint } from 'cryptopay-verify';
+import { CryptoPayError, requestFingerprint } from 'cryptopay-verify';
 import { randomId, requireIdempotencyKey } from './requests.mjs';
 import { applyPaymentAction, checkIdempotency, newPaymentState, refusal, validateCreatePaymentText } from './rules.mjs';
 import { createWebhooks } from './webhook.mjs';
@@ -124,6 +124,12 @@ export function createService({ store, options, origin, delivery, log }) {
     const text = Buffer.from(body).toString('utf8');
     validateCreatePaymentText(text, options.primarySource, website);
     const request = JSON.parse(text);
+    // A checkout_origin is for Embedded Checkout, on the origin Website permits: with no
+    // website configured, none is (hosted checkout needs none: leave it out).
+    if (website === undefined && request.checkout_origin !== undefined && request.checkout_origin !== origin()) {
+      throw new CryptoPayError('origin_not_permitted', 'origin_not_permitted: this store has no website configured (sandbox --website), '
+        + 'so no checkout_origin is permitted: leave it out for hosted checkout, or configure the website for Embedded Checkout');
+    }
     const state = newPaymentState(request.source_amount.amount_raw);
     const created = Date.now();
     const paymentId = randomId('pay');
