@@ -294,6 +294,33 @@ describe('a run that cannot be made', () => {
     assert.match(both.stderr, /one secret cannot be both pending and retired/);
   });
 
+  test('a receiver answering a status outside HTTP\'s 100-599 (600): every rule judged, none of its answers an acknowledgment', async () => {
+    const run = await against((req, res) => {
+      res.writeHead(600);
+      res.end();
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.deepEqual(run.failed, ['valid_delivery']);
+    assert.deepEqual(run.notJudged, AFTER_VALID);
+    assert.equal(gotOf(run, 'valid_delivery'), '600 retry');
+  });
+
+  test('usage errors, never a stack trace: % in the URL\'s credentials, a header HTTP itself uses, a timeout too short for a request', async () => {
+    for (const [url, headers, extra, says] of [
+      ['http://bob%zz:50%off@127.0.0.1:9/webhook', [TS_HEADER, SIG_HEADER], [], /write % as %25/],
+      ['http://127.0.0.1:9/webhook', ['Host', SIG_HEADER], [], /header HTTP itself uses/],
+      ['http://127.0.0.1:9/webhook', [TS_HEADER, 'Content-Length'], [], /header HTTP itself uses/],
+      ['http://127.0.0.1:9/webhook', [TS_HEADER, SIG_HEADER], ['--timeout', '0.01'], /--timeout must be a number of seconds from 0\.05 to 3600/],
+    ]) {
+      const run = await runCli(['conformance', '--url', url, '--secret-env', SECRET_ENV, '--timestamp-header', headers[0],
+        '--signature-header', headers[1], ...extra]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, says);
+      assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+      assert.ok(!run.stderr.includes('50%off') && !run.stderr.includes('bob'), run.stderr);
+    }
+  });
+
   test('a receiver that cannot be reached: exit 2, no verdict', async () => {
     const server = await startServer(acknowledgeEverything);
     const { url } = server;

@@ -116,12 +116,12 @@ export function nowOption(opts, fallback, command) {
   return integer(opts, 'now', fallback, command);
 }
 
-/** A number of seconds above 0, at most 3600 (fractions allowed). */
+/** A number of seconds from 0.05 (a time a request can take), at most 3600 (fractions allowed). */
 export function seconds(opts, name, fallback, command) {
   if (opts[name] === undefined) return fallback;
   const value = Number(opts[name]);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value > 0) || value > 3600) {
-    throw new UsageError(`--${name} must be a number of seconds above 0, at most 3600`, command);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value >= 0.05) || value > 3600) {
+    throw new UsageError(`--${name} must be a number of seconds from 0.05 to 3600`, command);
   }
   return value;
 }
@@ -133,12 +133,18 @@ export function encodingOf(opts, command) {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Headers HTTP itself uses, which a delivery's timestamp or signature must not replace.
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'expect',
+  'upgrade', 'trailer', 'te', 'keep-alive', 'user-agent']);
 
 export function headerName(opts, name, command, optional = false) {
   const value = optional ? opts[name] : required(opts, name, command);
   if (value !== undefined && (!HEADER_NAME.test(value) || /whsec_/i.test(value))) {
     throw new UsageError(`--${name} must be the NAME of an HTTP header (letters, digits, -), e.g. X-Webhook-Signature; ` +
       'the value given is not shown', command);
+  }
+  if (value !== undefined && RESERVED_HEADERS.has(value.toLowerCase())) {
+    throw new UsageError(`--${name} names a header HTTP itself uses (${value}): give the service's timestamp or signature header, e.g. X-Webhook-Signature`, command);
   }
   return value;
 }

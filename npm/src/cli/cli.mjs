@@ -199,6 +199,13 @@ function conformanceOptions(opts, command) {
   }
   neverPrint(url.username);
   neverPrint(url.password);
+  for (const part of [url.username, url.password]) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      throw new UsageError('--url holds credentials with a % that is not percent-encoding: write % as %25 (what was given is not shown)', command);
+    }
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be http:// or https://', command);
   const timestampHeader = headerName(opts, 'timestamp-header', command);
   const signatureHeader = headerName(opts, 'signature-header', command);
@@ -268,7 +275,7 @@ async function conformanceCommand(argv) {
   const outcome = await runConformance({ ...config, timeoutMs: Math.round(config.timeoutSecs * 1000), onProgress: progress.step });
   progress.done();
   if (outcome.unreachable) {
-    const tls = /CERT|SSL|TLS|ERR_TLS/i.test(outcome.unreachable)
+    const tls = /CERT|SSL|TLS|UNABLE_TO_|SIGNATURE|EPROTO/i.test(outcome.unreachable)
       ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'
       : 'Is the receiver running and listening on that address?';
     write.err(`${NAME} conformance: cannot reach the receiver at ${shown}: ${outcome.unreachable}\n` +

@@ -10,7 +10,8 @@
 //   (a forged delivery accepted is wrong whatever else holds). Otherwise it passes only when
 //   valid_delivery held: a receiver that refuses everything earns no pass.
 // - A rule whose delivery got no answer (timeout, connection closed) is not_judged:
-//   response_time fails and names it. valid_delivery unanswered fails.
+//   response_time fails and names it; an accept rule whose other delivery was refused fails.
+//   valid_delivery unanswered fails.
 // - no_redirect fails only on a 3xx, whichever delivery got it.
 // What a status means to the service comes from classifyDeliveryResponse.
 
@@ -85,7 +86,8 @@ function judgeAccept(rule, ds, validHeld, timeoutMs) {
   else summary = `${bad[0].short}: ${brief(bad[0])}${ds.indexOf(bad[0]) > 0 ? ` after ${brief(ds[0])}` : ''}`;
   if (bad.length === 0) return { got, verdict: 'pass', summary };
   if (rule !== 'valid_delivery' && !validHeld) return { got, verdict: 'not_judged', summary, reason: 'valid_delivery' };
-  if (rule !== 'valid_delivery' && bad.some((d) => !answered(d))) return { got, verdict: 'not_judged', summary, reason: 'unanswered' };
+  // Unanswered only: response_time names it. One refused, whatever else: a fail with its hint.
+  if (rule !== 'valid_delivery' && bad.every((d) => !answered(d))) return { got, verdict: 'not_judged', summary, reason: 'unanswered' };
   return { got, verdict: 'fail', summary };
 }
 
