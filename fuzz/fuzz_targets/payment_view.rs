@@ -70,8 +70,9 @@ fn expected(top: &RefValue) -> Result<PaymentView, ErrorKind> {
         Some((RefValue::Str(a), _)) => a.clone(),
         Some(_) => return Err(AmountRawInvalid),
     };
+    // In a view, `null` reads as absent (the field a kind does not use, written null).
     let text = |name| match sa.field(name) {
-        None => Ok(None),
+        None | Some((RefValue::Null, _)) => Ok(None),
         Some((RefValue::Str(s), _)) => Ok(Some(s.clone())),
         Some(_) => Err(SourceAmountInvalid),
     };
