@@ -244,6 +244,18 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     } finally {
       await server.close();
     }
+    // The tutorials' verify callback keeps buf.toString(): taken as its UTF-8 bytes.
+    const textApp = express();
+    textApp.use(express.json({ verify: (req, res, buf) => { req.rawBody = buf.toString('utf8'); } }));
+    textApp.post('/webhook', receiver.node);
+    const textServer = await listen(textApp);
+    try {
+      const body = eventBody({ eventId: 'evt_rawtext', paymentId: 'pay_rawtext', statusVersion: 1 });
+      const response = await deliver(textServer.url, body);
+      assert.deepEqual([response.status, response.json], [200, { received: true, decision: 'apply' }]);
+    } finally {
+      await textServer.close();
+    }
   });
 
   test('handle() given a parsed object, fetch() given a Request whose body was already read', async () => {

@@ -35,6 +35,9 @@ export async function openStore(env, { sqlite } = {}) {
   const dataDir = env.DATA_DIR || 'data';
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'receiver.sqlite');
+  // Said once, so that a DATABASE_URL unset or misspelled on a deployment of several instances
+  // (each then answering 200 into a file of its own) shows in the log.
+  console.log(`receiver: events recorded in the SQLite file ${file} (one process only; set DATABASE_URL for PostgreSQL)`);
   if (sqlite) return sqliteStore(sqlite(file));
   const { default: Database } = await import('better-sqlite3');
   return sqliteStore(new Database(file));

@@ -10,9 +10,12 @@ import { MAX_BODY_BYTES } from '../common/receiver.mjs';
 export function createApp(receiver, { path = '/webhook', logger = false } = {}) {
   const app = Fastify({ logger });
   // An encapsulated plugin: the raw-body parser applies to the webhook route only; the rest
-  // of the app keeps Fastify's JSON parser.
+  // of the app keeps Fastify's JSON parser. Every content type is taken as bytes: Fastify
+  // answers 415 to a type no parser takes (a permanent failure for the service, never logged
+  // by the receiver), and its text/plain parser would hand over decoded text.
   app.register(async (scope) => {
-    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
       (request, body, done) => done(null, body)); // keep the Buffer as it is
 
     scope.post(path, async (request, reply) => {

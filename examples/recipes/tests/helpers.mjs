@@ -184,7 +184,9 @@ export function post(url, body, headers) {
     const req = http.request(url, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+      // A header given as null is left out (a delivery with no content-type).
+      headers: Object.fromEntries(Object.entries({ 'content-type': 'application/json', 'content-length': body.length, ...headers })
+        .filter(([, value]) => value !== null)),
       timeout: 30_000,
     }, (res) => {
       const chunks = [];

@@ -33,12 +33,14 @@ const declaredLength = (value) => {
 // The raw body of a Node request. Resolves { body }, { tooLarge, close }, { aborted } or
 // { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
 // (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
-// callback), those bytes are the body. Otherwise its req.body is used as it is (express.raw(),
+// callback), those bytes are the body; a string there (a verify callback's buf.toString(), as
+// tutorials write it) is taken as its UTF-8 bytes, as a string body is. Otherwise its
+// req.body is used as it is (express.raw(),
 // express.json(), ...): bytes or a string verify, a parsed object is body_not_raw; read with
 // no req.body left (Fastify reads request.raw before any handler) is `consumed`.
 function readNodeBody(req, limit) {
   if (req.readableEnded) {
-    if (req.rawBody instanceof Uint8Array) return Promise.resolve({ body: req.rawBody });
+    if (req.rawBody instanceof Uint8Array || typeof req.rawBody === 'string') return Promise.resolve({ body: req.rawBody });
     return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
   }
   const drainLimit = DRAIN_FACTOR * limit;
