@@ -42,10 +42,19 @@ pub(crate) const TOO_MANY_CANDIDATES: &str = "the signature header holds more th
 pub(crate) const SIGNATURE_HEADER_TOO_LONG: &str = "the signature header is longer than 1024 bytes";
 
 /// The signature values read from one header value, each 32 bytes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Candidates {
     tags: [Tag; MAX_CANDIDATES],
     len: usize,
+}
+
+/// How many, never the tags: a full signature never appears in Debug output.
+impl core::fmt::Debug for Candidates {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Candidates")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Candidates {

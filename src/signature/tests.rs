@@ -130,3 +130,12 @@ fn every_prefix_of_a_value_is_rejected() {
         assert!(code == "signature_malformed", "prefix {len}: {code}");
     }
 }
+
+#[test]
+fn debug_shows_how_many_never_the_signatures() {
+    let hex = "5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd";
+    let candidates = parse_signature_header(format!("v1={hex}").as_bytes(), TS).unwrap();
+    let shown = format!("{candidates:?}");
+    assert_eq!(shown, "Candidates { len: 1, .. }");
+    assert!(!shown.contains("5257") && !shown.contains("82"), "{shown}");
+}
