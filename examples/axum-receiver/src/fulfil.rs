@@ -141,7 +141,9 @@ async fn pass(
         })
         .await?;
     for id in &ids {
-        if let Some(state) = store.load(id, owner, recover_after_secs, LEASE_SECS).await?
+        if let Some(state) = store
+            .load(id, owner, recover_after_secs, LEASE_SECS)
+            .await?
             && state.leased
         {
             work(store, service, owner, id, state).await?;

@@ -2,8 +2,11 @@
 //! cryptopay-verify, record the event in one transaction (a SQLite file, or PostgreSQL),
 //! answer 2xx only after the commit.
 //!
-//! Configuration (environment): `CRYPTOPAY_WEBHOOK_SECRET` (required),
-//! `CRYPTOPAY_PENDING_SECRET` (optional, a rotated secret not yet activated),
+//! Configuration (environment): `CRYPTOPAY_WEBHOOK_SECRET` (required), and during a
+//! rotation, as the npm receiver reads them: `CRYPTOPAY_WEBHOOK_SECRET_PENDING` (a rotated
+//! secret not yet activated) or `CRYPTOPAY_WEBHOOK_SECRET_RETIRING` with
+//! `CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL` (the previous secret, accepted until that Unix
+//! second, for deliveries signed before the activation),
 //! `TIMESTAMP_HEADER` and `SIGNATURE_HEADER` (required: the service's header names),
 //! `DATABASE_URL` (PostgreSQL: `postgres://user:password@host/db` or `host=... user=...
 //! dbname=...`; never printed; when set, any number of instances may share it),
@@ -146,8 +149,30 @@ async fn main() -> Result<(), String> {
     let mut entries = vec![SecretEntry::active(Secret::from(env(
         "CRYPTOPAY_WEBHOOK_SECRET",
     )?))];
-    if let Ok(pending) = env("CRYPTOPAY_PENDING_SECRET") {
+    if let Ok(pending) = env("CRYPTOPAY_WEBHOOK_SECRET_PENDING") {
         entries.push(SecretEntry::pending(Secret::from(pending)));
+    }
+    match (
+        env("CRYPTOPAY_WEBHOOK_SECRET_RETIRING"),
+        env("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL"),
+    ) {
+        (Ok(retiring), Ok(until)) => {
+            // Seconds, as the timestamps are: 13 digits or more is milliseconds.
+            let until = until
+                .parse::<u64>()
+                .ok()
+                .filter(|secs| *secs < 1_000_000_000_000)
+                .ok_or("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is a Unix time in seconds")?;
+            entries.push(SecretEntry::retiring(Secret::from(retiring), until));
+        }
+        (Err(_), Err(_)) => {}
+        _ => {
+            return Err(
+                "a retiring secret needs both CRYPTOPAY_WEBHOOK_SECRET_RETIRING and \
+                 CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL"
+                    .to_owned(),
+            );
+        }
     }
     let secrets = SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))?;
     let timestamp_header = env("TIMESTAMP_HEADER")?;

@@ -164,7 +164,10 @@ impl Store {
             move |file| file.load(&id, &who, recover_after_secs, lease_secs),
             async move {
                 match pg {
-                    Some(db) => db.load(payment_id, owner, recover_after_secs, lease_secs).await,
+                    Some(db) => {
+                        db.load(payment_id, owner, recover_after_secs, lease_secs)
+                            .await
+                    }
                     None => Ok(None),
                 }
             },

@@ -32,7 +32,7 @@ export async function start(env) {
   const receiver = await startProcess(BIN, [], {
     env: {
       CRYPTOPAY_WEBHOOK_SECRET: SECRET,
-      CRYPTOPAY_PENDING_SECRET: PENDING,
+      CRYPTOPAY_WEBHOOK_SECRET_PENDING: PENDING,
       TIMESTAMP_HEADER: TS_HEADER,
       SIGNATURE_HEADER: SIG_HEADER,
       PORT: '0',

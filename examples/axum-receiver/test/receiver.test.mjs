@@ -95,3 +95,23 @@ test('ids the npm receiver refuses on every store are quarantined here too: over
     await receiver.stop();
   }
 });
+
+test('a rotation\'s retiring secret: accepted until CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL, refused after; milliseconds refused at start', async () => {
+  const payment = `pay_${randomBytes(6).toString('hex')}`;
+  const retiring = `whsec_axum_old_${randomBytes(8).toString('hex')}`;
+  for (const [until, status] of [[now() + 3600, 200], [now() - 3600, 400]]) {
+    const receiver = await startReceiver({
+      DATABASE: database, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(until),
+    });
+    try {
+      const answer = await deliver(receiver.url, event(`evt_retiring_${status}`, payment, String(status)), { secret: retiring });
+      assert.equal(answer.status, status, JSON.stringify(answer.json));
+      assert.ok(!receiver.output().includes(retiring), 'the secret is never printed');
+    } finally {
+      await receiver.stop();
+    }
+  }
+  await assert.rejects(startReceiver({
+    DATABASE: database, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(Date.now() + 3_600_000),
+  }), /RETIRING_UNTIL is a Unix time in seconds/);
+});
