@@ -34,6 +34,7 @@ export type SandboxErrorCode =
   | 'event_not_found'
   | 'no_pending_secret'
   | 'request_too_large'
+  | 'forbidden_origin'
   | 'internal_error';
 
 /**

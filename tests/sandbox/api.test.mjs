@@ -375,6 +375,14 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     const rotate = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: 'https://evil.example' } });
     assert.equal(rotate.status, 403);
     assert.equal((await rotate.json()).error.code, 'forbidden_origin');
+    // The checkout page opened as localhost on the same port posts its Pay button: its own.
+    const p = await createPayment(bare, '100');
+    const paid = await fetch(`${bare.baseUrl}/sandbox/payments/${p.payment_id}/pay`, {
+      method: 'POST', headers: { origin: `http://localhost:${port}`, 'content-type': 'application/json' }, body: '{"amount_raw":"100"}',
+    });
+    assert.equal(paid.status, 200);
+    const otherPort = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: `http://localhost:${Number(port) + 1}` } });
+    assert.equal(otherPort.status, 403);
   });
 
   test('without a webhook: rotate and verify are 404 webhook_not_found; events are not delivered', async () => {

@@ -51,9 +51,10 @@ function retryAfterMs(value, now = Date.now()) {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
 }
 
-/** An answer's text, at most `limit` bytes of it (`cut` when there was more). */
-async function readAnswer(response, limit) {
+/** An answer's text, at most `limit` bytes of it (`cut` when there was more); `onReader` gets the stream's reader. */
+async function readAnswer(response, limit, onReader) {
   const reader = typeof response.body?.getReader === 'function' ? response.body.getReader() : null;
+  if (reader !== null) onReader(reader);
   if (reader === null) {
     const text = await response.text();
     return encoder.encode(text).byteLength > limit ? { text: text.slice(0, limit), cut: true } : { text, cut: false };
@@ -124,16 +125,18 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
   async function attempt(method, path, headers, bytes) {
     const controller = new AbortController();
     let timer;
+    let reading = null;
     const deadline = new Promise((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
+        reading?.cancel().catch(() => {}); // a fetch that ignores its signal: stop reading too
         reject(Object.assign(new Error('timeout'), { timedOut: true }));
       }, timeoutMs);
     });
     const answer = (async () => {
       const response = await fetchFn(`${base}${path}`, { method, headers, body: bytes, signal: controller.signal, redirect: 'manual' });
       const status = response.status;
-      const read = await readAnswer(response, MAX_ANSWER_BYTES).catch((failure) => {
+      const read = await readAnswer(response, MAX_ANSWER_BYTES, (reader) => { reading = reader; }).catch((failure) => {
         throw Object.assign(failure instanceof Error ? failure : new Error(String(failure)), { status });
       });
       return { status, ...read, retryAfter: response.headers?.get?.('retry-after') };
@@ -165,9 +168,13 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
         const { status, text, cut, retryAfter } = await attempt(method, path, headers, bytes);
         if (status >= 200 && status < 300) {
           if (!cut) return text;
+          // A request under a key (a creation) may have been carried out: sent again under
+          // it, it reads what was done; never under a new key.
           failure = new CryptoPayApiError({
-            status, code: 'invalid_response', retryable: false,
-            message: `invalid_response: the service's answer is over ${MAX_ANSWER_BYTES} bytes`, ...extra,
+            status, code: 'invalid_response', retryable: idempotencyKey !== undefined,
+            message: `invalid_response: the service's answer is over ${MAX_ANSWER_BYTES} bytes`
+              + (idempotencyKey === undefined ? '' : ': send the same request again with the same idempotencyKey, never a new one'),
+            ...extra,
           });
         } else {
           // An error's text is cut anyway: what was read of a large one is enough.

@@ -153,7 +153,12 @@ export function createDelivery({ store, options, log }) {
         const attempt = deliver(job).catch((error) => {
           log(`delivery ${job.id}: ${error?.stack ?? error}`, { type: 'delivery_error' });
           // Tried again later, never at once: a failure that repeats must not spin.
-          if (!closed && store.jobs.has(job.id)) store.atomic(() => store.put('job', job.id, { ...job, due_at: Date.now() + FAILED_RETRY_MS }));
+          try {
+            const current = store.jobs.get(job.id);
+            if (!closed && current !== undefined) store.atomic(() => store.put('job', job.id, { ...current, due_at: Date.now() + FAILED_RETRY_MS }));
+          } catch (again) {
+            log(`delivery ${job.id}: could not set it aside: ${again?.message ?? again}`, { type: 'delivery_error' });
+          }
         });
         inFlight.set(job.id, attempt);
         attempt.finally(() => {

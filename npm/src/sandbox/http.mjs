@@ -102,6 +102,22 @@ function failure(error, log) {
   return { status: internal.status, json: internal.toJSON() };
 }
 
+// Whether a browser's Origin is the sandbox's own page: its base URL, or a loopback alias of
+// it on the same port (the checkout page opened as localhost posts its Pay button from there).
+// Never whatever the Host header says: a DNS-rebinding page would pass.
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+function ownOrigin(origin, base) {
+  let url;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  const own = new URL(base);
+  if (url.origin === own.origin) return true;
+  return url.protocol === own.protocol && url.port === own.port && LOOPBACK.has(url.hostname) && LOOPBACK.has(own.hostname);
+}
+
 // The path of a request, read once: a request target no URL parser takes (`//[`) is
 // not_found, never a throw outside the handler.
 function pathOf(req) {
@@ -120,7 +136,7 @@ export function createServer({ service, delivery, baseUrl, log }) {
     // The keyless /sandbox actions (rotate, activate, keys) are for the developer's own tools:
     // a page in a browser (which sends its Origin) may not drive them.
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== new URL(baseUrl()).origin && !url.pathname.startsWith('/checkout/')) {
+    if (origin !== undefined && !ownOrigin(origin, baseUrl()) && !url.pathname.startsWith('/checkout/')) {
       throw refusal('forbidden_origin');
     }
     // Every /v1 call needs a key: 401 before its path, method or body is looked at.
@@ -156,8 +172,12 @@ export function createServer({ service, delivery, baseUrl, log }) {
     handle(req, res, url).then(
       (status) => log(`${req.method} ${path} ${status}`, { type: 'request', method: req.method, status }),
       (error) => {
-        // The sender went away mid-body: nobody to answer, nothing wrong with the sandbox.
-        if (req.socket?.destroyed === true && !(error instanceof SandboxError)) return;
+        // The sender went away mid-body: nobody to answer (a failure of the sandbox's own is
+        // still logged).
+        if (req.socket?.destroyed === true && !(error instanceof SandboxError)) {
+          if (!/aborted|ECONNRESET/.test(String(error?.code ?? error?.message))) log(`internal error: ${error?.stack ?? error}`, { type: 'internal_error' });
+          return;
+        }
         const answer = failure(error, log);
         if (!res.headersSent) send(res, answer.status, answer);
         else res.destroy();

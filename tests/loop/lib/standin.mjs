@@ -22,7 +22,7 @@ export async function startStandin(answer) {
       const path = new URL(req.url, 'http://standin.invalid').pathname;
       const key = `${req.method} ${path}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
-      const request = { method: req.method, url: req.url, path, headers: req.headers, body: Buffer.concat(chunks) };
+      const request = { method: req.method, url: req.url, path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
       requests.push(request);
       let reply;
       try {

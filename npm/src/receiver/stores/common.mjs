@@ -168,7 +168,8 @@ export function stuckFix(error) {
 // A word that names a credential, with what comes before or after it in a name
 // (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`), and the value after it: quoted, or
 // up to a separator.
-const SECRET_NAME = String.raw`\w*(?:password|passwd|pwd|secret|token|api[-_]?key)\w*`;
+// Anchored at a word's start: unanchored, \w* made a long word cost quadratic time.
+const SECRET_NAME = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key)\w*`;
 const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|[^\s&;,'")]+`;
 const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
 // `password "hunter2"`: a quoted value after a space only (`password authentication failed`
