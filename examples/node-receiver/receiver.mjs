@@ -32,9 +32,10 @@ function shown(sourceAmount, decimals) {
 }
 
 /**
- * What fulfilling means here: a line saying what a shop would do. Called at least once per
- * (payment, status_version): a real shop passes idempotencyKey to its own systems so that a
- * repeat after a crash ships nothing twice.
+ * What fulfilling means here: a line saying what a shop would do. Called at least once for
+ * each (payment, status_version) a pass reads, with `fulfil` for one version of a payment: a
+ * real shop passes idempotencyKey to its own systems so that a repeat after a crash ships
+ * nothing twice.
  */
 function printer(log, decimalsOf) {
   return async ({ action, view, order, idempotencyKey, mismatch }) => {

@@ -1466,16 +1466,19 @@ export interface PaymentView {
    */
   payment_id: string;
   /**
-   * The merchant's `order_ref` given at creation, when there was one.
+   * The merchant's `order_ref` given at creation, when there was one (`null` where the
+   * service writes it so: read as absent by linking).
    *
    * @example
    * ```ts
    * view.order_ref // 'order-42'
    * ```
    */
-  order_ref?: string;
+  order_ref?: string | null;
   /**
-   * The `source_amount` the payment was created with (unknown keys kept, as sent).
+   * The `source_amount` the payment was created with (unknown keys kept, as sent; a service
+   * may write `null` for the field its kind does not use, `pricing_ref` of a fiat amount, which
+   * linking reads as absent).
    *
    * @example
    * ```ts
@@ -1504,14 +1507,15 @@ export interface PaymentView {
    */
   status_version: string;
   /**
-   * The total received so far, in the smallest unit, when the view carries it.
+   * The total received so far, in the smallest unit, when the view carries it (`null` where
+   * the service writes it so: read as absent).
    *
    * @example
    * ```ts
    * view.amount_received_raw // '12800'
    * ```
    */
-  amount_received_raw?: string;
+  amount_received_raw?: string | null;
   /**
    * The exact text of the answer the view was read from (not enumerable): what
    * {@link linkEvent} and {@link defaultPolicy} read.

@@ -463,7 +463,7 @@ export interface ClaimRequest {
  * What a pass asks `store.load`.
  *
  * @example
- * const request: LoadRequest = { paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900 };
+ * const request: LoadRequest = { paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900, leaseSecs: 300 };
  */
 export interface LoadRequest {
   /**
@@ -1564,8 +1564,9 @@ export interface Receiver {
    * (`linkEvent`: a mismatch is `needs_review`, never fulfilled), the policy, then `handle`,
    * at least once for each (payment, status_version) it reads (with `fulfil` for one version
    * of a payment only). Call it from a timer, a queue consumer or a
-   * cron (a Worker's `scheduled`). Rejects when the store fails (what it claimed is then
-   * released) or for wrong options (`invalid_argument`).
+   * cron (a Worker's `scheduled`). A payment whose own step fails in the loop is set aside
+   * (`pass_failed`) and the pass goes on; it rejects when the store cannot record even that
+   * (what it claimed is then released) or for wrong options (`invalid_argument`).
    *
    * @example
    * await receiver.fulfil({ confirm: (id) => api.getPayment(id), handle: ship });

@@ -5,7 +5,9 @@
 //! with `PaymentView::from_json`), the link to the order (`link_event`: a mismatch is held for
 //! review, never fulfilled), the policy (`default_policy`), then the handler, here a line on
 //! stdout saying what a shop would do. The version handled is stored only once the handler
-//! returned, never lowered: a crash repeats a handler call, never skips one.
+//! returned, never lowered: a crash repeats a handler call, never skips one. A payment is
+//! fulfilled at one version only (the stored outcome stays `fulfil`), and a payment whose own
+//! step fails is set aside for a minute while the pass goes on, as in the npm receiver.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -145,12 +147,24 @@ async fn pass(
             .load(id, owner, recover_after_secs, LEASE_SECS)
             .await?
             && state.leased
+            && let Err(failure) = work(store, service, owner, id, state).await
         {
-            work(store, service, owner, id, state).await?;
+            // Set aside, so that one payment failing at every pass holds up no other; when
+            // the store cannot record even that, the pass fails.
+            store
+                .retry(id, owner, FAILED_DELAY_SECS, "pass_failed")
+                .await
+                .map_err(|_| failure)?;
+            eprintln!(
+                "fulfilment: pass_failed for payment {id} (tried again in {FAILED_DELAY_SECS} s)"
+            );
         }
     }
     Ok(ids.len())
 }
+
+/// How long a payment whose own step failed is set aside.
+const FAILED_DELAY_SECS: i64 = 60;
 
 /// 1, 2, 4 ... seconds, at most an hour, after each failed attempt.
 fn delay_secs(attempts: i64) -> i64 {
@@ -237,6 +251,8 @@ async fn work(
             Err(e) => return retry("order_invalid", e.code().to_owned()).await,
         },
     };
+    // A fulfil handled at an earlier version: the stored outcome stays `fulfil` from then on.
+    let fulfilled_before = state.outcome.as_deref() == Some("fulfil");
     let (action, outcome, code) = match link_event(order.as_ref(), &view, integration.as_deref()) {
         Ok(()) => {
             let action = default_policy(&view);
@@ -247,6 +263,18 @@ async fn work(
             "needs_review".to_owned(),
             Some(mismatch.code().to_owned()),
         ),
+    };
+    let version = view.status_version.as_str().to_owned();
+    if fulfilled_before && action == FulfilmentAction::Fulfil {
+        // Fulfilled at an earlier version: never twice.
+        return store
+            .complete(complete(version, "fulfil".to_owned(), None))
+            .await;
+    }
+    let stored = if fulfilled_before {
+        "fulfil".to_owned()
+    } else {
+        outcome
     };
     // The handler: what fulfilling means for a shop. Here, a line saying what it would do; a
     // real one passes the key to its own systems (a repeat after a crash is recognised there).
@@ -274,13 +302,7 @@ async fn work(
         }
         FulfilmentAction::Wait => println!("fulfilment: {what} waits ({about})"),
     }
-    store
-        .complete(complete(
-            view.status_version.as_str().to_owned(),
-            outcome,
-            code,
-        ))
-        .await
+    store.complete(complete(version, stored, code)).await
 }
 
 #[cfg(test)]

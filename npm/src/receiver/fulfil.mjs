@@ -166,7 +166,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       }
     }
     if (options.policy !== undefined && typeof options.policy !== 'function') {
-      throw invalid(`${what}: policy is a function (view, order) => 'fulfil' | 'review' | 'wait' | 'closed'`);
+      throw invalid(`${what}: policy is a function (view, order, { fulfilledBefore }) => 'fulfil' | 'review' | 'wait' | 'closed'`);
     }
     const chosen = { confirm: options.confirm, handle: options.handle, policy: options.policy };
     for (const [name, fallback] of Object.entries(DEFAULTS)) {
@@ -176,7 +176,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   }
 
   // One leased payment, from its state to its outcome. Never throws for the merchant's
-  // functions or the view; a store failure rejects (the lease then expires: a repeat).
+  // functions or the view; a store failure rejects, and the pass sets the payment aside
+  // (setAside) or, when the store cannot record even that, fails (the lease then expires: a
+  // repeat).
   async function work(paymentId, owner, opts) {
     const { recoverAfterSecs, leaseSecs } = opts;
     // The lease renewed from now: each payment of the batch gets it whole.

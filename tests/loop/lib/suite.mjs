@@ -271,7 +271,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
-    const { loop, world, record } = await setup(t);
+    const { loop, store, world, record } = await setup(t);
     const h = recorder();
     const created = await world.create({ orderRef: 'recorded twice' });
     await record(created);
@@ -286,9 +286,38 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const first = await loop.fulfil(racing);
     assert.deepEqual(first.outcomes, { fulfil: 1 });
     assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:3`]]);
-    // The outcome was recorded: nothing is due, now or once any lease would have ended.
+    // The outcome was recorded (a marked lease would have left it unwritten): nothing is due.
+    const state = await store.load({ paymentId: created.payment_id, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 });
+    assert.deepEqual([state.handledVersion, state.outcome], ['3', 'fulfil']);
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
     assert.equal(h.calls.length, 1, 'handled once');
+  });
+
+  test(`${name}: a payment whose own step fails in the loop (the store refusing its outcome) is set aside; the pass goes on`, async (t) => {
+    const { loop, store, world, record } = await setup(t, { log: false });
+    const h = recorder();
+    const ids = [];
+    for (const label of ['refused', 'fine']) {
+      const created = await world.create({ orderRef: `set aside ${label}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+      ids.push(created.payment_id);
+    }
+    const [refused, fine] = ids;
+    const complete = store.complete.bind(store);
+    store.complete = async (args) => {
+      if (args.paymentId === refused) throw new Error('numeric field overflow (test) password=hunter2');
+      return complete(args);
+    };
+    t.after(() => { store.complete = complete; });
+    const result = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.equal(result.claimed, 2);
+    assert.deepEqual(result.outcomes, { retry: 1, fulfil: 1 });
+    assert.deepEqual(h.done().map(([id]) => id).sort(), [refused, fine].sort(), 'both handled; the refused one is tried again');
+    const state = await store.load({ paymentId: refused, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 });
+    assert.deepEqual([state.code, state.attempts], ['pass_failed', 1]);
+    // Not claimed again at once: set aside for a minute.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
   });
 
   test(`${name}: a batch that outlasts the lease: each payment's lease is renewed as it is taken up, so no other pass handles it meanwhile`, async (t) => {
