@@ -81,7 +81,6 @@ function newKey() {
   return `${hex()}${hex()}-${hex()}-${hex()}`;
 }
 
-
 /** Creates a client of the payment service's API. See client.d.ts. */
 export function createClient(options) {
   if (typeof globalThis.document !== 'undefined') {
