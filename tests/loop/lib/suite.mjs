@@ -331,18 +331,18 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     }
     const running = new Set();
     const calls = [];
-    // Each call takes 0.8 s: the batch takes 1.6 s against a lease of 1 s.
+    // Each call takes 1.6 s: the batch takes 3.2 s against a lease of 2 s.
     const slow = async ({ idempotencyKey, action }) => {
       assert.ok(!running.has(idempotencyKey), `${idempotencyKey} handled by two passes at once`);
       running.add(idempotencyKey);
       calls.push([idempotencyKey, action]);
-      await sleep(800);
+      await sleep(1600);
       running.delete(idempotencyKey);
     };
-    const first = loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    // Past the batch's first second: the second payment's lease was renewed when it was taken up.
-    await sleep(1300);
-    const second = await loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    const first = loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
+    // Past the batch's first lease: the second payment's was renewed when it was taken up.
+    await sleep(2600);
+    const second = await loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
     assert.equal(second.claimed, 0, 'nothing to take over: the second payment is still leased');
     assert.deepEqual((await first).outcomes, { fulfil: 2 });
     assert.deepEqual(calls.sort(), ids.map((id) => [`${id}:3`, 'fulfil']).sort());
