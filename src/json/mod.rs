@@ -145,67 +145,50 @@ pub(crate) fn text_survives_f64(text: &str) -> bool {
             .parse::<u64>()
             .is_ok_and(|n| n <= MAX_SAFE_INTEGER);
     }
-    Decimal::read(magnitude)
-        .is_none_or(|number| (-306..=308).contains(&number.point) && number.count() <= 15)
+    significant(magnitude)
+        .is_none_or(|(place, digits)| (-306..=308).contains(&place) && digits <= 15)
 }
 
-/// A non-zero, non-negative decimal number (JSON's grammar) by its significant digits: `0.` then `int` and `frac` (leading zeros left out, trailing ones not
-/// significant) times `10^point`.
-struct Decimal<'a> {
-    int: &'a str,
-    frac: &'a str,
-    point: i64,
-}
-
-impl<'a> Decimal<'a> {
-    /// The number of `magnitude`, or None for zero.
-    fn read(magnitude: &'a str) -> Option<Self> {
-        let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
-            Some(at) => magnitude.split_at(at),
-            None => (magnitude, ""),
-        };
-        // An exponent too long for i64 is far outside the range either way.
-        let exponent = exponent
-            .get(1..)
-            .unwrap_or_default()
-            .trim_start_matches('+');
-        let exponent: i64 = if exponent.is_empty() {
-            0
+/// A non-zero, non-negative decimal number (JSON's grammar) as the place of its leading
+/// significant digit (the value lies in [10^(m-1), 10^m)) and how many significant digits it
+/// has (leading and trailing zeros are not). None for zero.
+fn significant(magnitude: &str) -> Option<(i64, usize)> {
+    let (mantissa, exponent) = match magnitude.find(['e', 'E']) {
+        Some(at) => magnitude.split_at(at),
+        None => (magnitude, ""),
+    };
+    // An exponent too long for i64 is far outside the range either way.
+    let exponent = exponent
+        .get(1..)
+        .unwrap_or_default()
+        .trim_start_matches('+');
+    let exponent: i64 = if exponent.is_empty() {
+        0
+    } else {
+        exponent.parse().unwrap_or(if exponent.starts_with('-') {
+            i64::MIN
         } else {
-            exponent.parse().unwrap_or(if exponent.starts_with('-') {
-                i64::MIN
-            } else {
-                i64::MAX
-            })
-        };
-        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let int = int.trim_start_matches('0');
-        // The place of the leading significant digit: the value lies in [10^(m-1), 10^m).
-        let (leading, frac) = if int.is_empty() {
-            let zeros = frac.find(|c: char| c != '0')?;
-            (
-                i64::try_from(zeros).map_or(i64::MIN, i64::saturating_neg),
-                frac.get(zeros..).unwrap_or_default(),
-            )
-        } else {
-            (i64::try_from(int.len()).unwrap_or(i64::MAX), frac)
-        };
-        Some(Decimal {
-            int,
-            frac,
-            point: leading.saturating_add(exponent),
+            i64::MAX
         })
-    }
-
-    /// How many significant digits (trailing zeros are not).
-    fn count(&self) -> usize {
-        let frac = self.frac.trim_end_matches('0');
-        if frac.is_empty() {
-            self.int.trim_end_matches('0').len()
-        } else {
-            self.int.len().saturating_add(frac.len())
-        }
-    }
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let (leading, frac) = if int.is_empty() {
+        let zeros = frac.find(|c: char| c != '0')?;
+        (
+            i64::try_from(zeros).map_or(i64::MIN, i64::saturating_neg),
+            frac.get(zeros..).unwrap_or_default(),
+        )
+    } else {
+        (i64::try_from(int.len()).unwrap_or(i64::MAX), frac)
+    };
+    let frac = frac.trim_end_matches('0');
+    let digits = if frac.is_empty() {
+        int.trim_end_matches('0').len()
+    } else {
+        int.len().saturating_add(frac.len())
+    };
+    Some((leading.saturating_add(exponent), digits))
 }
 
 #[cfg(test)]
