@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { CryptoPayApiError, transport } from './transport.mjs';
+import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
 export { CryptoPayApiError };
 
@@ -24,7 +24,6 @@ const STORE_CODES = new Set(['store_source_invalid', 'source_kind_mismatch', 'so
   'source_pricing_ref_missing', 'source_pricing_ref_mismatch', 'amount_too_precise', 'origin_not_permitted']);
 
 const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 // A SourceAmount's keys in one order (the others after them, for the core to refuse), so that
 // the same intent sent again after a crash, built with its keys in another order, is the same

@@ -14,7 +14,8 @@ const MAX_RETRY_AFTER_MS = 30_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object (not null, not an array): the client's one test of it. */
+export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 /**
