@@ -315,6 +315,8 @@ pub(crate) struct Facts<'de> {
     pub(crate) data: Range<usize>,
     /// Some number in the document would change as a double.
     pub(crate) inexact: bool,
+    /// Every byte of the body is ASCII.
+    pub(crate) ascii: bool,
 }
 
 /// [`OccurredAt`] as the checks read it, borrowed from the body where it can be.
@@ -406,6 +408,7 @@ pub(crate) fn check_envelope(body: &[u8]) -> Result<Facts<'_>, Error> {
         status_version,
         data: span,
         inexact: scanned.inexact,
+        ascii: scanned.ascii,
     })
 }
 

@@ -4,16 +4,17 @@
 //! documented codes; not JSON and repeated keys exactly when the reference says so; a parsed
 //! event's identifiers, `occurred_at`, exact `status_version` and `data` text are the
 //! reference's; the numbers a double cannot hold are located exactly (the spans the binding
-//! quotes for JavaScript); the envelope's checks follow the documented order; the body signed and
-//! verified with `verify_webhook` gives exactly `parse_event`'s result.
+//! quotes for JavaScript); what `check_event` tells the binding (all ASCII, a lossy number)
+//! agrees with std and the reference; the envelope's checks follow the documented order; the
+//! body signed and verified with `verify_webhook` gives exactly `parse_event`'s result.
 #![no_main]
 
 use std::sync::LazyLock;
 
 use cryptopay_verify::{
     Decision, Delivery, ErrorKind, OccurredAt, PAYMENT_UPDATED, Secret, SecretSet,
-    SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event, parse_event,
-    sign,
+    SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event,
+    doubles::check_event, parse_event, sign,
 };
 use cryptopay_verify::__fuzzing::{inexact_numbers, text_survives_f64};
 use cryptopay_verify_fuzz::{RefRefusal, RefValue, checked, reference_envelope, reference_json};
@@ -168,6 +169,18 @@ fuzz_target!(|data: &[u8]| {
             other => panic!("occurred_at: {other:?}"),
         };
         assert_eq!(event.occurred_at(), &expected_at);
+        // What the binding tells JavaScript about the bytes: all ASCII (decoded as Latin-1
+        // there) exactly when std says so; a number a double cannot hold exactly when the
+        // reference holds one.
+        let check = check_event(data).expect("check_event accepts what parse_event does");
+        assert_eq!(check.is_ascii(), data.is_ascii(), "ASCII as std reads it");
+        let mut all = Vec::new();
+        numbers(top, &mut all);
+        assert_eq!(
+            check.has_lossy_numbers(),
+            all.iter().any(|n| !text_survives_f64(n)),
+            "a lossy number exactly when the reference holds one"
+        );
         let (data_value, data_text) = top.field("data").expect("data");
         assert_eq!(event.data_json(), data_text, "data is kept as its exact text");
         assert_eq!(event.payment_id(), text(data_value.field("payment_id")));

@@ -82,6 +82,8 @@ pub(crate) struct Scanned<'de> {
     pub(crate) top: Shape<'de>,
     /// Some number in the document would change as a double.
     pub(crate) inexact: bool,
+    /// Every byte of the document is ASCII.
+    pub(crate) ascii: bool,
     /// An object below the top level repeats a key (only [`scan_envelope`] answers one).
     pub(crate) nested_duplicate: bool,
 }
@@ -123,6 +125,7 @@ fn run<'de>(
     let scanned = Scanned {
         top,
         inexact: scanner.inexact,
+        ascii: !scanner.high,
         nested_duplicate: scanner.nested_duplicate,
     };
     Ok((scanned, scanner.spans.unwrap_or_default()))

@@ -50,6 +50,8 @@ pub(super) struct Scanner<'de> {
     /// An object below the top level repeats a key.
     pub(super) nested_duplicate: bool,
     pub(super) inexact: bool,
+    /// A string holds a byte outside ASCII (anywhere else, such a byte is not JSON).
+    pub(super) high: bool,
     /// Where the numbers a double cannot hold are, when asked for.
     pub(super) spans: Option<Vec<Span>>,
 }
@@ -64,6 +66,7 @@ impl<'de> Scanner<'de> {
             duplicate: false,
             nested_duplicate: false,
             inexact: false,
+            high: false,
             spans: collect.then(Vec::new),
         }
     }

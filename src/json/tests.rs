@@ -274,3 +274,32 @@ fn numbers_a_double_keeps() {
         assert!(!text_survives_f64(changes), "{changes}");
     }
 }
+
+#[test]
+fn ascii_is_every_byte_below_0x80() {
+    let ascii = |text: &[u8]| scan(text, &OUTER).map(|scanned| scanned.ascii);
+    assert_eq!(
+        ascii(br#"{"a":{"b":"x\u00e9"},"n":1}"#),
+        Ok(true),
+        "an escape is ASCII"
+    );
+    // One character outside ASCII, in a key or a value, at every offset of a string longer
+    // than a block of the scan, and after an escape.
+    for ch in ["é", "€", "😀"] {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut plain = "x".repeat(len);
+                plain.insert_str(at, ch);
+                for body in [
+                    format!(r#"{{"s":"{plain}"}}"#),
+                    format!(r#"{{"{plain}":1,"n":[{{"k":"\n{plain}"}}]}}"#),
+                    format!(r#"{{"a":{{"b":"\"{plain}"}}}}"#),
+                ] {
+                    assert_eq!(ascii(body.as_bytes()), Ok(false), "{body}");
+                    let back = body.replace(ch, "y");
+                    assert_eq!(ascii(back.as_bytes()), Ok(true), "{back}");
+                }
+            }
+        }
+    }
+}

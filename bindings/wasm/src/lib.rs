@@ -108,7 +108,7 @@ pub fn event_error_codes() -> String {
 
 /// The core's limits JavaScript needs before it calls in (one source of truth), in this
 /// order: `defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes,
-/// outcomeInexact` (api/instance.mjs names them). Numbers cross as one array: no formatting
+/// outcomeInexact, outcomeAscii` (api/instance.mjs names them). Numbers cross as one array: no formatting
 /// code runs, and nothing is built field by field across the boundary.
 #[wasm_bindgen]
 #[allow(clippy::cast_precision_loss)] // each is far below 2^53
@@ -118,7 +118,8 @@ pub fn constants() -> Vec<f64> {
         cryptopay_verify::MAX_MAX_BODY_BYTES as f64,
         cryptopay_verify::MAX_SECRETS as f64,
         cryptopay_verify::MAX_SIGNATURE_HEADER_BYTES as f64,
-        f64::from(verify::OUTCOME_INEXACT),
+        f64::from(event::EVENT_INEXACT),
+        f64::from(event::EVENT_ASCII),
     ]
 }
 

@@ -22,14 +22,10 @@ thread_local! {
     static FAILURES: RefCell<Vec<Error>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Added to an [`Outcome`] when the verified body holds a number a double cannot keep, so
-/// that JavaScript takes the event from `eventText` rather than `JSON.parse` of the body.
-pub(super) const OUTCOME_INEXACT: i32 = 4;
-
 /// What `verify` answers for an authentic delivery: the index of the matched secret's kind
-/// in [`SecretKind::ALL`] (`active` 0, `pending` 1, `retiring` 2), plus
-/// [`OUTCOME_INEXACT`] when the event must be read from `eventText`.
-fn outcome(verified: &Verified, inexact: bool) -> Result<i32, Error> {
+/// in [`SecretKind::ALL`] (`active` 0, `pending` 1, `retiring` 2), plus the event's
+/// [`event_flags`](super::event::event_flags) when it was checked as an event.
+fn outcome(verified: &Verified, event_flags: u8) -> Result<i32, Error> {
     let kind = SecretKind::ALL
         .iter()
         .position(|kind| *kind == verified.matched_secret)
@@ -38,11 +34,7 @@ fn outcome(verified: &Verified, inexact: bool) -> Result<i32, Error> {
             ErrorKind::InvalidArgument,
             "the core reported a secret kind this binding does not know",
         ))?;
-    Ok(if inexact {
-        kind | OUTCOME_INEXACT
-    } else {
-        kind
-    })
+    Ok(kind | i32::from(event_flags))
 }
 
 /// A failure as `-1 - n`, `n` its number in [`FAILURES`].
@@ -227,8 +219,12 @@ impl RawVerifier {
                     return Err(*material);
                 }
             };
-            let inexact = parse && super::event::check_event(body)?;
-            outcome(&verified, inexact)
+            let flags = if parse {
+                super::event::event_flags(body)?
+            } else {
+                0
+            };
+            outcome(&verified, flags)
         });
         result.unwrap_or_else(failure)
     }

@@ -1,11 +1,25 @@
 // The event object, built in one place from bytes the core has checked as an envelope.
 
 import { assertReady } from './errors.mjs';
-import { glue } from './instance.mjs';
+import { glue, limits } from './instance.mjs';
 import { bodyBytes } from './inputs.mjs';
 
 // ignoreBOM keeps the text byte for byte (the core already refuses an event that starts with a BOM).
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+// A body the core found all ASCII: the same text read one byte per character where the Node
+// entry installs that (installLatin1Text), TextDecoder elsewhere.
+let asciiText = (bytes) => decoder.decode(bytes);
+
+/**
+ * Node, Bun and Deno: a body of ASCII is read by Buffer's Latin-1 decoding, faster there than
+ * TextDecoder's UTF-8 for the same text (measured: Node 20 0.14 against 0.25 us at 1 KiB and
+ * 0.13 against 0.91 ms at 1 MiB; Deno 0.14 against 1.03 us at 1 KiB; Bun 0.21 against 0.23 us).
+ */
+export function installLatin1Text() {
+  const latin1Slice = globalThis.Buffer?.prototype?.latin1Slice;
+  if (typeof latin1Slice === 'function') asciiText = (bytes) => latin1Slice.call(bytes, 0, bytes.length);
+}
 
 /**
  * A verified event: the envelope's fields as own, enumerable properties (what JSON.stringify
@@ -41,16 +55,19 @@ class WebhookEvent {
 }
 
 /**
- * The event of a checked envelope. `inexact`: the body holds a number a double cannot keep,
- * so the text comes from the core with those numbers as strings of their exact digits.
+ * The event of a checked envelope, given the core's flags for it (`limits.outcomeInexact`: the
+ * body holds a number a double cannot keep, so the text comes from the core with those numbers
+ * as strings of their exact digits; `limits.outcomeAscii`: every byte is ASCII).
  */
-export function buildEvent(bytes, inexact) {
-  return new WebhookEvent(JSON.parse(inexact ? glue.eventText(bytes) : decoder.decode(bytes)), bytes);
+export function buildEvent(bytes, flags) {
+  const text =
+    flags & limits.outcomeInexact ? glue.eventText(bytes) : flags & limits.outcomeAscii ? asciiText(bytes) : decoder.decode(bytes);
+  return new WebhookEvent(JSON.parse(text), bytes);
 }
 
 /** Parses a body that already verified. */
 export function parseEvent(verifiedBody) {
   assertReady();
   const bytes = bodyBytes(verifiedBody);
-  return buildEvent(bytes, glue.checkEvent(bytes) === 1);
+  return buildEvent(bytes, glue.checkEvent(bytes));
 }

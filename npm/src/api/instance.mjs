@@ -18,9 +18,9 @@ export let eventErrors = new Set();
 export function install(startedGlue) {
   glue = startedGlue;
   // The order of `constants()` (bindings/wasm/src/lib.rs): one array, named here.
-  const [defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, outcomeInexact] = CONSTANTS;
+  const [defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, outcomeInexact, outcomeAscii] = CONSTANTS;
   const kinds = SECRET_KINDS.split(',');
-  limits = { defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds, outcomeInexact };
+  limits = { defaultMaxBodyBytes, maxMaxBodyBytes, maxSecrets, maxHeaderValueBytes, kinds, outcomeInexact, outcomeAscii };
   codes = ERROR_CODES.split(',');
   eventErrors = new Set(EVENT_ERROR_CODES.split(','));
 }

@@ -42,11 +42,12 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
     }
     return refusal(code, message);
   }
+  // The kind's index, below the event's flags (multiples of outcomeInexact).
   const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];
   // The core accepted the timestamp as 1 to 12 ASCII digits: Number() reads it exactly.
   const seconds = Number(timestamp);
   return parse
-    ? { event: buildEvent(bytes, outcome >= limits.outcomeInexact), matchedSecret, timestamp: seconds }
+    ? { event: buildEvent(bytes, outcome), matchedSecret, timestamp: seconds }
     : { matchedSecret, timestamp: seconds };
 }
 

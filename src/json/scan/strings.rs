@@ -78,8 +78,9 @@ impl<'de> Scanner<'de> {
     }
 
     /// As [`skip_plain`](Self::skip_plain), from a byte outside ASCII: the bytes outside ASCII
-    /// do not end the run. Always true.
+    /// do not end the run. Notes that the document is not all ASCII; always true.
     fn skip_plain_high(&mut self) -> bool {
+        self.high = true;
         self.at = plain_end::<false>(self.body, self.at);
         true
     }
