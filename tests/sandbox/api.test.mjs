@@ -117,9 +117,28 @@ describe('POST /v1/payments', () => {
       [{ source_amount: source(), checkout_origin: 'http://shop.example' }, 'origin_not_https'],
       [{ source_amount: source(), checkout_origin: 'https://other.example' }, 'origin_not_permitted'],
     ];
+    const json = { 'content-type': 'application/json' };
     for (const [body, code] of cases) {
-      refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body }), 400, code);
+      refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body, headers: json }), 400, code);
     }
+  });
+
+  test('the body must come as Content-Type: application/json (415 otherwise), a charset allowed', async () => {
+    const body = JSON.stringify({ source_amount: source('700') });
+    const key = newKey();
+    // fetch sends a string body as text/plain;charset=UTF-8 unless told: the usual slip.
+    for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/jsonx' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      const res = await api(sandbox, 'POST', '/v1/payments', { idem: key, body, headers });
+      refused(res, 415, 'unsupported_media_type');
+      assert.match(res.json.error.message, /Content-Type: application\/json/);
+    }
+    // Nothing was created under the key: the corrected request creates.
+    for (const type of ['Application/JSON; charset=utf-8', 'application/json']) {
+      const res = await api(sandbox, 'POST', '/v1/payments', { idem: key, body, headers: { 'content-type': type } });
+      assert.equal(res.status, 200, type);
+    }
+    // Its key and scope are checked first.
+    refused(await api(sandbox, 'POST', '/v1/payments', { key: 'sk_sandbox_wrong', idem: newKey(), body }), 401, 'unauthorized');
   });
 
   test('200 CreatedPayment: open, version 1, the hosted checkout address; no event', async () => {
@@ -168,7 +187,7 @@ describe('POST /v1/payments', () => {
     assert.equal(again.json.payment_id, first.json.payment_id);
     assert.deepEqual(again.json, first.json);
     // The same JSON with other whitespace is another body (bytes are compared).
-    refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: ` ${body}` }), 409, 'idempotency_key_reused');
+    refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: ` ${body}`, headers: { 'content-type': 'application/json' } }), 409, 'idempotency_key_reused');
     refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: { order_ref: 'order-2', source_amount: source('901') } }), 409, 'idempotency_key_reused');
     const all = await api(sandbox, 'GET', `/v1/payments/${first.json.payment_id}`);
     assert.equal(all.status, 200);

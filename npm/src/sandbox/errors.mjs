@@ -18,11 +18,15 @@ export class SandboxError extends Error {
   }
 }
 
-/** Answers of the sandbox's own endpoints (not the spec's API), by code: [status, message]. */
+/**
+ * Answers of the sandbox's own endpoints, and of the service's where the spec names no code
+ * (a creation without its Content-Type), by code: [status, message].
+ */
 export const LOCAL_ERRORS = {
   event_not_found: [404, 'no event with this id in this sandbox: check the event_id (GET /sandbox/events lists them)'],
   no_pending_secret: [409, 'no rotated secret is waiting: rotate first (POST /sandbox/webhook/rotate), then activate'],
   request_too_large: [413, 'the request body is over 1 MiB: the service\'s requests are small JSON objects'],
+  unsupported_media_type: [415, 'send the body with Content-Type: application/json, as the service asks (fetch sends a string body as text/plain unless told)'],
   internal_error: [500, 'the sandbox failed on this request: see its log'],
   forbidden_origin: [403, 'a web page of another origin may not call the sandbox (its actions rotate secrets and issue keys): call it from your server, tests or the command line'],
 };

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { CryptoPayError } from 'cryptopay-verify';
 import { checkoutPage, checkoutRefusal, hostedEntryPage } from './checkout.mjs';
+import { requireJsonContentType } from './requests.mjs';
 import { SandboxError, refusal } from './rules.mjs';
 
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -15,6 +16,7 @@ function routes(service, delivery) {
   const json = (value, status = 200) => ({ status, json: value });
   return [
     ['POST', /^\/v1\/payments$/, 'payment:write', ({ req, body }) => {
+      requireJsonContentType(req.headers['content-type']);
       const { payment } = service.createPayment({ idempotencyKey: req.headers['idempotency-key'], body });
       return json(payment);
     }],

@@ -20,6 +20,15 @@ export function parseJsonObject(body, what) {
   return value;
 }
 
+/**
+ * unsupported_media_type unless the request says its body is JSON: `application/json`, in any
+ * case, with parameters such as `charset` or not (the spec's header for a creation).
+ */
+export function requireJsonContentType(value) {
+  const type = String(value ?? '').split(';', 1)[0].trim().toLowerCase();
+  if (type !== 'application/json') throw refusal('unsupported_media_type');
+}
+
 /** idempotency_key_missing when there is none; the package's idempotency_key_invalid when it is not a valid key. */
 export function requireIdempotencyKey(key) {
   if (key === undefined || key === '') throw refusal('idempotency_key_missing');
