@@ -1,52 +1,22 @@
 // The merchant loop in a Cloudflare Worker on D1 (the guide's Worker, docs/merchant-loop.md),
 // bundled by wrangler and run in workerd through Miniflare, against a scripted stand-in of the
-// service: a checkout route creates the payment with the client and records its order, the
-// webhook route records the events, and the scheduled handler fulfils through getPayment,
-// writing one shipment per idempotency key into D1.
+// service: a checkout route creates the payment with the client for an order of its own table
+// and records it, the webhook route records the events, and the scheduled handler fulfils
+// through getPayment, writing one shipment per order into D1.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { bundleWorker, serveWithD1, workerFolder } from '../receiver/lib/d1.mjs';
 import { SECRET, SIG_HEADER, TS_HEADER, eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { startStandin } from './lib/standin.mjs';
 
 const API_KEY = 'sk_canary_worker_51e0';
 
-export const WORKER = `import { createReceiver, d1Store } from 'cryptopay-verify/receiver';
-import { createClient } from 'cryptopay-verify/client';
-
-let receiver;
-const receiverOf = (env) => (receiver ??= createReceiver({
-  secrets: env.CRYPTOPAY_WEBHOOK_SECRET,
-  maxSkewSecs: 300,
-  timestampHeader: env.TIMESTAMP_HEADER,
-  signatureHeader: env.SIGNATURE_HEADER,
-  store: d1Store(env.DB),
-}));
-const apiOf = (env) => createClient({ baseUrl: env.CRYPTOPAY_BASE_URL, apiKey: env.CRYPTOPAY_API_KEY });
-
-export default {
-  async fetch(request, env) {
-    const { pathname } = new URL(request.url);
-    if (pathname === '/webhook') return receiverOf(env).fetch(request);
-    if (pathname === '/checkout' && request.method === 'POST') {
-      const { orderRef, amount } = await request.json();
-      const created = await apiOf(env).createPayment({ order_ref: orderRef, amount }, { record: receiverOf(env) });
-      return Response.json({ paymentId: created.payment_id });
-    }
-    return new Response('not found', { status: 404 });
-  },
-  async scheduled(controller, env, ctx) {
-    const api = apiOf(env);
-    await receiverOf(env).fulfil({
-      confirm: (paymentId) => api.getPayment(paymentId),
-      handle: ({ action, order, idempotencyKey }) => env.DB
-        .prepare('INSERT INTO shipments (idempotency_key, order_ref, action) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-        .bind(idempotencyKey, order?.orderRef ?? null, action).run(),
-    });
-  },
-};
-`;
+// The guide's Worker, read from the page users copy it from.
+const GUIDE = readFileSync(fileURLToPath(new URL('../../docs/merchant-loop.md', import.meta.url)), 'utf8');
+const WORKER = /### Cloudflare Workers, D1\n\n```js\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
 
 describe('the loop in a Worker on D1 (workerd)', () => {
   let standin;
@@ -72,18 +42,30 @@ describe('the loop in a Worker on D1 (workerd)', () => {
         CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
       },
     });
-    await worker.db.prepare('CREATE TABLE shipments (idempotency_key TEXT PRIMARY KEY, order_ref TEXT, action TEXT)').run();
+    await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL)').run();
+    await worker.db.prepare("INSERT INTO orders VALUES ('order-w', '128.00')").run();
+    await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL)').run();
   });
   after(async () => {
     await worker?.dispose();
     await standin?.close();
   });
 
-  test('create and record, receive, fulfil on a schedule through getPayment: one shipment per (payment, status_version)', async () => {
-    const checkout = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-w', amount: '128.00' }) });
+  test('the guide holds the Worker', () => {
+    assert.ok(WORKER?.includes('d1Store(env.DB)'), 'docs/merchant-loop.md has the Worker under "Cloudflare Workers, D1"');
+  });
+
+  test('create and record, receive, fulfil on a schedule through getPayment: one shipment per order', async () => {
+    // An order the shop does not hold is not created; an amount the browser sends is not used.
+    const unknown = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-x' }) });
+    assert.equal(unknown.status, 404);
+    const checkout = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-w', amount: '0.01' }) });
     assert.deepEqual(await checkout.json(), { paymentId: 'pay_w1' });
-    const created = standin.requests.find((r) => r.method === 'POST');
+    const creations = standin.requests.filter((r) => r.method === 'POST');
+    assert.equal(creations.length, 1);
+    const [created] = creations;
     assert.equal(created.body.toString(), '{"order_ref":"order-w","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"}}');
+    assert.equal(created.headers['idempotency-key'], 'create-order-w');
     const orders = (await worker.db.prepare('SELECT payment_id, order_ref, source_amount FROM cryptopay_orders').all()).results;
     assert.deepEqual(orders, [{ payment_id: 'pay_w1', order_ref: 'order-w', source_amount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}' }]);
 
@@ -104,11 +86,8 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     assert.deepEqual(await deliver(3, 'paid'), [200, '{"received":true,"decision":"apply"}']);
     await scheduled();
     await scheduled();
-    const shipments = (await worker.db.prepare('SELECT * FROM shipments ORDER BY idempotency_key').all()).results;
-    assert.deepEqual(shipments, [
-      { idempotency_key: 'pay_w1:2', order_ref: 'order-w', action: 'wait' },
-      { idempotency_key: 'pay_w1:3', order_ref: 'order-w', action: 'fulfil' },
-    ]);
+    const shipments = (await worker.db.prepare('SELECT * FROM shipments').all()).results;
+    assert.deepEqual(shipments, [{ order_ref: 'order-w', idempotency_key: 'pay_w1:3' }]);
     const [state3] = (await worker.db.prepare('SELECT handled_version, outcome, settled FROM cryptopay_fulfilment').all()).results;
     assert.deepEqual(state3, { handled_version: '3', outcome: 'fulfil', settled: 1 });
     // The key only ever in the Authorization header.
