@@ -841,6 +841,18 @@ for (const [label, api] of entries) {
       } finally {
         verifier.free();
       }
+      // NUL characters given as the value are the core's own refusal (what JavaScript hands
+      // the core for a value it must refuse can never be a caller's string).
+      for (const nul of ['\u0000', '\u0000\u0000']) {
+        for (const [field, code] of [['timestamp', 'timestamp_malformed'], ['signature', 'signature_malformed']]) {
+          const error = thrown(() => api.verifyWebhook(withOverride(base, { [field]: nul })));
+          assert.equal(error.code, code, `${field} ${JSON.stringify(nul)}`);
+          assert.doesNotMatch(error.message, /longer than|array of several values/);
+        }
+        const signed = thrown(() => api.signWebhook({ secret: SECRET, timestamp: nul, body: EVENT_TEXT }));
+        assert.equal(signed.code, 'timestamp_malformed');
+        assert.doesNotMatch(signed.message, /longer than/);
+      }
       const millis = thrown(() => api.verifyWebhook(withOverride(base, { nowSecs: NOW * 1000 })));
       assert.equal(millis.code, 'timestamp_too_old');
       assert.match(millis.message, /nowSecs is in milliseconds \(13 digits or more\): pass Math\.floor\(Date\.now\(\) \/ 1000\)/);

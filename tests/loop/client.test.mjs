@@ -219,6 +219,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     const unrecorded = await api.createPayment({ amount: '9.99' }, { record: broken, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
     assert.deepEqual([unrecorded.code, unrecorded.paymentId, unrecorded.idempotencyKey, unrecorded.retryable], ['record_failed', 'pay_rec', 'k-9', true]);
     assert.ok(!unrecorded.message.includes(API_KEY));
+    assert.match(unrecorded.message, /disk full/);
+    // A store's failure may name its database's credentials: masked as the receiver's log masks them.
+    for (const text of ['connect postgres://alice:Pw_Canary@db failed', 'auth {"password":"Pw_Canary"}', 'Authorization: Bearer Pw_Canary']) {
+      const leaky = { recordCreated: async () => { throw new Error(text); } };
+      const error = await api.createPayment({ amount: '9.99' }, { record: leaky, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
+      assert.equal(error.code, 'record_failed');
+      assert.ok(!error.message.includes('Canary'), error.message);
+    }
     db.close();
   });
 
@@ -330,12 +338,19 @@ describe('the client, against a scripted stand-in of the service', () => {
     }
   });
 
-  test('a payment id of . or .. is refused before any request (it would leave the payment path)', async () => {
+  test('an id of . or .. (it would leave the path) or with a lone surrogate is refused before any request', async () => {
     script(() => ({ json: {} }));
-    for (const id of ['.', '..']) {
+    for (const id of ['.', '..', 'pay_\uD800', '\uDC00']) {
       await assert.rejects(api.getPayment(id), (e) => e.code === 'invalid_argument');
       await assert.rejects(api.cancelPayment(id), (e) => e.code === 'invalid_argument');
+      await assert.rejects(api.disableConsumerAccess(id), (e) => e.code === 'invalid_argument');
+      await assert.rejects(api.verifyWebhookBinding(id, 'whsec_x'), (e) => e.code === 'invalid_argument');
     }
     assert.equal(standin.requests.length, 0);
+    // A character outside the BMP is a pair, not a lone surrogate: sent, encoded (the stand-in's
+    // empty answer is then refused as a view).
+    await api.getPayment('pay_\u{1F600}').catch(() => {});
+    assert.equal(standin.requests.length, 1);
+    assert.equal(standin.requests[0].path, `/v1/payments/${encodeURIComponent('pay_\u{1F600}')}`);
   });
 });

@@ -423,9 +423,16 @@ describe('a custom store (the documented interface) that fails', () => {
       'password "Pw_Canary with spaces" refused',
       "secret: 'Pw_Canary'",
       'postgres://bob:s3cr/Pw_Canary?#@db.example/shop failed',
+      'auth failed for {"user":"shop","password":"Pw_Canary"}',
+      "options {'secret': 'Pw_Canary'}",
+      'Authorization: Bearer Pw_Canary.x-y',
+      'Basic Pw_Canary== refused',
+      'connect bob:pa/ss_Pw_Canary@db.example refused',
+      Object.assign(new Error('connection failed'), { name: 'postgres://bob:Pw_Canary@db.example' }),
     ]) {
       const lines = captureLog();
-      const leaky = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new Error(text); } }, { log: lines }));
+      const thrown = text instanceof Error ? text : new Error(text);
+      const leaky = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw thrown; } }, { log: lines }));
       assert.equal((await leaky.handle({ body, headers: signedHeaders(body) })).status, 503);
       const line = lines.lines.join('\n');
       assert.match(line, /store_unavailable: could not record an event/);

@@ -357,7 +357,12 @@ describe('endpoints, methods and the error body', () => {
 
   test('the CommonJS build refuses alike, with its own SandboxError', async () => {
     assert.equal(typeof sandboxCjs.startSandbox, 'function');
-    await assert.rejects(sandboxCjs.startSandbox({ prot: 1 }), (e) => e.code === 'invalid_argument' && /prot/.test(e.message));
+    await assert.rejects(sandboxCjs.startSandbox({ prot: 1 }), (e) => e.code === 'invalid_argument' && /options: port, /.test(e.message));
+  });
+
+  test('an unknown option is never echoed (it may be a pasted secret); a near miss is named', async () => {
+    await assert.rejects(startSandbox({ port: 0, whsec_Canary_123: true }), (e) => e.code === 'invalid_argument' && !e.message.includes('Canary'));
+    await assert.rejects(startSandbox({ Webhook_URL: 'http://127.0.0.1:1/' }), (e) => /did you mean "webhookUrl"\?/.test(e.message));
   });
 });
 

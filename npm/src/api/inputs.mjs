@@ -144,14 +144,18 @@ function notRaw(body) {
   return 'the body is an object';
 }
 
-// A header value that is never well-formed: a non-string timestamp or signature is then
-// reported as malformed by the core, after the checks that come before it, and `notHeader`
-// says why (the core saw only this stand-in).
-export const NEVER_WELL_FORMED = '\u0000';
+// Stand-ins handed to the core in place of a header value it must refuse as malformed, at its
+// place in the order of checks; JavaScript then says why. Each is longer than any string
+// headerValue passes through (limits.maxHeaderValueBytes, the core's MAX_SIGNATURE_HEADER_BYTES:
+// 1024), so that no caller's value can be taken for one ('\u0000' given as a timestamp is the
+// core's own refusal, not a stand-in's).
+const STAND_IN = 4096;
+// A value that is never well-formed: a non-string timestamp or signature, or one longer than
+// the header ever holds; `notHeader` says which.
+export const NEVER_WELL_FORMED = '\u0000'.repeat(STAND_IN);
 // A header value given as an array of several values (the header was sent more than once):
-// the core sees it as malformed at its place in the order of checks, and the verify module
-// names it header_duplicated.
-export const DUPLICATED = '\u0000\u0000';
+// the verify module names it header_duplicated.
+export const DUPLICATED = '\u0000'.repeat(STAND_IN + 1);
 const BLANK = /^[ \t]*$/;
 
 /**

@@ -8,6 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
+import { maskCredentials } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
 export { CryptoPayApiError };
@@ -114,10 +115,13 @@ export function createClient(options) {
     }
   }
 
-  const idPath = (id, what) => {
-    if (typeof id !== 'string' || id === '' || id === '.' || id === '..') throw invalid(`${what} takes a payment_id, a non-empty string (not . or ..)`);
+  // An id as one path segment: a non-empty string, not . or .. (a URL parser drops or climbs
+  // them), with no lone surrogate (encodeURIComponent throws a URIError on one).
+  const segment = (id, message) => {
+    if (typeof id !== 'string' || id === '' || id === '.' || id === '..' || /\p{Cs}/u.test(id)) throw invalid(message);
     return encodeURIComponent(id);
   };
+  const idPath = (id, what) => segment(id, `${what} takes a payment_id, a non-empty string (not . or .., no lone surrogate)`);
 
   let store = null;
   let storeRead = 0;
@@ -224,7 +228,7 @@ export function createClient(options) {
           // A wrong argument (the receiver's integrations, another order for the payment)
           // fails the same way again.
           retryable: failure?.code !== 'invalid_argument',
-          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${masked(failure?.message ?? failure).slice(0, 300)}): call createPayment again with the same idempotencyKey (the service answers the same payment), or recordCreated`,
+          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${maskCredentials(masked(failure?.message ?? failure)).replace(/\s+/g, ' ').slice(0, 300)}): call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)`,
           paymentId: answer.payment_id,
           cause: failure,
           ...extra,
@@ -301,9 +305,9 @@ export function createClient(options) {
   }
 
   async function verifyWebhookBinding(resourceId, secret) {
-    if (typeof resourceId !== 'string' || resourceId === '') throw invalid('verifyWebhookBinding takes the webhook\'s resource_id');
+    const resource = segment(resourceId, 'verifyWebhookBinding takes the webhook\'s resource_id, a non-empty string');
     if (typeof secret !== 'string' || secret === '') throw invalid('verifyWebhookBinding takes the saved signing secret, exactly as saved');
-    const text = await request('POST', `/v1/webhook-endpoints/${encodeURIComponent(resourceId)}/verify`, { body: JSON.stringify({ secret }), secrets: [secret] });
+    const text = await request('POST', `/v1/webhook-endpoints/${resource}/verify`, { body: JSON.stringify({ secret }), secrets: [secret] });
     return json(text, 'the binding\'s answer');
   }
 

@@ -70,7 +70,12 @@ function headerName(value, name) {
 export function sandboxOptions(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('startSandbox takes an options object');
   for (const key of Object.keys(options)) {
-    if (!KEYS.includes(key)) throw invalid(`startSandbox has no option ${JSON.stringify(key)}; its options: ${KEYS.join(', ')}`);
+    // The key is not echoed: it may be a pasted secret. A near miss of an option is named.
+    if (!KEYS.includes(key)) {
+      const fold = (name) => name.toLowerCase().replace(/[-_]/g, '');
+      const near = KEYS.find((name) => fold(name) === fold(key));
+      throw invalid(`startSandbox was given an unknown option (options: ${KEYS.join(', ')})${near ? `; did you mean "${near}"?` : ''}`);
+    }
   }
   const o = { ...options };
   const port = integer(o.port ?? DEFAULTS.port, 'port', 0, 65535);

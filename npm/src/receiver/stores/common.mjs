@@ -3,6 +3,7 @@
 // record statement's rows (strictly), and the check of the tables' column types.
 
 import { CryptoPayError } from 'cryptopay-verify';
+import { maskCredentials } from '../../api/redact.mjs';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
 
@@ -165,34 +166,16 @@ export function stuckFix(error) {
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
 
-// A word that names a credential, with what comes before or after it in a name
-// (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`), and the value after it: quoted, or
-// up to a separator.
-// Anchored at a word's start: unanchored, \w* made a long word cost quadratic time.
-const SECRET_NAME = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key)\w*`;
-const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|[^\s&;,'")]+`;
-const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
-// `password "hunter2"`: a quoted value after a space only (`password authentication failed`
-// keeps its words).
-const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*')`, 'gi');
-
 /**
  * One line about a driver's error: its code and message, with what may be a credential
- * masked: a URL's user information (up to its last @, whatever it holds), `user:password@`
- * without a scheme, `password=` (and the like, `PGPASSWORD=` and `DB_PASSWORD:` too) in a
- * connection string, a quoted value after such a word, and every query value.
+ * masked (maskCredentials: URL user information, `password=` and the like, quoted values
+ * after such a word, Bearer and Basic credentials, query values), the code too.
  */
 export function describeError(error) {
   const code = sqlState(error) ?? error?.errcode ?? error?.name;
-  const message = String(error?.message ?? error)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, '$1***@')
-    .replace(/(^|[\s(<'"=])[^\s:/@'"]+:[^\s@'"/]+@/g, '$1***@')
-    .replace(NAMED_SECRET, '$1$2***')
-    .replace(QUOTED_SECRET, '$1$2***')
-    .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***')
-    .replace(/\s+/g, ' ')
-    .slice(0, 300);
-  return code && !message.includes(String(code)) ? `${code}: ${message}` : message;
+  const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
+  const message = maskCredentials(error?.message ?? error).replace(/\s+/g, ' ').slice(0, 300);
+  return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
 }
 
 /**
