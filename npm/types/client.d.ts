@@ -5,25 +5,45 @@
 import type { PaymentView, SourceAmount } from 'cryptopay-verify';
 
 /**
+ * The `AbortSignal` of the runtime's lib when the project has one (DOM or `@types/node`), so
+ * that a {@link FetchLike} may hand its init to the global `fetch`; else what the client reads.
+ *
+ * @example
+ * const signal: HostAbortSignal = AbortSignal.timeout(1000);
+ */
+export type HostAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : { readonly aborted: boolean };
+
+/**
+ * The bytes the client sends: `TextEncoder#encode`'s type where the project's lib has one
+ * (a `Uint8Array` over an `ArrayBuffer`, which the global `fetch` takes as a body), else `Uint8Array`.
+ *
+ * @example
+ * const body: RequestBytes = new TextEncoder().encode('{}');
+ */
+export type RequestBytes = typeof globalThis extends { TextEncoder: { prototype: { encode(...args: never[]): infer B } } } ? B : Uint8Array;
+
+/**
  * The `fetch` the client calls: the global one by default (Node 18+, Bun, Deno, Workers); give
  * your own to add a proxy, tracing or a test double. It is called with a URL string and an
- * init holding `method`, `headers`, `body` (bytes), `signal` and `redirect: 'manual'`. The
- * client keeps its own deadline (`timeoutMs`) whether or not it honours `signal`, and reads at
- * most 1 MiB of an answer (from `body` when it is a stream, else `text()`).
+ * init holding `method`, `headers`, `body` (bytes, or null), `signal` and `redirect: 'manual'`, which
+ * the global `fetch` takes as it is. The client keeps its own deadline (`timeoutMs`) whether or
+ * not it honours `signal`, and reads at most 1 MiB of an answer (from `body` when it is a
+ * stream, else `text()`).
  *
  * @example
  * const traced: FetchLike = (url, init) => { console.log(init.method, url); return fetch(url, init); };
+ * const down: FetchLike = async () => ({ status: 503, text: async () => 'busy' }); // a test double
  */
 export type FetchLike = (url: string, init: {
   method: string;
   headers: Record<string, string>;
-  body: Uint8Array | undefined;
-  signal: { readonly aborted: boolean };
+  body: RequestBytes | null;
+  signal: HostAbortSignal;
   redirect: 'manual';
 }) => Promise<{
   status: number;
   text(): Promise<string>;
-  body?: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null | undefined;
+  body?: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>; cancel(): Promise<void> } } | null | undefined;
   headers?: { get(name: string): string | null } | undefined;
 }>;
 
@@ -52,10 +72,11 @@ export interface ClientOptions {
    */
   apiKey: string | undefined;
   /**
-   * The fetch to call. Default: the runtime's global `fetch`.
+   * The fetch to call. Default: the runtime's global `fetch`. The global one itself (it is a
+   * {@link FetchLike}), or one of yours.
    *
    * @example
-   * fetch: (url, init) => fetch(url, init)
+   * fetch: (url, init) => { console.log(init.method, url); return fetch(url, init); }
    */
   fetch?: FetchLike | undefined;
   /**
@@ -251,12 +272,21 @@ export interface StoreView {
 /**
  * A payment to create: `amount` (a decimal string, priced from the store's primary source with
  * the core's exact arithmetic: `'128.00'` in USD is `amount_raw` `'12800'`), or a ready
- * `source_amount`; `order_ref` and `checkout_origin` as the service takes them.
+ * `source_amount`, exactly one of them; `order_ref` and `checkout_origin` as the service takes
+ * them.
  *
  * @example
  * const input: CreatePaymentInput = { order_ref: 'order-42', amount: '128.00' };
  */
-export interface CreatePaymentInput {
+export type CreatePaymentInput = CreatePaymentByAmount | CreatePaymentBySourceAmount;
+
+/**
+ * What every creation may name besides its price.
+ *
+ * @example
+ * const common: CreatePaymentCommon = { order_ref: 'order-42', checkout_origin: 'https://shop.example' };
+ */
+export interface CreatePaymentCommon {
   /**
    * Your order's reference (not a unique key for the service).
    *
@@ -265,27 +295,60 @@ export interface CreatePaymentInput {
    */
   order_ref?: string | undefined;
   /**
-   * The price as a decimal string, never a number (`'128.00'`, `'0.5'`); more decimals than
-   * the store's are refused (`amount_too_precise`), never rounded. Give this or `source_amount`.
-   *
-   * @example
-   * amount: '128.00'
-   */
-  amount?: string | undefined;
-  /**
-   * The SourceAmount, built already. Give this or `amount`.
-   *
-   * @example
-   * source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
-   */
-  source_amount?: SourceAmount | undefined;
-  /**
    * For Embedded Checkout: your website's HTTPS origin, as permitted by Website (optional).
    *
    * @example
    * checkout_origin: 'https://shop.example'
    */
   checkout_origin?: string | undefined;
+}
+
+/**
+ * A payment priced from a decimal amount.
+ *
+ * @example
+ * const input: CreatePaymentByAmount = { order_ref: 'order-42', amount: '128.00' };
+ */
+export interface CreatePaymentByAmount extends CreatePaymentCommon {
+  /**
+   * The price as a decimal string, never a number (`'128.00'`, `'0.5'`); more decimals than
+   * the store's are refused (`amount_too_precise`), never rounded. `undefined` compiles (a
+   * value read at run time) and is refused then.
+   *
+   * @example
+   * amount: '128.00'
+   */
+  amount: string | undefined;
+  /**
+   * Not with `amount`.
+   *
+   * @example
+   * // source_amount is left out
+   */
+  source_amount?: never;
+}
+
+/**
+ * A payment whose SourceAmount is built already.
+ *
+ * @example
+ * const input: CreatePaymentBySourceAmount = { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' } };
+ */
+export interface CreatePaymentBySourceAmount extends CreatePaymentCommon {
+  /**
+   * The SourceAmount, built already (checked against the store before anything is sent).
+   *
+   * @example
+   * source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '12800' }
+   */
+  source_amount: SourceAmount;
+  /**
+   * Not with `source_amount`.
+   *
+   * @example
+   * // amount is left out
+   */
+  amount?: never;
 }
 
 /**

@@ -1221,7 +1221,7 @@ export declare function buildSourceAmount(input: BuildSourceAmountInput): Source
  * `await init()`.
  * @example
  * ```ts
- * validateSourceAmount({ kind: 'crypto', pricing_ref: '0xA0b8...', amount_raw: '1' }, primarySource);
+ * validateSourceAmount({ kind: 'crypto', pricing_ref: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount_raw: '1' }, primarySource);
  * // throws pricing_ref_is_address: use primary_source.ref, never an address
  * ```
  */

@@ -252,7 +252,7 @@ export interface ReceiverDelivery {
    * (no raw body: a framework parsed it) is answered 500 `body_not_raw`, as a parsed object is.
    *
    * @example
-   * body: request.body // Fastify, with a parseAs: 'buffer' content-type parser
+   * body: request.body as Buffer // Fastify (its body is `unknown`), with a parseAs: 'buffer' content-type parser
    */
   body: RawBody | null | undefined;
   /**
@@ -670,8 +670,10 @@ export interface RetryRequest {
    */
   delaySecs: number;
   /**
-   * Why: `confirm_failed`, `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`,
-   * `pass_failed` (a step of the loop itself threw for this payment).
+   * Why: `confirm_failed`, `confirm_invalid` (confirm resolved neither the view's text nor a
+   * view), `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`,
+   * `nothing_due` (the payment changed between the claim and its look), `pass_failed` (a step
+   * of the loop itself threw for this payment).
    *
    * @example
    * code: 'handle_failed'
@@ -813,6 +815,28 @@ export interface IntegrationSecrets {
    * 'shop-eu': process.env.EU_WEBHOOK_SECRET
    */
   [integration: string]: Secrets | undefined;
+  /**
+   * Not an integration's name: `{ secret, kind }` is one secret entry, which goes in an array
+   * (`secrets: [{ secret, kind: 'active' }]`); refused at run time too.
+   *
+   * @example
+   * // secrets: [{ secret: process.env.SECRET, kind: 'active' }]
+   */
+  secret?: never;
+  /**
+   * Not an integration's name (see `secret`).
+   *
+   * @example
+   * // secrets: [{ secret: process.env.SECRET, kind: 'active' }]
+   */
+  kind?: never;
+  /**
+   * Not an integration's name (see `secret`).
+   *
+   * @example
+   * // secrets: [{ secret: process.env.OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }]
+   */
+  acceptUntilSecs?: never;
 }
 
 /**
@@ -976,8 +1000,10 @@ export interface FulfilmentRecord {
    */
   action?: FulfilmentAction | undefined;
   /**
-   * The link mismatch, or why a retry is needed (`confirm_failed`, `view_invalid`,
-   * `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`, `pass_failed`).
+   * The link mismatch, why a retry is needed (`confirm_failed`, `confirm_invalid`,
+   * `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`,
+   * `nothing_due`, `pass_failed`), or `fulfilled_before` (outcome `seen`: the payment was
+   * fulfilled at an earlier version, and the handler was not called).
    *
    * @example
    * code: 'source_amount_mismatch'

@@ -34,6 +34,7 @@ export type SandboxErrorCode =
   | 'event_not_found'
   | 'no_pending_secret'
   | 'request_too_large'
+  | 'unsupported_media_type'
   | 'forbidden_origin'
   | 'internal_error';
 
@@ -89,6 +90,16 @@ export interface ErrorResponseError {
  */
 export declare class SandboxError extends Error {
   /**
+   * A refusal as the sandbox answers it (for test doubles of code that handles one).
+   *
+   * @param code The answer's code.
+   * @param message What went wrong and how to fix it.
+   * @param status The HTTP status.
+   * @example
+   * const refused = new SandboxError('payment_not_found', 'payment_not_found: no payment with this id', 404);
+   */
+  constructor(code: SandboxErrorCode | ErrorCode, message: string, status: number);
+  /**
    * Always `'SandboxError'`.
    *
    * @example
@@ -104,7 +115,7 @@ export declare class SandboxError extends Error {
    */
   readonly code: SandboxErrorCode | ErrorCode;
   /**
-   * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413 or 500).
+   * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413, 415 or 500).
    *
    * @example
    * assert.equal(err.status, 404);
@@ -343,12 +354,12 @@ export interface SandboxPaymentView {
    */
   payment_id: string;
   /**
-   * The merchant's order reference, `null` when none was given.
+   * The merchant's order reference; absent (never `null`) when none was given.
    *
    * @example
-   * view.order_ref // 'order-1234'
+   * view.order_ref // 'order-1234', or undefined
    */
-  order_ref: string | null;
+  order_ref?: string;
   /**
    * The source amount of the creation, exactly as sent.
    *

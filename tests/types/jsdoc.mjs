@@ -20,7 +20,7 @@ const ts = createRequire(join(repoRoot, 'package.json'))('typescript-5');
  * Callables that throw nothing: constructors that only store their arguments; memoryStore(),
  * which takes no argument; SandboxError's toJSON(), which returns what it holds.
  */
-export const NEVER_THROWS = new Set(['CryptoPayError.constructor', 'CryptoPayApiError.constructor', 'memoryStore', 'SandboxError.toJSON']);
+export const NEVER_THROWS = new Set(['CryptoPayError.constructor', 'CryptoPayApiError.constructor', 'SandboxError.constructor', 'memoryStore', 'SandboxError.toJSON']);
 
 const text = (comment) => (ts.getTextOfJSDocComment(comment) ?? '').trim();
 

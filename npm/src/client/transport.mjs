@@ -159,7 +159,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    const bytes = body === undefined ? undefined : encoder.encode(body);
+    const bytes = body === undefined ? null : encoder.encode(body);
     let failure = null;
     // An attempt that got no answer may still have reached the service.
     let unanswered = false;
