@@ -14,6 +14,7 @@
 // consumer` leaves it); `make demo` builds and installs it first.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -29,6 +30,8 @@ const cli = join(consumer, 'node_modules', '.bin', 'cryptopay-verify');
 const TS_HEADER = 'X-Webhook-Timestamp';
 const SIG_HEADER = 'X-Webhook-Signature';
 const SEED = 2026;
+// The receiver's views (GET /events, /payments/:id) answer only this bearer (its ADMIN_TOKEN): one per run.
+const ADMIN_TOKEN = randomBytes(32).toString('hex');
 
 const tty = process.stdout.isTTY === true;
 const bold = (text) => (tty ? `\x1b[1m${text}\x1b[0m` : text);
@@ -85,6 +88,7 @@ function start(command, args, { env, ready }) {
   });
 }
 
+// `key`: sent as `Authorization: Bearer <key>` (the sandbox's API key, or the receiver's ADMIN_TOKEN).
 async function json(url, { method = 'GET', key, body, idem } = {}) {
   const headers = {};
   if (key) headers.authorization = `Bearer ${key}`;
@@ -118,7 +122,7 @@ async function main() {
   delete env.DATABASE_URL;
   const receiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
     env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
-      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN },
     ready: /listening on http/,
   });
   cleanup.push(() => receiver.child.kill('SIGKILL'));
@@ -160,7 +164,7 @@ async function main() {
   while ((await sandbox.pendingDeliveries()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   const attempts = await sandbox.deliveries();
   const events = await sandbox.events();
-  const recorded = (await json(`${webhookUrl.replace('/webhook', '')}/events`)).json;
+  const recorded = (await json(`${webhookUrl.replace('/webhook', '')}/events`, { key: ADMIN_TOKEN })).json;
   const duplicates = attempts.filter((a) => a.kind === 'duplicate').length;
   const stale = recorded.events.filter((e) => e.decision === 'stale').length;
   say();
@@ -173,7 +177,7 @@ async function main() {
   let agree = recorded.count === events.length;
   for (const id of payments) {
     const view = (await json(`${sandbox.baseUrl}/v1/payments/${id}`, { key: sandbox.apiKey })).json;
-    const stored = await json(`${webhookUrl.replace('/webhook', '')}/payments/${id}`);
+    const stored = await json(`${webhookUrl.replace('/webhook', '')}/payments/${id}`, { key: ADMIN_TOKEN });
     const data = stored.status === 200 ? stored.json.data : null;
     const same = data !== null && FACTS.every((f) => JSON.stringify(data[f]) === JSON.stringify(view[f]));
     agree &&= same;

@@ -1,7 +1,11 @@
 // The receiver itself: an http.Server whose webhook route is cryptopay-verify/receiver
-// (verify first, then record in one transaction, answer 2xx only after the commit), and
-// read-only views of what was recorded. server.mjs configures and starts it.
+// (verify first, then record in one transaction, answer 2xx only after the commit), and the
+// shop's routes: read-only views of what was recorded and POST /payments. The webhook URL must
+// be public, and it is authenticated by its signature; the shop's routes are not the service's,
+// so they answer only `Authorization: Bearer <ADMIN_TOKEN>`, and are off (404) without
+// ADMIN_TOKEN. server.mjs configures and starts it.
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { fromAmountRaw } from 'cryptopay-verify';
 import { createClient } from 'cryptopay-verify/client';
@@ -48,6 +52,18 @@ function printer(log, decimalsOf) {
   };
 }
 
+const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Whether the request carries `Authorization: Bearer <token>` with the token whose SHA-256 is
+ * `digest`. Both sides are compared as SHA-256 digests, in constant time: the timing tells
+ * neither the token's length nor where a guess differs. What was sent is never logged or echoed.
+ */
+function admitted(req, digest) {
+  const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+  return match !== null && timingSafeEqual(sha256(match[1]), digest);
+}
+
 async function readJson(req, limit = 64 * 1024) {
   const chunks = [];
   let size = 0;
@@ -65,8 +81,8 @@ async function readJson(req, limit = 64 * 1024) {
 
 /**
  * Starts a receiver. config: { secrets, maxSkewSecs, timestampHeader, signatureHeader,
- * dataDir, databaseUrl?, path, host, port, serviceUrl?, apiKey?, fulfilIntervalMs,
- * recoverAfterSecs }. Resolves { url, server, storage, fulfilling, close() }.
+ * dataDir, databaseUrl?, path, host, port, serviceUrl?, apiKey?, adminToken?, fulfilIntervalMs,
+ * recoverAfterSecs }. Resolves { url, server, storage, fulfilling, admin, close() }.
  */
 export async function startReceiver(config, log = console) {
   const storage = await openStore(config);
@@ -85,6 +101,9 @@ export async function startReceiver(config, log = console) {
     await storage.close().catch(() => {});
     throw error;
   }
+
+  // The shop's routes: only its digest is kept (null: the routes are off).
+  const adminDigest = config.adminToken ? sha256(config.adminToken) : null;
 
   // The merchant loop, when the service is configured: the client, and fulfilment passes.
   let api = null;
@@ -154,6 +173,14 @@ export async function startReceiver(config, log = console) {
     const url = new URL(req.url, 'http://receiver.invalid');
     if (url.pathname === config.path) {
       await receiver.node(req, res); // answers every method itself (405 unless POST)
+      return;
+    }
+    // Every other path is the shop's (the views hold customer data; POST /payments spends the
+    // API key): off without ADMIN_TOKEN, else for its bearer only, checked before the body is read.
+    if (adminDigest === null) {
+      send(res, 404, { error: 'not_found' });
+    } else if (!admitted(req, adminDigest)) {
+      send(res, 401, { error: 'unauthorized' }, { 'www-authenticate': 'Bearer' });
     } else if (api !== null && req.method === 'POST' && url.pathname === '/payments') {
       await create(req, res);
     } else if (req.method === 'GET') {
@@ -182,6 +209,7 @@ export async function startReceiver(config, log = console) {
     server,
     storage,
     fulfilling: loop !== null,
+    admin: adminDigest !== null,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       await new Promise((resolve) => {

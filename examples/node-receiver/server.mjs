@@ -19,6 +19,9 @@
 // links it to its order, applies the default policy and prints what it would do (ship, hold
 // for review, release): the handler is where a shop calls its own fulfilment.
 //
+// Those routes are the shop's, on the server whose webhook URL must be public: they answer only
+// `Authorization: Bearer <ADMIN_TOKEN>` (else 401), and are off (404) when ADMIN_TOKEN is not set.
+//
 // Configuration (flags win over environment variables):
 //   --timestamp-header NAME  TIMESTAMP_HEADER   header carrying the delivery timestamp (required)
 //   --signature-header NAME  SIGNATURE_HEADER   header carrying the signature (required)
@@ -37,6 +40,9 @@
 //   which names every variable missing or malformed, never a value)
 //   --service-url URL        CRYPTOPAY_BASE_URL the service's base URL: with CRYPTOPAY_API_KEY, the merchant loop runs
 //   CRYPTOPAY_API_KEY                           the API key (environment only; never printed)
+//   ADMIN_TOKEN                                 the bearer token of the shop's routes (GET /events, GET /payments[/:id],
+//                                               POST /payments): at least 16 visible ASCII characters, environment
+//                                               only, never printed; unset, those routes are off (404)
 //   --fulfil-interval MS     FULFIL_INTERVAL_MS default 5000: time between fulfilment passes
 //   --recover-after S        RECOVER_AFTER_SECS default 900: an order with no news is confirmed again after this
 
@@ -82,6 +88,11 @@ function configure(argv, env, fromEnv) {
   });
   // The API key from the environment only, used as it is (the client checks it).
   config.apiKey = env.CRYPTOPAY_API_KEY || undefined;
+  // The shop's routes' token from the environment only; checked here, named, never shown.
+  config.adminToken = env.ADMIN_TOKEN || undefined;
+  if (config.adminToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(config.adminToken)) {
+    throw new Error('ADMIN_TOKEN must be at least 16 visible ASCII characters, no spaces (a random value: openssl rand -hex 32)');
+  }
   if (!Number.isSafeInteger(config.fulfilIntervalMs) || config.fulfilIntervalMs < 1) throw new Error('the fulfilment interval is whole milliseconds');
   if (!Number.isSafeInteger(config.recoverAfterSecs) || config.recoverAfterSecs < 1) throw new Error('recover-after is whole seconds');
   if ((config.serviceUrl === undefined) !== (config.apiKey === undefined)) {
@@ -130,6 +141,10 @@ async function main() {
   console.log(receiver.fulfilling
     ? `node-receiver: fulfilling every ${config.fulfilIntervalMs} ms, confirming with the service at ${config.serviceUrl}`
     : 'node-receiver: fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)');
+  const routes = `GET /events, GET /payments, GET /payments/:id${receiver.fulfilling ? ', POST /payments' : ''}`;
+  console.log(receiver.admin
+    ? `node-receiver: the shop's routes (${routes}) answer Authorization: Bearer with ADMIN_TOKEN only`
+    : `node-receiver: the shop's routes (${routes}) are off: set ADMIN_TOKEN (a long random value) to serve them, behind Authorization: Bearer`);
   console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   let stopping = false;
   const stop = async () => {

@@ -1,15 +1,20 @@
 // The example receiver (examples/node-receiver) running the merchant loop against a scripted
 // stand-in of the service: POST /payments creates a payment through the client and records its
 // order; deliveries are recorded; its passes confirm each changed payment with
-// GET /v1/payments/{id} and print what it would do. The API key is printed nowhere.
+// GET /v1/payments/{id} and print what it would do. POST /payments answers only the bearer of
+// ADMIN_TOKEN (nothing created otherwise), and is off without it. Neither the API key nor the
+// token is printed.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { send, startExample } from '../receiver/lib/example.mjs';
 import { startStandin } from './lib/standin.mjs';
 
 const API_KEY = 'sk_canary_example_90c4';
+const ADMIN_TOKEN = `admin_canary_${randomBytes(16).toString('hex')}`;
+const asShop = { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` };
 
 describe('the example receiver, fulfilling', () => {
   let standin;
@@ -25,7 +30,7 @@ describe('the example receiver, fulfilling', () => {
       }
       return null;
     });
-    example = await startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100' } });
+    example = await startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100', ADMIN_TOKEN } });
   });
   after(async () => {
     await example?.stop();
@@ -42,9 +47,16 @@ describe('the example receiver, fulfilling', () => {
   test('create, receive, fulfil: it prints the order it would ship, once', async () => {
     assert.match(example.output, /fulfilling every 100 ms, confirming with the service at http:\/\/127\.0\.0\.1:\d+/);
     const body = Buffer.from(JSON.stringify({ order_ref: 'order-77', amount: '49.90' }));
-    const created = await send(`${example.url}/payments`, body, { headers: { 'content-type': 'application/json' }, agent: false });
+    // Without the token, or with another: 401, and nothing asked of the service.
+    for (const authorization of [undefined, `Bearer sk_${randomBytes(16).toString('hex')}`, `Bearer ${API_KEY}`]) {
+      const headers = { 'content-type': 'application/json', ...(authorization && { authorization }) };
+      const refused = await send(`${example.url}/payments`, body, { headers, agent: false });
+      assert.deepEqual([refused.status, refused.headers['www-authenticate'], refused.json], [401, 'Bearer', { error: 'unauthorized' }]);
+    }
+    assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'no payment created');
+    const created = await send(`${example.url}/payments`, body, { headers: asShop, agent: false });
     assert.deepEqual([created.status, created.json], [201, { payment_id: 'pay_ex1', order_ref: 'order-77', source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '4990' } }]);
-    const refused = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"49.999"}'), { headers: {}, agent: false });
+    const refused = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"49.999"}'), { headers: asShop, agent: false });
     assert.deepEqual([refused.status, refused.json], [400, { error: 'amount_too_precise' }]);
     for (const [version, status, received] of [[2, 'confirming', '4990'], [3, 'paid', '4990']]) {
       Object.assign(payment, { status, version, received });
@@ -55,8 +67,24 @@ describe('the example receiver, fulfilling', () => {
     await until(/would ship order order-77 \(49\.90 EUR paid; payment pay_ex1, paid at version 3; key pay_ex1:3\)/);
     await new Promise((resolve) => { setTimeout(resolve, 400); });
     assert.equal(example.output.match(/would ship/g).length, 1);
-    assert.ok(!example.output.includes(API_KEY));
+    assert.ok(!example.output.includes(API_KEY) && !example.output.includes(ADMIN_TOKEN));
     assert.ok(standin.requests.every((r) => r.headers.authorization === `Bearer ${API_KEY}` && !r.url.includes(API_KEY)));
+  });
+});
+
+describe('the example receiver fulfilling without ADMIN_TOKEN', () => {
+  test('POST /payments is off (404, nothing created); the start says so once, and how to turn it on', async () => {
+    const standin = await startStandin(() => ({ json: { payment_id: 'pay_never' } }));
+    const example = await startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY } });
+    try {
+      assert.equal(example.output.match(/the shop's routes \(GET \/events, GET \/payments, GET \/payments\/:id, POST \/payments\) are off: set ADMIN_TOKEN/g)?.length, 1, example.output);
+      const off = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"1.00"}'), { headers: asShop, agent: false });
+      assert.deepEqual([off.status, off.json], [404, { error: 'not_found' }]);
+      assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), []);
+    } finally {
+      await example.stop();
+      await standin.close();
+    }
   });
 });
 

@@ -4,9 +4,11 @@
 // (examples/axum-receiver: POST /orders records the answer of a creation; its passes GET
 // /v1/payments/{id} over plain http). Payments paid in every way through the sandbox, deliveries
 // duplicated and shuffled (seeded): every order paid exactly is shipped once, no other; neither
-// the API key nor the webhook secret is printed.
+// the API key, the webhook secret nor ADMIN_TOKEN (the bearer token both examples ask of the
+// shop's route) is printed.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -19,6 +21,9 @@ import {
 
 const AXUM = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
 const SEED = 20_261_207;
+// The shop's routes (POST /payments, POST /orders) answer only its bearer.
+const ADMIN_TOKEN = `admin_canary_${randomBytes(16).toString('hex')}`;
+const asShop = { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` };
 
 // What each order goes through, and whether it ends paid exactly (shipped).
 const PLANS = [
@@ -85,13 +90,13 @@ describe('the examples\' merchant loops, driven by the sandbox', () => {
     const example = await startExample({
       env: {
         DATA_DIR: tempDir(), PORT: String(port), FULFIL_INTERVAL_MS: '100', CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret,
-        CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey,
+        CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey, ADMIN_TOKEN,
       },
     });
     t.after(() => example.stop());
     const orders = await workload(sandbox, api, async (orderRef) => {
       const body = Buffer.from(JSON.stringify(orderRef === null ? { amount: '10.00' } : { order_ref: orderRef, amount: '10.00' }));
-      const created = await send(`${example.url}/payments`, body, { headers: { 'content-type': 'application/json' }, agent: false });
+      const created = await send(`${example.url}/payments`, body, { headers: asShop, agent: false });
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(created.json.source_amount, { kind: 'fiat', currency: 'USD', amount_raw: '1000' });
       return created.json.payment_id;
@@ -100,7 +105,7 @@ describe('the examples\' merchant loops, driven by the sandbox', () => {
     assert.match(example.output, /would hold order paid in part for review \(partially_paid; /);
     assert.match(example.output, /would release order cancelled: not paid /);
     watch.text(example.output);
-    watch.check(sandbox.apiKey, sandbox.webhook.secret);
+    watch.check(sandbox.apiKey, sandbox.webhook.secret, ADMIN_TOKEN);
   });
 
   test('the axum example: orders recorded through POST /orders, paid through the sandbox, each paid one shipped once',
@@ -111,19 +116,19 @@ describe('the examples\' merchant loops, driven by the sandbox', () => {
       // DATABASE_URL empty: SQLite, whatever this process's environment says.
       const env = { DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), DATABASE: join(tempDir(), 'axum.db'), FULFIL_INTERVAL_MS: '100',
         CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
-        CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey };
+        CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey, ADMIN_TOKEN };
       const axum = await startProcess(AXUM, [], { env, ready: /listening on http:\/\/127\.0\.0\.1:\d+\/webhook/ });
       t.after(() => axum.stop('SIGINT'));
       assert.match(axum.output(), /fulfilling every 100 ms, confirming with the service at http:\/\/127\.0\.0\.1:\d+/);
       const orders = await workload(sandbox, api, async (orderRef) => {
         const created = await api.createPayment(orderRef === null ? { amount: '10.00' } : { order_ref: orderRef, amount: '10.00' });
-        const recorded = await send(`http://127.0.0.1:${port}/orders`, Buffer.from(JSON.stringify(created)), { headers: { 'content-type': 'application/json' }, agent: false });
+        const recorded = await send(`http://127.0.0.1:${port}/orders`, Buffer.from(JSON.stringify(created)), { headers: asShop, agent: false });
         assert.deepEqual([recorded.status, recorded.json], [200, { recorded: true }]);
         return created.payment_id;
       });
       await checkShipped(axum.output, orders, sandbox, api);
       assert.match(axum.output(), /would hold order paid in part for review \(partially_paid; /);
       watch.text(axum.output());
-      watch.check(sandbox.apiKey, sandbox.webhook.secret);
+      watch.check(sandbox.apiKey, sandbox.webhook.secret, ADMIN_TOKEN);
     });
 });

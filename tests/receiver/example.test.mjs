@@ -1,21 +1,31 @@
 // The example receiver (examples/node-receiver) as a user runs it: a SQLite file in DATA_DIR
 // by default, PostgreSQL with DATABASE_URL. It verifies first, records, de-duplicates and
 // orders in one transaction, survives a restart, keeps its configuration names, and never
-// prints a secret or DATABASE_URL's password. (Moved here from tests/cli/receiver.test.mjs.)
+// prints a secret or DATABASE_URL's password. Its views (GET /events, /payments, /payments/:id)
+// answer only the bearer of ADMIN_TOKEN, and are off without it. (Moved here from
+// tests/cli/receiver.test.mjs.)
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   Database, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
-import { closeAgents, getJson, send, startExample } from './lib/example.mjs';
+import { closeAgents, send, startExample } from './lib/example.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 
 after(closeAgents);
 
 const post = (url, body, headers) => send(url, body, { headers });
+
+// The shop's routes' token, given to every example started here (ADMIN_TOKEN).
+const ADMIN_TOKEN = `admin_${randomBytes(16).toString('hex')}`;
+/** GET a view of the example, as the shop: with `Authorization: Bearer <token>` (none: null). Resolves { status, headers, json }. */
+const getJson = (url, token = ADMIN_TOKEN) => send(url, undefined, {
+  method: 'GET', headers: token === null ? {} : { authorization: `Bearer ${token}` }, agent: false,
+});
 
 // The same checks on either store.
 function receiverRules(start) {
@@ -127,7 +137,7 @@ function receiverRules(start) {
 
 describe('the example receiver on its default SQLite file', () => {
   const dataDir = tempDir();
-  receiverRules((env = {}) => startExample({ env: { DATA_DIR: dataDir, ...env } }));
+  receiverRules((env = {}) => startExample({ env: { DATA_DIR: dataDir, ADMIN_TOKEN, ...env } }));
 
   test('the file is in DATA_DIR, in WAL mode, and holds the tables', () => {
     const file = join(dataDir, 'receiver.sqlite');
@@ -137,6 +147,56 @@ describe('the example receiver on its default SQLite file', () => {
     assert.ok(sqliteRows(db).events.length >= 8);
     assert.ok(sqliteRows(db).quarantine.some((q) => q.code === 'event_type_unknown'));
     db.close();
+  });
+
+  test('the views answer only the bearer of ADMIN_TOKEN: 401 without it or with another, never echoed', async () => {
+    const rx = await startExample({ env: { DATA_DIR: tempDir(), ADMIN_TOKEN } });
+    try {
+      assert.match(rx.output, /the shop's routes \(GET \/events, GET \/payments, GET \/payments\/:id\) answer Authorization: Bearer with ADMIN_TOKEN only/);
+      const body = eventBody({ eventId: 'evt_admin', paymentId: 'pay_admin', statusVersion: 1 });
+      assert.equal((await send(rx.webhookUrl, body)).json.decision, 'apply', 'the webhook needs no token: its signature authenticates it');
+      const wrong = `admin_${randomBytes(16).toString('hex')}`;
+      for (const path of ['/events', '/payments', '/payments/pay_admin', '/elsewhere']) {
+        for (const headers of [{}, { authorization: `Bearer ${wrong}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }, { authorization: `Basic ${ADMIN_TOKEN}` },
+          { authorization: ADMIN_TOKEN }, { authorization: 'Bearer ' }]) {
+          const refused = await send(`${rx.url}${path}`, undefined, { method: 'GET', headers, agent: false });
+          assert.deepEqual([refused.status, refused.headers['www-authenticate'], refused.json], [401, 'Bearer', { error: 'unauthorized' }], `${path} ${JSON.stringify(headers)}`);
+          assert.ok(!refused.text.includes(wrong) && !refused.text.includes(ADMIN_TOKEN));
+        }
+      }
+      const refusedPost = await send(`${rx.url}/payments`, Buffer.from('{"order_ref":"x","amount":"1.00"}'), { headers: {}, agent: false });
+      assert.equal(refusedPost.status, 401);
+      // The scheme is case-insensitive, as HTTP says.
+      assert.equal((await getJson(`${rx.url}/payments/pay_admin`)).json.status_version, '1');
+      assert.equal((await send(`${rx.url}/events`, undefined, { method: 'GET', headers: { authorization: `bearer ${ADMIN_TOKEN}` }, agent: false })).status, 200);
+      assert.ok(!rx.output.includes(ADMIN_TOKEN) && !rx.output.includes(wrong), 'no token is printed');
+    } finally {
+      await rx.stop();
+    }
+  });
+
+  test('without ADMIN_TOKEN the views are off (404), the webhook is not, and the start says how to turn them on', async () => {
+    const rx = await startExample({ env: { DATA_DIR: tempDir() } });
+    try {
+      assert.equal(rx.output.match(/the shop's routes .* are off: set ADMIN_TOKEN/g)?.length, 1, rx.output);
+      const body = eventBody({ eventId: 'evt_off', paymentId: 'pay_off', statusVersion: 1 });
+      assert.equal((await send(rx.webhookUrl, body)).json.decision, 'apply');
+      for (const path of ['/events', '/payments', '/payments/pay_off']) {
+        for (const token of [null, ADMIN_TOKEN]) {
+          const off = await getJson(`${rx.url}${path}`, token);
+          assert.deepEqual([off.status, off.json], [404, { error: 'not_found' }], path);
+        }
+      }
+    } finally {
+      await rx.stop();
+    }
+    // A token too short to be a secret, or one a header cannot carry: exit 2, naming the variable only.
+    for (const token of ['short_admin', `admin token ${randomBytes(8).toString('hex')}`]) {
+      const error = await startExample({ env: { DATA_DIR: tempDir(), ADMIN_TOKEN: token } }).catch((e) => e);
+      assert.equal(error.exitCode, 2);
+      assert.match(error.message, /ADMIN_TOKEN must be at least 16 visible ASCII characters/);
+      assert.ok(!error.message.includes(token));
+    }
   });
 
   test('refuses to start without the header names (exit 2)', async () => {
@@ -161,7 +221,7 @@ describe('the example receiver on PostgreSQL (DATABASE_URL)', () => {
   let server;
   before(() => { server = startPostgres(); });
   after(() => server?.destroy());
-  receiverRules((env = {}) => startExample({ env: { DATABASE_URL: server.url, DATA_DIR: undefined, ...env } }));
+  receiverRules((env = {}) => startExample({ env: { DATABASE_URL: server.url, DATA_DIR: undefined, ADMIN_TOKEN, ...env } }));
 
   test('a DATABASE_URL with a password is never printed, even when the server cannot be reached', async () => {
     const secretPassword = 'pw-that-must-not-leak-0451';

@@ -36,7 +36,9 @@ pub struct Service {
 
 impl Service {
     /// From `CRYPTOPAY_BASE_URL` (`https://host[:port][/path]`, or `http://` for a local
-    /// sandbox) and `CRYPTOPAY_API_KEY`.
+    /// sandbox) and `CRYPTOPAY_API_KEY`. Refused: credentials, a query or a fragment in the URL
+    /// (a query would go with every request, and a key in it into every log of the URL), as
+    /// the npm client refuses them. No error holds the value.
     pub fn new(base_url: &str, api_key: String) -> Result<Service, String> {
         let base = reqwest::Url::parse(base_url)
             .map_err(|_| "CRYPTOPAY_BASE_URL is not an absolute URL".to_owned())?;
@@ -49,6 +51,13 @@ impl Service {
         if !base.username().is_empty() || base.password().is_some() {
             return Err(
                 "CRYPTOPAY_BASE_URL holds credentials: the API key goes in CRYPTOPAY_API_KEY"
+                    .to_owned(),
+            );
+        }
+        if base.query().is_some() || base.fragment().is_some() {
+            return Err(
+                "CRYPTOPAY_BASE_URL must not hold a query or a fragment: give the service's base \
+                 URL only (https://host[:port][/path]); the API key goes in CRYPTOPAY_API_KEY"
                     .to_owned(),
             );
         }
@@ -67,6 +76,22 @@ impl Service {
             base,
             api_key,
         })
+    }
+
+    /// The base URL for a log line: scheme, host, port and path only (no path when it is `/`).
+    pub fn shown(&self) -> String {
+        let port = self
+            .base
+            .port()
+            .map(|p| format!(":{p}"))
+            .unwrap_or_default();
+        let path = Some(self.base.path()).filter(|path| *path != "/");
+        format!(
+            "{}://{}{port}{}",
+            self.base.scheme(),
+            self.base.host_str().unwrap_or_default(),
+            path.unwrap_or_default()
+        )
     }
 
     /// `GET /v1/payments/{payment_id}` under the base URL, the id one percent-encoded segment.
@@ -324,6 +349,20 @@ mod tests {
         assert!(Service::new("ftp://api.example.com", "sk".to_owned()).is_err());
         assert!(Service::new("http://user:pw@host", "sk".to_owned()).is_err());
         assert!(Service::new("http://host", "sk key".to_owned()).is_err());
+        for url in [
+            "https://api.example.com/?api_key=sk_live_SECRET#tok",
+            "https://api.example.com/v1?api_key=sk_live_SECRET",
+            "https://api.example.com/#sk_live_SECRET",
+            "https://api.example.com/?",
+        ] {
+            let refused = Service::new(url, "sk".to_owned()).err().unwrap();
+            assert!(refused.contains("must not hold a query or a fragment"));
+            assert!(!refused.contains("SECRET"));
+        }
+        assert_eq!(bare.shown(), "https://api.example.com");
+        assert_eq!(service.shown(), "http://127.0.0.1:4010/api/");
+        let v6 = Service::new("http://[::1]:4010", "sk".to_owned()).unwrap();
+        assert_eq!(v6.shown(), "http://[::1]:4010");
         assert_eq!(
             (delay_secs(1), delay_secs(2), delay_secs(3), delay_secs(40)),
             (1, 2, 4, 3600)

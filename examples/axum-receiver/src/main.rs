@@ -18,6 +18,10 @@
 //! `POST /v1/payments`: `payment_id`, `order_ref`, `source_amount`), and every
 //! `FULFIL_INTERVAL_MS` (default 5000) a pass fulfils what changed, with `link_event` and
 //! `default_policy`; `RECOVER_AFTER_SECS` (default 900).
+//!
+//! `POST /orders` is the shop's route on the listener whose webhook URL must be public: it
+//! answers only `Authorization: Bearer <ADMIN_TOKEN>` (else 401), and is off (404) when
+//! `ADMIN_TOKEN` is not set. The webhook itself is authenticated by its signature.
 
 mod fulfil;
 mod handler;
@@ -27,13 +31,16 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::extract::{Request, State};
+use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use cryptopay_verify::{
     DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, SourceAmount, Verifier,
-    VerifyOptions,
+    VerifyOptions, request_fingerprint,
 };
 use serde_json::{Value, json};
 
@@ -93,6 +100,77 @@ fn unavailable(what: &str, store::Unavailable(why): store::Unavailable) -> Answe
 
 fn env(name: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| format!("{name} is not set"))
+}
+
+/// The bearer token of the shop's route (`ADMIN_TOKEN`), kept only as its SHA-256 (lowercase
+/// hex, by the core's `request_fingerprint`).
+struct AdminToken {
+    digest: String,
+}
+
+impl AdminToken {
+    /// At least 16 visible ASCII characters (a header carries them; a short one is guessed).
+    /// The error names the variable, never the value.
+    fn new(token: &str) -> Result<AdminToken, String> {
+        if token.len() < 16 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(
+                "ADMIN_TOKEN must be at least 16 visible ASCII characters, no spaces \
+                 (a random value: openssl rand -hex 32)"
+                    .to_owned(),
+            );
+        }
+        Ok(AdminToken {
+            digest: request_fingerprint(token.as_bytes()),
+        })
+    }
+
+    /// Whether the request carries one `Authorization: Bearer <token>` with this token. The two
+    /// SHA-256 digests are compared with a fold that looks at every byte: the timing tells
+    /// neither the token's length nor where a guess differs.
+    fn admits(&self, headers: &HeaderMap) -> bool {
+        let mut values = headers.get_all(AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return false;
+        };
+        let Some((scheme, token)) = value.to_str().ok().and_then(|v| v.split_once(' ')) else {
+            return false;
+        };
+        let token = token.trim_matches(' ');
+        if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || token.contains(' ') {
+            return false;
+        }
+        let sent = request_fingerprint(token.as_bytes());
+        let diff = sent
+            .bytes()
+            .zip(self.digest.bytes())
+            .fold(0_u8, |acc, (a, b)| acc | (a ^ b));
+        std::hint::black_box(diff) == 0 && sent.len() == self.digest.len()
+    }
+}
+
+/// In front of the shop's route: `401 {"error":"unauthorized"}` with `WWW-Authenticate: Bearer`
+/// unless the request carries `ADMIN_TOKEN`'s bearer (checked before the body is read; what
+/// was sent is never echoed nor logged).
+async fn require_admin(
+    State(admin): State<Arc<AdminToken>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if admin.admits(request.headers()) {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::UNAUTHORIZED,
+            [(WWW_AUTHENTICATE, "Bearer")],
+            Json(json!({ "error": "unauthorized" })),
+        )
+            .into_response()
+    }
+}
+
+/// Any other path, `/orders` when it is off included.
+async fn not_found() -> Answer {
+    (StatusCode::NOT_FOUND, Json(json!({ "error": "not_found" })))
 }
 
 /// `POST /orders`: the merchant's side of a created payment (the answer of `POST
@@ -184,7 +262,7 @@ async fn main() -> Result<(), String> {
     println!("recording in {}", store.describe(&database));
     // The merchant loop, when the service is configured (its key is never printed).
     let service = match (env("CRYPTOPAY_BASE_URL"), env("CRYPTOPAY_API_KEY")) {
-        (Ok(url), Ok(key)) => Some((fulfil::Service::new(&url, key)?, url)),
+        (Ok(url), Ok(key)) => Some(fulfil::Service::new(&url, key)?),
         (Err(_), Err(_)) => None,
         _ => {
             return Err(
@@ -200,6 +278,11 @@ async fn main() -> Result<(), String> {
     let interval = std::time::Duration::from_millis(number("FULFIL_INTERVAL_MS", 5000)?.max(1));
     let recover_after =
         i32::try_from(number("RECOVER_AFTER_SECS", 900)?.max(1)).unwrap_or(i32::MAX);
+    // Set and not empty: the shop's route is served, for its bearer only (never printed).
+    let admin = match env("ADMIN_TOKEN").ok().filter(|token| !token.is_empty()) {
+        Some(token) => Some(Arc::new(AdminToken::new(&token)?)),
+        None => None,
+    };
     let app = Arc::new(App {
         verifier: Verifier::new(secrets, VerifyOptions::new(300)),
         timestamp_header,
@@ -207,10 +290,11 @@ async fn main() -> Result<(), String> {
         store,
     });
     let fulfilling = service.is_some();
-    if let Some((service, url)) = service {
+    if let Some(service) = service {
         println!(
-            "fulfilling every {} ms, confirming with the service at {url}",
-            interval.as_millis()
+            "fulfilling every {} ms, confirming with the service at {}",
+            interval.as_millis(),
+            service.shown()
         );
         tokio::spawn(fulfil::run(
             Arc::clone(&app.store),
@@ -224,10 +308,22 @@ async fn main() -> Result<(), String> {
         );
     }
     let mut router = Router::new().route("/webhook", post(handler::webhook));
-    if fulfilling {
-        router = router.route("/orders", post(record_order));
+    match (fulfilling, admin) {
+        (true, Some(admin)) => {
+            println!("POST /orders answers Authorization: Bearer with ADMIN_TOKEN only");
+            router = router.route(
+                "/orders",
+                post(record_order).layer(middleware::from_fn_with_state(admin, require_admin)),
+            );
+        }
+        (true, None) => println!(
+            "POST /orders is off: set ADMIN_TOKEN (a long random value) to record orders, sent as \
+             Authorization: Bearer (with no order recorded, every payment is held for review)"
+        ),
+        (false, _) => {}
     }
     let router = router
+        .fallback(not_found)
         // Larger bodies are answered 413 before the handler runs.
         .layer(DefaultBodyLimit::max(DEFAULT_MAX_BODY_BYTES))
         .with_state(app);
@@ -244,4 +340,46 @@ async fn main() -> Result<(), String> {
         })
         .await
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn admin_token() {
+        let token = "admin_0123456789abcdef";
+        let admin = AdminToken::new(token).unwrap();
+        let with = |values: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            }
+            admin.admits(&headers)
+        };
+        assert!(with(&[&format!("Bearer {token}")]));
+        assert!(with(&[&format!("bearer  {token} ")]));
+        assert!(!with(&[]));
+        assert!(!with(&[token]));
+        assert!(!with(&[&format!("Basic {token}")]));
+        assert!(!with(&[&format!("Bearer {token}x")]));
+        assert!(!with(&[&format!("Bearer {token} x")]));
+        assert!(!with(&["Bearer admin_0123456789abcdeF"]));
+        assert!(!with(&["Bearer "]));
+        assert!(!with(&[
+            &format!("Bearer {token}"),
+            &format!("Bearer {token}")
+        ]));
+        for refused in [
+            "",
+            "short_token",
+            "admin token 0123456789",
+            "admin_é_0123456789",
+        ] {
+            let error = AdminToken::new(refused).err().unwrap();
+            assert!(error.starts_with("ADMIN_TOKEN must be"));
+            assert!(refused.is_empty() || !error.contains(refused));
+        }
+    }
 }

@@ -3,9 +3,12 @@
 // POST /orders records an order; the deliveries are recorded; passes confirm each changed
 // payment with GET /v1/payments/{id}, link it with link_event and decide with default_policy,
 // printing what a shop would do: only the payment of a recorded order for its amount, paid
-// exactly, is shipped, once; the API key is printed nowhere.
+// exactly, is shipped, once; the API key is printed nowhere. POST /orders answers only the
+// bearer of ADMIN_TOKEN (a refused order records nothing: the shop's own one still records),
+// and is off without it; a CRYPTOPAY_BASE_URL with a query or a fragment is refused at start.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +18,8 @@ import { startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
 import { deliver, event, request, start } from './lib.mjs';
 
 const API_KEY = 'sk_canary_axum_4d2a';
+const ADMIN_TOKEN = `admin_canary_${randomBytes(16).toString('hex')}`;
+const asShop = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const amount = (raw) => ({ kind: 'fiat', currency: 'USD', amount_raw: raw });
 const views = new Map();
 
@@ -27,7 +32,7 @@ function scenario(label, database) {
         const id = decodeURIComponent(req.path.replace('/v1/payments/', ''));
         return views.has(id) ? { text: views.get(id) } : { status: 404, json: { error: { code: 'payment_not_found', message: 'no' } } };
       });
-      receiver = await start({ ...database(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100' });
+      receiver = await start({ ...database(), CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '100', ADMIN_TOKEN });
     });
     after(async () => {
       await receiver?.stop();
@@ -39,13 +44,24 @@ function scenario(label, database) {
       const paid = `pay_ok_${p}`;
       const unknown = `pay_unknown_${p}`;
       const other = `pay_other_${p}`;
-      for (const [id, recorded] of [[paid, amount('12800')], [other, amount('12900')]]) {
-        const answer = await request(`${new URL(receiver.url).origin}/orders`, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: id, order_ref: `order-${id}`, source_amount: recorded })) });
-        assert.deepEqual([answer.status, answer.json], [200, { recorded: true }]);
+      const orders = `${new URL(receiver.url).origin}/orders`;
+      assert.match(receiver.output(), /POST \/orders answers Authorization: Bearer with ADMIN_TOKEN only/);
+      // Someone who knows the payment id records a false order first: refused, nothing recorded.
+      const wrong = `admin_${randomBytes(16).toString('hex')}`;
+      const forged = Buffer.from(JSON.stringify({ payment_id: paid, order_ref: 'forged', source_amount: amount('1') }));
+      for (const headers of [{}, { authorization: `Bearer ${wrong}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }, { authorization: `Basic ${ADMIN_TOKEN}` },
+        { authorization: `Bearer ${API_KEY}` }, { authorization: ADMIN_TOKEN }, [['authorization', `Bearer ${ADMIN_TOKEN}`], ['authorization', `Bearer ${ADMIN_TOKEN}`]]]) {
+        const refused = await request(orders, { method: 'POST', body: forged, headers: Array.isArray(headers) ? headers.flat() : headers });
+        assert.deepEqual([refused.status, refused.headers['www-authenticate'], refused.json], [401, 'Bearer', { error: 'unauthorized' }], JSON.stringify(headers));
+        assert.ok(!refused.text.includes(wrong) && !refused.text.includes(ADMIN_TOKEN));
       }
-      const conflict = await request(`${new URL(receiver.url).origin}/orders`, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: paid, source_amount: amount('1') })) });
+      for (const [id, recorded] of [[paid, amount('12800')], [other, amount('12900')]]) {
+        const answer = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: id, order_ref: `order-${id}`, source_amount: recorded })), headers: asShop });
+        assert.deepEqual([answer.status, answer.json], [200, { recorded: true }], 'the shop\'s order records: no refused one came first');
+      }
+      const conflict = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: paid, source_amount: amount('1') })), headers: asShop });
       assert.deepEqual([conflict.status, conflict.json], [409, { error: 'order_conflict' }]);
-      const strict = await request(`${new URL(receiver.url).origin}/orders`, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: 'x', source_amount: { ...amount('1'), memo: 'no' } })) });
+      const strict = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: 'x', source_amount: { ...amount('1'), memo: 'no' } })), headers: asShop });
       assert.deepEqual([strict.status, strict.json], [400, { error: 'source_amount_invalid' }]);
       for (const id of [paid, unknown, other]) {
         views.set(id, JSON.stringify({ payment_id: id, order_ref: `order-${id}`, source_amount: amount('12800'), status: 'paid', status_version: 3, amount_received_raw: '12800' }));
@@ -62,7 +78,7 @@ function scenario(label, database) {
       await until(new RegExp(`would hold order order-${other} for review \\(source_amount_mismatch; payment ${other},`));
       await new Promise((resolve) => { setTimeout(resolve, 400); });
       assert.equal(receiver.output().match(/would ship/g).length, 1);
-      assert.ok(!receiver.output().includes(API_KEY));
+      assert.ok(!receiver.output().includes(API_KEY) && !receiver.output().includes(ADMIN_TOKEN));
       assert.ok(standin.requests.every((r) => r.headers.authorization === `Bearer ${API_KEY}` && !r.url.includes(API_KEY)));
     });
   });
@@ -71,6 +87,54 @@ function scenario(label, database) {
 const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-axum-loop-'));
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 scenario('SQLite', () => ({ DATABASE: join(dataDir, 'loop.db') }));
+
+describe('the axum receiver\'s shop route and service URL', () => {
+  test('without ADMIN_TOKEN, POST /orders is off (404) and the start says so once, with how to turn it on', async () => {
+    const receiver = await start({ DATABASE: join(dataDir, 'off.db'), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9', CRYPTOPAY_API_KEY: API_KEY });
+    try {
+      assert.equal(receiver.output().match(/POST \/orders is off: set ADMIN_TOKEN .* Authorization: Bearer/g)?.length, 1, receiver.output());
+      const body = Buffer.from(JSON.stringify({ payment_id: 'pay_off', source_amount: amount('1') }));
+      for (const headers of [{}, asShop]) {
+        const off = await request(`${new URL(receiver.url).origin}/orders`, { method: 'POST', body, headers });
+        assert.deepEqual([off.status, off.json], [404, { error: 'not_found' }]);
+      }
+      // The webhook needs no token: its signature authenticates it.
+      assert.equal((await deliver(receiver.url, event('evt_off', 'pay_off', 1))).status, 200);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  test('an ADMIN_TOKEN too short, or with a space: no start, the variable named, never the value', async () => {
+    for (const token of ['short_admin', `admin token ${randomBytes(8).toString('hex')}`]) {
+      const failed = await start({ DATABASE: join(dataDir, 'bad.db'), ADMIN_TOKEN: token }).then(
+        async (receiver) => { await receiver.stop(); assert.fail('started'); },
+        (error) => error,
+      );
+      assert.notEqual(failed.exitCode, 0);
+      assert.match(failed.output, /ADMIN_TOKEN must be at least 16 visible ASCII characters/);
+      assert.ok(!failed.output.includes(token));
+    }
+  });
+
+  test('a CRYPTOPAY_BASE_URL with a query or a fragment: no start, the fix named, never the value; the start-up line shows no more than the path', async () => {
+    for (const url of ['http://127.0.0.1:9/?api_key=sk_live_canary_7f1e#tok_canary', 'http://127.0.0.1:9/api#tok_canary']) {
+      const failed = await start({ DATABASE: join(dataDir, 'url.db'), CRYPTOPAY_BASE_URL: url, CRYPTOPAY_API_KEY: API_KEY }).then(
+        async (receiver) => { await receiver.stop(); assert.fail(`started with ${url}`); },
+        (error) => error,
+      );
+      assert.notEqual(failed.exitCode, 0);
+      assert.match(failed.output, /CRYPTOPAY_BASE_URL must not hold a query or a fragment/);
+      assert.ok(!failed.output.includes('sk_live_canary') && !failed.output.includes('tok_canary'), failed.output);
+    }
+    const receiver = await start({ DATABASE: join(dataDir, 'url.db'), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9/api/', CRYPTOPAY_API_KEY: API_KEY });
+    try {
+      assert.match(receiver.output(), /confirming with the service at http:\/\/127\.0\.0\.1:9\/api\/\n/);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
 
 let server;
 before(() => { server = startPostgres(); });

@@ -25,8 +25,8 @@ export const SIG_HEADER = 'X-Webhook-Signature';
 
 /**
  * Starts the receiver with `env` added to the configuration (DATABASE for SQLite, DATABASE_URL
- * for PostgreSQL; neither is inherited from this process). Resolves { url, output(), stop() }
- * once it listens; rejects with its output if it exits first.
+ * for PostgreSQL, ADMIN_TOKEN; none is inherited from this process). Resolves { url, output(),
+ * stop() } once it listens; rejects with its output if it exits first.
  */
 export async function start(env) {
   const receiver = await startProcess(BIN, [], {
@@ -38,7 +38,7 @@ export async function start(env) {
       PORT: '0',
       ...env,
     },
-    unset: ['DATABASE_URL', 'DATABASE'],
+    unset: ['DATABASE_URL', 'DATABASE', 'ADMIN_TOKEN'],
     ready: /listening on (http:\/\/\S+)/,
     timeoutMs: 15_000,
   });

@@ -461,13 +461,17 @@ fn describe(error: &tokio_postgres::Error) -> String {
     }
 }
 
-/// Why the connection string does not parse, without any part of its value.
+/// Why the connection string does not parse, without any part of its value. tokio-postgres's
+/// "invalid value for option `port`" names one of its own keys (a fixed word), and is kept;
+/// its "unknown option `X`" quotes a word of the string, which may be part of a password (an
+/// unquoted space in `password=...` makes the rest a key): its name is never printed.
 fn describe_parse(error: &tokio_postgres::Error) -> String {
     match std::error::Error::source(error).map(ToString::to_string) {
-        Some(why)
-            if why.starts_with("invalid value for option") || why.starts_with("unknown option") =>
-        {
-            why
+        Some(why) if why.starts_with("invalid value for option") => why,
+        Some(why) if why.starts_with("unknown option") => {
+            "a key tokio-postgres does not read (its name is not printed: it may be part of a \
+             password; quote a value that holds a space, 'like this', or percent-encode it in a URL)"
+                .to_owned()
         }
         _ => "it does not parse".to_owned(),
     }
