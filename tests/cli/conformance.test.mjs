@@ -205,13 +205,41 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.ok(!JSON.stringify(plain.results).includes('underscores_in_headers'));
   });
 
-  test('one slower than --timeout: valid_delivery and response_time fail, the rest is not judged', async () => {
+  test('one slower than --timeout: valid_delivery and response_time fail; after three unanswered deliveries nothing more is sent', async () => {
+    const started = Date.now();
     const run = await against(verifyingReceiver({ delayMs: 1500 }), ['--timeout', '0.2']);
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['valid_delivery', 'response_time']);
     assert.deepEqual(run.notJudged, [...AFTER_VALID, 'no_redirect']); // no_redirect: nothing was answered
-    assert.match(gotOf(run, 'response_time'), /^no answer to 35 of 35: valid_delivery \(valid\): no answer within 0\.2 s; /);
+    assert.match(gotOf(run, 'response_time'), /^no answer to 3 of 3: valid_delivery \(valid\): no answer within 0\.2 s; /);
     assert.equal(gotOf(run, 'valid_delivery'), 'no answer within 0.2 s');
+    // The rules after the third delivery were not sent (a run of 35 timeouts, stopped).
+    const notSent = run.results.filter((r) => r.got.startsWith('not sent'));
+    assert.ok(notSent.length >= AFTER_VALID.length - 2, JSON.stringify(run.results));
+    for (const r of notSent) assert.equal(r.got, 'not sent: the receiver answered none of the first 3 deliveries within 0.2 s');
+    assert.ok(Date.now() - started < 35 * 200, `took ${Date.now() - started} ms`);
+    // The report says so and what to do.
+    const server = await startServer(verifyingReceiver({ delayMs: 1500 }));
+    try {
+      const text = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV,
+        '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--timeout', '0.2']);
+      assert.equal(text.code, 1);
+      assert.match(text.stdout.replace(/\s+/g, ' '), /not sent: [a-z_, ]+: the receiver answered none of the first 3 deliveries within 0\.2 s, so the run stopped rather than wait for each/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('one that answers the valid delivery and then stops answering: every rule is still sent', async () => {
+    let answered = 0;
+    const inner = verifyingReceiver();
+    const run = await against((req, res, body) => {
+      answered += 1;
+      if (answered === 1) return inner(req, res, body);
+      return undefined; // no answer at all
+    }, ['--timeout', '0.1']);
+    assert.equal(run.code, 1);
+    assert.ok(!run.results.some((r) => r.got.startsWith('not sent')), JSON.stringify(run.results));
   });
 
   test('one that reads header names case-sensitively', async () => {

@@ -293,7 +293,7 @@ async function conformanceCommand(argv) {
   }
   const failed = results.filter((r) => r.verdict === 'fail').map((r) => r.rule);
   const notJudged = results.filter((r) => r.verdict === 'not_judged').map((r) => r.rule);
-  const waiting = results.filter((r) => r.reason === 'valid_delivery').length;
+  const waiting = results.filter((r) => r.reason === 'valid_delivery' || r.reason === 'stopped').length;
   if (failed.length === 0 && notJudged.length === 0) {
     if (json) write.err(`${NAME} conformance: all ${results.length} rules hold\n`);
     return 0;

@@ -58,6 +58,9 @@ const CARELESS_KEYS = [['', 'an empty secret', 'empty secret'], ['undefined', 't
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const REPLACEMENT = Buffer.from('\uFFFD');
 
+/** After this many deliveries, none answered within --timeout, the run sends no more. */
+export const SILENT = 3;
+
 /**
  * Runs the rules against `url`. Resolves { results } (see judge), or { unreachable: reason }
  * when the first delivery could not connect at all (refused, no such host, no connection
@@ -260,6 +263,7 @@ export async function runConformance(config) {
     },
   };
 
+  let stopped = 0;
   for (const [index, rule] of rules.entries()) {
     onProgress(index + 1, rules.length, rule);
     current = rule;
@@ -271,8 +275,17 @@ export async function runConformance(config) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
     }
+    // A receiver that takes connections and answers none of the first SILENT deliveries would
+    // make the run wait --timeout for each of the rest: they are not sent.
+    const sent = [...observed.values()].flat();
+    if (sent.length >= SILENT && sent.slice(0, SILENT).every((d) => d.connected && d.timedOut)) {
+      stopped = SILENT;
+      break;
+    }
   }
-  return { results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader] }) };
+  return {
+    results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader], stopped }),
+  };
 }
 
 /**

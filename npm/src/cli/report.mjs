@@ -51,6 +51,7 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     for (const r of failed) out += `${wrap(r.hint ?? '', `  ${r.rule}: `)}\n`;
     const byValid = notJudged.filter((r) => r.reason === 'valid_delivery').map((r) => r.rule);
     const byAnswer = notJudged.filter((r) => r.reason === 'unanswered').map((r) => r.rule);
+    const notSent = notJudged.filter((r) => r.reason === 'stopped');
     if (byValid.length > 0) {
       out += `${wrap(`${byValid.join(', ')}. A receiver that refuses everything would pass every refusal rule, and ` +
         'each variation of a valid delivery fails for the same reason: fix valid_delivery first, then run again',
@@ -58,6 +59,10 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     }
     if (byAnswer.length > 0) {
       out += `${wrap(`${byAnswer.join(', ')} (see response_time)`, '  not judged, a delivery got no answer: ')}\n`;
+    }
+    if (notSent.length > 0) {
+      out += `${wrap(`${notSent.map((r) => r.rule).join(', ')}: ${notSent[0].got.replace(/^not sent: /, '')}, so the run ` +
+        'stopped rather than wait for each (make valid_delivery answer, then run again)', '  not sent: ')}\n`;
     }
   }
   if (unchecked.length > 0) {
