@@ -448,6 +448,45 @@ export interface BootstrapOptions {
 }
 
 /**
+ * The binding check's answer (WebhookBindingView), as the service sends it: an object; the
+ * fields below where it names them.
+ *
+ * @example
+ * const binding: WebhookBindingView = await api.verifyWebhookBinding(resourceId, savedSecret);
+ */
+export interface WebhookBindingView {
+  /**
+   * The webhook's id.
+   *
+   * @example
+   * binding.resource_id // 'we_...'
+   */
+  resource_id?: string;
+  /**
+   * The URL deliveries go to.
+   *
+   * @example
+   * binding.url // 'https://shop.example/webhook'
+   */
+  url?: string;
+  /**
+   * Which of the webhook's secrets the one sent is: `active` (deliveries are signed with it)
+   * or `pending` (rotated, not yet activated).
+   *
+   * @example
+   * if (binding.secret_kind !== 'active') console.warn('the saved secret does not sign deliveries yet');
+   */
+  secret_kind?: string;
+  /**
+   * Any other field the service sends.
+   *
+   * @example
+   * binding['created_at']
+   */
+  [field: string]: unknown;
+}
+
+/**
  * The webhook setup's answer (OneTimeSecretResponse): `resource_id` to save, and the signing
  * secret, returned this once: save it in your secret store.
  *
@@ -547,13 +586,14 @@ export interface Client {
   bootstrapWebhook(url: string, options?: BootstrapOptions): Promise<WebhookSetup>;
   /**
    * `POST /v1/webhook-endpoints/{id}/verify` (webhook:bootstrap): checks a saved signing
-   * secret; resolves the WebhookBindingView (`secret_kind`: `active` or `pending`). The
-   * secret is sent in the body only, and masked in any error.
+   * secret; resolves the WebhookBindingView (`secret_kind`: `active` or `pending`; an answer
+   * that is not a JSON object is `invalid_response`). The secret is sent in the body only, and
+   * masked in any error.
    *
    * @example
-   * const { secret_kind } = await api.verifyWebhookBinding(resourceId, process.env.CRYPTOPAY_WEBHOOK_SECRET!) as { secret_kind: string };
+   * const { secret_kind } = await api.verifyWebhookBinding(resourceId, process.env.CRYPTOPAY_WEBHOOK_SECRET!);
    */
-  verifyWebhookBinding(resourceId: string, secret: string): Promise<unknown>;
+  verifyWebhookBinding(resourceId: string, secret: string): Promise<WebhookBindingView>;
 }
 
 /**

@@ -179,6 +179,13 @@ describe('the client, against a scripted stand-in of the service', () => {
     const mismatch = await api.verifyWebhookBinding('whk_1', wrong).then(() => null, (e) => e);
     assert.deepEqual([mismatch.code, mismatch.status], ['secret_mismatch', 400]);
     assert.ok(!exposed(mismatch).includes(wrong) && !exposed(mismatch).includes(API_KEY), exposed(mismatch));
+    // An answer that is not a JSON object is the service's fault, said so (never null or an array).
+    for (const odd of [{ text: '' }, { text: '[1]' }, { text: 'null' }]) {
+      script(() => odd);
+      const error = await api.verifyWebhookBinding('whk_1', SECRET).then(() => null, (e) => e);
+      assert.deepEqual([error?.code, error?.retryable], ['invalid_response', false], odd.text);
+      assert.ok(!exposed(error).includes(SECRET));
+    }
     // The URL is checked as the service checks it (a loopback http URL only against a loopback sandbox).
     await assert.rejects(createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook('http://127.0.0.1/hook'),
       (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_https');

@@ -308,7 +308,11 @@ export function createClient(options) {
     const resource = segment(resourceId, 'verifyWebhookBinding takes the webhook\'s resource_id, a non-empty string');
     if (typeof secret !== 'string' || secret === '') throw invalid('verifyWebhookBinding takes the saved signing secret, exactly as saved');
     const text = await request('POST', `/v1/webhook-endpoints/${resource}/verify`, { body: JSON.stringify({ secret }), secrets: [secret] });
-    return json(text, 'the binding\'s answer');
+    const view = json(text, 'the binding\'s answer');
+    if (!isPlainObject(view)) {
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: the binding\'s answer is not a JSON object' });
+    }
+    return view;
   }
 
   return {
