@@ -70,13 +70,13 @@ function nodeVerifyBytes(body, timestamp, header) {
   nodeCheckHeaders(timestamp, header);
   const expected = Buffer.from(header.slice(3), 'hex');
   if (expected.length !== 32) throw new Error('signature malformed');
-  const mac = createHmac('sha256', SECRET_BYTES).update(timestamp).update('.').update(body).digest();
+  const mac = createHmac('sha256', SECRET_BYTES).update(`${timestamp}.`).update(body).digest();
   return timingSafeEqual(mac, expected);
 }
 
 function nodeVerifyHex(body, timestamp, header) {
   nodeCheckHeaders(timestamp, header);
-  const mac = createHmac('sha256', SECRET_BYTES).update(timestamp).update('.').update(body).digest('hex');
+  const mac = createHmac('sha256', SECRET_BYTES).update(`${timestamp}.`).update(body).digest('hex');
   return timingSafeEqual(Buffer.from(mac), Buffer.from(header.slice(3).toLowerCase()));
 }
 

@@ -25,7 +25,7 @@ function nodeVerify(body, timestamp, header) {
   if (!Number.isSafeInteger(ts) || Math.abs(nowSecs() - ts) > maxSkewSecs) throw new Error('timestamp');
   if (!header.startsWith('v1=') || header.length !== 67) throw new Error('signature malformed');
   const expected = Buffer.from(header.slice(3), 'hex');
-  const mac = createHmac('sha256', secretBytes).update(timestamp).update('.').update(body).digest();
+  const mac = createHmac('sha256', secretBytes).update(`${timestamp}.`).update(body).digest();
   return timingSafeEqual(mac, expected);
 }
 
