@@ -97,15 +97,44 @@ describe('observability', () => {
     assert.deepEqual(log.lines.filter((l) => l.includes('white space')).map((l) => l.replace(/:.*/, '')), ['warn cryptopay-verify/receiver', 'warn cryptopay-verify/receiver']);
     assert.match(log.lines[0], /the active secret starts or ends with white space: secrets are used exactly as saved/);
     assert.match(log.lines[1], /the pending secret starts or ends with white space/);
-    // A rotation's end in milliseconds is accepted by the secret set, and warned about.
-    const later = captureLog();
+    // A rotation's end in milliseconds is refused at start (it would keep the old secret
+    // verifying for thousands of years), in one set and under an integration; never named.
+    for (const secrets of [
+      [{ secret: SECRET, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: Date.now() }],
+      { eu: [{ secret: SECRET, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: Date.now() }] },
+    ]) {
+      assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, secrets })), (e) => e.code === 'invalid_argument'
+        && /the retiring secret( of integration "eu")? has an acceptUntilSecs of 13 digits or more, milliseconds/.test(e.message) && !e.message.includes(CANARY_EU));
+    }
+    // The same secret twice in one set (after an activation, the active one left at the old
+    // Secret): warned, as the new Secret's deliveries will not verify.
+    const twice = captureLog();
     rx.createReceiver(receiverOptions(rx.memoryStore(), {
-      log: later, secrets: [{ secret: SECRET, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: Date.now() }],
+      log: twice, secrets: [{ secret: CANARY_EU, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: 1_900_000_000 }],
     }));
-    const milliseconds = later.lines.filter((l) => l.includes('acceptUntilSecs'));
-    assert.equal(milliseconds.length, 1, later.lines.join('\n'));
-    assert.match(milliseconds[0], /^warn .*the retiring secret has an acceptUntilSecs of 13 digits or more: it looks like milliseconds/);
-    assert.ok(!later.lines.join('\n').includes(CANARY_EU), 'the warning names no secret');
+    assert.match(twice.lines.join('\n'), /the retiring secret equals the active one: after an activation the active secret is the new Secret/);
+    assert.ok(!twice.lines.join('\n').includes(CANARY_EU), 'the warning names no secret');
+    // A skew that is likely a mistake: warned at start.
+    for (const [skew, said] of [[0, /maxSkewSecs is 0: a delivery the network or a queue delayed by a second is refused/],
+      [300_000, /maxSkewSecs is 300000, over a day: is it in milliseconds\?/], [7200, /maxSkewSecs is 7200: a captured delivery can be replayed for that long/]]) {
+      const lines = captureLog();
+      rx.createReceiver(receiverOptions(rx.memoryStore(), { log: lines, maxSkewSecs: skew }));
+      assert.match(lines.lines.join('\n'), said);
+    }
+    const usual = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), { log: usual, maxSkewSecs: 300 }));
+    assert.ok(!usual.lines.some((l) => l.includes('maxSkewSecs')), usual.lines.join('\n'));
+    // Header names no header can have, the same header twice, or a secret in their place:
+    // refused at start (each delivery would be a 400 the service never retries), never echoed.
+    for (const [names, said] of [
+      [{ timestampHeader: 'X-Webhook-Timestamp ' }, /timestampHeader is not a header name/],
+      [{ signatureHeader: 'X-Webhook-Signature:' }, /signatureHeader is not a header name/],
+      [{ timestampHeader: 'X-Same', signatureHeader: 'x-same' }, /timestampHeader and signatureHeader name the same header/],
+      [{ secrets: CANARY_US, signatureHeader: CANARY_US }, /signatureHeader holds one of the secrets/],
+    ]) {
+      assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, ...names })),
+        (e) => e.code === 'invalid_argument' && said.test(e.message) && !e.message.includes(CANARY_US) && !e.message.includes('X-Same'));
+    }
     const body = eventBody({ eventId: 'evt_w', paymentId: 'pay_w', statusVersion: 1 });
     for (let i = 0; i < 3; i += 1) await receiver.handle({ body, headers: signedHeaders(body, { secret: padded }) });
     assert.equal(log.lines.filter((l) => l.includes('onOutcome threw')).length, 1);
@@ -174,6 +203,17 @@ describe('observability', () => {
     errors.push(...[() => rx.createReceiver(receiverOptions(rx.memoryStore(), { secrets: { a: CANARY_EU, b: { x: CANARY_US } } }))].map((fn) => {
       try { fn(); return null; } catch (e) { return e; }
     }));
+    // Of several integrations' mismatches, the log keeps the one the core could say more of
+    // (here: the second integration's retiring secret, whose overlap ended).
+    const ended = captureLog();
+    const rotated = rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: ended, nowSecs: () => 2_000_000_000,
+      secrets: { a: CANARY_US, b: [{ secret: 'whsec_new_b', kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: 1_999_999_000 }] },
+    }));
+    const late = eventBody({ eventId: 'evt_late', paymentId: 'pay_late', statusVersion: 1 });
+    const answer = await rotated.handle({ body: late, headers: signedHeaders(late, { secret: CANARY_EU, timestamp: 2_000_000_000 }) });
+    assert.equal(answer.status, 400);
+    assert.match(ended.lines.join('\n'), /overlap ended/);
     // Two integrations sharing a secret: warned.
     const shared = captureLog();
     rx.createReceiver(receiverOptions(rx.memoryStore(), { log: shared, secrets: { a: CANARY_EU, b: CANARY_EU } }));

@@ -50,19 +50,39 @@ function entries(secrets) {
 }
 
 /**
+ * Refuses, at start, a retiring secret whose end is in milliseconds (13 digits or more): the
+ * Verifier takes any safe integer, but here it would keep an old, maybe leaked, secret
+ * verifying for thousands of years. receiverOptionsFromEnv refuses the same for its variable.
+ */
+export function checkRotationEnds(integrations) {
+  for (const { name, secrets } of integrations) {
+    for (const { kind, until } of entries(secrets)) {
+      if (typeof until === 'number' && until >= MILLISECONDS) {
+        throw invalid(`the ${kind} secret${describeIntegration(name)} has an acceptUntilSecs of 13 digits or more, milliseconds: `
+          + 'it would keep the secret verifying for thousands of years: give the end of the overlap in Unix seconds, Math.floor(ms / 1000)');
+      }
+    }
+  }
+}
+
+/**
  * Start-up warnings, never naming a secret's value: a secret with white space around it
- * (secrets are used exactly as saved: a pasted newline makes every delivery fail), and the
- * same secret under two integrations (a delivery could not be told apart: the first wins).
+ * (secrets are used exactly as saved: a pasted newline makes every delivery fail), the same
+ * secret twice in one set (after an activation, the active one left at the old Secret), and
+ * the same secret under two integrations (a delivery could not be told apart: the first wins).
  */
 export function secretWarnings(integrations) {
   const lines = [];
   const seen = new Map();
   for (const { name, secrets } of integrations) {
-    for (const { secret, kind, until } of entries(secrets)) {
-      if (typeof until === 'number' && until >= MILLISECONDS) {
-        lines.push(`the ${kind} secret${describeIntegration(name)} has an acceptUntilSecs of 13 digits or more: it looks like `
-          + 'milliseconds, which keeps the secret verifying for thousands of years: give the end of the overlap in Unix seconds');
+    const inSet = new Map();
+    for (const { secret, kind } of entries(secrets)) {
+      const twin = inSet.get(secret);
+      if (twin !== undefined) {
+        lines.push(`the ${kind} secret${describeIntegration(name)} equals the ${twin} one: after an activation the active secret `
+          + 'is the new Secret and the retiring one the old; as it is, deliveries signed with the other Secret will not verify');
       }
+      inSet.set(secret, kind);
       if (secret !== secret.trim()) {
         lines.push(`the ${kind} secret${describeIntegration(name)} starts or ends with white space: secrets are used exactly `
           + 'as saved, so unless the saved secret has it too, no delivery will verify: remove it where the secret is configured');
@@ -103,7 +123,7 @@ export function makeVerifiers(integrations, keys) {
  * Verifies a delivery against each integration in turn: the first whose secrets verify it.
  * Resolves { verified, integration }, or throws { failure, integration } with the failure of
  * the integration whose secret matched (skew, a body that is no event: authentic), else the
- * first failure (signature_mismatch when no secret matched).
+ * most specific signature_mismatch (when no secret matched).
  */
 export function verifyAny(verifiers, call) {
   let first = null;
@@ -115,7 +135,10 @@ export function verifyAny(verifiers, call) {
       if (failure.code !== 'signature_mismatch' || verifiers.length === 1) {
         throw new Refusal(failure, authentic(failure) ? name : null);
       }
-      first ??= failure;
+      // The most specific mismatch: the core adds a detail to the plain "no signature matches"
+      // where it can tell more (a retiring secret whose overlap ended, a secret with white space
+      // around it), and that is the one worth logging, whichever integration it came from.
+      if (first === null || failure.message.length > first.message.length) first = failure;
     }
   }
   throw new Refusal(first, null);

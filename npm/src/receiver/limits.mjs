@@ -11,7 +11,8 @@ export const MAX_ID_BYTES = 1024;
 
 /**
  * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658):
- * a clock in milliseconds is refused, a rotation's end in milliseconds refused or warned of.
+ * a clock in milliseconds is refused, a rotation's end in milliseconds refused (the Verifier
+ * takes any safe integer; the receiver does not).
  */
 export const MILLISECONDS = 1e12;
 

@@ -8,7 +8,7 @@ import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
-import { Refusal, authentic, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
+import { Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
 import { clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
@@ -42,6 +42,18 @@ function checkOptions(options) {
     if (typeof options[name] !== 'string' || options[name] === '') {
       throw invalid(`${name} is required: the name of the delivery header, as the service sends it`);
     }
+    // Checked here, not per delivery: a name no header can have (a pasted space, newline or
+    // colon) would answer every delivery 400, which the service never retries. Never echoed:
+    // what was given may be a secret pasted into the wrong variable.
+    if (!HEADER_NAME.test(options[name])) {
+      throw invalid(`${name} is not a header name (letters, digits and !#$%&'*+-.^_\`|~, no space or colon): give the name of the delivery header as the service sends it, such as X-Webhook-Timestamp`);
+    }
+    if (secretStrings(options.secrets).includes(options[name])) {
+      throw invalid(`${name} holds one of the secrets: give the header's name there, and the secret in secrets`);
+    }
+  }
+  if (options.timestampHeader.toLowerCase() === options.signatureHeader.toLowerCase()) {
+    throw invalid('timestampHeader and signatureHeader name the same header: they are two headers of each delivery');
   }
   const { store } = options;
   if (store === null || typeof store !== 'object'
@@ -67,6 +79,34 @@ function checkOptions(options) {
 }
 
 const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * Start-up warnings on a skew the Verifier takes but that is likely a mistake: under 5 s an
+ * authentic delivery delayed by the network or a retry queue is refused (a 400 the service
+ * never retries); over an hour a captured delivery stays replayable that long, and over a day
+ * it is likely milliseconds.
+ */
+function skewWarnings(skew) {
+  if (typeof skew !== 'number' || !Number.isFinite(skew)) return [];
+  if (skew < 5) {
+    return [`maxSkewSecs is ${skew}: a delivery the network or a queue delayed by ${skew === 0 ? 'a second' : `over ${skew} s`} is refused with a 400, `
+      + 'which the service never retries: 300 is the usual choice'];
+  }
+  if (skew > 86_400) return [`maxSkewSecs is ${skew}, over a day: is it in milliseconds? It is seconds (300 is the usual choice)`];
+  if (skew > 3600) return [`maxSkewSecs is ${skew}: a captured delivery can be replayed for that long: 300 is the usual choice`];
+  return [];
+}
+
+// An HTTP header name (RFC 9110's token).
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// Every secret string of `secrets` (one set, or a map of integrations), for the checks above.
+function secretStrings(secrets) {
+  const of = (set) => (typeof set === 'string' ? [set]
+    : Array.isArray(set) ? set.map((entry) => entry?.secret).filter((s) => typeof s === 'string') : []);
+  if (secrets !== null && typeof secrets === 'object' && !Array.isArray(secrets)) return Object.values(secrets).flatMap(of);
+  return of(secrets);
+}
 
 // What was given where a store belongs, for the message.
 function notAStore(store) {
@@ -124,6 +164,7 @@ export function createReceiver(options) {
   const observed = observer(options.onOutcome, error);
   const { emit } = observed;
   const integrations = integrationsOf(options.secrets);
+  checkRotationEnds(integrations);
 
   // The verifiers, one per integration, keyed with maxBodyBytes as given, else the package's
   // default, lowered to the largest body the store records (d1Store declares one).
@@ -145,6 +186,7 @@ export function createReceiver(options) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
   for (const line of secretWarnings(integrations)) warn(line);
+  for (const line of skewWarnings(options.maxSkewSecs)) warn(line);
 
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
   let storeReady = null;
