@@ -216,7 +216,7 @@ sandbox-test: consumer
 ## to end through the sandbox: the client against it (a lost answer retried, its refusals, the
 ## webhook's rotation), the loop on each engine with duplicated and shuffled deliveries, a
 ## receiver down and restarted, the same scenarios with the sandbox as their world, the node and
-## axum examples' loops, and the guide's sandbox page run as written
+## axum examples' loops, and docs/merchant-loop.md's sandbox section run as written
 loop-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver

@@ -819,6 +819,17 @@ for (const [label, api] of entries) {
       });
     }
 
+    test('an unknown option is never named (it may be a pasted secret); a near miss of one is', () => {
+      const misspelt = thrown(() => api.verifyWebhook(withOverride(base, { nowSecs: MISSING, nowSec: NOW })));
+      assert.match(misspelt.message, /unknown option .*; did you mean "nowSecs"\?/);
+      const pasted = 'whsec_pasted_Canary_91f2';
+      for (const error of [thrown(() => api.verifyWebhook({ ...base, [pasted]: 1 })), thrown(() => new api.Verifier({ ...ctorInput(base), [pasted]: 1 }))]) {
+        assert.equal(error.code, 'invalid_argument');
+        assert.ok(!error.message.includes('Canary'), error.message);
+        assert.doesNotMatch(error.message, /did you mean/);
+      }
+    });
+
     test('a header value that is not the header\'s text says what it is and what to pass', () => {
       const long = 'a'.repeat(2000);
       const verifier = new api.Verifier(ctorInput(base));
@@ -1549,6 +1560,9 @@ for (const [label, api] of entries) {
           ...good, secrets: [{ secret: OTHER_SECRET, kind: 'active' }, { secret, kind: 'retiring' }],
         }), 'invalid_argument'],
         ['invalid_argument: an unknown option', () => api.verifySignature({ ...good, maxSkew: 300 }), 'invalid_argument'],
+        // A secret pasted as an option's name: never echoed.
+        ['invalid_argument: a secret as an unknown option', () => api.verifySignature({ ...good, [secret]: 1 }), 'invalid_argument'],
+        ['new Verifier: a secret as an unknown option', () => new api.Verifier({ secrets: OTHER_SECRET, maxSkewSecs: SKEW, [secret]: true }), 'invalid_argument'],
         ['new Verifier: two active entries', () => new api.Verifier({
           secrets: [{ secret, kind: 'active' }, { secret, kind: 'active' }], maxSkewSecs: SKEW,
         }), 'invalid_argument'],

@@ -630,6 +630,9 @@ def build_verify():
     v("NFD spelling of 's3crét' verifying a MAC made with the NFC spelling: no normalisation",
       ["Mismatch", "Secret", "Unicode"], err("signature_mismatch"), secrets="s3cre\u0301t",
       signature=mac("s3crét", T, B).hex())
+    v("secrets that differ only in trailing zero bytes are one HMAC key (RFC 2104 pads a key "
+      "with zero bytes): each verifies the other's signatures (docs/decisions.md, Equivalent keys)",
+      ["Valid", "Secret"], OK, secrets=S + "\u0000", signature=mac(S, T, B).hex())
     v("secret longer than the SHA-256 block (100 bytes)", ["Valid", "Secret"], OK,
       secrets="k" * 100, signature=mac("k" * 100, T, B).hex())
     v("secret looking like base64 is used as text, not decoded", ["Valid", "Secret"], OK,
