@@ -1,5 +1,5 @@
 // Alternating micro-benchmark runner: every case of a group is warmed up and calibrated to a
-// batch of about `batchMs`, then each round runs one batch of every case (the order rotated
+// batch of about `batchMs`, then each round runs one batch of every case (in an order shuffled
 // each round, a minor GC before each batch so no case pays another's garbage), and the
 // per-operation time of every batch is kept. Ratios are taken per round, then the median.
 //
@@ -8,6 +8,28 @@
 // group) or rejected (invalid group) every delivery: a correctness check, never a timing one.
 
 const hr = () => Number(process.hrtime.bigint());
+
+// A small seeded generator (mulberry32): numbers in [0, 1).
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// A copy of `items` in a random order (Fisher-Yates).
+function shuffled(items, random) {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
 const minorGc = typeof globalThis.gc === 'function' ? () => globalThis.gc({ type: 'minor' }) : () => {};
 export const majorGc = typeof globalThis.gc === 'function' ? () => globalThis.gc() : () => {};
 
@@ -79,10 +101,12 @@ export async function runGroup(cases, { rounds, batchMs, warmupMs, expectAccept 
     }
     state.set(c.id, { batch: Math.max(1, Math.round((batchMs * 1e6) / perOp)), samples: [] });
   }
+  const random = seeded(cases.length);
   for (let r = 0; r < rounds; r += 1) {
-    const start = r % cases.length;
-    for (let k = 0; k < cases.length; k += 1) {
-      const c = cases[(start + k) % cases.length];
+    // A new order each round (seeded, so a run can be repeated): no case always follows the
+    // same neighbour and pays for what it left behind.
+    const order = shuffled(cases, random);
+    for (const c of order) {
       const s = state.get(c.id);
       const { ns, rejected } = await timed(c, s.batch);
       checkOutcome(c, s.batch, rejected, expectAccept, `round ${r}`);
