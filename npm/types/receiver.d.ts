@@ -386,6 +386,17 @@ export interface ReceiverStore {
 }
 
 /**
+ * A store with the merchant loop's methods, which every store of the package has
+ * (postgresStore, sqliteStore, d1Store, libsqlStore, memoryStore): they can be called without
+ * a check.
+ *
+ * @example
+ * const store: LoopStore = postgresStore(pool);
+ * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
+ */
+export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
+
+/**
  * An order as a store holds it (the `orders` table), its `sourceAmount` as JSON text.
  *
  * @example
@@ -1734,7 +1745,7 @@ export interface PostgresClientLike {
  * const sql = postgres(process.env.DATABASE_URL!);
  * const store = postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[]) }) });
  */
-export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): ReceiverStore;
+export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): LoopStore;
 
 /**
  * What sqliteStore uses of better-sqlite3, bun:sqlite or node:sqlite's DatabaseSync.
@@ -1804,7 +1815,7 @@ export interface SqliteStoreOptions extends StoreOptions {
  * import Database from 'better-sqlite3';
  * const store = sqliteStore(new Database('receiver.sqlite'));
  */
-export declare function sqliteStore(db: SqliteDatabaseLike, options?: SqliteStoreOptions): ReceiverStore;
+export declare function sqliteStore(db: SqliteDatabaseLike, options?: SqliteStoreOptions): LoopStore;
 
 /**
  * What d1Store uses of a Cloudflare D1 binding.
@@ -1841,7 +1852,7 @@ export interface D1DatabaseLike {
  * @example
  * const receiver = createReceiver({ ...options, store: d1Store(env.DB) });
  */
-export declare function d1Store(binding: D1DatabaseLike, options?: StoreOptions): ReceiverStore;
+export declare function d1Store(binding: D1DatabaseLike, options?: StoreOptions): LoopStore;
 
 /**
  * What libsqlStore uses of a @libsql/client `Client` (from `createClient`).
@@ -1888,7 +1899,7 @@ export interface LibsqlClientLike {
  * // Turso (untested here)
  * const store = libsqlStore(createClient({ url: process.env.TURSO_DATABASE_URL!, authToken: process.env.TURSO_AUTH_TOKEN }));
  */
-export declare function libsqlStore(client: LibsqlClientLike, options?: StoreOptions): ReceiverStore;
+export declare function libsqlStore(client: LibsqlClientLike, options?: StoreOptions): LoopStore;
 
 /**
  * The rows a memoryStore holds, mirroring the tables.
@@ -1896,7 +1907,7 @@ export declare function libsqlStore(client: LibsqlClientLike, options?: StoreOpt
  * @example
  * const store: MemoryStore = memoryStore();
  */
-export interface MemoryStore extends ReceiverStore {
+export interface MemoryStore extends LoopStore {
   /**
    * The events table: every recorded event, by `event_id`.
    *
