@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { Database, exportedFile, pkg, receiverOptions, rx, tempDir } from '../receiver/lib/helpers.mjs';
 import { errorResponse, startStandin } from './lib/standin.mjs';
 
@@ -228,11 +229,13 @@ describe('the client, against a scripted stand-in of the service', () => {
     assert.ok(!unrecorded.message.includes(API_KEY));
     assert.match(unrecorded.message, /disk full/);
     // A store's failure may name its database's credentials: masked as the receiver's log masks them.
-    for (const text of ['connect postgres://alice:Pw_Canary@db failed', 'auth {"password":"Pw_Canary"}', 'Authorization: Bearer Pw_Canary']) {
-      const leaky = { recordCreated: async () => { throw new Error(text); } };
+    for (const text of ['connect postgres://alice:Pw_Canary@db failed', 'auth {"password":"Pw_Canary"}', 'Authorization: Bearer Pw_Canary',
+      `store failed:${'\n'.repeat(4049)} postgres://alice:Pw_Canary@db/shop`, 'connect 1.postgres://alice:Pw_Canary@db refused', 'password=ab}Pw_Canary']) {
+      const leaky = { recordCreated: async () => { throw Object.assign(new Error(text), { name: 'postgres://bob:Pw_Canary@h' }); } };
       const error = await api.createPayment({ amount: '9.99' }, { record: leaky, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
       assert.equal(error.code, 'record_failed');
-      assert.ok(!error.message.includes('Canary'), error.message);
+      // Nowhere console.error would print: the message, the cause and its name.
+      assert.ok(!exposed(error).includes('Canary') && !inspect(error).includes('Canary'), inspect(error));
     }
     db.close();
   });

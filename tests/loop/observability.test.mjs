@@ -113,6 +113,13 @@ describe('observability', () => {
       log: twice, secrets: [{ secret: CANARY_EU, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: 1_900_000_000 }],
     }));
     assert.match(twice.lines.join('\n'), /the retiring secret equals the active one: after an activation the active secret is the new Secret/);
+    const pendingTwin = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), { log: pendingTwin, secrets: [{ secret: CANARY_EU, kind: 'active' }, { secret: CANARY_EU, kind: 'pending' }] }));
+    assert.match(pendingTwin.lines.join('\n'), /the pending secret equals the active one: during a rotation the pending secret is the new one/);
+    // A bound that is not a safe integer is the Verifier's refusal, not called milliseconds.
+    assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: false, secrets: [{ secret: SECRET, kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: Infinity }],
+    })), (e) => e.code === 'invalid_argument' && !/milliseconds/.test(e.message));
     assert.ok(!twice.lines.join('\n').includes(CANARY_EU), 'the warning names no secret');
     // A skew that is likely a mistake: warned at start.
     for (const [skew, said] of [[0, /maxSkewSecs is 0: a delivery the network or a queue delayed by a second is refused/],
@@ -214,6 +221,16 @@ describe('observability', () => {
     const answer = await rotated.handle({ body: late, headers: signedHeaders(late, { secret: CANARY_EU, timestamp: 2_000_000_000 }) });
     assert.equal(answer.status, 400);
     assert.match(ended.lines.join('\n'), /overlap ended/);
+    // ... over another integration's secret with white space around it (a longer detail).
+    const both = captureLog();
+    const padded = rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: both, nowSecs: () => 2_000_000_000,
+      secrets: { a: `${CANARY_US}\n`, b: [{ secret: 'whsec_new_b', kind: 'active' }, { secret: CANARY_EU, kind: 'retiring', acceptUntilSecs: 1_999_999_000 }] },
+    }));
+    assert.equal((await padded.handle({ body: late, headers: signedHeaders(late, { secret: CANARY_EU, timestamp: 2_000_000_000 }) })).status, 400);
+    const rejected = both.lines.filter((l) => /signature_mismatch/.test(l)).join('\n');
+    assert.match(rejected, /overlap ended/);
+    assert.doesNotMatch(rejected, /whitespace/);
     // Two integrations sharing a secret: warned.
     const shared = captureLog();
     rx.createReceiver(receiverOptions(rx.memoryStore(), { log: shared, secrets: { a: CANARY_EU, b: CANARY_EU } }));

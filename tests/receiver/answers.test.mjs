@@ -428,6 +428,9 @@ describe('a custom store (the documented interface) that fails', () => {
       'Authorization: Bearer Pw_Canary.x-y',
       'Basic Pw_Canary== refused',
       'connect bob:pa/ss_Pw_Canary@db.example refused',
+      `store failed:${'\n'.repeat(4049)} postgres://alice:Pw_Canary@db/shop`,
+      'connect 1.postgres://alice:Pw_Canary@db refused',
+      'password=ab}Pw_Canary',
       Object.assign(new Error('connection failed'), { name: 'postgres://bob:Pw_Canary@db.example' }),
     ]) {
       const lines = captureLog();

@@ -82,6 +82,16 @@ function newKey() {
 }
 
 /** Creates a client of the payment service's API. See client.d.ts. */
+// The cause of an error of ours that wraps another's, as console.error prints it: a copy with
+// its message (`said`, masked already), name and code masked, never the original (a driver's
+// error may name its database's credentials).
+function maskedCopy(failure, said) {
+  const copy = new Error(said);
+  if (failure?.name !== undefined) copy.name = maskCredentials(failure.name).slice(0, 80);
+  if (failure?.code !== undefined) copy.code = typeof failure.code === 'string' ? maskCredentials(failure.code).slice(0, 80) : failure.code;
+  return copy;
+}
+
 export function createClient(options) {
   if (typeof globalThis.document !== 'undefined') {
     throw invalid('createClient refuses to run where `document` exists (a browser): an API key must never be in browser code; call the service from your server');
@@ -222,15 +232,16 @@ export function createClient(options) {
       try {
         await record.recordCreated(created, integration === null ? undefined : { integration });
       } catch (failure) {
+        const said = maskCredentials(masked(failure?.message ?? failure)).slice(0, 300);
         throw new CryptoPayApiError({
           status: 200,
           code: 'record_failed',
           // A wrong argument (the receiver's integrations, another order for the payment)
           // fails the same way again.
           retryable: failure?.code !== 'invalid_argument',
-          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${maskCredentials(masked(failure?.message ?? failure)).replace(/\s+/g, ' ').slice(0, 300)}): call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)`,
+          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${said}): call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)`,
           paymentId: answer.payment_id,
-          cause: failure,
+          cause: maskedCopy(failure, said),
           ...extra,
         });
       }

@@ -57,7 +57,8 @@ function entries(secrets) {
 export function checkRotationEnds(integrations) {
   for (const { name, secrets } of integrations) {
     for (const { kind, until } of entries(secrets)) {
-      if (typeof until === 'number' && until >= MILLISECONDS) {
+      // A safe integer on a retiring entry (anything else is the Verifier's to refuse).
+      if (kind === 'retiring' && Number.isSafeInteger(until) && until >= MILLISECONDS) {
         throw invalid(`the ${kind} secret${describeIntegration(name)} has an acceptUntilSecs of 13 digits or more, milliseconds: `
           + 'it would keep the secret verifying for thousands of years: give the end of the overlap in Unix seconds, Math.floor(ms / 1000)');
       }
@@ -79,8 +80,11 @@ export function secretWarnings(integrations) {
     for (const { secret, kind } of entries(secrets)) {
       const twin = inSet.get(secret);
       if (twin !== undefined) {
-        lines.push(`the ${kind} secret${describeIntegration(name)} equals the ${twin} one: after an activation the active secret `
-          + 'is the new Secret and the retiring one the old; as it is, deliveries signed with the other Secret will not verify');
+        const why = [kind, twin].includes('retiring')
+          ? 'after an activation the active secret is the new Secret and the retiring one the old'
+          : 'during a rotation the pending secret is the new one the dashboard gave, the active one the old';
+        lines.push(`the ${kind} secret${describeIntegration(name)} equals the ${twin} one: ${why}; as it is, deliveries `
+          + 'signed with the other Secret will not verify');
       }
       inSet.set(secret, kind);
       if (secret !== secret.trim()) {
@@ -135,14 +139,18 @@ export function verifyAny(verifiers, call) {
       if (failure.code !== 'signature_mismatch' || verifiers.length === 1) {
         throw new Refusal(failure, authentic(failure) ? name : null);
       }
-      // The most specific mismatch: the core adds a detail to the plain "no signature matches"
-      // where it can tell more (a retiring secret whose overlap ended, a secret with white space
-      // around it), and that is the one worth logging, whichever integration it came from.
-      if (first === null || failure.message.length > first.message.length) first = failure;
+      // The most telling mismatch, whichever integration it came from: a retiring secret that
+      // matched after its overlap ended, then a secret with white space around it, then the
+      // plain "no signature matches" (the core's details, read by what they say).
+      if (first === null || telling(failure) > telling(first)) first = failure;
     }
   }
   throw new Refusal(first, null);
 }
+
+// How much a signature_mismatch says beyond "no signature matches": 2 when a retiring secret
+// matched after its overlap ended, 1 when a secret has white space around it, else 0.
+const telling = (failure) => (/overlap ended/.test(failure.message) ? 2 : /whitespace/.test(failure.message) ? 1 : 0);
 
 // Failures reported only once a secret matched (the order of checks): the delivery is authentic.
 const SKEW = new Set(['timestamp_too_old', 'timestamp_in_future']);
