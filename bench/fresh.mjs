@@ -29,7 +29,9 @@ switch (impl) {
   }
   case 'ours-esm':
   case 'ours-cjs': {
-    const api = impl === 'ours-esm' ? await import(d.esmEntryUrl) : createRequire(d.consumerPackageJson)('cryptopay-verify');
+    // By its name, as a user imports it and as the peers are imported below: run.mjs runs a
+    // copy of this file placed in the consumer folder for these, so the name resolves there.
+    const api = impl === 'ours-esm' ? await import('cryptopay-verify') : createRequire(import.meta.url)('cryptopay-verify');
     verify = () =>
       api.verifyWebhook({ body, timestamp: d.timestamp, signature: d.ours, nowSecs: nowSecs(), secrets: d.secret, maxSkewSecs: 300 });
     break;
