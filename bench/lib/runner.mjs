@@ -7,29 +7,10 @@
 // returns false when it rejects it. Every batch checks that the case accepted (valid
 // group) or rejected (invalid group) every delivery: a correctness check, never a timing one.
 
+import { random as seeded } from '../../tests/receiver/lib/events.mjs';
+
 const hr = () => Number(process.hrtime.bigint());
 
-// A small seeded generator (mulberry32): numbers in [0, 1).
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// A copy of `items` in a random order (Fisher-Yates).
-function shuffled(items, random) {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 const minorGc = typeof globalThis.gc === 'function' ? () => globalThis.gc({ type: 'minor' }) : () => {};
 export const majorGc = typeof globalThis.gc === 'function' ? () => globalThis.gc() : () => {};
 
@@ -105,7 +86,7 @@ export async function runGroup(cases, { rounds, batchMs, warmupMs, expectAccept 
   for (let r = 0; r < rounds; r += 1) {
     // A new order each round (seeded, so a run can be repeated): no case always follows the
     // same neighbour and pays for what it left behind.
-    const order = shuffled(cases, random);
+    const order = random.shuffle([...cases]);
     for (const c of order) {
       const s = state.get(c.id);
       const { ns, rejected } = await timed(c, s.batch);

@@ -8,25 +8,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { random as seeded } from '../receiver/lib/events.mjs';
 import { api, createPayment, endpoint, settled, startSandbox } from './lib.mjs';
 
 const FACTS = ['payment_id', 'order_ref', 'source_amount', 'status', 'status_version', 'amount_received_raw', 'checkout_origin', 'expires_at'];
 const MAX_AMOUNT = 2n ** 256n - 1n;
 
-/** mulberry32: a small seeded generator, [0, 1). */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 async function run(seed, steps) {
-  const random = generator(seed);
+  const random = seeded(seed).next;
   const pick = (list) => list[Math.floor(random() * list.length)];
   const hook = await endpoint(() => ({ status: 200 }));
   const sandbox = await startSandbox({ port: 0, webhookUrl: hook.url, retryDelaysMs: [10], duplicateRate: 0.2, seed });
