@@ -41,6 +41,12 @@ export function integrationsOf(secrets) {
 
 const describeIntegration = (name) => (name === null ? '' : ` of integration "${name}"`);
 
+/** Every secret string of a receiver's `secrets` (one set, or integrations), whatever their shape. */
+export function secretStrings(secrets) {
+  const sets = isNamed(secrets) ? Object.values(secrets) : [secrets];
+  return sets.flatMap((set) => entries(set).map((entry) => entry.secret));
+}
+
 /** The secret strings of a set, with their kinds (for the start-up checks). */
 function entries(secrets) {
   if (typeof secrets === 'string') return [{ secret: secrets, kind: 'active' }];

@@ -8,7 +8,9 @@ import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
-import { Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretWarnings, verifyAny } from './integrations.mjs';
+import {
+  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, verifyAny,
+} from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
 import { clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
@@ -100,13 +102,6 @@ function skewWarnings(skew) {
 // An HTTP header name (RFC 9110's token).
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-// Every secret string of `secrets` (one set, or a map of integrations), for the checks above.
-function secretStrings(secrets) {
-  const of = (set) => (typeof set === 'string' ? [set]
-    : Array.isArray(set) ? set.map((entry) => entry?.secret).filter((s) => typeof s === 'string') : []);
-  if (secrets !== null && typeof secrets === 'object' && !Array.isArray(secrets)) return Object.values(secrets).flatMap(of);
-  return of(secrets);
-}
 
 // What was given where a store belongs, for the message.
 function notAStore(store) {
