@@ -174,7 +174,7 @@ export function stuckFix(error) {
 export function describeError(error) {
   const code = sqlState(error) ?? error?.errcode ?? error?.name;
   const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
-  const message = maskCredentials(error?.message ?? error).replace(/\s+/g, ' ').slice(0, 300);
+  const message = maskCredentials(error?.message ?? error).slice(0, 300);
   return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
 }
 
