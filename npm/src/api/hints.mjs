@@ -51,3 +51,25 @@ export function underscoreHint(names) {
   return dropped.length === 0 ? '' : `; or a proxy in front dropped ${dropped.join(' and ')}: nginx drops a ` +
     'header whose name holds an underscore unless underscores_in_headers is on';
 }
+
+// Same letters ignoring case, '_' and '-', or one edit apart.
+function nearMiss(key, name) {
+  const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
+  const a = fold(key);
+  const b = fold(name);
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1 || a.length > 40) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const tail = (x, y) => a.slice(i + x) === b.slice(i + y);
+  return tail(1, 1) || tail(1, 0) || tail(0, 1);
+}
+
+/**
+ * What to say of an unknown option `key` given to `what`: never the key itself (it could be a
+ * pasted secret), the options there are, and a near miss of one of them when there is one.
+ */
+export function unknownOption(key, allowed, what) {
+  const near = allowed.find((name) => nearMiss(key, name));
+  return `${what} was given an unknown option (options: ${allowed.join(', ')})${near ? `; did you mean "${near}"?` : ''}`;
+}

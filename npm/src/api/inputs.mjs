@@ -4,6 +4,7 @@
 // that is not a safe integer, a lone UTF-16 surrogate) is refused here.
 
 import { fail, refuse } from './errors.mjs';
+import { unknownOption } from './hints.mjs';
 import { limits } from './instance.mjs';
 
 export const tag = (v) => Object.prototype.toString.call(v);
@@ -26,27 +27,11 @@ const encoder = new TextEncoder();
 export function options(value, allowed, what) {
   if (!isPlainObject(value)) throw fail('invalid_argument', `${what} takes an options object`);
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      const near = allowed.find((name) => nearMiss(key, name));
-      const hint = near ? `; did you mean "${near}"?` : '';
-      throw fail('invalid_argument', `${what} was given an unknown option (options: ${allowed.join(', ')})${hint}`);
-    }
+    if (!allowed.includes(key)) throw fail('invalid_argument', unknownOption(key, allowed, what));
   }
   return value;
 }
 
-// Same letters ignoring case, '_' and '-', or one edit apart.
-function nearMiss(key, name) {
-  const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
-  const a = fold(key);
-  const b = fold(name);
-  if (a === b) return true;
-  if (Math.abs(a.length - b.length) > 1 || a.length > 40) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const tail = (x, y) => a.slice(i + x) === b.slice(i + y);
-  return tail(1, 1) || tail(1, 0) || tail(0, 1);
-}
 
 export const CALL_KEYS = ['body', 'timestamp', 'signature', 'nowSecs'];
 export const VERIFY_OPTIONS = [...CALL_KEYS, 'secrets', 'maxSkewSecs', 'maxBodyBytes'];

@@ -4,7 +4,7 @@
 // it never opens a connection and never reads the environment.
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
-import { underscoreHint } from '../api/hints.mjs';
+import { underscoreHint, unknownOption } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
@@ -30,12 +30,9 @@ function checkOptions(options) {
     throw invalid('createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
   }
   for (const key of Object.keys(options)) {
-    // An unknown key is never echoed: it could be a pasted secret. One spelled like an option
-    // in another case or with separators (max_skew_secs, TimestampHeader) is named.
-    if (!OPTIONS.includes(key)) {
-      const near = OPTIONS.find((name) => fold(name) === fold(key));
-      throw invalid(`createReceiver was given an unknown option (options: ${OPTIONS.join(', ')})${near ? `; did you mean "${near}"?` : ''}`);
-    }
+    // An unknown key is never echoed: it could be a pasted secret. A near miss of an option
+    // (max_skew_secs, TimestampHeader, maxSkewSec) is named.
+    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'createReceiver'));
   }
   for (const name of ['timestampHeader', 'signatureHeader']) {
     if (options[name] === undefined) {
@@ -80,7 +77,6 @@ function checkOptions(options) {
   }
 }
 
-const fold = (name) => name.toLowerCase().replace(/[_-]/g, '');
 
 /**
  * Start-up warnings on a skew the Verifier takes but that is likely a mistake: under 5 s an

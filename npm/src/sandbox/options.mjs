@@ -3,6 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
+import { unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -71,11 +72,7 @@ export function sandboxOptions(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('startSandbox takes an options object');
   for (const key of Object.keys(options)) {
     // The key is not echoed: it may be a pasted secret. A near miss of an option is named.
-    if (!KEYS.includes(key)) {
-      const fold = (name) => name.toLowerCase().replace(/[-_]/g, '');
-      const near = KEYS.find((name) => fold(name) === fold(key));
-      throw invalid(`startSandbox was given an unknown option (options: ${KEYS.join(', ')})${near ? `; did you mean "${near}"?` : ''}`);
-    }
+    if (!KEYS.includes(key)) throw invalid(unknownOption(key, KEYS, 'startSandbox'));
   }
   const o = { ...options };
   const port = integer(o.port ?? DEFAULTS.port, 'port', 0, 65535);
