@@ -8,6 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
+import { unknownOption } from '../api/hints.mjs';
 import { maskCredentials } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -99,7 +100,7 @@ export function createClient(options) {
   if (!isPlainObject(options)) throw invalid('createClient takes { baseUrl, apiKey, fetch?, timeoutMs?, retries? }');
   for (const key of Object.keys(options)) {
     // Never echoed: an unknown key could be a pasted secret.
-    if (!OPTIONS.includes(key)) throw invalid(`createClient was given an unknown option (options: ${OPTIONS.join(', ')})`);
+    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'createClient'));
   }
   const { base, loopback } = baseUrlOf(options.baseUrl);
   const apiKey = apiKeyOf(options.apiKey);

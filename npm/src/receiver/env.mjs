@@ -3,6 +3,7 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
+import { unknownOption } from '../api/hints.mjs';
 import { MILLISECONDS } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
@@ -34,7 +35,7 @@ function checkOptions(options) {
     throw invalid('receiverOptionsFromEnv takes an options object: { required: [...] }');
   }
   for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) throw invalid(`receiverOptionsFromEnv was given an unknown option (options: ${OPTIONS.join(', ')})`);
+    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'receiverOptionsFromEnv'));
   }
   const required = options.required ?? [];
   if (!Array.isArray(required) || !required.every((name) => typeof name === 'string' && name !== '')) {

@@ -12,6 +12,7 @@
 import {
   compareStatusVersions, defaultPolicy, isValidAmountRaw, linkEvent, parsePaymentView,
 } from 'cryptopay-verify';
+import { unknownOption } from '../api/hints.mjs';
 import { MAX_ID_BYTES } from './limits.mjs';
 import { describeError, invalid } from './stores/common.mjs';
 
@@ -41,7 +42,7 @@ const ownerId = () => `${Date.now().toString(36)}-${Math.random().toString(36).s
 function checkKeys(value, allowed, what) {
   if (!isPlainObject(value)) throw invalid(`${what} takes an options object`);
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw invalid(`${what} was given an unknown option (options: ${allowed.join(', ')})`);
+    if (!allowed.includes(key)) throw invalid(unknownOption(key, allowed, what));
   }
 }
 

@@ -6,6 +6,7 @@
 // service retries both). Nothing here imports a Node module: the same file runs everywhere.
 
 import { CryptoPayError } from 'cryptopay-verify';
+import { unknownOption } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { describeError, invalid, stuckFix } from './stores/common.mjs';
 
@@ -18,7 +19,7 @@ function checkOptions(options) {
   if (options === undefined) return console;
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('lazyReceiver takes an options object: { log }');
   for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) throw invalid(`lazyReceiver was given an unknown option (options: ${OPTIONS.join(', ')})`);
+    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'lazyReceiver'));
   }
   const { log } = options;
   if (log === undefined) return console;

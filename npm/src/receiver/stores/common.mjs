@@ -3,6 +3,7 @@
 // record statement's rows (strictly), and the check of the tables' column types.
 
 import { CryptoPayError } from 'cryptopay-verify';
+import { unknownOption } from '../../api/hints.mjs';
 import { maskCredentials } from '../../api/redact.mjs';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
@@ -106,7 +107,7 @@ export function storeOptions(options, allowed, what) {
   if (options === undefined) options = {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid(`${what} takes an options object`);
   for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw invalid(`${what} was given an unknown option (options: ${allowed.join(', ')})`);
+    if (!allowed.includes(key)) throw invalid(unknownOption(key, allowed, what));
   }
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string' || !PREFIX_SHAPE.test(prefix)) {
