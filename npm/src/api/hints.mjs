@@ -52,8 +52,15 @@ export function underscoreHint(names) {
     'header whose name holds an underscore unless underscores_in_headers is on';
 }
 
+/**
+ * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658): the
+ * verify API names a clock in milliseconds in its refusal; the receiver refuses such a clock and
+ * a rotation's end in milliseconds (the Verifier takes any safe integer; the receiver does not).
+ */
+export const MILLISECONDS = 1e12;
+
 // Same letters ignoring case, '_' and '-', or one edit apart.
-function nearMiss(key, name) {
+export function nearMiss(key, name) {
   const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
   const a = fold(key);
   const b = fold(name);

@@ -9,6 +9,7 @@
 
 import { CryptoPayError, assertReady, fail, refusal, refuse } from './errors.mjs';
 import { buildEvent } from './event.mjs';
+import { MILLISECONDS } from './hints.mjs';
 import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
@@ -21,9 +22,6 @@ const failures = [];
 function failure(n) {
   return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
 }
-
-// A clock reading from here on is milliseconds, not seconds (the year 33658 in seconds).
-const MILLISECONDS = 1e12;
 
 // The answer of RawVerifier.verify: the result, or the CryptoPayError of the refusal it
 // numbered (for the public method to throw).

@@ -9,12 +9,8 @@
  */
 export const MAX_ID_BYTES = 1024;
 
-/**
- * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658):
- * a clock in milliseconds is refused, a rotation's end in milliseconds refused (the Verifier
- * takes any safe integer; the receiver does not).
- */
-export const MILLISECONDS = 1e12;
+/** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
+export { MILLISECONDS } from '../api/hints.mjs';
 
 /** PostgreSQL's numeric holds at most 131072 digits before the decimal point. */
 export const NUMERIC_DIGITS = 131072;
