@@ -2036,7 +2036,9 @@ export interface FromEnvOptions {
  * @throws {CryptoPayError} `invalid_argument`, one error naming every variable that is missing
  * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
  * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
- * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too.
+ * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too, and so is a
+ * variable whose name starts with `CRYPTOPAY_WEBHOOK_SECRET` that is none of the four above
+ * (a misspelt Secret would go unread), named with the one meant when it is a near miss.
  * @example
  * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
  *

@@ -3,7 +3,7 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
-import { unknownOption } from '../api/hints.mjs';
+import { nearMiss, unknownOption } from '../api/hints.mjs';
 import { MILLISECONDS } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
@@ -12,6 +12,7 @@ const PENDING = `${SECRET}_PENDING`;
 const RETIRING = `${SECRET}_RETIRING`;
 const RETIRING_UNTIL = `${RETIRING}_UNTIL`;
 const REQUIRED = [SECRET, 'TIMESTAMP_HEADER', 'SIGNATURE_HEADER'];
+const SECRET_NAMES = [SECRET, PENDING, RETIRING, RETIRING_UNTIL];
 const OPTIONS = ['required'];
 const DEFAULT_MAX_SKEW_SECS = 300;
 const WHOLE = /^(?:0|[1-9][0-9]*)$/;
@@ -46,6 +47,25 @@ function checkOptions(options) {
 
 const list = (names) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 
+// A variable named like a secret of ours that none of ours is (CRYPTOPAY_WEBHOOK_SECRET_RETIRNG,
+// ..._NEXT, ..._FILE): left unread, a rotation would silently lose its old or new Secret, so it
+// is refused, with the name meant when one is a near miss. Names are shown (one that is not a
+// plain variable name, which a pasted value could be, is not), never values.
+function strayNames(env) {
+  const problems = [];
+  for (const name of Object.keys(env)) {
+    const upper = name.toUpperCase();
+    // Windows' process.env reads a name in any letter case: there the known name gives this value.
+    const known = SECRET_NAMES.includes(name) || (SECRET_NAMES.includes(upper) && env[upper] === env[name]);
+    if (!upper.startsWith(SECRET) || known || unset(env[name])) continue;
+    const near = SECRET_NAMES.find((candidate) => nearMiss(name, candidate));
+    const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : `a variable whose name starts with ${SECRET}`;
+    problems.push(`${shown} is not a variable receiverOptionsFromEnv reads (${near ? `did you mean ${near}? ` : ''}` +
+      `it reads ${list(SECRET_NAMES)}: rename it, or remove it)`);
+  }
+  return problems;
+}
+
 /**
  * { secrets, maxSkewSecs, timestampHeader, signatureHeader } from `env`: see the typings
  * (receiver.d.ts). Throws one invalid_argument naming every variable missing or malformed.
@@ -56,7 +76,7 @@ export function receiverOptionsFromEnv(env, options) {
   const missing = [...new Set([...REQUIRED, ...required])].filter((name) => unset(env[name]));
   const retiring = !unset(env[RETIRING]);
   if (retiring && unset(env[RETIRING_UNTIL])) missing.push(RETIRING_UNTIL);
-  const problems = [];
+  const problems = strayNames(env);
   if (missing.length > 0) {
     problems.push(`set ${list(missing)} in the environment (${missing.length === 1 ? 'it is' : 'each is'} missing or empty)`);
   }
