@@ -12,7 +12,7 @@ use crate::verify::{Verified, Verifier, verify_signature_tags};
 ///
 /// The headers are read first, so a malformed delivery is refused with its own code; the
 /// comparison (constant time), rotation and skew are this crate's. `delivery.body` is not
-/// hashed (its length is still checked against `max_body_bytes`, after the headers): check
+/// hashed (its length is still checked against `max_body_bytes`, before the headers): check
 /// its size before hashing it yourself.
 ///
 /// # Security
@@ -28,15 +28,17 @@ use crate::verify::{Verified, Verifier, verify_signature_tags};
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{dangerous, sign, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// use cryptopay_verify::{dangerous, sign_webhook, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
 /// use hmac::{KeyInit, Mac};
 /// let secret = "whsec_test_secret";
 /// let verifier = Verifier::new(SecretSet::single(Secret::new(secret))?, VerifyOptions::new(300));
-/// let signature = sign(&Secret::new(secret), b"1700000000", b"{}", SignatureEncoding::Hex)?;
-/// let delivery = Delivery { body: b"", timestamp: b"1700000000", signature: signature.as_bytes() };
-/// // The host's HMAC over "1700000000.{}".
+/// let signature = sign_webhook(&Secret::new(secret), b"1700000000", b"{}", SignatureEncoding::Hex)?;
+/// let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
+/// // The host's HMAC over the delivery's own bytes: its timestamp, ".", its body.
 /// let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-/// mac.update(b"1700000000.{}");
+/// mac.update(delivery.timestamp);
+/// mac.update(b".");
+/// mac.update(delivery.body);
 /// let tag = mac.finalize().into_bytes();
 /// assert!(dangerous::verify_signature_with_tags(&verifier, &delivery, &tag, 1_700_000_000).is_ok());
 /// let short = dangerous::verify_signature_with_tags(&verifier, &delivery, &tag[..31], 1_700_000_000);
