@@ -13,7 +13,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cryptopay_verify::{
-    Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions, parse_event, sign,
+    Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions, parse_event,
+    sign_webhook,
 };
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
@@ -181,7 +182,7 @@ fn main() -> Result<(), BoxError> {
     );
     for size in SIZES {
         let body = event_body(size)?;
-        let tag_hex = sign(&secret, TIMESTAMP.as_bytes(), &body, SignatureEncoding::Hex)?;
+        let tag_hex = sign_webhook(&secret, TIMESTAMP.as_bytes(), &body, SignatureEncoding::Hex)?;
         let header = format!("v1={tag_hex}");
         let mut tag = [0u8; 32];
         for (slot, pair) in tag.iter_mut().zip(tag_hex.as_bytes().chunks(2)) {

@@ -4,7 +4,7 @@
 
 use cryptopay_verify::{
     Delivery, Error, Secret, SecretEntry, SecretSet, SignatureEncoding, Stored, Verifier,
-    VerifyOptions, decide_event, sign,
+    VerifyOptions, decide_event, sign_webhook,
 };
 
 const BODY: &str = r#"{"schema_version":"1","event_id":"evt_01HZY4","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_7Q2","status_version":18446744073709551617,"status":"open"}}"#;
@@ -27,7 +27,7 @@ fn main() -> Result<(), Error> {
     let old = Secret::new("whsec_demo_previous");
 
     println!("cryptopay-verify demo: one payment.updated delivery, verified and attacked\n");
-    let signature = sign(
+    let signature = sign_webhook(
         &current,
         timestamp.as_bytes(),
         BODY.as_bytes(),
@@ -90,7 +90,7 @@ fn main() -> Result<(), Error> {
 
     let old_signature = format!(
         "v1={}",
-        sign(
+        sign_webhook(
             &old,
             timestamp.as_bytes(),
             BODY.as_bytes(),

@@ -109,7 +109,7 @@ pub use fulfilment::{
 };
 pub use headers::{DeliveryHeaders, read_delivery_headers};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
-pub use mac::{SignatureEncoding, sign};
+pub use mac::{SignatureEncoding, sign_webhook};
 pub use options::{DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES, VerifyOptions};
 pub use origin::{
     MAX_WEBHOOK_URL_BYTES, hosted_checkout_url, validate_checkout_origin, validate_webhook_url,

@@ -57,15 +57,15 @@ impl core::fmt::Debug for KeyedMac {
     }
 }
 
-/// How [`sign`] writes the signature.
+/// How [`sign_webhook`] writes the signature.
 ///
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{sign, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
 /// let secret = Secret::new("whsec_test_secret");
-/// let hex = sign(&secret, b"1700000000", b"{}", SignatureEncoding::Hex)?;
-/// let base64 = sign(&secret, b"1700000000", b"{}", SignatureEncoding::Base64)?;
+/// let hex = sign_webhook(&secret, b"1700000000", b"{}", SignatureEncoding::Hex)?;
+/// let base64 = sign_webhook(&secret, b"1700000000", b"{}", SignatureEncoding::Base64)?;
 /// assert_eq!((hex.len(), base64.len()), (64, 44));
 /// // A verifier reads either form.
 /// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
@@ -95,14 +95,14 @@ pub enum SignatureEncoding {
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{sign, Secret, SignatureEncoding};
-/// let sig = sign(&Secret::new("whsec_test_secret"), b"1700000000", b"", SignatureEncoding::Hex)?;
+/// use cryptopay_verify::{sign_webhook, Secret, SignatureEncoding};
+/// let sig = sign_webhook(&Secret::new("whsec_test_secret"), b"1700000000", b"", SignatureEncoding::Hex)?;
 /// assert_eq!(sig, "316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727");
-/// let empty = sign(&Secret::new(""), b"1700000000", b"", SignatureEncoding::Hex);
+/// let empty = sign_webhook(&Secret::new(""), b"1700000000", b"", SignatureEncoding::Hex);
 /// assert_eq!(empty.unwrap_err().code(), "secret_empty");
 /// # Ok::<(), cryptopay_verify::Error>(())
 /// ```
-pub fn sign(
+pub fn sign_webhook(
     secret: &Secret,
     timestamp: &[u8],
     body: &[u8],

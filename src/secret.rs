@@ -121,13 +121,13 @@ impl fmt::Debug for Secret {
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
 /// let set = SecretSet::new(vec![
 ///     SecretEntry::active(Secret::new("whsec_new")),
 ///     SecretEntry::retiring(Secret::new("whsec_old"), 1_700_003_600),
 /// ])?;
 /// let verifier = Verifier::new(set, VerifyOptions::new(300));
-/// let signature = sign(&Secret::new("whsec_old"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
+/// let signature = sign_webhook(&Secret::new("whsec_old"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
 /// let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
 /// let matched = verifier.verify_signature(&delivery, 1_700_000_000)?.matched_secret;
 /// // Still signed with the old secret: the service has not switched yet.
@@ -265,14 +265,14 @@ impl SecretEntry {
     /// # Examples
     ///
     /// ```
-    /// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+    /// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretEntry, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
     /// // Saved before it is activated in the dashboard, so that no delivery fails at the switch.
     /// let set = SecretSet::new(vec![
     ///     SecretEntry::active(Secret::new("whsec_current")),
     ///     SecretEntry::pending(Secret::new("whsec_next")),
     /// ])?;
     /// let verifier = Verifier::new(set, VerifyOptions::new(300));
-    /// let signature = sign(&Secret::new("whsec_next"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
+    /// let signature = sign_webhook(&Secret::new("whsec_next"), b"1700000000", b"{}", SignatureEncoding::Hex)?;
     /// let delivery = Delivery { body: b"{}", timestamp: b"1700000000", signature: signature.as_bytes() };
     /// assert_eq!(verifier.verify_signature(&delivery, 1_700_000_000)?.matched_secret, SecretKind::Pending);
     /// # Ok::<(), cryptopay_verify::Error>(())
@@ -291,14 +291,14 @@ impl SecretEntry {
     /// # Examples
     ///
     /// ```
-    /// use cryptopay_verify::{sign, Delivery, Secret, SecretEntry, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+    /// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretEntry, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
     /// let until = 1_700_003_600; // one hour after the new secret was activated
     /// let set = SecretSet::new(vec![
     ///     SecretEntry::active(Secret::new("whsec_new")),
     ///     SecretEntry::retiring(Secret::new("whsec_old"), until),
     /// ])?;
     /// let verifier = Verifier::new(set, VerifyOptions::new(300));
-    /// let signature = sign(&Secret::new("whsec_old"), b"1700003600", b"{}", SignatureEncoding::Hex)?;
+    /// let signature = sign_webhook(&Secret::new("whsec_old"), b"1700003600", b"{}", SignatureEncoding::Hex)?;
     /// let delivery = Delivery { body: b"{}", timestamp: b"1700003600", signature: signature.as_bytes() };
     /// assert!(verifier.verify_signature(&delivery, until).is_ok());
     /// let late = verifier.verify_signature(&delivery, until + 1).unwrap_err();

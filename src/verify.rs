@@ -41,10 +41,10 @@ pub struct Verified {
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{sign, Delivery, Secret, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifiedEvent, VerifyOptions};
+/// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretKind, SecretSet, SignatureEncoding, Verifier, VerifiedEvent, VerifyOptions};
 /// let secret = Secret::new("whsec_test_secret");
 /// let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":3}}"#;
-/// let signature = sign(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
+/// let signature = sign_webhook(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
 /// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
 /// let delivery = Delivery { body, timestamp: b"1700000000", signature: signature.as_bytes() };
 /// // `..`: fields may be added.
@@ -110,10 +110,10 @@ pub struct VerifiedEvent {
 /// # Examples
 ///
 /// ```
-/// use cryptopay_verify::{sign, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+/// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
 /// let secret = Secret::new("whsec_test_secret");
 /// let body = br#"{"schema_version":"1","event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"pay_1","status_version":3}}"#;
-/// let signature = sign(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
+/// let signature = sign_webhook(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
 /// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
 /// let delivery = Delivery { body, timestamp: b"1700000000", signature: signature.as_bytes() };
 /// let verified = verifier.verify_webhook(&delivery, 1_700_000_100)?;
@@ -222,10 +222,10 @@ impl Verifier {
     /// # Examples
     ///
     /// ```
-    /// use cryptopay_verify::{sign, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
+    /// use cryptopay_verify::{sign_webhook, Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions};
     /// let secret = Secret::new("whsec_test_secret");
     /// let body = br#"{"event_type":"payment.created"}"#;
-    /// let sig = sign(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
+    /// let sig = sign_webhook(&secret, b"1700000000", body, SignatureEncoding::Hex)?;
     /// let verifier = Verifier::new(SecretSet::single(secret)?, VerifyOptions::new(300));
     /// let delivery = Delivery { body, timestamp: b"1700000000", signature: sig.as_bytes() };
     /// // Authentic, but not an event this receiver handles: acknowledge and ignore it.

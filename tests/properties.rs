@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 
 use cryptopay_verify::{
     Delivery, PaymentAction, PaymentState, PaymentStatus, Secret, SecretSet, SignatureEncoding,
-    StatusVersion, Verifier, VerifyOptions, from_amount_raw, sign, to_amount_raw,
+    StatusVersion, Verifier, VerifyOptions, from_amount_raw, sign_webhook, to_amount_raw,
 };
 use proptest::prelude::*;
 
@@ -81,7 +81,7 @@ proptest! {
     ) {
         let ts_text = ts.to_string();
         let encoding = if base64 { SignatureEncoding::Base64 } else { SignatureEncoding::Hex };
-        let sig = sign(&Secret::new(&secret), ts_text.as_bytes(), &body, encoding).unwrap();
+        let sig = sign_webhook(&Secret::new(&secret), ts_text.as_bytes(), &body, encoding).unwrap();
         let now = if future { ts.saturating_sub(offset) } else { ts + offset };
         prop_assert_eq!(code(&verifier(&secret), &body, ts_text.as_bytes(), &sig, now), None);
     }
@@ -96,7 +96,7 @@ proptest! {
         what in 0u8..4,
     ) {
         let ts_text = ts.to_string();
-        let sig = sign(&Secret::new(&secret), ts_text.as_bytes(), &body, SignatureEncoding::Hex).unwrap();
+        let sig = sign_webhook(&Secret::new(&secret), ts_text.as_bytes(), &body, SignatureEncoding::Hex).unwrap();
         let v = verifier(&secret);
         let got = match what {
             0 => {
@@ -128,7 +128,7 @@ proptest! {
     #[test]
     fn skew_is_exactly_the_limit(ts in 1_000u64..999_999_999_000, delta in 0u64..1_000) {
         let ts_text = ts.to_string();
-        let sig = sign(&Secret::new("s"), ts_text.as_bytes(), b"b", SignatureEncoding::Hex).unwrap();
+        let sig = sign_webhook(&Secret::new("s"), ts_text.as_bytes(), b"b", SignatureEncoding::Hex).unwrap();
         let v = verifier(b"s");
         let old = code(&v, b"b", ts_text.as_bytes(), &sig, ts + delta);
         let new = code(&v, b"b", ts_text.as_bytes(), &sig, ts - delta);

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use cryptopay_verify::{
     Decision, Delivery, ErrorKind, OccurredAt, PAYMENT_UPDATED, Secret, SecretSet,
     SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event,
-    doubles::check_event, parse_event, sign,
+    doubles::check_event, parse_event, sign_webhook,
 };
 use cryptopay_verify::__fuzzing::{inexact_numbers, text_survives_f64};
 use cryptopay_verify_fuzz::{RefRefusal, RefValue, checked, reference_envelope, reference_json};
@@ -204,7 +204,7 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // The same bytes through the whole pipeline: sign, verify, parse.
-    let signature = sign(
+    let signature = sign_webhook(
         &Secret::new(SECRET),
         TIMESTAMP,
         data,

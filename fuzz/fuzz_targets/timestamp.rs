@@ -1,12 +1,12 @@
 //! `parse_timestamp` on arbitrary bytes, against an independent reading of the grammar
-//! (1 to 12 ASCII digits, leading zeros allowed, no trimming); `sign` accepts exactly the
+//! (1 to 12 ASCII digits, leading zeros allowed, no trimming); `sign_webhook` accepts exactly the
 //! timestamps that parse, and the signed delivery is fresh at that second and at no other
 //! with a skew of 0.
 #![no_main]
 
 use cryptopay_verify::{
     Delivery, ErrorKind, MAX_TIMESTAMP_DIGITS, Secret, SecretSet, SignatureEncoding, Verifier,
-    VerifyOptions, parse_timestamp, sign,
+    VerifyOptions, parse_timestamp, sign_webhook,
 };
 use cryptopay_verify_fuzz::checked;
 use libfuzzer_sys::fuzz_target;
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
 
     let secret = Secret::new("whsec_fuzz_timestamp");
     let body = b"{}";
-    let signed = sign(&secret, data, body, SignatureEncoding::Hex);
+    let signed = sign_webhook(&secret, data, body, SignatureEncoding::Hex);
     assert_eq!(
         signed.as_ref().map(|_| ()).map_err(|e| e.kind()),
         parsed.map(|_| ()).map_err(|e| e.kind()),

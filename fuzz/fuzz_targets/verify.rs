@@ -19,7 +19,7 @@
 use cryptopay_verify::{
     Delivery, Error, ErrorKind, MAX_MAX_BODY_BYTES, MAX_SECRETS, Secret, SecretEntry, SecretKind,
     SecretSet, SignatureEncoding, Verified, Verifier, VerifyOptions, parse_event, parse_timestamp,
-    request_fingerprint, sign, verify_signature, verify_webhook,
+    request_fingerprint, sign_webhook, verify_signature, verify_webhook,
 };
 use cryptopay_verify_fuzz::{Fields, TagSpellings, checked, number};
 use libfuzzer_sys::fuzz_target;
@@ -300,7 +300,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         SignatureEncoding::Base64
     };
-    let tag = sign(&Secret::new(&signer.key), &ts_text, body, encoding).expect("signs");
+    let tag = sign_webhook(&Secret::new(&signer.key), &ts_text, body, encoding).expect("signs");
     let prefix: Vec<u8> = match ((mutation >> 9) % 4, encoding) {
         (0, _) => Vec::new(),
         (1, _) => b"v1=".to_vec(),

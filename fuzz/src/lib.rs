@@ -4,7 +4,7 @@
 //! A failed assertion is a finding: libFuzzer reports it as a crash and saves the input
 //! under `fuzz/artifacts/<target>/`.
 
-use cryptopay_verify::{Error, ErrorKind, Secret, SignatureEncoding, sign};
+use cryptopay_verify::{Error, ErrorKind, Secret, SignatureEncoding, sign_webhook};
 
 /// An input read as fields separated by `\n`; the last field can take everything left.
 #[derive(Debug)]
@@ -235,12 +235,12 @@ pub struct TagSpellings {
 
 impl TagSpellings {
     /// The spellings of the tag of `timestamp . body` under `secret`; `None` when
-    /// [`sign`] refuses the secret or the timestamp.
+    /// [`sign_webhook`] refuses the secret or the timestamp.
     #[must_use]
     pub fn of(secret: &[u8], timestamp: &[u8], body: &[u8]) -> Option<Self> {
         let secret = Secret::new(secret);
-        let hex = sign(&secret, timestamp, body, SignatureEncoding::Hex).ok()?;
-        let base64 = sign(&secret, timestamp, body, SignatureEncoding::Base64).ok()?;
+        let hex = sign_webhook(&secret, timestamp, body, SignatureEncoding::Hex).ok()?;
+        let base64 = sign_webhook(&secret, timestamp, body, SignatureEncoding::Base64).ok()?;
         let base64 = base64.trim_end_matches('=');
         Some(TagSpellings {
             hex: hex.into_bytes(),

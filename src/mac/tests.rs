@@ -27,11 +27,11 @@ fn signer_matches_known_answers() {
     let secret = Secret::new("whsec_test_secret");
     let body = br#"{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated"}"#;
     assert_eq!(
-        sign(&secret, TS, body, SignatureEncoding::Hex).unwrap(),
+        sign_webhook(&secret, TS, body, SignatureEncoding::Hex).unwrap(),
         HEX
     );
     assert_eq!(
-        sign(&secret, TS, body, SignatureEncoding::Base64).unwrap(),
+        sign_webhook(&secret, TS, body, SignatureEncoding::Base64).unwrap(),
         B64
     );
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::delivery::tests::delivery;
-use crate::mac::{KeyedMac, SignatureEncoding, sign};
+use crate::mac::{KeyedMac, SignatureEncoding, sign_webhook};
 use crate::secret::{Secret, SecretEntry};
 
 #[test]
@@ -36,7 +36,7 @@ fn host_tags_give_what_the_crate_computes() {
         (2, 1_700_000_200),
         (0, 1_700_000_400),
     ] {
-        let sig = sign(
+        let sig = sign_webhook(
             &Secret::new(secrets[signer]),
             b"1700000000",
             body,
@@ -49,7 +49,7 @@ fn host_tags_give_what_the_crate_computes() {
         let host_answer = verify_signature_tags(&without_body, &set(), options, &bytes, now);
         assert_eq!(host_answer, crate_answer, "signer {signer} at {now}");
     }
-    let sig = sign(
+    let sig = sign_webhook(
         &Secret::new(secrets[0]),
         b"1700000000",
         body,
@@ -91,7 +91,7 @@ fn host_tags_give_what_the_crate_computes() {
 fn rotation_reports_the_first_kind_and_honours_the_overlap() {
     let old = Secret::new("old");
     let new = Secret::new("new");
-    let sig = sign(&old, b"1000", b"x", SignatureEncoding::Hex).unwrap();
+    let sig = sign_webhook(&old, b"1000", b"x", SignatureEncoding::Hex).unwrap();
     let d = delivery(b"x", b"1000", &sig);
     let set = SecretSet::new(vec![
         SecretEntry::active(new.clone()),
@@ -121,7 +121,7 @@ fn rotation_reports_the_first_kind_and_honours_the_overlap() {
 
 #[test]
 fn whitespace_secret_is_named_in_the_message() {
-    let sig = sign(&Secret::new("s"), b"1000", b"x", SignatureEncoding::Hex).unwrap();
+    let sig = sign_webhook(&Secret::new("s"), b"1000", b"x", SignatureEncoding::Hex).unwrap();
     let v = Verifier::new(
         SecretSet::single(Secret::new("s\n")).unwrap(),
         VerifyOptions::new(5),
@@ -140,7 +140,7 @@ fn the_hmac_is_checked_before_the_skew() {
     let hex = "00".repeat(32);
     let wrong = verify_signature(&delivery(b"x", b"1", &hex), &secrets, options, 5000);
     assert_eq!(wrong.unwrap_err().code(), "signature_mismatch");
-    let sig = sign(&Secret::new("s"), b"1", b"x", SignatureEncoding::Hex).unwrap();
+    let sig = sign_webhook(&Secret::new("s"), b"1", b"x", SignatureEncoding::Hex).unwrap();
     let old = verify_signature(&delivery(b"x", b"1", &sig), &secrets, options, 5000);
     assert_eq!(old.unwrap_err().code(), "timestamp_too_old");
 }

@@ -265,7 +265,7 @@ fn run_core(function: &str, case: &Value) -> Outcome {
                 Some("base64") => SignatureEncoding::Base64,
                 Some(other) => panic!("unknown encoding {other}"),
             };
-            let sig = sign(
+            let sig = sign_webhook(
                 &Secret::new(text(case, "secret")),
                 text(case, "timestamp").as_bytes(),
                 &hex(case, "bodyHex"),
