@@ -1202,8 +1202,9 @@ export interface ConfirmContext {
  * reads. A payment reaches `handle` with `fulfil` at one version only.
  *
  * @example
- * async function handle({ action, order, idempotencyKey }: HandleInput) {
- *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey });
+ * async function handle({ action, order, paymentId }: HandleInput) {
+ *   // One shipment per payment, keyed by it (see idempotencyKey).
+ *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey: `ship-${paymentId}` });
  * }
  */
 export interface HandleInput {
@@ -1231,8 +1232,9 @@ export interface HandleInput {
   order: StoredOrder | null;
   /**
    * `payment_id:status_version`: the same for every call about the same facts; give it to the
-   * systems the handler calls (an order-shipping API) so that a repeat after a crash is
-   * recognised there.
+   * systems the handler calls so that a repeat after a crash is recognised there. Key a
+   * shipment by the payment (or the order) instead: a `fulfil` repeated after a crash, once the
+   * payment has moved to a newer version, comes with that version's key.
    *
    * @example
    * idempotencyKey: 'pay_1:3'
@@ -1300,7 +1302,7 @@ export interface FulfilOptions {
    * backoff (1, 2, 4 ... seconds, at most an hour apart).
    *
    * @example
-   * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order!, idempotencyKey); }
+   * handle: async ({ action, order, paymentId }) => { if (action === 'fulfil') await ship(order!, `ship-${paymentId}`); }
    */
   handle: (input: HandleInput) => unknown;
   /**
