@@ -20,7 +20,8 @@
 -- Durable acknowledgements: `record` and `quarantine` raise synchronous_commit from `off` to
 -- `on` for their own transaction (set_config(..., true)), so a server, database or role set to
 -- `off` cannot lose a delivery that was answered 200; any other setting (local, on,
--- remote_write, remote_apply) is left as it is.
+-- remote_write, remote_apply) is left as it is. So do `order` (recordCreated resolved: the
+-- order is kept) and `complete` (a handled version is not handled again after a crash).
 
 -- statement: schema
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
@@ -224,7 +225,9 @@ SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > $1 ORDER
 -- again marks nothing: a pass that loaded the payment saw the order.
 WITH inserted AS (
   INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration)
-  VALUES ($1::text, $2::text, $3::text::json, $4::text)
+  SELECT $1::text, $2::text, $3::text::json, $4::text
+  WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+          ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
   ON CONFLICT (payment_id) DO NOTHING
   RETURNING payment_id
 ), held AS (
@@ -340,6 +343,8 @@ WITH state AS (
     seen_at = now(), attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()
   WHERE f.payment_id = $1::text AND f.lease_owner = $2::text
+    AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+          ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
   RETURNING f.handled_version
 ), marked AS (
   UPDATE cryptopay_payments AS p SET handled_version = state.handled_version

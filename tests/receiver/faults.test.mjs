@@ -140,7 +140,50 @@ describe('PostgreSQL with synchronous_commit = off, crashed right after its answ
       await pool.end();
     }
   });
+
+  test('an order recordCreated resolved, and a version a fulfilment pass completed, are there after the restart', async () => {
+    const prefix = 'loop_';
+    let pool = openPool({ connectionString: server.url, max: 2 });
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false }));
+    await receiver.ready();
+    const paid = ['pay_async_order_1', 'pay_async_order_2', 'pay_async_order_3'];
+    for (const [i, paymentId] of paid.entries()) {
+      const body = eventBody({ eventId: `evt_async_order_${i}`, paymentId, statusVersion: 3, status: 'paid' });
+      assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+    }
+    await pool.query('CHECKPOINT');
+    // Then only asynchronous commits would follow: the orders, the pass that handles the
+    // three paid ones, and last an order with no event yet.
+    const orders = [...paid, 'pay_async_order_4'];
+    const recordOrder = (paymentId) =>
+      receiver.recordCreated({ payment_id: paymentId, order_ref: `order-${orders.indexOf(paymentId)}`, source_amount: ORDER_AMOUNT });
+    for (const paymentId of paid) await recordOrder(paymentId);
+    const view = (paymentId) => JSON.stringify({
+      payment_id: paymentId, order_ref: `order-${orders.indexOf(paymentId)}`, source_amount: ORDER_AMOUNT,
+      status: 'paid', status_version: 3, amount_received_raw: ORDER_AMOUNT.amount_raw,
+    });
+    const handled = [];
+    const pass = await receiver.fulfil({ confirm: async (paymentId) => view(paymentId), handle: async ({ idempotencyKey }) => { handled.push(idempotencyKey); } });
+    assert.deepEqual(pass.outcomes, { fulfil: 3 });
+    assert.deepEqual(handled.sort(), paid.map((id) => `${id}:3`));
+    await recordOrder('pay_async_order_4');
+    await pool.end();
+    server.stop('immediate');
+    server.start();
+    pool = openPool({ connectionString: server.url, max: 1 });
+    try {
+      const { rows: stored } = await pool.query(`SELECT payment_id, order_ref FROM ${prefix}orders ORDER BY payment_id`);
+      assert.deepEqual(stored.map((o) => [o.payment_id, o.order_ref]), orders.map((id, i) => [id, `order-${i}`]));
+      const { rows: done } = await pool.query(`SELECT payment_id, handled_version::text AS v, outcome FROM ${prefix}fulfilment
+        WHERE handled_version IS NOT NULL ORDER BY payment_id`);
+      assert.deepEqual(done.map((f) => [f.payment_id, f.v, f.outcome]), paid.map((id) => [id, '3', 'fulfil']));
+    } finally {
+      await pool.end();
+    }
+  });
 });
+
+const ORDER_AMOUNT = { kind: 'fiat', currency: 'USD', amount_raw: '12800' };
 
 // Delivers one at a time and in small concurrent groups until the store refuses; returns
 // { acknowledged: Map, refused: [] }.
