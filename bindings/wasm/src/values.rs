@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{JsResult, js, uint};
 use cryptopay_verify::{
-    Error, ErrorKind, Secret, SignatureEncoding, StatusVersion, Stored, decide_event, sign_webhook,
+    Error, ErrorKind, Secret, SignatureEncoding, StatusVersion, Stored, decide_event,
 };
 
 /// Signs a delivery (lowercase hex, or padded standard base64). The secret is moved into
@@ -25,7 +25,7 @@ pub fn sign_webhook(
     } else {
         SignatureEncoding::Hex
     };
-    js(sign_webhook(
+    js(cryptopay_verify::sign_webhook(
         &Secret::from(secret),
         timestamp.as_bytes(),
         body,
