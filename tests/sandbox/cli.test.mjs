@@ -152,6 +152,26 @@ describe('usage errors, refusals and what is never printed', () => {
     assert.match(result.stderr, /webhook_url_credentials/);
     assert.ok(!`${result.stdout}${result.stderr}`.includes('s3cr3tpassw0rd'));
   });
+
+  test('a secret pasted as --host, a header name or a subcommand is refused (exit 2) and never printed', async () => {
+    const pasted = 'whsec_pastedSecret0123456789';
+    for (const [args, pattern] of [
+      // Node's own error names the host it could not resolve.
+      [['sandbox', '--port', '0', '--host', pasted], /--host must be an address of this machine to listen on.*\(ENOTFOUND\)/],
+      [['sandbox', '--port', '0', '--host', '10.255.255.254'], /--host must be an address of this machine.*\(EADDRNOTAVAIL\)/],
+      [['sandbox', '--port', '0', '--timestamp-header', pasted], /--timestamp-header must be the NAME of an HTTP header/],
+      [['sandbox', '--port', '0', '--signature-header', 'X Sig'], /--signature-header must be the NAME of an HTTP header/],
+      [['sandbox', 'deliverys', '--url', 'http://127.0.0.1:1'], /the argument after sandbox is not a subcommand \(not shown\): give one of pay, review/],
+      [['sandbox', pasted.toLowerCase()], /argument 1 after "sandbox" is not an option \(not shown\)/],
+    ]) {
+      const result = await run(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, pattern, args.join(' '));
+      const printed = `${result.stdout}${result.stderr}`;
+      assert.ok(!printed.toLowerCase().includes('pastedsecret') && !printed.includes('10.255.255.254') && !printed.includes('deliverys'), printed);
+      assert.ok(!/unexpected error|\n\s+at /.test(result.stderr), result.stderr);
+    }
+  });
 });
 
 describe('--data: a restart keeps the key, the webhook and what is pending', () => {

@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { CryptoPayError } from '../entry/node.mjs';
 import { startSandbox } from '../sandbox/index.mjs';
-import { UsageError, parse, seconds } from './args.mjs';
+import { UsageError, headerName, parse, seconds } from './args.mjs';
 import { displayUrl, neverPrint, write } from './redact.mjs';
 import { DEFAULT_URL, SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
 
@@ -99,8 +99,10 @@ async function startCommand(argv) {
     host: opts.host,
     data: opts.data,
     webhookUrl,
-    timestampHeader: opts['timestamp-header'],
-    signatureHeader: opts['signature-header'],
+    // Checked as sign and conformance check them: a name, never a value shown (a secret pasted
+    // here would be printed in the banner).
+    timestampHeader: headerName(opts, 'timestamp-header', command, true),
+    signatureHeader: headerName(opts, 'signature-header', command, true),
     pricing: pricing(opts),
     website: opts.website,
     retryDelaysMs: retryDelays(opts),
@@ -128,6 +130,14 @@ async function startCommand(argv) {
       throw new UsageError(`${option ? `${option}: ` : ''}${error.message}`, command, { usage: false });
     }
     if (error?.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use: give another --port (0 picks a free one)`, command, { usage: false });
+    // Node's message names the host given, which may be a secret pasted in the wrong place.
+    if (['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(error?.code) && options.host !== undefined) {
+      throw new UsageError('--host must be an address of this machine to listen on, e.g. 127.0.0.1 (this machine only) ' +
+        `or 0.0.0.0 (every interface); the value given is not shown (${error.code})`, command, { usage: false });
+    }
+    if (error?.code === 'EACCES') {
+      throw new UsageError(`port ${options.port} needs privileges this process lacks: give a --port above 1023 (0 picks a free one)`, command, { usage: false });
+    }
     if (error?.code === 'driver_missing') throw new UsageError(error.message, command, { usage: false });
     if (opts.data !== undefined && /SQLITE|database/i.test(`${error?.code} ${error?.message}`)) {
       throw new UsageError(`--data: the file cannot be used as the sandbox's state (${error.code ?? error.message})`, command, { usage: false });
@@ -297,5 +307,10 @@ async function actCommand(sub, argv) {
 export function sandboxCommand(argv) {
   const [first, ...rest] = argv;
   if (SUBCOMMANDS.includes(first)) return actCommand(first, rest);
+  // A word where a subcommand goes (a misspelt one): named as such, not shown (it could be a secret).
+  if (typeof first === 'string' && /^[a-z][a-z-]*$/.test(first)) {
+    throw new UsageError(`the argument after sandbox is not a subcommand (not shown): give one of ${SUBCOMMANDS.join(', ')}, ` +
+      'or options only to start the sandbox', 'sandbox');
+  }
   return startCommand(argv);
 }
