@@ -45,16 +45,16 @@ export function buildReceiver({ root, dist, out, fail }) {
 
   const postgres = readStatements(readFileSync(join(schemas, 'postgres.sql'), 'utf8'));
   const sqlite = readStatements(readFileSync(join(schemas, 'sqlite.sql'), 'utf8'));
-  const LOOP = ['quarantined', 'order', 'claim', 'load', 'complete', 'retry', 'release'];
+  const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'complete', 'retry', 'release'];
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
     const names = ['tables', 'version', 'schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...LOOP,
-      ...(dialect === 'sqlite' ? ['apply', 'migrate_1', 'order_mark', 'order_unheld', 'order_state', 'order_read', 'claim_fresh', 'load_renew', 'complete_mark'] : [])];
+      ...(dialect === 'sqlite' ? ['apply', 'migrate_1', 'migrate_2', 'order_mark', 'order_unheld', 'order_state', 'order_read', 'claim_fresh', 'load_renew', 'complete_mark'] : [])];
     for (const name of names) {
       if (!sections[name]) fail(`schema/${dialect}.sql has no "-- statement: ${name}" section`);
     }
   }
   // Sections that are several statements, run in one transaction.
-  const MANY = new Set(['schema', 'migrate_1']);
+  const MANY = new Set(['schema', 'migrate_1', 'migrate_2']);
   const statements = {
     // PostgreSQL runs its schema as one simple query (one implicit transaction).
     postgres: Object.fromEntries(Object.entries(postgres).map(([name, text]) => [name, name === 'schema' ? text : split(text)[0]])),

@@ -3,17 +3,18 @@
 -- receiver.ready() runs `schema` (one implicit transaction, idempotent) when a table is
 -- missing or the schema version is older than this file's; each delivery runs `record` (one
 -- statement, so one transaction) or `quarantine`; the merchant loop runs `order`
--- (recordCreated) and, under a lease, `claim`, `load`, `complete`, `retry` and `release`
--- (receiver.fulfil). The prefix `cryptopay_` is replaced by the store's `prefix` option. To
+-- (recordCreated) and, under a lease, `claim`, `load`, `intend`, `complete`, `retry` and
+-- `release` (receiver.fulfil). The prefix `cryptopay_` is replaced by the store's `prefix` option. To
 -- create the tables in a migration instead, run `schema` as it stands (with your prefix) and
 -- pass `createTables: false` to postgresStore.
 --
 -- Schema versions (the row 'receiver' of cryptopay_schema): 1, the first tables (events,
 -- payments, quarantine; no version row); 2, the merchant loop: events record the integration
 -- and the secret kind that verified each delivery, payments the integration and the version
--- last handled, and the tables orders and fulfilment. `schema` migrates 1 to 2 in place,
--- rows kept: the payments recorded before it are taken as handled (whatever handled them
--- then), so that upgrading never fulfils an old payment again.
+-- last handled, and the tables orders and fulfilment; 3, the fulfilment row keeps the version
+-- whose key every `fulfil` of the payment carries (`fulfil_version`). `schema` migrates 1 and
+-- 2 to 3 in place, rows kept: the payments recorded before version 2 are taken as handled
+-- (whatever handled them then), so that upgrading never fulfils an old payment again.
 --
 -- status_version is `numeric`: integers of any size (up to 131072 digits), compared exactly.
 --
@@ -94,7 +95,10 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 2)
+-- Version 3: the version whose key every fulfil of the payment carries.
+ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
+  CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 3)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
 
 -- statement: tables
@@ -120,7 +124,7 @@ SELECT
   + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
                            FROM cryptopay_orders LIMIT 0) AS o)
   + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
-                                  next_attempt_at, lease_owner, lease_until, updated_at
+                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version
                            FROM cryptopay_fulfilment LIMIT 0) AS f)
   + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0) AS s)
   AS zero;
@@ -319,11 +323,24 @@ SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount::text AS source_amount,
-       o.integration AS order_integration, o.created_at
+       o.integration AS order_integration, o.created_at, f.fulfil_version::text AS fulfil_version
 FROM cryptopay_fulfilment AS f
 LEFT JOIN cryptopay_payments AS p ON p.payment_id = f.payment_id
 LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
 WHERE f.payment_id = $1::text;
+
+-- statement: intend
+-- $1 payment_id, $2 the owner, $3 the version. Right before `handle` is called with fulfil: the
+-- version whose key (payment_id:version) every fulfil of this payment carries from then on,
+-- kept when one is stored already (a fulfil that may have run, repeated after a crash or a
+-- lost lease once the payment moved on, keeps its first key), while the lease is still this
+-- owner's; durable (as `record`) before the handler runs. Returns the version stored; no row
+-- when the lease is not this owner's.
+UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, $3::numeric), updated_at = now()
+WHERE payment_id = $1::text AND lease_owner = $2::text
+  AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
+        ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
+RETURNING fulfil_version::text AS fulfil_version;
 
 -- statement: complete
 -- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or

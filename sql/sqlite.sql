@@ -2,11 +2,12 @@
 -- Cloudflare D1).
 --
 -- receiver.ready() reads `tables` (and `version`), then runs the `schema` statements
--- (idempotent) in one transaction, after the `migrate_1` ones for tables of schema version 1;
+-- (idempotent) in one transaction, after the `migrate_1` ones for tables of schema version 1
+-- (or the `migrate_2` ones for tables of version 2);
 -- each delivery runs `apply` then `record` in one transaction (BEGIN IMMEDIATE for a file,
 -- one batch() for D1 and libsql), or `quarantine`; the merchant loop runs the `order`
--- statements (recordCreated) and, under a lease, `claim`, `load`, `complete`, `retry` and
--- `release` (receiver.fulfil), each group in one transaction. The prefix `cryptopay_` is
+-- statements (recordCreated) and, under a lease, `claim`, `load`, `intend`, `complete`, `retry`
+-- and `release` (receiver.fulfil), each group in one transaction. The prefix `cryptopay_` is
 -- replaced by the store's `prefix` option; run the `schema` statements in a migration and
 -- pass `createTables: false` to create them yourself.
 --
@@ -15,7 +16,9 @@
 -- and the secret kind that verified each delivery, payments the integration and the version
 -- last handled, and the tables orders and fulfilment. `migrate_1` takes version 1 to 2 in
 -- place, rows kept: the payments recorded before it are taken as handled (whatever handled
--- them then), so that upgrading never fulfils an old payment again.
+-- them then), so that upgrading never fulfils an old payment again. 3: the fulfilment row keeps
+-- the version whose key every `fulfil` of the payment carries (`fulfil_version`); `migrate_2`
+-- adds it.
 --
 -- Times are UTC text, strftime('%Y-%m-%dT%H:%M:%fZ'), compared as text. Leases and delays are
 -- measured by the database's clock, shared by every process of the file (or of D1).
@@ -49,6 +52,13 @@ CREATE TABLE IF NOT EXISTS cryptopay_schema (
   version INTEGER NOT NULL
 );
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 1) ON CONFLICT (name) DO NOTHING;
+
+-- statement: migrate_2
+-- Schema version 2 to 3, run before `schema` in the same transaction (only on tables of
+-- version 2; version 1 has no fulfilment table, which `schema` then makes with the column).
+ALTER TABLE cryptopay_fulfilment ADD COLUMN fulfil_version TEXT
+  CHECK (fulfil_version IS NULL OR (typeof(fulfil_version) = 'text' AND length(fulfil_version) > 0
+                    AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*')));
 
 -- statement: schema
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
@@ -111,10 +121,12 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   next_attempt_at TEXT,
   lease_owner     TEXT,
   lease_until     TEXT,
-  updated_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  updated_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  fulfil_version  TEXT    CHECK (fulfil_version IS NULL OR (typeof(fulfil_version) = 'text' AND length(fulfil_version) > 0
+                    AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*')))
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE settled = 0;
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 2)
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 3)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE version < excluded.version;
 
 -- statement: check
@@ -131,7 +143,7 @@ SELECT
   + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
                            FROM cryptopay_orders LIMIT 0))
   + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
-                                  next_attempt_at, lease_owner, lease_until, updated_at
+                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version
                            FROM cryptopay_fulfilment LIMIT 0))
   + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0))
   AS zero;
@@ -311,11 +323,23 @@ SELECT f.handled_version, f.outcome, f.code, f.attempts,
        p.status_version AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount, o.integration AS order_integration,
-       o.created_at
+       o.created_at, f.fulfil_version
 FROM cryptopay_fulfilment AS f
 LEFT JOIN cryptopay_payments AS p ON p.payment_id = f.payment_id
 LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
 WHERE f.payment_id = (SELECT payment_id FROM params);
+
+-- statement: intend
+-- Parameters: payment_id, the owner, the version. Right before `handle` is called with fulfil:
+-- the version whose key (payment_id:version) every fulfil of this payment carries from then
+-- on, kept when one is stored already (a fulfil that may have run, repeated after a crash or
+-- a lost lease, once the payment moved on, keeps its first key), while the lease is still this
+-- owner's. Returns the version stored; no row when the lease is not this owner's.
+WITH params (payment_id, owner, version) AS (VALUES (?, ?, ?))
+UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, (SELECT version FROM params)),
+  updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+RETURNING fulfil_version;
 
 -- statement: complete
 -- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,

@@ -352,6 +352,16 @@ export interface ReceiverStore {
    */
   complete?(request: CompleteRequest): Promise<string | null>;
   /**
+   * The merchant loop, right before `handle` is called with `fulfil`: stores `version` as the
+   * one whose key (`payment_id:version`) every fulfil of the payment carries, unless one is
+   * stored already, while the lease is still this owner's; resolves the version stored, or
+   * `null` when the lease was lost. Durable before it resolves.
+   *
+   * @example
+   * const first = await store.intend({ paymentId: 'pay_1', owner: 'pass-1', version: '5' }); // '3' when a fulfil was decided at 3
+   */
+  intend?(request: { paymentId: string; owner: string; version: string }): Promise<string | null>;
+  /**
    * The merchant loop, after a failure: counts the attempt, releases the lease, sets when to
    * try again; resolves the attempts so far (`null` when the lease was lost).
    *
@@ -394,7 +404,7 @@ export interface ReceiverStore {
  * const store: LoopStore = postgresStore(pool);
  * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
  */
-export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
+export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'intend' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
 
 /**
  * An order as a store holds it (the `orders` table), its `sourceAmount` as JSON text.
@@ -599,6 +609,14 @@ export interface FulfilmentState {
    * order: { orderRef: 'order-42', sourceAmount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', integration: null, createdAt: '2026-11-22T10:00:00.000Z' }
    */
   order: (StoreOrder & { createdAt: string }) | null;
+  /**
+   * The version whose key every `fulfil` of this payment carries (stored by `intend` before
+   * the first), as canonical digits, or `null` when none was decided yet.
+   *
+   * @example
+   * fulfilVersion: '3'
+   */
+  fulfilVersion: string | null;
 }
 
 /**
@@ -1202,9 +1220,8 @@ export interface ConfirmContext {
  * reads. A payment reaches `handle` with `fulfil` at one version only.
  *
  * @example
- * async function handle({ action, order, paymentId }: HandleInput) {
- *   // One shipment per payment, keyed by it (see idempotencyKey).
- *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey: `ship-${paymentId}` });
+ * async function handle({ action, order, idempotencyKey }: HandleInput) {
+ *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey });
  * }
  */
 export interface HandleInput {
@@ -1232,9 +1249,10 @@ export interface HandleInput {
   order: StoredOrder | null;
   /**
    * `payment_id:status_version`: the same for every call about the same facts; give it to the
-   * systems the handler calls so that a repeat after a crash is recognised there. Key a
-   * shipment by the payment (or the order) instead: a `fulfil` repeated after a crash, once the
-   * payment has moved to a newer version, comes with that version's key.
+   * systems the handler calls so that a repeat after a crash is recognised there. For
+   * `fulfil`, the version is the one the payment's fulfil was first decided at (stored before
+   * the handler runs): a fulfil repeated after a crash, once the payment has moved to a newer
+   * version, carries the same key, so keying a shipment by it ships once.
    *
    * @example
    * idempotencyKey: 'pay_1:3'
@@ -1302,7 +1320,7 @@ export interface FulfilOptions {
    * backoff (1, 2, 4 ... seconds, at most an hour apart).
    *
    * @example
-   * handle: async ({ action, order, paymentId }) => { if (action === 'fulfil') await ship(order!, `ship-${paymentId}`); }
+   * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order!, idempotencyKey); }
    */
   handle: (input: HandleInput) => unknown;
   /**

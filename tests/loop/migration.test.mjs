@@ -1,5 +1,6 @@
-// The migration from the first schema (version 1: the statements of sql/*.sql before the
-// merchant loop, kept in fixtures/schema-v1/) to this package's, in place, on PostgreSQL, a
+// The migrations to this package's schema, from the first one (version 1: the statements of
+// sql/*.sql before the merchant loop, kept in fixtures/schema-v1/) and from version 2 (before
+// fulfil_version, fixtures/schema-v2/), in place, on PostgreSQL, a
 // SQLite file, a libsql file and D1: tables made and written by the first schema's own
 // statements; then ready() migrates them in one transaction with every row kept, the payments
 // recorded before taken as handled (no pass claims them), deliveries and the loop go on; ready()
@@ -17,6 +18,8 @@ import { d1Engine, postgresEngine } from './lib/engines.mjs';
 import { drain, recorder } from './lib/suite.mjs';
 import { scriptedWorld } from './lib/world.mjs';
 
+// This package's schema version (sql/*.sql).
+const SCHEMA = 3;
 const fixture = (dialect) => readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v1', `${dialect}.sql`), 'utf8'));
 const prefixed = (text, prefix) => text.replace(/\bcryptopay_/g, prefix);
 const split = (text) => text.split(/;\n/).map((s) => s.replace(/;$/, '').trim()).filter(Boolean);
@@ -40,11 +43,11 @@ async function checkMigration(engine) {
   const before = await engine.rows();
   assert.equal(before.events.length, 4);
   // createTables: false: not migrated, refused naming the fix.
-  await assert.rejects(engine.receiver({ createTables: false }).ready(), /schema version 1, older than this package's \(2\), and createTables is false: run the schema statements/);
+  await assert.rejects(engine.receiver({ createTables: false }).ready(), new RegExp(`schema version 1, older than this package's \\(${SCHEMA}\\), and createTables is false: run the schema statements`));
   // Two receivers at once: one migrates, the other finds it done.
   const receiver = engine.receiver();
   await Promise.all([receiver.ready(), engine.receiver().ready()]);
-  assert.equal(await engine.version(), 2);
+  assert.equal(await engine.version(), SCHEMA);
   const after = await engine.rows();
   const strip = (row, extra) => Object.fromEntries(Object.entries(row).filter(([key]) => !extra.includes(key)));
   assert.deepEqual(after.events.map((e) => strip(e, ['integration', 'secret_kind'])), before.events, 'every event kept');
@@ -68,11 +71,11 @@ async function checkMigration(engine) {
     [['pay_m1', 'review', 'payment_unknown'], [created.payment_id, 'fulfil', null]].sort());
   // ready() again: nothing changes.
   await engine.receiver().ready();
-  assert.equal(await engine.version(), 2);
+  assert.equal(await engine.version(), SCHEMA);
   // Tables a newer package made: refused, never written.
-  await engine.setVersion(3);
-  await assert.rejects(engine.receiver().ready(), /the tables are at schema version 3, newer than this package's \(2\)/);
-  await engine.setVersion(2);
+  await engine.setVersion(SCHEMA + 1);
+  await assert.rejects(engine.receiver().ready(), new RegExp(`the tables are at schema version ${SCHEMA + 1}, newer than this package's \\(${SCHEMA}\\)`));
+  await engine.setVersion(SCHEMA);
 }
 
 function sqliteFirstSchema(run, prefix) {
@@ -176,6 +179,114 @@ describe('the migration from the first schema, rows kept', () => {
         version: async () => (await q(`SELECT version FROM ${prefix}schema`))[0].version,
         setVersion: async (n) => { await pool.query(`UPDATE ${prefix}schema SET version = $1`, [n]); },
       });
+    });
+  });
+});
+
+// Version 2 to 3: tables made by the previous schema's statements (fixtures/schema-v2/), with a
+// payment due and one fulfilled; ready() adds fulfil_version in place, rows kept; the loop goes
+// on, the due payment's fulfil storing the version whose key it carries.
+const AMOUNT = '{"kind":"fiat","currency":"USD","amount_raw":"100"}';
+const V2_ROWS = (p) => [
+  `INSERT INTO ${p}payments (payment_id, status_version, event_id, data, handled_version) VALUES
+     ('pay_v2_due', '3', 'evt_v2_due', '{"payment_id":"pay_v2_due","status_version":3}', NULL),
+     ('pay_v2_done', '3', 'evt_v2_done', '{"payment_id":"pay_v2_done","status_version":3}', '3')`,
+  `INSERT INTO ${p}orders (payment_id, order_ref, source_amount) VALUES ('pay_v2_due', 'order-due', '${AMOUNT}'),
+     ('pay_v2_done', 'order-done', '${AMOUNT}')`,
+  `INSERT INTO ${p}fulfilment (payment_id, handled_version, outcome, settled) VALUES ('pay_v2_due', NULL, NULL, FALSE),
+     ('pay_v2_done', '3', 'fulfil', TRUE)`,
+];
+const secondSchema = (dialect, prefix) => {
+  const sql = readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v2', `${dialect}.sql`), 'utf8'));
+  const schema = prefixed(sql.schema, prefix);
+  return [...(dialect === 'postgres' ? [schema] : split(schema)), ...V2_ROWS(prefix)];
+};
+
+async function checkMigrationFrom2(engine, dialect) {
+  await engine.run(secondSchema(dialect, engine.prefix));
+  assert.equal(await engine.version(), 2);
+  await assert.rejects(engine.receiver({ createTables: false }).ready(), new RegExp(`schema version 2, older than this package's \\(${SCHEMA}\\), `
+    + `and createTables is false: run the schema statements of dist/receiver/schema/${dialect}.sql as their owner \\(${dialect === 'postgres' ? 'the `schema` statement' : 'the `migrate_2` statements'}`));
+  const receiver = engine.receiver();
+  await Promise.all([receiver.ready(), engine.receiver().ready()]);
+  assert.equal(await engine.version(), SCHEMA);
+  assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', null, null, null]], 'rows kept, no fulfil version yet');
+  const calls = [];
+  const view = '{"payment_id":"pay_v2_due","order_ref":"order-due","source_amount":' + AMOUNT + ',"status":"paid","status_version":3,"amount_received_raw":"100"}';
+  const pass = await receiver.fulfil({
+    confirm: async (paymentId) => (paymentId === 'pay_v2_due' ? view : assert.fail(`confirm(${paymentId})`)),
+    handle: async ({ paymentId, action, idempotencyKey }) => { calls.push([paymentId, action, idempotencyKey]); },
+  });
+  assert.deepEqual([pass.claimed, calls], [1, [['pay_v2_due', 'fulfil', 'pay_v2_due:3']]]);
+  assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', '3', 'fulfil', '3']]);
+  await engine.receiver().ready();
+  assert.equal(await engine.version(), SCHEMA);
+}
+
+describe('the migration from schema version 2, rows kept', () => {
+  const sqliteFulfilment = (read, prefix) => async () => (await read(`SELECT payment_id, handled_version, outcome, fulfil_version FROM ${prefix}fulfilment ORDER BY payment_id`))
+    .map((r) => [r.payment_id, r.handled_version, r.outcome, r.fulfil_version]);
+
+  test('SQLite file', async () => {
+    const file = join(tempDir(), 'v2.sqlite');
+    const db = new Database(file);
+    const prefix = 'cryptopay_';
+    const read = async (text) => db.prepare(text).all();
+    await checkMigrationFrom2({
+      prefix,
+      run: async (list) => db.transaction(() => list.forEach((text) => db.prepare(text).run()))(),
+      receiver: (options) => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file), options), { log: false })),
+      version: sqliteVersion(read, prefix),
+      fulfilment: sqliteFulfilment(read, prefix),
+    }, 'sqlite');
+    db.close();
+  });
+
+  test('libsql file (@libsql/client)', async () => {
+    const url = pathToFileURL(join(tempDir(), 'v2.db')).href;
+    const client = createLibsqlClient({ url });
+    const prefix = 'mig2_';
+    const read = async (text) => (await client.execute(text)).rows;
+    await checkMigrationFrom2({
+      prefix,
+      run: (list) => client.batch(list, 'write'),
+      receiver: (options) => rx.createReceiver(receiverOptions(rx.libsqlStore(createLibsqlClient({ url }), { prefix, ...options }), { log: false })),
+      version: sqliteVersion(read, prefix),
+      fulfilment: sqliteFulfilment(read, prefix),
+    }, 'sqlite');
+    client.close();
+  });
+
+  describe('D1 in workerd', () => {
+    const d1 = d1Engine();
+    test('D1', async () => {
+      const db = () => d1.suite.worker.db;
+      const prefix = 'mig2_';
+      const read = async (text) => (await db().prepare(text).all()).results;
+      await checkMigrationFrom2({
+        prefix,
+        run: (list) => db().batch(list.map((text) => db().prepare(text))),
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.d1Store(db(), { prefix, ...options }), { log: false })),
+        version: sqliteVersion(read, prefix),
+        fulfilment: sqliteFulfilment(read, prefix),
+      }, 'sqlite');
+    });
+  });
+
+  describe('PostgreSQL', () => {
+    const pg = postgresEngine();
+    test('PostgreSQL', async () => {
+      const { pool } = pg.db;
+      const prefix = 'mig2_';
+      const q = async (text) => (await pool.query(text)).rows;
+      await checkMigrationFrom2({
+        prefix,
+        run: async (list) => { for (const text of list) await pool.query(text); },
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, ...options }), { log: false })),
+        version: async () => (await q(`SELECT version FROM ${prefix}schema`))[0].version,
+        fulfilment: async () => (await q(`SELECT payment_id, handled_version::text AS h, outcome, fulfil_version::text AS f FROM ${prefix}fulfilment ORDER BY payment_id`))
+          .map((r) => [r.payment_id, r.h, r.outcome, r.f]),
+      }, 'postgres');
     });
   });
 });

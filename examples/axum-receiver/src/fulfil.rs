@@ -301,9 +301,20 @@ async fn work(
     } else {
         outcome
     };
+    // A payment's fulfil keeps the key of the version it was first decided at, stored before
+    // the handler runs: one that may have run (the process died before its note, or its lease
+    // ran out) is repeated under that key once the payment has moved on.
+    let keyed = if action == FulfilmentAction::Fulfil {
+        match store.intend(payment_id, owner, &version).await? {
+            Some(first) => first,
+            None => return Ok(()), // the lease was lost: the pass that holds it handles it
+        }
+    } else {
+        version.clone()
+    };
     // The handler: what fulfilling means for a shop. Here, a line saying what it would do; a
     // real one passes the key to its own systems (a repeat after a crash is recognised there).
-    let key = format!("{payment_id}:{}", view.status_version.as_str());
+    let key = format!("{payment_id}:{keyed}");
     let what = match &order {
         Some(order) => format!(
             "order {}",

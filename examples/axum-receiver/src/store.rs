@@ -189,6 +189,25 @@ impl Store {
         .await
     }
 
+    /// Right before the handler is called with fulfil: the version whose key every fulfil of
+    /// the payment carries (`version`, unless one is stored); `None` when the lease was lost.
+    pub async fn intend(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        version: &str,
+    ) -> Result<Option<String>, Unavailable> {
+        let (id, who, at) = (payment_id.to_owned(), owner.to_owned(), version.to_owned());
+        let pg = self.postgres();
+        self.either(move |file| file.intend(&id, &who, &at), async move {
+            match pg {
+                Some(db) => db.intend(payment_id, owner, version).await,
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
     /// After a failure: tried again after `delay_secs`.
     pub async fn retry(
         &self,

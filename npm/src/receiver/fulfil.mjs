@@ -267,13 +267,25 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       }
       outcome = action;
     }
-    const idempotencyKey = `${paymentId}:${version}`;
+    let idempotencyKey = `${paymentId}:${version}`;
     if (fulfilledBefore && action === 'fulfil') {
       // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
       // in; paid again after a review): never twice.
       await store.complete({ paymentId, owner, version, outcome: 'fulfil', code: null, settled: true });
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'seen', code: 'fulfilled_before', integration });
       return 'seen';
+    }
+    if (action === 'fulfil') {
+      // A payment's fulfil keeps the key of the version it was first decided at, stored before
+      // the handler runs: one that may have run (the process died before its note, or its lease
+      // ran out) is repeated under that key even once the payment has moved to a newer
+      // version, so the handler's record of the key recognises it.
+      const first = await store.intend({ paymentId, owner, version });
+      if (first === null) {
+        emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
+        return 'lease_lost';
+      }
+      idempotencyKey = `${paymentId}:${first}`;
     }
     try {
       await opts.handle({
@@ -311,7 +323,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   }
 
   async function fulfil(options) {
-    needs(['claim', 'load', 'complete', 'retry', 'release'], 'fulfil');
+    needs(['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'fulfil');
     const opts = fulfilOptions(options, 'fulfil');
     await ready();
     const owner = ownerId();
@@ -336,7 +348,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const { intervalMs, ...rest } = options;
     integer(intervalMs, 'intervalMs', [1, 86_400_000]);
     fulfilOptions(rest, 'startFulfilment');
-    needs(['claim', 'load', 'complete', 'retry', 'release'], 'startFulfilment');
+    needs(['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
     let stopped = false;
     let wake = null;
     let timer = null;

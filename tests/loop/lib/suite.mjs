@@ -434,6 +434,42 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(calls, [['fulfil', '3', false], ['review', '4', true]]);
   });
 
+  test(`${name}: a fulfil whose note was lost (its pass outlived its lease) is repeated under its first key once the payment moved on, never a newer one`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    // Accept an underpayment of at most one unit: fulfil at 3 (partially paid), paid in full at 5.
+    const policy = (view) => (view.status === 'paid' || (view.status === 'partially_paid'
+      && BigInt(view.source_amount.amount_raw) - BigInt(view.amount_received_raw) <= 1n) ? 'fulfil' : 'review');
+    const created = await world.create({ orderRef: 'a slow shipment' });
+    await record(created);
+    await world.pay(created.payment_id, '12799');
+    const keys = [];
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    // The first pass ships, then hangs past its lease of 1 s (as a process that dies before its note).
+    const stuck = loop.fulfil({ confirm: world.confirm, policy, leaseSecs: 1, handle: async ({ action, idempotencyKey }) => {
+      keys.push([action, idempotencyKey]);
+      await gate;
+    } });
+    for (let i = 0; keys.length === 0; i += 1) {
+      assert.ok(i < 200, 'the first pass never reached handle');
+      await sleep(25);
+    }
+    await world.pay(created.payment_id, '1'); // paid in full at version 5
+    await sleep(1200);
+    const h = recorder();
+    await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
+    release();
+    await stuck;
+    // The second pass repeats the fulfil under the key of version 3 (the handler's record of it
+    // recognises the shipment), not under version 5's.
+    assert.deepEqual(keys, [['fulfil', `${created.payment_id}:3`]]);
+    assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:3`]]);
+    assert.equal(h.calls[0].statusVersion, '5');
+    // Handled at 5, fulfilled: nothing more is due, and a third pass ships nothing.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, policy })).claimed, 0);
+    assert.equal(h.calls.length, 1);
+  });
+
   test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();

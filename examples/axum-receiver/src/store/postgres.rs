@@ -20,7 +20,7 @@ use super::statements::Statements;
 use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
 
 /// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i32 = 2;
+const SCHEMA_VERSION: i32 = 3;
 
 /// PostgreSQL's `numeric` holds at most this many digits before the decimal point: a longer
 /// `status_version` is quarantined (`status_version_invalid`), as the npm receiver does.
@@ -330,6 +330,28 @@ impl Store {
             .await
             .map(|_| ())
             .map_err(|failure| unavailable(&failure))
+    }
+
+    /// Right before the handler is called with fulfil: the version whose key every fulfil of
+    /// the payment carries (kept when one is stored); `None` when the lease was lost.
+    pub async fn intend(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        version: &str,
+    ) -> Result<Option<String>, Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 3] = [
+            (&payment_id, Type::TEXT),
+            (&owner, Type::TEXT),
+            (&version, Type::TEXT),
+        ];
+        let rows = self
+            .run(&self.sql.one("intend"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        Ok(rows
+            .first()
+            .and_then(|row| row.try_get::<_, Option<String>>(0).ok().flatten()))
     }
 
     /// After a failure: the attempt counted, the lease released, the next try after the delay.

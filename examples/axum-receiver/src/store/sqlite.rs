@@ -12,7 +12,7 @@ use super::statements::Statements;
 use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
 
 /// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 impl From<rusqlite::Error> for Unavailable {
     fn from(e: rusqlite::Error) -> Self {
@@ -63,6 +63,13 @@ impl Store {
                 return Err("the file's tables were made by an earlier release of this example, whose schema differs from sql/sqlite.sql: start with a new file (DATABASE=...)".to_owned());
             }
             for statement in sql.all("migrate_1") {
+                tx.execute_batch(&statement).map_err(sqlite)?;
+            }
+        }
+        // Version 2 to 3: the fulfilment row's fulfil_version (version 1 has no such table:
+        // `schema` makes it whole).
+        if version == 2 {
+            for statement in sql.all("migrate_2") {
                 tx.execute_batch(&statement).map_err(sqlite)?;
             }
         }
@@ -221,6 +228,24 @@ impl Store {
             .execute([&done.payment_id])?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Right before the handler is called with fulfil: the version whose key every fulfil of
+    /// the payment carries (kept when one is stored); `None` when the lease was lost.
+    pub fn intend(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        version: &str,
+    ) -> Result<Option<String>, Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        let first: Option<String> = tx
+            .prepare_cached(&self.sql.one("intend"))?
+            .query_row(params![payment_id, owner, version], |row| row.get(0))
+            .optional()?
+            .flatten();
+        tx.commit()?;
+        Ok(first)
     }
 
     /// After a failure: the attempt counted, the lease released, the next try after the delay.

@@ -14,7 +14,7 @@ export const DEFAULT_PREFIX = 'cryptopay_';
  * the merchant loop (orders, fulfilment, and the integration and version handled beside the
  * events and payments). ready() migrates an older version forward, in one transaction.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
@@ -24,7 +24,13 @@ export const newerSchema = (what, version) => new Error(`${what}: the tables are
 export const olderSchema = (what, version, dialect) => new Error(`${what}: the tables are at schema version ${version}, `
   + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run the schema statements of `
   + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
-    : 'the `migrate_1` statements, then the `schema` ones, in one transaction'}), or let ready() do it (createTables: true)`);
+    : `the \`migrate_${version}\` statements, then the \`schema\` ones, in one transaction`}), or let ready() do it (createTables: true)`);
+
+/**
+ * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
+ * before `schema` runs (`schema` then makes what a later version adds): none for new tables.
+ */
+export const sqliteMigration = (sql, version) => (version === 1 ? sql.migrate_1 : version === 2 ? sql.migrate_2 : []);
 
 /** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
 export function bytes(value) {
@@ -62,6 +68,7 @@ export function loaded(row) {
     order: flag(row.has_order)
       ? { orderRef: row.order_ref ?? null, sourceAmount: String(row.source_amount), integration: row.order_integration ?? null, createdAt: isoTime(row.created_at) }
       : null,
+    fulfilVersion: textOrNull(row.fulfil_version),
   };
 }
 // Unquoted identifiers, lower case (PostgreSQL folds them), short enough for the longest
@@ -261,6 +268,7 @@ const SQLITE_COLUMNS = {
   fulfilment: {
     payment_id: TEXT_AFFINITY, handled_version: TEXT_AFFINITY, outcome: null, code: null, settled: null, seen_at: TEXT_AFFINITY,
     attempts: null, next_attempt_at: TEXT_AFFINITY, lease_owner: TEXT_AFFINITY, lease_until: TEXT_AFFINITY, updated_at: null,
+    fulfil_version: TEXT_AFFINITY,
   },
   schema: { name: TEXT_AFFINITY, version: null },
 };

@@ -9,7 +9,7 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -40,14 +40,15 @@ export function d1Store(binding, options) {
       // Tables of the first schema are checked before they are migrated.
       if (version === 1) checkSqliteColumns((await first(binding.prepare(sql.columns))), prefix, 'd1Store', 1);
       if (createTables) {
-        // One batch, one transaction: the migration from version 1 (when needed), then the
+        // One batch, one transaction: the migration from version 1 or 2 (when needed), then the
         // schema. Another isolate migrating at once fails at the first ALTER (the column is
         // there) and rolls back: the tables are then found at this version.
-        const statements = [...(version === 1 ? sql.migrate_1 : []), ...sql.schema];
+        const migration = sqliteMigration(sql, version);
+        const statements = [...migration, ...sql.schema];
         try {
           await binding.batch(statements.map((statement) => binding.prepare(statement)));
         } catch (error) {
-          if (version !== 1 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+          if (migration.length === 0 || await schemaVersion() !== SCHEMA_VERSION) throw error;
         }
       } else if (version > 0 && version < SCHEMA_VERSION) {
         throw olderSchema('d1Store', version, 'sqlite');
@@ -103,6 +104,10 @@ export function d1Store(binding, options) {
         binding.prepare(sql.complete_read).bind(paymentId),
       ]);
       return state?.results?.[0]?.handled_version ?? null;
+    },
+    async intend({ paymentId, owner, version }) {
+      const row = await first(binding.prepare(sql.intend).bind(paymentId, owner, version));
+      return row === undefined ? null : String(row.fulfil_version);
     },
     async retry({ paymentId, owner, delaySecs, code }) {
       const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code));

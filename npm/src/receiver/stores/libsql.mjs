@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -39,14 +39,15 @@ export function libsqlStore(client, options) {
         // Tables of the first schema are checked before they are migrated.
         if (version === 1) checkSqliteColumns(await first(sql.columns), prefix, 'libsqlStore', 1);
         if (createTables) {
-          // One write batch, one transaction: the migration from version 1 (when needed),
+          // One write batch, one transaction: the migration from version 1 or 2 (when needed),
           // then the schema. A client migrating at once fails at the first ALTER and rolls
           // back: the tables are then found at this version.
-          const statements = [...(version === 1 ? sql.migrate_1 : []), ...sql.schema];
+          const migration = sqliteMigration(sql, version);
+          const statements = [...migration, ...sql.schema];
           try {
             await client.batch(statements.map((text) => statement(text)), 'write');
           } catch (error) {
-            if (version !== 1 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+            if (migration.length === 0 || await schemaVersion() !== SCHEMA_VERSION) throw error;
           }
         } else if (version > 0 && version < SCHEMA_VERSION) {
           throw olderSchema('libsqlStore', version, 'sqlite');
@@ -115,6 +116,11 @@ export function libsqlStore(client, options) {
       ], 'write');
       const handled = state?.rows?.[0]?.handled_version;
       return handled === undefined || handled === null ? null : String(handled);
+    },
+    async intend({ paymentId, owner, version }) {
+      const [intended] = await client.batch([statement(sql.intend, [paymentId, owner, version])], 'write');
+      const row = intended?.rows?.[0];
+      return row === undefined ? null : String(row.fulfil_version);
     },
     async retry({ paymentId, owner, delaySecs, code }) {
       const [retried] = await client.batch([statement(sql.retry, [paymentId, owner, delaySecs, code])], 'write');

@@ -21,7 +21,7 @@ export function memoryStore(options) {
   const free = (row, at) => (row.lease_until === null || row.lease_until < at) && (row.next_attempt_at === null || row.next_attempt_at <= at);
   const state = (paymentId) => ({
     payment_id: paymentId, handled_version: null, outcome: null, code: null, settled: false, seen_at: now(), attempts: 0,
-    next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(),
+    next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(), fulfil_version: null,
   });
   const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
 
@@ -110,7 +110,15 @@ export function memoryStore(options) {
         eventId: payment?.event_id ?? null,
         hasPayment: payment !== undefined,
         order: order ? { orderRef: order.order_ref, sourceAmount: order.source_amount, integration: order.integration, createdAt: order.created_at } : null,
+        fulfilVersion: row.fulfil_version,
       };
+    },
+    async intend({ paymentId, owner, version }) {
+      const row = fulfilment.get(paymentId);
+      if (!row || row.lease_owner !== owner) return null;
+      row.fulfil_version ??= version;
+      row.updated_at = now();
+      return row.fulfil_version;
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {
       const row = fulfilment.get(paymentId);

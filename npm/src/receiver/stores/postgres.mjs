@@ -54,6 +54,7 @@ const COLUMNS = {
   fulfilment: {
     payment_id: TEXT, handled_version: ['numeric'], outcome: TEXT, code: TEXT, settled: ['boolean'], seen_at: null,
     attempts: null, next_attempt_at: null, lease_owner: TEXT, lease_until: null, updated_at: null,
+    fulfil_version: ['numeric'],
   },
   schema: { name: TEXT, version: null },
 };
@@ -207,6 +208,10 @@ export function postgresStore(client, options) {
     async complete({ paymentId, owner, version, outcome, code, settled }) {
       const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled]))).rows;
       return row?.handled_version ?? null;
+    },
+    async intend({ paymentId, owner, version }) {
+      const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version]))).rows;
+      return row === undefined ? null : String(row.fulfil_version);
     },
     async retry({ paymentId, owner, delaySecs, code }) {
       const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code]))).rows;

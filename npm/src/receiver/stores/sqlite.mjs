@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -147,12 +147,9 @@ export function sqliteStore(db, options) {
       try {
         const version = schemaVersion();
         if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
-        if (version === 1) {
-          // Tables of the first schema are checked before they are migrated.
-          checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
-          for (const statement of sql.migrate_1) one(statement);
-        }
-        for (const statement of sql.schema) one(statement);
+        // Tables of the first schema are checked before they are migrated.
+        if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
+        for (const statement of [...sqliteMigration(sql, version), ...sql.schema]) one(statement);
         commit.run();
       } catch (error) {
         try {
@@ -197,6 +194,7 @@ export function sqliteStore(db, options) {
       loadRenew: db.prepare(sql.load_renew),
       load: db.prepare(sql.load),
       complete: db.prepare(sql.complete),
+      intend: db.prepare(sql.intend),
       completeMark: db.prepare(sql.complete_mark),
       completeRead: db.prepare(sql.complete_read),
       retry: db.prepare(sql.retry),
@@ -265,6 +263,12 @@ export function sqliteStore(db, options) {
         step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]);
         step(statements.completeMark, [paymentId]);
         return step(statements.completeRead, [paymentId])?.handled_version ?? null;
+      });
+    },
+    intend({ paymentId, owner, version }) {
+      return enqueue(() => {
+        const row = step(statements.intend, [paymentId, owner, version]);
+        return row === undefined || row === null ? null : String(row.fulfil_version);
       });
     },
     retry({ paymentId, owner, delaySecs, code }) {
