@@ -4,14 +4,33 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode};
-use cryptopay_verify::DeliveryHeaders;
+use cryptopay_verify::{DeliveryHeaders, ErrorKind};
 use serde_json::json;
 
 use crate::{Answer, App, quarantine, record};
 
 /// `POST /webhook`: the raw body and the two header values, verified before anything is parsed.
-pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Answer {
+pub async fn webhook(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    // Longer than the body limit (the verifier's `max_body_bytes`, main.rs): 413 with the
+    // npm receiver's body, not axum's own text; a body that could not be read, its status.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return too_large();
+        }
+        Err(rejection) => {
+            return (
+                rejection.status(),
+                Json(json!({"error": "body_unreadable"})),
+            );
+        }
+    };
     let now_secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -26,7 +45,16 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Byte
         Ok(verified) => record(app, verified.event, now_secs).await,
         // Authentic, but no event this receiver applies: kept, and acknowledged.
         Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
+        Err(e) if e.kind() == ErrorKind::BodyTooLarge => too_large(),
         // The code only (the message may describe the configuration).
         Err(e) => (StatusCode::BAD_REQUEST, Json(json!({"error": e.code()}))),
     }
+}
+
+/// 413, as the npm receiver answers a body over `max_body_bytes`.
+fn too_large() -> Answer {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Json(json!({"error": ErrorKind::BodyTooLarge.code()})),
+    )
 }

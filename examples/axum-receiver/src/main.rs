@@ -39,8 +39,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use cryptopay_verify::{
-    DEFAULT_MAX_BODY_BYTES, Event, Secret, SecretEntry, SecretSet, SourceAmount, Verifier,
-    VerifyOptions, request_fingerprint,
+    Event, Secret, SecretEntry, SecretSet, SourceAmount, Verifier, VerifyOptions,
+    request_fingerprint,
 };
 use serde_json::{Value, json};
 
@@ -183,7 +183,7 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
         return refuse("not_json");
     };
     let payment_id = match created.get("payment_id").and_then(Value::as_str) {
-        Some(id) if !id.is_empty() && id.len() <= 1024 && !id.contains('\0') => id.to_owned(),
+        Some(id) if !id.is_empty() && store::storable_id(id) => id.to_owned(),
         _ => return refuse("payment_id_invalid"),
     };
     let order_ref = match created.get("order_ref") {
@@ -324,8 +324,11 @@ async fn main() -> Result<(), String> {
     }
     let router = router
         .fallback(not_found)
-        // Larger bodies are answered 413 before the handler runs.
-        .layer(DefaultBodyLimit::max(DEFAULT_MAX_BODY_BYTES))
+        // Larger bodies are answered 413 before they are read: the verifier's own limit, one
+        // number for both.
+        .layer(DefaultBodyLimit::max(
+            app.verifier.options().max_body_bytes(),
+        ))
         .with_state(app);
     let host = env("HOST").unwrap_or_else(|_| "127.0.0.1".to_owned());
     let port = env("PORT").unwrap_or_else(|_| "8080".to_owned());

@@ -80,6 +80,12 @@ pub struct Completion {
 /// cannot.
 const MAX_ID_BYTES: usize = 1024;
 
+/// Whether every store can hold `id` as an `event_id` or `payment_id`: at most `MAX_ID_BYTES`
+/// and no NUL.
+pub fn storable_id(id: &str) -> bool {
+    id.len() <= MAX_ID_BYTES && !id.contains('\0')
+}
+
 pub enum Store {
     Sqlite(Arc<Mutex<sqlite::Store>>),
     Postgres(postgres::Store),
@@ -243,10 +249,7 @@ impl Store {
     /// version longer than PostgreSQL's `numeric` holds (`status_version_invalid`).
     pub fn unrecordable(&self, event: &Event) -> Option<&'static str> {
         let ids = [event.event_id(), event.payment_id()];
-        if ids
-            .iter()
-            .any(|id| id.len() > MAX_ID_BYTES || id.contains('\0'))
-        {
+        if !ids.iter().all(|id| storable_id(id)) {
             return Some("event_malformed");
         }
         let digits = event.status_version().as_str().len();
