@@ -3,6 +3,7 @@
 // caught by the rule it breaks (careless.test.mjs has one per defect class).
 
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
@@ -264,6 +265,35 @@ describe('careless receivers are caught by the rule they break', () => {
     // stale_timestamp's t= variant is one of those signatures too.
     assert.deepEqual(run.notJudged, ['bad_signature', 'stale_timestamp']);
     assert.match(gotOf(run, 'response_time'), /^no answer to 6 of 35: bad_signature \(empty value\): ECONNRESET; /);
+  });
+});
+
+describe('the wrong scheme in --url', () => {
+  test('https:// to a plain-HTTP receiver: exit 2, the fix is http://, not a certificate', async () => {
+    const server = await startServer(verifyingReceiver());
+    try {
+      const run = await conformance(server.url.replace('http://', 'https://'));
+      assert.equal(run.code, 2, shown(run));
+      assert.match(run.stderr, /cannot reach the receiver at https:\/\/127\.0\.0\.1:\d+\/webhook: EPROTO\nno rule was checked \(exit 2\)\. Nothing at that address speaks TLS: .*give --url as http:\/\//);
+      assert.doesNotMatch(run.stderr, /NODE_EXTRA_CA_CERTS/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('http:// where every connection is closed unanswered (as a TLS receiver closes plain HTTP): the hint names https://', async () => {
+    // A stand-in for a TLS server met with plain HTTP: it closes each connection unanswered.
+    const server = net.createServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    try {
+      const run = await runCli(['conformance', '--url', `http://127.0.0.1:${server.address().port}/webhook`, '--secret-env', SECRET_ENV,
+        '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER], { env: { [SECRET_ENV]: SECRET } });
+      assert.equal(run.code, 1, shown(run));
+      // The table wraps its hints: read them as one line.
+      assert.match(run.stdout.replace(/\s+/g, ' '), /every delivery's connection was closed without an answer \(ECONNRESET\): a receiver served over TLS closes a plain-HTTP connection so; if yours is, give --url as https:\/\//);
+    } finally {
+      await new Promise((resolve) => { server.close(resolve); });
+    }
   });
 });
 

@@ -275,9 +275,12 @@ async function conformanceCommand(argv) {
   const outcome = await runConformance({ ...config, timeoutMs: Math.round(config.timeoutSecs * 1000), onProgress: progress.step });
   progress.done();
   if (outcome.unreachable) {
-    const tls = /CERT|SSL|TLS|UNABLE_TO_|SIGNATURE|EPROTO/i.test(outcome.unreachable)
-      ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'
-      : 'Is the receiver running and listening on that address?';
+    // EPROTO: the TLS handshake met something that is not TLS (a plain-HTTP server).
+    const tls = /^EPROTO$|WRONG_VERSION/i.test(outcome.unreachable)
+      ? 'Nothing at that address speaks TLS: for a receiver served over plain HTTP (a local one), give --url as http://...; else check the port.'
+      : /CERT|SSL|TLS|UNABLE_TO_|SIGNATURE/i.test(outcome.unreachable)
+        ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'
+        : 'Is the receiver running and listening on that address?';
     write.err(`${NAME} conformance: cannot reach the receiver at ${shown}: ${outcome.unreachable}\n` +
       `no rule was checked (exit 2). ${tls}\n`);
     return 2;

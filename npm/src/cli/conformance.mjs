@@ -284,7 +284,9 @@ export async function runConformance(config) {
     }
   }
   return {
-    results: judge(observed, { timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader], stopped }),
+    results: judge(observed, {
+      timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader], stopped, plainHttp: url.protocol === 'http:',
+    }),
   };
 }
 

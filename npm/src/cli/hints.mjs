@@ -54,7 +54,7 @@ export function hintFor(rule, ctx) {
     case 'future_timestamp':
       return skewHint(rule, ctx);
     case 'response_time':
-      return responseTime(ctx.all);
+      return responseTime(ctx.all, ctx.plainHttp);
     default:
       return STATIC[rule];
   }
@@ -150,10 +150,15 @@ function badSignature(ds) {
   return BAD_SIGNATURE.filter(([when]) => when(accepted)).map(([, text]) => text).join('; ');
 }
 
-function responseTime(all) {
+function responseTime(all, plainHttp) {
   const late = all.filter((d) => !answered(d));
   const closed = late.filter((d) => !d.timedOut);
   const rules = (ds) => [...new Set(ds.map((d) => d.rule))].join(', ');
+  // Every connection closed at once, none answered: what a TLS server does to plain HTTP.
+  if (plainHttp && all.length > 0 && closed.length === all.length) {
+    return `every delivery's connection was closed without an answer (${closed[0].error}): a receiver served over ` +
+      'TLS closes a plain-HTTP connection so; if yours is, give --url as https://...; else it crashed on each';
+  }
   if (closed.length > 0) {
     return `the connection was closed without an answer (${closed[0].error}) on ${closed.length} deliveries ` +
       `(${rules(closed)}): did the receiver crash on them? Answer every delivery, a hostile one with 4xx`;
