@@ -330,14 +330,16 @@ LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
 WHERE f.payment_id = $1::text;
 
 -- statement: intend
--- $1 payment_id, $2 the owner, $3 the version. Right before `handle` is called with fulfil: the
--- version whose key (payment_id:version) every fulfil of this payment carries from then on,
--- kept when one is stored already (a fulfil that may have run, repeated after a crash or a
--- lost lease once the payment moved on, keeps its first key), while the lease is still this
--- owner's; durable (as `record`) before the handler runs. Returns the version stored; no row
--- when the lease is not this owner's.
-UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, $3::numeric), updated_at = now()
-WHERE payment_id = $1::text AND lease_owner = $2::text
+-- $1 payment_id, $2 the owner, $3 the version, $4 the lease in seconds. Right before `handle` is
+-- called with fulfil: the version whose key (payment_id:version) every fulfil of this payment
+-- carries from then on, kept when one is stored already (a fulfil that may have run, repeated
+-- after a crash or a lost lease once the payment moved on, keeps its first key), while the
+-- lease is still this owner's and has not run out; the lease renewed for $4 seconds from now,
+-- for the handler; durable (as `record`) before the handler runs. Returns the version stored;
+-- no row when the lease is not this owner's.
+UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, $3::numeric),
+  lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
+WHERE payment_id = $1::text AND lease_owner = $2::text AND lease_until > now()
   AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
         ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 RETURNING fulfil_version::text AS fulfil_version;

@@ -330,15 +330,19 @@ LEFT JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
 WHERE f.payment_id = (SELECT payment_id FROM params);
 
 -- statement: intend
--- Parameters: payment_id, the owner, the version. Right before `handle` is called with fulfil:
--- the version whose key (payment_id:version) every fulfil of this payment carries from then
--- on, kept when one is stored already (a fulfil that may have run, repeated after a crash or
--- a lost lease, once the payment moved on, keeps its first key), while the lease is still this
--- owner's. Returns the version stored; no row when the lease is not this owner's.
-WITH params (payment_id, owner, version) AS (VALUES (?, ?, ?))
+-- Parameters: payment_id, the owner, the version, the lease in seconds. Right before `handle`
+-- is called with fulfil: the version whose key (payment_id:version) every fulfil of this
+-- payment carries from then on, kept when one is stored already (a fulfil that may have run,
+-- repeated after a crash or a lost lease, once the payment moved on, keeps its first key),
+-- while the lease is still this owner's and has not run out; the lease renewed for that many
+-- seconds from now, for the handler. Returns the version stored; no row when the lease is not
+-- this owner's.
+WITH params (payment_id, owner, version, lease_secs) AS (VALUES (?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, (SELECT version FROM params)),
+  lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
   updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+  AND lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 RETURNING fulfil_version;
 
 -- statement: complete

@@ -354,13 +354,14 @@ export interface ReceiverStore {
   /**
    * The merchant loop, right before `handle` is called with `fulfil`: stores `version` as the
    * one whose key (`payment_id:version`) every fulfil of the payment carries, unless one is
-   * stored already, while the lease is still this owner's; resolves the version stored, or
-   * `null` when the lease was lost. Durable before it resolves.
+   * stored already, while the lease is still this owner's and has not run out, and renews the
+   * lease for `leaseSecs` from now; resolves the version stored, or `null` when the lease was
+   * lost. Durable before it resolves.
    *
    * @example
-   * const first = await store.intend({ paymentId: 'pay_1', owner: 'pass-1', version: '5' }); // '3' when a fulfil was decided at 3
+   * const first = await store.intend({ paymentId: 'pay_1', owner: 'pass-1', version: '5', leaseSecs: 300 }); // '3' when a fulfil was decided at 3
    */
-  intend?(request: { paymentId: string; owner: string; version: string }): Promise<string | null>;
+  intend?(request: { paymentId: string; owner: string; version: string; leaseSecs: number }): Promise<string | null>;
   /**
    * The merchant loop, after a failure: counts the attempt, releases the lease, sets when to
    * try again; resolves the attempts so far (`null` when the lease was lost).
@@ -1046,7 +1047,8 @@ export interface FulfilmentRecord {
    */
   integration?: string | null | undefined;
   /**
-   * The key the handler was given: `payment_id:status_version`.
+   * The key the handler was given: `payment_id:status_version` (for `fulfil`, of the version
+   * the payment's fulfil was first decided at).
    *
    * @example
    * idempotencyKey: 'pay_1:3'
@@ -1217,7 +1219,7 @@ export interface ConfirmContext {
 
 /**
  * What `handle` is called with, at least once for each (payment, status_version) a pass
- * reads. A payment reaches `handle` with `fulfil` at one version only.
+ * reads. A payment reaches `handle` with `fulfil` under one key only.
  *
  * @example
  * async function handle({ action, order, idempotencyKey }: HandleInput) {
@@ -1249,7 +1251,8 @@ export interface HandleInput {
   order: StoredOrder | null;
   /**
    * `payment_id:status_version`: the same for every call about the same facts; give it to the
-   * systems the handler calls so that a repeat after a crash is recognised there. For
+   * systems the handler calls (with the action, where one table records them all) so that a
+   * repeat after a crash is recognised there. For
    * `fulfil`, the version is the one the payment's fulfil was first decided at (stored before
    * the handler runs): a fulfil repeated after a crash, once the payment has moved to a newer
    * version, carries the same key, so keying a shipment by it ships once.
@@ -2057,8 +2060,8 @@ export interface FromEnvOptions {
  * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
  * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
  * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too, and so is a
- * variable whose name starts with `CRYPTOPAY_WEBHOOK_SECRET` that is none of the four above
- * (a misspelt Secret would go unread), named with the one meant when it is a near miss.
+ * variable one edit (or only letter case) away from one of the four Secret names above (a
+ * misspelt Secret would go unread), naming the one meant.
  * @example
  * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
  *

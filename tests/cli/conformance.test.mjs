@@ -274,7 +274,7 @@ describe('the wrong scheme in --url', () => {
     try {
       const run = await conformance(server.url.replace('http://', 'https://'));
       assert.equal(run.code, 2, shown(run));
-      assert.match(run.stderr, /cannot reach the receiver at https:\/\/127\.0\.0\.1:\d+\/webhook: EPROTO\nno rule was checked \(exit 2\)\. Nothing at that address speaks TLS: .*give --url as http:\/\//);
+      assert.match(run.stderr, /cannot reach the receiver at https:\/\/127\.0\.0\.1:\d+\/webhook: EPROTO \(wrong version number\)\nno rule was checked \(exit 2\)\. Nothing at that address speaks TLS: .*give --url as http:\/\//);
       assert.doesNotMatch(run.stderr, /NODE_EXTRA_CA_CERTS/);
     } finally {
       await server.close();

@@ -129,27 +129,28 @@ describe('receiverOptionsFromEnv', () => {
     assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
   });
 
-  test('a variable named like one of its Secrets that it does not read is refused, by name, with the name meant', () => {
+  test('a variable one edit (or letter case) from one of its Secrets\' names is refused, naming the one meant', () => {
     const reads = 'it reads CRYPTOPAY_WEBHOOK_SECRET, CRYPTOPAY_WEBHOOK_SECRET_PENDING, CRYPTOPAY_WEBHOOK_SECRET_RETIRING ' +
-      'and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: rename it, or remove it';
+      'and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL; rename it, or remove it';
     // A misspelt retiring Secret would leave the old one unread for the whole rotation.
     const misspelt = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRNG: 'whsec_old_value', CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' };
     const message = refusal(misspelt);
-    assert.equal(message, 'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRNG is not a variable receiverOptionsFromEnv reads ' +
-      `(did you mean CRYPTOPAY_WEBHOOK_SECRET_RETIRING? ${reads})`);
+    assert.equal(message, 'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRNG is not a variable receiverOptionsFromEnv reads: ' +
+      `did you mean CRYPTOPAY_WEBHOOK_SECRET_RETIRING? (${reads})`);
     assert.ok(!message.includes('whsec_old_value'), message);
-    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_NEXT: 'whsec_x' }), /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_NEXT is not a variable receiverOptionsFromEnv reads \(it reads /);
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_PENDNG: 'whsec_x' }), /did you mean CRYPTOPAY_WEBHOOK_SECRET_PENDING\?/);
     // Letter case: process.env on Linux reads names exactly, so this pending Secret is unread.
     assert.match(refusal({ ...ENV, cryptopay_webhook_secret_pending: 'whsec_x' }), /cryptopay_webhook_secret_pending is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET_PENDING\?/);
-    // A name that is no plain variable name (a pasted value in it) is not shown.
-    const pasted = refusal({ ...ENV, 'CRYPTOPAY_WEBHOOK_SECRET whsec_pasted': '1' });
+    // A near miss that is no plain variable name (a pasted value in it) is not shown.
+    const pasted = refusal({ ...ENV, 'CRYPTOPAY_WEBHOOK_SECRET ': 'whsec_pasted' });
     assert.ok(!pasted.includes('whsec_pasted'), pasted);
-    assert.match(pasted, /a variable whose name starts with CRYPTOPAY_WEBHOOK_SECRET is not a variable/);
+    assert.match(pasted, /a variable whose name starts with CRYPTOPAY_WEBHOOK_SECRET is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET\?/);
     // Named with the missing ones, in the one error.
     assert.match(refusal({ CRYPTOPAY_WEBHOOK_SECRETS: 'whsec_x', TIMESTAMP_HEADER: 'X-T', SIGNATURE_HEADER: 'X-S' }),
       /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRETS is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET\? .*; set CRYPTOPAY_WEBHOOK_SECRET in the environment/);
-    // Empty ones are unset, as everywhere here; other names are not this function's business.
-    assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_OLD: '', CRYPTOPAY_WEBHOOK_URL: 'x' }).secrets, SECRET);
+    // Other names, even under the prefix, are the deployment's own; empty ones are unset.
+    const own = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_SHOP_B: 'whsec_b', CRYPTOPAY_WEBHOOK_SECRET_FILE: '/run/secrets/x', CRYPTOPAY_WEBHOOK_SECRET_RETIRNG: '' };
+    assert.equal(rx.receiverOptionsFromEnv(own).secrets, SECRET);
   });
 
   test('a value that is not text where text is read is refused, by name', () => {

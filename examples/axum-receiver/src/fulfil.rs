@@ -305,7 +305,10 @@ async fn work(
     // the handler runs: one that may have run (the process died before its note, or its lease
     // ran out) is repeated under that key once the payment has moved on.
     let keyed = if action == FulfilmentAction::Fulfil {
-        match store.intend(payment_id, owner, &version).await? {
+        match store
+            .intend(payment_id, owner, &version, LEASE_SECS)
+            .await?
+        {
             Some(first) => first,
             None => return Ok(()), // the lease was lost: the pass that holds it handles it
         }

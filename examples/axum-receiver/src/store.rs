@@ -202,15 +202,19 @@ impl Store {
         payment_id: &str,
         owner: &str,
         version: &str,
+        lease_secs: i32,
     ) -> Result<Option<String>, Unavailable> {
         let (id, who, at) = (payment_id.to_owned(), owner.to_owned(), version.to_owned());
         let pg = self.postgres();
-        self.either(move |file| file.intend(&id, &who, &at), async move {
-            match pg {
-                Some(db) => db.intend(payment_id, owner, version).await,
-                None => Ok(None),
-            }
-        })
+        self.either(
+            move |file| file.intend(&id, &who, &at, lease_secs),
+            async move {
+                match pg {
+                    Some(db) => db.intend(payment_id, owner, version, lease_secs).await,
+                    None => Ok(None),
+                }
+            },
+        )
         .await
     }
 

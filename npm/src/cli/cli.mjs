@@ -275,8 +275,8 @@ async function conformanceCommand(argv) {
   const outcome = await runConformance({ ...config, timeoutMs: Math.round(config.timeoutSecs * 1000), onProgress: progress.step });
   progress.done();
   if (outcome.unreachable) {
-    // EPROTO: the TLS handshake met something that is not TLS (a plain-HTTP server).
-    const tls = /^EPROTO$|WRONG_VERSION/i.test(outcome.unreachable)
+    // The TLS handshake met something that is not TLS (a plain-HTTP server).
+    const tls = /wrong version number/i.test(outcome.unreachable)
       ? 'Nothing at that address speaks TLS: for a receiver served over plain HTTP (a local one), give --url as http://...; else check the port.'
       : /CERT|SSL|TLS|UNABLE_TO_|SIGNATURE/i.test(outcome.unreachable)
         ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'

@@ -35,8 +35,13 @@ export function post(client, url, body, headers, timeoutMs) {
       });
     });
     // The error's code only (ECONNREFUSED, ECONNRESET, CERT_HAS_EXPIRED...): a message may
-    // name the address.
-    const failed = (error) => finish({ error: error.code ?? 'connection failed', timedOut: false });
+    // name the address. OpenSSL's "wrong version number" (the handshake met something that is
+    // not TLS, a plain-HTTP server) is told apart from EPROTO's other causes.
+    const failed = (error) => finish({
+      error: error.code === 'EPROTO' && /wrong version number/i.test(String(error.message)) ? 'EPROTO (wrong version number)'
+        : error.code ?? 'connection failed',
+      timedOut: false,
+    });
     req.on('error', failed);
     req.on('response', (res) => {
       const chunks = [];

@@ -280,7 +280,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       // the handler runs: one that may have run (the process died before its note, or its lease
       // ran out) is repeated under that key even once the payment has moved to a newer
       // version, so the handler's record of the key recognises it.
-      const first = await store.intend({ paymentId, owner, version });
+      const first = await store.intend({ paymentId, owner, version, leaseSecs });
       if (first === null) {
         emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
         return 'lease_lost';

@@ -436,9 +436,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
 
   test(`${name}: a fulfil whose note was lost (its pass outlived its lease) is repeated under its first key once the payment moved on, never a newer one`, async (t) => {
     const { loop, world, record } = await setup(t);
-    // Accept an underpayment of at most one unit: fulfil at 3 (partially paid), paid in full at 5.
+    // Accept an underpayment of at most one unit: fulfil at 3 (partially paid), paid in full at 5;
+    // anything else (confirming at 4) waits.
     const policy = (view) => (view.status === 'paid' || (view.status === 'partially_paid'
-      && BigInt(view.source_amount.amount_raw) - BigInt(view.amount_received_raw) <= 1n) ? 'fulfil' : 'review');
+      && BigInt(view.source_amount.amount_raw) - BigInt(view.amount_received_raw) <= 1n) ? 'fulfil' : 'wait');
     const created = await world.create({ orderRef: 'a slow shipment' });
     await record(created);
     await world.pay(created.payment_id, '12799');
@@ -455,7 +456,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       await sleep(25);
     }
     await world.pay(created.payment_id, '1'); // paid in full at version 5
-    await sleep(1200);
+    await sleep(1500); // the first pass's lease has run out
     const h = recorder();
     await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
     release();
@@ -463,11 +464,31 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     // The second pass repeats the fulfil under the key of version 3 (the handler's record of it
     // recognises the shipment), not under version 5's.
     assert.deepEqual(keys, [['fulfil', `${created.payment_id}:3`]]);
-    assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:3`]]);
-    assert.equal(h.calls[0].statusVersion, '5');
+    const fulfils = h.calls.filter((c) => c.action === 'fulfil');
+    assert.deepEqual(fulfils.map((c) => [c.idempotencyKey, c.statusVersion]), [[`${created.payment_id}:3`, '5']]);
     // Handled at 5, fulfilled: nothing more is due, and a third pass ships nothing.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, policy })).claimed, 0);
-    assert.equal(h.calls.length, 1);
+    assert.equal(h.calls.filter((c) => c.action === 'fulfil').length, 1);
+  });
+
+  test(`${name}: intend stores the first fulfil version under a live lease only, and renews it`, async (t) => {
+    const { store, world, record } = await setup(t);
+    const created = await world.create({ orderRef: 'intend' });
+    await record(created);
+    const id = created.payment_id;
+    await world.pay(id, '12800');
+    await world.settle(); // its events recorded: the payment is due
+    const claimed = await store.claim({ owner: 'a', leaseSecs: 1, batch: 10, recoverAfterSecs: 900 });
+    assert.ok(claimed.includes(id), claimed.join(' '));
+    assert.equal(await store.intend({ paymentId: id, owner: 'b', version: '3', leaseSecs: 60 }), null, 'not the owner');
+    assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '3', leaseSecs: 2 }), '3');
+    assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '5', leaseSecs: 2 }), '3', 'the first version kept');
+    await sleep(1200); // past the claim's lease of 1 s, within the renewed one of 2 s
+    assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '7', leaseSecs: 1 }), '3', 'renewed: still held');
+    await sleep(1300);
+    assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '7', leaseSecs: 60 }), null, 'the lease ran out');
+    const state = await store.load({ paymentId: id, owner: 'a', recoverAfterSecs: 900, leaseSecs: 60 });
+    assert.deepEqual([state.leased, state.fulfilVersion], [false, '3']);
   });
 
   test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async (t) => {

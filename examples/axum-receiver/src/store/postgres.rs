@@ -339,11 +339,13 @@ impl Store {
         payment_id: &str,
         owner: &str,
         version: &str,
+        lease_secs: i32,
     ) -> Result<Option<String>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 3] = [
+        let params: [(&(dyn ToSql + Sync), Type); 4] = [
             (&payment_id, Type::TEXT),
             (&owner, Type::TEXT),
             (&version, Type::TEXT),
+            (&lease_secs, Type::INT4),
         ];
         let rows = self
             .run(&self.sql.one("intend"), &params)

@@ -237,11 +237,14 @@ impl Store {
         payment_id: &str,
         owner: &str,
         version: &str,
+        lease_secs: i32,
     ) -> Result<Option<String>, Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
         let first: Option<String> = tx
             .prepare_cached(&self.sql.one("intend"))?
-            .query_row(params![payment_id, owner, version], |row| row.get(0))
+            .query_row(params![payment_id, owner, version, lease_secs], |row| {
+                row.get(0)
+            })
             .optional()?
             .flatten();
         tx.commit()?;

@@ -105,8 +105,8 @@ export function d1Store(binding, options) {
       ]);
       return state?.results?.[0]?.handled_version ?? null;
     },
-    async intend({ paymentId, owner, version }) {
-      const row = await first(binding.prepare(sql.intend).bind(paymentId, owner, version));
+    async intend({ paymentId, owner, version, leaseSecs }) {
+      const row = await first(binding.prepare(sql.intend).bind(paymentId, owner, version, leaseSecs));
       return row === undefined ? null : String(row.fulfil_version);
     },
     async retry({ paymentId, owner, delaySecs, code }) {

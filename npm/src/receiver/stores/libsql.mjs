@@ -117,8 +117,8 @@ export function libsqlStore(client, options) {
       const handled = state?.rows?.[0]?.handled_version;
       return handled === undefined || handled === null ? null : String(handled);
     },
-    async intend({ paymentId, owner, version }) {
-      const [intended] = await client.batch([statement(sql.intend, [paymentId, owner, version])], 'write');
+    async intend({ paymentId, owner, version, leaseSecs }) {
+      const [intended] = await client.batch([statement(sql.intend, [paymentId, owner, version, leaseSecs])], 'write');
       const row = intended?.rows?.[0];
       return row === undefined ? null : String(row.fulfil_version);
     },

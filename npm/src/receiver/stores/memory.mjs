@@ -64,7 +64,8 @@ export function memoryStore(options) {
       if (heldUnknown(paymentId)) {
         const payment = payments.get(paymentId);
         if (payment) payment.handled_version = null;
-        fulfilment.set(paymentId, state(paymentId));
+        // As the SQL stores: the state reset, the first fulfil version kept.
+        fulfilment.set(paymentId, { ...state(paymentId), fulfil_version: before?.fulfil_version ?? null });
       } else if (!fulfilment.has(paymentId)) {
         fulfilment.set(paymentId, state(paymentId));
       }
@@ -113,11 +114,11 @@ export function memoryStore(options) {
         fulfilVersion: row.fulfil_version,
       };
     },
-    async intend({ paymentId, owner, version }) {
+    async intend({ paymentId, owner, version, leaseSecs }) {
       const row = fulfilment.get(paymentId);
-      if (!row || row.lease_owner !== owner) return null;
+      if (!row || row.lease_owner !== owner || !(row.lease_until > now())) return null;
       row.fulfil_version ??= version;
-      row.updated_at = now();
+      Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return row.fulfil_version;
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {

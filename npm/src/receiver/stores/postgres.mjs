@@ -209,8 +209,8 @@ export function postgresStore(client, options) {
       const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled]))).rows;
       return row?.handled_version ?? null;
     },
-    async intend({ paymentId, owner, version }) {
-      const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version]))).rows;
+    async intend({ paymentId, owner, version, leaseSecs }) {
+      const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version, leaseSecs]))).rows;
       return row === undefined ? null : String(row.fulfil_version);
     },
     async retry({ paymentId, owner, delaySecs, code }) {

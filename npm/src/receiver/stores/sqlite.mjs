@@ -265,9 +265,9 @@ export function sqliteStore(db, options) {
         return step(statements.completeRead, [paymentId])?.handled_version ?? null;
       });
     },
-    intend({ paymentId, owner, version }) {
+    intend({ paymentId, owner, version, leaseSecs }) {
       return enqueue(() => {
-        const row = step(statements.intend, [paymentId, owner, version]);
+        const row = step(statements.intend, [paymentId, owner, version, leaseSecs]);
         return row === undefined || row === null ? null : String(row.fulfil_version);
       });
     },
