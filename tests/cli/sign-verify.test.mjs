@@ -88,6 +88,16 @@ describe('verify', () => {
     const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, '-'], tampered);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /signature_mismatch: .*raw request bytes/);
+    assert.match(run.stderr, /^cryptopay-verify verify: not verified\n/);
+    assert.equal(run.stdout, '');
+  });
+
+  test('an authentic body that is no usable event: exit 1, and the heading says the signature was valid', async () => {
+    const other = Buffer.from(body.toString().replace('payment.updated', 'payment.created'));
+    const signature = createHmac('sha256', SECRET).update(`${TS}.`).update(other).digest('hex');
+    const run = await verify(['--timestamp', TS, '--signature', signature, '--now', TS, '-'], other);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^cryptopay-verify verify: signature valid, event not usable\nevent_type_unknown: /);
     assert.equal(run.stdout, '');
   });
 

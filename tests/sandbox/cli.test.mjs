@@ -138,7 +138,8 @@ describe('usage errors, refusals and what is never printed', () => {
     stops.push(() => server.stop('SIGINT'));
     const unknown = await run(['sandbox', 'pay', '--url', server.match[1], '--payment', 'pay_nope', '--amount-raw', '1']);
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /payment_not_found: /);
+    assert.match(unknown.stderr, /^cryptopay-verify sandbox pay: payment_not_found: /);
+    assert.doesNotMatch(unknown.stderr, /payment_not_found: payment_not_found/, 'the code said once');
     assert.match(server.output(), /webhook {9}none: set one up with POST \/v1\/webhook-endpoints/);
     const port2 = Number(new URL(server.match[1]).port);
     const busy = await run(['sandbox', '--port', String(port2)]);

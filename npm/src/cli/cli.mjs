@@ -143,7 +143,10 @@ async function verifyCommand(argv) {
     }
     // A secret the package refuses is the command's input, not the delivery's: a usage error.
     const usage = SECRET_CODES.has(error.code);
-    write.err(`${NAME} verify: ${usage ? 'usage error' : 'not verified'}\n${message}\n`);
+    // The signature was valid and the event is what failed (event_type_unknown, ...): said so,
+    // still exit 1 (a receiver would not apply it).
+    const heading = usage ? 'usage error' : error.authentic ? 'signature valid, event not usable' : 'not verified';
+    write.err(`${NAME} verify: ${heading}\n${message}\n`);
     return usage ? 2 : 1;
   }
   // The package's event as it is, less `envelope` (the whole body, already shown as `data`).

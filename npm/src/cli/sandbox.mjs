@@ -296,7 +296,10 @@ async function actCommand(sub, argv) {
   const { status, json } = await call(base, method, path, body, command);
   if (status >= 400) {
     const error = json?.error;
-    write.err(`${NAME} sandbox ${sub}: ${typeof error?.code === 'string' ? `${error.code}: ${error.message}` : `HTTP ${status}`}\n`);
+    // The sandbox's messages start with their code already: the code is not said twice.
+    const said = typeof error?.code !== 'string' ? `HTTP ${status}`
+      : String(error.message ?? '').startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
+    write.err(`${NAME} sandbox ${sub}: ${said}\n`);
     return 1;
   }
   write.out(opts.json ? `${JSON.stringify(json, null, 2)}\n` : summary(sub, json));
