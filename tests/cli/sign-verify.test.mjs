@@ -56,7 +56,12 @@ describe('sign', () => {
   test('what sign refuses is a usage error, exit 2: a malformed timestamp, an empty secret', async () => {
     const run = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', '17e8', '--body-file', bodyFile]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /timestamp_malformed/);
+    // In the command line's terms: the option, not a header.
+    assert.match(run.stderr, /^cryptopay-verify sign: timestamp_malformed: --timestamp is the Unix time in seconds, 1 to 12 digits \(e\.g\. \d+\); leave it out to sign at now\n$/);
+    const none = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', '', '--body-file', bodyFile]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^cryptopay-verify sign: timestamp_missing: --timestamp is the Unix time in seconds/);
+    assert.doesNotMatch(`${run.stderr}${none.stderr}`, /header/);
     const empty = await runCli(['sign', '--secret-env', 'EMPTY', '--timestamp', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /secret_empty/);

@@ -170,9 +170,13 @@ async function signCommand(argv) {
   try {
     signature = signWebhook({ secret, timestamp, body, encoding });
   } catch (error) {
-    // Everything sign is given is the command's input (nothing is verified): a usage error.
+    // Everything sign is given is the command's input (nothing is verified): a usage error,
+    // said in the command line's terms (the core's timestamp messages speak of a header).
     if (!(error instanceof CryptoPayError)) throw error;
-    write.err(`${NAME} sign: ${error.message}\n`);
+    const message = error.code === 'timestamp_missing' || error.code === 'timestamp_malformed'
+      ? `${error.code}: --timestamp is the Unix time in seconds, 1 to 12 digits (e.g. ${nowSecs()}); leave it out to sign at now`
+      : error.message;
+    write.err(`${NAME} sign: ${message}\n`);
     return 2;
   }
   const tsName = timestampHeader ?? '<timestamp-header>';
