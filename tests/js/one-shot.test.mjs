@@ -45,6 +45,23 @@ for (const [name, api] of entries) {
       assert.equal(thrown(() => api.verifySignature({ body, timestamp: TS, signature, secrets: SETS[0], nowSecs: NOW, maxSkewSecs: 300, maxBodyBytes: 1 }))?.code, 'body_too_large');
     });
 
+    test('secrets that are no set, right after a call with a list, are refused: never that list\'s set', () => {
+      for (const size of [64, 8192]) {
+        const body = JSON.stringify({ schema_version: 1, event_id: 'evt_os', event_type: 'payment.updated',
+          occurred_at: 1, data: { payment_id: 'pay_os', status_version: 1, pad: 'p'.repeat(size) } });
+        const signature = sign(SETS[1], TS, body);
+        for (const missing of [null, undefined, 0, false, [], {}]) {
+          // A tenant's list, then a lookup that found no tenant: same delivery, same options.
+          api.verifyWebhook({ body, timestamp: TS, signature, secrets: asInput(SETS[1], 1), nowSecs: NOW, maxSkewSecs: 300 });
+          for (const verify of [api.verifySignature, api.verifyWebhook]) {
+            const error = thrown(() => verify({ body, timestamp: TS, signature, secrets: missing, nowSecs: NOW, maxSkewSecs: 300 }));
+            assert.ok(error !== undefined, `secrets ${JSON.stringify(missing)} verified with the previous call's list (${size} B)`);
+            assert.ok(['invalid_argument', 'no_secrets'].includes(error.code), `${JSON.stringify(missing)}: ${error.code}`);
+          }
+        }
+      }
+    });
+
     test('an empty secret is still reported after the delivery, kept or not', () => {
       for (let i = 0; i < 2; i += 1) {
         assert.equal(thrown(() => api.verifySignature({ body: '{}', timestamp: TS, signature: 'v1=' + 'a'.repeat(64), secrets: '', nowSecs: NOW, maxSkewSecs: 300 }))?.code, 'secret_empty');
