@@ -28,6 +28,13 @@ use crate::secret::{Secret, SecretEntry, SecretKind};
 pub const MAX_SECRETS: usize = 4;
 /// The detail of a set over [`MAX_SECRETS`] (the number pinned by a test).
 pub(crate) const TOO_MANY_SECRETS: &str = "a secret set holds at most 4 entries";
+/// The first `accept_until_secs` refused: a time in milliseconds, not Unix seconds (10^12
+/// seconds is the year 33658, and no timestamp of [`MAX_TIMESTAMP_DIGITS`](crate::MAX_TIMESTAMP_DIGITS)
+/// digits reaches it). Accepted, such a bound would keep a retired secret verifying for ever.
+pub(crate) const MILLISECONDS_FROM: u64 = 1_000_000_000_000;
+/// The detail of a bound of [`MILLISECONDS_FROM`] or more (the number pinned by a test).
+pub(crate) const UNTIL_IN_MILLISECONDS: &str = "accept_until_secs has 13 digits or more: a time in milliseconds? \
+     give the last Unix second (not millisecond) the retiring secret verifies";
 
 /// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
 struct Key {
@@ -99,7 +106,9 @@ impl SecretSet {
     /// # Errors
     ///
     /// In this order: `invalid_argument` for more than 4 entries; `no_secrets` for none;
-    /// `invalid_argument` unless exactly one is active; `secret_empty` for an empty secret.
+    /// `invalid_argument` unless exactly one is active, or for an `accept_until_secs` of 10^12
+    /// or more (milliseconds: the retiring secret would verify for ever); `secret_empty` for an
+    /// empty secret.
     ///
     /// # Examples
     ///
@@ -125,6 +134,12 @@ impl SecretSet {
                 ErrorKind::InvalidArgument,
                 "a secret set needs exactly one active secret",
             ));
+        }
+        if entries.iter().any(|e| {
+            e.accept_until_secs
+                .is_some_and(|until| until >= MILLISECONDS_FROM)
+        }) {
+            return Err(err(ErrorKind::InvalidArgument, UNTIL_IN_MILLISECONDS));
         }
         if entries.iter().any(|e| e.secret.is_empty()) {
             return Err(Error::new(ErrorKind::SecretEmpty));

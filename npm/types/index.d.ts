@@ -144,7 +144,8 @@ export interface SecretEntry {
   kind: SecretKind;
   /**
    * Retiring entries only (required there): the last Unix second, inclusive, at which this
-   * secret still verifies. Compared with the `nowSecs` of each call.
+   * secret still verifies. Compared with the `nowSecs` of each call. 13 digits or more (a time
+   * in milliseconds, which would keep the old secret verifying for ever) is `invalid_argument`.
    *
    * @example
    * ```ts

@@ -72,7 +72,9 @@ fn messages_state_the_limits_they_name() {
     use crate::json::MAX_DEPTH;
     use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES};
     use crate::origin::{MAX_WEBHOOK_URL_BYTES, WEBHOOK_URL_TOO_LONG};
-    use crate::secret_set::{MAX_SECRETS, TOO_MANY_SECRETS};
+    use crate::secret_set::{
+        MAX_SECRETS, MILLISECONDS_FROM, TOO_MANY_SECRETS, UNTIL_IN_MILLISECONDS,
+    };
     use crate::signature::{
         MAX_CANDIDATES, MAX_SIGNATURE_HEADER_BYTES, SIGNATURE_HEADER_TOO_LONG, TOO_MANY_CANDIDATES,
     };
@@ -104,6 +106,10 @@ fn messages_state_the_limits_they_name() {
             format!("longer than {MAX_SIGNATURE_HEADER_BYTES} bytes"),
         ),
         (TOO_MANY_SECRETS, format!("at most {MAX_SECRETS} entries")),
+        (
+            UNTIL_IN_MILLISECONDS,
+            format!("{} digits or more", MILLISECONDS_FROM.to_string().len()),
+        ),
         (
             MAX_BODY_BYTES_RANGE,
             format!("from 1 to {MAX_MAX_BODY_BYTES} ({mib} MiB)"),

@@ -39,6 +39,26 @@ fn shapes_then_material() {
 }
 
 #[test]
+fn a_bound_in_milliseconds_is_refused() {
+    let a = || SecretEntry::active(Secret::new("a"));
+    let r = |until| SecretEntry::retiring(Secret::new("r"), until);
+    assert_eq!(code(vec![a(), r(999_999_999_999)]), None);
+    assert_eq!(
+        code(vec![a(), r(1_000_000_000_000)]),
+        Some("invalid_argument")
+    );
+    assert_eq!(code(vec![a(), r(u64::MAX)]), Some("invalid_argument"));
+    let error = SecretSet::new(vec![a(), r(1_767_225_600_000)]).unwrap_err();
+    assert!(error.to_string().contains("in milliseconds"), "{error}");
+    // Before the material: an empty secret beside it is not what is reported.
+    let empty = SecretEntry::active(Secret::new(""));
+    assert_eq!(
+        code(vec![empty, r(1_767_225_600_000)]),
+        Some("invalid_argument")
+    );
+}
+
+#[test]
 fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
     let sig = |key: &str| {
         KeyedMac::new(key.as_bytes())

@@ -922,12 +922,22 @@ for (const [label, api] of entries) {
       expectVerified(api, { ...base, maxBodyBytes: undefined });
       // maxBodyBytes 1 with an empty body
       expectVerified(api, { ...base, body: new Uint8Array(0), signature: sign(SECRET, TS, ''), maxBodyBytes: 1 });
-      // acceptUntilSecs 2^53 - 1 on a retiring secret
+      // acceptUntilSecs 10^12 - 1 on a retiring secret (the last second of 12 digits)
       const secrets = [
         { secret: OTHER_SECRET, kind: 'active' },
-        { secret: SECRET, kind: 'retiring', acceptUntilSecs: Number.MAX_SAFE_INTEGER },
+        { secret: SECRET, kind: 'retiring', acceptUntilSecs: 999_999_999_999 },
       ];
       expectVerified(api, { ...base, secrets }, 'retiring');
+    });
+
+    test('an acceptUntilSecs in milliseconds (13 digits or more) is refused: the old secret would verify for ever', () => {
+      for (const acceptUntilSecs of [1_000_000_000_000, NOW * 1000, Number.MAX_SAFE_INTEGER]) {
+        const secrets = [{ secret: OTHER_SECRET, kind: 'active' }, { secret: SECRET, kind: 'retiring', acceptUntilSecs }];
+        const error = thrown(() => api.verifySignature({ ...base, secrets }));
+        assert.equal(error?.code, 'invalid_argument', String(acceptUntilSecs));
+        assert.match(error.message, /acceptUntilSecs has 13 digits or more: a time in milliseconds\? give the last Unix second/);
+        assert.equal(thrown(() => new api.Verifier({ secrets, maxSkewSecs: 300 }))?.code, 'invalid_argument');
+      }
     });
 
     test('a secret of well-formed non-BMP text (an emoji) is used as its UTF-8 bytes', () => {

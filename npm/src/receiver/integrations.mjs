@@ -56,9 +56,10 @@ function entries(secrets) {
 }
 
 /**
- * Refuses, at start, a retiring secret whose end is in milliseconds (13 digits or more): the
- * Verifier takes any safe integer, but here it would keep an old, maybe leaked, secret
- * verifying for thousands of years. receiverOptionsFromEnv refuses the same for its variable.
+ * Refuses, at start, a retiring secret whose end is in milliseconds (13 digits or more): it
+ * would keep an old, maybe leaked, secret verifying for thousands of years. The core refuses
+ * the same in every secret set; this says it with the integration's name and the fix in
+ * JavaScript. receiverOptionsFromEnv refuses the same for its variable.
  */
 export function checkRotationEnds(integrations) {
   for (const { name, secrets } of integrations) {
