@@ -82,6 +82,9 @@ describe('API keys and scopes', () => {
     refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: ['payment:admin'] } }), 400, 'request_invalid');
     refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: 'payment:read' } }), 400, 'request_invalid');
     refused(await api(sandbox, 'POST', '/sandbox/keys', { body: 'not json' }), 400, 'request_invalid');
+    const latin1 = await api(sandbox, 'POST', '/sandbox/keys', { body: Buffer.from('{"scopes":["payment:read"],"n":"\xfc"}', 'latin1') });
+    refused(latin1, 400, 'request_invalid');
+    assert.match(latin1.json.error.message, /the body is not UTF-8 text/);
     await assert.rejects(sandbox.issueKey(['nope']), (e) => e instanceof SandboxError && e.code === 'request_invalid' && e.status === 400);
   });
 });
@@ -116,6 +119,9 @@ describe('POST /v1/payments', () => {
       [{ source_amount: source(), order_ref: 5 }, 'create_payment_invalid'],
       [{ source_amount: source(), checkout_origin: 'http://shop.example' }, 'origin_not_https'],
       [{ source_amount: source(), checkout_origin: 'https://other.example' }, 'origin_not_permitted'],
+      // Latin-1, not UTF-8: refused, never stored as "M\uFFFDller" (which would link to no order).
+      [Buffer.concat([Buffer.from(`{"source_amount":${JSON.stringify(source())},"order_ref":"M`), Buffer.from([0xfc]), Buffer.from('ller"}')]),
+        'create_payment_invalid'],
     ];
     const json = { 'content-type': 'application/json' };
     for (const [body, code] of cases) {

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { CryptoPayError } from 'cryptopay-verify';
 import { checkoutPage, checkoutRefusal, hostedEntryPage } from './checkout.mjs';
-import { requireJsonContentType } from './requests.mjs';
+import { bodyText, requireJsonContentType } from './requests.mjs';
 import { SandboxError, refusal } from './rules.mjs';
 
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -58,9 +58,10 @@ function routes(service, delivery) {
 
 /** A member of a JSON object body, checked by `ok`, or request_invalid. */
 function field(body, name, ok, what) {
+  const text = bodyText(body);
   let value;
   try {
-    value = JSON.parse(Buffer.from(body).toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
   }

@@ -8,11 +8,35 @@ import { refusal } from './rules.mjs';
 /** A random id with the service's kind of prefix (pay_, evt_, we_). */
 export const randomId = (prefix) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
+// JSON is UTF-8 text: a body that is not is refused, not read with replacement characters
+// (an order_ref stored as "M\uFFFDller" would never link to the merchant's own).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** What a body that is not UTF-8 is told. */
+export const NOT_UTF8 = 'the body is not UTF-8 text (JSON is UTF-8): send it encoded as UTF-8';
+
+/** The body's text, or request_invalid when it is not UTF-8. */
+export function bodyText(body) {
+  const text = utf8Text(body);
+  if (text === null) throw refusal('request_invalid', NOT_UTF8);
+  return text;
+}
+
+/** The body's text, or null when it is not UTF-8. */
+export function utf8Text(body) {
+  try {
+    return utf8.decode(body);
+  } catch {
+    return null;
+  }
+}
+
 /** The request's JSON object, or request_invalid naming what was expected. */
 export function parseJsonObject(body, what) {
+  const text = bodyText(body);
   let value;
   try {
-    value = JSON.parse(Buffer.from(body).toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw refusal('request_invalid', `the body is not JSON (${what})`);
   }

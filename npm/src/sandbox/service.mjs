@@ -8,7 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { CryptoPayError, requestFingerprint } from 'cryptopay-verify';
-import { randomId, requireIdempotencyKey } from './requests.mjs';
+import { NOT_UTF8, randomId, requireIdempotencyKey, utf8Text } from './requests.mjs';
 import { applyPaymentAction, checkIdempotency, newPaymentState, refusal, validateCreatePaymentText } from './rules.mjs';
 import { createWebhooks } from './webhook.mjs';
 
@@ -121,7 +121,9 @@ export function createService({ store, options, origin, delivery, log }) {
     if (check === 'replay') return { payment: createdView(store.payments.get(record.payment_id)), replay: true };
     if (check === 'reused') throw refusal('idempotency_key_reused');
     // The core reads the text as received (a repeated key is refused), then it is parsed.
-    const text = Buffer.from(body).toString('utf8');
+    // Not UTF-8: refused as the core refuses a body that is no JSON object.
+    const text = utf8Text(body);
+    if (text === null) throw new CryptoPayError('create_payment_invalid', `create_payment_invalid: ${NOT_UTF8}`);
     validateCreatePaymentText(text, options.primarySource, website);
     const request = JSON.parse(text);
     // A checkout_origin is for Embedded Checkout, on the origin Website permits: with no
