@@ -123,7 +123,10 @@ fn parse_grammar(value: &[u8], timestamp: &[u8]) -> Result<Candidates, Error> {
     let mut candidates = Candidates::default();
     for token in value.split(is_sep).filter(|t| !t.is_empty()) {
         if let Some(rest) = token.strip_prefix(b"v1,") {
-            candidates.push(decode_value(rest)?)?;
+            // One trailing comma is the `, ` a container that merges a repeated header puts
+            // between the values (`v1,<a>, v1,<b>`); base64 holds no comma, so any other is
+            // malformed.
+            candidates.push(decode_value(rest.strip_suffix(b",").unwrap_or(rest))?)?;
             continue;
         }
         for item in token.split(|&b| b == b',').filter(|i| !i.is_empty()) {

@@ -105,7 +105,8 @@ impl Spec {
 
 /// The set as `SecretSet` builds it, checked against an independent reading of the rules:
 /// 1 to 4 entries, exactly one active, a bound on retiring entries only (and on each of
-/// them), no empty secret; shape errors before material ones.
+/// them), below 10^12 (a bound in milliseconds is refused), no empty secret; shape errors
+/// before material ones.
 fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
     let built = specs
         .iter()
@@ -120,7 +121,7 @@ fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
         Err(ErrorKind::InvalidArgument)
     } else if specs.is_empty() {
         Err(ErrorKind::NoSecrets)
-    } else if actives != 1 {
+    } else if actives != 1 || specs.iter().any(|s| s.until.is_some_and(|u| u >= 1_000_000_000_000)) {
         Err(ErrorKind::InvalidArgument)
     } else if specs.iter().any(|s| s.key.is_empty()) {
         Err(ErrorKind::SecretEmpty)

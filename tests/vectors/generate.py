@@ -389,6 +389,10 @@ def build_verify():
       signature="t=%s,v1=%s,v1=%s" % (T, wrong[1].hex(), H))
     v("Standard Webhooks style, two space-separated v1, tokens", ["Valid", "MultipleCandidates"],
       OK, signature="v1,%s v1,%s" % (b64(wrong[0]), b64(M)))
+    v("two v1,<base64> values merged by a Fetch Headers or Node (a, b): each verified", ["Valid", "MultipleCandidates", "Prefix"],
+      OK, signature="v1,%s, v1,%s" % (b64(wrong[0]), b64(M)))
+    v("v1,<base64>, with the merge's trailing comma alone", ["Valid", "Prefix"],
+      OK, signature="v1,%s," % b64(M))
     v("mixed shapes in one header: hex, base64 and Stripe items", ["Valid", "MultipleCandidates"],
       OK, signature="t=%s,v1=%s v1,%s sha256=%s" % (T, wrong[0].hex(), b64(wrong[1]), H))
     v("several candidates, all wrong", ["MultipleCandidates", "Mismatch"],
@@ -470,8 +474,10 @@ def build_verify():
     v("unknown v0= item beside the right v1= item: never silently skipped",
       ["Malformed", "UnknownMarker"], err("signature_malformed"),
       signature="v1=%s,v0=%s" % (H, wrong[0].hex()))
-    v("v1,<base64>,junk: a comma in the rest of a v1, token is malformed",
+    v("v1,<base64>,junk: a comma in the rest of a v1, token (but one trailing) is malformed",
       ["Malformed", "Prefix"], err("signature_malformed"), signature="v1,%s,junk" % b64(M))
+    v("v1,<base64>,,: two trailing commas are malformed", ["Malformed", "Prefix"],
+      err("signature_malformed"), signature="v1,%s,," % b64(M))
     v("t= differing from the timestamp header", ["Malformed", "Stripe"],
       err("signature_malformed"), signature="t=1700000001,v1=" + H)
     v("t= with a leading zero: compared as text, so it differs", ["Malformed", "Stripe"],
