@@ -761,7 +761,8 @@ export interface DeliveryHeaders {
  * @returns Both values.
  * @throws {CryptoPayError} `invalid_argument` (names missing, empty or equal; a container of
  * another shape; or, in browsers, a call before `await init()`); `header_duplicated`;
- * `timestamp_missing`; `signature_missing`.
+ * `timestamp_missing` and `signature_missing` for a header that is absent (one present but
+ * empty is returned as `''`, which verifying refuses as missing).
  * @example
  * ```ts
  * const { timestamp, signature } = readDeliveryHeaders(req.rawHeaders, {

@@ -1349,6 +1349,13 @@ for (const [label, api] of entries) {
       expectCode(api, () => api.signWebhook({ secret: SECRET, timestamp: TS, body: '', key: SECRET }), 'invalid_argument');
     });
 
+    test('signWebhook: a timestamp given as an array is named as one (never "a string")', () => {
+      for (const timestamp of [[TS], [TS, TS], []]) {
+        const error = expectCode(api, () => api.signWebhook({ secret: SECRET, timestamp, body: '' }), 'timestamp_malformed');
+        assert.match(error.message, /^timestamp_malformed: timestamp is an array: signWebhook signs one timestamp/);
+      }
+    });
+
     test('requestFingerprint hashes the exact bytes of any raw body type', () => {
       const text = '{"source_amount":{"kind":"fiat","currency":"EUR","amount_raw":"100"},"order_ref":"\u00e9"}';
       const want = createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');

@@ -84,7 +84,9 @@ export function signWebhook(input) {
     if (ts === NEVER_WELL_FORMED && error?.code === 'timestamp_malformed') {
       throw fail('timestamp_malformed', typeof input.timestamp === 'number'
         ? 'timestamp must be Unix seconds: a string of digits, or an integer number from 0'
-        : notHeader('timestamp', input.timestamp));
+        : Array.isArray(input.timestamp)
+          ? 'timestamp is an array: signWebhook signs one timestamp, a string of Unix seconds such as \'1700000000\' (or an integer)'
+          : notHeader('timestamp', input.timestamp));
     }
     throw error;
   }
