@@ -125,6 +125,8 @@ describe('usage errors, refusals and what is never printed', () => {
       const result = await run(args);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, pattern, args.join(' '));
+      // The sandbox's usage, without the block on secrets it does not take.
+      assert.doesNotMatch(result.stderr, /^Secrets: --secret-env/m, args.join(' '));
     }
   });
 

@@ -371,7 +371,9 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      const usage = !error.usage ? '' : error.command ? `\nusage:\n  ${USAGE[error.command]}\n\n${COMMON}\n` : `\n${fullUsage()}`;
+      // The sandbox takes no secret and says its own exit codes: the secrets' block is not its.
+      const common = error.command?.startsWith('sandbox') ? '\n' : `\n\n${COMMON}\n`;
+      const usage = !error.usage ? '' : error.command ? `\nusage:\n  ${USAGE[error.command]}${common}` : `\n${fullUsage()}`;
       write.err(`${NAME}: ${error.message}\n${usage}`);
       process.exitCode = 2;
     } else if (error instanceof CryptoPayError) {
