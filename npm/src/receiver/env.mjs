@@ -57,7 +57,7 @@ function strayNames(env) {
   for (const name of Object.keys(env)) {
     const upper = name.toUpperCase();
     // Windows' process.env reads a name in any letter case: there the known name gives this value.
-    const known = SECRET_NAMES.includes(name) || (SECRET_NAMES.includes(upper) && env[upper] === env[name]);
+    const known = SECRET_NAMES.includes(upper) && env[upper] === env[name];
     if (!upper.startsWith(SECRET) || known || unset(env[name])) continue;
     const near = SECRET_NAMES.find((candidate) => nearMiss(name, candidate));
     if (near === undefined) continue;
