@@ -163,7 +163,10 @@ ORDER BY t.suffix, a.attnum;
 -- exact JSON text of the event's `data`, as received), $5 the verified body, $6 the
 -- integration whose secret verified it (NULL for a receiver with one), $7 the secret's kind
 -- (active, pending or retiring). Returns one row (decision 'apply' or 'stale') when the event
--- is new, none when its event_id is already stored (a duplicate: nothing changed).
+-- is new, none when its event_id is already stored (a duplicate: nothing changed), and
+-- 'integration_mismatch' with nothing written when the payment's stored facts came through
+-- another integration's secret (a holder of one integration's secret cannot move another's
+-- payments; a stored NULL, from before the receiver named its integrations, is anyone's).
 --
 -- $4 is text, cast to json here: a client that serializes each parameter by the type the
 -- server describes (postgres.js: JSON.stringify for json) would otherwise store the data
@@ -172,7 +175,9 @@ ORDER BY t.suffix, a.attnum;
 -- The payment row is written first, and only when the event is not stored yet and its
 -- version is greater than the stored one: ON CONFLICT DO UPDATE locks the row and checks
 -- the condition against its latest committed version, so concurrent deliveries for one
--- payment end as if run one after the other. The event row then records the outcome. If
+-- payment end as if run one after the other (the integration is checked there again: an
+-- event racing the first write of its payment through another integration's secret ends
+-- stale, never over it). The event row then records the outcome. If
 -- another transaction committed the same event_id meanwhile, the applying branch (which has
 -- no ON CONFLICT) fails with a unique violation and the whole statement is rolled back: the
 -- store reports that as a duplicate, and nothing changed. The WHERE of `incoming` makes the
@@ -182,28 +187,37 @@ WITH incoming AS (
          $4::text::json AS data, $5::bytea AS body, $6::text AS integration, $7::text AS secret_kind
   WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
+), foreign_payment AS (
+  SELECT 'integration_mismatch'::text AS decision FROM incoming
+  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+    AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+                AND p.integration IS NOT NULL AND p.integration IS DISTINCT FROM incoming.integration)
+), mine AS (
+  SELECT * FROM incoming WHERE NOT EXISTS (SELECT 1 FROM foreign_payment)
 ), applied AS (
   INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data, integration)
-  SELECT payment_id, status_version, event_id, data, integration FROM incoming
-  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+  SELECT payment_id, status_version, event_id, data, integration FROM mine
+  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = mine.event_id)
   ON CONFLICT (payment_id) DO UPDATE
     SET status_version = excluded.status_version, event_id = excluded.event_id,
         data = excluded.data, integration = excluded.integration, updated_at = now()
     WHERE stored.status_version < excluded.status_version
+      AND (stored.integration IS NULL OR stored.integration IS NOT DISTINCT FROM excluded.integration)
   RETURNING 1
 ), recorded_apply AS (
   INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
-  SELECT event_id, payment_id, status_version, 'apply', body, integration, secret_kind FROM incoming
+  SELECT event_id, payment_id, status_version, 'apply', body, integration, secret_kind FROM mine
   WHERE EXISTS (SELECT 1 FROM applied)
   RETURNING decision
 ), recorded_stale AS (
   INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
-  SELECT event_id, payment_id, status_version, 'stale', body, integration, secret_kind FROM incoming
+  SELECT event_id, payment_id, status_version, 'stale', body, integration, secret_kind FROM mine
   WHERE NOT EXISTS (SELECT 1 FROM applied)
   ON CONFLICT (event_id) DO NOTHING
   RETURNING decision
 )
-SELECT decision FROM recorded_apply UNION ALL SELECT decision FROM recorded_stale;
+SELECT decision FROM recorded_apply UNION ALL SELECT decision FROM recorded_stale
+UNION ALL SELECT decision FROM foreign_payment;
 
 -- statement: quarantine
 -- $1 the error code, $2 the verified body; durable as `record` is.

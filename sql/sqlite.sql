@@ -166,14 +166,30 @@ LEFT JOIN pragma_table_info(t.relation) AS c;
 -- or folder without write permission) refuses at start instead of at every delivery.
 DELETE FROM cryptopay_quarantine WHERE 0;
 
+-- statement: foreign
+-- Parameters: event_id, payment_id, integration (NULL for a receiver with one). Runs first of
+-- `foreign`, `apply`, `record`, in one transaction. One row, 'integration_mismatch', when the
+-- event is new and its payment's stored facts came through another integration's secret (a
+-- holder of one integration's secret cannot move another's payments; a stored NULL, from
+-- before the receiver named its integrations, is anyone's): `apply` and `record`, which test
+-- the same, then write nothing.
+WITH incoming (event_id, payment_id, integration) AS (VALUES (?, ?, ?))
+SELECT 'integration_mismatch' AS decision FROM incoming
+WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+  AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+              AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration);
+
 -- statement: apply
 -- Parameters: event_id, payment_id, status_version, data (the exact JSON text of the event's
 -- `data`, as received), integration (NULL for a receiver with one). Writes the payment row
--- only when the event is not stored yet and its version is greater than the stored one.
+-- only when the event is not stored yet, its payment's facts are not another integration's
+-- (`foreign`), and its version is greater than the stored one.
 WITH incoming (event_id, payment_id, status_version, data, integration) AS (VALUES (?, ?, ?, ?, ?))
 INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, integration)
 SELECT payment_id, status_version, event_id, data, integration FROM incoming
 WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+                  AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
 ON CONFLICT (payment_id) DO UPDATE
   SET status_version = excluded.status_version, event_id = excluded.event_id, data = excluded.data,
       integration = excluded.integration, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -188,13 +204,16 @@ ON CONFLICT (payment_id) DO UPDATE
 -- last INSERT, UPDATE or DELETE of this connection changed, here `apply`'s), else 'stale'.
 -- Not "the payment row holds this event": after the event's own row was deleted (retention),
 -- a retry of the event applied last would read 'apply' again, with nothing applied.
--- Returns that decision, or no row when the event_id is already stored (duplicate).
+-- Returns that decision, or no row when the event_id is already stored (duplicate) or the
+-- payment is another integration's (`foreign` said so: nothing is written).
 WITH incoming (event_id, payment_id, status_version, body, integration, secret_kind) AS (VALUES (?, ?, ?, ?, ?, ?))
 INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body, integration, secret_kind)
 SELECT event_id, payment_id, status_version,
        CASE WHEN changes() > 0 THEN 'apply' ELSE 'stale' END,
        body, integration, secret_kind
-FROM incoming WHERE true
+FROM incoming
+WHERE NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+                  AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
 ON CONFLICT (event_id) DO NOTHING
 RETURNING decision;
 

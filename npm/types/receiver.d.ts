@@ -291,11 +291,15 @@ export interface ReceiverStore {
   ready(): Promise<void>;
   /**
    * Records the event and applies it when newer; resolves with the decision once committed.
+   * `'integration_mismatch'`, with nothing written, when the payment's stored facts came
+   * through another integration's secret than `event.integration` (a stored `null` is
+   * anyone's): the receiver answers 500, so the service retries. A store may leave that
+   * check out.
    *
    * @example
-   * const decision = await store.record(event); // 'apply' | 'duplicate' | 'stale'
+   * const decision = await store.record(event); // 'apply' | 'duplicate' | 'stale' | 'integration_mismatch'
    */
-  record(event: StoredEvent): Promise<Decision>;
+  record(event: StoredEvent): Promise<Decision | 'integration_mismatch'>;
   /**
    * Keeps an authentic delivery that is not a readable event (never applied).
    *
@@ -874,7 +878,8 @@ export interface IntegrationSecrets {
  * `forgery` (400: it failed verification), `skew` (400: authentic, its timestamp out of
  * `maxSkewSecs`: a clock to fix), `headers` (400: a delivery header not found: their names
  * may be configured wrong), `too_large` (413), `misconfigured` (500: a body a framework
- * parsed, a bad argument), `store_unavailable` (503), `method` (405), `internal` (500).
+ * parsed, a bad argument, an event through another integration's secret than its
+ * payment's), `store_unavailable` (503), `method` (405), `internal` (500).
  *
  * @example
  * const reason: DeliveryReason = 'skew';
@@ -918,12 +923,13 @@ export interface DeliveryRecord {
    */
   decision?: Decision | undefined;
   /**
-   * The error code (a refusal, a quarantine).
+   * The error code (a refusal, a quarantine); `integration_mismatch` (500) for an event
+   * verified with one integration's secret whose payment's facts came through another's.
    *
    * @example
    * code: 'signature_mismatch'
    */
-  code?: ErrorCode | undefined;
+  code?: ErrorCode | 'integration_mismatch' | undefined;
   /**
    * The integration whose secret verified it (`null`: none, or a receiver with one).
    *

@@ -5,12 +5,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { d1Engine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
-import { fulfilmentScenarios, sleep } from './lib/suite.mjs';
+import { fulfilmentScenarios, integrationScenarios, sleep } from './lib/suite.mjs';
 
-describe('fulfilment on a SQLite file', () => fulfilmentScenarios(sqliteEngine));
+describe('fulfilment on a SQLite file', () => {
+  fulfilmentScenarios(sqliteEngine);
+  integrationScenarios(sqliteEngine);
+});
 describe('fulfilment on PostgreSQL', () => {
   const engine = postgresEngine();
   fulfilmentScenarios(engine);
+  integrationScenarios(engine);
 
   // Another recordCreated's order, committed while this one waits on it: its statement's
   // snapshot predates that commit, so the stored order is read again to be compared.
@@ -33,5 +37,12 @@ describe('fulfilment on PostgreSQL', () => {
     }
   });
 });
-describe('fulfilment on D1 in workerd', () => fulfilmentScenarios(d1Engine()));
-describe('fulfilment on memoryStore', () => fulfilmentScenarios(memoryEngine));
+describe('fulfilment on D1 in workerd', () => {
+  const engine = d1Engine();
+  fulfilmentScenarios(engine);
+  integrationScenarios(engine);
+});
+describe('fulfilment on memoryStore', () => {
+  fulfilmentScenarios(memoryEngine);
+  integrationScenarios(memoryEngine);
+});

@@ -88,6 +88,26 @@ describe('libsqlStore, one delivery at a time', () => {
       [['event_not_json', true], ['event_type_unknown', true]]);
   });
 
+  test('several integrations: an event through another integration\'s secret than its payment\'s is 500, nothing written', async () => {
+    const { file, client } = libsqlFile();
+    const a = 'whsec_libsql_shop_a_0123456789';
+    const b = 'whsec_libsql_shop_b_0123456789';
+    const receiver = rx.createReceiver(receiverOptions(rx.libsqlStore(client), { log: false, secrets: { a, b } }));
+    await receiver.ready();
+    const send = async (secret, eventId, statusVersion) => {
+      const body = eventBody({ eventId, paymentId: 'pay_1', statusVersion });
+      const answer = await receiver.handle({ body, headers: signedHeaders(body, { secret }) });
+      return [answer.status, answer.body];
+    };
+    assert.deepEqual(await send(a, 'evt_a2', 2), [200, decided('apply')]);
+    assert.deepEqual(await send(b, 'evt_b9', 9), [500, '{"error":"integration_mismatch"}']);
+    assert.deepEqual(await send(a, 'evt_a3', 3), [200, decided('apply')]);
+    client.close();
+    const rows = sqliteFileRows(file);
+    assert.deepEqual(rows.events.map((e) => [e.event_id, e.integration]), [['evt_a2', 'a'], ['evt_a3', 'a']]);
+    assert.deepEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.integration]), [['pay_1', '3', 'a']]);
+  });
+
   test('events pruned (retention): a late retry is stale, never applied twice', async () => {
     const { file, client } = libsqlFile();
     const { receiver, deliver } = receiverOn(client);
@@ -260,23 +280,29 @@ describe('libsqlStore: a store failure is 503, with nothing acknowledged or reco
   test('a client that answers the record batch in another shape, or fails as a jammed connection does: 503, never a guessed 200', async () => {
     const { client } = libsqlFile();
     const body = eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 });
-    // The real client for everything but the record batch (two statements).
+    // The real client for everything but the record batch (three statements: foreign, apply,
+    // record; `none` is foreign's answer when the payment is no other integration's).
     const answering = (shape) => ({
       execute: (statement) => client.execute(statement),
-      batch: (statements, mode) => (statements.length === 2 ? Promise.resolve(shape) : client.batch(statements, mode)),
+      batch: (statements, mode) => (statements.length === 3 ? Promise.resolve(shape) : client.batch(statements, mode)),
     });
-    for (const shape of [undefined, [], [{}, {}], [{}, null], [{}, { rows: null }], [{}, { rows: {} }], [{}, { rows: [{}] }],
-      [{}, { rows: [{ decision: 'applied' }] }], [{}, { rows: [{ decision: 'duplicate' }] }], [{}, { rows: [{ decision: 'apply' }, { decision: 'apply' }] }]]) {
+    const none = { rows: [] };
+    const mismatch = { rows: [{ decision: 'integration_mismatch' }] };
+    for (const shape of [undefined, [], [none, {}, {}], [none, {}, null], [none, {}, { rows: null }], [none, {}, { rows: {} }], [none, {}, { rows: [{}] }],
+      [none, {}, { rows: [{ decision: 'applied' }] }], [none, {}, { rows: [{ decision: 'duplicate' }] }],
+      [none, {}, { rows: [{ decision: 'apply' }, { decision: 'apply' }] }], [none, {}, { rows: [{ decision: 'integration_mismatch' }] }],
+      [{}, {}, { rows: [] }], [{ rows: [{ decision: 'apply' }] }, {}, { rows: [] }], [{ rows: [...mismatch.rows, ...mismatch.rows] }, {}, { rows: [] }]]) {
       assert.deepEqual(await receiverOn(answering(shape)).deliver(body), [503, UNAVAILABLE], JSON.stringify(shape));
     }
-    for (const [shape, decision] of [[[{}, { rows: [] }], 'duplicate'], [[{}, { rows: [{ decision: 'stale' }] }], 'stale']]) {
+    for (const [shape, decision] of [[[none, {}, { rows: [] }], 'duplicate'], [[none, {}, { rows: [{ decision: 'stale' }] }], 'stale']]) {
       assert.deepEqual(await receiverOn(answering(shape)).deliver(body), [200, decided(decision)]);
     }
+    assert.deepEqual(await receiverOn(answering([mismatch, {}, { rows: [] }])).deliver(body), [500, '{"error":"integration_mismatch"}']);
     // The error of a connection @libsql/client 0.18.0 left jammed (libsql-concurrency.test.mjs
     // meets it for real without a busy timeout): 503, the log naming the fix.
     const jammed = Object.assign(new Error('SQLITE_BUSY: cannot commit transaction - SQL statements in progress'), { code: 'SQLITE_BUSY' });
     const log = captureLog();
-    const failing = { execute: (statement) => client.execute(statement), batch: (statements, mode) => (statements.length === 2 ? Promise.reject(jammed) : client.batch(statements, mode)) };
+    const failing = { execute: (statement) => client.execute(statement), batch: (statements, mode) => (statements.length === 3 ? Promise.reject(jammed) : client.batch(statements, mode)) };
     assert.deepEqual(await receiverOn(failing, { log }).deliver(body), [503, UNAVAILABLE]);
     assert.match(log.lines.join('\n'), /SQL statements in progress\); answered 503 so the service retries, but every retry will fail the same way: .*restart the process, and create the client with a busy timeout \(createClient\(\{ url, timeout: 5000 \}\)\)/);
     client.close();

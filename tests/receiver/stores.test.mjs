@@ -252,6 +252,9 @@ describe('PostgreSQL (a throwaway server)', () => {
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(fakeClientAnswering(shape), { prefix: 'shape_' }), { log: false }));
       assert.deepEqual(await handle(receiver, body), [200, decided(decision)]);
     }
+    const mismatch = { rows: [{ decision: 'integration_mismatch' }] };
+    const refused = rx.createReceiver(receiverOptions(rx.postgresStore(fakeClientAnswering(mismatch), { prefix: 'shape_' }), { log: false }));
+    assert.deepEqual(await handle(refused, body), [500, '{"error":"integration_mismatch"}']);
   });
 });
 
@@ -356,16 +359,24 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
   test('a binding that answers the record batch in another shape: 503, never a guessed 200', async () => {
     // A Uint8Array, not a Buffer: Miniflare's binding, used from Node, takes no Buffer.
     const body = new Uint8Array(eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 }));
-    // A fake binding: the real one for everything but the record batch (two statements).
+    // A fake binding: the real one for everything but the record batch (three statements:
+    // foreign, apply, record; `none` is foreign's answer when the payment is no other
+    // integration's).
     const fakeBindingAnswering = (shape) => ({
       prepare: (text) => d1.worker.db.prepare(text),
-      batch: (statements) => (statements.length === 2 ? Promise.resolve(shape) : d1.worker.db.batch(statements)),
+      batch: (statements) => (statements.length === 3 ? Promise.resolve(shape) : d1.worker.db.batch(statements)),
     });
-    for (const shape of [[], [{}, {}], [{}, null], [{}, { results: null }], [{}, { results: [{}] }], [{}, { results: [{ decision: 'applied' }] }]]) {
+    const none = { results: [] };
+    for (const shape of [[], [none, {}, {}], [none, {}, null], [none, {}, { results: null }], [none, {}, { results: [{}] }],
+      [none, {}, { results: [{ decision: 'applied' }] }], [none, {}, { results: [{ decision: 'integration_mismatch' }] }],
+      [{}, {}, { results: [] }], [{ results: [{ decision: 'stale' }] }, {}, { results: [] }]]) {
       const receiver = rx.createReceiver(receiverOptions(rx.d1Store(fakeBindingAnswering(shape), { prefix: 'shape_' }), { log: false }));
       assert.deepEqual(await handle(receiver, body), [503, '{"error":"store_unavailable"}'], JSON.stringify(shape));
     }
-    const receiver = rx.createReceiver(receiverOptions(rx.d1Store(fakeBindingAnswering([{}, { results: [] }]), { prefix: 'shape_' }), { log: false }));
+    const receiver = rx.createReceiver(receiverOptions(rx.d1Store(fakeBindingAnswering([none, {}, { results: [] }]), { prefix: 'shape_' }), { log: false }));
     assert.deepEqual(await handle(receiver, body), [200, decided('duplicate')]);
+    const mismatch = { results: [{ decision: 'integration_mismatch' }] };
+    const refused = rx.createReceiver(receiverOptions(rx.d1Store(fakeBindingAnswering([mismatch, {}, { results: [] }]), { prefix: 'shape_' }), { log: false }));
+    assert.deepEqual(await handle(refused, body), [500, '{"error":"integration_mismatch"}']);
   });
 });

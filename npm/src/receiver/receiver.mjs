@@ -323,8 +323,18 @@ export function createReceiver(options) {
       emit({ ...seen, status: 503, reason: 'store_unavailable' });
       return answers.storeUnavailable();
     }
+    if (decision === 'integration_mismatch') {
+      // Nothing written: the service retries a 500, so a receiver configured wrong loses
+      // nothing once fixed; a holder of one integration's secret moves no other's payment.
+      error(`integration_mismatch: payment ${event.paymentId}'s stored facts came through ${integration === null ? 'a named integration' : 'another integration'}'s `
+        + `secret, this delivery through ${integration === null ? 'the one secret set of this receiver' : `integration "${integration}"'s`}: not recorded `
+        + '(answered 500, so the service retries). A holder of that secret may be forging another integration\'s payments; or an integration '
+        + 'was renamed in secrets (keep its old name, or update the integration column of the payments and orders tables)');
+      emit({ ...seen, status: 500, reason: 'misconfigured', code: decision });
+      return answers.misconfigured(decision);
+    }
     if (decision !== 'apply' && decision !== 'stale' && decision !== 'duplicate') {
-      error('store_unavailable: the store answered something other than apply, stale or duplicate');
+      error('store_unavailable: the store answered something other than apply, stale, duplicate or integration_mismatch');
       emit({ ...seen, status: 503, reason: 'store_unavailable' });
       return answers.storeUnavailable();
     }

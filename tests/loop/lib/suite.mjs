@@ -9,7 +9,9 @@
 // versions only rise; the authoritative view, not the event, decides.
 
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import { eventBody, receiverOptions, rx, signedHeaders } from '../../receiver/lib/helpers.mjs';
 import { scriptedWorld } from './world.mjs';
 
 
@@ -508,5 +510,71 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(await store.complete({ paymentId: created.payment_id, owner: 'late', version: '6', outcome: 'wait', code: null, settled: false }), '7');
     const state = await store.load({ paymentId: created.payment_id, owner: 'x', recoverAfterSecs: 900, leaseSecs: 300 });
     assert.deepEqual([state.handledVersion, state.outcome], ['7', 'fulfil']);
+  });
+}
+
+/**
+ * Several integrations in one receiver, on one engine: a payment's facts are moved only by
+ * events verified with the secret of the integration they came through first (a stored null,
+ * from a receiver with one secret set, is taken up by the integration named later).
+ */
+export function integrationScenarios(engine) {
+  const secretA = `whsec_a_${randomBytes(12).toString('hex')}`;
+  const secretB = `whsec_b_${randomBytes(12).toString('hex')}`;
+  const secrets = { 'shop-a': secretA, 'shop-b': secretB };
+  const deliver = (receiver, { secret, ...event }) => {
+    const body = eventBody(event);
+    return receiver.handle({ body, headers: signedHeaders(body, { secret }) });
+  };
+  const refused = { status: 500, body: '{"error":"integration_mismatch"}' };
+  const answered = ({ status, body }) => ({ status, body });
+
+  test(`${engine.name}: an event signed with one integration's secret for another's payment is answered 500 and written nowhere; the payment's own integration goes on`, async (t) => {
+    const records = [];
+    const opened = await engine.open({ secrets, onOutcome: (record) => records.push(record) });
+    t.after(() => opened.close());
+    const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'ia' });
+    const created = a.create({ orderRef: 'a-1' });
+    const id = created.payment_id;
+    await opened.receiver.recordCreated(created, { integration: 'shop-a' });
+    await a.pay(id, '6400'); // versions 2 and 3: partially_paid
+    // A holder of shop-b's secret says the payment is paid, far ahead of its versions.
+    const forged = { secret: secretB, eventId: 'evt_forged_b', paymentId: id, statusVersion: 1000, status: 'paid' };
+    assert.deepEqual(answered(await deliver(opened.receiver, forged)), refused);
+    const last = records.at(-1);
+    assert.deepEqual([last.status, last.reason, last.code, last.integration, last.paymentId], [500, 'misconfigured', 'integration_mismatch', 'shop-b', id]);
+    // Nothing was written: the same delivery again is refused again, never a duplicate.
+    assert.deepEqual(answered(await deliver(opened.receiver, forged)), refused);
+    // shop-a's own events are applied (not stale against version 1000), and its payment is
+    // confirmed and fulfilled through shop-a.
+    await a.pay(id, '6400'); // versions 4 and 5: paid
+    const h = recorder();
+    const asked = [];
+    const confirm = (paymentId, context) => {
+      asked.push(context.integration);
+      return a.confirm(paymentId);
+    };
+    await drain(opened.receiver, { confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:5`]]);
+    assert.deepEqual([...new Set(asked)], ['shop-a']);
+    assert.deepEqual(records.filter((r) => r.kind === 'delivery' && r.status === 200).map((r) => [r.decision, r.integration]),
+      Array.from({ length: 4 }, () => ['apply', 'shop-a']));
+  });
+
+  test(`${engine.name}: a payment recorded by a receiver with one secret set is taken up by the integration named later, then only by it`, async (t) => {
+    const opened = await engine.open({ secrets: secretA });
+    t.after(() => opened.close());
+    const first = { secret: secretA, paymentId: 'pay_int_null', status: 'confirming' };
+    assert.equal((await deliver(opened.receiver, { ...first, eventId: 'evt_n1', statusVersion: 2 })).body, '{"received":true,"decision":"apply"}');
+    // The same store, now with its integrations named.
+    const named = rx.createReceiver(receiverOptions(opened.store, { log: false, secrets }));
+    await named.ready();
+    assert.equal((await deliver(named, { ...first, eventId: 'evt_n2', statusVersion: 3 })).body, '{"received":true,"decision":"apply"}');
+    assert.deepEqual(answered(await deliver(named, { ...first, secret: secretB, eventId: 'evt_n3', statusVersion: 4 })), refused);
+    assert.equal((await deliver(named, { ...first, eventId: 'evt_n4', statusVersion: 4 })).body, '{"received":true,"decision":"apply"}');
+    // An event of shop-b for a payment nobody wrote yet is shop-b's.
+    assert.equal((await deliver(named, { secret: secretB, eventId: 'evt_n5', paymentId: 'pay_int_b', statusVersion: 2 })).body,
+      '{"received":true,"decision":"apply"}');
+    assert.deepEqual(answered(await deliver(named, { secret: secretA, eventId: 'evt_n6', paymentId: 'pay_int_b', statusVersion: 3 })), refused);
   });
 }

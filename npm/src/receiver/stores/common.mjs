@@ -188,15 +188,28 @@ export function describeError(error) {
 
 /**
  * The decision in a record statement's rows: none when the event_id was stored already (a
- * duplicate), else one row saying apply or stale. Any other shape (a client that answers
- * something else) is an error, so the delivery is answered 503: never a guessed 200.
+ * duplicate), else one row saying apply, stale or integration_mismatch (the payment's facts
+ * came through another integration's secret: nothing written). Any other shape (a client
+ * that answers something else) is an error, so the delivery is answered 503: never a guessed
+ * 200.
  */
-export function decisionOf(rows, what) {
+export function decisionOf(rows, what, decisions = ['apply', 'stale', 'integration_mismatch']) {
   if (!Array.isArray(rows)) throw new Error(`${what}: the record statement's result holds no rows array`);
   if (rows.length === 0) return 'duplicate';
   const decision = rows[0]?.decision;
-  if (rows.length === 1 && (decision === 'apply' || decision === 'stale')) return decision;
+  if (rows.length === 1 && decisions.includes(decision)) return decision;
   throw new Error(`${what}: the record statement returned an unexpected row`);
+}
+
+/**
+ * The decision of schema/sqlite.sql's `foreign` and `record` statements, from their rows:
+ * `foreign`'s one row says integration_mismatch (and `record` then wrote nothing), else
+ * `record`'s rows say as decisionOf reads them.
+ */
+export function sqliteDecisionOf(foreign, recorded, what) {
+  if (!Array.isArray(foreign)) throw new Error(`${what}: the foreign statement's result holds no rows array`);
+  if (foreign.length > 0) return decisionOf(foreign, what, ['integration_mismatch']);
+  return decisionOf(recorded, what, ['apply', 'stale']);
 }
 
 /**

@@ -1,5 +1,5 @@
-// d1Store: Cloudflare D1 for Workers. Each delivery is one batch() of the two statements of
-// schema/sqlite.sql (`apply`, then `record`): D1 runs a batch as one transaction, so the
+// d1Store: Cloudflare D1 for Workers. Each delivery is one batch() of the three statements of
+// schema/sqlite.sql (`foreign`, `apply`, `record`): D1 runs a batch as one transaction, so the
 // decision and the writes are one atomic step shared by every isolate.
 //
 // D1 holds at most 2,000,000 bytes in a row: the store declares the largest body it records
@@ -9,7 +9,7 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -58,11 +58,12 @@ export function d1Store(binding, options) {
       if (!createTables) await binding.prepare(sql.check).all();
     },
     async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
-      const [, recorded] = await binding.batch([
+      const [foreign, , recorded] = await binding.batch([
+        binding.prepare(sql.foreign).bind(eventId, paymentId, integration),
         binding.prepare(sql.apply).bind(eventId, paymentId, statusVersion, data, integration),
         binding.prepare(sql.record).bind(eventId, paymentId, statusVersion, own(body), integration, secretKind),
       ]);
-      return decisionOf(recorded?.results, 'd1Store');
+      return sqliteDecisionOf(foreign?.results, recorded?.results, 'd1Store');
     },
     async quarantine({ code, body }) {
       await binding.prepare(sql.quarantine).bind(code, own(body)).run();

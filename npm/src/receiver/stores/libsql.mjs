@@ -1,6 +1,6 @@
 // libsqlStore: libsql and Turso through @libsql/client (a `Client` from createClient). Each
-// delivery is one client.batch() of the two statements of schema/sqlite.sql (`apply`, then
-// `record`) in "write" mode, which the client runs as one transaction: BEGIN IMMEDIATE ...
+// delivery is one client.batch() of the three statements of schema/sqlite.sql (`foreign`,
+// `apply`, `record`) in "write" mode, which the client runs as one transaction: BEGIN IMMEDIATE ...
 // COMMIT on one connection for a local file (so `record` reads `apply`'s changes()), one
 // request for a remote database. Every client of the database, in any process, agrees.
 //
@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -70,11 +70,12 @@ export function libsqlStore(client, options) {
       }
     },
     async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
-      const [, recorded] = await client.batch([
+      const [foreign, , recorded] = await client.batch([
+        statement(sql.foreign, [eventId, paymentId, integration]),
         statement(sql.apply, [eventId, paymentId, statusVersion, data, integration]),
         statement(sql.record, [eventId, paymentId, statusVersion, body, integration, secretKind]),
       ], 'write');
-      return decisionOf(recorded?.rows, 'libsqlStore');
+      return sqliteDecisionOf(foreign?.rows, recorded?.rows, 'libsqlStore');
     },
     async quarantine({ code, body }) {
       await client.execute(statement(sql.quarantine, [code, body]));

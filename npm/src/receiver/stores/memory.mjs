@@ -35,6 +35,11 @@ export function memoryStore(options) {
     async ready() {},
     async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const stored = payments.get(paymentId);
+      // The payment's facts came through another integration's secret (a stored null, from
+      // before the receiver named its integrations, is anyone's): nothing is written.
+      if (!events.has(eventId) && stored !== undefined && stored.integration !== null && stored.integration !== integration) {
+        return 'integration_mismatch';
+      }
       const decision = decideEvent({ eventId, paymentId, statusVersion },
         { eventSeen: events.has(eventId), statusVersion: stored?.status_version });
       if (decision === 'duplicate') return decision;

@@ -4,13 +4,13 @@
 // Durability: WAL with synchronous=FULL by default, so a commit is on disk (fsync) before
 // its deliveries are answered. A commit costs one fsync, and SQLite has one writer at a time,
 // so the deliveries that arrive together are committed together: each runs in the same
-// BEGIN IMMEDIATE ... COMMIT (its two statements, schema/sqlite.sql `apply` then `record`,
+// BEGIN IMMEDIATE ... COMMIT (its statements, schema/sqlite.sql `foreign`, `apply`, `record`,
 // see exactly what the ones before it wrote), and every one of them is answered only after
 // that COMMIT returned. A failure rolls the group back; none of it is acknowledged.
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, decisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -180,6 +180,7 @@ export function sqliteStore(db, options) {
       begin,
       commit,
       rollback: rollbackStatement,
+      foreign: db.prepare(sql.foreign),
       apply: db.prepare(sql.apply),
       record: db.prepare(sql.record),
       quarantine: db.prepare(sql.quarantine),
@@ -217,10 +218,14 @@ export function sqliteStore(db, options) {
     },
     record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       return enqueue(() => {
+        // No row is undefined, or null in bun:sqlite.
+        const rows = (row) => (row === undefined || row === null ? [] : [row]);
+        const foreign = rows(step(statements.foreign, [eventId, paymentId, integration]));
+        if (foreign.length > 0) return sqliteDecisionOf(foreign, [], 'sqliteStore');
         step(statements.apply, [eventId, paymentId, statusVersion, data, integration]);
-        const row = step(statements.record, [eventId, paymentId, statusVersion, body, integration, secretKind]);
-        // No row (undefined, or null in bun:sqlite): the event_id was stored already.
-        return decisionOf(row === undefined || row === null ? [] : [row], 'sqliteStore');
+        // No row: the event_id was stored already.
+        const recorded = rows(step(statements.record, [eventId, paymentId, statusVersion, body, integration, secretKind]));
+        return sqliteDecisionOf(foreign, recorded, 'sqliteStore');
       });
     },
     quarantine({ code, body }) {
