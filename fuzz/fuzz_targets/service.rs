@@ -42,8 +42,10 @@ use libfuzzer_sys::fuzz_target;
 /// The most actions applied from one input.
 const MAX_ACTIONS: usize = 64;
 
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 8] = [
     "pay",
+    "pay_held",
+    "settle",
     "review",
     "expire",
     "cancel",
@@ -108,8 +110,16 @@ enum Want {
 fn want(m: &Model, action: &PaymentAction<'_>) -> Want {
     use PaymentStatus::{Cancelled, Open, Overpaid, Paid, PartiallyPaid};
     let one = |status| Want::Changes(vec![m.changed(status)]);
+    let settle = |confirming: &Model| {
+        let settled = match confirming.received.cmp(&m.amount) {
+            Ordering::Less => PartiallyPaid,
+            Ordering::Equal => Paid,
+            Ordering::Greater => Overpaid,
+        };
+        confirming.changed(settled)
+    };
     match *action {
-        PaymentAction::Pay { amount_raw } => {
+        PaymentAction::Pay { amount_raw } | PaymentAction::PayHeld { amount_raw } => {
             if !m.access {
                 return Want::Refused("consumer_access_disabled");
             }
@@ -124,14 +134,16 @@ fn want(m: &Model, action: &PaymentAction<'_>) -> Want {
                 received: m.received.add(&paid),
                 ..m.changed(PaymentStatus::Confirming)
             };
-            let settled = match confirming.received.cmp(&m.amount) {
-                Ordering::Less => PartiallyPaid,
-                Ordering::Equal => Paid,
-                Ordering::Greater => Overpaid,
-            };
-            let last = confirming.changed(settled);
+            if matches!(action, PaymentAction::PayHeld { .. }) {
+                return Want::Changes(vec![confirming]);
+            }
+            let last = settle(&confirming);
             Want::Changes(vec![confirming, last])
         }
+        PaymentAction::Settle => match m.status {
+            PaymentStatus::Confirming => Want::Changes(vec![settle(m)]),
+            _ => Want::Refused("payment_not_confirming"),
+        },
         PaymentAction::Review => match m.status {
             Open | Paid | PartiallyPaid | Overpaid => one(PaymentStatus::ReviewRequired),
             _ => Want::Refused("payment_not_reviewable"),
@@ -257,7 +269,8 @@ fn action_text(line: &[u8]) -> (String, Option<String>) {
         None => (text.into_owned(), None),
     };
     let parsed = PaymentAction::parse(&name, amount.as_deref());
-    let known = NAMES.contains(&name.as_str()) && (name == "pay") == amount.is_some();
+    let paid = |name: &str| name == "pay" || name == "pay_held";
+    let known = NAMES.contains(&name.as_str()) && paid(&name) == amount.is_some();
     assert_eq!(
         parsed.is_some(),
         known,
@@ -270,7 +283,7 @@ fn action_text(line: &[u8]) -> (String, Option<String>) {
     let pick = usize::from(line.first().copied().unwrap_or(0)) % NAMES.len();
     let name = NAMES.get(pick).copied().unwrap_or("pay").to_owned();
     let rest = line.get(1..).unwrap_or_default();
-    let amount = (name == "pay").then(|| expand(rest));
+    let amount = paid(&name).then(|| expand(rest));
     (name, amount)
 }
 
@@ -340,7 +353,7 @@ fn step(
         assert_eq!(event.amount_raw(), state.amount_raw());
         assert_eq!(event.consumer_access(), state.consumer_access());
     }
-    if let PaymentAction::Pay { amount_raw } = action {
+    if let PaymentAction::Pay { amount_raw } | PaymentAction::PayHeld { amount_raw } = action {
         let paid = Nat::parse(amount_raw).expect("an accepted amount is digits");
         *total = total.add(&paid);
         *total_u128 = total_u128.and_then(|t| t.checked_add(paid.to_u128()?));

@@ -21,6 +21,7 @@ export type SandboxErrorCode =
   | 'idempotency_key_reused'
   | 'payment_not_found'
   | 'payment_not_payable'
+  | 'payment_not_confirming'
   | 'payment_not_cancellable'
   | 'payment_not_reviewable'
   | 'payment_not_expirable'
@@ -768,14 +769,27 @@ export interface Sandbox {
   readonly durable: boolean;
   /**
    * The customer pays `amountRaw` (`POST /sandbox/payments/{id}/pay`): `confirming`, then
-   * `paid`, `partially_paid` or `overpaid` by the total received; two events. Rejects with
-   * `payment_not_found`, `consumer_access_disabled`, `amount_raw_invalid` or
-   * `payment_not_payable`.
+   * `paid`, `partially_paid` or `overpaid` by the total received; two events. With
+   * `{ hold: true }` the payment stays `confirming` (one event) until {@link settle}: while
+   * it is held, the service answers `confirming`, and it cannot be paid, cancelled or
+   * expired. Rejects with `payment_not_found`, `consumer_access_disabled`,
+   * `amount_raw_invalid` or `payment_not_payable`.
    *
    * @example
    * const view = await sandbox.pay(paymentId, '6400'); // partially_paid
+   * const held = await sandbox.pay(otherId, '12800', { hold: true }); // confirming
    */
-  pay(paymentId: string, amountRaw: string): Promise<SandboxPaymentView>;
+  pay(paymentId: string, amountRaw: string, options?: { hold?: boolean }): Promise<SandboxPaymentView>;
+  /**
+   * Completes the confirmations of a payment paid with `{ hold: true }`
+   * (`POST /sandbox/payments/{id}/settle`): `paid`, `partially_paid` or `overpaid` by the
+   * total received, one event. Rejects with `payment_not_found` or `payment_not_confirming`.
+   *
+   * @example
+   * await sandbox.pay(paymentId, '12800', { hold: true });
+   * const view = await sandbox.settle(paymentId); // paid
+   */
+  settle(paymentId: string): Promise<SandboxPaymentView>;
   /**
    * Holds the payment for review (`POST /sandbox/payments/{id}/review`): `review_required`,
    * one event. Rejects with `payment_not_found` or `payment_not_reviewable`.

@@ -147,6 +147,9 @@ api_errors! {
     /// `payment_not_payable` (409): the payment's status takes no payment.
     PaymentNotPayable => "payment_not_payable", 409,
         "the payment cannot be paid in its status: only open and partially_paid payments take a payment";
+    /// `payment_not_confirming` (409): only a `confirming` payment settles.
+    PaymentNotConfirming => "payment_not_confirming", 409,
+        "the payment is not confirming: only a payment paid with its confirmations held (pay_held), still confirming, can be settled";
     /// `payment_not_cancellable` (409): only an `open` payment with nothing received can be
     /// cancelled.
     PaymentNotCancellable => "payment_not_cancellable", 409,

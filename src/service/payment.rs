@@ -242,6 +242,9 @@ impl PaymentState {
     ///   changes: `confirming` (the amount now counted in `amount_received_raw`), then
     ///   `paid`, `partially_paid` or `overpaid` as the total received is equal to, less or
     ///   more than `amount_raw`, compared exactly at any size.
+    /// - `PayHeld`: as `Pay`, with its first change only: the payment stays `confirming`.
+    /// - `Settle`: from `confirming`, `Pay`'s second change: `paid`, `partially_paid` or
+    ///   `overpaid` by the total received.
     /// - `Review`: from `open`, `paid`, `partially_paid` or `overpaid` to
     ///   `review_required`.
     /// - `Expire`: from `open` or `partially_paid` to `expired`.
@@ -253,9 +256,10 @@ impl PaymentState {
     ///
     /// # Errors
     ///
-    /// `Pay`, in this order: [`ApiError::ConsumerAccessDisabled`] (403);
+    /// `Pay` and `PayHeld`, in this order: [`ApiError::ConsumerAccessDisabled`] (403);
     /// [`ApiError::Invalid`] with `amount_raw_invalid` (400) for an amount that is not a
     /// valid `amount_raw`; [`ApiError::PaymentNotPayable`] (409) from another status.
+    /// `Settle`: [`ApiError::PaymentNotConfirming`] (409).
     /// `Review`: [`ApiError::PaymentNotReviewable`]; `Expire`:
     /// [`ApiError::PaymentNotExpirable`]; `Cancel`: [`ApiError::PaymentNotCancellable`]
     /// (409 each); `OpenCheckout`: [`ApiError::ConsumerAccessDisabled`] (403).
@@ -277,7 +281,22 @@ impl PaymentState {
         use PaymentStatus::{Cancelled, Open, Overpaid, Paid, PartiallyPaid};
         let status = self.status;
         match action {
-            PaymentAction::Pay { amount_raw } => self.pay(amount_raw),
+            PaymentAction::Pay { amount_raw } => {
+                let confirming = self.receive(amount_raw)?;
+                let last = confirming.settled();
+                Ok(Applied::changes(vec![confirming, last.clone()], last))
+            }
+            PaymentAction::PayHeld { amount_raw } => {
+                let confirming = self.receive(amount_raw)?;
+                Ok(Applied::changes(vec![confirming.clone()], confirming))
+            }
+            PaymentAction::Settle => match status {
+                PaymentStatus::Confirming => {
+                    let last = self.settled();
+                    Ok(Applied::changes(vec![last.clone()], last))
+                }
+                _ => Err(ApiError::PaymentNotConfirming),
+            },
             PaymentAction::Review => match status {
                 Open | Paid | PartiallyPaid | Overpaid => {
                     Ok(self.one_change(PaymentStatus::ReviewRequired))
@@ -302,8 +321,9 @@ impl PaymentState {
         }
     }
 
-    /// The customer pays `amount_raw` (see [`apply`](Self::apply) for the order of checks).
-    fn pay(&self, amount_raw: &str) -> Result<Applied, ApiError> {
+    /// The customer pays `amount_raw`: the `confirming` state, the amount counted (see
+    /// [`apply`](Self::apply) for the order of checks).
+    fn receive(&self, amount_raw: &str) -> Result<PaymentState, ApiError> {
         if !self.consumer_access {
             return Err(ApiError::ConsumerAccessDisabled);
         }
@@ -314,18 +334,22 @@ impl PaymentState {
         ) {
             return Err(ApiError::PaymentNotPayable);
         }
-        let received = add_digits(&self.amount_received_raw, amount_raw);
-        let settled = match cmp_digits(&received, &self.amount_raw) {
-            Ordering::Less => PaymentStatus::PartiallyPaid,
-            Ordering::Equal => PaymentStatus::Paid,
-            Ordering::Greater => PaymentStatus::Overpaid,
-        };
-        let confirming = PaymentState {
-            amount_received_raw: received,
+        Ok(PaymentState {
+            amount_received_raw: add_digits(&self.amount_received_raw, amount_raw),
             ..self.changed(PaymentStatus::Confirming)
-        };
-        let last = confirming.changed(settled);
-        Ok(Applied::changes(vec![confirming, last.clone()], last))
+        })
+    }
+
+    /// The confirmations complete: `paid`, `partially_paid` or `overpaid` as the total
+    /// received is equal to, less or more than `amount_raw`.
+    fn settled(&self) -> PaymentState {
+        self.changed(
+            match cmp_digits(&self.amount_received_raw, &self.amount_raw) {
+                Ordering::Less => PaymentStatus::PartiallyPaid,
+                Ordering::Equal => PaymentStatus::Paid,
+                Ordering::Greater => PaymentStatus::Overpaid,
+            },
+        )
     }
 
     /// This state with another status and the next version.

@@ -78,6 +78,7 @@ fn api_errors_have_unique_codes_and_their_statuses() {
             ("idempotency_key_reused", 409),
             ("payment_not_found", 404),
             ("payment_not_payable", 409),
+            ("payment_not_confirming", 409),
             ("payment_not_cancellable", 409),
             ("payment_not_reviewable", 409),
             ("payment_not_expirable", 409),
@@ -159,6 +160,7 @@ fn stored_states_are_checked() {
 #[test]
 fn actions_parse_by_name() {
     for action in [
+        PaymentAction::Settle,
         PaymentAction::Review,
         PaymentAction::Expire,
         PaymentAction::Cancel,
@@ -171,6 +173,15 @@ fn actions_parse_by_name() {
     assert_eq!(PaymentAction::parse("pay", Some("x")), Some(pay("x")));
     assert_eq!(pay("1").as_str(), "pay");
     assert_eq!(PaymentAction::parse("pay", None), None);
+    assert_eq!(
+        PaymentAction::parse("pay_held", Some("5")),
+        Some(PaymentAction::PayHeld { amount_raw: "5" })
+    );
+    assert_eq!(
+        PaymentAction::PayHeld { amount_raw: "5" }.as_str(),
+        "pay_held"
+    );
+    assert_eq!(PaymentAction::parse("pay_held", None), None);
     assert_eq!(PaymentAction::parse("Pay", Some("1")), None);
     assert_eq!(PaymentAction::parse("refund", None), None);
 }
@@ -184,6 +195,11 @@ fn every_status_and_action() {
         match (action, status) {
             ("pay", Open | PartiallyPaid) => Ok(&[Confirming, PartiallyPaid]),
             ("pay", _) => Err("payment_not_payable"),
+            ("pay_held", Open | PartiallyPaid) => Ok(&[Confirming]),
+            ("pay_held", _) => Err("payment_not_payable"),
+            // 10 of 1000 received before `pay_held`'s state: "0" here, so partially_paid.
+            ("settle", Confirming) => Ok(&[PartiallyPaid]),
+            ("settle", _) => Err("payment_not_confirming"),
             ("review", Open | Paid | PartiallyPaid | Overpaid) => Ok(&[ReviewRequired]),
             ("review", _) => Err("payment_not_reviewable"),
             ("expire", Open | PartiallyPaid) => Ok(&[Expired]),
@@ -199,6 +215,8 @@ fn every_status_and_action() {
         let before = state(*status, "7", "1000", "0");
         for action in [
             pay("10"),
+            PaymentAction::PayHeld { amount_raw: "10" },
+            PaymentAction::Settle,
             PaymentAction::Review,
             PaymentAction::Expire,
             PaymentAction::Cancel,
@@ -226,6 +244,37 @@ fn every_status_and_action() {
                 }
                 Err(code) => assert_eq!(got.map_err(ApiError::code), Err(code), "{status} {name}"),
             }
+        }
+    }
+}
+
+#[test]
+fn pay_held_then_settle_is_pay() {
+    for amount in ["12799", "12800", "12801", "1"] {
+        for before in [
+            PaymentState::new("12800").unwrap(),
+            state(PartiallyPaid, "4", "12800", "100"),
+        ] {
+            let paid = before.apply(pay(amount)).unwrap();
+            let held = before
+                .apply(PaymentAction::PayHeld { amount_raw: amount })
+                .unwrap();
+            assert_eq!(held.state.status(), Confirming);
+            assert_eq!(held.events, paid.events[..1]);
+            // Held: no second payment, no expiry, no cancel, until it settles.
+            for action in [pay("1"), PaymentAction::Expire, PaymentAction::Cancel] {
+                assert!(held.state.apply(action).is_err(), "{}", action.as_str());
+            }
+            let settled = held.state.apply(PaymentAction::Settle).unwrap();
+            assert_eq!(settled.state, paid.state);
+            assert_eq!(settled.events, paid.events[1..]);
+            assert_eq!(
+                settled
+                    .state
+                    .apply(PaymentAction::Settle)
+                    .map_err(ApiError::code),
+                Err("payment_not_confirming")
+            );
         }
     }
 }

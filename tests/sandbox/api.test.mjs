@@ -306,7 +306,7 @@ describe('DELETE /v1/payments/{id}/consumer-access and checkout', () => {
   });
 });
 
-describe('the customer and the dashboard: /sandbox/payments/{id}/pay, review, expire', () => {
+describe('the customer and the dashboard: /sandbox/payments/{id}/pay, settle, review, expire', () => {
   test('payments add up: confirming, then paid, partially_paid or overpaid; two events each', async () => {
     const p = await createPayment(sandbox, '1000');
     const part = await api(sandbox, 'POST', `/sandbox/payments/${p.payment_id}/pay`, { key: null, body: { amount_raw: '600' } });
@@ -324,6 +324,33 @@ describe('the customer and the dashboard: /sandbox/payments/{id}/pay, review, ex
     refused(await api(sandbox, 'POST', `/sandbox/payments/${over.payment_id}/pay`, { body: { amount_raw: '01' } }), 400, 'amount_raw_invalid');
     refused(await api(sandbox, 'POST', `/sandbox/payments/${over.payment_id}/pay`, { body: { amount: '1' } }), 400, 'request_invalid');
     refused(await api(sandbox, 'POST', '/sandbox/payments/pay_unknown/pay', { body: { amount_raw: '1' } }), 404, 'payment_not_found');
+  });
+
+  test('pay with hold: the payment stays confirming (one event), refuses pay, cancel and expire, and settle completes it', async () => {
+    const p = await createPayment(sandbox, '1000');
+    const id = p.payment_id;
+    const held = await api(sandbox, 'POST', `/sandbox/payments/${id}/pay`, { body: { amount_raw: '1000', hold: true } });
+    assert.equal(held.status, 200, held.text);
+    assert.deepEqual([held.json.status, held.json.status_version, held.json.amount_received_raw], ['confirming', 2, '1000']);
+    assert.equal((await api(sandbox, 'GET', `/v1/payments/${id}`)).json.status, 'confirming');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/pay`, { body: { amount_raw: '1' } }), 409, 'payment_not_payable');
+    refused(await api(sandbox, 'POST', `/v1/payments/${id}/cancel`), 409, 'payment_not_cancellable');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/expire`), 409, 'payment_not_expirable');
+    const settled = await api(sandbox, 'POST', `/sandbox/payments/${id}/settle`);
+    assert.deepEqual([settled.json.status, settled.json.status_version], ['paid', 3]);
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/settle`), 409, 'payment_not_confirming');
+    assert.deepEqual((await eventsOf(id)).map((e) => `${e.status}@${e.status_version}`), ['confirming@2', 'paid@3']);
+    // hold: false is pay; the methods take { hold }; hold is a boolean.
+    const other = await createPayment(sandbox, '1000');
+    const plain = await api(sandbox, 'POST', `/sandbox/payments/${other.payment_id}/pay`, { body: { amount_raw: '400', hold: false } });
+    assert.equal(plain.json.status, 'partially_paid');
+    assert.equal((await sandbox.pay(other.payment_id, '700', { hold: true })).status, 'confirming');
+    assert.equal((await sandbox.settle(other.payment_id)).status, 'overpaid');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${other.payment_id}/settle`), 409, 'payment_not_confirming');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/pay`, { body: { amount_raw: '1', hold: 'yes' } }), 400, 'request_invalid');
+    refused(await api(sandbox, 'POST', '/sandbox/payments/pay_unknown/settle'), 404, 'payment_not_found');
+    await assert.rejects(sandbox.pay(other.payment_id, '1', { hold: 1 }), (e) => e.code === 'invalid_argument' && /hold is true or false/.test(e.message));
+    await assert.rejects(sandbox.pay(other.payment_id, '1', { hol: true }), (e) => e.code === 'invalid_argument' && /did you mean "hold"/.test(e.message));
   });
 
   test('review and expire, and their refusals', async () => {

@@ -56,8 +56,13 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     const pay = await run(['sandbox', 'pay', ...url, '--payment', id, '--amount-raw', '2000000']);
     assert.equal(pay.code, 0, pay.stderr);
     assert.equal(pay.stdout, `${id}: partially_paid (status_version 3), received 2000000 of 5000000\n`);
-    const json = await run(['sandbox', 'pay', ...url, '--payment', id, '--amount-raw', '3000000', '--json']);
-    assert.equal(JSON.parse(json.stdout).status, 'paid');
+    const json = await run(['sandbox', 'pay', ...url, '--payment', id, '--amount-raw', '3000000', '--hold', '--json']);
+    assert.deepEqual([JSON.parse(json.stdout).status, JSON.parse(json.stdout).status_version], ['confirming', 4]);
+    const settle = await run(['sandbox', 'settle', ...url, '--payment', id]);
+    assert.equal(settle.stdout, `${id}: paid (status_version 5), received 5000000 of 5000000\n`);
+    const settled = await run(['sandbox', 'settle', ...url, '--payment', id]);
+    assert.equal(settled.code, 1);
+    assert.match(settled.stderr, /payment_not_confirming: /);
     const review = await run(['sandbox', 'review', ...url, '--payment', id]);
     assert.match(review.stdout, /review_required \(status_version 6\)/);
     const expire = await run(['sandbox', 'expire', ...url, '--payment', id]);
@@ -164,7 +169,7 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--port', '0', '--host', '10.255.255.254'], /--host must be an address of this machine.*\(EADDRNOTAVAIL\)/],
       [['sandbox', '--port', '0', '--timestamp-header', pasted], /--timestamp-header must be the NAME of an HTTP header/],
       [['sandbox', '--port', '0', '--signature-header', 'X Sig'], /--signature-header must be the NAME of an HTTP header/],
-      [['sandbox', 'deliverys', '--url', 'http://127.0.0.1:1'], /the argument after sandbox is not a subcommand \(not shown\): give one of pay, review/],
+      [['sandbox', 'deliverys', '--url', 'http://127.0.0.1:1'], /the argument after sandbox is not a subcommand \(not shown\): give one of pay, settle, review/],
       [['sandbox', pasted.toLowerCase()], /argument 1 after "sandbox" is not an option \(not shown\)/],
     ]) {
       const result = await run(args);

@@ -16,13 +16,14 @@ MAX_RETRY_DELAY_MS = 86_400_000
 
 STATUSES = ["open", "confirming", "paid", "partially_paid", "overpaid", "review_required",
             "expired", "cancelled"]
-ACTIONS = ["pay", "review", "expire", "cancel", "disable_consumer_access", "open_checkout"]
+ACTIONS = ["pay", "pay_held", "settle", "review", "expire", "cancel", "disable_consumer_access",
+           "open_checkout"]
 
 # The service's own answers: code -> HTTP status, in the order of its table.
 API_ERRORS = [
     ("unauthorized", 401), ("insufficient_scope", 403), ("idempotency_key_missing", 400),
     ("idempotency_key_reused", 409), ("payment_not_found", 404),
-    ("payment_not_payable", 409), ("payment_not_cancellable", 409),
+    ("payment_not_payable", 409), ("payment_not_confirming", 409), ("payment_not_cancellable", 409),
     ("payment_not_reviewable", 409), ("payment_not_expirable", 409),
     ("consumer_access_disabled", 403), ("webhook_exists", 409), ("webhook_not_found", 404),
     ("secret_mismatch", 400), ("request_invalid", 400), ("not_found", 404),
@@ -65,8 +66,11 @@ def model_apply(st, action):
     def at(new_status, n, total=received):
         return state(new_status, version + n, amount, total, access)
 
+    def settled(total):
+        return "paid" if total == amount else "partially_paid" if total < amount else "overpaid"
+
     name = action["action"]
-    if name == "pay":
+    if name in ("pay", "pay_held"):
         if not access:
             return "consumer_access_disabled"
         if not is_amount_raw(action["amountRaw"]):
@@ -74,10 +78,14 @@ def model_apply(st, action):
         if status not in ("open", "partially_paid"):
             return "payment_not_payable"
         total = received + int(action["amountRaw"])
-        settled = ("paid" if total == amount else
-                   "partially_paid" if total < amount else "overpaid")
-        events = [at("confirming", 1, total), at(settled, 2, total)]
+        events = [at("confirming", 1, total)]
+        if name == "pay":
+            events.append(at(settled(total), 2, total))
         return events, events[-1]
+    if name == "settle":
+        if status != "confirming":
+            return "payment_not_confirming"
+        return [at(settled(received), 1)], at(settled(received), 1)
     if name == "review":
         if status not in ("open", "paid", "partially_paid", "overpaid"):
             return "payment_not_reviewable"
@@ -132,7 +140,9 @@ def build_service(VectorFile):
         "statusVersion), or the service's error code. pay: from open and partially_paid, "
         "checks in the order consumer_access_disabled, amount_raw_invalid, "
         "payment_not_payable; two changes, confirming then paid / partially_paid / overpaid "
-        "by comparing the total received with amountRaw exactly. review: open, paid, "
+        "by comparing the total received with amountRaw exactly. pay_held: pay's first change "
+        "only (confirming). settle: from confirming, pay's second change (else "
+        "payment_not_confirming). review: open, paid, "
         "partially_paid, overpaid. expire: open, partially_paid. cancel: open with nothing "
         "received; a cancelled payment is answered with no change and no event. "
         "disable_consumer_access: no event, no new version, idempotent. open_checkout: no "
@@ -140,7 +150,8 @@ def build_service(VectorFile):
         "(status one of the 8 names, else invalid_argument; statusVersion a digit string "
         "from 1, else status_version_invalid; amountRaw an amount_raw and amountReceivedRaw "
         "digits without a leading zero, else amount_raw_invalid), then the action (an "
-        "unknown name, pay without amountRaw or another action with one: invalid_argument). "
+        "unknown name, pay or pay_held without amountRaw or another action with one: "
+        "invalid_argument). "
         "checkIdempotency: no stored fingerprint new, equal replay, different reused (409 "
         "idempotency_key_reused). nextDeliveryStep: 2xx acknowledged; network_failure, a "
         "status outside 100-599, 408, 425, 429, 5xx retrying after retryDelaysMs[attempt-1] "
@@ -177,7 +188,7 @@ def build_service(VectorFile):
     for status in STATUSES:
         for name in ACTIONS:
             action = {"action": name}
-            if name == "pay":
+            if name in ("pay", "pay_held"):
                 action["amountRaw"] = "600"
             st = state(status, 7, 1000, received[status])
             exp = model_apply(st, action)
@@ -251,6 +262,13 @@ def build_service(VectorFile):
     ap("cancel with the checkout disabled", ["Valid"], off("open"), {"action": "cancel"})
     ap("cancel an open payment that received something: refused", ["Refused"],
        state("open", 2, 1000, 1), {"action": "cancel"})
+    held = model_apply(state("partially_paid", 3, 1000, 400), {"action": "pay_held", "amountRaw": "600"})[1]
+    ap("settle a payment held confirming by pay_held: paid, one event", ["Valid", "Transition", "Held"],
+       held, {"action": "settle"})
+    ap("pay_held with the checkout disabled", ["Refused", "ConsumerAccess"], off("open"),
+       {"action": "pay_held", "amountRaw": "1000"})
+    ap("settle with the checkout disabled: the network's confirmations do not need it",
+       ["Valid", "Held"], off("confirming", 1000), {"action": "settle"})
     first = model_apply(state("open", 1, 1000, 0), {"action": "cancel"})[1]
     ap("cancel a payment cancelled by the previous call: answered as it is, no event",
        ["Valid", "NoEvent", "CancelTwice"], first, {"action": "cancel"})
@@ -284,6 +302,8 @@ def build_service(VectorFile):
     for comment, action in [
         ("an unknown action", {"action": "refund"}),
         ("pay without amountRaw", {"action": "pay"}),
+        ("pay_held without amountRaw", {"action": "pay_held"}),
+        ("settle with an amountRaw", {"action": "settle", "amountRaw": "5"}),
         ("review with an amountRaw", {"action": "review", "amountRaw": "5"}),
         ("an action name in another case", {"action": "Pay", "amountRaw": "5"}),
     ]:

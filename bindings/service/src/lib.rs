@@ -120,8 +120,8 @@ fn read_state(
 /// Applies an action to a stored state: `{"ok":true,"state":{...},"events":[{...}...]}`
 /// (the final state, and the state after each change, one `payment.updated` each), or the
 /// service's answer. The state's parts are read first, then the action (`action` one of the
-/// core's names; `amount_raw` given for `pay` only: a value that was not a string arrives
-/// as an empty string, refused at its place in pay's order of checks).
+/// core's names; `amount_raw` given for `pay` and `pay_held` only: a value that was not a
+/// string arrives as an empty string, refused at its place in pay's order of checks).
 #[wasm_bindgen(js_name = applyPaymentAction)]
 #[allow(clippy::too_many_arguments)]
 pub fn apply_payment_action(
@@ -148,7 +148,7 @@ pub fn apply_payment_action(
         .and_then(|name| PaymentAction::parse(name, action_amount_raw.as_deref()));
     let Some(action) = parsed else {
         return core_error(invalid(
-            "action must be pay (with amount_raw), review, expire, cancel, disable_consumer_access or open_checkout",
+            "action must be pay or pay_held (with amount_raw), settle, review, expire, cancel, disable_consumer_access or open_checkout",
         ));
     };
     match state.apply(action) {

@@ -2,7 +2,7 @@
 // them; sandbox.mjs runs them). Apart from sandbox.mjs so that the other commands never load
 // the sandbox.
 
-export const SUBCOMMANDS = ['pay', 'review', 'expire', 'replay', 'rotate', 'activate', 'deliveries'];
+export const SUBCOMMANDS = ['pay', 'settle', 'review', 'expire', 'replay', 'rotate', 'activate', 'deliveries'];
 export const DEFAULT_URL = 'http://127.0.0.1:4010';
 const NAME = 'cryptopay-verify';
 
@@ -20,12 +20,13 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
   restart resumes pending retries. --duplicate-rate delivers that share of acknowledged events
   again, --shuffle delivers a payment's events out of order; --seed makes both repeatable.
   Header names default to X-Webhook-Timestamp and X-Webhook-Signature. Ctrl-C stops it.
-  ${NAME} sandbox pay --payment ID --amount-raw N [--url ${DEFAULT_URL}] [--json]
-  ${NAME} sandbox review|expire --payment ID [--url URL] [--json]
+  ${NAME} sandbox pay --payment ID --amount-raw N [--hold] [--url ${DEFAULT_URL}] [--json]
+  ${NAME} sandbox settle|review|expire --payment ID [--url URL] [--json]
   ${NAME} sandbox replay --event ID [--url URL] [--json]
   ${NAME} sandbox rotate|activate [--url URL] [--json]
   ${NAME} sandbox deliveries [--event ID] [--payment ID] [--url URL] [--json]
-  Act on a running sandbox as its customer (pay) and its dashboard: review, expire, replay an
+  Act on a running sandbox as its customer (pay; --hold keeps the payment confirming until
+  settle completes its confirmations) and its dashboard: review, expire, replay an
   event (same event_id and bytes, new timestamp and signature), rotate the webhook's secret
   (prints the new pending secret, once) and activate it, and the webhook log. Exit 0 done, 1
   the sandbox refused (its code and message printed), 2 a usage error or no sandbox at --url.`;
@@ -38,7 +39,8 @@ export const SANDBOX_OPTIONS = {
     'signature-header': 'value', pricing: 'value', website: 'value', 'retry-delays': 'value', timeout: 'value',
     'duplicate-rate': 'value', shuffle: 'flag', seed: 'value', json: 'flag', help: 'flag',
   },
-  'sandbox pay': { ...ACT, payment: 'value', 'amount-raw': 'value' },
+  'sandbox pay': { ...ACT, payment: 'value', 'amount-raw': 'value', hold: 'flag' },
+  'sandbox settle': { ...ACT, payment: 'value' },
   'sandbox review': { ...ACT, payment: 'value' },
   'sandbox expire': { ...ACT, payment: 'value' },
   'sandbox replay': { ...ACT, event: 'value' },

@@ -4,7 +4,7 @@
 // sandbox's own, issued at start: the one secret the command line ever prints, with the
 // pending secret of `sandbox rotate`). Then one line per request, event and delivery attempt.
 //
-// `cryptopay-verify sandbox pay|review|expire|replay|rotate|activate|deliveries [--url URL]`
+// `cryptopay-verify sandbox pay|settle|review|expire|replay|rotate|activate|deliveries [--url URL]`
 // acts on a running sandbox through its /sandbox endpoints, as its dashboard and customer.
 
 import http from 'node:http';
@@ -241,7 +241,9 @@ function required(opts, name, command) {
 }
 
 const ACTIONS = {
-  pay: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/pay`, { amount_raw: required(opts, 'amount-raw', c) }],
+  pay: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/pay`,
+    { amount_raw: required(opts, 'amount-raw', c), ...(opts.hold ? { hold: true } : {}) }],
+  settle: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/settle`],
   review: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/review`],
   expire: (opts, c) => ['POST', `/sandbox/payments/${encodeURIComponent(required(opts, 'payment', c))}/expire`],
   replay: (opts, c) => ['POST', `/sandbox/events/${encodeURIComponent(required(opts, 'event', c))}/replay`],
@@ -257,7 +259,7 @@ const ACTIONS = {
 
 /** What a successful answer prints without --json. */
 function summary(sub, answer) {
-  if (sub === 'pay' || sub === 'review' || sub === 'expire') {
+  if (sub === 'pay' || sub === 'settle' || sub === 'review' || sub === 'expire') {
     return `${answer.payment_id}: ${answer.status} (status_version ${answer.status_version}), received ` +
       `${answer.amount_received_raw} of ${answer.source_amount.amount_raw}\n`;
   }

@@ -28,8 +28,12 @@ function routes(service, delivery) {
       json(service.createWebhook({ idempotencyKey: req.headers['idempotency-key'], body }))],
     ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ params, body }) => json(service.verifyBinding(params[0], body))],
     ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
-    ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) =>
-      json(service.pay(params[0], field(body, 'amount_raw', (v) => v !== undefined, 'an amount_raw string')))],
+    ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) => {
+      const amount = field(body, 'amount_raw', (v) => v !== undefined, 'an amount_raw string');
+      const hold = field(body, 'hold', (v) => v === undefined || typeof v === 'boolean', 'true or false (optional)');
+      return json(service.pay(params[0], amount, hold === true));
+    }],
+    ['POST', /^\/sandbox\/payments\/([^/]+)\/settle$/, null, ({ params }) => json(service.settle(params[0]))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/review$/, null, ({ params }) => json(service.review(params[0]))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/expire$/, null, ({ params }) => json(service.expire(params[0]))],
     ['POST', /^\/sandbox\/webhook\/rotate$/, null, () => json(service.rotate())],

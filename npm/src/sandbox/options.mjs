@@ -24,6 +24,22 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 
+/**
+ * pay's options, `{ hold? }`: whether the payment stays confirming (its confirmations held)
+ * until settle.
+ */
+export function payOptions(options) {
+  if (options === undefined) return false;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid('pay takes (paymentId, amountRaw, { hold? })');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'hold') throw invalid(unknownOption(key, ['hold'], 'pay'));
+  }
+  if (options.hold !== undefined && typeof options.hold !== 'boolean') throw invalid('pay: hold is true or false');
+  return options.hold === true;
+}
+
 /** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
 export function isLoopback(url) {
   const host = url.hostname.toLowerCase();

@@ -5,7 +5,7 @@
 
 import { createDelivery } from './delivery.mjs';
 import { createServer } from './http.mjs';
-import { sandboxOptions } from './options.mjs';
+import { payOptions, sandboxOptions } from './options.mjs';
 import { createService } from './service.mjs';
 import { openStore } from './store.mjs';
 
@@ -53,7 +53,8 @@ export async function startSandbox(input = {}) {
       webhook: webhook === undefined ? undefined : { ...webhook },
       seed: options.seed,
       durable: store.durable,
-      pay: async (paymentId, amountRaw) => service.pay(paymentId, amountRaw),
+      pay: async (paymentId, amountRaw, options) => service.pay(paymentId, amountRaw, payOptions(options)),
+      settle: async (paymentId) => service.settle(paymentId),
       review: async (paymentId) => service.review(paymentId),
       expire: async (paymentId) => service.expire(paymentId),
       replay: async (eventId) => service.replay(eventId),

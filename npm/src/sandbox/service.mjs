@@ -14,6 +14,9 @@ import { createWebhooks } from './webhook.mjs';
 
 /** The three standard scopes, as the dashboard issues them. */
 export const SCOPES = ['payment:write', 'payment:read', 'webhook:bootstrap'];
+/** The actions after which a payment may expire sooner or later than before. */
+const PAYING = new Set(['pay', 'pay_held', 'settle']);
+
 /** How long a payment stays payable: its expires_at is this long after its creation. */
 export const PAYMENT_TTL_MS = 60 * 60 * 1000;
 const EXPIRABLE = new Set(['open', 'partially_paid']);
@@ -173,7 +176,8 @@ export function createService({ store, options, origin, delivery, log }) {
     });
     for (const event of events) log(`event ${event.event_id}: ${next.payment_id} ${event.status} (status_version ${event.status_version})`, { type: 'event', ...summary(event) });
     delivery.wake();
-    if (action.action === 'pay') scheduleExpiry();
+    // What may expire changed: a payment paid in part, or held confirming (which does not).
+    if (PAYING.has(action.action)) scheduleExpiry();
     return paymentView(next);
   }
 
@@ -205,7 +209,9 @@ export function createService({ store, options, origin, delivery, log }) {
   const getPayment = (id) => paymentView(payment(id));
   const cancel = (id) => act(id, { action: 'cancel' });
   const disableConsumerAccess = (id) => act(id, { action: 'disable_consumer_access' });
-  const pay = (id, amountRaw) => act(id, { action: 'pay', amountRaw });
+  // hold: the payment stays confirming (its confirmations held) until settle.
+  const pay = (id, amountRaw, hold = false) => act(id, { action: hold ? 'pay_held' : 'pay', amountRaw });
+  const settle = (id) => act(id, { action: 'settle' });
   const review = (id) => act(id, { action: 'review' });
   const expire = (id) => act(id, { action: 'expire' });
 
@@ -278,7 +284,7 @@ export function createService({ store, options, origin, delivery, log }) {
   }
 
   return {
-    issueKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, review,
+    issueKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, settle, review,
     expire, openCheckout, checkoutView, listEvents, sweep, scheduleExpiry, close,
     ...createWebhooks({ store, options, delivery, log }),
   };

@@ -88,6 +88,8 @@ export function sandboxWorld({ duplicateRate = 0, shuffle = false, seed, watch =
         return api.createPayment(input).catch((error) => { throw watch.keep(error); });
       },
       pay: (paymentId, amountRaw, options) => act(paymentId, () => sandbox.pay(paymentId, amountRaw), options),
+      hold: (paymentId, amountRaw, options) => act(paymentId, () => sandbox.pay(paymentId, amountRaw, { hold: true }), options),
+      settleHeld: (paymentId, options) => act(paymentId, () => sandbox.settle(paymentId), options),
       review: (paymentId, options) => act(paymentId, () => sandbox.review(paymentId), options),
       expire: (paymentId, options) => act(paymentId, () => sandbox.expire(paymentId), options),
       cancel: (paymentId, options) => act(paymentId, () => api.cancelPayment(paymentId), options),

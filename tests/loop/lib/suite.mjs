@@ -56,7 +56,7 @@ export const keysOnce = (calls) => {
 };
 
 // The versions a world's action adds: pay two (confirming, then its outcome), the others one.
-const VERSIONS = { pay: 2, review: 1, expire: 1, cancel: 1, status: 1 };
+const VERSIONS = { pay: 2, hold: 1, review: 1, expire: 1, cancel: 1, status: 1 };
 
 /** Applies one step of a case: [action, ...arguments]; 'status' is a scripted change. */
 function step(world, paymentId, [action, ...args]) {
@@ -103,6 +103,8 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       ['review_required', [['review']], 'review'],
       ['paid, then held for review', [['pay', '12800'], ['review']], 'review'],
       ['confirming', [['status', 'confirming', '12800']], 'wait'],
+      ['paid, its confirmations held', [['hold', '12800']], 'wait'],
+      ['paid in part, then the rest held', [['pay', '6400'], ['hold', '6400']], 'wait'],
       ['open', [], null],
       ['expired', [['expire']], 'closed'],
       ['partly paid, then expired (the money came in: review)', [['pay', '100'], ['expire']], 'review'],
@@ -140,6 +142,22 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(paid.mismatch, null);
     // Nothing new: another pass claims nothing.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+  });
+
+  test(`${name}: a payment whose confirmations are held waits, and is fulfilled once they complete, under its own version's key`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const created = await world.create({ orderRef: 'held' });
+    const id = created.payment_id;
+    await record(created);
+    await world.hold(id, '12800');
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[id, 'wait', `${id}:2`]]);
+    assert.equal(h.calls[0].view.status, 'confirming');
+    await world.settleHeld(id);
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[id, 'wait', `${id}:2`], [id, 'fulfil', `${id}:3`]]);
+    keysOnce(h.calls);
   });
 
   test(`${name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async (t) => {

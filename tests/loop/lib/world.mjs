@@ -7,9 +7,10 @@
 // version), which only a script can do: `supports('status')` says whether a world has it.
 //
 // What every world has: receiverOptions (what the receiver is created with), attach(receiver),
-// create, pay, review, expire, cancel (each { silent?, again? }: its deliveries lost, or each
-// delivered twice), settle() (every delivery made), redeliver, view, viewWith, override,
-// confirm, confirmed, close().
+// create, pay, hold (paid, its confirmations held), settleHeld (they complete), review,
+// expire, cancel (each { silent?, again? }: its deliveries lost, or each delivered twice),
+// settle() (every delivery made), redeliver, view, viewWith, override, confirm, confirmed,
+// close().
 
 import { signedHeaders } from '../../receiver/lib/helpers.mjs';
 
@@ -81,15 +82,22 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
     return { body, answer: JSON.parse(answer.body) };
   }
 
-  // As the sandbox pays (the core's rules): confirming with the new total, then paid,
-  // partially_paid or overpaid by that total against the source amount.
-  async function pay(paymentId, amountRaw, options = {}) {
+  // As the sandbox pays (the core's rules): confirming with the new total (hold stops there),
+  // then (settleHeld) paid, partially_paid or overpaid by that total against the source amount.
+  async function hold(paymentId, amountRaw, options = {}) {
     const p = payments.get(paymentId);
-    const received = BigInt(p.received) + BigInt(amountRaw);
+    return world.change(paymentId, { ...options, status: 'confirming', received: String(BigInt(p.received) + BigInt(amountRaw)) });
+  }
+  async function settleHeld(paymentId, options = {}) {
+    const p = payments.get(paymentId);
+    const received = BigInt(p.received);
     const due = BigInt(p.source_amount.amount_raw);
-    await world.change(paymentId, { ...options, status: 'confirming', received: String(received) });
     const status = received === due ? 'paid' : received < due ? 'partially_paid' : 'overpaid';
     return world.change(paymentId, { ...options, status, received: String(received) });
+  }
+  async function pay(paymentId, amountRaw, options = {}) {
+    await hold(paymentId, amountRaw, options);
+    return settleHeld(paymentId, options);
   }
 
   const world = {
@@ -133,6 +141,8 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
       return first.answer;
     },
     pay,
+    hold,
+    settleHeld,
     review: (paymentId, options) => world.change(paymentId, { ...options, status: 'review_required' }),
     expire: (paymentId, options) => world.change(paymentId, { ...options, status: 'expired' }),
     cancel: (paymentId, options) => world.change(paymentId, { ...options, status: 'cancelled' }),
