@@ -9,8 +9,8 @@
 #![no_main]
 
 use cryptopay_verify::{
-    ErrorKind, MAX_AMOUNT_RAW, MAX_DECIMALS, from_amount_raw, to_amount_raw,
-    validate_amount_raw, validate_decimals,
+    ErrorKind, MAX_AMOUNT_RAW, MAX_DECIMALS, from_amount_raw, to_amount_raw, validate_amount_raw,
+    validate_decimals,
 };
 use cryptopay_verify_fuzz::{Fields, checked};
 use libfuzzer_sys::fuzz_target;

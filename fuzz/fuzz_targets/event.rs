@@ -11,12 +11,12 @@
 
 use std::sync::LazyLock;
 
+use cryptopay_verify::__fuzzing::{inexact_numbers, text_survives_f64};
 use cryptopay_verify::{
     Decision, Delivery, ErrorKind, OccurredAt, PAYMENT_UPDATED, Secret, SecretSet,
     SignatureEncoding, StatusVersion, Stored, Verifier, VerifyOptions, decide_event,
     doubles::check_event, parse_event, sign_webhook,
 };
-use cryptopay_verify::__fuzzing::{inexact_numbers, text_survives_f64};
 use cryptopay_verify_fuzz::{RefRefusal, RefValue, checked, reference_envelope, reference_json};
 use libfuzzer_sys::fuzz_target;
 
@@ -98,7 +98,10 @@ fn numbers<'a>(value: &'a RefValue, out: &mut Vec<&'a str>) {
 fn check_inexact_spans(data: &[u8], reference: &Result<RefValue, RefRefusal>) {
     let spans = inexact_numbers(data);
     let Ok(top) = reference else {
-        assert!(spans.is_none(), "spans for a document the reference refuses");
+        assert!(
+            spans.is_none(),
+            "spans for a document the reference refuses"
+        );
         return;
     };
     let spans = spans.expect("spans for a document the reference reads");
@@ -109,9 +112,15 @@ fn check_inexact_spans(data: &[u8], reference: &Result<RefValue, RefRefusal>) {
     let mut quoted = Vec::with_capacity(data.len() + 2 * spans.len());
     let mut at = 0;
     for span in &spans {
-        assert!(span.start >= at && span.end > span.start, "spans in order, apart");
+        assert!(
+            span.start >= at && span.end > span.start,
+            "spans in order, apart"
+        );
         let text = std::str::from_utf8(&data[span.clone()]).expect("a number is ASCII");
-        assert!(!text_survives_f64(text), "a span that a double holds: {text}");
+        assert!(
+            !text_survives_f64(text),
+            "a span that a double holds: {text}"
+        );
         quoted.extend_from_slice(&data[at..span.start]);
         quoted.push(b'"');
         quoted.extend_from_slice(text.as_bytes());
@@ -122,8 +131,15 @@ fn check_inexact_spans(data: &[u8], reference: &Result<RefValue, RefRefusal>) {
     let rewritten = reference_json(&quoted).expect("the quoted document is JSON");
     let mut left = Vec::new();
     numbers(&rewritten, &mut left);
-    assert!(left.iter().all(|n| text_survives_f64(n)), "an inexact number left unquoted");
-    assert_eq!(left.len() + spans.len(), all.len(), "only the spans' numbers became strings");
+    assert!(
+        left.iter().all(|n| text_survives_f64(n)),
+        "an inexact number left unquoted"
+    );
+    assert_eq!(
+        left.len() + spans.len(),
+        all.len(),
+        "only the spans' numbers became strings"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -182,7 +198,11 @@ fuzz_target!(|data: &[u8]| {
             "a lossy number exactly when the reference holds one"
         );
         let (data_value, data_text) = top.field("data").expect("data");
-        assert_eq!(event.data_json(), data_text, "data is kept as its exact text");
+        assert_eq!(
+            event.data_json(),
+            data_text,
+            "data is kept as its exact text"
+        );
         assert_eq!(event.payment_id(), text(data_value.field("payment_id")));
         let version = event.status_version();
         assert_eq!(version.as_str(), text(data_value.field("status_version")));

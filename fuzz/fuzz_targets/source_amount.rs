@@ -63,7 +63,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(store) => {
             // serde reads the same store (the strict reader may refuse more, never less).
             let serde = serde_json::from_str::<PrimarySource>(&store_line);
-            assert_eq!(serde.as_ref().ok(), Some(&store), "serde and from_json disagree");
+            assert_eq!(
+                serde.as_ref().ok(),
+                Some(&store),
+                "serde and from_json disagree"
+            );
             let rebuilt = PrimarySource::new(store.kind(), store.reference(), store.decimals());
             assert_eq!(rebuilt.as_ref(), Ok(&store));
             let written = serde_json::to_string(&store).expect("serializes");
@@ -112,7 +116,11 @@ fuzz_target!(|data: &[u8]| {
         .and_then(|sa| checked(validate_source_amount(sa, &store), SOURCE_CODES));
     if let Ok(sa) = &read {
         let serde = serde_json::from_str::<SourceAmount>(&body);
-        assert_eq!(serde.as_ref().ok(), Some(sa), "serde and from_json disagree");
+        assert_eq!(
+            serde.as_ref().ok(),
+            Some(sa),
+            "serde and from_json disagree"
+        );
     }
     if let (Ok(sa), Ok(())) = (&read, &source) {
         assert_eq!(sa.kind, store.kind());
@@ -144,9 +152,16 @@ fuzz_target!(|data: &[u8]| {
     );
     if let Ok(payment) = payment {
         let serde = serde_json::from_str::<CreatePayment>(&body);
-        assert_eq!(serde.as_ref().ok(), Some(&payment), "serde and the reader disagree");
+        assert_eq!(
+            serde.as_ref().ok(),
+            Some(&payment),
+            "serde and the reader disagree"
+        );
         assert_eq!(validate_create_payment(&payment, &store, website), Ok(()));
-        assert_eq!(validate_source_amount(&payment.source_amount, &store), Ok(()));
+        assert_eq!(
+            validate_source_amount(&payment.source_amount, &store),
+            Ok(())
+        );
         if let Some(origin) = &payment.checkout_origin {
             assert_eq!(validate_checkout_origin(origin, website), Ok(()));
         }

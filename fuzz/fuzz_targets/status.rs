@@ -8,9 +8,7 @@
 
 use std::cmp::Ordering;
 
-use cryptopay_verify::{
-    Decision, ErrorKind, StatusVersion, Stored, decide_event,
-};
+use cryptopay_verify::{Decision, ErrorKind, StatusVersion, Stored, decide_event};
 use cryptopay_verify_fuzz::{Fields, checked};
 use libfuzzer_sys::fuzz_target;
 

@@ -116,12 +116,19 @@ fn set_of(specs: &[Spec]) -> Result<SecretSet, Error> {
     let bounds_ok = specs
         .iter()
         .all(|s| (s.kind == SecretKind::Retiring) == s.until.is_some());
-    let actives = specs.iter().filter(|s| s.kind == SecretKind::Active).count();
+    let actives = specs
+        .iter()
+        .filter(|s| s.kind == SecretKind::Active)
+        .count();
     let expected = if !bounds_ok || specs.len() > MAX_SECRETS {
         Err(ErrorKind::InvalidArgument)
     } else if specs.is_empty() {
         Err(ErrorKind::NoSecrets)
-    } else if actives != 1 || specs.iter().any(|s| s.until.is_some_and(|u| u >= 1_000_000_000_000)) {
+    } else if actives != 1
+        || specs
+            .iter()
+            .any(|s| s.until.is_some_and(|u| u >= 1_000_000_000_000))
+    {
         Err(ErrorKind::InvalidArgument)
     } else if specs.iter().any(|s| s.key.is_empty()) {
         Err(ErrorKind::SecretEmpty)
