@@ -230,9 +230,10 @@ error_kinds! {
     /// `webhook_url_ip_literal`: the webhook URL's host is an IP address.
     WebhookUrlIpLiteral => "webhook_url_ip_literal", "webhook URL host is an IP address",
         "the webhook URL's host is an IP address: use a registered domain name";
-    /// `webhook_url_not_registered_domain`: the host is `localhost` or a single label.
+    /// `webhook_url_not_registered_domain`: the host is a single label, or `localhost`,
+    /// `.local`, `.internal`, `.test` or another special-use name no registrar delegates.
     WebhookUrlNotRegisteredDomain => "webhook_url_not_registered_domain", "webhook URL host is not a registered domain name",
-        "the webhook URL's host is not a registered domain name (localhost or a single label): use a public domain name";
+        "the webhook URL's host is not a registered domain name (a single label, or localhost, .local, .internal, .test or another special-use name): use a public domain name the service can reach";
     /// `webhook_url_port`: the webhook URL names a port other than 443.
     WebhookUrlPort => "webhook_url_port", "webhook URL port is not 443",
         "the webhook URL must use port 443: remove the port or put the receiver behind 443";

@@ -5,7 +5,7 @@
 //! invalid website origin is `invalid_argument`; the Hosted Checkout URL is the canonical
 //! origin (itself valid and the same origin) plus the payment id percent-encoded
 //! losslessly; an accepted webhook URL has a valid checkout origin for its scheme and
-//! authority, and gains `webhook_url_query` / `webhook_url_fragment` when `?` / `#` is
+//! authority, is under no special-use name (`.local`, `.internal`...), and gains `webhook_url_query` / `webhook_url_fragment` when `?` / `#` is
 //! appended.
 //!
 //! Input, one field per line: origin, website origin (an empty line: none), webhook URL,
@@ -128,6 +128,20 @@ fn check_webhook_url(url: &str) {
     let rest = &url[8..];
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
     assert!(!authority.contains('@'));
+    // Never a special-use name (RFC 6761 and after): the last label, or home.arpa.
+    let host = authority
+        .rsplit_once(':')
+        .map_or(authority, |(host, _)| host)
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    let labels: Vec<&str> = host.rsplit('.').collect();
+    assert!(
+        !matches!(
+            labels.first().copied(),
+            Some("localhost" | "test" | "invalid" | "local" | "onion" | "alt" | "internal")
+        ) && labels.get(..2) != Some(&["arpa", "home"][..]),
+        "{url:?}: a special-use name accepted"
+    );
     let origin = format!("https://{authority}");
     assert_eq!(
         validate_checkout_origin(&origin, None),

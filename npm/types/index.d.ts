@@ -1349,8 +1349,9 @@ export interface CheckoutOriginOptions {
 export declare function validateCheckoutOrigin(origin: string, options?: CheckoutOriginOptions): void;
 
 /**
- * Checks a webhook URL before registering it: HTTPS, a registered domain name, port 443, no
- * credentials, query or fragment.
+ * Checks a webhook URL before registering it: HTTPS, a registered domain name (not a single
+ * label, nor under `.local`, `.internal`, `.test`, `localhost` or another special-use name),
+ * port 443, no credentials, query or fragment.
  *
  * @param url The URL to check.
  * @throws {CryptoPayError} `webhook_url_malformed`; `webhook_url_not_https`;

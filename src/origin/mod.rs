@@ -213,8 +213,32 @@ pub fn validate_checkout_origin(origin: &str, website_origin: Option<&str>) -> R
     }
 }
 
+/// The special-use names no registrar delegates, so that no public receiver can have one
+/// (RFC 6761 `localhost`, `test`, `invalid`; RFC 6762 `local`, mDNS; RFC 7686 `onion`;
+/// RFC 8375 `home.arpa`; RFC 9476 `alt`; ICANN's `internal`), each with its subdomains.
+/// `example` (RFC 2606) stays accepted: documents use it for a receiver's URL.
+const SPECIAL_USE_NAMES: [&str; 8] = [
+    "localhost",
+    "test",
+    "invalid",
+    "local",
+    "onion",
+    "home.arpa",
+    "alt",
+    "internal",
+];
+
+/// Whether a lowercased host (no trailing dot) is a special-use name or under one.
+fn never_registered(host: &str) -> bool {
+    SPECIAL_USE_NAMES.iter().any(|name| {
+        host.strip_suffix(name)
+            .is_some_and(|head| head.is_empty() || head.ends_with('.'))
+    })
+}
+
 /// Checks a webhook receiver URL against the service's rules: HTTPS, a registered domain
-/// name, port 443, no credentials, no query string, no fragment.
+/// name, port 443, no credentials, no query string, no fragment. A host under a special-use
+/// name (`.local`, `.internal`, `.test`, `.home.arpa`...) is no registered domain.
 ///
 /// # Errors
 ///
@@ -260,7 +284,7 @@ pub fn validate_webhook_url(url: &str) -> Result<(), Error> {
             return Err(Error::new(ErrorKind::WebhookUrlIpLiteral));
         }
         _ if host.starts_with('[') => return Err(Error::new(ErrorKind::WebhookUrlIpLiteral)),
-        _ if bare == "localhost" || bare.ends_with(".localhost") => {
+        _ if never_registered(&bare) => {
             return Err(Error::new(ErrorKind::WebhookUrlNotRegisteredDomain));
         }
         Some(Host::Name(_)) if !bare.contains('.') => {

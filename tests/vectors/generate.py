@@ -1532,9 +1532,18 @@ def build_urls():
        err("webhook_url_ip_literal"), "https://127.0.0.1:8443/wh")
     for host, why in [("localhost", "localhost"), ("localhost.", "localhost with a dot"),
                       ("api.localhost", "a *.localhost name"), ("intranet", "a single label"),
-                      ("LOCALHOST", "localhost in uppercase")]:
+                      ("LOCALHOST", "localhost in uppercase"), ("shop.local", "an mDNS .local name"),
+                      ("hooks.internal", "ICANN's private-use .internal"),
+                      ("hooks.shop.test", "a .test name"), ("hooks.invalid", "an .invalid name"),
+                      ("router.home.arpa", "a home network's home.arpa name"),
+                      ("hooks.SHOP.LOCAL.", "a .local name in uppercase with a dot"),
+                      ("x.onion", "an .onion name"), ("hooks.alt", "an .alt name")]:
         wu("host %s" % why, ["NotRegisteredDomain"], err("webhook_url_not_registered_domain"),
            "https://%s/wh" % host)
+    for host, why in [("hooks.localhosts.com", "localhosts.com: a name that only ends in the letters"),
+                      ("mylocal.com", "a label ending in local"), ("internal.shop.com", "internal as a first label"),
+                      ("hooks.example", "an RFC 2606 .example name (documents' placeholder)")]:
+        wu("host %s: a registered domain" % why, ["Valid"], ok(), "https://%s/wh" % host)
     wu("localhost with a port: not_registered_domain first",
        ["NotRegisteredDomain", "OrderOfChecks"], err("webhook_url_not_registered_domain"),
        "https://localhost:8443/wh")
