@@ -175,9 +175,12 @@ ORDER BY t.suffix, a.attnum;
 -- The payment row is written first, and only when the event is not stored yet and its
 -- version is greater than the stored one: ON CONFLICT DO UPDATE locks the row and checks
 -- the condition against its latest committed version, so concurrent deliveries for one
--- payment end as if run one after the other (the integration is checked there again: an
--- event racing the first write of its payment through another integration's secret ends
--- stale, never over it). The event row then records the outcome. If
+-- payment end as if run one after the other. The integration is checked there again against
+-- that latest version: an event racing the first write of its payment through another
+-- integration's secret (which this statement's snapshot cannot see) is recorded stale and
+-- never applied over it (one statement cannot tell that case from a stale one; the SQLite
+-- family, with one writer at a time, answers integration_mismatch). The event row then
+-- records the outcome. If
 -- another transaction committed the same event_id meanwhile, the applying branch (which has
 -- no ON CONFLICT) fails with a unique violation and the whole statement is rolled back: the
 -- store reports that as a duplicate, and nothing changed. The WHERE of `incoming` makes the

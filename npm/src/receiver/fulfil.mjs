@@ -225,10 +225,24 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     }
 
     let answer;
+    // Confirmed through the order's account after the event's failed: the event's version
+    // says nothing of that account's payment.
+    let viaOrder = false;
     try {
       answer = await opts.confirm(paymentId, { order, integration, statusVersion: state.eventVersion });
     } catch (failure) {
-      return retry('confirm_failed', failure);
+      // The event came through another integration than the order's (an order recorded under
+      // the wrong one, or an event of another integration's secret recorded before the
+      // payment's own): the order's account is asked too, and the link then holds the payment
+      // for review, rather than a confirm that fails for ever.
+      const own = order?.integration ?? null;
+      if (!state.hasPayment || order === null || own === integration) return retry('confirm_failed', failure);
+      try {
+        answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });
+        viaOrder = true;
+      } catch (again) {
+        return retry('confirm_failed', again);
+      }
     }
     const text = viewText(answer);
     if (text === null) {
@@ -240,10 +254,13 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     } catch (failure) {
       return retry('view_invalid', failure);
     }
-    const version = view.status_version;
-    // A view older than the applied event: a stale read (a lagging replica), to fetch again.
+    let version = view.status_version;
     if (state.eventVersion !== null && compareStatusVersions(version, state.eventVersion) < 0) {
-      return retry('view_stale', undefined, version);
+      // A view older than the applied event: a stale read (a lagging replica), to fetch
+      // again; through the order's account, the event's version (of another integration's
+      // secret) is the one handled, so that the payment is not due again.
+      if (!viaOrder) return retry('view_stale', undefined, version);
+      version = state.eventVersion;
     }
     if (state.handledVersion !== null && compareStatusVersions(version, state.handledVersion) <= 0) return seen();
 

@@ -326,10 +326,15 @@ export function createReceiver(options) {
     if (decision === 'integration_mismatch') {
       // Nothing written: the service retries a 500, so a receiver configured wrong loses
       // nothing once fixed; a holder of one integration's secret moves no other's payment.
-      error(`integration_mismatch: payment ${event.paymentId}'s stored facts came through ${integration === null ? 'a named integration' : 'another integration'}'s `
-        + `secret, this delivery through ${integration === null ? 'the one secret set of this receiver' : `integration "${integration}"'s`}: not recorded `
-        + '(answered 500, so the service retries). A holder of that secret may be forging another integration\'s payments; or an integration '
-        + 'was renamed in secrets (keep its old name, or update the integration column of the payments and orders tables)');
+      const payment = `payment ${JSON.stringify(event.paymentId)}`;
+      error(integration === null
+        ? `integration_mismatch: ${payment}'s stored facts came through a named integration's secret, and this receiver has one `
+          + 'set of secrets, with no names: not recorded (answered 500, so the service retries). Name the integrations in secrets '
+          + '({ <integration>: secrets }) as the receiver that recorded it did'
+        : `integration_mismatch: ${payment}'s stored facts came through another integration's secret than "${integration}"'s, `
+          + 'which verified this delivery: not recorded (answered 500, so the service retries). Either the holder of '
+          + `"${integration}"'s secret is sending another integration's payments, or an integration was renamed in secrets `
+          + '(keep its old name, or update the integration column of the payments and orders tables to the new one)');
       emit({ ...seen, status: 500, reason: 'misconfigured', code: decision });
       return answers.misconfigured(decision);
     }

@@ -594,5 +594,29 @@ export function integrationScenarios(engine) {
     assert.equal((await deliver(named, { secret: secretB, eventId: 'evt_n5', paymentId: 'pay_int_b', statusVersion: 2 })).body,
       '{"received":true,"decision":"apply"}');
     assert.deepEqual(answered(await deliver(named, { secret: secretA, eventId: 'evt_n6', paymentId: 'pay_int_b', statusVersion: 3 })), refused);
+    // The names dropped again (one set of secrets): the named payment's events are refused.
+    assert.deepEqual(answered(await deliver(opened.receiver, { ...first, eventId: 'evt_n7', statusVersion: 5 })), refused);
+  });
+
+  test(`${engine.name}: an event forged through another integration's secret before the payment's first is recorded; the pass confirms through the order's account too and holds it for review`, async (t) => {
+    const opened = await engine.open({ secrets });
+    t.after(() => opened.close());
+    const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'ib' });
+    const created = a.create({ orderRef: 'a-2' });
+    const id = created.payment_id;
+    await opened.receiver.recordCreated(created, { integration: 'shop-a' });
+    const forged = { secret: secretB, eventId: 'evt_first_b', paymentId: id, statusVersion: 1000, status: 'paid' };
+    assert.equal((await deliver(opened.receiver, forged)).body, '{"received":true,"decision":"apply"}');
+    assert.deepEqual(answered(await deliver(opened.receiver, { secret: secretA, eventId: 'evt_a_2', paymentId: id, statusVersion: 2, status: 'paid' })), refused);
+    const h = recorder();
+    const asked = [];
+    const confirm = (paymentId, context) => {
+      asked.push(context.integration);
+      if (context.integration !== 'shop-a') throw Object.assign(new Error('payment_not_found (test)'), { status: 404 });
+      return a.confirm(paymentId);
+    };
+    await drain(opened.receiver, { confirm, handle: h.handle });
+    assert.deepEqual(asked, ['shop-b', 'shop-a']);
+    assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code, c.integration, c.statusVersion]), [[id, 'review', 'integration_mismatch', 'shop-b', '1000']]);
   });
 }
