@@ -42,7 +42,7 @@ fn verifier(secret: &[u8]) -> Verifier {
 /// so that totals stay within u128 for the reference sum; `0` is never an amount).
 fn action() -> impl Strategy<Value = (u8, u128)> {
     (
-        0u8..9,
+        0u8..11,
         prop_oneof![0u128..=3, 1u128..=1_000_000_000_000_000_000_000_000_000_000],
     )
 }
@@ -50,10 +50,12 @@ fn action() -> impl Strategy<Value = (u8, u128)> {
 fn as_action(which: u8, amount: &str) -> PaymentAction<'_> {
     match which {
         0..=3 => PaymentAction::Pay { amount_raw: amount },
-        4 => PaymentAction::Review,
-        5 => PaymentAction::Expire,
-        6 => PaymentAction::Cancel,
-        7 => PaymentAction::DisableConsumerAccess,
+        4 => PaymentAction::PayHeld { amount_raw: amount },
+        5 => PaymentAction::Settle,
+        6 => PaymentAction::Review,
+        7 => PaymentAction::Expire,
+        8 => PaymentAction::Cancel,
+        9 => PaymentAction::DisableConsumerAccess,
         _ => PaymentAction::OpenCheckout,
     }
 }
@@ -200,16 +202,23 @@ proptest! {
                     prop_assert_eq!(applied.state.amount_received_raw(), before.amount_received_raw());
                 }
             }
-            if which <= 3 {
-                // An accepted payment: its amount counted once, settled by the exact total.
+            let settled = match received.cmp(&amount) {
+                Ordering::Less => PaymentStatus::PartiallyPaid,
+                Ordering::Equal => PaymentStatus::Paid,
+                Ordering::Greater => PaymentStatus::Overpaid,
+            };
+            if which <= 4 {
+                // An accepted payment: its amount counted once; settled by the exact total,
+                // or held confirming.
                 prop_assert_eq!(received, before.amount_received_raw().parse::<u128>().unwrap() + paid);
-                let settled = match received.cmp(&amount) {
-                    Ordering::Less => PaymentStatus::PartiallyPaid,
-                    Ordering::Equal => PaymentStatus::Paid,
-                    Ordering::Greater => PaymentStatus::Overpaid,
-                };
+                let (status, events) = if which == 4 { (PaymentStatus::Confirming, 1) } else { (settled, 2) };
+                prop_assert_eq!(applied.state.status(), status);
+                prop_assert_eq!(applied.events.len(), events);
+            } else if which == 5 {
+                // Settled: by the exact total, nothing more received.
+                prop_assert_eq!(before.status(), PaymentStatus::Confirming);
                 prop_assert_eq!(applied.state.status(), settled);
-                prop_assert_eq!(applied.events.len(), 2);
+                prop_assert_eq!(applied.state.amount_received_raw(), before.amount_received_raw());
             } else {
                 prop_assert_eq!(applied.state.amount_received_raw(), before.amount_received_raw());
             }

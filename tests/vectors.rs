@@ -39,6 +39,7 @@ fn every_error_code_has_a_vector() {
     // The refusals of the payment state machine (service.json) are the service's answers.
     let refusals = [
         ApiError::PaymentNotPayable,
+        ApiError::PaymentNotConfirming,
         ApiError::PaymentNotCancellable,
         ApiError::PaymentNotReviewable,
         ApiError::PaymentNotExpirable,

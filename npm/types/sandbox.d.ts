@@ -771,8 +771,8 @@ export interface Sandbox {
    * The customer pays `amountRaw` (`POST /sandbox/payments/{id}/pay`): `confirming`, then
    * `paid`, `partially_paid` or `overpaid` by the total received; two events. With
    * `{ hold: true }` the payment stays `confirming` (one event) until {@link settle}: while
-   * it is held, the service answers `confirming`, and it cannot be paid, cancelled or
-   * expired. Rejects with `payment_not_found`, `consumer_access_disabled`,
+   * it is held, the service answers `confirming`, and it cannot be paid, reviewed,
+   * cancelled or expired. Rejects with `payment_not_found`, `consumer_access_disabled`,
    * `amount_raw_invalid` or `payment_not_payable`.
    *
    * @example

@@ -197,7 +197,7 @@ fn every_status_and_action() {
             ("pay", _) => Err("payment_not_payable"),
             ("pay_held", Open | PartiallyPaid) => Ok(&[Confirming]),
             ("pay_held", _) => Err("payment_not_payable"),
-            // 10 of 1000 received before `pay_held`'s state: "0" here, so partially_paid.
+            // The states hold 0 of 1000 received: a confirming one settles partially_paid.
             ("settle", Confirming) => Ok(&[PartiallyPaid]),
             ("settle", _) => Err("payment_not_confirming"),
             ("review", Open | Paid | PartiallyPaid | Overpaid) => Ok(&[ReviewRequired]),

@@ -333,6 +333,10 @@ describe('the customer and the dashboard: /sandbox/payments/{id}/pay, settle, re
     assert.equal(held.status, 200, held.text);
     assert.deepEqual([held.json.status, held.json.status_version, held.json.amount_received_raw], ['confirming', 2, '1000']);
     assert.equal((await api(sandbox, 'GET', `/v1/payments/${id}`)).json.status, 'confirming');
+    // Its checkout page offers to complete the confirmations, not to pay.
+    const page = await api(sandbox, 'GET', `/checkout/${id}`, { key: null, headers: { accept: 'text/html' } });
+    assert.match(page.text, /<button id="settle">/);
+    assert.doesNotMatch(page.text, /data-amount=/);
     refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/pay`, { body: { amount_raw: '1' } }), 409, 'payment_not_payable');
     refused(await api(sandbox, 'POST', `/v1/payments/${id}/cancel`), 409, 'payment_not_cancellable');
     refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/expire`), 409, 'payment_not_expirable');

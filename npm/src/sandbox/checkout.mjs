@@ -42,7 +42,10 @@ export function checkoutPage(view, primarySource) {
 <button data-amount="${half}">Pay part (${escape(decimal(String(half), decimals))})</button>
 <button data-amount="${rest + rest / 10n + 1n}">Pay too much (${escape(decimal(String(rest + rest / 10n + 1n), decimals))})</button></p>
 <p><label>Another amount_raw: <input id="raw" inputmode="numeric" pattern="[1-9][0-9]*"></label> <button id="other">Pay</button></p>`
-    : '<p>This payment takes no payment in its status.</p>';
+    : view.status === 'confirming'
+      ? '<p>Its funds are confirming: the confirmations are held (a payment made with hold) until they complete. '
+        + '<button id="settle">Complete the confirmations</button></p>'
+      : '<p>This payment takes no payment in its status.</p>';
   return page(`Checkout ${view.payment_id}`, `<h1>Sandbox checkout</h1>
 <p class="amount">${escape(decimal(view.source_amount.amount_raw, decimals))} ${escape(unit)}</p>
 <p>Payment <code>${escape(view.payment_id)}</code> <span class="status">${escape(view.status)}</span></p>
@@ -53,15 +56,18 @@ ${buttons}
 (confirming, then paid, partially_paid or overpaid), delivered to the configured webhook.</p>
 <script>
 const id = ${id};
-async function pay(amount) {
-  const res = await fetch('/sandbox/payments/' + encodeURIComponent(id) + '/pay', {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount_raw: amount }) });
+async function post(action, body) {
+  const res = await fetch('/sandbox/payments/' + encodeURIComponent(id) + '/' + action, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const answer = await res.json();
   if (res.ok) location.reload(); else document.getElementById('answer').textContent = answer.error.code + ': ' + answer.error.message;
 }
+const pay = (amount) => post('pay', { amount_raw: amount });
 for (const b of document.querySelectorAll('button[data-amount]')) b.onclick = () => pay(b.dataset.amount);
 const other = document.getElementById('other');
 if (other) other.onclick = () => pay(document.getElementById('raw').value);
+const settle = document.getElementById('settle');
+if (settle) settle.onclick = () => post('settle', {});
 </script>`);
 }
 

@@ -1,8 +1,9 @@
 // The payment service's operations on the sandbox's state: API keys and scopes, payments
-// (create, query, cancel, disable checkout, pay, review, expire, open checkout), the store
-// view and the events; with the webhook's (webhook.mjs) in one object. Each operation asks the
-// core's rules (rules.mjs) and the package's public API what to do, then writes the result
-// in one step of the store; the events it makes go to the delivery engine in the same step.
+// (create, query, cancel, disable checkout, pay (held or not), settle, review, expire, open
+// checkout), the store view and the events; with the webhook's (webhook.mjs) in one object.
+// Each operation asks the core's rules (rules.mjs) and the package's public API what to do,
+// then writes the result in one step of the store; the events it makes go to the delivery
+// engine in the same step.
 // No HTTP here: http.mjs and startSandbox's methods both call these.
 
 import { Buffer } from 'node:buffer';
