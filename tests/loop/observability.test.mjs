@@ -97,6 +97,25 @@ describe('observability', () => {
     assert.deepEqual(log.lines.filter((l) => l.includes('white space')).map((l) => l.replace(/:.*/, '')), ['warn cryptopay-verify/receiver', 'warn cryptopay-verify/receiver']);
     assert.match(log.lines[0], /the active secret starts or ends with white space: secrets are used exactly as saved/);
     assert.match(log.lines[1], /the pending secret starts or ends with white space/);
+    // A delivery signed with the secret as the dashboard gave it (no newline): 500, retried
+    // once the configuration is fixed, never a 400 (final: the event lost); the log says why.
+    const signed = eventBody({ eventId: 'evt_pad', paymentId: 'pay_pad', statusVersion: 1 });
+    for (const secret of [SECRET, CANARY_EU]) {
+      const answer = await receiver.handle({ body: signed, headers: signedHeaders(signed, { secret }) });
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+    }
+    assert.match(log.lines.join('\n'), /verifies with the secret once the white space around it is removed: the configured secret holds a pasted space or newline/);
+    // Signed with the secret exactly as configured (it is used exactly): recorded; a forgery
+    // stays a 400.
+    assert.equal((await receiver.handle({ body: signed, headers: signedHeaders(signed, { secret: padded }) })).status, 200);
+    const forged = eventBody({ eventId: 'evt_pad_f', paymentId: 'pay_pad', statusVersion: 2 });
+    assert.equal((await receiver.handle({ body: forged, headers: signedHeaders(forged, { secret: 'whsec_forger' }) })).status, 400);
+    // Under a named integration: the log names it.
+    const named = captureLog();
+    const shops = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: named, secrets: { eu: CANARY_US, us: `${CANARY_EU} ` } }));
+    assert.equal((await shops.handle({ body: signed, headers: signedHeaders(signed, { secret: CANARY_EU }) })).status, 500);
+    assert.match(named.lines.join('\n'), /verifies with the secret of integration "us" once the white space/);
+    assert.ok(!(log.lines.join('\n') + named.lines.join('\n')).includes(CANARY_EU), 'no secret in the log');
     // A rotation's end in milliseconds is refused at start (it would keep the old secret
     // verifying for thousands of years), in one set and under an integration; never named.
     for (const secrets of [

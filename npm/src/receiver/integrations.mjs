@@ -109,6 +109,19 @@ export function secretWarnings(integrations) {
   return lines;
 }
 
+/**
+ * For each integration holding a secret with white space around it, the same set with that
+ * white space removed ([] when no secret has any): never to accept a delivery, only to tell
+ * that one which failed verifies with a secret trimmed (a pasted newline or space), so that it
+ * is answered as the configuration error it is, and retried.
+ */
+export function trimmedSets(integrations) {
+  const trim = (set) => (typeof set === 'string' ? set.trim()
+    : set.map((e) => (e !== null && typeof e === 'object' && typeof e.secret === 'string' ? { ...e, secret: e.secret.trim() } : e)));
+  return integrations.filter(({ secrets }) => entries(secrets).some(({ secret }) => secret !== secret.trim()))
+    .map(({ name, secrets }) => ({ name, secrets: trim(secrets) }));
+}
+
 /** One Verifier per integration, keyed now (a wrong set throws here, at start). */
 export function makeVerifiers(integrations, keys) {
   const made = [];

@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, verifyAny,
+  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, trimmedSets, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
@@ -179,6 +179,30 @@ export function createReceiver(options) {
   for (const line of secretWarnings(integrations)) warn(line);
   for (const line of skewWarnings(options.maxSkewSecs)) warn(line);
 
+  // The secret sets trimmed of white space, keyed at the first delivery that fails to verify
+  // while a secret has some: which integration's secret, trimmed, verifies it (or null).
+  const padded = trimmedSets(integrations);
+  let trimmed = null;
+  function trimmedMatch(call) {
+    if (padded.length === 0) return null;
+    trimmed ??= padded.flatMap(({ name, secrets }) => {
+      try {
+        return [{ name, verifier: keyFor(secrets) }];
+      } catch {
+        return []; // trimmed, the set is no valid one (two secrets now equal): it tells nothing
+      }
+    });
+    for (const { name, verifier } of trimmed) {
+      try {
+        verifier.verifySignature(call);
+        return { name };
+      } catch (failure) {
+        if (!(failure instanceof CryptoPayError)) throw failure;
+      }
+    }
+    return null;
+  }
+
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
   let storeReady = null;
   let storeIsReady = false;
@@ -275,11 +299,21 @@ export function createReceiver(options) {
     return answers.rejected(code);
   }
 
+  // A delivery that verifies only with a configured secret trimmed: the configuration is wrong,
+  // and a 400 (final for the service) would lose the event; a 500 is retried once it is fixed.
+  function paddedSecret(name, delivery) {
+    error(`a delivery failed to verify, but verifies with the secret${name === null ? '' : ` of integration "${name}"`} once the white `
+      + 'space around it is removed: the configured secret holds a pasted space or newline. Remove it where the secret is configured; '
+      + 'answered 500 (a 400 is never retried) so that the service retries meanwhile');
+    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
+    return answers.misconfigured('invalid_argument');
+  }
+
   async function handle(delivery) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     let verified;
     let integration;
-    const context = { timestamp: null, now: null };
+    const context = { timestamp: null, now: null, signature: null };
     try {
       const keys = verifiers ?? await keyed();
       const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
@@ -288,9 +322,13 @@ export function createReceiver(options) {
       if (typeof now === 'number' && now >= MILLISECONDS) {
         throw invalid('nowSecs() returned a time in milliseconds (13 digits or more): return Math.floor(Date.now() / 1000)');
       }
-      Object.assign(context, { timestamp, now });
+      Object.assign(context, { timestamp, now, signature });
       ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
     } catch (failure) {
+      if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
+        const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
+        if (match !== null) return paddedSecret(match.name, delivery);
+      }
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
       return refuse(failure, delivery, null, context);
