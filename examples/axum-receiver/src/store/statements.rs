@@ -175,7 +175,7 @@ mod tests {
         let record = sql.one("record");
         assert!(record.starts_with("WITH incoming AS ("));
         assert!(record.contains("$3::numeric") && record.contains("$7::text"));
-        assert!(record.ends_with("SELECT decision FROM recorded_stale"));
+        assert!(record.ends_with("SELECT decision FROM foreign_payment"));
         for name in COMMON.iter().filter(|n| **n != "schema") {
             let statement = sql.one(name);
             assert!(
