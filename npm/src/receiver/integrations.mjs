@@ -110,16 +110,37 @@ export function secretWarnings(integrations) {
 }
 
 /**
- * For each integration holding a secret with white space around it, the same set with that
- * white space removed ([] when no secret has any): never to accept a delivery, only to tell
- * that one which failed verifies with a secret trimmed (a pasted newline or space), so that it
- * is answered as the configuration error it is, and retried.
+ * For the integrations holding a secret with white space around it, `(call) => { name } |
+ * null`: which one's set, with that white space removed, verifies the signature of a delivery
+ * that failed. Never to accept a delivery, only to tell that one verifies with a secret
+ * trimmed (a pasted newline or space), so that it is answered as the configuration error it
+ * is, and retried. The trimmed sets are keyed (`keys(secrets)`) at the first call that needs
+ * them; null at once when no secret has white space around it.
  */
-export function trimmedSets(integrations) {
+export function trimmedMatcher(integrations, keys) {
   const trim = (set) => (typeof set === 'string' ? set.trim()
     : set.map((e) => (e !== null && typeof e === 'object' && typeof e.secret === 'string' ? { ...e, secret: e.secret.trim() } : e)));
-  return integrations.filter(({ secrets }) => entries(secrets).some(({ secret }) => secret !== secret.trim()))
-    .map(({ name, secrets }) => ({ name, secrets: trim(secrets) }));
+  const padded = integrations.filter(({ secrets }) => entries(secrets).some(({ secret }) => secret !== secret.trim()));
+  let trimmed = null;
+  return (call) => {
+    if (padded.length === 0) return null;
+    trimmed ??= padded.flatMap(({ name, secrets }) => {
+      try {
+        return [{ name, verifier: keys(trim(secrets)) }];
+      } catch {
+        return []; // trimmed, the set is no valid one (two secrets now equal): it tells nothing
+      }
+    });
+    for (const { name, verifier } of trimmed) {
+      try {
+        verifier.verifySignature(call);
+        return { name };
+      } catch (failure) {
+        if (!(failure instanceof CryptoPayError)) throw failure;
+      }
+    }
+    return null;
+  };
 }
 
 /** One Verifier per integration, keyed now (a wrong set throws here, at start). */

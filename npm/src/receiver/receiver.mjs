@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, trimmedSets, verifyAny,
+  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
@@ -179,29 +179,7 @@ export function createReceiver(options) {
   for (const line of secretWarnings(integrations)) warn(line);
   for (const line of skewWarnings(options.maxSkewSecs)) warn(line);
 
-  // The secret sets trimmed of white space, keyed at the first delivery that fails to verify
-  // while a secret has some: which integration's secret, trimmed, verifies it (or null).
-  const padded = trimmedSets(integrations);
-  let trimmed = null;
-  function trimmedMatch(call) {
-    if (padded.length === 0) return null;
-    trimmed ??= padded.flatMap(({ name, secrets }) => {
-      try {
-        return [{ name, verifier: keyFor(secrets) }];
-      } catch {
-        return []; // trimmed, the set is no valid one (two secrets now equal): it tells nothing
-      }
-    });
-    for (const { name, verifier } of trimmed) {
-      try {
-        verifier.verifySignature(call);
-        return { name };
-      } catch (failure) {
-        if (!(failure instanceof CryptoPayError)) throw failure;
-      }
-    }
-    return null;
-  }
+  const trimmedMatch = trimmedMatcher(integrations, keyFor);
 
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
   let storeReady = null;
