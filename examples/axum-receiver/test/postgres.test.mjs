@@ -116,6 +116,24 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     assertQuiet(outputs.join(''), password, server.socketDir);
   });
 
+  test('tables shared with an npm receiver naming its integrations: an event of a payment one of them wrote is 503, nothing recorded', async () => {
+    const db = await createDatabase(pool, 'axum_integration');
+    const receiver = await start({ DATABASE_URL: urlOf(server, db) });
+    const payment = `pay_${randomBytes(6).toString('hex')}`;
+    try {
+      assert.deepStrictEqual((await deliver(receiver.url, event('evt_int_1', payment, '2'))).json, { received: true, decision: 'apply' });
+      const other = openPool({ ...server.connection, database: db, max: 1 });
+      await other.query("UPDATE cryptopay_payments SET integration = 'shop-a' WHERE payment_id = $1", [payment]);
+      await other.end();
+      const refused = await deliver(receiver.url, event('evt_int_2', payment, '3'));
+      assert.deepStrictEqual([refused.status, refused.json], [503, { error: 'store_unavailable' }]);
+      assert.match(receiver.output(), /integration_mismatch: the payment's stored facts came through a named integration's secret/);
+    } finally {
+      await receiver.stop();
+    }
+    assert.deepStrictEqual((await rowsOf(server, db)).events.map((e) => e.event_id), ['evt_int_1']);
+  });
+
   test('the other answers, and what the store cannot hold quarantined as the npm receiver does', async () => {
     const db = await createDatabase(pool, 'axum_answers');
     const receiver = await start({ DATABASE_URL: keyValue(server, db) });

@@ -9,10 +9,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PENDING, ROOT, SIG_HEADER, TS_HEADER, deliver, event, now, request, runKit, start as startReceiver } from './lib.mjs';
 
+const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-axum-'));
 const database = join(dataDir, 'receiver.db');
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
@@ -60,6 +62,26 @@ test('decisions are durable across a restart: duplicates and stale versions ackn
   } finally {
     await receiver.stop();
   }
+});
+
+test('tables shared with an npm receiver naming its integrations: an event of a payment one of them wrote is 503, nothing recorded', async () => {
+  const payment = `pay_${randomBytes(6).toString('hex')}`;
+  const receiver = await start();
+  try {
+    assert.deepStrictEqual((await deliver(receiver.url, event('evt_int_1', payment, '2'))).json, { received: true, decision: 'apply' });
+    // As the npm receiver records a payment of its integration "shop-a".
+    const db = new Database(database);
+    db.prepare("UPDATE cryptopay_payments SET integration = 'shop-a' WHERE payment_id = ?").run(payment);
+    db.close();
+    const refused = await deliver(receiver.url, event('evt_int_2', payment, '3'));
+    assert.deepStrictEqual([refused.status, refused.json], [503, { error: 'store_unavailable' }]);
+    assert.match(receiver.output(), /integration_mismatch: the payment's stored facts came through a named integration's secret/);
+  } finally {
+    await receiver.stop();
+  }
+  const db = new Database(database, { readonly: true });
+  assert.deepStrictEqual(db.prepare('SELECT event_id FROM cryptopay_events WHERE payment_id = ? ORDER BY event_id').all(payment).map((r) => r.event_id), ['evt_int_1']);
+  db.close();
 });
 
 test('the other answers: quarantine, 400 with the code only, 413, 405', async () => {

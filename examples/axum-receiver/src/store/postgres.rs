@@ -17,7 +17,7 @@ use tokio_postgres::{Config, NoTls, Row};
 
 use super::columns::{Column, check_columns};
 use super::statements::Statements;
-use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+use super::{Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, StoredOrder, Unavailable};
 
 /// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
 const SCHEMA_VERSION: i32 = 3;
@@ -28,7 +28,7 @@ pub const NUMERIC_DIGITS: usize = 131_072;
 /// The events table's primary key: a unique violation on it is a concurrent duplicate.
 const EVENTS_KEY: &str = "cryptopay_events_pkey";
 /// Serialization failures and deadlocks are run again this many times, then answered 503.
-const RETRIES: u32 = 3;
+const RETRIES: u32 = 5;
 const POOL_SIZE: usize = 16;
 /// Waiting for a connection, or for the server to accept one.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -435,13 +435,14 @@ fn leased(row: &Row) -> Leased {
 }
 
 /// The decision in the record statement's rows: none for a duplicate, else one row saying
-/// apply or stale. Any other shape is a 503, never a guessed 200.
+/// apply or stale. Any other shape, and integration_mismatch, is a 503, never a guessed 200.
 fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
     match rows {
         [] => Ok(Decision::Duplicate),
         [row] => match row.try_get::<_, &str>(0) {
             Ok("apply") => Ok(Decision::Apply),
             Ok("stale") => Ok(Decision::Stale),
+            Ok("integration_mismatch") => Err(Unavailable(INTEGRATION_MISMATCH.to_owned())),
             _ => Err(Unavailable(
                 "the record statement returned an unexpected row".to_owned(),
             )),

@@ -9,7 +9,7 @@ use cryptopay_verify::{Decision, Event};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::statements::Statements;
-use super::{Completion, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+use super::{Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, StoredOrder, Unavailable};
 
 /// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
 const SCHEMA_VERSION: i64 = 3;
@@ -91,6 +91,15 @@ impl Store {
         // The integration and the secret's kind: NULL (one set of secrets; the handler passes
         // the event alone).
         let none: Option<&str> = None;
+        // The payment's stored facts came through a named integration's secret (tables
+        // shared with an npm receiver that names its integrations): nothing is written.
+        let foreign: Option<String> = tx
+            .prepare_cached(&self.sql.one("foreign"))?
+            .query_row(params![id, payment, none], |row| row.get(0))
+            .optional()?;
+        if foreign.is_some() {
+            return Err(Unavailable(INTEGRATION_MISMATCH.to_owned()));
+        }
         tx.prepare_cached(&self.sql.one("apply"))?.execute(params![
             id,
             payment,

@@ -29,6 +29,7 @@ const COMMON: &[&str] = &[
 /// The sections only SQLite has (it runs some steps as several statements).
 const SQLITE_ONLY: &[&str] = &[
     "migrate_1",
+    "foreign",
     "apply",
     "order_mark",
     "order_unheld",

@@ -16,7 +16,7 @@ const INSUFFICIENT_PRIVILEGE = '42501';
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
 // few times, after a short random pause; past that the delivery is answered 503.
 const RETRIED = new Set(['40001', '40P01']);
-const RETRIES = 3;
+const RETRIES = 5; // two dozen deliveries of one payment at once, under SERIALIZABLE, may need four
 // A named statement another connection of a pooler in transaction mode prepared (42P05), or
 // that this one prepared on a server connection the pooler no longer gives it (26000): PgBouncer
 // before 1.21, or with max_prepared_statements = 0, passes statements through but not their
