@@ -192,6 +192,14 @@ describe('the client, against a scripted stand-in of the service', () => {
       (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_https');
     script(() => ({ json: { resource_id: 'whk_2', secret: SECRET } }));
     assert.equal((await api.bootstrapWebhook('http://127.0.0.1:9/hook')).resource_id, 'whk_2');
+    // A local development name (Docker's host.docker.internal, a *.test): to a loopback
+    // sandbox only; the service needs a registered domain.
+    await assert.rejects(createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook('https://shop.test/hook'),
+      (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_registered_domain');
+    for (const local of ['http://host.docker.internal:3000/hook', 'https://shop.test/hook']) {
+      script(() => ({ json: { resource_id: 'whk_3', secret: SECRET } }));
+      assert.equal((await api.bootstrapWebhook(local)).resource_id, 'whk_3', local);
+    }
   });
 
   test('createPayment checks the body with the core before sending, and refuses an answer for another amount; record stores the order in the receiver', async () => {

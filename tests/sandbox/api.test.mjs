@@ -467,6 +467,18 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: {} }), 400, 'webhook_url_malformed');
   });
 
+  test('a local development name (*.test, *.local, host.docker.internal, *.localhost) is taken as loopback is, and logged; a public one is not', async () => {
+    for (const webhookUrl of ['http://shop.test:8080/webhook', 'https://hooks.local/webhook', 'http://host.docker.internal:3000/wh', 'http://api.localhost:8787/wh']) {
+      const lines = [];
+      const local = await startSandbox({ port: 0, webhookUrl, log: (line) => lines.push(line) });
+      await local.close();
+      assert.ok(lines.some((l) => l.includes(`webhook ${webhookUrl}: on this machine or a local development name`)), lines.join('\n'));
+    }
+    for (const [webhookUrl, code] of [['http://shop.testing/webhook', 'webhook_url_not_https'], ['http://shop.test/webhook?x=1', 'webhook_url_query']]) {
+      await assert.rejects(startSandbox({ port: 0, webhookUrl, log: false }), (e) => e.code === code, webhookUrl);
+    }
+  });
+
   test('the secret once; a repeat answers the same resource_id without it; another URL is 409', async () => {
     const key = newKey();
     const first = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: key, body: { url: target.url } });

@@ -59,6 +59,13 @@ export function underscoreHint(names) {
  */
 export const MILLISECONDS = 1e12;
 
+/**
+ * The special-use host names local development uses (*.localhost, a Valet or dnsmasq *.test,
+ * mDNS *.local, Docker's host.docker.internal, a home router's *.home.arpa): the service
+ * reaches none of them; a sandbox on the same machine or network does.
+ */
+export const LOCAL_DEV_NAME = /\.(localhost|test|local|internal|home\.arpa)\.?$/i;
+
 // Same letters ignoring case, '_' and '-', or one edit apart.
 export function nearMiss(key, name) {
   const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');

@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, unknownOption } from '../api/hints.mjs';
 import { maskCredentials } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -287,11 +287,12 @@ export function createClient(options) {
       ({ idempotencyKey } = opts);
     }
     // The service delivers only to what validateWebhookUrl accepts; a local sandbox (a
-    // loopback base URL) also to a loopback http URL.
+    // loopback base URL) also to a loopback URL or a local development name, http included.
     let local = false;
     try {
       const target = new URL(url);
-      local = loopback && target.protocol === 'http:' && LOOPBACK.test(target.hostname);
+      local = loopback && ['http:', 'https:'].includes(target.protocol)
+        && (LOOPBACK.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
     } catch {
       // validateWebhookUrl words it
     }

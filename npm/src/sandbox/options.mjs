@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -46,11 +46,15 @@ export function isLoopback(url) {
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** Whether `url` is on this machine or under a local development name. */
+const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname);
+
 /**
  * Checks a webhook URL as the service does (validateWebhookUrl), except that a URL on this
- * machine (127.0.0.0/8, localhost, [::1]) may be http:// and have any port, because this is a
- * sandbox; credentials, a query string and a fragment are refused there too. Returns { url,
- * loopback }; throws the package's CryptoPayError (webhook_url_...) otherwise.
+ * machine (127.0.0.0/8, localhost, [::1]) or under a local development name (*.localhost,
+ * *.test, *.local, *.internal, *.home.arpa) may be http:// and have any port, because this is
+ * a sandbox; credentials, a query string and a fragment are refused there too. Returns { url,
+ * local, loopback }; throws the package's CryptoPayError (webhook_url_...) otherwise.
  */
 export function checkWebhookUrl(text) {
   if (typeof text !== 'string') throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: the webhook URL must be a string');
@@ -61,16 +65,16 @@ export function checkWebhookUrl(text) {
     validateWebhookUrl(text); // throws the precise code
     throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: not an absolute URL');
   }
-  if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url)) {
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && isLocal(url)) {
     if (url.username !== '' || url.password !== '') {
       throw new CryptoPayError('webhook_url_credentials', 'webhook_url_credentials: a webhook URL carries no user name or password');
     }
     if (url.search !== '' || text.includes('?')) throw new CryptoPayError('webhook_url_query', 'webhook_url_query: a webhook URL has no query string');
     if (url.hash !== '' || text.includes('#')) throw new CryptoPayError('webhook_url_fragment', 'webhook_url_fragment: a webhook URL has no fragment');
-    return { url: text, loopback: true };
+    return { url: text, local: true, loopback: isLoopback(url) };
   }
   validateWebhookUrl(text);
-  return { url: text, loopback: false };
+  return { url: text, local: false, loopback: false };
 }
 
 function integer(value, name, min, max) {

@@ -29,9 +29,9 @@ export function createWebhooks({ store, options, delivery, log }) {
     };
   }
 
-  function noteLoopback({ url, loopback }) {
-    if (loopback && !url.startsWith('https:')) {
-      log(`webhook ${url}: plain http on this machine, accepted because this is a sandbox ` +
+  function noteLoopback({ url, local, loopback }) {
+    if (local && (!loopback || !url.startsWith('https:'))) {
+      log(`webhook ${url}: on this machine or a local development name, accepted because this is a sandbox ` +
         '(the service itself delivers only to https on port 443, on a registered domain)', { type: 'webhook_loopback', url });
     }
   }
