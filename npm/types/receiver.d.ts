@@ -20,8 +20,9 @@ export interface ReceiverAnswer {
   /**
    * 200 once recorded (after the commit returned) or quarantined; 400 a delivery that failed
    * verification; 405 a method other than POST; 413 a body over maxBodyBytes; 500 a
-   * configuration error (`body_not_raw`, `invalid_argument`) or an unexpected one
-   * (`internal`); 503 `store_unavailable`.
+   * configuration error (`body_not_raw`, `invalid_argument`, a secret with white space around
+   * it included; `integration_mismatch`) or an unexpected one (`internal`); 503
+   * `store_unavailable`.
    *
    * @example
    * if (answer.status === 503) console.warn('the store is down: the service will retry');
@@ -878,8 +879,9 @@ export interface IntegrationSecrets {
  * `forgery` (400: it failed verification), `skew` (400: authentic, its timestamp out of
  * `maxSkewSecs`: a clock to fix), `headers` (400: a delivery header not found: their names
  * may be configured wrong), `too_large` (413), `misconfigured` (500: a body a framework
- * parsed, a bad argument, an event through another integration's secret than its
- * payment's), `store_unavailable` (503), `method` (405), `internal` (500).
+ * parsed, a bad argument, a delivery that verifies only with a secret trimmed of white
+ * space, an event through another integration's secret than its payment's),
+ * `store_unavailable` (503), `method` (405), `internal` (500).
  *
  * @example
  * const reason: DeliveryReason = 'skew';
@@ -1208,7 +1210,9 @@ export interface ConfirmContext {
    */
   order: StoredOrder | null;
   /**
-   * The integration of the event (or, with none, of the order).
+   * The integration of the event (or, with none, of the order). When that confirm throws and
+   * the order names another integration, `confirm` is called once more with the order's: the
+   * payment is then held for review (`integration_mismatch`).
    *
    * @example
    * integration: 'shop-eu'
@@ -1275,14 +1279,18 @@ export interface HandleInput {
    */
   paymentId: string;
   /**
-   * The view's status_version, exact digits.
+   * The view's status_version, exact digits (the version `idempotencyKey` names). When the
+   * view came through the order's integration after the event's failed (an
+   * `integration_mismatch` review), the applied event's version if it is greater, so that
+   * the payment is not due again.
    *
    * @example
    * statusVersion: '3'
    */
   statusVersion: string;
   /**
-   * The integration it was linked under.
+   * The integration whose secret verified the applied event (the order's when none came):
+   * with an `integration_mismatch`, not the account the view came through.
    *
    * @example
    * integration: null

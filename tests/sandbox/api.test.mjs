@@ -340,6 +340,7 @@ describe('the customer and the dashboard: /sandbox/payments/{id}/pay, settle, re
     refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/pay`, { body: { amount_raw: '1' } }), 409, 'payment_not_payable');
     refused(await api(sandbox, 'POST', `/v1/payments/${id}/cancel`), 409, 'payment_not_cancellable');
     refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/expire`), 409, 'payment_not_expirable');
+    refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/review`), 409, 'payment_not_reviewable');
     const settled = await api(sandbox, 'POST', `/sandbox/payments/${id}/settle`);
     assert.deepEqual([settled.json.status, settled.json.status_version], ['paid', 3]);
     refused(await api(sandbox, 'POST', `/sandbox/payments/${id}/settle`), 409, 'payment_not_confirming');

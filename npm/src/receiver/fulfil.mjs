@@ -241,7 +241,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
         answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });
         viaOrder = true;
       } catch (again) {
-        return retry('confirm_failed', again);
+        return retry('confirm_failed', new Error(`through the event's integration: ${describeError(failure)}; `
+          + `through the order's: ${describeError(again)}`));
       }
     }
     const text = viewText(answer);

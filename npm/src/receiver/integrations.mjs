@@ -143,6 +143,22 @@ export function trimmedMatcher(integrations, keys) {
   };
 }
 
+/**
+ * The log line of an event not recorded because its payment's stored facts came through
+ * another integration's secret than `integration`'s (null: a receiver with one unnamed set).
+ */
+export function mismatchMessage(paymentId, integration) {
+  const payment = `payment ${JSON.stringify(paymentId)}`;
+  return integration === null
+    ? `integration_mismatch: ${payment}'s stored facts came through a named integration's secret, and this receiver has one `
+      + 'set of secrets, with no names: not recorded (answered 500, so the service retries). Name the integrations in secrets '
+      + '({ <integration>: secrets }) as the receiver that recorded it did'
+    : `integration_mismatch: ${payment}'s stored facts came through another integration's secret than "${integration}"'s, `
+      + 'which verified this delivery: not recorded (answered 500, so the service retries). Either the holder of '
+      + `"${integration}"'s secret is sending another integration's payments, or an integration was renamed in secrets `
+      + '(keep its old name, or update the integration column of the payments and orders tables to the new one)';
+}
+
 /** One Verifier per integration, keyed now (a wrong set throws here, at start). */
 export function makeVerifiers(integrations, keys) {
   const made = [];

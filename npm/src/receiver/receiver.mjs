@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, trimmedMatcher, verifyAny,
+  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
@@ -342,15 +342,7 @@ export function createReceiver(options) {
     if (decision === 'integration_mismatch') {
       // Nothing written: the service retries a 500, so a receiver configured wrong loses
       // nothing once fixed; a holder of one integration's secret moves no other's payment.
-      const payment = `payment ${JSON.stringify(event.paymentId)}`;
-      error(integration === null
-        ? `integration_mismatch: ${payment}'s stored facts came through a named integration's secret, and this receiver has one `
-          + 'set of secrets, with no names: not recorded (answered 500, so the service retries). Name the integrations in secrets '
-          + '({ <integration>: secrets }) as the receiver that recorded it did'
-        : `integration_mismatch: ${payment}'s stored facts came through another integration's secret than "${integration}"'s, `
-          + 'which verified this delivery: not recorded (answered 500, so the service retries). Either the holder of '
-          + `"${integration}"'s secret is sending another integration's payments, or an integration was renamed in secrets `
-          + '(keep its old name, or update the integration column of the payments and orders tables to the new one)');
+      error(mismatchMessage(event.paymentId, integration));
       emit({ ...seen, status: 500, reason: 'misconfigured', code: decision });
       return answers.misconfigured(decision);
     }
