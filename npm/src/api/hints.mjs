@@ -59,6 +59,9 @@ export function underscoreHint(names) {
  */
 export const MILLISECONDS = 1e12;
 
+/** A URL's host name that is this machine: localhost, 127.0.0.0/8 or [::1]. */
+export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
 /**
  * The special-use host names local development uses (*.localhost, a Valet or dnsmasq *.test,
  * mDNS *.local, Docker's host.docker.internal, a home router's *.home.arpa): the service

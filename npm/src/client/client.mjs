@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOCAL_DEV_NAME, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, unknownOption } from '../api/hints.mjs';
 import { maskCredentials } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -16,7 +16,6 @@ export { CryptoPayApiError };
 
 const OPTIONS = ['baseUrl', 'apiKey', 'fetch', 'timeoutMs', 'retries', 'integration'];
 const CREATE_KEYS = ['order_ref', 'amount', 'source_amount', 'checkout_origin'];
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 // How long GET /v1/store is kept: a pricing source changed in the dashboard is read again
 // within this time, and at once when a creation is refused for it.
 const STORE_TTL_MS = 5 * 60 * 1000;
@@ -49,7 +48,7 @@ function baseUrlOf(value) {
   } catch {
     throw invalid('baseUrl is not a URL: give the service\'s base address, such as https://api.example.com');
   }
-  const loopback = LOOPBACK.test(url.hostname);
+  const loopback = LOOPBACK_HOST.test(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a loopback host, such as a local sandbox');
   }
@@ -292,7 +291,7 @@ export function createClient(options) {
     try {
       const target = new URL(url);
       local = loopback && ['http:', 'https:'].includes(target.protocol)
-        && (LOOPBACK.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
+        && (LOOPBACK_HOST.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
     } catch {
       // validateWebhookUrl words it
     }

@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { LOCAL_DEV_NAME, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -41,10 +41,7 @@ export function payOptions(options) {
 }
 
 /** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
-export function isLoopback(url) {
-  const host = url.hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export const isLoopback = (url) => LOOPBACK_HOST.test(url.hostname);
 
 /** Whether `url` is on this machine or under a local development name. */
 const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname);
