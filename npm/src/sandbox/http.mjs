@@ -29,8 +29,8 @@ function routes(service, delivery) {
     ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ params, body }) => json(service.verifyBinding(params[0], body))],
     ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) => {
-      const amount = field(body, 'amount_raw', (v) => v !== undefined, 'an amount_raw string');
-      const hold = field(body, 'hold', (v) => v === undefined || typeof v === 'boolean', 'true or false (optional)');
+      const [amount, hold] = fields(body, [['amount_raw', (v) => v !== undefined, 'an amount_raw string'],
+        ['hold', (v) => v === undefined || typeof v === 'boolean', 'true or false (optional)']]);
       return json(service.pay(params[0], amount, hold === true));
     }],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/settle$/, null, ({ params }) => json(service.settle(params[0]))],
@@ -60,20 +60,28 @@ function routes(service, delivery) {
   ];
 }
 
-/** A member of a JSON object body, checked by `ok`, or request_invalid. */
-function field(body, name, ok, what) {
+/**
+ * Members of a JSON object body, each [name, ok, what] checked by `ok`, the body read once; the
+ * first that fails (or a body that is no JSON object: named by the first) is request_invalid.
+ */
+function fields(body, members) {
   const text = bodyText(body);
+  const wrong = ([name, , what]) => refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
   let value;
   try {
     value = JSON.parse(text);
   } catch {
-    throw refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
+    throw wrong(members[0]);
   }
-  if (value === null || typeof value !== 'object' || !ok(value[name])) {
-    throw refusal('request_invalid', `the body must be a JSON object with ${name}, ${what}`);
-  }
-  return value[name];
+  return members.map((member) => {
+    const [name, ok] = member;
+    if (value === null || typeof value !== 'object' || !ok(value[name])) throw wrong(member);
+    return value[name];
+  });
 }
+
+/** A member of a JSON object body, checked by `ok`, or request_invalid. */
+const field = (body, name, ok, what) => fields(body, [[name, ok, what]])[0];
 
 function readBody(req) {
   return new Promise((resolve, reject) => {
