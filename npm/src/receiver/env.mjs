@@ -3,9 +3,9 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
-import { nearMiss, unknownOption } from '../api/hints.mjs';
+import { nearMiss } from '../api/hints.mjs';
 import { MILLISECONDS } from './limits.mjs';
-import { invalid } from './stores/common.mjs';
+import { checkKeys, invalid } from './stores/common.mjs';
 
 const SECRET = 'CRYPTOPAY_WEBHOOK_SECRET';
 const PENDING = `${SECRET}_PENDING`;
@@ -32,12 +32,7 @@ function wholeSeconds(value) {
 
 function checkOptions(options) {
   if (options === undefined) return [];
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid('receiverOptionsFromEnv takes an options object: { required: [...] }');
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'receiverOptionsFromEnv'));
-  }
+  checkKeys(options, OPTIONS, 'receiverOptionsFromEnv', 'receiverOptionsFromEnv takes an options object: { required: [...] }');
   const required = options.required ?? [];
   if (!Array.isArray(required) || !required.every((name) => typeof name === 'string' && name !== '')) {
     throw invalid('receiverOptionsFromEnv: required is an array of variable names, e.g. [\'DATABASE_URL\']');

@@ -1,20 +1,17 @@
-// The merchant loop on the receiver's store: the merchant's side of each payment
-// (recordCreated, the orders table), then passes that claim the payments whose applied facts
-// changed since they were last handled, and the orders with no news for recoverAfterSecs (a
-// delivery may be lost), under a lease; for each, the authoritative view (confirm), the link
-// to the order checked exactly by the core, the merchant's policy, and the handler, called at
-// least once for each (payment, status_version) a pass reads, with that pair as its
-// idempotency key. The version handled is stored only once the handler resolved, and never
-// lowered: a crash repeats a handler call, never skips one. A payment is fulfilled at one
-// version only: once `fulfil` was handled, the stored outcome stays `fulfil`, and a later
-// version the policy would fulfil again is recorded without a call.
+// The merchant loop on the receiver's store, after recordCreated (orders.mjs): passes that
+// claim the payments whose applied facts changed since they were last handled, and the
+// orders with no news for recoverAfterSecs (a delivery may be lost), under a lease; for each,
+// the authoritative view (confirm), the link to the order checked exactly by the core, the
+// merchant's policy, and the handler, called at least once for each (payment,
+// status_version) a pass reads, with that pair as its idempotency key. The version handled
+// is stored only once the handler resolved, and never lowered: a crash repeats a handler
+// call, never skips one. A payment is fulfilled at one version only: once `fulfil` was
+// handled, the stored outcome stays `fulfil`, and a later version the policy would fulfil
+// again is recorded without a call.
 
-import {
-  compareStatusVersions, defaultPolicy, isValidAmountRaw, linkEvent, parsePaymentView,
-} from 'cryptopay-verify';
-import { unknownOption } from '../api/hints.mjs';
-import { MAX_ID_BYTES } from './limits.mjs';
-import { describeError, invalid } from './stores/common.mjs';
+import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
+import { needs, orderBook } from './orders.mjs';
+import { checkKeys, describeError, invalid, isPlainObject } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
@@ -28,56 +25,18 @@ const MAX_DELAY_SECS = 3600;
 // A payment whose work failed in the loop itself (its stored order unreadable, the store
 // refusing its outcome) is set aside this long, so that the rest of the batch goes on.
 const FAILED_DELAY_SECS = 60;
-const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
 
 let owners = 0;
 // A pass's lease owner: unique enough among the instances of one database (no secret).
 const ownerId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${(owners += 1)}`;
 
-function checkKeys(value, allowed, what) {
-  if (!isPlainObject(value)) throw invalid(`${what} takes an options object`);
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw invalid(unknownOption(key, allowed, what));
-  }
-}
-
 function integer(value, name, [min, max]) {
   if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
   return value;
 }
-
-/**
- * The source_amount of a creation as the JSON text stored with its order, its keys in one
- * order: what was sent, checked as a SourceAmount (strictly: an unknown key is refused).
- */
-export function sourceAmountText(value) {
-  if (!isPlainObject(value)) throw invalid('created.source_amount must be the SourceAmount object sent at creation');
-  if (Object.keys(value).some((key) => !SOURCE_KEYS.includes(key))) {
-    throw invalid('created.source_amount has a key a SourceAmount does not (kind, currency, pricing_ref, amount_raw)');
-  }
-  const { kind, currency, pricing_ref: pricingRef, amount_raw: amountRaw } = value;
-  if (!isValidAmountRaw(amountRaw)) throw invalid('created.source_amount.amount_raw is not a valid amount_raw');
-  if (kind === 'fiat' && typeof currency === 'string' && currency !== '' && pricingRef === undefined) {
-    return JSON.stringify({ kind, currency, amount_raw: amountRaw });
-  }
-  if (kind === 'crypto' && typeof pricingRef === 'string' && pricingRef !== '' && currency === undefined) {
-    return JSON.stringify({ kind, pricing_ref: pricingRef, amount_raw: amountRaw });
-  }
-  throw invalid('created.source_amount is { kind: "fiat", currency, amount_raw } or { kind: "crypto", pricing_ref, amount_raw }');
-}
-
-const sameSourceAmount = (storedText, text) => {
-  try {
-    return sourceAmountText(JSON.parse(storedText)) === text;
-  } catch {
-    return false;
-  }
-};
 
 // What can be read of a quarantined body: its event_id and data.payment_id, when it is JSON
 // holding them as strings.
@@ -102,61 +61,7 @@ const viewText = (answer) => {
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
 export function merchantLoop({ store, ready, integrations, emit, pass, warn, error }) {
-  const names = integrations.filter((name) => name !== null);
-
-  function needs(methods, what) {
-    const missing = methods.filter((m) => typeof store[m] !== 'function');
-    if (missing.length > 0) {
-      throw invalid(`${what} needs a store that holds the merchant loop's tables (postgresStore, sqliteStore, d1Store, `
-        + `libsqlStore, memoryStore); this store has no ${missing.join(', ')}`);
-    }
-  }
-
-  function checkIntegration(integration) {
-    if (names.length === 0) {
-      if (integration !== undefined && integration !== null) {
-        throw invalid('recordCreated was given an integration, but this receiver has one set of secrets (no names): leave it out, '
-          + 'or name the integrations in secrets ({ <integration>: secrets })');
-      }
-      return null;
-    }
-    if (typeof integration !== 'string' || !names.includes(integration)) {
-      throw invalid(`recordCreated needs the integration the payment was created under, one of the receiver's: ${names.map((n) => `"${n}"`).join(', ')}`);
-    }
-    return integration;
-  }
-
-  async function recordCreated(created, options) {
-    needs(['recordOrder'], 'recordCreated');
-    if (!isPlainObject(created)) throw invalid('recordCreated takes the created payment { payment_id, order_ref?, source_amount }');
-    const paymentId = created.payment_id;
-    if (typeof paymentId !== 'string' || paymentId === '' || paymentId.includes('\u0000') || encoder.encode(paymentId).byteLength > MAX_ID_BYTES) {
-      throw invalid(`created.payment_id must be a non-empty string of at most ${MAX_ID_BYTES} UTF-8 bytes, without U+0000`);
-    }
-    const orderRef = created.order_ref ?? null;
-    if (orderRef !== null && typeof orderRef !== 'string') throw invalid('created.order_ref must be a string when present');
-    const sourceAmount = sourceAmountText(created.source_amount);
-    let integration = null;
-    if (options !== undefined) {
-      checkKeys(options, ['integration'], 'recordCreated');
-      integration = options.integration;
-    }
-    integration = checkIntegration(integration);
-    await ready();
-    const { stored } = await store.recordOrder({ paymentId, orderRef, sourceAmount, integration });
-    if (stored !== null && stored !== undefined) {
-      const differs = [
-        (stored.orderRef ?? null) !== orderRef && 'order_ref',
-        !sameSourceAmount(stored.sourceAmount, sourceAmount) && 'source_amount',
-        (stored.integration ?? null) !== integration && 'integration',
-      ].filter(Boolean);
-      if (differs.length > 0) {
-        throw invalid(`recordCreated: the payment ${paymentId} is recorded already, with another ${differs.join(' and ')}: `
-          + 'the stored order is kept (a payment_id is the service\'s, one per creation); hold it for review');
-      }
-    }
-    return { paymentId, orderRef, sourceAmount: JSON.parse(sourceAmount), integration };
-  }
+  const { recordCreated } = orderBook({ store, ready, integrations });
 
   function fulfilOptions(options, what) {
     checkKeys(options, FULFIL_OPTIONS, what);
@@ -341,7 +246,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   }
 
   async function fulfil(options) {
-    needs(['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'fulfil');
+    needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'fulfil');
     const opts = fulfilOptions(options, 'fulfil');
     await ready();
     const owner = ownerId();
@@ -366,7 +271,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const { intervalMs, ...rest } = options;
     integer(intervalMs, 'intervalMs', [1, 86_400_000]);
     fulfilOptions(rest, 'startFulfilment');
-    needs(['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
+    needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
     let stopped = false;
     let wake = null;
     let timer = null;
@@ -396,7 +301,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   }
 
   async function quarantined(options) {
-    needs(['listQuarantined'], 'quarantined');
+    needs(store, ['listQuarantined'], 'quarantined');
     let afterId = 0;
     let limit = 100;
     if (options !== undefined) {

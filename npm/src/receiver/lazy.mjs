@@ -6,9 +6,8 @@
 // service retries both). Nothing here imports a Node module: the same file runs everywhere.
 
 import { CryptoPayError } from 'cryptopay-verify';
-import { unknownOption } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
-import { describeError, invalid, stuckFix } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const PREFIX = 'cryptopay-verify/receiver: ';
 const OPTIONS = ['log'];
@@ -17,10 +16,7 @@ const encoder = new TextEncoder();
 
 function checkOptions(options) {
   if (options === undefined) return console;
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('lazyReceiver takes an options object: { log }');
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'lazyReceiver'));
-  }
+  checkKeys(options, OPTIONS, 'lazyReceiver', 'lazyReceiver takes an options object: { log }');
   const { log } = options;
   if (log === undefined) return console;
   if (log === false || log === null) return null;

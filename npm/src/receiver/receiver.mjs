@@ -4,7 +4,7 @@
 // it never opens a connection and never reads the environment.
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
-import { underscoreHint, unknownOption } from '../api/hints.mjs';
+import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
@@ -13,7 +13,7 @@ import {
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, observer } from './observe.mjs';
-import { clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
+import { checkKeys, clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
 
@@ -26,14 +26,8 @@ const encoder = new TextEncoder();
 const systemClock = () => Math.floor(Date.now() / 1000);
 
 function checkOptions(options) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid('createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
-  }
-  for (const key of Object.keys(options)) {
-    // An unknown key is never echoed: it could be a pasted secret. A near miss of an option
-    // (max_skew_secs, TimestampHeader, maxSkewSec) is named.
-    if (!OPTIONS.includes(key)) throw invalid(unknownOption(key, OPTIONS, 'createReceiver'));
-  }
+  // A near miss of an option (max_skew_secs, TimestampHeader, maxSkewSec) is named.
+  checkKeys(options, OPTIONS, 'createReceiver', 'createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
   for (const name of ['timestampHeader', 'signatureHeader']) {
     if (options[name] === undefined) {
       throw invalid(`${name} is undefined: is the environment variable set? It is the name of the delivery header, as the service sends it`);

@@ -109,13 +109,23 @@ export function expectClient(client, kind, what, takes) {
   throw invalid(`${what} takes ${takes}`);
 }
 
-/** Checks a store's options object; returns it with defaults. */
-export function storeOptions(options, allowed, what) {
-  if (options === undefined) options = {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid(`${what} takes an options object`);
+export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Refuses anything but an options object whose keys are all `allowed`. An unknown key is
+ * never echoed (it could be a pasted secret); a near miss of an option is named.
+ */
+export function checkKeys(options, allowed, what, usage = `${what} takes an options object`) {
+  if (!isPlainObject(options)) throw invalid(usage);
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) throw invalid(unknownOption(key, allowed, what));
   }
+}
+
+/** Checks a store's options object; returns it with defaults. */
+export function storeOptions(options, allowed, what) {
+  if (options === undefined) options = {};
+  checkKeys(options, allowed, what);
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string' || !PREFIX_SHAPE.test(prefix)) {
     throw invalid(`${what}: prefix is up to 40 lower-case letters, digits and underscores, starting with a letter or underscore (default "cryptopay_")`);

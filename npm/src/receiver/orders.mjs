@@ -1,0 +1,103 @@
+// The merchant's side of each payment: recordCreated keeps what was sent at creation (the
+// payment_id, the order_ref, the exact source_amount, the integration) in the orders table,
+// the other half of the link the fulfilment pass checks against the authoritative view.
+
+import { isValidAmountRaw } from 'cryptopay-verify';
+import { MAX_ID_BYTES } from './limits.mjs';
+import { checkKeys, invalid, isPlainObject } from './stores/common.mjs';
+
+const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
+const encoder = new TextEncoder();
+
+/** Refuses a store without the merchant loop's methods, naming the stores that hold them. */
+export function needs(store, methods, what) {
+  const missing = methods.filter((m) => typeof store[m] !== 'function');
+  if (missing.length > 0) {
+    throw invalid(`${what} needs a store that holds the merchant loop's tables (postgresStore, sqliteStore, d1Store, `
+      + `libsqlStore, memoryStore); this store has no ${missing.join(', ')}`);
+  }
+}
+
+/**
+ * The source_amount of a creation as the JSON text stored with its order, its keys in one
+ * order: what was sent, checked as a SourceAmount (strictly: an unknown key is refused).
+ */
+export function sourceAmountText(value) {
+  if (!isPlainObject(value)) throw invalid('created.source_amount must be the SourceAmount object sent at creation');
+  if (Object.keys(value).some((key) => !SOURCE_KEYS.includes(key))) {
+    throw invalid('created.source_amount has a key a SourceAmount does not (kind, currency, pricing_ref, amount_raw)');
+  }
+  const { kind, currency, pricing_ref: pricingRef, amount_raw: amountRaw } = value;
+  if (!isValidAmountRaw(amountRaw)) throw invalid('created.source_amount.amount_raw is not a valid amount_raw');
+  if (kind === 'fiat' && typeof currency === 'string' && currency !== '' && pricingRef === undefined) {
+    return JSON.stringify({ kind, currency, amount_raw: amountRaw });
+  }
+  if (kind === 'crypto' && typeof pricingRef === 'string' && pricingRef !== '' && currency === undefined) {
+    return JSON.stringify({ kind, pricing_ref: pricingRef, amount_raw: amountRaw });
+  }
+  throw invalid('created.source_amount is { kind: "fiat", currency, amount_raw } or { kind: "crypto", pricing_ref, amount_raw }');
+}
+
+const sameSourceAmount = (storedText, text) => {
+  try {
+    return sourceAmountText(JSON.parse(storedText)) === text;
+  } catch {
+    return false;
+  }
+};
+
+function checkIntegration(names, integration) {
+  if (names.length === 0) {
+    if (integration !== undefined && integration !== null) {
+      throw invalid('recordCreated was given an integration, but this receiver has one set of secrets (no names): leave it out, '
+        + 'or name the integrations in secrets ({ <integration>: secrets })');
+    }
+    return null;
+  }
+  if (typeof integration !== 'string' || !names.includes(integration)) {
+    throw invalid(`recordCreated needs the integration the payment was created under, one of the receiver's: ${names.map((n) => `"${n}"`).join(', ')}`);
+  }
+  return integration;
+}
+
+/**
+ * recordCreated for a receiver's store: `integrations` lists the names of a receiver with
+ * several (null for one); `ready()` prepares the store.
+ */
+export function orderBook({ store, ready, integrations }) {
+  const names = integrations.filter((name) => name !== null);
+
+  async function recordCreated(created, options) {
+    needs(store, ['recordOrder'], 'recordCreated');
+    if (!isPlainObject(created)) throw invalid('recordCreated takes the created payment { payment_id, order_ref?, source_amount }');
+    const paymentId = created.payment_id;
+    if (typeof paymentId !== 'string' || paymentId === '' || paymentId.includes('\u0000') || encoder.encode(paymentId).byteLength > MAX_ID_BYTES) {
+      throw invalid(`created.payment_id must be a non-empty string of at most ${MAX_ID_BYTES} UTF-8 bytes, without U+0000`);
+    }
+    const orderRef = created.order_ref ?? null;
+    if (orderRef !== null && typeof orderRef !== 'string') throw invalid('created.order_ref must be a string when present');
+    const sourceAmount = sourceAmountText(created.source_amount);
+    let integration = null;
+    if (options !== undefined) {
+      checkKeys(options, ['integration'], 'recordCreated');
+      integration = options.integration;
+    }
+    integration = checkIntegration(names, integration);
+    await ready();
+    const { stored } = await store.recordOrder({ paymentId, orderRef, sourceAmount, integration });
+    if (stored !== null && stored !== undefined) {
+      const differs = [
+        (stored.orderRef ?? null) !== orderRef && 'order_ref',
+        !sameSourceAmount(stored.sourceAmount, sourceAmount) && 'source_amount',
+        (stored.integration ?? null) !== integration && 'integration',
+      ].filter(Boolean);
+      if (differs.length > 0) {
+        throw invalid(`recordCreated: the payment ${paymentId} is recorded already, with another ${differs.join(' and ')}: `
+          + 'the stored order is kept (a payment_id is the service\'s, one per creation); hold it for review');
+      }
+    }
+    return { paymentId, orderRef, sourceAmount: JSON.parse(sourceAmount), integration };
+  }
+
+  return { recordCreated };
+}
