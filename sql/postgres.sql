@@ -14,7 +14,8 @@
 -- last handled, and the tables orders and fulfilment; 3, the fulfilment row keeps the version
 -- whose key every `fulfil` of the payment carries (`fulfil_version`). `schema` migrates 1 and
 -- 2 to 3 in place, rows kept: the payments recorded before version 2 are taken as handled
--- (whatever handled them then), so that upgrading never fulfils an old payment again.
+-- (whatever handled them then), so that upgrading never fulfils an old payment again (nor
+-- recording its order later: the `order` statement).
 --
 -- status_version is `numeric`: integers of any size (up to 131072 digits), compared exactly.
 --
@@ -255,7 +256,12 @@ WITH inserted AS (
   SELECT 1 FROM cryptopay_fulfilment
   WHERE payment_id = $1::text AND outcome = 'needs_review' AND code = 'payment_unknown'
 ), state AS (
-  INSERT INTO cryptopay_fulfilment AS f (payment_id) VALUES ($1::text)
+  -- A payment handled before the merchant loop's tables (the migration from version 1) has
+  -- no fulfilment row yet: its order's row starts handled at that version and settled, so
+  -- that recording the order never handles it again.
+  INSERT INTO cryptopay_fulfilment AS f (payment_id, handled_version, settled)
+  SELECT $1::text, p.handled_version, p.handled_version IS NOT NULL
+  FROM (SELECT 1) AS one LEFT JOIN cryptopay_payments AS p ON p.payment_id = $1::text
   ON CONFLICT (payment_id) DO UPDATE SET
     handled_version = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.handled_version END,
     outcome = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.outcome END,

@@ -16,9 +16,9 @@
 -- and the secret kind that verified each delivery, payments the integration and the version
 -- last handled, and the tables orders and fulfilment. `migrate_1` takes version 1 to 2 in
 -- place, rows kept: the payments recorded before it are taken as handled (whatever handled
--- them then), so that upgrading never fulfils an old payment again. 3: the fulfilment row keeps
--- the version whose key every `fulfil` of the payment carries (`fulfil_version`); `migrate_2`
--- adds it.
+-- them then), so that upgrading never fulfils an old payment again (nor recording its order
+-- later: `order_state`). 3: the fulfilment row keeps the version whose key every `fulfil` of
+-- the payment carries (`fulfil_version`); `migrate_2` adds it.
 --
 -- Times are UTC text, strftime('%Y-%m-%dT%H:%M:%fZ'), compared as text. Leases and delays are
 -- measured by the database's clock, shared by every process of the file (or of D1).
@@ -256,8 +256,14 @@ WHERE payment_id = (SELECT payment_id FROM params)
 
 -- statement: order_state
 -- Parameter: payment_id. ... and its fulfilment row starts again; an order's first row is
--- made here (checked again for a lost delivery once recoverAfterSecs have passed).
-INSERT INTO cryptopay_fulfilment (payment_id) VALUES (?)
+-- made here (checked again for a lost delivery once recoverAfterSecs have passed). A payment
+-- handled before the merchant loop's tables (migrate_1) has no row yet: its order's row starts
+-- handled at that version and settled, so that recording the order never handles it again.
+WITH params (payment_id) AS (VALUES (?))
+INSERT INTO cryptopay_fulfilment (payment_id, handled_version, settled)
+SELECT params.payment_id, p.handled_version, p.handled_version IS NOT NULL
+FROM params LEFT JOIN cryptopay_payments AS p ON p.payment_id = params.payment_id
+WHERE true
 ON CONFLICT (payment_id) DO UPDATE SET
   handled_version = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE handled_version END,
   outcome = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE outcome END,

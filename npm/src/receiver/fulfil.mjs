@@ -160,6 +160,12 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     } catch (failure) {
       return retry('view_invalid', failure);
     }
+    if (view.payment_id !== paymentId) {
+      // Another payment's view (a confirm keyed wrongly): its version must not become this
+      // payment's handled one, which would settle it and hide its own later versions.
+      return retry('view_invalid', new Error(`confirm answered the view of another payment (${String(view.payment_id).slice(0, 64)}) `
+        + `for ${paymentId}: it must fetch GET /v1/payments/{payment_id} of the payment it is given`));
+    }
     let version = view.status_version;
     if (state.eventVersion !== null && compareStatusVersions(version, state.eventVersion) < 0) {
       // A view older than the applied event: a stale read (a lagging replica), to fetch

@@ -368,11 +368,11 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(calls.sort(), ids.map((id) => [`${id}:3`, 'fulfil']).sort());
   });
 
-  test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing and an invalid view are retried, never handled`, async (t) => {
+  test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing, an invalid view and another payment's view are retried, never handled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
     const ids = [];
-    for (const orderRef of ['flaky handler', 'flaky confirm', 'invalid view']) {
+    for (const orderRef of ['flaky handler', 'flaky confirm', 'invalid view', 'view of another payment']) {
       const created = await world.create({ orderRef });
       await record(created);
       await world.pay(created.payment_id, '12800');
@@ -384,17 +384,23 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       throw new Error('ECONNRESET (test)');
     });
     world.override(ids[2], world.viewWith(ids[2], { status_version: 2.5 }));
+    // A confirm keyed wrongly: another payment's view, at a version far ahead. Taken, it would
+    // settle this payment at that version and its own paid versions would never be handled.
+    world.override(ids[3], world.viewWith(ids[3], { payment_id: 'pay_someone_else', status_version: 90 }));
     const first = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
-    assert.deepEqual(first.outcomes, { retry: 3 });
+    assert.deepEqual(first.outcomes, { retry: 4 });
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0, 'waiting for the backoff');
     world.override(ids[1]);
     world.override(ids[2]);
+    world.override(ids[3]);
     await sleep(1100);
     await drain(loop, { confirm: world.confirm, handle: h.handle });
     assert.equal(failures, 1);
     // The failed call came first (the first pass's only one); then each once, in the order of the pass.
     assert.deepEqual(h.calls[0] && [h.calls[0].paymentId, h.calls[0].ok], [ids[0], false]);
-    assert.deepEqual(sorted(h.calls.slice(1).map((c) => [c.paymentId, c.ok])), sorted([[ids[0], true], [ids[1], true], [ids[2], true]]));
+    assert.deepEqual(sorted(h.calls.slice(1).map((c) => [c.paymentId, c.action, c.ok])),
+      sorted(ids.map((id) => [id, 'fulfil', true])));
+    assert.ok(!h.calls.some((c) => c.idempotencyKey.endsWith(':90')), 'the other payment\'s version was never handled');
     assert.equal(h.calls[0].idempotencyKey, h.calls.find((c, i) => i > 0 && c.paymentId === ids[0]).idempotencyKey, 'the retry has the same key');
     keysOnce(h.calls);
   });
