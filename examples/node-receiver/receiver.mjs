@@ -123,7 +123,8 @@ export async function startReceiver(config, log = console) {
     });
   }
 
-  // POST /payments {"order_ref", "amount"}: a payment created with the client, its order recorded.
+  // POST /payments {"order_ref", "amount", "currency"?}: a payment created with the client, its
+  // order recorded (refused, never re-priced, when the store's source is not that currency).
   async function create(req, res) {
     let input;
     try {
@@ -133,7 +134,7 @@ export async function startReceiver(config, log = console) {
       return;
     }
     try {
-      const created = await api.createPayment({ order_ref: input?.order_ref, amount: input?.amount }, { record: receiver });
+      const created = await api.createPayment({ order_ref: input?.order_ref, amount: input?.amount, currency: input?.currency }, { record: receiver });
       send(res, 201, { payment_id: created.payment_id, order_ref: created.order_ref, source_amount: created.source_amount });
     } catch (error) {
       // A CryptoPayError (the amount or order_ref refused) or CryptoPayApiError: its code only.

@@ -172,6 +172,15 @@ export declare class CryptoPayApiError extends Error {
    */
   readonly idempotencyKey?: string | undefined;
   /**
+   * For a 429 or 503 with a Retry-After: the milliseconds the service asked to wait. One over
+   * 30 s ends the client's retries at once (sooner would be refused again): wait that long,
+   * or let your queue retry later.
+   *
+   * @example
+   * if (error.retryAfterMs !== undefined) await new Promise((r) => setTimeout(r, error.retryAfterMs));
+   */
+  readonly retryAfterMs?: number | undefined;
+  /**
    * For `created_payment_mismatch` and `record_failed`: the payment the service created.
    *
    * @example
@@ -276,7 +285,7 @@ export interface StoreView {
  * them.
  *
  * @example
- * const input: CreatePaymentInput = { order_ref: 'order-42', amount: '128.00' };
+ * const input: CreatePaymentInput = { order_ref: 'order-42', amount: '128.00', currency: 'USD' };
  */
 export type CreatePaymentInput = CreatePaymentByAmount | CreatePaymentBySourceAmount;
 
@@ -307,7 +316,7 @@ export interface CreatePaymentCommon {
  * A payment priced from a decimal amount.
  *
  * @example
- * const input: CreatePaymentByAmount = { order_ref: 'order-42', amount: '128.00' };
+ * const input: CreatePaymentByAmount = { order_ref: 'order-42', amount: '128.00', currency: 'USD' };
  */
 export interface CreatePaymentByAmount extends CreatePaymentCommon {
   /**
@@ -319,6 +328,24 @@ export interface CreatePaymentByAmount extends CreatePaymentCommon {
    * amount: '128.00'
    */
   amount: string | undefined;
+  /**
+   * The fiat currency `amount` is in. When the store's primary source is another (changed in
+   * the dashboard), the creation is refused before anything is sent
+   * (`source_currency_mismatch`, or `source_kind_mismatch` for a crypto source), never priced
+   * in it: without it, `'128.00'` meant in dollars is priced in whatever the store names.
+   *
+   * @example
+   * currency: 'USD'
+   */
+  currency?: string | undefined;
+  /**
+   * The crypto pricing reference `amount` is in, as `currency` for a fiat one
+   * (`source_pricing_ref_mismatch`, or `source_kind_mismatch` for a fiat source).
+   *
+   * @example
+   * pricing_ref: 'BTC'
+   */
+  pricing_ref?: string | undefined;
   /**
    * Not with `amount`.
    *
@@ -349,6 +376,20 @@ export interface CreatePaymentBySourceAmount extends CreatePaymentCommon {
    * // amount is left out
    */
   amount?: never;
+  /**
+   * Not with `source_amount` (it names its own).
+   *
+   * @example
+   * // currency is left out
+   */
+  currency?: never;
+  /**
+   * Not with `source_amount` (it names its own).
+   *
+   * @example
+   * // pricing_ref is left out
+   */
+  pricing_ref?: never;
 }
 
 /**
@@ -423,7 +464,17 @@ export interface CreatedPaymentResult {
    */
   source_amount: SourceAmount;
   /**
-   * Every other field of the answer, as sent.
+   * The payment's status_version when the answer has one, exact as a string (as `getPayment`
+   * gives it); left out when the answer was not a payment view and the number is beyond what
+   * a double holds.
+   *
+   * @example
+   * created.status_version // '1'
+   */
+  status_version?: string | undefined;
+  /**
+   * Every other field of the answer, as sent (as exact digits, a number a double cannot hold,
+   * when the answer reads as a payment view).
    *
    * @example
    * created['checkout_origin']

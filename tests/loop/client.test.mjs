@@ -286,6 +286,31 @@ describe('the client, against a scripted stand-in of the service', () => {
     script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { note: 'no id' } }));
     const noId = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-8' }).then(() => null, (e) => e);
     assert.deepEqual([noId.code, noId.retryable, noId.idempotencyKey], ['invalid_response', true, 'intent-8']);
+    // A webhook setup's unreadable 2xx: its secret (given once) may be lost with it.
+    script(() => ({ status: 200, text: '<html>a proxy page</html>' }));
+    const setup = await api.bootstrapWebhook('https://shop.example/webhook', { idempotencyKey: 'setup-9' }).then(() => null, (e) => e);
+    assert.deepEqual([setup.code, setup.idempotencyKey], ['invalid_response', 'setup-9']);
+    assert.match(setup.message, /same idempotencyKey.*rotate the secret in the dashboard/);
+  });
+
+  test('the creation\'s answer as a payment view: status_version exact, never rounded; a null source_amount member is as absent', async () => {
+    // The member a kind does not use, written null by the service: the payment sent, not another.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : {
+      text: '{"payment_id":"pay_n","order_ref":null,"source_amount":{"kind":"fiat","currency":"USD","pricing_ref":null,"amount_raw":"12800"},'
+        + '"status":"open","status_version":9007199254740993}',
+    }));
+    const created = await api.createPayment({ amount: '128.00' });
+    assert.equal(created.payment_id, 'pay_n');
+    assert.equal(created.status_version, '9007199254740993');
+    assert.deepEqual(created.source_amount, { kind: 'fiat', currency: 'USD', amount_raw: '12800' });
+    // Not a view (no status): a version a double holds as a string, one it cannot left out.
+    for (const [version, expected] of [['7', '7'], ['9007199254740993', undefined]]) {
+      script((req) => (req.path === '/v1/store' ? { json: STORE } : { text: `{"payment_id":"pay_v","status_version":${version}}` }));
+      assert.equal((await api.createPayment({ amount: '1.00' })).status_version, expected);
+    }
+    // Another amount, null or not, is still refused.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_x', source_amount: { kind: 'fiat', currency: 'USD', pricing_ref: null, amount_raw: '12801' } } }));
+    await assert.rejects(api.createPayment({ amount: '128.00' }), (e) => e.code === 'created_payment_mismatch');
   });
 
   test('an attempt that got no answer, then a refusal: the refusal says the payment may exist and stays retryable under the same key', async () => {
@@ -318,6 +343,42 @@ describe('the client, against a scripted stand-in of the service', () => {
     await assert.rejects(fresh.createPayment({ source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } }),
       (e) => e.code === 'source_currency_mismatch');
     assert.deepEqual(standin.requests.slice(before).map((r) => r.path), ['/v1/store']);
+  });
+
+  test('an amount named in its currency is never priced in another: refused before sending when the store\'s source changed', async () => {
+    const jpy = { primary_source: { kind: 'fiat', ref: 'JPY', decimals: 0 }, website_origin: 'https://shop.example' };
+    const btc = { primary_source: { kind: 'crypto', ref: 'BTC', decimals: 8 }, website_origin: 'https://shop.example' };
+    let current = STORE;
+    script((req) => (req.path === '/v1/store' ? { json: current } : { json: { payment_id: 'pay_p' } }));
+    const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+    const usd = await fresh.createPayment({ amount: '128.00', currency: 'USD' });
+    assert.deepEqual(usd.source_amount, { kind: 'fiat', currency: 'USD', amount_raw: '12800' });
+    current = jpy; // changed in the dashboard: the kept store still says USD, the service refuses
+    script((req) => {
+      if (req.path === '/v1/store') return { json: current };
+      const sent = JSON.parse(req.body).source_amount;
+      return (sent.currency ?? sent.pricing_ref) === current.primary_source.ref
+        ? { json: { payment_id: 'pay_p' } } : errorResponse(400, 'source_currency_mismatch', 'not the store\'s currency');
+    });
+    await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'USD' }), (e) => e.code === 'source_currency_mismatch');
+    // Sent again, the store read afresh: refused here, nothing sent (without currency: 128 yen).
+    let before = standin.requests.length;
+    await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'USD' }),
+      (e) => e instanceof pkg.CryptoPayError && e.code === 'source_currency_mismatch' && /fiat JPY, not the USD/.test(e.message));
+    assert.deepEqual(standin.requests.slice(before).map((r) => r.method), ['GET']);
+    current = btc;
+    before = standin.requests.length;
+    await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'USD' }), (e) => e.code === 'source_kind_mismatch');
+    await assert.rejects(fresh.createPayment({ amount: '0.001', pricing_ref: 'ETH' }), (e) => e.code === 'source_pricing_ref_mismatch');
+    assert.deepEqual((await fresh.createPayment({ amount: '0.001', pricing_ref: 'BTC' })).source_amount, { kind: 'crypto', pricing_ref: 'BTC', amount_raw: '100000' });
+    assert.ok(standin.requests.slice(before).filter((r) => r.method === 'POST').length === 1, 'only the matching creation was sent');
+    // Named wrongly: refused before any request.
+    before = standin.requests.length;
+    for (const input of [{ amount: '1', currency: '' }, { amount: '1', currency: 'USD', pricing_ref: 'BTC' },
+      { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '1' }, currency: 'USD' }, { amount: '1', currency: 840 }]) {
+      await assert.rejects(fresh.createPayment(input), (e) => e.code === 'invalid_argument');
+    }
+    assert.equal(standin.requests.length, before);
   });
 
   test('an answer is read to 1 MiB at most; a fetch that ignores its signal still times out; a key echoed escaped is masked', async () => {
@@ -354,6 +415,23 @@ describe('the client, against a scripted stand-in of the service', () => {
       assert.ok(waited >= least, `retried after ${waited} ms (at least ${least} expected)`);
       assert.ok(Date.now() - started < 8000);
     }
+  });
+
+  test('a Retry-After over 30 s ends the retries at once and is kept on the error; a shorter one is waited', async () => {
+    const patient = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 5 });
+    for (const status of [429, 503]) {
+      script(() => ({ status, text: 'slow down', headers: { 'retry-after': '120' } }));
+      const started = Date.now();
+      const error = await patient.getPayment('pay_1').then(() => null, (e) => e);
+      assert.equal(standin.requests.length, 1, 'not sent again sooner than asked');
+      assert.deepEqual([error.status, error.retryable, error.retryAfterMs], [status, true, 120_000]);
+      assert.match(error.message, /asks to wait 120 s/);
+      assert.ok(Date.now() - started < 2000);
+      standin.requests.length = 0;
+    }
+    script((req, n) => (n === 1 ? { status: 429, text: 'slow down', headers: { 'retry-after': '1' } } : { text: view() }));
+    assert.equal((await patient.getPayment('pay_1')).payment_id, 'pay_1');
+    assert.equal(standin.requests.length, 2);
   });
 
   test('an id of . or .. (it would leave the path) or with a lone surrogate is refused before any request', async () => {

@@ -15,7 +15,7 @@ import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 export { CryptoPayApiError };
 
 const OPTIONS = ['baseUrl', 'apiKey', 'fetch', 'timeoutMs', 'retries', 'integration'];
-const CREATE_KEYS = ['order_ref', 'amount', 'source_amount', 'checkout_origin'];
+const CREATE_KEYS = ['order_ref', 'amount', 'currency', 'pricing_ref', 'source_amount', 'checkout_origin'];
 // How long GET /v1/store is kept: a pricing source changed in the dashboard is read again
 // within this time, and at once when a creation is refused for it.
 const STORE_TTL_MS = 5 * 60 * 1000;
@@ -30,6 +30,9 @@ const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argu
 // the same intent sent again after a crash, built with its keys in another order, is the same
 // bytes under its Idempotency-Key (another order would be idempotency_key_reused).
 const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
+// What to do when a webhook's signing secret (given once) was not saved.
+const ROTATE = 'rotate the secret in the dashboard (Integrations > Webhooks > the webhook > Rotate Secret), save the new one, '
+  + 'then activate it, before using the endpoint';
 function inOrder(sourceAmount) {
   if (!isPlainObject(sourceAmount)) return sourceAmount;
   const keys = Object.keys(sourceAmount);
@@ -146,12 +149,21 @@ export function createClient(options) {
   }
 
   async function createPayment(input, opts) {
-    if (!isPlainObject(input)) throw invalid('createPayment takes { order_ref?, amount } or { order_ref?, source_amount }');
+    if (!isPlainObject(input)) throw invalid('createPayment takes { order_ref?, amount, currency? } or { order_ref?, source_amount }');
     for (const key of Object.keys(input)) {
       if (!CREATE_KEYS.includes(key)) throw invalid(`createPayment was given an unknown field (fields: ${CREATE_KEYS.join(', ')})`);
     }
     if ((input.amount === undefined) === (input.source_amount === undefined)) {
       throw invalid('createPayment takes either amount (a decimal string such as "128.00", priced from the store\'s primary source) or source_amount, not both');
+    }
+    // What `amount` is in, when named: the store's primary source must be it (a source changed
+    // in the dashboard would otherwise price '128.00' dollars as 128 yen).
+    let pin = null;
+    for (const [member, kind] of [['currency', 'fiat'], ['pricing_ref', 'crypto']]) {
+      if (input[member] === undefined) continue;
+      if (input.amount === undefined || pin !== null) throw invalid('currency (fiat) or pricing_ref (crypto) names what amount is in: one of them, with amount');
+      if (typeof input[member] !== 'string' || input[member] === '') throw invalid(`${member} is a non-empty string, as the store's primary source names it`);
+      pin = { member, kind, value: input[member] };
     }
     let idempotencyKey;
     let record;
@@ -173,6 +185,12 @@ export function createClient(options) {
       const sourceAmount = input.amount !== undefined
         ? buildSourceAmount({ primarySource, amount: input.amount })
         : inOrder(input.source_amount);
+      if (pin !== null && (sourceAmount.kind !== pin.kind || sourceAmount[pin.member] !== pin.value)) {
+        const code = sourceAmount.kind !== pin.kind ? 'source_kind_mismatch' : `source_${pin.member}_mismatch`;
+        const now = String(sourceAmount[sourceAmount.kind === 'fiat' ? 'currency' : 'pricing_ref']).slice(0, 40);
+        throw new CryptoPayError(code, `${code}: the store's primary pricing source is ${sourceAmount.kind} ${now}, not the ${pin.value.slice(0, 40)} `
+          + 'this amount is in (changed in the dashboard?): nothing was sent; price the order in the store\'s source, or set the source back');
+      }
       const prepared = {};
       if (input.order_ref !== undefined) prepared.order_ref = input.order_ref;
       prepared.source_amount = sourceAmount;
@@ -205,7 +223,17 @@ export function createClient(options) {
     // A 2xx that cannot be read (a proxy's page, say) may stand for a payment created: the same
     // intent sent again under its key reads it; never under a new key.
     const again = 'send the same intent again with the same idempotencyKey (the service answers the payment it created, if it did)';
-    answer = json(answer, `the creation's answer (${again})`, extra, true);
+    // Read as a payment view when it is one (status_version and large numbers exact), else as JSON.
+    try {
+      answer = { ...parsePaymentView(answer) };
+    } catch {
+      answer = json(answer, `the creation's answer (${again})`, extra, true);
+      // A version a double cannot hold has no exact value here: left out, never rounded.
+      if (isPlainObject(answer) && typeof answer.status_version === 'number') {
+        if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
+        else delete answer.status_version;
+      }
+    }
     if (!isPlainObject(answer) || typeof answer.payment_id !== 'string' || answer.payment_id === '') {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: true, message: `invalid_response: the creation's answer has no payment_id: ${again}`, ...extra });
     }
@@ -213,8 +241,8 @@ export function createClient(options) {
     // otherwise is refused (a payment for another amount must never be shown or recorded).
     const differs = [
       'order_ref' in answer && answer.order_ref !== body.order_ref && !(body.order_ref === undefined && answer.order_ref === null) && 'order_ref',
-      isPlainObject(answer.source_amount) && ['kind', 'currency', 'pricing_ref', 'amount_raw']
-        .some((k) => answer.source_amount[k] !== sourceAmount[k]) && 'source_amount',
+      // null, as absent: a service may write it for the member a kind does not use.
+      isPlainObject(answer.source_amount) && SOURCE_KEYS.some((k) => (answer.source_amount[k] ?? undefined) !== sourceAmount[k]) && 'source_amount',
     ].filter(Boolean);
     if (differs.length > 0) {
       throw new CryptoPayApiError({
@@ -298,9 +326,13 @@ export function createClient(options) {
     if (!local) validateWebhookUrl(url);
     if (idempotencyKey !== undefined) validateIdempotencyKey(idempotencyKey);
     const key = idempotencyKey ?? newKey();
-    const answer = json(await request('POST', '/v1/webhook-endpoints', { body: JSON.stringify({ url }), idempotencyKey: key, extra: { idempotencyKey: key } }), 'the setup\'s answer');
+    const extra = { idempotencyKey: key };
+    // A 2xx that cannot be read may stand for a webhook set up, its secret lost with the answer.
+    const lost = 'the webhook may have been set up and its signing secret, given only once, lost with this answer: '
+      + `send the same setup again with the same idempotencyKey to read its resource_id; ${ROTATE}`;
+    const answer = json(await request('POST', '/v1/webhook-endpoints', { body: JSON.stringify({ url }), idempotencyKey: key, extra }), `the setup's answer (${lost})`, extra);
     if (!isPlainObject(answer) || typeof answer.resource_id !== 'string' || answer.resource_id === '') {
-      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: the webhook setup\'s answer has no resource_id' });
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: `invalid_response: the webhook setup's answer has no resource_id (${lost})`, ...extra });
     }
     if (typeof answer.secret !== 'string' || answer.secret === '') {
       throw new CryptoPayApiError({
@@ -309,8 +341,7 @@ export function createClient(options) {
         retryable: false,
         resourceId: answer.resource_id,
         message: `webhook_secret_not_returned: the webhook ${answer.resource_id} was set up before, and the service gives its signing secret only once. `
-          + 'If you saved it then, use it (verifyWebhookBinding checks it). If you did not, rotate the secret in the dashboard '
-          + '(Integrations > Webhooks > the webhook > Rotate Secret), save the new one, then activate it, before using the endpoint',
+          + `If you saved it then, use it (verifyWebhookBinding checks it). If you did not, ${ROTATE}`,
       });
     }
     return answer;

@@ -9,7 +9,8 @@ const MAX_TEXT = 2000;
 // The most of an answer read: the API's answers are small; a larger one (a proxy's page, a
 // misbehaving server) is cut there, not buffered whole.
 export const MAX_ANSWER_BYTES = 1024 * 1024;
-// The longest wait a Retry-After may add to a retry.
+// The longest wait a Retry-After may add to a retry; one asking for longer ends the retries,
+// the error keeping it (`retryAfterMs`) for the caller.
 const MAX_RETRY_AFTER_MS = 30_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -49,7 +50,7 @@ function retryAfterMs(value, now = Date.now()) {
   if (typeof value !== 'string' || value.trim() === '') return 0;
   const seconds = Number(value);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
+  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms) : 0;
 }
 
 /** An answer's text, at most `limit` bytes of it (`cut` when there was more); `onReader` gets the stream's reader. */
@@ -163,7 +164,9 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     let failure = null;
     // An attempt that got no answer may still have reached the service.
     let unanswered = false;
+    let attempts = 0;
     for (let n = 0; n <= retries; n += 1) {
+      attempts += 1;
       if (n > 0) await pause(Math.min(250 * 2 ** (n - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
       try {
         const { status, text, cut, retryAfter } = await attempt(method, path, headers, bytes);
@@ -180,7 +183,13 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
         } else {
           // An error's text is cut anyway: what was read of a large one is enough.
           failure = apiError(status, text, secrets, extra);
-          if (status === 429 || status === 503) failure.retryAfterMs = retryAfterMs(retryAfter);
+          const wait = status === 429 || status === 503 ? retryAfterMs(retryAfter) : 0;
+          if (wait > 0) failure.retryAfterMs = wait;
+          if (wait > MAX_RETRY_AFTER_MS) {
+            // Sooner than the service asked would only be refused again: the caller waits.
+            failure.message += ` (the service asks to wait ${Math.ceil(wait / 1000)} s before trying again: retryAfterMs)`;
+            break;
+          }
         }
       } catch (thrown) {
         if (thrown instanceof CryptoPayApiError) throw thrown;
@@ -197,8 +206,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       }
       if (!failure.retryable) break;
     }
-    delete failure.retryAfterMs;
-    if (failure.retryable && retries > 0) failure.message += ` (after ${retries + 1} attempts)`;
+    if (failure.retryable && attempts > 1) failure.message += ` (after ${attempts} attempts)`;
     if (!failure.retryable && unanswered && idempotencyKey !== undefined) {
       // An earlier attempt got no answer: the service may have acted on it. Sent again under
       // the same key, the same request reads what it did.
