@@ -8,7 +8,8 @@
 //                 rotation: see receiverOptionsFromEnv (cryptopay-verify/receiver)
 //   DATABASE_URL  PostgreSQL (postgresql://user:password@host/db): several instances, serverless
 //   DATA_DIR      without DATABASE_URL: the folder of the SQLite file receiver.sqlite (./data);
-//                 one process
+//                 one process. Next.js and Nitro (often deployed where the disk does not last,
+//                 several instances) need one of the two set: neither is 500 not_configured.
 //   PORT, HOST    a server's address: 8787 (0 picks a free port) and 127.0.0.1
 
 import { mkdirSync } from 'node:fs';
@@ -23,11 +24,18 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * PostgreSQL when env.DATABASE_URL is set (a pg.Pool; a server that does not answer is a 503
- * within seconds, not a hang), else the SQLite file DATA_DIR/receiver.sqlite. `sqlite(file)`
+ * within seconds, not a hang), else the SQLite file DATA_DIR/receiver.sqlite (with `explicit`,
+ * only when DATA_DIR is set: neither is a CryptoPayError, which lazyReceiver answers 500). `sqlite(file)`
  * opens the file (default: better-sqlite3; Bun's bun:sqlite on Elysia). The drivers are loaded
  * only when used: install pg for PostgreSQL.
  */
-export async function openStore(env, { sqlite } = {}) {
+export async function openStore(env, { sqlite, explicit = false } = {}) {
+  if (explicit && !env.DATABASE_URL && !env.DATA_DIR) {
+    // A DATABASE_URL unset or misspelled on a serverless deployment would otherwise answer 200
+    // into a file that goes with the instance (and de-duplicate per instance).
+    throw new CryptoPayError('invalid_argument', 'invalid_argument: set DATABASE_URL (PostgreSQL: several instances, serverless) '
+      + 'or DATA_DIR (the folder of a SQLite file: one process on a lasting disk); neither is set');
+  }
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
     return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
@@ -57,7 +65,7 @@ export async function receiverOptions(env, options) {
  * made at the first request from process.env, then kept; 500 not_configured or 503
  * store_unavailable until it can be (lazyReceiver, cryptopay-verify/receiver).
  */
-export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(await receiverOptions(process.env)));
+export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(await receiverOptions(process.env, { explicit: true })));
 
 /**
  * A server recipe's start: its receiver, made ready (the tables created when missing; a store

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { run } from '../../../tests/runtimes/lib.mjs';
 import { ROOT, sqliteRecipeSuite, startNodeRecipe } from './helpers.mjs';
 
-sqliteRecipeSuite('NestJS recipe (rawBody: true, req.rawBody to receiver.handle; SQLite file)', 'nestjs', {
+sqliteRecipeSuite('NestJS recipe (express.raw on /webhook before Nest\'s parsers, req.body to receiver.handle; SQLite file)', 'nestjs', {
   async build(dir) {
     const tsc = join(ROOT, 'node_modules', 'typescript-5', 'bin', 'tsc');
     const build = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, timeoutMs: 120_000 });

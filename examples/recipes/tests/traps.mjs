@@ -43,6 +43,8 @@ const PREFIX = 'cryptopay-verify/receiver: ';
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** lazyReceiver's line for a receiver it could not make because `variables` are not set. */
 const unset = (variables) => new RegExp(`${escape(PREFIX)}not_configured \\(answered 500, the service retries; the next delivery tries again\\): invalid_argument: set ${variables} in the environment`);
+/** lazyNodeReceiver's line for a serverless recipe given neither DATABASE_URL nor DATA_DIR. */
+const noStoreChosen = new RegExp(`${escape(PREFIX)}not_configured \\(answered 500, the service retries; the next delivery tries again\\): invalid_argument: set DATABASE_URL \\(PostgreSQL[^)]*\\) or DATA_DIR`);
 const storeDown = (why) => new RegExp(`${escape(PREFIX)}store_unavailable \\(answered 503, the service retries; the next delivery tries again\\): could not ${why}`);
 
 /** The message of the fenced block under examples/recipes/README.md's body_not_raw heading. */
@@ -87,6 +89,8 @@ export const TRAPS = [
   { framework: 'Nitro 2', trap: 'readBody(event) first, then receiver.fetch(toWebRequest(event))', at: { route: 'read-first-webhook' }, on: ALL, expect: { verifies: true } },
   { framework: 'Nitro 2', trap: 'started without the secret', at: { start: { CRYPTOPAY_WEBHOOK_SECRET: '', DATA_DIR: 'data-unset' } }, expect: { answer: NOT_CONFIGURED },
     logged: unset('CRYPTOPAY_WEBHOOK_SECRET'), nothingOpened: true },
+  { framework: 'Nitro 2', trap: 'deployed with neither DATABASE_URL nor DATA_DIR (never a SQLite file by default)', at: { start: { DATABASE_URL: '', DATA_DIR: '' } },
+    expect: { answer: NOT_CONFIGURED }, logged: noStoreChosen },
   { framework: 'Nitro 2', trap: 'on Bun without DATABASE_URL (better-sqlite3 does not load in Bun)', at: { start: {} }, on: ['Bun'], expect: { answer: STORE_UNAVAILABLE },
     logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
 
@@ -111,6 +115,8 @@ export const TRAPS = [
   // The node-server preset takes PORT=0 as unset: port 3000, held here so that the bind fails.
   { framework: 'Nitro 3', trap: 'PORT=0 (not a free port: the default, 3000)', at: { start: { PORT: '0', DATA_DIR: 'data-port' } },
     expect: { logs: /EADDRINUSE: address already in use 127\.0\.0\.1:3000\b/, never: /Listening on/, hold: 3000, says: 'the server tries port 3000' } },
+  { framework: 'Nitro 3', trap: 'deployed with neither DATABASE_URL nor DATA_DIR (never a SQLite file by default)', at: { start: { DATABASE_URL: '', DATA_DIR: '' } },
+    expect: { answer: NOT_CONFIGURED }, logged: noStoreChosen },
   { framework: 'Nitro 3', trap: 'on Bun without DATABASE_URL (better-sqlite3 does not load in Bun)', at: { start: {} }, on: ['Bun'], expect: { answer: STORE_UNAVAILABLE },
     logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
 

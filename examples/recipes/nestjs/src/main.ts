@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
 import { receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 import { AppModule } from './app.module.js';
 
@@ -18,9 +19,14 @@ try {
   process.exit(2);
 }
 
-// rawBody: true keeps each request's exact bytes in req.rawBody next to the parsed body.
-const app = await NestFactory.create<NestExpressApplication>(AppModule, { rawBody: true, logger: ['warn', 'error'] });
-// Nest's JSON parser refuses bodies over 100 KB by default; an event can be larger.
+const app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: ['warn', 'error'] });
+// The webhook route's body as its exact bytes, whatever its Content-Type (or none), before
+// Nest's parsers: they run for JSON only (`rawBody: true` keeps bytes for what they parse, so
+// a delivery sent as text/plain or without a type would have none), and answer a body they
+// cannot parse 400 or 415 themselves, which the service never retries. An event can be over
+// 100 KB, the parsers' default limit.
+app.use('/webhook', express.raw({ type: () => true, limit: '1mb' }));
+// The app's other routes keep Nest's JSON parser (it skips a body read already).
 app.useBodyParser('json', { limit: '1mb' });
 await app.listen(Number(env.PORT || 8787), env.HOST || '127.0.0.1');
 console.log(`nestjs recipe: listening on ${await app.getUrl()}/webhook`);
