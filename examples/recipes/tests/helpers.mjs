@@ -380,6 +380,16 @@ export async function startWorkerRecipe(dir) {
   return serveWithD1(out, { persistDir: join(dir, '.wrangler-state'), bindings: RECIPE_ENV, port: 0 });
 }
 
+/**
+ * Miniflare's `handleRuntimeStdio` keeping what a Worker printed (workerd's stdout and stderr)
+ * as `lines`, for the traps' log checks.
+ */
+export function keptStdio() {
+  const lines = [];
+  const keep = (stream) => stream.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter((line) => line !== '')));
+  return { lines, handleRuntimeStdio: (stdout, stderr) => { keep(stdout); keep(stderr); } };
+}
+
 /** What a Worker recipe's D1 database holds, as sqliteStoreRows reads a SQLite file. */
 export async function d1StoreRows(db) {
   const all = async (sql) => (await db.prepare(sql).all()).results;

@@ -8,7 +8,7 @@
 import { before, describe } from 'node:test';
 import { bundleWorker, serveBundle, workerFolder } from '../../../tests/receiver/lib/d1.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
+import { RECIPE_ENV, deliveryTests, keptStdio, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
 const WORKERS = { compatibilityFlags: ['nodejs_compat'] };
@@ -39,8 +39,9 @@ describe('Cloudflare Worker recipe on PostgreSQL (receiver.fetch, Hyperdrive, in
     // Not the recipe: a Worker keeping a pg.Pool across requests, as a Node receiver keeps one.
     async start() {
       const dir = workerFolder('worker-postgres-pool', POOLED, { compatibility_flags: ['nodejs_compat'] });
-      const pooled = await serveBundle(await bundleWorker(dir), { ...WORKERS, bindings: RECIPE_ENV, hyperdrives: { HYPERDRIVE: db.server.tcpUrl }, port: 0 });
-      return { url: new URL('/webhook', pooled.url).href, stop: () => pooled.dispose() };
+      const { lines, handleRuntimeStdio } = keptStdio();
+      const pooled = await serveBundle(await bundleWorker(dir), { ...WORKERS, bindings: RECIPE_ENV, hyperdrives: { HYPERDRIVE: db.server.tcpUrl }, port: 0, handleRuntimeStdio });
+      return { url: new URL('/webhook', pooled.url).href, lines, stop: () => pooled.dispose() };
     },
     recorded: (eventId) => recordedEvents(db.pool, eventId),
   });

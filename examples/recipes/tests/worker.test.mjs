@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
 import { bundleWorker, serveBundle } from '../../../tests/receiver/lib/d1.mjs';
-import { RECIPE_ENV, d1StoreRows, deliveryTests, recipeCopy, startWorkerRecipe } from './helpers.mjs';
+import { RECIPE_ENV, d1StoreRows, deliveryTests, keptStdio, recipeCopy, startWorkerRecipe } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
 describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
@@ -24,8 +24,9 @@ describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Min
   trapSuite('Worker', {
     // The recipe without its D1 binding.
     async start() {
-      const served = await serveBundle(await bundleWorker(recipeCopy('worker', 'worker-unbound')), { bindings: RECIPE_ENV, port: 0 });
-      return { url: new URL('/webhook', served.url).href, stop: () => served.dispose() };
+      const { lines, handleRuntimeStdio } = keptStdio();
+      const served = await serveBundle(await bundleWorker(recipeCopy('worker', 'worker-unbound')), { bindings: RECIPE_ENV, port: 0, handleRuntimeStdio });
+      return { url: new URL('/webhook', served.url).href, lines, stop: () => served.dispose() };
     },
   });
 });
