@@ -15,7 +15,9 @@
 //                    header's last value, `multiValueHeaders` all of them; text body
 //   rest-api-binary  the same with application/json among the API's binaryMediaTypes: base64
 //   alb              Application Load Balancer with multi-value headers on: names in lower
-//                    case, only `multiValueHeaders`; the body as base64
+//                    case, only `multiValueHeaders`; the body as text for text/*,
+//                    application/json, application/javascript and application/xml without a
+//                    Content-Encoding, else as base64 (AWS's guide to Lambda targets)
 
 import http from 'node:http';
 import { join } from 'node:path';
@@ -43,11 +45,15 @@ function headerViews(rawHeaders, lowerCase) {
   return { single, multi };
 }
 
+// The content types an ALB passes to a Lambda target as text.
+const ALB_TEXT = /^\s*(text\/[^;\s]+|application\/(json|javascript|xml))\s*(;|$)/i;
+const albBase64 = (req) => req.headers['content-encoding'] !== undefined || !ALB_TEXT.test(req.headers['content-type'] ?? '');
+
 // A text body is the request's bytes decoded as UTF-8; what AWS does with bytes that are not
 // UTF-8 is its own: here they decode to U+FFFD, as Node decodes them.
 function eventOf(req, bytes) {
   const url = new URL(req.url, 'http://localhost');
-  const base64 = SHAPE.endsWith('-base64') || SHAPE.endsWith('-binary') || SHAPE === 'alb';
+  const base64 = SHAPE.endsWith('-base64') || SHAPE.endsWith('-binary') || (SHAPE === 'alb' && albBase64(req));
   const body = bytes.length === 0 ? null : base64 ? bytes.toString('base64') : bytes.toString('utf8');
   if (SHAPE === 'http-api' || SHAPE === 'http-api-base64') {
     const { multi } = headerViews(req.rawHeaders, true);
@@ -69,7 +75,7 @@ function eventOf(req, bytes) {
   const { multi } = headerViews(req.rawHeaders, true);
   return {
     requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:stand-in' } },
-    httpMethod: req.method, path: url.pathname, multiValueHeaders: multi, body, isBase64Encoded: true,
+    httpMethod: req.method, path: url.pathname, multiValueHeaders: multi, body, isBase64Encoded: base64,
   };
 }
 

@@ -126,7 +126,7 @@ export const TRAPS = [
     logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
 
   // AWS Lambda behind each front door's event shape: text bodies are decoded by the front door.
-  ...[['http-api', true], ['http-api-base64', false], ['rest-api', true], ['rest-api-binary', false], ['alb', false]].map(([shape, bodyAsText]) => (
+  ...[['http-api', true], ['http-api-base64', false], ['rest-api', true], ['rest-api-binary', false], ['alb', true]].map(([shape, bodyAsText]) => (
     { framework: 'AWS Lambda', trap: `the event shape ${shape}`, at: { start: { SHAPE: shape } }, expect: { deliveries: { bodyAsText } }, store: true })),
   { framework: 'AWS Lambda', trap: 'deployed without DATABASE_URL', at: { start: { SHAPE: 'http-api', DATABASE_URL: '' } }, expect: { answer: NOT_CONFIGURED },
     logged: unset('DATABASE_URL') },
