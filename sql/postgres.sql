@@ -252,9 +252,6 @@ WITH inserted AS (
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
   ON CONFLICT (payment_id) DO NOTHING
   RETURNING payment_id
-), held AS (
-  SELECT 1 FROM cryptopay_fulfilment
-  WHERE payment_id = $1::text AND outcome = 'needs_review' AND code = 'payment_unknown'
 ), state AS (
   -- A payment handled before the merchant loop's tables (the migration from version 1) has
   -- no fulfilment row yet: its order's row starts handled at that version and settled, so
@@ -273,10 +270,12 @@ WITH inserted AS (
     lease_owner = CASE WHEN f.lease_owner IS NOT NULL AND EXISTS (SELECT 1 FROM inserted)
                        THEN f.lease_owner || ' (order recorded)' ELSE f.lease_owner END,
     updated_at = now()
-  RETURNING payment_id
+  RETURNING handled_version IS NULL AS unhandled
 ), again AS (
+  -- The payment's version handled follows the row as the upsert left it (it reads the latest
+  -- row: a pass's payment_unknown committed after this statement's snapshot is reset too).
   UPDATE cryptopay_payments SET handled_version = NULL
-  WHERE payment_id = $1::text AND EXISTS (SELECT 1 FROM held)
+  WHERE payment_id = $1::text AND handled_version IS NOT NULL AND EXISTS (SELECT 1 FROM state WHERE unhandled)
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, o.order_ref, o.source_amount::text AS source_amount,
