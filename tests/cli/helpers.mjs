@@ -365,7 +365,10 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     } catch {
       return text(res, 400, 'not json');
     }
-    const macOf = (key) => createHmac('sha256', key).update(`${timestamp}.`).update(payload).digest();
+    // hmacOnT: the HMAC over a t= item of the signature header when there is one (Stripe's
+    // way), the skew on the timestamp header: any captured delivery replays.
+    const signedAt = defect === 'hmacOnT' ? /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1] ?? timestamp : timestamp;
+    const macOf = (key) => createHmac('sha256', key).update(`${signedAt}.`).update(payload).digest();
     if (!signatureHolds(signature, macOf)) return text(res, 401, 'invalid signature');
     // skewOnT: the skew is checked on a t= item of the signature header when there is one.
     const checked = defect === 'skewOnT' ? /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1] ?? timestamp : timestamp;

@@ -197,10 +197,13 @@ export async function runConformance(config) {
       const stale = Math.max(0, now() - skewMargin(config.maxSkewSecs));
       await deliverSigned('stale', freshEvent(), stale);
       // The stale delivery with a fresh time beside it: in a t= item of the signature header,
-      // and in a second timestamp header sent first.
+      // and in a second timestamp header sent first; and the other way round, a captured
+      // delivery replayed with a fresh timestamp header, its old t= and signature kept (a
+      // receiver that hashes the t= and checks the skew on the header accepts any replay).
       const body = freshEvent();
       const signature = sign(body, stale);
       await send('stale, with t=<now> in the signature header', body, headers(stale, `t=${now()},v1=${signature}`), 't=now');
+      await send('replayed: a fresh timestamp header, the stale t= and signature', body, headers(now(), `t=${stale},v1=${signature}`), 't=stale');
       const twice = headers(undefined, signature);
       twice[timestampHeader] = [String(now()), String(stale)];
       await send('stale, after a second timestamp header holding now', body, twice, 'two headers');

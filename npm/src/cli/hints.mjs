@@ -111,6 +111,11 @@ function staleTimestamp(ds) {
     return 'a stale delivery with a fresh t= item in its signature header was accepted: the skew was checked on ' +
       'one timestamp and the signature on another. Use the timestamp header for both, and refuse a t= that differs';
   }
+  if (accepted.has('t=stale')) {
+    return 'a captured delivery replayed with a fresh timestamp header, its stale t= item and signature kept, was ' +
+      'accepted: the signature was checked on the t= item and the skew on the header, so any old delivery can be ' +
+      'replayed. Use the timestamp header for both, and refuse a t= that differs';
+  }
   if (accepted.has('two headers')) {
     return 'a stale delivery with a second, fresh timestamp header was accepted: refuse a timestamp header sent ' +
       'twice (header_duplicated) rather than check one value and hash the other';
