@@ -26,6 +26,10 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     standin = await startStandin((req) => {
       if (req.path === '/v1/store') return { json: { primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 } } };
       if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: 'pay_w1' } };
+      // A payment this shop never created (another integration's, a dashboard link): a review.
+      if (req.path === '/v1/payments/pay_w9') {
+        return { text: '{"payment_id":"pay_w9","order_ref":"order-9","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"500"},"status":"paid","status_version":4}' };
+      }
       if (req.path === '/v1/payments/pay_w1') {
         return {
           text: `{"payment_id":"pay_w1","order_ref":"order-w","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"},`
@@ -45,6 +49,7 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL)').run();
     await worker.db.prepare("INSERT INTO orders VALUES ('order-w', '128.00')").run();
     await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL)').run();
+    await worker.db.prepare('CREATE TABLE reviews (idempotency_key TEXT PRIMARY KEY, order_ref TEXT, reason TEXT NOT NULL)').run();
   });
   after(async () => {
     await worker?.dispose();
@@ -96,5 +101,12 @@ describe('the loop in a Worker on D1 (workerd)', () => {
       assert.ok(!request.url.includes(API_KEY));
     }
     assert.deepEqual(standin.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/payments/')).length, 2, 'one confirm per version');
+    // A payment the shop never created: kept for a person, never shipped.
+    const body = eventBody({ eventId: 'evt_w9', paymentId: 'pay_w9', statusVersion: 4, status: 'paid' });
+    assert.equal((await worker.dispatch('http://worker.test/webhook', { method: 'POST', body, headers: signedHeaders(body) })).status, 200);
+    await scheduled();
+    assert.deepEqual((await worker.db.prepare('SELECT * FROM reviews').all()).results,
+      [{ idempotency_key: 'pay_w9:4', order_ref: null, reason: 'payment_unknown' }]);
+    assert.equal((await worker.db.prepare('SELECT count(*) AS n FROM shipments').all()).results[0].n, 1);
   });
 });
