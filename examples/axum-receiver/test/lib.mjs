@@ -45,6 +45,13 @@ export async function start(env) {
   return { url: receiver.match[1], output: receiver.output, stop: () => receiver.stop('SIGINT') };
 }
 
+/** Waits (at most 5 s) for the receiver's output to match `pattern`: a line may trail its answer. */
+export async function logged(receiver, pattern) {
+  const deadline = Date.now() + 5_000;
+  while (!pattern.test(receiver.output()) && Date.now() < deadline) await new Promise((resolve) => { setTimeout(resolve, 20); });
+  assert.match(receiver.output(), pattern);
+}
+
 // A plain request, as the CLI's tests make it. Resolves { status, headers, json, text }.
 export { request };
 

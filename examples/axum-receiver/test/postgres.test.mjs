@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { postgresRows, random } from '../../../tests/receiver/lib/helpers.mjs';
 import { openPool, startPgBouncer, startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { PENDING, SECRET, deliver, event, request, runKit, start, TS_HEADER, SIG_HEADER, now } from './lib.mjs';
+import { PENDING, SECRET, deliver, event, logged, request, runKit, start, TS_HEADER, SIG_HEADER, now } from './lib.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261130);
 const keyValue = (server, dbname) => `host=${server.socketDir} user=postgres dbname=${dbname}`;
@@ -127,7 +127,7 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
       await other.end();
       const refused = await deliver(receiver.url, event('evt_int_2', payment, '3'));
       assert.deepStrictEqual([refused.status, refused.json], [503, { error: 'store_unavailable' }]);
-      assert.match(receiver.output(), /integration_mismatch: the payment's stored facts came through a named integration's secret/);
+      await logged(receiver, /integration_mismatch: the payment's stored facts came through a named integration's secret/);
     } finally {
       await receiver.stop();
     }

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PENDING, ROOT, SIG_HEADER, TS_HEADER, deliver, event, now, request, runKit, start as startReceiver } from './lib.mjs';
+import { PENDING, ROOT, SIG_HEADER, TS_HEADER, deliver, event, logged, now, request, runKit, start as startReceiver } from './lib.mjs';
 
 const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-axum-'));
@@ -75,7 +75,7 @@ test('tables shared with an npm receiver naming its integrations: an event of a 
     db.close();
     const refused = await deliver(receiver.url, event('evt_int_2', payment, '3'));
     assert.deepStrictEqual([refused.status, refused.json], [503, { error: 'store_unavailable' }]);
-    assert.match(receiver.output(), /integration_mismatch: the payment's stored facts came through a named integration's secret/);
+    await logged(receiver, /integration_mismatch: the payment's stored facts came through a named integration's secret/);
   } finally {
     await receiver.stop();
   }
