@@ -26,7 +26,7 @@ describe('the correct plain receiver (node:http and node:crypto, no package)', (
     assert.deepEqual(run.results.map((r) => r.rule), ALL);
     assert.deepEqual(run.results.map((r) => r.verdict), ALL.map(() => 'pass'));
     assert.match(gotOf(run, 'retired_secret'), /^401 permanent_failure$/);
-    assert.match(gotOf(run, 'older_version'), /^higher: 200 acknowledged; older: 200 acknowledged$/);
+    assert.match(gotOf(run, 'older_version'), /^higher: 200 acknowledged; older: 200 acknowledged; equal version: 200 acknowledged; digit string: 200 acknowledged; digit string, older: 200 acknowledged$/);
   });
 });
 
@@ -48,7 +48,8 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['a body read as latin1 and hashed as UTF-8', 'latin1Body', ['non_ascii_body'],
       (run) => assert.equal(gotOf(run, 'non_ascii_body'), '401 permanent_failure')],
     ['409 on an older status_version', 'conflictOnOlder', ['older_version'],
-      (run) => assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version)')],
+      (run) => assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version); equal version: 409 permanent_failure (stale_version); '
+        + 'digit string: 200 acknowledged; digit string, older: 409 permanent_failure (stale_version)')],
     ['the retired secret still accepted', 'acceptRetired', ['retired_secret'],
       (run) => assert.equal(gotOf(run, 'retired_secret'), '200 acknowledged')],
     ['the pending secret refused', 'refusePending', ['pending_secret'],
@@ -84,6 +85,12 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
       (run) => assert.match(gotOf(run, 'unknown_fields'), /^422/)],
     ['a rotation whose other secret variable is unset (an empty key)', 'emptyKey', ['other_secret'],
       (run) => assert.match(gotOf(run, 'other_secret'), /signed with an empty secret: 200 acknowledged/)],
+    ['a status_version taken only as a JSON number (the digits of one beyond 2^53 refused)', 'numberOnly', ['older_version'],
+      async (run) => {
+        assert.match(gotOf(run, 'older_version'), /digit string: 400 permanent_failure/);
+        const table = (await runTable('numberOnly')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /compare exactly \(BigInt or the digits\), never as a double/);
+      }],
     ['the skew checked on a t= item, the HMAC on the header', 'skewOnT', ['stale_timestamp'],
       (run) => assert.match(gotOf(run, 'stale_timestamp'), /stale, with t=<now> in the signature header: 200 acknowledged/)],
     ['the HMAC over a t= item, the skew on the header (a captured delivery replays)', 'hmacOnT', ['stale_timestamp'],

@@ -387,6 +387,8 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     if (defect === 'strictSchema' && Object.keys(event).some((key) => !shown.has(key))) return reply(res, 422, { error: 'unknown_field' });
     const paymentId = event.data.payment_id;
     if (defect === 'notFoundUnknown') return reply(res, 404, { error: 'unknown_payment' });
+    // numberOnly: a status_version that is not a JSON number (the digits of one beyond 2^53) refused.
+    if (defect === 'numberOnly' && typeof event.data.status_version !== 'number') return reply(res, 400, { error: 'bad_version' });
     if (seen.has(event.event_id)) return reply(res, 200, { duplicate: true });
     const version = BigInt(event.data.status_version);
     const stored = versions.get(paymentId);

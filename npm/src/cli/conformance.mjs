@@ -144,10 +144,17 @@ export async function runConformance(config) {
       await deliverSigned('first', body, ts);
       await deliverSigned('retry', body, ts + 1);
     },
-    // A lower status_version of the same payment arriving after the higher one (new event_id).
+    // A lower status_version of the same payment arriving after the higher one (new event_id);
+    // another event at the version held (an accepted amount, say); and versions beyond 2^53 as
+    // the service writes them, strings of digits (a receiver that takes only numbers refuses
+    // them, and the service gives up on a 4xx).
     async older_version() {
       await deliverSigned('higher', freshEvent({ payment: olderPayment, version: olderHigher }));
       await deliverSigned('older', freshEvent({ payment: olderPayment, version: olderHigher - 1 }));
+      await deliverSigned('equal version', freshEvent({ payment: olderPayment, version: olderHigher }));
+      const beyond = `pay_conformance_${run}_beyond`;
+      await deliverSigned('digit string', freshEvent({ payment: beyond, version: '9007199254740993' }));
+      await deliverSigned('digit string, older', freshEvent({ payment: beyond, version: '9007199254740992' }));
     },
     async non_ascii_body() {
       await deliverSigned('non-ASCII', freshEvent({ orderRef: NON_ASCII_ORDER_REF }));

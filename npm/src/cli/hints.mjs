@@ -37,7 +37,7 @@ export function hintFor(rule, ctx) {
       return firstRefused(ds) ?? 'a retry (the same event_id and body, a new timestamp and signature) is recorded as a ' +
         'duplicate and answered 2xx, never 409 or 5xx';
     case 'older_version':
-      return firstRefused(ds) ?? 'an authentic event with an older status_version is stale, not an error: record it, ' +
+      return firstRefused(ds) ?? olderVersion(ds) ?? 'an authentic event with an older status_version is stale, not an error: record it, ' +
         'do not apply it, answer 2xx (a 409 or other 4xx makes the service fail the delivery for good, a 5xx retry it)';
     case 'non_ascii_body':
       return 'an authentic body holding non-ASCII UTF-8 (an order_ref with ü, – and €) was refused: the ' +
@@ -119,6 +119,20 @@ function staleTimestamp(ds) {
   if (accepted.has('two headers')) {
     return 'a stale delivery with a second, fresh timestamp header was accepted: refuse a timestamp header sent ' +
       'twice (header_duplicated) rather than check one value and hash the other';
+  }
+  return undefined;
+}
+
+// older_version's own variants, when one of them is what was refused.
+function olderVersion(ds) {
+  const refused = new Set(ds.filter((d) => !acknowledged(d)).map((d) => d.short));
+  if (refused.has('digit string') || refused.has('digit string, older')) {
+    return 'a status_version beyond 2^53, sent as a string of decimal digits (as the service writes one a double cannot ' +
+      'hold), was refused: take a number or a string of digits, and compare exactly (BigInt or the digits), never as a double';
+  }
+  if (refused.has('equal version')) {
+    return 'another authentic event at the status_version already held was refused: it is stale, not an error: record ' +
+      'it, answer 2xx';
   }
   return undefined;
 }
