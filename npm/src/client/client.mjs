@@ -187,8 +187,8 @@ export function createClient(options) {
         : inOrder(input.source_amount);
       if (pin !== null && (sourceAmount.kind !== pin.kind || sourceAmount[pin.member] !== pin.value)) {
         const code = sourceAmount.kind !== pin.kind ? 'source_kind_mismatch' : `source_${pin.member}_mismatch`;
-        const now = String(sourceAmount[sourceAmount.kind === 'fiat' ? 'currency' : 'pricing_ref']).slice(0, 40);
-        throw new CryptoPayError(code, `${code}: the store's primary pricing source is ${sourceAmount.kind} ${now}, not the ${pin.value.slice(0, 40)} `
+        const storeRef = String(sourceAmount[sourceAmount.kind === 'fiat' ? 'currency' : 'pricing_ref']).slice(0, 40);
+        throw new CryptoPayError(code, `${code}: the store's primary pricing source is ${sourceAmount.kind} ${storeRef}, not the ${pin.value.slice(0, 40)} `
           + 'this amount is in (changed in the dashboard?): nothing was sent; price the order in the store\'s source, or set the source back');
       }
       const prepared = {};
