@@ -224,15 +224,11 @@ export function createClient(options) {
     // intent sent again under its key reads it; never under a new key.
     const again = 'send the same intent again with the same idempotencyKey (the service answers the payment it created, if it did)';
     // Read as a payment view when it is one (status_version and large numbers exact), else as JSON.
-    try {
-      answer = { ...parsePaymentView(answer) };
-    } catch {
-      answer = json(answer, `the creation's answer (${again})`, extra, true);
-      // A version a double cannot hold has no exact value here: left out, never rounded.
-      if (isPlainObject(answer) && typeof answer.status_version === 'number') {
-        if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
-        else delete answer.status_version;
-      }
+    answer = viewOrJson(answer, `the creation's answer (${again})`, extra, true);
+    // Read as JSON, a version a double cannot hold has no exact value: left out, never rounded.
+    if (isPlainObject(answer) && typeof answer.status_version === 'number') {
+      if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
+      else delete answer.status_version;
     }
     if (!isPlainObject(answer) || typeof answer.payment_id !== 'string' || answer.payment_id === '') {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: true, message: `invalid_response: the creation's answer has no payment_id: ${again}`, ...extra });
@@ -289,12 +285,13 @@ export function createClient(options) {
     }
   }
 
-  // An answer that is a payment view when it reads as one, else its JSON (or null for none).
-  function viewOrJson(text, what) {
+  // An answer that is a payment view when it reads as one, else its JSON (or null for none);
+  // json's `extra` and `retryable` for an answer that is neither.
+  function viewOrJson(text, what, extra, retryable) {
     try {
       return parsePaymentView(text);
     } catch {
-      return json(text, what);
+      return json(text, what, extra, retryable);
     }
   }
 
