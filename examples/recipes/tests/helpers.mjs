@@ -144,13 +144,13 @@ export async function waitForOutput(server, pattern, { timeoutMs = 15_000, what 
 export const nowSecs = () => Math.floor(Date.now() / 1000);
 
 /**
- * Asserts that a started process's output (stdout and stderr) shows `pattern`, waiting up to
- * `timeoutMs` for it: a server logs before it answers, but its output pipe may reach the test
- * after the answer's socket does (seen under load).
+ * Asserts that a started process's output (stdout and stderr; or what the function `output`
+ * returns) shows `pattern`, waiting up to `timeoutMs` for it: a server logs before it answers,
+ * but its output pipe may reach the test after the answer's socket does (seen under load).
  */
 export async function assertLogged(output, pattern, timeoutMs = 5_000) {
   const deadline = Date.now() + timeoutMs;
-  const log = () => output.stdout + output.stderr;
+  const log = typeof output === 'function' ? output : () => output.stdout + output.stderr;
   while (!pattern.test(log()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   assert.match(log(), pattern);
 }
