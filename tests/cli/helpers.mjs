@@ -365,13 +365,14 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     } catch {
       return text(res, 400, 'not json');
     }
-    // hmacOnT: the HMAC over a t= item of the signature header when there is one (Stripe's
-    // way), the skew on the timestamp header: any captured delivery replays.
-    const signedAt = defect === 'hmacOnT' ? /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1] ?? timestamp : timestamp;
+    // A t= item of the signature header, which two careless receivers read: hmacOnT hashes it
+    // (Stripe's way) and checks the skew on the timestamp header, so any captured delivery
+    // replays; skewOnT checks the skew on it and hashes the header's.
+    const tItem = /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1];
+    const signedAt = defect === 'hmacOnT' ? tItem ?? timestamp : timestamp;
     const macOf = (key) => createHmac('sha256', key).update(`${signedAt}.`).update(payload).digest();
     if (!signatureHolds(signature, macOf)) return text(res, 401, 'invalid signature');
-    // skewOnT: the skew is checked on a t= item of the signature header when there is one.
-    const checked = defect === 'skewOnT' ? /(?:^|[\s,])t=([0-9]+)/.exec(signature)?.[1] ?? timestamp : timestamp;
+    const checked = defect === 'skewOnT' ? tItem ?? timestamp : timestamp;
     if (Math.abs(nowSecs() - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
     let event;
     try {
