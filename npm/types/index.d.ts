@@ -466,8 +466,8 @@ export interface PaymentUpdatedEvent {
   /**
    * The `data` object as the exact JSON text received, byte for byte (`128.10` stays
    * `128.10`, key order and spacing kept): what to store, never `JSON.stringify(event.data)`.
-   * Cut out of the verified body by the core when first read (read it before you reuse the
-   * body's buffer for something else). A getter on the event's prototype, not an own
+   * Cut out of the verified body by the core when first read: from the event's own copy of
+   * what was verified, so a body buffer reused or detached afterwards changes nothing. A getter on the event's prototype, not an own
    * property: `JSON.stringify(event)` and `{ ...event }` leave it out.
    *
    * @example

@@ -852,6 +852,17 @@ for (const [label, api] of entries) {
       } finally {
         verifier.free();
       }
+      // A blank value gets the same code at any length: longer than the header ever holds is
+      // not copied into the core, and must not change the verdict (a blank timestamp is
+      // malformed, a blank signature missing, as the core says of short ones).
+      for (const blank of [' ', '\t', '  \t ']) {
+        for (const [field, code] of [['timestamp', 'timestamp_malformed'], ['signature', 'signature_missing']]) {
+          for (const value of [blank, blank.repeat(2000)]) {
+            const error = thrown(() => api.verifyWebhook(withOverride(base, { [field]: value })));
+            assert.equal(error.code, code, `${field} of ${value.length} blank characters`);
+          }
+        }
+      }
       // NUL characters given as the value are the core's own refusal (what JavaScript hands
       // the core for a value it must refuse can never be a caller's string).
       for (const nul of ['\u0000', '\u0000\u0000']) {
@@ -1295,6 +1306,47 @@ for (const [label, api] of entries) {
       assert.deepStrictEqual(Object.keys(event), ['schemaVersion', 'eventId', 'eventType', 'occurredAt', 'paymentId', 'statusVersion', 'data', 'envelope']);
       assert.throws(() => { 'use strict'; event.dataText = 'x'; }, TypeError);
       assert.equal(api.parseEvent(text).dataText, data);
+    });
+
+    test('dataText: what was verified, though the body buffer is reused or detached after', () => {
+      // ASCII, text outside ASCII, and a number a double cannot hold: each way the event's
+      // text is made. The caller's buffer then changes (a pooled buffer reused) or is detached
+      // (an ArrayBuffer valid only during a callback); dataText is read only after that.
+      const datas = [
+        '{"payment_id":"pay_9","status_version":3,"status":"partially_paid"}',
+        '{"payment_id":"pay_9","status_version":3,"status":"partially_paid","note":"caf\u00e9 \u2713"}',
+        '{"payment_id":"pay_9","status_version":3,"status":"partially_paid","big":123456789012345678901234567890}',
+      ];
+      for (const data of datas) {
+        const text = `{"schema_version":"1","event_id":"evt_4","event_type":"payment.updated","occurred_at":1,"data":${data}}`;
+        const forged = text.replace('partially_paid', 'paid__________');
+        assert.equal(utf8(forged).length, utf8(text).length);
+        for (const verify of [
+          (input) => api.verifyWebhook(input).event,
+          (input) => {
+            const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+            try {
+              return verifier.verifyWebhook(callInput(input)).event;
+            } finally {
+              verifier.free();
+            }
+          },
+        ]) {
+          const reused = validInput({ bodyText: text });
+          const event = verify(reused);
+          reused.body.set(utf8(forged));
+          assert.equal(event.dataText, data, 'a reused buffer');
+          const detached = validInput({ bodyText: text });
+          const later = verify(detached);
+          structuredClone(detached.body.buffer, { transfer: [detached.body.buffer] });
+          assert.equal(detached.body.byteLength, 0);
+          assert.equal(later.dataText, data, 'a detached buffer');
+        }
+        const parsed = utf8(text);
+        const event = api.parseEvent(parsed);
+        parsed.fill(0x20);
+        assert.equal(event.dataText, data, 'parseEvent');
+      }
     });
 
     test('parseEvent and Verifier.verifyWebhook expose the same event as verifyWebhook', () => {

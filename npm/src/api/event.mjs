@@ -6,6 +6,7 @@ import { bodyBytes } from './inputs.mjs';
 
 // ignoreBOM keeps the text byte for byte (the core already refuses an event that starts with a BOM).
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
 
 // A body the core found all ASCII: the same text read one byte per character where the Node
 // entry installs that (installLatin1Text), TextDecoder elsewhere.
@@ -25,18 +26,22 @@ export function installLatin1Text() {
  * A verified event: the envelope's fields as own, enumerable properties (what JSON.stringify
  * and spreading see) and `dataText` on the prototype.
  *
- * `dataText`: the `data` object's exact text as received (`128.10` stays `128.10`), cut out of
- * the verified bytes by the core when first read, then kept. The event holds the body's bytes,
- * which the caller holds anyway, rather than a decoded copy: measured, keeping a decoded 16 KiB
- * text alive with each event cost verifyWebhook about a fifth of its time. A class rather than
- * a getter added per object: `Object.defineProperty` on each event cost about 0.7 us, a sixth
- * of a 256 B verifyWebhook.
+ * `dataText`: the `data` object's exact text as received (`128.10` stays `128.10`), cut out by
+ * the core when first read, then kept. The event holds what the verified bytes decoded to (the
+ * text JSON.parse read, which exists anyway), never the caller's buffer: a buffer the caller
+ * reuses or detaches after verifying must not change, or break, what `dataText` answers. A
+ * body holding a number a double cannot keep was parsed from the core's text with those
+ * numbers as strings, so the event keeps a copy of its bytes instead (a rare path). A class
+ * rather than a getter added per object: `Object.defineProperty` on each event cost about
+ * 0.7 us, a sixth of a 256 B verifyWebhook.
  */
 class WebhookEvent {
-  #bytes;
+  // The verified body: its text (re-encoded to the same bytes when dataText is first read), or
+  // a copy of its bytes.
+  #source;
   #dataText;
 
-  constructor(envelope, bytes) {
+  constructor(envelope, source) {
     const data = envelope.data;
     this.schemaVersion = String(envelope.schema_version);
     this.eventId = envelope.event_id;
@@ -46,11 +51,15 @@ class WebhookEvent {
     this.statusVersion = String(data.status_version);
     this.data = data;
     this.envelope = envelope;
-    this.#bytes = bytes;
+    this.#source = source;
   }
 
   get dataText() {
-    return (this.#dataText ??= glue.rawDataText(this.#bytes));
+    if (this.#dataText === undefined) {
+      const source = this.#source;
+      this.#dataText = glue.rawDataText(typeof source === 'string' ? encoder.encode(source) : source);
+    }
+    return this.#dataText;
   }
 }
 
@@ -60,9 +69,9 @@ class WebhookEvent {
  * as strings of their exact digits; `limits.outcomeAscii`: every byte is ASCII).
  */
 export function buildEvent(bytes, flags) {
-  const text =
-    flags & limits.outcomeInexact ? glue.eventText(bytes) : flags & limits.outcomeAscii ? asciiText(bytes) : decoder.decode(bytes);
-  return new WebhookEvent(JSON.parse(text), bytes);
+  if (flags & limits.outcomeInexact) return new WebhookEvent(JSON.parse(glue.eventText(bytes)), bytes.slice());
+  const text = flags & limits.outcomeAscii ? asciiText(bytes) : decoder.decode(bytes);
+  return new WebhookEvent(JSON.parse(text), text);
 }
 
 /** Parses a body that already verified. */

@@ -9,7 +9,7 @@ import { NEVER_WELL_FORMED, bodyBytes, headerValue, isPlainObject, notHeader, op
 function headerLists(headers) {
   const names = [];
   const values = [];
-  const bad = () => fail('invalid_argument', 'a header name must be a string, and its value a string or an array of strings');
+  const bad = () => fail('invalid_argument', 'a header name must be a string, and its value a string, a number or an array of strings');
   const text = (v) => {
     if (typeof v !== 'string') throw bad();
     // HTTP headers hold bytes: a lone surrogate can only come from a broken container.

@@ -145,14 +145,15 @@ const BLANK = /^[ \t]*$/;
 
 /**
  * A delivery header's value for the core: absent (undefined, null, []) as '', a string as
- * it is unless longer than the core ever reads (then never copied: blank as '', anything else
- * as malformed), an array of one value as that value, of several as DUPLICATED.
+ * it is unless longer than the core ever reads (then never copied: blank as its first space or
+ * tab, which the core judges as it judges any blank value of that header, anything else as
+ * malformed), an array of one value as that value, of several as DUPLICATED.
  */
 export function headerValue(value) {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') {
     if (value.length <= limits.maxHeaderValueBytes) return value;
-    return BLANK.test(value) ? '' : NEVER_WELL_FORMED;
+    return BLANK.test(value) ? value.slice(0, 1) : NEVER_WELL_FORMED;
   }
   if (!Array.isArray(value)) return NEVER_WELL_FORMED;
   if (value.length > 1) return DUPLICATED;
