@@ -22,7 +22,7 @@ export function needs(store, methods, what) {
  * The source_amount of a creation as the JSON text stored with its order, its keys in one
  * order: what was sent, checked as a SourceAmount (strictly: an unknown key is refused).
  */
-export function sourceAmountText(value) {
+function sourceAmountText(value) {
   if (!isPlainObject(value)) throw invalid('created.source_amount must be the SourceAmount object sent at creation');
   if (Object.keys(value).some((key) => !SOURCE_KEYS.includes(key))) {
     throw invalid('created.source_amount has a key a SourceAmount does not (kind, currency, pricing_ref, amount_raw)');
