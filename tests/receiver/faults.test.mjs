@@ -407,6 +407,63 @@ describe('lock timeouts answer 503', () => {
     b.close();
   });
 
+  test('SQLite: a Database object your code holds a transaction open on: 503, and your transaction left alone', async () => {
+    const db = new Database(join(tempDir(), 'shared-object.sqlite'));
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log }));
+    await receiver.ready();
+    db.exec('CREATE TABLE app_orders (id TEXT)');
+    const body = eventBody({ eventId: 'evt_shared_obj', paymentId: 'pay_shared_obj', statusVersion: 1 });
+    try {
+      db.exec('BEGIN');
+      db.prepare("INSERT INTO app_orders VALUES ('o1')").run();
+      const meanwhile = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual([meanwhile.status, meanwhile.body], [503, '{"error":"store_unavailable"}']);
+      assert.ok(log.lines.some((l) => l.includes('inside a transaction the store did not open') && l.includes('a Database object of its own')), log.lines.join('\n'));
+      assert.equal(db.inTransaction, true, 'the application\'s transaction is still open');
+      db.exec('ROLLBACK');
+      assert.equal(db.prepare('SELECT count(*) AS n FROM app_orders').get().n, 0, 'and rolled back as the application asked');
+      const after = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual(JSON.parse(after.body), { received: true, decision: 'apply' });
+    } finally {
+      db.close();
+    }
+  });
+
+  test('PostgreSQL: a pg.Client your code runs BEGIN on: nothing acknowledged until it commits', async () => {
+    const server = startPostgres();
+    const client = new pg.Client({ connectionString: server.url });
+    const pool = openPool({ connectionString: server.url });
+    try {
+      await client.connect();
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(client), { log }));
+      await receiver.ready();
+      const deliver = async (eventId, statusVersion) => {
+        const body = eventBody({ eventId, paymentId: 'pay_tx', statusVersion });
+        return receiver.handle({ body, headers: signedHeaders(body) });
+      };
+      // Rolled back: the 503 was right, and the service's retry records it.
+      await client.query('BEGIN');
+      const first = await deliver('evt_tx1', 1);
+      assert.deepEqual([first.status, first.body], [503, '{"error":"store_unavailable"}']);
+      assert.ok(log.lines.some((l) => l.includes('inside a transaction of your code') && l.includes('Give the store a pg.Pool')), log.lines.join('\n'));
+      await client.query('ROLLBACK');
+      assert.deepEqual((await postgresRows(pool)).events.map((e) => e.event_id), []);
+      assert.deepEqual(JSON.parse((await deliver('evt_tx1', 1)).body), { received: true, decision: 'apply' });
+      // Committed: the retry finds it recorded.
+      await client.query('BEGIN');
+      assert.equal((await deliver('evt_tx2', 2)).status, 503);
+      await client.query('COMMIT');
+      assert.deepEqual(JSON.parse((await deliver('evt_tx2', 2)).body), { received: true, decision: 'duplicate' });
+      assert.deepEqual((await postgresRows(pool)).events.map((e) => e.event_id).sort(), ['evt_tx1', 'evt_tx2']);
+    } finally {
+      await client.end().catch(() => {});
+      await pool.end();
+      server.destroy();
+    }
+  });
+
   test('PostgreSQL: a payment row locked by another transaction past lock_timeout', async () => {
     const server = startPostgres();
     const pool = openPool({ connectionString: server.url, options: '-c lock_timeout=200' });

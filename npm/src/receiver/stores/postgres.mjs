@@ -90,13 +90,27 @@ export function postgresStore(client, options) {
   async function run(name, text, values) {
     if (named) {
       try {
-        return await client.query({ name: `${prefix}${name}_v4`, text, values });
+        return outsideTransaction(await client.query({ name: `${prefix}${name}_v4`, text, values }));
       } catch (error) {
         if (!NAME_LOST.has(sqlState(error))) throw error;
         named = false;
       }
     }
-    return client.query(text, values);
+    return outsideTransaction(await client.query(text, values));
+  }
+  // A node-postgres Client your code also runs its own BEGIN ... COMMIT on: a statement of the
+  // store sent meanwhile runs inside that transaction, and answering 2xx for it would
+  // acknowledge what your ROLLBACK (or a crash) can still undo. The status the server reports
+  // after each statement says whether it ended inside a transaction block ('T'): then nothing
+  // is acknowledged (503); the write commits or rolls back with your transaction, and the
+  // service's retry finds it recorded (duplicate) or records it.
+  function outsideTransaction(result) {
+    if (typeof client.getTransactionStatus === 'function' && client.getTransactionStatus() === 'T') {
+      throw new Error('postgresStore: the node-postgres Client given to the store is inside a transaction of your code (a BEGIN '
+        + 'on the same connection, not yet committed): the receiver\'s statement ran inside it and is not acknowledged until '
+        + 'it commits. Give the store a pg.Pool (each statement on a connection of its own), or a Client your code never uses');
+    }
+    return result;
   }
 
   // The columns of the tables (a row with no name for a table that is missing).

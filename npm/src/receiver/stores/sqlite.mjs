@@ -72,8 +72,21 @@ export function sqliteStore(db, options) {
     }
   }
 
+  // A connection your code holds a transaction open on (its BEGIN on the same Database object):
+  // the group could neither commit apart from it nor roll back without ending it, so every
+  // delivery is refused (503) and the transaction is left alone. better-sqlite3 and bun:sqlite
+  // say so with inTransaction, node:sqlite with isTransaction (where its version has it).
+  const openElsewhere = () => db.inTransaction === true || db.isTransaction === true;
+
   // Runs a group of writes in one transaction. Returns after settling every promise.
   function commitGroup(group) {
+    if (openElsewhere()) {
+      const error = new Error('sqliteStore: the Database object given to the store is inside a transaction the store did not open '
+        + '(a BEGIN of your code, not yet committed): nothing can be recorded apart from it, so deliveries are answered 503 '
+        + 'until it ends. Give the store a Database object of its own (open the file again: SQLite\'s lock orders the two)');
+      for (const item of group) item.reject(error);
+      return;
+    }
     let failed = -1;
     try {
       statements.begin.run();
