@@ -223,6 +223,22 @@ WITH incoming AS (
 SELECT decision FROM recorded_apply UNION ALL SELECT decision FROM recorded_stale
 UNION ALL SELECT decision FROM foreign_payment;
 
+-- statement: quarantine_due
+-- $1 the payment_id read from an authentic delivery about to be quarantined (run before
+-- `quarantine`): its facts cannot be applied (an unreadable status_version, say), so the
+-- payment's fulfilment row, where there is one, is made due at once, settled or not, and the
+-- next pass fetches the authoritative view (GET /v1/payments/{payment_id}) instead of waiting
+-- recoverAfterSecs, or for ever once settled. A pass holding the payment's lease meanwhile has
+-- its lease marked, as for an order recorded: its `complete` writes nothing, and the payment
+-- is handled again once that lease ends. A payment with no row (no order recorded, no event
+-- handled) is left to receiver.quarantined().
+UPDATE cryptopay_fulfilment
+SET settled = false, seen_at = to_timestamp(0), next_attempt_at = NULL,
+    lease_owner = CASE WHEN lease_owner IS NULL OR lease_owner LIKE '% (event quarantined)' THEN lease_owner
+                       ELSE lease_owner || ' (event quarantined)' END,
+    updated_at = now()
+WHERE payment_id = $1::text;
+
 -- statement: quarantine
 -- $1 the error code, $2 the verified body; durable as `record` is.
 INSERT INTO cryptopay_quarantine (code, body)

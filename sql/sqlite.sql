@@ -217,6 +217,19 @@ WHERE NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = inc
 ON CONFLICT (event_id) DO NOTHING
 RETURNING decision;
 
+-- statement: quarantine_due
+-- Parameter: the payment_id read from an authentic delivery quarantined in the same
+-- transaction (run before `quarantine`): its facts cannot be applied, so the payment's
+-- fulfilment row, where there is one, is made due at once, settled or not (the next pass
+-- fetches the authoritative view); a pass holding its lease has the lease marked, as for an
+-- order recorded (its `complete` writes nothing). See schema/postgres.sql.
+UPDATE cryptopay_fulfilment
+SET settled = 0, seen_at = '1970-01-01T00:00:00.000Z', next_attempt_at = NULL,
+    lease_owner = CASE WHEN lease_owner IS NULL OR lease_owner LIKE '% (event quarantined)' THEN lease_owner
+                       ELSE lease_owner || ' (event quarantined)' END,
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = ?;
+
 -- statement: quarantine
 -- Parameters: the error code, the verified body.
 INSERT INTO cryptopay_quarantine (code, body) VALUES (?, ?);

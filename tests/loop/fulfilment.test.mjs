@@ -1,10 +1,11 @@
 // Fulfilment on every engine, with scripted views (lib/world.mjs): the scenarios of
-// lib/suite.mjs, run on a SQLite file, a throwaway PostgreSQL, D1 in workerd and memoryStore.
+// lib/suite.mjs, run on a SQLite file, a throwaway PostgreSQL, D1 in workerd, a libsql file and
+// memoryStore.
 // The views come from one parameter: the same scenarios will run with the sandbox's getPayment.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { d1Engine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
+import { d1Engine, libsqlEngine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
 import { fulfilmentScenarios, integrationScenarios, sleep } from './lib/suite.mjs';
 
 describe('fulfilment on a SQLite file', () => {
@@ -41,6 +42,10 @@ describe('fulfilment on D1 in workerd', () => {
   const engine = d1Engine();
   fulfilmentScenarios(engine);
   integrationScenarios(engine);
+});
+describe('fulfilment on a libsql file', () => {
+  fulfilmentScenarios(libsqlEngine);
+  integrationScenarios(libsqlEngine);
 });
 describe('fulfilment on memoryStore', () => {
   fulfilmentScenarios(memoryEngine);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createRequire } from 'node:module';
 import {
-  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx,
+  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, createLibsqlClient, eventBody, nowSecs, pkg, receiverOptions, rx,
   signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { send } from './lib/example.mjs';
@@ -482,6 +482,39 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), maxSkewSecs: undefined, max_skew_secs: 300 }))[1], /did you mean "maxSkewSecs"\?/);
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: rx.sqliteStore }))[1], /store is a function \(sqliteStore\), not a store: call it with your client/);
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: new Database(':memory:') }))[1], /store is a database client, not a store: wrap it/);
+  });
+
+  test('a SQLite database in memory is refused at ready(): nothing it acknowledged would outlive the process', async () => {
+    for (const [what, store, close] of [
+      ['better-sqlite3 :memory:', rx.sqliteStore(new Database(':memory:')), () => {}],
+      ...[':memory:', 'file::memory:'].map((url) => {
+        const client = createLibsqlClient({ url });
+        return [`libsql ${url}`, rx.libsqlStore(client), () => client.close()];
+      }),
+    ]) {
+      try {
+        const receiver = rx.createReceiver(receiverOptions(store, { log: false }));
+        await assert.rejects(receiver.ready(), (error) => {
+          assert.match(error.message, /the database is in memory \(':memory:'\), so every event it acknowledged would be lost when the process ends/, what);
+          assert.match(error.message, /open a file .*; for tests, memoryStore\(\) is named so/, what);
+          return true;
+        });
+        const body = eventBody({ eventId: 'evt_mem', paymentId: 'pay_mem', statusVersion: 1 });
+        assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 503, what);
+      } finally {
+        close();
+      }
+    }
+    // A file is taken, by either driver.
+    const dir = tempDir();
+    const file = rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(join(dir, 'a.sqlite'))), { log: false }));
+    await file.ready();
+    const client = createLibsqlClient({ url: `file:${join(dir, 'b.sqlite')}` });
+    try {
+      await rx.createReceiver(receiverOptions(rx.libsqlStore(client), { log: false })).ready();
+    } finally {
+      client.close();
+    }
   });
 
   test('a clock in milliseconds is a 500 (retried), never a 400 the service would not retry', async () => {

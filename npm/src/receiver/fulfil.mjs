@@ -40,7 +40,7 @@ function integer(value, name, [min, max]) {
 
 // What can be read of a quarantined body: its event_id and data.payment_id, when it is JSON
 // holding them as strings.
-function readable(body) {
+export function readable(body) {
   try {
     const value = JSON.parse(decoder.decode(body));
     const text = (v) => (typeof v === 'string' ? v : null);

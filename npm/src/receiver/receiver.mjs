@@ -6,7 +6,7 @@
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
-import { merchantLoop } from './fulfil.mjs';
+import { merchantLoop, readable } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
   Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
@@ -125,6 +125,10 @@ function unrecordable(event, data, store, maxBody) {
   return null;
 }
 
+// An id as every store can hold it (MAX_ID_BYTES of UTF-8 at most, no NUL, no lone surrogate),
+// else null: a stored row can have no other.
+const storableId = (id) => (typeof id === 'string' && !id.includes('\u0000') && !/\p{Cs}/u.test(id) && !overBytes(id, MAX_ID_BYTES) ? id : null);
+
 // The verified body as bytes (it verified, so it is one of the raw shapes).
 function bytesOf(body) {
   if (body instanceof Uint8Array) return body;
@@ -214,10 +218,13 @@ export function createReceiver(options) {
     }
   }
 
-  // An authentic delivery kept in quarantine, never applied; 200 once committed.
+  // An authentic delivery kept in quarantine, never applied; 200 once committed. Its payment,
+  // where the body names one the store knows, is made due for the next fulfilment pass: the
+  // authoritative view then stands in for the facts this event could not give.
   async function keep(code, body, what, seen) {
     const kept = await stored(async () => {
-      await store.quarantine({ code, body: bytesOf(body) });
+      const bytes = bytesOf(body);
+      await store.quarantine({ code, body: bytes, paymentId: storableId(readable(bytes).paymentId) });
       return true;
     }, `a ${code} delivery in quarantine`);
     if (kept === null) {

@@ -1,14 +1,15 @@
 // The engines the loop's tests run on, each opening a receiver on fresh tables: a SQLite file
 // (better-sqlite3), a throwaway PostgreSQL, Cloudflare D1 in workerd (through Miniflare, its
-// binding used from Node), and memoryStore. `reopen(options?)` is a restart: a new receiver
-// (and, for the file, a new connection) on the same tables; `another(options)` a second
+// binding used from Node), a libsql file and memoryStore. `reopen(options?)` is a restart: a
+// new receiver (and, for the files, a new connection) on the same tables; `another(options)` a second
 // instance beside the first (for the file, on a connection of its own).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { serveWithD1 } from '../../receiver/lib/d1.mjs';
-import { Database, receiverOptions, rx, tempDir } from '../../receiver/lib/helpers.mjs';
+import { Database, createLibsqlClient, receiverOptions, rx, tempDir } from '../../receiver/lib/helpers.mjs';
 import { postgresForSuite } from '../../receiver/lib/postgres.mjs';
 
 let opened = 0;
@@ -44,6 +45,31 @@ export const sqliteEngine = {
       close: async () => {
         for (const db of others) db.close();
         opened.db.close();
+      },
+    });
+  },
+};
+
+/** A receiver on a new libsql file (@libsql/client); `another` is a second client on it. */
+export const libsqlEngine = {
+  name: 'libsql file',
+  async open(extra = {}) {
+    const url = pathToFileURL(join(tempDir(), `${fresh('loop')}.db`)).href;
+    const clients = [];
+    const connect = async (options) => {
+      const client = createLibsqlClient({ url });
+      clients.push(client);
+      const store = rx.libsqlStore(client);
+      const receiver = rx.createReceiver(receiverOptions(store, { log: false, ...options }));
+      await receiver.ready();
+      return { receiver, store };
+    };
+    const opened = await connect(extra);
+    return Object.assign(opened, {
+      reopen: async (options = extra) => Object.assign(opened, await connect(options)),
+      another: async (options = extra) => (await connect(options)).receiver,
+      close: async () => {
+        for (const client of clients) client.close();
       },
     });
   },

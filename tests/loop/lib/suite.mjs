@@ -263,6 +263,55 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: an authentic event quarantined for its payment (an unreadable status_version) makes the payment due at once, settled or not`, async (t) => {
+    const { loop, world, record, receiver } = await setup(t);
+    const h = recorder();
+    const secret = world.receiverOptions.secrets;
+    // An event of this payment whose version the receiver cannot read (a JSON number with a
+    // fraction): authentic, so 200 and kept in quarantine, never applied.
+    let sent = 0;
+    const unreadable = async (paymentId, status) => {
+      sent += 1;
+      const body = Buffer.from(`{"schema_version":"1","event_id":"evt_unreadable_${sent}","event_type":"payment.updated",`
+        + `"occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"${paymentId}","status":"${status}","status_version":9.0}}`);
+      const answer = await receiver.handle({ body, headers: signedHeaders(body, secret === undefined ? {} : { secret }) });
+      assert.deepEqual([answer.status, JSON.parse(answer.body)], [200, { received: true, quarantined: 'status_version_invalid' }]);
+    };
+    // Fulfilled, so settled: recovery never looks at it again.
+    const paid = await world.create({ orderRef: 'paid, then held for review' });
+    await record(paid);
+    await world.pay(paid.payment_id, '12800');
+    const expected = [[paid.payment_id, 'fulfil', `${paid.payment_id}:3`]];
+    // Where the script can make it: expired with nothing received, closed (settled too).
+    const late = world.supports('status') ? await world.create({ orderRef: 'expired, then paid late' }) : null;
+    if (late !== null) {
+      await record(late);
+      await world.expire(late.payment_id);
+      expected.push([late.payment_id, 'closed', `${late.payment_id}:2`]);
+    }
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done().sort(), expected.sort());
+    // The service moves each on; only an unreadable event of it arrives, quarantined.
+    await world.review(paid.payment_id, { silent: true });
+    await unreadable(paid.payment_id, 'review_required');
+    const then = [[paid.payment_id, 'review', `${paid.payment_id}:4`]];
+    if (late !== null) {
+      await world.change(late.payment_id, { status: 'expired', received: '12800', silent: true }); // the money came in late
+      await unreadable(late.payment_id, 'expired');
+      then.push([late.payment_id, 'review', `${late.payment_id}:3`]);
+    }
+    // An event of a payment this store never saw: quarantined and listed; nothing to claim.
+    await unreadable('pay_never_seen', 'paid');
+    const passes = await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.equal(passes[0].claimed, then.length, 'the next pass takes them up, without waiting for recoverAfterSecs');
+    assert.deepEqual(h.done().slice(expected.length).sort(), then.sort());
+    assert.equal(h.calls.find((c) => c.paymentId === paid.payment_id && c.action === 'review').fulfilledBefore, true);
+    assert.deepEqual((await receiver.quarantined()).map((row) => row.paymentId),
+      [paid.payment_id, ...(late === null ? [] : [late.payment_id]), 'pay_never_seen']);
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+    keysOnce(h.calls);
+  });
+
   test(`${name}: an order recorded while a pass handles its paid payment as unknown is fulfilled once that pass's lease ends`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();

@@ -26,6 +26,11 @@ export const olderSchema = (what, version, dialect) => new Error(`${what}: the t
   + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
     : `the \`migrate_${version}\` statements, then the \`schema\` ones, in one transaction`}), or let ready() do it (createTables: true)`);
 
+/** ready() on a SQLite database with no file: everything acknowledged would end with the process. */
+export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':memory:'), so every event it acknowledged `
+  + `would be lost when the process ends, and the service would not send it again: open a file (${open}); `
+  + 'for tests, memoryStore() is named so';
+
 /**
  * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
  * before `schema` runs (`schema` then makes what a later version adds): none for new tables.

@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -33,6 +33,10 @@ export function libsqlStore(client, options) {
   return {
     kind: 'libsql',
     async ready() {
+      // A local database with no file (':memory:'): gone with the process, acknowledged or not.
+      if (client.protocol === 'file' && (await first('PRAGMA database_list'))?.file === '') {
+        throw new Error(IN_MEMORY('libsqlStore', "createClient({ url: 'file:receiver.db' })"));
+      }
       try {
         const version = await schemaVersion();
         if (version > SCHEMA_VERSION) throw newerSchema('libsqlStore', version);
@@ -77,8 +81,9 @@ export function libsqlStore(client, options) {
       ], 'write');
       return sqliteDecisionOf(foreign?.rows, recorded?.rows, 'libsqlStore');
     },
-    async quarantine({ code, body }) {
-      await client.execute(statement(sql.quarantine, [code, body]));
+    async quarantine({ code, body, paymentId = null }) {
+      if (paymentId === null) await client.execute(statement(sql.quarantine, [code, body]));
+      else await client.batch([statement(sql.quarantine_due, [paymentId]), statement(sql.quarantine, [code, body])], 'write');
     },
     async listQuarantined({ afterId, limit }) {
       const { rows } = await client.execute(statement(sql.quarantined, [afterId, limit]));

@@ -55,7 +55,14 @@ export function memoryStore(options) {
       }
       return decision;
     },
-    async quarantine({ code, body }) {
+    async quarantine({ code, body, paymentId = null }) {
+      // As the SQL does (quarantine_due): the payment's row, where there is one, due at once.
+      const row = paymentId === null ? undefined : fulfilment.get(paymentId);
+      if (row !== undefined) {
+        const mark = ' (event quarantined)';
+        const leaseOwner = row.lease_owner === null || row.lease_owner.endsWith(mark) ? row.lease_owner : `${row.lease_owner}${mark}`;
+        Object.assign(row, { settled: false, seen_at: new Date(0).toISOString(), next_attempt_at: null, lease_owner: leaseOwner, updated_at: now() });
+      }
       quarantined.push({ id: quarantined.length + 1, received_at: now(), code, body: body.slice() });
     },
     async listQuarantined({ afterId, limit }) {

@@ -196,7 +196,10 @@ export function postgresStore(client, options) {
         return decisionOf(result?.rows, 'postgresStore');
       }
     },
-    async quarantine({ code, body }) {
+    async quarantine({ code, body, paymentId = null }) {
+      // The payment made due first, in its own statement: a failure after it answers 503 and
+      // costs one more look at the payment; the delivery is acknowledged only once kept.
+      if (paymentId !== null) await retried(() => run('quarantine_due', sql.quarantine_due, [paymentId]));
       await run('quarantine', sql.quarantine, [code, body]);
     },
     async listQuarantined({ afterId, limit }) {

@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -144,7 +144,8 @@ export function sqliteStore(db, options) {
     one(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     const journal = one('PRAGMA journal_mode = WAL');
     const mode = String(Object.values(journal ?? {})[0] ?? '').toLowerCase();
-    if (mode !== 'wal' && mode !== 'memory') {
+    if (mode === 'memory') throw new Error(IN_MEMORY('sqliteStore', "new Database('receiver.sqlite')"));
+    if (mode !== 'wal') {
       throw new Error(`sqliteStore: the database could not switch to WAL (journal_mode is ${mode || 'unknown'})`);
     }
     one(`PRAGMA synchronous = ${synchronous}`);
@@ -197,6 +198,7 @@ export function sqliteStore(db, options) {
       apply: db.prepare(sql.apply),
       record: db.prepare(sql.record),
       quarantine: db.prepare(sql.quarantine),
+      quarantineDue: db.prepare(sql.quarantine_due),
       quarantined: db.prepare(sql.quarantined),
       orderMark: db.prepare(sql.order_mark),
       order: db.prepare(sql.order),
@@ -241,8 +243,9 @@ export function sqliteStore(db, options) {
         return sqliteDecisionOf(foreign, recorded, 'sqliteStore');
       });
     },
-    quarantine({ code, body }) {
+    quarantine({ code, body, paymentId = null }) {
       return enqueue(() => {
+        if (paymentId !== null) step(statements.quarantineDue, [paymentId]);
         step(statements.quarantine, [code, body]);
       });
     },
