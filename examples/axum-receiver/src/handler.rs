@@ -46,8 +46,33 @@ pub async fn webhook(
         // Authentic, but no event this receiver applies: kept, and acknowledged.
         Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
         Err(e) if e.kind() == ErrorKind::BodyTooLarge => too_large(),
-        // The code only (the message may describe the configuration).
-        Err(e) => (StatusCode::BAD_REQUEST, Json(json!({"error": e.code()}))),
+        // Answered with the code only (the message may describe the configuration); logged
+        // with the core's message, which never holds a secret, a signature or the body. A
+        // skew is an authentic delivery (the HMAC is checked first): this host's clock, not a
+        // forger. An invalid argument is this receiver's own mistake: 500, which the service
+        // retries, where a 400 would be final.
+        Err(e) => {
+            let status = if e.kind() == ErrorKind::InvalidArgument {
+                StatusCode::INTERNAL_SERVER_ERROR
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            let clock = matches!(
+                e.kind(),
+                ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture
+            );
+            eprintln!(
+                "refused a delivery ({} {}): {e}{}",
+                status.as_u16(),
+                e.code(),
+                if clock {
+                    " (its signature verified: check this host's clock)"
+                } else {
+                    ""
+                }
+            );
+            (status, Json(json!({"error": e.code()})))
+        }
     }
 }
 

@@ -23,6 +23,7 @@
 //! answers only `Authorization: Bearer <ADMIN_TOKEN>` (else 401), and is off (404) when
 //! `ADMIN_TOKEN` is not set. The webhook itself is authenticated by its signature.
 
+mod config;
 mod fulfil;
 mod handler;
 mod store;
@@ -38,10 +39,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use cryptopay_verify::{
-    Event, Secret, SecretEntry, SecretSet, SourceAmount, Verifier, VerifyOptions,
-    request_fingerprint,
-};
+use cryptopay_verify::{Event, SourceAmount, Verifier, VerifyOptions, request_fingerprint};
 use serde_json::{Value, json};
 
 use store::{NewOrder, Store, StoredOrder};
@@ -96,10 +94,6 @@ fn unavailable(what: &str, store::Unavailable(why): store::Unavailable) -> Answe
         StatusCode::SERVICE_UNAVAILABLE,
         Json(json!({"error": "store_unavailable"})),
     )
-}
-
-fn env(name: &str) -> Result<String, String> {
-    std::env::var(name).map_err(|_| format!("{name} is not set"))
 }
 
 /// The bearer token of the shop's route (`ADMIN_TOKEN`), kept only as its SHA-256 (lowercase
@@ -224,46 +218,20 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
 
 #[tokio::main]
 async fn main() -> Result<(), String> {
-    let mut entries = vec![SecretEntry::active(Secret::from(env(
-        "CRYPTOPAY_WEBHOOK_SECRET",
-    )?))];
-    if let Ok(pending) = env("CRYPTOPAY_WEBHOOK_SECRET_PENDING") {
-        entries.push(SecretEntry::pending(Secret::from(pending)));
-    }
-    match (
-        env("CRYPTOPAY_WEBHOOK_SECRET_RETIRING"),
-        env("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL"),
-    ) {
-        (Ok(retiring), Ok(until)) => {
-            // Seconds, as the timestamps are: 13 digits or more is milliseconds.
-            let until = until
-                .parse::<u64>()
-                .ok()
-                .filter(|secs| *secs < 1_000_000_000_000)
-                .ok_or("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is a Unix time in seconds")?;
-            entries.push(SecretEntry::retiring(Secret::from(retiring), until));
-        }
-        (Err(_), Err(_)) => {}
-        _ => {
-            return Err(
-                "a retiring secret needs both CRYPTOPAY_WEBHOOK_SECRET_RETIRING and \
-                 CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL"
-                    .to_owned(),
-            );
-        }
-    }
-    let secrets = SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))?;
-    let timestamp_header = env("TIMESTAMP_HEADER")?;
-    let signature_header = env("SIGNATURE_HEADER")?;
-    let database = env("DATABASE").unwrap_or_else(|_| "receiver.db".to_owned());
+    let secrets = config::secrets()?;
+    let (timestamp_header, signature_header) = config::header_names()?;
+    let database = config::optional("DATABASE")?.unwrap_or_else(|| "receiver.db".to_owned());
     // Set and not empty: PostgreSQL (the value is never printed: it may hold a password).
-    let database_url = env("DATABASE_URL").ok().filter(|url| !url.is_empty());
+    let database_url = config::optional("DATABASE_URL")?.filter(|url| !url.is_empty());
     let store = Arc::new(Store::open(database_url.as_deref(), &database).await?);
     println!("recording in {}", store.describe(&database));
     // The merchant loop, when the service is configured (its key is never printed).
-    let service = match (env("CRYPTOPAY_BASE_URL"), env("CRYPTOPAY_API_KEY")) {
-        (Ok(url), Ok(key)) => Some(fulfil::Service::new(&url, key)?),
-        (Err(_), Err(_)) => None,
+    let service = match (
+        config::optional("CRYPTOPAY_BASE_URL")?,
+        config::optional("CRYPTOPAY_API_KEY")?,
+    ) {
+        (Some(url), Some(key)) => Some(fulfil::Service::new(&url, key)?),
+        (None, None) => None,
         _ => {
             return Err(
                 "the merchant loop needs both CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY".to_owned(),
@@ -271,7 +239,7 @@ async fn main() -> Result<(), String> {
         }
     };
     let number = |name: &str, default: u64| -> Result<u64, String> {
-        env(name).map_or(Ok(default), |v| {
+        config::optional(name)?.map_or(Ok(default), |v| {
             v.parse().map_err(|_| format!("{name} is a whole number"))
         })
     };
@@ -279,7 +247,7 @@ async fn main() -> Result<(), String> {
     let recover_after =
         i32::try_from(number("RECOVER_AFTER_SECS", 900)?.max(1)).unwrap_or(i32::MAX);
     // Set and not empty: the shop's route is served, for its bearer only (never printed).
-    let admin = match env("ADMIN_TOKEN").ok().filter(|token| !token.is_empty()) {
+    let admin = match config::optional("ADMIN_TOKEN")?.filter(|token| !token.is_empty()) {
         Some(token) => Some(Arc::new(AdminToken::new(&token)?)),
         None => None,
     };
@@ -330,8 +298,8 @@ async fn main() -> Result<(), String> {
             app.verifier.options().max_body_bytes(),
         ))
         .with_state(app);
-    let host = env("HOST").unwrap_or_else(|_| "127.0.0.1".to_owned());
-    let port = env("PORT").unwrap_or_else(|_| "8080".to_owned());
+    let host = config::optional("HOST")?.unwrap_or_else(|| "127.0.0.1".to_owned());
+    let port = config::optional("PORT")?.unwrap_or_else(|| "8080".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("{host}:{port}"))
         .await
         .map_err(|e| format!("cannot listen on {host}:{port}: {e}"))?;

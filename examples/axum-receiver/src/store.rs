@@ -287,18 +287,30 @@ impl Store {
         }
     }
 
-    /// Keeps an authentic delivery that is no recordable event.
+    /// Keeps an authentic delivery that is no recordable event. The payment its body names
+    /// (`data.payment_id`, read leniently), where the store knows it, is made due for the next
+    /// fulfilment pass: the authoritative view stands in for facts the event could not give.
     pub async fn quarantine(&self, code: &'static str, body: Bytes) -> Result<(), Unavailable> {
+        let payment_id = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|value| {
+                value
+                    .get("data")?
+                    .get("payment_id")?
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .filter(|id| storable_id(id));
         match self {
             Store::Sqlite(file) => {
                 let file = Arc::clone(file);
                 blocking(move || {
                     let file = file.lock().map_err(|_| poisoned())?;
-                    file.quarantine(code, &body)
+                    file.quarantine(code, &body, payment_id.as_deref())
                 })
                 .await
             }
-            Store::Postgres(db) => db.quarantine(code, &body).await,
+            Store::Postgres(db) => db.quarantine(code, &body, payment_id.as_deref()).await,
         }
     }
 }

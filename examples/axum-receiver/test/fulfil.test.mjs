@@ -80,6 +80,16 @@ function scenario(label, database) {
       assert.equal(receiver.output().match(/would ship/g).length, 1);
       assert.ok(!receiver.output().includes(API_KEY) && !receiver.output().includes(ADMIN_TOKEN));
       assert.ok(standin.requests.every((r) => r.headers.authorization === `Bearer ${API_KEY}` && !r.url.includes(API_KEY)));
+
+      // Shipped, so settled. The service then holds it for review; the only event of that
+      // arrives with a version the receiver cannot read: quarantined, and the payment is
+      // confirmed at the next pass all the same (the view, not the event, tells what changed).
+      views.set(paid, JSON.stringify({ payment_id: paid, order_ref: `order-${paid}`, source_amount: amount('12800'), status: 'review_required', status_version: 4, amount_received_raw: '12800' }));
+      const unreadable = await deliver(receiver.url, null, {
+        body: Buffer.from(`{"schema_version":"1","event_id":"evt_unreadable_${paid}","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"${paid}","status":"review_required","status_version":4.0}}`),
+      });
+      assert.deepEqual([unreadable.status, unreadable.json], [200, { received: true, quarantined: 'status_version_invalid' }]);
+      await until(new RegExp(`would hold order order-${paid} for review \\(review_required; payment ${paid}, review_required at version 4; key ${paid}:4\\)`));
     });
   });
 }

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PENDING, ROOT, SIG_HEADER, TS_HEADER, deliver, event, logged, now, request, runKit, start as startReceiver } from './lib.mjs';
+import { PENDING, ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, event, logged, now, pkg, request, runKit, start as startReceiver } from './lib.mjs';
 
 const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 const dataDir = mkdtempSync(join(tmpdir(), 'cryptopay-axum-'));
@@ -100,6 +100,42 @@ test('the other answers: quarantine, 400 with the code only, 413, 405', async ()
     assert.equal((await request(receiver.url, { method: 'GET' })).status, 405);
   } finally {
     await receiver.stop();
+  }
+});
+
+test('every refusal is logged by its code, never the secret or signature; a skew says to check the clock', async () => {
+  const receiver = await start();
+  try {
+    const body = Buffer.from(JSON.stringify(event('evt_logged', 'pay_logged', '1')));
+    const old = String(now() - 3600);
+    const signature = `v1=${pkg.signWebhook({ secret: SECRET, timestamp: old, body })}`;
+    const stale = await request(receiver.url, { method: 'POST', body, headers: { [TS_HEADER]: old, [SIG_HEADER]: signature } });
+    assert.deepStrictEqual([stale.status, stale.json], [400, { error: 'timestamp_too_old' }]);
+    await logged(receiver, /refused a delivery \(400 timestamp_too_old\): .*its signature verified: check this host's clock/);
+    const forged = await deliver(receiver.url, event('evt_forged', 'pay_logged', '1'), { secret: 'whsec_not_ours_0123456789' });
+    assert.deepStrictEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
+    await logged(receiver, /refused a delivery \(400 signature_mismatch\)/);
+    assert.ok(!receiver.output().includes(SECRET) && !receiver.output().includes(signature.slice(3)), 'no secret, no signature');
+  } finally {
+    await receiver.stop();
+  }
+});
+
+test('a secret with white space around it, or header names that cannot work: no start, the variable named, never the value', async () => {
+  for (const [env, says] of [
+    [{ CRYPTOPAY_WEBHOOK_SECRET: `${SECRET}\n` }, /CRYPTOPAY_WEBHOOK_SECRET starts or ends with white space \(a pasted space or newline\): remove it/],
+    [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: ` ${PENDING}` }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING starts or ends with white space/],
+    [{ SIGNATURE_HEADER: TS_HEADER.toLowerCase() }, /TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header/],
+    [{ TIMESTAMP_HEADER: '' }, /TIMESTAMP_HEADER is not a header name/],
+    [{ SIGNATURE_HEADER: 'X Signature' }, /SIGNATURE_HEADER is not a header name/],
+  ]) {
+    const error = await startReceiver({ DATABASE: database, ...env }).then(async (receiver) => {
+      await receiver.stop();
+      return null;
+    }, (failure) => failure);
+    assert.ok(error !== null, `started with ${JSON.stringify(Object.keys(env))}`);
+    assert.match(String(error.message), says);
+    assert.ok(!String(error.message).includes(SECRET) && !String(error.message).includes(PENDING));
   }
 });
 

@@ -238,8 +238,21 @@ impl Store {
         }
     }
 
-    /// Keeps an authentic delivery that is no recordable event.
-    pub async fn quarantine(&self, code: &str, body: &[u8]) -> Result<(), Unavailable> {
+    /// Keeps an authentic delivery that is no recordable event; its payment, where the store
+    /// knows it, made due first (`quarantine_due`, a statement of its own: a failure after it
+    /// answers 503 and costs one more look at the payment).
+    pub async fn quarantine(
+        &self,
+        code: &str,
+        body: &[u8],
+        payment_id: Option<&str>,
+    ) -> Result<(), Unavailable> {
+        if let Some(payment_id) = payment_id {
+            let params: [(&(dyn ToSql + Sync), Type); 1] = [(&payment_id, Type::TEXT)];
+            self.run(&self.sql.one("quarantine_due"), &params)
+                .await
+                .map_err(|failure| unavailable(&failure))?;
+        }
         let params: [(&(dyn ToSql + Sync), Type); 2] = [(&code, Type::TEXT), (&body, Type::BYTEA)];
         self.run(&self.sql.one("quarantine"), &params)
             .await
@@ -264,17 +277,35 @@ impl Store {
         let inserted = row
             .and_then(|r| r.try_get::<_, bool>(0).ok())
             .unwrap_or(false);
-        let source_amount = row
-            .and_then(|r| r.try_get::<_, Option<String>>(2).ok())
-            .flatten();
-        Ok(match (inserted, source_amount, row) {
-            (false, Some(source_amount), Some(row)) => Some(StoredOrder {
-                order_ref: row.try_get(1).ok().flatten(),
-                source_amount,
-                integration: row.try_get(3).ok().flatten(),
-            }),
-            _ => None,
-        })
+        if inserted {
+            return Ok(None);
+        }
+        let stored = |row: &Row, at: usize| {
+            row.try_get::<_, Option<String>>(at + 1)
+                .ok()
+                .flatten()
+                .map(|source_amount| StoredOrder {
+                    order_ref: row.try_get(at).ok().flatten(),
+                    source_amount,
+                    integration: row.try_get(at + 2).ok().flatten(),
+                })
+        };
+        if let Some(order) = row.and_then(|row| stored(row, 1)) {
+            return Ok(Some(order));
+        }
+        // Not inserted, yet not seen: another request committed it after this statement's
+        // snapshot. Read it again (a new snapshot), for the caller to compare.
+        let params: [(&(dyn ToSql + Sync), Type); 1] = [(&order.payment_id, Type::TEXT)];
+        let rows = self
+            .run(&self.sql.one("order_read"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        match rows.first().and_then(|row| stored(row, 0)) {
+            Some(order) => Ok(Some(order)),
+            None => Err(Unavailable(
+                "the order was neither stored nor found; try again".to_owned(),
+            )),
+        }
     }
 
     /// Leases the payments due: FOR UPDATE SKIP LOCKED, then the lease written.

@@ -133,10 +133,21 @@ impl Store {
     }
 
     /// Keeps an authentic delivery that could not be read as an event.
-    pub fn quarantine(&self, code: &str, body: &[u8]) -> Result<(), Unavailable> {
-        self.db
-            .prepare_cached(&self.sql.one("quarantine"))?
+    /// Its payment, where the store knows it, made due in the same transaction.
+    pub fn quarantine(
+        &self,
+        code: &str,
+        body: &[u8],
+        payment_id: Option<&str>,
+    ) -> Result<(), Unavailable> {
+        let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        if let Some(payment_id) = payment_id {
+            tx.prepare_cached(&self.sql.one("quarantine_due"))?
+                .execute([payment_id])?;
+        }
+        tx.prepare_cached(&self.sql.one("quarantine"))?
             .execute(params![code, body])?;
+        tx.commit()?;
         Ok(())
     }
 

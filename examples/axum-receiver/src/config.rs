@@ -1,0 +1,83 @@
+//! The configuration the example reads from its environment (see main.rs): every error names
+//! the variable, never its value.
+
+use cryptopay_verify::{Secret, SecretEntry, SecretSet};
+
+/// A variable's value, `None` when it is not set. One that is not UTF-8 is an error naming the
+/// variable only (std's error would print the value: a secret, perhaps).
+pub fn optional(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(value) => Ok(Some(value)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("{name} is not valid UTF-8")),
+    }
+}
+
+/// A variable that must be set.
+fn env(name: &str) -> Result<String, String> {
+    optional(name)?.ok_or_else(|| format!("{name} is not set"))
+}
+
+/// A secret from the environment: white space around it (a pasted newline, a secret file's
+/// last line) would be hashed as part of the key, and every delivery refused as a forgery.
+fn secret(name: &str, value: String) -> Result<Secret, String> {
+    if value.trim() != value {
+        return Err(format!(
+            "{name} starts or ends with white space (a pasted space or newline): remove it"
+        ));
+    }
+    Ok(Secret::from(value))
+}
+
+/// The service's two header names: both valid header names, and not the same one.
+pub fn header_names() -> Result<(String, String), String> {
+    let names = (env("TIMESTAMP_HEADER")?, env("SIGNATURE_HEADER")?);
+    for (variable, name) in [
+        ("TIMESTAMP_HEADER", &names.0),
+        ("SIGNATURE_HEADER", &names.1),
+    ] {
+        if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(format!("{variable} is not a header name"));
+        }
+    }
+    if names.0.eq_ignore_ascii_case(&names.1) {
+        return Err("TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header".to_owned());
+    }
+    Ok(names)
+}
+
+/// The secret set: `CRYPTOPAY_WEBHOOK_SECRET`, and during a rotation
+/// `CRYPTOPAY_WEBHOOK_SECRET_PENDING`, or `CRYPTOPAY_WEBHOOK_SECRET_RETIRING` with
+/// `CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL`.
+pub fn secrets() -> Result<SecretSet, String> {
+    let active = "CRYPTOPAY_WEBHOOK_SECRET";
+    let mut entries = vec![SecretEntry::active(secret(active, env(active)?)?)];
+    let pending = "CRYPTOPAY_WEBHOOK_SECRET_PENDING";
+    if let Some(value) = optional(pending)? {
+        entries.push(SecretEntry::pending(secret(pending, value)?));
+    }
+    let retiring = "CRYPTOPAY_WEBHOOK_SECRET_RETIRING";
+    match (
+        optional(retiring)?,
+        optional("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL")?,
+    ) {
+        (Some(value), Some(until)) => {
+            // Seconds, as the timestamps are: 13 digits or more is milliseconds.
+            let until = until
+                .parse::<u64>()
+                .ok()
+                .filter(|secs| *secs < 1_000_000_000_000)
+                .ok_or("CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is a Unix time in seconds")?;
+            entries.push(SecretEntry::retiring(secret(retiring, value)?, until));
+        }
+        (None, None) => {}
+        _ => {
+            return Err(
+                "a retiring secret needs both CRYPTOPAY_WEBHOOK_SECRET_RETIRING and \
+                 CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL"
+                    .to_owned(),
+            );
+        }
+    }
+    SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))
+}
