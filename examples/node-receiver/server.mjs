@@ -59,6 +59,7 @@ const FLAG_VARIABLES = { 'timestamp-header': 'TIMESTAMP_HEADER', 'signature-head
 function configure(argv, env, fromEnv) {
   const { values } = parseArgs({
     args: argv,
+    strict: true,
     options: {
       'timestamp-header': { type: 'string' },
       'signature-header': { type: 'string' },
@@ -76,16 +77,25 @@ function configure(argv, env, fromEnv) {
     .filter(([flag]) => values[flag] !== undefined).map(([flag, name]) => [name, values[flag]]));
   // Secrets come from the environment only, used exactly as saved.
   const config = fromEnv({ ...env, ...given });
+  // A flag given wins; an empty variable counts as unset, as receiverOptionsFromEnv reads them.
+  const setting = (flag, name, fallback) => values[flag] ?? (env[name] || undefined) ?? fallback;
+  const whole = (flag, name, fallback) => {
+    const text = String(setting(flag, name, fallback));
+    return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN;
+  };
   Object.assign(config, {
-    port: Number(values.port ?? env.PORT ?? 8787),
-    host: values.host ?? env.HOST ?? '127.0.0.1',
-    dataDir: values['data-dir'] ?? env.DATA_DIR ?? 'data',
-    path: values.path ?? env.WEBHOOK_PATH ?? '/webhook',
+    port: whole('port', 'PORT', 8787),
+    host: setting('host', 'HOST', '127.0.0.1'),
+    dataDir: setting('data-dir', 'DATA_DIR', 'data'),
+    path: setting('path', 'WEBHOOK_PATH', '/webhook'),
     databaseUrl: env.DATABASE_URL || undefined,
-    serviceUrl: values['service-url'] ?? (env.CRYPTOPAY_BASE_URL || undefined),
-    fulfilIntervalMs: Number(values['fulfil-interval'] ?? env.FULFIL_INTERVAL_MS ?? 5000),
-    recoverAfterSecs: Number(values['recover-after'] ?? env.RECOVER_AFTER_SECS ?? 900),
+    serviceUrl: setting('service-url', 'CRYPTOPAY_BASE_URL', undefined),
+    fulfilIntervalMs: whole('fulfil-interval', 'FULFIL_INTERVAL_MS', 5000),
+    recoverAfterSecs: whole('recover-after', 'RECOVER_AFTER_SECS', 900),
   });
+  // A path the service posts to: the webhook URL's path, from its leading slash.
+  if (!/^\/[\x21-\x7e]*$/.test(config.path)) throw new Error('the webhook path (--path or WEBHOOK_PATH) starts with / and holds no spaces, e.g. /webhook');
+  if (config.host === '' || config.dataDir === '') throw new Error('--host and --data-dir are not empty');
   // The API key from the environment only, used as it is (the client checks it).
   config.apiKey = env.CRYPTOPAY_API_KEY || undefined;
   // The shop's routes' token from the environment only; checked here, named, never shown.
@@ -98,8 +108,16 @@ function configure(argv, env, fromEnv) {
   if ((config.serviceUrl === undefined) !== (config.apiKey === undefined)) {
     throw new Error('the merchant loop needs both the service URL (--service-url or CRYPTOPAY_BASE_URL) and CRYPTOPAY_API_KEY');
   }
-  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) throw new Error('the port is 0 to 65535');
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) throw new Error('the port (--port or PORT) is a whole number from 0 to 65535');
   return config;
+}
+
+// node:util's parseArgs errors, said without the argument they quote.
+function usageMessage(error) {
+  if (error?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'this command takes options only (an argument without -- is not shown)';
+  if (error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return 'an option this command does not take (not shown): see the usage at the top of server.mjs';
+  if (error?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return 'an option without its value (not shown): see the usage at the top of server.mjs';
+  return error.message;
 }
 
 async function main() {
@@ -119,8 +137,9 @@ async function main() {
   try {
     config = configure(process.argv.slice(2), process.env, receiverOptionsFromEnv);
   } catch (error) {
-    // A usage error: the message names the flag or variable, never a value.
-    console.error(`node-receiver: ${error.message}`);
+    // A usage error: the message names the flag or variable, never a value (node:util's own
+    // messages quote what was given, which may be a secret pasted on the command line).
+    console.error(`node-receiver: ${usageMessage(error)}`);
     process.exit(2);
   }
   const log = {
@@ -132,8 +151,15 @@ async function main() {
   try {
     receiver = await startReceiver(config, log);
   } catch (error) {
-    // A driver's message names the host or file, never the password; the URL is not printed.
-    console.error(`node-receiver: could not open the store: ${error.code ? `${error.code}: ` : ''}${error.message}`);
+    // The receiver's options refused (a usage error, named as such), the address it cannot
+    // listen on, or the store. A driver's message names the host or file, never the
+    // password; the URL is not printed.
+    if (error?.name === 'CryptoPayError') {
+      console.error(`node-receiver: ${error.message}`);
+      process.exit(2);
+    }
+    const what = error?.syscall === 'listen' || error?.syscall === 'getaddrinfo' ? `listen on ${config.host}:${config.port}` : 'open the store';
+    console.error(`node-receiver: could not ${what}: ${error.code ? `${error.code}: ` : ''}${error.message}`);
     process.exit(1);
   }
   const { events, payments } = await receiver.storage.counts();

@@ -65,6 +65,12 @@ describe('sign', () => {
     const empty = await runCli(['sign', '--secret-env', 'EMPTY', '--timestamp', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /secret_empty/);
+    // One header named twice (in any case) would be sent twice: refused, as conformance does.
+    const same = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile,
+      '--timestamp-header', 'X-Webhook', '--signature-header', 'x-webhook', '--json']);
+    assert.equal(same.code, 2);
+    assert.match(same.stderr, /--timestamp-header and --signature-header name the same header/);
+    assert.equal(same.stdout, '');
   });
 });
 

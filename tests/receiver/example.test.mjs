@@ -207,6 +207,28 @@ describe('the example receiver on its default SQLite file', () => {
     await flagged.stop();
   });
 
+  test('an empty variable is unset; a path, port or argument that cannot work: exit 2, never the value', async () => {
+    // Empty: the defaults (the webhook at /webhook, on 127.0.0.1), as receiverOptionsFromEnv reads them.
+    const rx = await startExample({ env: { DATA_DIR: tempDir(), WEBHOOK_PATH: '', HOST: '' } });
+    try {
+      assert.match(rx.output, /listening on http:\/\/127\.0\.0\.1:\d+\/webhook\n/);
+    } finally {
+      await rx.stop();
+    }
+    for (const [env, args, says] of [
+      [{ WEBHOOK_PATH: 'webhook' }, [], /the webhook path \(--path or WEBHOOK_PATH\) starts with \//],
+      [{ PORT: '0x50' }, [], /the port \(--port or PORT\) is a whole number from 0 to 65535/],
+      [{}, [SECRET], /this command takes options only \(an argument without -- is not shown\)/],
+      [{}, [`--${SECRET}`], /an option this command does not take \(not shown\)/],
+      [{ SIGNATURE_HEADER: TS_HEADER.toLowerCase() }, [], /timestampHeader and signatureHeader name the same header/],
+    ]) {
+      const error = await startExample({ env: { DATA_DIR: tempDir(), ...env }, args }).catch((e) => e);
+      assert.equal(error.exitCode, 2, error.message);
+      assert.match(error.message, says);
+      assert.ok(!error.message.includes(SECRET) && !error.message.includes('0x50'));
+    }
+  });
+
   test('a retiring secret without its bound, a skew that is no number: exit 2 naming each variable, never a value', async () => {
     const error = await startExample({
       env: { DATA_DIR: tempDir(), CRYPTOPAY_WEBHOOK_SECRET_RETIRING: 'whsec_retiring_canary', MAX_SKEW_SECS: 'five' },

@@ -154,6 +154,36 @@ describe('usage errors, refusals and what is never printed', () => {
     assert.match(busy.stderr, /port \d+ is in use/);
   });
 
+  test('a server that is not the sandbox (a page, a redirect, an empty answer): exit 2 for every subcommand, never a success', async () => {
+    const { createServer } = await import('node:http');
+    const answers = {
+      page: (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>shop</html>'),
+      redirect: (res) => res.writeHead(302, { location: 'https://127.0.0.1/' }).end(),
+      empty: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      none: (res) => res.writeHead(204).end(),
+    };
+    for (const [kind, answer] of Object.entries(answers)) {
+      const server = createServer((req, res) => { req.resume(); answer(res); });
+      await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+      try {
+        const url = `http://127.0.0.1:${server.address().port}`;
+        for (const sub of [['pay', '--payment', 'p', '--amount-raw', '1'], ['settle', '--payment', 'p'], ['review', '--payment', 'p'],
+          ['expire', '--payment', 'p'], ['replay', '--event', 'e'], ['rotate'], ['activate'], ['deliveries']]) {
+          for (const json of [[], ['--json']]) {
+            const result = await run(['sandbox', ...sub, '--url', url, ...json]);
+            const what = `${kind}: ${sub[0]} ${json.join(' ')}`;
+            assert.equal(result.code, 2, `${what}: ${result.stdout}${result.stderr}`);
+            assert.match(result.stderr, /no sandbox answers at http:\/\/127\.0\.0\.1:\d+\/?: it answered HTTP \d+ without the sandbox's answer/, what);
+            assert.equal(result.stdout, '', what);
+            assert.doesNotMatch(result.stderr, /TypeError|\n\s+at /, what);
+          }
+        }
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   test('a webhook URL with credentials is refused without printing them', async () => {
     const result = await run(['sandbox', '--port', '0', '--webhook-url', 'http://admin:s3cr3tpassw0rd@127.0.0.1:9/webhook']);
     assert.equal(result.code, 2);

@@ -89,6 +89,10 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
         : "Check this machine's clock; the timestamp must be Unix seconds.");
   }
   let message = error.message.replace(/\bnowSecs\b/g, '--now').replace(/\bmaxSkewSecs\b/g, '--max-skew');
+  if (error.code === 'body_too_large') {
+    message = 'body_too_large: the body is larger than the CLI verifies (the package\'s default maxBodyBytes; a receiver\'s '
+      + 'maxBodyBytes option raises its own limit): payment.updated bodies are far smaller: is this file the request body?';
+  }
   if (error.code === 'timestamp_malformed' && /^[0-9]{13}$/.test(timestamp)) {
     message += ' (13 digits: a time in milliseconds? the service sends Unix seconds; pass the header exactly as received)';
   }
@@ -165,6 +169,9 @@ async function signCommand(argv) {
   const encoding = encodingOf(opts, command);
   const timestampHeader = headerName(opts, 'timestamp-header', command, true);
   const signatureHeader = headerName(opts, 'signature-header', command, true);
+  if (timestampHeader !== undefined && timestampHeader.toLowerCase() === signatureHeader?.toLowerCase()) {
+    throw new UsageError('--timestamp-header and --signature-header name the same header: the service sends two', command);
+  }
   const body = await readBody(opts, command);
   let signature;
   try {

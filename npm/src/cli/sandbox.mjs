@@ -258,6 +258,21 @@ const ACTIONS = {
 };
 
 /** What a successful answer prints without --json. */
+// What the sandbox's answer to each subcommand holds: a server that answers otherwise (a
+// redirect, a page, another service on that port) is not the sandbox.
+const isText = (v) => typeof v === 'string';
+const isPayment = (a) => isText(a?.payment_id) && isText(a?.source_amount?.amount_raw);
+const ANSWERS = {
+  pay: isPayment,
+  settle: isPayment,
+  review: isPayment,
+  expire: isPayment,
+  replay: (a) => isText(a?.event_id),
+  rotate: (a) => isText(a?.secret),
+  activate: (a) => isText(a?.resource_id),
+  deliveries: (a) => Array.isArray(a?.deliveries) && Array.isArray(a?.pending),
+};
+
 function summary(sub, answer) {
   if (sub === 'pay' || sub === 'settle' || sub === 'review' || sub === 'expire') {
     return `${answer.payment_id}: ${answer.status} (status_version ${answer.status_version}), received ` +
@@ -303,6 +318,10 @@ async function actCommand(sub, argv) {
       : String(error.message ?? '').startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
     write.err(`${NAME} sandbox ${sub}: ${said}\n`);
     return 1;
+  }
+  if (status < 200 || status > 299 || !ANSWERS[sub](json)) {
+    throw new UsageError(`no sandbox answers at ${displayUrl(base)}: it answered HTTP ${status} without the sandbox's answer to ${sub} ` +
+      `(another server on that port, or a redirect): start one with ${NAME} sandbox, or give its --url`, command, { usage: false });
   }
   write.out(opts.json ? `${JSON.stringify(json, null, 2)}\n` : summary(sub, json));
   return 0;
