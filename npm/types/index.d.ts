@@ -334,7 +334,7 @@ export interface VerifiedSignature {
  *
  * @example
  * ```ts
- * const value: JsonValue = event.data['amount_raw'];
+ * const value: JsonValue | undefined = event.envelope['data'];
  * ```
  */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

@@ -239,6 +239,15 @@ export interface QuarantineEntry {
    * body: new TextEncoder().encode(text)
    */
   body: Uint8Array;
+  /**
+   * The `data.payment_id` the body holds, where it can be read and stored (else `null`): a
+   * store that runs the merchant loop makes that payment due for the next pass, since this
+   * event's facts could not be applied. A store without the loop may ignore it.
+   *
+   * @example
+   * if (entry.paymentId != null) await markDue(entry.paymentId);
+   */
+  paymentId?: string | null;
 }
 
 /**
@@ -1199,7 +1208,8 @@ export interface StoredOrder extends Order {
  * merchant with several integrations asks with the right API key.
  *
  * @example
- * const confirm = (paymentId: string, { integration }: ConfirmContext) => clients[integration ?? 'main'].getPayment(paymentId);
+ * const clients: Record<string, Client> = { main: createClient({ baseUrl, apiKey }) };
+ * const confirm = (paymentId: string, { integration }: ConfirmContext) => clients[integration ?? 'main']!.getPayment(paymentId);
  */
 export interface ConfirmContext {
   /**

@@ -313,28 +313,30 @@ export interface SandboxOptions {
  * its secret: give the secret to the receiver.
  *
  * @example
- * process.env.CRYPTOPAY_WEBHOOK_SECRET = sandbox.webhook.secret;
+ * // Set when the sandbox was started with webhookUrl.
+ * if (sandbox.webhook) process.env.CRYPTOPAY_WEBHOOK_SECRET = sandbox.webhook.secret;
  */
 export interface SandboxWebhook {
   /**
    * The webhook's `resource_id`.
    *
    * @example
-   * sandbox.webhook.resourceId // 'we_...'
+   * sandbox.webhook?.resourceId // 'we_...'
    */
   resourceId: string;
   /**
    * The URL deliveries go to.
    *
    * @example
-   * sandbox.webhook.url // 'http://127.0.0.1:8787/webhook'
+   * sandbox.webhook?.url // 'http://127.0.0.1:8787/webhook'
    */
   url: string;
   /**
    * The active signing secret, exactly as the receiver must use it.
    *
    * @example
-   * const receiver = createReceiver({ secrets: sandbox.webhook.secret, ...rest });
+   * const webhook = sandbox.webhook; // set when the sandbox was started with webhookUrl
+   * if (webhook) receiver = createReceiver({ secrets: webhook.secret, ...rest });
    */
   secret: string;
 }
