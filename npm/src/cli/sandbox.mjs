@@ -257,7 +257,6 @@ const ACTIONS = {
   },
 };
 
-/** What a successful answer prints without --json. */
 // What the sandbox's answer to each subcommand holds: a server that answers otherwise (a
 // redirect, a page, another service on that port) is not the sandbox.
 const isText = (v) => typeof v === 'string';
@@ -273,6 +272,7 @@ const ANSWERS = {
   deliveries: (a) => Array.isArray(a?.deliveries) && Array.isArray(a?.pending),
 };
 
+/** What a successful answer prints without --json. */
 function summary(sub, answer) {
   if (sub === 'pay' || sub === 'settle' || sub === 'review' || sub === 'expire') {
     return `${answer.payment_id}: ${answer.status} (status_version ${answer.status_version}), received ` +
