@@ -330,6 +330,75 @@ describe('receiver.fetch (Fetch API)', () => {
     const retired = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_old' }) });
     assert.deepEqual([retired.status, JSON.parse(retired.body)], [400, { error: 'signature_mismatch' }]);
   });
+
+  test('a retiring secret whose bound is already past is said at start (a duration given for a time)', () => {
+    const log = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log, secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: 7200 }],
+    }));
+    assert.ok(log.lines.some((l) => /^warn .*the retiring secret stopped verifying \d+ s ago: acceptUntilSecs is the Unix second the overlap ends, not a duration/.test(l)),
+      log.lines.join('\n'));
+    assert.ok(!log.lines.join('\n').includes('whsec_old'));
+    const quiet = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: quiet, secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() + 3600 }],
+    }));
+    assert.ok(!quiet.lines.some((l) => /stopped verifying/.test(l)), quiet.lines.join('\n'));
+  });
+
+  test('a rotation written as { active, pending } is refused: it would name two integrations', () => {
+    for (const secrets of [{ active: SECRET, pending: 'whsec_next' }, { Active: SECRET }, { main: SECRET, retiring: 'whsec_old' }]) {
+      assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, secrets })), (error) => error.code === 'invalid_argument'
+        && /a rotation set is an array, \[\{ secret, kind: 'active' \}, \{ secret, kind: 'pending' \}\]/.test(error.message)
+        && !error.message.includes(SECRET));
+    }
+  });
+
+  test('a log that throws changes no answer and ends no process; console says so once', async () => {
+    const thrower = { warn() { throw new TypeError('this[writeSym] is not a function'); }, error() { throw new TypeError('this[writeSym] is not a function'); } };
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: thrower, onOutcome: () => { throw new Error('observer down'); } }));
+    const said = [];
+    const consoleError = console.error;
+    console.error = (line) => said.push(line);
+    const server = await listen(receiver.node);
+    try {
+      const unsigned = await post(server.url, '{"hi":1}', {});
+      assert.equal(unsigned.status, 400, unsigned.text);
+      const body = next();
+      assert.deepEqual((await deliver(server.url, body)).json, { received: true, decision: 'apply' });
+      const unknown = next({ eventType: 'payment.created' });
+      const kept = await deliver(server.url, unknown);
+      assert.deepEqual([kept.status, kept.json], [200, { received: true, quarantined: 'event_type_unknown' }]);
+      assert.equal(store.quarantined.length, 1);
+      assert.equal(said.length, 1, said.join('\n'));
+      assert.match(said[0], /the log given to the receiver threw \(TypeError: this\[writeSym\] is not a function\): its lines are dropped, the answers stand/);
+      // The lazy receiver's log too: an answer, not a rejection.
+      const lazy = rx.lazyReceiver(() => { throw new Error('driver missing'); }, { log: thrower });
+      const answer = await lazy.fetch(new Request('http://localhost/webhook', { method: 'POST', body: '{}' }));
+      assert.equal(answer.status, 503);
+    } finally {
+      console.error = consoleError;
+      await server.close();
+    }
+  });
+
+  test('node(): a request whose sender went away before the handler ran settles, answering nothing', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const settled = [];
+    const server = await listen((req, res) => {
+      req.socket.destroy(); // the sender is gone, its close already emitted, before the receiver's turn
+      setTimeout(() => { receiver.node(req, res).then(() => settled.push('settled')); }, 50);
+    });
+    try {
+      await post(server.url, next()).catch(() => {});
+      const deadline = Date.now() + 2000;
+      while (settled.length === 0 && Date.now() < deadline) await new Promise((resolve) => { setTimeout(resolve, 20); });
+      assert.deepEqual(settled, ['settled']);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('store failures answer 503 store_unavailable, never 2xx', () => {

@@ -144,12 +144,22 @@ describe('receiverOptionsFromEnv', () => {
     // A near miss that is no plain variable name (a pasted value in it) is not shown.
     const pasted = refusal({ ...ENV, 'CRYPTOPAY_WEBHOOK_SECRET ': 'whsec_pasted' });
     assert.ok(!pasted.includes('whsec_pasted'), pasted);
-    assert.match(pasted, /a variable whose name starts with CRYPTOPAY_WEBHOOK_SECRET is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET\?/);
+    assert.match(pasted, /a variable whose name is not a plain name, close to CRYPTOPAY_WEBHOOK_SECRET, is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET\?/);
     // Named with the missing ones, in the one error.
     assert.match(refusal({ CRYPTOPAY_WEBHOOK_SECRETS: 'whsec_x', TIMESTAMP_HEADER: 'X-T', SIGNATURE_HEADER: 'X-S' }),
       /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRETS is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET\? .*; set CRYPTOPAY_WEBHOOK_SECRET in the environment/);
-    // Other names, even under the prefix, are the deployment's own; empty ones are unset.
-    const own = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_SHOP_B: 'whsec_b', CRYPTOPAY_WEBHOOK_SECRET_FILE: '/run/secrets/x', CRYPTOPAY_WEBHOOK_SECRET_RETIRNG: '' };
+    // A slip in the prefix, or an underscore more, leaves the rotation's Secret unread just the same.
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOK_SECRET_PENDING: 'whsec_x' }), /^invalid_argument: CRYPTOPAY_WEBHOK_SECRET_PENDING is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET_PENDING\?/);
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRT_RETIRING: 'whsec_x' }), /did you mean CRYPTOPAY_WEBHOOK_SECRET_RETIRING\?/);
+    assert.match(refusal({ ...ENV, CRYPTO_PAY_WEBHOOK_SECRET_PENDING: 'whsec_x' }), /did you mean CRYPTOPAY_WEBHOOK_SECRET_PENDING\?/);
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTL: '1767225600', CRYPTOPAY_WEBHOOK_SECRET_RETIRING: 'whsec_x' }),
+      /CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTL is not a variable .*did you mean CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL\?/);
+    // Other names, even under the prefix, are the deployment's own (one integration's secret
+    // among several, a file's path); empty ones are unset.
+    const own = {
+      ...ENV, CRYPTOPAY_WEBHOOK_SECRET_SHOP_B: 'whsec_b', CRYPTOPAY_WEBHOOK_SECRET_FILE: '/run/secrets/x', CRYPTOPAY_WEBHOOK_SECRET_RETIRNG: '',
+      CRYPTOPAY_WEBHOOK_SECRET_2: 'whsec_2', CRYPTOPAY_WEBHOOK_SECRET_B: 'whsec_b2', CRYPTOPAY_WEBHOOK_SECRET_PENDING_EU: 'whsec_eu', PATH: '/usr/bin',
+    };
     assert.equal(rx.receiverOptionsFromEnv(own).secrets, SECRET);
   });
 

@@ -42,21 +42,22 @@ function checkOptions(options) {
 
 const list = (names) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
 
-// A variable named one edit (or only letter case) away from one of ours
-// (CRYPTOPAY_WEBHOOK_SECRET_RETIRNG): left unread, a rotation would silently lose its old or new
-// Secret, so it is refused, naming the one meant. Other names, even under our prefix (a
-// deployment's own CRYPTOPAY_WEBHOOK_SECRET_SHOP_B), are not this function's. Names are shown
-// (one that is not a plain variable name, which a pasted value could be, is not), never values.
+// A variable named one edit (or only letter case, or underscores) away from one of ours
+// (CRYPTOPAY_WEBHOOK_SECRET_RETIRNG, CRYPTOPAY_WEBHOK_SECRET_PENDING): left unread, a rotation
+// would silently lose its old or new Secret, so it is refused, naming the one meant. A name
+// that extends one of ours (a deployment's own CRYPTOPAY_WEBHOOK_SECRET_SHOP_B, or _2) is not
+// this function's. Names are shown (one that is not a plain variable name, which a pasted
+// value could be, is not), never values.
 function strayNames(env) {
   const problems = [];
   for (const name of Object.keys(env)) {
     const upper = name.toUpperCase();
     // Windows' process.env reads a name in any letter case: there the known name gives this value.
     const known = SECRET_NAMES.includes(upper) && env[upper] === env[name];
-    if (!upper.startsWith(SECRET) || known || unset(env[name])) continue;
-    const near = SECRET_NAMES.find((candidate) => nearMiss(name, candidate));
+    if (known || unset(env[name])) continue;
+    const near = SECRET_NAMES.find((candidate) => nearMiss(name, candidate) && !upper.startsWith(`${candidate}_`));
     if (near === undefined) continue;
-    const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : `a variable whose name starts with ${SECRET}`;
+    const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : `a variable whose name is not a plain name, close to ${near},`;
     problems.push(`${shown} is not a variable receiverOptionsFromEnv reads: did you mean ${near}? (it reads ` +
       `${list(SECRET_NAMES)}; rename it, or remove it)`);
   }

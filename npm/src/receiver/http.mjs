@@ -43,6 +43,9 @@ function readNodeBody(req, limit) {
     if (req.rawBody instanceof Uint8Array || typeof req.rawBody === 'string') return Promise.resolve({ body: req.rawBody });
     return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
   }
+  // The sender went away before this handler ran (a lazy receiver's cold start, a framework's
+  // own await first): its 'close' has fired already, and no listener added now would settle.
+  if (req.destroyed === true || req.readableAborted === true) return Promise.resolve({ aborted: true });
   const drainLimit = DRAIN_FACTOR * limit;
   const declared = declaredLength(req.headers?.['content-length']);
   if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared });

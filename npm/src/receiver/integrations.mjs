@@ -13,6 +13,9 @@ import { invalid } from './stores/common.mjs';
 const NAME = /^[^\u0000-\u001f\u007f]{1,100}$/u;
 // Keys of a single secret entry: an object with these is a mistake, not a map of integrations.
 const ENTRY_KEYS = ['secret', 'kind', 'acceptUntilSecs'];
+// The kinds of a rotation: `{ active, pending }` is a rotation set written as an object, which
+// would make two integrations (the new Secret's deliveries then refused as another's).
+const KINDS = ['active', 'pending', 'retiring'];
 
 /** Whether `secrets` names integrations ({ name: secrets }) rather than being one set. */
 export const isNamed = (secrets) => secrets !== null && typeof secrets === 'object' && !Array.isArray(secrets);
@@ -27,6 +30,10 @@ export function integrationsOf(secrets) {
   if (names.some((key) => ENTRY_KEYS.includes(key))) {
     throw invalid('secrets is one secret entry, not a list: give a string, an array of { secret, kind, acceptUntilSecs? } '
       + '(a rotation set), or { <integration>: secrets } for several integrations');
+  }
+  if (names.some((key) => KINDS.includes(key.toLowerCase()))) {
+    throw invalid('secrets names an integration "active", "pending" or "retiring": a rotation set is an array, '
+      + '[{ secret, kind: \'active\' }, { secret, kind: \'pending\' }]; { <integration>: secrets } names integrations (accounts)');
   }
   if (names.length === 0) throw invalid('secrets names no integration: give { <integration>: secrets } with at least one');
   for (const name of names) {
@@ -71,6 +78,19 @@ export function checkRotationEnds(integrations) {
       }
     }
   }
+}
+
+/**
+ * A start-up warning for each retiring secret whose overlap had already ended at `now` (a
+ * duration given where a Unix time goes, an old variable left set): it verifies nothing.
+ */
+export function endedRotations(integrations, now) {
+  if (!Number.isSafeInteger(now) || now < 0 || now >= MILLISECONDS) return [];
+  return integrations.flatMap(({ name, secrets }) => entries(secrets)
+    .filter(({ kind, until }) => kind === 'retiring' && Number.isSafeInteger(until) && until < now)
+    .map(({ until }) => `the retiring secret${describeIntegration(name)} stopped verifying ${now - until} s ago: acceptUntilSecs is `
+      + 'the Unix second the overlap ends, not a duration; deliveries signed with it are refused. Remove it, or give the end as '
+      + 'Math.floor(Date.now() / 1000) + seconds'));
 }
 
 /**

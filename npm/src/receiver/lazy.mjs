@@ -7,6 +7,7 @@
 
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
+import { logLines } from './observe.mjs';
 import { checkKeys, describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const PREFIX = 'cryptopay-verify/receiver: ';
@@ -69,7 +70,7 @@ export function lazyReceiver(create, options) {
   if (typeof create !== 'function') {
     throw invalid('lazyReceiver takes a function that creates the receiver: lazyReceiver(async () => createReceiver({ ... }))');
   }
-  const log = checkOptions(options);
+  const { error } = logLines(checkOptions(options), PREFIX);
 
   let receiving = null;
   async function make() {
@@ -93,7 +94,7 @@ export function lazyReceiver(create, options) {
   function get() {
     receiving ??= make().catch((unavailable) => {
       receiving = null;
-      log?.error(PREFIX + unavailable.line);
+      error(unavailable.line);
       throw unavailable;
     });
     return receiving;

@@ -10,6 +10,30 @@ const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers
 const DECISIONS = ['apply', 'duplicate', 'stale'];
 const FULFILMENT_OUTCOMES = ['fulfil', 'review', 'wait', 'closed', 'needs_review', 'seen', 'retry', 'lease_lost'];
 
+/**
+ * The receiver's `warn(line)` and `error(line)` on the log given (console by default, null for
+ * none). A log that throws (a logger's method passed unbound, its transport down) never
+ * changes an answer nor ends the process: the line is dropped, and console says so once.
+ */
+export function logLines(log, prefix) {
+  let complained = false;
+  const say = (method, line) => {
+    try {
+      log?.[method](prefix + line);
+    } catch (failure) {
+      if (complained) return;
+      complained = true;
+      try {
+        console.error(`${prefix}the log given to the receiver threw (${describeError(failure)}): its lines are dropped, the answers stand; `
+          + 'pass methods bound to their logger, e.g. { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }');
+      } catch {
+        // no console either
+      }
+    }
+  };
+  return { warn: (line) => say('warn', line), error: (line) => say('error', line) };
+}
+
 function zeros(names) {
   return Object.fromEntries(names.map((name) => [name, 0]));
 }

@@ -9,10 +9,10 @@ import { answers } from './answers.mjs';
 import { merchantLoop, readable } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, integrationsOf, makeVerifiers, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
-import { headerNames, observer } from './observe.mjs';
+import { headerNames, logLines, observer } from './observe.mjs';
 import { checkKeys, clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
@@ -147,9 +147,7 @@ export function createReceiver(options) {
   const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
   const maxBody = storeMaxBody(store);
   const clock = options.nowSecs ?? systemClock;
-  const log = options.log === undefined ? console : options.log || null;
-  const warn = (line) => log?.warn(PREFIX + line);
-  const error = (line) => log?.error(PREFIX + line);
+  const { warn, error } = logLines(options.log === undefined ? console : options.log || null, PREFIX);
   const observed = observer(options.onOutcome, error);
   const { emit } = observed;
   const integrations = integrationsOf(options.secrets);
@@ -175,6 +173,13 @@ export function createReceiver(options) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
   for (const line of secretWarnings(integrations)) warn(line);
+  let startedAt = null;
+  try {
+    startedAt = clock();
+  } catch {
+    // a clock that fails now fails at the first delivery, where it is answered
+  }
+  for (const line of endedRotations(integrations, startedAt)) warn(line);
   for (const line of skewWarnings(options.maxSkewSecs)) warn(line);
 
   const trimmedMatch = trimmedMatcher(integrations, keyFor);
