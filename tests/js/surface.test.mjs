@@ -1711,6 +1711,84 @@ for (const [label, api] of entries) {
   });
 }
 
+describe('inputs that change as they are read, and two copies of the package in one process', () => {
+  // A JavaScript exception thrown inside a call into WebAssembly leaves that call's stack
+  // space taken: a few thousand of them and the instance traps for good. These inputs once
+  // threw there; each must now be refused (or taken) in JavaScript, however often.
+  const ROUNDS = 20_000;
+  const stillWorks = (api) => assert.equal(api.verifyWebhook(validInput()).event.eventId, JSON.parse(EVENT_TEXT).event_id);
+
+  for (const [label, api] of entries) {
+    test(`${label}: a secret entry whose getter answers otherwise at each read is read once`, () => {
+      let n = 0;
+      const entry = { kind: 'active' };
+      Object.defineProperty(entry, 'secret', { enumerable: true, get: () => ((n += 1) % 4 ? SECRET : 42) });
+      const codes = new Map();
+      for (let i = 0; i < ROUNDS; i += 1) {
+        try {
+          new api.Verifier({ secrets: [entry], maxSkewSecs: SKEW }).free();
+          codes.set('made', (codes.get('made') ?? 0) + 1);
+        } catch (error) {
+          assert.ok(error instanceof api.CryptoPayError, describeError(error));
+          codes.set(error.code, (codes.get(error.code) ?? 0) + 1);
+        }
+      }
+      assert.deepStrictEqual([...codes.keys()].sort(), ['invalid_argument', 'made']);
+      stillWorks(api);
+    });
+
+    test(`${label}: a getter of the input that frees its Verifier: invalid_argument, never the freed state`, () => {
+      for (let i = 0; i < ROUNDS; i += 1) {
+        const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+        const input = callInput(validInput());
+        const { timestamp } = input;
+        Object.defineProperty(input, 'timestamp', { enumerable: true, get: () => { verifier.free(); return timestamp; } });
+        const error = thrown(() => verifier.verifyWebhook(input));
+        assert.equal(error.code, 'invalid_argument');
+        assert.match(error.message, /this Verifier was freed/);
+      }
+      stillWorks(api);
+    });
+
+    test(`${label}: a getter making one-shot calls with other secrets: the outer call's set stays keyed`, () => {
+      for (let i = 0; i < 2_000; i += 1) {
+        const input = validInput();
+        const { timestamp } = input;
+        Object.defineProperty(input, 'timestamp', {
+          enumerable: true,
+          get: () => {
+            for (let k = 0; k < 5; k += 1) {
+              assert.equal(api.verifySignature(validInput({ signWith: `whsec_inner_${k}`, secrets: `whsec_inner_${k}` })).matchedSecret, 'active');
+            }
+            return timestamp;
+          },
+        });
+        assert.equal(api.verifyWebhook(input).matchedSecret, 'active');
+      }
+      stillWorks(api);
+    });
+
+    test(`${label}: an object that only claims to be an ArrayBuffer (Symbol.toStringTag) is body_not_raw`, () => {
+      for (const claimed of ['ArrayBuffer', 'SharedArrayBuffer']) {
+        const body = { [Symbol.toStringTag]: claimed };
+        assert.equal(thrown(() => api.verifySignature({ ...validInput({ bodyText: '' }), body })).code, 'body_not_raw', claimed);
+      }
+    });
+  }
+
+  test('instanceof CryptoPayError holds for an error of the other copy (ESM and CommonJS bundles)', () => {
+    const fromCjs = thrown(() => cjs.verifySignature(validInput({ signWith: OTHER_SECRET })));
+    const fromEsm = thrown(() => esm.verifySignature(validInput({ signWith: OTHER_SECRET })));
+    assert.notEqual(esm.CryptoPayError, cjs.CryptoPayError, 'two copies, each its own instance');
+    for (const error of [fromCjs, fromEsm]) {
+      assert.ok(error instanceof esm.CryptoPayError && error instanceof cjs.CryptoPayError && error instanceof Error);
+    }
+    for (const other of [new Error('x'), { code: 'signature_mismatch' }, null, 'CryptoPayError']) {
+      assert.ok(!(other instanceof esm.CryptoPayError) && !(other instanceof cjs.CryptoPayError));
+    }
+  });
+});
+
 describe('the facts the build wrote from the core', () => {
   test('dist/api/core-facts.mjs holds what the shipped module answers', async () => {
     const dist = join(packageDir, 'dist');

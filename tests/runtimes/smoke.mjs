@@ -166,6 +166,29 @@ export async function smoke(cv) {
       : { pass: false, detail: 'after free(): ' + afterFree.detail };
   });
 
+  // Memory the caller may resize, or another thread write: verified from a copy (a browser's
+  // TextDecoder refuses such memory), the event unchanged when the memory changes after.
+  check('a body in a resizable ArrayBuffer, or a SharedArrayBuffer where there is one: verified, parsed, kept', () => {
+    const kinds = [['resizable', new ArrayBuffer(bytes.length, { maxByteLength: bytes.length * 2 })]];
+    if (typeof SharedArrayBuffer === 'function') kinds.push(['shared', new SharedArrayBuffer(bytes.length)]);
+    for (const [kind, buffer] of kinds) {
+      const view = new Uint8Array(buffer);
+      view.set(bytes);
+      const verified = cv.verifyWebhook(delivery({ body: view }));
+      const outcome = checkVerified(verified);
+      if (!outcome.pass) return { pass: false, detail: kind + ': ' + outcome.detail };
+      const parsed = cv.parseEvent(view);
+      if (parsed.eventId !== 'evt_smoke_1') return { pass: false, detail: kind + ': parseEvent ' + parsed.eventId };
+      const dataText = parsed.dataText;
+      const before = verified.event.dataText;
+      view.fill(0x20);
+      if (verified.event.dataText !== before || parsed.dataText !== dataText || before.indexOf('pay_smoke_1') < 0) {
+        return { pass: false, detail: kind + ': the event changed with the memory' };
+      }
+    }
+    return { pass: true, detail: kinds.map((k) => k[0]).join(', ') };
+  });
+
   check('parsed object as body -> body_not_raw', () =>
     expectCode(cv, () => cv.verifyWebhook(delivery({ body: JSON.parse(EVENT_BODY) })), 'body_not_raw'));
 

@@ -6,6 +6,11 @@
 import { BODY_NOT_RAW } from './hints.mjs';
 import { eventErrors, glue } from './instance.mjs';
 
+// The package's mark on its errors, in the global symbol registry: a process that loads the
+// package twice (its ES module and its CommonJS entry, two bundles with an instance each)
+// still has `instanceof CryptoPayError` hold for an error of either copy.
+const BRAND = Symbol.for('cryptopay-verify.CryptoPayError');
+
 /** The error every function of the package throws. `code` is stable. */
 export class CryptoPayError extends Error {
   constructor(code, message) {
@@ -14,7 +19,12 @@ export class CryptoPayError extends Error {
     this.code = code;
     this.authentic = eventErrors.has(code);
   }
+
+  static [Symbol.hasInstance](value) {
+    return value !== null && typeof value === 'object' && value[BRAND] === true;
+  }
 }
+Object.defineProperty(CryptoPayError.prototype, BRAND, { value: true });
 
 // Whether this engine lets the stack capture be switched off for one construction
 // (Error.stackTraceLimit: V8 and JavaScriptCore; elsewhere refusals keep the engine's usual

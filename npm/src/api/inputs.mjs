@@ -84,6 +84,28 @@ export function maxBody(value) {
   return value;
 }
 
+// An ArrayBuffer or SharedArrayBuffer, by the engine's own brand check (its byteLength getter
+// throws for anything else), never by a Symbol.toStringTag an object may claim.
+const byteLengthOf = (proto) => (proto === undefined ? undefined : Object.getOwnPropertyDescriptor(proto, 'byteLength')?.get);
+const AB_LENGTH = byteLengthOf(ArrayBuffer.prototype);
+const SAB_LENGTH = byteLengthOf(globalThis.SharedArrayBuffer?.prototype);
+function branded(get, value) {
+  if (get === undefined) return false;
+  try {
+    get.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const isBuffer = (value) => value !== null && typeof value === 'object' && (branded(AB_LENGTH, value) || branded(SAB_LENGTH, value));
+
+// Memory another thread may write (SharedArrayBuffer) or the caller may resize while the core
+// reads it: copied once, so that the bytes hashed are the bytes parsed (and TextDecoder, which
+// refuses such memory in browsers, reads the copy). A plain ArrayBuffer is told at once.
+const changeable = (buffer) => buffer.resizable === true
+  || (buffer.constructor !== ArrayBuffer && tag(buffer) === '[object SharedArrayBuffer]');
+
 /**
  * A body as bytes, without copying where possible; refused when it is not raw or is over
  * `limit` (checked before any copy into wasm memory, a string by its UTF-16 length first:
@@ -103,12 +125,14 @@ export function bodyBytes(body, limit = Infinity) {
     } catch {
       throw fail('body_not_raw', 'the body is a view of a detached buffer');
     }
-  } else if (tag(body) === '[object ArrayBuffer]' || tag(body) === '[object SharedArrayBuffer]') {
+    if (changeable(bytes.buffer)) bytes = bytes.slice();
+  } else if (isBuffer(body)) {
     try {
       bytes = new Uint8Array(body);
     } catch {
       throw fail('body_not_raw', 'the body is a detached ArrayBuffer');
     }
+    if (changeable(body)) bytes = bytes.slice();
   } else {
     throw fail('body_not_raw', notRaw(body));
   }
@@ -196,12 +220,15 @@ export function secretLists(secrets) {
   const until = [];
   for (const entry of secrets) {
     options(entry, ['secret', 'kind', 'acceptUntilSecs'], 'a secret entry');
-    if (entry.secret === undefined) throw fail('invalid_argument', 'a secret entry has secret undefined: is the environment variable set?');
-    if (typeof entry.secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
-    if (!wellFormed(entry.secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
-    const bound = entry.acceptUntilSecs;
-    list.push(entry.secret);
-    kinds.push(text(entry.kind));
+    // Each property read once: a getter answering otherwise at a second read must not get a
+    // value past these checks into the core (a conversion failing there throws through its
+    // frames, which WebAssembly does not unwind).
+    const { secret, kind, acceptUntilSecs: bound } = entry;
+    if (secret === undefined) throw fail('invalid_argument', 'a secret entry has secret undefined: is the environment variable set?');
+    if (typeof secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
+    if (!wellFormed(secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
+    list.push(secret);
+    kinds.push(text(kind));
     until.push(bound === undefined ? -1 : typeof bound === 'number' && bound >= 0 ? bound : NaN);
   }
   return [list, kinds, until];

@@ -7,7 +7,7 @@
 // against 2.77 thrown from `settle`, and the valid deliveries verified after forged ones
 // 1.53 against 1.60 us.
 
-import { CryptoPayError, assertReady, fail, refusal, refuse } from './errors.mjs';
+import { assertReady, fail, refusal, refuse } from './errors.mjs';
 import { buildEvent } from './event.mjs';
 import { MILLISECONDS } from './hints.mjs';
 import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
@@ -58,10 +58,14 @@ const EMPTY = new Uint8Array(0);
 // reports a malformed one with its own code). A delivery missing a header is left to the
 // core, which refuses it without hashing its body; so is one the host fails to hash (the
 // WebAssembly HMAC gives the same answers).
-function verifyWith(raw, limit, input, now, parse, minBody, hostKeysOf) {
+function verifyWith(rawOf, limit, input, now, parse, minBody, hostKeysOf) {
   const bytes = bodyBytes(input.body, limit);
   const timestamp = headerValue(input.timestamp);
   const signature = headerValue(input.signature);
+  // Taken once every value of the call was read: a getter of the input may have freed the
+  // Verifier, and a freed one must be refused here, never reach the core.
+  const raw = rawOf();
+  if (raw === null) return fail('invalid_argument', 'this Verifier was freed');
   const tags = hostMac.key !== null && bytes.byteLength >= minBody && timestamp !== '' && signature !== ''
     ? hostTagsOf(hostKeysOf, timestamp, bytes)
     : null;
@@ -115,13 +119,16 @@ function keyedOnce(secrets, skew, limit) {
     at ??= `${skew}|${limit}|${listKey(list, kinds, until)}`;
     kept = keptOnce.get(at);
     // The set's material (no_secrets, secret_empty) is reported after the delivery's checks.
-    kept ??= { raw: new glue.RawVerifier(list, kinds, until, skew, limit, true), list, keys: undefined };
+    kept ??= { raw: new glue.RawVerifier(list, kinds, until, skew, limit, true), list, keys: undefined, calls: 0, evicted: false };
   }
   keptOnce.delete(at);
   if (keptOnce.size >= ONE_SHOT_KEPT) {
     const [oldest, evicted] = keptOnce.entries().next().value;
     keptOnce.delete(oldest);
-    evicted.raw.free();
+    // A set a call is still using (a getter of its input made other one-shot calls) is freed
+    // when that call ends.
+    if (evicted.calls === 0) evicted.raw.free();
+    else evicted.evicted = true;
   }
   keptOnce.set(at, kept);
   newest = { secrets: typeof secrets === 'string' ? secrets : null, skew, limit, kept };
@@ -135,23 +142,29 @@ function verifyOnce(input, what, parse) {
   const skew = maxSkew(input.maxSkewSecs);
   const limit = maxBody(input.maxBodyBytes);
   const kept = keyedOnce(input.secrets, skew, limit);
-  return verifyWith(kept.raw, limit, input, now, parse, hostMac.minBodyBytes, () => {
-    kept.keys ??= hostKeys(kept.list);
-    return kept.keys;
-  });
+  kept.calls += 1;
+  try {
+    return verifyWith(() => kept.raw, limit, input, now, parse, hostMac.minBodyBytes, () => {
+      kept.keys ??= hostKeys(kept.list);
+      return kept.keys;
+    });
+  } finally {
+    kept.calls -= 1;
+    if (kept.evicted && kept.calls === 0) kept.raw.free();
+  }
 }
 
 /** Verifies a delivery without parsing it. */
 export function verifySignature(input) {
   const result = verifyOnce(input, 'verifySignature', false);
-  if (result instanceof CryptoPayError) throw result;
+  if (result instanceof Error) throw result; // the refusal (a CryptoPayError), else the result
   return result;
 }
 
 /** Verifies a delivery, then parses its event from the same bytes. */
 export function verifyWebhook(input) {
   const result = verifyOnce(input, 'verifyWebhook', true);
-  if (result instanceof CryptoPayError) throw result;
+  if (result instanceof Error) throw result; // the refusal (a CryptoPayError), else the result
   return result;
 }
 
@@ -206,18 +219,19 @@ export class Verifier {
   #verify(input, what, parse) {
     if (!onlyKnownKeys(input, false)) options(input, CALL_KEYS, what);
     if (this.#raw === null) throw fail('invalid_argument', 'this Verifier was freed');
-    return verifyWith(this.#raw, this.#limit, input, safeUint(input.nowSecs, 'nowSecs'), parse, hostMac.minBodyBytes, () => this.#hostKeys());
+    const now = safeUint(input.nowSecs, 'nowSecs');
+    return verifyWith(() => this.#raw, this.#limit, input, now, parse, hostMac.minBodyBytes, () => this.#hostKeys());
   }
 
   verifySignature(input) {
     const result = own(this, 'verifySignature').#verify(input, 'verifySignature', false);
-    if (result instanceof CryptoPayError) throw result;
+    if (result instanceof Error) throw result; // the refusal (a CryptoPayError), else the result
     return result;
   }
 
   verifyWebhook(input) {
     const result = own(this, 'verifyWebhook').#verify(input, 'verifyWebhook', true);
-    if (result instanceof CryptoPayError) throw result;
+    if (result instanceof Error) throw result; // the refusal (a CryptoPayError), else the result
     return result;
   }
 
