@@ -109,6 +109,10 @@ const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && sto
 // Whether a text's UTF-8 form is over `max` bytes (encoded only when its length cannot tell).
 const overBytes = (text, max) => text.length > max || (text.length * 3 > max && encoder.encode(text).byteLength > max);
 
+// An id as every store can hold it (MAX_ID_BYTES of UTF-8 at most, no NUL, no lone surrogate),
+// else null: a stored row can have no other.
+const storableId = (id) => (typeof id === 'string' && !id.includes('\u0000') && !/\p{Cs}/u.test(id) && !overBytes(id, MAX_ID_BYTES) ? id : null);
+
 /**
  * Why a valid event cannot be recorded in this store, as the code it is quarantined under, or
  * null: an id over MAX_ID_BYTES or holding a NUL (event_malformed, on every store), a version
@@ -117,17 +121,14 @@ const overBytes = (text, max) => text.length > max || (text.length * 3 > max && 
  */
 function unrecordable(event, data, store, maxBody) {
   for (const id of [event.eventId, event.paymentId]) {
-    if (id.includes('\u0000') || overBytes(id, MAX_ID_BYTES)) return 'event_malformed';
+    // A verified event's ids hold no lone surrogate (the core refuses the event): NUL and size.
+    if (storableId(id) === null) return 'event_malformed';
   }
   const digits = store.maxStatusVersionDigits;
   if (typeof digits === 'number' && event.statusVersion.length > digits) return 'status_version_invalid';
   if (overBytes(data, maxBody)) return 'body_too_large';
   return null;
 }
-
-// An id as every store can hold it (MAX_ID_BYTES of UTF-8 at most, no NUL, no lone surrogate),
-// else null: a stored row can have no other.
-const storableId = (id) => (typeof id === 'string' && !id.includes('\u0000') && !/\p{Cs}/u.test(id) && !overBytes(id, MAX_ID_BYTES) ? id : null);
 
 // The verified body as bytes (it verified, so it is one of the raw shapes).
 function bytesOf(body) {
