@@ -7,7 +7,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
-	fuzz fuzz-smoke mutants bench demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
+	fuzz fuzz-smoke mutants bench demo setup-demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
 	downstream axum-test crate-package sandbox-test
 
 # Two tiers, each installing only what it needs (nothing installed twice; each does nothing
@@ -27,7 +27,7 @@ setup-rust:
 	@rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$$' || rustup target add wasm32-unknown-unknown
 	@[[ "$$(wasm-bindgen --version 2>/dev/null)" == "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]] || \
 		{ echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (about 5 minutes)"; \
-		  $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
+		  $(CARGO) install --quiet --locked wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
@@ -58,13 +58,23 @@ $(ALL_STAMP): package.json package-lock.json $(WORKSPACES)
 	$(NPM_NATIVE) $(NPM_INSTALL)
 	@touch $@ $(BUILD_STAMP)
 
+SQLITE_LOADS = node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null
+NODE_HEADERS = [[ -f "$(NODE_PREFIX)/include/node/node_api.h" ]] || \
+	{ echo "$@: the Node headers are missing in $(NODE_PREFIX)/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }
 setup-node: $(ALL_STAMP)
 	@# better-sqlite3 loads in this Node, else it is built again (from source)
-	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || { \
-		[[ -f "$(NODE_PREFIX)/include/node/node_api.h" ]] || \
-			{ echo "setup-node: the Node headers are missing in $(NODE_PREFIX)/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }; \
+	@$(SQLITE_LOADS) || { $(NODE_HEADERS); \
 		echo "setup-node: building better-sqlite3 from source against $(NODE_PREFIX)/include/node (about a minute)"; \
 		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; }
+
+# What `make demo` needs beyond `make pkg`: better-sqlite3, for the example receiver's SQLite
+# file, at the version tests/package.json pins (built from source, about a minute, once). Not
+# the workspaces (frameworks, runtimes, browsers): `make setup` installs those, this too.
+SQLITE_VERSION = $(shell sed -n 's/^ *"better-sqlite3": "\(.*\)",*$$/\1/p' tests/package.json)
+setup-demo: setup-build
+	@$(SQLITE_LOADS) || { $(NODE_HEADERS); \
+		echo "setup-demo: installing better-sqlite3 $(SQLITE_VERSION), built from source (about a minute)"; \
+		$(NPM_NATIVE) $(NPM_INSTALL) --workspaces=false --no-save better-sqlite3@$(SQLITE_VERSION); }
 
 # Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
 # npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
@@ -278,7 +288,7 @@ memory-test: consumer
 ## (duplicating and reordering deliveries) and the example receiver, payments paid in full, partly
 ## and too much and one cancelled, what the receiver stored next to GET /v1/payments/{id}; then the
 ## conformance kit against the example receiver and a careless one; exit 0 when all agree
-demo: pkg
+demo: setup-demo pkg
 	@$(MAKE) --no-print-directory consumer
 	@node scripts/demo.mjs
 
@@ -290,14 +300,14 @@ demo-rust:
 ## @noble/hashes, cold start, .wasm size, memory and a native Rust bench; writes bench/RESULTS.md
 ## (then bench/receiver.mjs adds the receiver's deliveries/s and latency, its own section)
 ## (about 3-4 minutes after make pkg; BENCH_QUICK=1 for about 30 s; BENCH_NATIVE=0 skips the Rust bench)
-bench: pkg
+bench: setup-node setup-postgres pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/run.mjs
 	node bench/receiver.mjs
 
 ## bench-receiver: only the receiver's section of bench/RESULTS.md (old JSON-lines log, SQLite,
 ## PostgreSQL with 1 and 4 instances; about 1-2 minutes, BENCH_QUICK=1 for less)
-bench-receiver: pkg
+bench-receiver: setup-node setup-postgres pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/receiver.mjs
 
