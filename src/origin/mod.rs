@@ -40,7 +40,7 @@ const FRAGMENT_VALUE: &AsciiSet = &NON_ALPHANUMERIC
 enum Host {
     /// A name of letters, digits and hyphens, lowercased.
     Name(String),
-    /// A dotted-quad IPv4 address.
+    /// A dotted-quad IPv4 address, without a trailing dot.
     Ipv4(String),
     /// A bracketed IPv6 address, lowercased, brackets included.
     Ipv6(String),
@@ -92,11 +92,7 @@ fn is_dotted_quad(host: &str) -> bool {
 /// Reads a host; `None` when it is not a valid host at all.
 fn parse_host(host: &str) -> Option<Host> {
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        let ok = inner.contains(':')
-            && inner
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
-        return ok.then(|| Host::Ipv6(host.to_ascii_lowercase()));
+        return is_ipv6(inner).then(|| Host::Ipv6(host.to_ascii_lowercase()));
     }
     if host.is_empty() || host.len() > MAX_HOST_BYTES {
         return None;
@@ -105,7 +101,8 @@ fn parse_host(host: &str) -> Option<Host> {
     let labels: Vec<&str> = bare.split('.').collect();
     if labels.last().is_some_and(|l| is_numeric_label(l)) {
         if is_dotted_quad(bare) {
-            return Some(Host::Ipv4(host.to_owned()));
+            // A browser drops an IPv4 address's trailing dot (a name keeps its own).
+            return Some(Host::Ipv4(bare.to_owned()));
         }
         return labels
             .iter()
@@ -116,6 +113,46 @@ fn parse_host(host: &str) -> Option<Host> {
         .iter()
         .all(|l| is_ldh_label(l))
         .then(|| Host::Name(host.to_ascii_lowercase()))
+}
+
+/// Whether `text` (inside the brackets) is an IPv6 address: groups of one to four hex digits
+/// separated by `:`, eight of them, or fewer around one `::`; the last two may be a dotted
+/// quad (`::ffff:1.2.3.4`). Checked for its shape only: no zone id, and the address is kept
+/// as written (lowercased), not in a browser's shortest form.
+fn is_ipv6(text: &str) -> bool {
+    // How many 16-bit groups a run of `:`-separated groups holds; None when one is no group.
+    fn groups(run: &str, quad_allowed: bool) -> Option<usize> {
+        if run.is_empty() {
+            return Some(0);
+        }
+        let mut count: usize = 0;
+        let mut parts = run.split(':').peekable();
+        while let Some(part) = parts.next() {
+            let last = parts.peek().is_none();
+            let width = if last && quad_allowed && part.bytes().any(|b| b == b'.') {
+                is_dotted_quad(part).then_some(2)?
+            } else {
+                ((1..=4).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .then_some(1)?
+            };
+            count = count.checked_add(width)?;
+        }
+        Some(count)
+    }
+    // The place of a `::` (found by bytes: a substring search would add kilobytes to the wasm).
+    let double = |run: &str| run.as_bytes().windows(2).position(|pair| pair == b"::");
+    match double(text) {
+        Some(at) => {
+            let head = text.get(..at).unwrap_or_default();
+            let tail = text.get(at.saturating_add(2)..).unwrap_or_default();
+            double(tail).is_none()
+                && groups(head, false)
+                    .zip(groups(tail, true))
+                    .and_then(|(h, t)| h.checked_add(t))
+                    .is_some_and(|n| n <= 7)
+        }
+        None => groups(text, true) == Some(8),
+    }
 }
 
 /// Splits `host[:port]`; the port must be 1 to 65535 written with 1 to 5 digits.

@@ -22,7 +22,13 @@ fn looks_like_address(value: &str) -> bool {
         .strip_prefix("0x")
         .or_else(|| value.strip_prefix("0X"))
         .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
-    let base58 = (25..=44).contains(&value.len()) && value.bytes().all(|b| BASE58.contains(&b));
+    // A base58 address is random over 58 symbols: a digit, a capital and a small letter are
+    // all but certain in 25 or more of them, and words (`tetherusdtonethereum`) lack them.
+    let base58 = (25..=44).contains(&value.len())
+        && value.bytes().all(|b| BASE58.contains(&b))
+        && value.bytes().any(|b| b.is_ascii_digit())
+        && value.bytes().any(|b| b.is_ascii_uppercase())
+        && value.bytes().any(|b| b.is_ascii_lowercase());
     evm || base58 || looks_like_bech32(value)
 }
 

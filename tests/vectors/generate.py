@@ -1345,7 +1345,9 @@ def build_pricing():
     vs("crypto without pricing_ref", ["PricingRef"], err("source_pricing_ref_missing"),
        {"kind": "crypto", "amount_raw": "1"}, CRYPTO)
     for ref, why in [("usdt-eth", "another pricing reference"),
-                     ("USDC-ETH", "the ref in another case"), ("usdc", "a bare symbol")]:
+                     ("USDC-ETH", "the ref in another case"), ("usdc", "a bare symbol"),
+                     ("tetherusdtonethereummainnet",
+                      "a long word of base58 letters (no digit, one case: no address)")]:
         vs("pricing_ref %s" % why, ["PricingRef"], err("source_pricing_ref_mismatch"),
            dict(crypto_ok, pricing_ref=ref), CRYPTO)
     addresses = [
@@ -1471,6 +1473,8 @@ def build_urls():
        "https://evil.example.net", website=W)
     co("subdomain of the website origin", ["Website"], err("origin_not_permitted"),
        "https://pay.shop.example.com", website=W)
+    co("an IPv4 host's trailing dot is dropped, as browsers drop it", ["Valid", "Website"],
+       ok(), "https://10.0.0.1.", website="https://10.0.0.1")
     co("trailing dot is significant when comparing origins", ["Website"],
        err("origin_not_permitted"), "https://shop.example.com.", website=W)
     co("website origin itself invalid (has a path)", ["Website", "InvalidArgument"],
@@ -1485,6 +1489,10 @@ def build_urls():
                         (W + ":0", "port 0"), (W + ":65536", "port 65536"),
                         (W + ":", "an empty port"), (W + ":44a", "a non-numeric port"),
                         ("https://", "no host"), ("", "an empty string"),
+                        ("https://[:]", "an IPv6 host of colons only"),
+                        ("https://[1::2::3]", "an IPv6 host with two ::"),
+                        ("https://[1:2:3:4:5:6:7:8:9]", "an IPv6 host of nine pieces"),
+                        ("https://[::1%25eth0]", "an IPv6 zone id"),
                         ("null", "the opaque origin 'null'"),
                         ("shop.example.com", "no scheme"),
                         ("https://shöp.example.com", "a non-ASCII (IDN) host"),
