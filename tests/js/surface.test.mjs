@@ -344,7 +344,7 @@ for (const [label, api] of entries) {
         ['too large', () => api.verifySignature({ ...validInput(), maxBodyBytes: 10 }), 'body_too_large', ['maxBodyBytes']],
         ['too large (Verifier)', () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW, maxBodyBytes: 10 }).verifySignature(callInput(validInput())), 'body_too_large', ['maxBodyBytes']],
         ['a parsed body', () => api.verifyWebhook({ ...validInput(), body: JSON.parse(EVENT_TEXT) }), 'body_not_raw',
-          ['Uint8Array, ArrayBuffer, Buffer or string', 'express.raw({ type: () => true })', 'Fastify', 'Next.js and Hono: await request.arrayBuffer()', 'bodyParser: false', 'Workers']],
+          ['Uint8Array, ArrayBuffer, Buffer or string', "express.raw({ type: () => true, limit: '4mb' })", 'Fastify', 'Next.js and Hono: await request.arrayBuffer()', 'bodyParser: false', 'Workers']],
         ['the same header twice', () => api.readDeliveryHeaders({}, { timestampHeader: 'x-a', signatureHeader: 'X-A' }), 'invalid_argument', ['timestampHeader', 'signatureHeader']],
         ['an ended overlap', () => api.verifySignature({ ...validInput(), secrets: rotated }), 'signature_mismatch', ['acceptUntilSecs', 'overlap ended']],
         ['a whitespace secret', () => api.verifySignature({ ...validInput(), secrets: `${SECRET}\n` }), 'signature_mismatch', ['whitespace']],

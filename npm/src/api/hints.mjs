@@ -5,8 +5,8 @@
 
 /** How to get the raw body in each framework, as body_not_raw's message ends. */
 export const RAW_BODY_FIXES = 'pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: ' +
-  'express.raw({ type: () => true }), any content type; Fastify: a raw-body content-type parser; NestJS: ' +
-  "app.use('/webhook', express.raw({ type: () => true })) before Nest's parsers, then req.body; " +
+  "express.raw({ type: () => true, limit: '4mb' }), any content type, up to the default maxBodyBytes; Fastify: a raw-body content-type parser; NestJS: " +
+  "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers, then req.body; " +
   'Next.js and Hono: await request.arrayBuffer(); ' +
   'a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with ' +
   'options: { payload: { parse: false } }, then request.payload; Nitro 2 and Nuxt (h3 v1): ' +
@@ -19,7 +19,7 @@ export const BODY_NOT_RAW = 'the body is not the raw request bytes: a parsed or 
 
 /** The conformance kit's advice when a receiver answered body_not_raw to a valid delivery. */
 export const BODY_PARSED_FIRST = 'the framework parsed the body before the receiver saw it: give the webhook route ' +
-  'the raw bytes (Express: express.raw({ type: () => true }); Fastify: a buffer content-type parser; ' +
+  "the raw bytes (Express: express.raw({ type: () => true, limit: '4mb' }); Fastify: a buffer content-type parser; " +
   'Next.js, Hono and Workers: await request.arrayBuffer())';
 
 /** The receiver's log lines for a body some code read before it, by the face that saw it. */
@@ -40,7 +40,7 @@ export const BODY_ALREADY_READ = {
     'and a parsed body can never verify. Register the webhook route before an app-wide app.use(express.json()), ' +
     'or have the parser keep the bytes for the receiver, express.json({ verify: (req, res, buf) => { req.rawBody = ' +
     'buf; } }); in a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; in ' +
-    "NestJS, app.use('/webhook', express.raw({ type: () => true })) before Nest's parsers",
+    "NestJS, app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers",
 };
 
 /**

@@ -6,7 +6,7 @@
 //
 // Configuration (read at the first delivery, so that a missing value is a logged 500 the
 // service retries, not a function that fails to start): CRYPTOPAY_WEBHOOK_SECRET
-// (supabase secrets set CRYPTOPAY_WEBHOOK_SECRET=...), TIMESTAMP_HEADER, SIGNATURE_HEADER,
+// (supabase secrets set --env-file FILE: never on the command line), TIMESTAMP_HEADER, SIGNATURE_HEADER,
 // MAX_SKEW_SECS (see receiverOptionsFromEnv); DATABASE_URL, default SUPABASE_DB_URL, which
 // Supabase sets.
 
