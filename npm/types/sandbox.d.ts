@@ -309,11 +309,12 @@ export interface SandboxOptions {
 }
 
 /**
- * The webhook configured from {@link SandboxOptions.webhookUrl}, as `stripe listen` prints
- * its secret: give the secret to the receiver.
+ * The sandbox's webhook (configured from {@link SandboxOptions.webhookUrl}, kept in the data
+ * file, or set up through the API), as `stripe listen` prints its secret: give the secret to
+ * the receiver.
  *
  * @example
- * // Set when the sandbox was started with webhookUrl.
+ * // Set when the sandbox was started with webhookUrl, or on a data file that holds one.
  * if (sandbox.webhook) process.env.CRYPTOPAY_WEBHOOK_SECRET = sandbox.webhook.secret;
  */
 export interface SandboxWebhook {
@@ -747,8 +748,10 @@ export interface Sandbox {
    */
   readonly apiKey: string;
   /**
-   * The webhook configured from `webhookUrl`, with its secret; `undefined` without one (set
-   * one up through `POST /v1/webhook-endpoints` then).
+   * The webhook, with its active secret as it is when read: the one configured from
+   * `webhookUrl`, the one a data file kept (a sandbox started again on it without
+   * `webhookUrl`), or one set up through `POST /v1/webhook-endpoints`; `undefined` while there
+   * is none.
    *
    * @example
    * const secret = sandbox.webhook?.secret;

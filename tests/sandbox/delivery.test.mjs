@@ -145,16 +145,20 @@ describe('the schedule is finite', () => {
       [['invalid_status', 'retrying'], ['invalid_status', 'retrying'], ['invalid_status', 'exhausted']]);
   });
 
-  test('retries within a second: each attempt has a newer timestamp, so a new signature', async () => {
-    const hook = await endpointWith((request, n) => ({ status: n < 3 ? 503 : 200 }));
-    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10, 10] });
+  test('retries and a replay within a second: each attempt has a newer timestamp, so a new signature', async () => {
+    const hook = await endpointWith((request, n) => ({ status: n < 4 ? 503 : 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [0, 0, 0] });
     const p = await createPayment(sandbox, '100');
     await sandbox.review(p.payment_id);
     await settled(sandbox);
+    await sandbox.replay((await sandbox.events(p.payment_id))[0].event_id);
+    await settled(sandbox);
     const stamps = hook.requests.map((r) => Number(r.headers['x-webhook-timestamp']));
-    assert.equal(stamps.length, 3);
-    assert.ok(stamps[1] > stamps[0] && stamps[2] > stamps[1], `timestamps ${stamps}`);
-    assert.equal(new Set(hook.requests.map((r) => r.headers['x-webhook-signature'])).size, 3);
+    assert.equal(stamps.length, 5);
+    for (let i = 1; i < stamps.length; i += 1) assert.ok(stamps[i] > stamps[i - 1], `timestamps ${stamps}`);
+    // Ahead of the clock by at most a second per attempt.
+    for (const r of hook.requests) assert.ok(Number(r.headers['x-webhook-timestamp']) <= Math.floor(r.at / 1000) + 5);
+    assert.equal(new Set(hook.requests.map((r) => r.headers['x-webhook-signature'])).size, 5);
   });
 
   test('no retry delays: one attempt, exhausted', async () => {

@@ -67,6 +67,46 @@ test('a restart on the data file resumes pending retries and keeps every record'
   assert.equal((await second.events()).at(-1).number, 4);
 });
 
+test('started again on the data file without webhookUrl, the handle shows the kept webhook, and its secret as rotations leave it', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const hook = await endpoint(() => ({ status: 200 }));
+  closing.push(() => hook.close());
+  const first = await startSandbox({ port: 0, data, webhookUrl: hook.url });
+  const configured = first.webhook;
+  await first.close();
+  const second = await startSandbox({ port: 0, data });
+  closing.push(() => second.close());
+  assert.deepEqual(second.webhook, configured, 'kept: resource id, URL and secret');
+  const { secret: pending } = await second.rotate();
+  assert.equal(second.webhook.secret, configured.secret, 'the active secret signs until activated');
+  await second.activate();
+  assert.equal(second.webhook.secret, pending, 'the secret now signing');
+  const bare = await startSandbox({ port: 0 });
+  closing.push(() => bare.close());
+  assert.equal(bare.webhook, undefined);
+});
+
+test('an attempt cut by a stop is made again after a quick restart with a newer timestamp, never a repeat of its signature', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const hook = await endpoint((request) => (request.n === 1 ? 'hang' : { status: 200 }));
+  closing.push(() => hook.close());
+  const options = { port: 0, data, webhookUrl: hook.url, retryDelaysMs: [0] };
+  const first = await startSandbox(options);
+  const created = await createPayment(first, '10');
+  await first.review(created.payment_id);
+  await waitFor(() => hook.requests.length === 1, { what: 'the first attempt' });
+  await first.close(); // the attempt is cut: queued again, never logged
+  const second = await startSandbox(options);
+  closing.push(() => second.close());
+  await settled(second);
+  const [a, b] = hook.requests;
+  assert.equal(hook.requests.length, 2);
+  assert.ok(b.body.equals(a.body), 'the same event bytes');
+  assert.ok(Number(b.headers['x-webhook-timestamp']) > Number(a.headers['x-webhook-timestamp']),
+    `timestamps ${a.headers['x-webhook-timestamp']} then ${b.headers['x-webhook-timestamp']}`);
+  assert.notEqual(b.headers['x-webhook-signature'], a.headers['x-webhook-signature']);
+});
+
 test('without better-sqlite3, a data file is refused naming what to install', async () => {
   // The installed package copied where no node_modules above it holds better-sqlite3.
   const dir = tempDir('cpv-sandbox-nodriver-');

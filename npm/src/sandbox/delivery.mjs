@@ -94,8 +94,17 @@ export function createDelivery({ store, options, log }) {
   const requests = new Set();
   let timer = null;
   let closed = false;
-  // The last timestamp each event was signed with (seconds): a retry's is always newer.
+  // The last timestamp each event was signed with (seconds): a retry's is always newer. Read
+  // from the log at the start, so that a sandbox started again on its data file within the
+  // second of an attempt does not sign the next with the same timestamp.
   const lastTimestamp = new Map();
+  for (const entry of store.attempts) {
+    lastTimestamp.set(entry.event_id, Math.max(lastTimestamp.get(entry.event_id) ?? 0, Number(entry.timestamp)));
+  }
+  // The deliveries pending at the start: an attempt cut by the stop was never logged, so these
+  // are signed past the second of the start.
+  const resumed = new Set(store.jobs.keys());
+  const startSecond = Math.floor(Date.now() / 1000);
 
   const holdMs = (event, purpose) => (options.shuffle ? Math.floor(draw(options.seed, event.number, purpose) * SHUFFLE_WINDOW_MS) : 0);
 
@@ -184,8 +193,10 @@ export function createDelivery({ store, options, log }) {
     }
     const body = Buffer.from(event.body, 'utf8');
     // A new timestamp (so a new signature) for every attempt of an event, as the spec says of a
-    // retry: one second past the last when attempts come within the same second.
-    const seconds = Math.max(Math.floor(Date.now() / 1000), (lastTimestamp.get(job.event_id) ?? 0) + 1);
+    // retry: one second past the last when attempts come within the same second (retry delays
+    // under a second; the timestamp then runs ahead of the clock by a second per such attempt).
+    const floor = Math.max(lastTimestamp.get(job.event_id) ?? 0, resumed.has(job.id) ? startSecond : 0);
+    const seconds = Math.max(Math.floor(Date.now() / 1000), floor + 1);
     lastTimestamp.set(job.event_id, seconds);
     const timestamp = String(seconds);
     const signature = signWebhook({ secret: webhook.secrets.active, timestamp, body });

@@ -27,7 +27,7 @@ export async function startSandbox(input = {}) {
   let server;
   try {
     const apiKey = service.primaryKey();
-    const webhook = options.webhook === undefined ? undefined : service.configureWebhook(options.webhook);
+    if (options.webhook !== undefined) service.configureWebhook(options.webhook);
     server = createServer({ service, delivery, baseUrl: () => baseUrl, log });
     server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
@@ -50,7 +50,11 @@ export async function startSandbox(input = {}) {
     return {
       baseUrl,
       apiKey,
-      webhook: webhook === undefined ? undefined : { ...webhook },
+      // Read when asked: the webhook a data file kept (started again without webhookUrl), one
+      // set up through the API, the secret as rotations left it.
+      get webhook() {
+        return service.currentWebhook();
+      },
       seed: options.seed,
       durable: store.durable,
       pay: async (paymentId, amountRaw, options) => service.pay(paymentId, amountRaw, payOptions(options)),

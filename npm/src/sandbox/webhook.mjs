@@ -77,7 +77,15 @@ export function createWebhooks({ store, options, delivery, log }) {
     }
     store.atomic(() => store.setWebhook(webhook));
     noteLoopback(checked);
-    return { resourceId: webhook.resource_id, url: webhook.url, secret: webhook.secrets.active };
+  }
+
+  /**
+   * The webhook as the handle shows it (`--webhook-url`'s, one a data file kept, or one set up
+   * through the API), with its active secret as it is now; undefined when there is none.
+   */
+  function currentWebhook() {
+    const webhook = store.webhook;
+    return webhook === null ? undefined : { resourceId: webhook.resource_id, url: webhook.url, secret: webhook.secrets.active };
   }
 
   function webhookOf(id) {
@@ -128,5 +136,5 @@ export function createWebhooks({ store, options, delivery, log }) {
     return { event_id: eventId, replay: 'queued' };
   }
 
-  return { createWebhook, configureWebhook, verifyBinding, rotate, activate, replay };
+  return { createWebhook, configureWebhook, currentWebhook, verifyBinding, rotate, activate, replay };
 }
