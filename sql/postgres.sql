@@ -415,8 +415,10 @@ SELECT coalesce((SELECT handled_version FROM state),
 -- statement: retry
 -- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code). After a failure (confirm
 -- or the handler threw, the view was older than the event): nothing handled, the attempt
--- counted, the lease released, the next try after the delay.
-UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = $4::text,
+-- counted, the lease released, the next try after the delay. The code is the row's only while
+-- it holds no outcome: an outcome's own code (payment_unknown, which `order` looks for; a link
+-- mismatch) stays with it, since a later pass that finds nothing new writes the row back.
+UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = CASE WHEN outcome IS NULL THEN $4::text ELSE code END,
   next_attempt_at = now() + make_interval(secs => $3::integer),
   lease_owner = NULL, lease_until = NULL, updated_at = now()
 WHERE payment_id = $1::text AND lease_owner = $2::text

@@ -422,9 +422,13 @@ SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = ?;
 -- statement: retry
 -- Parameters: payment_id, the owner, seconds to wait, why (a code). After a failure (confirm
 -- or the handler threw, the view was older than the event): nothing handled, the attempt
--- counted, the lease released, the next try after the delay.
+-- counted, the lease released, the next try after the delay. The code is the row's only while
+-- it holds no outcome: an outcome's own code (payment_unknown, which `order_unheld` and
+-- `order_state` look for; a link mismatch) stays with it, since a later pass that finds
+-- nothing new writes the row back.
 WITH params (payment_id, owner, delay_secs, code) AS (VALUES (?, ?, ?, ?))
-UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = (SELECT code FROM params),
+UPDATE cryptopay_fulfilment SET attempts = attempts + 1,
+  code = CASE WHEN outcome IS NULL THEN (SELECT code FROM params) ELSE code END,
   next_attempt_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT delay_secs FROM params) || ' seconds'),
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)

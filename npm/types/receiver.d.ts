@@ -1322,6 +1322,17 @@ export interface HandleInput {
    * if (input.action === 'review' && input.fulfilledBefore) await tickets.open(input.paymentId, 'after fulfilment');
    */
   fulfilledBefore: boolean;
+  /**
+   * The idempotency key `handle` was called with for `fulfil` for this payment (stored before
+   * the call), whether that call completed or not; `null` when none was made. With `action`
+   * `fulfil` it is `idempotencyKey`. With another action and `fulfilledBefore` false, a
+   * fulfil may have run without its note (it threw, or the process died or lost its lease
+   * after shipping): your record of this key says whether it did.
+   *
+   * @example
+   * const shipped = input.fulfilKey !== null && (await shipments.has(input.fulfilKey));
+   */
+  fulfilKey: string | null;
 }
 
 /**
@@ -1355,12 +1366,13 @@ export interface FulfilOptions {
    * `closed`. Default: the core's `defaultPolicy` (paid exactly: fulfil; partial, over and
    * review required: review; open and confirming: wait; expired and cancelled: closed when
    * nothing was received, else review; any other status: review). `fulfilledBefore`: whether
-   * `fulfil` was handled at an earlier version (a second `fulfil` is then recorded, not handled).
+   * `fulfil` was handled at an earlier version (a second `fulfil` is then recorded, not handled);
+   * `fulfilKey`: the key of a `fulfil` `handle` was called with, noted or not (see HandleInput).
    *
    * @example
    * policy: (view) => (view.status === 'partially_paid' && shortByLessThanACent(view) ? 'fulfil' : defaultPolicy(view))
    */
-  policy?: ((view: PaymentView, order: StoredOrder | null, context: { fulfilledBefore: boolean }) => FulfilmentAction | Promise<FulfilmentAction>) | undefined;
+  policy?: ((view: PaymentView, order: StoredOrder | null, context: { fulfilledBefore: boolean; fulfilKey: string | null }) => FulfilmentAction | Promise<FulfilmentAction>) | undefined;
   /**
    * How many payments a pass claims at most, 1 to 1000. Default 20.
    *

@@ -105,6 +105,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const settledAs = (outcome) => SETTLED.has(outcome);
     // A fulfil handled at an earlier version (the stored outcome stays `fulfil` from then on).
     const fulfilledBefore = state.outcome === 'fulfil';
+    // The key of a fulfil `handle` was called with (stored before the call), noted or not: with
+    // fulfilledBefore false, one that may have run (it threw, or its note was lost).
+    const triedKey = state.fulfilVersion === null ? null : `${paymentId}:${state.fulfilVersion}`;
 
     // Already handled at (or past) what is known: the payment's index of what is due follows.
     const seen = async () => {
@@ -186,7 +189,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       code = link.code;
     } else {
       try {
-        action = opts.policy === undefined ? defaultPolicy(text) : await opts.policy(view, order, { fulfilledBefore });
+        action = opts.policy === undefined ? defaultPolicy(text) : await opts.policy(view, order, { fulfilledBefore, fulfilKey: triedKey });
       } catch (failure) {
         return retry('policy_failed', failure, version);
       }
@@ -227,6 +230,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
         integration,
         mismatch: link.linked ? null : { code: link.code, message: link.message },
         fulfilledBefore,
+        fulfilKey: action === 'fulfil' ? idempotencyKey : triedKey,
       });
     } catch (failure) {
       return retry('handle_failed', failure, version);

@@ -263,20 +263,22 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  // Delivers an event of a payment whose version the receiver cannot read (a JSON number with
+  // a fraction): authentic, so 200 and kept in quarantine, never applied.
+  let sent = 0;
+  const unreadableSender = (world, receiver) => async (paymentId, status) => {
+    const secret = world.receiverOptions.secrets;
+    sent += 1;
+    const body = Buffer.from(`{"schema_version":"1","event_id":"evt_unreadable_${sent}","event_type":"payment.updated",`
+      + `"occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"${paymentId}","status":"${status}","status_version":9.0}}`);
+    const answer = await receiver.handle({ body, headers: signedHeaders(body, secret === undefined ? {} : { secret }) });
+    assert.deepEqual([answer.status, JSON.parse(answer.body)], [200, { received: true, quarantined: 'status_version_invalid' }]);
+  };
+
   test(`${name}: an authentic event quarantined for its payment (an unreadable status_version) makes the payment due at once, settled or not`, async (t) => {
     const { loop, world, record, receiver } = await setup(t);
     const h = recorder();
-    const secret = world.receiverOptions.secrets;
-    // An event of this payment whose version the receiver cannot read (a JSON number with a
-    // fraction): authentic, so 200 and kept in quarantine, never applied.
-    let sent = 0;
-    const unreadable = async (paymentId, status) => {
-      sent += 1;
-      const body = Buffer.from(`{"schema_version":"1","event_id":"evt_unreadable_${sent}","event_type":"payment.updated",`
-        + `"occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"${paymentId}","status":"${status}","status_version":9.0}}`);
-      const answer = await receiver.handle({ body, headers: signedHeaders(body, secret === undefined ? {} : { secret }) });
-      assert.deepEqual([answer.status, JSON.parse(answer.body)], [200, { received: true, quarantined: 'status_version_invalid' }]);
-    };
+    const unreadable = unreadableSender(world, receiver);
     // Fulfilled, so settled: recovery never looks at it again.
     const paid = await world.create({ orderRef: 'paid, then held for review' });
     await record(paid);
@@ -310,6 +312,50 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       [paid.payment_id, ...(late === null ? [] : [late.payment_id]), 'pay_never_seen']);
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
     keysOnce(h.calls);
+  });
+
+  test(`${name}: a review after a fulfil that threw names that fulfil's key, so the merchant's record can tell whether it shipped`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const created = await world.create({ orderRef: 'fulfil threw, then review' });
+    await record(created);
+    await world.pay(created.payment_id, '12800');
+    const key = `${created.payment_id}:3`;
+    const h = recorder({ failing: (k, before) => k === key && before === 0 });
+    const contexts = [];
+    const policy = (view, order, context) => {
+      contexts.push(context);
+      return view.status === 'paid' ? 'fulfil' : 'review';
+    };
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle, policy })).outcomes, { retry: 1 });
+    await world.review(created.payment_id); // before the retry: the payment moved on
+    await sleep(1100);
+    await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
+    const [fulfil, review] = h.calls;
+    assert.deepEqual([fulfil.action, fulfil.ok, fulfil.fulfilKey, fulfil.idempotencyKey], ['fulfil', false, key, key]);
+    assert.deepEqual([review.action, review.fulfilledBefore, review.fulfilKey], ['review', false, key]);
+    assert.equal(review.idempotencyKey, `${created.payment_id}:4`);
+    assert.deepEqual(contexts, [{ fulfilledBefore: false, fulfilKey: null }, { fulfilledBefore: false, fulfilKey: key }]);
+  });
+
+  // A payment held as unknown made due again (a quarantined event of it), whose confirm then
+  // failed: the retry's code must not replace the hold's, or the order recorded after it
+  // would never have the payment looked at again.
+  test(`${name}: a payment held as unknown keeps its hold through a failed confirm: its order recorded later is fulfilled`, async (t) => {
+    const { loop, world, record, receiver } = await setup(t);
+    const h = recorder();
+    const late = await world.create({ orderRef: 'recorded after a failed confirm' }); // createPayment's record failed
+    await world.pay(late.payment_id, '12800');
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[late.payment_id, 'review', `${late.payment_id}:3`]]);
+    await unreadableSender(world, receiver)(late.payment_id, 'paid');
+    const down = async () => { throw new Error('the service answered 503 (test)'); };
+    assert.deepEqual((await loop.fulfil({ confirm: down, handle: h.handle })).outcomes, { retry: 1 });
+    await sleep(1100); // the first retry waits 1 s
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).outcomes, { seen: 1 });
+    await record(late);
+    await drain(loop, { confirm: world.confirm, handle: h.handle });
+    // The review of the unknown payment and its fulfil, at the same version: the order came.
+    assert.deepEqual(h.done(), [[late.payment_id, 'review', `${late.payment_id}:3`], [late.payment_id, 'fulfil', `${late.payment_id}:3`]]);
   });
 
   test(`${name}: an order recorded while a pass handles its paid payment as unknown is fulfilled once that pass's lease ends`, async (t) => {

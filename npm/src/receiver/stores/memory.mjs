@@ -151,7 +151,8 @@ export function memoryStore(options) {
     async retry({ paymentId, owner, delaySecs, code }) {
       const row = fulfilment.get(paymentId);
       if (!row || row.lease_owner !== owner) return null;
-      Object.assign(row, { attempts: row.attempts + 1, code, next_attempt_at: later(delaySecs), lease_owner: null, lease_until: null, updated_at: now() });
+      // As the SQL's retry: an outcome keeps its own code.
+      Object.assign(row, { attempts: row.attempts + 1, code: row.outcome === null ? code : row.code, next_attempt_at: later(delaySecs), lease_owner: null, lease_until: null, updated_at: now() });
       return row.attempts;
     },
     async release({ owner }) {
