@@ -124,6 +124,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     script(() => ({ status: 302, headers: { location: 'https://elsewhere.example/' }, text: '' }));
     const moved = await api.getPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([moved.code, moved.retryable, standin.requests.length], ['http_302', false, 1]);
+    assert.match(moved.message, /^http_302: the service answered 302: redirects are not followed: check baseUrl/);
+    // No ErrorResponse to quote: the message says what the status asks to check.
+    for (const [status, pattern] of [[401, /check the API key \(/], [403, /check the API key's scopes \(payment:write/], [404, /check baseUrl/]]) {
+      script(() => ({ status, text: '' }));
+      const error = await api.getPayment('pay_1').then(() => null, (e) => e);
+      assert.equal(error.code, `http_${status}`);
+      assert.match(error.message, pattern);
+    }
   });
 
   test('getPayment: the view read by the core, status_version exact as a string, the response text kept for linking; the id encoded in the path', async () => {
@@ -235,7 +243,12 @@ describe('the client, against a scripted stand-in of the service', () => {
     const unrecorded = await api.createPayment({ amount: '9.99' }, { record: broken, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
     assert.deepEqual([unrecorded.code, unrecorded.paymentId, unrecorded.idempotencyKey, unrecorded.retryable], ['record_failed', 'pay_rec', 'k-9', true]);
     assert.ok(!unrecorded.message.includes(API_KEY));
-    assert.match(unrecorded.message, /disk full/);
+    assert.match(unrecorded.message, /disk full.*call createPayment again with the same idempotencyKey/);
+    // Refused for the call itself (another order stored for the payment): no retry is offered.
+    const another = await api.createPayment({ order_ref: 'order-10', amount: '9.99' }, { record: receiver, idempotencyKey: 'k-10' }).then(() => null, (e) => e);
+    assert.deepEqual([another.code, another.retryable], ['record_failed', false]);
+    assert.match(another.message, /recorded already, with another order_ref.*a retry fails the same way/);
+    assert.doesNotMatch(another.message, /call createPayment again/);
     // A store's failure may name its database's credentials: masked as the receiver's log masks them.
     for (const text of ['connect postgres://alice:Pw_Canary@db failed', 'auth {"password":"Pw_Canary"}', 'Authorization: Bearer Pw_Canary',
       `store failed:${'\n'.repeat(4049)} postgres://alice:Pw_Canary@db/shop`, 'connect 1.postgres://alice:Pw_Canary@db refused', 'password=ab}Pw_Canary']) {

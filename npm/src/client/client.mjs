@@ -257,13 +257,17 @@ export function createClient(options) {
         await record.recordCreated(created, integration === null ? undefined : { integration });
       } catch (failure) {
         const said = maskCredentials(masked(failure?.message ?? failure)).slice(0, 300);
+        // A wrong argument (the receiver's integrations, another order for the payment) fails
+        // the same way again: the fix is in the call, not in a retry.
+        const retryable = failure?.code !== 'invalid_argument';
+        const fix = retryable
+          ? 'call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)'
+          : 'a retry fails the same way: fix what the message names (an idempotencyKey reused for another order answers that order\'s payment)';
         throw new CryptoPayApiError({
           status: 200,
           code: 'record_failed',
-          // A wrong argument (the receiver's integrations, another order for the payment)
-          // fails the same way again.
-          retryable: failure?.code !== 'invalid_argument',
-          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${said}): call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)`,
+          retryable,
+          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${said}): ${fix}`,
           paymentId: answer.payment_id,
           cause: maskedCopy(failure, said),
           ...extra,

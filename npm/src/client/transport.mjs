@@ -4,6 +4,13 @@
 
 // Statuses the service may answer differently on a retry (the delivery rules' set).
 const RETRYABLE = new Set([408, 425, 429]);
+// What an answer without an ErrorResponse asks to check, by its status.
+const STATUS_HINTS = {
+  401: 'check the API key (apiKey: the key itself, no "Bearer " prefix, not revoked)',
+  403: 'check the API key\'s scopes (payment:write to create and cancel, payment:read to read, webhook:bootstrap for webhook endpoints)',
+  404: 'check baseUrl (the service\'s base address, without /v1) and the id',
+  redirect: 'redirects are not followed: check baseUrl (the service\'s base address, https, without /v1)',
+};
 // What an error keeps of an answer that is not the service's ErrorResponse.
 const MAX_TEXT = 2000;
 // The most of an answer read: the API's answers are small; a larger one (a proxy's page, a
@@ -112,12 +119,14 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     }
     const retryable = RETRYABLE.has(status) || status >= 500;
     const keep = code === `http_${status}` ? masked(text, secrets).slice(0, MAX_TEXT) : undefined;
+    // With no ErrorResponse to quote, what the status itself says to check.
+    const hint = said === null ? STATUS_HINTS[status] ?? (status >= 300 && status < 400 ? STATUS_HINTS.redirect : undefined) : undefined;
     return new CryptoPayApiError({
       status,
       code,
       retryable,
       text: keep,
-      message: `${code}: the service answered ${status}${said ? `: ${said}` : ''}`,
+      message: `${code}: the service answered ${status}${said ? `: ${said}` : ''}${hint ? `: ${hint}` : ''}`,
       ...extra,
     });
   }
