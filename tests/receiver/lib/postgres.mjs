@@ -119,6 +119,7 @@ export function startPostgres({ settings = {} } = {}) {
       else resolve();
     });
   });
+  const configure = () => writeConf(data, socketDir, settings);
   const server = {
     socketDir,
     dataDir: data,
@@ -157,7 +158,21 @@ export function startPostgres({ settings = {} } = {}) {
       server.stopSync('fast');
     },
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    configure();
+    server.start();
+  } catch (error) {
+    // A server that failed to start (a port taken, pg_ctl's wait timed out on a loaded
+    // machine) is stopped if it came up after all, and its folder removed.
+    run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop'], { check: false });
+    rmSync(base, { recursive: true, force: true });
+    throw error;
+  }
+  return server;
+}
+
+function writeConf(data, socketDir, settings) {
   const conf = {
     listen_addresses: "''",
     unix_socket_directories: `'${socketDir}'`,
@@ -168,8 +183,6 @@ export function startPostgres({ settings = {} } = {}) {
   };
   appendFileSync(join(data, 'postgresql.conf'),
     `\n# cryptopay-verify test server\n${Object.entries(conf).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
-  server.start();
-  return server;
 }
 
 /**
