@@ -340,6 +340,22 @@ export interface SandboxWebhook {
    * if (webhook) receiver = createReceiver({ secrets: webhook.secret, ...rest });
    */
   secret: string;
+  /**
+   * The header the delivery timestamp comes in: `timestampHeader` of the start that
+   * configured the webhook (a data file keeps it).
+   *
+   * @example
+   * createReceiver({ secrets, timestampHeader: sandbox.webhook!.timestampHeader, signatureHeader: sandbox.webhook!.signatureHeader, store })
+   */
+  timestampHeader: string;
+  /**
+   * The header the signature comes in: `signatureHeader` of the start that configured the
+   * webhook (a data file keeps it).
+   *
+   * @example
+   * sandbox.webhook?.signatureHeader // 'X-Webhook-Signature'
+   */
+  signatureHeader: string;
 }
 
 /**

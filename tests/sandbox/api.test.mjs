@@ -127,6 +127,10 @@ describe('POST /v1/payments', () => {
     for (const [body, code] of cases) {
       refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body, headers: json }), 400, code);
     }
+    // Worded with the package's names, as every message of the package is.
+    const decimal = await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: { source_amount: source('12.80') }, headers: json });
+    assert.match(decimal.json.error.message, /use toAmountRaw to convert a decimal/);
+    assert.doesNotMatch(decimal.json.error.message, /to_amount_raw/);
   });
 
   test('the body must come as Content-Type: application/json (415 otherwise), a charset allowed', async () => {

@@ -88,23 +88,38 @@ test('started again on the data file without webhookUrl, the handle shows the ke
 
 test('an attempt cut by a stop is made again after a quick restart with a newer timestamp, never a repeat of its signature', async () => {
   const data = join(tempDir(), 'sandbox.sqlite');
-  const hook = await endpoint((request) => (request.n === 1 ? 'hang' : { status: 200 }));
+  // Two quick refusals (signed a second apart, ahead of the clock), then an attempt that hangs.
+  const hook = await endpoint((request) => (request.n <= 2 ? { status: 503 } : request.n === 3 ? 'hang' : { status: 200 }));
   closing.push(() => hook.close());
-  const options = { port: 0, data, webhookUrl: hook.url, retryDelaysMs: [0] };
+  const options = { port: 0, data, webhookUrl: hook.url, retryDelaysMs: [0, 0, 0] };
   const first = await startSandbox(options);
   const created = await createPayment(first, '10');
   await first.review(created.payment_id);
-  await waitFor(() => hook.requests.length === 1, { what: 'the first attempt' });
+  await waitFor(() => hook.requests.length === 3, { what: 'the third attempt' });
   await first.close(); // the attempt is cut: queued again, never logged
   const second = await startSandbox(options);
   closing.push(() => second.close());
   await settled(second);
-  const [a, b] = hook.requests;
-  assert.equal(hook.requests.length, 2);
-  assert.ok(b.body.equals(a.body), 'the same event bytes');
-  assert.ok(Number(b.headers['x-webhook-timestamp']) > Number(a.headers['x-webhook-timestamp']),
-    `timestamps ${a.headers['x-webhook-timestamp']} then ${b.headers['x-webhook-timestamp']}`);
-  assert.notEqual(b.headers['x-webhook-signature'], a.headers['x-webhook-signature']);
+  assert.equal(hook.requests.length, 4);
+  const stamps = hook.requests.map((r) => Number(r.headers['x-webhook-timestamp']));
+  for (let i = 1; i < stamps.length; i += 1) assert.ok(stamps[i] > stamps[i - 1], `timestamps ${stamps}`);
+  assert.equal(new Set(hook.requests.map((r) => r.headers['x-webhook-signature'])).size, 4);
+  assert.ok(hook.requests.every((r) => r.body.equals(hook.requests[0].body)), 'the same event bytes');
+});
+
+test('started again on the data file without header flags, the kept webhook keeps its header names, and says them', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const hook = await endpoint(() => ({ status: 200 }));
+  closing.push(() => hook.close());
+  const first = await startSandbox({ port: 0, data, webhookUrl: hook.url, timestampHeader: 'X-A', signatureHeader: 'X-B' });
+  assert.deepEqual([first.webhook.timestampHeader, first.webhook.signatureHeader], ['X-A', 'X-B']);
+  await first.close();
+  const second = await startSandbox({ port: 0, data });
+  closing.push(() => second.close());
+  assert.deepEqual([second.webhook.timestampHeader, second.webhook.signatureHeader], ['X-A', 'X-B']);
+  await createPayment(second, '10').then((p) => second.review(p.payment_id));
+  await settled(second);
+  assert.ok(hook.requests.length === 1 && hook.requests[0].headers['x-a'] !== undefined && hook.requests[0].headers['x-b'] !== undefined);
 });
 
 test('without better-sqlite3, a data file is refused naming what to install', async () => {

@@ -21,6 +21,10 @@
 #![allow(unreachable_pub, clippy::must_use_candidate)]
 
 mod json;
+// The package's one wording of the core's messages for JavaScript (its names for options and
+// functions: `toAmountRaw`, not `to_amount_raw`), shared with the main binding.
+#[path = "../../wasm/src/messages.rs"]
+mod messages;
 
 use wasm_bindgen::prelude::*;
 
@@ -56,13 +60,10 @@ fn api_error(error: ApiError) -> String {
     error_json(error.code(), &text, Some(error.status()))
 }
 
-/// `code: detail; remedy`, or `code: remedy`: the format of every message of the package.
+/// `code: detail; remedy`, or `code: remedy`, worded for JavaScript: the format of every
+/// message of the package.
 fn message(error: Error) -> String {
-    let help = error.kind().help();
-    match error.detail() {
-        Some(detail) => format!("{}: {detail}; {help}", error.code()),
-        None => format!("{}: {help}", error.code()),
-    }
+    messages::message(&error)
 }
 
 fn invalid(detail: &'static str) -> Error {

@@ -144,10 +144,8 @@ async function startCommand(argv) {
     }
     throw error;
   }
-  const { primarySource, timestampHeader, signatureHeader, retry } = {
+  const { primarySource, retry } = {
     primarySource: options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 },
-    timestampHeader: options.timestampHeader ?? 'X-Webhook-Timestamp',
-    signatureHeader: options.signatureHeader ?? 'X-Webhook-Signature',
     retry: (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000),
   };
   if (json) {
@@ -160,8 +158,8 @@ async function startCommand(argv) {
         resource_id: sandbox.webhook.resourceId,
         url: shownUrl(sandbox.webhook.url),
         secret: sandbox.webhook.secret,
-        timestamp_header: timestampHeader,
-        signature_header: signatureHeader,
+        timestamp_header: sandbox.webhook.timestampHeader,
+        signature_header: sandbox.webhook.signatureHeader,
       },
       primary_source: primarySource,
       retry_delays_secs: retry,
@@ -179,7 +177,7 @@ async function startCommand(argv) {
       lines.push(
         `  webhook         ${sandbox.webhook.resourceId} -> ${shownUrl(sandbox.webhook.url)}`,
         `  signing secret  ${sandbox.webhook.secret}   (give it to your receiver exactly as printed)`,
-        `  headers         ${timestampHeader}, ${signatureHeader}`,
+        `  headers         ${sandbox.webhook.timestampHeader}, ${sandbox.webhook.signatureHeader}`,
       );
     } else {
       lines.push('  webhook         none: set one up with POST /v1/webhook-endpoints, or start with --webhook-url');

@@ -101,8 +101,8 @@ export function createDelivery({ store, options, log }) {
   for (const entry of store.attempts) {
     lastTimestamp.set(entry.event_id, Math.max(lastTimestamp.get(entry.event_id) ?? 0, Number(entry.timestamp)));
   }
-  // The deliveries pending at the start: an attempt cut by the stop was never logged, so these
-  // are signed past the second of the start.
+  // The deliveries pending at the start: an attempt cut by the stop was never logged, so the
+  // next attempt of each is signed past what that one may have been signed with.
   const resumed = new Set(store.jobs.keys());
   const startSecond = Math.floor(Date.now() / 1000);
 
@@ -195,7 +195,10 @@ export function createDelivery({ store, options, log }) {
     // A new timestamp (so a new signature) for every attempt of an event, as the spec says of a
     // retry: one second past the last when attempts come within the same second (retry delays
     // under a second; the timestamp then runs ahead of the clock by a second per such attempt).
-    const floor = Math.max(lastTimestamp.get(job.event_id) ?? 0, resumed.has(job.id) ? startSecond : 0);
+    // A delivery pending at the start: the attempt the stop cut was signed at most one second
+    // past the last logged one, or at the latest in the second of the start.
+    const last = lastTimestamp.get(job.event_id) ?? 0;
+    const floor = resumed.delete(job.id) ? Math.max(last + 1, startSecond) : last;
     const seconds = Math.max(Math.floor(Date.now() / 1000), floor + 1);
     lastTimestamp.set(job.event_id, seconds);
     const timestamp = String(seconds);

@@ -65,7 +65,7 @@ export function createWebhooks({ store, options, delivery, log }) {
   /**
    * The webhook of startSandbox's webhookUrl: created the first time; on a data file that
    * has one, kept (its URL changed if another is given, as the dashboard's Edit Webhook
-   * does). Returns { resourceId, url, secret } (the active secret).
+   * does; its header names set to this start's). currentWebhook() shows it.
    */
   function configureWebhook(checked) {
     let webhook = store.webhook;
@@ -85,7 +85,13 @@ export function createWebhooks({ store, options, delivery, log }) {
    */
   function currentWebhook() {
     const webhook = store.webhook;
-    return webhook === null ? undefined : { resourceId: webhook.resource_id, url: webhook.url, secret: webhook.secrets.active };
+    return webhook === null ? undefined : {
+      resourceId: webhook.resource_id,
+      url: webhook.url,
+      secret: webhook.secrets.active,
+      timestampHeader: webhook.timestamp_header,
+      signatureHeader: webhook.signature_header,
+    };
   }
 
   function webhookOf(id) {
