@@ -73,8 +73,9 @@ setup-node: $(ALL_STAMP)
 SQLITE_VERSION = $(shell sed -n 's/^ *"better-sqlite3": "\(.*\)",*$$/\1/p' tests/package.json)
 setup-demo: setup-build
 	@$(SQLITE_LOADS) || { $(NODE_HEADERS); \
-		echo "setup-demo: installing better-sqlite3 $(SQLITE_VERSION), built from source (about a minute)"; \
-		$(NPM_NATIVE) $(NPM_INSTALL) --workspaces=false --no-save better-sqlite3@$(SQLITE_VERSION); }
+		echo "setup-demo: building better-sqlite3 $(SQLITE_VERSION) from source (about a minute)"; \
+		if [[ -d node_modules/better-sqlite3 ]]; then $(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; \
+		else $(NPM_NATIVE) $(NPM_INSTALL) --workspaces=false --no-save better-sqlite3@$(SQLITE_VERSION); fi; }
 
 # Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
 # npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
