@@ -98,7 +98,7 @@ export interface NodeRequestLike {
    * Set by a framework that read the body first: bytes or a string verify; an object is `body_not_raw`.
    *
    * @example
-   * app.post('/webhook', express.raw({ type: 'application/json' }), receiver.node); // req.body: a Buffer
+   * app.post('/webhook', express.raw({ type: () => true, limit: '4mb' }), receiver.node); // req.body: a Buffer
    */
   body?: unknown;
   /**

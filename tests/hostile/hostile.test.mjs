@@ -2,7 +2,7 @@
 // entry point of the INSTALLED package, once through its ESM entry and once through its CJS
 // entry (tests/js/package-under-test.mjs; CONSUMER_DIR, default target/consumer).
 //
-//   node --test tests/hostile/          (after `make consumer`)
+//   node --test tests/hostile/*.test.mjs    (after `make consumer`)
 //
 // For every catalogue row: the call's outcome is the expected result, or a CryptoPayError of
 // this entry with the expected `code`; the one-shot verify rows are replayed through a Verifier

@@ -72,7 +72,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       }
     }
     if (options.policy !== undefined && typeof options.policy !== 'function') {
-      throw invalid(`${what}: policy is a function (view, order, { fulfilledBefore }) => 'fulfil' | 'review' | 'wait' | 'closed'`);
+      throw invalid(`${what}: policy is a function (view, order, { fulfilledBefore, fulfilKey }) => 'fulfil' | 'review' | 'wait' | 'closed'`);
     }
     const chosen = { confirm: options.confirm, handle: options.handle, policy: options.policy };
     for (const [name, fallback] of Object.entries(DEFAULTS)) {
