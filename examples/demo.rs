@@ -1,4 +1,4 @@
-//! `make demo`: sign a sample delivery as the service would, verify it as a receiver
+//! `make demo-rust`: sign a sample delivery as the service would, verify it as a receiver
 //! would, then show what a receiver sees when the body is tampered with, the timestamp is
 //! stale, or the delivery is signed with a secret that was rotated out.
 

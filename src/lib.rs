@@ -7,7 +7,7 @@
 //!   [`verify_webhook`]: HMAC-SHA256 over the raw timestamp bytes, `.` and the raw body
 //!   bytes, with a bounded secret rotation and a two-sided skew check; then the strict
 //!   `payment.updated` envelope ([`parse_event`], [`Event`]).
-//! - [`read_delivery_headers`], [`DeliveryHeaders::from_header_map`] (feature `http`): the
+//! - [`read_delivery_headers`], [`DeliveryHeaders::from_header_map`](struct.DeliveryHeaders.html#method.from_header_map) (feature `http`): the
 //!   two header values, a repeated header refused.
 //! - [`decide_event`]: de-duplication by `event_id` and ordering by exact [`StatusVersion`].
 //! - [`to_amount_raw`], [`build_source_amount`], [`validate_source_amount`],
@@ -34,7 +34,7 @@
 //!
 //! # Features
 //!
-//! - `http`: [`DeliveryHeaders::from_header_map`] reads the headers from an
+//! - `http`: [`DeliveryHeaders::from_header_map`](struct.DeliveryHeaders.html#method.from_header_map) reads the headers from an
 //!   `http::HeaderMap` of `http` 1.x (axum, hyper 1, reqwest). Frameworks on `http` 0.2
 //!   (actix-web 4, hyper 0.14) pass their header pairs to [`read_delivery_headers`].
 //!

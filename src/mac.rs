@@ -87,6 +87,13 @@ pub enum SignatureEncoding {
 
 /// Signs a delivery as the service does, for tests: HMAC-SHA256 of `timestamp . body`.
 ///
+/// # Security
+///
+/// Never verify a delivery by comparing this string with the signature header: `==` on
+/// strings is not constant-time, and it skips the skew check, the `v1=` prefix and the
+/// header's other candidates. Verify with [`Verifier`](crate::Verifier) or
+/// [`verify_signature`](crate::verify_signature).
+///
 /// # Errors
 ///
 /// `timestamp_missing` / `timestamp_malformed` when the timestamp is not 1 to 12 ASCII

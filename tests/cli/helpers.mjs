@@ -297,6 +297,9 @@ function text(res, status, body) {
  *   refuseAll         an authentication layer in front answers 401 to every POST
  *   wrongSecret       its secret read from a file with the trailing newline kept
  *   notFoundUnknown   answers 404 to an authentic event for a payment it does not know
+ *   int32Version      stores status_version in a 32-bit column: a version past 2^31 - 1 is 500
+ *   slowDedupeFirst   checks the skew, then de-duplicates by event_id before verifying, and
+ *                     answers after 60 ms (a run that takes longer than its skew)
  */
 export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
   const active = defect === 'wrongSecret' ? `${SECRET}\n` : SECRET;
@@ -328,9 +331,14 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     return keys().some((key) => candidates.some((c) => equalHex(c, macOf(key))));
   }
 
-  return (req, res, raw) => {
+  return async (req, res, raw) => {
     if (defect === 'refuseAll') return text(res, 401, 'unauthorized');
-    if (defect === 'dedupeFirst') {
+    if (defect === 'slowDedupeFirst') {
+      await new Promise((resolve) => { setTimeout(resolve, 60); });
+      const timestamp = Number(req.headers[TS_HEADER.toLowerCase()]);
+      if (!(Math.abs(nowSecs() - timestamp) <= maxSkewSecs)) return text(res, 400, 'timestamp outside the tolerance');
+    }
+    if (defect === 'dedupeFirst' || defect === 'slowDedupeFirst') {
       try {
         if (seen.has(JSON.parse(raw.toString('utf8')).event_id)) return reply(res, 200, { duplicate: true });
       } catch {
@@ -392,6 +400,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     if (defect === 'numberOnly' && typeof event.data.status_version !== 'number') return reply(res, 400, { error: 'bad_version' });
     if (seen.has(event.event_id)) return reply(res, 200, { duplicate: true });
     const version = BigInt(event.data.status_version);
+    if (defect === 'int32Version' && version > 2147483647n) return reply(res, 500, { error: 'numeric_value_out_of_range' });
     const stored = versions.get(paymentId);
     if (stored !== undefined && version <= stored) {
       if (defect === 'conflictOnOlder') return reply(res, 409, { error: 'stale_version' });

@@ -145,6 +145,17 @@ describe('credentials and tokens in --url print as ***', () => {
     assertClean(run, MARKS, 'answer');
   });
 
+  test('a short secret the receiver echoes as its error code: not printed either', async () => {
+    const short = 'abc123';
+    const run = await against((req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: short }));
+    }, [], { env: { [SECRET_ENV]: short } });
+    assert.equal(run.code, 1);
+    assert.equal(run.results[0].got, '400 permanent_failure');
+    assert.ok(!run.stdout.includes(short) && !run.stderr.includes(short), `${run.stdout}\n${run.stderr}`);
+  });
+
   test('an unreachable receiver, an invalid URL, a URL of another scheme: the error line holds no credential', async () => {
     const closed = await startServer(acknowledgeEverything);
     const url = withCreds(closed.url);

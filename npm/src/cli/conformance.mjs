@@ -75,7 +75,9 @@ export async function runConformance(config) {
   const client = url.protocol === 'https:' ? https : http;
   const rules = rulesFor(config);
   const run = randomBytes(6).toString('hex');
-  const versionBase = Date.now() * 1000;
+  // Small versions, as the service's are (it counts from 1): a receiver whose column holds
+  // them is judged on every rule; only older_version sends digit strings past 2^53.
+  const versionBase = 1;
   let seq = 0;
 
   const now = () => Math.floor(Date.now() / 1000);
@@ -128,14 +130,14 @@ export async function runConformance(config) {
   // valid_delivery's body and headers, re-sent changed by tampered_body.
   let validSent = null;
   const olderPayment = `pay_conformance_${run}_older`;
-  const olderHigher = versionBase + 500_000;
+  const olderHigher = 1000;
 
   const PLANS = {
     async valid_delivery() {
       const body = freshEvent();
       const ts = now() - 1;
-      validSent = { body, ts, signature: sign(body, ts) };
-      await send('valid', body, headers(ts, validSent.signature));
+      validSent = { body };
+      await send('valid', body, headers(ts, sign(body, ts)));
     },
     // The service's retry: the same event_id and bytes, a new timestamp and signature.
     async retry_same_event() {
@@ -234,7 +236,11 @@ export async function runConformance(config) {
       const invalid = Buffer.concat([replaced.subarray(0, at), Buffer.from([0xff]), replaced.subarray(at + REPLACEMENT.length)]);
       await send('U+FFFD sent as the invalid byte 0xFF', invalid, headers(ts, sign(replaced, ts)), 'byte 0xFF');
       if (validSent !== null) {
-        await send('valid_delivery\'s event changed, its signature', paid(validSent.body), headers(validSent.ts, validSent.signature), 'known id');
+        // valid_delivery's event_id, changed, signed now over its original bytes: a receiver
+        // that looks the id up before verifying answers 2xx (the original timestamp could be
+        // past the receiver's skew by now, refused as stale: that would hide it).
+        const known = now();
+        await send('valid_delivery\'s event changed, its signature', paid(validSent.body), headers(known, sign(validSent.body, known)), 'known id');
       }
     },
     // The same JSON written differently, with the signature of the original bytes.

@@ -1,7 +1,7 @@
 // One delivery on the wire, as the service sends it: a POST with node's http/https request,
 // one connection per delivery, never following a redirect.
 
-import { looksLikeSecret } from './redact.mjs';
+import { isNeverPrinted, looksLikeSecret } from './redact.mjs';
 
 /**
  * POSTs `body` to `url`. Resolves { status, location?, code?, millis, connected } when the
@@ -70,7 +70,8 @@ function errorCode(bytes, contentType) {
     const parsed = JSON.parse(bytes.toString('utf8'));
     const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
     // A code, not a value: a receiver that puts a secret in its answer does not get it printed.
-    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) ? code : undefined;
+    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) && !isNeverPrinted(code)
+      ? code : undefined;
   } catch {
     return undefined;
   }

@@ -9,8 +9,17 @@ const sensitive = new Set();
 // (they are never formatted anyway; this is the second line of defence).
 const MIN_LENGTH = 12;
 
+// Every such value, however short: a whole answer field equal to one is never printed.
+const exact = new Set();
+
+/** Whether `text` is, whole, a value that must never be printed (of any length). */
+export function isNeverPrinted(text) {
+  return exact.has(text);
+}
+
 /** Remembers a value that must never be printed (a secret, a URL's user name or password). */
 export function neverPrint(value, minLength = MIN_LENGTH) {
+  if (typeof value === 'string' && value !== '') exact.add(value);
   if (typeof value !== 'string' || value.length < minLength) return;
   sensitive.add(value);
   try {

@@ -90,8 +90,9 @@ function judgeAccept(rule, ds, validHeld, timeoutMs) {
   if (ds.length === 1) summary = describe(ds[0], timeoutMs);
   else if (bad.length === 0) summary = ds.map(brief).join(', ');
   else summary = `${bad[0].short}: ${brief(bad[0])}${ds.indexOf(bad[0]) > 0 ? ` after ${brief(ds[0])}` : ''}`;
-  if (bad.length === 0) return { got, verdict: 'pass', summary };
+  // valid_delivery failed: one cause, one hint; no variation of it is judged, passed or not.
   if (rule !== 'valid_delivery' && !validHeld) return { got, verdict: 'not_judged', summary, reason: 'valid_delivery' };
+  if (bad.length === 0) return { got, verdict: 'pass', summary };
   // Unanswered only: response_time names it. One refused, whatever else: a fail with its hint.
   if (rule !== 'valid_delivery' && bad.every((d) => !answered(d))) return { got, verdict: 'not_judged', summary, reason: 'unanswered' };
   return { got, verdict: 'fail', summary };
@@ -104,7 +105,9 @@ function judgeRefuse(ds, validHeld, timeoutMs) {
     const summary = ds.length === 1
       ? describe(ds[0], timeoutMs)
       : `accepted: ${accepted.map((d) => d.short).join(', ')}`;
-    return { got, verdict: 'fail', summary };
+    // As DESIGN has it, not judged while valid_delivery fails (its summary still says what
+    // was accepted, and the run exits 1 naming valid_delivery).
+    return { got, verdict: validHeld ? 'fail' : 'not_judged', summary, ...(validHeld ? {} : { reason: 'valid_delivery' }) };
   }
   let summary = ds.length === 1 ? describe(ds[0], timeoutMs) : unique(ds.map(brief)).join(', ');
   if (ds.length > 1 && ds.every(refused)) summary = `each refused: ${summary}`;
