@@ -127,7 +127,7 @@ export async function runConformance(config) {
   // A valid delivery of `body`, signed now (or at `ts`) with `key`.
   const deliverSigned = (label, body, ts = now(), key = secret) => send(label, body, headers(ts, sign(body, ts, key)));
 
-  // valid_delivery's body and headers, re-sent changed by tampered_body.
+  // valid_delivery's body, re-sent changed (and signed anew) by tampered_body.
   let validSent = null;
   const olderPayment = `pay_conformance_${run}_older`;
   const olderHigher = 1000;
@@ -222,7 +222,7 @@ export async function runConformance(config) {
     },
     // Signed, then changed: one value (same length); a byte order mark or a newline added; the
     // encoded U+FFFD of a string turned into one invalid byte (the same text once decoded);
-    // valid_delivery's event changed and sent again with its signature.
+    // valid_delivery's event changed and sent again, signed anew over its original bytes.
     async tampered_body() {
       const paid = (bytes) => Buffer.from(bytes.toString('utf8').replace('"status":"open"', '"status":"paid"'));
       const body = freshEvent();
