@@ -25,7 +25,9 @@ use crate::error::{Error, ErrorKind, err};
 /// assert!(!format!("{headers:?}").contains("316b9a"));
 /// # Ok::<(), cryptopay_verify::Error>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
+// No `PartialEq`: comparing the signature's bytes with `==` is not constant-time (as
+// `Delivery`, which has none either).
+#[derive(Clone, Copy)]
 pub struct DeliveryHeaders<'a> {
     /// The timestamp header's value.
     pub timestamp: &'a [u8],
