@@ -130,7 +130,9 @@ function fillVerifyExample() {
   $('v-body').value = body;
   $('v-secret').value = EXAMPLE_SECRET;
   $('v-signature').value = signWebhook({ secret: EXAMPLE_SECRET, timestamp, body });
-  $('v-now').value = '';
+  // The example is the active secret alone, checked now with the default skew.
+  for (const id of ['v-pending', 'v-retiring', 'v-retiring-until', 'v-now']) if ($(id)) $(id).value = '';
+  $('v-skew').value = '300';
   show($('verify-result'), 'info', h('p', {}, 'A delivery signed now with the test secret ', code(EXAMPLE_SECRET),
     '. Verify it, then change one character of the body or the secret.'));
 }
@@ -142,14 +144,15 @@ function convert(direction) {
   const decimals = integerField($('a-decimals')) ?? Number.NaN;
   try {
     if (direction === 'to-raw') {
-      const raw = toAmountRaw($('a-decimal').value.trim(), decimals);
+      // As typed: the library refuses white space around an amount, and so does the page.
+      const raw = toAmountRaw($('a-decimal').value, decimals);
       $('a-raw').value = raw;
-      show(region, 'ok', h('p', { class: 'verdict' }, code($('a-decimal').value.trim()), ' at ', String(decimals),
+      show(region, 'ok', h('p', { class: 'verdict' }, code($('a-decimal').value), ' at ', String(decimals),
         ' decimals is amount_raw ', h('strong', { class: 'value' }, raw), '.'));
     } else {
-      const decimal = fromAmountRaw($('a-raw').value.trim(), decimals);
+      const decimal = fromAmountRaw($('a-raw').value, decimals);
       $('a-decimal').value = decimal;
-      show(region, 'ok', h('p', { class: 'verdict' }, 'amount_raw ', code($('a-raw').value.trim()), ' at ', String(decimals),
+      show(region, 'ok', h('p', { class: 'verdict' }, 'amount_raw ', code($('a-raw').value), ' at ', String(decimals),
         ' decimals is ', h('strong', { class: 'value' }, decimal), '.'));
     }
   } catch (error) {
@@ -159,14 +162,15 @@ function convert(direction) {
 
 // 3. SourceAmount ----------------------------------------------------------------------------
 
+// The store response's primary_source, whatever it holds (the library judges it), or
+// undefined once a problem with the pasted text was shown.
 function storeSource(region) {
   const store = parseJson($('s-store').value, 'store response', region);
-  if (!store) return null;
+  if (!store) return undefined;
   const source = store.value?.primary_source;
   if (source === undefined) {
     showInputProblem(region, 'No primary_source in the store response',
       'Paste the whole JSON body of GET /v1/store: it has a primary_source object with kind, ref and decimals.');
-    return null;
   }
   return source;
 }
@@ -174,10 +178,10 @@ function storeSource(region) {
 function checkSource(action) {
   const region = $('source-result');
   const primarySource = storeSource(region);
-  if (!primarySource) return;
+  if (primarySource === undefined) return;
   try {
     if (action === 'build') {
-      const sourceAmount = buildSourceAmount({ primarySource, amount: $('s-decimal').value.trim() });
+      const sourceAmount = buildSourceAmount({ primarySource, amount: $('s-decimal').value });
       $('s-amount').value = JSON.stringify(sourceAmount, null, 2);
     }
     const parsed = parseJson($('s-amount').value, 'SourceAmount', region);
@@ -211,7 +215,7 @@ function fillSourceExample() {
 function checkoutUrl() {
   const region = $('checkout-result');
   try {
-    const url = hostedCheckoutUrl($('c-origin').value.trim(), $('c-payment').value.trim());
+    const url = hostedCheckoutUrl($('c-origin').value, $('c-payment').value);
     show(region, 'ok',
       h('p', { class: 'verdict' }, h('strong', {}, 'Hosted checkout URL:')),
       h('p', {}, h('code', { class: 'url', 'data-field': 'url' }, url)),

@@ -57,11 +57,18 @@ function defaultUrl() {
 function shown(url) {
   try {
     const parsed = new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href);
+    // A data: or blob: URL has no origin to show, and its path is the payload itself.
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `a ${parsed.protocol} URL`;
     return `${parsed.origin}${parsed.pathname}`;
   } catch {
     return 'the URL given';
   }
 }
+
+// A compile refused by the page's Content-Security-Policy (no 'wasm-unsafe-eval'), which a
+// browser reports as a CompileError or an EvalError naming the policy.
+const refusedByPolicy = (error) => error?.name === 'EvalError' || /Content[ -]Security[ -]Policy|unsafe-eval/i.test(String(error?.message ?? ''));
+const POLICY_FIX = "the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src";
 
 // The browser's own fetch errors may quote the whole URL: they are named, never quoted.
 const named = (error) => (error !== null && typeof error === 'object' && typeof error.name === 'string' ? error.name : 'an error');
@@ -111,6 +118,7 @@ async function load(input) {
         instance = (await WebAssembly.instantiate(await source.arrayBuffer(), imports)).instance;
       }
     } catch (error) {
+      if (refusedByPolicy(error)) throw failure(`init() could not compile ${where}: ${POLICY_FIX}`, error);
       throw failure(`${where} is not the WebAssembly module of cryptopay-verify (content-type ${type || 'none'}; `
         + `a single-page-app fallback answering with HTML?): ${fixFor(input, url)}`, error);
     }
@@ -119,6 +127,7 @@ async function load(input) {
       const made = await WebAssembly.instantiate(source, imports);
       instance = isModule(source) ? made : made.instance;
     } catch (error) {
+      if (refusedByPolicy(error)) throw failure(`init() could not compile the bytes given: ${POLICY_FIX}`, error);
       throw failure(`the ${isModule(source) ? 'WebAssembly.Module' : 'bytes'} given to init() are not the `
         + `WebAssembly module of this version of cryptopay-verify (${error?.message ?? error})`, error);
     }

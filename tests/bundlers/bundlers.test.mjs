@@ -304,6 +304,12 @@ document.title = 'ready';
     const server = createServer((req, res) => {
       const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
       served.push(path);
+      if (path === '/csp') {
+        // A page whose Content-Security-Policy lets its own scripts run but compiles no WebAssembly.
+        const policy = '<meta http-equiv="Content-Security-Policy" content="script-src \'self\' \'unsafe-inline\'">';
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html.replace('<title>', `${policy}<title>`));
+        return;
+      }
       if (path === '/' || path === '/spa-fallback.wasm' || path.startsWith('/node_modules/.vite/deps/')) {
         // '/spa-fallback.wasm' answers 200 with HTML, as a single-page app's catch-all route does
         // (and Vite 5 to 7's dev server for a .wasm its pre-bundling moved the module away from).
@@ -332,11 +338,11 @@ document.title = 'ready';
   });
 
   // Runs `body` (the source of an async function of (cv, report, wasmUrl)) in a fresh page.
-  async function inPage(body) {
+  async function inPage(body, page = '/') {
     const context = await browser.newContext();
     try {
       const tab = await context.newPage();
-      await tab.goto(`${site.origin}/`, { timeout: 15_000 });
+      await tab.goto(`${site.origin}${page}`, { timeout: 15_000 });
       await tab.waitForFunction(() => document.title === 'ready', null, { timeout: 15_000 });
       site.served.length = 0;
       return await tab.evaluate(`(async (cv, report, wasmUrl) => { ${body} })(window.cv, window.report, ${JSON.stringify(`${site.origin}${wasmPath}`)})`);
@@ -397,6 +403,21 @@ document.title = 'ready';
       assert.doesNotMatch(outcome.message, /pw|token/);
     });
   }
+
+  test('a page whose Content-Security-Policy compiles no WebAssembly: the error names \'wasm-unsafe-eval\', by URL and by bytes', async () => {
+    for (const call of ['await cv.init(wasmUrl);', 'await cv.init(await (await fetch(wasmUrl)).arrayBuffer());']) {
+      const outcome = await inPage(`try { ${call} return { ok: true }; } catch (error) { return report(error); }`, '/csp');
+      assert.equal(outcome.isCryptoPayError, true, JSON.stringify(outcome));
+      assert.match(outcome.message, /^invalid_argument: init\(\) could not compile .*Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src$/);
+    }
+  });
+
+  test('a data: URL is named by its scheme, never quoted', async () => {
+    const outcome = await inPage("try { await cv.init('data:application/wasm;base64,AGFzbQEAAAA='); return { ok: true }; } catch (error) { return report(error); }");
+    assert.equal(outcome.isCryptoPayError, true, JSON.stringify(outcome));
+    assert.match(outcome.message, /a data: URL/);
+    assert.doesNotMatch(outcome.message, /AGFz|null/);
+  });
 
   test('a URL with credentials and a query is named without them, and a failed load can be retried', async () => {
     const outcome = await inPage(`

@@ -191,6 +191,20 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     assert.match(await resultText('source-result'), /store response is not JSON/);
   });
 
+  test('the page agrees with the library: a primary_source of null is refused (no earlier verdict left standing), white space around an amount too', async () => {
+    await page.click('#s-example');
+    await page.click('#source-form button[value=check]');
+    assert.match(await resultText('source-result'), /It matches/);
+    await page.fill('#s-store', JSON.stringify({ primary_source: null }));
+    await page.click('#source-form button[value=check]');
+    assert.equal(await page.locator('#source-result').getAttribute('data-state'), 'error');
+    assert.equal(await page.locator('#source-result .error-code').innerText(), 'store_source_invalid');
+    await page.fill('#a-decimals', '2');
+    await page.fill('#a-decimal', ' 128.00 ');
+    await page.click('#amounts-form button[value=to-raw]');
+    assert.equal(await page.locator('#amounts-result .error-code').innerText(), 'amount_decimal_invalid');
+  });
+
   test('checkout: the hosted checkout URL carries the encoded payment id in its fragment', async () => {
     await page.fill('#c-origin', 'https://checkout.example.com');
     await page.fill('#c-payment', 'pay_123 /#?');
