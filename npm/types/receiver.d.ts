@@ -1776,7 +1776,7 @@ export interface PostgresClientLike {
  * transaction, safe under concurrent deliveries across instances; `status_version` is
  * `numeric`. Pass a node-postgres `Pool`; the receiver never opens a connection itself.
  * Its commits are durable even where `synchronous_commit` is `off` (raised to `on` for the
- * receiver's own transactions); a serialization failure or deadlock is retried up to 3 times;
+ * receiver's own transactions); a serialization failure or deadlock is retried up to 5 times;
  * ready() refuses a database whose encoding is not UTF8, and one no delivery could be written
  * to (read-only, or a role without INSERT or UPDATE on the tables), naming the fix.
  *

@@ -542,6 +542,14 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.equal(unknown, 'invalid_argument');
     assert.ok(!message.includes('whsec_pasted_by_mistake'));
     assert.equal(code(() => rx.postgresStore({}))[0], 'invalid_argument');
+    // A node-postgres Client from before pg 8.21 (no getTransactionStatus, hidden here): it could
+    // not tell the store of a transaction of your code on it. A Pool of any version is taken.
+    const pg = createRequire(join(ROOT, 'package.json'))('pg');
+    const client = new pg.Client({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+    const oldClient = new Proxy(client, { get: (target, name) => (name === 'getTransactionStatus' ? undefined : target[name]) });
+    assert.match(code(() => rx.postgresStore(oldClient))[1], /^invalid_argument: postgresStore was given a node-postgres Client older than pg 8\.21.*give the store a pg\.Pool, or upgrade pg/);
+    assert.equal(typeof rx.postgresStore(client).ready, 'function');
+    assert.equal(typeof rx.postgresStore(new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })).ready, 'function');
     assert.equal(code(() => rx.sqliteStore({ prepare() {}, exec() {}, batch() {} }))[1].includes('d1Store'), true);
     assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { synchronous: 'OFF' }))[0], 'invalid_argument');
     assert.equal(code(() => rx.sqliteStore(new Database(':memory:'), { prefix: 'Bad-Prefix' }))[0], 'invalid_argument');

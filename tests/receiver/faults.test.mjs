@@ -407,10 +407,16 @@ describe('lock timeouts answer 503', () => {
     b.close();
   });
 
-  test('SQLite: a Database object your code holds a transaction open on: 503, and your transaction left alone', async () => {
+  // The driver's flag (better-sqlite3's inTransaction), and a driver that has none (node:sqlite
+  // before isTransaction, shown by hiding the flag): SQLite's refusal of the BEGIN tells then.
+  const withoutFlag = (db) => new Proxy(db, {
+    get: (target, name) => (name === 'inTransaction' ? undefined : typeof target[name] === 'function' ? target[name].bind(target) : target[name]),
+  });
+  for (const [driver, given] of [['its driver saying so', (db) => db], ['a driver that cannot say', withoutFlag]]) {
+  test(`SQLite: a Database object your code holds a transaction open on (${driver}): 503, and your transaction left alone`, async () => {
     const db = new Database(join(tempDir(), 'shared-object.sqlite'));
     const log = captureLog();
-    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log }));
+    const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(given(db)), { log }));
     await receiver.ready();
     db.exec('CREATE TABLE app_orders (id TEXT)');
     const body = eventBody({ eventId: 'evt_shared_obj', paymentId: 'pay_shared_obj', statusVersion: 1 });
@@ -429,6 +435,7 @@ describe('lock timeouts answer 503', () => {
       db.close();
     }
   });
+  }
 
   test('PostgreSQL: a pg.Client your code runs BEGIN on: nothing acknowledged until it commits', async () => {
     const server = startPostgres();

@@ -72,6 +72,13 @@ export function postgresStore(client, options) {
     && typeof client.totalCount === 'number' && typeof client.idleCount === 'number') {
     throw invalid('postgresStore was given a pg.Pool in a Cloudflare Worker, where a connection may not be used across requests: every delivery after the first would hang. Give it a client per statement through Hyperdrive, { query: (text, values) => ... a new pg.Client, connect, query, end }, as in the worker-postgres recipe');
   }
+  // A node-postgres Client (connectionParameters is its own) from before pg 8.21 cannot say
+  // whether your code holds a transaction open on it (getTransactionStatus): a statement of the
+  // store run inside one would be acknowledged, and undone by its ROLLBACK. Refused at once.
+  if (typeof client.connectionParameters === 'object' && client.connectionParameters !== null
+    && typeof client.totalCount !== 'number' && typeof client.getTransactionStatus !== 'function') {
+    throw invalid('postgresStore was given a node-postgres Client older than pg 8.21, which cannot tell whether your code holds a transaction open on it (a delivery recorded inside it would be acknowledged, then undone by its ROLLBACK): give the store a pg.Pool, or upgrade pg to 8.21 or later');
+  }
   const { prefix, createTables } = storeOptions(options, ['prefix', 'createTables'], 'postgresStore');
   // A node-postgres Pool emits 'error' when an idle connection drops (the server restarted);
   // with no listener Node throws it and the receiver's process dies. The next query on that

@@ -78,18 +78,28 @@ export function sqliteStore(db, options) {
   // say so with inTransaction, node:sqlite with isTransaction (where its version has it).
   const openElsewhere = () => db.inTransaction === true || db.isTransaction === true;
 
+  const insideYours = () => new Error('sqliteStore: the Database object given to the store is inside a transaction the store did not open '
+    + '(a BEGIN of your code, not yet committed): nothing can be recorded apart from it, so deliveries are answered 503 '
+    + 'until it ends. Give the store a Database object of its own (open the file again: SQLite\'s lock orders the two)');
+
   // Runs a group of writes in one transaction. Returns after settling every promise.
   function commitGroup(group) {
     if (openElsewhere()) {
-      const error = new Error('sqliteStore: the Database object given to the store is inside a transaction the store did not open '
-        + '(a BEGIN of your code, not yet committed): nothing can be recorded apart from it, so deliveries are answered 503 '
-        + 'until it ends. Give the store a Database object of its own (open the file again: SQLite\'s lock orders the two)');
+      const error = insideYours();
       for (const item of group) item.reject(error);
       return;
     }
     let failed = -1;
+    let begun = false;
     try {
-      statements.begin.run();
+      try {
+        statements.begin.run();
+      } catch (error) {
+        // A driver that cannot say (node:sqlite before isTransaction): SQLite's own refusal of
+        // a BEGIN inside a transaction tells; that transaction is left alone (no ROLLBACK).
+        throw /within a transaction/i.test(String(error?.message)) ? insideYours() : error;
+      }
+      begun = true;
       const results = [];
       for (let i = 0; i < group.length; i += 1) {
         failed = i;
@@ -99,7 +109,8 @@ export function sqliteStore(db, options) {
       statements.commit.run();
       group.forEach((item, i) => item.resolve(results[i]));
     } catch (error) {
-      rollback();
+      // Only the store's own transaction is rolled back: a BEGIN that failed opened none.
+      if (begun) rollback();
       if (failed < 0 || systemic(error) || group.length === 1) {
         for (const item of group) item.reject(error);
         return;
