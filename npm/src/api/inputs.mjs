@@ -104,7 +104,7 @@ const isBuffer = (value) => value !== null && typeof value === 'object' && (bran
 // reads it: copied once, so that the bytes hashed are the bytes parsed (and TextDecoder, which
 // refuses such memory in browsers, reads the copy). A plain ArrayBuffer is told at once.
 const changeable = (buffer) => buffer.resizable === true
-  || (buffer.constructor !== ArrayBuffer && tag(buffer) === '[object SharedArrayBuffer]');
+  || (buffer.constructor !== ArrayBuffer && branded(SAB_LENGTH, buffer));
 
 /**
  * A body as bytes, without copying where possible; refused when it is not raw or is over

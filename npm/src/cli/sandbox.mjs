@@ -144,10 +144,8 @@ async function startCommand(argv) {
     }
     throw error;
   }
-  const { primarySource, retry } = {
-    primarySource: options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 },
-    retry: (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000),
-  };
+  const primarySource = options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 };
+  const retry = (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000);
   if (json) {
     const started = {
       type: 'started',
