@@ -250,6 +250,19 @@ export interface SandboxOptions {
    */
   pricing?: PrimarySource | undefined;
   /**
+   * The origin a browser opens the sandbox at (`--public-url`), when it is not the address
+   * it listens on: a Docker port mapping, a LAN name, an https proxy. Checkout links
+   * (`checkout_url`, a payment's default `checkout_origin`) use it, and a page served from it
+   * may post the checkout's Pay button (any other `Origin` is 403 `forbidden_origin`). An
+   * http(s) origin only: a path, query, fragment or credentials are `invalid_argument`.
+   * Default: {@link Sandbox.baseUrl}.
+   *
+   * @example
+   * // docker run -p 8080:4010 ... (listening on 0.0.0.0:4010 inside the container)
+   * publicUrl: 'http://localhost:8080'
+   */
+  publicUrl?: string | undefined;
+  /**
    * The store's website origin (`--website`), the only `checkout_origin` a payment may then
    * name besides none.
    *
@@ -749,12 +762,22 @@ export interface QueuedReplay {
  */
 export interface Sandbox {
   /**
-   * The base URL of the API (`/v1/...`), also the checkout origin.
+   * The base URL of the API (`/v1/...`), where the sandbox listens; also the checkout origin
+   * unless {@link SandboxOptions.publicUrl} names another.
    *
    * @example
    * await fetch(`${sandbox.baseUrl}/v1/store`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
    */
   readonly baseUrl: string;
+  /**
+   * The origin a browser opens for checkout: {@link SandboxOptions.publicUrl} as its origin,
+   * else the base URL.
+   *
+   * @example
+   * const sandbox = await startSandbox({ host: '0.0.0.0', publicUrl: 'http://192.168.1.20:4010' });
+   * sandbox.publicUrl; // 'http://192.168.1.20:4010': checkout_url starts with it
+   */
+  readonly publicUrl: string;
   /**
    * A test API key with the three standard scopes (`payment:write`, `payment:read`,
    * `webhook:bootstrap`); the same across restarts on a data file.

@@ -308,6 +308,36 @@ describe('DELETE /v1/payments/{id}/consumer-access and checkout', () => {
     assert.match(res.text, /payment_id/);
     assert.match(res.text, /location\.replace\('\/checkout\/'/);
   });
+
+  test('publicUrl: checkout links name it and its pages may pay; the Host header never counts', async () => {
+    const mapped = await startSandbox({ port: 0, retryDelaysMs: [], publicUrl: 'http://localhost:8080/' });
+    try {
+      assert.equal(mapped.publicUrl, 'http://localhost:8080');
+      assert.notEqual(mapped.baseUrl, mapped.publicUrl);
+      const p = await createPayment(mapped, '100');
+      assert.equal(p.checkout_origin, 'http://localhost:8080');
+      assert.equal(p.checkout_url, `http://localhost:8080/#payment_id=${p.payment_id}`);
+      assert.match((await api(mapped, 'GET', '/', { key: null })).text, /<code>http:\/\/localhost:8080\/#payment_id=/);
+      const pay = (origin, host) => fetch(`${mapped.baseUrl}/sandbox/payments/${p.payment_id}/pay`, {
+        method: 'POST', headers: { origin, ...(host ? { host } : {}), 'content-type': 'application/json' }, body: '{"amount_raw":"40"}',
+      });
+      // A page of another name, even one whose Host header matches its Origin: refused.
+      const other = await pay('http://192.168.1.20:8080', '192.168.1.20:8080');
+      assert.equal(other.status, 403);
+      assert.equal((await other.json()).error.code, 'forbidden_origin');
+      assert.equal((await pay('http://localhost:8080')).status, 200, 'the page the browser opened');
+      assert.equal((await pay(mapped.baseUrl)).status, 200, 'the listening address still is its own');
+      assert.equal((await pay('http://localhost:8081')).status, 403);
+    } finally {
+      await mapped.close();
+    }
+    for (const bad of ['ftp://localhost:8080', 'http://localhost:8080/shop', 'http://localhost:8080/?a=1', 'http://localhost:8080/#x',
+      'localhost:8080', 8080]) {
+      await assert.rejects(startSandbox({ port: 0, publicUrl: bad }), (e) => e.code === 'invalid_argument' && /publicUrl/.test(e.message), String(bad));
+    }
+    await assert.rejects(startSandbox({ port: 0, publicUrl: 'http://user:Canary@localhost:8080' }),
+      (e) => e.code === 'invalid_argument' && /no user name or password/.test(e.message) && !e.message.includes('Canary'));
+  });
 });
 
 describe('the customer and the dashboard: /sandbox/payments/{id}/pay, settle, review, expire', () => {

@@ -123,6 +123,7 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--website', 'http://shop.example', '--port', '0'], /--website: origin_not_https/],
       [['sandbox', '--webhook-url', 'http://shop.example/webhook', '--port', '0'], /--webhook-url: webhook_url_not_https/],
       [['sandbox', '--pricing', 'fiat:USD:99', '--port', '0'], /--pricing: store_source_invalid/],
+      [['sandbox', '--public-url', 'http://localhost:8080/shop', '--port', '0'], /--public-url is an origin only/],
       [['sandbox', '--bogus'], /not an option of sandbox/],
       [['sandbox', 'pay', '--url', 'http://127.0.0.1:1'], /--payment is required/],
       [['sandbox', 'pay', '--payment', 'p', '--amount-raw', '1', '--url', 'nope'], /--url is not an absolute URL/],
@@ -152,6 +153,20 @@ describe('usage errors, refusals and what is never printed', () => {
     const busy = await run(['sandbox', '--port', String(port2)]);
     assert.equal(busy.code, 2);
     assert.match(busy.stderr, /port \d+ is in use/);
+  });
+
+  test('--public-url: the banner names the checkout origin apart from the API\'s, and checkout links use it', async () => {
+    const server = await startProcess(CLI, ['sandbox', '--port', '0', '--host', '0.0.0.0', '--public-url', 'http://localhost:8080'],
+      { ready: /checkout {8}(http:\/\/\S+)/ });
+    stops.push(() => server.stop('SIGINT'));
+    assert.equal(server.match[1], 'http://localhost:8080');
+    const [, base] = server.output().match(/base URL {8}(http:\/\/\S+) {3}\(the API, \/v1\/\.\.\.\)\n/);
+    const key = server.output().match(/API key {9}(\S+)/)[1];
+    const created = await api({ baseUrl: base, apiKey: key }, 'POST', '/v1/payments', {
+      idem: 'public-1', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } },
+    });
+    assert.equal(created.json.checkout_url, `http://localhost:8080/#payment_id=${created.json.payment_id}`);
+    assert.equal(await server.stop('SIGINT'), 0);
   });
 
   test('a server that is not the sandbox (a page, a redirect, an empty answer): exit 2 for every subcommand, never a success', async () => {

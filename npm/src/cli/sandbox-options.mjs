@@ -6,7 +6,7 @@ export const SUBCOMMANDS = ['pay', 'settle', 'review', 'expire', 'replay', 'rota
 export const DEFAULT_URL = 'http://127.0.0.1:4010';
 const NAME = 'cryptopay-verify';
 
-export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [--data FILE]
+export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [--public-url URL] [--data FILE]
        [--webhook-url URL --timestamp-header NAME --signature-header NAME]
        [--pricing fiat:USD:2 | crypto:<ref>:<decimals>] [--website https://shop.example]
        [--retry-delays 1,2,4,8,16] [--timeout 10] [--duplicate-rate 0.3] [--shuffle] [--seed N] [--json]
@@ -19,7 +19,10 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
   object per line). --data FILE keeps the state in a SQLite file (needs better-sqlite3): a
   restart resumes pending retries. --duplicate-rate delivers that share of acknowledged events
   again, --shuffle delivers a payment's events out of order; --seed makes both repeatable.
-  Header names default to X-Webhook-Timestamp and X-Webhook-Signature. Ctrl-C stops it.
+  Header names default to X-Webhook-Timestamp and X-Webhook-Signature. --public-url names
+  the origin a browser opens it at when that is not the listening address (a Docker port
+  mapping, a LAN name, an https proxy): checkout links use it and its pages may post from it.
+  Ctrl-C stops it.
   ${NAME} sandbox pay --payment ID --amount-raw N [--hold] [--url ${DEFAULT_URL}] [--json]
   ${NAME} sandbox settle|review|expire --payment ID [--url URL] [--json]
   ${NAME} sandbox replay --event ID [--url URL] [--json]
@@ -35,7 +38,7 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
 const ACT = { url: 'value', json: 'flag', help: 'flag' };
 export const SANDBOX_OPTIONS = {
   sandbox: {
-    port: 'value', host: 'value', data: 'value', 'webhook-url': 'value', 'timestamp-header': 'value',
+    port: 'value', host: 'value', 'public-url': 'value', data: 'value', 'webhook-url': 'value', 'timestamp-header': 'value',
     'signature-header': 'value', pricing: 'value', website: 'value', 'retry-delays': 'value', timeout: 'value',
     'duplicate-rate': 'value', shuffle: 'flag', seed: 'value', json: 'flag', help: 'flag',
   },

@@ -97,6 +97,7 @@ async function startCommand(argv) {
   const options = {
     port: port(opts) ?? 4010,
     host: opts.host,
+    publicUrl: opts['public-url'],
     data: opts.data,
     webhookUrl,
     // Checked as sign and conformance check them: a name, never a value shown (a secret pasted
@@ -127,7 +128,8 @@ async function startCommand(argv) {
   } catch (error) {
     if (error instanceof CryptoPayError) {
       const option = optionOf(error.code);
-      throw new UsageError(`${option ? `${option}: ` : ''}${error.message}`, command, { usage: false });
+      const message = error.message.replace(/\bpublicUrl\b/g, '--public-url');
+      throw new UsageError(`${option ? `${option}: ` : ''}${message}`, command, { usage: false });
     }
     if (error?.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use: give another --port (0 picks a free one)`, command, { usage: false });
     // Node's message names the host given, which may be a secret pasted in the wrong place.
@@ -150,6 +152,7 @@ async function startCommand(argv) {
     const started = {
       type: 'started',
       base_url: sandbox.baseUrl,
+      public_url: sandbox.publicUrl,
       api_key: sandbox.apiKey,
       scopes: ['payment:write', 'payment:read', 'webhook:bootstrap'],
       webhook: sandbox.webhook === undefined ? null : {
@@ -168,7 +171,9 @@ async function startCommand(argv) {
   } else {
     const lines = [
       `${NAME} sandbox: the payment service on this machine, ${options.data ? `state in ${options.data}` : 'state in memory'}`,
-      `  base URL        ${sandbox.baseUrl}   (the API, /v1/..., and the checkout origin)`,
+      sandbox.publicUrl === sandbox.baseUrl
+        ? `  base URL        ${sandbox.baseUrl}   (the API, /v1/..., and the checkout origin)`
+        : `  base URL        ${sandbox.baseUrl}   (the API, /v1/...)\n  checkout        ${sandbox.publicUrl}   (the origin a browser opens, --public-url)`,
       `  API key         ${sandbox.apiKey}   (payment:write payment:read webhook:bootstrap)`,
     ];
     if (sandbox.webhook !== undefined) {

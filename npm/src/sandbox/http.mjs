@@ -117,11 +117,12 @@ function failure(error, log) {
   return { status: internal.status, json: internal.toJSON() };
 }
 
-// Whether a browser's Origin is the sandbox's own page: its base URL, or a loopback alias of
-// it on the same port (the checkout page opened as localhost posts its Pay button from there).
-// Never whatever the Host header says: a DNS-rebinding page would pass.
+// Whether a browser's Origin is the sandbox's own page: its base URL, the public URL it was
+// told a browser opens, or a loopback alias of the base URL on the same port (the checkout
+// page opened as localhost posts its Pay button from there). Never whatever the Host header
+// says: a DNS-rebinding page would pass.
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-function ownOrigin(origin, base) {
+function ownOrigin(origin, base, published) {
   let url;
   try {
     url = new URL(origin);
@@ -129,7 +130,7 @@ function ownOrigin(origin, base) {
     return false;
   }
   const own = new URL(base);
-  if (url.origin === own.origin) return true;
+  if (url.origin === own.origin || url.origin === published) return true;
   return url.protocol === own.protocol && url.port === own.port && LOOPBACK.has(url.hostname) && LOOPBACK.has(own.hostname);
 }
 
@@ -144,21 +145,21 @@ function pathOf(req) {
 }
 
 /** The node:http server of a sandbox (not yet listening). */
-export function createServer({ service, delivery, baseUrl, log }) {
+export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
   const table = routes(service, delivery);
   async function handle(req, res, url) {
     if (url === null) throw refusal('not_found');
     // The keyless /sandbox actions (rotate, activate, keys) are for the developer's own tools:
     // a page in a browser (which sends its Origin) may not drive them.
     const origin = req.headers.origin;
-    if (origin !== undefined && !ownOrigin(origin, baseUrl()) && !url.pathname.startsWith('/checkout/')) {
+    if (origin !== undefined && !ownOrigin(origin, baseUrl(), publicUrl()) && !url.pathname.startsWith('/checkout/')) {
       throw refusal('forbidden_origin');
     }
     // Every /v1 call needs a key: 401 before its path, method or body is looked at.
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) service.authorize(req.headers.authorization);
     const body = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/') {
-      send(res, 200, { html: hostedEntryPage(baseUrl()) });
+      send(res, 200, { html: hostedEntryPage(publicUrl()) });
       return 200;
     }
     const matching = table.filter(([, pattern]) => pattern.test(url.pathname));

@@ -18,7 +18,7 @@ export const DEFAULTS = {
   signatureHeader: 'X-Webhook-Signature',
 };
 
-const KEYS = ['port', 'host', 'data', 'webhookUrl', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
+const KEYS = ['port', 'host', 'publicUrl', 'data', 'webhookUrl', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
   'retryDelaysMs', 'timeoutMs', 'duplicateRate', 'shuffle', 'seed', 'log'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -74,6 +74,29 @@ export function checkWebhookUrl(text) {
   return { url: text, local: false, loopback: false };
 }
 
+/**
+ * The address a browser opens the sandbox at when it is not the one it listens on (a Docker
+ * port mapping, a LAN name, an https proxy): an http(s) origin, answered as its origin
+ * (`http://localhost:8080`); a path, query, fragment or credentials are refused.
+ */
+function publicOrigin(text) {
+  const form = 'publicUrl must be the http:// or https:// origin a browser opens the sandbox at, such as http://localhost:8080';
+  if (typeof text !== 'string') throw invalid(form);
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(form);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(form);
+  // The value is not echoed: a URL with credentials may carry a password.
+  if (url.username !== '' || url.password !== '') throw invalid('publicUrl carries no user name or password');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
+    throw invalid('publicUrl is an origin only, with no path, query or fragment (the sandbox serves from its root)');
+  }
+  return url.origin;
+}
+
 function integer(value, name, min, max) {
   if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
   return value;
@@ -95,6 +118,7 @@ export function sandboxOptions(options = {}) {
   const port = integer(o.port ?? DEFAULTS.port, 'port', 0, 65535);
   const host = o.host ?? DEFAULTS.host;
   if (typeof host !== 'string' || host === '') throw invalid('host must be an address or host name such as 127.0.0.1');
+  const publicUrl = o.publicUrl === undefined ? undefined : publicOrigin(o.publicUrl);
   if (o.data !== undefined && (typeof o.data !== 'string' || o.data === '')) throw invalid('data must be the path of a SQLite file');
   const webhook = o.webhookUrl === undefined ? undefined : checkWebhookUrl(o.webhookUrl);
   const timestampHeader = headerName(o.timestampHeader ?? DEFAULTS.timestampHeader, 'timestampHeader');
@@ -114,7 +138,7 @@ export function sandboxOptions(options = {}) {
   const seed = o.seed === undefined ? randomSeed() : integer(o.seed, 'seed', 0, 0xffff_ffff);
   if (o.log !== undefined && o.log !== false && typeof o.log !== 'function') throw invalid('log must be a function or false');
   return {
-    port, host, data: o.data, webhook, timestampHeader, signatureHeader, primarySource, website: o.website,
+    port, host, publicUrl, data: o.data, webhook, timestampHeader, signatureHeader, primarySource, website: o.website,
     retryDelaysMs: [...retryDelaysMs], timeoutMs, duplicateRate, shuffle: o.shuffle === true, seed,
     log: typeof o.log === 'function' ? o.log : () => {},
   };

@@ -22,13 +22,15 @@ export async function startSandbox(input = {}) {
   const { log } = options;
   const store = await openStore(options.data);
   let baseUrl = null;
+  // The checkout origin: the address a browser opens (publicUrl), else the listening one.
+  const publicUrl = () => options.publicUrl ?? baseUrl;
   const delivery = createDelivery({ store, options, log });
-  const service = createService({ store, options, origin: () => baseUrl, delivery, log });
+  const service = createService({ store, options, origin: publicUrl, delivery, log });
   let server;
   try {
     const apiKey = service.primaryKey();
     if (options.webhook !== undefined) service.configureWebhook(options.webhook);
-    server = createServer({ service, delivery, baseUrl: () => baseUrl, log });
+    server = createServer({ service, delivery, baseUrl: () => baseUrl, publicUrl, log });
     server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
     await new Promise((resolve, reject) => {
@@ -49,6 +51,7 @@ export async function startSandbox(input = {}) {
     let closing = null;
     return {
       baseUrl,
+      publicUrl: publicUrl(),
       apiKey,
       // Read when asked: the webhook a data file kept (started again without webhookUrl), one
       // set up through the API, the secret as rotations left it.
