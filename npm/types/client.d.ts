@@ -99,12 +99,13 @@ export interface ClientOptions {
   retries?: number | undefined;
   /**
    * The name this client's account has in the receiver's `secrets` (several integrations):
-   * `createPayment(..., { record: receiver })` records its orders under it.
+   * `createPayment(..., { record: receiver })` records its orders under it. `null` or left
+   * out: none (a receiver with one secret).
    *
    * @example
    * integration: 'shop-eu'
    */
-  integration?: string | undefined;
+  integration?: string | null | undefined;
 }
 
 /**

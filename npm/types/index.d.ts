@@ -594,7 +594,7 @@ export declare class Verifier {
    * });
    * ```
    */
-  verifySignature(input: DeliveryInput): VerifiedSignature;
+  verifySignature(input: DeliveryInput & { secrets?: never; maxSkewSecs?: never; maxBodyBytes?: never }): VerifiedSignature;
   /**
    * Verifies a delivery, then parses its event from the same bytes.
    *
@@ -609,7 +609,7 @@ export declare class Verifier {
    * });
    * ```
    */
-  verifyWebhook(input: DeliveryInput): VerifiedWebhook;
+  verifyWebhook(input: DeliveryInput & { secrets?: never; maxSkewSecs?: never; maxBodyBytes?: never }): VerifiedWebhook;
   /**
    * The largest body this verifier takes, in bytes: `maxBodyBytes` as given, else the
    * default (4 MiB). Read it to stop reading a request body early.
@@ -1036,7 +1036,7 @@ export declare function fromAmountRaw(amountRaw: string, decimals: number): stri
  *
  * @example
  * ```ts
- * const { primary_source }: { primary_source: PrimarySource } = await (await fetch(`${base}/v1/store`, { headers })).json();
+ * const { primary_source } = await (await fetch(`${base}/v1/store`, { headers })).json() as { primary_source: PrimarySource };
  * ```
  */
 export interface PrimarySource {
@@ -1683,7 +1683,7 @@ export type LinkResult =
        *
        * @example
        * ```ts
-       * link.code // 'source_amount_mismatch'
+       * if (!link.linked) link.code // 'source_amount_mismatch'
        * ```
        */
       code: LinkMismatchCode;
@@ -1692,7 +1692,7 @@ export type LinkResult =
        *
        * @example
        * ```ts
-       * console.warn(link.message);
+       * if (!link.linked) console.warn(link.message);
        * ```
        */
       message: string;

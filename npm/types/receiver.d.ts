@@ -1617,7 +1617,7 @@ export interface Receiver {
    * Reads the raw body itself (bounded), never throws.
    *
    * @example
-   * export default { fetch: (request, env) => getReceiver(env).fetch(request) };
+   * export default { fetch: (request: Request, env: Env) => getReceiver(env).fetch(request) };
    */
   fetch(request: FetchRequest): Promise<FetchResponse>;
   /**
@@ -2001,7 +2001,7 @@ export interface MemoryStore extends LoopStore {
    * @example
    * store.fulfilment.get('pay_1')?.handled_version; // '3'
    */
-  readonly fulfilment: Map<string, { payment_id: string; handled_version: string | null; outcome: FulfilmentOutcomeName | null; code: string | null; settled: boolean; seen_at: string; attempts: number; next_attempt_at: string | null; lease_owner: string | null; lease_until: string | null; updated_at: string }>;
+  readonly fulfilment: Map<string, { payment_id: string; handled_version: string | null; outcome: FulfilmentOutcomeName | null; code: string | null; settled: boolean; seen_at: string; attempts: number; next_attempt_at: string | null; lease_owner: string | null; lease_until: string | null; updated_at: string; fulfil_version: string | null }>;
 }
 
 /**

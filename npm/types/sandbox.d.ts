@@ -358,7 +358,7 @@ export interface SandboxWebhook {
    * configured the webhook (a data file keeps it).
    *
    * @example
-   * createReceiver({ secrets, timestampHeader: sandbox.webhook!.timestampHeader, signatureHeader: sandbox.webhook!.signatureHeader, store })
+   * createReceiver({ secrets, maxSkewSecs: 300, timestampHeader: sandbox.webhook!.timestampHeader, signatureHeader: sandbox.webhook!.signatureHeader, store })
    */
   timestampHeader: string;
   /**
@@ -779,6 +779,15 @@ export interface Sandbox {
    */
   readonly publicUrl: string;
   /**
+   * What `JSON.stringify` (and `util.inspect`, `console.log`) show of the handle: its
+   * addresses, the webhook's id and URL, the seed; never the API key or the signing secret,
+   * which are read by name ({@link Sandbox.apiKey}, {@link Sandbox.webhook}).
+   *
+   * @example
+   * console.log(JSON.stringify(sandbox)); // {"baseUrl":"http://127.0.0.1:4010",...,"apiKey":"(hidden: read sandbox.apiKey)",...}
+   */
+  toJSON(): object;
+  /**
    * A test API key with the three standard scopes (`payment:write`, `payment:read`,
    * `webhook:bootstrap`); the same across restarts on a data file.
    *
@@ -823,7 +832,7 @@ export interface Sandbox {
    * const view = await sandbox.pay(paymentId, '6400'); // partially_paid
    * const held = await sandbox.pay(otherId, '12800', { hold: true }); // confirming
    */
-  pay(paymentId: string, amountRaw: string, options?: { hold?: boolean }): Promise<SandboxPaymentView>;
+  pay(paymentId: string, amountRaw: string, options?: { hold?: boolean | undefined }): Promise<SandboxPaymentView>;
   /**
    * Completes the confirmations of a payment paid with `{ hold: true }`
    * (`POST /sandbox/payments/{id}/settle`): `paid`, `partially_paid` or `overpaid` by the

@@ -164,6 +164,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     script(() => errorResponse(409, 'payment_not_cancellable'));
     const refused = await api.cancelPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([refused.code, refused.status], ['payment_not_cancellable', 409]);
+    // An answer that is no whole view (the spec lists no fields for it) is read as JSON, its
+    // status_version a string all the same, and one a double cannot hold left out, not rounded.
+    for (const [version, expected] of [['3', '3'], ['9007199254740993', undefined]]) {
+      script(() => ({ text: `{"payment_id":"pay_1","status":"cancelled","status_version":${version}}` }));
+      const short = await api.cancelPayment('pay_1');
+      assert.equal(short.status_version, expected, version);
+      assert.equal('status_version' in short, expected !== undefined);
+    }
   });
 
   test('bootstrapWebhook: the secret returned once; a repeat without it is an error that says to rotate; verifyWebhookBinding masks the secret', async () => {
@@ -208,6 +216,22 @@ describe('the client, against a scripted stand-in of the service', () => {
       script(() => ({ json: { resource_id: 'whk_3', secret: SECRET } }));
       assert.equal((await api.bootstrapWebhook(local)).resource_id, 'whk_3', local);
     }
+    // A local URL is refused as the sandbox refuses it (credentials, a query, a fragment),
+    // before anything is sent: a password in it never reaches the service or an error.
+    standin.requests.length = 0;
+    for (const [local, code] of [['http://user:PWCANARY@127.0.0.1:9/hook', 'webhook_url_credentials'],
+      ['http://127.0.0.1:9/hook?token=PWCANARY', 'webhook_url_query'], ['http://shop.test/hook#PWCANARY', 'webhook_url_fragment']]) {
+      const error = await api.bootstrapWebhook(local).then(() => null, (e) => e);
+      assert.ok(error instanceof pkg.CryptoPayError && error.code === code, `${local}: ${error}`);
+      assert.ok(!exposed(error).includes('PWCANARY'));
+    }
+    assert.equal(standin.requests.length, 0);
+    // An error status whose text echoes a setup's secret (or a URL's credentials): masked in the error.
+    script(() => ({ status: 500, text: `{"resource_id":"whk_4","secret":"${SECRET}"} upstream http://user:PWCANARY@db.internal/x` }));
+    const echoed = await api.bootstrapWebhook('https://shop.example/webhook').then(() => null, (e) => e);
+    assert.equal(echoed.code, 'http_500');
+    assert.match(echoed.text, /upstream http:\/\/\*\*\*@db\.internal/);
+    assert.ok(!exposed(echoed).includes(SECRET) && !exposed(echoed).includes('PWCANARY'), exposed(echoed));
   });
 
   test('createPayment checks the body with the core before sending, and refuses an answer for another amount; record stores the order in the receiver', async () => {
@@ -261,7 +285,7 @@ describe('the client, against a scripted stand-in of the service', () => {
     db.close();
   });
 
-  test('the options: HTTPS (or loopback http), a key without white space, never echoed; refused where document exists', () => {
+  test('the options: HTTPS (or loopback http), a key without white space, never echoed; refused where document exists', async () => {
     const refused = (options, pattern) => assert.throws(() => createClient(options), (error) => {
       assert.ok(error instanceof pkg.CryptoPayError, String(error));
       assert.equal(error.code, 'invalid_argument');
@@ -286,9 +310,21 @@ describe('the client, against a scripted stand-in of the service', () => {
     } finally {
       delete globalThis.document;
     }
-    // The CommonJS build is the same client.
+    // The CommonJS build is the same client, and instanceof holds for an error of either copy.
     assert.equal(typeof clientCjs.createClient, 'function');
     assert.equal(clientCjs.CryptoPayApiError.name, 'CryptoPayApiError');
+    assert.notEqual(clientCjs.CryptoPayApiError, client.CryptoPayApiError);
+    const failing = { baseUrl: 'http://127.0.0.1:9', apiKey: API_KEY, retries: 0, fetch: () => Promise.reject(new TypeError('fetch failed')) };
+    const errors = [];
+    for (const copy of [client, clientCjs]) errors.push(await copy.createClient(failing).getPayment('pay_1').then(() => null, (e) => e));
+    for (const error of errors) {
+      assert.equal(error.code, 'network_error');
+      assert.ok(error instanceof client.CryptoPayApiError && error instanceof clientCjs.CryptoPayApiError && error instanceof Error);
+      assert.ok(!(error instanceof pkg.CryptoPayError), 'an API error is not a CryptoPayError');
+    }
+    for (const other of [new Error('x'), { code: 'network_error', retryable: true }, null]) {
+      assert.ok(!(other instanceof client.CryptoPayApiError) && !(other instanceof clientCjs.CryptoPayApiError));
+    }
   });
 
   test('a creation whose 2xx answer cannot be read carries its key and is retryable: sent again under it, never under a new one', async () => {

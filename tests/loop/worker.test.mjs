@@ -46,8 +46,8 @@ describe('the loop in a Worker on D1 (workerd)', () => {
         CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
       },
     });
-    await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL)').run();
-    await worker.db.prepare("INSERT INTO orders VALUES ('order-w', '128.00')").run();
+    await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL, payment_attempt INTEGER NOT NULL DEFAULT 1)').run();
+    await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-w', '128.00')").run();
     await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL)').run();
     await worker.db.prepare('CREATE TABLE reviews (idempotency_key TEXT PRIMARY KEY, order_ref TEXT, reason TEXT NOT NULL)').run();
   });
@@ -70,7 +70,7 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     assert.equal(creations.length, 1);
     const [created] = creations;
     assert.equal(created.body.toString(), '{"order_ref":"order-w","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"}}');
-    assert.equal(created.headers['idempotency-key'], 'create-order-w');
+    assert.equal(created.headers['idempotency-key'], 'create-order-w-1');
     const orders = (await worker.db.prepare('SELECT payment_id, order_ref, source_amount FROM cryptopay_orders').all()).results;
     assert.deepEqual(orders, [{ payment_id: 'pay_w1', order_ref: 'order-w', source_amount: '{"kind":"fiat","currency":"USD","amount_raw":"12800"}' }]);
 

@@ -264,6 +264,18 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     const body = eventBody({ eventId: 'evt_h', paymentId: 'pay_h', statusVersion: 1 });
     const answer = await receiver.handle({ body: JSON.parse(body), headers: signedHeaders(body) });
     assert.deepEqual([answer.status, answer.body], [500, '{"error":"body_not_raw"}']);
+    // The body is looked at before the headers (the order of checks): a parsed body with a
+    // header missing or repeated too is still the retried 500, not a final 400.
+    for (const [headers, what] of [[{}, 'none'], [{ ...signedHeaders(body), [TS_HEADER]: undefined }, 'no timestamp'],
+      [[...Object.entries(signedHeaders(body)), [SIG_HEADER, 'v1=00']], 'a repeated signature']]) {
+      for (const parsed of [JSON.parse(body), null, undefined]) {
+        const late = await receiver.handle({ body: parsed, headers });
+        assert.deepEqual([late.status, late.body], [500, '{"error":"body_not_raw"}'], `${what}, ${parsed === null ? 'null' : typeof parsed}`);
+      }
+    }
+    // A raw body with a header missing is the header's 400, as before.
+    const missing = await receiver.handle({ body, headers: {} });
+    assert.deepEqual([missing.status, missing.body], [400, '{"error":"timestamp_missing"}']);
     const request = new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) });
     await request.json();
     const response = await receiver.fetch(request);

@@ -14,6 +14,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import {
   Database, PRUNE_SQLITE, captureLog, checkPruned, createLibsqlClient, eventBody, receiverOptions, rx,
   signedHeaders, sqliteFileRows, tempDir,
@@ -307,4 +308,23 @@ describe('libsqlStore: a store failure is 503, with nothing acknowledged or reco
     assert.match(log.lines.join('\n'), /SQL statements in progress\); answered 503 so the service retries, but every retry will fail the same way: .*restart the process, and create the client with a busy timeout \(createClient\(\{ url, timeout: 5000 \}\)\)/);
     client.close();
   });
+});
+
+test('a store error naming the database URL\'s password: ready, fulfil, quarantined and lazyReceiver reject without it', async () => {
+  // libsql's remote client puts the URL, credentials and all, in its fetch error's message.
+  const client = createLibsqlClient({ url: 'http://dbuser:PWCANARY_pw@127.0.0.1:9' });
+  const receiver = rx.createReceiver(receiverOptions(rx.libsqlStore(client), { log: false }));
+  const lazy = rx.lazyReceiver(async () => receiver, { log: false });
+  const confirm = async () => { throw new Error('not reached'); };
+  const handle = async () => {};
+  for (const [what, call] of [['ready', () => receiver.ready()], ['fulfil', () => receiver.fulfil({ confirm, handle })],
+    ['quarantined', () => receiver.quarantined()], ['lazyReceiver ready', () => lazy.ready()]]) {
+    const error = await call().then(() => null, (e) => e);
+    assert.ok(error instanceof Error, what);
+    assert.match(String(error), /127\.0\.0\.1:9/, `${what}: the address is still named`);
+    for (const shown of [String(error), error.stack, inspect(error, { depth: 10, showHidden: true })]) {
+      assert.ok(!shown.includes('PWCANARY'), `${what}: ${shown}`);
+    }
+  }
+  client.close();
 });

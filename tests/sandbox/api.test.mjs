@@ -432,6 +432,16 @@ describe('endpoints, methods and the error body', () => {
     await assert.rejects(sandboxCjs.startSandbox({ prot: 1 }), (e) => e.code === 'invalid_argument' && /options: port, /.test(e.message));
   });
 
+  test('printing the handle (util.inspect, JSON.stringify) shows its addresses, never the API key or the signing secret', async () => {
+    const { inspect } = await import('node:util');
+    for (const shown of [inspect(sandbox, { showHidden: true, getters: true, depth: 5 }), JSON.stringify(sandbox), `${JSON.stringify({ sandbox })}`]) {
+      assert.ok(shown.includes(sandbox.baseUrl), shown);
+      assert.ok(shown.includes(sandbox.webhook.resourceId), shown);
+      assert.ok(!shown.includes(sandbox.apiKey) && !shown.includes(sandbox.webhook.secret), shown);
+    }
+    assert.match(sandbox.apiKey, /^sk_sandbox_/, 'still read by name');
+  });
+
   test('an unknown option is never echoed (it may be a pasted secret); a near miss is named', async () => {
     await assert.rejects(startSandbox({ port: 0, whsec_Canary_123: true }), (e) => e.code === 'invalid_argument' && !e.message.includes('Canary'));
     await assert.rejects(startSandbox({ Webhook_URL: 'http://127.0.0.1:1/' }), (e) => /did you mean "webhookUrl"\?/.test(e.message));

@@ -169,6 +169,20 @@ describe('usage errors, refusals and what is never printed', () => {
     assert.equal(await server.stop('SIGINT'), 0);
   });
 
+  test('a --data path that looks like a secret (pasted in the wrong place) is not printed, in the banner or --json', async () => {
+    const { mkdirSync } = await import('node:fs');
+    const folder = join(tempDir(), 'whsec_LEAKCANARY0123456789');
+    mkdirSync(folder);
+    for (const json of [[], ['--json']]) {
+      const server = await startProcess(CLI, ['sandbox', '--port', '0', '--data', join(folder, 'state.db'), ...json],
+        { ready: json.length ? /"type":"started"[^\n]*\n/ : /Ready\./ });
+      stops.push(() => server.stop('SIGINT'));
+      assert.match(server.output(), /its name is not shown/);
+      assert.ok(!server.output().includes('LEAKCANARY'), server.output());
+      assert.equal(await server.stop('SIGINT'), 0);
+    }
+  });
+
   test('a server that is not the sandbox (a page, a redirect, an empty answer): exit 2 for every subcommand, never a success', async () => {
     const { createServer } = await import('node:http');
     const answers = {

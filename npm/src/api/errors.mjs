@@ -3,13 +3,9 @@
 // JavaScript's names): one format, one text per code. body_not_raw, which only JavaScript can
 // detect, ends with each framework's way to the raw body (hints.mjs).
 
+import { brand } from './brand.mjs';
 import { BODY_NOT_RAW } from './hints.mjs';
 import { eventErrors, glue } from './instance.mjs';
-
-// The package's mark on its errors, in the global symbol registry: a process that loads the
-// package twice (its ES module and its CommonJS entry, two bundles with an instance each)
-// still has `instanceof CryptoPayError` hold for an error of either copy.
-const BRAND = Symbol.for('cryptopay-verify.CryptoPayError');
 
 /** The error every function of the package throws. `code` is stable. */
 export class CryptoPayError extends Error {
@@ -19,12 +15,9 @@ export class CryptoPayError extends Error {
     this.code = code;
     this.authentic = eventErrors.has(code);
   }
-
-  static [Symbol.hasInstance](value) {
-    return value !== null && typeof value === 'object' && value[BRAND] === true;
-  }
 }
-Object.defineProperty(CryptoPayError.prototype, BRAND, { value: true });
+// instanceof holds across the package's copies (its ES module and CommonJS entries).
+brand(CryptoPayError, 'CryptoPayError');
 
 // Whether this engine lets the stack capture be switched off for one construction
 // (Error.stackTraceLimit: V8 and JavaScriptCore; elsewhere refusals keep the engine's usual

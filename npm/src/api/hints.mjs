@@ -70,6 +70,18 @@ export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
  */
 export const LOCAL_DEV_NAME = /\.(localhost|test|local|internal|home\.arpa)\.?$/i;
 
+/**
+ * What a sandbox refuses of a local webhook URL (`url` parsed from `text`), which it takes as
+ * http:// and on any port: [code, message] for user information, a query or a fragment, as
+ * the service refuses them in any URL; null when it has none.
+ */
+export function localWebhookUrlRefusal(url, text) {
+  if (url.username !== '' || url.password !== '') return ['webhook_url_credentials', 'webhook_url_credentials: a webhook URL carries no user name or password'];
+  if (url.search !== '' || text.includes('?')) return ['webhook_url_query', 'webhook_url_query: a webhook URL has no query string'];
+  if (url.hash !== '' || text.includes('#')) return ['webhook_url_fragment', 'webhook_url_fragment: a webhook URL has no fragment'];
+  return null;
+}
+
 // Same letters ignoring case, '_' and '-', or one edit apart.
 export function nearMiss(key, name) {
   const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');

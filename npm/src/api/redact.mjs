@@ -40,3 +40,21 @@ export function maskCredentials(text) {
     .replace(SCHEME_CREDENTIAL, '$1 ***')
     .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***');
 }
+
+/**
+ * An error of ours standing for `failure` (a driver's or a store's), as a caller and
+ * console.error see it: its message (`message`, else the failure's, masked and cut to 300
+ * characters), name and code masked, its cause likewise (three deep), never the original: a
+ * driver's error may name its database's credentials, and console.error prints a cause whole.
+ */
+export function maskedCopy(failure, message, depth = 0) {
+  const copy = new Error(message ?? maskCredentials(failure?.message ?? failure).slice(0, 300));
+  if (typeof failure?.name === 'string') copy.name = maskCredentials(failure.name).slice(0, 80);
+  for (const key of ['code', 'errno']) {
+    const value = failure?.[key];
+    if (typeof value === 'number') copy[key] = value;
+    else if (typeof value === 'string') copy[key] = maskCredentials(value).slice(0, 80);
+  }
+  if (failure?.cause !== undefined && failure.cause !== null && depth < 2) copy.cause = maskedCopy(failure.cause, undefined, depth + 1);
+  return copy;
+}

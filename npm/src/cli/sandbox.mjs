@@ -12,7 +12,7 @@ import https from 'node:https';
 import { CryptoPayError } from '../entry/node.mjs';
 import { startSandbox } from '../sandbox/index.mjs';
 import { UsageError, headerName, parse, seconds } from './args.mjs';
-import { displayUrl, neverPrint, write } from './redact.mjs';
+import { displayUrl, looksLikeSecret, neverPrint, write } from './redact.mjs';
 import { DEFAULT_URL, SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
 
 const NAME = 'cryptopay-verify';
@@ -146,6 +146,8 @@ async function startCommand(argv) {
     }
     throw error;
   }
+  // A path that looks like a secret (pasted in the wrong place) is not printed, as --secret-file's.
+  const dataShown = options.data === undefined ? null : looksLikeSecret(options.data) ? '(--data; its name is not shown)' : options.data;
   const primarySource = options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 };
   const retry = (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000);
   if (json) {
@@ -165,12 +167,12 @@ async function startCommand(argv) {
       primary_source: primarySource,
       retry_delays_secs: retry,
       seed: sandbox.seed,
-      data: options.data ?? null,
+      data: dataShown,
     };
     write.out(`${JSON.stringify(started)}\n`);
   } else {
     const lines = [
-      `${NAME} sandbox: the payment service on this machine, ${options.data ? `state in ${options.data}` : 'state in memory'}`,
+      `${NAME} sandbox: the payment service on this machine, ${dataShown === null ? 'state in memory' : `state in ${dataShown}`}`,
       sandbox.publicUrl === sandbox.baseUrl
         ? `  base URL        ${sandbox.baseUrl}   (the API, /v1/..., and the checkout origin)`
         : `  base URL        ${sandbox.baseUrl}   (the API, /v1/...)\n  checkout        ${sandbox.publicUrl}   (the origin a browser opens, --public-url)`,

@@ -8,8 +8,8 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, unknownOption } from '../api/hints.mjs';
-import { maskCredentials } from '../api/redact.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlRefusal, unknownOption } from '../api/hints.mjs';
+import { maskCredentials, maskedCopy } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
 export { CryptoPayApiError };
@@ -85,16 +85,6 @@ function newKey() {
 }
 
 /** Creates a client of the payment service's API. See client.d.ts. */
-// The cause of an error of ours that wraps another's, as console.error prints it: a copy with
-// its message (`said`, masked already), name and code masked, never the original (a driver's
-// error may name its database's credentials).
-function maskedCopy(failure, said) {
-  const copy = new Error(said);
-  if (failure?.name !== undefined) copy.name = maskCredentials(failure.name).slice(0, 80);
-  if (failure?.code !== undefined) copy.code = typeof failure.code === 'string' ? maskCredentials(failure.code).slice(0, 80) : failure.code;
-  return copy;
-}
-
 export function createClient(options) {
   if (typeof globalThis.document !== 'undefined') {
     throw invalid('createClient refuses to run where `document` exists (a browser): an API key must never be in browser code; call the service from your server');
@@ -225,11 +215,6 @@ export function createClient(options) {
     const again = 'send the same intent again with the same idempotencyKey (the service answers the payment it created, if it did)';
     // Read as a payment view when it is one (status_version and large numbers exact), else as JSON.
     answer = viewOrJson(answer, `the creation's answer (${again})`, extra, true);
-    // Read as JSON, a version a double cannot hold has no exact value: left out, never rounded.
-    if (isPlainObject(answer) && typeof answer.status_version === 'number') {
-      if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
-      else delete answer.status_version;
-    }
     if (!isPlainObject(answer) || typeof answer.payment_id !== 'string' || answer.payment_id === '') {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: true, message: `invalid_response: the creation's answer has no payment_id: ${again}`, ...extra });
     }
@@ -290,12 +275,19 @@ export function createClient(options) {
   }
 
   // An answer that is a payment view when it reads as one, else its JSON (or null for none);
-  // json's `extra` and `retryable` for an answer that is neither.
+  // json's `extra` and `retryable` for an answer that is neither. Read as JSON, a
+  // status_version is a string as in a view, and one a double cannot hold has no exact
+  // value: left out, never rounded.
   function viewOrJson(text, what, extra, retryable) {
     try {
       return parsePaymentView(text);
     } catch {
-      return json(text, what, extra, retryable);
+      const answer = json(text, what, extra, retryable);
+      if (isPlainObject(answer) && typeof answer.status_version === 'number') {
+        if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
+        else delete answer.status_version;
+      }
+      return answer;
     }
   }
 
@@ -321,8 +313,12 @@ export function createClient(options) {
       const target = new URL(url);
       local = loopback && ['http:', 'https:'].includes(target.protocol)
         && (LOOPBACK_HOST.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
-    } catch {
-      // validateWebhookUrl words it
+      // Refused as the sandbox refuses them, before the URL (and a password in it) is sent.
+      const refused = local ? localWebhookUrlRefusal(target, url) : null;
+      if (refused !== null) throw new CryptoPayError(...refused);
+    } catch (failure) {
+      if (failure instanceof CryptoPayError) throw failure;
+      // not a URL: validateWebhookUrl words it
     }
     if (!local) validateWebhookUrl(url);
     if (idempotencyKey !== undefined) validateIdempotencyKey(idempotencyKey);

@@ -2,6 +2,9 @@
 // same body bytes; its answer read with a bound and a deadline; what went wrong as a
 // CryptoPayApiError that never holds the API key or a secret given to the call.
 
+import { brand } from '../api/brand.mjs';
+import { maskCredentials } from '../api/redact.mjs';
+
 // Statuses the service may answer differently on a retry (the delivery rules' set).
 const RETRYABLE = new Set([408, 425, 429]);
 // What an answer without an ErrorResponse asks to check, by its status.
@@ -44,6 +47,8 @@ export class CryptoPayApiError extends Error {
     for (const [key, value] of Object.entries(more)) if (value !== undefined) this[key] = value;
   }
 }
+// instanceof holds across the package's copies (its ES module and CommonJS entries).
+brand(CryptoPayApiError, 'CryptoPayApiError');
 
 /** The forms a secret may take in an answer that echoes it: as given, JSON-escaped, URL-encoded. */
 function echoesOf(secret) {
@@ -112,13 +117,15 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       const parsed = JSON.parse(text);
       if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(parsed.error.code)) {
         code = parsed.error.code;
-        if (typeof parsed.error.message === 'string') said = masked(parsed.error.message, secrets).slice(0, 500);
+        if (typeof parsed.error.message === 'string') said = maskCredentials(masked(parsed.error.message, secrets)).slice(0, 500);
       }
     } catch {
       // not an ErrorResponse: the raw text is kept
     }
     const retryable = RETRYABLE.has(status) || status >= 500;
-    const keep = code === `http_${status}` ? masked(text, secrets).slice(0, MAX_TEXT) : undefined;
+    // The key and the call's secrets, then what may be a credential (a URL's user information,
+    // a `"secret": "..."` of a webhook setup answered with an error status) masked.
+    const keep = code === `http_${status}` ? maskCredentials(masked(text, secrets)).slice(0, MAX_TEXT) : undefined;
     // With no ErrorResponse to quote, what the status itself says to check.
     const hint = said === null ? STATUS_HINTS[status] ?? (status >= 300 && status < 400 ? STATUS_HINTS.redirect : undefined) : undefined;
     return new CryptoPayApiError({

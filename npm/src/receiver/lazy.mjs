@@ -8,7 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { logLines } from './observe.mjs';
-import { checkKeys, describeError, invalid, stuckFix } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const PREFIX = 'cryptopay-verify/receiver: ';
 const OPTIONS = ['log'];
@@ -114,7 +114,7 @@ export function lazyReceiver(create, options) {
       try {
         await get();
       } catch (unavailable) {
-        throw unavailable instanceof Unavailable ? unavailable.failure : unavailable;
+        throw shownError(unavailable instanceof Unavailable ? unavailable.failure : unavailable);
       }
     },
     async handle(delivery) {

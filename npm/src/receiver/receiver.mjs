@@ -13,7 +13,7 @@ import {
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, logLines, observer } from './observe.mjs';
-import { checkKeys, clientKind, describeError, invalid, stuckFix } from './stores/common.mjs';
+import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
 
@@ -294,6 +294,23 @@ export function createReceiver(options) {
     return answers.misconfigured('invalid_argument');
   }
 
+  // The delivery's two headers; when they cannot be read, the body's type and size are still
+  // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
+  // which the service retries, even with a header missing too (a 400 is final).
+  function headersOf(keys, delivery) {
+    try {
+      return readDeliveryHeaders(delivery.headers ?? [], names);
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      try {
+        keys[0].verifier.verifySignature({ body: delivery.body, timestamp: undefined, signature: undefined, nowSecs: 0 });
+      } catch (bodyFailure) {
+        if (bodyFailure instanceof CryptoPayError && bodyFailure.code.startsWith('body_')) throw bodyFailure;
+      }
+      throw failure;
+    }
+  }
+
   async function handle(delivery) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     let verified;
@@ -301,7 +318,7 @@ export function createReceiver(options) {
     const context = { timestamp: null, now: null, signature: null };
     try {
       const keys = verifiers ?? await keyed();
-      const { timestamp, signature } = readDeliveryHeaders(delivery.headers ?? [], names);
+      const { timestamp, signature } = headersOf(keys, delivery);
       const now = clock();
       // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
       if (typeof now === 'number' && now >= MILLISECONDS) {
@@ -384,15 +401,23 @@ export function createReceiver(options) {
     warn,
     error,
   });
+  // The methods that reject with what the store failed with: never the driver's own error.
+  const masking = (method) => async (...args) => {
+    try {
+      return await method(...args);
+    } catch (failure) {
+      throw shownError(failure);
+    }
+  };
   return {
-    ready,
+    ready: masking(ready),
     handle,
     fetch: fetchHandler(http),
     node: nodeHandler(http),
-    recordCreated: loop.recordCreated,
-    fulfil: loop.fulfil,
+    recordCreated: masking(loop.recordCreated),
+    fulfil: masking(loop.fulfil),
     startFulfilment: loop.startFulfilment,
-    quarantined: loop.quarantined,
+    quarantined: masking(loop.quarantined),
     counters: observed.counters,
   };
 }

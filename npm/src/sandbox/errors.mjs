@@ -3,6 +3,8 @@
 // answers come from the core (ApiError, through rules.mjs); the few that only the sandbox's
 // dashboard and operator endpoints need are listed here.
 
+import { brand } from '../api/brand.mjs';
+
 /** A refusal of the sandbox, as its HTTP API answers it: `code`, `status` and `message`. */
 export class SandboxError extends Error {
   constructor(code, message, status) {
@@ -17,6 +19,8 @@ export class SandboxError extends Error {
     return { error: { code: this.code, message: this.message } };
   }
 }
+// instanceof holds across the package's copies (its ES module and CommonJS entries).
+brand(SandboxError, 'SandboxError');
 
 /**
  * Answers of the sandbox's own endpoints, and of the service's where the spec names no code

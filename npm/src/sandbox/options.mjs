@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlRefusal, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -63,11 +63,8 @@ export function checkWebhookUrl(text) {
     throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: not an absolute URL');
   }
   if ((url.protocol === 'http:' || url.protocol === 'https:') && isLocal(url)) {
-    if (url.username !== '' || url.password !== '') {
-      throw new CryptoPayError('webhook_url_credentials', 'webhook_url_credentials: a webhook URL carries no user name or password');
-    }
-    if (url.search !== '' || text.includes('?')) throw new CryptoPayError('webhook_url_query', 'webhook_url_query: a webhook URL has no query string');
-    if (url.hash !== '' || text.includes('#')) throw new CryptoPayError('webhook_url_fragment', 'webhook_url_fragment: a webhook URL has no fragment');
+    const refused = localWebhookUrlRefusal(url, text);
+    if (refused !== null) throw new CryptoPayError(...refused);
     return { url: text, local: true, loopback: isLoopback(url) };
   }
   validateWebhookUrl(text);

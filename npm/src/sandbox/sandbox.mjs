@@ -49,7 +49,24 @@ export async function startSandbox(input = {}) {
     service.scheduleExpiry();
     delivery.start();
     let closing = null;
+    // Printed (console.log, util.inspect, JSON.stringify): its addresses and settings, never
+    // the API key or the webhook's secret, which are read by name.
+    const shown = () => {
+      let hook;
+      try {
+        hook = service.currentWebhook();
+      } catch {
+        hook = undefined; // closed
+      }
+      return {
+        baseUrl, publicUrl: publicUrl(), apiKey: '(hidden: read sandbox.apiKey)',
+        webhook: hook === undefined ? undefined : { resourceId: hook.resourceId, url: hook.url, secret: '(hidden: read sandbox.webhook.secret)' },
+        seed: options.seed, durable: store.durable,
+      };
+    };
     return {
+      [Symbol.for('nodejs.util.inspect.custom')]: () => shown(),
+      toJSON: () => shown(),
       baseUrl,
       publicUrl: publicUrl(),
       apiKey,

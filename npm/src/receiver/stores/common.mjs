@@ -4,7 +4,7 @@
 
 import { CryptoPayError } from 'cryptopay-verify';
 import { unknownOption } from '../../api/hints.mjs';
-import { maskCredentials } from '../../api/redact.mjs';
+import { maskCredentials, maskedCopy } from '../../api/redact.mjs';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
 
@@ -188,6 +188,14 @@ export function stuckFix(error) {
   const message = String(error?.message ?? error);
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
+
+/**
+ * What a public method of the receiver rejects with for `failure`: the package's own error as
+ * it is; any other (a driver's, or a store's error holding one as its cause) as a copy with
+ * what may be a credential masked (maskedCopy), so that printing it never shows a database's
+ * password.
+ */
+export const shownError = (failure) => (failure instanceof CryptoPayError ? failure : maskedCopy(failure));
 
 /**
  * One line about a driver's error: its code and message, with what may be a credential

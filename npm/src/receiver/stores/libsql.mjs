@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, describeError, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -65,7 +65,7 @@ export function libsqlStore(client, options) {
       } catch (error) {
         if (READ_ONLY.test(`${error?.code} ${error?.message}`)) {
           // The driver's words (a batch's say its code twice), so the log names the state too.
-          const said = String(error.message).replace(/^([A-Z_]+: )\1+/, '$1');
+          const said = describeError(error).replace(/^([A-Z_]+: )\1+/, '$1');
           throw Object.assign(new Error(`libsqlStore: no delivery could be written to this database (${said}): for a file, let this `
             + 'process write both the file and its folder (SQLite keeps its journal beside it); for a remote database, use a token '
             + 'that may write', { cause: error }), { code: error.code });
