@@ -364,6 +364,26 @@ describe('a run that cannot be made', () => {
     assert.equal(gotOf(run, 'valid_delivery'), '600 retry');
   });
 
+  test('a 101 Switching Protocols is an answer (not an acknowledgment), and a 200 whose body never ends is answered at its status', async () => {
+    const started = Date.now();
+    const upgraded = await against((req, res) => {
+      res.socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    }, ['--timeout', '3']);
+    assert.equal(upgraded.code, 1, upgraded.stderr);
+    assert.deepEqual(upgraded.failed, ['valid_delivery']);
+    assert.equal(gotOf(upgraded, 'valid_delivery'), '101 permanent_failure');
+    assert.ok(Date.now() - started < 20_000, 'no delivery waited for its timeout');
+    // A receiver that answers 200 and then streams without end: acknowledged, not "no answer".
+    const streaming = await against((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(8192, 0x61);
+      const timer = setInterval(() => { if (!res.write(chunk)) res.once('drain', () => {}); }, 5);
+      res.on('close', () => clearInterval(timer));
+    }, ['--timeout', '3']);
+    assert.equal(gotOf(streaming, 'valid_delivery'), '200 acknowledged');
+    assert.equal(streaming.results.find((r) => r.rule === 'response_time').verdict, 'pass', shown(streaming));
+  });
+
   test('usage errors, never a stack trace: % in the URL\'s credentials, a header HTTP itself uses, a timeout too short for a request', async () => {
     for (const [url, headers, extra, says] of [
       ['http://bob%zz:50%off@127.0.0.1:9/webhook', [TS_HEADER, SIG_HEADER], [], /write % as %25/],

@@ -103,6 +103,8 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
     const types = new Set(lines.map((l) => l.type));
     for (const type of ['started', 'request', 'event', 'attempt', 'rotated', 'activated', 'replay']) assert.ok(types.has(type), type);
+    // A request line names its path, as the text line does.
+    assert.ok(lines.some((l) => l.type === 'request' && l.method === 'POST' && /^\/sandbox\/payments\/[^/]+\/pay$/.test(l.path)), 'a pay request');
     const after = lines.filter((l) => l.type !== 'started').map((l) => JSON.stringify(l)).join('\n');
     assert.ok(!after.includes(started.api_key) && !after.includes(started.webhook.secret));
   });
@@ -183,6 +185,36 @@ describe('usage errors, refusals and what is never printed', () => {
     }
   });
 
+  test('a reader that goes away (| head) ends the log, not the sandbox: it keeps serving, then closes its data file on SIGTERM', async () => {
+    const { spawn } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const data = join(tempDir(), 'piped.sqlite');
+    const child = spawn(CLI, ['sandbox', '--port', '0', '--json', '--data', data], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    const exited = new Promise((resolve) => { child.on('exit', (code, signal) => resolve(code ?? signal)); });
+    stops.push(() => { child.kill('SIGKILL'); return exited; });
+    // The first line, as `| head -1` reads it, then the pipe closed.
+    const first = await new Promise((resolve) => {
+      let text = '';
+      child.stdout.on('data', (chunk) => {
+        text += chunk;
+        if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
+      });
+    });
+    child.stdout.destroy();
+    const started = JSON.parse(first);
+    const sandbox = { baseUrl: started.base_url, apiKey: started.api_key };
+    // Every request logs a line: the writes after the close fail, the service does not.
+    for (let i = 0; i < 5; i += 1) assert.equal((await api(sandbox, 'GET', '/v1/store')).status, 200);
+    await waitFor(() => stderr.includes('reader closed'), { what: 'the note on stderr' });
+    assert.equal(child.exitCode, null, `still running: ${stderr}`);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, stderr);
+    assert.ok(!existsSync(`${data}-wal`), 'the data file was closed (no WAL left)');
+    assert.doesNotMatch(stderr, /Unhandled|EPIPE.*at /);
+  });
+
   test('a server that is not the sandbox (a page, a redirect, an empty answer): exit 2 for every subcommand, never a success', async () => {
     const { createServer } = await import('node:http');
     const answers = {
@@ -190,6 +222,9 @@ describe('usage errors, refusals and what is never printed', () => {
       redirect: (res) => res.writeHead(302, { location: 'https://127.0.0.1/' }).end(),
       empty: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
       none: (res) => res.writeHead(204).end(),
+      // The merchant's receiver on that port: its refusals are no ErrorResponse of the sandbox.
+      receiver: (res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"timestamp_missing"}'),
+      html404: (res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
     };
     for (const [kind, answer] of Object.entries(answers)) {
       const server = createServer((req, res) => { req.resume(); answer(res); });

@@ -145,6 +145,19 @@ describe('the schedule is finite', () => {
       [['invalid_status', 'retrying'], ['invalid_status', 'retrying'], ['invalid_status', 'exhausted']]);
   });
 
+  test('a 101 Switching Protocols answer is a status, not a network failure: failed permanently at once, never retried', async () => {
+    const upgrading = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+    });
+    await new Promise((resolve) => upgrading.listen(0, '127.0.0.1', resolve));
+    after(() => upgrading.close());
+    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${upgrading.address().port}/webhook`, retryDelaysMs: [10, 10] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    assert.deepEqual((await sandbox.deliveries()).map((a) => [a.status, a.outcome]), [[101, 'failed_permanently']]);
+  });
+
   test('retries and a replay within a second: each attempt has a newer timestamp, so a new signature', async () => {
     const hook = await endpointWith((request, n) => ({ status: n < 4 ? 503 : 200 }));
     const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [0, 0, 0] });

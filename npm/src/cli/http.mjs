@@ -43,21 +43,32 @@ export function post(client, url, body, headers, timeoutMs) {
       timedOut: false,
     });
     req.on('error', failed);
+    // The answer is its status and the start of its body (an error code is in its first
+    // 4 KiB): read to its end or to 4 KiB, whichever comes first; a longer body is not waited
+    // for (the receiver answered, however much it goes on sending).
     req.on('response', (res) => {
       const chunks = [];
       let size = 0;
+      const answered = () => finish({
+        status: res.statusCode,
+        location: typeof res.headers.location === 'string',
+        code: errorCode(Buffer.concat(chunks).subarray(0, 4096), res.headers['content-type']),
+      });
       res.on('data', (chunk) => {
-        if (size < 4096) chunks.push(chunk);
+        chunks.push(chunk);
         size += chunk.length;
+        if (size >= 4096) {
+          answered();
+          req.destroy();
+        }
       });
       res.on('error', failed);
-      res.on('end', () => {
-        finish({
-          status: res.statusCode,
-          location: typeof res.headers.location === 'string',
-          code: errorCode(Buffer.concat(chunks).subarray(0, 4096), res.headers['content-type']),
-        });
-      });
+      res.on('end', answered);
+    });
+    // 101 Switching Protocols is an answer too (node hands it here, not to 'response').
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      finish({ status: res.statusCode, location: typeof res.headers.location === 'string', code: undefined });
     });
     req.end(body);
   });

@@ -116,11 +116,24 @@ async function startCommand(argv) {
       const text = json
         ? `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`
         : `${new Date().toISOString().slice(11, 23)}  ${line}\n`;
-      if (early === null) write.out(text);
+      if (early === null) out(text);
       else early.push(text);
     },
   };
   let early = [];
+  // A reader that went away (`| head`, a jq that failed) ends the log, not the service: its
+  // pipe's EPIPE would otherwise be an unhandled error that stops it without closing its data
+  // file. Said once on stderr; the sandbox keeps serving until Ctrl-C or SIGTERM.
+  let readerGone = false;
+  const out = (text) => {
+    if (!readerGone) write.out(text);
+  };
+  process.stdout.on('error', (error) => {
+    if (readerGone) return;
+    readerGone = true;
+    process.stderr.on('error', () => {});
+    write.err(`${NAME} sandbox: its output's reader closed (${error?.code ?? 'error'}): log lines are dropped from now on; it keeps serving until Ctrl-C or SIGTERM\n`);
+  });
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   let sandbox;
   try {
@@ -150,6 +163,13 @@ async function startCommand(argv) {
   const dataShown = options.data === undefined ? null : looksLikeSecret(options.data) ? '(--data; its name is not shown)' : options.data;
   const primarySource = options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 };
   const retry = (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000);
+  // Listening for Ctrl-C and SIGTERM before "Ready" is printed: a stop right after it closes
+  // the data file too.
+  const stopped = new Promise((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   if (json) {
     const started = {
       type: 'started',
@@ -169,7 +189,7 @@ async function startCommand(argv) {
       seed: sandbox.seed,
       data: dataShown,
     };
-    write.out(`${JSON.stringify(started)}\n`);
+    out(`${JSON.stringify(started)}\n`);
   } else {
     const lines = [
       `${NAME} sandbox: the payment service on this machine, ${dataShown === null ? 'state in memory' : `state in ${dataShown}`}`,
@@ -193,15 +213,11 @@ async function startCommand(argv) {
         `${options.shuffle ? ', shuffled' : ''}${options.duplicateRate ? `, duplicate rate ${options.duplicateRate}` : ''}`,
       `Ready. Try: ${NAME} sandbox pay --url ${sandbox.baseUrl} --payment <payment_id> --amount-raw <amount>. Ctrl-C stops it.`,
     );
-    write.out(`${lines.join('\n')}\n`);
+    out(`${lines.join('\n')}\n`);
   }
-  for (const text of early) write.out(text);
+  for (const text of early) out(text);
   early = null;
-  await new Promise((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await sandbox.close();
   return 0;
 }
@@ -314,11 +330,12 @@ async function actCommand(sub, argv) {
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError('--url must be http:// or https://', command);
   const [method, path, body] = ACTIONS[sub](opts, command);
   const { status, json } = await call(base, method, path, body, command);
-  if (status >= 400) {
-    const error = json?.error;
+  // A refusal is the sandbox's ErrorResponse; any other 4xx or 5xx is another server on that
+  // port (a receiver, say), told below as no sandbox.
+  const error = json?.error;
+  if (status >= 400 && typeof error?.code === 'string') {
     // The sandbox's messages start with their code already: the code is not said twice.
-    const said = typeof error?.code !== 'string' ? `HTTP ${status}`
-      : String(error.message ?? '').startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
+    const said = String(error.message ?? '').startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
     write.err(`${NAME} sandbox ${sub}: ${said}\n`);
     return 1;
   }

@@ -81,6 +81,12 @@ function post(url, body, headers, timeoutMs, track) {
       res.on('close', done);
       res.on('error', done);
     });
+    // 101 Switching Protocols is a status too (not a 2xx: never an acknowledgment); node
+    // hands it here, not to 'response'.
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      finish({ status: res.statusCode });
+    });
     req.end(body);
   });
 }

@@ -186,7 +186,7 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
     const url = pathOf(req);
     const path = url?.pathname ?? '(not a path)';
     handle(req, res, url).then(
-      (status) => log(`${req.method} ${path} ${status}`, { type: 'request', method: req.method, status }),
+      (status) => log(`${req.method} ${path} ${status}`, { type: 'request', method: req.method, path, status }),
       (error) => {
         // The sender went away mid-body: nobody to answer (a failure of the sandbox's own is
         // still logged).
@@ -198,7 +198,7 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
         if (!res.headersSent) send(res, answer.status, answer);
         else res.destroy();
         const code = answer.json.error.code;
-        log(`${req.method} ${path} ${answer.status} ${code}`, { type: 'request', method: req.method, status: answer.status, code });
+        log(`${req.method} ${path} ${answer.status} ${code}`, { type: 'request', method: req.method, path, status: answer.status, code });
       },
     );
   });
