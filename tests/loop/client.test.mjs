@@ -191,6 +191,22 @@ describe('the client, against a scripted stand-in of the service', () => {
     const again = await api.bootstrapWebhook('https://shop.example/webhook').then(() => null, (e) => e);
     assert.deepEqual([again.code, again.resourceId, again.retryable], ['webhook_secret_not_returned', 'whk_1', false]);
     assert.match(again.message, /rotate the secret in the dashboard/);
+    assert.match(again.message, /was set up before/);
+    assert.equal(typeof again.idempotencyKey, 'string', 'the key it was sent under');
+    // The first attempt's answer lost (the service acted), the retry answered without the
+    // secret: the message says this call may have set it up, not "before".
+    let tries = 0;
+    script(() => {
+      tries += 1;
+      return tries === 1 ? { drop: true } : { json: { resource_id: 'whk_9' } };
+    });
+    const lost = await api.bootstrapWebhook('https://shop.example/webhook', { idempotencyKey: 'setup-lost' }).then(() => null, (e) => e);
+    assert.deepEqual([lost.code, lost.resourceId, lost.idempotencyKey, tries], ['webhook_secret_not_returned', 'whk_9', 'setup-lost', 2]);
+    assert.match(lost.message, /this call's first attempt, whose answer \(with the signing secret, given only once\) was lost/);
+    script((req) => {
+      const { secret } = JSON.parse(req.body);
+      return secret === SECRET ? { json: { resource_id: 'whk_1', secret_kind: 'active' } } : errorResponse(400, 'secret_mismatch', `not ${secret}`);
+    });
     assert.deepEqual(await api.verifyWebhookBinding('whk_1', SECRET), { resource_id: 'whk_1', secret_kind: 'active' });
     const wrong = `${SECRET}_old`;
     const mismatch = await api.verifyWebhookBinding('whk_1', wrong).then(() => null, (e) => e);

@@ -327,18 +327,25 @@ export function createClient(options) {
     // A 2xx that cannot be read may stand for a webhook set up, its secret lost with the answer.
     const lost = 'the webhook may have been set up and its signing secret, given only once, lost with this answer: '
       + `send the same setup again with the same idempotencyKey to read its resource_id; ${ROTATE}`;
-    const answer = json(await request('POST', '/v1/webhook-endpoints', { body: JSON.stringify({ url }), idempotencyKey: key, extra }), `the setup's answer (${lost})`, extra);
+    const seen = { retried: false };
+    const answer = json(await request('POST', '/v1/webhook-endpoints', { body: JSON.stringify({ url }), idempotencyKey: key, extra, seen }), `the setup's answer (${lost})`, extra);
     if (!isPlainObject(answer) || typeof answer.resource_id !== 'string' || answer.resource_id === '') {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: `invalid_response: the webhook setup's answer has no resource_id (${lost})`, ...extra });
     }
     if (typeof answer.secret !== 'string' || answer.secret === '') {
+      // Sent again after an attempt that failed, this very call may have set it up: its secret
+      // went with that attempt's lost answer.
+      const when = seen.retried
+        ? `was set up, by an earlier call or by this call's first attempt, whose answer (with the signing secret, given only once) was lost. `
+          + 'If an earlier call saved it, use it (verifyWebhookBinding checks it). If not'
+        : 'was set up before, and the service gives its signing secret only once. If you saved it then, use it (verifyWebhookBinding checks it). If you did not';
       throw new CryptoPayApiError({
         status: 200,
         code: 'webhook_secret_not_returned',
         retryable: false,
         resourceId: answer.resource_id,
-        message: `webhook_secret_not_returned: the webhook ${answer.resource_id} was set up before, and the service gives its signing secret only once. `
-          + `If you saved it then, use it (verifyWebhookBinding checks it). If you did not, ${ROTATE}`,
+        message: `webhook_secret_not_returned: the webhook ${answer.resource_id} ${when}, ${ROTATE}`,
+        ...extra,
       });
     }
     return answer;

@@ -99,7 +99,7 @@ function concat(chunks) {
 }
 
 /**
- * The requests of one client: `request(method, path, { body, idempotencyKey, secrets, extra })`
+ * The requests of one client: `request(method, path, { body, idempotencyKey, secrets, extra, seen })`
  * resolves a success's text; `masked(text, secrets)` hides the key and those secrets in text.
  */
 export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
@@ -172,7 +172,9 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
 
   // One request, retried after a timeout, a network error, 408, 425, 429 or a 5xx, with the
   // same headers and the same body bytes. Resolves the answer's text.
-  async function request(method, path, { body, idempotencyKey, secrets = [], extra } = {}) {
+  // `seen`, when given, is told whether an attempt before the answer failed (`seen.retried`):
+  // the service may have acted on it.
+  async function request(method, path, { body, idempotencyKey, secrets = [], extra, seen } = {}) {
     const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
@@ -183,6 +185,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     let attempts = 0;
     for (let n = 0; n <= retries; n += 1) {
       attempts += 1;
+      if (n > 0 && seen !== undefined) seen.retried = true;
       if (n > 0) await pause(Math.min(250 * 2 ** (n - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
       try {
         const { status, text, cut, retryAfter } = await attempt(method, path, headers, bytes);
