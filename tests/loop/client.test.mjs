@@ -166,6 +166,13 @@ describe('the client, against a scripted stand-in of the service', () => {
     assert.deepEqual([refused.code, refused.status], ['payment_not_cancellable', 409]);
     // An answer that is no whole view (the spec lists no fields for it) is read as JSON, its
     // status_version a string all the same, and one a double cannot hold left out, not rounded.
+    // One that repeats a key, at any depth, is refused (JSON.parse would take the last value).
+    for (const text of ['{"payment_id":"pay_1","payment_id":"pay_2","status":"cancelled"}', '{"payment_id":"pay_1","x":{"a":1,"a":2}}']) {
+      script(() => ({ text }));
+      const repeated = await api.cancelPayment('pay_1').then(() => null, (e) => e);
+      assert.deepEqual([repeated?.code, repeated?.status], ['invalid_response', 200], text);
+      assert.match(repeated.message, /repeats a key/);
+    }
     for (const [version, expected] of [['3', '3'], ['9007199254740993', undefined]]) {
       script(() => ({ text: `{"payment_id":"pay_1","status":"cancelled","status_version":${version}}` }));
       const short = await api.cancelPayment('pay_1');
@@ -219,6 +226,12 @@ describe('the client, against a scripted stand-in of the service', () => {
       assert.deepEqual([error?.code, error?.retryable], ['invalid_response', false], odd.text);
       assert.ok(!exposed(error).includes(SECRET));
     }
+    // A setup answer that repeats its secret: which one the service gave is unknown, refused.
+    script(() => ({ text: `{"resource_id":"whk_5","secret":"whsec_other","secret":"${SECRET}"}` }));
+    const twice = await api.bootstrapWebhook('https://shop.example/webhook').then(() => null, (e) => e);
+    assert.deepEqual([twice?.code, twice?.retryable], ['invalid_response', false]);
+    assert.match(twice.message, /repeats a key/);
+    assert.ok(!exposed(twice).includes(SECRET));
     // The URL is checked as the service checks it (a loopback http URL only against a loopback sandbox).
     await assert.rejects(createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook('http://127.0.0.1/hook'),
       (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_https');
@@ -376,6 +389,13 @@ describe('the client, against a scripted stand-in of the service', () => {
     // Another amount, null or not, is still refused.
     script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_x', source_amount: { kind: 'fiat', currency: 'USD', pricing_ref: null, amount_raw: '12801' } } }));
     await assert.rejects(api.createPayment({ amount: '128.00' }), (e) => e.code === 'created_payment_mismatch');
+    // An answer that is no whole view and repeats a key (another amount hidden before the one
+    // sent) is refused, retryable under the same key, never taken at its last value.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : {
+      text: '{"payment_id":"pay_d","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"99","amount_raw":"12800"}}',
+    }));
+    await assert.rejects(api.createPayment({ amount: '128.00' }, { idempotencyKey: 'create-d' }),
+      (e) => e.code === 'invalid_response' && e.retryable === true && e.idempotencyKey === 'create-d' && /repeats a key/.test(e.message));
   });
 
   test('an attempt that got no answer, then a refusal: the refusal says the payment may exist and stays retryable under the same key', async () => {

@@ -111,10 +111,31 @@ export function createClient(options) {
   // error, and `retryable` says whether sending the same request again is safe and may help.
   function json(text, what, extra = {}, retryable = false) {
     if (text.trim() === '') return null;
+    let answer;
     try {
-      return JSON.parse(text);
+      answer = JSON.parse(text);
     } catch {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable, message: `invalid_response: ${what} is not JSON`, ...extra });
+    }
+    // JSON.parse takes the last of a repeated key silently (a secret, an amount): the core's
+    // strict reader, which parsePaymentView runs first on any text, refuses it.
+    if (strictlyRefused(text)) {
+      throw new CryptoPayApiError({
+        status: 200, code: 'invalid_response', retryable,
+        message: `invalid_response: ${what} repeats a key (or nests over 127 levels, or holds a lone surrogate escape): which value the service meant is unknown`,
+        ...extra,
+      });
+    }
+    return answer;
+  }
+
+  // Whether the core's strict JSON reader refuses `text` (JSON that JSON.parse took).
+  function strictlyRefused(text) {
+    try {
+      parsePaymentView(text);
+      return false;
+    } catch (failure) {
+      return failure?.code === 'invalid_argument' && /is not JSON \(or repeats a key\)/.test(failure.message);
     }
   }
 
@@ -282,7 +303,7 @@ export function createClient(options) {
     try {
       return parsePaymentView(text);
     } catch {
-      const answer = json(text, what, extra, retryable);
+      const answer = json(text, what, extra, retryable === true);
       if (isPlainObject(answer) && typeof answer.status_version === 'number') {
         if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
         else delete answer.status_version;
