@@ -1606,7 +1606,9 @@ export interface Receiver {
    * Prepares the store (creates the tables when missing; idempotent). Optional: the first
    * delivery does it otherwise. Rejects when the store cannot be reached or written, so
    * awaiting it at start makes a wrong connection fail the start (left unawaited, that
-   * rejection is unhandled).
+   * rejection is unhandled). The rejection is an `Error` with the driver's message, name and
+   * code, and what may be a credential (a database URL's password) masked: never the
+   * driver's own error object. `recordCreated`, `fulfil` and `quarantined` reject alike.
    *
    * @example
    * await receiver.ready();
@@ -1646,7 +1648,8 @@ export interface Receiver {
    * events to. Idempotent: the same payment recorded again with the same order changes
    * nothing; with another `order_ref`, `source_amount` or integration it is refused
    * (`invalid_argument`), the stored order kept. The client's `createPayment(..., { record:
-   * receiver })` calls it. Rejects with the store's error when the store fails.
+   * receiver })` calls it. Rejects when the store fails (an `Error` carrying the driver's
+   * message and code, credentials masked).
    *
    * @example
    * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
@@ -2140,7 +2143,8 @@ export interface LazyReceiverOptions {
  *
  * The service retries both. `fetch`, `node` and `handle` answer in their own form (a
  * `Response`, the Node response written, a {@link ReceiverAnswer}); `ready()` rejects with
- * what failed. It answers requests only ({@link LazyReceiver}): the merchant loop's methods
+ * what failed (the package's own error as it is; any other as a copy with credentials
+ * masked, as {@link Receiver.ready} does). It answers requests only ({@link LazyReceiver}): the merchant loop's methods
  * (`recordCreated`, `fulfil`, `startFulfilment`, `quarantined`, `counters`) are on the
  * {@link Receiver} that `create` returns.
  *
