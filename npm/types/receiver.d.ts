@@ -997,7 +997,10 @@ export interface DeliveryRecord {
  * that does not link to its order (`needs_review`, handled as `review`), nothing new, or a
  * second `fulfil` of a payment fulfilled at an earlier version, recorded without a call
  * (`seen`, with code `fulfilled_before`),
- * a failure to try again (`retry`), a lease another instance took (`lease_lost`).
+ * a failure to try again (`retry`), a lease another instance took (`lease_lost`: before the
+ * handler ran, or after it, when its outcome could not be noted; the record then has the
+ * `action` it was called with, and the payment is handled again, a fulfil under the same
+ * `idempotencyKey`).
  *
  * @example
  * const outcome: FulfilmentOutcomeName = 'needs_review';

@@ -236,7 +236,14 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       return retry('handle_failed', failure, version);
     }
     const stored = fulfilledBefore ? 'fulfil' : outcome;
-    await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
+    const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
+    if (handled === null || compareStatusVersions(handled, version) < 0) {
+      // The lease ended before the note (another pass took the payment, or recordCreated marked
+      // it): the handler ran, its outcome was not written, and the payment is handled again
+      // (a fulfil under the same key). Said as such, never as the outcome.
+      emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
+      return 'lease_lost';
+    }
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;
   }

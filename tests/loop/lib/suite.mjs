@@ -374,8 +374,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       handle: h.handle,
       leaseSecs: 1,
     };
-    await loop.fulfil(racing);
+    const raced = await loop.fulfil(racing);
     assert.deepEqual(h.done(), [[late.payment_id, 'review', key]], 'the pass saw no order');
+    // Its review was not noted (the order marked the lease): reported as such, not as needs_review.
+    assert.deepEqual(raced.outcomes, { lease_lost: 1 });
     assert.equal(h.calls[0].mismatch.code, 'payment_unknown');
     // Its outcome was not recorded: the payment is due again once the lease ends.
     await sleep(1200);
