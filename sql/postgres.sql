@@ -288,10 +288,13 @@ WITH inserted AS (
     updated_at = now()
   RETURNING handled_version IS NULL AS unhandled
 ), again AS (
-  -- The payment's version handled follows the row as the upsert left it (it reads the latest
-  -- row: a pass's payment_unknown committed after this statement's snapshot is reset too).
+  -- The payment's version handled follows the row as the upsert left it. No test of the
+  -- payments row's own columns here: under READ COMMITTED an UPDATE re-reads the newest row
+  -- only for rows its snapshot already matched, so `handled_version IS NOT NULL` would skip a
+  -- row a pass's complete (payment_unknown) wrote after this statement's snapshot, leaving the
+  -- payment marked handled with its fulfilment row reset: not due until recoverAfterSecs.
   UPDATE cryptopay_payments SET handled_version = NULL
-  WHERE payment_id = $1::text AND handled_version IS NOT NULL AND EXISTS (SELECT 1 FROM state WHERE unhandled)
+  WHERE payment_id = $1::text AND EXISTS (SELECT 1 FROM state WHERE unhandled)
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, o.order_ref, o.source_amount::text AS source_amount,

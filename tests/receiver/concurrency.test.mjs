@@ -8,8 +8,11 @@
 // concurrent deliveries of one payment are all answered 200, as if serial.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
+import { readStatements } from '../../scripts/build-receiver.mjs';
+import { CONSUMER_DIR, eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
 import { openPool, startPostgres } from './lib/postgres.mjs';
 
@@ -184,5 +187,63 @@ describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: seriali
       console.log(`# ${isolation}: 480 deliveries, all 200; ${failures} serialization failures retried by the store`);
       await pool.end();
     });
+
+    test(`${isolation}: receivers starting at once on a database without the tables all get ready (the schema run again after a 40001)`, async () => {
+      for (let round = 0; round < 6; round += 1) {
+        const prefix = `start_${isolation.replace(' ', '_')}_${round}_`;
+        const pools = [0, 1, 2].map(() => openPool({ connectionString: server.url, max: 2, options: `-c default_transaction_isolation=${isolation.replace(' ', '\\ ')}` }));
+        try {
+          const stores = pools.map((pool) => rx.postgresStore(pool, { prefix }));
+          const settled = await Promise.allSettled(stores.map((store) => store.ready()));
+          assert.deepEqual(settled.filter((r) => r.status === 'rejected').map((r) => `${r.reason?.code} ${r.reason?.message}`), [], `round ${round}`);
+        } finally {
+          await Promise.all(pools.map((pool) => pool.end()));
+        }
+      }
+    });
   }
+});
+
+describe('PostgreSQL: an order recorded while a pass notes its payment as unknown', { timeout: 60_000 }, () => {
+  let server;
+  before(() => {
+    server = startPostgres();
+  });
+  after(() => server?.destroy());
+
+  test('the pass\'s complete committing after the order\'s statement began: the payment is due again at once, not after recoverAfterSecs', async () => {
+    const sql = readStatements(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'schema', 'postgres.sql'), 'utf8'));
+    const pool = openPool({ connectionString: server.url, max: 4 });
+    const store = rx.postgresStore(pool);
+    const [a, b] = [await pool.connect(), await pool.connect()];
+    try {
+      await store.ready();
+      for (let round = 0; round < 3; round += 1) {
+        const paymentId = `pay_race_${round}`;
+        // Its event recorded before its order; a pass claims and loads it (no order yet).
+        assert.equal(await store.record({ eventId: `evt_race_${round}`, paymentId, statusVersion: '3', data: '{"status":"paid"}', body: Buffer.from('{}') }), 'apply');
+        assert.ok((await store.claim({ owner: 'A', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 })).includes(paymentId));
+        // The pass notes payment_unknown in a transaction not yet committed when the order's
+        // statement starts (its snapshot sees the payment unhandled), then commits.
+        await a.query('BEGIN');
+        await a.query(sql.complete, [paymentId, 'A', '3', 'needs_review', 'payment_unknown', true]);
+        const ordered = b.query(sql.order, [paymentId, `order-${round}`, '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', null]);
+        await new Promise((resolve) => { setTimeout(resolve, 300); });
+        await a.query('COMMIT');
+        await ordered;
+        const [payment] = (await pool.query('SELECT handled_version FROM cryptopay_payments WHERE payment_id = $1', [paymentId])).rows;
+        const [row] = (await pool.query('SELECT handled_version, outcome FROM cryptopay_fulfilment WHERE payment_id = $1', [paymentId])).rows;
+        assert.deepEqual([payment.handled_version, row.handled_version, row.outcome], [null, null, null], `round ${round}`);
+        // Due now: the next pass takes it, with its order.
+        assert.deepEqual(await store.claim({ owner: 'C', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), [paymentId], `round ${round}`);
+        await store.release({ owner: 'C' });
+        await pool.query('UPDATE cryptopay_fulfilment SET settled = true, handled_version = 3, outcome = \'fulfil\' WHERE payment_id = $1', [paymentId]);
+        await pool.query('UPDATE cryptopay_payments SET handled_version = 3 WHERE payment_id = $1', [paymentId]);
+      }
+    } finally {
+      a.release();
+      b.release();
+      await pool.end();
+    }
+  });
 });

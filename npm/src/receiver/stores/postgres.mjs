@@ -164,7 +164,10 @@ export function postgresStore(client, options) {
       const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION);
       if (create) {
         try {
-          await client.query(sql.schema);
+          // Under REPEATABLE READ or SERIALIZABLE (a role's or database's default), two
+          // receivers starting at once: the second's snapshot, taken before the advisory lock
+          // let it on, misses the first's schema row (40001). Run again, it sees them.
+          await retried(() => client.query(sql.schema));
         } catch (error) {
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
           throw new Error(`postgresStore: this role may not create the receiver's tables (${describeError(error)}): create them once ` +
