@@ -25,7 +25,11 @@ describe('the loop in a Worker on D1 (workerd)', () => {
   before(async () => {
     standin = await startStandin((req) => {
       if (req.path === '/v1/store') return { json: { primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 } } };
-      if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: 'pay_w1' } };
+      // The order's second payment attempt is another payment.
+      if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: req.headers['idempotency-key'] === 'create-order-w-2' ? 'pay_w2' : 'pay_w1' } };
+      if (req.path === '/v1/payments/pay_w2') {
+        return { text: '{"payment_id":"pay_w2","order_ref":"order-w","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"},"status":"paid","status_version":3,"amount_received_raw":"12800"}' };
+      }
       // A payment this shop never created (another integration's, a dashboard link): a review.
       if (req.path === '/v1/payments/pay_w9') {
         return { text: '{"payment_id":"pay_w9","order_ref":"order-9","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"500"},"status":"paid","status_version":4}' };
@@ -48,7 +52,7 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     });
     await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL, payment_attempt INTEGER NOT NULL DEFAULT 1)').run();
     await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-w', '128.00')").run();
-    await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL)').run();
+    await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, payment_id TEXT NOT NULL, idempotency_key TEXT NOT NULL)').run();
     await worker.db.prepare('CREATE TABLE reviews (idempotency_key TEXT PRIMARY KEY, order_ref TEXT, reason TEXT NOT NULL)').run();
   });
   after(async () => {
@@ -92,7 +96,7 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     await scheduled();
     await scheduled();
     const shipments = (await worker.db.prepare('SELECT * FROM shipments').all()).results;
-    assert.deepEqual(shipments, [{ order_ref: 'order-w', idempotency_key: 'pay_w1:3' }]);
+    assert.deepEqual(shipments, [{ order_ref: 'order-w', payment_id: 'pay_w1', idempotency_key: 'pay_w1:3' }]);
     const [state3] = (await worker.db.prepare('SELECT handled_version, outcome, settled FROM cryptopay_fulfilment').all()).results;
     assert.deepEqual(state3, { handled_version: '3', outcome: 'fulfil', settled: 1 });
     // The key only ever in the Authorization header.
@@ -108,5 +112,17 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     assert.deepEqual((await worker.db.prepare('SELECT * FROM reviews').all()).results,
       [{ idempotency_key: 'pay_w9:4', order_ref: null, reason: 'payment_unknown' }]);
     assert.equal((await worker.db.prepare('SELECT count(*) AS n FROM shipments').all()).results[0].n, 1);
+    // The customer checks out again (a second payment attempt) and pays that one too: the
+    // order is not shipped twice, and the second payment is kept for a refund.
+    await worker.db.prepare("UPDATE orders SET payment_attempt = 2 WHERE order_ref = 'order-w'").run();
+    const again = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-w' }) });
+    assert.deepEqual(await again.json(), { paymentId: 'pay_w2' });
+    const second = eventBody({ eventId: 'evt_w2_3', paymentId: 'pay_w2', statusVersion: 3, status: 'paid' });
+    assert.equal((await worker.dispatch('http://worker.test/webhook', { method: 'POST', body: second, headers: signedHeaders(second) })).status, 200);
+    await scheduled();
+    assert.deepEqual((await worker.db.prepare('SELECT * FROM shipments').all()).results,
+      [{ order_ref: 'order-w', payment_id: 'pay_w1', idempotency_key: 'pay_w1:3' }]);
+    assert.deepEqual((await worker.db.prepare("SELECT * FROM reviews WHERE order_ref = 'order-w'").all()).results,
+      [{ idempotency_key: 'pay_w2:3', order_ref: 'order-w', reason: 'refund: a second payment of the order' }]);
   });
 });
