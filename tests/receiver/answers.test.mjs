@@ -413,6 +413,71 @@ describe('receiver.fetch (Fetch API)', () => {
   });
 });
 
+describe('bodies sent a byte at a time', () => {
+  test('node() and fetch(): a delivery in one-byte chunks is verified and recorded byte for byte', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false }));
+    const server = await listen(receiver.node);
+    try {
+      const body = eventBody({ eventId: 'evt_bytes_node', paymentId: 'pay_bytes', statusVersion: 1, status: 'caf\u00e9' });
+      const { port } = new URL(server.url);
+      // Chunked transfer encoding, one byte per chunk, over a raw socket.
+      const net = await import('node:net');
+      const answer = await new Promise((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => { text += chunk; });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        const head = Object.entries(signedHeaders(body)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n${head}\r\n`);
+        for (const byte of body) socket.write(`1\r\n${String.fromCharCode(byte)}`, 'latin1') && socket.write('\r\n');
+        socket.write('0\r\n\r\n');
+      });
+      assert.match(answer, /^HTTP\/1\.1 200 [\s\S]*\{"received":true,"decision":"apply"\}$/);
+      const second = eventBody({ eventId: 'evt_bytes_fetch', paymentId: 'pay_bytes', statusVersion: 2, status: 'caf\u00e9' });
+      const stream = new ReadableStream({ start(c) { for (const byte of second) c.enqueue(new Uint8Array([byte])); c.close(); } });
+      const fetched = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers: signedHeaders(second) }));
+      assert.deepEqual([fetched.status, await fetched.json()], [200, { received: true, decision: 'apply' }]);
+      assert.deepEqual(Buffer.from(store.events.get('evt_bytes_fetch').body), second);
+      assert.deepEqual(Buffer.from(store.events.get('evt_bytes_node').body), body);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('node(): a body of many tiny chunks is not kept chunk by chunk (memory stays near its size, not hundreds of times it)', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const { EventEmitter } = await import('node:events');
+    const req = Object.assign(new EventEmitter(), { method: 'POST', headers: {}, rawHeaders: [], readableEnded: false, destroyed: false });
+    const res = { headersSent: false, writableEnded: false, destroyed: false, writeHead() {}, end() { this.writableEnded = true; } };
+    const handled = receiver.node(req, res);
+    await new Promise((resolve) => { setImmediate(resolve); });
+    const before = process.memoryUsage().heapUsed;
+    // 512 KiB in one-byte chunks: kept one object per byte, they held over 200 MB.
+    for (let i = 0; i < 512 * 1024; i += 1) req.emit('data', Buffer.of(0x61));
+    const grown = process.memoryUsage().heapUsed - before;
+    req.emit('end');
+    await handled;
+    assert.ok(grown < 64 * 1024 * 1024, `the heap grew by ${Math.round(grown / 1e6)} MB while 512 KiB arrived`);
+  });
+
+  test('fetch(): a body a reader locked is body_not_raw; a stream that fails mid-body (the sender gone) is no internal error', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o) }));
+    const body = next();
+    const locked = new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) });
+    locked.body.getReader();
+    const refused = await receiver.fetch(locked);
+    assert.deepEqual([refused.status, await refused.json()], [500, { error: 'body_not_raw' }]);
+    const failing = new ReadableStream({ pull(c) { c.error(new Error('aborted')); } });
+    await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: failing, duplex: 'half', headers: signedHeaders(body) }));
+    assert.ok(!log.lines.some((l) => /internal/.test(l)), log.lines.join('\n'));
+    assert.ok(!outcomes.some((o) => o.reason === 'internal'), JSON.stringify(outcomes));
+  });
+});
+
 describe('store failures answer 503 store_unavailable, never 2xx', () => {
   test('a closed or read-only SQLite database: 503, logged without the body', async () => {
     const dir = tempDir();

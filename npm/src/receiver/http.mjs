@@ -14,15 +14,46 @@ const EMPTY = new Uint8Array(0);
 // the sender gets the 413 rather than a reset; past that the connection is closed.
 const DRAIN_FACTOR = 16;
 
-function concat(chunks, size) {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+/**
+ * A body's bytes as they arrive, at most `limit` of them (the caller stops adding past it and
+ * clears): copied into one buffer that grows by doubling, from the declared length when there
+ * is one. Chunks are not kept as objects of their own: a body sent as a million chunks of one
+ * byte costs what its bytes do (kept apart, 4 MiB of such chunks held about 1.7 GB, and two
+ * unsigned requests could exhaust a process). A body of one chunk is that chunk, not a copy.
+ */
+function bodyCollector(limit, declared) {
+  let first = null;
+  let out = null;
+  let size = 0;
+  return {
+    add(bytes) {
+      if (size === 0 && out === null) {
+        first = bytes;
+        size = bytes.byteLength;
+        return;
+      }
+      const need = size + bytes.byteLength;
+      if (out === null || need > out.byteLength) {
+        const capacity = Math.min(limit, Math.max(out === null ? 0 : out.byteLength * 2, declared, need, 16_384));
+        const grown = new Uint8Array(capacity);
+        grown.set(out === null ? first : out.subarray(0, size));
+        out = grown;
+        first = null;
+      }
+      out.set(bytes, size);
+      size = need;
+    },
+    clear() {
+      first = null;
+      out = null;
+      size = 0;
+    },
+    body() {
+      if (size === 0) return EMPTY;
+      if (first !== null) return first;
+      return size === out.byteLength ? out : out.slice(0, size);
+    },
+  };
 }
 
 const declaredLength = (value) => {
@@ -50,7 +81,7 @@ function readNodeBody(req, limit) {
   const declared = declaredLength(req.headers?.['content-length']);
   if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared });
   return new Promise((resolve) => {
-    const chunks = [];
+    const collected = bodyCollector(limit, declared);
     let size = 0;
     let settled = false;
     const settle = (result) => {
@@ -62,12 +93,12 @@ function readNodeBody(req, limit) {
     const onData = (chunk) => {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
-      if (size <= limit) chunks.push(bytes);
+      if (size <= limit) collected.add(bytes);
       else if (size > drainLimit) settle({ tooLarge: true, close: true, size });
-      else chunks.length = 0;
+      else collected.clear();
     };
     req.on('data', onData);
-    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false, size } : { body: size === 0 ? EMPTY : concat(chunks, size) }));
+    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false, size } : { body: collected.body() }));
     req.once('error', () => settle({ aborted: true }));
     req.once('close', () => settle({ aborted: true })); // no effect once 'end' settled
   });
@@ -122,12 +153,14 @@ export function nodeHandler({ handle, limit, error, answered }) {
   };
 }
 
-// The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge } or
-// { consumed } (a body some code already read). A body over the limit is read to its end and
+// The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
+// { aborted } (its stream failed: the sender went away) or { consumed } (a body some code
+// already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
 // rather than a connection reset (which a sender retries); past that it is cancelled.
 async function readFetchBody(request, limit) {
-  if (request.bodyUsed) return { consumed: true };
+  // Read, or locked by a reader some code took (request.body.getReader()): not the receiver's.
+  if (request.bodyUsed || request.body?.locked === true) return { consumed: true };
   const drainLimit = DRAIN_FACTOR * limit;
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared > drainLimit) {
@@ -136,22 +169,31 @@ async function readFetchBody(request, limit) {
   }
   if (request.body === null) return { body: EMPTY };
   const reader = request.body.getReader();
-  const chunks = [];
+  const collected = bodyCollector(limit, declared);
   let size = 0;
   // Declared over the limit: read only to drain it.
   let over = declared > limit;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next;
+    try {
+      next = await reader.read();
+    } catch {
+      return { aborted: true }; // the sender went away mid-body (or the stream failed)
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     if (size > drainLimit) {
       await reader.cancel().catch(() => {});
       return { tooLarge: true, size };
     }
-    over ||= size > limit;
-    if (!over) chunks.push(value);
+    if (!over && size > limit) {
+      over = true;
+      collected.clear();
+    }
+    if (!over) collected.add(value);
   }
-  return over ? { tooLarge: true, size } : { body: size === 0 ? EMPTY : concat(chunks, size) };
+  return over ? { tooLarge: true, size } : { body: collected.body() };
 }
 
 const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
@@ -165,6 +207,8 @@ export function fetchHandler({ handle, limit, error, answered }) {
         return toResponse(answers.methodNotAllowed());
       }
       const read = await readFetchBody(request, await limit());
+      // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
+      if (read.aborted) return toResponse(answers.internal());
       if (read.tooLarge) {
         answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size });
         return toResponse(answers.tooLarge());
