@@ -998,9 +998,9 @@ export interface DeliveryRecord {
  * second `fulfil` of a payment fulfilled at an earlier version, recorded without a call
  * (`seen`, with code `fulfilled_before`),
  * a failure to try again (`retry`), a lease another instance took (`lease_lost`: before the
- * handler ran, or after it, when its outcome could not be noted; the record then has the
- * `action` it was called with, and the payment is handled again, a fulfil under the same
- * `idempotencyKey`).
+ * handler ran, or after it, when its outcome could not be noted and no other pass has handled
+ * that version since; the record then has the `action` it was called with, and the payment
+ * is handled again, a fulfil under the same `idempotencyKey`).
  *
  * @example
  * const outcome: FulfilmentOutcomeName = 'needs_review';

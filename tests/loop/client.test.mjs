@@ -354,6 +354,11 @@ describe('the client, against a scripted stand-in of the service', () => {
     for (const other of [new Error('x'), { code: 'network_error', retryable: true }, null]) {
       assert.ok(!(other instanceof client.CryptoPayApiError) && !(other instanceof clientCjs.CryptoPayApiError));
     }
+    // A subclass of it keeps the ordinary test: the package's error is not an instance of yours.
+    class MyApiError extends client.CryptoPayApiError {}
+    assert.ok(!(errors[0] instanceof MyApiError));
+    assert.ok(new MyApiError({ status: 0, code: 'x', message: 'x', retryable: false }) instanceof MyApiError);
+    assert.ok(new MyApiError({ status: 0, code: 'x', message: 'x', retryable: false }) instanceof clientCjs.CryptoPayApiError);
   });
 
   test('a creation whose 2xx answer cannot be read carries its key and is retryable: sent again under it, never under a new one', async () => {

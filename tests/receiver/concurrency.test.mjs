@@ -227,8 +227,15 @@ describe('PostgreSQL: an order recorded while a pass notes its payment as unknow
         // statement starts (its snapshot sees the payment unhandled), then commits.
         await a.query('BEGIN');
         await a.query(sql.complete, [paymentId, 'A', '3', 'needs_review', 'payment_unknown', true]);
+        const [{ pid }] = (await b.query('SELECT pg_backend_pid() AS pid')).rows;
         const ordered = b.query(sql.order, [paymentId, `order-${round}`, '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', null]);
-        await new Promise((resolve) => { setTimeout(resolve, 300); });
+        // Committed only once the order's statement waits for the pass's row lock (its snapshot taken).
+        for (let i = 0; ; i += 1) {
+          const [waiting] = (await pool.query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid])).rows;
+          if (waiting?.wait_event_type === 'Lock') break;
+          assert.ok(i < 500, 'the order statement never waited for the lock');
+          await new Promise((resolve) => { setTimeout(resolve, 10); });
+        }
         await a.query('COMMIT');
         await ordered;
         const [payment] = (await pool.query('SELECT handled_version FROM cryptopay_payments WHERE payment_id = $1', [paymentId])).rows;

@@ -328,3 +328,18 @@ test('a store error naming the database URL\'s password: ready, fulfil, quaranti
   }
   client.close();
 });
+
+test('the masked copy keeps the store\'s whole fix, an AggregateError\'s errors and the frames', async () => {
+  const long = `libsqlStore: ${'a long explanation, '.repeat(30)}then the fix: GRANT CREATE ON SCHEMA`;
+  const failing = (failure) => rx.createReceiver(receiverOptions({ ready: async () => { throw failure; }, record: async () => 'apply', quarantine: async () => {} }, { log: false }));
+  const cut = await failing(new Error(long)).ready().then(() => null, (e) => e);
+  assert.ok(cut.message.endsWith('then the fix: GRANT CREATE ON SCHEMA'), cut.message);
+  assert.match(cut.stack, /^Error: libsqlStore: [\s\S]*\n\s+at /);
+  const both = new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' }),
+    Object.assign(new Error('connect ECONNREFUSED postgres://app:PWCANARY@127.0.0.1:5432'), { code: 'ECONNREFUSED' })], '');
+  const aggregate = await failing(both).ready().then(() => null, (e) => e);
+  assert.equal(aggregate.name, 'AggregateError');
+  assert.deepEqual(aggregate.errors.map((e) => e.code), ['ECONNREFUSED', 'ECONNREFUSED']);
+  assert.match(aggregate.errors[1].message, /postgres:\/\/\*\*\*@127\.0\.0\.1/);
+  assert.ok(!inspect(aggregate, { depth: 10 }).includes('PWCANARY'));
+});

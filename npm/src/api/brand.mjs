@@ -4,13 +4,17 @@
 // in the global symbol registry, on the class's prototype.
 
 /**
- * Marks `Class` as `cryptopay-verify.<name>`: its `instanceof` then holds for an instance of
- * any copy's class of that name (subclasses' instances included), and for nothing else.
+ * Marks `Class` as `cryptopay-verify.<name>`: `x instanceof Class` then holds for an instance
+ * of any copy's class of that name (its subclasses' instances included). A subclass of it keeps
+ * the ordinary test (`x instanceof MySubclass` only for MySubclass's instances).
  */
 export function brand(Class, name) {
   const mark = Symbol.for(`cryptopay-verify.${name}`);
   Object.defineProperty(Class.prototype, mark, { value: true });
   Object.defineProperty(Class, Symbol.hasInstance, {
-    value: (value) => value !== null && typeof value === 'object' && value[mark] === true,
+    value(value) {
+      if (this !== Class) return Function.prototype[Symbol.hasInstance].call(this, value);
+      return value !== null && typeof value === 'object' && value[mark] === true;
+    },
   });
 }

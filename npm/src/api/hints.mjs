@@ -72,13 +72,14 @@ export const LOCAL_DEV_NAME = /\.(localhost|test|local|internal|home\.arpa)\.?$/
 
 /**
  * What a sandbox refuses of a local webhook URL (`url` parsed from `text`), which it takes as
- * http:// and on any port: [code, message] for user information, a query or a fragment, as
- * the service refuses them in any URL; null when it has none.
+ * http:// and on any port: user information, a query or a fragment, as the service refuses
+ * them in any URL. Answers a public URL holding only that part, for validateWebhookUrl to
+ * refuse with the core's own code and message; null when there is none.
  */
-export function localWebhookUrlRefusal(url, text) {
-  if (url.username !== '' || url.password !== '') return ['webhook_url_credentials', 'webhook_url_credentials: a webhook URL carries no user name or password'];
-  if (url.search !== '' || text.includes('?')) return ['webhook_url_query', 'webhook_url_query: a webhook URL has no query string'];
-  if (url.hash !== '' || text.includes('#')) return ['webhook_url_fragment', 'webhook_url_fragment: a webhook URL has no fragment'];
+export function localWebhookUrlProbe(url, text) {
+  if (url.username !== '' || url.password !== '') return 'https://user:password@example.com/';
+  if (url.search !== '' || text.includes('?')) return 'https://example.com/?';
+  if (url.hash !== '' || text.includes('#')) return 'https://example.com/#';
   return null;
 }
 

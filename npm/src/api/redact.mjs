@@ -43,18 +43,25 @@ export function maskCredentials(text) {
 
 /**
  * An error of ours standing for `failure` (a driver's or a store's), as a caller and
- * console.error see it: its message (`message`, else the failure's, masked and cut to 300
- * characters), name and code masked, its cause likewise (three deep), never the original: a
- * driver's error may name its database's credentials, and console.error prints a cause whole.
+ * console.error see it: its message (`message`, else the failure's, masked), name and code
+ * masked, the errors an AggregateError holds and its cause likewise (two deep), and its stack's
+ * frames; never the original: a driver's error may name its database's credentials, and
+ * console.error prints a cause whole.
  */
 export function maskedCopy(failure, message, depth = 0) {
-  const copy = new Error(message ?? maskCredentials(failure?.message ?? failure).slice(0, 300));
+  const copy = new Error(message ?? maskCredentials(failure?.message ?? failure));
   if (typeof failure?.name === 'string') copy.name = maskCredentials(failure.name).slice(0, 80);
   for (const key of ['code', 'errno']) {
     const value = failure?.[key];
     if (typeof value === 'number') copy[key] = value;
     else if (typeof value === 'string') copy[key] = maskCredentials(value).slice(0, 80);
   }
-  if (failure?.cause !== undefined && failure.cause !== null && depth < 2) copy.cause = maskedCopy(failure.cause, undefined, depth + 1);
+  // The frames (file and function names, no values) under the copy's own first line.
+  const frames = typeof failure?.stack === 'string' ? failure.stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  copy.stack = [`${copy.name}: ${copy.message}`, ...frames].join('\n');
+  if (depth < 2) {
+    if (Array.isArray(failure?.errors)) copy.errors = failure.errors.slice(0, 8).map((error) => maskedCopy(error, undefined, depth + 1));
+    if (failure?.cause !== undefined && failure.cause !== null) copy.cause = maskedCopy(failure.cause, undefined, depth + 1);
+  }
   return copy;
 }

@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlRefusal, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { maskCredentials, maskedCopy } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -335,8 +335,8 @@ export function createClient(options) {
       local = loopback && ['http:', 'https:'].includes(target.protocol)
         && (LOOPBACK_HOST.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
       // Refused as the sandbox refuses them, before the URL (and a password in it) is sent.
-      const refused = local ? localWebhookUrlRefusal(target, url) : null;
-      if (refused !== null) throw new CryptoPayError(...refused);
+      const probe = local ? localWebhookUrlProbe(target, url) : null;
+      if (probe !== null) validateWebhookUrl(probe); // the core's webhook_url_credentials, _query or _fragment
     } catch (failure) {
       if (failure instanceof CryptoPayError) throw failure;
       // not a URL: validateWebhookUrl words it

@@ -238,9 +238,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const stored = fulfilledBefore ? 'fulfil' : outcome;
     const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
     if (handled === null || compareStatusVersions(handled, version) < 0) {
-      // The lease ended before the note (another pass took the payment, or recordCreated marked
-      // it): the handler ran, its outcome was not written, and the payment is handled again
-      // (a fulfil under the same key). Said as such, never as the outcome.
+      // The lease ended before the note (recordCreated marked it, or it ran out) and no pass has
+      // handled this version since: the handler ran, its outcome was not written, and the
+      // payment is handled again (a fulfil under the same key). Said as such, never as the
+      // outcome. (When another pass handled it meanwhile, each reports its own call.)
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
     }

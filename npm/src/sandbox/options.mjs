@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlRefusal, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -63,8 +63,8 @@ export function checkWebhookUrl(text) {
     throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: not an absolute URL');
   }
   if ((url.protocol === 'http:' || url.protocol === 'https:') && isLocal(url)) {
-    const refused = localWebhookUrlRefusal(url, text);
-    if (refused !== null) throw new CryptoPayError(...refused);
+    const probe = localWebhookUrlProbe(url, text);
+    if (probe !== null) validateWebhookUrl(probe); // throws the core's webhook_url_credentials, _query or _fragment
     return { url: text, local: true, loopback: isLoopback(url) };
   }
   validateWebhookUrl(text);
