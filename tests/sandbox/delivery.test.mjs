@@ -131,31 +131,29 @@ describe('the schedule is finite', () => {
     }
   });
 
-  test('an answer whose status is no HTTP status (600) is a network failure: retried on the schedule, then exhausted, never at once', async () => {
-    const odd = net.createServer((socket) => {
-      socket.once('data', () => socket.end('HTTP/1.1 600 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
+  // A receiver that answers every delivery with `head` (a raw status line and headers), the
+  // log of one event delivered to it: [error or status, outcome] per attempt.
+  async function attemptsAgainst(head) {
+    const raw = net.createServer((socket) => {
+      socket.once('data', () => socket.end(head));
     });
-    await new Promise((resolve) => odd.listen(0, '127.0.0.1', resolve));
-    after(() => odd.close());
-    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${odd.address().port}/webhook`, retryDelaysMs: [10, 10] });
+    await new Promise((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    after(() => raw.close());
+    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${raw.address().port}/webhook`, retryDelaysMs: [10, 10] });
     const p = await createPayment(sandbox, '100');
     await sandbox.review(p.payment_id);
     await settled(sandbox);
-    assert.deepEqual((await sandbox.deliveries()).map((a) => [a.error, a.outcome]),
+    return (await sandbox.deliveries()).map((a) => [a.error ?? a.status, a.outcome]);
+  }
+
+  test('an answer whose status is no HTTP status (600) is a network failure: retried on the schedule, then exhausted, never at once', async () => {
+    assert.deepEqual(await attemptsAgainst('HTTP/1.1 600 Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'),
       [['invalid_status', 'retrying'], ['invalid_status', 'retrying'], ['invalid_status', 'exhausted']]);
   });
 
   test('a 101 Switching Protocols answer is a status, not a network failure: failed permanently at once, never retried', async () => {
-    const upgrading = net.createServer((socket) => {
-      socket.once('data', () => socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
-    });
-    await new Promise((resolve) => upgrading.listen(0, '127.0.0.1', resolve));
-    after(() => upgrading.close());
-    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${upgrading.address().port}/webhook`, retryDelaysMs: [10, 10] });
-    const p = await createPayment(sandbox, '100');
-    await sandbox.review(p.payment_id);
-    await settled(sandbox);
-    assert.deepEqual((await sandbox.deliveries()).map((a) => [a.status, a.outcome]), [[101, 'failed_permanently']]);
+    assert.deepEqual(await attemptsAgainst('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'),
+      [[101, 'failed_permanently']]);
   });
 
   test('retries and a replay within a second: each attempt has a newer timestamp, so a new signature', async () => {
