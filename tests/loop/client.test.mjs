@@ -354,6 +354,10 @@ describe('the client, against a scripted stand-in of the service', () => {
     for (const other of [new Error('x'), { code: 'network_error', retryable: true }, null]) {
       assert.ok(!(other instanceof client.CryptoPayApiError) && !(other instanceof clientCjs.CryptoPayApiError));
     }
+    // Deno's fetch error: its cause has a message and no code; the message says why.
+    const deno = { ...failing, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error('tcp connect error: Connection refused (os error 111)') })) };
+    const refusedConnect = await createClient(deno).getPayment('pay_1').then(() => null, (e) => e);
+    assert.match(refusedConnect.message, /^network_error: the request to the service failed \(tcp connect error: Connection refused/);
     // A subclass of it keeps the ordinary test: the package's error is not an instance of yours.
     class MyApiError extends client.CryptoPayApiError {}
     assert.ok(!(errors[0] instanceof MyApiError));
