@@ -109,7 +109,8 @@ export function createClient(options) {
 
   // An answer's JSON (null for none). `extra` (the creation's idempotencyKey) goes with the
   // error, and `retryable` says whether sending the same request again is safe and may help.
-  function json(text, what, extra = {}, retryable = false) {
+  // `viewFailure`: what parsePaymentView threw for this text, when the caller tried it first.
+  function json(text, what, extra = {}, retryable = false, viewFailure = undefined) {
     if (text.trim() === '') return null;
     let answer;
     try {
@@ -119,7 +120,7 @@ export function createClient(options) {
     }
     // JSON.parse takes the last of a repeated key silently (a secret, an amount): the core's
     // strict reader, which parsePaymentView runs first on any text, refuses it.
-    if (strictlyRefused(text)) {
+    if (strictlyRefused(text, viewFailure)) {
       throw new CryptoPayApiError({
         status: 200, code: 'invalid_response', retryable,
         message: `invalid_response: ${what} repeats a key (or nests over 127 levels, or holds a lone surrogate escape): which value the service meant is unknown`,
@@ -129,14 +130,19 @@ export function createClient(options) {
     return answer;
   }
 
-  // Whether the core's strict JSON reader refuses `text` (JSON that JSON.parse took).
-  function strictlyRefused(text) {
-    try {
-      parsePaymentView(text);
-      return false;
-    } catch (failure) {
-      return failure?.code === 'invalid_argument' && /is not JSON \(or repeats a key\)/.test(failure.message);
+  // Whether the core's strict JSON reader refuses `text` (JSON that JSON.parse took), from
+  // what parsePaymentView threw for it (`viewFailure`, else asked now).
+  function strictlyRefused(text, viewFailure) {
+    let failure = viewFailure;
+    if (failure === undefined) {
+      try {
+        parsePaymentView(text);
+        return false;
+      } catch (thrown) {
+        failure = thrown;
+      }
     }
+    return failure?.code === 'invalid_argument' && /is not JSON \(or repeats a key\)/.test(failure.message);
   }
 
   // An id as one path segment: a non-empty string, not . or .. (a URL parser drops or climbs
@@ -302,8 +308,8 @@ export function createClient(options) {
   function viewOrJson(text, what, extra, retryable) {
     try {
       return parsePaymentView(text);
-    } catch {
-      const answer = json(text, what, extra, retryable === true);
+    } catch (failure) {
+      const answer = json(text, what, extra, retryable === true, failure);
       if (isPlainObject(answer) && typeof answer.status_version === 'number') {
         if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
         else delete answer.status_version;
