@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { readStatements } from '../../scripts/build-receiver.mjs';
 import { CONSUMER_DIR, eventBody, postgresRows, random, receiverOptions, rx, signedHeaders } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
-import { openPool, startPostgres } from './lib/postgres.mjs';
+import { openPool, postgresForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261124);
 const PAYMENTS = 120;
@@ -205,15 +205,11 @@ describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: seriali
 });
 
 describe('PostgreSQL: an order recorded while a pass notes its payment as unknown', { timeout: 60_000 }, () => {
-  let server;
-  before(() => {
-    server = startPostgres();
-  });
-  after(() => server?.destroy());
+  const suite = postgresForSuite({ max: 4 });
 
   test('the pass\'s complete committing after the order\'s statement began: the payment is due again at once, not after recoverAfterSecs', async () => {
     const sql = readStatements(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'schema', 'postgres.sql'), 'utf8'));
-    const pool = openPool({ connectionString: server.url, max: 4 });
+    const { pool } = suite;
     const store = rx.postgresStore(pool);
     const [a, b] = [await pool.connect(), await pool.connect()];
     try {
@@ -250,7 +246,6 @@ describe('PostgreSQL: an order recorded while a pass notes its payment as unknow
     } finally {
       a.release();
       b.release();
-      await pool.end();
     }
   });
 });

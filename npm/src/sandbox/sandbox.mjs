@@ -65,8 +65,8 @@ export async function startSandbox(input = {}) {
       };
     };
     return {
-      [Symbol.for('nodejs.util.inspect.custom')]: () => shown(),
-      toJSON: () => shown(),
+      [Symbol.for('nodejs.util.inspect.custom')]: shown,
+      toJSON: shown,
       baseUrl,
       publicUrl: publicUrl(),
       apiKey,
