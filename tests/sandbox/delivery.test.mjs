@@ -1,8 +1,8 @@
 // Deliveries against a programmable endpoint: what is retried (a network failure, 408, 425,
 // 429, 5xx) and what is not (400, 404, 410, a 302 whose target is never contacted); a finite
 // schedule ending `exhausted`; every attempt signed over its own timestamp; body bytes the same
-// across attempts and replays; rotation; one at a time in order per payment; duplicates and
-// shuffling, repeatable with a seed.
+// across attempts and replays; rotation; one at a time in order per payment (overlapping with
+// shuffle); duplicates and shuffling, repeatable with a seed.
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -215,6 +215,23 @@ describe('signatures, bytes and replays', () => {
     }
   });
 
+  test('the body is not what JSON.stringify writes: a receiver that verifies re-serialized JSON fails here', async () => {
+    const hook = await endpointWith(() => ({ status: 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.review(p.payment_id);
+    await settled(sandbox);
+    const [event] = await sandbox.events(p.payment_id);
+    const [request] = requestsOf(hook, event.event_id);
+    const text = request.body.toString('utf8');
+    const again = JSON.stringify(JSON.parse(text));
+    assert.notEqual(again, text);
+    const delivery = { timestamp: request.headers['x-webhook-timestamp'], signature: request.headers['x-webhook-signature'],
+      secrets: sandbox.webhook.secret, nowSecs: Math.floor(Date.now() / 1000), maxSkewSecs: 300 };
+    assert.equal(pkg.verifyWebhook({ ...delivery, body: request.body }).event.eventId, event.event_id);
+    assert.throws(() => pkg.verifyWebhook({ ...delivery, body: again }), { code: 'signature_mismatch' });
+  });
+
   test('a replay: the same event_id and bytes, a new signature; a queued replay is only queued', async () => {
     const hook = await endpointWith(() => ({ status: 204 }));
     const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });
@@ -308,6 +325,26 @@ describe('order, duplicates and shuffling', () => {
     }
     assert.ok(Math.max(...hook.requests.map((r) => r.at)) - Math.min(...hook.requests.map((r) => r.at)) < 20 * 15,
       'payments are delivered in parallel');
+  });
+
+  test('with shuffle, a slow receiver gets deliveries of one payment at once, as a real network sends them', async () => {
+    const { hook, most } = await slowEndpoint(300);
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10], shuffle: true, seed: 5 });
+    const payments = [];
+    for (let i = 0; i < 4; i += 1) {
+      const p = await createPayment(sandbox, '1000');
+      payments.push(p.payment_id);
+      await sandbox.pay(p.payment_id, '300');
+      await sandbox.pay(p.payment_id, '700');
+      await sandbox.review(p.payment_id);
+    }
+    await settled(sandbox);
+    for (const id of payments) {
+      const versions = hook.requests.filter((r) => r.event.data.payment_id === id).map((r) => r.event.data.status_version);
+      assert.deepEqual([...versions].sort((a, b) => a - b), [2, 3, 4, 5, 6], 'each event once');
+    }
+    // Five events of a payment held within 250 ms, each answered after 300 ms: they overlap.
+    assert.ok(payments.some((id) => most.get(id) > 1), `at most in flight per payment: ${payments.map((id) => most.get(id))}`);
   });
 
   /** The same script on a sandbox: 8 payments paid in full. Resolves { sandbox, hook }. */

@@ -122,6 +122,25 @@ test('started again on the data file without header flags, the kept webhook keep
   assert.ok(hook.requests.length === 1 && hook.requests[0].headers['x-a'] !== undefined && hook.requests[0].headers['x-b'] !== undefined);
 });
 
+test('started again with the webhook URL but no header flags, the kept names stay; a name given replaces its own', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const hook = await endpoint(() => ({ status: 200 }));
+  closing.push(() => hook.close());
+  const first = await startSandbox({ port: 0, data, webhookUrl: hook.url, timestampHeader: 'X-A', signatureHeader: 'X-B' });
+  await first.close();
+  const second = await startSandbox({ port: 0, data, webhookUrl: hook.url });
+  assert.deepEqual([second.webhook.timestampHeader, second.webhook.signatureHeader], ['X-A', 'X-B']);
+  await createPayment(second, '10').then((p) => second.review(p.payment_id));
+  await settled(second);
+  assert.ok(hook.requests.length === 1 && hook.requests[0].headers['x-a'] !== undefined && hook.requests[0].headers['x-b'] !== undefined);
+  await second.close();
+  const third = await startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'X-C' });
+  assert.deepEqual([third.webhook.timestampHeader, third.webhook.signatureHeader], ['X-A', 'X-C']);
+  await third.close();
+  await assert.rejects(startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'x-a' }),
+    (error) => error.code === 'invalid_argument' && /give both timestampHeader and signatureHeader/.test(error.message));
+});
+
 test('without better-sqlite3, a data file is refused naming what to install', async () => {
   // The installed package copied where no node_modules above it holds better-sqlite3.
   const dir = tempDir('cpv-sandbox-nodriver-');

@@ -13,10 +13,12 @@
 //     acknowledged, failed or exhausted. Payments do not wait for each other.
 //   - duplicateRate: an acknowledged event is queued once more (same event_id, same bytes),
 //     behind that payment's later events. shuffle: each delivery is held back for a while
-//     drawn from the seed, and a payment's deliveries go in the order their holds end (still
-//     one at a time), whatever the order of their events: a later event often arrives first,
-//     and a retry no longer holds back the events after it. Both choices are drawn from the
-//     seed by the event's number (random.mjs).
+//     drawn from the seed, and a payment's deliveries start in the order their holds end,
+//     whatever the order of their events, without waiting for each other: a later event often
+//     arrives first, a retry no longer holds back the events after it, and a slow receiver
+//     gets two deliveries of one payment at once (a receiver that reads its stored version,
+//     compares and writes outside one transaction loses here as it would there). Both choices
+//     are drawn from the seed by the event's number (random.mjs).
 //   - Each job is in the store, written with its attempt's outcome in one step: a restart
 //     on a data file resumes what was pending (an attempt cut by the stop is made again).
 
@@ -137,23 +139,28 @@ export function createDelivery({ store, options, log }) {
   }
 
   /**
-   * The jobs that may start now or later, soonest first: a payment's first in line (without
-   * shuffle), or any of its jobs (with shuffle); never one of a payment that has a delivery in
-   * flight, so that each payment's deliveries go one at a time either way and, with shuffle,
-   * in the order of their drawn holds.
+   * The jobs that may start now or later, soonest first. Without shuffle, a payment's first in
+   * line, and none of a payment that has a delivery in flight: one at a time, in order. With
+   * shuffle, any job not in flight, in the order of their drawn holds: a payment's deliveries
+   * may overlap.
    */
   function candidates() {
-    const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
     let jobs = [...store.jobs.values()].sort((a, b) => a.number - b.number);
-    if (!options.shuffle) {
+    if (options.shuffle) {
+      jobs = jobs.filter((job) => !inFlight.has(job.id));
+    } else {
+      const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
       const heads = new Map();
       for (const job of jobs) if (!heads.has(job.payment_id)) heads.set(job.payment_id, job);
-      jobs = [...heads.values()];
+      jobs = [...heads.values()].filter((job) => !busy.has(job.payment_id));
     }
-    return jobs.filter((job) => !busy.has(job.payment_id)).sort((a, b) => a.due_at - b.due_at || a.number - b.number);
+    return jobs.sort((a, b) => a.due_at - b.due_at || a.number - b.number);
   }
 
-  /** Starts what is due, up to MAX_IN_FLIGHT and one per payment, and sets a timer for the rest. */
+  /**
+   * Starts what is due, up to MAX_IN_FLIGHT (without shuffle one per payment), and sets a timer
+   * for the rest.
+   */
   function pump() {
     if (closed) return;
     clearTimeout(timer);
@@ -162,7 +169,7 @@ export function createDelivery({ store, options, log }) {
     const starting = new Set();
     let next = Infinity;
     for (const job of candidates()) {
-      if (starting.has(job.payment_id)) continue;
+      if (!options.shuffle && starting.has(job.payment_id)) continue;
       if (job.due_at <= now && inFlight.size < MAX_IN_FLIGHT) {
         starting.add(job.payment_id);
         const attempt = deliver(job).catch((error) => {

@@ -136,6 +136,8 @@ export function sandboxOptions(options = {}) {
   if (o.log !== undefined && o.log !== false && typeof o.log !== 'function') throw invalid('log must be a function or false');
   return {
     port, host, publicUrl, data: o.data, webhook, timestampHeader, signatureHeader, primarySource, website: o.website,
+    // Which header names this start names: a webhook kept in a data file keeps the others.
+    headersGiven: { timestamp: o.timestampHeader !== undefined, signature: o.signatureHeader !== undefined },
     retryDelaysMs: [...retryDelaysMs], timeoutMs, duplicateRate, shuffle: o.shuffle === true, seed,
     log: typeof o.log === 'function' ? o.log : () => {},
   };

@@ -186,7 +186,11 @@ export function createService({ store, options, origin, delivery, log }) {
   const summary = ({ event_id, payment_id, number, status, status_version, occurred_at }) =>
     ({ event_id, payment_id, number, status, status_version, occurred_at });
 
-  /** One payment.updated: the envelope's bytes are fixed here, for every attempt and replay. */
+  /**
+   * One payment.updated: the envelope's bytes are fixed here, for every attempt and replay.
+   * Indented, as many services send them, so that a receiver that verifies JSON it parsed and
+   * serialized again (JSON.stringify writes it without spaces) fails here as it would there.
+   */
   function eventRecord(payment, state) {
     const eventId = randomId('evt');
     const occurredAt = new Date().toISOString();
@@ -196,7 +200,7 @@ export function createService({ store, options, origin, delivery, log }) {
       event_type: 'payment.updated',
       occurred_at: occurredAt,
       data: facts(payment, state),
-    });
+    }, null, 2);
     return {
       event_id: eventId,
       payment_id: payment.payment_id,

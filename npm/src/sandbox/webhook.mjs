@@ -4,7 +4,7 @@
 // replays of its events. The secrets are random, returned once, and compared in constant time.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { requestFingerprint } from 'cryptopay-verify';
+import { CryptoPayError, requestFingerprint } from 'cryptopay-verify';
 import { checkWebhookUrl } from './options.mjs';
 import { parseJsonObject, randomId, requireIdempotencyKey } from './requests.mjs';
 import { checkIdempotency, refusal } from './rules.mjs';
@@ -65,7 +65,8 @@ export function createWebhooks({ store, options, delivery, log }) {
   /**
    * The webhook of startSandbox's webhookUrl: created the first time; on a data file that
    * has one, kept (its URL changed if another is given, as the dashboard's Edit Webhook
-   * does; its header names set to this start's). currentWebhook() shows it.
+   * does; the header names this start gives replace the file's, the others are kept).
+ * currentWebhook() shows it.
    */
   function configureWebhook(checked) {
     let webhook = store.webhook;
@@ -73,7 +74,15 @@ export function createWebhooks({ store, options, delivery, log }) {
       webhook = newWebhook(checked.url);
     } else {
       if (webhook.url !== checked.url) log(`webhook ${webhook.resource_id}: URL changed to ${checked.url}`, { type: 'webhook_url_changed' });
-      webhook = { ...webhook, url: checked.url, timestamp_header: options.timestampHeader, signature_header: options.signatureHeader };
+      // A header name this start does not give stays as the data file has it: a restart with
+      // --webhook-url alone must not switch the receiver's headers to the defaults.
+      const timestamp = options.headersGiven?.timestamp === false ? webhook.timestamp_header : options.timestampHeader;
+      const signature = options.headersGiven?.signature === false ? webhook.signature_header : options.signatureHeader;
+      if (timestamp.toLowerCase() === signature.toLowerCase()) {
+        throw new CryptoPayError('invalid_argument', `invalid_argument: the webhook in the data file signs with ${webhook.timestamp_header} and ` +
+          `${webhook.signature_header}; give both timestampHeader and signatureHeader (two different names) to change them`);
+      }
+      webhook = { ...webhook, url: checked.url, timestamp_header: timestamp, signature_header: signature };
     }
     store.atomic(() => store.setWebhook(webhook));
     noteLoopback(checked);
