@@ -135,12 +135,13 @@ api_errors! {
     /// `insufficient_scope` (403): the key is valid but lacks the scope the endpoint needs.
     InsufficientScope => "insufficient_scope", 403,
         "the API key lacks the scope this endpoint needs: use a key that has it";
-    /// `idempotency_key_missing` (400): a creation without an Idempotency-Key.
+    /// `idempotency_key_missing` (400): a creation (a payment, a webhook) without an
+    /// Idempotency-Key.
     IdempotencyKeyMissing => "idempotency_key_missing", 400,
-        "creating a payment needs an Idempotency-Key header: send one random key (a UUID) per creation intent";
+        "this request creates something and needs an Idempotency-Key header: send one random key (a UUID) per creation intent, and the same key when you retry it";
     /// `idempotency_key_reused` (409): the key was used before with a different body.
     IdempotencyKeyReused => "idempotency_key_reused", 409,
-        "this Idempotency-Key was used with a different body: retry with the same body byte for byte, or use a new key for a new payment";
+        "this Idempotency-Key was used with a different body: retry with the same body byte for byte, or use a new key for a new creation";
     /// `payment_not_found` (404): no such payment in this store.
     PaymentNotFound => "payment_not_found", 404,
         "no payment with this id in this store: check the payment_id";

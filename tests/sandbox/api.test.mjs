@@ -503,7 +503,9 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
   });
 
   test('setup: Idempotency-Key, the URL checked as the service does (loopback http allowed)', async () => {
-    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { body: { url: target.url } }), 400, 'idempotency_key_missing');
+    const missing = await api(bare, 'POST', '/v1/webhook-endpoints', { body: { url: target.url } });
+    refused(missing, 400, 'idempotency_key_missing');
+    assert.doesNotMatch(missing.json.error.message, /payment/, 'the message names no payment on a webhook setup');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'http://shop.example/webhook' } }), 400, 'webhook_url_not_https');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://shop.example:8443/webhook' } }), 400, 'webhook_url_port');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://10.0.0.1/webhook' } }), 400, 'webhook_url_ip_literal');
