@@ -311,7 +311,9 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- $4 recoverAfterSecs. Leases the payments due: those whose applied facts are newer than the
 -- version last handled (the partial index cryptopay_payments_unhandled), and those not
 -- settled and not looked at for recoverAfterSecs (a delivery may be lost), when no other
--- instance holds their lease and no retry is waiting. Rows another transaction has locked are
+-- instance holds their lease and no retry is waiting: those with newer facts first, then the
+-- longest not looked at, so that recovery checks of many open orders never hold back a paid
+-- one. Rows another transaction has locked are
 -- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
 -- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
@@ -325,7 +327,10 @@ WITH due AS (
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer))
-  ORDER BY f.payment_id
+  ORDER BY f.payment_id IN (
+      SELECT p.payment_id FROM cryptopay_payments AS p
+      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version) DESC,
+    f.seen_at, f.payment_id
   LIMIT $3::integer
   FOR UPDATE OF f SKIP LOCKED
 ), leased AS (
@@ -348,13 +353,14 @@ SELECT payment_id FROM leased UNION ALL SELECT payment_id FROM fresh;
 -- statement: load
 -- $1 payment_id, $2 the owner, $3 recoverAfterSecs, $4 the lease in seconds: what a pass needs
 -- of one leased payment, its lease renewed for $4 seconds from now while it is still this
--- owner's (a batch is leased at once and worked one payment after another: each payment gets
--- the whole lease for its own confirm and handle). `leased`: the lease was this owner's and
--- is renewed; `event_due`: the applied facts are newer than the version handled;
+-- owner's, run out or not (a batch is leased at once and worked one payment after another:
+-- each payment gets the whole lease for its own confirm and handle; one whose lease ran out
+-- while the payments before it were worked is still this pass's unless another pass claimed
+-- it or recordCreated marked it). `leased`: the lease was this owner's and is renewed; `event_due`: the applied facts are newer than the version handled;
 -- `recover_due`: not settled, and not looked at for recoverAfterSecs.
 WITH renewed AS (
   UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
-  WHERE payment_id = $1::text AND lease_owner = $2::text AND lease_until > now()
+  WHERE payment_id = $1::text AND lease_owner = $2::text
   RETURNING payment_id
 )
 SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts,

@@ -298,7 +298,8 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- applied facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), and those not settled and not looked at for
 -- recoverAfterSecs (a delivery may be lost), when no other instance holds their lease and no
--- retry is waiting. Returns the payment ids.
+-- retry is waiting: those with newer facts first, then the longest not looked at, so that
+-- recovery checks of many open orders never hold back a paid one. Returns the payment ids.
 WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?))
 UPDATE cryptopay_fulfilment
 SET lease_owner = (SELECT owner FROM params),
@@ -316,7 +317,11 @@ WHERE payment_id IN (
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE u.settled = 0
         AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds'))
-  ORDER BY f.payment_id
+  ORDER BY f.payment_id IN (
+      SELECT p.payment_id FROM cryptopay_payments AS p
+      WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+         OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)) DESC,
+    f.seen_at, f.payment_id
   LIMIT (SELECT most FROM params))
 RETURNING payment_id;
 
@@ -340,14 +345,15 @@ RETURNING payment_id;
 -- statement: load_renew
 -- Parameters: the owner, the lease in seconds, payment_id. Runs right before `load`, in one
 -- transaction: the lease renewed for that many seconds from now while it is still this
--- owner's (a batch is leased at once and worked one payment after another: each payment gets
--- the whole lease for its own confirm and handle).
+-- owner's, run out or not (a batch is leased at once and worked one payment after another:
+-- each payment gets the whole lease for its own confirm and handle; one whose lease ran out
+-- while the payments before it were worked is still this pass's unless another pass claimed
+-- it, which made the lease that pass's, or recordCreated marked it).
 WITH params (owner, lease_secs, payment_id) AS (VALUES (?, ?, ?))
 UPDATE cryptopay_fulfilment
 SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
-  AND lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params);
 
 -- statement: load
 -- Parameters: the owner, recoverAfterSecs, payment_id. What a pass needs of one leased payment.

@@ -263,7 +263,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     return 'retry';
   }
 
-  async function fulfil(options) {
+  // One pass; `stopping()` is asked between payments (startFulfilment's stop()): once it says
+  // so, the payments not yet taken up are given back at once instead of worked.
+  async function runPass(options, stopping) {
     needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'fulfil');
     const opts = fulfilOptions(options, 'fulfil');
     await ready();
@@ -273,6 +275,11 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const outcomes = {};
     try {
       for (const paymentId of claimed) {
+        if (stopping()) {
+          // Given back, so that another instance takes them up now, not once the leases run out.
+          await store.release({ owner });
+          break;
+        }
         const outcome = await work(paymentId, owner, opts).catch((failure) => setAside(paymentId, owner, failure));
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
@@ -283,6 +290,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     }
     return { claimed: claimed.length, outcomes, more: claimed.length >= opts.batch };
   }
+
+  const fulfil = (options) => runPass(options, () => false);
 
   function startFulfilment(options) {
     if (!isPlainObject(options)) throw invalid('startFulfilment takes { intervalMs, confirm, handle, ... }');
@@ -301,7 +310,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       while (!stopped) {
         let more = false;
         try {
-          ({ more } = await fulfil(rest));
+          ({ more } = await runPass(rest, () => stopped));
         } catch (failure) {
           error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`);
         }

@@ -465,6 +465,74 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(calls.sort(), ids.map((id) => [`${id}:3`, 'fulfil']).sort());
   });
 
+  test(`${name}: a payment whose lease ran out while the ones before it were worked is still the pass's: handled, not lease_lost`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    for (const label of ['first', 'second']) {
+      const created = await world.create({ orderRef: `late ${label}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+    }
+    const calls = [];
+    // The first call outlasts the batch's lease of 1 s: the second payment's ran out before it
+    // was taken up, and no other pass took it over.
+    const slow = async ({ idempotencyKey, action }) => {
+      calls.push([idempotencyKey, action]);
+      await sleep(1300);
+    };
+    const first = await loop.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    assert.deepEqual(first.outcomes, { fulfil: 2 });
+    assert.equal(calls.length, 2);
+  });
+
+  test(`${name}: a pass takes payments with newer facts before recovery checks, however many are due`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const ids = [];
+    for (let i = 0; i < 5; i += 1) {
+      const created = await world.create({ orderRef: `queue ${i}` });
+      await record(created);
+      ids.push(created.payment_id);
+    }
+    // The last by payment_id is paid; the others stay open and are due for a recovery check.
+    const paid = [...ids].sort().at(-1);
+    await sleep(1200);
+    await world.pay(paid, '12800');
+    const first = await loop.fulfil({ confirm: world.confirm, handle: h.handle, batch: 1, recoverAfterSecs: 1 });
+    assert.equal(first.claimed, 1);
+    assert.deepEqual(h.done(), [[paid, 'fulfil', `${paid}:3`]], 'the paid payment first');
+    // Then the recovery checks, the longest not looked at first.
+    await drain(loop, { confirm: world.confirm, handle: h.handle, batch: 1, recoverAfterSecs: 1 });
+    assert.deepEqual(h.done().slice(1).map(([id, action]) => [id, action]).sort(), ids.filter((id) => id !== paid).map((id) => [id, 'wait']).sort());
+  });
+
+  test(`${name}: stop() ends the loop after the payment under way and gives the rest of the batch back`, async (t) => {
+    const { receiver, loop, world, record } = await setup(t);
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await world.create({ orderRef: `stopping ${i}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+      ids.push(created.payment_id);
+    }
+    await world.settle();
+    const calls = [];
+    let started;
+    const begun = new Promise((resolve) => { started = resolve; });
+    const handle = async ({ paymentId }) => {
+      calls.push(paymentId);
+      started();
+      await sleep(500);
+    };
+    const running = receiver.startFulfilment({ intervalMs: 60_000, confirm: world.confirm, handle, leaseSecs: 300 });
+    await begun;
+    await running.stop();
+    assert.equal(calls.length, 1, 'only the payment under way was handled');
+    // The other two are free at once, not after the 300 s lease.
+    const next = await loop.fulfil({ confirm: world.confirm, handle: async ({ paymentId }) => { calls.push(paymentId); } });
+    assert.equal(next.claimed, 2);
+    assert.deepEqual([...calls].sort(), [...ids].sort());
+  });
+
   test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing, an invalid view and another payment's view are retried, never handled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
@@ -594,7 +662,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(h.calls.filter((c) => c.action === 'fulfil').length, 1);
   });
 
-  test(`${name}: intend stores the first fulfil version under a live lease only, and renews it`, async (t) => {
+  test(`${name}: intend stores the first fulfil version under a live lease only, and renews it; load renews a lease run out that no other pass took`, async (t) => {
     const { store, world, record } = await setup(t);
     const created = await world.create({ orderRef: 'intend' });
     await record(created);
@@ -610,8 +678,16 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '7', leaseSecs: 1 }), '3', 'renewed: still held');
     await sleep(1300);
     assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '7', leaseSecs: 60 }), null, 'the lease ran out');
+    // Taken up again by its pass (load), it is still that pass's while no other pass claimed it...
+    const again = await store.load({ paymentId: id, owner: 'a', recoverAfterSecs: 900, leaseSecs: 1 });
+    assert.deepEqual([again.leased, again.fulfilVersion], [true, '3'], 'renewed by load');
+    await sleep(1200);
+    // ...and no longer once another pass has.
+    const taken = await store.claim({ owner: 'b', leaseSecs: 60, batch: 10, recoverAfterSecs: 900 });
+    assert.ok(taken.includes(id), taken.join(' '));
     const state = await store.load({ paymentId: id, owner: 'a', recoverAfterSecs: 900, leaseSecs: 60 });
     assert.deepEqual([state.leased, state.fulfilVersion], [false, '3']);
+    assert.equal(await store.intend({ paymentId: id, owner: 'a', version: '7', leaseSecs: 60 }), null, 'not the owner any more');
   });
 
   test(`${name}: the version handled is never lowered, and recordCreated is idempotent, refusing another order for the same payment`, async (t) => {

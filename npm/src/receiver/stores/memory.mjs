@@ -93,10 +93,15 @@ export function memoryStore(options) {
     async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
       const at = now();
       const cutoff = later(-recoverAfterSecs);
-      const due = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
+      const newer = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
+      const due = new Set(newer);
       for (const row of fulfilment.values()) if (!row.settled && row.seen_at <= cutoff) due.add(row.payment_id);
+      // Newer facts first, then the longest not looked at (as the SQL stores order them).
+      const order = (a, b) => Number(newer.has(b.payment_id)) - Number(newer.has(a.payment_id))
+        || (a.seen_at < b.seen_at ? -1 : a.seen_at > b.seen_at ? 1 : 0)
+        || (a.payment_id < b.payment_id ? -1 : a.payment_id > b.payment_id ? 1 : 0);
       const claimed = [...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at))
-        .map((row) => row.payment_id).sort().slice(0, batch);
+        .sort(order).slice(0, batch).map((row) => row.payment_id);
       const fresh = [...due].filter((id) => !fulfilment.has(id)).sort().slice(0, Math.max(batch - claimed.length, 0));
       for (const id of fresh) fulfilment.set(id, state(id));
       for (const id of [...claimed, ...fresh]) Object.assign(fulfilment.get(id), { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
@@ -107,8 +112,9 @@ export function memoryStore(options) {
       if (!row) return null;
       const payment = payments.get(paymentId);
       const order = orders.get(paymentId);
-      // The lease renewed from now while it is this owner's.
-      const leased = row.lease_owner === owner && row.lease_until > now();
+      // The lease renewed from now while it is this owner's, run out or not (no other pass
+      // claimed it meanwhile, nor did recordCreated mark it).
+      const leased = row.lease_owner === owner;
       if (leased) Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return {
         handledVersion: row.handled_version,
