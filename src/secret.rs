@@ -91,6 +91,13 @@ impl Secret {
         let ws = |b: &u8| b.is_ascii_whitespace();
         self.0.first().is_some_and(ws) || self.0.last().is_some_and(ws)
     }
+
+    /// Whether the secret, whitespace aside, is wrapped in a pair of the same quotes (`"..."`
+    /// or `'...'`): an env file, a YAML value or a shell script that kept its quotes.
+    pub(crate) fn is_quoted(&self) -> bool {
+        let inner = self.0.trim_ascii();
+        matches!((inner.first(), inner.last()), (Some(a), Some(b)) if inner.len() >= 2 && a == b && (*a == b'"' || *a == b'\''))
+    }
 }
 
 impl From<String> for Secret {

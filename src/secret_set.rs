@@ -43,6 +43,8 @@ struct Key {
     accept_until_secs: Option<u64>,
     /// The secret started or ended with whitespace (named in the mismatch message).
     padded: bool,
+    /// The secret was wrapped in quotes (named in the mismatch message).
+    quoted: bool,
 }
 
 /// A checked, keyed set of 1 to 4 secrets: exactly one active, any pending ones, and
@@ -152,6 +154,7 @@ impl SecretSet {
                     kind: entry.kind,
                     accept_until_secs: entry.accept_until_secs,
                     padded: entry.secret.has_surrounding_whitespace(),
+                    quoted: entry.secret.is_quoted(),
                 })
                 // `entry.secret` is dropped here: its bytes are wiped.
             })
@@ -252,6 +255,13 @@ impl SecretSet {
             return err(
                 ErrorKind::SignatureMismatch,
                 "a secret starts or ends with whitespace, which is used as part of the key: check for a pasted space or newline",
+            );
+        }
+        if self.keys.iter().any(|k| k.quoted) {
+            return err(
+                ErrorKind::SignatureMismatch,
+                "a secret is wrapped in quotes, which are used as part of the key: remove them where the secret is configured \
+                 (an env file, a YAML value or a shell script may have kept them)",
             );
         }
         Error::new(ErrorKind::SignatureMismatch)

@@ -26,6 +26,16 @@ fn whitespace_detection() {
 }
 
 #[test]
+fn quote_detection() {
+    assert!(Secret::new("\"whsec_abc\"").is_quoted());
+    assert!(Secret::new("'whsec_abc'\n").is_quoted());
+    assert!(!Secret::new("\"whsec_abc'").is_quoted());
+    assert!(!Secret::new("\"").is_quoted());
+    assert!(!Secret::new("whsec_\"abc\"x").is_quoted());
+    assert!(!Secret::new("").is_quoted());
+}
+
+#[test]
 fn owned_values_move_in() {
     let text = String::from("whsec_moved");
     let address = text.as_ptr();

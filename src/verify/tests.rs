@@ -134,6 +134,20 @@ fn whitespace_secret_is_named_in_the_message() {
 }
 
 #[test]
+fn quoted_secret_is_named_in_the_message() {
+    let sig = sign_webhook(&Secret::new("s"), b"1000", b"x", SignatureEncoding::Hex).unwrap();
+    let v = Verifier::new(
+        SecretSet::single(Secret::new("\"s\"")).unwrap(),
+        VerifyOptions::new(5),
+    );
+    let e = v
+        .verify_signature(&delivery(b"x", b"1000", &sig), 1000)
+        .unwrap_err();
+    assert_eq!(e.code(), "signature_mismatch");
+    assert!(e.to_string().contains("wrapped in quotes"), "{e}");
+}
+
+#[test]
 fn the_hmac_is_checked_before_the_skew() {
     let secrets = SecretSet::single(Secret::new("s")).unwrap();
     let options = VerifyOptions::new(0);

@@ -88,6 +88,25 @@ describe('observability', () => {
     db.close();
   });
 
+  test('timestampHeader and signatureHeader swapped: an authentic delivery is answered 500 (retried) and the log names the swap; a forgery stays 400', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o) }));
+    const body = eventBody({ eventId: 'evt_swap', paymentId: 'pay_swap', statusVersion: 1 });
+    const right = signedHeaders(body);
+    const swapped = { [TS_HEADER]: right[SIG_HEADER], [SIG_HEADER]: right[TS_HEADER] };
+    const answer = await receiver.handle({ body, headers: swapped });
+    assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+    assert.match(log.lines.join('\n'), new RegExp(`${TS_HEADER} holds the signature and ${SIG_HEADER} the timestamp, so timestampHeader and signatureHeader are swapped`));
+    assert.equal(outcomes.at(-1).reason, 'misconfigured');
+    // Swapped and forged: no secret verifies it either way round, a 400 as any forgery.
+    const forged = signedHeaders(body, { secret: 'whsec_forger' });
+    const refused = await receiver.handle({ body, headers: { [TS_HEADER]: forged[SIG_HEADER], [SIG_HEADER]: forged[TS_HEADER] } });
+    assert.deepEqual([refused.status, refused.body], [400, '{"error":"timestamp_malformed"}']);
+    // Read the right way round, it is recorded.
+    assert.equal((await receiver.handle({ body, headers: right })).status, 200);
+  });
+
   test('a secret with white space around it is warned about at start, without its value; an observer that throws is logged once', async () => {
     const log = captureLog();
     const padded = `${SECRET}\n`;
@@ -104,7 +123,7 @@ describe('observability', () => {
       const answer = await receiver.handle({ body: signed, headers: signedHeaders(signed, { secret }) });
       assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
     }
-    assert.match(log.lines.join('\n'), /verifies with the secret once the white space around it is removed: the configured secret holds a pasted space or newline/);
+    assert.match(log.lines.join('\n'), /verifies with the secret once the white space or quotes around it are removed: the configured secret holds a pasted space or newline/);
     // Signed with the secret exactly as configured (it is used exactly): recorded; a forgery
     // stays a 400.
     assert.equal((await receiver.handle({ body: signed, headers: signedHeaders(signed, { secret: padded }) })).status, 200);
@@ -116,6 +135,17 @@ describe('observability', () => {
     assert.equal((await shops.handle({ body: signed, headers: signedHeaders(signed, { secret: CANARY_EU }) })).status, 500);
     assert.match(named.lines.join('\n'), /verifies with the secret of integration "us" once the white space/);
     assert.ok(!(log.lines.join('\n') + named.lines.join('\n')).includes(CANARY_EU), 'no secret in the log');
+    // A secret an env file or YAML value kept in quotes: warned about at start, answered 500 and
+    // logged as such; the plain Verifier's message says so too.
+    const quotedLog = captureLog();
+    const quoted = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: quotedLog, secrets: `"${CANARY_EU}"` }));
+    assert.match(quotedLog.lines[0], /the active secret is wrapped in quotes: secrets are used exactly as saved, quotes included/);
+    assert.equal((await quoted.handle({ body: signed, headers: signedHeaders(signed, { secret: CANARY_EU }) })).status, 500);
+    assert.match(quotedLog.lines.join('\n'), /verifies with the secret once the white space or quotes around it are removed/);
+    assert.ok(!quotedLog.lines.join('\n').includes(CANARY_EU), 'no secret in the log');
+    const headers = signedHeaders(signed, { secret: CANARY_EU });
+    assert.throws(() => pkg.verifyWebhook({ body: signed, timestamp: headers[TS_HEADER], signature: headers[SIG_HEADER], secrets: `'${CANARY_EU}'`,
+      nowSecs: Math.floor(Date.now() / 1000), maxSkewSecs: 300 }), (e) => e.code === 'signature_mismatch' && /wrapped in quotes/.test(e.message));
     // A rotation's end in milliseconds is refused at start (it would keep the old secret
     // verifying for thousands of years), in one set and under an integration; never named.
     for (const secrets of [

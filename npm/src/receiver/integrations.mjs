@@ -118,6 +118,11 @@ export function secretWarnings(integrations) {
         lines.push(`the ${kind} secret${describeIntegration(name)} starts or ends with white space: secrets are used exactly `
           + 'as saved, so unless the saved secret has it too, no delivery will verify: remove it where the secret is configured');
       }
+      if (unquoted(secret.trim()) !== secret.trim()) {
+        lines.push(`the ${kind} secret${describeIntegration(name)} is wrapped in quotes: secrets are used exactly as saved, `
+          + 'quotes included, so no delivery will verify: remove them where the secret is configured (an env file, a YAML '
+          + 'value or a shell script may have kept them)');
+      }
       const other = seen.get(secret);
       if (other !== undefined && other !== name) {
         lines.push(`integrations "${other}" and "${name}" share a signing secret: their deliveries cannot be told apart, `
@@ -129,8 +134,13 @@ export function secretWarnings(integrations) {
   return lines;
 }
 
+/** `text` without one pair of the same quotes around it ("..." or '...'), else as it is. */
+const unquoted = (text) => (text.length >= 2 && (text[0] === '"' || text[0] === "'") && text.at(-1) === text[0] ? text.slice(1, -1) : text);
+/** A secret as it was most likely saved: the white space and quotes a configuration added, removed. */
+const cleaned = (secret) => unquoted(secret.trim()).trim();
+
 /**
- * For the integrations holding a secret with white space around it, `(call) => { name } |
+ * For the integrations holding a secret with white space or quotes around it, `(call) => { name } |
  * null`: which one's set, with that white space removed, verifies the signature of a delivery
  * that failed. Never to accept a delivery, only to tell that one verifies with a secret
  * trimmed (a pasted newline or space), so that it is answered as the configuration error it
@@ -138,9 +148,9 @@ export function secretWarnings(integrations) {
  * them; null at once when no secret has white space around it.
  */
 export function trimmedMatcher(integrations, keys) {
-  const trim = (set) => (typeof set === 'string' ? set.trim()
-    : set.map((e) => (e !== null && typeof e === 'object' && typeof e.secret === 'string' ? { ...e, secret: e.secret.trim() } : e)));
-  const padded = integrations.filter(({ secrets }) => entries(secrets).some(({ secret }) => secret !== secret.trim()));
+  const trim = (set) => (typeof set === 'string' ? cleaned(set)
+    : set.map((e) => (e !== null && typeof e === 'object' && typeof e.secret === 'string' ? { ...e, secret: cleaned(e.secret) } : e)));
+  const padded = integrations.filter(({ secrets }) => entries(secrets).some(({ secret }) => secret !== cleaned(secret)));
   let trimmed = null;
   return (call) => {
     if (padded.length === 0) return null;
@@ -225,9 +235,28 @@ export function verifyAny(verifiers, call) {
   throw new Refusal(first, null);
 }
 
+/**
+ * Whether a delivery whose timestamp header was unreadable verifies with its two headers read
+ * the other way round (the timestamp header holding the signature, the signature header Unix
+ * seconds): then the configuration swapped the two names. Never to accept a delivery.
+ */
+export function readsSwapped(keys, body, { timestamp, signature, now }) {
+  if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^[0-9]{1,12}$/.test(signature)) return false;
+  for (const { verifier } of keys) {
+    try {
+      verifier.verifySignature({ body, timestamp: signature, signature: timestamp, nowSecs: now });
+      return true;
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      if (authentic(failure)) return true; // verified; only its skew failed
+    }
+  }
+  return false;
+}
+
 // How much a signature_mismatch says beyond "no signature matches": 2 when a retiring secret
-// matched after its overlap ended, 1 when a secret has white space around it, else 0.
-const telling = (failure) => (/overlap ended/.test(failure.message) ? 2 : /whitespace/.test(failure.message) ? 1 : 0);
+// matched after its overlap ended, 1 when a secret has white space or quotes around it, else 0.
+const telling = (failure) => (/overlap ended/.test(failure.message) ? 2 : /whitespace|wrapped in quotes/.test(failure.message) ? 1 : 0);
 
 // Failures reported only once a secret matched (the order of checks): the delivery is authentic.
 const SKEW = new Set(['timestamp_too_old', 'timestamp_in_future']);

@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { merchantLoop, readable } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, readsSwapped, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
 import { headerNames, logLines, observer } from './observe.mjs';
@@ -288,9 +288,19 @@ export function createReceiver(options) {
   // and a 400 (final for the service) would lose the event; a 500 is retried once it is fixed.
   function paddedSecret(name, delivery) {
     error(`a delivery failed to verify, but verifies with the secret${name === null ? '' : ` of integration "${name}"`} once the white `
-      + 'space around it is removed: the configured secret holds a pasted space or newline. Remove it where the secret is configured; '
-      + 'answered 500 (a 400 is never retried) so that the service retries meanwhile');
+      + 'space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an env file or YAML '
+      + 'value kept. Remove them where the secret is configured; answered 500 (a 400 is never retried) so that the service retries '
+      + 'meanwhile');
     emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
+    return answers.misconfigured('invalid_argument');
+  }
+
+  // A configuration error, not a forgery: a 400 (final for the service) would lose the event.
+  function swappedHeaders(delivery) {
+    error(`a delivery verifies only with its two headers read the other way round: ${names.timestampHeader} holds the signature `
+      + `and ${names.signatureHeader} the timestamp, so timestampHeader and signatureHeader are swapped in the configuration. `
+      + 'Swap them; answered 500 (a 400 is never retried) so that the service retries meanwhile');
+    emit({ kind: 'delivery', integration: null, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
     return answers.misconfigured('invalid_argument');
   }
 
@@ -316,8 +326,9 @@ export function createReceiver(options) {
     let verified;
     let integration;
     const context = { timestamp: null, now: null, signature: null };
+    let keys = null;
     try {
-      const keys = verifiers ?? await keyed();
+      keys = verifiers ?? await keyed();
       const { timestamp, signature } = headersOf(keys, delivery);
       const now = clock();
       // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
@@ -331,6 +342,8 @@ export function createReceiver(options) {
         const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
         if (match !== null) return paddedSecret(match.name, delivery);
       }
+      const code = failure instanceof Refusal ? failure.failure.code : failure?.code;
+      if (code === 'timestamp_malformed' && keys !== null && readsSwapped(keys, delivery.body, context)) return swappedHeaders(delivery);
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
       return refuse(failure, delivery, null, context);
