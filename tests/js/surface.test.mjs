@@ -822,6 +822,10 @@ for (const [label, api] of entries) {
     test('an unknown option is never named (it may be a pasted secret); a near miss of one is', () => {
       const misspelt = thrown(() => api.verifyWebhook(withOverride(base, { nowSecs: MISSING, nowSec: NOW })));
       assert.match(misspelt.message, /unknown option .*; did you mean "nowSecs"\?/);
+      for (const cut of ['maxSkew', 'maxSkewSeconds', 'max_skew_secs']) {
+        const error = thrown(() => api.verifyWebhook(withOverride(base, { maxSkewSecs: MISSING, [cut]: 300 })));
+        assert.match(error.message, /; did you mean "maxSkewSecs"\?/, cut);
+      }
       const pasted = 'whsec_pasted_Canary_91f2';
       for (const error of [thrown(() => api.verifyWebhook({ ...base, [pasted]: 1 })), thrown(() => new api.Verifier({ ...ctorInput(base), [pasted]: 1 }))]) {
         assert.equal(error.code, 'invalid_argument');

@@ -98,10 +98,25 @@ export function nearMiss(key, name) {
 }
 
 /**
+ * Whether option `key` is option `name` cut short or run on (maxSkew, maxSkewSeconds for
+ * maxSkewSecs): a shared start of 6 or more letters that leaves at most three of the shorter.
+ * For options only: an environment variable of the user's own may share our prefix.
+ */
+function cutOrRunOn(key, name) {
+  const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
+  const a = fold(key);
+  const b = fold(name);
+  if (a.length > 40) return false;
+  let shared = 0;
+  while (shared < a.length && shared < b.length && a[shared] === b[shared]) shared++;
+  return shared >= 6 && shared >= Math.min(a.length, b.length) - 3;
+}
+
+/**
  * What to say of an unknown option `key` given to `what`: never the key itself (it could be a
  * pasted secret), the options there are, and a near miss of one of them when there is one.
  */
 export function unknownOption(key, allowed, what) {
-  const near = allowed.find((name) => nearMiss(key, name));
+  const near = allowed.find((name) => nearMiss(key, name)) ?? allowed.find((name) => cutOrRunOn(key, name));
   return `${what} was given an unknown option (options: ${allowed.join(', ')})${near ? `; did you mean "${near}"?` : ''}`;
 }
