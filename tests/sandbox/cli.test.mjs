@@ -91,9 +91,9 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     const table = await run(['sandbox', 'deliveries', ...url, '--event', first.event_id]);
     assert.equal(table.code, 0);
     const rows = table.stdout.trim().split('\n');
-    assert.match(rows[0], /^#\s+event_id\s+kind\s+version\s+attempt\s+answer\s+outcome\s+at$/);
+    assert.match(rows[0], /^#\s+event_id\s+kind\s+version\s+attempt\s+answer\s+outcome\s+at\s+said$/);
     assert.equal(rows.length, 4); // the event, two replays
-    assert.match(rows[2], /replay\s+2\s+1\s+200\s+acknowledged/);
+    assert.match(rows[2], /replay\s+2\s+1\s+200\s+acknowledged\s+\S+\s+\{"received":true\}$/, 'what the receiver said');
     const listed = JSON.parse((await run(['sandbox', 'deliveries', ...url, '--json'])).stdout);
     assert.ok(listed.deliveries.length >= 7);
   });

@@ -232,6 +232,29 @@ describe('signatures, bytes and replays', () => {
     assert.throws(() => pkg.verifyWebhook({ ...delivery, body: again }), { code: 'signature_mismatch' });
   });
 
+  test('the log keeps the start of what the receiver answered, with an echoed signature or secret masked', async () => {
+    let refusing;
+    const hook = await endpointWith((request) => {
+      if (request.event.data.payment_id === refusing) return { status: 400, body: '{"error":"signature_mismatch"}' };
+      // A receiver that echoes what it got (and a newline, and more than the log keeps).
+      return { status: 200, body: `got\n${request.headers['x-webhook-signature']} ${'x'.repeat(300)}` };
+    });
+    const sandbox = await sandboxWith({ webhookUrl: hook.url });
+    const [a, b] = [await createPayment(sandbox, '100'), await createPayment(sandbox, '100')];
+    refusing = a.payment_id;
+    await sandbox.review(a.payment_id);
+    await sandbox.review(b.payment_id);
+    await settled(sandbox);
+    const log = await sandbox.deliveries();
+    const refused = log.find((d) => d.payment_id === a.payment_id);
+    const echoed = log.find((d) => d.payment_id === b.payment_id);
+    assert.deepEqual([refused.status, refused.answer], [400, '{"error":"signature_mismatch"}']);
+    assert.equal(echoed.status, 200);
+    assert.match(echoed.answer, /^got \*\*\* x+\.\.\.$/);
+    assert.equal(echoed.answer.length, 203);
+    assert.ok(!echoed.answer.includes(sandbox.webhook.secret));
+  });
+
   test('a replay: the same event_id and bytes, a new signature; a queued replay is only queued', async () => {
     const hook = await endpointWith(() => ({ status: 204 }));
     const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });

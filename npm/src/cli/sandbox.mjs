@@ -303,9 +303,11 @@ function summary(sub, answer) {
       `deliveries stay signed with the active secret until ${NAME} sandbox activate)\n`;
   }
   if (sub === 'activate') return `${answer.resource_id}: the rotated secret is active; deliveries are signed with it only\n`;
+  // What the receiver said, cut to a column's width (the whole start is in --json).
+  const said = (d) => (typeof d.answer !== 'string' ? '' : d.answer.length > 60 ? `${d.answer.slice(0, 57)}...` : d.answer);
   const rows = answer.deliveries.map((d) => [String(d.seq), d.event_id, d.kind, String(d.status_version), String(d.attempt),
-    d.status !== undefined ? String(d.status) : d.error, d.outcome, d.at]);
-  const head = ['#', 'event_id', 'kind', 'version', 'attempt', 'answer', 'outcome', 'at'];
+    d.status !== undefined ? String(d.status) : d.error, d.outcome, d.at, said(d)]);
+  const head = ['#', 'event_id', 'kind', 'version', 'attempt', 'answer', 'outcome', 'at', 'said'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   const pending = answer.pending.length === 0 ? '' : `${answer.pending.length} deliver${answer.pending.length === 1 ? 'y' : 'ies'} pending\n`;

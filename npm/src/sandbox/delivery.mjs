@@ -37,9 +37,24 @@ const MAX_ANSWER_BYTES = 4096;
 /** After an attempt that failed in the sandbox itself (not the receiver's answer): the wait. */
 const FAILED_RETRY_MS = 1000;
 
+/** How much of a receiver's answer the webhook log keeps, as text. */
+const ANSWER_SHOWN = 200;
+
 /**
- * POSTs `body` to `url`: resolves { status } when the receiver answered, or { error } (an
- * error code such as ECONNREFUSED or ECONNRESET, or 'timeout') when it did not.
+ * The start of a receiver's answer as the log keeps it: text, control characters as spaces,
+ * the attempt's signature and the secret that made it never (a receiver that echoes its
+ * headers back), empty when there is none.
+ */
+function shownAnswer(bytes, hidden) {
+  let text = Buffer.from(bytes).toString('utf8').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  for (const value of hidden) if (value) text = text.replaceAll(value, '***');
+  return text.length > ANSWER_SHOWN ? `${text.slice(0, ANSWER_SHOWN)}...` : text;
+}
+
+/**
+ * POSTs `body` to `url`: resolves { status, answer } when the receiver answered (answer: the
+ * first bytes of its body), or { error } (an error code such as ECONNREFUSED or ECONNRESET,
+ * or 'timeout') when it did not.
  */
 function post(url, body, headers, timeoutMs, track) {
   return new Promise((resolve) => {
@@ -71,14 +86,18 @@ function post(url, body, headers, timeoutMs, track) {
     req.on('error', (error) => finish({ error: error?.code ?? 'connection_failed' }));
     req.on('response', (res) => {
       let size = 0;
+      const chunks = [];
       res.on('data', (chunk) => {
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) res.destroy();
       });
       // The status is the answer, whatever happens to the rest of the body. One outside HTTP's
       // 100-599 is no answer: a network failure, as the core's delivery rules read it.
       const status = res.statusCode;
-      const done = () => finish(status >= 100 && status <= 599 ? { status } : { error: 'invalid_status' });
+      const done = () => finish(status >= 100 && status <= 599
+        ? { status, answer: Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES) }
+        : { error: 'invalid_status' });
       res.on('end', done);
       res.on('close', done);
       res.on('error', done);
@@ -236,7 +255,7 @@ export function createDelivery({ store, options, log }) {
       at: new Date().toISOString(),
       timestamp,
       ...(got.status !== undefined
-        ? { status: got.status, classification: classifyDeliveryResponse(got.status) }
+        ? { status: got.status, classification: classifyDeliveryResponse(got.status), answer: shownAnswer(got.answer ?? [], [signature, webhook.secrets.active]) }
         : { error: got.error }),
       outcome: step,
       ...(delayMs !== undefined ? { next_attempt_in_ms: delayMs } : {}),
@@ -254,7 +273,7 @@ export function createDelivery({ store, options, log }) {
         }
       }
     });
-    const answer = got.status !== undefined ? `HTTP ${got.status}` : got.error;
+    const answer = got.status !== undefined ? `HTTP ${got.status}${entry.answer === '' ? '' : ` ${entry.answer}`}` : got.error;
     const then = delayMs !== undefined ? `, next attempt in ${delayMs} ms` : '';
     const what = job.kind === 'event' ? '' : ` (${job.kind})`;
     log(`deliver ${job.event_id}${what} ${job.payment_id} v${event.status_version} attempt ${job.attempt}: ${answer} -> ${step}${then}`,
