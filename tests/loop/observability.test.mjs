@@ -88,6 +88,28 @@ describe('observability', () => {
     db.close();
   });
 
+  test('a body that is not the bytes signed (compressed, a byte order mark added): still 400, and the log says what changed it', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const body = eventBody({ eventId: 'evt_gz', paymentId: 'pay_gz', statusVersion: 1 });
+    const headers = signedHeaders(body);
+    const cases = [
+      [{ body: gzipSync(body), headers: { ...headers, 'Content-Encoding': 'gzip' } }, /the body is compressed \(Content-Encoding: gzip\): the signature covers the bytes the service sent/],
+      [{ body: gzipSync(body), headers }, /the body is compressed: the signature covers/],
+      [{ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), headers }, /starts with a byte order mark \(EF BB BF\)/],
+      [{ body: `\ufeff${body}`, headers: new Headers(headers) }, /starts with a byte order mark/],
+    ];
+    for (const [delivery, said] of cases) {
+      const answer = await receiver.handle(delivery);
+      assert.deepEqual([answer.status, answer.body], [400, '{"error":"signature_mismatch"}']);
+      assert.match(log.lines.at(-1), said);
+    }
+    // A plain forgery says nothing of the kind.
+    await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+    assert.doesNotMatch(log.lines.at(-1), /compressed|byte order mark/);
+  });
+
   test('timestampHeader and signatureHeader swapped: an authentic delivery is answered 500 (retried) and the log names the swap; a forgery stays 400', async () => {
     const log = captureLog();
     const outcomes = [];

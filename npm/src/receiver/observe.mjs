@@ -84,31 +84,61 @@ export function observer(onOutcome, error) {
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const MAX_NAMES = 24;
 
+/** The [name, value] pairs of any container readDeliveryHeaders reads; [] when unreadable. */
+function headerPairs(headers) {
+  const pairs = [];
+  try {
+    if (headers === null || typeof headers !== 'object') return [];
+    if (typeof headers.forEach === 'function' && typeof headers.get === 'function' && !(headers instanceof Map)) {
+      headers.forEach((value, name) => pairs.push([name, value]));
+    } else if (headers instanceof Map) {
+      for (const pair of headers) pairs.push(pair);
+    } else if (Array.isArray(headers)) {
+      if (headers.every((item) => typeof item === 'string')) {
+        for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i], headers[i + 1]]);
+      } else {
+        for (const pair of headers) if (Array.isArray(pair)) pairs.push([pair[0], pair[1]]);
+      }
+    } else {
+      pairs.push(...Object.entries(headers));
+    }
+  } catch {
+    return [];
+  }
+  return pairs;
+}
+
 /**
  * The names of the headers in any container readDeliveryHeaders reads (Fetch Headers, Node's
  * rawHeaders or headers, a plain object, a Map, pairs), lower-cased, each once, sorted: for a
  * log line saying which headers a delivery did carry. Never a value.
  */
 export function headerNames(headers) {
-  const names = [];
-  try {
-    if (headers === null || typeof headers !== 'object') return [];
-    if (typeof headers.forEach === 'function' && typeof headers.get === 'function' && !(headers instanceof Map)) {
-      headers.forEach((_value, name) => names.push(name));
-    } else if (headers instanceof Map) {
-      for (const name of headers.keys()) names.push(name);
-    } else if (Array.isArray(headers)) {
-      if (headers.every((item) => typeof item === 'string')) {
-        for (let i = 0; i < headers.length; i += 2) names.push(headers[i]);
-      } else {
-        for (const pair of headers) if (Array.isArray(pair)) names.push(pair[0]);
-      }
-    } else {
-      names.push(...Object.keys(headers));
-    }
-  } catch {
-    return [];
-  }
+  const names = headerPairs(headers).map(([name]) => name);
   const shown = [...new Set(names.map((name) => (typeof name === 'string' && TOKEN.test(name) ? name.toLowerCase() : '?')))].sort();
   return shown.length > MAX_NAMES ? [...shown.slice(0, MAX_NAMES), `(${shown.length - MAX_NAMES} more)`] : shown;
+}
+
+/**
+ * For a delivery no secret verifies: what in the delivery itself says its body is not the
+ * bytes the service signed (a Content-Encoding, gzip's magic bytes, a byte order mark the
+ * service never sends), as '; ...' for the log line; '' when nothing does. Never a byte of
+ * the body beyond those it names.
+ */
+export function bodyHint(headers, body) {
+  const encoding = headerPairs(headers).find(([name]) => typeof name === 'string' && name.toLowerCase() === 'content-encoding')?.[1];
+  const said = typeof encoding === 'string' && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity';
+  const first = typeof body === 'string' ? [...new TextEncoder().encode(body.slice(0, 3))]
+    : ArrayBuffer.isView(body) ? [...new Uint8Array(body.buffer, body.byteOffset, Math.min(3, body.byteLength))]
+      : body instanceof ArrayBuffer ? [...new Uint8Array(body, 0, Math.min(3, body.byteLength))] : [];
+  if (said || (first[0] === 0x1f && first[1] === 0x8b)) {
+    const named = said && /^[A-Za-z0-9, -]{1,40}$/.test(encoding) ? ` (Content-Encoding: ${encoding.trim()})` : '';
+    return `; the body is compressed${named}: the signature covers the bytes the service sent, so a proxy or middleware `
+      + 'on this route must neither compress nor decompress the request body';
+  }
+  if (first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf) {
+    return '; the body starts with a byte order mark (EF BB BF) the service does not send: something between the network '
+      + 'and the receiver re-encoded it; pass the request\'s bytes untouched';
+  }
+  return '';
 }

@@ -12,7 +12,7 @@ import {
   Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, readsSwapped, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
-import { headerNames, logLines, observer } from './observe.mjs';
+import { bodyHint, headerNames, logLines, observer } from './observe.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
@@ -279,7 +279,7 @@ export function createReceiver(options) {
       emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
       return answers.rejected(code);
     }
-    warn(`rejected: ${failure.message}`);
+    warn(`rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
     emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);
   }
