@@ -70,7 +70,8 @@ export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(aw
 /**
  * A server recipe's start: its receiver, made ready (the tables created when missing; a store
  * that cannot be used fails the start), and where to listen. A missing variable ends the
- * process (exit 2) with a line naming each.
+ * process (exit 2) with a line naming each; a store that cannot be used, with a line saying
+ * why (exit 1).
  */
 export async function startReceiver(env, name, options) {
   let receiver;
@@ -81,7 +82,14 @@ export async function startReceiver(env, name, options) {
     console.error(`${name} recipe: ${error.message}`);
     process.exit(2);
   }
-  await receiver.ready();
+  try {
+    await receiver.ready();
+  } catch (error) {
+    // A store that cannot be used (PostgreSQL down or refusing the login, a file that cannot
+    // be written): one line saying why, the password masked by the package, not a stack.
+    console.error(`${name} recipe: the store cannot be used, so the receiver did not start: ${error.message}`);
+    process.exit(1);
+  }
   return { receiver, port: Number(env.PORT || 8787), host: env.HOST || '127.0.0.1' };
 }
 
