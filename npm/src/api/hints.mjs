@@ -32,7 +32,8 @@ export const BODY_ALREADY_READ = {
     'before app.use(bodyParser())',
   // Nitro 3 (h3 v2): readBody(event), in the route or a middleware, reads event.req itself.
   fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), in Nitro 3 ' +
-    'readBody(event), in Elysia a handler, hook, derive or plugin that names body, ...): pass the untouched Request to receiver.fetch, or the bytes you read ' +
+    'readBody(event), in Elysia a handler, hook, derive or plugin that names body, ...): pass the untouched ' +
+    'Request to receiver.fetch, or the bytes you read ' +
     '(await request.arrayBuffer()) to receiver.handle({ body, headers: request.headers })',
   // A parser ran first and kept no bytes: a route-level express.raw() cannot help then (the
   // app-wide parser already took the stream), so the fixes are the route's place or the bytes.

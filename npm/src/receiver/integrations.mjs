@@ -140,12 +140,12 @@ const unquoted = (text) => (text.length >= 2 && (text[0] === '"' || text[0] === 
 const cleaned = (secret) => unquoted(secret.trim()).trim();
 
 /**
- * For the integrations holding a secret with white space or quotes around it, `(call) => { name } |
- * null`: which one's set, with that white space removed, verifies the signature of a delivery
+ * For the integrations holding a secret with white space or quotes around it, `(call) => {
+ * name } | null`: which one's set, with them removed, verifies the signature of a delivery
  * that failed. Never to accept a delivery, only to tell that one verifies with a secret
- * trimmed (a pasted newline or space), so that it is answered as the configuration error it
- * is, and retried. The trimmed sets are keyed (`keys(secrets)`) at the first call that needs
- * them; null at once when no secret has white space around it.
+ * cleaned (a pasted newline or space, an env file's quotes), so that it is answered as the
+ * configuration error it is, and retried. The cleaned sets are keyed (`keys(secrets)`) at the
+ * first call that needs them; null at once when no secret has white space or quotes around it.
  */
 export function trimmedMatcher(integrations, keys) {
   const trim = (set) => (typeof set === 'string' ? cleaned(set)
