@@ -340,8 +340,9 @@ export interface ReceiverStore {
    */
   recordOrder?(order: StoreOrder): Promise<{ inserted: boolean; stored: StoreOrder | null }>;
   /**
-   * The merchant loop: leases the payments due (facts newer than the version handled, or not
-   * settled and not looked at for `recoverAfterSecs`) that no other owner holds; resolves their ids.
+   * The merchant loop: leases up to `batch` of the payments due (facts newer than the version
+   * handled, or not settled and not looked at for `recoverAfterSecs`) that no other owner holds,
+   * those with newer facts first, then the longest not looked at; resolves their ids.
    *
    * @example
    * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
@@ -349,7 +350,8 @@ export interface ReceiverStore {
   claim?(request: ClaimRequest): Promise<string[]>;
   /**
    * The merchant loop: what a pass needs of one leased payment, or `null`; its lease renewed
-   * for `leaseSecs` from now while it is still this owner's (`leased` says whether it was).
+   * for `leaseSecs` from now while it is still this owner's, run out or not: no other pass
+   * claimed it and `recordOrder` did not mark it (`leased` says whether it was).
    *
    * @example
    * const state = await store.load({ paymentId: 'pay_1', owner: 'pass-1', recoverAfterSecs: 900, leaseSecs: 300 });
@@ -1458,7 +1460,8 @@ export interface FulfilResult {
  */
 export interface FulfilmentLoop {
   /**
-   * Stops the loop: resolves once the pass under way (if any) has finished.
+   * Stops the loop: resolves once the payment under way (if any) is handled; the rest of
+   * the pass's batch is given back at once, for another instance to take up.
    *
    * @example
    * await loop.stop();

@@ -227,7 +227,8 @@ export interface SandboxOptions {
   webhookUrl?: string | undefined;
   /**
    * The header that carries the delivery timestamp (`--timestamp-header`); the service's
-   * name is not in its specification: default `X-Webhook-Timestamp`.
+   * name is not in its specification: default `X-Webhook-Timestamp`. A webhook kept in the
+   * data file keeps its own unless this is given.
    *
    * @example
    * timestampHeader: 'X-Webhook-Timestamp'
@@ -235,7 +236,7 @@ export interface SandboxOptions {
   timestampHeader?: string | undefined;
   /**
    * The header that carries the signature (`--signature-header`): default
-   * `X-Webhook-Signature`.
+   * `X-Webhook-Signature`. A webhook kept in the data file keeps its own unless this is given.
    *
    * @example
    * signatureHeader: 'X-Webhook-Signature'
@@ -297,8 +298,9 @@ export interface SandboxOptions {
   duplicateRate?: number | undefined;
   /**
    * Delivers a payment's events out of order (`--shuffle`): each delivery is held back for up
-   * to 250 ms, drawn from the seed, and a payment's deliveries go in the order their holds
-   * end (still one at a time), so a later event often arrives first.
+   * to 250 ms, drawn from the seed, and a payment's deliveries start in the order their holds
+   * end, without waiting for each other, so a later event often arrives first and a slow
+   * receiver gets two deliveries of one payment at once.
    *
    * @example
    * shuffle: true
@@ -531,6 +533,15 @@ export interface DeliveryAttempt {
    * attempt.classification // 'retry'
    */
   classification?: 'acknowledged' | 'retry' | 'permanent_failure';
+  /**
+   * The start of the receiver's answer body, when it answered: text, at most 200 characters
+   * (then `...`), control characters as spaces, the attempt's signature and the secret masked
+   * as `***`; `''` for an empty body.
+   *
+   * @example
+   * attempt.answer // '{"error":"signature_mismatch"}'
+   */
+  answer?: string;
   /**
    * Why there was no answer: a network error code (`ECONNREFUSED`, `ECONNRESET`...) or
    * `timeout`.
