@@ -329,9 +329,8 @@ describe('order, duplicates and shuffling', () => {
     return { hook, most };
   }
 
-  test('without shuffle: one at a time per payment, in the order the events occurred; payments in parallel', async () => {
-    const { hook, most } = await slowEndpoint(15);
-    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });
+  /** Four payments, each paid in two parts and then reviewed (versions 2 to 6), all delivered. */
+  async function fourPaymentsOfFiveEvents(sandbox) {
     const payments = [];
     for (let i = 0; i < 4; i += 1) {
       const p = await createPayment(sandbox, '1000');
@@ -341,6 +340,13 @@ describe('order, duplicates and shuffling', () => {
       await sandbox.review(p.payment_id);
     }
     await settled(sandbox);
+    return payments;
+  }
+
+  test('without shuffle: one at a time per payment, in the order the events occurred; payments in parallel', async () => {
+    const { hook, most } = await slowEndpoint(15);
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10] });
+    const payments = await fourPaymentsOfFiveEvents(sandbox);
     for (const id of payments) {
       const versions = hook.requests.filter((r) => r.event.data.payment_id === id).map((r) => r.event.data.status_version);
       assert.deepEqual(versions, [2, 3, 4, 5, 6]);
@@ -353,15 +359,7 @@ describe('order, duplicates and shuffling', () => {
   test('with shuffle, a slow receiver gets deliveries of one payment at once, as a real network sends them', async () => {
     const { hook, most } = await slowEndpoint(300);
     const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [10], shuffle: true, seed: 5 });
-    const payments = [];
-    for (let i = 0; i < 4; i += 1) {
-      const p = await createPayment(sandbox, '1000');
-      payments.push(p.payment_id);
-      await sandbox.pay(p.payment_id, '300');
-      await sandbox.pay(p.payment_id, '700');
-      await sandbox.review(p.payment_id);
-    }
-    await settled(sandbox);
+    const payments = await fourPaymentsOfFiveEvents(sandbox);
     for (const id of payments) {
       const versions = hook.requests.filter((r) => r.event.data.payment_id === id).map((r) => r.event.data.status_version);
       assert.deepEqual([...versions].sort((a, b) => a - b), [2, 3, 4, 5, 6], 'each event once');
