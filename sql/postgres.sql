@@ -313,12 +313,15 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- settled and not looked at for recoverAfterSecs (a delivery may be lost), when no other
 -- instance holds their lease and no retry is waiting: those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
--- one. Rows another transaction has locked are
+-- one (and returns them in that order). Rows another transaction has locked are
 -- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
 -- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
 WITH due AS (
-  SELECT f.payment_id FROM cryptopay_fulfilment AS f
+  SELECT f.payment_id, f.seen_at, f.payment_id IN (
+      SELECT p.payment_id FROM cryptopay_payments AS p
+      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version) AS newer
+  FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
     AND f.payment_id IN (
@@ -327,10 +330,7 @@ WITH due AS (
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer))
-  ORDER BY f.payment_id IN (
-      SELECT p.payment_id FROM cryptopay_payments AS p
-      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version) DESC,
-    f.seen_at, f.payment_id
+  ORDER BY newer DESC, f.seen_at, f.payment_id
   LIMIT $3::integer
   FOR UPDATE OF f SKIP LOCKED
 ), leased AS (
@@ -346,9 +346,14 @@ WITH due AS (
   ORDER BY p.payment_id
   LIMIT greatest($3::integer - (SELECT count(*) FROM due), 0)
   ON CONFLICT (payment_id) DO NOTHING
-  RETURNING payment_id
+  RETURNING payment_id, seen_at
 )
-SELECT payment_id FROM leased UNION ALL SELECT payment_id FROM fresh;
+-- In the order the pass works them: newer facts first (those with no row yet, looked at now,
+-- after the others), then the longest not looked at.
+SELECT payment_id FROM (
+  SELECT due.payment_id, due.newer, due.seen_at FROM leased JOIN due ON due.payment_id = leased.payment_id
+  UNION ALL SELECT payment_id, true, seen_at FROM fresh) AS claimed
+ORDER BY newer DESC, seen_at, payment_id;
 
 -- statement: load
 -- $1 payment_id, $2 the owner, $3 recoverAfterSecs, $4 the lease in seconds: what a pass needs

@@ -299,7 +299,9 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- cryptopay_payments_unhandled), and those not settled and not looked at for
 -- recoverAfterSecs (a delivery may be lost), when no other instance holds their lease and no
 -- retry is waiting: those with newer facts first, then the longest not looked at, so that
--- recovery checks of many open orders never hold back a paid one. Returns the payment ids.
+-- recovery checks of many open orders never hold back a paid one. Returns the payment ids,
+-- with `seen_at` and `newer` (1: facts newer than the version handled), by which the store
+-- works them in that order (RETURNING keeps no order of its own).
 WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?))
 UPDATE cryptopay_fulfilment
 SET lease_owner = (SELECT owner FROM params),
@@ -323,12 +325,16 @@ WHERE payment_id IN (
          OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)) DESC,
     f.seen_at, f.payment_id
   LIMIT (SELECT most FROM params))
-RETURNING payment_id;
+RETURNING payment_id, seen_at, payment_id IN (
+  SELECT p.payment_id FROM cryptopay_payments AS p
+  WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+     OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)) AS newer;
 
 -- statement: claim_fresh
 -- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:
 -- a payment with no fulfilment row yet (an event for a payment the loop has not seen) gets
--- one, leased, up to what `claim` left of the batch (changes(): the rows `claim` updated).
+-- one, leased, up to what `claim` left of the batch (changes(): the rows `claim` updated);
+-- returned as `claim` returns its rows (newer facts, looked at now).
 WITH params (owner, lease_secs, most) AS (VALUES (?, ?, ?))
 INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
 SELECT p.payment_id, (SELECT owner FROM params),
@@ -340,7 +346,7 @@ WHERE (p.handled_version IS NULL OR length(p.status_version) > length(p.handled_
 ORDER BY p.payment_id
 LIMIT max((SELECT most FROM params) - changes(), 0)
 ON CONFLICT (payment_id) DO NOTHING
-RETURNING payment_id;
+RETURNING payment_id, seen_at, 1 AS newer;
 
 -- statement: load_renew
 -- Parameters: the owner, the lease in seconds, payment_id. Runs right before `load`, in one

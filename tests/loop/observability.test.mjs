@@ -125,6 +125,10 @@ describe('observability', () => {
     const forged = signedHeaders(body, { secret: 'whsec_forger' });
     const refused = await receiver.handle({ body, headers: { [TS_HEADER]: forged[SIG_HEADER], [SIG_HEADER]: forged[TS_HEADER] } });
     assert.deepEqual([refused.status, refused.body], [400, '{"error":"timestamp_malformed"}']);
+    // An old authentic delivery replayed with its headers swapped is no sign of a swap: 400.
+    const old = signedHeaders(body, { timestamp: nowSecs() - 7 * 86_400 });
+    const replayed = await receiver.handle({ body, headers: { [TS_HEADER]: old[SIG_HEADER], [SIG_HEADER]: old[TS_HEADER] } });
+    assert.deepEqual([replayed.status, replayed.body], [400, '{"error":"timestamp_malformed"}']);
     // Read the right way round, it is recorded.
     assert.equal((await receiver.handle({ body, headers: right })).status, 200);
   });

@@ -137,8 +137,12 @@ test('started again with the webhook URL but no header flags, the kept names sta
   const third = await startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'X-C' });
   assert.deepEqual([third.webhook.timestampHeader, third.webhook.signatureHeader], ['X-A', 'X-C']);
   await third.close();
+  // A name given alone is compared with the kept one, not with the other's default.
+  const fourth = await startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'X-Webhook-Timestamp' });
+  assert.deepEqual([fourth.webhook.timestampHeader, fourth.webhook.signatureHeader], ['X-A', 'X-Webhook-Timestamp']);
+  await fourth.close();
   await assert.rejects(startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'x-a' }),
-    (error) => error.code === 'invalid_argument' && /give both timestampHeader and signatureHeader/.test(error.message));
+    (error) => error.code === 'invalid_argument' && /timestampHeader and signatureHeader must differ .*give both, two different names/.test(error.message));
 });
 
 test('without better-sqlite3, a data file is refused naming what to install', async () => {

@@ -120,7 +120,9 @@ export function sandboxOptions(options = {}) {
   const webhook = o.webhookUrl === undefined ? undefined : checkWebhookUrl(o.webhookUrl);
   const timestampHeader = headerName(o.timestampHeader ?? DEFAULTS.timestampHeader, 'timestampHeader');
   const signatureHeader = headerName(o.signatureHeader ?? DEFAULTS.signatureHeader, 'signatureHeader');
-  if (timestampHeader.toLowerCase() === signatureHeader.toLowerCase()) throw invalid('timestampHeader and signatureHeader must differ');
+  // With a data file and one name given, the other may be the kept webhook's: compared there.
+  const bothKnown = o.data === undefined || (o.timestampHeader !== undefined && o.signatureHeader !== undefined);
+  if (bothKnown && timestampHeader.toLowerCase() === signatureHeader.toLowerCase()) throw invalid('timestampHeader and signatureHeader must differ');
   const pricing = o.pricing ?? DEFAULTS.pricing;
   if (pricing === null || typeof pricing !== 'object') throw invalid('pricing must be { kind, ref, decimals }');
   const primarySource = { kind: pricing.kind, ref: pricing.ref, decimals: pricing.decimals };

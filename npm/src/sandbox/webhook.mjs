@@ -18,12 +18,20 @@ const sameSecret = (a, b) => typeof a === 'string' && typeof b === 'string' && t
 export function createWebhooks({ store, options, delivery, log }) {
   const bindingView = (webhook) => ({ resource_id: webhook.resource_id, url: webhook.url });
 
+  // The two header names a webhook signs with: never one header for both.
+  function headerNames(timestamp, signature) {
+    if (timestamp.toLowerCase() === signature.toLowerCase()) {
+      throw new CryptoPayError('invalid_argument', `invalid_argument: timestampHeader and signatureHeader must differ (both ${timestamp}, ` +
+        'one given and the other the one the data file or the default has): give both, two different names');
+    }
+    return { timestamp_header: timestamp, signature_header: signature };
+  }
+
   function newWebhook(url) {
     return {
       resource_id: randomId('we'),
       url,
-      timestamp_header: options.timestampHeader,
-      signature_header: options.signatureHeader,
+      ...headerNames(options.timestampHeader, options.signatureHeader),
       secrets: { active: newSecret() },
       created_at: new Date().toISOString(),
     };
@@ -78,11 +86,7 @@ export function createWebhooks({ store, options, delivery, log }) {
       // --webhook-url alone must not switch the receiver's headers to the defaults.
       const timestamp = options.headersGiven?.timestamp === false ? webhook.timestamp_header : options.timestampHeader;
       const signature = options.headersGiven?.signature === false ? webhook.signature_header : options.signatureHeader;
-      if (timestamp.toLowerCase() === signature.toLowerCase()) {
-        throw new CryptoPayError('invalid_argument', `invalid_argument: the webhook in the data file signs with ${webhook.timestamp_header} and ` +
-          `${webhook.signature_header}; give both timestampHeader and signatureHeader (two different names) to change them`);
-      }
-      webhook = { ...webhook, url: checked.url, timestamp_header: timestamp, signature_header: signature };
+      webhook = { ...webhook, url: checked.url, ...headerNames(timestamp, signature) };
     }
     store.atomic(() => store.setWebhook(webhook));
     noteLoopback(checked);

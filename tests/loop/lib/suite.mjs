@@ -484,25 +484,28 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(calls.length, 2);
   });
 
-  test(`${name}: a pass takes payments with newer facts before recovery checks, however many are due`, async (t) => {
+  test(`${name}: a pass takes payments with newer facts before recovery checks, however many are due, and works them first`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();
     const ids = [];
-    for (let i = 0; i < 5; i += 1) {
+    for (let i = 0; i < 6; i += 1) {
       const created = await world.create({ orderRef: `queue ${i}` });
       await record(created);
       ids.push(created.payment_id);
+      await sleep(5); // each looked at (recorded) after the one before
     }
-    // The last by payment_id is paid; the others stay open and are due for a recovery check.
+    // The last by payment_id is paid; the others stay open, due for a recovery check.
     const paid = [...ids].sort().at(-1);
+    const open = ids.filter((id) => id !== paid);
     await sleep(1200);
     await world.pay(paid, '12800');
-    const first = await loop.fulfil({ confirm: world.confirm, handle: h.handle, batch: 1, recoverAfterSecs: 1 });
-    assert.equal(first.claimed, 1);
-    assert.deepEqual(h.done(), [[paid, 'fulfil', `${paid}:3`]], 'the paid payment first');
-    // Then the recovery checks, the longest not looked at first.
-    await drain(loop, { confirm: world.confirm, handle: h.handle, batch: 1, recoverAfterSecs: 1 });
-    assert.deepEqual(h.done().slice(1).map(([id, action]) => [id, action]).sort(), ids.filter((id) => id !== paid).map((id) => [id, 'wait']).sort());
+    const options = { confirm: world.confirm, handle: h.handle, batch: 3, recoverAfterSecs: 1 };
+    const first = await loop.fulfil(options);
+    assert.equal(first.claimed, 3);
+    // The paid payment first, then the two open ones looked at longest ago, in that order.
+    assert.deepEqual(h.done().map(([id, action]) => [id, action]), [[paid, 'fulfil'], [open[0], 'wait'], [open[1], 'wait']]);
+    await drain(loop, options);
+    assert.deepEqual(h.done().slice(3).map(([id, action]) => [id, action]), open.slice(2).map((id) => [id, 'wait']));
   });
 
   test(`${name}: stop() ends the loop after the payment under way and gives the rest of the batch back`, async (t) => {

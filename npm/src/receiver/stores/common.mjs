@@ -198,6 +198,17 @@ export function stuckFix(error) {
 export const shownError = (failure) => (failure instanceof CryptoPayError ? failure : maskedCopy(failure));
 
 /**
+ * The rows a claim returns ({ payment_id, seen_at, newer }: SQL's RETURNING keeps no order),
+ * as the ids in the order a pass works them: newer facts first, then the longest not looked
+ * at, then by id.
+ */
+export function inClaimOrder(rows) {
+  const keyed = rows.map((row) => ({ id: String(row.payment_id), newer: row.newer === true || Number(row.newer) === 1, seen: String(row.seen_at) }));
+  const text = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  return keyed.sort((a, b) => Number(b.newer) - Number(a.newer) || text(a.seen, b.seen) || text(a.id, b.id)).map((row) => row.id);
+}
+
+/**
  * One line about a driver's error: its code and message, with what may be a credential
  * masked (maskCredentials: URL user information, `password=` and the like, quoted values
  * after such a word, Bearer and Basic credentials, query values), the code too.

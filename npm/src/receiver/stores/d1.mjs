@@ -9,7 +9,7 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -90,7 +90,7 @@ export function d1Store(binding, options) {
         binding.prepare(sql.claim).bind(owner, leaseSecs, batch, recoverAfterSecs),
         binding.prepare(sql.claim_fresh).bind(owner, leaseSecs, batch),
       ]);
-      return [...(leased?.results ?? []), ...(fresh?.results ?? [])].map((row) => row.payment_id);
+      return inClaimOrder([...(leased?.results ?? []), ...(fresh?.results ?? [])]);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
       const [, loadedRows] = await binding.batch([

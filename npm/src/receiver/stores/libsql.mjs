@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, describeError, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, describeError, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -104,7 +104,7 @@ export function libsqlStore(client, options) {
         statement(sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]),
         statement(sql.claim_fresh, [owner, leaseSecs, batch]),
       ], 'write');
-      return [...(leased?.rows ?? []), ...(fresh?.rows ?? [])].map((row) => String(row.payment_id));
+      return inClaimOrder([...(leased?.rows ?? []), ...(fresh?.rows ?? [])]);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
       const [, loadedRows] = await client.batch([

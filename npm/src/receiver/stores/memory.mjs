@@ -4,7 +4,7 @@
 // loop (orders, fulfilment, leases) runs on it too, with the process's clock.
 
 import { compareStatusVersions, decideEvent } from 'cryptopay-verify';
-import { storeOptions } from './common.mjs';
+import { inClaimOrder, storeOptions } from './common.mjs';
 
 /** A store in process memory, for tests. Its `events`, `payments`, `quarantined`, `orders` and `fulfilment` are readable. */
 export function memoryStore(options) {
@@ -96,16 +96,14 @@ export function memoryStore(options) {
       const newer = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
       const due = new Set(newer);
       for (const row of fulfilment.values()) if (!row.settled && row.seen_at <= cutoff) due.add(row.payment_id);
-      // Newer facts first, then the longest not looked at (as the SQL stores order them).
-      const order = (a, b) => Number(newer.has(b.payment_id)) - Number(newer.has(a.payment_id))
-        || (a.seen_at < b.seen_at ? -1 : a.seen_at > b.seen_at ? 1 : 0)
-        || (a.payment_id < b.payment_id ? -1 : a.payment_id > b.payment_id ? 1 : 0);
-      const claimed = [...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at))
-        .sort(order).slice(0, batch).map((row) => row.payment_id);
+      // Newer facts first, then the longest not looked at (as the SQL stores choose and order them).
+      const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at, newer: newer.has(row.payment_id) }));
+      const claimed = inClaimOrder(rows([...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at)))).slice(0, batch);
       const fresh = [...due].filter((id) => !fulfilment.has(id)).sort().slice(0, Math.max(batch - claimed.length, 0));
       for (const id of fresh) fulfilment.set(id, state(id));
-      for (const id of [...claimed, ...fresh]) Object.assign(fulfilment.get(id), { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
-      return [...claimed, ...fresh];
+      const taken = [...claimed, ...fresh].map((id) => fulfilment.get(id));
+      for (const row of taken) Object.assign(row, { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
+      return inClaimOrder(rows(taken));
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
       const row = fulfilment.get(paymentId);

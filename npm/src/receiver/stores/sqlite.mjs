@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -280,7 +280,7 @@ export function sqliteStore(db, options) {
       return enqueue(() => {
         const leased = every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs]);
         const fresh = every(statements.claimFresh, [owner, leaseSecs, batch]);
-        return [...leased, ...fresh].map((row) => row.payment_id);
+        return inClaimOrder([...leased, ...fresh]);
       });
     },
     load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
