@@ -317,16 +317,16 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
 -- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
-WITH due AS (
-  SELECT f.payment_id, f.seen_at, f.payment_id IN (
-      SELECT p.payment_id FROM cryptopay_payments AS p
-      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version) AS newer
+WITH newer AS (
+  SELECT p.payment_id FROM cryptopay_payments AS p
+  WHERE p.handled_version IS NULL OR p.status_version > p.handled_version
+), due AS (
+  SELECT f.payment_id, f.seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
     AND f.payment_id IN (
-      SELECT p.payment_id FROM cryptopay_payments AS p
-      WHERE p.handled_version IS NULL OR p.status_version > p.handled_version
+      SELECT payment_id FROM newer
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer))
@@ -340,10 +340,9 @@ WITH due AS (
   RETURNING f.payment_id
 ), fresh AS (
   INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
-  SELECT p.payment_id, $1::text, now() + make_interval(secs => $2::integer) FROM cryptopay_payments AS p
-  WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version)
-    AND NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = p.payment_id)
-  ORDER BY p.payment_id
+  SELECT n.payment_id, $1::text, now() + make_interval(secs => $2::integer) FROM newer AS n
+  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = n.payment_id)
+  ORDER BY n.payment_id
   LIMIT greatest($3::integer - (SELECT count(*) FROM due), 0)
   ON CONFLICT (payment_id) DO NOTHING
   RETURNING payment_id, seen_at

@@ -302,7 +302,11 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- recovery checks of many open orders never hold back a paid one. Returns the payment ids,
 -- with `seen_at` and `newer` (1: facts newer than the version handled), by which the store
 -- works them in that order (RETURNING keeps no order of its own).
-WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?))
+WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?)),
+  newer (payment_id) AS (
+    SELECT p.payment_id FROM cryptopay_payments AS p
+    WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+       OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
 UPDATE cryptopay_fulfilment
 SET lease_owner = (SELECT owner FROM params),
     lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
@@ -312,23 +316,14 @@ WHERE payment_id IN (
   WHERE (f.lease_until IS NULL OR f.lease_until < strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     AND f.payment_id IN (
-      SELECT p.payment_id FROM cryptopay_payments AS p
-      WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
-         OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)
+      SELECT payment_id FROM newer
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE u.settled = 0
         AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds'))
-  ORDER BY f.payment_id IN (
-      SELECT p.payment_id FROM cryptopay_payments AS p
-      WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
-         OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)) DESC,
-    f.seen_at, f.payment_id
+  ORDER BY f.payment_id IN newer DESC, f.seen_at, f.payment_id
   LIMIT (SELECT most FROM params))
-RETURNING payment_id, seen_at, payment_id IN (
-  SELECT p.payment_id FROM cryptopay_payments AS p
-  WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
-     OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version)) AS newer;
+RETURNING payment_id, seen_at, payment_id IN newer AS newer;
 
 -- statement: claim_fresh
 -- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:
