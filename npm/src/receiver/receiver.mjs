@@ -284,23 +284,13 @@ export function createReceiver(options) {
     return answers.rejected(code);
   }
 
-  // A delivery that verifies only with a configured secret trimmed: the configuration is wrong,
-  // and a 400 (final for the service) would lose the event; a 500 is retried once it is fixed.
-  function paddedSecret(name, delivery) {
-    error(`a delivery failed to verify, but verifies with the secret${name === null ? '' : ` of integration "${name}"`} once the white `
-      + 'space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an env file or YAML '
-      + 'value kept. Remove them where the secret is configured; answered 500 (a 400 is never retried) so that the service retries '
-      + 'meanwhile');
-    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
-    return answers.misconfigured('invalid_argument');
-  }
-
-  // A configuration error, not a forgery: a 400 (final for the service) would lose the event.
-  function swappedHeaders(delivery) {
-    error(`a delivery verifies only with its two headers read the other way round: ${names.timestampHeader} holds the signature `
-      + `and ${names.signatureHeader} the timestamp, so timestampHeader and signatureHeader are swapped in the configuration. `
-      + 'Swap them; answered 500 (a 400 is never retried) so that the service retries meanwhile');
-    emit({ kind: 'delivery', integration: null, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
+  // A delivery that verifies only once the configuration is corrected (a secret without the
+  // white space or quotes around it, the two header names swapped): the configuration is
+  // wrong, and a 400 (final for the service) would lose the event; a 500 is retried once it is
+  // fixed. `why` says what verified it and the fix.
+  function misconfigured(why, integration, delivery) {
+    error(`${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile`);
+    emit({ kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
     return answers.misconfigured('invalid_argument');
   }
 
@@ -340,10 +330,18 @@ export function createReceiver(options) {
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
         const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
-        if (match !== null) return paddedSecret(match.name, delivery);
+        if (match !== null) {
+          return misconfigured(`a delivery failed to verify, but verifies with the secret${match.name === null ? '' : ` of integration "${match.name}"`} `
+            + 'once the white space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an '
+            + 'env file or YAML value kept. Remove them where the secret is configured', match.name, delivery);
+        }
       }
       const code = failure instanceof Refusal ? failure.failure.code : failure?.code;
-      if (code === 'timestamp_malformed' && keys !== null && readsSwapped(keys, delivery.body, context)) return swappedHeaders(delivery);
+      if (code === 'timestamp_malformed' && keys !== null && readsSwapped(keys, delivery.body, context)) {
+        return misconfigured(`a delivery verifies only with its two headers read the other way round: ${names.timestampHeader} holds the `
+          + `signature and ${names.signatureHeader} the timestamp, so timestampHeader and signatureHeader are swapped in the configuration. `
+          + 'Swap them', null, delivery);
+      }
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
       return refuse(failure, delivery, null, context);
