@@ -27,7 +27,9 @@ setup-rust:
 	@rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$$' || rustup target add wasm32-unknown-unknown
 	@[[ "$$(wasm-bindgen --version 2>/dev/null)" == "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]] || \
 		{ echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (about 5 minutes)"; \
-		  $(CARGO) install --quiet --locked wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
+		  $(CARGO) install --quiet --locked wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) || \
+		  { echo "its lock file names a crate version this registry does not serve: resolving again"; \
+		    $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }; }
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
