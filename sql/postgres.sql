@@ -12,8 +12,9 @@
 -- payments, quarantine; no version row); 2, the merchant loop: events record the integration
 -- and the secret kind that verified each delivery, payments the integration and the version
 -- last handled, and the tables orders and fulfilment; 3, the fulfilment row keeps the version
--- whose key every `fulfil` of the payment carries (`fulfil_version`). `schema` migrates 1 and
--- 2 to 3 in place, rows kept: the payments recorded before version 2 are taken as handled
+-- whose key every `fulfil` of the payment carries (`fulfil_version`); 4, the index of the
+-- closed payments checked again for late money (`cryptopay_fulfilment_closed`). `schema`
+-- migrates 1, 2 and 3 to 4 in place, rows kept: the payments recorded before version 2 are taken as handled
 -- (whatever handled them then), so that upgrading never fulfils an old payment again (nor
 -- recording its order later: the `order` statement).
 --
@@ -96,10 +97,13 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
+-- The payments that ended unpaid (closed): checked again for money that came late, less and
+-- less often, for recheckClosedSecs after their order was recorded.
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (seen_at) WHERE settled AND outcome = 'closed';
 -- Version 3: the version whose key every fulfil of the payment carries.
 ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
   CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 3)
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
 
 -- statement: tables
@@ -308,9 +312,12 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 
 -- statement: claim
 -- receiver.fulfil: $1 the owner (this pass's id), $2 the lease in seconds, $3 how many at most,
--- $4 recoverAfterSecs. Leases the payments due: those whose applied facts are newer than the
--- version last handled (the partial index cryptopay_payments_unhandled), and those not
--- settled and not looked at for recoverAfterSecs (a delivery may be lost), when no other
+-- $4 recoverAfterSecs, $5 recheckClosedSecs. Leases the payments due: those whose applied
+-- facts are newer than the version last handled (the partial index
+-- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
+-- delivery may be lost), and those closed whose late-money check is due (as in
+-- schema/sqlite.sql's `claim`: while the order is younger than $5, once unlooked-at for as
+-- long as it had been since the order was recorded at the last look), when no other
 -- instance holds their lease and no retry is waiting: those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
@@ -329,7 +336,14 @@ WITH newer AS (
       SELECT payment_id FROM newer
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
-      WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer))
+      WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer)
+      UNION ALL
+      SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
+      WHERE c.settled AND c.outcome = 'closed'
+        AND c.seen_at > now() - make_interval(secs => $5::integer)
+        AND o.created_at > now() - make_interval(secs => $5::integer)
+        AND c.seen_at <= now() - make_interval(secs => $4::integer)
+        AND now() - c.seen_at >= c.seen_at - o.created_at)
   ORDER BY newer DESC, f.seen_at, f.payment_id
   LIMIT $3::integer
   FOR UPDATE OF f SKIP LOCKED
@@ -355,13 +369,15 @@ SELECT payment_id FROM (
 ORDER BY newer DESC, seen_at, payment_id;
 
 -- statement: load
--- $1 payment_id, $2 the owner, $3 recoverAfterSecs, $4 the lease in seconds: what a pass needs
+-- $1 payment_id, $2 the owner, $3 recoverAfterSecs, $4 the lease in seconds, $5
+-- recheckClosedSecs: what a pass needs
 -- of one leased payment, its lease renewed for $4 seconds from now while it is still this
 -- owner's, run out or not (a batch is leased at once and worked one payment after another:
 -- each payment gets the whole lease for its own confirm and handle; one whose lease ran out
 -- while the payments before it were worked is still this pass's unless another pass claimed
 -- it or recordCreated marked it). `leased`: the lease was this owner's and is renewed; `event_due`: the applied facts are newer than the version handled;
--- `recover_due`: not settled, and not looked at for recoverAfterSecs.
+-- `recover_due`: not settled, and not looked at for recoverAfterSecs, or closed and its
+-- late-money check due (`claim`).
 WITH renewed AS (
   UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
   WHERE payment_id = $1::text AND lease_owner = $2::text
@@ -370,7 +386,10 @@ WITH renewed AS (
 SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts,
        EXISTS (SELECT 1 FROM renewed) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR p.status_version > f.handled_version)) AS event_due,
-       (NOT f.settled AND f.seen_at <= now() - make_interval(secs => $3::integer)) AS recover_due,
+       (f.seen_at <= now() - make_interval(secs => $3::integer)
+        AND (NOT f.settled
+             OR (f.outcome = 'closed' AND o.created_at > now() - make_interval(secs => $5::integer)
+                 AND now() - f.seen_at >= f.seen_at - o.created_at))) AS recover_due,
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount::text AS source_amount,

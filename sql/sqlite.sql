@@ -18,7 +18,9 @@
 -- place, rows kept: the payments recorded before it are taken as handled (whatever handled
 -- them then), so that upgrading never fulfils an old payment again (nor recording its order
 -- later: `order_state`). 3: the fulfilment row keeps the version whose key every `fulfil` of
--- the payment carries (`fulfil_version`); `migrate_2` adds it.
+-- the payment carries (`fulfil_version`); `migrate_2` adds it. 4: the index of the closed
+-- payments checked again for late money (`cryptopay_fulfilment_closed`); `schema` alone
+-- makes it (no `migrate_3`).
 --
 -- Times are UTC text, strftime('%Y-%m-%dT%H:%M:%fZ'), compared as text. Leases and delays are
 -- measured by the database's clock, shared by every process of the file (or of D1).
@@ -126,7 +128,10 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
                     AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*')))
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE settled = 0;
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 3)
+-- The payments that ended unpaid (closed): checked again for money that came late, less and
+-- less often, for recheckClosedSecs after their order was recorded.
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (seen_at) WHERE settled = 1 AND outcome = 'closed';
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE version < excluded.version;
 
 -- statement: check
@@ -294,15 +299,22 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- statement: claim
 -- receiver.fulfil, two statements in one transaction (SQLite has one writer at a time: the
 -- conditional update is the lease). Parameters of this one: the owner (this pass's id), the
--- lease in seconds, how many at most, recoverAfterSecs. Leases the payments due: those whose
--- applied facts are newer than the version last handled (the partial index
--- cryptopay_payments_unhandled), and those not settled and not looked at for
--- recoverAfterSecs (a delivery may be lost), when no other instance holds their lease and no
--- retry is waiting: those with newer facts first, then the longest not looked at, so that
--- recovery checks of many open orders never hold back a paid one. Returns the payment ids,
--- with `seen_at` and `newer` (1: facts newer than the version handled), by which the store
--- works them in that order (RETURNING keeps no order of its own).
-WITH params (owner, lease_secs, most, recover_secs) AS (VALUES (?, ?, ?, ?)),
+-- lease in seconds, how many at most, recoverAfterSecs, recheckClosedSecs. Leases the payments
+-- due: those whose applied facts are newer than the version last handled (the partial index
+-- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
+-- delivery may be lost), and those closed whose late-money check is due (`closed_due`, below),
+-- when no other instance holds their lease and no retry is waiting: those with newer facts
+-- first, then the longest not looked at, so that recovery checks of many open orders never
+-- hold back a paid one. Returns the payment ids, with `seen_at` and `newer` (1: facts newer
+-- than the version handled), by which the store works them in that order (RETURNING keeps no
+-- order of its own).
+--
+-- closed_due: a payment that ended unpaid (outcome closed, settled) may still receive money
+-- (sent after it expired) whose event was lost. It is looked at again while its order is
+-- younger than recheckClosedSecs, each time once it has gone unlooked-at for as long as it
+-- had been since the order was recorded at the last look (and at least recoverAfterSecs): so
+-- an order closed an hour after it was made is checked at about 2, 4, 8, ... hours.
+WITH params (owner, lease_secs, most, recover_secs, recheck_secs) AS (VALUES (?, ?, ?, ?, ?)),
   newer (payment_id) AS (
     SELECT p.payment_id FROM cryptopay_payments AS p
     WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
@@ -320,7 +332,14 @@ WHERE payment_id IN (
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE u.settled = 0
-        AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds'))
+        AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
+      UNION ALL
+      SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
+      WHERE c.settled = 1 AND c.outcome = 'closed'
+        AND c.seen_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
+        AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
+        AND c.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
+        AND julianday('now') - julianday(c.seen_at) >= julianday(c.seen_at) - julianday(o.created_at))
   ORDER BY f.payment_id IN newer DESC, f.seen_at, f.payment_id
   LIMIT (SELECT most FROM params))
 RETURNING payment_id, seen_at, payment_id IN newer AS newer;
@@ -357,14 +376,18 @@ SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_sec
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params);
 
 -- statement: load
--- Parameters: the owner, recoverAfterSecs, payment_id. What a pass needs of one leased payment.
--- `leased`: the lease is still this owner's; `event_due`: the applied facts are newer than the
--- version handled; `recover_due`: not settled, and not looked at for recoverAfterSecs.
-WITH params (owner, recover_secs, payment_id) AS (VALUES (?, ?, ?))
+-- Parameters: the owner, recoverAfterSecs, payment_id, recheckClosedSecs. What a pass needs
+-- of one leased payment. `leased`: the lease is still this owner's; `event_due`: the applied
+-- facts are newer than the version handled; `recover_due`: not settled, and not looked at for
+-- recoverAfterSecs, or closed and its late-money check due (`claim`'s closed_due).
+WITH params (owner, recover_secs, payment_id, recheck_secs) AS (VALUES (?, ?, ?, ?))
 SELECT f.handled_version, f.outcome, f.code, f.attempts,
        (f.lease_owner IS (SELECT owner FROM params) AND f.lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR (length(p.status_version) > length(f.handled_version) OR (length(p.status_version) = length(f.handled_version) AND p.status_version > f.handled_version)))) AS event_due,
-       (f.settled = 0 AND f.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')) AS recover_due,
+       (f.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
+        AND (f.settled = 0
+             OR (f.outcome = 'closed' AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
+                 AND julianday('now') - julianday(f.seen_at) >= julianday(f.seen_at) - julianday(o.created_at)))) AS recover_due,
        p.status_version AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount, o.integration AS order_integration,

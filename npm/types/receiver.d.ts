@@ -341,7 +341,8 @@ export interface ReceiverStore {
   recordOrder?(order: StoreOrder): Promise<{ inserted: boolean; stored: StoreOrder | null }>;
   /**
    * The merchant loop: leases up to `batch` of the payments due (facts newer than the version
-   * handled, or not settled and not looked at for `recoverAfterSecs`) that no other owner holds,
+   * handled, not settled and not looked at for `recoverAfterSecs`, or closed and due a check
+   * for late money, see {@link ClaimRequest.recheckClosedSecs}) that no other owner holds,
    * those with newer facts first, then the longest not looked at; resolves their ids.
    *
    * @example
@@ -495,6 +496,16 @@ export interface ClaimRequest {
    * recoverAfterSecs: 900
    */
   recoverAfterSecs: number;
+  /**
+   * For how many seconds after its order was recorded a closed payment (ended unpaid) is
+   * still looked at for money that came late: each time once it has gone unlooked-at for as
+   * long as it had been since the order was recorded at the last look, and at least
+   * `recoverAfterSecs`. `0` (the default of a store called directly) never.
+   *
+   * @example
+   * recheckClosedSecs: 604800
+   */
+  recheckClosedSecs?: number | undefined;
 }
 
 /**
@@ -525,6 +536,13 @@ export interface LoadRequest {
    * recoverAfterSecs: 900
    */
   recoverAfterSecs: number;
+  /**
+   * As in {@link ClaimRequest}.
+   *
+   * @example
+   * recheckClosedSecs: 604800
+   */
+  recheckClosedSecs?: number | undefined;
   /**
    * The lease renewed from now, in seconds, while it is still this owner's: each payment of a
    * batch gets the whole lease for its own `confirm` and `handle`.
@@ -585,7 +603,8 @@ export interface FulfilmentState {
    */
   eventDue: boolean;
   /**
-   * Whether it is not settled and not looked at for `recoverAfterSecs`.
+   * Whether it is not settled and not looked at for `recoverAfterSecs`, or closed and due a
+   * check for late money ({@link ClaimRequest.recheckClosedSecs}).
    *
    * @example
    * recoverDue: false
@@ -1403,6 +1422,18 @@ export interface FulfilOptions {
    * recoverAfterSecs: 600
    */
   recoverAfterSecs?: number | undefined;
+  /**
+   * A closed payment (the policy said `closed`: expired or cancelled with nothing received)
+   * may still receive money sent late, whose event may be lost: for this many seconds after
+   * its order was recorded it is looked at again with `confirm`, less and less often (once it
+   * has gone unlooked-at for as long as it had been since the order was recorded at the last
+   * look, and at least `recoverAfterSecs`: an order closed after an hour is looked at about 2,
+   * 4, 8, ... hours after it was recorded). `0` turns it off. Default 604800 (7 days).
+   *
+   * @example
+   * recheckClosedSecs: 86400
+   */
+  recheckClosedSecs?: number | undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The migrations to this package's schema, from the first one (version 1: the statements of
-// sql/*.sql before the merchant loop, kept in fixtures/schema-v1/) and from version 2 (before
-// fulfil_version, fixtures/schema-v2/), in place, on PostgreSQL, a
+// sql/*.sql before the merchant loop, kept in fixtures/schema-v1/), from version 2 (before
+// fulfil_version, fixtures/schema-v2/) and from version 3 (before the index of closed
+// payments, fixtures/schema-v3/), in place, on PostgreSQL, a
 // SQLite file, a libsql file and D1: tables made and written by the first schema's own
 // statements; then ready() migrates them in one transaction with every row kept, the payments
 // recorded before taken as handled (no pass claims them), deliveries and the loop go on; ready()
@@ -19,7 +20,7 @@ import { drain, recorder } from './lib/suite.mjs';
 import { scriptedWorld } from './lib/world.mjs';
 
 // This package's schema version (sql/*.sql).
-const SCHEMA = 3;
+const SCHEMA = 4;
 const fixture = (dialect) => readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v1', `${dialect}.sql`), 'utf8'));
 const prefixed = (text, prefix) => text.replace(/\bcryptopay_/g, prefix);
 const split = (text) => text.split(/;\n/).map((s) => s.replace(/;$/, '').trim()).filter(Boolean);
@@ -203,9 +204,12 @@ describe('the migration from the first schema, rows kept', () => {
   });
 });
 
-// Version 2 to 3: tables made by the previous schema's statements (fixtures/schema-v2/), with a
+// Version 2 to 4: tables made by that schema's statements (fixtures/schema-v2/), with a
 // payment due and one fulfilled; ready() adds fulfil_version in place, rows kept; the loop goes
-// on, the due payment's fulfil storing the version whose key it carries.
+// on, the due payment's fulfil storing the version whose key it carries. Version 3 to 4
+// (fixtures/schema-v3/): ready() adds the index of closed payments checked for late money, and
+// a closed payment whose order is three hours old, looked at two hours ago, is looked at again:
+// the money came in late, and goes to review.
 const AMOUNT = '{"kind":"fiat","currency":"USD","amount_raw":"100"}';
 const V2_ROWS = (p) => [
   `INSERT INTO ${p}payments (payment_id, status_version, event_id, data, handled_version) VALUES
@@ -216,97 +220,130 @@ const V2_ROWS = (p) => [
   `INSERT INTO ${p}fulfilment (payment_id, handled_version, outcome, settled) VALUES ('pay_v2_due', NULL, NULL, FALSE),
      ('pay_v2_done', '3', 'fulfil', TRUE)`,
 ];
-const secondSchema = (dialect, prefix) => {
-  const sql = readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v2', `${dialect}.sql`), 'utf8'));
-  const schema = prefixed(sql.schema, prefix);
-  return [...(dialect === 'postgres' ? [schema] : split(schema)), ...V2_ROWS(prefix)];
+const ago = (dialect, hours) => (dialect === 'postgres' ? `now() - interval '${hours} hours'` : `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-${hours} hours')`);
+const V3_ROWS = (p, dialect) => [
+  `INSERT INTO ${p}payments (payment_id, status_version, event_id, data, handled_version) VALUES
+     ('pay_v3_closed', '2', 'evt_v3_closed', '{"payment_id":"pay_v3_closed","status_version":2}', '2')`,
+  `INSERT INTO ${p}orders (payment_id, order_ref, source_amount, created_at) VALUES ('pay_v3_closed', 'order-closed', '${AMOUNT}', ${ago(dialect, 3)})`,
+  `INSERT INTO ${p}fulfilment (payment_id, handled_version, outcome, settled, seen_at, fulfil_version) VALUES
+     ('pay_v3_closed', '2', 'closed', TRUE, ${ago(dialect, 2)}, NULL)`,
+];
+const olderSchema = (from, dialect) => {
+  const sql = readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', `schema-v${from}`, `${dialect}.sql`), 'utf8'));
+  return (prefix) => {
+    const schema = prefixed(sql.schema, prefix);
+    return [...(dialect === 'postgres' ? [schema] : split(schema)), ...(from === 2 ? V2_ROWS(prefix) : V3_ROWS(prefix, dialect))];
+  };
 };
+const view = (paymentId, orderRef, status, version) => `{"payment_id":"${paymentId}","order_ref":"${orderRef}","source_amount":${AMOUNT},`
+  + `"status":"${status}","status_version":${version},"amount_received_raw":"100"}`;
 
-async function checkMigrationFrom2(engine, dialect) {
-  await engine.run(secondSchema(dialect, engine.prefix));
-  assert.equal(await engine.version(), 2);
-  await assert.rejects(engine.receiver({ createTables: false }).ready(), new RegExp(`schema version 2, older than this package's \\(${SCHEMA}\\), `
-    + `and createTables is false: run the schema statements of dist/receiver/schema/${dialect}.sql as their owner \\(${dialect === 'postgres' ? 'the `schema` statement' : 'the `migrate_2` statements'}`));
+async function checkMigrationFrom(from, engine, dialect) {
+  await engine.run(olderSchema(from, dialect)(engine.prefix));
+  assert.equal(await engine.version(), from);
+  const how = dialect === 'postgres' ? 'the `schema` statement' : from === 2 ? 'the `migrate_2` statements' : 'the `schema` statements, in one transaction';
+  await assert.rejects(engine.receiver({ createTables: false }).ready(), new RegExp(`schema version ${from}, older than this package's \\(${SCHEMA}\\), `
+    + `and createTables is false: run the schema statements of dist/receiver/schema/${dialect}.sql as their owner \\(${how}`));
   const receiver = engine.receiver();
   await Promise.all([receiver.ready(), engine.receiver().ready()]);
   assert.equal(await engine.version(), SCHEMA);
-  assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', null, null, null]], 'rows kept, no fulfil version yet');
+  assert.ok(await engine.hasIndex(`${engine.prefix}fulfilment_closed`), 'the index of closed payments made');
   const calls = [];
-  const view = '{"payment_id":"pay_v2_due","order_ref":"order-due","source_amount":' + AMOUNT + ',"status":"paid","status_version":3,"amount_received_raw":"100"}';
-  const pass = await receiver.fulfil({
-    confirm: async (paymentId) => (paymentId === 'pay_v2_due' ? view : assert.fail(`confirm(${paymentId})`)),
-    handle: async ({ paymentId, action, idempotencyKey }) => { calls.push([paymentId, action, idempotencyKey]); },
-  });
-  assert.deepEqual([pass.claimed, calls], [1, [['pay_v2_due', 'fulfil', 'pay_v2_due:3']]]);
-  assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', '3', 'fulfil', '3']]);
+  const handle = async ({ paymentId, action, idempotencyKey }) => { calls.push([paymentId, action, idempotencyKey]); };
+  if (from === 2) {
+    assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', null, null, null]], 'rows kept, no fulfil version yet');
+    const pass = await receiver.fulfil({
+      confirm: async (paymentId) => (paymentId === 'pay_v2_due' ? view('pay_v2_due', 'order-due', 'paid', 3) : assert.fail(`confirm(${paymentId})`)),
+      handle,
+    });
+    assert.deepEqual([pass.claimed, calls], [1, [['pay_v2_due', 'fulfil', 'pay_v2_due:3']]]);
+    assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', '3', 'fulfil', '3']]);
+  } else {
+    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '2', 'closed', null]], 'rows kept');
+    // Not within recheckClosedSecs of the order: not looked at.
+    assert.equal((await receiver.fulfil({ confirm: async () => assert.fail('confirm'), handle, recheckClosedSecs: 3600 })).claimed, 0);
+    const pass = await receiver.fulfil({
+      confirm: async (paymentId) => (paymentId === 'pay_v3_closed' ? view('pay_v3_closed', 'order-closed', 'expired', 3) : assert.fail(`confirm(${paymentId})`)),
+      handle,
+    });
+    assert.deepEqual([pass.claimed, calls], [1, [['pay_v3_closed', 'review', 'pay_v3_closed:3']]]);
+    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '3', 'review', null]]);
+  }
   await engine.receiver().ready();
   assert.equal(await engine.version(), SCHEMA);
 }
 
-describe('the migration from schema version 2, rows kept', () => {
-  const sqliteFulfilment = (read, prefix) => async () => (await read(`SELECT payment_id, handled_version, outcome, fulfil_version FROM ${prefix}fulfilment ORDER BY payment_id`))
-    .map((r) => [r.payment_id, r.handled_version, r.outcome, r.fulfil_version]);
+for (const from of [2, 3]) {
+  describe(`the migration from schema version ${from}, rows kept`, () => {
+    const sqliteFulfilment = (read, prefix) => async () => (await read(`SELECT payment_id, handled_version, outcome, fulfil_version FROM ${prefix}fulfilment ORDER BY payment_id`))
+      .map((r) => [r.payment_id, r.handled_version, r.outcome, r.fulfil_version]);
+    const sqliteIndex = (read) => async (name) => (await read(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = '${name}'`)).length === 1;
 
-  test('SQLite file', async () => {
-    const file = join(tempDir(), 'v2.sqlite');
-    const db = new Database(file);
-    const prefix = 'cryptopay_';
-    const read = async (text) => db.prepare(text).all();
-    await checkMigrationFrom2({
-      prefix,
-      run: async (list) => db.transaction(() => list.forEach((text) => db.prepare(text).run()))(),
-      receiver: (options) => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file), options), { log: false })),
-      version: sqliteVersion(read, prefix),
-      fulfilment: sqliteFulfilment(read, prefix),
-    }, 'sqlite');
-    db.close();
-  });
-
-  test('libsql file (@libsql/client)', async () => {
-    const url = pathToFileURL(join(tempDir(), 'v2.db')).href;
-    const client = createLibsqlClient({ url });
-    const prefix = 'mig2_';
-    const read = async (text) => (await client.execute(text)).rows;
-    await checkMigrationFrom2({
-      prefix,
-      run: (list) => client.batch(list, 'write'),
-      receiver: (options) => rx.createReceiver(receiverOptions(rx.libsqlStore(createLibsqlClient({ url }), { prefix, ...options }), { log: false })),
-      version: sqliteVersion(read, prefix),
-      fulfilment: sqliteFulfilment(read, prefix),
-    }, 'sqlite');
-    client.close();
-  });
-
-  describe('D1 in workerd', () => {
-    const d1 = d1Engine();
-    test('D1', async () => {
-      const db = () => d1.suite.worker.db;
-      const prefix = 'mig2_';
-      const read = async (text) => (await db().prepare(text).all()).results;
-      await checkMigrationFrom2({
+    test('SQLite file', async () => {
+      const file = join(tempDir(), `v${from}.sqlite`);
+      const db = new Database(file);
+      const prefix = 'cryptopay_';
+      const read = async (text) => db.prepare(text).all();
+      await checkMigrationFrom(from, {
         prefix,
-        run: (list) => db().batch(list.map((text) => db().prepare(text))),
-        receiver: (options) => rx.createReceiver(receiverOptions(rx.d1Store(db(), { prefix, ...options }), { log: false })),
+        run: async (list) => db.transaction(() => list.forEach((text) => db.prepare(text).run()))(),
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file), options), { log: false })),
         version: sqliteVersion(read, prefix),
         fulfilment: sqliteFulfilment(read, prefix),
+        hasIndex: sqliteIndex(read),
       }, 'sqlite');
+      db.close();
     });
-  });
 
-  describe('PostgreSQL', () => {
-    const pg = postgresEngine();
-    test('PostgreSQL', async () => {
-      const { pool } = pg.db;
-      const prefix = 'mig2_';
-      const q = async (text) => (await pool.query(text)).rows;
-      await checkMigrationFrom2({
+    test('libsql file (@libsql/client)', async () => {
+      const url = pathToFileURL(join(tempDir(), `v${from}.db`)).href;
+      const client = createLibsqlClient({ url });
+      const prefix = `mig${from}_`;
+      const read = async (text) => (await client.execute(text)).rows;
+      await checkMigrationFrom(from, {
         prefix,
-        run: async (list) => { for (const text of list) await pool.query(text); },
-        receiver: (options) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, ...options }), { log: false })),
-        version: async () => (await q(`SELECT version FROM ${prefix}schema`))[0].version,
-        fulfilment: async () => (await q(`SELECT payment_id, handled_version::text AS h, outcome, fulfil_version::text AS f FROM ${prefix}fulfilment ORDER BY payment_id`))
-          .map((r) => [r.payment_id, r.h, r.outcome, r.f]),
-      }, 'postgres');
+        run: (list) => client.batch(list, 'write'),
+        receiver: (options) => rx.createReceiver(receiverOptions(rx.libsqlStore(createLibsqlClient({ url }), { prefix, ...options }), { log: false })),
+        version: sqliteVersion(read, prefix),
+        fulfilment: sqliteFulfilment(read, prefix),
+        hasIndex: sqliteIndex(read),
+      }, 'sqlite');
+      client.close();
+    });
+
+    describe('D1 in workerd', () => {
+      const d1 = d1Engine();
+      test('D1', async () => {
+        const db = () => d1.suite.worker.db;
+        const prefix = `mig${from}_`;
+        const read = async (text) => (await db().prepare(text).all()).results;
+        await checkMigrationFrom(from, {
+          prefix,
+          run: (list) => db().batch(list.map((text) => db().prepare(text))),
+          receiver: (options) => rx.createReceiver(receiverOptions(rx.d1Store(db(), { prefix, ...options }), { log: false })),
+          version: sqliteVersion(read, prefix),
+          fulfilment: sqliteFulfilment(read, prefix),
+          hasIndex: sqliteIndex(read),
+        }, 'sqlite');
+      });
+    });
+
+    describe('PostgreSQL', () => {
+      const pg = postgresEngine();
+      test('PostgreSQL', async () => {
+        const { pool } = pg.db;
+        const prefix = `mig${from}_`;
+        const q = async (text) => (await pool.query(text)).rows;
+        await checkMigrationFrom(from, {
+          prefix,
+          run: async (list) => { for (const text of list) await pool.query(text); },
+          receiver: (options) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, ...options }), { log: false })),
+          version: async () => (await q(`SELECT version FROM ${prefix}schema`))[0].version,
+          fulfilment: async () => (await q(`SELECT payment_id, handled_version::text AS h, outcome, fulfil_version::text AS f FROM ${prefix}fulfilment ORDER BY payment_id`))
+            .map((r) => [r.payment_id, r.h, r.outcome, r.f]),
+          hasIndex: async (name) => (await q(`SELECT 1 FROM pg_indexes WHERE indexname = '${name}'`)).length === 1,
+        }, 'postgres');
+      });
     });
   });
-});
+}

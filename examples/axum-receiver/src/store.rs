@@ -44,6 +44,11 @@ pub struct StoredOrder {
     pub integration: Option<String>,
 }
 
+/// For how long after its order was recorded a closed payment (ended unpaid) is looked at
+/// again for money that came late, less and less often (the statements' `closed_due`), as the
+/// npm receiver's default `recheckClosedSecs`: 7 days.
+pub const RECHECK_CLOSED_SECS: i32 = 604_800;
+
 /// What a pass asks `claim`.
 pub struct Lease {
     pub owner: String,

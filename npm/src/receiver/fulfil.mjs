@@ -15,11 +15,13 @@ import { checkKeys, describeError, invalid, isPlainObject } from './stores/commo
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
-// brings it back): paid and handled, ended unpaid, or held for a person as not linked.
+// brings it back): paid and handled, ended unpaid, or held for a person as not linked. One
+// that ended unpaid (closed) is still checked for money that came late, less and less often,
+// for recheckClosedSecs after its order was recorded (the store's claim says when).
 const SETTLED = new Set(['fulfil', 'closed', 'needs_review']);
-const FULFIL_OPTIONS = ['confirm', 'handle', 'policy', 'batch', 'leaseSecs', 'recoverAfterSecs'];
-const DEFAULTS = { batch: 20, leaseSecs: 300, recoverAfterSecs: 900 };
-const LIMITS = { batch: [1, 1000], leaseSecs: [1, 86_400], recoverAfterSecs: [1, 31_536_000] };
+const FULFIL_OPTIONS = ['confirm', 'handle', 'policy', 'batch', 'leaseSecs', 'recoverAfterSecs', 'recheckClosedSecs'];
+const DEFAULTS = { batch: 20, leaseSecs: 300, recoverAfterSecs: 900, recheckClosedSecs: 604_800 };
+const LIMITS = { batch: [1, 1000], leaseSecs: [1, 86_400], recoverAfterSecs: [1, 31_536_000], recheckClosedSecs: [0, 31_536_000] };
 // A failed attempt is tried again after 1, 2, 4, ... seconds, at most an hour apart.
 const MAX_DELAY_SECS = 3600;
 // A payment whose work failed in the loop itself (its stored order unreadable, the store
@@ -86,9 +88,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   // (setAside) or, when the store cannot record even that, fails (the lease then expires: a
   // repeat).
   async function work(paymentId, owner, opts) {
-    const { recoverAfterSecs, leaseSecs } = opts;
+    const { recoverAfterSecs, leaseSecs, recheckClosedSecs } = opts;
     // The lease renewed from now: each payment of the batch gets it whole.
-    const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs });
+    const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
     if (state === null || !state.leased) {
       emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
       return 'lease_lost';
@@ -270,7 +272,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     const opts = fulfilOptions(options, 'fulfil');
     await ready();
     const owner = ownerId();
-    const claimed = await store.claim({ owner, leaseSecs: opts.leaseSecs, batch: opts.batch, recoverAfterSecs: opts.recoverAfterSecs });
+    const claimed = await store.claim({
+      owner, leaseSecs: opts.leaseSecs, batch: opts.batch, recoverAfterSecs: opts.recoverAfterSecs, recheckClosedSecs: opts.recheckClosedSecs,
+    });
     pass(claimed.length);
     const outcomes = {};
     try {

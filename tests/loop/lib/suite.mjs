@@ -263,6 +263,37 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: recovery: a closed payment is checked again for money that came late, less and less often, while its order is younger than recheckClosedSecs`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const late = await world.create({ orderRef: 'expired, then paid late' });
+    await record(late);
+    const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
+    await sleep(2000); // the order is two seconds old when it closes
+    await world.expire(late.payment_id);
+    await drain(loop, options);
+    assert.deepEqual(h.done(), [[late.payment_id, 'closed', `${late.payment_id}:2`]]);
+    // The next look waits as long as the order had lived when it closed (2 s), not recoverAfterSecs.
+    await sleep(1200);
+    assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
+    // The money came in late, and its delivery was lost (where the script can make it).
+    if (world.supports('status')) await world.change(late.payment_id, { status: 'expired', received: '12800', silent: true });
+    await sleep(1100);
+    // Past recheckClosedSecs after the order was recorded: never looked at again.
+    assert.equal((await loop.fulfil({ ...options, recheckClosedSecs: 3 })).claimed, 0, 'looked at past recheckClosedSecs');
+    const confirmed = world.confirmed.length;
+    const passes = await drain(loop, options);
+    assert.equal(passes[0].claimed, 1);
+    assert.equal(world.confirmed.length, confirmed + 1);
+    if (world.supports('status')) {
+      assert.deepEqual(h.done().at(-1), [late.payment_id, 'review', `${late.payment_id}:3`]);
+    } else {
+      assert.deepEqual(passes[0].outcomes, { seen: 1 }, 'nothing new: looked at, nothing handled');
+      assert.equal(h.done().length, 1);
+    }
+    keysOnce(h.calls);
+  });
+
   // Delivers an event of a payment whose version the receiver cannot read (a JSON number with
   // a fraction): authentic, so 200 and kept in quarantine, never applied.
   let sent = 0;

@@ -17,10 +17,13 @@ use tokio_postgres::{Config, NoTls, Row};
 
 use super::columns::{Column, check_columns};
 use super::statements::Statements;
-use super::{Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+use super::{
+    Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, RECHECK_CLOSED_SECS, StoredOrder,
+    Unavailable,
+};
 
 /// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i32 = 3;
+const SCHEMA_VERSION: i32 = 4;
 
 /// PostgreSQL's `numeric` holds at most this many digits before the decimal point: a longer
 /// `status_version` is quarantined (`status_version_invalid`), as the npm receiver does.
@@ -310,11 +313,12 @@ impl Store {
 
     /// Leases the payments due: FOR UPDATE SKIP LOCKED, then the lease written.
     pub async fn claim(&self, lease: &Lease) -> Result<Vec<String>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+        let params: [(&(dyn ToSql + Sync), Type); 5] = [
             (&lease.owner, Type::TEXT),
             (&lease.lease_secs, Type::INT4),
             (&lease.batch, Type::INT4),
             (&lease.recover_after_secs, Type::INT4),
+            (&RECHECK_CLOSED_SECS, Type::INT4),
         ];
         let rows = self
             .run(&self.sql.one("claim"), &params)
@@ -334,11 +338,12 @@ impl Store {
         recover_after_secs: i32,
         lease_secs: i32,
     ) -> Result<Option<Leased>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 4] = [
+        let params: [(&(dyn ToSql + Sync), Type); 5] = [
             (&payment_id, Type::TEXT),
             (&owner, Type::TEXT),
             (&recover_after_secs, Type::INT4),
             (&lease_secs, Type::INT4),
+            (&RECHECK_CLOSED_SECS, Type::INT4),
         ];
         let rows = self
             .run(&self.sql.one("load"), &params)

@@ -9,10 +9,13 @@ use cryptopay_verify::{Decision, Event};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::statements::Statements;
-use super::{Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, StoredOrder, Unavailable};
+use super::{
+    Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, RECHECK_CLOSED_SECS, StoredOrder,
+    Unavailable,
+};
 
 /// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 impl From<rusqlite::Error> for Unavailable {
     fn from(e: rusqlite::Error) -> Self {
@@ -190,7 +193,8 @@ impl Store {
                     lease.owner,
                     lease.lease_secs,
                     lease.batch,
-                    lease.recover_after_secs
+                    lease.recover_after_secs,
+                    RECHECK_CLOSED_SECS
                 ],
                 |row| row.get(0),
             )?
@@ -220,7 +224,10 @@ impl Store {
             .execute(params![owner, lease_secs, payment_id])?;
         let state = tx
             .prepare_cached(&self.sql.one("load"))?
-            .query_row(params![owner, recover_after_secs, payment_id], leased)
+            .query_row(
+                params![owner, recover_after_secs, payment_id, RECHECK_CLOSED_SECS],
+                leased,
+            )
             .optional()?;
         tx.commit()?;
         Ok(state)

@@ -12,9 +12,13 @@ export const DEFAULT_PREFIX = 'cryptopay_';
  * The schema version of the tables this package writes (the row 'receiver' of the table
  * `<prefix>schema`): 1, the first tables (events, payments, quarantine; no version row); 2,
  * the merchant loop (orders, fulfilment, and the integration and version handled beside the
- * events and payments). ready() migrates an older version forward, in one transaction.
+ * events and payments); 3, the fulfilment row's fulfil_version; 4, the index of closed payments
+ * checked for late money. ready() migrates an older version forward, in one transaction.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/** The schema/sqlite.sql statements that alter tables of a version before `schema` runs (3 to 4 adds an index: `schema` alone). */
+const SQLITE_MIGRATIONS = { 1: 'migrate_1', 2: 'migrate_2' };
 
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
@@ -24,7 +28,8 @@ export const newerSchema = (what, version) => new Error(`${what}: the tables are
 export const olderSchema = (what, version, dialect) => new Error(`${what}: the tables are at schema version ${version}, `
   + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run the schema statements of `
   + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
-    : `the \`migrate_${version}\` statements, then the \`schema\` ones, in one transaction`}), or let ready() do it (createTables: true)`);
+    : SQLITE_MIGRATIONS[version] === undefined ? 'the `schema` statements, in one transaction'
+      : `the \`${SQLITE_MIGRATIONS[version]}\` statements, then the \`schema\` ones, in one transaction`}), or let ready() do it (createTables: true)`);
 
 /** ready() on a SQLite database with no file: everything acknowledged would end with the process. */
 export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':memory:'), so every event it acknowledged `
@@ -35,7 +40,7 @@ export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':
  * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
  * before `schema` runs (`schema` then makes what a later version adds): none for new tables.
  */
-export const sqliteMigration = (sql, version) => (version === 1 ? sql.migrate_1 : version === 2 ? sql.migrate_2 : []);
+export const sqliteMigration = (sql, version) => sql[SQLITE_MIGRATIONS[version]] ?? [];
 
 /** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
 export function bytes(value) {

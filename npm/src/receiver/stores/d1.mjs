@@ -85,17 +85,17 @@ export function d1Store(binding, options) {
       const row = results?.[4]?.results?.[0];
       return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
     },
-    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       const [leased, fresh] = await binding.batch([
-        binding.prepare(sql.claim).bind(owner, leaseSecs, batch, recoverAfterSecs),
+        binding.prepare(sql.claim).bind(owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs),
         binding.prepare(sql.claim_fresh).bind(owner, leaseSecs, batch),
       ]);
       return inClaimOrder([...(leased?.results ?? []), ...(fresh?.results ?? [])]);
     },
-    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const [, loadedRows] = await binding.batch([
         binding.prepare(sql.load_renew).bind(owner, leaseSecs, paymentId),
-        binding.prepare(sql.load).bind(owner, recoverAfterSecs, paymentId),
+        binding.prepare(sql.load).bind(owner, recoverAfterSecs, paymentId, recheckClosedSecs),
       ]);
       const row = loadedRows?.results?.[0];
       return row === undefined ? null : loaded(row);

@@ -99,17 +99,17 @@ export function libsqlStore(client, options) {
       ], 'write');
       return { inserted: false, stored: storedOrder(results?.[4]?.rows?.[0]) };
     },
-    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       const [leased, fresh] = await client.batch([
-        statement(sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]),
+        statement(sql.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]),
         statement(sql.claim_fresh, [owner, leaseSecs, batch]),
       ], 'write');
       return inClaimOrder([...(leased?.rows ?? []), ...(fresh?.rows ?? [])]);
     },
-    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const [, loadedRows] = await client.batch([
         statement(sql.load_renew, [owner, leaseSecs, paymentId]),
-        statement(sql.load, [owner, recoverAfterSecs, paymentId]),
+        statement(sql.load, [owner, recoverAfterSecs, paymentId, recheckClosedSecs]),
       ], 'write');
       const row = loadedRows?.rows?.[0];
       return row === undefined ? null : loaded(row);

@@ -23,6 +23,17 @@ export function memoryStore(options) {
     payment_id: paymentId, handled_version: null, outcome: null, code: null, settled: false, seen_at: now(), attempts: 0,
     next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(), fulfil_version: null,
   });
+  // Closed (ended unpaid) and its late-money check due, as the SQL's closed_due: while the order
+  // is younger than recheckClosedSecs, once unlooked-at for as long as it had been since the
+  // order was recorded at the last look, and at least recoverAfterSecs.
+  const closedDue = (row, recoverAfterSecs, recheckClosedSecs) => {
+    const order = orders.get(row.payment_id);
+    if (!row.settled || row.outcome !== 'closed' || order === undefined) return false;
+    const at = Date.now();
+    const seen = Date.parse(row.seen_at);
+    const created = Date.parse(order.created_at);
+    return created > at - recheckClosedSecs * 1000 && seen <= at - recoverAfterSecs * 1000 && at - seen >= seen - created;
+  };
   const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
 
   return {
@@ -90,12 +101,14 @@ export function memoryStore(options) {
       const row = orders.get(paymentId);
       return { inserted, stored: inserted ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
     },
-    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       const at = now();
       const cutoff = later(-recoverAfterSecs);
       const newer = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
       const due = new Set(newer);
-      for (const row of fulfilment.values()) if (!row.settled && row.seen_at <= cutoff) due.add(row.payment_id);
+      for (const row of fulfilment.values()) {
+        if ((!row.settled && row.seen_at <= cutoff) || closedDue(row, recoverAfterSecs, recheckClosedSecs)) due.add(row.payment_id);
+      }
       // Newer facts first, then the longest not looked at (as the SQL stores choose and order them).
       const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at, newer: newer.has(row.payment_id) }));
       const claimed = inClaimOrder(rows([...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at)))).slice(0, batch);
@@ -105,7 +118,7 @@ export function memoryStore(options) {
       for (const row of taken) Object.assign(row, { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
       return inClaimOrder(rows(taken));
     },
-    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
       const payment = payments.get(paymentId);
@@ -121,7 +134,7 @@ export function memoryStore(options) {
         attempts: row.attempts,
         leased,
         eventDue: payment !== undefined && newer(payment.status_version, row.handled_version),
-        recoverDue: !row.settled && row.seen_at <= later(-recoverAfterSecs),
+        recoverDue: (!row.settled && row.seen_at <= later(-recoverAfterSecs)) || closedDue(row, recoverAfterSecs, recheckClosedSecs),
         eventVersion: payment?.status_version ?? null,
         eventIntegration: payment?.integration ?? null,
         eventId: payment?.event_id ?? null,

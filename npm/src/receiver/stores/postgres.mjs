@@ -224,12 +224,12 @@ export function postgresStore(client, options) {
       if (row?.source_amount == null) [row] = (await retried(() => run('order_read', sql.order_read, [paymentId]))).rows;
       return { inserted: false, stored: row?.source_amount == null ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
     },
-    async claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
-      const { rows } = await retried(() => run('claim', sql.claim, [owner, leaseSecs, batch, recoverAfterSecs]));
+    async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
+      const { rows } = await retried(() => run('claim', sql.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]));
       return rows.map((row) => row.payment_id);
     },
-    async load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
-      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs])).rows;
+    async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
+      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs])).rows;
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {

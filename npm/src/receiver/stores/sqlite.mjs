@@ -276,17 +276,17 @@ export function sqliteStore(db, options) {
         return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
       });
     },
-    claim({ owner, leaseSecs, batch, recoverAfterSecs }) {
+    claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       return enqueue(() => {
-        const leased = every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs]);
+        const leased = every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]);
         const fresh = every(statements.claimFresh, [owner, leaseSecs, batch]);
         return inClaimOrder([...leased, ...fresh]);
       });
     },
-    load({ paymentId, owner, recoverAfterSecs, leaseSecs }) {
+    load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       return enqueue(() => {
         step(statements.loadRenew, [owner, leaseSecs, paymentId]);
-        const row = step(statements.load, [owner, recoverAfterSecs, paymentId]);
+        const row = step(statements.load, [owner, recoverAfterSecs, paymentId, recheckClosedSecs]);
         return row === undefined || row === null ? null : loaded(row);
       });
     },
