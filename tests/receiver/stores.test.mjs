@@ -136,6 +136,10 @@ describe('PostgreSQL (a throwaway server)', () => {
       // Tables that do not exist yet, which this role may not create: the fix is named.
       const missing = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'ungranted_' }), { log: false }));
       await assert.rejects(missing.ready(), /postgresStore: this role may not create the receiver's tables \(42501: permission denied for schema public\): create them once as a role that may .*GRANT SELECT, INSERT, UPDATE/);
+      // Tables of an older version (an upgrade of the package): migrating them takes their owner, not CREATE.
+      await db.pool.query("UPDATE granted_schema SET version = version - 1 WHERE name = 'receiver'");
+      const older = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'granted_' }), { log: false }));
+      await assert.rejects(older.ready(), /postgresStore: the tables are at schema version \d+, older than this package's \(\d+\), and this role may not migrate them \(42501: [^)]*\): run the schema statement of dist\/receiver\/schema\/postgres.sql as the tables' owner/);
     } finally {
       await app.end();
     }
@@ -201,6 +205,8 @@ describe('PostgreSQL (a throwaway server)', () => {
     ['quarantine', 'body', 'jsonb NOT NULL', 'quarantine.body is jsonb, expected bytea'],
     ['payments', 'data', 'jsonb NOT NULL', 'payments.data is jsonb, expected json'],
     ['events', 'decision', null, 'events.decision is missing'],
+    // Read in each session's TimeZone: two instances set differently disagree on every lease.
+    ['events', 'received_at', 'timestamp NOT NULL DEFAULT now()', 'events.received_at is timestamp without time zone, expected timestamp with time zone'],
   ];
   async function makeTables(prefix, [table, column, declared]) {
     for (const [name, columns] of Object.entries(TABLES)) {

@@ -38,22 +38,25 @@ async function retried(statement) {
 
 // The types the statements depend on (format_type's names); null: any type. Ids are text (a
 // bounded varchar would refuse a long id at every retry), versions an unbounded numeric, the
-// body bytea, data json (jsonb refuses a \u0000 a string may hold).
+// body bytea, data json (jsonb refuses a \u0000 a string may hold), times timestamptz (a
+// timestamp without time zone is read in each session's TimeZone: two instances set
+// differently would each see the other's lease as run out, and both handle a payment).
 const TEXT = ['text', 'character varying'];
+const TIME = ['timestamp with time zone'];
 const COLUMNS = {
   events: {
-    event_id: TEXT, payment_id: TEXT, status_version: ['numeric'], decision: null, received_at: null, body: ['bytea'],
+    event_id: TEXT, payment_id: TEXT, status_version: ['numeric'], decision: null, received_at: TIME, body: ['bytea'],
     integration: TEXT, secret_kind: TEXT,
   },
   payments: {
-    payment_id: TEXT, status_version: ['numeric'], event_id: TEXT, data: ['json'], updated_at: null, integration: TEXT,
+    payment_id: TEXT, status_version: ['numeric'], event_id: TEXT, data: ['json'], updated_at: TIME, integration: TEXT,
     handled_version: ['numeric'],
   },
-  quarantine: { id: null, received_at: null, code: null, body: ['bytea'] },
-  orders: { payment_id: TEXT, order_ref: TEXT, source_amount: ['json'], integration: TEXT, created_at: null },
+  quarantine: { id: null, received_at: TIME, code: null, body: ['bytea'] },
+  orders: { payment_id: TEXT, order_ref: TEXT, source_amount: ['json'], integration: TEXT, created_at: TIME },
   fulfilment: {
-    payment_id: TEXT, handled_version: ['numeric'], outcome: TEXT, code: TEXT, settled: ['boolean'], seen_at: null,
-    attempts: null, next_attempt_at: null, lease_owner: TEXT, lease_until: null, updated_at: null,
+    payment_id: TEXT, handled_version: ['numeric'], outcome: TEXT, code: TEXT, settled: ['boolean'], seen_at: TIME,
+    attempts: null, next_attempt_at: TIME, lease_owner: TEXT, lease_until: TIME, updated_at: TIME,
     fulfil_version: ['numeric'],
   },
   schema: { name: TEXT, version: null },
@@ -139,7 +142,8 @@ export function postgresStore(client, options) {
       prefix,
       version,
       what: 'postgresStore',
-      typeOf: (type) => ({ type, shown: type }),
+      // timestamp(3) with time zone is a timestamptz too.
+      typeOf: (type) => ({ type: String(type).replace(/^timestamp\(\d\) with time zone$/, 'timestamp with time zone'), shown: type }),
       fix: 'The receiver\'s statements need the types of schema/postgres.sql: ALTER the columns (e.g. ALTER TABLE ... ALTER COLUMN status_version TYPE numeric USING status_version::numeric), or use another prefix to create new tables',
     });
   }
@@ -170,6 +174,12 @@ export function postgresStore(client, options) {
           await retried(() => client.query(sql.schema));
         } catch (error) {
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
+          if (version > 0 && !missingTable(rows)) {
+            // The tables stand and only need migrating: that takes their owner (ALTER TABLE), not CREATE.
+            throw new Error(`postgresStore: the tables are at schema version ${version}, older than this package's (${SCHEMA_VERSION}), and this role `
+              + `may not migrate them (${describeError(error)}): run the schema statement of dist/receiver/schema/postgres.sql as the tables' `
+              + 'owner (it migrates them in place, rows kept), then start this receiver again', { cause: error });
+          }
           throw new Error(`postgresStore: this role may not create the receiver's tables (${describeError(error)}): create them once ` +
             'as a role that may (the schema statement of dist/receiver/schema/postgres.sql, in a migration; the tables, then ' +
             'GRANT SELECT, INSERT, UPDATE on them and USAGE on the quarantine id sequence to this role), or GRANT CREATE ON SCHEMA', { cause: error });
