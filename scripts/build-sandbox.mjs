@@ -57,7 +57,10 @@ export function buildSandbox({ root, dist, out, fail, run, bin, wasmOptArgs, rus
   for (const file of ['index.cjs', 'rules.cjs']) {
     const text = readFileSync(join(target, file), 'utf8');
     if (text.includes('import.meta')) fail(`the sandbox's ${file} refers to import.meta`);
-    if (/require\("better-sqlite3"\)/.test(text)) fail(`the sandbox's ${file} requires better-sqlite3 at load (it is optional)`);
+    // Required only inside the loader of a data file's driver (store.mjs's sqliteDriver).
+    const required = text.match(/require\("better-sqlite3"\)/g)?.length ?? 0;
+    const guarded = text.match(/typeof require === "function" \? require\("better-sqlite3"\)/g)?.length ?? 0;
+    if (required !== guarded || required > 1) fail(`the sandbox's ${file} requires better-sqlite3 at load (it is optional)`);
   }
 
   shipTypesAndStub({ root, dist, out, name: 'sandbox' });

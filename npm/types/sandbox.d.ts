@@ -946,9 +946,10 @@ export interface Sandbox {
  * @throws {CryptoPayError} `invalid_argument` for an option it cannot use; the core's code
  *   for a pricing source (`store_source_invalid`, `decimals_invalid`), a website origin
  *   (`origin_invalid`, `origin_not_https`) or a webhook URL (`webhook_url_not_https`...)
- *   it refuses. It also rejects when the port cannot be listened on, and, with `data`, when
- *   better-sqlite3 is not installed (an Error whose code is driver_missing, saying what to
- *   install) or the file cannot be opened.
+ *   it refuses. It also rejects when the port cannot be listened on (`EADDRINUSE`: give
+ *   `port: 0` for a free one), and, with `data`, when better-sqlite3 is not installed (an
+ *   Error whose code is driver_missing, saying what to install), when another sandbox is
+ *   using the file (code data_in_use: one file per sandbox) or the file cannot be opened.
  * @example
  * import { startSandbox } from 'cryptopay-verify/sandbox';
  * const sandbox = await startSandbox({ port: 0, webhookUrl: 'http://127.0.0.1:8787/webhook', retryDelaysMs: [100, 200] });

@@ -566,3 +566,14 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     for (const request of target.requests) assert.equal(verifyRecorded(request, rotated.json.secret).matchedSecret, 'active');
   });
 });
+
+describe('starting', () => {
+  test('a port in use (two test files on the default port) is refused with the fix: port 0', async () => {
+    const port = Number(new URL(sandbox.baseUrl).port);
+    await assert.rejects(startSandbox({ port }), (error) => {
+      assert.equal(error.code, 'EADDRINUSE');
+      assert.match(error.message, new RegExp(`^port ${port} is in use on 127\\.0\\.0\\.1 \\(another sandbox, or a test file running beside this one\\): give port: 0 to take a free one`));
+      return true;
+    });
+  });
+});

@@ -5,9 +5,11 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
+import vm from 'node:vm';
 import {
   PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
 } from './lib.mjs';
@@ -163,4 +165,30 @@ const memory = await startSandbox({ port: 0 }); console.log('memory', memory.dur
   assert.equal(refused.code, 'driver_missing', run.stdout + run.stderr);
   assert.match(refused.message, /npm install better-sqlite3/);
   assert.equal(memory, 'memory false', 'the state in memory needs no driver');
+});
+
+test('the CommonJS build opens its data file where import() is refused (CommonJS run in a vm, as Jest runs it)', async () => {
+  const file = join(PACKAGE_DIR, 'dist', 'sandbox', 'index.cjs');
+  const module = { exports: {} };
+  // A script compiled by vm with no dynamic import callback: import() inside it rejects.
+  const wrapped = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`, { filename: file });
+  wrapped(module.exports, createRequire(file), module, file, dirname(file));
+  const sandbox = await module.exports.startSandbox({ port: 0, data: join(tempDir(), 'cjs.sqlite') });
+  closing.push(() => sandbox.close());
+  assert.equal(sandbox.durable, true);
+});
+
+test('a second sandbox on a data file in use is refused (data_in_use), and starts once the first closed', async () => {
+  const data = join(tempDir(), 'shared.sqlite');
+  const first = await startSandbox({ port: 0, data });
+  await assert.rejects(startSandbox({ port: 0, data }), (error) => {
+    assert.equal(error.code, 'data_in_use');
+    assert.equal(error.message, `another sandbox is using the data file ${data}: give each sandbox its own file (one per test file: a temporary folder), or stop the other first`);
+    return true;
+  });
+  const key = first.apiKey;
+  await first.close();
+  const second = await startSandbox({ port: 0, data });
+  closing.push(() => second.close());
+  assert.equal(second.apiKey, key, 'the same state');
 });

@@ -34,9 +34,17 @@ export async function startSandbox(input = {}) {
     server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
     await new Promise((resolve, reject) => {
-      server.once('error', reject);
+      const failed = (error) => {
+        // Two sandboxes on the default port (test files run in parallel): the fix named.
+        if (error?.code === 'EADDRINUSE' && options.port !== 0) {
+          error.message = `port ${options.port} is in use on ${options.host} (another sandbox, or a test file running beside this one): `
+            + 'give port: 0 to take a free one (sandbox.baseUrl says which), or another port';
+        }
+        reject(error);
+      };
+      server.once('error', failed);
       server.listen(options.port, options.host, () => {
-        server.off('error', reject);
+        server.off('error', failed);
         resolve();
       });
     });

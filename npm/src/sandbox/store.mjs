@@ -19,10 +19,15 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS sandbox_attempts (seq INTEGER PRIMARY KEY, value TEXT NOT NULL)',
 ];
 
-/** better-sqlite3, imported only when a data file is asked for (an optional peer dependency). */
+/**
+ * better-sqlite3, loaded only when a data file is asked for (an optional peer dependency).
+ * The CommonJS build requires it: a dynamic import() there fails where a test runner runs
+ * CommonJS in a vm without import() (Jest's default).
+ */
 async function sqliteDriver() {
   try {
-    return (await import('better-sqlite3')).default;
+    // eslint-disable-next-line no-undef -- `require` exists in the CommonJS build only
+    return typeof require === 'function' ? require('better-sqlite3') : (await import('better-sqlite3')).default;
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND' && error?.code !== 'MODULE_NOT_FOUND') throw error;
     throw Object.assign(new Error('the sandbox keeps its state in a SQLite file (--data FILE, startSandbox({ data })) with ' +
@@ -164,7 +169,18 @@ export async function openStore(file) {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma('journal_mode = WAL');
+    // One sandbox per file: the first write takes the file's lock until close (a second sandbox
+    // on it would number its events and deliveries from the same counters, each overwriting
+    // the other's). The lock is the operating system's, so a sandbox that died holds none.
+    db.pragma('locking_mode = EXCLUSIVE');
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (error) {
+      if (error?.code !== 'SQLITE_BUSY') throw error;
+      throw Object.assign(new Error(`another sandbox is using the data file ${file}: give each sandbox its own file `
+        + '(one per test file: a temporary folder), or stop the other first', { cause: error }), { code: 'data_in_use' });
+    }
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     for (const statement of SCHEMA) db.exec(statement);
