@@ -413,7 +413,9 @@ export interface OrderRecorder {
  * Options of `createPayment`.
  *
  * @example
- * const options: CreatePaymentRequestOptions = { idempotencyKey: `order-42-${attempt}`, record: receiver };
+ * // One key per payment you mean to create: checkout 2 only after checkout 1's payment expired
+ * // or was cancelled. A retry of the same creation reuses its key (the client does).
+ * const options: CreatePaymentRequestOptions = { idempotencyKey: `order-42-checkout-${checkout}`, record: receiver };
  */
 export interface CreatePaymentRequestOptions {
   /**
