@@ -26,7 +26,7 @@ const SCHEMA = [
  */
 async function sqliteDriver() {
   try {
-    // eslint-disable-next-line no-undef -- `require` exists in the CommonJS build only
+    // `require` exists in the CommonJS build only.
     return typeof require === 'function' ? require('better-sqlite3') : (await import('better-sqlite3')).default;
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND' && error?.code !== 'MODULE_NOT_FOUND') throw error;
