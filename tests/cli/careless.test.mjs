@@ -74,10 +74,18 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
         assert.match(table, /only the invalid byte verified: the body was decoded as UTF-8 text before it was hashed/);
         assert.match(table, /AWS API Gateway, Function URLs/);
       }],
-    ['de-duplicated by event_id before verifying', 'dedupeFirst', ['tampered_body'],
+    ['de-duplicated by event_id before verifying', 'dedupeFirst', ['bad_signature', 'tampered_body', 'missing_headers'],
       (run) => assert.match(gotOf(run, 'tampered_body'), /valid_delivery's event changed, its signature: 200 acknowledged/)],
+    // A changed body is a new hash: only the same bytes, forged, find it.
+    ['de-duplicated by a hash of the body before verifying', 'dedupeBytesFirst', ['bad_signature', 'missing_headers'],
+      async (run) => {
+        assert.match(gotOf(run, 'bad_signature'), /valid_delivery's bytes again, a wrong signature: 200 acknowledged/);
+        assert.match(gotOf(run, 'missing_headers'), /valid_delivery's bytes again, neither header: 200 acknowledged/);
+        const table = (await runTable('dedupeBytesFirst')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /missing_headers: the bytes of an event already acknowledged, sent again with a forged signature or none, were acknowledged: the receiver answers a duplicate \(by event_id or a hash of the body\) before verifying/);
+      }],
     // valid_delivery's event sent again changed holds no newer version either: refused too late.
-    ['an older version answered before verifying', 'staleShortcut', ['bad_signature', 'tampered_body'],
+    ['an older version answered before verifying', 'staleShortcut', ['bad_signature', 'tampered_body', 'missing_headers'],
       (run) => assert.match(gotOf(run, 'bad_signature'), /forged: an older version of a known payment: 200 acknowledged/)],
     ['occurred_at checked against the clock', 'occurredAtSkew', ['old_event'],
       (run) => assert.match(gotOf(run, 'old_event'), /^400/)],
@@ -120,8 +128,9 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
 test('de-duplicated by event_id before verifying, the skew checked first, on a run longer than the skew: tampered_body', async () => {
   const run = await check('slowDedupeFirst', { maxSkewSecs: 2 });
   assert.equal(run.code, 1, shown(run));
-  assert.deepEqual(run.failed, ['tampered_body'], shown(run));
+  assert.deepEqual(run.failed, ['bad_signature', 'tampered_body'], shown(run));
   assert.match(gotOf(run, 'tampered_body'), /valid_delivery's event changed, its signature: 200 acknowledged/);
+  assert.match(gotOf(run, 'bad_signature'), /valid_delivery's bytes again, a wrong signature: 200 acknowledged/);
 });
 
 describe('a receiver that refuses the valid delivery: valid_delivery fails, the rest is not judged', () => {

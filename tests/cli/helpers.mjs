@@ -3,7 +3,7 @@
 // receiver run from a copy beside the installed package, and careless receivers.
 
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -300,10 +300,12 @@ function text(res, status, body) {
  *   int32Version      stores status_version in a 32-bit column: a version past 2^31 - 1 is 500
  *   slowDedupeFirst   checks the skew, then de-duplicates by event_id before verifying, and
  *                     answers after 60 ms (a run that takes longer than its skew)
+ *   dedupeBytesFirst  de-duplicates by a hash of the body bytes before verifying
  */
 export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
   const active = defect === 'wrongSecret' ? `${SECRET}\n` : SECRET;
   const seen = new Set();
+  const bodies = new Set(); // sha256 of each body acknowledged (dedupeBytesFirst)
   const versions = new Map(); // payment_id -> BigInt status_version last applied
   const keys = () => [
     active,
@@ -345,6 +347,8 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
         // verified below
       }
     }
+    const digest = createHash('sha256').update(raw).digest('hex');
+    if (defect === 'dedupeBytesFirst' && bodies.has(digest)) return reply(res, 200, { duplicate: true });
     if (defect === 'staleShortcut') {
       try {
         const { data } = JSON.parse(raw.toString('utf8'));
@@ -405,9 +409,11 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     if (stored !== undefined && version <= stored) {
       if (defect === 'conflictOnOlder') return reply(res, 409, { error: 'stale_version' });
       seen.add(event.event_id);
+      bodies.add(digest);
       return reply(res, 200, { stale: true });
     }
     seen.add(event.event_id);
+    bodies.add(digest);
     versions.set(paymentId, version);
     return reply(res, 200, { applied: true });
   };

@@ -192,6 +192,12 @@ export async function runConformance(config) {
         const ts = now();
         await send(label, body, headers(ts, wrong(sign(body, ts))), short);
       }
+      if (validSent !== null) {
+        // valid_delivery's exact bytes again, forged: a receiver that answers a duplicate
+        // (by event_id, or by a hash of the body) before verifying acknowledges anything.
+        const ts = now();
+        await send('valid_delivery\'s bytes again, a wrong signature', validSent.body, headers(ts, wrong(sign(validSent.body, ts))), 'known bytes');
+      }
     },
     async other_secret() {
       const other = `whsec_conformance_other_${randomBytes(16).toString('hex')}`;
@@ -264,6 +270,8 @@ export async function runConformance(config) {
         const signature = sign(body, ts);
         await send(label, body, headers(withTs ? ts : undefined, withSig ? signature : undefined), short);
       }
+      // valid_delivery's exact bytes again with no headers: a duplicate answered before verifying.
+      if (validSent !== null) await send('valid_delivery\'s bytes again, neither header', validSent.body, headers(undefined, undefined), 'known, neither');
     },
     async header_case() {
       const body = freshEvent();

@@ -49,6 +49,8 @@ export function hintFor(rule, ctx) {
       return otherSecret(ds);
     case 'tampered_body':
       return tamperedBody(ds);
+    case 'missing_headers':
+      return acceptedShorts(ds).size === 1 && acceptedShorts(ds).has('known, neither') ? KNOWN_BYTES : STATIC[rule];
     case 'stale_timestamp':
       return staleTimestamp(ds) ?? skewHint(rule, ctx);
     case 'future_timestamp':
@@ -145,12 +147,18 @@ function firstRefused(ds) {
 }
 
 // What each accepted bad signature says about the compare, in the order they are told.
+// valid_delivery's exact bytes sent again forged (bad_signature, missing_headers).
+const KNOWN_BYTES = 'the bytes of an event already acknowledged, sent again with a forged signature or none, were ' +
+  'acknowledged: the receiver answers a duplicate (by event_id or a hash of the body) before verifying. Verify ' +
+  'first, then look the event up';
+
 const BAD_SIGNATURE = [
   [(a) => a.has('end char'), 'a signature differing from the valid one only near its end was accepted: compare ' +
     'every byte, in constant time (a prefix compare, or hex read as a number with parseInt, loses the end)'],
   [(a) => a.has('forged stale') || a.has('forged type'), 'a forged delivery was acknowledged before its signature ' +
     'was checked (an older version of a known payment, or another event_type): verify first, then decide what the ' +
     'event is'],
+  [(a) => a.has('known bytes'), KNOWN_BYTES],
   [(a) => a.has('1 char') || [...a].some((s) => /^\d+ chars$/.test(s)), 'a cut signature was accepted: compare the ' +
     'whole value in constant time, lengths included; a prefix compare (or Buffer.from(hex), which silently drops ' +
     'what it cannot decode) accepts it (CVE-2024-21491)'],
