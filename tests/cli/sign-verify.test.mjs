@@ -2,11 +2,12 @@
 // and usage errors (exit 2).
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
+import { CLI, SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
 
 const dir = tempDir();
 const body = eventBody({ eventId: 'evt_cli_1', paymentId: 'pay_cli_1', statusVersion: '18446744073709551617' });
@@ -51,6 +52,15 @@ describe('sign', () => {
     const out = await runCli(['sign', '--secret-file', file, '--timestamp', TS, '--body-file', bodyFile, '--json']);
     assert.equal(out.code, 0, out.stderr);
     assert.equal(JSON.parse(out.stdout).signature, expectedHex);
+    // Saved by Notepad or PowerShell (a byte order mark, CRLF): refused with the reason, never shown.
+    writeFileSync(file, `\uFEFF${SECRET}\r\n`);
+    const bom = await runCli(['verify', '--secret-file', file, '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile]);
+    assert.equal(bom.code, 2, bom.stderr);
+    assert.match(bom.stderr, /the file named by --secret-file starts with a byte order mark \(Notepad and PowerShell write one\): save it as UTF-8 without BOM/);
+    assert.ok(!bom.stderr.includes(SECRET) && !bom.stdout.includes(SECRET));
+    writeFileSync(file, `${SECRET}\r\n`);
+    const crlf = await runCli(['sign', '--secret-file', file, '--timestamp', TS, '--body-file', bodyFile, '--json']);
+    assert.equal(JSON.parse(crlf.stdout).signature, expectedHex, 'a CRLF line end is one trailing newline');
   });
 
   test('what sign refuses is a usage error, exit 2: a malformed timestamp, an empty secret', async () => {
@@ -214,6 +224,28 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     const sign = await runCli(['sign', '--secret-env', SECRET_ENV, '-'], { input: '' });
     assert.equal(sign.code, 2);
     assert.match(sign.stderr, /stdin is empty/);
+  });
+
+  test('stdin read without being asked, left open and silent (execFile, docker -i): the command says what it waits for', async () => {
+    const child = spawn(CLI, ['sign', '--secret-env', SECRET_ENV, '--timestamp', TS], {
+      env: { ...process.env, [SECRET_ENV]: SECRET }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    const noted = new Promise((resolve) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('\n')) resolve();
+      });
+    });
+    const closed = new Promise((resolve) => { child.on('close', resolve); });
+    await noted; // stdin still open, nothing written
+    assert.equal(stderr, 'sign: waiting for the body on stdin (no --body-file given, and stdin is not a terminal); '
+      + 'give --body-file F, or close stdin (< /dev/null) to be told what is missing\n');
+    child.stdin.end(body);
+    assert.equal(await closed, 0, stderr);
+    assert.match(stdout, new RegExp(expectedHex));
   });
 
   test('a 13-digit timestamp is still timestamp_malformed, with a word about milliseconds', async () => {

@@ -200,11 +200,21 @@ export function readSecret(opts, command, prefix = '', optional = false) {
     if (looksLikeSecret(file)) neverPrint(file);
     throw new UsageError(`cannot read the file named by --${fileOpt} (${reason(error)}); the name given is not shown`, command, { usage: false });
   }
+  // Notepad and PowerShell save UTF-8 with a byte order mark: read as part of the secret, every
+  // signature would mismatch with nothing to say why.
+  if (text.startsWith('\uFEFF')) {
+    neverPrint(text.slice(1).replace(/\r?\n$/, ''));
+    throw new UsageError(`the file named by --${fileOpt} starts with a byte order mark (Notepad and PowerShell write one): `
+      + 'save it as UTF-8 without BOM (the secret is not shown)', command, { usage: false });
+  }
   // A file saved by an editor ends with a newline; that one newline is not part of the secret.
   const value = text.replace(/\r?\n$/, '');
   neverPrint(value);
   return value;
 }
+
+/** How long an implicit read of stdin waits in silence before saying what it waits for. */
+const STDIN_NOTE_MS = 2000;
 
 /**
  * The body: from --body-file F, or stdin (`-`, or implicitly when stdin is not a terminal).
@@ -228,7 +238,20 @@ export async function readBody(opts, command) {
     throw new UsageError('no body: give --body-file F, or pipe the body on stdin (-)', command);
   }
   const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
+  // Read without being asked (no -, no --body-file): a parent that leaves stdin open and writes
+  // nothing (execFile, docker -i, ssh) would keep the command waiting in silence.
+  const waiting = file === undefined && !opts.stdin ? setTimeout(() => {
+    process.stderr.write(`${command}: waiting for the body on stdin (no --body-file given, and stdin is not a terminal); `
+      + 'give --body-file F, or close stdin (< /dev/null) to be told what is missing\n');
+  }, STDIN_NOTE_MS) : null;
+  try {
+    for await (const chunk of process.stdin) {
+      if (waiting !== null) clearTimeout(waiting);
+      chunks.push(chunk);
+    }
+  } finally {
+    if (waiting !== null) clearTimeout(waiting);
+  }
   const body = Buffer.concat(chunks);
   if (body.length === 0 && !tty) {
     throw new UsageError('stdin is empty: no body was piped. Pipe the raw body exactly as received ' +

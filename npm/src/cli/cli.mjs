@@ -58,9 +58,10 @@ ${wrap(`${RULES.join(', ')}.`, '  Rules: ', '         ')}
 for (const sub of SUBCOMMANDS) USAGE[`sandbox ${sub}`] = SANDBOX_USAGE;
 
 const COMMON = `Secrets: --secret-env VAR reads the signing Secret from the environment variable VAR;
---secret-file F reads it from a file (one trailing newline is removed, nothing else); the
-same for --pending-secret-file and --retired-secret-file. A secret is never accepted on the
-command line, and nothing typed where a variable or file name belongs is ever printed.
+--secret-file F reads it from a file (one trailing newline, \\n or \\r\\n, is removed,
+nothing else; a file saved with a byte order mark is refused); the same for
+--pending-secret-file and --retired-secret-file. A secret is never accepted on the command
+line, and nothing typed where a variable or file name belongs is ever printed.
 Exit codes: 0 all good, 1 verification failed or a rule failed, 2 a usage error or an
 unreachable receiver.`;
 
