@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import vm from 'node:vm';
@@ -183,12 +184,26 @@ test('a second sandbox on a data file in use is refused (data_in_use), and start
   const first = await startSandbox({ port: 0, data });
   await assert.rejects(startSandbox({ port: 0, data }), (error) => {
     assert.equal(error.code, 'data_in_use');
-    assert.equal(error.message, `another sandbox is using the data file ${data}: give each sandbox its own file (one per test file: a temporary folder), or stop the other first`);
+    assert.equal(error.message, `another sandbox (process ${process.pid} of this machine) is using the data file ${data}: give each sandbox its own file (one per test file: a temporary folder), or stop the other first`);
     return true;
   });
   const key = first.apiKey;
   await first.close();
   const second = await startSandbox({ port: 0, data });
-  closing.push(() => second.close());
   assert.equal(second.apiKey, key, 'the same state');
+  // A mark, not a lock: the file stays readable while a sandbox runs.
+  const Database = createRequire(join(PACKAGE_DIR, 'package.json'))('better-sqlite3');
+  const reader = new Database(data, { readonly: true });
+  assert.equal(reader.prepare("SELECT count(*) AS n FROM sandbox_records WHERE kind = 'key'").get().n > 0, true);
+  reader.close();
+  // A sandbox that died (its process no longer runs) leaves a mark the next one takes over.
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+  await second.close();
+  const writer = new Database(data);
+  writer.prepare("INSERT INTO sandbox_meta (name, value) VALUES ('owner', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+    .run(JSON.stringify(`${hostname()} ${dead} 1`));
+  writer.close();
+  const third = await startSandbox({ port: 0, data });
+  closing.push(() => third.close());
+  assert.equal(third.apiKey, key);
 });

@@ -5,8 +5,9 @@
 // included. The file holds the sandbox's own test keys and secrets (it is a sandbox): keep
 // it out of version control like any local database.
 
-import { dirname } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 
 const SCHEMA_VERSION = '1';
 const KINDS = ['key', 'payment', 'idempotency', 'event', 'job'];
@@ -158,8 +159,47 @@ class Store {
   }
 
   close() {
+    if (this.db !== null && this.owner !== undefined) {
+      this.db.prepare("DELETE FROM sandbox_meta WHERE name = 'owner' AND value = ?").run(JSON.stringify(this.owner));
+    }
     this.db?.close();
   }
+}
+
+let opened = 0;
+
+/** Whether process `pid` of this machine is running (EPERM: it is, another user's). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error?.code === 'EPERM';
+  }
+}
+
+/**
+ * Marks the file as this sandbox's (its host, process and a number), refused when another
+ * sandbox of a process still running on this machine marked it: a second sandbox on the file
+ * would number its events and deliveries from the same counters, each overwriting the other's.
+ * A sandbox that died leaves a mark no running process holds, which the next one takes over.
+ * (A mark, not a lock on the file: the file stays readable while the sandbox runs.)
+ */
+function claimFile(db, file) {
+  const me = `${hostname()} ${process.pid} ${(opened += 1)}`;
+  db.transaction(() => {
+    const row = db.prepare("SELECT value FROM sandbox_meta WHERE name = 'owner'").get();
+    if (row !== undefined) {
+      const [host, pid] = String(JSON.parse(row.value)).split(' ');
+      if (host === hostname() && alive(Number(pid))) {
+        throw Object.assign(new Error(`another sandbox (process ${pid} of this machine) is using the data file ${file}: give each `
+          + 'sandbox its own file (one per test file: a temporary folder), or stop the other first'), { code: 'data_in_use' });
+      }
+    }
+    db.prepare("INSERT INTO sandbox_meta (name, value) VALUES ('owner', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+      .run(JSON.stringify(me));
+  }).immediate();
+  return me;
 }
 
 /** The state in memory, or in the SQLite file `file` (created when missing, else resumed). */
@@ -169,22 +209,13 @@ export async function openStore(file) {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    // One sandbox per file: the first write takes the file's lock until close (a second sandbox
-    // on it would number its events and deliveries from the same counters, each overwriting
-    // the other's). The lock is the operating system's, so a sandbox that died holds none.
-    db.pragma('locking_mode = EXCLUSIVE');
-    try {
-      db.pragma('journal_mode = WAL');
-      db.exec('BEGIN EXCLUSIVE; COMMIT');
-    } catch (error) {
-      if (error?.code !== 'SQLITE_BUSY') throw error;
-      throw Object.assign(new Error(`another sandbox is using the data file ${file}: give each sandbox its own file `
-        + '(one per test file: a temporary folder), or stop the other first', { cause: error }), { code: 'data_in_use' });
-    }
+    db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     for (const statement of SCHEMA) db.exec(statement);
+    const owner = claimFile(db, file);
     const store = new Store(db);
+    store.owner = owner;
     store.load();
     return store;
   } catch (error) {
