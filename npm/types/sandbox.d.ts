@@ -908,9 +908,24 @@ export interface Sandbox {
    * The deliveries queued and not finished (`pending` of `GET /sandbox/deliveries`).
    *
    * @example
-   * while ((await sandbox.pendingDeliveries()).length > 0) await new Promise((r) => setTimeout(r, 50));
+   * const queued = (await sandbox.pendingDeliveries()).length;
    */
   pendingDeliveries(): Promise<PendingDelivery[]>;
+  /**
+   * Waits until no delivery is queued or in flight (each acknowledged, failed for good or out
+   * of retries), then resolves the webhook log, as `deliveries()`: what a test awaits before
+   * asserting on what its receiver recorded.
+   *
+   * @param options `timeoutMs`: how long to wait at most (default 30000, at most 3600000).
+   * @throws {CryptoPayError} `invalid_argument` for an option it cannot use.
+   * @throws {Error} with code `deliveries_pending` (and `pending`, the deliveries still
+   *   queued) when some are still queued after `timeoutMs`: the message names the next one
+   *   and its attempt.
+   * @example
+   * await sandbox.pay(paymentId, '12800');
+   * const log = await sandbox.delivered({ timeoutMs: 10_000 });
+   */
+  delivered(options?: { timeoutMs?: number | undefined }): Promise<DeliveryAttempt[]>;
   /**
    * Every event emitted (`GET /sandbox/events`), in the order they occurred; one payment's
    * when `paymentId` is given.

@@ -577,3 +577,40 @@ describe('starting', () => {
     });
   });
 });
+
+describe('delivered(): what a test awaits before asserting on its receiver', () => {
+  test('resolves the webhook log once nothing is queued; rejects naming what is still queued after timeoutMs', async () => {
+    let down = true;
+    const target = await endpoint(() => ({ status: down ? 503 : 200 }));
+    const local = await startSandbox({ port: 0, webhookUrl: target.url, retryDelaysMs: [60_000] });
+    try {
+      const p = await createPayment(local, '100');
+      await local.pay(p.payment_id, '100');
+      // Refused 503, retried in a minute: still queued when the wait ends.
+      await assert.rejects(local.delivered({ timeoutMs: 300 }), (error) => {
+        assert.equal(error.code, 'deliveries_pending');
+        assert.equal(error.pending.length, 2);
+        assert.match(error.message, /^delivered: 2 deliveries are still queued after 300 ms \(the next, dlv_\d+ of evt_\w+, attempt \d+, due \S+\): deliveries\(\) says what the receiver answered/);
+        return true;
+      });
+      await assert.rejects(local.delivered({ timeout: 1 }), (error) => error.code === 'invalid_argument' && /timeoutMs/.test(error.message));
+      await assert.rejects(local.delivered({ timeoutMs: 0 }), (error) => error.code === 'invalid_argument');
+      await local.close();
+      // Another sandbox whose receiver answers: every delivery made, the log resolved.
+      down = false;
+      const again = await startSandbox({ port: 0, webhookUrl: target.url, retryDelaysMs: [20] });
+      try {
+        const q = await createPayment(again, '100');
+        await again.pay(q.payment_id, '100');
+        const log = await again.delivered();
+        assert.deepEqual(log.filter((entry) => entry.payment_id === q.payment_id).map((entry) => entry.outcome), ['acknowledged', 'acknowledged']);
+        assert.deepEqual(await again.pendingDeliveries(), []);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await local.close();
+      await target.close();
+    }
+  });
+});

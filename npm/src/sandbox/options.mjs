@@ -40,6 +40,20 @@ export function payOptions(options) {
   return options.hold === true;
 }
 
+/** delivered()'s options: how long to wait at most, in milliseconds (default 30 s). */
+export function deliveredOptions(options) {
+  if (options === undefined) return 30_000;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalid('delivered takes ({ timeoutMs? })');
+  for (const key of Object.keys(options)) {
+    if (key !== 'timeoutMs') throw invalid(unknownOption(key, ['timeoutMs'], 'delivered'));
+  }
+  const { timeoutMs = 30_000 } = options;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
+    throw invalid('delivered: timeoutMs is an integer from 1 to 3600000 (milliseconds)');
+  }
+  return timeoutMs;
+}
+
 /** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
 export const isLoopback = (url) => LOOPBACK_HOST.test(url.hostname);
 

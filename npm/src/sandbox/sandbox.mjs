@@ -5,11 +5,33 @@
 
 import { createDelivery } from './delivery.mjs';
 import { createServer } from './http.mjs';
-import { payOptions, sandboxOptions } from './options.mjs';
+import { deliveredOptions, payOptions, sandboxOptions } from './options.mjs';
 import { createService } from './service.mjs';
 import { openStore } from './store.mjs';
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]']);
+/** How often delivered() looks at the queue. */
+const DELIVERED_POLL_MS = 20;
+
+/**
+ * Resolves the webhook log once no delivery is queued or in flight (each acknowledged, failed
+ * for good or out of retries); rejects after timeoutMs saying what is still queued.
+ */
+async function delivered(delivery, options) {
+  const timeoutMs = deliveredOptions(options);
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = delivery.pending();
+    if (pending.length === 0) return delivery.attempts();
+    if (Date.now() >= until) {
+      const next = pending.reduce((a, b) => (a.due_at <= b.due_at ? a : b));
+      throw Object.assign(new Error(`delivered: ${pending.length} ${pending.length === 1 ? 'delivery is' : 'deliveries are'} still queued after `
+        + `${timeoutMs} ms (the next, ${next.delivery_id} of ${next.event_id}, attempt ${next.next_attempt}, due ${next.due_at}): `
+        + 'deliveries() says what the receiver answered; retryDelaysMs longer than the wait keep them queued'), { code: 'deliveries_pending', pending });
+    }
+    await new Promise((resolve) => { setTimeout(resolve, DELIVERED_POLL_MS); });
+  }
+}
 
 /** The base URL of a server listening on host:port (an unspecified address as loopback). */
 function baseUrlOf(host, port) {
@@ -94,6 +116,7 @@ export async function startSandbox(input = {}) {
       activate: async () => service.activate(),
       deliveries: async () => delivery.attempts(),
       pendingDeliveries: async () => delivery.pending(),
+      delivered: async (options) => delivered(delivery, options),
       events: async (paymentId) => service.listEvents(paymentId),
       issueKey: async (scopes) => service.issueKey(scopes).api_key,
       close() {
