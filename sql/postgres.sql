@@ -152,10 +152,11 @@ SELECT (SELECT count(*) FROM e) + (SELECT count(*) FROM pi) + (SELECT count(*) F
 -- statement: columns
 -- ready() then checks the database's encoding (UTF8: ids and data are UTF-8 text) and the
 -- columns' types: CREATE TABLE IF NOT EXISTS keeps a table made earlier, whose types may
--- differ (a text status_version would compare as text, 9 after 10). One row per column, and a
--- row with no column for a table that is missing.
+-- differ (a text status_version would compare as text, 9 after 10), and whether each has a
+-- default (the statements leave some columns to it: one without would hold NULL, a seen_at
+-- never due). One row per column, and a row with no column for a table that is missing.
 SELECT current_setting('server_encoding') AS encoding, t.suffix, a.attname AS name,
-       format_type(a.atttypid, a.atttypmod) AS type
+       format_type(a.atttypid, a.atttypmod) AS type, (a.atthasdef OR a.attidentity <> '') AS defaulted
 FROM (VALUES ('events', 'cryptopay_events'), ('payments', 'cryptopay_payments'),
              ('quarantine', 'cryptopay_quarantine'), ('orders', 'cryptopay_orders'),
              ('fulfilment', 'cryptopay_fulfilment'), ('schema', 'cryptopay_schema')) AS t (suffix, relation)

@@ -1778,8 +1778,9 @@ export interface StoreOptions {
   prefix?: string | undefined;
   /**
    * `false`: ready() only checks the tables exist (create them in a migration). Default `true`.
-   * Either way ready() then checks the column types the statements depend on, and rejects
-   * naming each table, column, type found and type expected that differ.
+   * Either way ready() then checks the column types and defaults the statements depend on,
+   * and rejects naming each table, column, type found and type expected that differ, and
+   * each column without the default the statements leave to it.
    *
    * @example
    * createTables: false // the tables come from a migration (dist/receiver/schema/*.sql)

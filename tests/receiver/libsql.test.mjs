@@ -161,9 +161,9 @@ describe('libsqlStore: ready()', () => {
     await assert.rejects(receiverOn(client, { createTables: false }).receiver.ready(), /libsqlStore: no such table: cryptopay_events; no such table: cryptopay_payments; no such table: cryptopay_quarantine/);
     assert.deepEqual(tables(file), [], 'nothing created');
     await client.batch([
-      'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT, body BLOB)',
-      'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT)',
-      'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)',
+      'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT DEFAULT CURRENT_TIMESTAMP, body BLOB)',
+      'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)',
+      'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT DEFAULT CURRENT_TIMESTAMP, code TEXT, body BLOB)',
     ], 'write');
     for (const createTables of [true, false]) {
       const { receiver, deliver } = receiverOn(client, { prefix: 'int_', createTables });

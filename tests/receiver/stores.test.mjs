@@ -10,14 +10,16 @@
 //     guessed 200.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, PRUNE_POSTGRES, PRUNE_SQLITE, captureLog, checkPruned, createLibsqlClient, eventBody, postgresRows, receiverOptions, rx,
+  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, createLibsqlClient, eventBody, postgresRows, receiverOptions, rx,
   signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
+import { readStatements } from '../../scripts/build-receiver.mjs';
 import { openPool, postgresForSuite } from './lib/postgres.mjs';
 
 // The documented limits (docs/receiver.md).
@@ -207,6 +209,8 @@ describe('PostgreSQL (a throwaway server)', () => {
     ['events', 'decision', null, 'events.decision is missing'],
     // Read in each session's TimeZone: two instances set differently disagree on every lease.
     ['events', 'received_at', 'timestamp NOT NULL DEFAULT now()', 'events.received_at is timestamp without time zone, expected timestamp with time zone'],
+    // Left to the table by the statements: without a default it would hold NULL.
+    ['quarantine', 'received_at', 'timestamptz', 'quarantine.received_at has no default'],
   ];
   async function makeTables(prefix, [table, column, declared]) {
     for (const [name, columns] of Object.entries(TABLES)) {
@@ -268,15 +272,28 @@ describe('SQLite file: tables whose ids or versions lack TEXT affinity are refus
   test('an INTEGER event_id ("0123" and "123" would be one event) or status_version (past 2^63 an inexact REAL)', async () => {
     for (const [column, table] of [['event_id', 'events'], ['status_version', 'payments']]) {
       const db = new Database(join(tempDir(), 'types.sqlite'));
-      const events = `CREATE TABLE cryptopay_events (event_id ${column === 'event_id' ? 'INTEGER' : 'TEXT'} PRIMARY KEY, payment_id TEXT, status_version TEXT, decision TEXT, received_at TEXT, body BLOB)`;
-      const payments = `CREATE TABLE cryptopay_payments (payment_id TEXT PRIMARY KEY, status_version ${column === 'status_version' ? 'INT' : 'TEXT'}, event_id TEXT, data TEXT, updated_at TEXT)`;
-      db.exec(`${events}; ${payments}; CREATE TABLE cryptopay_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)`);
+      const events = `CREATE TABLE cryptopay_events (event_id ${column === 'event_id' ? 'INTEGER' : 'TEXT'} PRIMARY KEY, payment_id TEXT, status_version TEXT, decision TEXT, received_at TEXT DEFAULT CURRENT_TIMESTAMP, body BLOB)`;
+      const payments = `CREATE TABLE cryptopay_payments (payment_id TEXT PRIMARY KEY, status_version ${column === 'status_version' ? 'INT' : 'TEXT'}, event_id TEXT, data TEXT, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`;
+      db.exec(`${events}; ${payments}; CREATE TABLE cryptopay_quarantine (id INTEGER PRIMARY KEY, received_at TEXT DEFAULT CURRENT_TIMESTAMP, code TEXT, body BLOB)`);
       for (const createTables of [true, false]) {
         const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { createTables }), { log: false }));
         await assert.rejects(receiver.ready(), new RegExp(`^Error: sqliteStore: cryptopay_${table}\\.${column} is INT(EGER)? \\(INTEGER affinity\\), expected TEXT affinity`));
       }
       db.close();
     }
+  });
+
+  test('a column the statements leave to its default, made without one (an ORM\'s nullable column): refused, naming it', async () => {
+    const sql = readStatements(readFileSync(join(ROOT, 'sql', 'sqlite.sql'), 'utf8'));
+    const made = sql.schema.replace(/seen_at +TEXT +NOT NULL DEFAULT \(strftime\('%Y-%m-%dT%H:%M:%fZ', 'now'\)\)/, 'seen_at TEXT');
+    assert.notEqual(made, sql.schema, 'the schema declares seen_at with a default');
+    const db = new Database(join(tempDir(), 'defaults.sqlite'));
+    db.exec(made);
+    for (const createTables of [true, false]) {
+      const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { createTables }), { log: false }));
+      await assert.rejects(receiver.ready(), /^Error: sqliteStore: cryptopay_fulfilment\.seen_at has no default \(the receiver's statements leave it to the table's/);
+    }
+    db.close();
   });
 });
 
@@ -354,9 +371,9 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
 
   test('tables whose ids or versions lack TEXT affinity are refused at ready()', async () => {
     await d1.worker.db.batch([
-      'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT, body BLOB)',
-      'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT)',
-      'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT, code TEXT, body BLOB)',
+      'CREATE TABLE int_events (event_id TEXT PRIMARY KEY, payment_id TEXT, status_version INTEGER, decision TEXT, received_at TEXT DEFAULT CURRENT_TIMESTAMP, body BLOB)',
+      'CREATE TABLE int_payments (payment_id TEXT PRIMARY KEY, status_version INTEGER, event_id TEXT, data TEXT, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)',
+      'CREATE TABLE int_quarantine (id INTEGER PRIMARY KEY, received_at TEXT DEFAULT CURRENT_TIMESTAMP, code TEXT, body BLOB)',
     ].map((s) => d1.worker.db.prepare(s)));
     const receiver = rx.createReceiver(receiverOptions(rx.d1Store(d1.worker.db, { prefix: 'int_' }), { log: false }));
     await assert.rejects(receiver.ready(), /d1Store: int_events\.status_version is INTEGER \(INTEGER affinity\), expected TEXT affinity; int_payments\.status_version is INTEGER/);

@@ -259,9 +259,11 @@ export function sqliteDecisionOf(foreign, recorded, what) {
  */
 export function checkColumns(rows, expected, { prefix, what, typeOf, fix, version = SCHEMA_VERSION }) {
   const found = new Map();
+  const undefaulted = new Set();
   for (const row of rows) {
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
+    if (row.name && (row.defaulted === false || row.defaulted === 0)) undefaulted.add(`${row.suffix}.${row.name}`);
   }
   const problems = [];
   for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {
@@ -278,10 +280,22 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
         const { type, shown } = typeOf(have.get(name));
         if (!types.includes(type)) problems.push(`${prefix}${suffix}.${name} is ${shown}, expected ${types[0]}`);
       }
+      if (DEFAULTED[suffix]?.includes(name) && undefaulted.has(`${suffix}.${name}`)) {
+        problems.push(`${prefix}${suffix}.${name} has no default (the receiver's statements leave it to the table's, as the schema declares it: without, it holds NULL)`);
+      }
     }
   }
   if (problems.length > 0) throw new Error(`${what}: ${problems.join('; ')}. ${fix}`);
 }
+
+// The columns the receiver's statements never write on insert, left to the table's default.
+const DEFAULTED = {
+  events: ['received_at'],
+  payments: ['updated_at'],
+  quarantine: ['id', 'received_at'],
+  orders: ['created_at'],
+  fulfilment: ['settled', 'seen_at', 'attempts', 'updated_at'],
+};
 
 // The columns of schema version 1, checked before a migration: tables of the wrong types
 // are refused naming the column, rather than failing inside the migration.
