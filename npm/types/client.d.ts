@@ -55,8 +55,9 @@ export type FetchLike = (url: string, init: {
  */
 export interface ClientOptions {
   /**
-   * The service's base address (`{base_url}`): `https://`, or `http://` to a loopback host
-   * (a local sandbox); no credentials, query or fragment. Paths under `/v1/` are added to it.
+   * The service's base address (`{base_url}`): `https://`, or `http://` to a local sandbox (a
+   * loopback host, or a local development name such as `host.docker.internal` or
+   * `sandbox.test`); no credentials, query or fragment. Paths under `/v1/` are added to it.
    * `undefined` compiles (an environment variable) and is refused at run time.
    *
    * @example

@@ -41,7 +41,8 @@ function inOrder(sourceAmount) {
   return Object.fromEntries([...known, ...rest].map((key) => [key, sourceAmount[key]]));
 }
 
-// The base URL, checked: HTTPS (or http to a loopback host: a local sandbox), no credentials,
+// The base URL, checked: HTTPS (or http to a loopback host or a local development name: a
+// local sandbox), no credentials,
 // query or fragment; without a trailing slash.
 function baseUrlOf(value) {
   if (value === undefined) throw invalid('baseUrl is undefined: is the environment variable set? It is the service\'s base address, such as https://api.example.com');
@@ -51,9 +52,12 @@ function baseUrlOf(value) {
   } catch {
     throw invalid('baseUrl is not a URL: give the service\'s base address, such as https://api.example.com');
   }
-  const loopback = LOOPBACK_HOST.test(url.hostname);
+  // A sandbox in a container beside the tests is reached by a local development name
+  // (host.docker.internal, a Compose alias such as sandbox.internal): never the service.
+  const loopback = LOOPBACK_HOST.test(url.hostname) || LOCAL_DEV_NAME.test(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a loopback host, such as a local sandbox');
+    throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a local sandbox: '
+      + 'a loopback host, or a local development name (*.localhost, *.test, *.local, *.internal such as host.docker.internal, *.home.arpa)');
   }
   if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw invalid('baseUrl must not hold a query or a fragment');
