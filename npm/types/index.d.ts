@@ -1183,7 +1183,7 @@ export interface BuildSourceAmountInput {
    * primarySource: store.primary_source
    * ```
    */
-  primarySource: PrimarySource;
+  primarySource: Pick<PrimarySource, 'kind' | 'ref' | 'decimals'>;
   /**
    * The decimal amount, such as `'128.00'`.
    *
@@ -1227,7 +1227,7 @@ export declare function buildSourceAmount(input: BuildSourceAmountInput): Source
  * // throws pricing_ref_is_address: use primary_source.ref, never an address
  * ```
  */
-export declare function validateSourceAmount(sourceAmount: unknown, primarySource: PrimarySource): void;
+export declare function validateSourceAmount(sourceAmount: unknown, primarySource: Pick<PrimarySource, 'kind' | 'ref' | 'decimals'>): void;
 
 /**
  * The body of `POST /v1/payments`.
@@ -1284,7 +1284,7 @@ export interface CreatePaymentOptions {
    * primarySource: store.primary_source
    * ```
    */
-  primarySource: PrimarySource;
+  primarySource: Pick<PrimarySource, 'kind' | 'ref' | 'decimals'>;
   /**
    * The store's website origin (Checkout > Website); when given, any other
    * `checkout_origin` is `origin_not_permitted`.

@@ -43,7 +43,7 @@ export type SandboxErrorCode =
  * The body of every refusal of the sandbox's HTTP API (the service's ErrorResponse).
  *
  * @example
- * const { error }: ErrorResponse = await res.json(); // { error: { code: 'unauthorized', message: '...' } }
+ * const { error } = (await res.json()) as ErrorResponse; // { error: { code: 'unauthorized', message: '...' } }
  */
 export interface ErrorResponse {
   /**
@@ -249,7 +249,7 @@ export interface SandboxOptions {
    * @example
    * pricing: { kind: 'crypto', ref: 'usdc', decimals: 6 }
    */
-  pricing?: PrimarySource | undefined;
+  pricing?: Pick<PrimarySource, 'kind' | 'ref' | 'decimals'> | undefined;
   /**
    * The origin a browser opens the sandbox at (`--public-url`), when it is not the address
    * it listens on: a Docker port mapping, a LAN name, an https proxy. Checkout links
