@@ -13,7 +13,8 @@
 -- and the secret kind that verified each delivery, payments the integration and the version
 -- last handled, and the tables orders and fulfilment; 3, the fulfilment row keeps the version
 -- whose key every `fulfil` of the payment carries (`fulfil_version`); 4, the index of the
--- closed payments checked again for late money (`cryptopay_fulfilment_closed`). `schema`
+-- closed payments checked again for late money (`cryptopay_fulfilment_closed`) and the one
+-- whose statistics keep `claim` cheap on large tables (`cryptopay_payments_due`). `schema`
 -- migrates 1, 2 and 3 to 4 in place, rows kept: the payments recorded before version 2 are taken as handled
 -- (whatever handled them then), so that upgrading never fulfils an old payment again (nor
 -- recording its order later: the `order` statement).
@@ -66,6 +67,13 @@ WHERE handled_version IS NULL AND (SELECT version FROM cryptopay_schema WHERE na
 -- The payments whose applied facts are newer than those last handled: what a pass claims.
 CREATE INDEX IF NOT EXISTS cryptopay_payments_unhandled ON cryptopay_payments (payment_id)
   WHERE handled_version IS NULL OR status_version > handled_version;
+-- The same condition as an expression index, for its statistics: `claim` writes the condition
+-- `(...) IS TRUE`, which the planner estimates from them (a handful of rows). Estimated as a
+-- comparison of two columns it is a third of the table, and with a million payments that
+-- estimate made every claim cost enough to be compiled by JIT (measured on PostgreSQL 15 with
+-- a million settled payments and five due: 0.75 to 2 s a claim, 2 ms with the statistics).
+CREATE INDEX IF NOT EXISTS cryptopay_payments_due ON cryptopay_payments
+  ((handled_version IS NULL OR status_version > handled_version));
 CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
   id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   received_at timestamptz NOT NULL DEFAULT now(),
@@ -103,6 +111,8 @@ CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (
 -- Version 3: the version whose key every fulfil of the payment carries.
 ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
   CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
+-- Version 4's indexes have statistics at once, not after autovacuum's next ANALYZE.
+ANALYZE cryptopay_payments;
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
 
@@ -326,8 +336,9 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
 WITH newer AS (
+  -- IS TRUE: estimated from cryptopay_payments_due's statistics (see `schema`).
   SELECT p.payment_id FROM cryptopay_payments AS p
-  WHERE p.handled_version IS NULL OR p.status_version > p.handled_version
+  WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version) IS TRUE
 ), due AS (
   SELECT f.payment_id, f.seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
   FROM cryptopay_fulfilment AS f
