@@ -164,9 +164,13 @@ SELECT (SELECT count(*) FROM e) + (SELECT count(*) FROM pi) + (SELECT count(*) F
 -- columns' types: CREATE TABLE IF NOT EXISTS keeps a table made earlier, whose types may
 -- differ (a text status_version would compare as text, 9 after 10), and whether each has a
 -- default (the statements leave some columns to it: one without would hold NULL, a seen_at
--- never due). One row per column, and a row with no column for a table that is missing.
+-- never due), and whether it alone is a primary key or unique (the ON CONFLICT of the
+-- statements names it: without, every delivery fails). One row per column, and a row with no
+-- column for a table that is missing.
 SELECT current_setting('server_encoding') AS encoding, t.suffix, a.attname AS name,
-       format_type(a.atttypid, a.atttypmod) AS type, (a.atthasdef OR a.attidentity <> '') AS defaulted
+       format_type(a.atttypid, a.atttypmod) AS type, (a.atthasdef OR a.attidentity <> '') AS defaulted,
+       EXISTS (SELECT 1 FROM pg_index AS i WHERE i.indrelid = a.attrelid AND i.indisunique AND i.indpred IS NULL
+               AND i.indnkeyatts = 1 AND i.indkey[0] = a.attnum) AS keyed
 FROM (VALUES ('events', 'cryptopay_events'), ('payments', 'cryptopay_payments'),
              ('quarantine', 'cryptopay_quarantine'), ('orders', 'cryptopay_orders'),
              ('fulfilment', 'cryptopay_fulfilment'), ('schema', 'cryptopay_schema')) AS t (suffix, relation)

@@ -1778,7 +1778,7 @@ export interface StoreOptions {
   prefix?: string | undefined;
   /**
    * `false`: ready() only checks the tables exist (create them in a migration). Default `true`.
-   * Either way ready() then checks the column types and defaults the statements depend on,
+   * Either way ready() then checks the column types, defaults and keys the statements depend on,
    * and rejects naming each table, column, type found and type expected that differ, and
    * each column without the default the statements leave to it.
    *

@@ -211,6 +211,8 @@ describe('PostgreSQL (a throwaway server)', () => {
     ['events', 'received_at', 'timestamp NOT NULL DEFAULT now()', 'events.received_at is timestamp without time zone, expected timestamp with time zone'],
     // Left to the table by the statements: without a default it would hold NULL.
     ['quarantine', 'received_at', 'timestamptz', 'quarantine.received_at has no default'],
+    // Named by the ON CONFLICT of the statements: without a key of its own every delivery fails.
+    ['events', 'event_id', 'text NOT NULL', 'events.event_id is neither a primary key nor unique on its own'],
   ];
   async function makeTables(prefix, [table, column, declared]) {
     for (const [name, columns] of Object.entries(TABLES)) {

@@ -260,10 +260,12 @@ export function sqliteDecisionOf(foreign, recorded, what) {
 export function checkColumns(rows, expected, { prefix, what, typeOf, fix, version = SCHEMA_VERSION }) {
   const found = new Map();
   const undefaulted = new Set();
+  const unkeyed = new Set();
   for (const row of rows) {
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
     if (row.name && (row.defaulted === false || row.defaulted === 0)) undefaulted.add(`${row.suffix}.${row.name}`);
+    if (row.name && row.keyed === false) unkeyed.add(`${row.suffix}.${row.name}`);
   }
   const problems = [];
   for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {
@@ -280,6 +282,9 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
         const { type, shown } = typeOf(have.get(name));
         if (!types.includes(type)) problems.push(`${prefix}${suffix}.${name} is ${shown}, expected ${types[0]}`);
       }
+      if (KEYS[suffix] === name && unkeyed.has(`${suffix}.${name}`)) {
+        problems.push(`${prefix}${suffix}.${name} is neither a primary key nor unique on its own (the receiver's statements insert ON CONFLICT (${name}): without it every one fails)`);
+      }
       if (DEFAULTED[suffix]?.includes(name) && undefaulted.has(`${suffix}.${name}`)) {
         problems.push(`${prefix}${suffix}.${name} has no default (the receiver's statements leave it to the table's, as the schema declares it: without, it holds NULL)`);
       }
@@ -287,6 +292,9 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
   }
   if (problems.length > 0) throw new Error(`${what}: ${problems.join('; ')}. ${fix}`);
 }
+
+// The column each table's ON CONFLICT names: a primary key (or unique) of its own.
+const KEYS = { events: 'event_id', payments: 'payment_id', orders: 'payment_id', fulfilment: 'payment_id', schema: 'name' };
 
 // The columns the receiver's statements never write on insert, left to the table's default.
 const DEFAULTED = {
