@@ -40,6 +40,8 @@ describe('sign', () => {
     const before = Math.floor(Date.now() / 1000);
     const out = await sign(['--body-file', bodyFile]);
     assert.ok(Math.abs(Number(out.timestamp) - before) <= 5);
+    // Without the header names, --json gives no headers map (no placeholder a script would send).
+    assert.deepEqual(Object.keys(out), ['timestamp', 'signature']);
     const text = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, new RegExp(`signature\\s+${expectedHex}`));

@@ -38,7 +38,8 @@ const USAGE = {
   sign: `${NAME} sign --secret-env VAR [--timestamp T] [--body-file F | -] [--encoding hex|base64]
        [--timestamp-header NAME] [--signature-header NAME] [--json]
   Signs a body as the service does (for tests): prints the timestamp (default: now), the
-  signature and the headers to send (exit 0), or what to fix in the input (exit 2).`,
+  signature and the headers to send (exit 0; with --json, a headers map only when both
+  header names are given), or what to fix in the input (exit 2).`,
   conformance: `${NAME} conformance --url URL --secret-env VAR
        --timestamp-header NAME --signature-header NAME
        [--pending-secret-env VAR] [--retired-secret-env VAR] [--json] [--timeout 10]
@@ -190,7 +191,10 @@ async function signCommand(argv) {
   const tsName = timestampHeader ?? '<timestamp-header>';
   const sigName = signatureHeader ?? '<signature-header>';
   if (opts.json) {
-    const out = { timestamp, signature, headers: { [tsName]: timestamp, [sigName]: signature } };
+    // headers only when both names were given: a script that sends this map would otherwise
+    // send a header literally named <timestamp-header>.
+    const out = { timestamp, signature };
+    if (timestampHeader !== undefined && signatureHeader !== undefined) out.headers = { [tsName]: timestamp, [sigName]: signature };
     write.out(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     write.out(
