@@ -204,6 +204,26 @@ test('a second sandbox on a data file in use is refused (data_in_use), and start
     .run(JSON.stringify(`${hostname()} ${dead} 1`));
   writer.close();
   const third = await startSandbox({ port: 0, data });
-  closing.push(() => third.close());
   assert.equal(third.apiKey, key);
+  await third.close();
+  // A mark of this very process id that this process does not hold: a container restarted after
+  // a crash (the same host name, pid 1 again). Taken over, not refused.
+  const mark = (value) => {
+    const db = new Database(data);
+    db.prepare("INSERT INTO sandbox_meta (name, value) VALUES ('owner', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+      .run(JSON.stringify(value));
+    db.close();
+  };
+  mark(`${hostname()} ${process.pid} 999`);
+  const fourth = await startSandbox({ port: 0, data });
+  assert.equal(fourth.apiKey, key);
+  await fourth.close();
+  // A start that fails after marking the file (another version's file) leaves no mark behind:
+  // the next start says the same, not data_in_use.
+  const other = new Database(data);
+  other.prepare("UPDATE sandbox_meta SET value = '0' WHERE name = 'schema'").run();
+  other.close();
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    await assert.rejects(startSandbox({ port: 0, data }), /written by another version of the sandbox/);
+  }
 });

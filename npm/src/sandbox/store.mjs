@@ -159,14 +159,22 @@ class Store {
   }
 
   close() {
-    if (this.db !== null && this.owner !== undefined) {
-      this.db.prepare("DELETE FROM sandbox_meta WHERE name = 'owner' AND value = ?").run(JSON.stringify(this.owner));
-    }
+    if (this.db !== null && this.owner !== undefined) release(this.db, this.owner);
     this.db?.close();
   }
 }
 
 let opened = 0;
+// The marks this process holds (its sandboxes open now): a mark of this process's id that is
+// not one of them was left by an earlier process that had the same id (a container restarted
+// after a crash: the same hostname, pid 1 again), and is taken over.
+const held = new Set();
+
+/** Removes this sandbox's mark from its file (at close, or when its start failed). */
+function release(db, owner) {
+  held.delete(owner);
+  db.prepare("DELETE FROM sandbox_meta WHERE name = 'owner' AND value = ?").run(JSON.stringify(owner));
+}
 
 /** Whether process `pid` of this machine is running (EPERM: it is, another user's). */
 function alive(pid) {
@@ -183,15 +191,18 @@ function alive(pid) {
  * sandbox of a process still running on this machine marked it: a second sandbox on the file
  * would number its events and deliveries from the same counters, each overwriting the other's.
  * A sandbox that died leaves a mark no running process holds, which the next one takes over.
- * (A mark, not a lock on the file: the file stays readable while the sandbox runs.)
+ * (A mark, not a lock on the file: the file stays readable while the sandbox runs. A file
+ * shared by two machines or containers, of other host names, is not guarded.)
  */
 function claimFile(db, file) {
   const me = `${hostname()} ${process.pid} ${(opened += 1)}`;
   db.transaction(() => {
     const row = db.prepare("SELECT value FROM sandbox_meta WHERE name = 'owner'").get();
     if (row !== undefined) {
-      const [host, pid] = String(JSON.parse(row.value)).split(' ');
-      if (host === hostname() && alive(Number(pid))) {
+      const mark = String(JSON.parse(row.value));
+      const [host, pid] = mark.split(' ');
+      const running = Number(pid) === process.pid ? held.has(mark) : alive(Number(pid));
+      if (host === hostname() && running) {
         throw Object.assign(new Error(`another sandbox (process ${pid} of this machine) is using the data file ${file}: give each `
           + 'sandbox its own file (one per test file: a temporary folder), or stop the other first'), { code: 'data_in_use' });
       }
@@ -199,6 +210,7 @@ function claimFile(db, file) {
     db.prepare("INSERT INTO sandbox_meta (name, value) VALUES ('owner', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
       .run(JSON.stringify(me));
   }).immediate();
+  held.add(me);
   return me;
 }
 
@@ -208,17 +220,21 @@ export async function openStore(file) {
   const Database = await sqliteDriver();
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  let owner;
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     for (const statement of SCHEMA) db.exec(statement);
-    const owner = claimFile(db, file);
+    owner = claimFile(db, file);
     const store = new Store(db);
     store.owner = owner;
     store.load();
     return store;
   } catch (error) {
+    // A start that failed after marking the file (another version's file, say) leaves no mark:
+    // the next start says what is wrong, not data_in_use.
+    if (owner !== undefined) release(db, owner);
     db.close();
     throw error;
   }
