@@ -56,8 +56,8 @@ export type FetchLike = (url: string, init: {
 export interface ClientOptions {
   /**
    * The service's base address (`{base_url}`): `https://`, or `http://` to a local sandbox (a
-   * loopback host, or a local development name such as `host.docker.internal` or
-   * `sandbox.test`); no credentials, query or fragment. Paths under `/v1/` are added to it.
+   * loopback host, `host.docker.internal`, or a name under `.test` or `.localhost` such as a
+   * Compose alias `sandbox.test`); no credentials, query or fragment. Paths under `/v1/` are added to it.
    * `undefined` compiles (an environment variable) and is refused at run time.
    *
    * @example

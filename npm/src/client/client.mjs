@@ -41,6 +41,9 @@ function inOrder(sourceAmount) {
   return Object.fromEntries([...known, ...rest].map((key) => [key, sourceAmount[key]]));
 }
 
+/** The names besides loopback a base URL may reach over http: a sandbox beside the tests. */
+const SANDBOX_NAME = /(^|\.)(localhost|test)\.?$|^host\.docker\.internal\.?$/i;
+
 // The base URL, checked: HTTPS (or http to a loopback host or a local development name: a
 // local sandbox), no credentials,
 // query or fragment; without a trailing slash.
@@ -52,12 +55,14 @@ function baseUrlOf(value) {
   } catch {
     throw invalid('baseUrl is not a URL: give the service\'s base address, such as https://api.example.com');
   }
-  // A sandbox in a container beside the tests is reached by a local development name
-  // (host.docker.internal, a Compose alias such as sandbox.internal): never the service.
-  const loopback = LOOPBACK_HOST.test(url.hostname) || LOCAL_DEV_NAME.test(url.hostname);
+  // A sandbox in a container beside the tests is reached as host.docker.internal or by a name
+  // of its own under .test or .localhost (a Compose alias): names no network resolves to
+  // another machine. Not *.local (mDNS: the LAN's machines) nor *.internal (a cloud network's
+  // own DNS): a live key would cross the network in the clear.
+  const loopback = LOOPBACK_HOST.test(url.hostname) || SANDBOX_NAME.test(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a local sandbox: '
-      + 'a loopback host, or a local development name (*.localhost, *.test, *.local, *.internal such as host.docker.internal, *.home.arpa)');
+      + 'a loopback host, host.docker.internal, or a name under .test or .localhost (a Compose alias such as sandbox.test)');
   }
   if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw invalid('baseUrl must not hold a query or a fragment');
