@@ -28,7 +28,7 @@ setup-rust:
 	@[[ "$$(wasm-bindgen --version 2>/dev/null)" == "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]] || \
 		{ echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (about 5 minutes)"; \
 		  $(CARGO) install --quiet --locked wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) || \
-		  { echo "its lock file names a crate version this registry does not serve: resolving again"; \
+		  { echo "the locked install failed (its lock file may name a crate version this registry does not serve): resolving again"; \
 		    $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }; }
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the

@@ -174,8 +174,9 @@ export function postgresStore(client, options) {
           await retried(() => client.query(sql.schema));
         } catch (error) {
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
-          if (version > 0 && !missingTable(rows)) {
-            // The tables stand and only need migrating: that takes their owner (ALTER TABLE), not CREATE.
+          if (version > 0) {
+            // Tables of an older version stand: migrating them takes their owner (ALTER TABLE),
+            // not CREATE on the schema (even where the migration also makes new tables).
             throw new Error(`postgresStore: the tables are at schema version ${version}, older than this package's (${SCHEMA_VERSION}), and this role `
               + `may not migrate them (${describeError(error)}): run the schema statement of dist/receiver/schema/postgres.sql as the tables' `
               + 'owner (it migrates them in place, rows kept), then start this receiver again', { cause: error });
