@@ -356,6 +356,7 @@ WITH newer AS (
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
       WHERE c.settled AND c.outcome = 'closed'
+        -- Implied by the order's age below; bounds the range of cryptopay_fulfilment_closed read.
         AND c.seen_at > now() - make_interval(secs => $5::integer)
         AND o.created_at > now() - make_interval(secs => $5::integer)
         AND c.seen_at <= now() - make_interval(secs => $4::integer)

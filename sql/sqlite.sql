@@ -339,6 +339,8 @@ WHERE payment_id IN (
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
       WHERE c.settled = 1 AND c.outcome = 'closed'
+        -- Implied by the order's age below (a closed row was looked at after its order was
+        -- recorded); written so that cryptopay_fulfilment_closed is read over that range only.
         AND c.seen_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
         AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
         AND c.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
