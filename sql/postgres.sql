@@ -330,9 +330,10 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- $4 recoverAfterSecs, $5 recheckClosedSecs. Leases the payments due: those whose applied
 -- facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
--- delivery may be lost), and those closed whose late-money check is due (as in
--- schema/sqlite.sql's `claim`: while the order is younger than $5, once unlooked-at for as
--- long as it had been since the order was recorded at the last look), when no other
+-- delivery may be lost; one held for review only once unlooked-at for as long as it had been
+-- since its order was recorded at the last look), and those closed whose late-money check is
+-- due (as in schema/sqlite.sql's `claim`: while the order is younger than $5, on the same
+-- schedule as one held for review), when no other
 -- instance holds their lease and no retry is waiting: those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
@@ -351,8 +352,9 @@ WITH newer AS (
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL
-      SELECT u.payment_id FROM cryptopay_fulfilment AS u
+      SELECT u.payment_id FROM cryptopay_fulfilment AS u LEFT JOIN cryptopay_orders AS o ON o.payment_id = u.payment_id
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer)
+        AND (u.outcome IS DISTINCT FROM 'review' OR o.created_at IS NULL OR now() - u.seen_at >= u.seen_at - o.created_at)
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
       WHERE c.settled AND c.outcome = 'closed'
@@ -393,8 +395,8 @@ ORDER BY newer DESC, seen_at, payment_id;
 -- each payment gets the whole lease for its own confirm and handle; one whose lease ran out
 -- while the payments before it were worked is still this pass's unless another pass claimed
 -- it or recordCreated marked it). `leased`: the lease was this owner's and is renewed; `event_due`: the applied facts are newer than the version handled;
--- `recover_due`: not settled, and not looked at for recoverAfterSecs, or closed and its
--- late-money check due (`claim`).
+-- `recover_due`: not settled, and not looked at for recoverAfterSecs (held for review: on
+-- `claim`'s slower schedule), or closed and its late-money check due (`claim`).
 WITH renewed AS (
   UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
   WHERE payment_id = $1::text AND lease_owner = $2::text
@@ -404,7 +406,8 @@ SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts
        EXISTS (SELECT 1 FROM renewed) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR p.status_version > f.handled_version)) AS event_due,
        (f.seen_at <= now() - make_interval(secs => $3::integer)
-        AND (NOT f.settled
+        AND ((NOT f.settled AND (f.outcome IS DISTINCT FROM 'review' OR o.created_at IS NULL
+                                 OR now() - f.seen_at >= f.seen_at - o.created_at))
              OR (f.outcome = 'closed' AND o.created_at > now() - make_interval(secs => $5::integer)
                  AND now() - f.seen_at >= f.seen_at - o.created_at))) AS recover_due,
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,

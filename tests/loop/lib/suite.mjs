@@ -294,6 +294,31 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: recovery: a payment held for review is checked again less and less often, never settled by it`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const part = await world.create({ orderRef: 'paid in part' });
+    await record(part);
+    const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
+    await sleep(2000); // the order is two seconds old when it is held for review
+    await world.pay(part.payment_id, '6400'); // partially_paid at 3
+    await drain(loop, options);
+    assert.deepEqual(h.done(), [[part.payment_id, 'review', `${part.payment_id}:3`]]);
+    // The rest comes in, its deliveries lost.
+    await world.pay(part.payment_id, '6400', { silent: true });
+    // Unlooked-at for more than recoverAfterSecs, but not for as long as the order had lived
+    // at the last look (2 s): not yet.
+    await sleep(1200);
+    assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
+    await sleep(1100);
+    const confirmed = world.confirmed.length;
+    const passes = await drain(loop, options);
+    assert.equal(passes[0].claimed, 1);
+    assert.equal(world.confirmed.length, confirmed + 1);
+    assert.deepEqual(h.done().at(-1), [part.payment_id, 'fulfil', `${part.payment_id}:5`]);
+    keysOnce(h.calls);
+  });
+
   // Delivers an event of a payment whose version the receiver cannot read (a JSON number with
   // a fraction): authentic, so 200 and kept in quarantine, never applied.
   let sent = 0;

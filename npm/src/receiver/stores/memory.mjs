@@ -34,6 +34,15 @@ export function memoryStore(options) {
     const created = Date.parse(order.created_at);
     return created > at - recheckClosedSecs * 1000 && seen <= at - recoverAfterSecs * 1000 && at - seen >= seen - created;
   };
+  // Not settled and unlooked-at for recoverAfterSecs; one held for review, as a closed one,
+  // once unlooked-at for as long as it had been since its order was recorded at the last look.
+  const openDue = (row, recoverAfterSecs) => {
+    if (row.settled || row.seen_at > later(-recoverAfterSecs)) return false;
+    const order = orders.get(row.payment_id);
+    if (row.outcome !== 'review' || order === undefined) return true;
+    const seen = Date.parse(row.seen_at);
+    return Date.now() - seen >= seen - Date.parse(order.created_at);
+  };
   const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
 
   return {
@@ -103,11 +112,10 @@ export function memoryStore(options) {
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       const at = now();
-      const cutoff = later(-recoverAfterSecs);
       const newer = new Set([...payments.values()].filter(unhandled).map((p) => p.payment_id));
       const due = new Set(newer);
       for (const row of fulfilment.values()) {
-        if ((!row.settled && row.seen_at <= cutoff) || closedDue(row, recoverAfterSecs, recheckClosedSecs)) due.add(row.payment_id);
+        if (openDue(row, recoverAfterSecs) || closedDue(row, recoverAfterSecs, recheckClosedSecs)) due.add(row.payment_id);
       }
       // Newer facts first, then the longest not looked at (as the SQL stores choose and order them).
       const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at, newer: newer.has(row.payment_id) }));
@@ -134,7 +142,7 @@ export function memoryStore(options) {
         attempts: row.attempts,
         leased,
         eventDue: payment !== undefined && newer(payment.status_version, row.handled_version),
-        recoverDue: (!row.settled && row.seen_at <= later(-recoverAfterSecs)) || closedDue(row, recoverAfterSecs, recheckClosedSecs),
+        recoverDue: openDue(row, recoverAfterSecs) || closedDue(row, recoverAfterSecs, recheckClosedSecs),
         eventVersion: payment?.status_version ?? null,
         eventIntegration: payment?.integration ?? null,
         eventId: payment?.event_id ?? null,
