@@ -158,12 +158,20 @@ SELECT
 -- made earlier, and the ids and versions must have TEXT affinity (an INTEGER one would turn
 -- the version "10" and the id "0123" into numbers: a version past 2^63 into an inexact REAL,
 -- the ids "0123" and "123" into one). One row, `columns`: a JSON array of { suffix, name,
--- type, defaulted }, one per column, and one with no name for a table that is missing
+-- type, defaulted, keyed }, one per column, and one with no name for a table that is missing
 -- (`defaulted`: the column has a default, or is the rowid; the statements leave some columns
--- to their defaults, and one without would hold NULL: a seen_at never due).
+-- to their defaults, and one without would hold NULL: a seen_at never due. `keyed`: the
+-- column alone is the primary key or a unique index's, which the ON CONFLICT of the
+-- statements names: without, every delivery fails, on D1 and libsql only once it runs; read
+-- for the columns of those names only, as the pragmas cost).
 -- (The tables are listed as a JSON array: D1 allows few terms in a compound SELECT.)
 SELECT json_group_array(json_object('suffix', t.suffix, 'name', c.name, 'type', c.type,
-                                     'defaulted', c.dflt_value IS NOT NULL OR (c.pk = 1 AND upper(c.type) = 'INTEGER'))) AS columns
+  'defaulted', c.dflt_value IS NOT NULL OR (c.pk = 1 AND upper(c.type) = 'INTEGER'),
+  'keyed', CASE WHEN c.name IN ('event_id', 'payment_id', 'name') THEN
+    (c.pk = 1 AND (SELECT count(*) FROM pragma_table_info(t.relation) AS k WHERE k.pk > 0) = 1)
+    OR EXISTS (SELECT 1 FROM pragma_index_list(t.relation) AS i
+               WHERE i."unique" = 1 AND i.partial = 0 AND (SELECT count(*) FROM pragma_index_info(i.name)) = 1
+                 AND (SELECT x.name FROM pragma_index_info(i.name) AS x) = c.name) END)) AS columns
 FROM (SELECT json_extract(value, '$[0]') AS suffix, json_extract(value, '$[1]') AS relation
       FROM json_each('[["events","cryptopay_events"],["payments","cryptopay_payments"],["quarantine","cryptopay_quarantine"],["orders","cryptopay_orders"],["fulfilment","cryptopay_fulfilment"],["schema","cryptopay_schema"]]')) AS t
 LEFT JOIN pragma_table_info(t.relation) AS c;

@@ -102,8 +102,12 @@ async function run(clientOptions, seed, resends) {
  */
 function checkAsIfSerial({ file, events, answers }) {
   const db = new Database(file, { readonly: true });
-  const stored = db.prepare('SELECT event_id, payment_id, status_version, decision FROM cryptopay_events ORDER BY rowid').all();
-  const payments = db.prepare('SELECT payment_id, status_version, event_id, data FROM cryptopay_payments ORDER BY payment_id').all();
+  // Without a busy timeout the two ready()s may both meet the other's lock (and jam the file):
+  // then no table was made, and nothing may have been acknowledged.
+  const made = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('cryptopay_events', 'cryptopay_payments')").get().n === 2;
+  const all = (sql) => (made ? db.prepare(sql).all() : []);
+  const stored = all('SELECT event_id, payment_id, status_version, decision FROM cryptopay_events ORDER BY rowid');
+  const payments = all('SELECT payment_id, status_version, event_id, data FROM cryptopay_payments ORDER BY payment_id');
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   db.close();
 

@@ -16,7 +16,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import {
-  Database, PRUNE_SQLITE, captureLog, checkPruned, createLibsqlClient, eventBody, receiverOptions, rx,
+  Database, PRUNE_SQLITE, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, receiverOptions, rx,
   signedHeaders, sqliteFileRows, tempDir,
 } from './lib/helpers.mjs';
 
@@ -171,6 +171,13 @@ describe('libsqlStore: ready()', () => {
       assert.deepEqual(await deliver(eventBody({ eventId: 'evt_i', paymentId: 'pay_i', statusVersion: 10 })), [503, UNAVAILABLE]);
     }
     assert.equal(sqliteFileRows(file, 'int_').events.length, 0);
+    client.close();
+  });
+
+  test('ready() refuses a key column that is no primary key or unique on its own, naming it (libsql would fail each delivery)', async () => {
+    const { client } = libsqlFile();
+    await checkSqliteKeys((statements) => client.batch(statements, 'write'),
+      (prefix) => receiverOn(client, { prefix }).receiver, 'libsqlStore');
     client.close();
   });
 

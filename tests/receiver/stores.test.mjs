@@ -16,7 +16,8 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, createLibsqlClient, eventBody, postgresRows, receiverOptions, rx,
+  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, postgresRows,
+  receiverOptions, rx,
   signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { readStatements } from '../../scripts/build-receiver.mjs';
@@ -299,6 +300,15 @@ describe('SQLite file: tables whose ids or versions lack TEXT affinity are refus
   });
 });
 
+describe('SQLite, libsql and D1: a key column made without its key', () => {
+  test('SQLite file: ready() refuses a key column that is no primary key or unique on its own, naming it', async () => {
+    const db = new Database(join(tempDir(), 'keys.sqlite'));
+    await checkSqliteKeys((statements) => db.exec(statements.join(';\n')),
+      (prefix) => rx.createReceiver(receiverOptions(rx.sqliteStore(db, { prefix }), { log: false })), 'sqliteStore');
+    db.close();
+  });
+});
+
 describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
   const d1 = d1ReceiversForSuite('stores-d1');
 
@@ -379,6 +389,11 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
     ].map((s) => d1.worker.db.prepare(s)));
     const receiver = rx.createReceiver(receiverOptions(rx.d1Store(d1.worker.db, { prefix: 'int_' }), { log: false }));
     await assert.rejects(receiver.ready(), /d1Store: int_events\.status_version is INTEGER \(INTEGER affinity\), expected TEXT affinity; int_payments\.status_version is INTEGER/);
+  });
+
+  test('ready() refuses a key column that is no primary key or unique on its own, naming it (D1 would fail each delivery)', async () => {
+    await checkSqliteKeys((statements) => d1.worker.db.batch(statements.map((s) => d1.worker.db.prepare(s))),
+      (prefix) => rx.createReceiver(receiverOptions(rx.d1Store(d1.worker.db, { prefix }), { log: false })), 'd1Store');
   });
 
   test('a binding that answers the record batch in another shape: 503, never a guessed 200', async () => {

@@ -97,6 +97,51 @@ export async function checkPruned(deliver, prune, read) {
     [['pay_r', '3', 'evt_r3', 'refunded']]);
 }
 
+/**
+ * Tables of schema version 1 made by hand on a SQLite engine, whose `events.event_id` is keyed
+ * as each case says: [prefix, its statements, refused]. The statements' ON CONFLICT (event_id)
+ * needs it alone to be the primary key or a unique index's (not partial, not one of two).
+ */
+export const SQLITE_KEY_CASES = [
+  ['nokey_', 'event_id TEXT NOT NULL', [], true],
+  ['pair_', 'event_id TEXT NOT NULL, PRIMARY KEY (event_id, payment_id)', [], true],
+  ['partial_', 'event_id TEXT NOT NULL', ["CREATE UNIQUE INDEX partial_e ON partial_events (event_id) WHERE event_id <> ''"], true],
+  ['unique_', 'event_id TEXT NOT NULL UNIQUE', [], false],
+  ['index_', 'event_id TEXT NOT NULL', ['CREATE UNIQUE INDEX index_e ON index_events (event_id)'], false],
+].map(([prefix, key, more, refused]) => [prefix, [
+  `CREATE TABLE ${prefix}events (payment_id TEXT, status_version TEXT, decision TEXT, received_at TEXT DEFAULT CURRENT_TIMESTAMP, body BLOB, ${key})`,
+  `CREATE TABLE ${prefix}payments (payment_id TEXT PRIMARY KEY, status_version TEXT, event_id TEXT, data TEXT, updated_at TEXT DEFAULT CURRENT_TIMESTAMP)`,
+  `CREATE TABLE ${prefix}quarantine (id INTEGER PRIMARY KEY, received_at TEXT DEFAULT CURRENT_TIMESTAMP, code TEXT, body BLOB)`,
+  ...more,
+], refused]);
+
+/**
+ * Runs SQLITE_KEY_CASES: `make(statements)` makes the tables, `open(prefix)` gives a receiver
+ * on them; a refused case's ready() names the column and a delivery is 503, the others apply.
+ */
+export async function checkSqliteKeys(make, open, what) {
+  for (const [prefix, statements, refused] of SQLITE_KEY_CASES) {
+    await make(statements);
+    const receiver = open(prefix);
+    const body = eventBody({ eventId: `evt_${prefix}`, paymentId: `pay_${prefix}`, statusVersion: 1 });
+    const answer = async () => {
+      // A Uint8Array, not a Buffer: Miniflare's D1 binding, used from Node, takes no Buffer.
+      const { status, body: text } = await receiver.handle({ body: new Uint8Array(body), headers: signedHeaders(body) });
+      return [status, text];
+    };
+    if (refused) {
+      await assert.rejects(receiver.ready(), (error) => {
+        assert.ok(error.message.startsWith(`${what}: ${prefix}events.event_id is neither a primary key nor unique on its own`), `${prefix}: ${error.message}`);
+        return true;
+      });
+      assert.deepEqual(await answer(), [503, '{"error":"store_unavailable"}'], prefix);
+    } else {
+      await receiver.ready();
+      assert.deepEqual(await answer(), [200, '{"received":true,"decision":"apply"}'], prefix);
+    }
+  }
+}
+
 /** Reads every row of a SQLite store's tables (prefix `cryptopay_` unless given). */
 export function sqliteRows(db, prefix = 'cryptopay_') {
   return {

@@ -266,7 +266,7 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
     if (row.name && (row.defaulted === false || row.defaulted === 0)) undefaulted.add(`${row.suffix}.${row.name}`);
-    if (row.name && row.keyed === false) unkeyed.add(`${row.suffix}.${row.name}`);
+    if (row.name && (row.keyed === false || row.keyed === 0)) unkeyed.add(`${row.suffix}.${row.name}`);
   }
   const problems = [];
   for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {
