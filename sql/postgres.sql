@@ -184,9 +184,12 @@ ORDER BY t.suffix, a.attnum;
 -- integration whose secret verified it (NULL for a receiver with one), $7 the secret's kind
 -- (active, pending or retiring). Returns one row (decision 'apply' or 'stale') when the event
 -- is new, none when its event_id is already stored (a duplicate: nothing changed), and
--- 'integration_mismatch' with nothing written when the payment's stored facts came through
--- another integration's secret (a holder of one integration's secret cannot move another's
--- payments; a stored NULL, from before the receiver named its integrations, is anyone's).
+-- 'integration_mismatch' with nothing written when the event is another integration's: its
+-- payment's stored facts came through another integration's secret, or its order was
+-- recorded under another integration (a holder of one integration's secret cannot move
+-- another's payments, nor take one up before its first event), or its event_id is stored
+-- through another integration's secret (never a duplicate: that 2xx would lose this one). A
+-- stored NULL, from before the receiver named its integrations, is anyone's.
 --
 -- $4 is text, cast to json here: a client that serializes each parameter by the type the
 -- server describes (postgres.js: JSON.stringify for json) would otherwise store the data
@@ -212,9 +215,13 @@ WITH incoming AS (
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 ), foreign_payment AS (
   SELECT 'integration_mismatch'::text AS decision FROM incoming
-  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
-    AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
-                AND p.integration IS NOT NULL AND p.integration IS DISTINCT FROM incoming.integration)
+  WHERE EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id
+                AND seen.integration IS NOT NULL AND seen.integration IS DISTINCT FROM incoming.integration)
+     OR (NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+         AND (EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+                      AND p.integration IS NOT NULL AND p.integration IS DISTINCT FROM incoming.integration)
+              OR EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = incoming.payment_id
+                         AND o.integration IS NOT NULL AND o.integration IS DISTINCT FROM incoming.integration)))
 ), mine AS (
   SELECT * FROM incoming WHERE NOT EXISTS (SELECT 1 FROM foreign_payment)
 ), applied AS (

@@ -185,27 +185,35 @@ DELETE FROM cryptopay_quarantine WHERE 0;
 -- statement: foreign
 -- Parameters: event_id, payment_id, integration (NULL for a receiver with one). Runs first of
 -- `foreign`, `apply`, `record`, in one transaction. One row, 'integration_mismatch', when the
--- event is new and its payment's stored facts came through another integration's secret (a
--- holder of one integration's secret cannot move another's payments; a stored NULL, from
--- before the receiver named its integrations, is anyone's): `apply` and `record`, which test
--- the same, then write nothing.
+-- event is another integration's: new, and its payment's stored facts came through another
+-- integration's secret or its order was recorded under another integration (a holder of one
+-- integration's secret cannot move another's payments, nor take one up before its first
+-- event); or its event_id is stored through another integration's secret (never a
+-- duplicate: that 2xx would lose this one). A stored NULL, from before the receiver named its
+-- integrations, is anyone's. `apply` and `record`, which test the same, then write nothing.
 WITH incoming (event_id, payment_id, integration) AS (VALUES (?, ?, ?))
 SELECT 'integration_mismatch' AS decision FROM incoming
-WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
-  AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
-              AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration);
+WHERE EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id
+              AND seen.integration IS NOT NULL AND seen.integration IS NOT incoming.integration)
+   OR (NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
+       AND (EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
+                    AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
+            OR EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = incoming.payment_id
+                       AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration)));
 
 -- statement: apply
 -- Parameters: event_id, payment_id, status_version, data (the exact JSON text of the event's
 -- `data`, as received), integration (NULL for a receiver with one). Writes the payment row
--- only when the event is not stored yet, its payment's facts are not another integration's
--- (`foreign`), and its version is greater than the stored one.
+-- only when the event is not stored yet, its payment's facts and order are not another
+-- integration's (`foreign`), and its version is greater than the stored one.
 WITH incoming (event_id, payment_id, status_version, data, integration) AS (VALUES (?, ?, ?, ?, ?))
 INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, integration)
 SELECT payment_id, status_version, event_id, data, integration FROM incoming
 WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
   AND NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
                   AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = incoming.payment_id
+                  AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration)
 ON CONFLICT (payment_id) DO UPDATE
   SET status_version = excluded.status_version, event_id = excluded.event_id, data = excluded.data,
       integration = excluded.integration, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -230,6 +238,8 @@ SELECT event_id, payment_id, status_version,
 FROM incoming
 WHERE NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
                   AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = incoming.payment_id
+                  AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration)
 ON CONFLICT (event_id) DO NOTHING
 RETURNING decision;
 

@@ -204,6 +204,49 @@ describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: seriali
   }
 });
 
+describe('PostgreSQL: one event_id through two integrations at once', { timeout: 120_000 }, () => {
+  let server;
+  before(() => {
+    server = startPostgres();
+  });
+  after(() => server?.destroy());
+
+  test('the integration not recorded is answered 500 integration_mismatch, never a 200 duplicate (the store runs the statement again after the unique violation)', async () => {
+    const pool = openPool({ connectionString: server.url, max: 12 });
+    let violations = 0;
+    const counting = {
+      query: (text, values) => pool.query(text, values).catch((error) => {
+        if (error.code === '23505') violations += 1;
+        throw error;
+      }),
+    };
+    const secrets = { 'shop-a': 'whsec_race_a', 'shop-b': 'whsec_race_b' };
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(counting, { prefix: 'race_' }), { log: false, secrets }));
+    await receiver.ready();
+    const rng = random(SEED);
+    for (let round = 0; round < 30; round += 1) {
+      const eventId = `evt_race_${round}`;
+      const deliveries = [];
+      for (const integration of Object.keys(secrets)) {
+        const body = eventBody({ eventId, paymentId: `pay_${integration}_${round}`, statusVersion: 2 });
+        for (let copy = 0; copy < 3; copy += 1) deliveries.push({ integration, body });
+      }
+      rng.shuffle(deliveries);
+      const answers = await Promise.all(deliveries.map(({ integration, body }) =>
+        receiver.handle({ body, headers: signedHeaders(body, { secret: secrets[integration] }) })));
+      const [stored] = (await pool.query('SELECT integration FROM race_events WHERE event_id = $1', [eventId])).rows;
+      answers.forEach((answer, i) => {
+        const expected = deliveries[i].integration === stored.integration ? 200 : 500;
+        assert.equal(answer.status, expected, `round ${round}, ${deliveries[i].integration}: ${answer.body}`);
+        if (expected === 500) assert.equal(answer.body, '{"error":"integration_mismatch"}');
+      });
+    }
+    assert.ok(violations > 0, 'the deliveries raced to the same event_id (unique violations met)');
+    console.log(`# one event_id through two integrations: 180 deliveries; ${violations} unique violations run again by the store`);
+    await pool.end();
+  });
+});
+
 describe('PostgreSQL: an order recorded while a pass notes its payment as unknown', { timeout: 60_000 }, () => {
   const suite = postgresForSuite({ max: 4 });
 

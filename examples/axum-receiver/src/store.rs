@@ -21,11 +21,13 @@ use cryptopay_verify::{Decision, Event};
 pub struct Unavailable(pub String);
 
 /// Why an event is not recorded when the tables are shared with an npm receiver that names its
-/// integrations and the payment's stored facts came through one of them: this example has one
-/// set of secrets (no names), and another integration's payment is not its to move.
+/// integrations and the payment (its stored facts or its order, or the event) came through one
+/// of them: this example has one set of secrets (no names), and another integration's payment
+/// is not its to move.
 pub(crate) const INTEGRATION_MISMATCH: &str = "integration_mismatch: the payment's stored facts came through a named \
-     integration's secret (these tables are shared with a receiver that names its integrations), and this receiver \
-     has one set of secrets: not recorded; run it on tables of its own, or record through that receiver";
+     integration's secret, or its order or this event did (these tables are shared with a receiver that names its \
+     integrations), and this receiver has one set of secrets: not recorded; run it on tables of its own, or record \
+     through that receiver";
 
 /// The merchant's side of a created payment, as the `orders` table holds it.
 pub struct NewOrder {

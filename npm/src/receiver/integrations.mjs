@@ -174,19 +174,21 @@ export function trimmedMatcher(integrations, keys) {
 }
 
 /**
- * The log line of an event not recorded because its payment's stored facts came through
- * another integration's secret than `integration`'s (null: a receiver with one unnamed set).
+ * The log line of an event not recorded because it is another integration's than
+ * `integration`'s (null: a receiver with one unnamed set): its payment's stored facts or its
+ * order, or its event_id already stored, came through another integration.
  */
 export function mismatchMessage(paymentId, integration) {
   const payment = `payment ${JSON.stringify(paymentId)}`;
   return integration === null
-    ? `integration_mismatch: ${payment}'s stored facts came through a named integration's secret, and this receiver has one `
-      + 'set of secrets, with no names: not recorded (answered 500, so the service retries). Name the integrations in secrets '
-      + '({ <integration>: secrets }) as the receiver that recorded it did'
-    : `integration_mismatch: ${payment}'s stored facts came through another integration's secret than "${integration}"'s, `
-      + 'which verified this delivery: not recorded (answered 500, so the service retries). Either the holder of '
-      + `"${integration}"'s secret is sending another integration's payments, or an integration was renamed in secrets `
-      + '(keep its old name, or update the integration column of the payments and orders tables to the new one)';
+    ? `integration_mismatch: ${payment} (its stored facts or its order, or this event) came through a named integration, `
+      + 'and this receiver has one set of secrets, with no names: not recorded (answered 500, so the service retries). '
+      + 'Name the integrations in secrets ({ <integration>: secrets }) as the receiver that recorded it did'
+    : `integration_mismatch: ${payment} (its stored facts or its order, or this event) came through another integration `
+      + `than "${integration}", whose secret verified this delivery: not recorded (answered 500, so the service retries). `
+      + `Either the holder of "${integration}"'s secret is sending another integration's payments, or the order was recorded `
+      + `under the wrong integration, or an integration was renamed in secrets (keep its old name, or update the integration `
+      + 'column of the events, payments and orders tables to the new one)';
 }
 
 /** One Verifier per integration, keyed now (a wrong set throws here, at start). */

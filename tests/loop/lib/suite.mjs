@@ -836,15 +836,54 @@ export function integrationScenarios(engine) {
     assert.deepEqual(answered(await deliver(opened.receiver, { ...first, eventId: 'evt_n7', statusVersion: 5 })), refused);
   });
 
-  test(`${engine.name}: an event forged through another integration's secret before the payment's first is recorded; the pass confirms through the order's account too and holds it for review`, async (t) => {
+  test(`${engine.name}: an event of another integration's secret for a payment whose order is recorded is refused, even before the payment's first event; the order's integration goes on`, async (t) => {
     const opened = await engine.open({ secrets });
     t.after(() => opened.close());
     const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'ib' });
     const created = a.create({ orderRef: 'a-2' });
     const id = created.payment_id;
     await opened.receiver.recordCreated(created, { integration: 'shop-a' });
+    // Before any event of the payment: a version far ahead, through shop-b's secret.
     const forged = { secret: secretB, eventId: 'evt_first_b', paymentId: id, statusVersion: 1000, status: 'paid' };
+    assert.deepEqual(answered(await deliver(opened.receiver, forged)), refused);
+    assert.deepEqual(answered(await deliver(opened.receiver, forged)), refused, 'nothing written: never a duplicate');
+    await a.pay(id, '12800'); // versions 2 and 3: paid, through shop-a
+    const h = recorder();
+    const asked = [];
+    const confirm = (paymentId, context) => {
+      asked.push(context.integration);
+      return a.confirm(paymentId);
+    };
+    await drain(opened.receiver, { confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+    assert.deepEqual([...new Set(asked)], ['shop-a']);
+  });
+
+  test(`${engine.name}: an event_id stored through another integration's secret is refused, never answered as a duplicate`, async (t) => {
+    const opened = await engine.open({ secrets });
+    t.after(() => opened.close());
+    // A holder of shop-b's secret records, for a payment of its own, the event_id a genuine
+    // event of shop-a will carry.
+    const taken = { secret: secretB, eventId: 'evt_taken', paymentId: 'pay_b_own', statusVersion: 2, status: 'paid' };
+    assert.equal((await deliver(opened.receiver, taken)).body, '{"received":true,"decision":"apply"}');
+    const genuine = { secret: secretA, eventId: 'evt_taken', paymentId: 'pay_a_own', statusVersion: 2, status: 'paid' };
+    assert.deepEqual(answered(await deliver(opened.receiver, genuine)), refused);
+    // The same event of shop-b again: a duplicate, as before.
+    assert.equal((await deliver(opened.receiver, taken)).body, '{"received":true,"decision":"duplicate"}');
+    // shop-a's next event of its payment applies.
+    assert.equal((await deliver(opened.receiver, { ...genuine, eventId: 'evt_a_next', statusVersion: 3 })).body,
+      '{"received":true,"decision":"apply"}');
+  });
+
+  test(`${engine.name}: an event forged through another integration's secret before the payment's first and before its order is recorded; the pass confirms through the order's account too and holds it for review`, async (t) => {
+    const opened = await engine.open({ secrets });
+    t.after(() => opened.close());
+    const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'ic' });
+    const created = a.create({ orderRef: 'a-3' });
+    const id = created.payment_id;
+    const forged = { secret: secretB, eventId: 'evt_early_b', paymentId: id, statusVersion: 1000, status: 'paid' };
     assert.equal((await deliver(opened.receiver, forged)).body, '{"received":true,"decision":"apply"}');
+    await opened.receiver.recordCreated(created, { integration: 'shop-a' });
     assert.deepEqual(answered(await deliver(opened.receiver, { secret: secretA, eventId: 'evt_a_2', paymentId: id, statusVersion: 2, status: 'paid' })), refused);
     const h = recorder();
     const asked = [];

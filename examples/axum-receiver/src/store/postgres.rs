@@ -220,9 +220,15 @@ impl Store {
             };
             if let Failure::Db(e) = &failure {
                 // Another transaction committed this event_id while this one applied it: the
-                // statement was rolled back whole, nothing changed. That is a duplicate.
+                // statement was rolled back whole, nothing changed. Run again, it reads the
+                // event stored: a duplicate, or integration_mismatch when it came through a
+                // named integration (tables shared with an npm receiver that names them).
                 let constraint = e.as_db_error().and_then(|db| db.constraint());
                 if e.code() == Some(&SqlState::UNIQUE_VIOLATION) && constraint == Some(EVENTS_KEY) {
+                    if attempt < RETRIES {
+                        attempt = attempt.saturating_add(1);
+                        continue;
+                    }
                     return Ok(Decision::Duplicate);
                 }
                 // Rolled back whole by the server (under REPEATABLE READ or SERIALIZABLE as the

@@ -94,8 +94,9 @@ impl Store {
         // The integration and the secret's kind: NULL (one set of secrets; the handler passes
         // the event alone).
         let none: Option<&str> = None;
-        // The payment's stored facts came through a named integration's secret (tables
-        // shared with an npm receiver that names its integrations): nothing is written.
+        // The payment's stored facts or its order, or this event, came through a named
+        // integration (tables shared with an npm receiver that names its integrations):
+        // nothing is written.
         let foreign: Option<String> = tx
             .prepare_cached(&self.sql.one("foreign"))?
             .query_row(params![id, payment, none], |row| row.get(0))

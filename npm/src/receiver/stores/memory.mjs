@@ -55,9 +55,11 @@ export function memoryStore(options) {
     async ready() {},
     async record({ eventId, paymentId, statusVersion, data, body, integration = null, secretKind = null }) {
       const stored = payments.get(paymentId);
-      // The payment's facts came through another integration's secret (a stored null, from
-      // before the receiver named its integrations, is anyone's): nothing is written.
-      if (!events.has(eventId) && stored !== undefined && stored.integration !== null && stored.integration !== integration) {
+      // Another integration's (as the SQL's `foreign`; a stored null, from before the receiver
+      // named its integrations, is anyone's): the event_id stored through another's secret, or
+      // a new event whose payment's facts or order are another's. Nothing is written.
+      const others = (row) => row !== undefined && row.integration !== null && row.integration !== integration;
+      if (events.has(eventId) ? others(events.get(eventId)) : others(stored) || others(orders.get(paymentId))) {
         return 'integration_mismatch';
       }
       const decision = decideEvent({ eventId, paymentId, statusVersion },

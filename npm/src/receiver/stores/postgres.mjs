@@ -204,10 +204,14 @@ export function postgresStore(client, options) {
           result = await run('record', sql.record, [eventId, paymentId, statusVersion, data, body, integration, secretKind]);
         } catch (error) {
           // Another transaction committed this event_id while this one was applying it: the
-          // statement was rolled back whole, so nothing changed. That is a duplicate. (The
-          // constraint's name: node-postgres and Bun.SQL say error.constraint, postgres.js
-          // constraint_name.)
-          if (sqlState(error) === UNIQUE_VIOLATION && (error.constraint ?? error.constraint_name) === eventsKey) return 'duplicate';
+          // statement was rolled back whole, so nothing changed. Run again, it reads the event
+          // stored: a duplicate, or integration_mismatch when another integration's secret
+          // verified it. (The constraint's name: node-postgres and Bun.SQL say
+          // error.constraint, postgres.js constraint_name.)
+          if (sqlState(error) === UNIQUE_VIOLATION && (error.constraint ?? error.constraint_name) === eventsKey) {
+            if (attempt < RETRIES) continue;
+            return 'duplicate';
+          }
           if (RETRIED.has(sqlState(error)) && attempt < RETRIES) {
             await pause(attempt + 1);
             continue;
