@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import {
-  Database, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, pg, pkg, rx, signedHeaders, tempDir,
+  Database, SECRET, SIG_HEADER, TS_HEADER, eventBody, exportedFile, nowSecs, pg, pkg, rx, signedHeaders, tempDir,
 } from './lib/helpers.mjs';
 
 const ENV = { CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER };
@@ -82,6 +83,27 @@ describe('receiverOptionsFromEnv', () => {
       'invalid_argument: set DATABASE_URL in the environment (it is missing or empty)');
     const options = rx.receiverOptionsFromEnv({ ...ENV, DB: { prepare() {}, batch() {} } }, { required: ['DB'] });
     assert.deepEqual(Object.keys(options), ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader']);
+  });
+
+  test('a Cloudflare Secrets Store binding (an object whose get() gives the text) where a secret or key belongs: each refusal says to pass await env.NAME.get()', async () => {
+    const binding = { get: async () => SECRET };
+    const hint = /it is an object with a get\(\) method, as a Cloudflare Secrets Store binding is; pass its text, \(await env\.NAME\.get\(\)\)/;
+    const refused = (fn, words) => assert.throws(fn, (error) => {
+      assert.equal(error.code, 'invalid_argument');
+      assert.match(error.message, words);
+      assert.match(error.message, hint);
+      return true;
+    });
+    refused(() => rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET: binding }), /CRYPTOPAY_WEBHOOK_SECRET is not text/);
+    const options = { maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER, store: rx.memoryStore() };
+    refused(() => rx.createReceiver({ ...options, secrets: binding }), /secrets is not a secret/);
+    refused(() => rx.createReceiver({ ...options, secrets: { 'shop-a': binding } }), /the secrets of integration "shop-a" are not a secret/);
+    refused(() => new pkg.Verifier({ secrets: binding, maxSkewSecs: 300 }), /secrets must be a string or an array/);
+    refused(() => new pkg.Verifier({ secrets: [{ secret: binding, kind: 'active' }], maxSkewSecs: 300 }), /a secret entry needs secret, a string/);
+    const { createClient } = await import(pathToFileURL(exportedFile('./client')).href);
+    refused(() => createClient({ baseUrl: 'https://api.example.com', apiKey: binding }), /apiKey is not a key/);
+    // A Map is not one (it has get() too): refused as before, without the hint.
+    assert.throws(() => new pkg.Verifier({ secrets: new Map(), maxSkewSecs: 300 }), (error) => !hint.test(error.message));
   });
 
   test('a rotation: the pending and the retiring Secret beside the active one, which verify as the core says', async () => {

@@ -56,6 +56,17 @@ export function underscoreHint(names) {
 }
 
 /**
+ * When a secret or key given is an object whose get() gives its text, as a Cloudflare Secrets
+ * Store binding is (`env.NAME` is then the binding, not the text): the fix, starting with
+ * ': '; else ''. A Map is not one.
+ */
+export function bindingHint(value) {
+  const binding = value !== null && typeof value === 'object' && !(value instanceof Map) && typeof value.get === 'function';
+  return binding ? ': it is an object with a get() method, as a Cloudflare Secrets Store binding is; pass its text, '
+    + '(await env.NAME.get())' : '';
+}
+
+/**
  * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658): the
  * verify API names a clock in milliseconds in its refusal; the receiver refuses such a clock and
  * a rotation's end in milliseconds (the Verifier takes any safe integer; the receiver does not).

@@ -4,7 +4,7 @@
 // that is not a safe integer, a lone UTF-16 surrogate) is refused here.
 
 import { fail, refuse } from './errors.mjs';
-import { unknownOption } from './hints.mjs';
+import { bindingHint, unknownOption } from './hints.mjs';
 import { limits } from './instance.mjs';
 
 export const tag = (v) => Object.prototype.toString.call(v);
@@ -213,7 +213,9 @@ export function secretLists(secrets) {
     if (!wellFormed(secrets)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
     return [[secrets], ['active'], [-1]];
   }
-  if (!Array.isArray(secrets)) throw fail('invalid_argument', 'secrets must be a string or an array of { secret, kind, acceptUntilSecs? }');
+  if (!Array.isArray(secrets)) {
+    throw fail('invalid_argument', `secrets must be a string or an array of { secret, kind, acceptUntilSecs? }${bindingHint(secrets)}`);
+  }
   if (secrets.length > limits.maxSecrets) throw fail('invalid_argument', `a secret set holds at most ${limits.maxSecrets} entries`);
   const list = [];
   const kinds = [];
@@ -225,7 +227,7 @@ export function secretLists(secrets) {
     // frames, which WebAssembly does not unwind).
     const { secret, kind, acceptUntilSecs: bound } = entry;
     if (secret === undefined) throw fail('invalid_argument', 'a secret entry has secret undefined: is the environment variable set?');
-    if (typeof secret !== 'string') throw fail('invalid_argument', 'a secret entry needs secret, a string');
+    if (typeof secret !== 'string') throw fail('invalid_argument', `a secret entry needs secret, a string${bindingHint(secret)}`);
     if (!wellFormed(secret)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');
     list.push(secret);
     kinds.push(text(kind));

@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { LOCAL_DEV_NAME, LOOPBACK_HOST, bindingHint, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { maskCredentials, maskedCopy } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -71,6 +71,7 @@ function baseUrlOf(value) {
 
 function apiKeyOf(value) {
   if (value === undefined) throw invalid('apiKey is undefined: is the environment variable set?');
+  if (bindingHint(value) !== '') throw invalid(`apiKey is not a key${bindingHint(value)}`);
   if (typeof value !== 'string' || value === '') throw invalid('apiKey is required: the API key issued under Integrations > API keys');
   // Never echoed: the message names the problem only.
   if (value !== value.trim()) throw invalid('apiKey starts or ends with white space: remove it where the key is configured');

@@ -3,7 +3,7 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
-import { nearMiss } from '../api/hints.mjs';
+import { bindingHint, nearMiss } from '../api/hints.mjs';
 import { MILLISECONDS } from './limits.mjs';
 import { checkKeys, invalid } from './stores/common.mjs';
 
@@ -79,7 +79,7 @@ export function receiverOptionsFromEnv(env, options) {
     problems.push(`set ${list(missing)} in the environment (${missing.length === 1 ? 'it is' : 'each is'} missing or empty)`);
   }
   for (const name of [...REQUIRED, PENDING, RETIRING]) {
-    if (!unset(env[name]) && typeof env[name] !== 'string') problems.push(`${name} is not text`);
+    if (!unset(env[name]) && typeof env[name] !== 'string') problems.push(`${name} is not text${bindingHint(env[name])}`);
   }
   const maxSkewSecs = unset(env.MAX_SKEW_SECS) ? DEFAULT_MAX_SKEW_SECS : wholeSeconds(env.MAX_SKEW_SECS);
   if (maxSkewSecs === null) problems.push(`MAX_SKEW_SECS is whole seconds, 0 or more (default ${DEFAULT_MAX_SKEW_SECS})`);

@@ -5,6 +5,7 @@
 // created under that same integration.
 
 import { CryptoPayError, Verifier } from 'cryptopay-verify';
+import { bindingHint } from '../api/hints.mjs';
 import { MILLISECONDS } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
@@ -25,6 +26,7 @@ export const isNamed = (secrets) => secrets !== null && typeof secrets === 'obje
  * with one (a string or an array of entries).
  */
 export function integrationsOf(secrets) {
+  if (bindingHint(secrets) !== '') throw invalid(`secrets is not a secret${bindingHint(secrets)}`);
   if (!isNamed(secrets)) return [{ name: null, secrets }];
   const names = Object.keys(secrets);
   if (names.some((key) => ENTRY_KEYS.includes(key))) {
@@ -39,6 +41,7 @@ export function integrationsOf(secrets) {
   for (const name of names) {
     if (!NAME.test(name)) throw invalid('an integration name is 1 to 100 characters, no control characters');
     const value = secrets[name];
+    if (bindingHint(value) !== '') throw invalid(`the secrets of integration "${name}" are not a secret${bindingHint(value)}`);
     if (isNamed(value)) {
       throw invalid('each integration\'s secrets is a string or an array of { secret, kind, acceptUntilSecs? }, not an object');
     }
