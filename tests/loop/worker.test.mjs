@@ -5,7 +5,8 @@
 // through getPayment, writing one shipment per order into D1.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { bundleWorker, serveWithD1, workerFolder } from '../receiver/lib/d1.mjs';
@@ -14,9 +15,15 @@ import { startStandin } from './lib/standin.mjs';
 
 const API_KEY = 'sk_canary_worker_51e0';
 
-// The guide's Worker, read from the page users copy it from.
+// The guide's Worker, its wrangler.jsonc and the shop's tables, read from the page users copy
+// them from.
 const GUIDE = readFileSync(fileURLToPath(new URL('../../docs/merchant-loop.md', import.meta.url)), 'utf8');
 const WORKER = /### Cloudflare Workers, D1\n\n```js\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
+const CONFIG = /Its `wrangler.jsonc`:\n\n```jsonc\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
+const TABLES = /The shop's own tables[\s\S]*?```sql\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
+// JSONC without its comments (a // inside a string, as in a URL, kept).
+const parseJsonc = (text) => JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_, string) => string ?? ''));
+const SECRETS = ['CRYPTOPAY_API_KEY', 'CRYPTOPAY_WEBHOOK_SECRET'];
 
 describe('the loop in a Worker on D1 (workerd)', () => {
   let standin;
@@ -42,7 +49,15 @@ describe('the loop in a Worker on D1 (workerd)', () => {
       }
       return null;
     });
-    const out = await bundleWorker(workerFolder('loop-worker', WORKER, { triggers: { crons: ['* * * * *'] } }));
+    // The project as the guide lays it out: src/index.js and its wrangler.jsonc.
+    const dir = workerFolder('loop-worker', '');
+    rmSync(join(dir, 'worker.mjs'));
+    rmSync(join(dir, 'wrangler.json'));
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'index.js'), WORKER);
+    writeFileSync(join(dir, 'wrangler.jsonc'), CONFIG);
+    const out = await bundleWorker(dir);
+    // Its vars, the header names and the service's URL set for this test.
     worker = await serveWithD1(out, {
       persistDir: tempDir(),
       bindings: {
@@ -50,18 +65,25 @@ describe('the loop in a Worker on D1 (workerd)', () => {
         CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
       },
     });
-    await worker.db.prepare('CREATE TABLE orders (order_ref TEXT PRIMARY KEY, total TEXT NOT NULL, payment_attempt INTEGER NOT NULL DEFAULT 1)').run();
+    for (const statement of TABLES.split(';').map((t) => t.trim()).filter(Boolean)) await worker.db.prepare(statement).run();
     await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-w', '128.00')").run();
-    await worker.db.prepare('CREATE TABLE shipments (order_ref TEXT PRIMARY KEY, payment_id TEXT NOT NULL, idempotency_key TEXT NOT NULL)').run();
-    await worker.db.prepare('CREATE TABLE reviews (idempotency_key TEXT PRIMARY KEY, order_ref TEXT, reason TEXT NOT NULL)').run();
   });
   after(async () => {
     await worker?.dispose();
     await standin?.close();
   });
 
-  test('the guide holds the Worker', () => {
+  test('the guide holds the Worker, its wrangler.jsonc (the bindings it reads, a cron) and the shop\'s tables', () => {
     assert.ok(WORKER?.includes('d1Store(env.DB)'), 'docs/merchant-loop.md has the Worker under "Cloudflare Workers, D1"');
+    const config = parseJsonc(CONFIG);
+    assert.equal(config.main, 'src/index.js');
+    assert.deepEqual(config.d1_databases.map((d) => d.binding), ['DB']);
+    assert.deepEqual(config.triggers, { crons: ['* * * * *'] });
+    // Every env name the Worker reads is a var of the config or a secret the guide names.
+    const read = [...new Set([...WORKER.matchAll(/env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))].filter((name) => name !== 'DB').sort();
+    assert.deepEqual(read, [...Object.keys(config.vars), ...SECRETS].sort());
+    for (const secret of SECRETS) assert.ok(CONFIG.includes(`wrangler secret put ${secret}`), secret);
+    assert.match(TABLES, /CREATE TABLE orders[\s\S]*CREATE TABLE shipments[\s\S]*CREATE TABLE reviews/);
   });
 
   test('create and record, receive, fulfil on a schedule through getPayment: one shipment per order', async () => {
