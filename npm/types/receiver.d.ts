@@ -1265,9 +1265,12 @@ export interface ConfirmContext {
  * What `handle` is called with, at least once for each (payment, status_version) a pass
  * reads. A payment reaches `handle` with `fulfil` under one key only.
  *
+ * `handle` is given a {@link FulfilHandleInput} or an {@link OtherHandleInput}: with `action`
+ * `fulfil`, TypeScript narrows `order` to the stored order.
+ *
  * @example
- * async function handle({ action, order, idempotencyKey }: HandleInput) {
- *   if (action === 'fulfil') await shipping.ship(order!.orderRef, { idempotencyKey });
+ * async function handle(input: HandleInput) {
+ *   if (input.action === 'review') await tickets.open(input.paymentId, input.mismatch?.code ?? input.view.status);
  * }
  */
 export interface HandleInput {
@@ -1360,6 +1363,65 @@ export interface HandleInput {
 }
 
 /**
+ * What `handle` is given with `fulfil`: the payment is linked to its order, so `order` is
+ * the stored order, `mismatch` is `null` and `fulfilKey` is the call's `idempotencyKey`.
+ *
+ * @example
+ * handle: async ({ action, order, idempotencyKey }) => {
+ *   if (action === 'fulfil') await shipping.ship(order.orderRef, { idempotencyKey }); // order: StoredOrder here
+ * }
+ */
+export interface FulfilHandleInput extends HandleInput {
+  /**
+   * Always `fulfil`.
+   *
+   * @example
+   * action: 'fulfil'
+   */
+  action: 'fulfil';
+  /**
+   * The stored order the payment is linked to.
+   *
+   * @example
+   * input.order.orderRef // 'order-42'
+   */
+  order: StoredOrder;
+  /**
+   * Always `null`: a payment that does not link is never fulfilled.
+   *
+   * @example
+   * mismatch: null
+   */
+  mismatch: null;
+  /**
+   * The same as `idempotencyKey`.
+   *
+   * @example
+   * fulfilKey: 'pay_1:3'
+   */
+  fulfilKey: string;
+}
+
+/**
+ * What `handle` is given with `review`, `wait` or `closed`: `order` is `null` for a payment
+ * never created here (`mismatch.code` `payment_unknown`).
+ *
+ * @example
+ * handle: async (input) => {
+ *   if (input.action === 'review') await tickets.open(input.order?.orderRef ?? input.paymentId, { key: input.idempotencyKey });
+ * }
+ */
+export interface OtherHandleInput extends HandleInput {
+  /**
+   * `review` (for a person), `wait` (looked at again) or `closed` (ended unpaid).
+   *
+   * @example
+   * action: 'review'
+   */
+  action: 'review' | 'wait' | 'closed';
+}
+
+/**
  * Options of `receiver.fulfil` (one pass). Unknown keys are refused (`invalid_argument`).
  *
  * @example
@@ -1382,9 +1444,9 @@ export interface FulfilOptions {
    * backoff (1, 2, 4 ... seconds, at most an hour apart).
    *
    * @example
-   * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order!, idempotencyKey); }
+   * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order, idempotencyKey); }
    */
-  handle: (input: HandleInput) => unknown;
+  handle: (input: FulfilHandleInput | OtherHandleInput) => unknown;
   /**
    * Your exception policy, for a payment linked to its order: `fulfil`, `review`, `wait` or
    * `closed`. Default: the core's `defaultPolicy` (paid exactly: fulfil; partial, over and
