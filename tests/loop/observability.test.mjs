@@ -241,7 +241,7 @@ describe('observability', () => {
     db.close();
   });
 
-  test('several integrations: each delivery verified against each, the one that verified it recorded; an order links only under its own integration; canaries nowhere', async () => {
+  test('several integrations: each delivery verified against each, the one that verified it recorded; an order\'s payment takes events of its own integration only; canaries nowhere', async () => {
     const { db, log, records, receiver } = open({ secrets: { 'shop-eu': CANARY_EU, 'shop-us': [{ secret: CANARY_US, kind: 'active' }] } });
     await receiver.ready();
     const eu = scriptedWorld(receiver, { secret: CANARY_EU, prefix: 'eu' });
@@ -251,9 +251,11 @@ describe('observability', () => {
     const crossed = us.create({ orderRef: 'us-1' });
     await receiver.recordCreated(crossed, { integration: 'shop-eu' }); // recorded under the wrong integration
     await eu.change(mine.payment_id, { status: 'paid' });
-    await us.change(crossed.payment_id, { status: 'paid' });
-    assert.deepEqual(sqliteRows(db).events.map((e) => [e.payment_id, e.integration, e.secret_kind]).sort(),
-      [[crossed.payment_id, 'shop-us', 'active'], [mine.payment_id, 'shop-eu', 'active']].sort());
+    // Its events, verified with shop-us's secret, are refused (500) and written nowhere.
+    await assert.rejects(us.change(crossed.payment_id, { status: 'paid' }), /integration_mismatch/);
+    assert.deepEqual([records.at(-1).status, records.at(-1).code, records.at(-1).integration], [500, 'integration_mismatch', 'shop-us']);
+    assert.match(log.lines.at(-1), /^error .*integration_mismatch: payment "pay_us[^"]*" .*the order was recorded under the wrong integration/);
+    assert.deepEqual(sqliteRows(db).events.map((e) => [e.payment_id, e.integration, e.secret_kind]), [[mine.payment_id, 'shop-eu', 'active']]);
     const h = recorder();
     const confirmed = [];
     const confirm = (id, context) => {
@@ -261,11 +263,13 @@ describe('observability', () => {
       return (id.startsWith('pay_eu') ? eu : us).confirm(id);
     };
     await drain(receiver, { confirm, handle: h.handle });
-    assert.deepEqual(confirmed.sort(), [[crossed.payment_id, 'shop-us'], [mine.payment_id, 'shop-eu']].sort());
-    assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code ?? null, c.integration]).sort(), [
-      [crossed.payment_id, 'review', 'integration_mismatch', 'shop-us'],
-      [mine.payment_id, 'fulfil', null, 'shop-eu'],
-    ].sort());
+    assert.deepEqual(confirmed, [[mine.payment_id, 'shop-eu']]);
+    assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code ?? null, c.integration]), [[mine.payment_id, 'fulfil', null, 'shop-eu']]);
+    // The order's integration mended, the service's retry of the event is recorded and fulfilled.
+    db.prepare('UPDATE cryptopay_orders SET integration = ? WHERE payment_id = ?').run('shop-us', crossed.payment_id);
+    await us.redeliver(crossed.payment_id);
+    await drain(receiver, { confirm, handle: h.handle });
+    assert.deepEqual(h.calls.at(-1) && [h.calls.at(-1).paymentId, h.calls.at(-1).action, h.calls.at(-1).integration], [crossed.payment_id, 'fulfil', 'shop-us']);
     // A forged delivery (neither secret): signature_mismatch, no integration.
     const body = eventBody({ eventId: 'evt_f', paymentId: 'pay_f', statusVersion: 1 });
     assert.equal((await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) })).status, 400);

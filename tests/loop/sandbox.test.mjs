@@ -230,7 +230,7 @@ function endToEnd(engine) {
     loop.check();
   });
 
-  test(`${engine.name}: two accounts (two sandboxes) in one receiver: each event linked by the integration whose secret verified it`, async (t) => {
+  test(`${engine.name}: two accounts (two sandboxes) in one receiver: each event linked by the integration whose secret verified it; an order recorded under the other refuses its events`, async (t) => {
     const watch = canaries();
     const door = await serveReceiver();
     const accounts = {};
@@ -251,7 +251,8 @@ function endToEnd(engine) {
     door.attach(opened.receiver);
     const eu = await accounts['shop-eu'].api.createPayment({ order_ref: 'eu-1', amount: '10.00' }, { record: opened.receiver });
     const us = await accounts['shop-us'].api.createPayment({ order_ref: 'us-1', amount: '10.00' }, { record: opened.receiver });
-    // A payment of shop-us recorded as shop-eu's (a misconfigured checkout): its events are shop-us's.
+    // A payment of shop-us recorded as shop-eu's (a misconfigured checkout, or a payment made
+    // to look like shop-eu's): its events, verified with shop-us's secret, are refused.
     const crossed = await accounts['shop-us'].api.createPayment({ order_ref: 'crossed', amount: '10.00' });
     await opened.receiver.recordCreated(crossed, { integration: 'shop-eu' });
     await accounts['shop-eu'].sandbox.pay(eu.payment_id, '1000');
@@ -265,12 +266,15 @@ function endToEnd(engine) {
     });
     once(h.calls);
     assert.deepEqual(h.calls.map((c) => [c.order.orderRef, c.integration, c.action, c.mismatch?.code ?? null]).sort(), [
-      ['crossed', 'shop-us', 'review', 'integration_mismatch'],
       ['eu-1', 'shop-eu', 'fulfil', null],
       ['us-1', 'shop-us', 'fulfil', null],
     ]);
     const deliveries = watch.records.filter((r) => r.kind === 'delivery');
-    assert.deepEqual([...new Set(deliveries.map((r) => `${r.status} ${r.integration} ${r.secretKind}`))].sort(), ['200 shop-eu active', '200 shop-us active']);
+    assert.deepEqual([...new Set(deliveries.map((r) => `${r.status} ${r.integration} ${r.secretKind}`))].sort(),
+      ['200 shop-eu active', '200 shop-us active', '500 shop-us active']);
+    assert.ok(deliveries.filter((r) => r.status === 500).every((r) => r.paymentId === crossed.payment_id && r.code === 'integration_mismatch'));
+    assert.ok(watch.lines.some((l) => l.startsWith('error ') && l.includes(`integration_mismatch: payment "${crossed.payment_id}"`)
+      && l.includes('the order was recorded under the wrong integration')), 'logged, naming the fix');
     watch.check(...Object.values(accounts).flatMap((a) => [a.sandbox.apiKey, a.secret]));
   });
 
