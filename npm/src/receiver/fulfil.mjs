@@ -142,9 +142,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     try {
       answer = await opts.confirm(paymentId, { order, integration, statusVersion: state.eventVersion });
     } catch (failure) {
-      // The event came through another integration than the order's (an order recorded under
-      // the wrong one, or an event of another integration's secret recorded before the
-      // payment's own): the order's account is asked too, and the link then holds the payment
+      // The event came through another integration than the order's (an event of another
+      // integration's secret recorded before the order was: once an order is, the receiver
+      // refuses them): the order's account is asked too, and the link then holds the payment
       // for review, rather than a confirm that fails for ever.
       const own = order?.integration ?? null;
       if (!state.hasPayment || order === null || own === integration) return retry('confirm_failed', failure);
