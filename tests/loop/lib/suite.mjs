@@ -783,6 +783,11 @@ export function integrationScenarios(engine) {
     return receiver.handle({ body, headers: signedHeaders(body, { secret }) });
   };
   const refused = { status: 500, body: '{"error":"integration_mismatch"}' };
+  // The world's confirm, noting the integration each call names.
+  const confirmNoting = (world) => {
+    const asked = [];
+    return { asked, confirm: (paymentId, context) => { asked.push(context.integration); return world.confirm(paymentId); } };
+  };
   const answered = ({ status, body }) => ({ status, body });
 
   test(`${engine.name}: an event signed with one integration's secret for another's payment is answered 500 and written nowhere; the payment's own integration goes on`, async (t) => {
@@ -805,11 +810,7 @@ export function integrationScenarios(engine) {
     // confirmed and fulfilled through shop-a.
     await a.pay(id, '6400'); // versions 4 and 5: paid
     const h = recorder();
-    const asked = [];
-    const confirm = (paymentId, context) => {
-      asked.push(context.integration);
-      return a.confirm(paymentId);
-    };
+    const { asked, confirm } = confirmNoting(a);
     await drain(opened.receiver, { confirm, handle: h.handle });
     assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:5`]]);
     assert.deepEqual([...new Set(asked)], ['shop-a']);
@@ -849,11 +850,7 @@ export function integrationScenarios(engine) {
     assert.deepEqual(answered(await deliver(opened.receiver, forged)), refused, 'nothing written: never a duplicate');
     await a.pay(id, '12800'); // versions 2 and 3: paid, through shop-a
     const h = recorder();
-    const asked = [];
-    const confirm = (paymentId, context) => {
-      asked.push(context.integration);
-      return a.confirm(paymentId);
-    };
+    const { asked, confirm } = confirmNoting(a);
     await drain(opened.receiver, { confirm, handle: h.handle });
     assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
     assert.deepEqual([...new Set(asked)], ['shop-a']);
