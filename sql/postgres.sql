@@ -337,10 +337,10 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- $4 recoverAfterSecs, $5 recheckClosedSecs. Leases the payments due: those whose applied
 -- facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
--- delivery may be lost; one held for review only once unlooked-at for as long as it had been
--- since its order was recorded at the last look), and those closed whose late-money check is
--- due (as in schema/sqlite.sql's `claim`: while the order is younger than $5, on the same
--- schedule as one held for review), when no other
+-- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
+-- less and less often), and those closed whose late-money check is due (as in
+-- schema/sqlite.sql's `claim`: while the order is younger than $5, once unlooked-at for as
+-- long as it had been since the order was recorded at the last look), when no other
 -- instance holds their lease and no retry is waiting: those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
@@ -361,10 +361,6 @@ WITH newer AS (
       UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer)
-        -- Held for review: its order read by key for these rows only (a join was planned as a
-        -- hash join over every order: 0.3 s a claim with a million orders).
-        AND (u.outcome IS DISTINCT FROM 'review' OR now() - u.seen_at >= u.seen_at
-             - coalesce((SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = u.payment_id), u.seen_at))
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
       WHERE c.settled AND c.outcome = 'closed'
@@ -405,8 +401,8 @@ ORDER BY newer DESC, seen_at, payment_id;
 -- each payment gets the whole lease for its own confirm and handle; one whose lease ran out
 -- while the payments before it were worked is still this pass's unless another pass claimed
 -- it or recordCreated marked it). `leased`: the lease was this owner's and is renewed; `event_due`: the applied facts are newer than the version handled;
--- `recover_due`: not settled, and not looked at for recoverAfterSecs (held for review: on
--- `claim`'s slower schedule), or closed and its late-money check due (`claim`).
+-- `recover_due`: not settled, and not looked at for recoverAfterSecs, or closed and its
+-- late-money check due (`claim`).
 WITH renewed AS (
   UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
   WHERE payment_id = $1::text AND lease_owner = $2::text
@@ -416,8 +412,7 @@ SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts
        EXISTS (SELECT 1 FROM renewed) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR p.status_version > f.handled_version)) AS event_due,
        (f.seen_at <= now() - make_interval(secs => $3::integer)
-        AND ((NOT f.settled AND (f.outcome IS DISTINCT FROM 'review' OR o.created_at IS NULL
-                                 OR now() - f.seen_at >= f.seen_at - o.created_at))
+        AND (NOT f.settled
              OR (f.outcome = 'closed' AND o.created_at > now() - make_interval(secs => $5::integer)
                  AND now() - f.seen_at >= f.seen_at - o.created_at))) AS recover_due,
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,
@@ -448,7 +443,8 @@ RETURNING fulfil_version::text AS fulfil_version;
 -- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or
 -- the link mismatch), $6 settled (no more checks for a lost delivery). Once the handler
 -- resolved: the version handled is raised, never lowered (compared exactly), and the outcome
--- is written only for a version at least as new as the one stored; the payment's copy of the
+-- is written only for a version at least as new as the one stored; seen_at is now, or for a
+-- payment held for review as far past now as its order had lived; the payment's copy of the
 -- version (the index of what is due) follows; the lease is released. All of it only while the
 -- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
 -- version now handled.
@@ -459,7 +455,14 @@ WITH state AS (
     settled = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END,
     handled_version = CASE WHEN f.handled_version IS NULL OR f.handled_version < $3::numeric THEN $3::numeric
                            ELSE f.handled_version END,
-    seen_at = now(), attempts = 0, next_attempt_at = NULL,
+    -- Held for review (not settled): looked at again less and less often, so seen_at is set
+    -- as far past now as the order had lived (recovery takes it recoverAfterSecs after that).
+    seen_at = now() + CASE
+      WHEN (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END) = 'review'
+       AND NOT (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END)
+      THEN greatest(now() - (SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = $1::text), interval '0')
+      ELSE interval '0' END,
+    attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()
   WHERE f.payment_id = $1::text AND f.lease_owner = $2::text
     AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'

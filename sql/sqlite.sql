@@ -323,8 +323,8 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- lease in seconds, how many at most, recoverAfterSecs, recheckClosedSecs. Leases the payments
 -- due: those whose applied facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
--- delivery may be lost; one held for review less and less often, as `closed_due` below says),
--- and those closed whose late-money check is due (`closed_due`),
+-- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
+-- less and less often), and those closed whose late-money check is due (`closed_due`, below),
 -- when no other instance holds their lease and no retry is waiting: those with newer facts
 -- first, then the longest not looked at, so that recovery checks of many open orders never
 -- hold back a paid one. Returns the payment ids, with `seen_at` and `newer` (1: facts newer
@@ -335,9 +335,7 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- (sent after it expired) whose event was lost. It is looked at again while its order is
 -- younger than recheckClosedSecs, each time once it has gone unlooked-at for as long as it
 -- had been since the order was recorded at the last look (and at least recoverAfterSecs): so
--- an order closed an hour after it was made is checked at about 2, 4, 8, ... hours. One held
--- for review (not settled: it may still change) is looked at on that schedule for as long as
--- it stays in review: about 13 looks in a year, not one every recoverAfterSecs.
+-- an order closed an hour after it was made is checked at about 2, 4, 8, ... hours.
 WITH params (owner, lease_secs, most, recover_secs, recheck_secs) AS (VALUES (?, ?, ?, ?, ?)),
   newer (payment_id) AS (
     SELECT p.payment_id FROM cryptopay_payments AS p
@@ -354,11 +352,9 @@ WHERE payment_id IN (
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL
-      SELECT u.payment_id FROM cryptopay_fulfilment AS u LEFT JOIN cryptopay_orders AS o ON o.payment_id = u.payment_id
+      SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE u.settled = 0
         AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
-        AND (u.outcome IS NOT 'review' OR o.created_at IS NULL
-             OR julianday('now') - julianday(u.seen_at) >= julianday(u.seen_at) - julianday(o.created_at))
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
       WHERE c.settled = 1 AND c.outcome = 'closed'
@@ -407,15 +403,13 @@ WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT ow
 -- Parameters: the owner, recoverAfterSecs, payment_id, recheckClosedSecs. What a pass needs
 -- of one leased payment. `leased`: the lease is still this owner's; `event_due`: the applied
 -- facts are newer than the version handled; `recover_due`: not settled, and not looked at for
--- recoverAfterSecs (held for review: on `claim`'s slower schedule), or closed and its
--- late-money check due (`claim`'s closed_due).
+-- recoverAfterSecs, or closed and its late-money check due (`claim`'s closed_due).
 WITH params (owner, recover_secs, payment_id, recheck_secs) AS (VALUES (?, ?, ?, ?))
 SELECT f.handled_version, f.outcome, f.code, f.attempts,
        (f.lease_owner IS (SELECT owner FROM params) AND f.lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS leased,
        (p.payment_id IS NOT NULL AND (f.handled_version IS NULL OR (length(p.status_version) > length(f.handled_version) OR (length(p.status_version) = length(f.handled_version) AND p.status_version > f.handled_version)))) AS event_due,
        (f.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
-        AND ((f.settled = 0 AND (f.outcome IS NOT 'review' OR o.created_at IS NULL
-                                 OR julianday('now') - julianday(f.seen_at) >= julianday(f.seen_at) - julianday(o.created_at)))
+        AND (f.settled = 0
              OR (f.outcome = 'closed' AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
                  AND julianday('now') - julianday(f.seen_at) >= julianday(f.seen_at) - julianday(o.created_at)))) AS recover_due,
        p.status_version AS event_version, p.integration AS event_integration, p.event_id,
@@ -448,7 +442,9 @@ RETURNING fulfil_version;
 -- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1).
 -- Once the handler resolved: the version handled is raised, never lowered (compared as digit
 -- text: longer is greater, then the text order), and the outcome is written only for a version
--- at least as new as the one stored; the lease is released. All of it only while the lease is
+-- at least as new as the one stored; seen_at is now, or for a payment held for review as far
+-- past now as its order had lived (so that recovery looks at it less and less often: see
+-- schema/postgres.sql); the lease is released. All of it only while the lease is
 -- still this owner's (not taken by another pass, nor marked by `order_mark`). Returns the
 -- version now handled (the one stored, when nothing was written).
 WITH params (payment_id, owner, version, outcome, code, settled) AS (VALUES (?, ?, ?, ?, ?, ?))
@@ -461,7 +457,15 @@ UPDATE cryptopay_fulfilment SET
                  THEN (SELECT settled FROM params) ELSE settled END,
   handled_version = CASE WHEN handled_version IS NULL OR (length((SELECT version FROM params)) > length(handled_version) OR (length((SELECT version FROM params)) = length(handled_version) AND (SELECT version FROM params) > handled_version))
                          THEN (SELECT version FROM params) ELSE handled_version END,
-  seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), attempts = 0, next_attempt_at = NULL,
+  -- Held for review (not settled): seen_at as far past now as the order had lived.
+  seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + CASE
+    WHEN (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+               THEN (SELECT outcome FROM params) ELSE outcome END) = 'review'
+     AND (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+               THEN (SELECT settled FROM params) ELSE settled END) = 0
+    THEN max(julianday('now') - coalesce((SELECT julianday(o.created_at) FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params)), julianday('now')), 0)
+    ELSE 0 END),
+  attempts = 0, next_attempt_at = NULL,
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
 RETURNING handled_version;

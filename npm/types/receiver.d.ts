@@ -360,7 +360,9 @@ export interface ReceiverStore {
   load?(request: LoadRequest): Promise<FulfilmentState | null>;
   /**
    * The merchant loop, once the handler resolved: raises the version handled (never lowers
-   * it), writes the outcome, releases the lease, all of it only while the lease is still this
+   * it), writes the outcome and when the payment was looked at (now; for one held for
+   * `review` and not settled, as far past now as its order had lived, so that `claim` takes it
+   * less and less often), releases the lease, all of it only while the lease is still this
    * owner's (not taken by another pass, nor marked by `recordOrder`); resolves the version now
    * handled, written or not.
    *
@@ -1478,7 +1480,9 @@ export interface FulfilOptions {
   leaseSecs?: number | undefined;
   /**
    * An order not settled (not fulfilled, closed or held as not linked) with no news for this
-   * many seconds is looked at again with `confirm`: a delivery may be lost. Default 900.
+   * many seconds is looked at again with `confirm`: a delivery may be lost. Default 900. One
+   * held for `review`, less and less often: once unlooked-at for as long as it had been since
+   * its order was recorded, and this many seconds more.
    *
    * @example
    * recoverAfterSecs: 600

@@ -18,7 +18,8 @@ const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // brings it back): paid and handled, ended unpaid, or held for a person as not linked. One
 // that ended unpaid (closed) is still checked for money that came late, less and less often,
 // for recheckClosedSecs after its order was recorded (the store's claim says when); one held
-// for review, less and less often for as long as it stays in review.
+// for review, less and less often for as long as it stays in review (the store's complete sets
+// its seen_at ahead).
 const SETTLED = new Set(['fulfil', 'closed', 'needs_review']);
 const FULFIL_OPTIONS = ['confirm', 'handle', 'policy', 'batch', 'leaseSecs', 'recoverAfterSecs', 'recheckClosedSecs'];
 const DEFAULTS = { batch: 20, leaseSecs: 300, recoverAfterSecs: 900, recheckClosedSecs: 604_800 };

@@ -306,9 +306,9 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(h.done(), [[part.payment_id, 'review', `${part.payment_id}:3`]]);
     // The rest comes in, its deliveries lost.
     await world.pay(part.payment_id, '6400', { silent: true });
-    // Unlooked-at for more than recoverAfterSecs, but not for as long as the order had lived
-    // at the last look (2 s): not yet.
-    await sleep(1200);
+    // Unlooked-at for twice recoverAfterSecs, but not for as long as the order had lived at
+    // the last look (2 s) and recoverAfterSecs more: not yet.
+    await sleep(2200);
     assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
     await sleep(1100);
     const confirmed = world.confirmed.length;

@@ -34,14 +34,13 @@ export function memoryStore(options) {
     const created = Date.parse(order.created_at);
     return created > at - recheckClosedSecs * 1000 && seen <= at - recoverAfterSecs * 1000 && at - seen >= seen - created;
   };
-  // Not settled and unlooked-at for recoverAfterSecs; one held for review, as a closed one,
-  // once unlooked-at for as long as it had been since its order was recorded at the last look.
-  const openDue = (row, recoverAfterSecs) => {
-    if (row.settled || row.seen_at > later(-recoverAfterSecs)) return false;
+  const openDue = (row, recoverAfterSecs) => !row.settled && row.seen_at <= later(-recoverAfterSecs);
+  // When complete leaves a row: now, or for one held for review (not settled) as far past now
+  // as its order had lived, as the SQL's `complete` (recovery looks at it less and less often).
+  const seenAt = (row) => {
     const order = orders.get(row.payment_id);
-    if (row.outcome !== 'review' || order === undefined) return true;
-    const seen = Date.parse(row.seen_at);
-    return Date.now() - seen >= seen - Date.parse(order.created_at);
+    if (row.outcome !== 'review' || row.settled || order === undefined) return now();
+    return new Date(Date.now() + Math.max(Date.now() - Date.parse(order.created_at), 0)).toISOString();
   };
   const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
 
@@ -169,7 +168,7 @@ export function memoryStore(options) {
         Object.assign(row, { outcome, code, settled });
       }
       if (newer(version, row.handled_version)) row.handled_version = version;
-      Object.assign(row, { seen_at: now(), attempts: 0, next_attempt_at: null, updated_at: now() });
+      Object.assign(row, { seen_at: seenAt(row), attempts: 0, next_attempt_at: null, updated_at: now() });
       Object.assign(row, { lease_owner: null, lease_until: null });
       const payment = payments.get(paymentId);
       if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;
