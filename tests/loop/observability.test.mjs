@@ -6,11 +6,13 @@
 // canary secrets that appear in no log line, no onOutcome record and no error.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
-  Database, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, eventBody, nowSecs, pkg, receiverOptions, rx, signedHeaders, sqliteRows,
+  tempDir,
 } from '../receiver/lib/helpers.mjs';
 import { send } from '../receiver/lib/example.mjs';
 import { drain, recorder } from './lib/suite.mjs';
@@ -316,6 +318,27 @@ describe('observability', () => {
     assert.match(shared.lines.join('\n'), /integrations "a" and "b" share a signing secret/);
     const seen = everything(log, records, errors.filter(Boolean)) + shared.lines.join('\n');
     for (const canary of [CANARY_EU, CANARY_US]) assert.ok(!seen.includes(canary), canary);
+    db.close();
+  });
+
+  test('an integration renamed with the guide\'s statements: a retry of an event recorded under the old name is a duplicate; its payment goes on under the new', async () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'merchant-loop.md'), 'utf8');
+    const statements = /```sql\n(UPDATE cryptopay_payments SET integration = 'shop-europe'[\s\S]*?)\n```/.exec(guide)?.[1];
+    assert.ok(statements, 'docs/merchant-loop.md holds the renaming statements');
+    const { db, receiver } = open({ secrets: { 'shop-eu': CANARY_EU, 'shop-us': CANARY_US } });
+    await receiver.ready();
+    const created = scriptedWorld(receiver, { secret: CANARY_EU, prefix: 'rn' }).create({ orderRef: 'eu-7' });
+    await receiver.recordCreated(created, { integration: 'shop-eu' });
+    const deliverTo = async (to, eventId, statusVersion) => {
+      const body = eventBody({ eventId, paymentId: created.payment_id, statusVersion, status: 'confirming' });
+      return (await to.handle({ body, headers: signedHeaders(body, { secret: CANARY_EU }) })).body;
+    };
+    const decided = (decision) => `{"received":true,"decision":"${decision}"}`;
+    assert.equal(await deliverTo(receiver, 'evt_rn_1', 2), decided('apply'));
+    db.exec(statements);
+    const renamed = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false, secrets: { 'shop-europe': CANARY_EU, 'shop-us': CANARY_US } }));
+    assert.equal(await deliverTo(renamed, 'evt_rn_1', 2), decided('duplicate'), 'the service\'s retry of the event recorded before');
+    assert.equal(await deliverTo(renamed, 'evt_rn_2', 3), decided('apply'));
     db.close();
   });
 
