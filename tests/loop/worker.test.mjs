@@ -25,6 +25,51 @@ const TABLES = /The shop's own tables[\s\S]*?```sql\n([\s\S]*?)\n```/.exec(GUIDE
 const parseJsonc = (text) => JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_, string) => string ?? ''));
 const SECRETS = ['CRYPTOPAY_API_KEY', 'CRYPTOPAY_WEBHOOK_SECRET'];
 
+// The Worker served through a wrapper that counts what each scheduled run costs against the
+// platform's limits per invocation: D1 statements (each of a batch() counted) and fetches.
+const COUNTING = `import worker from './index.js';
+let counts = { d1: 0, fetches: 0 };
+const statement = (real) => ({
+  real,
+  bind: (...values) => statement(real.bind(...values)),
+  first: (...a) => { counts.d1 += 1; return real.first(...a); },
+  all: (...a) => { counts.d1 += 1; return real.all(...a); },
+  run: (...a) => { counts.d1 += 1; return real.run(...a); },
+  raw: (...a) => { counts.d1 += 1; return real.raw(...a); },
+});
+const database = (db) => ({
+  prepare: (sql) => statement(db.prepare(sql)),
+  batch: (list) => { counts.d1 += list.length; return db.batch(list.map((s) => s.real)); },
+});
+const wrapped = new WeakMap();
+const envOf = (env) => {
+  if (!wrapped.has(env)) wrapped.set(env, { ...env, DB: database(env.DB) });
+  return wrapped.get(env);
+};
+export default {
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === '/__counts') {
+      const seen = counts;
+      counts = { d1: 0, fetches: 0 };
+      return Response.json(seen);
+    }
+    return worker.fetch(request, envOf(env), ctx);
+  },
+  async scheduled(controller, env, ctx) {
+    const real = globalThis.fetch;
+    globalThis.fetch = (...a) => { counts.fetches += 1; return real(...a); };
+    try {
+      return await worker.scheduled(controller, envOf(env), ctx);
+    } finally {
+      globalThis.fetch = real;
+    }
+  },
+};
+`;
+// What the guide's comment says one payment of a run costs at most, and a run's own claim.
+const PER_PAYMENT_D1 = 9;
+const PER_RUN_D1 = 2;
+
 describe('the loop in a Worker on D1 (workerd)', () => {
   let standin;
   let worker;
@@ -55,7 +100,8 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     rmSync(join(dir, 'wrangler.json'));
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src', 'index.js'), WORKER);
-    writeFileSync(join(dir, 'wrangler.jsonc'), CONFIG);
+    writeFileSync(join(dir, 'src', 'counting.js'), COUNTING);
+    writeFileSync(join(dir, 'wrangler.jsonc'), CONFIG.replace('"main": "src/index.js"', '"main": "src/counting.js"'));
     const out = await bundleWorker(dir);
     // Its vars, the header names and the service's URL set for this test.
     worker = await serveWithD1(out, {
@@ -106,10 +152,22 @@ describe('the loop in a Worker on D1 (workerd)', () => {
       return [response.status, await response.text()];
     };
     // The cron trigger, as workerd fires it.
+    // The cron trigger, as workerd fires it; each run within what the guide says it costs:
+    // per payment confirmed, at most PER_PAYMENT_D1 statements and one fetch.
+    const counts = async () => (await worker.dispatch('http://worker.test/__counts')).json();
+    const confirms = () => standin.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/payments/')).length;
     const scheduled = async () => {
+      await counts();
+      const before = confirms();
       const result = await (await worker.mf.getWorker()).scheduled({ cron: '* * * * *' });
       assert.equal(result.outcome, 'ok', JSON.stringify(result));
+      const run = await counts();
+      const payments = confirms() - before;
+      assert.ok(run.d1 <= PER_RUN_D1 + PER_PAYMENT_D1 * payments && run.fetches === payments,
+        `a run confirming ${payments} payments made ${run.d1} D1 statements and ${run.fetches} fetches`);
+      ran.push({ ...run, payments });
     };
+    const ran = [];
     Object.assign(state, { status: 'confirming', version: 2, received: '12800' });
     assert.deepEqual(await deliver(2, 'confirming'), [200, '{"received":true,"decision":"apply"}']);
     await scheduled();
@@ -146,5 +204,9 @@ describe('the loop in a Worker on D1 (workerd)', () => {
       [{ order_ref: 'order-w', payment_id: 'pay_w1', idempotency_key: 'pay_w1:3' }]);
     assert.deepEqual((await worker.db.prepare("SELECT * FROM reviews WHERE order_ref = 'order-w'").all()).results,
       [{ idempotency_key: 'pay_w2:3', order_ref: 'order-w', reason: 'refund: a second payment of the order' }]);
+    // The wrapper counted: runs that waited, fulfilled, reviewed, and one whose handler wrote
+    // its most (a second payment of a shipped order: the shipment, its read, the refund).
+    assert.ok(ran.filter((r) => r.payments > 0).length >= 4 && ran.every((r) => r.d1 >= PER_RUN_D1), JSON.stringify(ran));
+    assert.equal(ran.at(-1).d1, PER_RUN_D1 + PER_PAYMENT_D1, JSON.stringify(ran));
   });
 });
