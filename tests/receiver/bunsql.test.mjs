@@ -158,10 +158,12 @@ describe('postgresStore on Bun.SQL', { timeout: 600_000 }, () => {
               await holder.query(`SELECT 1 FROM ${raced}payments WHERE payment_id = 'pay_b' FOR UPDATE`);
             },
             // Until B waits for the lock (its statement's snapshot taken, the event not seen).
+            // (pg_stat_activity keeps a query's first 1024 bytes: matched by the record statement's
+            // events table, near its start.)
             waiting: async () => {
               for (let waited = 0; ; waited += 1) {
                 const { rows } = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity
-                  WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ${raced}payments%'`);
+                  WHERE wait_event_type = 'Lock' AND query LIKE '%FROM ${raced}events AS seen%'`);
                 if (rows[0].n === 1) return;
                 assert.ok(waited < 500, 'B never waited for the lock');
                 await new Promise((resolve) => { setTimeout(resolve, 10); });
