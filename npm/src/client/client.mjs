@@ -71,7 +71,8 @@ function baseUrlOf(value) {
 
 function apiKeyOf(value) {
   if (value === undefined) throw invalid('apiKey is undefined: is the environment variable set?');
-  if (bindingHint(value) !== '') throw invalid(`apiKey is not a key${bindingHint(value)}`);
+  const binding = bindingHint(value);
+  if (binding !== '') throw invalid(`apiKey is not a key${binding}`);
   if (typeof value !== 'string' || value === '') throw invalid('apiKey is required: the API key issued under Integrations > API keys');
   // Never echoed: the message names the problem only.
   if (value !== value.trim()) throw invalid('apiKey starts or ends with white space: remove it where the key is configured');

@@ -58,6 +58,18 @@ export function readable(body) {
 // payment_not_found, or a confirm of the merchant's own that says so the same way).
 const notFound = (failure) => failure?.status === 404 || failure?.code === 'payment_not_found';
 
+// The first of `names` whose confirm resolves: { answer, name }, or null.
+async function confirmThrough(names, confirm) {
+  for (const name of names) {
+    try {
+      return { answer: await confirm(name), name };
+    } catch {
+      // Not this one's either.
+    }
+  }
+  return null;
+}
+
 const viewText = (answer) => {
   if (typeof answer === 'string') return answer;
   if (answer !== null && typeof answer === 'object' && typeof answer.responseText === 'string') return answer.responseText;
@@ -150,22 +162,16 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       answer = await opts.confirm(paymentId, { order, integration, statusVersion: state.eventVersion });
     } catch (failure) {
       const own = order?.integration ?? null;
-      if (!state.hasPayment && own !== null && notFound(failure) && others.some((name) => name !== own)) {
+      const elsewhere = others.filter((name) => name !== own);
+      if (!state.hasPayment && own !== null && notFound(failure) && elsewhere.length > 0) {
         // No event applied, and the order's account does not know the payment: an order
         // recorded under the wrong integration (whose events the receiver refuses as another's).
         // Asked through the receiver's other integrations: the one that knows it gives the view,
         // and the link holds the payment for review (integration_mismatch), rather than a
         // confirm that fails for ever.
-        for (const name of others.filter((other) => other !== own)) {
-          try {
-            answer = await opts.confirm(paymentId, { order, integration: name, statusVersion: null });
-            integration = name;
-            break;
-          } catch {
-            // Not this one's either.
-          }
-        }
-        if (answer === undefined) return retry('confirm_failed', failure);
+        const found = await confirmThrough(elsewhere, (name) => opts.confirm(paymentId, { order, integration: name, statusVersion: null }));
+        if (found === null) return retry('confirm_failed', failure);
+        ({ answer, name: integration } = found);
       } else {
         // The event came through another integration than the order's (an event of another
         // integration's secret recorded before the order was: once an order is, the receiver

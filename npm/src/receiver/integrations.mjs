@@ -26,7 +26,8 @@ export const isNamed = (secrets) => secrets !== null && typeof secrets === 'obje
  * with one (a string or an array of entries).
  */
 export function integrationsOf(secrets) {
-  if (bindingHint(secrets) !== '') throw invalid(`secrets is not a secret${bindingHint(secrets)}`);
+  const binding = bindingHint(secrets);
+  if (binding !== '') throw invalid(`secrets is not a secret${binding}`);
   if (!isNamed(secrets)) return [{ name: null, secrets }];
   const names = Object.keys(secrets);
   if (names.some((key) => ENTRY_KEYS.includes(key))) {
@@ -41,7 +42,8 @@ export function integrationsOf(secrets) {
   for (const name of names) {
     if (!NAME.test(name)) throw invalid('an integration name is 1 to 100 characters, no control characters');
     const value = secrets[name];
-    if (bindingHint(value) !== '') throw invalid(`the secrets of integration "${name}" are not a secret${bindingHint(value)}`);
+    const hint = bindingHint(value);
+    if (hint !== '') throw invalid(`the secrets of integration "${name}" are not a secret${hint}`);
     if (isNamed(value)) {
       throw invalid('each integration\'s secrets is a string or an array of { secret, kind, acceptUntilSecs? }, not an object');
     }
