@@ -1248,10 +1248,7 @@ export interface ConfirmContext {
   /**
    * The integration of the event (or, with none, of the order). When that confirm throws and
    * the order names another integration, `confirm` is called once more with the order's: the
-   * payment is then held for review (`integration_mismatch`). With no event and the order's
-   * account answering 404 (a thrown error with `status` 404 or code `payment_not_found`, as
-   * the client's), `confirm` is called with each other integration of the receiver until one
-   * resolves: held for review as well.
+   * payment is then held for review (`integration_mismatch`).
    *
    * @example
    * integration: 'shop-eu'
@@ -1331,10 +1328,8 @@ export interface HandleInput {
    */
   statusVersion: string;
   /**
-   * The integration whose secret verified the applied event (the order's when none came, or,
-   * when the order's account answered 404 for the payment, the integration whose account
-   * knows it: an order recorded under the wrong integration, held for review): with an
-   * `integration_mismatch` from an applied event, not the account the view came through.
+   * The integration whose secret verified the applied event (the order's when none came):
+   * with an `integration_mismatch`, not the account the view came through.
    *
    * @example
    * integration: null

@@ -54,22 +54,6 @@ export function readable(body) {
   }
 }
 
-// A confirm's failure saying the account does not know the payment (the client's 404
-// payment_not_found, or a confirm of the merchant's own that says so the same way).
-const notFound = (failure) => failure?.status === 404 || failure?.code === 'payment_not_found';
-
-// The first of `names` whose confirm resolves: { answer, name }, or null.
-async function confirmThrough(names, confirm) {
-  for (const name of names) {
-    try {
-      return { answer: await confirm(name), name };
-    } catch {
-      // Not this one's either.
-    }
-  }
-  return null;
-}
-
 const viewText = (answer) => {
   if (typeof answer === 'string') return answer;
   if (answer !== null && typeof answer === 'object' && typeof answer.responseText === 'string') return answer.responseText;
@@ -82,7 +66,6 @@ const viewText = (answer) => {
  */
 export function merchantLoop({ store, ready, integrations, emit, pass, warn, error }) {
   const { recordCreated } = orderBook({ store, ready, integrations });
-  const others = integrations.filter((name) => name !== null);
 
   function fulfilOptions(options, what) {
     checkKeys(options, FULFIL_OPTIONS, what);
@@ -121,9 +104,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       integration: state.order.integration,
       createdAt: state.order.createdAt,
     };
-    // The event's integration (whose secret verified it); with no event (recovery), the order's,
-    // or the one that knows the payment when the order's does not (below).
-    let integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
+    // The event's integration (whose secret verified it); with no event (recovery), the order's.
+    const integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
     const settledAs = (outcome) => SETTLED.has(outcome);
     // A fulfil handled at an earlier version (the stored outcome stays `fulfil` from then on).
     const fulfilledBefore = state.outcome === 'fulfil';
@@ -161,30 +143,18 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     try {
       answer = await opts.confirm(paymentId, { order, integration, statusVersion: state.eventVersion });
     } catch (failure) {
+      // The event came through another integration than the order's (an event of another
+      // integration's secret recorded before the order was: once an order is, the receiver
+      // refuses them): the order's account is asked too, and the link then holds the payment
+      // for review, rather than a confirm that fails for ever.
       const own = order?.integration ?? null;
-      const elsewhere = others.filter((name) => name !== own);
-      if (!state.hasPayment && own !== null && notFound(failure) && elsewhere.length > 0) {
-        // No event applied, and the order's account does not know the payment: an order
-        // recorded under the wrong integration (whose events the receiver refuses as another's).
-        // Asked through the receiver's other integrations: the one that knows it gives the view,
-        // and the link holds the payment for review (integration_mismatch), rather than a
-        // confirm that fails for ever.
-        const found = await confirmThrough(elsewhere, (name) => opts.confirm(paymentId, { order, integration: name, statusVersion: null }));
-        if (found === null) return retry('confirm_failed', failure);
-        ({ answer, name: integration } = found);
-      } else {
-        // The event came through another integration than the order's (an event of another
-        // integration's secret recorded before the order was: once an order is, the receiver
-        // refuses them): the order's account is asked too, and the link then holds the payment
-        // for review, rather than a confirm that fails for ever.
-        if (!state.hasPayment || order === null || own === integration) return retry('confirm_failed', failure);
-        try {
-          answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });
-          viaOrder = true;
-        } catch (again) {
-          return retry('confirm_failed', new Error(`through the event's integration: ${describeError(failure)}; `
-            + `through the order's: ${describeError(again)}`));
-        }
+      if (!state.hasPayment || order === null || own === integration) return retry('confirm_failed', failure);
+      try {
+        answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });
+        viaOrder = true;
+      } catch (again) {
+        return retry('confirm_failed', new Error(`through the event's integration: ${describeError(failure)}; `
+          + `through the order's: ${describeError(again)}`));
       }
     }
     const text = viewText(answer);
