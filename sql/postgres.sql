@@ -352,7 +352,9 @@ WITH newer AS (
   SELECT p.payment_id FROM cryptopay_payments AS p
   WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version) IS TRUE
 ), due AS (
-  SELECT f.payment_id, f.seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
+  -- least(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
+  -- waits its turn as one looked at now, not behind every payment until then.
+  SELECT f.payment_id, least(f.seen_at, now()) AS seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
@@ -369,7 +371,7 @@ WITH newer AS (
         AND o.created_at > now() - make_interval(secs => $5::integer)
         AND c.seen_at <= now() - make_interval(secs => $4::integer)
         AND now() - c.seen_at >= c.seen_at - o.created_at)
-  ORDER BY newer DESC, f.seen_at, f.payment_id
+  ORDER BY newer DESC, least(f.seen_at, now()), f.payment_id
   LIMIT $3::integer
   FOR UPDATE OF f SKIP LOCKED
 ), leased AS (
@@ -456,11 +458,13 @@ WITH state AS (
     handled_version = CASE WHEN f.handled_version IS NULL OR f.handled_version < $3::numeric THEN $3::numeric
                            ELSE f.handled_version END,
     -- Held for review (not settled): looked at again less and less often, so seen_at is set
-    -- as far past now as the order had lived (recovery takes it recoverAfterSecs after that).
+    -- as far past now as the order had lived (recovery takes it recoverAfterSecs after that);
+    -- in seconds, as an interval of days would follow the session's TimeZone across a DST change.
     seen_at = now() + CASE
       WHEN (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END) = 'review'
        AND NOT (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END)
-      THEN greatest(now() - (SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = $1::text), interval '0')
+      THEN greatest(extract(epoch FROM now() - (SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = $1::text)), 0)
+           * interval '1 second'
       ELSE interval '0' END,
     attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()

@@ -364,9 +364,11 @@ WHERE payment_id IN (
         AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
         AND c.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
         AND julianday('now') - julianday(c.seen_at) >= julianday(c.seen_at) - julianday(o.created_at))
-  ORDER BY f.payment_id IN newer DESC, f.seen_at, f.payment_id
+  -- min(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
+  -- waits its turn as one looked at now, not behind every payment until then.
+  ORDER BY f.payment_id IN newer DESC, min(f.seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), f.payment_id
   LIMIT (SELECT most FROM params))
-RETURNING payment_id, seen_at, payment_id IN newer AS newer;
+RETURNING payment_id, min(seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS seen_at, payment_id IN newer AS newer;
 
 -- statement: claim_fresh
 -- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:

@@ -119,7 +119,8 @@ export function memoryStore(options) {
         if (openDue(row, recoverAfterSecs) || closedDue(row, recoverAfterSecs, recheckClosedSecs)) due.add(row.payment_id);
       }
       // Newer facts first, then the longest not looked at (as the SQL stores choose and order them).
-      const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at, newer: newer.has(row.payment_id) }));
+      // (A seen_at ahead, of one held for review, counts as now.)
+      const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at < at ? row.seen_at : at, newer: newer.has(row.payment_id) }));
       const claimed = inClaimOrder(rows([...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at)))).slice(0, batch);
       const fresh = [...due].filter((id) => !fulfilment.has(id)).sort().slice(0, Math.max(batch - claimed.length, 0));
       for (const id of fresh) fulfilment.set(id, state(id));
