@@ -205,14 +205,10 @@ describe('default_transaction_isolation REPEATABLE READ or SERIALIZABLE: seriali
 });
 
 describe('PostgreSQL: one event_id through two integrations at once', { timeout: 120_000 }, () => {
-  let server;
-  before(() => {
-    server = startPostgres();
-  });
-  after(() => server?.destroy());
+  const suite = postgresForSuite({ max: 12 });
 
   test('the integration not recorded is answered 500 integration_mismatch, never a 200 duplicate (the store runs the statement again after the unique violation)', async () => {
-    const pool = openPool({ connectionString: server.url, max: 12 });
+    const { pool } = suite;
     let violations = 0;
     const counting = {
       query: (text, values) => pool.query(text, values).catch((error) => {
@@ -243,7 +239,6 @@ describe('PostgreSQL: one event_id through two integrations at once', { timeout:
     }
     assert.ok(violations > 0, 'the deliveries raced to the same event_id (unique violations met)');
     console.log(`# one event_id through two integrations: 180 deliveries; ${violations} unique violations run again by the store`);
-    await pool.end();
   });
 });
 
