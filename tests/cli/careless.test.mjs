@@ -58,8 +58,27 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['the first 32 hex characters compared (lengths checked)', 'halfCompare', ['bad_signature'],
       (run) => assert.match(gotOf(run, 'bad_signature'), /its last character changed: 200 acknowledged; empty value: 400/)],
     // A newline or an invalid byte survives no re-serialization either: tampered_body sees it too.
-    ['the JSON re-serialized (compactly) before hashing', 'reserialize', ['formatted_body', 'tampered_body'],
-      (run) => assert.match(gotOf(run, 'formatted_body'), /^401 permanent_failure$/)],
+    // reserialized_body's body signed over its JSON.stringify form verifies here, and only
+    // here: the form of json.dumps is another text.
+    ['the JSON re-serialized (compactly) before hashing', 'reserialize', ['formatted_body', 'tampered_body', 'reserialized_body'],
+      async (run) => {
+        assert.match(gotOf(run, 'formatted_body'), /^401 permanent_failure$/);
+        assert.match(gotOf(run, 'reserialized_body'), /^reserialized: 401 permanent_failure; indented, signed over JSON\.stringify of it: 200 acknowledged; indented, signed over json\.dumps of it: 401 permanent_failure$/);
+        const table = (await runTable('reserialize')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /reserialized_body: an indented body signed over its JSON written again compactly .* was accepted: the receiver hashes the parsed JSON re-serialized/);
+      }],
+    // Every refusal rule whose deliveries are forged fails with it, and says so rather than
+    // point at a t= item, a secret taken from the body or a framework's parser.
+    ['forged deliveries acknowledged, the skew still checked', 'ackForged',
+      ['bad_signature', 'other_secret', 'stale_timestamp', 'tampered_body', 'reserialized_body', 'retired_secret'],
+      async (run) => {
+        assert.match(gotOf(run, 'stale_timestamp'), /^stale: 400 .*replayed: a fresh timestamp header, the stale t= and signature: 200 acknowledged/);
+        const table = (await runTable('ackForged')).stdout.replace(/\n {4}/g, ' ');
+        for (const rule of ['other_secret', 'stale_timestamp', 'tampered_body', 'reserialized_body', 'retired_secret']) {
+          assert.match(table, new RegExp(`^  ${rule}: the same cause as bad_signature: a delivery whose signature does not verify is acknowledged`, 'm'));
+        }
+        assert.doesNotMatch(table, /t= item|never pick a secret|framework must not parse/);
+      }],
     ['the body trimmed before hashing', 'trimBody', ['formatted_body', 'tampered_body'],
       (run) => assert.match(gotOf(run, 'tampered_body'), /a newline appended: 200 acknowledged/)],
     ['the body hashed as decoded text (request.text())', 'textBody', ['tampered_body'],

@@ -95,9 +95,6 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
     message = 'body_too_large: the body is larger than the CLI verifies (the package\'s default maxBodyBytes; a receiver\'s '
       + 'maxBodyBytes option raises its own limit): payment.updated bodies are far smaller: is this file the request body?';
   }
-  if (error.code === 'timestamp_malformed' && /^[0-9]{13}$/.test(timestamp)) {
-    message += ' (13 digits: a time in milliseconds? the service sends Unix seconds; pass the header exactly as received)';
-  }
   return message;
 }
 

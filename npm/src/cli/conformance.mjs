@@ -148,8 +148,9 @@ export async function runConformance(config) {
     },
     // A lower status_version of the same payment arriving after the higher one (new event_id);
     // another event at the version held (an accepted amount, say); and versions beyond 2^53 as
-    // the service writes them, strings of digits (a receiver that takes only numbers refuses
-    // them, and the service gives up on a 4xx).
+    // strings of digits (the spec does not show the type; the package's decision, which its
+    // sandbox follows: a receiver that takes only numbers refuses them, and the service gives
+    // up on a 4xx).
     async older_version() {
       await deliverSigned('higher', freshEvent({ payment: olderPayment, version: olderHigher }));
       await deliverSigned('older', freshEvent({ payment: olderPayment, version: olderHigher - 1 }));
@@ -249,7 +250,11 @@ export async function runConformance(config) {
         await send('valid_delivery\'s event changed, its signature', paid(validSent.body), headers(known, sign(validSent.body, known)), 'known id');
       }
     },
-    // The same JSON written differently, with the signature of the original bytes.
+    // The same JSON written differently, with the signature of the original bytes; then an
+    // indented body signed over its re-serialized form, as JavaScript's JSON.stringify and
+    // Python's json.dumps write it: a receiver that hashes the parsed JSON written again
+    // accepts that one (the signature matches what it hashes), one that hashes the bytes
+    // refuses it.
     async reserialized_body() {
       const body = freshEvent();
       const ts = now();
@@ -257,6 +262,14 @@ export async function runConformance(config) {
       const parsed = JSON.parse(body.toString('utf8'));
       const reordered = { data: parsed.data, ...parsed };
       await send('reserialized', Buffer.from(JSON.stringify(reordered, null, 2)), headers(ts, signature));
+      for (const [label, short, write] of [
+        ['indented, signed over JSON.stringify of it', 'signed as JSON.stringify', (value) => JSON.stringify(value)],
+        ['indented, signed over json.dumps of it', 'signed as json.dumps', pythonDumps],
+      ]) {
+        const value = JSON.parse(freshEvent().toString('utf8'));
+        const at = now();
+        await send(label, Buffer.from(`${JSON.stringify(value, null, 2)}\n`), headers(at, sign(Buffer.from(write(value)), at)), short);
+      }
     },
     async missing_headers() {
       const cases = [
@@ -344,4 +357,15 @@ export function badSignatureShapes(encoding) {
 
 function swapCase(name) {
   return name.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+}
+
+// A JSON value as Python's json.dumps writes it by default: ", " and ": " between items,
+// every character from U+007F escaped as \uXXXX (as its ensure_ascii does), the keys in their
+// order.
+function pythonDumps(value) {
+  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([key, item]) => `${pythonDumps(key)}: ${pythonDumps(item)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

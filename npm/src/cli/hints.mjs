@@ -16,6 +16,9 @@ const STATIC = {
     'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
     'retry after an outage carries an old occurred_at',
   reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON (the framework must not parse first)',
+  reserialized_signed: 'an indented body signed over its JSON written again compactly (as JSON.stringify or json.dumps ' +
+    'writes it) was accepted: the receiver hashes the parsed JSON re-serialized, not the bytes received, so a body ' +
+    'changed in any way its parser forgets verifies. Hash the raw bytes exactly as received',
   missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
   header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get), ' +
     'not as exact strings',
@@ -30,6 +33,12 @@ const STATIC = {
 /** The hint for a rule that failed. ctx: { observed, all, timeoutMs, skewSecs, headerNames }. */
 export function hintFor(rule, ctx) {
   const ds = ctx.observed.get(rule) ?? [];
+  // bad_signature's plain wrong signature acknowledged: the receiver verifies nothing, and the
+  // refusal rules it also fails say no more than that (their own hints would point elsewhere).
+  if (UNVERIFIED_TOO.has(rule) && acceptedShorts(ctx.observed.get('bad_signature') ?? []).has('wrong')
+    && !(rule === 'stale_timestamp' && acceptedShorts(ds).has('stale'))) {
+    return UNVERIFIED;
+  }
   switch (rule) {
     case 'valid_delivery':
       return validDelivery(ds[0], ctx);
@@ -51,6 +60,8 @@ export function hintFor(rule, ctx) {
       return tamperedBody(ds);
     case 'missing_headers':
       return acceptedShorts(ds).size === 1 && acceptedShorts(ds).has('known, neither') ? KNOWN_BYTES : STATIC[rule];
+    case 'reserialized_body':
+      return [...acceptedShorts(ds)].some((short) => short.startsWith('signed as ')) ? STATIC.reserialized_signed : STATIC[rule];
     case 'stale_timestamp':
       return staleTimestamp(ds) ?? skewHint(rule, ctx);
     case 'future_timestamp':
@@ -61,6 +72,10 @@ export function hintFor(rule, ctx) {
       return STATIC[rule];
   }
 }
+
+const UNVERIFIED_TOO = new Set(['other_secret', 'stale_timestamp', 'tampered_body', 'reserialized_body', 'retired_secret']);
+const UNVERIFIED = 'the same cause as bad_signature: a delivery whose signature does not verify is acknowledged. ' +
+  'Verify the signature over the raw body before anything else and answer 4xx when it fails';
 
 function skewHint(rule, ctx) {
   return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +
@@ -129,8 +144,9 @@ function staleTimestamp(ds) {
 function olderVersion(ds) {
   const refused = new Set(ds.filter((d) => !acknowledged(d)).map((d) => d.short));
   if (refused.has('digit string') || refused.has('digit string, older')) {
-    return 'a status_version beyond 2^53, sent as a string of decimal digits (as the service writes one a double cannot ' +
-      'hold), was refused: take a number or a string of digits, and compare exactly (BigInt or the digits), never as a double';
+    return 'a status_version beyond 2^53, sent as a string of decimal digits (the spec does not show its type; this ' +
+      'package\'s sandbox sends a version past 2^53 so), was refused: take a number or a string of digits, and compare ' +
+      'exactly (BigInt or the digits), never as a double';
   }
   if (refused.has('equal version')) {
     return 'another authentic event at the status_version already held was refused: it is stale, not an error: record ' +

@@ -70,6 +70,7 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
       'secret, and --retired-secret-env VAR, an old one whose overlap has ended)', 'not checked: ')}\n`;
   }
   out += `${wrap('no URL-only kit can see durable recording, de-duplication across restarts or ordering in the ' +
-    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1', 'note: ')}\n`;
+    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1; nor a signature ' +
+    'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size', 'note: ')}\n`;
   return out;
 }

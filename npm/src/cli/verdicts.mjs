@@ -34,7 +34,7 @@ export const EXPECTS = {
   stale_timestamp: ['refuse', 'non-2xx, each'],
   future_timestamp: ['refuse', 'non-2xx'],
   tampered_body: ['refuse', 'non-2xx, each'],
-  reserialized_body: ['refuse', 'non-2xx'],
+  reserialized_body: ['refuse', 'non-2xx, each'],
   missing_headers: ['refuse', 'non-2xx, each'],
   header_case: ['accept', '2xx'],
   no_redirect: ['redirect', 'never 3xx'],
