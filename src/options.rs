@@ -2,6 +2,13 @@
 //! the skew the receiver accepts and the largest body it reads.
 
 use crate::error::{Error, ErrorKind, err};
+use crate::secret_set::MILLISECONDS_FROM;
+
+/// The detail of a delivery refused as old against a `now_secs` of
+/// [`MILLISECONDS_FROM`] or more: a clock read in milliseconds makes every authentic delivery
+/// look old (the number pinned by a test).
+pub(crate) const NOW_IN_MILLISECONDS: &str = "now_secs has 13 digits or more: a time in milliseconds? \
+     pass Unix seconds (SystemTime's duration since UNIX_EPOCH, as_secs)";
 
 /// The default body limit: 4 MiB.
 ///
@@ -136,7 +143,11 @@ impl VerifyOptions {
         if timestamp.abs_diff(now_secs) <= self.max_skew_secs {
             Ok(())
         } else if timestamp < now_secs {
-            Err(Error::new(ErrorKind::TimestampTooOld))
+            Err(if now_secs >= MILLISECONDS_FROM {
+                err(ErrorKind::TimestampTooOld, NOW_IN_MILLISECONDS)
+            } else {
+                Error::new(ErrorKind::TimestampTooOld)
+            })
         } else {
             Err(Error::new(ErrorKind::TimestampInFuture))
         }

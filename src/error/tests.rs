@@ -70,7 +70,7 @@ fn messages_state_the_limits_they_name() {
     use crate::amount::MAX_DECIMALS;
     use crate::idempotency::MAX_IDEMPOTENCY_KEY_LEN;
     use crate::json::MAX_DEPTH;
-    use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES};
+    use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES, NOW_IN_MILLISECONDS};
     use crate::origin::{MAX_WEBHOOK_URL_BYTES, WEBHOOK_URL_TOO_LONG};
     use crate::secret_set::{
         MAX_SECRETS, MILLISECONDS_FROM, TOO_MANY_SECRETS, UNTIL_IN_MILLISECONDS,
@@ -108,6 +108,10 @@ fn messages_state_the_limits_they_name() {
         (TOO_MANY_SECRETS, format!("at most {MAX_SECRETS} entries")),
         (
             UNTIL_IN_MILLISECONDS,
+            format!("{} digits or more", MILLISECONDS_FROM.to_string().len()),
+        ),
+        (
+            NOW_IN_MILLISECONDS,
             format!("{} digits or more", MILLISECONDS_FROM.to_string().len()),
         ),
         (

@@ -20,6 +20,26 @@ fn skew_is_two_sided_and_inclusive() {
     assert_eq!(skew(0, u64::MAX, 10), Some("timestamp_too_old"));
 }
 
+/// A clock read in milliseconds: the delivery is still old (its code unchanged), and the
+/// detail says why; a clock in seconds gets no such detail.
+#[test]
+fn an_old_delivery_against_a_clock_in_milliseconds_says_so() {
+    let options = VerifyOptions::new(300);
+    let millis = options
+        .check_skew(1_700_000_000, 1_700_000_000_123)
+        .unwrap_err();
+    assert_eq!(millis.code(), "timestamp_too_old");
+    assert_eq!(millis.detail(), Some(NOW_IN_MILLISECONDS));
+    assert!(millis.to_string().contains("milliseconds"), "{millis}");
+    let seconds = options
+        .check_skew(1_700_000_000, 999_999_999_999)
+        .unwrap_err();
+    assert_eq!(
+        (seconds.code(), seconds.detail()),
+        ("timestamp_too_old", None)
+    );
+}
+
 #[test]
 fn options_keep_what_they_were_given() {
     let o = VerifyOptions::new(300);
