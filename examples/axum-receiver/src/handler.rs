@@ -42,7 +42,7 @@ pub async fn webhook(
             });
     match verified {
         // Recorded in one transaction (de-duplicated, ordered) before any 2xx: src/store.rs.
-        Ok(verified) => record(app, verified.event, now_secs).await,
+        Ok(verified) => record(app, verified.event, verified.matched_secret, now_secs).await,
         // Authentic, but no event this receiver applies: kept, and acknowledged.
         Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
         Err(e) if e.kind() == ErrorKind::BodyTooLarge => too_large(),

@@ -39,7 +39,9 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use cryptopay_verify::{Event, SourceAmount, Verifier, VerifyOptions, request_fingerprint};
+use cryptopay_verify::{
+    Event, SecretKind, SourceAmount, Verifier, VerifyOptions, request_fingerprint,
+};
 use serde_json::{Value, json};
 
 use store::{NewOrder, Store, StoredOrder};
@@ -55,16 +57,17 @@ pub struct App {
 /// A status and a JSON body (`Json` answers with `content-type: application/json`).
 pub type Answer = (StatusCode, Json<Value>);
 
-/// Records a verified event; `200` with the decision only after the commit. (`now_secs` is
-/// the handler's clock reading; the database's own clock stamps the rows.)
-async fn record(app: Arc<App>, event: Event, now_secs: u64) -> Answer {
+/// Records a verified event with the kind of secret that verified it; `200` with the decision
+/// only after the commit. (`now_secs` is the handler's clock reading; the database's own clock
+/// stamps the rows.)
+async fn record(app: Arc<App>, event: Event, kind: SecretKind, now_secs: u64) -> Answer {
     // Valid, but more than the store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
     if let Some(code) = app.store.unrecordable(&event) {
         let body = Bytes::copy_from_slice(event.envelope_json().as_bytes());
         return quarantine(app, code, body, now_secs).await;
     }
-    match app.store.record(event).await {
+    match app.store.record(event, kind).await {
         Ok(decision) => (
             StatusCode::OK,
             Json(json!({"received": true, "decision": decision.as_str()})),

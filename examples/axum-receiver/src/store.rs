@@ -13,7 +13,7 @@ mod statements;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
-use cryptopay_verify::{Decision, Event};
+use cryptopay_verify::{Decision, Event, SecretKind};
 
 /// The store failed (connection, disk, lock, timeout): the delivery must be retried. The
 /// reason is for the log: it never holds a secret, a body, an id or the connection string.
@@ -279,18 +279,20 @@ impl Store {
         }
     }
 
-    /// Records a verified event in one transaction; returns what was decided.
-    pub async fn record(&self, event: Event) -> Result<Decision, Unavailable> {
+    /// Records a verified event in one transaction, with the kind of secret that verified it
+    /// (the events table's `secret_kind`, as the npm receiver writes it); returns what was
+    /// decided.
+    pub async fn record(&self, event: Event, kind: SecretKind) -> Result<Decision, Unavailable> {
         match self {
             Store::Sqlite(file) => {
                 let file = Arc::clone(file);
                 blocking(move || {
                     let file = file.lock().map_err(|_| poisoned())?;
-                    file.record(&event)
+                    file.record(&event, kind)
                 })
                 .await
             }
-            Store::Postgres(db) => db.record(&event).await,
+            Store::Postgres(db) => db.record(&event, kind).await,
         }
     }
 

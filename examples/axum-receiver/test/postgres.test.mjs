@@ -110,6 +110,15 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
       ['evt_a', v(5), 'apply'], ['evt_b', v(4), 'stale'], ['evt_c', v(4), 'stale'], ['evt_d', v(6), 'apply'], ['evt_e', v(7), 'apply'],
     ]);
     for (const row of rows.events) assert.deepStrictEqual(Buffer.from(row.body), sent[row.event_id], 'the verified body, byte for byte');
+    // Each event with the kind of secret that verified it, as the npm receiver records it.
+    const reader = openPool({ ...server.connection, database: db, max: 1 });
+    try {
+      const kinds = (await reader.query('SELECT event_id, secret_kind FROM cryptopay_events ORDER BY event_id')).rows;
+      assert.deepStrictEqual(kinds.map((r) => [r.event_id, r.secret_kind]),
+        [['evt_a', 'active'], ['evt_b', 'active'], ['evt_c', 'active'], ['evt_d', 'active'], ['evt_e', 'pending']]);
+    } finally {
+      await reader.end();
+    }
     assert.deepStrictEqual(rows.payments.map((p) => [p.payment_id, p.status_version, p.event_id]), [[payment, v(7), 'evt_e']]);
     assert.deepStrictEqual(JSON.parse(rows.payments[0].data), JSON.parse(sent.evt_e).data);
     assert.deepStrictEqual(rows.quarantine, []);

@@ -80,7 +80,8 @@ test('tables shared with an npm receiver naming its integrations: an event of a 
     await receiver.stop();
   }
   const db = new Database(database, { readonly: true });
-  assert.deepStrictEqual(db.prepare('SELECT event_id FROM cryptopay_events WHERE payment_id = ? ORDER BY event_id').all(payment).map((r) => r.event_id), ['evt_int_1']);
+  assert.deepStrictEqual(db.prepare('SELECT event_id, secret_kind FROM cryptopay_events WHERE payment_id = ? ORDER BY event_id').all(payment)
+    .map((r) => [r.event_id, r.secret_kind]), [['evt_int_1', 'active']], 'with the kind of secret that verified it');
   db.close();
 });
 

@@ -9,7 +9,7 @@
 use std::hash::BuildHasher;
 use std::time::Duration;
 
-use cryptopay_verify::{Decision, Event};
+use cryptopay_verify::{Decision, Event, SecretKind};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{ToSql, Type};
@@ -189,7 +189,7 @@ impl Store {
     }
 
     /// Records a verified event in one statement; returns what was decided.
-    pub async fn record(&self, event: &Event) -> Result<Decision, Unavailable> {
+    pub async fn record(&self, event: &Event, kind: SecretKind) -> Result<Decision, Unavailable> {
         let (id, payment, version, data, body) = (
             event.event_id(),
             event.payment_id(),
@@ -199,9 +199,9 @@ impl Store {
         );
         // As the npm store passes them: the version as its canonical digits and the data as
         // JSON text (the statement casts them: $3::numeric, $4::text::json), the body as bytes;
-        // the integration and the secret's kind NULL (one set of secrets; the handler passes
-        // the event alone).
+        // the integration NULL (one set of secrets), the secret's kind as the core named it.
         let none: Option<&str> = None;
+        let kind = kind.as_str();
         let params: [(&(dyn ToSql + Sync), Type); 7] = [
             (&id, Type::TEXT),
             (&payment, Type::TEXT),
@@ -209,7 +209,7 @@ impl Store {
             (&data, Type::TEXT),
             (&body, Type::BYTEA),
             (&none, Type::TEXT),
-            (&none, Type::TEXT),
+            (&kind, Type::TEXT),
         ];
         let record = self.sql.one("record");
         let mut attempt = 0;

@@ -5,7 +5,7 @@
 //! event's is greater (`status_version` as exact digit text, compared by length then text:
 //! never a float or a fixed-width integer). The merchant loop's statements run the same way.
 
-use cryptopay_verify::{Decision, Event};
+use cryptopay_verify::{Decision, Event, SecretKind};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::statements::Statements;
@@ -84,15 +84,14 @@ impl Store {
     }
 
     /// Records a verified event in one transaction; returns what was decided.
-    pub fn record(&self, event: &Event) -> Result<Decision, Unavailable> {
+    pub fn record(&self, event: &Event, kind: SecretKind) -> Result<Decision, Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
         let (id, payment, version) = (
             event.event_id(),
             event.payment_id(),
             event.status_version().as_str(),
         );
-        // The integration and the secret's kind: NULL (one set of secrets; the handler passes
-        // the event alone).
+        // The integration: NULL (one set of secrets); the secret's kind as the core named it.
         let none: Option<&str> = None;
         // The payment's stored facts or its order, or this event, came through a named
         // integration (tables shared with an npm receiver that names its integrations):
@@ -120,7 +119,7 @@ impl Store {
                     version,
                     event.envelope_json().as_bytes(),
                     none,
-                    none
+                    kind.as_str()
                 ],
                 |row| row.get(0),
             )
