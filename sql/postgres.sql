@@ -431,15 +431,27 @@ WHERE f.payment_id = $1::text;
 -- called with fulfil: the version whose key (payment_id:version) every fulfil of this payment
 -- carries from then on, kept when one is stored already (a fulfil that may have run, repeated
 -- after a crash or a lost lease once the payment moved on, keeps its first key), while the
--- lease is still this owner's and has not run out; the lease renewed for $4 seconds from now,
--- for the handler; durable (as `record`) before the handler runs. Returns the version stored;
--- no row when the lease is not this owner's.
+-- lease is still this owner's, run out or not (no other pass took it, and neither recordOrder
+-- nor a quarantine marked it: a confirm slower than the lease, with no other pass about,
+-- still fulfils); the lease renewed for $4 seconds from now, for the handler; durable (as
+-- `record`) before the handler runs. Returns the version stored; no row when the lease is not
+-- this owner's.
 UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, $3::numeric),
   lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
-WHERE payment_id = $1::text AND lease_owner = $2::text AND lease_until > now()
+WHERE payment_id = $1::text AND lease_owner = $2::text
   AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
         ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
 RETURNING fulfil_version::text AS fulfil_version;
+
+-- statement: renew
+-- $1 payment_id, $2 the owner, $3 the lease in seconds. Right before `handle` is called with
+-- review, wait or closed (fulfil has `intend`): the lease renewed for $3 seconds from now while
+-- it is still this owner's, run out or not, as `intend`. Returns a row when it is: a pass
+-- whose lease another took (its confirm slower than the lease) must not act on its older view
+-- after the other pass handled a newer one.
+UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $3::integer), updated_at = now()
+WHERE payment_id = $1::text AND lease_owner = $2::text
+RETURNING 1 AS renewed;
 
 -- statement: complete
 -- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or

@@ -428,16 +428,29 @@ WHERE f.payment_id = (SELECT payment_id FROM params);
 -- is called with fulfil: the version whose key (payment_id:version) every fulfil of this
 -- payment carries from then on, kept when one is stored already (a fulfil that may have run,
 -- repeated after a crash or a lost lease, once the payment moved on, keeps its first key),
--- while the lease is still this owner's and has not run out; the lease renewed for that many
--- seconds from now, for the handler. Returns the version stored; no row when the lease is not
--- this owner's.
+-- while the lease is still this owner's, run out or not (no other pass took it, and neither
+-- recordOrder nor a quarantine marked it: a confirm slower than the lease, with no other pass
+-- about, still fulfils); the lease renewed for that many seconds from now, for the handler.
+-- Returns the version stored; no row when the lease is not this owner's.
 WITH params (payment_id, owner, version, lease_secs) AS (VALUES (?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET fulfil_version = coalesce(fulfil_version, (SELECT version FROM params)),
   lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
   updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
-  AND lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 RETURNING fulfil_version;
+
+-- statement: renew
+-- Parameters: payment_id, the owner, the lease in seconds. Right before `handle` is called
+-- with review, wait or closed (fulfil has `intend`): the lease renewed for that many seconds
+-- from now while it is still this owner's, run out or not, as `intend`. Returns a row when
+-- it is: a pass whose lease another took (its confirm slower than the lease) must not act on
+-- its older view after the other pass handled a newer one.
+WITH params (payment_id, owner, lease_secs) AS (VALUES (?, ?, ?))
+UPDATE cryptopay_fulfilment
+SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+RETURNING 1 AS renewed;
 
 -- statement: complete
 -- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,

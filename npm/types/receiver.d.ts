@@ -373,14 +373,25 @@ export interface ReceiverStore {
   /**
    * The merchant loop, right before `handle` is called with `fulfil`: stores `version` as the
    * one whose key (`payment_id:version`) every fulfil of the payment carries, unless one is
-   * stored already, while the lease is still this owner's and has not run out, and renews the
-   * lease for `leaseSecs` from now; resolves the version stored, or `null` when the lease was
-   * lost. Durable before it resolves.
+   * stored already, while the lease is still this owner's, run out or not (not taken by
+   * another pass, nor marked by `recordOrder` or a quarantine), and renews the lease for
+   * `leaseSecs` from now; resolves the version stored, or `null` when the lease was lost.
+   * Durable before it resolves.
    *
    * @example
    * const first = await store.intend({ paymentId: 'pay_1', owner: 'pass-1', version: '5', leaseSecs: 300 }); // '3' when a fulfil was decided at 3
    */
   intend?(request: { paymentId: string; owner: string; version: string; leaseSecs: number }): Promise<string | null>;
+  /**
+   * The merchant loop, right before `handle` is called with `review`, `wait` or `closed`:
+   * renews the lease for `leaseSecs` from now while it is still this owner's, run out or not
+   * (as `intend`); resolves whether it was. A pass whose lease another pass took must not act
+   * on its older view. Optional: without it the loop calls `load` again, which renews too.
+   *
+   * @example
+   * const held = await store.renew({ paymentId: 'pay_1', owner: 'pass-1', leaseSecs: 300 }); // false: lost
+   */
+  renew?(request: { paymentId: string; owner: string; leaseSecs: number }): Promise<boolean>;
   /**
    * The merchant loop, after a failure: counts the attempt, releases the lease, sets when to
    * try again; resolves the attempts so far (`null` when the lease was lost).
@@ -424,7 +435,7 @@ export interface ReceiverStore {
  * const store: LoopStore = postgresStore(pool);
  * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
  */
-export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'intend' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
+export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'intend' | 'renew' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
 
 /**
  * An order as a store holds it (the `orders` table), its `sourceAmount` as JSON text.

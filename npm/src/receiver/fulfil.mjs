@@ -91,6 +91,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   // repeat).
   async function work(paymentId, owner, opts) {
     const { recoverAfterSecs, leaseSecs, recheckClosedSecs } = opts;
+    const loadedAt = Date.now();
     // The lease renewed from now: each payment of the batch gets it whole.
     const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
     if (state === null || !state.leased) {
@@ -203,6 +204,20 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       }
       outcome = action;
     }
+    // The lease lost between the load and the handler: another pass took it (this pass's
+    // confirm outlasted the lease) or an order was recorded for the payment meanwhile. The
+    // handler is not called on this pass's view, which may be older than what the other pass
+    // handled; a lease that ran out is said, with its fix.
+    const lost = () => {
+      const took = (Date.now() - loadedAt) / 1000;
+      if (took >= leaseSecs) {
+        warn(`fulfilment: the lease on payment ${paymentId} ran out while confirm and the policy ran (${took.toFixed(1)} s, `
+          + `leaseSecs ${leaseSecs}) and was lost (another pass took it): this pass did not call handle. Give leaseSecs more than `
+          + 'confirm and handle can take (the client\'s timeoutMs times its attempts, and the handler)');
+      }
+      emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration });
+      return 'lease_lost';
+    };
     let idempotencyKey = `${paymentId}:${version}`;
     if (fulfilledBefore && action === 'fulfil') {
       // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
@@ -217,11 +232,11 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       // ran out) is repeated under that key even once the payment has moved to a newer
       // version, so the handler's record of the key recognises it.
       const first = await store.intend({ paymentId, owner, version, leaseSecs });
-      if (first === null) {
-        emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
-        return 'lease_lost';
-      }
+      if (first === null) return lost();
       idempotencyKey = `${paymentId}:${first}`;
+    } else if (!(await renewed(paymentId, owner, opts))) {
+      // review, wait and closed: the lease checked and renewed as intend does for fulfil.
+      return lost();
     }
     try {
       await opts.handle({
@@ -251,6 +266,14 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
     }
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;
+  }
+
+  // The lease on a payment renewed for its handler while it is still this owner's: the store's
+  // `renew`, or for a store without one (written before it), `load`, which renews it too.
+  async function renewed(paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }) {
+    if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs });
+    const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
+    return state !== null && state.leased;
   }
 
   // A payment whose work threw (never for the merchant's functions or the view: for the loop's

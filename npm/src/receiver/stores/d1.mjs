@@ -112,6 +112,9 @@ export function d1Store(binding, options) {
       const row = await first(binding.prepare(sql.intend).bind(paymentId, owner, version, leaseSecs));
       return row === undefined ? null : String(row.fulfil_version);
     },
+    async renew({ paymentId, owner, leaseSecs }) {
+      return (await first(binding.prepare(sql.renew).bind(paymentId, owner, leaseSecs))) !== undefined;
+    },
     async retry({ paymentId, owner, delaySecs, code }) {
       const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code));
       return row === undefined ? null : Number(row.attempts);

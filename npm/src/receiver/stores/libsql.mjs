@@ -128,6 +128,10 @@ export function libsqlStore(client, options) {
       const row = intended?.rows?.[0];
       return row === undefined ? null : String(row.fulfil_version);
     },
+    async renew({ paymentId, owner, leaseSecs }) {
+      const [renewed] = await client.batch([statement(sql.renew, [paymentId, owner, leaseSecs])], 'write');
+      return (renewed?.rows?.length ?? 0) > 0;
+    },
     async retry({ paymentId, owner, delaySecs, code }) {
       const [retried] = await client.batch([statement(sql.retry, [paymentId, owner, delaySecs, code])], 'write');
       const row = retried?.rows?.[0];

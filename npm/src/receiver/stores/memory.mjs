@@ -155,10 +155,17 @@ export function memoryStore(options) {
     },
     async intend({ paymentId, owner, version, leaseSecs }) {
       const row = fulfilment.get(paymentId);
-      if (!row || row.lease_owner !== owner || !(row.lease_until > now())) return null;
+      // While the lease is this owner's, run out or not (as sql/sqlite.sql's intend).
+      if (!row || row.lease_owner !== owner) return null;
       row.fulfil_version ??= version;
       Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return row.fulfil_version;
+    },
+    async renew({ paymentId, owner, leaseSecs }) {
+      const row = fulfilment.get(paymentId);
+      if (!row || row.lease_owner !== owner) return false;
+      Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
+      return true;
     },
     async complete({ paymentId, owner, version, outcome, code, settled }) {
       const row = fulfilment.get(paymentId);

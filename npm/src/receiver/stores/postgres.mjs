@@ -255,6 +255,9 @@ export function postgresStore(client, options) {
       const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version, leaseSecs]))).rows;
       return row === undefined ? null : String(row.fulfil_version);
     },
+    async renew({ paymentId, owner, leaseSecs }) {
+      return (await retried(() => run('renew', sql.renew, [paymentId, owner, leaseSecs]))).rows.length > 0;
+    },
     async retry({ paymentId, owner, delaySecs, code }) {
       const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code]))).rows;
       return row === undefined ? null : Number(row.attempts);

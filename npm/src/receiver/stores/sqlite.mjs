@@ -222,6 +222,7 @@ export function sqliteStore(db, options) {
       load: db.prepare(sql.load),
       complete: db.prepare(sql.complete),
       intend: db.prepare(sql.intend),
+      renew: db.prepare(sql.renew),
       completeMark: db.prepare(sql.complete_mark),
       completeRead: db.prepare(sql.complete_read),
       retry: db.prepare(sql.retry),
@@ -301,6 +302,12 @@ export function sqliteStore(db, options) {
       return enqueue(() => {
         const row = step(statements.intend, [paymentId, owner, version, leaseSecs]);
         return row === undefined || row === null ? null : String(row.fulfil_version);
+      });
+    },
+    renew({ paymentId, owner, leaseSecs }) {
+      return enqueue(() => {
+        const row = step(statements.renew, [paymentId, owner, leaseSecs]);
+        return row !== undefined && row !== null;
       });
     },
     retry({ paymentId, owner, delaySecs, code }) {
