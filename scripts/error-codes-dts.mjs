@@ -24,7 +24,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PLACEHOLDER = '// @generated ErrorCode: written here by scripts/error-codes-dts.mjs from src/error.rs';
 
 /** The option interfaces of the typings whose member names are the binding's option names. */
-const OPTION_INTERFACES = ['VerifyOptions', 'DeliveryInput', 'SecretEntry', 'HeaderNames', 'SignInput'];
+const OPTION_INTERFACES = ['VerifyOptions', 'DeliveryInput', 'RetiringSecretEntry', 'HeaderNames', 'SignInput'];
 
 class GenerateError extends Error {}
 

@@ -110,7 +110,8 @@ export type SecretKind = 'active' | 'pending' | 'retiring';
 
 /**
  * One entry of a rotation set. A set holds exactly one `active` entry and at most 4 in all;
- * `acceptUntilSecs` is required on `retiring` entries and refused on the others.
+ * `acceptUntilSecs` is required on `retiring` entries and refused on the others, which the
+ * types say too: an entry is a {@link CurrentSecretEntry} or a {@link RetiringSecretEntry}.
  *
  * @example
  * ```ts
@@ -120,7 +121,17 @@ export type SecretKind = 'active' | 'pending' | 'retiring';
  * ];
  * ```
  */
-export interface SecretEntry {
+export type SecretEntry = CurrentSecretEntry | RetiringSecretEntry;
+
+/**
+ * The `active` entry of a rotation set, or a `pending` one: no `acceptUntilSecs`.
+ *
+ * @example
+ * ```ts
+ * const next: CurrentSecretEntry = { secret: process.env.WEBHOOK_SECRET_NEXT, kind: 'pending' };
+ * ```
+ */
+export interface CurrentSecretEntry {
   /**
    * The signing Secret exactly as saved: its UTF-8 bytes are the key (no trimming, no base64
    * decoding, a `whsec_` prefix kept). `undefined` is accepted by the types so that
@@ -134,25 +145,63 @@ export interface SecretEntry {
    */
   secret: string | undefined;
   /**
-   * The role of this secret: `'active'`, `'pending'` or `'retiring'`.
+   * `'active'` (signs today; exactly one per set) or `'pending'` (about to be activated).
    *
    * @example
    * ```ts
    * { secret: process.env.WEBHOOK_SECRET_NEXT, kind: 'pending' }
    * ```
    */
-  kind: SecretKind;
+  kind: 'active' | 'pending';
   /**
-   * Retiring entries only (required there): the last Unix second, inclusive, at which this
-   * secret still verifies. Compared with the `nowSecs` of each call. 13 digits or more (a time
-   * in milliseconds, which would keep the old secret verifying for ever) is `invalid_argument`.
+   * Refused on an active or pending entry (`invalid_argument`): leave it out.
+   *
+   * @example
+   * ```ts
+   * { secret: process.env.WEBHOOK_SECRET, kind: 'active' } // no acceptUntilSecs
+   * ```
+   */
+  acceptUntilSecs?: undefined;
+}
+
+/**
+ * A `retiring` entry: a secret replaced and still accepted until `acceptUntilSecs`.
+ *
+ * @example
+ * ```ts
+ * const old: RetiringSecretEntry = { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 };
+ * ```
+ */
+export interface RetiringSecretEntry {
+  /**
+   * The replaced signing Secret exactly as saved (see {@link CurrentSecretEntry.secret}).
    *
    * @example
    * ```ts
    * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
    * ```
    */
-  acceptUntilSecs?: number | undefined;
+  secret: string | undefined;
+  /**
+   * `'retiring'`.
+   *
+   * @example
+   * ```ts
+   * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
+   * ```
+   */
+  kind: 'retiring';
+  /**
+   * Required: the last Unix second, inclusive, at which this secret still verifies. Compared
+   * with the `nowSecs` of each call. 13 digits or more (a time in milliseconds, which would
+   * keep the old secret verifying for ever) is `invalid_argument`.
+   *
+   * @example
+   * ```ts
+   * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
+   * ```
+   */
+  acceptUntilSecs: number;
 }
 
 /**

@@ -11,7 +11,7 @@ const TEMPLATE = [
   PLACEHOLDER,
   iface('VerifyOptions', 'secrets: string', 'maxSkewSecs: number', 'maxBodyBytes?: number'),
   iface('DeliveryInput', 'nowSecs: number'),
-  iface('SecretEntry', 'acceptUntilSecs?: number'),
+  iface('RetiringSecretEntry', 'acceptUntilSecs: number'),
   iface('HeaderNames', 'timestampHeader: string'),
   iface('SignInput', 'encoding?: string'),
 ].join('\n');
