@@ -3,8 +3,8 @@
 -- receiver.ready() runs `schema` (one implicit transaction, idempotent) when a table is
 -- missing or the schema version is older than this file's; each delivery runs `record` (one
 -- statement, so one transaction) or `quarantine`; the merchant loop runs `order`
--- (recordCreated) and, under a lease, `claim`, `load`, `intend`, `complete`, `retry` and
--- `release` (receiver.fulfil). The prefix `cryptopay_` is replaced by the store's `prefix` option. To
+-- (recordCreated) and, under a lease, `claim`, `load`, `intend`, `renew`, `complete`, `retry`
+-- and `release` (receiver.fulfil). The prefix `cryptopay_` is replaced by the store's `prefix` option. To
 -- create the tables in a migration instead, run `schema` as it stands (with your prefix) and
 -- pass `createTables: false` to postgresStore.
 --

@@ -6,8 +6,8 @@
 -- (or the `migrate_2` ones for tables of version 2);
 -- each delivery runs `apply` then `record` in one transaction (BEGIN IMMEDIATE for a file,
 -- one batch() for D1 and libsql), or `quarantine`; the merchant loop runs the `order`
--- statements (recordCreated) and, under a lease, `claim`, `load`, `intend`, `complete`, `retry`
--- and `release` (receiver.fulfil), each group in one transaction. The prefix `cryptopay_` is
+-- statements (recordCreated) and, under a lease, `claim`, `load`, `intend`, `renew`, `complete`,
+-- `retry` and `release` (receiver.fulfil), each group in one transaction. The prefix `cryptopay_` is
 -- replaced by the store's `prefix` option; run the `schema` statements in a migration and
 -- pass `createTables: false` to create them yourself.
 --

@@ -205,17 +205,18 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       outcome = action;
     }
     // The lease lost between the load and the handler: another pass took it (this pass's
-    // confirm outlasted the lease) or an order was recorded for the payment meanwhile. The
-    // handler is not called on this pass's view, which may be older than what the other pass
-    // handled; a lease that ran out is said, with its fix.
+    // confirm outlasted the lease), or an order or a quarantine marked it meanwhile. The handler
+    // is not called on this pass's view, which may be older than what another pass handled
+    // (reported as before a handler: no action); a lease that ran out is said, with its fix.
     const lost = () => {
       const took = (Date.now() - loadedAt) / 1000;
       if (took >= leaseSecs) {
         warn(`fulfilment: the lease on payment ${paymentId} ran out while confirm and the policy ran (${took.toFixed(1)} s, `
-          + `leaseSecs ${leaseSecs}) and was lost (another pass took it): this pass did not call handle. Give leaseSecs more than `
-          + 'confirm and handle can take (the client\'s timeoutMs times its attempts, and the handler)');
+          + `leaseSecs ${leaseSecs}) and is no longer this pass's (another pass took it, or an order or a quarantine marked it): `
+          + 'handle was not called. Give leaseSecs more than confirm, or handle, can take (the client\'s timeoutMs times its '
+          + 'attempts; the handler)');
       }
-      emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration });
+      emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
       return 'lease_lost';
     };
     let idempotencyKey = `${paymentId}:${version}`;

@@ -799,7 +799,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const late = await slow;
     assert.deepEqual(late.outcomes, { lease_lost: 1 });
     assert.deepEqual(slowCalls, [], 'no handle on the older view');
-    assert.ok(lines.some((l) => /the lease on payment \S+ ran out while confirm and the policy ran \([0-9.]+ s, leaseSecs 1\) and was lost/.test(l)
+    assert.ok(lines.some((l) => /the lease on payment \S+ ran out while confirm and the policy ran \([0-9.]+ s, leaseSecs 1\) and is no longer this pass's/.test(l)
       && l.includes(id)), lines.join('\n'));
   });
 
