@@ -97,10 +97,19 @@ export function postgresStore(client, options) {
   // that loses the names (NAME_LOST), the statement did not run: it is sent again unnamed, and
   // so is every later one of this store.
   let named = typeof client.connect === 'function';
+  // A statement's name carries a digest of its text, so that a server connection a process of
+  // another version of the package prepared (kept by a pooler that does not track names) never
+  // runs that version's text for this one.
+  const names = new Map();
+  const nameOf = (name, text) => {
+    let given = names.get(name);
+    if (given === undefined) names.set(name, (given = `${prefix}${name}_${digest(text)}`));
+    return given;
+  };
   async function run(name, text, values) {
     if (named) {
       try {
-        return outsideTransaction(await client.query({ name: `${prefix}${name}_v4`, text, values }));
+        return outsideTransaction(await client.query({ name: nameOf(name, text), text, values }));
       } catch (error) {
         if (!NAME_LOST.has(sqlState(error))) throw error;
         named = false;
@@ -266,4 +275,11 @@ export function postgresStore(client, options) {
       await run('release', sql.release, [owner]);
     },
   };
+}
+
+// FNV-1a (32 bits) of a statement's text, in base 36: a name, not a security measure.
+function digest(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(36);
 }
