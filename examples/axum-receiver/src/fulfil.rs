@@ -303,17 +303,25 @@ async fn work(
     };
     // A payment's fulfil keeps the key of the version it was first decided at, stored before
     // the handler runs: one that may have run (the process died before its note, or its lease
-    // ran out) is repeated under that key once the payment has moved on.
+    // ran out) is repeated under that key once the payment has moved on. Any other action: the
+    // lease checked and renewed as intend does, so that a pass whose lease another pass took
+    // (its confirm slower than the lease) never acts on its older view.
     let keyed = if action == FulfilmentAction::Fulfil {
-        match store
+        store
             .intend(payment_id, owner, &version, LEASE_SECS)
             .await?
-        {
-            Some(first) => first,
-            None => return Ok(()), // the lease was lost: the pass that holds it handles it
-        }
+    } else if store.renew(payment_id, owner, LEASE_SECS).await? {
+        Some(version.clone())
     } else {
-        version.clone()
+        None
+    };
+    let Some(keyed) = keyed else {
+        // The lease was lost (another pass took it, or an order or a quarantine marked it):
+        // the pass that holds it handles the payment.
+        println!(
+            "fulfilment: payment {payment_id}: lease lost before the handler; another pass handles it"
+        );
+        return Ok(());
     };
     // The handler: what fulfilling means for a shop. Here, a line saying what it would do; a
     // real one passes the key to its own systems (a repeat after a crash is recognised there).

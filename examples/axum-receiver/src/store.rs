@@ -232,6 +232,25 @@ impl Store {
         .await
     }
 
+    /// Right before the handler of review, wait or closed: the lease renewed while it is still
+    /// this owner's, run out or not; whether it was.
+    pub async fn renew(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        lease_secs: i32,
+    ) -> Result<bool, Unavailable> {
+        let (id, who) = (payment_id.to_owned(), owner.to_owned());
+        let pg = self.postgres();
+        self.either(move |file| file.renew(&id, &who, lease_secs), async move {
+            match pg {
+                Some(db) => db.renew(payment_id, owner, lease_secs).await,
+                None => Ok(false),
+            }
+        })
+        .await
+    }
+
     /// After a failure: tried again after `delay_secs`.
     pub async fn retry(
         &self,

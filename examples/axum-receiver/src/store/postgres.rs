@@ -398,6 +398,26 @@ impl Store {
             .and_then(|row| row.try_get::<_, Option<String>>(0).ok().flatten()))
     }
 
+    /// Right before the handler of review, wait or closed: the lease renewed while it is still
+    /// this owner's, run out or not; whether it was.
+    pub async fn renew(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        lease_secs: i32,
+    ) -> Result<bool, Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 3] = [
+            (&payment_id, Type::TEXT),
+            (&owner, Type::TEXT),
+            (&lease_secs, Type::INT4),
+        ];
+        let rows = self
+            .run(&self.sql.one("renew"), &params)
+            .await
+            .map_err(|failure| unavailable(&failure))?;
+        Ok(!rows.is_empty())
+    }
+
     /// After a failure: the attempt counted, the lease released, the next try after the delay.
     pub async fn retry(
         &self,

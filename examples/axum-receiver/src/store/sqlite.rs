@@ -278,6 +278,22 @@ impl Store {
         Ok(first)
     }
 
+    /// Right before the handler of review, wait or closed: the lease renewed while it is still
+    /// this owner's, run out or not; whether it was.
+    pub fn renew(
+        &self,
+        payment_id: &str,
+        owner: &str,
+        lease_secs: i32,
+    ) -> Result<bool, Unavailable> {
+        let renewed: Option<i64> = self
+            .db
+            .prepare_cached(&self.sql.one("renew"))?
+            .query_row(params![payment_id, owner, lease_secs], |row| row.get(0))
+            .optional()?;
+        Ok(renewed.is_some())
+    }
+
     /// After a failure: the attempt counted, the lease released, the next try after the delay.
     pub fn retry(
         &self,
