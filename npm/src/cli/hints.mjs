@@ -16,7 +16,7 @@ const STATIC = {
     'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
     'retry after an outage carries an old occurred_at',
   reserialized_body: 'verify the raw request bytes, never parsed and re-serialized JSON (the framework must not parse first)',
-  reserialized_signed: 'an indented body signed over its JSON written again compactly (as JSON.stringify or json.dumps ' +
+  reserialized_signed: 'an indented body signed over its JSON written again (as JSON.stringify or json.dumps ' +
     'writes it) was accepted: the receiver hashes the parsed JSON re-serialized, not the bytes received, so a body ' +
     'changed in any way its parser forgets verifies. Hash the raw bytes exactly as received',
   missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
