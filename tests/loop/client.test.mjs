@@ -103,6 +103,10 @@ describe('the client, against a scripted stand-in of the service', () => {
       assert.equal(posts.length, 3, `${code}: retries + 1 attempts`);
       assert.equal(new Set(posts.map((p) => p.headers['idempotency-key'])).size, 1);
       assert.match(error.message, /after 3 attempts/);
+      // Unanswered, the creation may exist: the message says to send it again under its key.
+      const again = /may have succeeded: send the same request again with the same idempotencyKey, never a new one$/;
+      if (status === 0) assert.match(error.message, again);
+      else assert.doesNotMatch(error.message, again);
     }
   });
 
@@ -446,6 +450,17 @@ describe('the client, against a scripted stand-in of the service', () => {
     await assert.rejects(fresh.createPayment({ source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } }),
       (e) => e.code === 'source_currency_mismatch');
     assert.deepEqual(standin.requests.slice(before).map((r) => r.path), ['/v1/store']);
+  });
+
+  test('the store view getStore gives is the caller\'s: changing it never reaches the pricing of a later creation', async () => {
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_m' } }));
+    const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+    const shown = await fresh.getStore();
+    shown.primary_source.decimals = 0; // for display in whole dollars
+    await fresh.createPayment({ order_ref: 'o', amount: '128', currency: 'USD' });
+    const sent = JSON.parse(standin.requests.find((r) => r.path === '/v1/payments').body);
+    assert.equal(sent.source_amount.amount_raw, '12800', 'priced with the store\'s 2 decimals, from the client\'s own copy');
+    assert.deepEqual(standin.requests.map((r) => `${r.method} ${r.path}`), ['GET /v1/store', 'POST /v1/payments']);
   });
 
   test('an amount named in its currency is never priced in another: refused before sending when the store\'s source changed', async () => {

@@ -171,7 +171,9 @@ export function createClient(options) {
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
     }
-    store = view;
+    // The client prices from its own copy: a change the caller makes to the view it is given
+    // (decimals set for display, say) must never reach the amount of a later createPayment.
+    store = structuredClone(view);
     storeRead = Date.now();
     return view;
   }

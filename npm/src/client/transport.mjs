@@ -226,7 +226,10 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       if (!failure.retryable) break;
     }
     if (failure.retryable && attempts > 1) failure.message += ` (after ${attempts} attempts)`;
-    if (!failure.retryable && unanswered && idempotencyKey !== undefined) {
+    if (failure.retryable && unanswered && idempotencyKey !== undefined) {
+      // An attempt got no answer: the service may have acted on it.
+      failure.message += '; an attempt got no answer and may have succeeded: send the same request again with the same idempotencyKey, never a new one';
+    } else if (!failure.retryable && unanswered && idempotencyKey !== undefined) {
       // An earlier attempt got no answer: the service may have acted on it. Sent again under
       // the same key, the same request reads what it did.
       failure.retryable = true;
