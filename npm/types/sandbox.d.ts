@@ -37,6 +37,7 @@ export type SandboxErrorCode =
   | 'request_too_large'
   | 'unsupported_media_type'
   | 'forbidden_origin'
+  | 'forbidden_host'
   | 'internal_error';
 
 /**

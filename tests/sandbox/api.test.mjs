@@ -422,6 +422,33 @@ describe('endpoints, methods and the error body', () => {
     refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: Buffer.alloc(1024 * 1024 + 1, 0x20) }), 413, 'request_too_large');
   });
 
+  test('a body without end is answered 413 once past 1 MiB and the connection closed, not read on', async () => {
+    const { port } = new URL(sandbox.baseUrl);
+    const started = Date.now();
+    const { answer, sent } = await new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let got = '';
+      let total = 0;
+      const chunk = `10000\r\n${' '.repeat(0x10000)}\r\n`;
+      const pump = () => {
+        while (!socket.destroyed && total < 256 * 1024 * 1024 && socket.write(chunk)) total += 0x10000;
+      };
+      socket.on('connect', () => {
+        socket.write(`POST /sandbox/events/evt_x/replay HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        pump();
+      });
+      socket.on('drain', pump);
+      socket.on('data', (data) => { got += data; });
+      socket.on('close', () => resolve({ answer: got, sent: total }));
+      socket.on('error', () => {}); // the write after the close: EPIPE
+      setTimeout(() => reject(new Error(`still open after 20 s (${total} bytes sent)`)), 20_000).unref();
+    });
+    assert.match(answer, /^HTTP\/1\.1 413/);
+    assert.match(answer, /request_too_large/);
+    assert.ok(sent < 64 * 1024 * 1024, `${sent} bytes were taken before the close`);
+    assert.ok(Date.now() - started < 10_000);
+  });
+
   test('replay of an unknown event is 404 event_not_found', async () => {
     refused(await api(sandbox, 'POST', '/sandbox/events/evt_unknown/replay'), 404, 'event_not_found');
     await assert.rejects(sandbox.replay('evt_unknown'), (e) => e instanceof SandboxError && e.code === 'event_not_found');
@@ -467,7 +494,7 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     assert.equal(hosted.checkout_origin, bare.baseUrl);
   });
 
-  test('a request target no URL parser takes is 404, and the sandbox keeps serving; a browser page of another origin may not call it', async () => {
+  test('a request target no URL parser takes is 404, and the sandbox keeps serving; a browser page of another origin, or another host name, may not call it', async () => {
     const { port } = new URL(bare.baseUrl);
     const raw = await new Promise((resolve, reject) => {
       const socket = net.connect(Number(port), '127.0.0.1', () => socket.end('GET //[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
@@ -478,6 +505,21 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     });
     assert.match(raw, /^HTTP\/1\.1 404/);
     assert.equal((await api(bare, 'GET', '/v1/store')).status, 200, 'still serving');
+    // A DNS-rebinding page: the attacker's name in Host, no Origin (a browser's GET sends none).
+    const hostAsked = (host) => new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(`GET /sandbox/events HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+      let got = '';
+      socket.on('data', (chunk) => { got += chunk; });
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    const rebound = await hostAsked(`attacker.example:${port}`);
+    assert.match(rebound, /^HTTP\/1\.1 403/);
+    assert.match(rebound, /"code": "forbidden_host"/);
+    assert.doesNotMatch(rebound, /"events"/);
+    for (const own of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `shop.localhost:${port}`, '127.0.0.2']) {
+      assert.match(await hostAsked(own), /^HTTP\/1\.1 200/, own);
+    }
     const rotate = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: 'https://evil.example' } });
     assert.equal(rotate.status, 403);
     assert.equal((await rotate.json()).error.code, 'forbidden_origin');

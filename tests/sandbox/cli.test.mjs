@@ -157,6 +157,27 @@ describe('usage errors, refusals and what is never printed', () => {
     assert.match(busy.stderr, /port \d+ is in use/);
   });
 
+  test('a server at --url that answers without end is cut at 64 MiB: exit 2, the command never buffers it all', async () => {
+    const http = await import('node:http');
+    const chunk = Buffer.alloc(1 << 20, 120);
+    const endless = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => { while (res.write(chunk)); };
+      res.on('drain', pump);
+      res.on('error', () => {});
+      pump();
+    });
+    await new Promise((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await run(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${endless.address().port}`]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /no sandbox answers at http:\/\/127\.0\.0\.1:\d+\/ \(answer over 64 MiB: not the sandbox\)/);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
   test('--public-url: the banner names the checkout origin apart from the API\'s, and checkout links use it', async () => {
     const server = await startProcess(CLI, ['sandbox', '--port', '0', '--host', '0.0.0.0', '--public-url', 'http://localhost:8080'],
       { ready: /checkout {8}(http:\/\/\S+)/ });

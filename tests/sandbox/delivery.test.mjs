@@ -232,20 +232,27 @@ describe('signatures, bytes and replays', () => {
     assert.throws(() => pkg.verifyWebhook({ ...delivery, body: again }), { code: 'signature_mismatch' });
   });
 
-  test('the log keeps the start of what the receiver answered, with an echoed signature or secret masked', async () => {
+  test('the log keeps the start of what the receiver answered, with an echoed signature or secret and a URL\'s credentials masked', async () => {
     let refusing;
+    let failing;
     const hook = await endpointWith((request) => {
       if (request.event.data.payment_id === refusing) return { status: 400, body: '{"error":"signature_mismatch"}' };
+      // An error page naming the receiver's database, password and all.
+      if (request.event.data.payment_id === failing) return { status: 400, body: 'db error: postgres://app:hunter2@db/shop' };
       // A receiver that echoes what it got (and a newline, and more than the log keeps).
       return { status: 200, body: `got\n${request.headers['x-webhook-signature']} ${'x'.repeat(300)}` };
     });
     const sandbox = await sandboxWith({ webhookUrl: hook.url });
-    const [a, b] = [await createPayment(sandbox, '100'), await createPayment(sandbox, '100')];
+    const [a, b, c] = [await createPayment(sandbox, '100'), await createPayment(sandbox, '100'), await createPayment(sandbox, '100')];
     refusing = a.payment_id;
+    failing = c.payment_id;
     await sandbox.review(a.payment_id);
     await sandbox.review(b.payment_id);
+    await sandbox.review(c.payment_id);
     await settled(sandbox);
     const log = await sandbox.deliveries();
+    const failed = log.find((d) => d.payment_id === c.payment_id);
+    assert.equal(failed.answer, 'db error: postgres://***@db/shop');
     const refused = log.find((d) => d.payment_id === a.payment_id);
     const echoed = log.find((d) => d.payment_id === b.payment_id);
     assert.deepEqual([refused.status, refused.answer], [400, '{"error":"signature_mismatch"}']);

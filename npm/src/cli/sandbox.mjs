@@ -224,10 +224,17 @@ async function startCommand(argv) {
 
 // --- acting on a running sandbox ---------------------------------------------------------
 
+// What a command reads of an answer, and how long it waits for all of it: whatever listens at
+// --url (another server, or a hostile one) must not make the command buffer, or wait, without
+// end. A sandbox's answers are far smaller (its whole webhook log included).
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const ANSWER_DEADLINE_MS = 60_000;
+
 /** A JSON request to the sandbox. Resolves { status, json }, or throws a UsageError (unreachable). */
 function call(base, method, path, body, command) {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
+    const fail = (code) => Object.assign(new Error(code), { code });
     const text = body === undefined ? undefined : JSON.stringify(body);
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method,
@@ -236,8 +243,14 @@ function call(base, method, path, body, command) {
       timeout: 10_000,
     }, (res) => {
       const chunks = [];
-      res.on('data', (c) => chunks.push(c));
+      let size = 0;
+      res.on('data', (c) => {
+        size += c.length;
+        if (size > MAX_ANSWER_BYTES) req.destroy(fail('answer over 64 MiB: not the sandbox'));
+        else chunks.push(c);
+      });
       res.on('end', () => {
+        clearTimeout(deadline);
         let json;
         try {
           json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -247,9 +260,13 @@ function call(base, method, path, body, command) {
         resolve({ status: res.statusCode, json });
       });
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
-    req.on('error', (error) => reject(new UsageError(`no sandbox answers at ${displayUrl(base)} (${error.code ?? 'connection failed'}): ` +
-      `start one with ${NAME} sandbox, or give its --url`, command, { usage: false })));
+    const deadline = setTimeout(() => req.destroy(fail(`no whole answer within ${ANSWER_DEADLINE_MS / 1000} s`)), ANSWER_DEADLINE_MS);
+    req.on('timeout', () => req.destroy(fail('timeout')));
+    req.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(new UsageError(`no sandbox answers at ${displayUrl(base)} (${error.code ?? 'connection failed'}): ` +
+        `start one with ${NAME} sandbox, or give its --url`, command, { usage: false }));
+    });
     req.end(text);
   });
 }

@@ -25,6 +25,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { classifyDeliveryResponse, signWebhook } from 'cryptopay-verify';
+import { maskCredentials } from '../api/redact.mjs';
 import { draw } from './random.mjs';
 import { nextDeliveryStep } from './rules.mjs';
 
@@ -43,11 +44,13 @@ const ANSWER_SHOWN = 200;
 /**
  * The start of a receiver's answer as the log keeps it: text, control characters as spaces,
  * the attempt's signature and the secret that made it never (a receiver that echoes its
- * headers back), empty when there is none.
+ * headers back), nor what may be a credential (a receiver's error page naming its database's
+ * URL with its password: masked as the receiver's own log masks it), empty when there is none.
  */
 function shownAnswer(bytes, hidden) {
   let text = Buffer.from(bytes).toString('utf8').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   for (const value of hidden) if (value) text = text.replaceAll(value, '***');
+  text = maskCredentials(text);
   return text.length > ANSWER_SHOWN ? `${text.slice(0, ANSWER_SHOWN)}...` : text;
 }
 

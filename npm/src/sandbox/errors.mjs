@@ -33,4 +33,5 @@ export const LOCAL_ERRORS = {
   unsupported_media_type: [415, 'send the body with Content-Type: application/json, as the service asks (fetch sends a string body as text/plain unless told)'],
   internal_error: [500, 'the sandbox failed on this request: see its log'],
   forbidden_origin: [403, 'a web page of another origin may not call the sandbox (its actions rotate secrets and issue keys): call it from your server, tests or the command line'],
+  forbidden_host: [403, 'a request for a host name the sandbox does not answer to (a DNS-rebinding page, or a name it was not told): open it as localhost or 127.0.0.1, or start it with --public-url (publicUrl) naming the address you open'],
 };

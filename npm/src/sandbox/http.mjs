@@ -83,15 +83,22 @@ function fields(body, members) {
 /** A member of a JSON object body, checked by `ok`, or request_invalid. */
 const field = (body, name, ok, what) => fields(body, [[name, ok, what]])[0];
 
+// A body over the limit is refused at once, not read to its end (the answer then closes the
+// connection: see createServer).
 function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
     req.on('data', (chunk) => {
       size += chunk.length;
-      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      if (size <= MAX_REQUEST_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      req.pause();
+      reject(refusal('request_too_large'));
     });
-    req.on('end', () => (size > MAX_REQUEST_BYTES ? reject(refusal('request_too_large')) : resolve(Buffer.concat(chunks))));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -134,6 +141,24 @@ function ownOrigin(origin, base, published) {
   return url.protocol === own.protocol && url.port === own.port && LOOPBACK.has(url.hostname) && LOOPBACK.has(own.hostname);
 }
 
+// Whether a request's Host names the sandbox, for one listening on loopback: a loopback name
+// (localhost, a *.localhost name, 127.x.x.x, [::1]) or --public-url's host. A DNS-rebinding
+// page reaches a loopback sandbox under the attacker's name, and a browser sends no Origin
+// with its GETs: without this it could read the events and the webhook log. A sandbox told to
+// listen elsewhere (0.0.0.0 in a container, a LAN address) takes any Host: its exposure is
+// the developer's choice.
+const isLoopbackName = (name) => LOOPBACK.has(name) || name.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(name);
+function ownHost(host, base, published) {
+  if (!isLoopbackName(new URL(base).hostname) || host === undefined) return true;
+  let name;
+  try {
+    name = new URL(`http://${host}`).hostname;
+  } catch {
+    return false;
+  }
+  return isLoopbackName(name) || (published !== undefined && published !== null && name === new URL(published).hostname);
+}
+
 // The path of a request, read once: a request target no URL parser takes (`//[`) is
 // not_found, never a throw outside the handler.
 function pathOf(req) {
@@ -149,6 +174,7 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
   const table = routes(service, delivery);
   async function handle(req, res, url) {
     if (url === null) throw refusal('not_found');
+    if (!ownHost(req.headers.host, baseUrl(), publicUrl())) throw refusal('forbidden_host');
     // The keyless /sandbox actions (rotate, activate, keys) are for the developer's own tools:
     // a page in a browser (which sends its Origin) may not drive them.
     const origin = req.headers.origin;
@@ -182,7 +208,9 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
     send(res, answer.status, answer);
     return answer.status;
   }
-  return http.createServer((req, res) => {
+  // Slow or endless requests end within these (a request's whole time, its headers'), checked
+  // every 5 s rather than Node's 30.
+  return http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 5_000 }, (req, res) => {
     const url = pathOf(req);
     const path = url?.pathname ?? '(not a path)';
     handle(req, res, url).then(
@@ -195,6 +223,8 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
           return;
         }
         const answer = failure(error, log);
+        // A body not read to its end (over the limit): the connection is closed once answered.
+        if (!req.complete) res.once('finish', () => req.socket?.destroy());
         if (!res.headersSent) send(res, answer.status, answer);
         else res.destroy();
         const code = answer.json.error.code;

@@ -53,7 +53,6 @@ export async function startSandbox(input = {}) {
     const apiKey = service.primaryKey();
     if (options.webhook !== undefined) service.configureWebhook(options.webhook);
     server = createServer({ service, delivery, baseUrl: () => baseUrl, publicUrl, log });
-    server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
     await new Promise((resolve, reject) => {
       const failed = (error) => {
