@@ -254,7 +254,9 @@ error_kinds! {
 /// A failure: a stable [`ErrorKind`] and an optional static detail.
 ///
 /// The detail refines the message (which field, which rule); it is static text and never
-/// holds a value taken from the input.
+/// holds a value taken from the input. `{}` writes the message (and detail); `{:#}` writes the
+/// remedy, [`ErrorKind::help`], which restates the message and names the fix (after the
+/// message and detail when there is a detail): what a log line should say.
 ///
 /// # Examples
 ///
@@ -263,6 +265,7 @@ error_kinds! {
 /// let err = to_amount_raw("1.005", 2).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::AmountTooPrecise);
 /// assert_eq!(err.code(), "amount_too_precise");
+/// assert!(format!("{err:#}").ends_with(err.kind().help()));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Error {
@@ -387,10 +390,16 @@ impl From<ErrorKind> for Error {
 }
 
 impl fmt::Display for Error {
+    /// The message and detail; with `{:#}`, the remedy (after the message and detail when
+    /// there is a detail), as the JavaScript messages read.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.detail {
-            Some(detail) => write!(f, "{}: {detail}", self.kind.message()),
-            None => f.write_str(self.kind.message()),
+        match (self.detail, f.alternate()) {
+            (Some(detail), false) => write!(f, "{}: {detail}", self.kind.message()),
+            (None, false) => f.write_str(self.kind.message()),
+            (Some(detail), true) => {
+                write!(f, "{}: {detail}; {}", self.kind.message(), self.kind.help())
+            }
+            (None, true) => f.write_str(self.kind.help()),
         }
     }
 }

@@ -205,3 +205,17 @@ fn event_errors_are_the_authentic_deliveries_kept_in_quarantine() {
         ]
     );
 }
+
+/// `{:#}` is what a log line should say: the remedy, after the message and its detail when
+/// there is one; `{}` stays the message.
+#[test]
+fn the_alternate_form_names_the_fix() {
+    let plain = Error::new(ErrorKind::SignatureMismatch);
+    assert_eq!(plain.to_string(), "no signature matches");
+    assert_eq!(format!("{plain:#}"), ErrorKind::SignatureMismatch.help());
+    let detailed = Error::with_detail(ErrorKind::InvalidArgument, "now_secs is required");
+    assert_eq!(
+        format!("{detailed:#}"),
+        format!("{detailed}; {}", ErrorKind::InvalidArgument.help())
+    );
+}

@@ -79,5 +79,5 @@ pub fn secrets() -> Result<SecretSet, String> {
             );
         }
     }
-    SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))
+    SecretSet::new(entries).map_err(|e| format!("the secrets: {e:#}"))
 }

@@ -62,7 +62,7 @@ pub async fn webhook(
                 ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture
             );
             eprintln!(
-                "refused a delivery ({} {}): {e}{}",
+                "refused a delivery ({} {}): {e:#}{}",
                 status.as_u16(),
                 e.code(),
                 if clock {
