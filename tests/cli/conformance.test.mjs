@@ -410,6 +410,7 @@ describe('a run that cannot be made', () => {
     const run = await conformance(url, ['--timeout', '2']);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.results, null);
+    assert.equal(run.stdout, '', '--json: no JSON at all (never an empty array read as "nothing failed")');
     assert.match(run.stderr, /cannot reach the receiver .*ECONNREFUSED/);
   });
 });
