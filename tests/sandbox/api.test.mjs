@@ -422,6 +422,33 @@ describe('endpoints, methods and the error body', () => {
     refused(await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: Buffer.alloc(1024 * 1024 + 1, 0x20) }), 413, 'request_too_large');
   });
 
+  // From another process, as a client runs: fetch writing a body over the limit reads the 413,
+  // never a connection reset (the rest of the body is read and dropped, not cut).
+  test('bodies of 4 MB sent by fetch from another process, ten at a time: every one answered 413', async () => {
+    const { execFile } = await import('node:child_process');
+    const script = `
+      const url = process.argv[1];
+      const body = new Uint8Array(4_000_000).fill(32);
+      const seen = {};
+      const one = async () => {
+        try {
+          const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+          await res.arrayBuffer();
+          seen[res.status] = (seen[res.status] ?? 0) + 1;
+        } catch (error) {
+          const code = error.cause?.code ?? error.code ?? error.message;
+          seen[code] = (seen[code] ?? 0) + 1;
+        }
+      };
+      await Promise.all(Array.from({ length: 10 }, async () => { for (let i = 0; i < 6; i += 1) await one(); }));
+      console.log(JSON.stringify(seen));`;
+    const out = await new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script, `${sandbox.baseUrl}/sandbox/events/evt_x/replay`],
+        { timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+    });
+    assert.deepEqual(JSON.parse(out), { 413: 60 });
+  });
+
   test('a body without end is answered 413 once past 1 MiB and the connection closed, not read on', async () => {
     const { port } = new URL(sandbox.baseUrl);
     const started = Date.now();
@@ -517,8 +544,25 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     assert.match(rebound, /^HTTP\/1\.1 403/);
     assert.match(rebound, /"code": "forbidden_host"/);
     assert.doesNotMatch(rebound, /"events"/);
-    for (const own of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `shop.localhost:${port}`, '127.0.0.2']) {
+    for (const own of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `shop.localhost:${port}`, '127.0.0.2',
+      `localhost.:${port}`, `0.0.0.0:${port}`, `[::ffff:127.0.0.1]:${port}`]) {
       assert.match(await hostAsked(own), /^HTTP\/1\.1 200/, own);
+    }
+    // Listening on every interface (a container), the developer chose the exposure: any name
+    // (a Compose alias, host.docker.internal, a LAN address) is answered.
+    const exposed = await startSandbox({ port: 0, host: '0.0.0.0', log: () => {} });
+    try {
+      const wide = new URL(exposed.baseUrl).port;
+      const asked = await new Promise((resolve, reject) => {
+        const socket = net.connect(Number(wide), '127.0.0.1', () => socket.end(`GET /sandbox/events HTTP/1.1\r\nHost: sandbox.test:${wide}\r\nConnection: close\r\n\r\n`));
+        let got = '';
+        socket.on('data', (chunk) => { got += chunk; });
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+      });
+      assert.match(asked, /^HTTP\/1\.1 200/);
+    } finally {
+      await exposed.close();
     }
     const rotate = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: 'https://evil.example' } });
     assert.equal(rotate.status, 403);

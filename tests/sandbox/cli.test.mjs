@@ -171,7 +171,7 @@ describe('usage errors, refusals and what is never printed', () => {
     try {
       const result = await run(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${endless.address().port}`]);
       assert.equal(result.code, 2, result.stderr);
-      assert.match(result.stderr, /no sandbox answers at http:\/\/127\.0\.0\.1:\d+\/ \(answer over 64 MiB: not the sandbox\)/);
+      assert.match(result.stderr, /no sandbox answers at http:\/\/127\.0\.0\.1:\d+\/ \(answer over 64 MiB: not a sandbox, or a webhook log to filter with --payment or --event\)/);
     } finally {
       endless.closeAllConnections();
       await new Promise((resolve) => endless.close(resolve));

@@ -246,8 +246,12 @@ function call(base, method, path, body, command) {
       let size = 0;
       res.on('data', (c) => {
         size += c.length;
-        if (size > MAX_ANSWER_BYTES) req.destroy(fail('answer over 64 MiB: not the sandbox'));
+        if (size > MAX_ANSWER_BYTES) req.destroy(fail('answer over 64 MiB: not a sandbox, or a webhook log to filter with --payment or --event'));
         else chunks.push(c);
+      });
+      // The sandbox stopped in the middle of its answer: said, never taken as an empty answer.
+      res.on('close', () => {
+        if (!res.complete) req.destroy(fail('answer cut short'));
       });
       res.on('end', () => {
         clearTimeout(deadline);

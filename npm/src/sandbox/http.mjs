@@ -83,20 +83,19 @@ function fields(body, members) {
 /** A member of a JSON object body, checked by `ok`, or request_invalid. */
 const field = (body, name, ok, what) => fields(body, [[name, ok, what]])[0];
 
-// A body over the limit is refused at once, not read to its end (the answer then closes the
-// connection: see createServer).
+// A body over the limit is refused at once (answered 413 while the rest arrives), and what
+// follows is read and dropped up to MAX_DRAINED_BYTES, so that a client still writing its body
+// reads the answer rather than a connection reset; past that, the connection is closed.
+const MAX_DRAINED_BYTES = 8 * 1024 * 1024;
 function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
     req.on('data', (chunk) => {
       size += chunk.length;
-      if (size <= MAX_REQUEST_BYTES) {
-        chunks.push(chunk);
-        return;
-      }
-      req.pause();
-      reject(refusal('request_too_large'));
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      else if (size - chunk.length <= MAX_REQUEST_BYTES) reject(refusal('request_too_large'));
+      else if (size > MAX_REQUEST_BYTES + MAX_DRAINED_BYTES) req.socket?.destroy();
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
@@ -147,9 +146,15 @@ function ownOrigin(origin, base, published) {
 // with its GETs: without this it could read the events and the webhook log. A sandbox told to
 // listen elsewhere (0.0.0.0 in a container, a LAN address) takes any Host: its exposure is
 // the developer's choice.
-const isLoopbackName = (name) => LOOPBACK.has(name) || name.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(name);
-function ownHost(host, base, published) {
-  if (!isLoopbackName(new URL(base).hostname) || host === undefined) return true;
+// Names no DNS answer can rebind: loopback ones, a *.localhost name (browsers resolve those
+// themselves), 0.0.0.0 as typed on Linux and macOS; one trailing dot allowed (`localhost.`).
+const isLoopbackName = (name) => {
+  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  return LOOPBACK.has(bare) || bare === '0.0.0.0' || bare.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(bare)
+    || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(bare);
+};
+function ownHost(host, published) {
+  if (host === undefined) return true;
   let name;
   try {
     name = new URL(`http://${host}`).hostname;
@@ -170,11 +175,11 @@ function pathOf(req) {
 }
 
 /** The node:http server of a sandbox (not yet listening). */
-export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
+export function createServer({ service, delivery, baseUrl, publicUrl, log, loopbackOnly = true }) {
   const table = routes(service, delivery);
   async function handle(req, res, url) {
     if (url === null) throw refusal('not_found');
-    if (!ownHost(req.headers.host, baseUrl(), publicUrl())) throw refusal('forbidden_host');
+    if (loopbackOnly && !ownHost(req.headers.host, publicUrl())) throw refusal('forbidden_host');
     // The keyless /sandbox actions (rotate, activate, keys) are for the developer's own tools:
     // a page in a browser (which sends its Origin) may not drive them.
     const origin = req.headers.origin;
@@ -223,8 +228,6 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log }) {
           return;
         }
         const answer = failure(error, log);
-        // A body not read to its end (over the limit): the connection is closed once answered.
-        if (!req.complete) res.once('finish', () => req.socket?.destroy());
         if (!res.headersSent) send(res, answer.status, answer);
         else res.destroy();
         const code = answer.json.error.code;

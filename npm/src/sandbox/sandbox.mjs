@@ -33,6 +33,9 @@ async function delivered(delivery, options) {
   }
 }
 
+/** A listening address only this machine reaches (any other is exposed: 0.0.0.0, a LAN address). */
+const LOOPBACK_ONLY = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i;
+
 /** The base URL of a server listening on host:port (an unspecified address as loopback). */
 function baseUrlOf(host, port) {
   const shown = UNSPECIFIED.has(host) ? '127.0.0.1' : host;
@@ -52,7 +55,7 @@ export async function startSandbox(input = {}) {
   try {
     const apiKey = service.primaryKey();
     if (options.webhook !== undefined) service.configureWebhook(options.webhook);
-    server = createServer({ service, delivery, baseUrl: () => baseUrl, publicUrl, log });
+    server = createServer({ service, delivery, baseUrl: () => baseUrl, publicUrl, log, loopbackOnly: LOOPBACK_ONLY.test(options.host) });
     server.keepAliveTimeout = 5_000;
     await new Promise((resolve, reject) => {
       const failed = (error) => {
@@ -70,7 +73,7 @@ export async function startSandbox(input = {}) {
       });
     });
     baseUrl = baseUrlOf(options.host, server.address().port);
-    if (!/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i.test(options.host)) {
+    if (!LOOPBACK_ONLY.test(options.host)) {
       log(`listening on ${options.host}, not only this machine: the /sandbox endpoints (keys, pay, rotate...) take no key, ` +
         'so anyone who reaches this address can use them', { type: 'exposed', host: options.host });
     }
