@@ -178,6 +178,26 @@ describe('usage errors, refusals and what is never printed', () => {
     }
   });
 
+  test('an answer cut short (the sandbox stopped mid-answer): exit 2 at once, never an empty answer taken as 0', async () => {
+    const http = await import('node:http');
+    const cut = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"deliveries": [');
+      setTimeout(() => res.socket.destroy(), 50);
+    });
+    await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const result = await run(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${cut.address().port}`]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /\(answer cut short\)/);
+      assert.ok(Date.now() - started < 15_000);
+    } finally {
+      cut.closeAllConnections();
+      await new Promise((resolve) => cut.close(resolve));
+    }
+  });
+
   test('--public-url: the banner names the checkout origin apart from the API\'s, and checkout links use it', async () => {
     const server = await startProcess(CLI, ['sandbox', '--port', '0', '--host', '0.0.0.0', '--public-url', 'http://localhost:8080'],
       { ready: /checkout {8}(http:\/\/\S+)/ });

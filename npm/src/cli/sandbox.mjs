@@ -234,7 +234,16 @@ const ANSWER_DEADLINE_MS = 60_000;
 function call(base, method, path, body, command) {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
-    const fail = (code) => Object.assign(new Error(code), { code });
+    let settled = false;
+    // Every way the request ends without a whole answer: said once, the request ended.
+    const failed = (code) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      req.destroy();
+      reject(new UsageError(`no sandbox answers at ${displayUrl(base)} (${code}): ` +
+        `start one with ${NAME} sandbox, or give its --url`, command, { usage: false }));
+    };
     const text = body === undefined ? undefined : JSON.stringify(body);
     const req = (url.protocol === 'https:' ? https : http).request(url, {
       method,
@@ -246,14 +255,16 @@ function call(base, method, path, body, command) {
       let size = 0;
       res.on('data', (c) => {
         size += c.length;
-        if (size > MAX_ANSWER_BYTES) req.destroy(fail('answer over 64 MiB: not a sandbox, or a webhook log to filter with --payment or --event'));
+        if (size > MAX_ANSWER_BYTES) failed('answer over 64 MiB: not a sandbox, or a webhook log to filter with --payment or --event');
         else chunks.push(c);
       });
       // The sandbox stopped in the middle of its answer: said, never taken as an empty answer.
       res.on('close', () => {
-        if (!res.complete) req.destroy(fail('answer cut short'));
+        if (!res.complete) failed('answer cut short');
       });
       res.on('end', () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(deadline);
         let json;
         try {
@@ -264,13 +275,9 @@ function call(base, method, path, body, command) {
         resolve({ status: res.statusCode, json });
       });
     });
-    const deadline = setTimeout(() => req.destroy(fail(`no whole answer within ${ANSWER_DEADLINE_MS / 1000} s`)), ANSWER_DEADLINE_MS);
-    req.on('timeout', () => req.destroy(fail('timeout')));
-    req.on('error', (error) => {
-      clearTimeout(deadline);
-      reject(new UsageError(`no sandbox answers at ${displayUrl(base)} (${error.code ?? 'connection failed'}): ` +
-        `start one with ${NAME} sandbox, or give its --url`, command, { usage: false }));
-    });
+    const deadline = setTimeout(() => failed(`no whole answer within ${ANSWER_DEADLINE_MS / 1000} s`), ANSWER_DEADLINE_MS);
+    req.on('timeout', () => failed('timeout'));
+    req.on('error', (error) => failed(error.code ?? 'connection failed'));
     req.end(text);
   });
 }
