@@ -140,12 +140,6 @@ function ownOrigin(origin, base, published) {
   return url.protocol === own.protocol && url.port === own.port && LOOPBACK.has(url.hostname) && LOOPBACK.has(own.hostname);
 }
 
-// Whether a request's Host names the sandbox, for one listening on loopback: a loopback name
-// (localhost, a *.localhost name, 127.x.x.x, [::1]) or --public-url's host. A DNS-rebinding
-// page reaches a loopback sandbox under the attacker's name, and a browser sends no Origin
-// with its GETs: without this it could read the events and the webhook log. A sandbox told to
-// listen elsewhere (0.0.0.0 in a container, a LAN address) takes any Host: its exposure is
-// the developer's choice.
 // Names no DNS answer can rebind: loopback ones, a *.localhost name (browsers resolve those
 // themselves), 0.0.0.0 as typed on Linux and macOS; one trailing dot allowed (`localhost.`).
 const isLoopbackName = (name) => {
@@ -153,6 +147,13 @@ const isLoopbackName = (name) => {
   return LOOPBACK.has(bare) || bare === '0.0.0.0' || bare.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(bare)
     || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(bare);
 };
+
+// Whether a request's Host names the sandbox, asked of one listening on loopback only: a
+// loopback name or --public-url's host. A DNS-rebinding page reaches a loopback sandbox under
+// the attacker's name, and a browser sends no Origin with its GETs: without this it could read
+// the events and the webhook log. A sandbox told to listen elsewhere (0.0.0.0 in a container,
+// a LAN address) takes any Host: its exposure is the developer's choice (createServer's
+// loopbackOnly).
 function ownHost(host, published) {
   if (host === undefined) return true;
   let name;
