@@ -278,7 +278,9 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
     // The money came in late, and its delivery was lost (where the script can make it).
     if (world.supports('status')) await world.change(late.payment_id, { status: 'expired', received: '12800', silent: true });
-    await sleep(1100);
+    // Past the doubled wait with room to spare: the order had lived 2 s plus the closing pass
+    // when it closed (a pass through the sandbox on D1 takes some tenths of a second).
+    await sleep(1600);
     // Past recheckClosedSecs after the order was recorded: never looked at again.
     assert.equal((await loop.fulfil({ ...options, recheckClosedSecs: 3 })).claimed, 0, 'looked at past recheckClosedSecs');
     const confirmed = world.confirmed.length;
