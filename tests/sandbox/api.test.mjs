@@ -22,6 +22,15 @@ function refused(res, status, code) {
   assert.ok(res.json.error.message.length > 10);
 }
 
+/** A GET sent as raw bytes (a target or Host no HTTP client sends): resolves the whole answer. */
+const rawGet = (port, target, host) => new Promise((resolve, reject) => {
+  const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+  let got = '';
+  socket.on('data', (chunk) => { got += chunk; });
+  socket.on('end', () => resolve(got));
+  socket.on('error', reject);
+});
+
 let sandbox;
 let hook;
 const eventsOf = async (paymentId) => (await api(sandbox, 'GET', `/sandbox/events?payment_id=${paymentId}`)).json.events;
@@ -523,23 +532,11 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
 
   test('a request target no URL parser takes is 404, and the sandbox keeps serving; a browser page of another origin, or another host name, may not call it', async () => {
     const { port } = new URL(bare.baseUrl);
-    const raw = await new Promise((resolve, reject) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end('GET //[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-      let got = '';
-      socket.on('data', (chunk) => { got += chunk; });
-      socket.on('end', () => resolve(got));
-      socket.on('error', reject);
-    });
+    const raw = await rawGet(port, '//[', 'x');
     assert.match(raw, /^HTTP\/1\.1 404/);
     assert.equal((await api(bare, 'GET', '/v1/store')).status, 200, 'still serving');
     // A DNS-rebinding page: the attacker's name in Host, no Origin (a browser's GET sends none).
-    const hostAsked = (host) => new Promise((resolve, reject) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(`GET /sandbox/events HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
-      let got = '';
-      socket.on('data', (chunk) => { got += chunk; });
-      socket.on('end', () => resolve(got));
-      socket.on('error', reject);
-    });
+    const hostAsked = (host) => rawGet(port, '/sandbox/events', host);
     const rebound = await hostAsked(`attacker.example:${port}`);
     assert.match(rebound, /^HTTP\/1\.1 403/);
     assert.match(rebound, /"code": "forbidden_host"/);
@@ -553,14 +550,7 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     const exposed = await startSandbox({ port: 0, host: '0.0.0.0', log: () => {} });
     try {
       const wide = new URL(exposed.baseUrl).port;
-      const asked = await new Promise((resolve, reject) => {
-        const socket = net.connect(Number(wide), '127.0.0.1', () => socket.end(`GET /sandbox/events HTTP/1.1\r\nHost: sandbox.test:${wide}\r\nConnection: close\r\n\r\n`));
-        let got = '';
-        socket.on('data', (chunk) => { got += chunk; });
-        socket.on('end', () => resolve(got));
-        socket.on('error', reject);
-      });
-      assert.match(asked, /^HTTP\/1\.1 200/);
+      assert.match(await rawGet(wide, '/sandbox/events', `sandbox.test:${wide}`), /^HTTP\/1\.1 200/);
     } finally {
       await exposed.close();
     }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { runCli } from '../cli/helpers.mjs';
+import { runCli, startServer } from '../cli/helpers.mjs';
 import { CLI, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
 
 /** Runs the installed bin to the end: { code, stdout, stderr } (the command line tests' runner). */
@@ -158,43 +158,37 @@ describe('usage errors, refusals and what is never printed', () => {
   });
 
   test('a server at --url that answers without end is cut at 64 MiB: exit 2, the command never buffers it all', async () => {
-    const http = await import('node:http');
     const chunk = Buffer.alloc(1 << 20, 120);
-    const endless = http.createServer((req, res) => {
+    const endless = await startServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const pump = () => { while (res.write(chunk)); };
       res.on('drain', pump);
       res.on('error', () => {});
       pump();
     });
-    await new Promise((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await run(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${endless.address().port}`]);
+      const result = await run(['sandbox', 'deliveries', '--url', new URL(endless.url).origin]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, /no sandbox answers at http:\/\/127\.0\.0\.1:\d+\/ \(answer over 64 MiB: not a sandbox, or a webhook log to filter with --payment or --event\)/);
     } finally {
-      endless.closeAllConnections();
-      await new Promise((resolve) => endless.close(resolve));
+      await endless.close();
     }
   });
 
   test('an answer cut short (the sandbox stopped mid-answer): exit 2 at once, never an empty answer taken as 0', async () => {
-    const http = await import('node:http');
-    const cut = http.createServer((req, res) => {
+    const cut = await startServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       res.write('{"deliveries": [');
       setTimeout(() => res.socket.destroy(), 50);
     });
-    await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve));
     try {
       const started = Date.now();
-      const result = await run(['sandbox', 'deliveries', '--url', `http://127.0.0.1:${cut.address().port}`]);
+      const result = await run(['sandbox', 'deliveries', '--url', new URL(cut.url).origin]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, /\(answer cut short\)/);
       assert.ok(Date.now() - started < 15_000);
     } finally {
-      cut.closeAllConnections();
-      await new Promise((resolve) => cut.close(resolve));
+      await cut.close();
     }
   });
 
