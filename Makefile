@@ -3,12 +3,14 @@ SHELL := /bin/bash
 CARGO ?= cargo
 # The wasm-bindgen CLI must be the version the crate pins (read from Cargo.lock).
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
+# The oldest Rust the crate says it builds with (Cargo.toml's rust-version), checked by `make msrv`.
+MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
 	fuzz fuzz-smoke mutants bench demo setup-demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
-	downstream axum-test crate-package sandbox-test
+	downstream axum-test crate-package sandbox-test setup-msrv msrv
 
 # Two tiers, each installing only what it needs (nothing installed twice; each does nothing
 # when all is present):
@@ -16,9 +18,10 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 #                wasm32 target, wasm-bindgen-cli pinned to the crate's version, the build tools
 #                of package.json (esbuild, binaryen). No root, no apt, no browser.
 #   setup        all that `make test` needs besides: the npm workspaces (tests/, the framework
-#                recipes, bench/), better-sqlite3 built, Node 18/22/26, Chromium, PostgreSQL.
+#                recipes, bench/), better-sqlite3 built, Node 18/22/26, Chromium, PostgreSQL,
+#                the Rust toolchain of the crate's rust-version (minimal profile).
 setup-build: setup-rust npm-build
-setup: setup-build setup-node setup-node-versions setup-browser setup-postgres
+setup: setup-build setup-node setup-node-versions setup-browser setup-postgres setup-msrv
 
 setup-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
@@ -30,6 +33,9 @@ setup-rust:
 		  $(CARGO) install --quiet --locked wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) || \
 		  { echo "the locked install failed (its lock file may name a crate version this registry does not serve): resolving again"; \
 		    $(CARGO) install --quiet wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }; }
+
+setup-msrv:
+	@rustup toolchain list 2>/dev/null | grep -q '^$(MSRV)-' || rustup toolchain install $(MSRV) --profile minimal
 
 # npm install, not npm ci: this registry serves only this platform's optional packages, so the
 # lock file lacks the others and npm ci refuses it; npm install still follows the lock.
@@ -116,7 +122,7 @@ setup-postgres:
 ## the npm package built, packed and installed, and the JavaScript tests against it
 test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test recipes-test www-test \
 	differential memory-test fuzz-smoke types-test bundlers-test downstream axum-test crate-package \
-	receiver-test sandbox-test loop-test
+	msrv receiver-test sandbox-test loop-test
 
 # Clippy for wasm32 as scripts/build-pkg.mjs builds the package (simd128 on), so that the code
 # only that build compiles (the scanner's SIMD blocks) is linted too; the core's lib first.
@@ -167,6 +173,11 @@ axum-test: consumer
 	$(CARGO) test --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
 	node --test --test-timeout=180000 examples/axum-receiver/test/*.test.mjs
+
+## msrv: the crate (with its `http` feature) builds with the Rust its rust-version names, as a
+## user's older toolchain builds it
+msrv: setup-msrv
+	$(CARGO) +$(MSRV) check --quiet --locked --lib --features http --target-dir target/msrv
 
 ## crate-package: `cargo package` builds the crate as crates.io would get it (--allow-dirty: the
 ## check is that the packaged files build, whatever is uncommitted in a working tree)
