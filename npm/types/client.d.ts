@@ -584,7 +584,10 @@ export interface Client {
   /**
    * `GET /v1/store` (payment:read): the primary source every payment is priced from, and the
    * website domain; `createPayment` keeps the answer for five minutes, and reads it again at once
-   * when the kept one refuses a creation (a pricing source changed in the dashboard).
+   * when the kept one refuses a creation (a pricing source changed in the dashboard). A change of
+   * `decimals` alone (the same currency or pricing ref) refuses nothing: where the service may
+   * change a source's decimals, call `getStore()` before each `createPayment`, which then prices
+   * from the answer just read.
    *
    * @example
    * const { primary_source } = await api.getStore();
