@@ -680,6 +680,23 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.ok(log.lines.some((l) => /nowSecs\(\) returned a time in milliseconds \(13 digits or more\): return Math\.floor\(Date\.now\(\) \/ 1000\)/.test(l)), log.lines.join('\n'));
   });
 
+  test('a clock too small to be Unix seconds (uptime, a part of the date) is a 500 too, never a 400 from the future', async () => {
+    for (const [name, nowSecs] of [['uptime', () => Math.floor(performance.now() / 1000)], ['seconds of the minute', () => new Date().getSeconds()],
+      ['just before September 2001', () => 999_999_999]]) {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, nowSecs }));
+      const body = eventBody({ eventId: 'evt_small', paymentId: 'pay_small', statusVersion: 1 });
+      const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}'], name);
+      assert.ok(log.lines.some((l) => /nowSecs\(\) returned \d+, before September 2001: not the current Unix time in seconds .*return Math\.floor\(Date\.now\(\) \/ 1000\)/.test(l)), `${name}: ${log.lines.join('\n')}`);
+    }
+    // The first second it takes: a delivery signed then is accepted.
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, nowSecs: () => 1_000_000_000 }));
+    const body = eventBody({ eventId: 'evt_2001', paymentId: 'pay_2001', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body, { timestamp: 1_000_000_000 }) });
+    assert.equal(answer.status, 200, answer.body);
+  });
+
   test('a prefix names other tables; createTables: false only checks they exist', async () => {
     const db = new Database(join(tempDir(), 'prefix.sqlite'));
     const checking = rx.createReceiver(receiverOptions(rx.sqliteStore(db, { prefix: 'shop1_', createTables: false }), { log: false }));

@@ -12,6 +12,13 @@ export const MAX_ID_BYTES = 1024;
 /** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
 export { MILLISECONDS } from '../api/hints.mjs';
 
+/**
+ * A clock that answers less is not the current Unix time in seconds (10^9 s is September 2001):
+ * seconds since the process started (`performance.now() / 1000`), or a part of the date. Every
+ * delivery would be refused as from the future, 400, which the service never retries.
+ */
+export const PAST = 1e9;
+
 /** PostgreSQL's numeric holds at most 131072 digits before the decimal point. */
 export const NUMERIC_DIGITS = 131072;
 

@@ -11,7 +11,7 @@ import { fetchHandler, nodeHandler } from './http.mjs';
 import {
   Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, readsSwapped, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
-import { MAX_ID_BYTES, MILLISECONDS } from './limits.mjs';
+import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { bodyHint, headerNames, logLines, observer } from './observe.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
@@ -321,9 +321,14 @@ export function createReceiver(options) {
       keys = verifiers ?? await keyed();
       const { timestamp, signature } = headersOf(keys, delivery);
       const now = clock();
-      // Every delivery would be too old, and a 400 is final for the service: a 500 is retried.
+      // Every delivery would be too old (or from the future), and a 400 is final for the
+      // service: a 500 is retried.
       if (typeof now === 'number' && now >= MILLISECONDS) {
         throw invalid('nowSecs() returned a time in milliseconds (13 digits or more): return Math.floor(Date.now() / 1000)');
+      }
+      if (typeof now === 'number' && now < PAST) {
+        throw invalid(`nowSecs() returned ${Number.isFinite(now) ? now : String(now)}, before September 2001: not the current Unix time in seconds `
+          + '(seconds since the process started, or a part of the date?): return Math.floor(Date.now() / 1000)');
       }
       Object.assign(context, { timestamp, now, signature });
       ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
