@@ -923,7 +923,8 @@ export interface IntegrationSecrets {
  * `maxSkewSecs`: a clock to fix), `headers` (400: a delivery header not found: their names
  * may be configured wrong), `too_large` (413), `misconfigured` (500: a body a framework
  * parsed, a bad argument, a delivery that verifies only with a secret trimmed of white
- * space, an event through another integration's secret than its payment's),
+ * space, an event through another integration's secret than its payment's, a delivery signed
+ * with a retiring secret inside its overlap that arrived after it ended),
  * `store_unavailable` (503), `method` (405), `internal` (500).
  *
  * @example

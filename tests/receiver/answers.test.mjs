@@ -680,6 +680,40 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.ok(log.lines.some((l) => /nowSecs\(\) returned a time in milliseconds \(13 digits or more\): return Math\.floor\(Date\.now\(\) \/ 1000\)/.test(l)), log.lines.join('\n'));
   });
 
+  test('a delivery signed with the retiring secret inside its overlap that arrives after it is a 500 (retried), not a forgery', async () => {
+    const OLD = `${SECRET}_old`;
+    const until = 1_800_000_000;
+    let clock = until + 10;
+    const log = captureLog();
+    const outcomes = [];
+    const secrets = { shop: [{ secret: SECRET, kind: 'active' }, { secret: OLD, kind: 'retiring', acceptUntilSecs: until }] };
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { secrets, log, nowSecs: () => clock, onOutcome: (o) => outcomes.push(o) }));
+    const body = eventBody({ eventId: 'evt_late', paymentId: 'pay_late', statusVersion: 1 });
+    // Signed at the overlap's last second (and one before it), arriving 10 s after it ended.
+    for (const signedAt of [until, until - 1]) {
+      const late = await receiver.handle({ body, headers: signedHeaders(body, { secret: OLD, timestamp: signedAt }) });
+      assert.deepEqual([late.status, late.body], [500, '{"error":"signature_mismatch"}'], `signed at ${signedAt}`);
+      assert.deepEqual(outcomes.pop(), { kind: 'delivery', integration: 'shop', bodyBytes: body.length, status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
+    }
+    assert.ok(log.lines.some((l) => l.includes(`signed with the retiring secret of integration "shop" inside its overlap (its timestamp ${until}, `
+      + `acceptUntilSecs ${until}) arrived 10 s after the overlap ended: answered 500`)), log.lines.join('\n'));
+    // The service's retry, signed with the active secret, is recorded.
+    const retry = await receiver.handle({ body, headers: signedHeaders(body, { timestamp: clock }) });
+    assert.equal(retry.status, 200, retry.body);
+    // Signed after the overlap with the old secret (the service signs only with the active one
+    // then), or inside it but older than maxSkewSecs: refused, 400, as before.
+    for (const [signedAt, now] of [[until + 1, until + 10], [until, until + 301]]) {
+      clock = now;
+      const refused = await receiver.handle({ body, headers: signedHeaders(body, { secret: OLD, timestamp: signedAt }) });
+      assert.deepEqual([refused.status, refused.body], [400, '{"error":"signature_mismatch"}'], `signed at ${signedAt}, now ${now}`);
+      assert.equal(outcomes.pop().reason, 'forgery');
+    }
+    // A secret nobody configured, inside the window: a plain forgery.
+    clock = until + 10;
+    const forged = await receiver.handle({ body, headers: signedHeaders(body, { secret: `${SECRET}_other`, timestamp: until }) });
+    assert.deepEqual([forged.status, outcomes.pop().reason], [400, 'forgery']);
+  });
+
   test('a clock too small to be Unix seconds (uptime, a part of the date) is a 500 too, never a 400 from the future', async () => {
     for (const [name, nowSecs] of [['uptime', () => Math.floor(performance.now() / 1000)], ['seconds of the minute', () => new Date().getSeconds()],
       ['just before September 2001', () => 999_999_999]]) {

@@ -179,6 +179,36 @@ export function trimmedMatcher(integrations, keys) {
 }
 
 /**
+ * `(call) => { name, until } | null`: for a delivery that matched only a retiring secret whose
+ * overlap had ended, the integration of that secret and its acceptUntilSecs when the delivery
+ * was signed inside the overlap (its timestamp at or before acceptUntilSecs, and within
+ * maxSkewSecs of now): the service signed it before the overlap ended (it signs only with the
+ * active secret after), and it arrived late. The service's retry is signed with the active
+ * secret, so it is answered as a configuration matter, 500, rather than a 400 the service
+ * never retries. Never to accept a delivery; the window is maxSkewSecs past the overlap's end.
+ * Each such secret is keyed alone at the first call that needs it.
+ */
+export function lateInOverlapMatcher(integrations, keys) {
+  const ended = integrations.flatMap(({ name, secrets }) => entries(secrets)
+    .filter(({ kind, until }) => kind === 'retiring' && Number.isSafeInteger(until))
+    .map(({ secret, until }) => ({ name, secret, until, verifier: null })));
+  return (call) => {
+    const signedAt = typeof call.timestamp === 'string' && /^[0-9]{1,12}$/.test(call.timestamp) ? Number(call.timestamp) : NaN;
+    for (const candidate of ended) {
+      if (!(candidate.until < call.nowSecs && signedAt <= candidate.until)) continue;
+      try {
+        candidate.verifier ??= keys([{ secret: candidate.secret, kind: 'active' }]);
+        candidate.verifier.verifySignature(call);
+        return { name: candidate.name, until: candidate.until };
+      } catch (failure) {
+        if (!(failure instanceof CryptoPayError)) throw failure;
+      }
+    }
+    return null;
+  };
+}
+
+/**
  * The log line of an event not recorded because it is another integration's than
  * `integration`'s (null: a receiver with one unnamed set): its payment's stored facts or its
  * order, or its event_id already stored, came through another integration.
@@ -264,7 +294,10 @@ export function readsSwapped(keys, body, { timestamp, signature, now }) {
 
 // How much a signature_mismatch says beyond "no signature matches": 2 when a retiring secret
 // matched after its overlap ended, 1 when a secret has white space or quotes around it, else 0.
-const telling = (failure) => (/overlap ended/.test(failure.message) ? 2 : /whitespace|wrapped in quotes/.test(failure.message) ? 1 : 0);
+const telling = (failure) => (overlapEnded(failure) ? 2 : /whitespace|wrapped in quotes/.test(failure.message) ? 1 : 0);
+
+/** Whether a signature_mismatch says a retiring secret matched after its overlap ended. */
+export const overlapEnded = (failure) => /overlap ended/.test(failure.message);
 
 // Failures reported only once a secret matched (the order of checks): the delivery is authentic.
 const SKEW = new Set(['timestamp_too_old', 'timestamp_in_future']);

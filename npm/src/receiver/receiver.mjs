@@ -9,7 +9,8 @@ import { answers } from './answers.mjs';
 import { merchantLoop, readable } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, makeVerifiers, readsSwapped, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
+  secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { bodyHint, headerNames, logLines, observer } from './observe.mjs';
@@ -184,6 +185,7 @@ export function createReceiver(options) {
   for (const line of skewWarnings(options.maxSkewSecs)) warn(line);
 
   const trimmedMatch = trimmedMatcher(integrations, keyFor);
+  const lateMatch = lateInOverlapMatcher(integrations, keyFor);
 
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
   let storeReady = null;
@@ -294,6 +296,18 @@ export function createReceiver(options) {
     return answers.misconfigured('invalid_argument');
   }
 
+  // A delivery the service signed with the retiring secret inside its overlap that arrived
+  // after the overlap ended: its retry, signed with the active secret, verifies, so a 500
+  // (retried) rather than a 400 (final) keeps the event.
+  function lateInOverlap({ name, until }, { timestamp, now }, delivery) {
+    error(`a delivery signed with the retiring secret${name === null ? '' : ` of integration "${name}"`} inside its overlap (its `
+      + `timestamp ${timestamp}, acceptUntilSecs ${until}) arrived ${now - until} s after the overlap ended: answered 500 (a 400 is `
+      + 'never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
+      + 'service\'s retries take');
+    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
+    return answers.misconfigured('signature_mismatch');
+  }
+
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
   // which the service retries, even with a header missing too (a 400 is final).
@@ -339,6 +353,10 @@ export function createReceiver(options) {
           return misconfigured(`a delivery failed to verify, but verifies with the secret${match.name === null ? '' : ` of integration "${match.name}"`} `
             + 'once the white space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an '
             + 'env file or YAML value kept. Remove them where the secret is configured', match.name, delivery);
+        }
+        if (overlapEnded(failure.failure)) {
+          const late = lateMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
+          if (late !== null) return lateInOverlap(late, context, delivery);
         }
       }
       const code = failure instanceof Refusal ? failure.failure.code : failure?.code;
