@@ -132,6 +132,10 @@ describe('verify', () => {
       [Buffer.concat([multiline, Buffer.from('\r\n')]), /The body ends with a newline the delivery did not have/],
       [Buffer.from(multiline.toString().replace(/\n/g, '\r\n')), /The body has Windows line endings \(CRLF\) where the delivery had LF: without it the signature matches/],
       [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline]), /The body starts with a byte order mark the delivery did not have: without it/],
+      // Two at once: a Windows editor's save (CRLF and a final CRLF), Notepad's (a BOM and a newline); all three.
+      [Buffer.from(`${multiline}\n`.replace(/\n/g, '\r\n')), /The body ends with a newline the delivery did not have \(an editor or echo adds one\) and has Windows line endings \(CRLF\) where the delivery had LF: without them the signature matches/],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline, Buffer.from('\n')]), /The body ends with a newline .* and starts with a byte order mark the delivery did not have: without them/],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${multiline}\n`.replace(/\n/g, '\r\n'))]), /newline .* and has Windows line endings .* and starts with a byte order mark .*: without them/],
     ];
     for (const [changed, hint] of cases) {
       const run = await verify(['--timestamp', TS, '--signature', sig, '--now', TS, '-'], changed);
@@ -226,6 +230,16 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     const sign = await runCli(['sign', '--secret-env', SECRET_ENV, '-'], { input: '' });
     assert.equal(sign.code, 2);
     assert.match(sign.stderr, /stdin is empty/);
+    // An empty --body-file (a download that failed) likewise.
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, '');
+    const file = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', empty]);
+    assert.equal(file.code, 2, file.stderr);
+    assert.match(file.stderr, /the file named by --body-file is empty: no body was saved there/);
+    assert.doesNotMatch(file.stderr, /signature_mismatch|usage:/);
+    const signed = await runCli(['sign', '--secret-env', SECRET_ENV, '--body-file', empty]);
+    assert.equal(signed.code, 2);
+    assert.match(signed.stderr, /--body-file is empty/);
   });
 
   test('stdin read without being asked, left open and silent (execFile, docker -i): the command says what it waits for', async () => {

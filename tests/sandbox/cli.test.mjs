@@ -126,6 +126,12 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--webhook-url', 'http://shop.example/webhook', '--port', '0'], /--webhook-url: webhook_url_not_https/],
       [['sandbox', '--pricing', 'fiat:USD:99', '--port', '0'], /--pricing: store_source_invalid/],
       [['sandbox', '--public-url', 'http://localhost:8080/shop', '--port', '0'], /--public-url is an origin only/],
+      // The library's refusals, in the command line's words: its flags, seconds for --retry-delays.
+      [['sandbox', '--retry-delays', '999999', '--port', '0'], /each delay of --retry-delays must be from 0 to 86400 s \(one day\)/],
+      [['sandbox', '--retry-delays', Array.from({ length: 21 }, (_, i) => i + 1).join(','), '--port', '0'], /--retry-delays may list at most 20 delays.*sandbox --help/],
+      [['sandbox', '--timestamp-header', 'X-A', '--signature-header', 'x-a', '--port', '0'], /--timestamp-header and --signature-header must differ/],
+      [['sandbox', '--data', '', '--port', '0'], /--data must be the path of a SQLite file/],
+      [['sandbox', '--host', '', '--port', '0'], /--host must be an address/],
       [['sandbox', '--bogus'], /not an option of sandbox/],
       [['sandbox', 'pay', '--url', 'http://127.0.0.1:1'], /--payment is required/],
       [['sandbox', 'pay', '--payment', 'p', '--amount-raw', '1', '--url', 'nope'], /--url is not an absolute URL/],
@@ -204,6 +210,24 @@ describe('usage errors, refusals and what is never printed', () => {
     });
     assert.equal(created.json.checkout_url, `http://localhost:8080/#payment_id=${created.json.payment_id}`);
     assert.equal(await server.stop('SIGINT'), 0);
+  });
+
+  test('a second sandbox on a data file in use: exit 2, one line naming --data, no stack', async () => {
+    const data = join(tempDir(), 'shared.sqlite');
+    const first = await startProcess(CLI, ['sandbox', '--port', '0', '--data', data], { ready: /Ready\./ });
+    stops.push(() => first.stop('SIGINT'));
+    const second = await run(['sandbox', '--port', '0', '--data', data]);
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, /^cryptopay-verify: --data: another sandbox \(process \d+ of this machine\) is using the data file/);
+    assert.doesNotMatch(second.stderr, /unexpected error|\n\s+at /);
+    assert.equal(await first.stop('SIGINT'), 0);
+  });
+
+  test('sandbox help is its --help', async () => {
+    const [help, flag] = [await run(['sandbox', 'help']), await run(['sandbox', '--help'])];
+    assert.equal(help.code, 0, help.stderr);
+    assert.equal(help.stdout, flag.stdout);
+    assert.match(help.stdout, /usage:/);
   });
 
   test('a --data path that looks like a secret (pasted in the wrong place) is not printed, in the banner or --json', async () => {

@@ -224,14 +224,21 @@ export async function readBody(opts, command) {
   const file = opts['body-file'];
   if (file !== undefined && opts.stdin) throw new UsageError('give --body-file F or -, not both', command);
   if (file !== undefined && file !== '-') {
+    let bytes;
     try {
-      return readFileSync(file);
+      bytes = readFileSync(file);
     } catch (error) {
       // Never echoed: a value typed where a file name belongs may be a secret pasted there.
       if (looksLikeSecret(file)) neverPrint(file);
       throw new UsageError(`cannot read the file named by --body-file (${reason(error)}); the name given is not shown: ` +
         '--body-file takes the path of the file that holds the raw body', command, { usage: false });
     }
+    // As an empty stdin: nothing was saved there (a download that failed leaves an empty file).
+    if (bytes.length === 0) {
+      throw new UsageError('the file named by --body-file is empty: no body was saved there. Save the raw body exactly as received',
+        command, { usage: false });
+    }
+    return bytes;
   }
   const tty = process.stdin.isTTY === true;
   if (file === undefined && !opts.stdin && tty) {

@@ -106,17 +106,22 @@ const PICKED_UP = [
   ['starts with a byte order mark the delivery did not have', (b) => b.subarray(3), (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf],
 ];
 
-// Why a signature that does not match the body would match it as received, or null.
+// Why a signature that does not match the body would match it as received, or null: one
+// change undone, else two or three together (a Windows editor saves CRLF line endings and a
+// final newline; Notepad a BOM and a newline), fewest first, each undone in PICKED_UP's order.
 function pickedUp(body, input) {
   const bytes = Buffer.from(body);
-  for (const [what, undo, applies] of PICKED_UP) {
-    if (!applies(bytes)) continue;
+  const found = PICKED_UP.filter(([, , applies]) => applies(bytes));
+  const sets = [];
+  for (let mask = 1; mask < 1 << found.length; mask += 1) sets.push(found.filter((_, i) => mask & (1 << i)));
+  sets.sort((a, b) => a.length - b.length);
+  for (const changes of sets) {
     try {
-      verifyWebhook({ ...input, body: undo(bytes) });
-      return what;
+      verifyWebhook({ ...input, body: changes.reduce((undone, [, undo]) => undo(undone), bytes) });
     } catch (error) {
-      if (error?.code !== 'signature_mismatch' && error instanceof CryptoPayError) return what; // it verified
+      if (error?.code === 'signature_mismatch' || !(error instanceof CryptoPayError)) continue;
     }
+    return changes.map(([what]) => what); // it verified
   }
   return null;
 }
@@ -141,7 +146,7 @@ async function verifyCommand(argv) {
       ? pickedUp(body, { timestamp, signature, secrets: secret, nowSecs: now, maxSkewSecs })
       : null;
     if (picked !== null) {
-      message += `\nThe body ${picked}: without it the signature matches. Give the body byte for byte as received ` +
+      message += `\nThe body ${picked.join(' and ')}: without ${picked.length === 1 ? 'it' : 'them'} the signature matches. Give the body byte for byte as received ` +
         '(save it from the request itself, or write it with printf \'%s\' rather than echo or an editor).';
     }
     // A secret the package refuses is the command's input, not the delivery's: a usage error.

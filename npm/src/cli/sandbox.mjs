@@ -84,6 +84,18 @@ function optionOf(code) {
   return null;
 }
 
+// A refusal of startSandbox in the command line's words: its flags, and seconds where the
+// library takes milliseconds.
+const CLI_WORDS = [
+  [/\bpublicUrl\b/g, '--public-url'],
+  [/each retry delay must be from 0 to (\d+) ms/, (_, ms) => `each delay of --retry-delays must be from 0 to ${Number(ms) / 1000} s`],
+  [/\bretry_delays_ms\b/g, '--retry-delays'],
+  [/\btimestampHeader and signatureHeader\b/g, '--timestamp-header and --signature-header'],
+  [/^invalid_argument: (data|host) must\b/, 'invalid_argument: --$1 must'],
+  [/check the call against the documented options$/, `check the options against ${NAME} sandbox --help`],
+];
+const cliWords = (message) => CLI_WORDS.reduce((text, [pattern, words]) => text.replace(pattern, words), message);
+
 async function startCommand(argv) {
   const command = 'sandbox';
   const opts = parse(command, argv);
@@ -141,8 +153,12 @@ async function startCommand(argv) {
   } catch (error) {
     if (error instanceof CryptoPayError) {
       const option = optionOf(error.code);
-      const message = error.message.replace(/\bpublicUrl\b/g, '--public-url');
-      throw new UsageError(`${option ? `${option}: ` : ''}${message}`, command, { usage: false });
+      throw new UsageError(`${option ? `${option}: ` : ''}${cliWords(error.message)}`, command, { usage: false });
+    }
+    if (error?.code === 'data_in_use') {
+      // Its message names the file: not when the name looks like a secret pasted there.
+      const message = looksLikeSecret(options.data) ? error.message.replaceAll(options.data, '(its name is not shown)') : error.message;
+      throw new UsageError(`--data: ${message}`, command, { usage: false });
     }
     if (error?.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is in use: give another --port (0 picks a free one)`, command, { usage: false });
     // Node's message names the host given, which may be a secret pasted in the wrong place.
@@ -381,6 +397,7 @@ async function actCommand(sub, argv) {
 export function sandboxCommand(argv) {
   const [first, ...rest] = argv;
   if (SUBCOMMANDS.includes(first)) return actCommand(first, rest);
+  if (first === 'help' && rest.length === 0) return startCommand(['--help']);
   // A word where a subcommand goes (a misspelt one): named as such, not shown (it could be a secret).
   if (typeof first === 'string' && /^[a-z][a-z-]*$/.test(first)) {
     throw new UsageError(`the argument after sandbox is not a subcommand (not shown): give one of ${SUBCOMMANDS.join(', ')}, ` +
