@@ -122,6 +122,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     script(() => ({ status: 418, text: `teapot ${API_KEY}` }));
     const odd = await api.getPayment('pay_x').then(() => null, (e) => e);
     assert.deepEqual([odd.code, odd.status, odd.retryable, odd.text], ['http_418', 418, false, 'teapot ***']);
+    // Echoed cut short, in capitals, or as the base64 of its Authorization header: masked too.
+    for (const [echo, shown] of [[`${API_KEY.slice(0, -3)}...`, 'teapot ***... here'], [API_KEY.toUpperCase(), 'teapot *** here'],
+      [Buffer.from(`Bearer ${API_KEY}`).toString('base64'), 'teapot *** here']]) {
+      script(() => ({ status: 418, text: `teapot ${echo} here` }));
+      const echoed = await api.getPayment('pay_x').then(() => null, (e) => e);
+      assert.equal(echoed.text, shown);
+      assert.ok(!exposed(echoed).includes(echo), exposed(echoed));
+    }
     // 429 and 5xx are retried; a 3xx is never followed (the key would travel with it).
     script((req, n) => (n === 1 ? { status: 429, text: 'slow down' } : { json: JSON.parse(view()) }));
     assert.equal((await api.getPayment('pay_1')).payment_id, 'pay_1');

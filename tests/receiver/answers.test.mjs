@@ -577,6 +577,15 @@ describe('a custom store (the documented interface) that fails', () => {
       `store failed:${'\n'.repeat(4049)} postgres://alice:Pw_Canary@db/shop`,
       'connect 1.postgres://alice:Pw_Canary@db refused',
       'password=ab}Pw_Canary',
+      'auth failed: "pass": "Pw_Canary"',
+      'PGPASS=Pw_Canary psql failed',
+      'HTTP 401: Authorization: Token Pw_Canary',
+      'proxy answered: Proxy-Authorization: Digest Pw_Canary',
+      'private_key: Pw_Canary',
+      'libsql://db.example authToken Pw_Canary0123',
+      'credentials Pw_Canary0123 refused',
+      'Cookie: session=Pw_Canary; sid=Pw_Canary after',
+      'connect //alice:Pw_Canary@db refused',
       Object.assign(new Error('connection failed'), { name: 'postgres://bob:Pw_Canary@db.example' }),
     ]) {
       const lines = captureLog();
@@ -586,6 +595,13 @@ describe('a custom store (the documented interface) that fails', () => {
       const line = lines.lines.join('\n');
       assert.match(line, /store_unavailable: could not record an event/);
       assert.ok(!line.includes('Canary'), line);
+    }
+    // What tells the fix is kept: a driver's words after a credential's name, a token of JSON.
+    for (const text of ['password authentication failed for user "shop"', 'Unexpected token u in JSON at position 0']) {
+      const words = captureLog();
+      const plain = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new Error(text); } }, { log: words }));
+      assert.equal((await plain.handle({ body, headers: signedHeaders(body) })).status, 503);
+      assert.ok(words.lines.join('\n').includes(text), words.lines.join('\n'));
     }
     // A server error from Bun's SQL client: its SQLSTATE (in errno) is what the log names.
     const bun = captureLog();

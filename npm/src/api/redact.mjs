@@ -6,14 +6,19 @@
 // (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`), and the value after it: quoted, or
 // up to a separator. A quote may close the name (`{"password":"x"}`, `'secret': 'x'`).
 // Anchored at a word's start: unanchored, \w* made a long word cost quadratic time.
-const SECRET_NAME = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key)\w*`;
+// `pass` only where it ends a word (`PGPASS`, `DB_PASS`, `"pass"`; not `passed`).
+const SECRET_NAME = String.raw`(?:\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|credentials?|private[-_]?key)\w*|\b\w*pass\b)`;
 const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|[^\s&;,'")]+`;
 const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(["']?\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
-// `password "hunter2"`: a quoted value after a space only (`password authentication failed`
-// keeps its words).
-const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*')`, 'gi');
-// An HTTP credential as a header writes it: `Authorization: Bearer <token>`, `Basic <base64>`.
+// `password "hunter2"`: a quoted value after a space, or an unquoted one that looks like a
+// credential (12 characters or more with a letter and a digit: `token Sup3rS3cretPw`), so that
+// `password authentication failed` keeps its words.
+const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*'|(?=[\\w.~+/=-]{12,})(?=[\\w.~+/=-]*[0-9])(?=[\\w.~+/=-]*[a-z])[\\w.~+/=-]+)`, 'gi');
+// An HTTP credential as a header writes it: `Authorization: Bearer <token>`, `Basic <base64>`,
+// any scheme after `Authorization:` (`Token <key>`), and a cookie's pairs.
 const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[\w.~+/=-]+/gi;
+const AUTHORIZATION = /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[a-z][\w-]*\s+)?)[^\s"',;]+/gi;
+const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/gi;
 
 // What is read of a message, white space collapsed first: its callers show its first 300
 // characters at most, and a pattern that backtracks (a URL's user information up to its last
@@ -25,8 +30,9 @@ const MAX_READ = 4096;
  * masked (`***`): a URL's user information (up to its last @, whatever it holds; all of a URL
  * the cut ends before its @), `user:password@` without a scheme (a password with `/` too),
  * `password=` (and the like: `PGPASSWORD=`, `DB_PASSWORD:`, `"password":`) in a connection
- * string or JSON, a quoted value after such a word, `Bearer` and `Basic` credentials, and
- * every query value.
+ * string or JSON, a quoted value (or one that looks like a credential) after such a word,
+ * `Bearer` and `Basic` credentials, whatever follows `Authorization:`, a cookie's pairs, a
+ * webhook signing secret's `whsec_` form, and every query value.
  */
 export function maskCredentials(text) {
   const whole = String(text).replace(/\s+/g, ' ');
@@ -34,10 +40,13 @@ export function maskCredentials(text) {
   let read = whole.slice(0, MAX_READ).replace(/(?<![a-z])([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, '$1***@');
   if (whole.length > MAX_READ) read = read.replace(/(?<![a-z])([a-z][a-z0-9+.-]*:\/\/)[^\s@]*$/i, '$1***');
   return read
-    .replace(/(^|[\s(<'"=])[^\s:/@'"]+:(?!\/)[^\s@'"]+@/g, '$1***@')
+    .replace(/(^|[\s(<'"=/])[^\s:/@'"]+:(?!\/)[^\s@'"]+@/g, '$1***@')
     .replace(NAMED_SECRET, '$1$2***')
     .replace(QUOTED_SECRET, '$1$2***')
     .replace(SCHEME_CREDENTIAL, '$1 ***')
+    .replace(AUTHORIZATION, '$1***')
+    .replace(COOKIE, '$1***')
+    .replace(/\bwhsec_[\w+/=.-]+/gi, 'whsec_***')
     .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***');
 }
 

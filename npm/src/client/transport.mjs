@@ -57,6 +57,37 @@ function echoesOf(secret) {
     .sort((a, b) => b.length - a.length);
 }
 
+// An echo cut short (`sk_live_0123456789ab...`), in other letter case, or in base64 (of the
+// secret, or of its Authorization header's value): any PART characters in a row of one of
+// those forms are masked. Letters compared as lower case (ASCII only: the text keeps its length).
+const PART = 12;
+const lowered = (text) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+const base64 = (text) => btoa(Array.from(encoder.encode(text), (byte) => String.fromCharCode(byte)).join(''));
+
+/** The PART-character runs of a secret's forms, for `maskParts`. */
+function partsOf(secret) {
+  const parts = new Set();
+  for (const form of [secret, base64(secret), base64(`Bearer ${secret}`)]) {
+    const text = lowered(form);
+    for (let at = 0; at + PART <= text.length; at += 1) parts.add(text.slice(at, at + PART));
+  }
+  return parts;
+}
+
+/** `text` with every run that holds one of `parts` replaced by `***`. */
+function maskParts(text, parts) {
+  if (parts.size === 0 || text.length < PART) return text;
+  const lower = lowered(text);
+  const covered = new Uint8Array(text.length);
+  for (let at = 0; at + PART <= text.length; at += 1) if (parts.has(lower.slice(at, at + PART))) covered.fill(1, at, at + PART);
+  let out = '';
+  for (let at = 0; at < text.length; at += 1) {
+    if (!covered[at]) out += text[at];
+    else if (at === 0 || !covered[at - 1]) out += '***';
+  }
+  return out;
+}
+
 /** Milliseconds a Retry-After asks for (seconds or an HTTP date), or 0. */
 function retryAfterMs(value, now = Date.now()) {
   if (typeof value !== 'string' || value.trim() === '') return 0;
@@ -104,9 +135,13 @@ function concat(chunks) {
  */
 export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
   const keyEchoes = echoesOf(apiKey);
+  const keyParts = partsOf(apiKey);
   const masked = (text, secrets = []) => {
     let out = String(text);
-    for (const echo of [...keyEchoes, ...secrets.filter(Boolean).flatMap(echoesOf)]) out = out.split(echo).join('***');
+    const given = secrets.filter((secret) => typeof secret === 'string' && secret !== '');
+    for (const echo of [...keyEchoes, ...given.flatMap(echoesOf)]) out = out.split(echo).join('***');
+    out = maskParts(out, keyParts);
+    for (const secret of given) out = maskParts(out, partsOf(secret));
     return out;
   };
 
