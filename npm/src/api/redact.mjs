@@ -8,7 +8,8 @@
 // Anchored at a word's start: unanchored, \w* made a long word cost quadratic time.
 // `pass` only where it ends a word (`PGPASS`, `DB_PASS`, `"pass"`; not `passed`).
 const SECRET_NAME = String.raw`(?:\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|credentials?|private[-_]?key)\w*|\b\w*pass\b)`;
-const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|[^\s&;,'")]+`;
+// Not a URL (`credentials: http://...` names one, whose user information is masked on its own).
+const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|(?![a-z][a-z0-9+.-]*:\/\/)[^\s&;,'")]+`;
 const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(["']?\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
 // `password "hunter2"`: a quoted value after a space, or an unquoted one that looks like a
 // credential (12 characters or more with a letter and a digit: `token Sup3rS3cretPw`), so that
