@@ -1330,8 +1330,10 @@ export interface HandleInput {
    */
   paymentId: string;
   /**
-   * The view's status_version, exact digits (the version `idempotencyKey` names). When the
-   * view came through the order's integration after the event's failed (an
+   * The view's status_version, exact digits. Not always the version `idempotencyKey` names:
+   * a `fulfil` repeated after a crash or a throw, once the payment moved to a newer version,
+   * has this newer version and the key of the first; key what you ship by `idempotencyKey`
+   * (or `fulfilKey`), never by `paymentId:statusVersion`. When the view came through the order's integration after the event's failed (an
    * `integration_mismatch` review), the applied event's version if it is greater, so that
    * the payment is not due again.
    *
@@ -1926,6 +1928,46 @@ export interface PostgresClientLike {
 export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): LoopStore;
 
 /**
+ * What sqliteStore uses of a prepared statement: `run` for a statement that returns no rows
+ * where `reader` is `false` (better-sqlite3 refuses `get` and `all` there), else `get` (one
+ * row, or `undefined`) and `all` (every row).
+ *
+ * @example
+ * const statement: SqliteStatementLike = db.prepare('SELECT 1 AS one');
+ */
+export interface SqliteStatementLike {
+  /**
+   * Runs a statement that returns no rows.
+   *
+   * @example
+   * db.prepare('DELETE FROM t WHERE id = ?').run(1);
+   */
+  run(...params: any[]): unknown;
+  /**
+   * The first row, or `undefined`.
+   *
+   * @example
+   * db.prepare('SELECT 1 AS one').get(); // { one: 1 }
+   */
+  get(...params: any[]): unknown;
+  /**
+   * Every row.
+   *
+   * @example
+   * db.prepare('SELECT 1 AS one').all(); // [{ one: 1 }]
+   */
+  all(...params: any[]): unknown[];
+  /**
+   * better-sqlite3's: `false` for a statement that returns no rows (then `run` is called);
+   * absent elsewhere (then `get` or `all`, which every other driver takes for any statement).
+   *
+   * @example
+   * db.prepare('SELECT 1').reader; // true
+   */
+  readonly reader?: boolean;
+}
+
+/**
  * What sqliteStore uses of better-sqlite3, bun:sqlite or node:sqlite's DatabaseSync.
  *
  * @example
@@ -1938,7 +1980,7 @@ export interface SqliteDatabaseLike {
    * @example
    * db.prepare('SELECT 1 AS one').get();
    */
-  prepare(sql: string): { run(...params: any[]): unknown; get(...params: any[]): unknown };
+  prepare(sql: string): SqliteStatementLike;
   /**
    * Runs statements without results (the schema, pragmas).
    *
