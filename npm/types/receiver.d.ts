@@ -1148,12 +1148,14 @@ export interface ReceiverCounters {
    */
   deliveries: Record<'total' | DeliveryReason | Decision, number>;
   /**
-   * Fulfilment: `total`, one count per {@link FulfilmentOutcomeName}, `passes` and the payments `claimed`.
+   * Fulfilment: `total`, one count per {@link FulfilmentOutcomeName}, `passes` and the payments
+   * `claimed`, and `failedPasses`: passes that failed as a whole (the store, before or between
+   * payments; startFulfilment logs each), which `passes` does not count.
    *
    * @example
    * receiver.counters().fulfilment.fulfil
    */
-  fulfilment: Record<'total' | 'passes' | 'claimed' | FulfilmentOutcomeName, number>;
+  fulfilment: Record<'total' | 'passes' | 'failedPasses' | 'claimed' | FulfilmentOutcomeName, number>;
 }
 
 /**

@@ -357,11 +357,30 @@ describe('observability', () => {
     assert.deepEqual(fulfilment.map((r) => [r.outcome, r.code ?? null, r.statusVersion]), [['retry', 'handle_failed', '2'], ['fulfil', null, '2']]);
     assert.equal(fulfilment[1].idempotencyKey, `${paid.payment_id}:2`);
     assert.deepEqual([fulfilment[0].attempts, fulfilment[0].retryInSecs], [1, 1]);
+    // The failed handler's call: its action and key, in the record and the line (with the order's ref).
+    assert.deepEqual([fulfilment[0].action, fulfilment[0].idempotencyKey], ['fulfil', `${paid.payment_id}:2`]);
     const counted = receiver.counters().fulfilment;
-    assert.deepEqual([counted.retry, counted.fulfil, counted.passes >= 2, counted.claimed], [1, 1, true, 2]);
+    assert.deepEqual([counted.retry, counted.fulfil, counted.passes >= 2, counted.claimed, counted.failedPasses], [1, 1, true, 2, 0]);
     const lines = log.lines.join('\n');
-    assert.match(lines, /fulfilment: handle_failed for payment pay_\w+ \(attempt 1; tried again in 1 s\): .*https:\/\/\*\*\*@shipping\.example\/orders\?token=\*\*\*/);
+    assert.match(lines, /fulfilment: handle_failed for payment pay_\w+ \(handle was called with action fulfil, key pay_\w+:2, order_ref "p"\) \(attempt 1; tried again in 1 s\): .*https:\/\/\*\*\*@shipping\.example\/orders\?token=\*\*\*/);
     for (const canary of [CANARY_EU, CANARY_US, SECRET]) assert.ok(!everything(log, records).includes(canary), canary);
+    db.close();
+  });
+
+  test('a pass that fails as a whole is counted in failedPasses, and startFulfilment logs the fix when no retry can get past it', async () => {
+    const { db, log, receiver: base } = open({});
+    await base.ready();
+    const readOnly = Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
+    const store = rx.sqliteStore(db);
+    const failing = rx.createReceiver(receiverOptions({ ...store, claim: async () => { throw readOnly; } }, { log }));
+    const world = scriptedWorld(failing);
+    await assert.rejects(failing.fulfil({ confirm: world.confirm, handle: async () => {} }), /readonly database/);
+    assert.deepEqual([failing.counters().fulfilment.failedPasses, failing.counters().fulfilment.passes], [1, 0]);
+    const loop = failing.startFulfilment({ confirm: world.confirm, handle: async () => {}, intervalMs: 20 });
+    for (let i = 0; i < 100 && failing.counters().fulfilment.failedPasses < 3; i += 1) await new Promise((resolve) => { setTimeout(resolve, 10); });
+    await loop.stop();
+    assert.ok(failing.counters().fulfilment.failedPasses >= 3, JSON.stringify(failing.counters().fulfilment));
+    assert.match(log.lines.join('\n'), /fulfilment: a pass failed \(SQLITE_READONLY: attempt to write a readonly database\); the next one in 20 ms, but every pass will fail the same way until this is fixed: the SQLite database became read-only .*restore write access/);
     db.close();
   });
 

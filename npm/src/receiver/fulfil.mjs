@@ -11,7 +11,7 @@
 
 import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
 import { needs, orderBook } from './orders.mjs';
-import { checkKeys, describeError, invalid, isPlainObject } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
@@ -64,7 +64,7 @@ const viewText = (answer) => {
  * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
-export function merchantLoop({ store, ready, integrations, emit, pass, warn, error }) {
+export function merchantLoop({ store, ready, integrations, emit, pass, passFailed, warn, error }) {
   const { recordCreated } = orderBook({ store, ready, integrations });
 
   function fulfilOptions(options, what) {
@@ -122,13 +122,17 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
       emit({ kind: 'fulfilment', paymentId, statusVersion: state.handledVersion, outcome: 'seen', integration });
       return 'seen';
     };
-    const retry = async (code, failure, statusVersion) => {
+    // `called`: for a handler that failed, the action and key it was called with.
+    const retry = async (code, failure, statusVersion, called) => {
       const attempts = state.attempts + 1;
       const delay = delaySecs(attempts);
       await store.retry({ paymentId, owner, delaySecs: delay, code });
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
-      warn(`fulfilment: ${code} for payment ${paymentId} (attempt ${attempts}; tried again in ${delay} s)${why}`);
-      emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, attempts, retryInSecs: delay });
+      const call = called === undefined ? ''
+        : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;
+      warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      const about = called === undefined ? {} : { action: called.action, idempotencyKey: called.idempotencyKey };
+      emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
     };
 
@@ -253,7 +257,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
         fulfilKey: action === 'fulfil' ? idempotencyKey : triedKey,
       });
     } catch (failure) {
-      return retry('handle_failed', failure, version);
+      return retry('handle_failed', failure, version, { action, idempotencyKey, orderRef: order?.orderRef ?? undefined });
     }
     const stored = fulfilledBefore ? 'fulfil' : outcome;
     const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
@@ -296,6 +300,15 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
   async function runPass(options, stopping) {
     needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'fulfil');
     const opts = fulfilOptions(options, 'fulfil');
+    try {
+      return await claimAndWork(opts, stopping);
+    } catch (failure) {
+      passFailed();
+      throw failure;
+    }
+  }
+
+  async function claimAndWork(opts, stopping) {
     await ready();
     const owner = ownerId();
     const claimed = await store.claim({
@@ -342,7 +355,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, warn, err
         try {
           ({ more } = await runPass(rest, () => stopped));
         } catch (failure) {
-          error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`);
+          const fix = stuckFix(failure);
+          error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`
+            + `${fix ? `, but every pass will fail the same way until this is fixed: ${fix}` : ''}`);
         }
         if (!stopped && !more) await sleep();
       }

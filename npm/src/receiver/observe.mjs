@@ -45,7 +45,7 @@ function zeros(names) {
  */
 export function observer(onOutcome, error) {
   const deliveries = { total: 0, ...zeros(DELIVERY_REASONS), ...zeros(DECISIONS) };
-  const fulfilment = { total: 0, ...zeros(FULFILMENT_OUTCOMES), passes: 0, claimed: 0 };
+  const fulfilment = { total: 0, ...zeros(FULFILMENT_OUTCOMES), passes: 0, failedPasses: 0, claimed: 0 };
   let complained = false;
   const complain = (failure) => {
     if (complained) return;
@@ -75,6 +75,10 @@ export function observer(onOutcome, error) {
     pass(claimed) {
       fulfilment.passes += 1;
       fulfilment.claimed += claimed;
+    },
+    // A pass that failed as a whole (its store, before or between payments): not in `passes`.
+    passFailed() {
+      fulfilment.failedPasses += 1;
     },
     counters: () => ({ deliveries: { ...deliveries }, fulfilment: { ...fulfilment } }),
   };

@@ -432,6 +432,7 @@ export function createReceiver(options) {
     integrations: integrations.map((i) => i.name),
     emit,
     pass: observed.pass,
+    passFailed: observed.passFailed,
     warn,
     error,
   });
