@@ -991,7 +991,8 @@ export interface DeliveryRecord {
    */
   secretKind?: SecretKind | undefined;
   /**
-   * The event's id, once verified and read.
+   * The event's id, once verified and read (a `skew` refusal's too: its signature verified; the
+   * event to replay once the clock is fixed).
    *
    * @example
    * eventId: 'evt_1'

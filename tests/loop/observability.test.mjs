@@ -81,12 +81,47 @@ describe('observability', () => {
     const lines = log.lines.join('\n');
     assert.match(lines, /warn cryptopay-verify\/receiver: rejected: signature_mismatch/);
     assert.match(lines, /error cryptopay-verify\/receiver: refused an authentic delivery \(its signature verified\): timestamp_too_old \(its timestamp is 3\d{3} s behind this host's clock\), over maxSkewSecs: check this host's clock/);
-    assert.match(lines, /rejected: timestamp_missing: .*; the delivery carried the headers content-type, x-signature, x-timestamp \(expected X-Webhook-Timestamp and X-Webhook-Signature\): if the service names them otherwise, set timestampHeader and signatureHeader/);
+    assert.match(lines, /rejected: timestamp_missing: .*; the delivery carried the headers content-type, x-signature, x-timestamp \(expected X-Webhook-Timestamp and X-Webhook-Signature\): if the service names them otherwise, set timestampHeader and signatureHeader; a 400 is final for the service/);
+    // The skew refusal's record names the event to replay.
+    assert.deepEqual([records[4].eventId, records[4].paymentId], ['evt_o1', 'pay_o1']);
     assert.match(lines, /refused a delivery of 5000 bytes \(413 body_too_large\): over maxBodyBytes; .*not a forgery/);
     assert.ok(!lines.includes('secretvalue'), 'a header value is never logged');
     assert.ok(!/refused an authentic delivery.*signature_mismatch/.test(lines));
     // The events table records the secret kind that verified each event.
     assert.deepEqual(sqliteRows(db).events.map((e) => [e.event_id, e.integration, e.secret_kind]), [['evt_o0', null, 'active'], ['evt_o1', null, 'active']]);
+    db.close();
+  });
+
+  test('signature mismatches in a row, none verified between: the fifth says at error level what it costs if they are the service\'s', async () => {
+    const { db, log, receiver } = open({});
+    const body = eventBody({ eventId: 'evt_streak', paymentId: 'pay_streak', statusVersion: 1 });
+    const rotated = () => receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_rotated_in_the_dashboard' }) });
+    const streakLine = /error cryptopay-verify\/receiver: 5 deliveries in a row failed to verify \(signature_mismatch\) over \d+ s, none verified between them: if the service sent them .*the secret configured is not its signing Secret \(rotated and activated in the dashboard\?.*every such event is lost until replayed.*queue a replay from its webhook log/;
+    for (let i = 0; i < 4; i += 1) assert.equal((await rotated()).status, 400);
+    assert.doesNotMatch(log.lines.join('\n'), /in a row failed to verify/);
+    // One that verifies starts the count again.
+    assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+    for (let i = 0; i < 4; i += 1) await rotated();
+    assert.doesNotMatch(log.lines.join('\n'), /in a row failed to verify/);
+    await rotated();
+    assert.match(log.lines.join('\n'), streakLine);
+    for (let i = 0; i < 10; i += 1) await rotated();
+    assert.equal(log.lines.filter((l) => /in a row failed to verify/.test(l)).length, 1, 'said once, then at 50');
+    db.close();
+  });
+
+  test('one delivery header arrived and the other did not: the line says the names are likely right and something on the way dropped it', async () => {
+    const { db, log, receiver } = open({});
+    const body = eventBody({ eventId: 'evt_drop', paymentId: 'pay_drop', statusVersion: 1 });
+    const { [SIG_HEADER]: dropped, ...rest } = signedHeaders(body);
+    assert.ok(dropped);
+    assert.equal((await receiver.handle({ body, headers: rest })).status, 400);
+    assert.match(log.lines.join('\n'), /rejected: signature_missing: .*; X-Webhook-Timestamp arrived and X-Webhook-Signature did not, so the names are likely right: a proxy, load balancer, API gateway or middleware in front may drop X-Webhook-Signature; a 400 is final for the service/);
+    // Neither arrived: no such guess.
+    const none = captureLog();
+    const other = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: none }));
+    assert.equal((await other.handle({ body, headers: {} })).status, 400);
+    assert.doesNotMatch(none.lines.join('\n'), /names are likely right/);
     db.close();
   });
 

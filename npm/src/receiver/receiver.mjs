@@ -4,22 +4,20 @@
 // it never opens a connection and never reads the environment.
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
-import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop, readable } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import {
-  Refusal, authentic, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
+  Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
   secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
-import { bodyHint, headerNames, logLines, observer } from './observe.mjs';
+import { logLines, observer } from './observe.mjs';
+import { refusals, sizeOf } from './refusals.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
 
-// Configuration errors: the service retries (5xx) while they are fixed.
-const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
 const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
 const PREFIX = 'cryptopay-verify/receiver: ';
 const encoder = new TextEncoder();
@@ -244,69 +242,7 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  // Why a delivery was refused, in the log and to onOutcome: a forgery, or an authentic
-  // delivery (or one the configuration kept from being read) refused for configuration reasons.
-  async function refuse(failure, delivery, integration, context) {
-    const { code } = failure;
-    const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
-    if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
-    if (code === 'body_too_large') {
-      warn(`refused a delivery of ${seen.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends bodies `
-        + 'this large, raise maxBodyBytes (a configuration matter, not a forgery)');
-      emit({ ...seen, status: 413, reason: 'too_large', code });
-      return answers.tooLarge();
-    }
-    if (MISCONFIGURED.has(code)) {
-      // A configuration error: the message says how to fix it (never a secret or the body).
-      error(failure.message);
-      emit({ ...seen, status: 500, reason: 'misconfigured', code });
-      return answers.misconfigured(code);
-    }
-    if (authentic(failure)) {
-      // The signature verified (skew is checked after it): the clock, not a forger.
-      const behind = Number(context.timestamp) - Number(context.now);
-      const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
-      error(`refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
-        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; a 400 is final for the service `
-        + '(it does not retry it): once fixed, queue a replay from its webhook log, or let a fulfilment pass with recoverAfterSecs confirm the payment');
-      emit({ ...seen, status: 400, reason: 'skew', code });
-      return answers.rejected(code);
-    }
-    if (code === 'timestamp_missing' || code === 'signature_missing') {
-      const carried = headerNames(delivery.headers);
-      const dropped = underscoreHint(Object.values(names));
-      warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
-        + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
-        + `timestampHeader and signatureHeader${dropped}`);
-      emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
-      return answers.rejected(code);
-    }
-    warn(`rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
-    emit({ ...seen, status: 400, reason: 'forgery', code });
-    return answers.rejected(code);
-  }
-
-  // A delivery that verifies only once the configuration is corrected (a secret without the
-  // white space or quotes around it, the two header names swapped): the configuration is
-  // wrong, and a 400 (final for the service) would lose the event; a 500 is retried once it is
-  // fixed. `why` says what verified it and the fix.
-  function misconfigured(why, integration, delivery) {
-    error(`${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile`);
-    emit({ kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
-    return answers.misconfigured('invalid_argument');
-  }
-
-  // A delivery the service signed with the retiring secret inside its overlap that arrived
-  // after the overlap ended: its retry, signed with the active secret, verifies, so a 500
-  // (retried) rather than a 400 (final) keeps the event.
-  function lateInOverlap({ name, until }, { timestamp, now }, delivery) {
-    error(`a delivery signed with the retiring secret${name === null ? '' : ` of integration "${name}"`} inside its overlap (its `
-      + `timestamp ${timestamp}, acceptUntilSecs ${until}) arrived ${now - until} s after the overlap ended: answered 500 (a 400 is `
-      + 'never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
-      + 'service\'s retries take');
-    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
-    return answers.misconfigured('signature_mismatch');
-  }
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne } = refusals({ warn, error, emit, names, keep });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
@@ -346,6 +282,7 @@ export function createReceiver(options) {
       }
       Object.assign(context, { timestamp, now, signature });
       ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
+      verifiedOne();
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
         const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
@@ -455,11 +392,4 @@ export function createReceiver(options) {
     quarantined: masking(loop.quarantined),
     counters: observed.counters,
   };
-}
-
-// A body's size in bytes, whatever raw shape it came in (0 for none).
-function sizeOf(body) {
-  if (typeof body === 'string') return encoder.encode(body).byteLength;
-  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
-  return 0;
 }

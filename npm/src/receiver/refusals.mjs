@@ -1,0 +1,142 @@
+// Why a delivery was refused, said once in the log and to onOutcome: a forgery, or an authentic
+// delivery (or one the configuration kept from being read) refused for configuration reasons,
+// each with what it costs (a 400 is final for the service) and the fix.
+
+import { parseEvent } from 'cryptopay-verify';
+import { underscoreHint } from '../api/hints.mjs';
+import { answers } from './answers.mjs';
+import { authentic } from './integrations.mjs';
+import { bodyHint, headerNames } from './observe.mjs';
+
+const encoder = new TextEncoder();
+
+// Configuration errors: the service retries (5xx) while they are fixed.
+const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
+
+// What brings back an event answered 400 once its cause is fixed.
+const RECOVER = 'a 400 is final for the service (it does not retry it): once fixed, queue a replay from its webhook log, '
+  + 'or let a fulfilment pass with recoverAfterSecs confirm the payment';
+
+// Signature mismatches in a row (no delivery verified between them) after which the log says,
+// at error level, what it costs if they are the service's: at these counts, then every
+// STREAK_EVERY.
+const STREAK_AT = [5, 50];
+const STREAK_EVERY = 500;
+
+/** A body's size in bytes, whatever raw shape it came in (0 for none). */
+export function sizeOf(body) {
+  if (typeof body === 'string') return encoder.encode(body).byteLength;
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  return 0;
+}
+
+/**
+ * The receiver's refusals: `refuse(failure, delivery, integration, context)`,
+ * `misconfigured(why, integration, delivery)`, `lateInOverlap(match, context, delivery)`, each
+ * answering; `verified()` after a delivery that verified.
+ */
+export function refusals({ warn, error, emit, names, keep }) {
+  let streak = 0;
+  let streakFrom = null;
+
+  // Ids of an authentic delivery refused for its timestamp (its signature verified): for the
+  // record, so that the replays to queue can be listed. {} when it has none.
+  function idsOf(body) {
+    try {
+      const event = parseEvent(body);
+      return { eventId: event.eventId, paymentId: event.paymentId };
+    } catch {
+      return {};
+    }
+  }
+
+  async function refuse(failure, delivery, integration, context) {
+    const { code } = failure;
+    const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
+    if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
+    if (code === 'body_too_large') {
+      warn(`refused a delivery of ${seen.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends bodies `
+        + 'this large, raise maxBodyBytes (a configuration matter, not a forgery)');
+      emit({ ...seen, status: 413, reason: 'too_large', code });
+      return answers.tooLarge();
+    }
+    if (MISCONFIGURED.has(code)) {
+      // A configuration error: the message says how to fix it (never a secret or the body).
+      error(failure.message);
+      emit({ ...seen, status: 500, reason: 'misconfigured', code });
+      return answers.misconfigured(code);
+    }
+    if (authentic(failure)) {
+      // The signature verified (skew is checked after it): the clock, not a forger. Its ids go
+      // to onOutcome (the replays to queue), not into the line (no byte of a body is logged).
+      const ids = idsOf(delivery.body);
+      const behind = Number(context.timestamp) - Number(context.now);
+      const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
+      error(`refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
+        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; ${RECOVER}`);
+      emit({ ...seen, ...ids, status: 400, reason: 'skew', code });
+      return answers.rejected(code);
+    }
+    if (code === 'timestamp_missing' || code === 'signature_missing') {
+      const carried = headerNames(delivery.headers);
+      const [missing, other] = code === 'timestamp_missing'
+        ? [names.timestampHeader, names.signatureHeader] : [names.signatureHeader, names.timestampHeader];
+      // The other one arrived: the names are likely right, and something on the way removed this one.
+      const onTheWay = carried.includes(other.toLowerCase())
+        ? `; ${other} arrived and ${missing} did not, so the names are likely right: a proxy, load balancer, API gateway or `
+          + `middleware in front may drop ${missing}`
+        : '';
+      warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
+        + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
+        + `timestampHeader and signatureHeader${onTheWay}; ${RECOVER}${underscoreHint(Object.values(names))}`);
+      emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
+      return answers.rejected(code);
+    }
+    warn(`rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
+    if (code === 'signature_mismatch') mismatched(context.now);
+    emit({ ...seen, status: 400, reason: 'forgery', code });
+    return answers.rejected(code);
+  }
+
+  // A run of signature mismatches with none verified: forgeries, or the service's own deliveries
+  // under a secret this receiver does not hold (rotated and activated in the dashboard, another
+  // webhook's or environment's). Said at error level at STREAK_AT counts, then every STREAK_EVERY.
+  function mismatched(now) {
+    streak += 1;
+    if (streak === 1) streakFrom = Number.isSafeInteger(now) ? now : null;
+    if (!STREAK_AT.includes(streak) && streak % STREAK_EVERY !== 0) return;
+    const over = streakFrom !== null && Number.isSafeInteger(now) ? ` over ${now - streakFrom} s` : '';
+    error(`${streak} deliveries in a row failed to verify (signature_mismatch)${over}, none verified between them: if the service `
+      + 'sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret (rotated and '
+      + 'activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until replayed. Set the '
+      + `signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}`);
+  }
+
+  function verified() {
+    streak = 0;
+  }
+
+  // A delivery that verifies only once the configuration is corrected (a secret without the
+  // white space or quotes around it, the two header names swapped): the configuration is
+  // wrong, and a 400 (final for the service) would lose the event; a 500 is retried once it is
+  // fixed. `why` says what verified it and the fix.
+  function misconfigured(why, integration, delivery) {
+    error(`${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile`);
+    emit({ kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
+    return answers.misconfigured('invalid_argument');
+  }
+
+  // A delivery the service signed with the retiring secret inside its overlap that arrived
+  // after the overlap ended: its retry, signed with the active secret, verifies, so a 500
+  // (retried) rather than a 400 (final) keeps the event.
+  function lateInOverlap({ name, until }, { timestamp, now }, delivery) {
+    error(`a delivery signed with the retiring secret${name === null ? '' : ` of integration "${name}"`} inside its overlap (its `
+      + `timestamp ${timestamp}, acceptUntilSecs ${until}) arrived ${now - until} s after the overlap ended: answered 500 (a 400 is `
+      + 'never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
+      + 'service\'s retries take');
+    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
+    return answers.misconfigured('signature_mismatch');
+  }
+
+  return { refuse, misconfigured, lateInOverlap, verified };
+}
