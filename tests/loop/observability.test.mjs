@@ -402,6 +402,25 @@ describe('observability', () => {
     db.close();
   });
 
+  test('the service down for a pass: three lines with the cause, then one counting the rest; every retry in onOutcome', async () => {
+    const { db, log, records, receiver } = open({});
+    const world = scriptedWorld(receiver);
+    for (let i = 0; i < 5; i += 1) {
+      const created = world.create({ orderRef: `down-${i}` });
+      await receiver.recordCreated(created);
+      await world.change(created.payment_id, { status: 'paid' });
+    }
+    const down = async () => { throw new Error('internal_error: the service answered 500'); };
+    const result = await receiver.fulfil({ confirm: down, handle: async () => {} });
+    assert.deepEqual(result.outcomes, { retry: 5 });
+    const lines = log.lines.filter((l) => /confirm_failed/.test(l));
+    assert.equal(lines.length, 4, lines.join('\n'));
+    assert.ok(lines.slice(0, 3).every((l) => /confirm_failed for payment pay_\w+ \(attempt 1; tried again in 1 s\): .*the service answered 500/.test(l)), lines.join('\n'));
+    assert.match(lines[3], /fulfilment: 2 more payments retried with confirm_failed in this pass \(the first 3 are logged above with their cause; each is in onOutcome\)/);
+    assert.equal(records.filter((r) => r.kind === 'fulfilment' && r.code === 'confirm_failed').length, 5);
+    db.close();
+  });
+
   test('a pass that fails as a whole is counted in failedPasses, and startFulfilment logs the fix when no retry can get past it', async () => {
     const { db, log, receiver: base } = open({});
     await base.ready();

@@ -29,6 +29,9 @@ const MAX_DELAY_SECS = 3600;
 // A payment whose work failed in the loop itself (its stored order unreadable, the store
 // refusing its outcome) is set aside this long, so that the rest of the batch goes on.
 const FAILED_DELAY_SECS = 60;
+// Lines a pass writes for retries with one code (the service down: one per payment would
+// bury the rest); the others are counted in one line at the pass's end, and all in onOutcome.
+const LINES_PER_CODE = 3;
 const decoder = new TextDecoder();
 
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
@@ -89,7 +92,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
   // functions or the view; a store failure rejects, and the pass sets the payment aside
   // (setAside) or, when the store cannot record even that, fails (the lease then expires: a
   // repeat).
-  async function work(paymentId, owner, opts) {
+  async function work(paymentId, owner, opts, said) {
     const { recoverAfterSecs, leaseSecs, recheckClosedSecs } = opts;
     const loadedAt = Date.now();
     // The lease renewed from now: each payment of the batch gets it whole.
@@ -130,7 +133,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
       const call = called === undefined ? ''
         : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;
-      warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      const lines = (said.get(code) ?? 0) + 1;
+      said.set(code, lines);
+      if (lines <= LINES_PER_CODE) warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
       const about = called === undefined ? {} : { action: called.action, idempotencyKey: called.idempotencyKey };
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
@@ -316,6 +321,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     });
     pass(claimed.length);
     const outcomes = {};
+    const said = new Map();
     try {
       for (const paymentId of claimed) {
         if (stopping()) {
@@ -323,13 +329,20 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
           await store.release({ owner });
           break;
         }
-        const outcome = await work(paymentId, owner, opts).catch((failure) => setAside(paymentId, owner, failure));
+        const outcome = await work(paymentId, owner, opts, said).catch((failure) => setAside(paymentId, owner, failure));
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
     } catch (failure) {
       // The store failed mid-pass: what this pass still holds is given back (else its leases expire).
       await store.release({ owner }).catch(() => {});
       throw failure;
+    } finally {
+      for (const [code, lines] of said) {
+        if (lines > LINES_PER_CODE) {
+          warn(`fulfilment: ${lines - LINES_PER_CODE} more payments retried with ${code} in this pass (the first ${LINES_PER_CODE} `
+            + 'are logged above with their cause; each is in onOutcome)');
+        }
+      }
     }
     return { claimed: claimed.length, outcomes, more: claimed.length >= opts.batch };
   }
