@@ -31,6 +31,11 @@
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
 -- concurrently, so creation is serialised by a transaction-level advisory lock.
 SELECT pg_advisory_xact_lock(4150767016395183);
+-- Then a lock on a table is waited for 5 s at most: a migration's ALTER TABLE waiting behind a
+-- long transaction that reads the tables (a pg_dump, a report) would queue every delivery of
+-- the receivers already running behind it. It gives up instead (55P03, lock_not_available);
+-- ready() runs it again at the next delivery, answered 503 meanwhile.
+SET LOCAL lock_timeout = '5s';
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
   name    text    PRIMARY KEY,
   version integer NOT NULL

@@ -347,3 +347,44 @@ for (const from of [2, 3]) {
     });
   });
 }
+
+// A migration behind a long transaction that reads the tables (a pg_dump, a report) waits 5 s
+// for its lock at most, then gives up with the fix, so that the deliveries of the receivers
+// already running do not queue behind it; once the transaction ends, ready() migrates.
+describe('PostgreSQL: a migration behind a long transaction', () => {
+  const pg = postgresEngine();
+  test('gives up after 5 s (lock_timeout), naming the cause; a writer of the old version waits that long, not until the transaction ends; then migrates', async () => {
+    const { pool } = pg.db;
+    const prefix = 'migl_';
+    for (const text of olderSchema(3, 'postgres')(prefix)) await pool.query(text);
+    const reader = await pool.connect();
+    const writer = await pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query(`SELECT count(*) FROM ${prefix}payments`);
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false }));
+      const started = Date.now();
+      const migrating = receiver.ready().then(() => null, (e) => e);
+      // A receiver of the old version writes while the migration waits for its lock: queued
+      // behind the migration's request, it goes on once the migration gives up (without a
+      // lock_timeout it would wait for the long transaction, here never ending on its own).
+      await new Promise((resolve) => { setTimeout(resolve, 500); });
+      const write = writer.query(`UPDATE ${prefix}payments SET event_id = event_id WHERE payment_id = 'pay_v3_closed'`);
+      const stuck = new Promise((resolve) => { setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref(); });
+      assert.notEqual(await Promise.race([write, stuck]), 'still waiting after 20 s');
+      const failure = await migrating;
+      const waited = Date.now() - started;
+      assert.ok(failure instanceof Error, 'ready() rejects');
+      assert.match(failure.message, /^postgresStore: the schema migration waited 5 s for a lock on the receiver's tables, held by a long transaction .*end that transaction, or upgrade when none runs$/);
+      assert.ok(waited >= 4500 && waited < 15_000, `gave up after ${waited} ms`);
+      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, 3, 'nothing migrated');
+      await reader.query('COMMIT');
+      await receiver.ready();
+      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
+    } finally {
+      await reader.query('ROLLBACK').catch(() => {});
+      reader.release();
+      writer.release();
+    }
+  });
+});

@@ -12,6 +12,8 @@ import {
 
 const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';
+// A lock waited for longer than lock_timeout (the schema statement sets 5 s).
+const LOCK_NOT_AVAILABLE = '55P03';
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
 // few times, after a short random pause; past that the delivery is answered 503.
@@ -182,6 +184,12 @@ export function postgresStore(client, options) {
           // let it on, misses the first's schema row (40001). Run again, it sees them.
           await retried(() => client.query(sql.schema));
         } catch (error) {
+          if (sqlState(error) === LOCK_NOT_AVAILABLE) {
+            throw new Error('postgresStore: the schema migration waited 5 s for a lock on the receiver\'s tables, held by a long '
+              + 'transaction (a pg_dump, a report: pg_stat_activity names it), and gave up, so that the deliveries of receivers '
+              + 'already running do not queue behind it; ready() runs it again at the next delivery (answered 503 meanwhile): end '
+              + 'that transaction, or upgrade when none runs', { cause: error });
+          }
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
           if (version > 0) {
             // Tables of an older version stand: migrating them takes their owner (ALTER TABLE),
