@@ -1150,8 +1150,9 @@ export interface ReceiverCounters {
   deliveries: Record<'total' | DeliveryReason | Decision, number>;
   /**
    * Fulfilment: `total`, one count per {@link FulfilmentOutcomeName}, `passes` and the payments
-   * `claimed`, and `failedPasses`: passes that failed as a whole (the store, before or between
-   * payments; startFulfilment logs each), which `passes` does not count.
+   * `claimed`, and `failedPasses`: passes that failed (the store refused the claim, or failed
+   * between payments; startFulfilment logs each). A pass that failed after its claim is in
+   * `passes` too; one whose claim failed only in `failedPasses`.
    *
    * @example
    * receiver.counters().fulfilment.fulfil

@@ -29,9 +29,10 @@ const MAX_DELAY_SECS = 3600;
 // A payment whose work failed in the loop itself (its stored order unreadable, the store
 // refusing its outcome) is set aside this long, so that the rest of the batch goes on.
 const FAILED_DELAY_SECS = 60;
-// Lines a pass writes for retries with one code (the service down: one per payment would
-// bury the rest); the others are counted in one line at the pass's end, and all in onOutcome.
-const LINES_PER_CODE = 3;
+// Lines a pass writes for retries with one code and one cause (the service down: a line per
+// payment would bury the rest); the others are counted in one line at the pass's end, and each
+// goes to onOutcome. A cause of its own (a handler's error for one order) always has its line.
+const LINES_PER_CAUSE = 3;
 const decoder = new TextDecoder();
 
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
@@ -133,9 +134,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
       const call = called === undefined ? ''
         : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;
-      const lines = (said.get(code) ?? 0) + 1;
-      said.set(code, lines);
-      if (lines <= LINES_PER_CODE) warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      const cause = `${code}\u0000${why}`;
+      const lines = (said.get(cause) ?? 0) + 1;
+      said.set(cause, lines);
+      if (lines <= LINES_PER_CAUSE) warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
       const about = called === undefined ? {} : { action: called.action, idempotencyKey: called.idempotencyKey };
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
@@ -337,10 +339,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       await store.release({ owner }).catch(() => {});
       throw failure;
     } finally {
-      for (const [code, lines] of said) {
-        if (lines > LINES_PER_CODE) {
-          warn(`fulfilment: ${lines - LINES_PER_CODE} more payments retried with ${code} in this pass (the first ${LINES_PER_CODE} `
-            + 'are logged above with their cause; each is in onOutcome)');
+      for (const [cause, lines] of said) {
+        if (lines > LINES_PER_CAUSE) {
+          warn(`fulfilment: ${lines - LINES_PER_CAUSE} more payments retried with ${cause.split('\u0000')[0]} for the same cause in this `
+            + `pass (the first ${LINES_PER_CAUSE} are logged above with it; onOutcome has each payment)`);
         }
       }
     }

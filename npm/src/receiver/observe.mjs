@@ -76,7 +76,7 @@ export function observer(onOutcome, error) {
       fulfilment.passes += 1;
       fulfilment.claimed += claimed;
     },
-    // A pass that failed as a whole (its store, before or between payments): not in `passes`.
+    // A pass that failed (its claim, or the store between payments; one that claimed is in `passes` too).
     passFailed() {
       fulfilment.failedPasses += 1;
     },

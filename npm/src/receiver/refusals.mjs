@@ -17,11 +17,13 @@ const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
 const RECOVER = 'a 400 is final for the service (it does not retry it): once fixed, queue a replay from its webhook log, '
   + 'or let a fulfilment pass with recoverAfterSecs confirm the payment';
 
-// Signature mismatches in a row (no delivery verified between them) after which the log says,
-// at error level, what it costs if they are the service's: at these counts, then every
-// STREAK_EVERY.
-const STREAK_AT = [5, 50];
-const STREAK_EVERY = 500;
+// Signature mismatches within WINDOW_SECS (from the first of them) after which the log says, at
+// error level, what they cost if they are the service's; said at most once per WINDOW_SECS, so
+// that forged requests cannot fill the log at that level.
+const MISMATCHES_SAID = 5;
+const WINDOW_SECS = 600;
+// A late delivery signed inside a rotation's overlap is said at most once per LATE_SECS.
+const LATE_SECS = 60;
 
 /** A body's size in bytes, whatever raw shape it came in (0 for none). */
 export function sizeOf(body) {
@@ -36,8 +38,10 @@ export function sizeOf(body) {
  * answering; `verified()` after a delivery that verified.
  */
 export function refusals({ warn, error, emit, names, keep }) {
-  let streak = 0;
-  let streakFrom = null;
+  // This window's mismatches and verified deliveries, and when the line was last said.
+  let window = null;
+  let saidAt = null;
+  const fresh = (now) => ({ from: now, mismatches: 0, verified: 0 });
 
   // Ids of an authentic delivery refused for its timestamp (its signature verified): for the
   // record, so that the replays to queue can be listed. {} when it has none.
@@ -79,16 +83,23 @@ export function refusals({ warn, error, emit, names, keep }) {
     }
     if (code === 'timestamp_missing' || code === 'signature_missing') {
       const carried = headerNames(delivery.headers);
-      const [missing, other] = code === 'timestamp_missing'
-        ? [names.timestampHeader, names.signatureHeader] : [names.signatureHeader, names.timestampHeader];
-      // The other one arrived: the names are likely right, and something on the way removed this one.
-      const onTheWay = carried.includes(other.toLowerCase())
-        ? `; ${other} arrived and ${missing} did not, so the names are likely right: a proxy, load balancer, API gateway or `
-          + `middleware in front may drop ${missing}`
-        : '';
+      const timestamp = code === 'timestamp_missing';
+      const [missing, other, option] = timestamp
+        ? [names.timestampHeader, names.signatureHeader, 'timestampHeader'] : [names.signatureHeader, names.timestampHeader, 'signatureHeader'];
+      // A header that arrived whose name says it is the missing one: the name configured may be wrong.
+      const kind = timestamp ? /time|stamp|(^|-)ts($|-)/ : /sig/;
+      const likely = carried.filter((name) => name !== other.toLowerCase() && kind.test(name));
+      let guess = '';
+      if (likely.length > 0) {
+        guess = `; it carried ${likely.join(', ')}: if that is the service's ${timestamp ? 'timestamp' : 'signature'} header, set ${option} to it`;
+      } else if (carried.includes(other.toLowerCase())) {
+        // The other one arrived, and nothing like this one: something on the way removed it.
+        guess = `; ${other} arrived and nothing like ${missing} did, so the names are likely right: a proxy, load balancer, API `
+          + `gateway or middleware in front may drop ${missing}`;
+      }
       warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
         + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
-        + `timestampHeader and signatureHeader${onTheWay}; ${RECOVER}${underscoreHint(Object.values(names))}`);
+        + `timestampHeader and signatureHeader${guess}${underscoreHint(Object.values(names))}; ${RECOVER}`);
       emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
       return answers.rejected(code);
     }
@@ -98,22 +109,25 @@ export function refusals({ warn, error, emit, names, keep }) {
     return answers.rejected(code);
   }
 
-  // A run of signature mismatches with none verified: forgeries, or the service's own deliveries
-  // under a secret this receiver does not hold (rotated and activated in the dashboard, another
-  // webhook's or environment's). Said at error level at STREAK_AT counts, then every STREAK_EVERY.
+  // Signature mismatches: forgeries, or the service's own deliveries under a secret this
+  // receiver does not hold (rotated and activated in the dashboard, another webhook's or
+  // environment's), which deliveries of other integrations verifying between them do not rule out.
   function mismatched(now) {
-    streak += 1;
-    if (streak === 1) streakFrom = Number.isSafeInteger(now) ? now : null;
-    if (!STREAK_AT.includes(streak) && streak % STREAK_EVERY !== 0) return;
-    const over = streakFrom !== null && Number.isSafeInteger(now) ? ` over ${now - streakFrom} s` : '';
-    error(`${streak} deliveries in a row failed to verify (signature_mismatch)${over}, none verified between them: if the service `
-      + 'sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret (rotated and '
-      + 'activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until replayed. Set the '
-      + `signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}`);
+    if (!Number.isSafeInteger(now)) return;
+    if (window === null || now < window.from || now - window.from >= WINDOW_SECS) window = fresh(now);
+    window.mismatches += 1;
+    if (window.mismatches < MISMATCHES_SAID || (saidAt !== null && now >= saidAt && now - saidAt < WINDOW_SECS)) return;
+    saidAt = now;
+    const others = window.verified === 0 ? 'none verified'
+      : `${window.verified} verified (with several integrations, one whose secret changed fails while the others verify)`;
+    error(`${window.mismatches} deliveries failed to verify (signature_mismatch) in the last ${now - window.from} s, ${others}: if the `
+      + 'service sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret (rotated '
+      + 'and activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until replayed. Set '
+      + `the signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}; said once per ${WINDOW_SECS} s`);
   }
 
-  function verified() {
-    streak = 0;
+  function verified(now) {
+    if (window !== null && Number.isSafeInteger(now) && now >= window.from && now - window.from < WINDOW_SECS) window.verified += 1;
   }
 
   // A delivery that verifies only once the configuration is corrected (a secret without the
@@ -129,11 +143,22 @@ export function refusals({ warn, error, emit, names, keep }) {
   // A delivery the service signed with the retiring secret inside its overlap that arrived
   // after the overlap ended: its retry, signed with the active secret, verifies, so a 500
   // (retried) rather than a 400 (final) keeps the event.
+  // Said at most once per LATE_SECS (a replay of one such delivery, within maxSkewSecs of its
+  // timestamp, gets the same answer), with how many came since the last line.
+  let lateSaidAt = null;
+  let lateSince = 0;
   function lateInOverlap({ name, until }, { timestamp, now }, delivery) {
-    error(`a delivery signed with the retiring secret${name === null ? '' : ` of integration "${name}"`} inside its overlap (its `
-      + `timestamp ${timestamp}, acceptUntilSecs ${until}) arrived ${now - until} s after the overlap ended: answered 500 (a 400 is `
-      + 'never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
-      + 'service\'s retries take');
+    if (lateSaidAt !== null && now >= lateSaidAt && now - lateSaidAt < LATE_SECS) {
+      lateSince += 1;
+    } else {
+      const more = lateSince === 0 ? '' : ` (and ${lateSince} more such since the last line)`;
+      lateSaidAt = now;
+      lateSince = 0;
+      error(`a delivery signed with the retiring secret${name === null ? '' : ` of integration "${name}"`} inside its overlap (its `
+        + `timestamp ${timestamp}, acceptUntilSecs ${until}) arrived ${now - until} s after the overlap ended${more}: answered 500 (a 400 `
+        + 'is never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
+        + `service's retries take; said once per ${LATE_SECS} s`);
+    }
     emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
     return answers.misconfigured('signature_mismatch');
   }
