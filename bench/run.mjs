@@ -76,7 +76,7 @@ function sizes() {
     rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length, wasm: true });
   }
   const layer = [join(info.dir, 'dist', 'public.mjs'), ...filesEndingWith(join(info.dir, 'dist', 'api'), '.mjs')];
-  for (const suffix of ['.wasm.base64.mjs', '_bg.js', 'layer']) {
+  for (const suffix of ['_bg.js', 'layer']) {
     for (const file of suffix === 'layer' ? layer.filter((f) => existsSync(f)) : filesEndingWith(info.dir, suffix)) {
       const buf = readFileSync(file);
       rows.push({ file: relative(info.dir, file), raw: buf.length, gzip9: gzipSync(buf, { level: 9 }).length, brotli: brotliCompressSync(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length });
@@ -123,8 +123,12 @@ function internals() {
   const glue = one('_bg.js');
   const start = [join(info.dir, 'dist', 'api', 'start.mjs')].find((f) => existsSync(f));
   const api = [join(info.dir, 'dist', 'public.mjs')].find((f) => existsSync(f));
-  const base64 = one('.wasm.base64.mjs');
-  if (!glue || !start || !api || !base64 || !readFileSync(start, 'utf8').includes('export function startFromModule')) return null;
+  // The Node entry inlines the .wasm as base64 (bundled: no module of its own ships); the same
+  // literal, written here from the shipped .wasm, stands in for it.
+  const wasm = join(info.dir, 'dist', 'cryptopay_verify_bg.wasm');
+  if (!glue || !start || !api || !existsSync(wasm) || !readFileSync(start, 'utf8').includes('export function startFromModule')) return null;
+  const base64 = join(tmp, 'cryptopay_verify_bg.wasm.base64.mjs');
+  writeFileSync(base64, `export default '${readFileSync(wasm).toString('base64')}';\n`);
   return { glueUrl: pathToFileURL(glue).href, startUrl: pathToFileURL(start).href, apiUrl: pathToFileURL(api).href, base64Url: pathToFileURL(base64).href };
 }
 function fresh() {

@@ -9,6 +9,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // The typings: the ErrorCode block is generated from src/error.rs.
@@ -48,7 +49,14 @@ const cargoArgs = ['build', '--quiet', '--release', '--locked', '--target', 'was
 console.log(`  $ cargo ${cargoArgs.join(' ')}`);
 const cargoReport = execFileSync('cargo', cargoArgs, {
   cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
-  env: { ...process.env, RUSTFLAGS: '-C target-feature=+simd128' },
+  // The paths of this machine (the cargo registry, the checkout) are remapped: the panic
+  // locations of dependencies are strings in the .wasm.
+  // (Encoded flags, separated by 0x1f: a path may hold a space.)
+  env: {
+    ...process.env,
+    CARGO_ENCODED_RUSTFLAGS: ['-Ctarget-feature=+simd128', `--remap-path-prefix=${process.env.CARGO_HOME ?? join(homedir(), '.cargo')}=/cargo`,
+      `--remap-path-prefix=${root}=/build`].join('\x1f'),
+  },
 });
 const artifactOf = (crate) => cargoReport.split('\n').filter((line) => line.startsWith('{'))
   .map((line) => JSON.parse(line))
@@ -188,6 +196,8 @@ for (const [format, file] of [['esm', 'node.mjs'], ['cjs', 'node.cjs']]) {
     '--target=node18', '--log-level=warning', `--outfile=${join(dist, 'entry', file)}`]);
 }
 rmSync(nodeSource);
+// Both entries inline the bytes: the module they were bundled from ships no more (200 KB).
+rmSync(join(dist, `${name}_bg.wasm.base64.mjs`));
 const cjs = readFileSync(join(dist, 'entry', 'node.cjs'), 'utf8');
 if (cjs.includes('import.meta')) fail('the CommonJS entry refers to import.meta');
 
