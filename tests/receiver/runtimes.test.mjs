@@ -199,7 +199,7 @@ test('the receiver typings compile under node16 resolution, ESM and CommonJS (ts
   writeFileSync(join(dir, 'use.mts'), `import { createReceiver, postgresStore, sqliteStore, d1Store, memoryStore } from 'cryptopay-verify/receiver';
 import type { ReceiverStore, ReceiverAnswer } from 'cryptopay-verify/receiver';
 declare const pool: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
-declare const db: { prepare(sql: string): { run(...p: any[]): unknown; get(...p: any[]): unknown }; exec(sql: string): unknown };
+declare const db: { prepare(sql: string): { run(...p: any[]): unknown; get(...p: any[]): unknown; all(...p: any[]): unknown[] }; exec(sql: string): unknown };
 declare const binding: { prepare(sql: string): { bind(...v: unknown[]): any; all(): Promise<unknown>; run(): Promise<unknown> }; batch(s: any[]): Promise<Array<{ results?: any[] }>> };
 const stores: ReceiverStore[] = [postgresStore(pool, { prefix: 'x_' }), sqliteStore(db, { synchronous: 'FULL', maxBatch: 10 }), d1Store(binding)];
 const receiver = createReceiver({ secrets: 's', maxSkewSecs: 300, timestampHeader: 't', signatureHeader: 'v', store: stores[0], log: false });
