@@ -551,7 +551,7 @@ p('| File | raw (B) | gzip -9 (B) | brotli 11 (B) |');
 p('|---|---:|---:|---:|');
 for (const r of size.rows) p(`| ${r.file} | ${r.raw} | ${r.gzip9} | ${r.brotli} |`);
 p();
-p(`Installed package: ${fmtBytes(size.installed)}${size.tarball ? `; npm tarball \`${size.tarball.file}\`: ${fmtBytes(size.tarball.bytes)}` : ''}. Node loads the base64 module (the .wasm inlined), not the .wasm file.`);
+p(`Installed package: ${fmtBytes(size.installed)}${size.tarball ? `; npm tarball \`${size.tarball.file}\`: ${fmtBytes(size.tarball.bytes)}` : ''}. Node's entries inline the .wasm as base64; the .wasm file is for browsers and Workers.`);
 
 // Memory
 p();

@@ -34,8 +34,12 @@ SELECT pg_advisory_xact_lock(4150767016395183);
 -- Then a lock on a table is waited for 5 s at most: a migration's ALTER TABLE waiting behind a
 -- long transaction that reads the tables (a pg_dump, a report) would queue every delivery of
 -- the receivers already running behind it. It gives up instead (55P03, lock_not_available);
--- ready() runs it again at the next delivery, answered 503 meanwhile.
-SET LOCAL lock_timeout = '5s';
+-- ready() runs it again at the next delivery, answered 503 meanwhile. The transaction's own
+-- setting is kept aside and put back at the end, for a migration tool that runs more after
+-- this statement in the same transaction. (Local to a transaction: run by hand, run it as
+-- one, `psql -1`.)
+SELECT set_config('cryptopay.lock_timeout', current_setting('lock_timeout'), true),
+       set_config('lock_timeout', '5s', true);
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
   name    text    PRIMARY KEY,
   version integer NOT NULL
@@ -120,6 +124,7 @@ ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
 ANALYZE cryptopay_payments;
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
+SELECT set_config('lock_timeout', current_setting('cryptopay.lock_timeout'), true);
 
 -- statement: tables
 -- ready() first reads which tables stand, then (when cryptopay_schema does) `version`:

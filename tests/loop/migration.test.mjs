@@ -375,12 +375,24 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       const failure = await migrating;
       const waited = Date.now() - started;
       assert.ok(failure instanceof Error, 'ready() rejects');
-      assert.match(failure.message, /^postgresStore: the schema migration waited 5 s for a lock on the receiver's tables, held by a long transaction .*end that transaction, or upgrade when none runs$/);
+      assert.match(failure.message, /^postgresStore: the schema migration gave up waiting for a lock \(55P03\).*a lock on the receiver's tables \(it waits 5 s\), held by a long transaction .*end that transaction, or upgrade when none runs$/);
       assert.ok(waited >= 4500 && waited < 15_000, `gave up after ${waited} ms`);
       assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, 3, 'nothing migrated');
       await reader.query('COMMIT');
       await receiver.ready();
       assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
+      // Run by a migration tool inside its own transaction, with more after it: what follows
+      // keeps the transaction's own lock_timeout.
+      const tool = await pool.connect();
+      try {
+        await tool.query('BEGIN');
+        await tool.query("SET LOCAL lock_timeout = '42s'");
+        await tool.query(prefixed(readStatements(readFileSync(join(ROOT, 'sql', 'postgres.sql'), 'utf8')).schema, prefix));
+        assert.equal((await tool.query("SELECT current_setting('lock_timeout') AS t")).rows[0].t, '42s');
+        await tool.query('COMMIT');
+      } finally {
+        tool.release();
+      }
     } finally {
       await reader.query('ROLLBACK').catch(() => {});
       reader.release();

@@ -3,28 +3,29 @@
 // the receiver's log and the client's record_failed.
 
 // A word that names a credential, with what comes before or after it in a name
-// (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`), and the value after it: quoted, or
-// up to a separator. A quote may close the name (`{"password":"x"}`, `'secret': 'x'`).
-// Anchored at a word's start: unanchored, \w* made a long word cost quadratic time.
-// `pass` ending a longer name (`PGPASS`, `DB_PASS`), or alone before `=` or as a quoted key
-// (`pass=`, `"pass":`); not in prose (`a fulfilment pass: ...`, `PASS`).
-const SECRET_NAME = String.raw`(?:\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key)\w*|\b\w+pass\b|\bpass(?=\s*=|["']\s*:))`;
-// A URL after such a word is masked too (a capability URL holds its secret in its path),
-// unless its user information was masked already (`credentials: http://***@host`: the rest of
-// it names where, not who).
-const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|(?![a-z][a-z0-9+.-]*:\/\/\*\*\*@)[^\s&;,'")]+`;
+// (`PGPASSWORD`, `DB_PASSWORD`, `X_API_KEY`, `authToken`, `client_credentials`, `PGPASS`), and
+// the value after `=` or `:`: quoted, or up to a separator. A quote may close the name
+// (`{"password":"x"}`, `'secret': 'x'`). Anchored at a word's start: unanchored, \w* made a
+// long word cost quadratic time.
+const SECRET_NAME = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key|credentials?)\w*|\b\w*pass\b`;
+// Not a label (`credentials: ENOENT: no such file`: a short word of letters and a colon), nor a URL whose user
+// information is masked already (`credentials: http://***@host`: the rest names where, not
+// who); any other URL is (a capability URL holds its secret in its path).
+const SECRET_VALUE = String.raw`"[^"]*"|'[^']*'|(?![a-z_]{2,12}:(?:\s|$))(?![a-z][a-z0-9+.-]*:\/\/\*\*\*@)[^\s&;,'")]+`;
 const NAMED_SECRET = new RegExp(`(${SECRET_NAME})(["']?\\s*[=:]\\s*)(?:${SECRET_VALUE})`, 'gi');
 // A value that looks like a credential: 12 characters or more with a letter and a digit.
 const LOOKS_SECRET = String.raw`(?=[\w.~+/=-]{12,})(?=[\w.~+/=-]*[0-9])(?=[\w.~+/=-]*[a-z])[\w.~+/=-]+`;
-// `password "hunter2"`: a quoted value after a space, or an unquoted one that looks like a
-// credential (`token Sup3rS3cretPw`, `credentials Sup3rS3cretPw`), so that `password
-// authentication failed` and `could not load credentials: ENOENT` keep their words.
-const QUOTED_SECRET = new RegExp(`(${SECRET_NAME}|\\bcredentials?\\b)(\\s+)(?:"[^"]*"|'[^']*'|${LOOKS_SECRET})`, 'gi');
-// An HTTP credential as a header writes it: `Authorization: Bearer <token>`, `Basic <base64>`;
-// after `Authorization:` a known scheme's value (`Token <key>`), or a value that looks like a
-// credential (`Authorization: invalid signature` keeps its words); a cookie's pairs.
+// After a space: a quoted value (`password "hunter2"`, `pass 'x'`), or an unquoted one that
+// looks like a credential (`token Sup3rS3cretPw`), so that `password authentication failed`
+// keeps its words (and `PASS` in prose its neighbour).
+const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*')`, 'gi');
+const LOOKS_NAMED = new RegExp(`(\\b\\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key|credentials?)\\w*|\\b\\w+pass\\b)(\\s+)${LOOKS_SECRET}`, 'gi');
+// An HTTP credential as a header writes it: `Bearer <token>`, `Basic <base64>`; after
+// `Authorization:` whatever follows a scheme's word (`Bot`, `SharedKey`, `AWS4-HMAC-SHA256`), or
+// the value alone (`Authorization: invalid signature` is masked too: a credential cannot be
+// told from words); a cookie's pairs.
 const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[\w.~+/=-]+/gi;
-const AUTHORIZATION = new RegExp(String.raw`\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)(?:((?:bearer|basic|token|digest|negotiate|ntlm|hmac|api-?key|key)\s+)[^\s"',;]+|${LOOKS_SECRET})`, 'gi');
+const AUTHORIZATION = /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:[a-z][\w-]*\s+)?)[^\s"',;]+/gi;
 const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/gi;
 
 // What is read of a message, white space collapsed first: its callers show its first 300
@@ -50,8 +51,9 @@ export function maskCredentials(text) {
     .replace(/(^|[\s(<'"=/])[^\s:/@'"]+:(?!\/)[^\s@'"]+@/g, '$1***@')
     .replace(NAMED_SECRET, '$1$2***')
     .replace(QUOTED_SECRET, '$1$2***')
+    .replace(LOOKS_NAMED, '$1$2***')
     .replace(SCHEME_CREDENTIAL, '$1 ***')
-    .replace(AUTHORIZATION, (_, name, scheme = '') => `${name}${scheme}***`)
+    .replace(AUTHORIZATION, '$1$2***')
     .replace(COOKIE, '$1***')
     .replace(/\bwhsec_[\w+/=.-]+/gi, 'whsec_***')
     .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***');

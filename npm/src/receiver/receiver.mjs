@@ -282,7 +282,7 @@ export function createReceiver(options) {
       }
       Object.assign(context, { timestamp, now, signature });
       ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
-      verifiedOne(now);
+      verifiedOne();
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
         const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });

@@ -17,11 +17,12 @@ const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
 const RECOVER = 'a 400 is final for the service (it does not retry it): once fixed, queue a replay from its webhook log, '
   + 'or let a fulfilment pass with recoverAfterSecs confirm the payment';
 
-// Signature mismatches within WINDOW_SECS (from the first of them) after which the log says, at
-// error level, what they cost if they are the service's; said at most once per WINDOW_SECS, so
-// that forged requests cannot fill the log at that level.
+// Signature mismatches since the log last said so after which it says, at error level, what they
+// cost if they are the service's; said at most once per QUIET_SECS, so that forged requests
+// cannot fill the log at that level. The count never expires: a shop with a delivery an hour
+// whose secret was rotated in the dashboard is told at its fifth.
 const MISMATCHES_SAID = 5;
-const WINDOW_SECS = 600;
+const QUIET_SECS = 600;
 // A late delivery signed inside a rotation's overlap is said at most once per LATE_SECS.
 const LATE_SECS = 60;
 
@@ -38,10 +39,9 @@ export function sizeOf(body) {
  * answering; `verified()` after a delivery that verified.
  */
 export function refusals({ warn, error, emit, names, keep }) {
-  // This window's mismatches and verified deliveries, and when the line was last said.
-  let window = null;
+  // The mismatches and verified deliveries since the line was last said, and when it was.
+  let since = { from: null, mismatches: 0, verified: 0 };
   let saidAt = null;
-  const fresh = (now) => ({ from: now, mismatches: 0, verified: 0 });
 
   // Ids of an authentic delivery refused for its timestamp (its signature verified): for the
   // record, so that the replays to queue can be listed. {} when it has none.
@@ -87,15 +87,17 @@ export function refusals({ warn, error, emit, names, keep }) {
       const [missing, other, option] = timestamp
         ? [names.timestampHeader, names.signatureHeader, 'timestampHeader'] : [names.signatureHeader, names.timestampHeader, 'signatureHeader'];
       // A header that arrived whose name says it is the missing one: the name configured may be wrong.
-      const kind = timestamp ? /time|stamp|(^|-)ts($|-)/ : /sig/;
-      const likely = carried.filter((name) => name !== other.toLowerCase() && kind.test(name));
+      // (Not a proxy's own: x-envoy-expected-rq-timeout-ms, x-request-start-time.)
+      const kind = timestamp ? /timestamp|(^|-)ts($|-)/ : /signature|(^|-)sig($|-)/;
+      const likely = carried.filter((name) => name !== other.toLowerCase() && kind.test(name) && !/^x-(envoy|amzn|forwarded)-|timeout/.test(name));
       let guess = '';
       if (likely.length > 0) {
         guess = `; it carried ${likely.join(', ')}: if that is the service's ${timestamp ? 'timestamp' : 'signature'} header, set ${option} to it`;
-      } else if (carried.includes(other.toLowerCase())) {
-        // The other one arrived, and nothing like this one: something on the way removed it.
-        guess = `; ${other} arrived and nothing like ${missing} did, so the names are likely right: a proxy, load balancer, API `
-          + `gateway or middleware in front may drop ${missing}`;
+      }
+      if (carried.includes(other.toLowerCase())) {
+        // The other one arrived: with the names right, something on the way removed this one.
+        guess += `; ${other} arrived and ${missing} did not, so ${likely.length > 0 ? 'if the names are right, ' : 'the names are likely right: '}`
+          + `a proxy, load balancer, API gateway or middleware in front may drop ${missing}`;
       }
       warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
         + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
@@ -114,20 +116,23 @@ export function refusals({ warn, error, emit, names, keep }) {
   // environment's), which deliveries of other integrations verifying between them do not rule out.
   function mismatched(now) {
     if (!Number.isSafeInteger(now)) return;
-    if (window === null || now < window.from || now - window.from >= WINDOW_SECS) window = fresh(now);
-    window.mismatches += 1;
-    if (window.mismatches < MISMATCHES_SAID || (saidAt !== null && now >= saidAt && now - saidAt < WINDOW_SECS)) return;
+    since.from ??= now;
+    since.mismatches += 1;
+    if (since.mismatches < MISMATCHES_SAID || (saidAt !== null && now >= saidAt && now - saidAt < QUIET_SECS)) return;
+    const others = since.verified === 0 ? 'none verified'
+      : `${since.verified} verified (forgeries, or, with several integrations, one whose secret changed while the others verify)`;
+    const over = saidAt === null ? '' : ' since this was last said';
+    error(`${since.mismatches} deliveries failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
+      + 'if the service sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret '
+      + '(rotated and activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until '
+      + `replayed. Set the signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}; said at most `
+      + `once per ${QUIET_SECS} s`);
     saidAt = now;
-    const others = window.verified === 0 ? 'none verified'
-      : `${window.verified} verified (with several integrations, one whose secret changed fails while the others verify)`;
-    error(`${window.mismatches} deliveries failed to verify (signature_mismatch) in the last ${now - window.from} s, ${others}: if the `
-      + 'service sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret (rotated '
-      + 'and activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until replayed. Set '
-      + `the signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}; said once per ${WINDOW_SECS} s`);
+    since = { from: null, mismatches: 0, verified: 0 };
   }
 
-  function verified(now) {
-    if (window !== null && Number.isSafeInteger(now) && now >= window.from && now - window.from < WINDOW_SECS) window.verified += 1;
+  function verified() {
+    if (since.from !== null) since.verified += 1;
   }
 
   // A delivery that verifies only once the configuration is corrected (a secret without the

@@ -185,10 +185,11 @@ export function postgresStore(client, options) {
           await retried(() => client.query(sql.schema));
         } catch (error) {
           if (sqlState(error) === LOCK_NOT_AVAILABLE) {
-            throw new Error('postgresStore: the schema migration waited 5 s for a lock on the receiver\'s tables, held by a long '
-              + 'transaction (a pg_dump, a report: pg_stat_activity names it), and gave up, so that the deliveries of receivers '
-              + 'already running do not queue behind it; ready() runs it again at the next delivery (answered 503 meanwhile): end '
-              + 'that transaction, or upgrade when none runs', { cause: error });
+            throw new Error('postgresStore: the schema migration gave up waiting for a lock (55P03), so that the deliveries of '
+              + 'receivers already running do not queue behind it: a lock on the receiver\'s tables (it waits 5 s), held by a long '
+              + 'transaction (a pg_dump, a report: pg_stat_activity names it), or, under a lock_timeout of this role or database, '
+              + 'the migration\'s advisory lock, held by another receiver migrating; ready() runs it again at the next delivery '
+              + '(answered 503 meanwhile): end that transaction, or upgrade when none runs', { cause: error });
           }
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
           if (version > 0) {
