@@ -7,7 +7,8 @@
 // the value after `=` or `:`: quoted, or up to a separator. A quote may close the name
 // (`{"password":"x"}`, `'secret': 'x'`). Anchored at a word's start: unanchored, \w* made a
 // long word cost quadratic time.
-const SECRET_NAME = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key|credentials?)\w*|\b\w*pass\b`;
+const SECRET_WORDS = String.raw`\b\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key|credentials?)\w*`;
+const SECRET_NAME = String.raw`${SECRET_WORDS}|\b\w*pass\b`;
 // Not a label (`credentials: ENOENT: no such file`: a short word of letters and a colon), nor a URL whose user
 // information is masked already (`credentials: http://***@host`: the rest names where, not
 // who); any other URL is (a capability URL holds its secret in its path).
@@ -19,7 +20,7 @@ const LOOKS_SECRET = String.raw`(?=[\w.~+/=-]{12,})(?=[\w.~+/=-]*[0-9])(?=[\w.~+
 // looks like a credential (`token Sup3rS3cretPw`), so that `password authentication failed`
 // keeps its words (and `PASS` in prose its neighbour).
 const QUOTED_SECRET = new RegExp(`(${SECRET_NAME})(\\s+)(?:"[^"]*"|'[^']*')`, 'gi');
-const LOOKS_NAMED = new RegExp(`(\\b\\w*(?:password|passwd|pwd|secret|token|api[-_]?key|private[-_]?key|credentials?)\\w*|\\b\\w+pass\\b)(\\s+)${LOOKS_SECRET}`, 'gi');
+const LOOKS_NAMED = new RegExp(`(${SECRET_WORDS}|\\b\\w+pass\\b)(\\s+)${LOOKS_SECRET}`, 'gi');
 // An HTTP credential as a header writes it: `Bearer <token>`, `Basic <base64>`; after
 // `Authorization:` whatever follows a scheme's word (`Bot`, `SharedKey`, `AWS4-HMAC-SHA256`), or
 // the value alone (`Authorization: invalid signature` is masked too: a credential cannot be

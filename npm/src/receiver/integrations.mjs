@@ -166,16 +166,20 @@ export function trimmedMatcher(integrations, keys) {
         return []; // trimmed, the set is no valid one (two secrets now equal): it tells nothing
       }
     });
-    for (const { name, verifier } of trimmed) {
-      try {
-        verifier.verifySignature(call);
-        return { name };
-      } catch (failure) {
-        if (!(failure instanceof CryptoPayError)) throw failure;
-      }
-    }
-    return null;
+    const match = trimmed.find(({ verifier }) => verifies(verifier, call));
+    return match === undefined ? null : { name: match.name };
   };
+}
+
+/** Whether `verifier` verifies the signature of `call` (a refusal is false; anything else throws). */
+function verifies(verifier, call) {
+  try {
+    verifier.verifySignature(call);
+    return true;
+  } catch (failure) {
+    if (!(failure instanceof CryptoPayError)) throw failure;
+    return false;
+  }
 }
 
 /**
@@ -198,11 +202,11 @@ export function lateInOverlapMatcher(integrations, keys) {
       if (!(candidate.until < call.nowSecs && signedAt <= candidate.until)) continue;
       try {
         candidate.verifier ??= keys([{ secret: candidate.secret, kind: 'active' }]);
-        candidate.verifier.verifySignature(call);
-        return { name: candidate.name, until: candidate.until };
       } catch (failure) {
         if (!(failure instanceof CryptoPayError)) throw failure;
+        continue;
       }
+      if (verifies(candidate.verifier, call)) return { name: candidate.name, until: candidate.until };
     }
     return null;
   };
@@ -281,15 +285,7 @@ export function verifyAny(verifiers, call) {
  */
 export function readsSwapped(keys, body, { timestamp, signature, now }) {
   if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^[0-9]{1,12}$/.test(signature)) return false;
-  for (const { verifier } of keys) {
-    try {
-      verifier.verifySignature({ body, timestamp: signature, signature: timestamp, nowSecs: now });
-      return true;
-    } catch (failure) {
-      if (!(failure instanceof CryptoPayError)) throw failure;
-    }
-  }
-  return false;
+  return keys.some(({ verifier }) => verifies(verifier, { body, timestamp: signature, signature: timestamp, nowSecs: now }));
 }
 
 // How much a signature_mismatch says beyond "no signature matches": 2 when a retiring secret

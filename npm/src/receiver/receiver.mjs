@@ -285,14 +285,15 @@ export function createReceiver(options) {
       verifiedOne();
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
-        const match = trimmedMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
+        const call = { body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now };
+        const match = trimmedMatch(call);
         if (match !== null) {
           return misconfigured(`a delivery failed to verify, but verifies with the secret${match.name === null ? '' : ` of integration "${match.name}"`} `
             + 'once the white space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an '
             + 'env file or YAML value kept. Remove them where the secret is configured', match.name, delivery);
         }
         if (overlapEnded(failure.failure)) {
-          const late = lateMatch({ body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now });
+          const late = lateMatch(call);
           if (late !== null) return lateInOverlap(late, context, delivery);
         }
       }
