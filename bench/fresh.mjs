@@ -36,6 +36,14 @@ switch (impl) {
       api.verifyWebhook({ body, timestamp: d.timestamp, signature: d.ours, nowSecs: nowSecs(), secrets: d.secret, maxSkewSecs: 300 });
     break;
   }
+  case 'floor-main':
+  case 'floor-exports': {
+    // Node's own cost of importing a package by its name: an empty ES module package, with
+    // `main` only or with `exports` (run.mjs writes both, and a copy of this file beside them).
+    await import(`cryptopay-bench-${impl}`);
+    verify = () => true;
+    break;
+  }
   case 'stripe': {
     const { default: Stripe } = await import('stripe');
     verify = () => new Stripe('sk_test_bench_not_a_key').webhooks.constructEvent(body, d.stripe, d.secret);

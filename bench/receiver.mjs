@@ -26,7 +26,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPostgres } from '../tests/receiver/lib/postgres.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -48,6 +47,10 @@ if (!existsSync(join(consumer, 'node_modules', 'cryptopay-verify', 'package.json
   process.exit(1);
 }
 const { signWebhook } = createRequire(join(consumer, 'package.json'))('cryptopay-verify');
+// The tests' PostgreSQL helper loads the installed package from CONSUMER_DIR (target/consumer
+// unless said): here, the bench's own, so that `make bench` needs no other build.
+process.env.CONSUMER_DIR ??= consumer;
+const { startPostgres } = await import('../tests/receiver/lib/postgres.mjs');
 const scratch = mkdtempSync(join(consumer, '.bench-receiver-'));
 const cleanup = [() => rmSync(scratch, { recursive: true, force: true })];
 process.on('exit', () => {

@@ -116,6 +116,8 @@ const FRESH_IMPLS = [
   { id: 'standardwebhooks', label: 'standardwebhooks `import` + `new Webhook()` + `verify`' },
   { id: 'node:crypto', label: 'node:crypto `import` + verify + `JSON.parse`' },
   { id: 'baseline', label: 'empty (process start only)' },
+  { id: 'floor-main', label: 'an empty ES module package imported by its name, `main` only (no verification)' },
+  { id: 'floor-exports', label: 'the same package with `exports` instead of `main` (no verification)' },
 ];
 // The package's internal modules, for the phase-by-phase start-up (skipped if not found).
 function internals() {
@@ -143,7 +145,19 @@ function fresh() {
   const freshHere = join(benchDir, 'fresh.mjs');
   const freshThere = join(consumerDir, 'bench-fresh.mjs');
   writeFileSync(freshThere, readFileSync(freshHere));
-  const freshOf = (impl) => (impl.startsWith('ours-') && impl !== 'ours-phases' ? freshThere : freshHere);
+  // The floor rows: two empty packages and a copy of fresh.mjs beside them, so that the
+  // resolution of a bare name is all they time.
+  const floorDir = join(tmp, 'floor');
+  for (const [kind, entry] of [['main', { main: './index.mjs' }], ['exports', { exports: { '.': './index.mjs' } }]]) {
+    const dir = join(floorDir, 'node_modules', `cryptopay-bench-floor-${kind}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `cryptopay-bench-floor-${kind}`, version: '0.0.0', type: 'module', ...entry }));
+    writeFileSync(join(dir, 'index.mjs'), 'export const empty = true;\n');
+  }
+  const freshFloor = join(floorDir, 'bench-fresh.mjs');
+  writeFileSync(freshFloor, readFileSync(freshHere));
+  const freshOf = (impl) =>
+    impl.startsWith('floor-') ? freshFloor : impl.startsWith('ours-') && impl !== 'ours-phases' ? freshThere : freshHere;
   const inputs = {};
   let signedAt = 0;
   for (let r = 0; r < rounds; r += 1) {
@@ -358,7 +372,7 @@ const spread = (s) => `p25-p75 ${fmtRatio({ median: s.p25 })}-${fmtRatio({ media
   // Cold start: the ratio of the medians of interleaved fresh processes.
   const coldMs = (id) => median(cold.res[id].totalMs);
   goal('fresh process: ESM import + first `verifyWebhook` / standardwebhooks in the same harness', coldMs('ours-esm') / coldMs('standardwebhooks'), 1.0, rfmt,
-    `${coldMs('ours-esm').toFixed(1)} ms against ${coldMs('standardwebhooks').toFixed(1)} (medians of ${cold.rounds}); with a 16 KiB body ${cold.res['ours-esm-16k'] ? `${coldMs('ours-esm-16k').toFixed(1)} against ${coldMs('standardwebhooks-16k').toFixed(1)}` : 'not measured'}; CJS require: ${coldMs('ours-cjs').toFixed(1)} ms; stripe ${coldMs('stripe').toFixed(1)}, svix ${coldMs('svix').toFixed(1)}`);
+    `${coldMs('ours-esm').toFixed(1)} ms against ${coldMs('standardwebhooks').toFixed(1)} (medians of ${cold.rounds}); with a 16 KiB body ${cold.res['ours-esm-16k'] ? `${coldMs('ours-esm-16k').toFixed(1)} against ${coldMs('standardwebhooks-16k').toFixed(1)}` : 'not measured'}; CJS require: ${coldMs('ours-cjs').toFixed(1)} ms; Node's resolution of a package's \`exports\` over a \`main\` (empty packages, paid once per process by the first package with \`exports\`): ${cold.res['floor-exports'] ? `${(coldMs('floor-exports') - coldMs('floor-main')).toFixed(1)} ms` : 'not measured'}; stripe ${coldMs('stripe').toFixed(1)}, svix ${coldMs('svix').toFixed(1)}`);
   // The verify row in Bun, Deno and workerd (ours / the runtime's reference, one process or isolate).
   for (const [key, name, ref, refName] of [
     ['bun', 'Bun', 'node+parse', 'node:crypto verify + `JSON.parse`'],
@@ -527,10 +541,14 @@ p();
 p('| Implementation | import (ms) | first verify (ms) | import + first verify (ms) | process wall − empty (ms) |');
 p('|---|---:|---:|---:|---:|');
 const baseWall = median(cold.res.baseline.wallMs);
+// The floor rows start from another folder (no package.json around their script), so their
+// process wall time is not comparable with the empty process's.
+const wallCell = (id, r) =>
+  id === 'baseline' ? `(${baseWall.toFixed(1)} absolute)` : id.startsWith('floor-') ? '—' : (median(r.wallMs) - baseWall).toFixed(1);
 for (const f of FRESH_IMPLS) {
   const r = cold.res[f.id];
   if (!r) continue; // a run from before the row existed (--report)
-  p(`| ${f.label} | ${median(r.importMs).toFixed(2)} | ${median(r.verifyMs).toFixed(2)} | ${median(r.totalMs).toFixed(2)} | ${f.id === 'baseline' ? `(${baseWall.toFixed(1)} absolute)` : (median(r.wallMs) - baseWall).toFixed(1)} |`);
+  p(`| ${f.label} | ${median(r.importMs).toFixed(2)} | ${median(r.verifyMs).toFixed(2)} | ${median(r.totalMs).toFixed(2)} | ${wallCell(f.id, r)} |`);
 }
 
 if (cold.phases.length) {
