@@ -65,6 +65,23 @@ const viewText = (answer) => {
 };
 
 /**
+ * A confirm that failed because the service does not know the payment (404), with what that
+ * means for the account confirm was called through: the order's integration (recorded wrong,
+ * the usual cause), the event's, or the one API key of a receiver without names. Any other
+ * failure as it is.
+ */
+function notFoundHint(failure, integration, byOrder) {
+  if (failure?.status !== 404 && failure?.code !== 'payment_not_found') return failure;
+  const through = integration === null
+    ? 'confirm\'s API key does not see this payment: it must be the key of the account that created it (not another account\'s, nor a test key against live)'
+    : byOrder
+      ? `confirm was called with integration "${integration}", the order's: if another integration's API key created the payment, `
+        + 'the order was recorded under the wrong one; mend the integration column of its row in the orders table'
+      : `confirm was called with integration "${integration}", whose secret verified the event: confirm must use that integration's API key`;
+  return new Error(`${describeError(failure)}; ${through}`);
+}
+
+/**
  * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
@@ -160,7 +177,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // refuses them): the order's account is asked too, and the link then holds the payment
       // for review, rather than a confirm that fails for ever.
       const own = order?.integration ?? null;
-      if (!state.hasPayment || order === null || own === integration) return retry('confirm_failed', failure);
+      if (!state.hasPayment || order === null || own === integration) {
+        return retry('confirm_failed', notFoundHint(failure, integration, order !== null));
+      }
       try {
         answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });
         viaOrder = true;

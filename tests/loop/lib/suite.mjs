@@ -238,6 +238,22 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(h.done().length, ids.length);
   });
 
+  // Through the sandbox, the API client's own 404 (CryptoPayApiError payment_not_found).
+  test(`${name}: recovery of an order the service does not know: the confirm_failed line says which API key confirm must use`, async (t) => {
+    const lines = [];
+    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const created = await world.create({ orderRef: 'unknown there' });
+    await record({ ...created, payment_id: `${created.payment_id}x` }); // no such payment at the service
+    await sleep(1200);
+    const h = recorder();
+    const run = await loop.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 });
+    assert.deepEqual([run.outcomes, h.calls.length], [{ retry: 1 }, 0]);
+    const said = lines.filter((line) => line.includes('confirm_failed'));
+    assert.equal(said.length, 1, lines.join('\n'));
+    assert.match(said[0], /payment_not_found/);
+    assert.match(said[0], /confirm's API key does not see this payment: it must be the key of the account that created it/);
+  });
+
   test(`${name}: recovery: an order with no event is confirmed once recoverAfterSecs passed, and again while it is not settled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();
@@ -948,5 +964,32 @@ export function integrationScenarios(engine) {
     await drain(opened.receiver, { confirm, handle: h.handle });
     assert.deepEqual(asked, ['shop-b', 'shop-a']);
     assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code, c.integration, c.statusVersion]), [[id, 'review', 'integration_mismatch', 'shop-b', '1000']]);
+  });
+
+  // The on-call view of an order recorded under the wrong integration: its events are refused
+  // (integration_mismatch), and its recovery's confirm, through the order's account, finds no
+  // such payment. The retry line says which integration was asked and what to mend.
+  test(`${engine.name}: an order recorded under another integration than the payment's: the confirm_failed line names the integration asked and the fix`, async (t) => {
+    const lines = [];
+    const opened = await engine.open({ secrets, log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    t.after(() => opened.close());
+    const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'iw' });
+    const created = a.create({ orderRef: 'a-4' });
+    await opened.receiver.recordCreated(created, { integration: 'shop-b' });
+    const asked = [];
+    const confirm = (paymentId, context) => {
+      asked.push(context.integration);
+      // As the API client throws it: the service's ErrorResponse code and its status.
+      if (context.integration !== 'shop-a') throw Object.assign(new Error('payment_not_found: the service answered 404'), { status: 404, code: 'payment_not_found' });
+      return a.confirm(paymentId);
+    };
+    await sleep(1100);
+    const h = recorder();
+    const run = await opened.receiver.fulfil({ confirm, handle: h.handle, recoverAfterSecs: 1 });
+    assert.deepEqual([run.outcomes, asked, h.calls.length], [{ retry: 1 }, ['shop-b'], 0]);
+    const said = lines.filter((line) => line.includes('confirm_failed'));
+    assert.equal(said.length, 1, lines.join('\n'));
+    assert.match(said[0], /payment_not_found: the service answered 404; confirm was called with integration "shop-b", the order's: /);
+    assert.match(said[0], /mend the integration column of its row in the orders table/);
   });
 }
