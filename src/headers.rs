@@ -175,17 +175,20 @@ where
         ));
     }
     let headers_list: Vec<(&'a [u8], &'a [u8])> = headers.into_iter().collect();
-    let find = |name: &str| -> Result<Option<&'a [u8]>, Error> {
+    // `which` names the header in a duplicate's error (never its values).
+    let find = |name: &str, which: &'static str| -> Result<Option<&'a [u8]>, Error> {
         let mut found = None;
         for (n, value) in headers_list.iter().copied() {
             if n.eq_ignore_ascii_case(name.as_bytes()) && found.replace(value).is_some() {
-                return Err(Error::new(ErrorKind::HeaderDuplicated));
+                return Err(err(ErrorKind::HeaderDuplicated, which));
             }
         }
         Ok(found)
     };
-    let timestamp = find(timestamp_header)?.ok_or(Error::new(ErrorKind::TimestampMissing))?;
-    let signature = find(signature_header)?.ok_or(Error::new(ErrorKind::SignatureMissing))?;
+    let timestamp = find(timestamp_header, "the timestamp header")?
+        .ok_or(Error::new(ErrorKind::TimestampMissing))?;
+    let signature = find(signature_header, "the signature header")?
+        .ok_or(Error::new(ErrorKind::SignatureMissing))?;
     Ok(DeliveryHeaders {
         timestamp,
         signature,

@@ -228,7 +228,10 @@ pub struct Stored {
 /// row inserted first when it is missing) or make the write conditional (`INSERT ... ON
 /// CONFLICT (payment_id) DO UPDATE ... WHERE stored < incoming`, which the npm package's
 /// `cryptopay-verify/receiver` uses, and the `axum-receiver` example with `DATABASE_URL` set),
-/// and let the `event_id` primary key refuse a second record.
+/// and let the `event_id` primary key refuse a second record. `stored < incoming` in SQL needs
+/// the version stored as a number (PostgreSQL `numeric`), never as text, where `'10' < '9'`
+/// refuses the newer facts and lets older ones overwrite them; SQLite's integers stop at 64
+/// bits, so there compare by length, then by text.
 ///
 /// # Examples
 ///

@@ -43,7 +43,12 @@ pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
     if !value.iter().all(u8::is_ascii_digit) {
         return Err(err(
             ErrorKind::TimestampMalformed,
-            "the timestamp holds a character other than an ASCII digit",
+            if reads_as_signature(value) {
+                "the timestamp reads as a signature (v1=, sha256= or 64 hex digits): are the \
+                 timestamp and signature header names swapped?"
+            } else {
+                "the timestamp holds a character other than an ASCII digit"
+            },
         ));
     }
     if value.len() > MAX_TIMESTAMP_DIGITS {
@@ -55,6 +60,20 @@ pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
         .ok()
         .and_then(|digits| digits.parse::<u64>().ok())
         .ok_or(Error::new(ErrorKind::TimestampMalformed))
+}
+
+/// Whether a timestamp header's value reads as a signature header's: a `v1=` anywhere, a
+/// `sha256=` prefix, or a bare tag of 64 hex digits. The header names are then likely swapped
+/// in the receiver's configuration, and every delivery is refused until they are put right.
+fn reads_as_signature(value: &[u8]) -> bool {
+    let bare_tag = value.len() == 64 && value.iter().all(u8::is_ascii_hexdigit);
+    bare_tag
+        || value
+            .windows(3)
+            .any(|three| three.eq_ignore_ascii_case(b"v1="))
+        || value
+            .get(..7)
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"sha256="))
 }
 
 #[cfg(test)]

@@ -31,6 +31,24 @@ fn cases() {
         read(&[("T", "1"), ("s", "x"), ("s", "x")]),
         Err("header_duplicated")
     );
+    // Which header was repeated, by its role (never its values).
+    let detail = |pairs: &[(&'static str, &'static str)]| {
+        read_delivery_headers(
+            pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes())),
+            "t",
+            "s",
+        )
+        .unwrap_err()
+        .detail()
+    };
+    assert_eq!(
+        detail(&[("t", "1"), ("t", "2"), ("s", "x")]),
+        Some("the timestamp header")
+    );
+    assert_eq!(
+        detail(&[("t", "1"), ("s", "x"), ("S", "y")]),
+        Some("the signature header")
+    );
     let same = read_delivery_headers(core::iter::empty(), "a", "A");
     assert_eq!(same.unwrap_err().code(), "invalid_argument");
     for (t, s) in [("", "S"), ("T", "")] {

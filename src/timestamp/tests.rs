@@ -29,7 +29,40 @@ fn timestamps() {
     let detail = |value: &[u8]| parse_timestamp(value).unwrap_err().detail();
     assert_eq!(detail(b"1700000000000"), Some(TIMESTAMP_TOO_LONG));
     assert_eq!(
-        detail("a".repeat(64).as_bytes()),
+        detail("x".repeat(64).as_bytes()),
         Some("the timestamp holds a character other than an ASCII digit")
     );
+}
+
+#[test]
+fn a_signature_in_the_timestamp_says_the_headers_may_be_swapped() {
+    let tag = "3b".repeat(32);
+    let swapped = |value: &str| {
+        parse_timestamp(value.as_bytes())
+            .unwrap_err()
+            .detail()
+            .is_some_and(|d| d.contains("swapped"))
+    };
+    for value in [
+        format!("v1={tag}"),
+        format!("t=1700000000,v1={tag}"),
+        format!("V1={tag}"),
+        format!("sha256={tag}"),
+        tag.clone(),
+        tag.to_uppercase(),
+    ] {
+        assert!(swapped(&value), "{value}");
+        // What it read is never in the error.
+        let shown = format!("{:#}", parse_timestamp(value.as_bytes()).unwrap_err());
+        assert!(!shown.contains(&tag), "{shown}");
+    }
+    for value in [
+        "1700000000x",
+        "2026-11-30T10:00:00Z",
+        "v1",
+        "sha256",
+        &tag[1..],
+    ] {
+        assert!(!swapped(value), "{value}");
+    }
 }

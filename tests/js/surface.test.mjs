@@ -887,6 +887,26 @@ for (const [label, api] of entries) {
       assert.match(signed.message, /timestamp must be Unix seconds: a string of digits, or an integer number from 0/);
     });
 
+    test('the two header values swapped: timestamp_malformed says the names may be swapped, and shows neither value', () => {
+      const input = validInput();
+      const swapped = { ...input, timestamp: input.signature, signature: input.timestamp };
+      const tag = input.signature.slice(3);
+      for (const call of [() => api.verifyWebhook(swapped), () => api.verifySignature(swapped)]) {
+        const error = thrown(call);
+        assert.equal(error.code, 'timestamp_malformed');
+        assert.match(error.message, /the timestamp reads as a signature \(v1=, sha256= or 64 hex digits\): are the timestamp and signature header names swapped\?/);
+        assert.ok(!error.message.includes(tag.slice(0, 16)), error.message);
+      }
+      // Not for any value that is not digits: a date is not called a signature.
+      const date = thrown(() => api.verifyWebhook({ ...input, timestamp: '2026-11-30T10:00:00Z' }));
+      assert.doesNotMatch(date.message, /swapped/);
+      // A header sent twice: which one, by its role.
+      const twice = thrown(() => api.readDeliveryHeaders([['X-Webhook-Timestamp', '1'], ['X-Webhook-Timestamp', '2'], ['X-Webhook-Signature', 'v1=ab']],
+        { timestampHeader: 'X-Webhook-Timestamp', signatureHeader: 'X-Webhook-Signature' }));
+      assert.equal(twice.code, 'header_duplicated');
+      assert.match(twice.message, /timestamp header/);
+    });
+
     test('a missing or non-object options argument is invalid_argument', () => {
       for (const bad of [undefined, null, 'x', 42, [validInput()]]) {
         expectCode(api, () => api.verifySignature(bad), 'invalid_argument', `verifySignature(${String(bad)})`);
