@@ -920,8 +920,10 @@ export interface Sandbox {
    * @param options `timeoutMs`: how long to wait at most (default 30000, at most 3600000).
    * @throws {CryptoPayError} `invalid_argument` for an option it cannot use.
    * @throws {Error} with code `deliveries_pending` (and `pending`, the deliveries still
-   *   queued) when some are still queued after `timeoutMs`: the message names the next one
-   *   and its attempt.
+   *   queued) when some are still queued after `timeoutMs`: the message names the one first
+   *   in line (in flight, or retrying, with the receiver's last answer). A receiver that is
+   *   down keeps its deliveries queued through `retryDelaysMs` (31 s by default).
+   * @throws {SandboxError} `sandbox_closed` when `close()` is called while it waits.
    * @example
    * await sandbox.pay(paymentId, '12800');
    * const log = await sandbox.delivered({ timeoutMs: 10_000 });
@@ -945,7 +947,10 @@ export interface Sandbox {
   issueKey(scopes: readonly ('payment:write' | 'payment:read' | 'webhook:bootstrap')[]): Promise<string>;
   /**
    * Stops listening and delivering: attempts in flight are cut (and stay queued in a data
-   * file, attempted again at the next start). Idempotent.
+   * file, attempted again at the next start). A `delivered()` still waiting rejects at once,
+   * and every method called after it that changes or waits, with `SandboxError`
+   * `sandbox_closed`; `deliveries()`, `pendingDeliveries()` and `events()` still read what
+   * happened. Idempotent.
    *
    * @example
    * after(() => sandbox.close());

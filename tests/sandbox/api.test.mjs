@@ -584,7 +584,7 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     assert.doesNotMatch(missing.json.error.message, /payment/, 'the message names no payment on a webhook setup');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'http://shop.example/webhook' } }), 400, 'webhook_url_not_https');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://shop.example:8443/webhook' } }), 400, 'webhook_url_port');
-    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://10.0.0.1/webhook' } }), 400, 'webhook_url_ip_literal');
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: 'https://8.8.8.8/webhook' } }), 400, 'webhook_url_ip_literal');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}?token=1` } }), 400, 'webhook_url_query');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: target.url.replace('http://', 'http://u:p@') } }), 400, 'webhook_url_credentials');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: {} }), 400, 'webhook_url_malformed');
@@ -595,10 +595,28 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
       const lines = [];
       const local = await startSandbox({ port: 0, webhookUrl, log: (line) => lines.push(line) });
       await local.close();
-      assert.ok(lines.some((l) => l.includes(`webhook ${webhookUrl}: on this machine or a local development name`)), lines.join('\n'));
+      assert.ok(lines.some((l) => l.includes(`webhook ${webhookUrl}: on this machine, a local development name or a private network`)), lines.join('\n'));
     }
-    for (const [webhookUrl, code] of [['http://shop.testing/webhook', 'webhook_url_not_https'], ['http://shop.test/webhook?x=1', 'webhook_url_query']]) {
+    for (const [webhookUrl, code] of [['http://shop.testing/webhook', 'webhook_url_not_https'], ['http://shop.test/webhook?x=1', 'webhook_url_query'],
+      ['http://receiver:8787/webhook?token=1', 'webhook_url_query'], ['http://u:p@10.0.0.5/webhook', 'webhook_url_credentials']]) {
       await assert.rejects(startSandbox({ port: 0, webhookUrl, log: false }), (e) => e.code === code, webhookUrl);
+    }
+  });
+
+  test('a Compose or CI service name (one label) and a private address are taken too; a public http URL is refused saying what a sandbox takes', async () => {
+    for (const webhookUrl of ['http://receiver:8787/webhook', 'http://app/webhook', 'http://shop_receiver_1:3000/wh', 'http://172.18.0.3:8787/webhook',
+      'http://10.1.2.3/webhook', 'http://192.168.1.20:8080/webhook', 'http://[fd00::5]:8787/webhook']) {
+      const lines = [];
+      const local = await startSandbox({ port: 0, webhookUrl, log: (line) => lines.push(line) });
+      await local.close();
+      assert.ok(lines.some((l) => l.includes('a local development name or a private network, accepted because this is a sandbox')), `${webhookUrl}\n${lines.join('\n')}`);
+    }
+    for (const webhookUrl of ['http://shop.example/webhook', 'http://8.8.8.8/webhook', 'http://172.32.0.1/webhook', 'http://11.0.0.1/webhook']) {
+      await assert.rejects(startSandbox({ port: 0, webhookUrl, log: false }), (e) => {
+        assert.equal(e.code, 'webhook_url_not_https', webhookUrl);
+        assert.match(e.message, /a sandbox also takes http:\/\/ .*a one-label host \(a Compose or CI service name such as http:\/\/receiver:8787\)/);
+        return true;
+      });
     }
   });
 
@@ -666,7 +684,12 @@ describe('delivered(): what a test awaits before asserting on its receiver', () 
       await assert.rejects(local.delivered({ timeoutMs: 300 }), (error) => {
         assert.equal(error.code, 'deliveries_pending');
         assert.equal(error.pending.length, 2);
-        assert.match(error.message, /^delivered: 2 deliveries are still queued after 300 ms \(the next, dlv_\d+ of evt_\w+, attempt \d+, due \S+\): deliveries\(\) says what the receiver answered/);
+        // The one first in line, retrying (the payment's second event waits behind it), and
+        // what the receiver answered it.
+        const [first] = error.pending;
+        assert.match(error.message, new RegExp(`^delivered: 2 deliveries are still queued after 300 ms \\(first in line: ${first.delivery_id} of ${first.event_id} `
+          + `\\(payment ${p.payment_id}\\), attempt 2 due \\S+, last answered HTTP 503\\): deliveries\\(\\) says what the receiver answered; `
+          + 'a receiver that is down keeps them queued through retryDelaysMs'));
         return true;
       });
       await assert.rejects(local.delivered({ timeout: 1 }), (error) => error.code === 'invalid_argument' && /timeoutMs/.test(error.message));

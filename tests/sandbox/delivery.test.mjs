@@ -9,7 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import {
-  api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
+  SandboxError, api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
 } from './lib.mjs';
 
 const started = [];
@@ -427,5 +427,92 @@ describe('order, duplicates and shuffling', () => {
     assert.deepEqual(a, b);
     assert.ok(a.includes('3,2'), `some payment's paid arrives before its confirming: ${a.join(' ')}`);
     assert.ok(a.includes('2,3'), `and some in order: ${a.join(' ')}`);
+  });
+});
+
+describe('a merchant\'s test suite around the sandbox', () => {
+  test('a receiver that answers 200 and then holds its body open has answered 200: one attempt, acknowledged', async () => {
+    const held = new Set();
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('accepted'); // and never ends
+        held.add(res);
+      });
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    started.push(() => new Promise((r) => {
+      server.closeAllConnections();
+      server.close(r);
+    }));
+    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${server.address().port}/webhook`, timeoutMs: 300, retryDelaysMs: [20] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.pay(p.payment_id, '100');
+    const log = await sandbox.delivered({ timeoutMs: 10_000 });
+    const mine = log.filter((a) => a.payment_id === p.payment_id);
+    assert.deepEqual(mine.map((a) => [a.attempt, a.status, a.outcome]), [[1, 200, 'acknowledged'], [1, 200, 'acknowledged']]);
+    assert.equal(mine[0].answer, 'accepted');
+    assert.equal(held.size, 2, 'one request per event');
+  });
+
+  test('close() while delivered() waits: it rejects at once with sandbox_closed, and so does every method after', async () => {
+    const down = await freePort(); // nothing listens: every attempt refused, retried
+    const sandbox = await startSandbox({ port: 0, webhookUrl: `http://127.0.0.1:${down}/webhook`, retryDelaysMs: [60_000], log: false });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.pay(p.payment_id, '100');
+    const begun = performance.now();
+    const waiting = sandbox.delivered({ timeoutMs: 30_000 });
+    await sleep(100);
+    await sandbox.close();
+    await assert.rejects(waiting, (error) => {
+      assert.ok(error instanceof SandboxError);
+      assert.equal(error.code, 'sandbox_closed');
+      assert.match(error.message, /^delivered: the sandbox was closed/);
+      return true;
+    });
+    assert.ok(performance.now() - begun < 5_000, 'rejected at close, not at its timeout');
+    for (const [name, call] of [['pay', () => sandbox.pay(p.payment_id, '1')], ['expire', () => sandbox.expire(p.payment_id)],
+      ['delivered', () => sandbox.delivered()], ['rotate', () => sandbox.rotate()], ['issueKey', () => sandbox.issueKey(['payment:read'])]]) {
+      await assert.rejects(call(), (error) => error.code === 'sandbox_closed' && error.message.startsWith(`${name}: `), name);
+    }
+    // What happened stays readable, for the assertions of a test's after().
+    assert.deepEqual((await sandbox.deliveries()).map((a) => a.outcome), ['retrying']);
+    assert.equal((await sandbox.pendingDeliveries()).length, 2);
+    assert.deepEqual((await sandbox.events(p.payment_id)).map((e) => e.status), ['confirming', 'paid']);
+    await sandbox.close(); // idempotent
+  });
+
+  test('a log function that throws loses its line, not the sandbox', async () => {
+    const hook = await endpointWith(() => ({ status: 200 }));
+    let calls = 0;
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, log: () => {
+      calls += 1;
+      throw new Error('the test\'s logger broke');
+    } });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.pay(p.payment_id, '100');
+    const log = await sandbox.delivered({ timeoutMs: 10_000 });
+    assert.deepEqual(log.filter((a) => a.payment_id === p.payment_id).map((a) => a.outcome), ['acknowledged', 'acknowledged']);
+    assert.ok(calls > 2, `the log was called (${calls})`);
+  });
+
+  test('fake timers and a fake Date in the test (node:test mock.timers, after the import): deliveries, retries and delivered() go on', async (t) => {
+    let n = 0;
+    const hook = await endpointWith(() => ({ status: (n += 1) === 1 ? 503 : 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [50] });
+    const p = await createPayment(sandbox, '100');
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: Date.now() });
+    try {
+      await sandbox.pay(p.payment_id, '100');
+      const log = await sandbox.delivered({ timeoutMs: 10_000 });
+      assert.deepEqual(log.filter((a) => a.payment_id === p.payment_id).map((a) => a.outcome), ['retrying', 'acknowledged', 'acknowledged']);
+      // Signed with the clock the test sees: a receiver reading the same fake Date finds it fresh.
+      for (const request of hook.requests) {
+        assert.ok(Math.abs(Number(request.headers['x-webhook-timestamp']) - Math.floor(Date.now() / 1000)) <= 1);
+      }
+    } finally {
+      t.mock.timers.reset();
+    }
   });
 });

@@ -26,6 +26,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { classifyDeliveryResponse, signWebhook } from 'cryptopay-verify';
 import { maskCredentials } from '../api/redact.mjs';
+import { realClearTimeout, realNow, realQueueMicrotask, realSetTimeout } from './clock.mjs';
 import { draw } from './random.mjs';
 import { nextDeliveryStep } from './rules.mjs';
 
@@ -66,12 +67,15 @@ function post(url, body, headers, timeoutMs, track) {
     const finish = (value) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      realClearTimeout(timer);
       track.delete(req);
       resolve(value);
     };
-    const timer = setTimeout(() => {
-      finish({ error: 'timeout' });
+    // The status line is the answer: once it came, the timeout only stops the reading of the
+    // body (a receiver that answers 200 and then holds the body open has answered 200).
+    let answer = () => ({ error: 'timeout' });
+    const timer = realSetTimeout(() => {
+      finish(answer());
       req?.destroy();
     }, timeoutMs);
     try {
@@ -98,7 +102,8 @@ function post(url, body, headers, timeoutMs, track) {
       // The status is the answer, whatever happens to the rest of the body. One outside HTTP's
       // 100-599 is no answer: a network failure, as the core's delivery rules read it.
       const status = res.statusCode;
-      const done = () => finish(status >= 100 && status <= 599
+      const done = () => finish(answer());
+      answer = () => (status >= 100 && status <= 599
         ? { status, answer: Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES) }
         : { error: 'invalid_status' });
       res.on('end', done);
@@ -144,7 +149,7 @@ export function createDelivery({ store, options, log }) {
    */
   function enqueue(events, kind = 'event') {
     if (store.webhook === null) return;
-    const now = Date.now();
+    const now = realNow();
     for (const event of events) {
       const number = store.next('deliveries');
       const job = {
@@ -185,9 +190,9 @@ export function createDelivery({ store, options, log }) {
    */
   function pump() {
     if (closed) return;
-    clearTimeout(timer);
+    realClearTimeout(timer);
     timer = null;
-    const now = Date.now();
+    const now = realNow();
     const starting = new Set();
     let next = Infinity;
     for (const job of candidates()) {
@@ -199,7 +204,7 @@ export function createDelivery({ store, options, log }) {
           // Tried again later, never at once: a failure that repeats must not spin.
           try {
             const current = store.jobs.get(job.id);
-            if (!closed && current !== undefined) store.atomic(() => store.put('job', job.id, { ...current, due_at: Date.now() + FAILED_RETRY_MS }));
+            if (!closed && current !== undefined) store.atomic(() => store.put('job', job.id, { ...current, due_at: realNow() + FAILED_RETRY_MS }));
           } catch (again) {
             log(`delivery ${job.id}: could not set it aside: ${again?.message ?? again}`, { type: 'delivery_error' });
           }
@@ -214,7 +219,7 @@ export function createDelivery({ store, options, log }) {
       }
     }
     if (next !== Infinity) {
-      timer = setTimeout(pump, Math.min(next - now, 2 ** 31 - 1));
+      timer = realSetTimeout(pump, Math.min(next - now, 2 ** 31 - 1));
       timer.unref?.();
     }
   }
@@ -267,7 +272,7 @@ export function createDelivery({ store, options, log }) {
       entry.seq = store.next('attempts');
       store.appendAttempt(entry);
       if (step === 'retrying') {
-        store.put('job', job.id, { ...job, attempt: job.attempt + 1, due_at: Date.now() + delayMs });
+        store.put('job', job.id, { ...job, attempt: job.attempt + 1, due_at: realNow() + delayMs });
       } else {
         store.remove('job', job.id);
         if (step === 'acknowledged' && job.kind === 'event' && options.duplicateRate > 0
@@ -285,13 +290,13 @@ export function createDelivery({ store, options, log }) {
 
   /** Wakes the engine after a store step queued something. */
   function wake() {
-    if (!closed) queueMicrotask(pump);
+    if (!closed) realQueueMicrotask(pump);
   }
 
   /** Stops: no new attempt; attempts in flight are cut and left queued. */
   async function close() {
     closed = true;
-    clearTimeout(timer);
+    realClearTimeout(timer);
     for (const req of requests) req.destroy();
     await Promise.allSettled([...inFlight.values()]);
   }

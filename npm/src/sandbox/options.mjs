@@ -57,15 +57,32 @@ export function deliveredOptions(options) {
 /** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
 export const isLoopback = (url) => LOOPBACK_HOST.test(url.hostname);
 
-/** Whether `url` is on this machine or under a local development name. */
-const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname);
+/**
+ * A host only a container network or a LAN resolves: one label with a letter (a Compose or CI
+ * service name such as `receiver`: no registered domain has one label), or a private address
+ * (10/8, 172.16/12, 192.168/16, IPv6 fc00::/7). The service reaches none of them. (A
+ * container name may hold `_`: Compose v1's `project_service_1`.)
+ */
+const SINGLE_LABEL = /^(?=[\w-]*[a-z])[a-z0-9](?:[\w-]*[a-z0-9])?\.?$/i;
+const PRIVATE_ADDRESS = /^(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|\[f[cd][0-9a-f]{0,2}:[0-9a-f:.]*\])$/i;
+
+/** Whether `url` is on this machine, under a local development name or on a private network. */
+const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname) || SINGLE_LABEL.test(url.hostname)
+  || PRIVATE_ADDRESS.test(url.hostname);
+
+/** What a sandbox takes as http://, said where it refuses one. */
+const LOCAL_FORMS = 'a sandbox also takes http:// on any port to this machine (localhost, 127.0.0.1), a local development name '
+  + '(*.localhost, *.test, *.local, *.internal such as host.docker.internal), a one-label host (a Compose or CI service name '
+  + 'such as http://receiver:8787) or a private address (10.x, 172.16-31.x, 192.168.x)';
 
 /**
  * Checks a webhook URL as the service does (validateWebhookUrl), except that a URL on this
- * machine (127.0.0.0/8, localhost, [::1]) or under a local development name (*.localhost,
- * *.test, *.local, *.internal, *.home.arpa) may be http:// and have any port, because this is
- * a sandbox; credentials, a query string and a fragment are refused there too. Returns { url,
- * local, loopback }; throws the package's CryptoPayError (webhook_url_...) otherwise.
+ * machine (127.0.0.0/8, localhost, [::1]), under a local development name (*.localhost,
+ * *.test, *.local, *.internal, *.home.arpa), with a one-label host (a Compose service) or a
+ * private address may be http:// and have any port, because this is a sandbox; credentials,
+ * a query string and a fragment are refused there too. Returns { url, local, loopback };
+ * throws the package's CryptoPayError (webhook_url_...) otherwise, an http:// one saying what
+ * the sandbox takes.
  */
 export function checkWebhookUrl(text) {
   if (typeof text !== 'string') throw new CryptoPayError('webhook_url_malformed', 'webhook_url_malformed: the webhook URL must be a string');
@@ -81,7 +98,14 @@ export function checkWebhookUrl(text) {
     if (probe !== null) validateWebhookUrl(probe); // throws the core's webhook_url_credentials, _query or _fragment
     return { url: text, local: true, loopback: isLoopback(url) };
   }
-  validateWebhookUrl(text);
+  try {
+    validateWebhookUrl(text);
+  } catch (error) {
+    if (url.protocol === 'http:' && error?.code === 'webhook_url_not_https') {
+      throw new CryptoPayError(error.code, `${error.message}; ${LOCAL_FORMS}`);
+    }
+    throw error;
+  }
   return { url: text, local: false, loopback: false };
 }
 

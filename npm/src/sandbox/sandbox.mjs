@@ -8,28 +8,58 @@ import { createServer } from './http.mjs';
 import { deliveredOptions, payOptions, sandboxOptions } from './options.mjs';
 import { createService } from './service.mjs';
 import { openStore } from './store.mjs';
+import { SandboxError } from './errors.mjs';
+import { monotonic, realClearTimeout, realSetTimeout } from './clock.mjs';
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]']);
 /** How often delivered() looks at the queue. */
 const DELIVERED_POLL_MS = 20;
 
+
+/** The refusal of a handle's method once close() was called. */
+const closedError = (what) => new SandboxError('sandbox_closed', `${what}: the sandbox was closed (close() was called): start another`, 503);
+
+/**
+ * What holds the queue up, for delivered()'s refusal: the delivery in flight or retrying that
+ * comes first (a payment's later events wait behind it), with the receiver's last answer to it.
+ */
+function holdingUp(pending, attempts) {
+  const last = new Map(attempts.map((entry) => [entry.delivery_id, entry]));
+  const first = pending.find((job) => job.in_flight || last.has(job.delivery_id))
+    ?? pending.reduce((a, b) => (a.due_at <= b.due_at ? a : b));
+  const tried = last.get(first.delivery_id);
+  const answered = tried === undefined ? '' : `, last answered ${tried.status === undefined ? tried.error : `HTTP ${tried.status}`}`;
+  const when = first.in_flight ? 'in flight now' : `due ${first.due_at}`;
+  return `${first.delivery_id} of ${first.event_id} (payment ${first.payment_id}), attempt ${first.next_attempt} ${when}${answered}`;
+}
+
 /**
  * Resolves the webhook log once no delivery is queued or in flight (each acknowledged, failed
- * for good or out of retries); rejects after timeoutMs saying what is still queued.
+ * for good or out of retries); rejects after timeoutMs saying what is still queued, or at once
+ * when the sandbox is closed.
  */
-async function delivered(delivery, options) {
+async function delivered(delivery, options, state) {
   const timeoutMs = deliveredOptions(options);
-  const until = Date.now() + timeoutMs;
+  const until = monotonic() + timeoutMs;
   for (;;) {
+    if (state.closed) throw closedError('delivered');
     const pending = delivery.pending();
     if (pending.length === 0) return delivery.attempts();
-    if (Date.now() >= until) {
-      const next = pending.reduce((a, b) => (a.due_at <= b.due_at ? a : b));
+    if (monotonic() >= until) {
       throw Object.assign(new Error(`delivered: ${pending.length} ${pending.length === 1 ? 'delivery is' : 'deliveries are'} still queued after `
-        + `${timeoutMs} ms (the next, ${next.delivery_id} of ${next.event_id}, attempt ${next.next_attempt}, due ${next.due_at}): `
-        + 'deliveries() says what the receiver answered; retryDelaysMs longer than the wait keep them queued'), { code: 'deliveries_pending', pending });
+        + `${timeoutMs} ms (first in line: ${holdingUp(pending, delivery.attempts())}): `
+        + 'deliveries() says what the receiver answered; a receiver that is down keeps them queued through retryDelaysMs '
+        + '(31 s in all by default): give shorter retryDelaysMs, or a longer timeoutMs'), { code: 'deliveries_pending', pending });
     }
-    await new Promise((resolve) => { setTimeout(resolve, DELIVERED_POLL_MS); });
+    await new Promise((resolve) => {
+      const wake = () => {
+        realClearTimeout(timer);
+        state.waiters.delete(wake);
+        resolve();
+      };
+      const timer = realSetTimeout(wake, DELIVERED_POLL_MS);
+      state.waiters.add(wake);
+    });
   }
 }
 
@@ -44,7 +74,14 @@ function baseUrlOf(host, port) {
 
 export async function startSandbox(input = {}) {
   const options = sandboxOptions(input);
-  const { log } = options;
+  // A log function that throws must not take the sandbox, or the test process, down with it.
+  const log = (...args) => {
+    try {
+      options.log(...args);
+    } catch {
+      // the line is lost; the sandbox goes on
+    }
+  };
   const store = await openStore(options.data);
   let baseUrl = null;
   // The checkout origin: the address a browser opens (publicUrl), else the listening one.
@@ -81,6 +118,13 @@ export async function startSandbox(input = {}) {
     service.scheduleExpiry();
     delivery.start();
     let closing = null;
+    // close() wakes delivered()'s waits, which then refuse; the methods that change or wait
+    // refuse once it is called.
+    const state = { closed: false, waiters: new Set() };
+    const open = (what, run) => async (...args) => {
+      if (state.closed) throw closedError(what);
+      return run(...args);
+    };
     // Printed (console.log, util.inspect, JSON.stringify): its addresses and settings, never
     // the API key or the webhook's secret, which are read by name.
     const shown = () => {
@@ -109,19 +153,22 @@ export async function startSandbox(input = {}) {
       },
       seed: options.seed,
       durable: store.durable,
-      pay: async (paymentId, amountRaw, options) => service.pay(paymentId, amountRaw, payOptions(options)),
-      settle: async (paymentId) => service.settle(paymentId),
-      review: async (paymentId) => service.review(paymentId),
-      expire: async (paymentId) => service.expire(paymentId),
-      replay: async (eventId) => service.replay(eventId),
-      rotate: async () => service.rotate(),
-      activate: async () => service.activate(),
+      pay: open('pay', (paymentId, amountRaw, options) => service.pay(paymentId, amountRaw, payOptions(options))),
+      settle: open('settle', (paymentId) => service.settle(paymentId)),
+      review: open('review', (paymentId) => service.review(paymentId)),
+      expire: open('expire', (paymentId) => service.expire(paymentId)),
+      replay: open('replay', (eventId) => service.replay(eventId)),
+      rotate: open('rotate', () => service.rotate()),
+      activate: open('activate', () => service.activate()),
+      // What happened stays readable after close(), for a test's assertions in its after().
       deliveries: async () => delivery.attempts(),
       pendingDeliveries: async () => delivery.pending(),
-      delivered: async (options) => delivered(delivery, options),
+      delivered: open('delivered', (options) => delivered(delivery, options, state)),
       events: async (paymentId) => service.listEvents(paymentId),
-      issueKey: async (scopes) => service.issueKey(scopes).api_key,
+      issueKey: open('issueKey', (scopes) => service.issueKey(scopes).api_key),
       close() {
+        state.closed = true;
+        for (const wake of [...state.waiters]) wake();
         closing ??= (async () => {
           service.close();
           await new Promise((resolve) => {

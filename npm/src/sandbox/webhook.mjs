@@ -39,7 +39,7 @@ export function createWebhooks({ store, options, delivery, log }) {
 
   function noteLoopback({ url, local, loopback }) {
     if (local && (!loopback || !url.startsWith('https:'))) {
-      log(`webhook ${url}: on this machine or a local development name, accepted because this is a sandbox ` +
+      log(`webhook ${url}: on this machine, a local development name or a private network, accepted because this is a sandbox ` +
         '(the service itself delivers only to https on port 443, on a registered domain)', { type: 'webhook_loopback', url });
     }
   }
