@@ -10,7 +10,7 @@
 // again is recorded without a call.
 
 import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
-import { needs, orderBook } from './orders.mjs';
+import { needs, notFoundHint, orderBook } from './orders.mjs';
 import { checkKeys, describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
@@ -63,23 +63,6 @@ const viewText = (answer) => {
   if (answer !== null && typeof answer === 'object' && typeof answer.responseText === 'string') return answer.responseText;
   return null;
 };
-
-/**
- * A confirm that failed because the service does not know the payment (404), with what that
- * means for the account confirm was called through: the order's integration (recorded wrong,
- * the usual cause), the event's, or the one API key of a receiver without names. Any other
- * failure as it is.
- */
-function notFoundHint(failure, integration, byOrder) {
-  if (failure?.status !== 404 && failure?.code !== 'payment_not_found') return failure;
-  const through = integration === null
-    ? 'confirm\'s API key does not see this payment: it must be the key of the account that created it (not another account\'s, nor a test key against live)'
-    : byOrder
-      ? `confirm was called with integration "${integration}", the order's: if another integration's API key created the payment, `
-        + 'the order was recorded under the wrong one; mend the integration column of its row in the orders table'
-      : `confirm was called with integration "${integration}", whose secret verified the event: confirm must use that integration's API key`;
-  return new Error(`${describeError(failure)}; ${through}`);
-}
 
 /**
  * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the

@@ -4,7 +4,7 @@
 
 import { isValidAmountRaw } from 'cryptopay-verify';
 import { MAX_ID_BYTES } from './limits.mjs';
-import { checkKeys, invalid, isPlainObject } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, isPlainObject } from './stores/common.mjs';
 
 const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
 const encoder = new TextEncoder();
@@ -58,6 +58,23 @@ function checkIntegration(names, integration) {
     throw invalid(`recordCreated needs the integration the payment was created under, one of the receiver's: ${names.map((n) => `"${n}"`).join(', ')}`);
   }
   return integration;
+}
+
+/**
+ * A confirm that failed because the service does not know the payment (404), with what that
+ * means for the account confirm was called through: the order's integration (recorded wrong,
+ * the usual cause), the event's, or the one API key of a receiver without names. Any other
+ * failure as it is.
+ */
+export function notFoundHint(failure, integration, byOrder) {
+  if (failure?.status !== 404 && failure?.code !== 'payment_not_found') return failure;
+  const through = integration === null
+    ? 'confirm\'s API key does not see this payment: it must be the key of the account that created it (not another account\'s, nor a test key against live)'
+    : byOrder
+      ? `confirm was called with integration "${integration}", the order's: if another integration's API key created the payment, `
+        + 'the order was recorded under the wrong one; mend the integration column of its row in the orders table'
+      : `confirm was called with integration "${integration}", whose secret verified the event: confirm must use that integration's API key`;
+  return new Error(`${describeError(failure)}; ${through}`);
 }
 
 /**
