@@ -71,8 +71,11 @@ impl OccurredAt {
 /// A parsed `payment.updated` event.
 ///
 /// The identifiers are typed; `data` and the whole envelope are kept as the exact JSON text
-/// that verified, for you to deserialize into your own types (numbers stay exact however
-/// large they are). `Debug` shows only the identifiers, never the payment facts.
+/// it was parsed from, for you to deserialize into your own types (numbers stay exact however
+/// large they are). `Debug` shows only the identifiers, never the payment facts. An `Event`
+/// alone proves nothing ([`parse_event`] makes one of any bytes): a
+/// [`VerifiedEvent`](crate::VerifiedEvent), which only verification makes, carries one that
+/// verified.
 ///
 /// # Examples
 ///
@@ -247,8 +250,12 @@ impl fmt::Debug for Event {
 
 /// Parses a verified body into an event, in one pass over the JSON.
 ///
-/// Call it only on bytes whose signature verified (as [`Verifier::verify_webhook`] does).
+/// Call it only on bytes whose signature verified (as [`Verifier::verify_webhook`] does). The
+/// [`Event`] it answers proves nothing of where the bytes came from: code that records or acts
+/// on events should take a [`VerifiedEvent`], which only verification makes, rather than an
+/// `Event`, which this function makes of any bytes.
 ///
+/// [`VerifiedEvent`]: crate::VerifiedEvent
 /// [`Verifier::verify_webhook`]: crate::Verifier::verify_webhook
 ///
 /// # Errors

@@ -18,7 +18,12 @@ use crate::json::{LEAF, Shape, Spec, scan};
 /// Build it with [`build_source_amount`] from the store's [`PrimarySource`]; check one you
 /// received or assembled with [`validate_source_amount`]. Serde reads and writes the wire
 /// form: unknown keys are refused (a typo such as `pricingRef` never reaches the service),
-/// and `currency` / `pricing_ref` are left out when `None`.
+/// and `currency` / `pricing_ref` are left out when `None`. That strictness is for the amount
+/// you send and record as sent; a payment view's `source_amount` is read by
+/// [`PaymentView::from_json`](crate::PaymentView::from_json), which passes unknown fields
+/// through. A key the service adds to the amount it echoes at creation is refused here on
+/// purpose: what it would mean for the amount is not known, so the order is not recorded
+/// until a person looks (the npm package's `recordCreated` does the same).
 ///
 /// # Examples
 ///
