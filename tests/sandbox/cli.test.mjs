@@ -114,6 +114,41 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
   });
 });
 
+describe('sandbox deliveries --wait: what a CI job runs before asserting on its receiver', () => {
+  test('exit 0 once nothing is pending; exit 1 naming the first in line when something still is after --wait; exit 2 for a bad --wait', async () => {
+    let down = true;
+    const hook = await endpoint(() => ({ status: down ? 503 : 200 }));
+    stops.push(() => hook.close());
+    const sandboxed = await startProcess(CLI, ['sandbox', '--port', '0', '--json', '--webhook-url', hook.url, '--retry-delays', '1.5,1.5'],
+      { ready: /"type":"started"[^\n]*\n/ });
+    stops.push(() => sandboxed.stop('SIGINT'));
+    const started = JSON.parse(sandboxed.output().split('\n').find((line) => line.includes('"type":"started"')));
+    const sandbox = { baseUrl: started.base_url, apiKey: started.api_key };
+    const url = ['--url', started.base_url];
+    const created = await api(sandbox, 'POST', '/v1/payments', { idem: 'cli-wait', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
+    assert.equal(created.status, 200, created.text);
+    assert.equal((await run(['sandbox', 'pay', ...url, '--payment', created.json.payment_id, '--amount-raw', '100'])).code, 0);
+    // The receiver answers 503: retried in 1.5 s, still pending after a wait of 1 s.
+    const waited = await run(['sandbox', 'deliveries', ...url, '--wait', '1']);
+    assert.equal(waited.code, 1, waited.stderr);
+    assert.match(waited.stderr, /^cryptopay-verify sandbox deliveries: 2 still pending after --wait 1 s \(first in line: dlv_\d+ of evt_\w+, attempt 2\): the answers above say why/);
+    assert.match(waited.stdout, /\s503\s+retrying\s/);
+    // The receiver up: the retries acknowledged within the wait.
+    down = false;
+    const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.doesNotMatch(done.stdout, /pending/);
+    // The first event refused once, then acknowledged; the second, queued behind it, once.
+    assert.equal(hook.requests.filter((r) => r.event?.data.payment_id === created.json.payment_id).length, 3);
+    for (const bad of ['0', '3601', 'x', '1.5']) {
+      const refused = await run(['sandbox', 'deliveries', ...url, '--wait', bad]);
+      assert.equal(refused.code, 2, bad);
+      assert.match(refused.stderr, /--wait is how long to wait for pending deliveries: an integer from 1 to 3600 \(seconds\)/);
+    }
+    assert.equal(await sandboxed.stop('SIGINT'), 0);
+  });
+});
+
 describe('usage errors, refusals and what is never printed', () => {
   test('bad options are exit 2 naming the option', async () => {
     for (const [args, pattern] of [

@@ -27,12 +27,14 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
   ${NAME} sandbox settle|review|expire --payment ID [--url URL] [--json]
   ${NAME} sandbox replay --event ID [--url URL] [--json]
   ${NAME} sandbox rotate|activate [--url URL] [--json]
-  ${NAME} sandbox deliveries [--event ID] [--payment ID] [--url URL] [--json]
+  ${NAME} sandbox deliveries [--event ID] [--payment ID] [--wait SECS] [--url URL] [--json]
   Act on a running sandbox as its customer (pay; --hold keeps the payment confirming until
   settle completes its confirmations) and its dashboard: review, expire, replay an
   event (same event_id and bytes, new timestamp and signature), rotate the webhook's secret
-  (prints the new pending secret, once) and activate it, and the webhook log. Exit 0 done, 1
-  the sandbox refused (its code and message printed), 2 a usage error or no sandbox at --url.`;
+  (prints the new pending secret, once) and activate it, and the webhook log (--wait SECS:
+  until nothing is pending, exit 1 if something still is after SECS: what a CI job runs before
+  asserting on its receiver). Exit 0 done, 1 the sandbox refused (its code and message
+  printed) or --wait ran out, 2 a usage error or no sandbox at --url.`;
 
 // name -> 'value' | 'flag', for each form.
 const ACT = { url: 'value', json: 'flag', help: 'flag' };
@@ -49,6 +51,6 @@ export const SANDBOX_OPTIONS = {
   'sandbox replay': { ...ACT, event: 'value' },
   'sandbox rotate': ACT,
   'sandbox activate': ACT,
-  'sandbox deliveries': { ...ACT, event: 'value', payment: 'value' },
+  'sandbox deliveries': { ...ACT, event: 'value', payment: 'value', wait: 'value' },
 };
 
