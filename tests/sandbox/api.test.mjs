@@ -689,7 +689,7 @@ describe('delivered(): what a test awaits before asserting on its receiver', () 
         const [first] = error.pending;
         assert.match(error.message, new RegExp(`^delivered: 2 deliveries are still queued after 300 ms \\(first in line: ${first.delivery_id} of ${first.event_id} `
           + `\\(payment ${p.payment_id}\\), attempt 2 due \\S+, last answered HTTP 503\\): deliveries\\(\\) says what the receiver answered; `
-          + 'a receiver that is down keeps them queued through retryDelaysMs'));
+          + 'a receiver that is down keeps them queued through retryDelaysMs \\(60 s in all here\\)'));
         return true;
       });
       await assert.rejects(local.delivered({ timeout: 1 }), (error) => error.code === 'invalid_argument' && /timeoutMs/.test(error.message));

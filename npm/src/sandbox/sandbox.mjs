@@ -15,7 +15,6 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '[::]']);
 /** How often delivered() looks at the queue. */
 const DELIVERED_POLL_MS = 20;
 
-
 /** The refusal of a handle's method once close() was called. */
 const closedError = (what) => new SandboxError('sandbox_closed', `${what}: the sandbox was closed (close() was called): start another`, 503);
 
@@ -49,7 +48,7 @@ async function delivered(delivery, options, state) {
       throw Object.assign(new Error(`delivered: ${pending.length} ${pending.length === 1 ? 'delivery is' : 'deliveries are'} still queued after `
         + `${timeoutMs} ms (first in line: ${holdingUp(pending, delivery.attempts())}): `
         + 'deliveries() says what the receiver answered; a receiver that is down keeps them queued through retryDelaysMs '
-        + '(31 s in all by default): give shorter retryDelaysMs, or a longer timeoutMs'), { code: 'deliveries_pending', pending });
+        + `(${state.retryMs / 1000} s in all here): give shorter retryDelaysMs, or a longer timeoutMs`), { code: 'deliveries_pending', pending });
     }
     await new Promise((resolve) => {
       const wake = () => {
@@ -120,7 +119,7 @@ export async function startSandbox(input = {}) {
     let closing = null;
     // close() wakes delivered()'s waits, which then refuse; the methods that change or wait
     // refuse once it is called.
-    const state = { closed: false, waiters: new Set() };
+    const state = { closed: false, waiters: new Set(), retryMs: options.retryDelaysMs.reduce((sum, ms) => sum + ms, 0) };
     const open = (what, run) => async (...args) => {
       if (state.closed) throw closedError(what);
       return run(...args);
