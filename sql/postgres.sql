@@ -267,13 +267,20 @@ UNION ALL SELECT decision FROM foreign_payment;
 -- recoverAfterSecs, or for ever once settled. A pass holding the payment's lease meanwhile has
 -- its lease marked, as for an order recorded: its `complete` writes nothing, and the payment
 -- is handled again once that lease ends. A payment with no row (no order recorded, no event
--- handled) is left to receiver.quarantined().
+-- handled) is left to receiver.quarantined(). $2 the integration whose secret verified the
+-- delivery (NULL for a receiver with one): another integration's payment (its stored facts or
+-- its order under another name, as `record` refuses its events) is left alone, so that a
+-- holder of one integration's secret cannot hold back another's fulfilment.
 UPDATE cryptopay_fulfilment
 SET settled = false, seen_at = to_timestamp(0), next_attempt_at = NULL,
     lease_owner = CASE WHEN lease_owner IS NULL OR lease_owner LIKE '% (event quarantined)' THEN lease_owner
                        ELSE lease_owner || ' (event quarantined)' END,
     updated_at = now()
-WHERE payment_id = $1::text;
+WHERE payment_id = $1::text
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = $1::text
+                  AND p.integration IS NOT NULL AND p.integration IS DISTINCT FROM $2::text)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_orders AS o WHERE o.payment_id = $1::text
+                  AND o.integration IS NOT NULL AND o.integration IS DISTINCT FROM $2::text);
 
 -- statement: quarantine
 -- $1 the error code, $2 the verified body; durable as `record` is.

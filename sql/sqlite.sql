@@ -244,17 +244,25 @@ ON CONFLICT (event_id) DO NOTHING
 RETURNING decision;
 
 -- statement: quarantine_due
--- Parameter: the payment_id read from an authentic delivery quarantined in the same
--- transaction (run before `quarantine`): its facts cannot be applied, so the payment's
--- fulfilment row, where there is one, is made due at once, settled or not (the next pass
--- fetches the authoritative view); a pass holding its lease has the lease marked, as for an
--- order recorded (its `complete` writes nothing). See schema/postgres.sql.
+-- Parameters: the payment_id read from an authentic delivery quarantined in the same
+-- transaction (run before `quarantine`), and the integration whose secret verified it (NULL
+-- for a receiver with one): its facts cannot be applied, so the payment's fulfilment row,
+-- where there is one, is made due at once, settled or not (the next pass fetches the
+-- authoritative view); a pass holding its lease has the lease marked, as for an order recorded
+-- (its `complete` writes nothing). Not for another integration's payment (its stored facts or
+-- its order under another name), as `foreign` refuses its events: a holder of one integration's
+-- secret must not hold back another's fulfilment. See schema/postgres.sql.
+WITH incoming (payment_id, integration) AS (VALUES (?, ?))
 UPDATE cryptopay_fulfilment
 SET settled = 0, seen_at = '1970-01-01T00:00:00.000Z', next_attempt_at = NULL,
     lease_owner = CASE WHEN lease_owner IS NULL OR lease_owner LIKE '% (event quarantined)' THEN lease_owner
                        ELSE lease_owner || ' (event quarantined)' END,
     updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE payment_id = ?;
+WHERE payment_id = (SELECT payment_id FROM incoming)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p, incoming WHERE p.payment_id = incoming.payment_id
+                  AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_orders AS o, incoming WHERE o.payment_id = incoming.payment_id
+                  AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration);
 
 -- statement: quarantine
 -- Parameters: the error code, the verified body.

@@ -248,6 +248,15 @@ export interface QuarantineEntry {
    * if (entry.paymentId != null) await markDue(entry.paymentId);
    */
   paymentId?: string | null;
+  /**
+   * The integration whose secret verified the delivery (`null` for a receiver with one set of
+   * secrets). A payment whose stored facts or order are another integration's is not made due:
+   * a holder of one integration's secret must not hold back another's fulfilment.
+   *
+   * @example
+   * if (entry.paymentId != null && ownedBy(entry.paymentId, entry.integration)) await markDue(entry.paymentId);
+   */
+  integration?: string | null;
 }
 
 /**

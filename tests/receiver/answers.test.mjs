@@ -413,6 +413,29 @@ describe('receiver.fetch (Fetch API)', () => {
   });
 });
 
+describe('lines anyone can cause are said a few times a minute', () => {
+  test('twelve forged deliveries: five lines, the fifth saying the rest are counted; onOutcome has all twelve; an authentic one far outside the skew reads as a replay', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o) }));
+    for (let i = 0; i < 12; i += 1) {
+      const body = eventBody({ eventId: `evt_forged_${i}`, paymentId: 'pay_forged', statusVersion: 2 });
+      const answer = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+      assert.equal(answer.status, 400);
+    }
+    const rejected = log.lines.filter((line) => line.includes('rejected: signature_mismatch'));
+    assert.equal(rejected.length, 5, log.lines.join('\n'));
+    assert.match(rejected[4], /; more like it in the next 60 s are counted, not said$/);
+    assert.equal(outcomes.filter((o) => o.reason === 'forgery').length, 12);
+    // A genuine delivery captured a day ago and replayed: refused, and said to look like a replay.
+    const old = eventBody({ eventId: 'evt_captured', paymentId: 'pay_captured', statusVersion: 2 });
+    const timestamp = String(Math.floor(Date.now() / 1000) - 86_400);
+    const replayed = await receiver.handle({ body: old, headers: signedHeaders(old, { timestamp }) });
+    assert.equal(replayed.status, 400);
+    assert.match(log.lines.join('\n'), /timestamp_too_old \(its timestamp is 864\d\d s behind this host's clock\) \(more than 3600 s: if this host's clock is right, a replay of a captured delivery, refused as it should be\)/);
+  });
+});
+
 describe('bodies sent a byte at a time', () => {
   test('node() and fetch(): a delivery in one-byte chunks is verified and recorded byte for byte', async () => {
     const store = rx.memoryStore();
@@ -460,6 +483,32 @@ describe('bodies sent a byte at a time', () => {
     req.emit('end');
     await handled;
     assert.ok(grown < 64 * 1024 * 1024, `the heap grew by ${Math.round(grown / 1e6)} MB while 512 KiB arrived`);
+  });
+
+  test('node(): a declared Content-Length sets aside at most 64 KiB before the bytes come (4 MiB declared, two bytes sent, 40 requests)', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, maxBodyBytes: 4 * 1024 * 1024 }));
+    const { EventEmitter } = await import('node:events');
+    const requests = [];
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 40; i += 1) {
+      const req = Object.assign(new EventEmitter(), {
+        method: 'POST', headers: { 'content-length': String(4 * 1024 * 1024) }, rawHeaders: [], readableEnded: false, destroyed: false,
+      });
+      const res = { headersSent: false, writableEnded: false, destroyed: false, writeHead() {}, end() { this.writableEnded = true; } };
+      const handled = receiver.node(req, res);
+      await new Promise((resolve) => { setImmediate(resolve); });
+      // Two chunks: the second makes the buffer the body is copied into.
+      req.emit('data', Buffer.of(0x7b));
+      req.emit('data', Buffer.of(0x7d));
+      requests.push([req, handled]);
+    }
+    const grown = process.memoryUsage().arrayBuffers - before;
+    for (const [req, handled] of requests) {
+      req.emit('end');
+      await handled;
+    }
+    // Sized from the declared length, the 40 buffers held 160 MiB.
+    assert.ok(grown < 16 * 1024 * 1024, `array buffers grew by ${Math.round(grown / 1e6)} MB for 80 bytes received`);
   });
 
   test('fetch(): a body a reader locked is body_not_raw; a stream that fails mid-body (the sender gone) is no internal error', async () => {
@@ -777,10 +826,12 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.equal((await checking.handle({ body, headers: signedHeaders(body) })).body, '{"received":true,"decision":"apply"}');
     assert.deepEqual(sqliteRows(db, 'shop1_').events.map((e) => e.event_id), ['evt_p']);
     assert.equal(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'cryptopay_%'").get().n, 0);
-    // The pragmas it set on the connection: WAL, synchronous=FULL, a busy timeout.
+    // The pragmas it set on the connection: WAL, synchronous=FULL, a busy timeout, and a WAL
+    // cut back to 64 MiB after a checkpoint (unset, -1: it kept its largest size).
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('synchronous', { simple: true }), 2);
     assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+    assert.equal(db.pragma('journal_size_limit', { simple: true }), 64 * 1024 * 1024);
     db.close();
   });
 });

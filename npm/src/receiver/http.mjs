@@ -13,11 +13,14 @@ const EMPTY = new Uint8Array(0);
 // A body over the limit is read to its end and discarded up to this many times the limit, so
 // the sender gets the 413 rather than a reset; past that the connection is closed.
 const DRAIN_FACTOR = 16;
+// At most this much of a declared Content-Length is set aside before the bytes come (an event
+// is a few KB; a larger body grows the buffer by doubling as it arrives).
+const PRESIZE_MAX = 64 * 1024;
 
 /**
  * A body's bytes as they arrive, at most `limit` of them (the caller stops adding past it and
  * clears): copied into one buffer that grows by doubling, from the declared length when there
- * is one. Chunks are not kept as objects of their own: a body sent as a million chunks of one
+ * is one (up to PRESIZE_MAX). Chunks are not kept as objects of their own: a body sent as a million chunks of one
  * byte costs what its bytes do (kept apart, 4 MiB of such chunks held about 1.7 GB, and two
  * unsigned requests could exhaust a process). A body of one chunk is that chunk, not a copy.
  */
@@ -34,7 +37,9 @@ function bodyCollector(limit, declared) {
       }
       const need = size + bytes.byteLength;
       if (out === null || need > out.byteLength) {
-        const capacity = Math.min(limit, Math.max(out === null ? 0 : out.byteLength * 2, declared, need, 16_384));
+        // The declared length sizes the buffer only up to PRESIZE_MAX: a sender that declares
+        // 4 MiB and sends two bytes must not have 4 MiB set aside per connection.
+        const capacity = Math.min(limit, Math.max(out === null ? 0 : out.byteLength * 2, Math.min(declared, PRESIZE_MAX), need, 16_384));
         const grown = new Uint8Array(capacity);
         grown.set(out === null ? first : out.subarray(0, size));
         out = grown;

@@ -14,6 +14,7 @@ import {
 import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
+import { lineThrottle } from './throttle.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
@@ -230,7 +231,7 @@ export function createReceiver(options) {
   async function keep(code, body, what, seen) {
     const kept = await stored(async () => {
       const bytes = bytesOf(body);
-      await store.quarantine({ code, body: bytes, paymentId: storableId(readable(bytes).paymentId) });
+      await store.quarantine({ code, body: bytes, paymentId: storableId(readable(bytes).paymentId), integration: seen.integration ?? null });
       return true;
     }, `a ${code} delivery in quarantine`);
     if (kept === null) {
@@ -352,11 +353,12 @@ export function createReceiver(options) {
   }
 
   // What the HTTP faces answered without handle(): 405, 413 read from the stream, a body a
-  // framework read first, an unexpected failure.
+  // framework read first, an unexpected failure. A 413 line a few times a minute (throttle.mjs).
+  const sayOnce = lineThrottle();
   function answered(status, reason, detail = {}) {
     if (reason === 'too_large') {
-      warn(`refused a delivery of at least ${detail.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends `
-        + 'bodies this large, raise maxBodyBytes (a configuration matter, not a forgery)');
+      sayOnce('too_large', warn, `refused a delivery of at least ${detail.bodyBytes} bytes (413 body_too_large), unverified: over `
+        + 'maxBodyBytes; if the service sends bodies this large, raise maxBodyBytes');
     }
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }

@@ -7,6 +7,7 @@ import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { authentic } from './integrations.mjs';
 import { bodyHint, headerNames } from './observe.mjs';
+import { lineThrottle } from './throttle.mjs';
 
 const encoder = new TextEncoder();
 
@@ -25,6 +26,8 @@ const MISMATCHES_SAID = 5;
 const QUIET_SECS = 600;
 // A late delivery signed inside a rotation's overlap is said at most once per LATE_SECS.
 const LATE_SECS = 60;
+// A timestamp this far from the host's clock is said to be likelier a replay than a clock.
+const REPLAY_LIKELY_SECS = 3600;
 
 /** A body's size in bytes, whatever raw shape it came in (0 for none). */
 export function sizeOf(body) {
@@ -39,6 +42,8 @@ export function sizeOf(body) {
  * answering; `verified()` after a delivery that verified.
  */
 export function refusals({ warn, error, emit, names, keep }) {
+  // The lines a request can cause, a few per kind a minute (throttle.mjs).
+  const say = lineThrottle();
   // The mismatches and verified deliveries since the line was last said, and when it was.
   let since = { from: null, mismatches: 0, verified: 0 };
   let saidAt = null;
@@ -59,8 +64,8 @@ export function refusals({ warn, error, emit, names, keep }) {
     const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
     if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
     if (code === 'body_too_large') {
-      warn(`refused a delivery of ${seen.bodyBytes} bytes (413 body_too_large): over maxBodyBytes; if the service sends bodies `
-        + 'this large, raise maxBodyBytes (a configuration matter, not a forgery)');
+      say('too_large', warn, `refused a delivery of ${seen.bodyBytes} bytes (413 body_too_large), unverified: over maxBodyBytes; `
+        + 'if the service sends bodies this large, raise maxBodyBytes');
       emit({ ...seen, status: 413, reason: 'too_large', code });
       return answers.tooLarge();
     }
@@ -76,8 +81,11 @@ export function refusals({ warn, error, emit, names, keep }) {
       const ids = idsOf(delivery.body);
       const behind = Number(context.timestamp) - Number(context.now);
       const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
-      error(`refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
-        + `${code}${gap}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; ${RECOVER}`);
+      // Far outside any skew, a replay of a captured delivery is likelier than a clock that far off.
+      const replay = Number.isSafeInteger(behind) && Math.abs(behind) > REPLAY_LIKELY_SECS
+        ? ` (more than ${REPLAY_LIKELY_SECS} s: if this host's clock is right, a replay of a captured delivery, refused as it should be)` : '';
+      say('skew', error, `refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
+        + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; ${RECOVER}`);
       emit({ ...seen, ...ids, status: 400, reason: 'skew', code });
       return answers.rejected(code);
     }
@@ -99,13 +107,13 @@ export function refusals({ warn, error, emit, names, keep }) {
         guess += `; ${other} arrived and ${missing} did not, so ${likely.length > 0 ? 'if the names are right, ' : 'the names are likely right: '}`
           + `a proxy, load balancer, API gateway or middleware in front may drop ${missing}`;
       }
-      warn(`rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
+      say('headers', warn, `rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
         + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
         + `timestampHeader and signatureHeader${guess}${underscoreHint(Object.values(names))}; ${RECOVER}`);
       emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
       return answers.rejected(code);
     }
-    warn(`rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
+    say(`rejected ${code}`, warn, `rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
     if (code === 'signature_mismatch') mismatched(context.now);
     emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);

@@ -966,6 +966,35 @@ export function integrationScenarios(engine) {
     assert.deepEqual(h.calls.map((c) => [c.paymentId, c.action, c.mismatch?.code, c.integration, c.statusVersion]), [[id, 'review', 'integration_mismatch', 'shop-b', '1000']]);
   });
 
+  // A delivery quarantined through one integration's secret names a payment of the other: kept
+  // (authentic to this receiver), but the other's payment is not made due and no pass holding
+  // its lease loses it (a holder of one secret, sending such deliveries, held back the other's
+  // fulfilment).
+  test(`${engine.name}: a delivery of another integration's secret quarantined for a payment of this one makes nothing due; its own makes it due`, async (t) => {
+    const opened = await engine.open({ secrets });
+    t.after(() => opened.close());
+    const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'iq' });
+    const created = a.create({ orderRef: 'a-5' });
+    const id = created.payment_id;
+    await opened.receiver.recordCreated(created, { integration: 'shop-a' });
+    await a.pay(id, '12800');
+    const h = recorder();
+    const { confirm } = confirmNoting(a);
+    await drain(opened.receiver, { confirm, handle: h.handle });
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+    const unreadable = (secret, n) => {
+      const body = Buffer.from(`{"schema_version":"1","event_id":"evt_q_${n}","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z",`
+        + `"data":{"payment_id":"${id}","status":"paid","status_version":9.0}}`);
+      return opened.receiver.handle({ body, headers: signedHeaders(body, { secret }) });
+    };
+    const quarantined = { status: 200, body: '{"received":true,"quarantined":"status_version_invalid"}' };
+    assert.deepEqual(answered(await unreadable(secretB, 1)), quarantined);
+    assert.equal((await opened.receiver.fulfil({ confirm, handle: h.handle })).claimed, 0, 'shop-b made shop-a\'s payment due');
+    assert.deepEqual(answered(await unreadable(secretA, 2)), quarantined);
+    assert.equal((await opened.receiver.fulfil({ confirm, handle: h.handle })).claimed, 1, 'its own integration\'s quarantine makes it due');
+    assert.equal((await opened.receiver.quarantined()).length, 2);
+  });
+
   // The on-call view of an order recorded under the wrong integration: its events are refused
   // (integration_mismatch), and its recovery's confirm, through the order's account, finds no
   // such payment. The retry line says which integration was asked and what to mend.

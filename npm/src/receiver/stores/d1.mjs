@@ -65,10 +65,10 @@ export function d1Store(binding, options) {
       ]);
       return sqliteDecisionOf(foreign?.results, recorded?.results, 'd1Store');
     },
-    async quarantine({ code, body, paymentId = null }) {
+    async quarantine({ code, body, paymentId = null, integration = null }) {
       const keep = binding.prepare(sql.quarantine).bind(code, own(body));
       if (paymentId === null) await keep.run();
-      else await binding.batch([binding.prepare(sql.quarantine_due).bind(paymentId), keep]);
+      else await binding.batch([binding.prepare(sql.quarantine_due).bind(paymentId, integration), keep]);
     },
     async listQuarantined({ afterId, limit }) {
       return (await rows(binding.prepare(sql.quarantined).bind(afterId, limit)))

@@ -81,9 +81,9 @@ export function libsqlStore(client, options) {
       ], 'write');
       return sqliteDecisionOf(foreign?.rows, recorded?.rows, 'libsqlStore');
     },
-    async quarantine({ code, body, paymentId = null }) {
+    async quarantine({ code, body, paymentId = null, integration = null }) {
       if (paymentId === null) await client.execute(statement(sql.quarantine, [code, body]));
-      else await client.batch([statement(sql.quarantine_due, [paymentId]), statement(sql.quarantine, [code, body])], 'write');
+      else await client.batch([statement(sql.quarantine_due, [paymentId, integration]), statement(sql.quarantine, [code, body])], 'write');
     },
     async listQuarantined({ afterId, limit }) {
       const { rows } = await client.execute(statement(sql.quarantined, [afterId, limit]));

@@ -76,9 +76,12 @@ export function memoryStore(options) {
       }
       return decision;
     },
-    async quarantine({ code, body, paymentId = null }) {
-      // As the SQL does (quarantine_due): the payment's row, where there is one, due at once.
-      const row = paymentId === null ? undefined : fulfilment.get(paymentId);
+    async quarantine({ code, body, paymentId = null, integration = null }) {
+      // As the SQL does (quarantine_due): the payment's row, where there is one, due at once;
+      // not another integration's payment (its facts or its order under another name).
+      const foreign = (row) => row !== undefined && row.integration !== null && row.integration !== integration;
+      const theirs = paymentId !== null && (foreign(payments.get(paymentId)) || foreign(orders.get(paymentId)));
+      const row = paymentId === null || theirs ? undefined : fulfilment.get(paymentId);
       if (row !== undefined) {
         const mark = ' (event quarantined)';
         const leaseOwner = row.lease_owner === null || row.lease_owner.endsWith(mark) ? row.lease_owner : `${row.lease_owner}${mark}`;

@@ -239,10 +239,10 @@ export function postgresStore(client, options) {
         return decisionOf(result?.rows, 'postgresStore');
       }
     },
-    async quarantine({ code, body, paymentId = null }) {
+    async quarantine({ code, body, paymentId = null, integration = null }) {
       // The payment made due first, in its own statement: a failure after it answers 503 and
       // costs one more look at the payment; the delivery is acknowledged only once kept.
-      if (paymentId !== null) await retried(() => run('quarantine_due', sql.quarantine_due, [paymentId]));
+      if (paymentId !== null) await retried(() => run('quarantine_due', sql.quarantine_due, [paymentId, integration]));
       await run('quarantine', sql.quarantine, [code, body]);
     },
     async listQuarantined({ afterId, limit }) {

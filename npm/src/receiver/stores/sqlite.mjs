@@ -14,6 +14,8 @@ import {
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
+// PRAGMA journal_size_limit: the WAL file's size after a checkpoint, at most (64 MiB).
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 // Errors of the database rather than of one delivery (SQLite's primary result codes): they
 // fail every delivery of the group.
 const SYSTEMIC = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]); // BUSY LOCKED NOMEM READONLY IOERR CORRUPT FULL CANTOPEN PROTOCOL NOTADB
@@ -160,6 +162,10 @@ export function sqliteStore(db, options) {
       throw new Error(`sqliteStore: the database could not switch to WAL (journal_mode is ${mode || 'unknown'})`);
     }
     one(`PRAGMA synchronous = ${synchronous}`);
+    // The WAL file is cut back to this size after each checkpoint: without it, a WAL that a
+    // long reader (a report, a backup) let grow keeps its largest size on disk until the last
+    // connection closes.
+    one(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     const level = Number(Object.values(one('PRAGMA synchronous') ?? {})[0]);
     if (level !== SYNCHRONOUS[synchronous]) throw new Error(`sqliteStore: PRAGMA synchronous = ${synchronous} did not hold`);
     const begin = db.prepare('BEGIN IMMEDIATE');
@@ -255,9 +261,9 @@ export function sqliteStore(db, options) {
         return sqliteDecisionOf(foreign, recorded, 'sqliteStore');
       });
     },
-    quarantine({ code, body, paymentId = null }) {
+    quarantine({ code, body, paymentId = null, integration = null }) {
       return enqueue(() => {
-        if (paymentId !== null) step(statements.quarantineDue, [paymentId]);
+        if (paymentId !== null) step(statements.quarantineDue, [paymentId, integration]);
         step(statements.quarantine, [code, body]);
       });
     },
