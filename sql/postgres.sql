@@ -58,8 +58,16 @@ CREATE TABLE IF NOT EXISTS cryptopay_events (
   received_at    timestamptz NOT NULL DEFAULT now(),
   body           bytea       NOT NULL
 );
-ALTER TABLE cryptopay_events ADD COLUMN IF NOT EXISTS integration text,
-  ADD COLUMN IF NOT EXISTS secret_kind text CHECK (secret_kind IN ('active', 'pending', 'retiring'));
+-- Each ALTER runs only when a column it adds is missing: ADD COLUMN IF NOT EXISTS takes the
+-- table's ACCESS EXCLUSIVE lock even when the column is there, so a migration that needs only
+-- new indexes would still wait behind a pg_dump, with every delivery queued behind it.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_events')
+                 AND attname = 'secret_kind' AND NOT attisdropped) THEN
+    ALTER TABLE cryptopay_events ADD COLUMN IF NOT EXISTS integration text,
+      ADD COLUMN IF NOT EXISTS secret_kind text CHECK (secret_kind IN ('active', 'pending', 'retiring'));
+  END IF;
+END $$;
 CREATE INDEX IF NOT EXISTS cryptopay_events_payment_id ON cryptopay_events (payment_id);
 CREATE TABLE IF NOT EXISTS cryptopay_payments (
   payment_id     text        PRIMARY KEY,
@@ -68,8 +76,13 @@ CREATE TABLE IF NOT EXISTS cryptopay_payments (
   data           json        NOT NULL,
   updated_at     timestamptz NOT NULL DEFAULT now()
 );
-ALTER TABLE cryptopay_payments ADD COLUMN IF NOT EXISTS integration text,
-  ADD COLUMN IF NOT EXISTS handled_version numeric CHECK (handled_version >= 0 AND scale(handled_version) = 0);
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_payments')
+                 AND attname = 'handled_version' AND NOT attisdropped) THEN
+    ALTER TABLE cryptopay_payments ADD COLUMN IF NOT EXISTS integration text,
+      ADD COLUMN IF NOT EXISTS handled_version numeric CHECK (handled_version >= 0 AND scale(handled_version) = 0);
+  END IF;
+END $$;
 -- Migrating from version 1: what was recorded before the merchant loop existed is handled.
 UPDATE cryptopay_payments SET handled_version = status_version
 WHERE handled_version IS NULL AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') = 1;
@@ -118,8 +131,13 @@ CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilmen
 -- less often, for recheckClosedSecs after their order was recorded.
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (seen_at) WHERE settled AND outcome = 'closed';
 -- Version 3: the version whose key every fulfil of the payment carries.
-ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
-  CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                 AND attname = 'fulfil_version' AND NOT attisdropped) THEN
+    ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS fulfil_version numeric
+      CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
+  END IF;
+END $$;
 -- Version 4's indexes have statistics at once, not after autovacuum's next ANALYZE.
 ANALYZE cryptopay_payments;
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)

@@ -353,15 +353,37 @@ for (const from of [2, 3]) {
 // already running do not queue behind it; once the transaction ends, ready() migrates.
 describe('PostgreSQL: a migration behind a long transaction', () => {
   const pg = postgresEngine();
+  test('a migration that adds no column (version 3 to 4: indexes) takes no ACCESS EXCLUSIVE lock: done at once beside the reader', async () => {
+    const { pool } = pg.db;
+    const prefix = 'migr_';
+    for (const text of olderSchema(3, 'postgres')(prefix)) await pool.query(text);
+    const reader = await pool.connect();
+    try {
+      // A pg_dump's locks: ACCESS SHARE on every table, held for the whole dump.
+      await reader.query('BEGIN');
+      for (const table of ['events', 'payments', 'quarantine', 'orders', 'fulfilment', 'schema']) await reader.query(`SELECT count(*) FROM ${prefix}${table}`);
+      const started = Date.now();
+      await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
+      const waited = Date.now() - started;
+      assert.ok(waited < 3000, `migrated in ${waited} ms beside the reader (an ALTER TABLE would wait 5 s, then give up)`);
+      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
+    } finally {
+      await reader.query('ROLLBACK').catch(() => {});
+      reader.release();
+    }
+  });
+
   test('gives up after 5 s (lock_timeout), naming the cause; a writer of the old version waits that long, not until the transaction ends; then migrates', async () => {
     const { pool } = pg.db;
     const prefix = 'migl_';
-    for (const text of olderSchema(3, 'postgres')(prefix)) await pool.query(text);
+    // From version 2: a column to add (fulfil_version), so the ACCESS EXCLUSIVE lock of ALTER TABLE.
+    for (const text of olderSchema(2, 'postgres')(prefix)) await pool.query(text);
     const reader = await pool.connect();
     const writer = await pool.connect();
     try {
+      // A pg_dump's locks: ACCESS SHARE on every table, held for the whole dump.
       await reader.query('BEGIN');
-      await reader.query(`SELECT count(*) FROM ${prefix}payments`);
+      for (const table of ['events', 'payments', 'quarantine', 'orders', 'fulfilment', 'schema']) await reader.query(`SELECT count(*) FROM ${prefix}${table}`);
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false }));
       const started = Date.now();
       const migrating = receiver.ready().then(() => null, (e) => e);
@@ -369,7 +391,7 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       // behind the migration's request, it goes on once the migration gives up (without a
       // lock_timeout it would wait for the long transaction, here never ending on its own).
       await new Promise((resolve) => { setTimeout(resolve, 500); });
-      const write = writer.query(`UPDATE ${prefix}payments SET event_id = event_id WHERE payment_id = 'pay_v3_closed'`);
+      const write = writer.query(`UPDATE ${prefix}fulfilment SET attempts = attempts WHERE payment_id = 'pay_v2_done'`);
       const stuck = new Promise((resolve) => { setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref(); });
       assert.notEqual(await Promise.race([write, stuck]), 'still waiting after 20 s');
       const failure = await migrating;
@@ -377,9 +399,14 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       assert.ok(failure instanceof Error, 'ready() rejects');
       assert.match(failure.message, /^postgresStore: the schema migration gave up waiting for a lock \(55P03\).*a lock on the receiver's tables \(it waits 5 s\), held by a long transaction .*end that transaction, or upgrade when none runs$/);
       assert.ok(waited >= 4500 && waited < 15_000, `gave up after ${waited} ms`);
-      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, 3, 'nothing migrated');
+      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, 2, 'nothing migrated');
+      // Not tried again at once (each try would queue the other receivers' writes for 5 s).
+      const again = Date.now();
+      await assert.rejects(receiver.ready(), /gave up waiting for a lock \(55P03\) less than 30 s ago and is not tried again before/);
+      assert.ok(Date.now() - again < 2000, 'refused without waiting for the lock');
       await reader.query('COMMIT');
-      await receiver.ready();
+      // Another instance (or this one, 30 s later) migrates once the transaction ended.
+      await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
       assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
       // Run by a migration tool inside its own transaction, with more after it: what follows
       // keeps the transaction's own lock_timeout.

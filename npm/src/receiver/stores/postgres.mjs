@@ -14,6 +14,8 @@ const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';
 // A lock waited for longer than lock_timeout (the schema statement sets 5 s).
 const LOCK_NOT_AVAILABLE = '55P03';
+// After the migration gave up waiting for a lock, how long ready() refuses before trying again.
+const LOCK_BACKOFF_MS = 30_000;
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
 // few times, after a short random pause; past that the delivery is answered 503.
@@ -136,6 +138,10 @@ export function postgresStore(client, options) {
 
   // The columns of the tables (a row with no name for a table that is missing).
   const columns = async () => (await client.query(sql.columns)).rows;
+  // When the migration last gave up waiting for a lock (55P03): it is not tried again for
+  // LOCK_BACKOFF_MS, since each try queues the other receivers' writes behind its lock request
+  // for up to 5 s.
+  let lockGaveUpAt = null;
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const [tables] = (await client.query(sql.tables)).rows;
@@ -178,6 +184,11 @@ export function postgresStore(client, options) {
       if (version > 0 && version < SCHEMA_VERSION && !createTables) throw olderSchema('postgresStore', version, 'postgres');
       const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION);
       if (create) {
+        if (lockGaveUpAt !== null && Date.now() - lockGaveUpAt < LOCK_BACKOFF_MS) {
+          throw new Error(`postgresStore: the schema migration gave up waiting for a lock (55P03) less than ${LOCK_BACKOFF_MS / 1000} s ago `
+            + 'and is not tried again before (answered 503 meanwhile), so that the deliveries of receivers already running do not '
+            + 'queue behind it at each delivery: end the long transaction (pg_stat_activity names it), or upgrade when none runs');
+        }
         try {
           // Under REPEATABLE READ or SERIALIZABLE (a role's or database's default), two
           // receivers starting at once: the second's snapshot, taken before the advisory lock
@@ -185,11 +196,12 @@ export function postgresStore(client, options) {
           await retried(() => client.query(sql.schema));
         } catch (error) {
           if (sqlState(error) === LOCK_NOT_AVAILABLE) {
+            lockGaveUpAt = Date.now();
             throw new Error('postgresStore: the schema migration gave up waiting for a lock (55P03), so that the deliveries of '
               + 'receivers already running do not queue behind it: a lock on the receiver\'s tables (it waits 5 s), held by a long '
               + 'transaction (a pg_dump, a report: pg_stat_activity names it), or, under a lock_timeout of this role or database, '
-              + 'the migration\'s advisory lock, held by another receiver migrating; ready() runs it again at the next delivery '
-              + '(answered 503 meanwhile): end that transaction, or upgrade when none runs', { cause: error });
+              + `the migration's advisory lock, held by another receiver migrating; ready() runs it again at the first delivery ${LOCK_BACKOFF_MS / 1000} s `
+              + 'later (answered 503 meanwhile): end that transaction, or upgrade when none runs', { cause: error });
           }
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
           if (version > 0) {
