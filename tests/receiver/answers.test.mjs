@@ -413,6 +413,21 @@ describe('receiver.fetch (Fetch API)', () => {
   });
 });
 
+describe('a header that arrived empty', () => {
+  test('timestamp_missing for an empty timestamp header says it arrived empty, not to rename it', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const body = eventBody({ eventId: 'evt_empty_ts', paymentId: 'pay_empty_ts', statusVersion: 2 });
+    const headers = { ...signedHeaders(body), [TS_HEADER]: '' };
+    const answer = await receiver.handle({ body, headers });
+    assert.equal(answer.status, 400);
+    const said = log.lines.join('\n');
+    assert.match(said, new RegExp(`rejected: timestamp_missing: .*; ${TS_HEADER} arrived empty: the name is right, and a proxy, gateway or middleware in front may blank its value`));
+    assert.doesNotMatch(said, /set timestampHeader to/);
+    assert.doesNotMatch(said, /arrived and .* did not/);
+  });
+});
+
 describe('lines anyone can cause are said a few times a minute', () => {
   test('twelve forged deliveries: five lines, the fifth saying the rest are counted; onOutcome has all twelve; an authentic one far outside the skew reads as a replay', async () => {
     const log = captureLog();

@@ -97,12 +97,16 @@ export function refusals({ warn, error, emit, names, keep }) {
       // A header that arrived whose name says it is the missing one: the name configured may be wrong.
       // (Not a proxy's own: x-envoy-expected-rq-timeout-ms, x-request-start-time.)
       const kind = timestamp ? /timestamp|(^|-)ts($|-)/ : /signature|(^|-)sig($|-)/;
-      const likely = carried.filter((name) => name !== other.toLowerCase() && kind.test(name) && !/^x-(envoy|amzn|forwarded)-|timeout/.test(name));
+      const likely = carried.filter((name) => name !== other.toLowerCase() && name !== missing.toLowerCase() && kind.test(name)
+        && !/^x-(envoy|amzn|forwarded)-|timeout/.test(name));
       let guess = '';
-      if (likely.length > 0) {
+      if (carried.includes(missing.toLowerCase())) {
+        // It came, with nothing in it: the name is right; something blanked the value.
+        guess = `; ${missing} arrived empty: the name is right, and a proxy, gateway or middleware in front may blank its value`;
+      } else if (likely.length > 0) {
         guess = `; it carried ${likely.join(', ')}: if that is the service's ${timestamp ? 'timestamp' : 'signature'} header, set ${option} to it`;
       }
-      if (carried.includes(other.toLowerCase())) {
+      if (carried.includes(other.toLowerCase()) && !carried.includes(missing.toLowerCase())) {
         // The other one arrived: with the names right, something on the way removed this one.
         guess += `; ${other} arrived and ${missing} did not, so ${likely.length > 0 ? 'if the names are right, ' : 'the names are likely right: '}`
           + `a proxy, load balancer, API gateway or middleware in front may drop ${missing}`;
