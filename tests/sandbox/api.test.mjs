@@ -611,7 +611,8 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
       await local.close();
       assert.ok(lines.some((l) => l.includes('a local development name or a private network, accepted because this is a sandbox')), `${webhookUrl}\n${lines.join('\n')}`);
     }
-    for (const webhookUrl of ['http://shop.example/webhook', 'http://8.8.8.8/webhook', 'http://172.32.0.1/webhook', 'http://11.0.0.1/webhook']) {
+    for (const webhookUrl of ['http://shop.example/webhook', 'http://8.8.8.8/webhook', 'http://172.32.0.1/webhook', 'http://11.0.0.1/webhook',
+      'http://[fc::1]/webhook', 'http://[fd1::5]/webhook', 'http://com./webhook']) {
       await assert.rejects(startSandbox({ port: 0, webhookUrl, log: false }), (e) => {
         assert.equal(e.code, 'webhook_url_not_https', webhookUrl);
         assert.match(e.message, /a sandbox also takes http:\/\/ .*a one-label host \(a Compose or CI service name such as http:\/\/receiver:8787\)/);

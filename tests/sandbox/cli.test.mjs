@@ -115,36 +115,44 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
 });
 
 describe('sandbox deliveries --wait: what a CI job runs before asserting on its receiver', () => {
-  test('exit 0 once nothing is pending; exit 1 naming the first in line when something still is after --wait; exit 2 for a bad --wait', async () => {
-    let down = true;
-    const hook = await endpoint(() => ({ status: down ? 503 : 200 }));
+  // A sandbox on its own process, its receiver answering `status`, a payment paid (two events).
+  async function paidOn(status, retryDelays) {
+    const hook = await endpoint(() => ({ status }));
     stops.push(() => hook.close());
-    const sandboxed = await startProcess(CLI, ['sandbox', '--port', '0', '--json', '--webhook-url', hook.url, '--retry-delays', '1.5,1.5'],
+    const sandboxed = await startProcess(CLI, ['sandbox', '--port', '0', '--json', '--webhook-url', hook.url, '--retry-delays', retryDelays],
       { ready: /"type":"started"[^\n]*\n/ });
     stops.push(() => sandboxed.stop('SIGINT'));
     const started = JSON.parse(sandboxed.output().split('\n').find((line) => line.includes('"type":"started"')));
     const sandbox = { baseUrl: started.base_url, apiKey: started.api_key };
-    const url = ['--url', started.base_url];
-    const created = await api(sandbox, 'POST', '/v1/payments', { idem: 'cli-wait', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
+    const created = await api(sandbox, 'POST', '/v1/payments', { idem: `cli-wait-${status}`, body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
     assert.equal(created.status, 200, created.text);
+    const url = ['--url', started.base_url];
     assert.equal((await run(['sandbox', 'pay', ...url, '--payment', created.json.payment_id, '--amount-raw', '100'])).code, 0);
-    // The receiver answers 503: retried in 1.5 s, still pending after a wait of 1 s.
+    return { hook, sandboxed, url, paymentId: created.json.payment_id };
+  }
+
+  test('exit 1 naming the delivery that holds the line when something is still pending after --wait; exit 2 for a bad --wait', async () => {
+    // The receiver answers 503: the first delivery retried in 60 s, the second queued behind it.
+    const { sandboxed, url } = await paidOn(503, '60');
     const waited = await run(['sandbox', 'deliveries', ...url, '--wait', '1']);
     assert.equal(waited.code, 1, waited.stderr);
-    assert.match(waited.stderr, /^cryptopay-verify sandbox deliveries: 2 still pending after --wait 1 s \(first in line: dlv_\d+ of evt_\w+, attempt 2\): the answers above say why/);
+    assert.match(waited.stderr, /^cryptopay-verify sandbox deliveries: 2 still pending after --wait 1 s \(first in line: dlv_1 of evt_\w+, attempt 2\): the answers above say why/);
     assert.match(waited.stdout, /\s503\s+retrying\s/);
-    // The receiver up: the retries acknowledged within the wait.
-    down = false;
-    const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
-    assert.equal(done.code, 0, done.stderr);
-    assert.doesNotMatch(done.stdout, /pending/);
-    // The first event refused once, then acknowledged; the second, queued behind it, once.
-    assert.equal(hook.requests.filter((r) => r.event?.data.payment_id === created.json.payment_id).length, 3);
     for (const bad of ['0', '3601', 'x', '1.5']) {
       const refused = await run(['sandbox', 'deliveries', ...url, '--wait', bad]);
       assert.equal(refused.code, 2, bad);
       assert.match(refused.stderr, /--wait is how long to wait for pending deliveries: an integer from 1 to 3600 \(seconds\)/);
     }
+    assert.equal(await sandboxed.stop('SIGINT'), 0);
+  });
+
+  test('exit 0 with the log once nothing is pending', async () => {
+    const { hook, sandboxed, url, paymentId } = await paidOn(200, '1');
+    const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.doesNotMatch(done.stdout, /pending/);
+    assert.equal(done.stdout.trim().split('\n').length, 3, done.stdout); // the header and two acknowledged attempts
+    assert.equal(hook.requests.filter((r) => r.event?.data.payment_id === paymentId).length, 2);
     assert.equal(await sandboxed.stop('SIGINT'), 0);
   });
 });

@@ -483,11 +483,12 @@ describe('a merchant\'s test suite around the sandbox', () => {
     await sandbox.close(); // idempotent
   });
 
-  test('a log function that throws loses its line, not the sandbox', async () => {
+  test('a log function that throws, or an async one that rejects, loses its line, not the sandbox', async () => {
     const hook = await endpointWith(() => ({ status: 200 }));
     let calls = 0;
     const sandbox = await sandboxWith({ webhookUrl: hook.url, log: () => {
       calls += 1;
+      if (calls % 2 === 0) return Promise.reject(new Error('the test\'s async logger broke'));
       throw new Error('the test\'s logger broke');
     } });
     const p = await createPayment(sandbox, '100');

@@ -170,7 +170,9 @@ export async function actCommand(sub, argv) {
   }
   write.out(opts.json ? `${JSON.stringify(json, null, 2)}\n` : summary(sub, json));
   if (waitSecs > 0 && json.pending.length > 0) {
-    const [first] = json.pending;
+    // What holds the queue up, as delivered() says it: in flight or retrying, else the next due.
+    const tried = new Set(json.deliveries.map((d) => d.delivery_id));
+    const first = json.pending.find((d) => d.in_flight || tried.has(d.delivery_id)) ?? json.pending[0];
     write.err(`${NAME} sandbox deliveries: ${json.pending.length} still pending after --wait ${waitSecs} s (first in line: ${first.delivery_id} `
       + `of ${first.event_id}, attempt ${first.next_attempt}): the answers above say why; a receiver that is down keeps them queued `
       + 'through the retry delays\n');

@@ -161,7 +161,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // for review, rather than a confirm that fails for ever.
       const own = order?.integration ?? null;
       if (!state.hasPayment || order === null || own === integration) {
-        return retry('confirm_failed', notFoundHint(failure, integration, order !== null));
+        // An event verified through the order's integration proves the order's row right: then
+        // confirm's key is what is wrong, as for an event with no order.
+        return retry('confirm_failed', notFoundHint(failure, integration, order !== null && !state.hasPayment));
       }
       try {
         answer = await opts.confirm(paymentId, { order, integration: own, statusVersion: state.eventVersion });

@@ -67,7 +67,9 @@ function checkIntegration(names, integration) {
  * failure as it is.
  */
 export function notFoundHint(failure, integration, byOrder) {
-  if (failure?.status !== 404 && failure?.code !== 'payment_not_found') return failure;
+  // The service's own answer only: a 404 without its ErrorResponse (a baseUrl missing a path, a
+  // proxy's page) is the client's http_404, whose message names that fix.
+  if (failure?.code !== 'payment_not_found') return failure;
   const through = integration === null
     ? 'confirm\'s API key does not see this payment: it must be the key of the account that created it (not another account\'s, nor a test key against live)'
     : byOrder

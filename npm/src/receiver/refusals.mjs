@@ -84,7 +84,9 @@ export function refusals({ warn, error, emit, names, keep }) {
       // Far outside any skew, a replay of a captured delivery is likelier than a clock that far off.
       const replay = Number.isSafeInteger(behind) && Math.abs(behind) > REPLAY_LIKELY_SECS
         ? ` (more than ${REPLAY_LIKELY_SECS} s: if this host's clock is right, a replay of a captured delivery, refused as it should be)` : '';
-      say('skew', error, `refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
+      // Replays apart from clocks: replays of one captured delivery must not use up the lines of
+      // a clock that is off, which loses every event.
+      say(replay === '' ? 'skew' : 'replay', error, `refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
         + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; ${RECOVER}`);
       emit({ ...seen, ...ids, status: 400, reason: 'skew', code });
       return answers.rejected(code);
@@ -111,7 +113,9 @@ export function refusals({ warn, error, emit, names, keep }) {
         guess += `; ${other} arrived and ${missing} did not, so ${likely.length > 0 ? 'if the names are right, ' : 'the names are likely right: '}`
           + `a proxy, load balancer, API gateway or middleware in front may drop ${missing}`;
       }
-      say('headers', warn, `rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
+      // Requests with a guess apart from the rest: scanners sending no such header must not use
+      // up the lines that name the header the service sent.
+      say(guess === '' ? 'headers' : 'headers guessed', warn, `rejected: ${failure.message}; the delivery carried the headers ${carried.length === 0 ? '(none)' : carried.join(', ')} `
         + `(expected ${names.timestampHeader} and ${names.signatureHeader}): if the service names them otherwise, set `
         + `timestampHeader and signatureHeader${guess}${underscoreHint(Object.values(names))}; ${RECOVER}`);
       emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });

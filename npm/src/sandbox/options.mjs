@@ -63,8 +63,8 @@ export const isLoopback = (url) => LOOPBACK_HOST.test(url.hostname);
  * (10/8, 172.16/12, 192.168/16, IPv6 fc00::/7). The service reaches none of them. (A
  * container name may hold `_`: Compose v1's `project_service_1`.)
  */
-const SINGLE_LABEL = /^(?=[\w-]*[a-z])[a-z0-9](?:[\w-]*[a-z0-9])?\.?$/i;
-const PRIVATE_ADDRESS = /^(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|\[f[cd][0-9a-f]{0,2}:[0-9a-f:.]*\])$/i;
+const SINGLE_LABEL = /^(?=[\w-]*[a-z])[a-z0-9](?:[\w-]*[a-z0-9])?$/i;
+const PRIVATE_ADDRESS = /^(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|\[f[cd][0-9a-f]{2}:[0-9a-f:.]*\])$/i;
 
 /** Whether `url` is on this machine, under a local development name or on a private network. */
 const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname) || SINGLE_LABEL.test(url.hostname)

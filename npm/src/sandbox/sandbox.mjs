@@ -76,7 +76,9 @@ export async function startSandbox(input = {}) {
   // A log function that throws must not take the sandbox, or the test process, down with it.
   const log = (...args) => {
     try {
-      options.log(...args);
+      const done = options.log(...args);
+      // An async function that rejects, likewise.
+      if (typeof done?.then === 'function') done.then(undefined, () => {});
     } catch {
       // the line is lost; the sandbox goes on
     }

@@ -1020,5 +1020,24 @@ export function integrationScenarios(engine) {
     assert.equal(said.length, 1, lines.join('\n'));
     assert.match(said[0], /payment_not_found: the service answered 404; confirm was called with integration "shop-b", the order's: /);
     assert.match(said[0], /mend the integration column of its row in the orders table/);
+
+    // An event verified through the order's own integration proves the order right: confirm's
+    // key is what is wrong. And a 404 that is not the service's (a baseUrl missing a path: the
+    // client's http_404, with its own fix) gets no hint.
+    const b = scriptedWorld(opened.receiver, { secret: secretB, prefix: 'iv' });
+    const other = b.create({ orderRef: 'b-1' });
+    await opened.receiver.recordCreated(other, { integration: 'shop-b' });
+    await b.pay(other.payment_id, '12800');
+    lines.length = 0;
+    const failing = (error) => () => { throw error; };
+    await opened.receiver.fulfil({ confirm: failing(Object.assign(new Error('payment_not_found: the service answered 404'), { status: 404, code: 'payment_not_found' })), handle: h.handle });
+    assert.match(lines.join('\n'), /confirm was called with integration "shop-b", whose secret verified the event: confirm must use that integration's API key/);
+    assert.doesNotMatch(lines.join('\n'), /mend the integration column/);
+    lines.length = 0;
+    await sleep(1100); // the first retry waits 1 s
+    await opened.receiver.fulfil({ confirm: failing(Object.assign(new Error('http_404: the service answered 404: check baseUrl'), { status: 404, code: 'http_404' })), handle: h.handle });
+    const plain = lines.filter((line) => line.includes('confirm_failed'));
+    assert.equal(plain.length, 1, lines.join('\n'));
+    assert.doesNotMatch(plain[0], /confirm was called with integration/);
   });
 }

@@ -50,7 +50,7 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
   const payments = new Map();
   const confirming = confirmation((paymentId) => {
     const p = payments.get(paymentId);
-    if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404 });
+    if (!p) throw Object.assign(new Error('payment_not_found'), { status: 404, code: 'payment_not_found' });
     return viewOf(p);
   });
   let events = 0;
