@@ -257,7 +257,11 @@ impl Store {
         payment_id: Option<&str>,
     ) -> Result<(), Unavailable> {
         if let Some(payment_id) = payment_id {
-            let params: [(&(dyn ToSql + Sync), Type); 1] = [(&payment_id, Type::TEXT)];
+            // The integration NULL (one set of secrets): a payment another integration's
+            // (tables shared with an npm receiver that names them) is not made due.
+            let none: Option<&str> = None;
+            let params: [(&(dyn ToSql + Sync), Type); 2] =
+                [(&payment_id, Type::TEXT), (&none, Type::TEXT)];
             self.run(&self.sql.one("quarantine_due"), &params)
                 .await
                 .map_err(|failure| unavailable(&failure))?;

@@ -145,8 +145,11 @@ impl Store {
     ) -> Result<(), Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
         if let Some(payment_id) = payment_id {
+            // The integration NULL (one set of secrets): a payment another integration's
+            // (tables shared with an npm receiver that names them) is not made due.
+            let none: Option<&str> = None;
             tx.prepare_cached(&self.sql.one("quarantine_due"))?
-                .execute([payment_id])?;
+                .execute(params![payment_id, none])?;
         }
         tx.prepare_cached(&self.sql.one("quarantine"))?
             .execute(params![code, body])?;
