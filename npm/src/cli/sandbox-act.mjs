@@ -4,6 +4,7 @@
 
 import http from 'node:http';
 import https from 'node:https';
+import { firstInLine } from '../sandbox/delivery.mjs';
 import { UsageError, parse } from './args.mjs';
 import { displayUrl, neverPrint, write } from './redact.mjs';
 import { DEFAULT_URL, SANDBOX_USAGE } from './sandbox-options.mjs';
@@ -170,9 +171,8 @@ export async function actCommand(sub, argv) {
   }
   write.out(opts.json ? `${JSON.stringify(json, null, 2)}\n` : summary(sub, json));
   if (waitSecs > 0 && json.pending.length > 0) {
-    // What holds the queue up, as delivered() says it: in flight or retrying, else the next due.
-    const tried = new Set(json.deliveries.map((d) => d.delivery_id));
-    const first = json.pending.find((d) => d.in_flight || tried.has(d.delivery_id)) ?? json.pending[0];
+    // What holds the queue up, as delivered() says it.
+    const { first } = firstInLine(json.pending, json.deliveries);
     write.err(`${NAME} sandbox deliveries: ${json.pending.length} still pending after --wait ${waitSecs} s (first in line: ${first.delivery_id} `
       + `of ${first.event_id}, attempt ${first.next_attempt}): the answers above say why; a receiver that is down keeps them queued `
       + 'through the retry delays\n');

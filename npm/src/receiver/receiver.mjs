@@ -14,7 +14,6 @@ import {
 import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
-import { lineThrottle } from './throttle.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
@@ -243,7 +242,7 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne } = refusals({ warn, error, emit, names, keep });
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge } = refusals({ warn, error, emit, names, keep });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
@@ -353,13 +352,9 @@ export function createReceiver(options) {
   }
 
   // What the HTTP faces answered without handle(): 405, 413 read from the stream, a body a
-  // framework read first, an unexpected failure. A 413 line a few times a minute (throttle.mjs).
-  const sayOnce = lineThrottle();
+  // framework read first, an unexpected failure.
   function answered(status, reason, detail = {}) {
-    if (reason === 'too_large') {
-      sayOnce('too_large', warn, `refused a delivery of at least ${detail.bodyBytes} bytes (413 body_too_large), unverified: over `
-        + 'maxBodyBytes; if the service sends bodies this large, raise maxBodyBytes');
-    }
+    if (reason === 'too_large') tooLarge(`at least ${detail.bodyBytes}`);
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }
 

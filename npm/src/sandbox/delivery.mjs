@@ -121,6 +121,18 @@ function post(url, body, headers, timeoutMs, track) {
 }
 
 /**
+ * What holds the queue up, of `pending` (as pending() answers) and `attempts` (the webhook
+ * log): the delivery in flight or retrying that comes first (a payment's later events wait
+ * behind it), else the next due; with the log's last attempt of it, if any.
+ */
+export function firstInLine(pending, attempts) {
+  const last = new Map(attempts.map((entry) => [entry.delivery_id, entry]));
+  const first = pending.find((job) => job.in_flight || last.has(job.delivery_id))
+    ?? pending.reduce((a, b) => (a.due_at <= b.due_at ? a : b));
+  return { first, tried: last.get(first.delivery_id) };
+}
+
+/**
  * The engine over `store` with the checked options (retryDelaysMs, timeoutMs, duplicateRate,
  * shuffle, seed); log(line, entry) gets every attempt.
  */

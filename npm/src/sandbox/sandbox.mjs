@@ -3,7 +3,7 @@
 // test API key, the webhook's id and secret, and the dashboard's and customer's actions as
 // methods (the same operations as the /sandbox endpoints).
 
-import { createDelivery } from './delivery.mjs';
+import { createDelivery, firstInLine } from './delivery.mjs';
 import { createServer } from './http.mjs';
 import { deliveredOptions, payOptions, sandboxOptions } from './options.mjs';
 import { createService } from './service.mjs';
@@ -18,15 +18,9 @@ const DELIVERED_POLL_MS = 20;
 /** The refusal of a handle's method once close() was called. */
 const closedError = (what) => new SandboxError('sandbox_closed', `${what}: the sandbox was closed (close() was called): start another`, 503);
 
-/**
- * What holds the queue up, for delivered()'s refusal: the delivery in flight or retrying that
- * comes first (a payment's later events wait behind it), with the receiver's last answer to it.
- */
+/** What holds the queue up, for delivered()'s refusal, with the receiver's last answer to it. */
 function holdingUp(pending, attempts) {
-  const last = new Map(attempts.map((entry) => [entry.delivery_id, entry]));
-  const first = pending.find((job) => job.in_flight || last.has(job.delivery_id))
-    ?? pending.reduce((a, b) => (a.due_at <= b.due_at ? a : b));
-  const tried = last.get(first.delivery_id);
+  const { first, tried } = firstInLine(pending, attempts);
   const answered = tried === undefined ? '' : `, last answered ${tried.status === undefined ? tried.error : `HTTP ${tried.status}`}`;
   const when = first.in_flight ? 'in flight now' : `due ${first.due_at}`;
   return `${first.delivery_id} of ${first.event_id} (payment ${first.payment_id}), attempt ${first.next_attempt} ${when}${answered}`;
