@@ -2,8 +2,9 @@
 //! values, and the checks that need no secret (size, timestamp, signature header).
 
 use crate::error::{Error, ErrorKind};
+use crate::mac::Tag;
 use crate::options::VerifyOptions;
-use crate::signature::{Candidates, parse_signature_header};
+use crate::signature::with_candidates;
 use crate::timestamp::parse_timestamp;
 
 /// One delivery as received: the raw body bytes and the two header values, untouched.
@@ -57,18 +58,22 @@ impl Delivery<'_> {
     /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
     pub fn check(&self, options: &VerifyOptions) -> Result<u64, Error> {
-        self.parse(options).map(|parsed| parsed.timestamp)
+        self.parse(options, |timestamp, _| Ok(timestamp))
     }
 
-    pub(crate) fn parse(&self, options: &VerifyOptions) -> Result<Parsed, Error> {
+    /// The checks of [`check`](Self::check), then `with` given the timestamp (Unix seconds)
+    /// and the signature header's candidates.
+    pub(crate) fn parse<R>(
+        &self,
+        options: &VerifyOptions,
+        with: impl FnOnce(u64, &[Tag]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
         if self.body.len() > options.max_body_bytes() {
             return Err(Error::new(ErrorKind::BodyTooLarge));
         }
         let timestamp = parse_timestamp(self.timestamp)?;
-        let candidates = parse_signature_header(self.signature, self.timestamp)?;
-        Ok(Parsed {
-            timestamp,
-            candidates,
+        with_candidates(self.signature, self.timestamp, |candidates| {
+            with(timestamp, candidates)
         })
     }
 }
@@ -81,13 +86,6 @@ impl core::fmt::Debug for Delivery<'_> {
             .field("signature", &"[REDACTED]")
             .finish()
     }
-}
-
-/// What the header grammar yields before any HMAC is computed.
-#[derive(Debug)]
-pub(crate) struct Parsed {
-    pub(crate) timestamp: u64,
-    pub(crate) candidates: Candidates,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use core::fmt;
 use std::sync::Arc;
 
-use subtle::{Choice, ConstantTimeEq};
+use ctutils::{Choice, CtEq};
 
 use crate::error::{Error, ErrorKind, err};
 use crate::mac::{KeyedMac, Tag};
@@ -231,8 +231,8 @@ impl SecretSet {
         for (key, tag) in self.keys.iter().zip(tags) {
             let hit = candidates
                 .iter()
-                .fold(Choice::from(0), |acc, candidate| acc | tag.ct_eq(candidate));
-            if bool::from(hit) {
+                .fold(Choice::FALSE, |acc, candidate| acc | tag.ct_eq(candidate));
+            if hit.to_bool() {
                 let usable = key.accept_until_secs.is_none_or(|until| now_secs <= until);
                 if usable {
                     matched = Some(matched.map_or(key.kind, |m| m.min(key.kind)));

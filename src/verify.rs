@@ -102,10 +102,10 @@ pub struct VerifiedEvent {
 /// # Security
 ///
 /// Every usable secret's tag is compared with every signature candidate through
-/// `subtle::ConstantTimeEq` on fixed 32-byte arrays, with no early exit. A candidate of the
-/// wrong length is rejected while parsing and never compared as a prefix. Freshness is
-/// checked only after the signature matched, so `timestamp_too_old` always means an
-/// authentic but old delivery.
+/// `ctutils::CtEq` (the constant-time equality `hmac` verifies with) on fixed 32-byte
+/// arrays, with no early exit. A candidate of the wrong length is rejected while parsing
+/// and never compared as a prefix. Freshness is checked only after the signature matched,
+/// so `timestamp_too_old` always means an authentic but old delivery.
 ///
 /// # Examples
 ///
@@ -309,12 +309,13 @@ fn verify_parsed(
     now_secs: u64,
     matched: impl FnOnce(&[Tag]) -> Result<SecretKind, Error>,
 ) -> Result<Verified, Error> {
-    let parsed = delivery.parse(&options)?;
-    let matched_secret = matched(parsed.candidates.as_slice())?;
-    options.check_skew(parsed.timestamp, now_secs)?;
-    Ok(Verified {
-        matched_secret,
-        timestamp: parsed.timestamp,
+    delivery.parse(&options, |timestamp, candidates| {
+        let matched_secret = matched(candidates)?;
+        options.check_skew(timestamp, now_secs)?;
+        Ok(Verified {
+            matched_secret,
+            timestamp,
+        })
     })
 }
 

@@ -6,6 +6,25 @@ use super::*;
 fn timestamps() {
     assert_eq!(parse_timestamp(b"0"), Ok(0));
     assert_eq!(parse_timestamp(b"999999999999"), Ok(999_999_999_999));
+    // Each digit in many places, leading zeros included: the value std's parser reads.
+    for n in [
+        1_700_000_000_u64,
+        123_456_789_012,
+        98_765_432_109,
+        1,
+        10,
+        9,
+        1_000_000_000_000 - 1,
+    ] {
+        for width in n.to_string().len()..=MAX_TIMESTAMP_DIGITS {
+            let text = format!("{n:0width$}");
+            assert_eq!(
+                parse_timestamp(text.as_bytes()).ok(),
+                text.parse().ok(),
+                "{text}"
+            );
+        }
+    }
     for bad in [
         &b"1700000000000"[..],
         b" 1",
