@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import { createRequire } from 'node:module';
 import {
   Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, createLibsqlClient, eventBody, nowSecs, pkg, receiverOptions, rx,
@@ -448,6 +448,36 @@ describe('lines anyone can cause are said a few times a minute', () => {
     const replayed = await receiver.handle({ body: old, headers: signedHeaders(old, { timestamp }) });
     assert.equal(replayed.status, 400);
     assert.match(log.lines.join('\n'), /timestamp_too_old \(its timestamp is 864\d\d s behind this host's clock\) \(more than 3600 s: if this host's clock is right, a replay of a captured delivery, refused as it should be\)/);
+  });
+});
+
+describe('a flood that stops says its count when its window ends', () => {
+  test('eight forged deliveries, then quiet: the window\'s end says the last of the three counted; the next window starts afresh', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+    try {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+      const forged = async (i) => {
+        const body = eventBody({ eventId: `evt_flood_${i}`, paymentId: 'pay_flood', statusVersion: 2 });
+        const answer = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
+        assert.equal(answer.status, 400);
+      };
+      for (let i = 0; i < 8; i += 1) await forged(i);
+      const rejected = () => log.lines.filter((line) => line.includes('rejected: signature_mismatch'));
+      assert.equal(rejected().length, 5, log.lines.join('\n'));
+      mock.timers.tick(59_000);
+      assert.equal(rejected().length, 5, 'nothing said before the window ends');
+      mock.timers.tick(1_000);
+      assert.equal(rejected().length, 6, log.lines.join('\n'));
+      assert.match(rejected()[5], /\(the last of 3 like it in 60 s that were counted, not said\)$/);
+      // The count was said: the next window's first line does not say it again.
+      mock.timers.tick(5_000);
+      await forged(8);
+      assert.equal(rejected().length, 7);
+      assert.doesNotMatch(rejected()[6], /counted/);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 // Log lines anyone can cause (a forged, unsigned, oversized or replayed request each gets one)
 // are said at most LINES_PER_WINDOW times per kind in a window of WINDOW_SECS: a flood of
-// requests must not fill the log, or page someone once a request. The rest are counted, and the
-// first line of the next window says how many were left unsaid. onOutcome still gets every
-// refusal.
+// requests must not fill the log, or page someone once a request. The rest are counted: when
+// the window ends, the last of them is said with the count (a flood that stops still says how
+// big it was), and where no timer runs then (a serverless runtime may drop timers once the
+// response is sent), the first line of a later window says it. onOutcome still gets every refusal.
 
 export const LINES_PER_WINDOW = 5;
 export const WINDOW_SECS = 60;
@@ -13,22 +14,55 @@ export const WINDOW_SECS = 60;
  * fixed set of the caller's (never a value from a request), so the map stays small.
  */
 export function lineThrottle(nowMs = () => Date.now()) {
-  const kinds = new Map(); // kind -> { from (ms), said, unsaid }
+  const kinds = new Map(); // kind -> { from (ms), said, unsaid, last: [log, line] of the latest unsaid, timer }
+
+  // The window of `state` has ended: its last unsaid line, with the count.
+  function summarize(state) {
+    state.timer = null;
+    if (state.unsaid === 0) return;
+    const [log, line] = state.last;
+    const count = state.unsaid;
+    state.unsaid = 0;
+    state.last = null;
+    log(`${line} (the last of ${count} like it in ${WINDOW_SECS} s that were counted, not said)`);
+  }
+
   return function say(kind, log, line) {
     const now = nowMs();
     let state = kinds.get(kind);
     let before = '';
     if (state === undefined || now < state.from || now - state.from >= WINDOW_SECS * 1000) {
-      if (state !== undefined && state.unsaid > 0) before = ` (${state.unsaid} more like it were counted, not said, in the window before)`;
-      state = { from: now, said: 0, unsaid: 0 };
+      if (state !== undefined) {
+        if (state.timer !== null) clearTimeout(state.timer);
+        if (state.unsaid > 0) before = ` (${state.unsaid} more like it were counted, not said, in the window before)`;
+      }
+      state = { from: now, said: 0, unsaid: 0, last: null, timer: null };
       kinds.set(kind, state);
     }
     if (state.said >= LINES_PER_WINDOW) {
       state.unsaid += 1;
+      state.last = [log, line];
+      if (state.timer === null) state.timer = windowEnd(() => summarize(state), state.from + WINDOW_SECS * 1000 - now);
       return;
     }
     state.said += 1;
     const last = state.said === LINES_PER_WINDOW ? `; more like it in the next ${WINDOW_SECS} s are counted, not said` : '';
     log(`${line}${before}${last}`);
   };
+}
+
+// A timer for the end of a window that never keeps a Node process alive; null where the
+// runtime has no timers.
+function windowEnd(run, ms) {
+  if (typeof setTimeout !== 'function') return null;
+  const timer = setTimeout(() => {
+    try {
+      run();
+    } catch {
+      // A log that throws loses only this line.
+    }
+  }, Math.max(0, ms));
+  if (typeof timer?.unref === 'function') timer.unref();
+  else if (typeof globalThis.Deno?.unrefTimer === 'function') globalThis.Deno.unrefTimer(timer);
+  return timer;
 }
