@@ -48,13 +48,13 @@ export function buildReceiver({ root, dist, out, fail }) {
   const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'complete', 'retry', 'release'];
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
     const names = ['tables', 'version', 'schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...LOOP,
-      ...(dialect === 'sqlite' ? ['apply', 'migrate_1', 'migrate_2', 'order_mark', 'order_unheld', 'order_state', 'order_read', 'claim_fresh', 'load_renew', 'complete_mark'] : [])];
+      ...(dialect === 'sqlite' ? ['apply', 'migrate_1', 'migrate_2', 'migrate_4', 'order_mark', 'order_unheld', 'order_state', 'order_read', 'claim_fresh', 'load_renew', 'complete_mark'] : [])];
     for (const name of names) {
       if (!sections[name]) fail(`schema/${dialect}.sql has no "-- statement: ${name}" section`);
     }
   }
   // Sections that are several statements, run in one transaction.
-  const MANY = new Set(['schema', 'migrate_1', 'migrate_2']);
+  const MANY = new Set(['schema', 'migrate_1', 'migrate_2', 'migrate_4']);
   const statements = {
     // PostgreSQL runs its schema as one simple query (one implicit transaction).
     postgres: Object.fromEntries(Object.entries(postgres).map(([name, text]) => [name, name === 'schema' ? text : split(text)[0]])),

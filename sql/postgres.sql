@@ -13,9 +13,11 @@
 -- and the secret kind that verified each delivery, payments the integration and the version
 -- last handled, and the tables orders and fulfilment; 3, the fulfilment row keeps the version
 -- whose key every `fulfil` of the payment carries (`fulfil_version`); 4, the index of the
--- closed payments checked again for late money (`cryptopay_fulfilment_closed`) and the one
--- whose statistics keep `claim` cheap on large tables (`cryptopay_payments_due`). `schema`
--- migrates 1, 2 and 3 to 4 in place, rows kept: the payments recorded before version 2 are taken as handled
+-- closed payments checked again for late money and the one whose statistics keep `claim`
+-- cheap on large tables (`cryptopay_payments_due`); 5, the fulfilment row keeps when a closed
+-- payment's next late-money check is due (`recheck_at`, indexed: a claim reads the checks
+-- that are due, not every closed payment of the window). `schema`
+-- migrates 1 to 4 to 5 in place, rows kept: the payments recorded before version 2 are taken as handled
 -- (whatever handled them then), so that upgrading never fulfils an old payment again (nor
 -- recording its order later: the `order` statement).
 --
@@ -127,9 +129,6 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
--- The payments that ended unpaid (closed): checked again for money that came late, less and
--- less often, for recheckClosedSecs after their order was recorded.
-CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (seen_at) WHERE settled AND outcome = 'closed';
 -- Version 3: the version whose key every fulfil of the payment carries.
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
@@ -138,9 +137,41 @@ DO $$ BEGIN
       CHECK (fulfil_version >= 0 AND scale(fulfil_version) = 0);
   END IF;
 END $$;
+-- Version 5: when a payment that ended unpaid (closed, settled) is next due a check for money
+-- that came late (`complete` sets it: as long after the last look as the order had lived by
+-- then, or NULL once that falls after recheckClosedSecs of the order's life).
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                 AND attname = 'recheck_at' AND NOT attisdropped) THEN
+    ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS recheck_at timestamptz;
+  END IF;
+END $$;
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_recheck ON cryptopay_fulfilment (recheck_at) WHERE recheck_at IS NOT NULL;
+-- Migrating from versions 2 to 4: the closed payments whose orders are younger than 7 days
+-- (the default recheckClosedSecs) get their next check as `claim` computed it before; older
+-- ones are done. (Tables rolled back to 4 and upgraded again: what version 5 wrote before is
+-- cleared first, since the older package's passes moved seen_at on meanwhile.)
+UPDATE cryptopay_fulfilment SET recheck_at = NULL
+WHERE recheck_at IS NOT NULL AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') < 5;
+UPDATE cryptopay_fulfilment AS f
+SET recheck_at = f.seen_at + greatest(extract(epoch FROM f.seen_at - o.created_at), 0) * interval '1 second'
+FROM cryptopay_orders AS o
+WHERE o.payment_id = f.payment_id AND f.settled AND f.outcome = 'closed'
+  AND o.created_at > now() - interval '7 days'
+  AND f.seen_at + greatest(extract(epoch FROM f.seen_at - o.created_at), 0) * interval '1 second'
+      < o.created_at + interval '7 days'
+  AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') < 5;
+-- Version 4 read the closed payments by their seen_at; nothing does now. (Only where it
+-- stands: DROP INDEX IF EXISTS would send a notice, which some drivers print, at every start
+-- on new tables.)
+DO $$ BEGIN
+  IF to_regclass('cryptopay_fulfilment_closed') IS NOT NULL THEN
+    DROP INDEX cryptopay_fulfilment_closed;
+  END IF;
+END $$;
 -- Version 4's indexes have statistics at once, not after autovacuum's next ANALYZE.
 ANALYZE cryptopay_payments;
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 5)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
 SELECT set_config('lock_timeout', current_setting('cryptopay.lock_timeout'), true);
 
@@ -167,7 +198,7 @@ SELECT
   + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
                            FROM cryptopay_orders LIMIT 0) AS o)
   + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
-                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version
+                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version, recheck_at
                            FROM cryptopay_fulfilment LIMIT 0) AS f)
   + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0) AS s)
   AS zero;
@@ -373,9 +404,11 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
 -- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
--- less and less often), and those closed whose late-money check is due (as in
--- schema/sqlite.sql's `claim`: while the order is younger than $5, once unlooked-at for as
--- long as it had been since the order was recorded at the last look), when no other
+-- less and less often), and those closed whose late-money check is due (`recheck_at`, which
+-- `complete` sets, has come while the order is younger than $5: read through
+-- cryptopay_fulfilment_recheck over the last $5 seconds, so a claim reads the checks that are
+-- due, not every closed payment of the window; a check is never due before its order was
+-- recorded, so the range drops none), when no other
 -- instance holds their lease and no retry is waiting: those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
@@ -400,12 +433,10 @@ WITH newer AS (
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer)
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
-      WHERE c.settled AND c.outcome = 'closed'
-        -- Implied by the order's age below; bounds the range of cryptopay_fulfilment_closed read.
-        AND c.seen_at > now() - make_interval(secs => $5::integer)
-        AND o.created_at > now() - make_interval(secs => $5::integer)
+      WHERE c.recheck_at <= now() AND c.recheck_at > now() - make_interval(secs => $5::integer)
+        AND c.settled AND c.outcome = 'closed'
         AND c.seen_at <= now() - make_interval(secs => $4::integer)
-        AND now() - c.seen_at >= c.seen_at - o.created_at)
+        AND o.created_at > now() - make_interval(secs => $5::integer))
   ORDER BY newer DESC, least(f.seen_at, now()), f.payment_id
   LIMIT $3::integer
   FOR UPDATE OF f SKIP LOCKED
@@ -439,7 +470,7 @@ ORDER BY newer DESC, seen_at, payment_id;
 -- while the payments before it were worked is still this pass's unless another pass claimed
 -- it or recordCreated marked it). `leased`: the lease was this owner's and is renewed; `event_due`: the applied facts are newer than the version handled;
 -- `recover_due`: not settled, and not looked at for recoverAfterSecs, or closed and its
--- late-money check due (`claim`).
+-- late-money check due (`recheck_at` come, the order younger than $5: as `claim`).
 WITH renewed AS (
   UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $4::integer), updated_at = now()
   WHERE payment_id = $1::text AND lease_owner = $2::text
@@ -451,7 +482,7 @@ SELECT f.handled_version::text AS handled_version, f.outcome, f.code, f.attempts
        (f.seen_at <= now() - make_interval(secs => $3::integer)
         AND (NOT f.settled
              OR (f.outcome = 'closed' AND o.created_at > now() - make_interval(secs => $5::integer)
-                 AND now() - f.seen_at >= f.seen_at - o.created_at))) AS recover_due,
+                 AND f.recheck_at <= now()))) AS recover_due,
        p.status_version::text AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount::text AS source_amount,
@@ -490,10 +521,14 @@ RETURNING 1 AS renewed;
 
 -- statement: complete
 -- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or
--- the link mismatch), $6 settled (no more checks for a lost delivery). Once the handler
+-- the link mismatch), $6 settled (no more checks for a lost delivery), $7 recheckClosedSecs.
+-- Once the handler
 -- resolved: the version handled is raised, never lowered (compared exactly), and the outcome
 -- is written only for a version at least as new as the one stored; seen_at is now, or for a
--- payment held for review as far past now as its order had lived; the payment's copy of the
+-- payment held for review as far past now as its order had lived; for a payment closed (and
+-- settled), recheck_at is when its next check for late money is due, as long after now as its
+-- order had lived, or NULL when that is $7 or more after the order was recorded (its checks
+-- are over), as it is for any other outcome; the payment's copy of the
 -- version (the index of what is due) follows; the lease is released. All of it only while the
 -- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
 -- version now handled.
@@ -513,6 +548,14 @@ WITH state AS (
       THEN greatest(extract(epoch FROM now() - (SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = $1::text)), 0)
            * interval '1 second'
       ELSE interval '0' END,
+    recheck_at = CASE
+      WHEN (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END) = 'closed'
+       AND (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END)
+      THEN (SELECT due FROM (SELECT now() + greatest(extract(epoch FROM now() - o.created_at), 0) * interval '1 second' AS due,
+                                    o.created_at + make_interval(secs => $7::integer) AS ends
+                             FROM cryptopay_orders AS o WHERE o.payment_id = $1::text) AS next
+            WHERE due < ends)
+      END,
     attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()
   WHERE f.payment_id = $1::text AND f.lease_owner = $2::text

@@ -3,7 +3,7 @@
 --
 -- receiver.ready() reads `tables` (and `version`), then runs the `schema` statements
 -- (idempotent) in one transaction, after the `migrate_1` ones for tables of schema version 1
--- (or the `migrate_2` ones for tables of version 2);
+-- (the `migrate_2` and `migrate_4` ones for tables of version 2, and `migrate_4` for 3 and 4);
 -- each delivery runs `apply` then `record` in one transaction (BEGIN IMMEDIATE for a file,
 -- one batch() for D1 and libsql), or `quarantine`; the merchant loop runs the `order`
 -- statements (recordCreated) and, under a lease, `claim`, `load`, `intend`, `renew`, `complete`,
@@ -18,9 +18,11 @@
 -- place, rows kept: the payments recorded before it are taken as handled (whatever handled
 -- them then), so that upgrading never fulfils an old payment again (nor recording its order
 -- later: `order_state`). 3: the fulfilment row keeps the version whose key every `fulfil` of
--- the payment carries (`fulfil_version`); `migrate_2` adds it. 4: the index of the closed
--- payments checked again for late money (`cryptopay_fulfilment_closed`); `schema` alone
--- makes it (no `migrate_3`).
+-- the payment carries (`fulfil_version`); `migrate_2` adds it. 4: an index of the closed
+-- payments checked again for late money; `schema` alone made it (no `migrate_3`). 5: the
+-- fulfilment row keeps when a closed payment's next late-money check is due (`recheck_at`,
+-- indexed: a claim reads the checks that are due, not every closed payment of the window);
+-- `migrate_4` adds it.
 --
 -- Times are UTC text, strftime('%Y-%m-%dT%H:%M:%fZ'), compared as text. Leases and delays are
 -- measured by the database's clock, shared by every process of the file (or of D1).
@@ -61,6 +63,21 @@ INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 1) ON CONFLICT 
 ALTER TABLE cryptopay_fulfilment ADD COLUMN fulfil_version TEXT
   CHECK (fulfil_version IS NULL OR (typeof(fulfil_version) = 'text' AND length(fulfil_version) > 0
                     AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*')));
+
+-- statement: migrate_4
+-- Schema versions 2 to 4 to 5, run before `schema` in the same transaction (after `migrate_2`
+-- for version 2): when a closed payment is next due a check for late money. The closed
+-- payments whose orders are younger than 7 days (the default recheckClosedSecs) get their next
+-- check as `claim` computed it before; older ones are done.
+ALTER TABLE cryptopay_fulfilment ADD COLUMN recheck_at TEXT;
+UPDATE cryptopay_fulfilment
+SET recheck_at = (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday(f.seen_at) + max(julianday(f.seen_at) - julianday(o.created_at), 0))
+                  FROM cryptopay_fulfilment AS f JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
+                  WHERE f.payment_id = cryptopay_fulfilment.payment_id
+                    AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')
+                    AND julianday(f.seen_at) + max(julianday(f.seen_at) - julianday(o.created_at), 0) < julianday(o.created_at) + 7)
+WHERE settled = 1 AND outcome = 'closed'
+  AND payment_id IN (SELECT payment_id FROM cryptopay_orders WHERE created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days'));
 
 -- statement: schema
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
@@ -125,13 +142,17 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   lease_until     TEXT,
   updated_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
   fulfil_version  TEXT    CHECK (fulfil_version IS NULL OR (typeof(fulfil_version) = 'text' AND length(fulfil_version) > 0
-                    AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*')))
+                    AND fulfil_version NOT GLOB '*[^0-9]*' AND (fulfil_version = '0' OR fulfil_version NOT GLOB '0*'))),
+  recheck_at      TEXT
 );
 CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE settled = 0;
--- The payments that ended unpaid (closed): checked again for money that came late, less and
--- less often, for recheckClosedSecs after their order was recorded.
-CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_closed ON cryptopay_fulfilment (seen_at) WHERE settled = 1 AND outcome = 'closed';
-INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 4)
+-- The payments that ended unpaid (closed), by when each is next checked for money that came
+-- late (`complete` sets it): less and less often, for recheckClosedSecs after the order was
+-- recorded.
+CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_recheck ON cryptopay_fulfilment (recheck_at) WHERE recheck_at IS NOT NULL;
+-- Version 4 read the closed payments by their seen_at; nothing does now.
+DROP INDEX IF EXISTS cryptopay_fulfilment_closed;
+INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 5)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE version < excluded.version;
 
 -- statement: check
@@ -148,7 +169,7 @@ SELECT
   + (SELECT count(*) FROM (SELECT payment_id, order_ref, source_amount, integration, created_at
                            FROM cryptopay_orders LIMIT 0))
   + (SELECT count(*) FROM (SELECT payment_id, handled_version, outcome, code, settled, seen_at, attempts,
-                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version
+                                  next_attempt_at, lease_owner, lease_until, updated_at, fulfil_version, recheck_at
                            FROM cryptopay_fulfilment LIMIT 0))
   + (SELECT count(*) FROM (SELECT name, version FROM cryptopay_schema LIMIT 0))
   AS zero;
@@ -344,6 +365,9 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- younger than recheckClosedSecs, each time once it has gone unlooked-at for as long as it
 -- had been since the order was recorded at the last look (and at least recoverAfterSecs): so
 -- an order closed an hour after it was made is checked at about 2, 4, 8, ... hours.
+-- `complete` writes when that is (`recheck_at`), and a claim reads the ones that have come in
+-- the last recheckClosedSecs through its index, not every closed payment of the window (a
+-- check is never due before its order was recorded, so the range drops none).
 WITH params (owner, lease_secs, most, recover_secs, recheck_secs) AS (VALUES (?, ?, ?, ?, ?)),
   newer (payment_id) AS (
     SELECT p.payment_id FROM cryptopay_payments AS p
@@ -365,13 +389,11 @@ WHERE payment_id IN (
         AND u.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
       UNION ALL
       SELECT c.payment_id FROM cryptopay_fulfilment AS c JOIN cryptopay_orders AS o ON o.payment_id = c.payment_id
-      WHERE c.settled = 1 AND c.outcome = 'closed'
-        -- Implied by the order's age below (a closed row was looked at after its order was
-        -- recorded); written so that cryptopay_fulfilment_closed is read over that range only.
-        AND c.seen_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
-        AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
+      WHERE c.recheck_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        AND c.recheck_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
+        AND c.settled = 1 AND c.outcome = 'closed'
         AND c.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
-        AND julianday('now') - julianday(c.seen_at) >= julianday(c.seen_at) - julianday(o.created_at))
+        AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds'))
   -- min(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
   -- waits its turn as one looked at now, not behind every payment until then.
   ORDER BY f.payment_id IN newer DESC, min(f.seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), f.payment_id
@@ -413,7 +435,8 @@ WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT ow
 -- Parameters: the owner, recoverAfterSecs, payment_id, recheckClosedSecs. What a pass needs
 -- of one leased payment. `leased`: the lease is still this owner's; `event_due`: the applied
 -- facts are newer than the version handled; `recover_due`: not settled, and not looked at for
--- recoverAfterSecs, or closed and its late-money check due (`claim`'s closed_due).
+-- recoverAfterSecs, or closed and its late-money check due (`claim`'s closed_due: recheck_at
+-- come, the order younger than recheckClosedSecs).
 WITH params (owner, recover_secs, payment_id, recheck_secs) AS (VALUES (?, ?, ?, ?))
 SELECT f.handled_version, f.outcome, f.code, f.attempts,
        (f.lease_owner IS (SELECT owner FROM params) AND f.lease_until > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS leased,
@@ -421,7 +444,7 @@ SELECT f.handled_version, f.outcome, f.code, f.attempts,
        (f.seen_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recover_secs FROM params) || ' seconds')
         AND (f.settled = 0
              OR (f.outcome = 'closed' AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds')
-                 AND julianday('now') - julianday(f.seen_at) >= julianday(f.seen_at) - julianday(o.created_at)))) AS recover_due,
+                 AND f.recheck_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))) AS recover_due,
        p.status_version AS event_version, p.integration AS event_integration, p.event_id,
        (p.payment_id IS NOT NULL) AS has_payment,
        (o.payment_id IS NOT NULL) AS has_order, o.order_ref, o.source_amount, o.integration AS order_integration,
@@ -462,15 +485,19 @@ RETURNING 1 AS renewed;
 
 -- statement: complete
 -- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,
--- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1).
+-- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1),
+-- recheckClosedSecs.
 -- Once the handler resolved: the version handled is raised, never lowered (compared as digit
 -- text: longer is greater, then the text order), and the outcome is written only for a version
 -- at least as new as the one stored; seen_at is now, or for a payment held for review as far
 -- past now as its order had lived (so that recovery looks at it less and less often: see
--- schema/postgres.sql); the lease is released. All of it only while the lease is
+-- schema/postgres.sql); for a payment closed (and settled), recheck_at is when its next check
+-- for late money is due, as long after now as its order had lived, or NULL when that is
+-- recheckClosedSecs or more after the order was recorded (its checks are over), as it is for
+-- any other outcome; the lease is released. All of it only while the lease is
 -- still this owner's (not taken by another pass, nor marked by `order_mark`). Returns the
 -- version now handled (the one stored, when nothing was written).
-WITH params (payment_id, owner, version, outcome, code, settled) AS (VALUES (?, ?, ?, ?, ?, ?))
+WITH params (payment_id, owner, version, outcome, code, settled, recheck_secs) AS (VALUES (?, ?, ?, ?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET
   outcome = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
                  THEN (SELECT outcome FROM params) ELSE outcome END,
@@ -488,6 +515,16 @@ UPDATE cryptopay_fulfilment SET
                THEN (SELECT settled FROM params) ELSE settled END) = 0
     THEN max(julianday('now') - coalesce((SELECT julianday(o.created_at) FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params)), julianday('now')), 0)
     ELSE 0 END),
+  recheck_at = CASE
+    WHEN (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+               THEN (SELECT outcome FROM params) ELSE outcome END) = 'closed'
+     AND (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
+               THEN (SELECT settled FROM params) ELSE settled END) = 1
+    THEN (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + max(julianday('now') - julianday(o.created_at), 0))
+          FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params)
+            AND julianday('now') + max(julianday('now') - julianday(o.created_at), 0)
+                < julianday(o.created_at) + (SELECT recheck_secs FROM params) / 86400.0)
+    END,
   attempts = 0, next_attempt_at = NULL,
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)

@@ -522,7 +522,8 @@ export interface ClaimRequest {
    * For how many seconds after its order was recorded a closed payment (ended unpaid) is
    * still looked at for money that came late: each time once it has gone unlooked-at for as
    * long as it had been since the order was recorded at the last look, and at least
-   * `recoverAfterSecs`. `0` (the default of a store called directly) never.
+   * `recoverAfterSecs`. `0` (the default of a store called directly) never. When each check
+   * is due, the built-in stores write at `complete` ({@link CompleteRequest.recheckClosedSecs}).
    *
    * @example
    * recheckClosedSecs: 604800
@@ -726,6 +727,17 @@ export interface CompleteRequest {
    * settled: true
    */
   settled: boolean;
+  /**
+   * As in {@link ClaimRequest}: for a payment closed (and settled), the built-in stores write
+   * when its next check for late money is due (as long after now as its order had lived), or
+   * that its checks are over, once that would be this long or more after the order was
+   * recorded; a claim then reads only the checks that are due, not every closed payment.
+   * `0` (the default of a store called directly) ends them.
+   *
+   * @example
+   * recheckClosedSecs: 604800
+   */
+  recheckClosedSecs?: number | undefined;
 }
 
 /**

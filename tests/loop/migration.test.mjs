@@ -1,7 +1,8 @@
 // The migrations to this package's schema, from the first one (version 1: the statements of
 // sql/*.sql before the merchant loop, kept in fixtures/schema-v1/), from version 2 (before
-// fulfil_version, fixtures/schema-v2/) and from version 3 (before the index of closed
-// payments, fixtures/schema-v3/), in place, on PostgreSQL, a
+// fulfil_version, fixtures/schema-v2/), from version 3 (before the index of closed
+// payments, fixtures/schema-v3/) and from version 4 (before recheck_at, fixtures/schema-v4/),
+// in place, on PostgreSQL, a
 // SQLite file, a libsql file and D1: tables made and written by the first schema's own
 // statements; then ready() migrates them in one transaction with every row kept, the payments
 // recorded before taken as handled (no pass claims them), deliveries and the loop go on; ready()
@@ -20,7 +21,7 @@ import { drain, recorder } from './lib/suite.mjs';
 import { scriptedWorld } from './lib/world.mjs';
 
 // This package's schema version (sql/*.sql).
-const SCHEMA = 4;
+const SCHEMA = 5;
 const fixture = (dialect) => readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', 'schema-v1', `${dialect}.sql`), 'utf8'));
 const prefixed = (text, prefix) => text.replace(/\bcryptopay_/g, prefix);
 const split = (text) => text.split(/;\n/).map((s) => s.replace(/;$/, '').trim()).filter(Boolean);
@@ -204,12 +205,13 @@ describe('the migration from the first schema, rows kept', () => {
   });
 });
 
-// Version 2 to 4: tables made by that schema's statements (fixtures/schema-v2/), with a
+// Version 2 to 5: tables made by that schema's statements (fixtures/schema-v2/), with a
 // payment due and one fulfilled; ready() adds fulfil_version in place, rows kept; the loop goes
-// on, the due payment's fulfil storing the version whose key it carries. Version 3 to 4
-// (fixtures/schema-v3/): ready() adds the index of closed payments checked for late money, and
-// a closed payment whose order is three hours old, looked at two hours ago, is looked at again:
-// the money came in late, and goes to review.
+// on, the due payment's fulfil storing the version whose key it carries. Versions 3 and 4 to 5
+// (fixtures/schema-v3/, schema-v4/): ready() adds recheck_at, set for the closed payments of
+// the last 7 days, and its index; a closed payment whose order is three hours old, looked at
+// two hours ago, is looked at again (the money came in late, and goes to review); one whose
+// order is ten days old is not.
 const AMOUNT = '{"kind":"fiat","currency":"USD","amount_raw":"100"}';
 const V2_ROWS = (p) => [
   `INSERT INTO ${p}payments (payment_id, status_version, event_id, data, handled_version) VALUES
@@ -223,10 +225,12 @@ const V2_ROWS = (p) => [
 const ago = (dialect, hours) => (dialect === 'postgres' ? `now() - interval '${hours} hours'` : `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-${hours} hours')`);
 const V3_ROWS = (p, dialect) => [
   `INSERT INTO ${p}payments (payment_id, status_version, event_id, data, handled_version) VALUES
-     ('pay_v3_closed', '2', 'evt_v3_closed', '{"payment_id":"pay_v3_closed","status_version":2}', '2')`,
-  `INSERT INTO ${p}orders (payment_id, order_ref, source_amount, created_at) VALUES ('pay_v3_closed', 'order-closed', '${AMOUNT}', ${ago(dialect, 3)})`,
+     ('pay_v3_closed', '2', 'evt_v3_closed', '{"payment_id":"pay_v3_closed","status_version":2}', '2'),
+     ('pay_v3_old', '2', 'evt_v3_old', '{"payment_id":"pay_v3_old","status_version":2}', '2')`,
+  `INSERT INTO ${p}orders (payment_id, order_ref, source_amount, created_at) VALUES ('pay_v3_closed', 'order-closed', '${AMOUNT}', ${ago(dialect, 3)}),
+     ('pay_v3_old', 'order-old', '${AMOUNT}', ${ago(dialect, 240)})`,
   `INSERT INTO ${p}fulfilment (payment_id, handled_version, outcome, settled, seen_at, fulfil_version) VALUES
-     ('pay_v3_closed', '2', 'closed', TRUE, ${ago(dialect, 2)}, NULL)`,
+     ('pay_v3_closed', '2', 'closed', TRUE, ${ago(dialect, 2)}, NULL), ('pay_v3_old', '2', 'closed', TRUE, ${ago(dialect, 200)}, NULL)`,
 ];
 const olderSchema = (from, dialect) => {
   const sql = readStatements(readFileSync(join(ROOT, 'tests', 'receiver', 'fixtures', `schema-v${from}`, `${dialect}.sql`), 'utf8'));
@@ -241,13 +245,14 @@ const view = (paymentId, orderRef, status, version) => `{"payment_id":"${payment
 async function checkMigrationFrom(from, engine, dialect) {
   await engine.run(olderSchema(from, dialect)(engine.prefix));
   assert.equal(await engine.version(), from);
-  const how = dialect === 'postgres' ? 'the `schema` statement' : from === 2 ? 'the `migrate_2` statements' : 'the `schema` statements, in one transaction';
+  const how = dialect === 'postgres' ? 'the `schema` statement' : from === 2 ? 'the `migrate_2` then the `migrate_4` statements' : 'the `migrate_4` statements';
   await assert.rejects(engine.receiver({ createTables: false }).ready(), new RegExp(`schema version ${from}, older than this package's \\(${SCHEMA}\\), `
     + `and createTables is false: run the schema statements of dist/receiver/schema/${dialect}.sql as their owner \\(${how}`));
   const receiver = engine.receiver();
   await Promise.all([receiver.ready(), engine.receiver().ready()]);
   assert.equal(await engine.version(), SCHEMA);
-  assert.ok(await engine.hasIndex(`${engine.prefix}fulfilment_closed`), 'the index of closed payments made');
+  assert.ok(await engine.hasIndex(`${engine.prefix}fulfilment_recheck`), 'the index of closed payments\' next checks made');
+  assert.ok(!await engine.hasIndex(`${engine.prefix}fulfilment_closed`), 'version 4\'s index of closed payments dropped');
   const calls = [];
   const handle = async ({ paymentId, action, idempotencyKey }) => { calls.push([paymentId, action, idempotencyKey]); };
   if (from === 2) {
@@ -259,7 +264,7 @@ async function checkMigrationFrom(from, engine, dialect) {
     assert.deepEqual([pass.claimed, calls], [1, [['pay_v2_due', 'fulfil', 'pay_v2_due:3']]]);
     assert.deepEqual(await engine.fulfilment(), [['pay_v2_done', '3', 'fulfil', null], ['pay_v2_due', '3', 'fulfil', '3']]);
   } else {
-    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '2', 'closed', null]], 'rows kept');
+    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '2', 'closed', null], ['pay_v3_old', '2', 'closed', null]], 'rows kept');
     // Not within recheckClosedSecs of the order: not looked at.
     assert.equal((await receiver.fulfil({ confirm: async () => assert.fail('confirm'), handle, recheckClosedSecs: 3600 })).claimed, 0);
     const pass = await receiver.fulfil({
@@ -267,13 +272,13 @@ async function checkMigrationFrom(from, engine, dialect) {
       handle,
     });
     assert.deepEqual([pass.claimed, calls], [1, [['pay_v3_closed', 'review', 'pay_v3_closed:3']]]);
-    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '3', 'review', null]]);
+    assert.deepEqual(await engine.fulfilment(), [['pay_v3_closed', '3', 'review', null], ['pay_v3_old', '2', 'closed', null]]);
   }
   await engine.receiver().ready();
   assert.equal(await engine.version(), SCHEMA);
 }
 
-for (const from of [2, 3]) {
+for (const from of [2, 3, 4]) {
   describe(`the migration from schema version ${from}, rows kept`, () => {
     const sqliteFulfilment = (read, prefix) => async () => (await read(`SELECT payment_id, handled_version, outcome, fulfil_version FROM ${prefix}fulfilment ORDER BY payment_id`))
       .map((r) => [r.payment_id, r.handled_version, r.outcome, r.fulfil_version]);
@@ -353,10 +358,11 @@ for (const from of [2, 3]) {
 // already running do not queue behind it; once the transaction ends, ready() migrates.
 describe('PostgreSQL: a migration behind a long transaction', () => {
   const pg = postgresEngine();
-  test('a migration that adds no column (version 3 to 4: indexes) takes no ACCESS EXCLUSIVE lock: done at once beside the reader', async () => {
+  test('the schema run again where every column stands (a version row behind, a migration tool) takes no ACCESS EXCLUSIVE lock: done at once beside the reader', async () => {
     const { pool } = pg.db;
     const prefix = 'migr_';
-    for (const text of olderSchema(3, 'postgres')(prefix)) await pool.query(text);
+    await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
+    await pool.query(`UPDATE ${prefix}schema SET version = ${SCHEMA - 1}`);
     const reader = await pool.connect();
     try {
       // A pg_dump's locks: ACCESS SHARE on every table, held for the whole dump.
@@ -425,5 +431,32 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       reader.release();
       writer.release();
     }
+  });
+});
+
+// Rolled back to an older package (the version row set to 4, as docs/merchant-loop.md says),
+// whose passes move a closed payment's seen_at on without writing recheck_at, then upgraded
+// again: every recheck_at is computed again from the payment's last look, none kept from
+// before the rollback.
+describe('PostgreSQL: upgraded again after a rollback to version 4', () => {
+  const pg = postgresEngine();
+  test('recheck_at is computed again from each closed payment\'s last look; a payment no longer closed keeps none', async () => {
+    const { pool } = pg.db;
+    const prefix = 'migb_';
+    await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
+    await pool.query(`INSERT INTO ${prefix}orders (payment_id, order_ref, source_amount, created_at) VALUES
+      ('pay_b_closed', 'o1', '${AMOUNT}', now() - interval '3 hours'), ('pay_b_review', 'o2', '${AMOUNT}', now() - interval '3 hours')`);
+    // What version 5 wrote before the rollback (a look 2.5 hours ago: due 2 hours ago), and
+    // what the older package's pass wrote since (a look 1 hour ago; a review).
+    await pool.query(`INSERT INTO ${prefix}fulfilment (payment_id, handled_version, outcome, settled, seen_at, recheck_at) VALUES
+      ('pay_b_closed', 2, 'closed', true, now() - interval '1 hour', now() - interval '2 hours'),
+      ('pay_b_review', 3, 'review', false, now() + interval '3 hours', now() - interval '2 hours')`);
+    await pool.query(`UPDATE ${prefix}schema SET version = 4`);
+    await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
+    assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
+    const { rows } = await pool.query(`SELECT payment_id, round(extract(epoch FROM recheck_at - now()) / 60) AS minutes
+      FROM ${prefix}fulfilment ORDER BY payment_id`);
+    // The last look 1 hour ago, 2 hours after the order: the next check an hour from now.
+    assert.deepEqual(rows.map((r) => [r.payment_id, r.minutes === null ? null : Number(r.minutes)]), [['pay_b_closed', 60], ['pay_b_review', null]]);
   });
 });

@@ -260,7 +260,7 @@ describe('PostgreSQL: an order recorded while a pass notes its payment as unknow
         // The pass notes payment_unknown in a transaction not yet committed when the order's
         // statement starts (its snapshot sees the payment unhandled), then commits.
         await a.query('BEGIN');
-        await a.query(sql.complete, [paymentId, 'A', '3', 'needs_review', 'payment_unknown', true]);
+        await a.query(sql.complete, [paymentId, 'A', '3', 'needs_review', 'payment_unknown', true, 604_800]);
         const [{ pid }] = (await b.query('SELECT pg_backend_pid() AS pid')).rows;
         const ordered = b.query(sql.order, [paymentId, `order-${round}`, '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', null]);
         // Committed only once the order's statement waits for the pass's row lock (its snapshot taken).

@@ -134,7 +134,7 @@ describe('libsqlStore: ready()', () => {
     const { receiver, deliver } = receiverOn(client);
     await receiver.ready();
     const created = ['table cryptopay_events', 'index cryptopay_events_payment_id', 'table cryptopay_fulfilment',
-      'index cryptopay_fulfilment_closed', 'index cryptopay_fulfilment_unsettled', 'table cryptopay_orders', 'table cryptopay_payments', 'index cryptopay_payments_unhandled',
+      'index cryptopay_fulfilment_recheck', 'index cryptopay_fulfilment_unsettled', 'table cryptopay_orders', 'table cryptopay_payments', 'index cryptopay_payments_unhandled',
       'table cryptopay_quarantine', 'table cryptopay_schema'];
     assert.deepEqual(tables(file), created);
     // libsqlStore sets no pragma: a commit is durable by libsql's default, synchronous=FULL.

@@ -244,7 +244,7 @@ describe('PostgreSQL (a throwaway server)', () => {
     // createTables is false (they need the migration), migrated in place when it is true.
     await makeTables('right_', []);
     await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready(),
-      /postgresStore: the tables are at schema version 1, older than this package's \(4\), and createTables is false/);
+      /postgresStore: the tables are at schema version 1, older than this package's \(5\), and createTables is false/);
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_' }), { log: false })).ready();
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
   });

@@ -121,7 +121,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     // Already handled at (or past) what is known: the payment's index of what is due follows.
     const seen = async () => {
       await store.complete({
-        paymentId, owner, version: state.handledVersion, outcome: state.outcome, code: state.code, settled: settledAs(state.outcome),
+        paymentId, owner, version: state.handledVersion, outcome: state.outcome, code: state.code, settled: settledAs(state.outcome), recheckClosedSecs,
       });
       emit({ kind: 'fulfilment', paymentId, statusVersion: state.handledVersion, outcome: 'seen', integration });
       return 'seen';
@@ -238,7 +238,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     if (fulfilledBefore && action === 'fulfil') {
       // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
       // in; paid again after a review): never twice.
-      await store.complete({ paymentId, owner, version, outcome: 'fulfil', code: null, settled: true });
+      await store.complete({ paymentId, owner, version, outcome: 'fulfil', code: null, settled: true, recheckClosedSecs });
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'seen', code: 'fulfilled_before', integration });
       return 'seen';
     }
@@ -271,7 +271,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       return retry('handle_failed', failure, version, { action, idempotencyKey, orderRef: order?.orderRef ?? undefined });
     }
     const stored = fulfilledBefore ? 'fulfil' : outcome;
-    const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored) });
+    const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored), recheckClosedSecs });
     if (handled === null || compareStatusVersions(handled, version) < 0) {
       // The lease ended before the note (recordCreated marked it, or it ran out) and no pass has
       // handled this version since: the handler ran, its outcome was not written, and the

@@ -312,6 +312,25 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: recovery: a closed payment whose next check would come past recheckClosedSecs has its checks ended by the pass that closed it`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const over = await world.create({ orderRef: 'expired, checks over' });
+    await record(over);
+    const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
+    await sleep(2000);
+    await world.expire(over.payment_id);
+    // Closed when the order is about 2 s old: its next check would come when it is about 4 s
+    // old, past recheckClosedSecs (3 s), so the closing pass schedules none.
+    await drain(loop, { ...options, recheckClosedSecs: 3 });
+    assert.deepEqual(h.done(), [[over.payment_id, 'closed', `${over.payment_id}:2`]]);
+    // Past the doubled wait: a pass with the default recheckClosedSecs (7 days) finds nothing
+    // due (before the closing pass wrote when each check is due, it would have looked).
+    await sleep(2800);
+    assert.equal((await loop.fulfil(options)).claimed, 0, 'a closed payment whose checks had ended was looked at');
+    keysOnce(h.calls);
+  });
+
   test(`${name}: recovery: a payment held for review is checked again less and less often, never settled by it`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();

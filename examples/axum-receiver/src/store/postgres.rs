@@ -23,7 +23,7 @@ use super::{
 };
 
 /// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i32 = 4;
+const SCHEMA_VERSION: i32 = 5;
 
 /// PostgreSQL's `numeric` holds at most this many digits before the decimal point: a longer
 /// `status_version` is quarantined (`status_version_invalid`), as the npm receiver does.
@@ -364,13 +364,14 @@ impl Store {
 
     /// Once the handler resolved: the version handled raised (never lowered), the lease released.
     pub async fn complete(&self, done: &Completion) -> Result<(), Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 6] = [
+        let params: [(&(dyn ToSql + Sync), Type); 7] = [
             (&done.payment_id, Type::TEXT),
             (&done.owner, Type::TEXT),
             (&done.version, Type::TEXT),
             (&done.outcome, Type::TEXT),
             (&done.code, Type::TEXT),
             (&done.settled, Type::BOOL),
+            (&RECHECK_CLOSED_SECS, Type::INT4),
         ];
         self.run(&self.sql.one("complete"), &params)
             .await

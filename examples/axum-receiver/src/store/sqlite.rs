@@ -15,7 +15,7 @@ use super::{
 };
 
 /// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 impl From<rusqlite::Error> for Unavailable {
     fn from(e: rusqlite::Error) -> Self {
@@ -69,10 +69,15 @@ impl Store {
                 tx.execute_batch(&statement).map_err(sqlite)?;
             }
         }
-        // Version 2 to 3: the fulfilment row's fulfil_version (version 1 has no such table:
-        // `schema` makes it whole).
+        // Version 2 to 3: the fulfilment row's fulfil_version; 2, 3 or 4 to 5: its recheck_at
+        // (version 1 has no such table: `schema` makes it whole).
         if version == 2 {
             for statement in sql.all("migrate_2") {
+                tx.execute_batch(&statement).map_err(sqlite)?;
+            }
+        }
+        if (2..=4).contains(&version) {
+            for statement in sql.all("migrate_4") {
                 tx.execute_batch(&statement).map_err(sqlite)?;
             }
         }
@@ -248,7 +253,8 @@ impl Store {
                     done.version,
                     done.outcome,
                     done.code,
-                    i64::from(done.settled)
+                    i64::from(done.settled),
+                    RECHECK_CLOSED_SECS
                 ],
                 |row| row.get(0),
             )

@@ -12,14 +12,19 @@ export const DEFAULT_PREFIX = 'cryptopay_';
  * The schema version of the tables this package writes (the row 'receiver' of the table
  * `<prefix>schema`): 1, the first tables (events, payments, quarantine; no version row); 2,
  * the merchant loop (orders, fulfilment, and the integration and version handled beside the
- * events and payments); 3, the fulfilment row's fulfil_version; 4, the index of closed payments
- * checked for late money (and on PostgreSQL the one whose statistics keep a claim cheap).
+ * events and payments); 3, the fulfilment row's fulfil_version; 4, an index of closed payments
+ * checked for late money (and on PostgreSQL the one whose statistics keep a claim cheap); 5,
+ * the fulfilment row's recheck_at (when a closed payment's next check is due), indexed.
  * ready() migrates an older version forward, in one transaction.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
-/** The schema/sqlite.sql statements that alter tables of a version before `schema` runs (3 to 4 adds an index: `schema` alone). */
-const SQLITE_MIGRATIONS = { 1: 'migrate_1', 2: 'migrate_2' };
+/**
+ * The schema/sqlite.sql statements that alter tables of a version before `schema` runs, in
+ * order (version 1 has no fulfilment table: `schema` makes it whole; 3 to 4 added an index,
+ * which `schema` alone made).
+ */
+const SQLITE_MIGRATIONS = { 1: ['migrate_1'], 2: ['migrate_2', 'migrate_4'], 3: ['migrate_4'], 4: ['migrate_4'] };
 
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
@@ -30,7 +35,8 @@ export const olderSchema = (what, version, dialect) => new Error(`${what}: the t
   + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run the schema statements of `
   + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
     : SQLITE_MIGRATIONS[version] === undefined ? 'the `schema` statements, in one transaction'
-      : `the \`${SQLITE_MIGRATIONS[version]}\` statements, then the \`schema\` ones, in one transaction`}), or let ready() do it (createTables: true)`);
+      : `the ${SQLITE_MIGRATIONS[version].map((name) => `\`${name}\``).join(' then the ')} statements, then the \`schema\` ones, in one transaction`}), `
+  + 'or let ready() do it (createTables: true)');
 
 /** ready() on a SQLite database with no file: everything acknowledged would end with the process. */
 export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':memory:'), so every event it acknowledged `
@@ -41,7 +47,7 @@ export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':
  * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
  * before `schema` runs (`schema` then makes what a later version adds): none for new tables.
  */
-export const sqliteMigration = (sql, version) => sql[SQLITE_MIGRATIONS[version]] ?? [];
+export const sqliteMigration = (sql, version) => (SQLITE_MIGRATIONS[version] ?? []).flatMap((name) => sql[name]);
 
 /** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
 export function bytes(value) {
@@ -343,7 +349,7 @@ const SQLITE_COLUMNS = {
   fulfilment: {
     payment_id: TEXT_AFFINITY, handled_version: TEXT_AFFINITY, outcome: null, code: null, settled: null, seen_at: TEXT_AFFINITY,
     attempts: null, next_attempt_at: TEXT_AFFINITY, lease_owner: TEXT_AFFINITY, lease_until: TEXT_AFFINITY, updated_at: null,
-    fulfil_version: TEXT_AFFINITY,
+    fulfil_version: TEXT_AFFINITY, recheck_at: TEXT_AFFINITY,
   },
   schema: { name: TEXT_AFFINITY, version: null },
 };

@@ -100,9 +100,9 @@ export function d1Store(binding, options) {
       const row = loadedRows?.results?.[0];
       return row === undefined ? null : loaded(row);
     },
-    async complete({ paymentId, owner, version, outcome, code, settled }) {
+    async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       const [, , state] = await binding.batch([
-        binding.prepare(sql.complete).bind(paymentId, owner, version, outcome, code, settled ? 1 : 0),
+        binding.prepare(sql.complete).bind(paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs),
         binding.prepare(sql.complete_mark).bind(paymentId),
         binding.prepare(sql.complete_read).bind(paymentId),
       ]);

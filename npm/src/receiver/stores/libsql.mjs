@@ -114,9 +114,9 @@ export function libsqlStore(client, options) {
       const row = loadedRows?.rows?.[0];
       return row === undefined ? null : loaded(row);
     },
-    async complete({ paymentId, owner, version, outcome, code, settled }) {
+    async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       const [, , state] = await client.batch([
-        statement(sql.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]),
+        statement(sql.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs]),
         statement(sql.complete_mark, [paymentId]),
         statement(sql.complete_read, [paymentId]),
       ], 'write');

@@ -21,20 +21,28 @@ export function memoryStore(options) {
   const free = (row, at) => (row.lease_until === null || row.lease_until < at) && (row.next_attempt_at === null || row.next_attempt_at <= at);
   const state = (paymentId) => ({
     payment_id: paymentId, handled_version: null, outcome: null, code: null, settled: false, seen_at: now(), attempts: 0,
-    next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(), fulfil_version: null,
+    next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(), fulfil_version: null, recheck_at: null,
   });
   // Closed (ended unpaid) and its late-money check due, as the SQL's closed_due: while the order
-  // is younger than recheckClosedSecs, once unlooked-at for as long as it had been since the
-  // order was recorded at the last look, and at least recoverAfterSecs.
+  // is younger than recheckClosedSecs, once its recheck_at (complete: as long after the last
+  // look as the order had lived then) has come, and at least recoverAfterSecs after that look.
   const closedDue = (row, recoverAfterSecs, recheckClosedSecs) => {
     const order = orders.get(row.payment_id);
-    if (!row.settled || row.outcome !== 'closed' || order === undefined) return false;
-    const at = Date.now();
-    const seen = Date.parse(row.seen_at);
-    const created = Date.parse(order.created_at);
-    return created > at - recheckClosedSecs * 1000 && seen <= at - recoverAfterSecs * 1000 && at - seen >= seen - created;
+    if (!row.settled || row.outcome !== 'closed' || order === undefined || row.recheck_at === null) return false;
+    const at = now();
+    return order.created_at > later(-recheckClosedSecs) && row.seen_at <= later(-recoverAfterSecs) && row.recheck_at <= at;
   };
   const openDue = (row, recoverAfterSecs) => !row.settled && row.seen_at <= later(-recoverAfterSecs);
+  // When complete leaves a closed (settled) row: its next late-money check, as long after now as
+  // its order had lived, or null once that is recheckClosedSecs or more after the order was
+  // recorded (as the SQL's `complete`).
+  const recheckAt = (row, recheckClosedSecs) => {
+    const order = orders.get(row.payment_id);
+    if (row.outcome !== 'closed' || !row.settled || order === undefined) return null;
+    const created = Date.parse(order.created_at);
+    const due = Date.now() + Math.max(Date.now() - created, 0);
+    return due < created + recheckClosedSecs * 1000 ? new Date(due).toISOString() : null;
+  };
   // When complete leaves a row: now, or for one held for review (not settled) as far past now
   // as its order had lived, as the SQL's `complete` (recovery looks at it less and less often).
   const seenAt = (row) => {
@@ -170,7 +178,7 @@ export function memoryStore(options) {
       Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return true;
     },
-    async complete({ paymentId, owner, version, outcome, code, settled }) {
+    async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
       // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder).
@@ -179,7 +187,7 @@ export function memoryStore(options) {
         Object.assign(row, { outcome, code, settled });
       }
       if (newer(version, row.handled_version)) row.handled_version = version;
-      Object.assign(row, { seen_at: seenAt(row), attempts: 0, next_attempt_at: null, updated_at: now() });
+      Object.assign(row, { seen_at: seenAt(row), recheck_at: recheckAt(row, recheckClosedSecs), attempts: 0, next_attempt_at: null, updated_at: now() });
       Object.assign(row, { lease_owner: null, lease_until: null });
       const payment = payments.get(paymentId);
       if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;

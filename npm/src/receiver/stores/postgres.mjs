@@ -61,7 +61,7 @@ const COLUMNS = {
   fulfilment: {
     payment_id: TEXT, handled_version: ['numeric'], outcome: TEXT, code: TEXT, settled: ['boolean'], seen_at: TIME,
     attempts: null, next_attempt_at: TIME, lease_owner: TEXT, lease_until: TIME, updated_at: TIME,
-    fulfil_version: ['numeric'],
+    fulfil_version: ['numeric'], recheck_at: TIME,
   },
   schema: { name: TEXT, version: null },
 };
@@ -277,8 +277,8 @@ export function postgresStore(client, options) {
       const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs])).rows;
       return row === undefined ? null : loaded(row);
     },
-    async complete({ paymentId, owner, version, outcome, code, settled }) {
-      const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled]))).rows;
+    async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
+      const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled, recheckClosedSecs]))).rows;
       return row?.handled_version ?? null;
     },
     async intend({ paymentId, owner, version, leaseSecs }) {

@@ -297,9 +297,9 @@ export function sqliteStore(db, options) {
         return row === undefined || row === null ? null : loaded(row);
       });
     },
-    complete({ paymentId, owner, version, outcome, code, settled }) {
+    complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       return enqueue(() => {
-        step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0]);
+        step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs]);
         step(statements.completeMark, [paymentId]);
         return step(statements.completeRead, [paymentId])?.handled_version ?? null;
       });
