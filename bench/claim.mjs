@@ -3,7 +3,8 @@
 // a week of abandoned checkouts. The stores are the installed package's own, on a PostgreSQL
 // server of bench/receiver.mjs and on a SQLite file; the rows are written with SQL as the
 // package's `complete` leaves them (seen_at at 0.6 of the order's age, so the next check, at 1.2
-// of it, is ahead: nothing is due), then ANALYZE; each claim asks for the default batch, with the
+// of it, is ahead: nothing is due; none where that is 7 days or more after the order), then
+// ANALYZE; each claim asks for the default batch, with the
 // default recoverAfterSecs and recheckClosedSecs, and its leases (none) are not kept.
 
 const CLAIMS = 15;
@@ -24,7 +25,8 @@ export async function measureClaims({ rx, pg, Database, pgUrl, file, closed }) {
       SELECT 'pay_' || i, 'order-' || i, '{"kind":"fiat","currency":"USD","amount_raw":"100"}', now() - (i::float / $1 * interval '7 days')
       FROM generate_series(1, $1) AS i`, [closed]);
     await pool.query(`INSERT INTO claimbench_fulfilment (payment_id, handled_version, outcome, settled, seen_at, recheck_at)
-      SELECT payment_id, 3, 'closed', true, created_at + (now() - created_at) * 0.6, created_at + (now() - created_at) * 1.2
+      SELECT payment_id, 3, 'closed', true, created_at + (now() - created_at) * 0.6,
+             CASE WHEN (now() - created_at) * 1.2 < interval '7 days' THEN created_at + (now() - created_at) * 1.2 END
       FROM claimbench_orders`);
     await pool.query('ANALYZE claimbench_orders; ANALYZE claimbench_fulfilment');
     rows.push({ engine: 'PostgreSQL', closed, ...await timed((i) => claim(store, i)) });
@@ -43,7 +45,8 @@ export async function measureClaims({ rx, pg, Database, pgUrl, file, closed }) {
     db.exec(`INSERT INTO cryptopay_fulfilment (payment_id, handled_version, outcome, settled, seen_at, recheck_at)
       SELECT payment_id, '3', 'closed', 1,
              strftime('%Y-%m-%dT%H:%M:%fZ', julianday(created_at) + (julianday('now') - julianday(created_at)) * 0.6),
-             strftime('%Y-%m-%dT%H:%M:%fZ', julianday(created_at) + (julianday('now') - julianday(created_at)) * 1.2)
+             CASE WHEN (julianday('now') - julianday(created_at)) * 1.2 < 7
+                  THEN strftime('%Y-%m-%dT%H:%M:%fZ', julianday(created_at) + (julianday('now') - julianday(created_at)) * 1.2) END
       FROM cryptopay_orders`);
     db.exec('ANALYZE');
     rows.push({ engine: 'SQLite file', closed, ...await timed((i) => claim(store, i)) });

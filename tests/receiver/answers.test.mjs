@@ -481,6 +481,30 @@ describe('a flood that stops says its count when its window ends', () => {
   });
 });
 
+describe('a flood whose window ended unsaid (no timer ran)', () => {
+  test('the first line of the next window says how many the window before left unsaid', async () => {
+    // Only the clock is faked: the receiver's real timer for the window's end never fires here
+    // (as where a runtime drops it), and the next window's first line is cleared of it.
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    try {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+      const forged = async (i) => {
+        const body = eventBody({ eventId: `evt_unsaid_${i}`, paymentId: 'pay_unsaid', statusVersion: 2 });
+        assert.equal((await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) })).status, 400);
+      };
+      for (let i = 0; i < 8; i += 1) await forged(i);
+      mock.timers.tick(61_000);
+      await forged(8);
+      const rejected = log.lines.filter((line) => line.includes('rejected: signature_mismatch'));
+      assert.equal(rejected.length, 6, log.lines.join('\n'));
+      assert.match(rejected[5], /\(3 more like it were counted, not said, in the window before\)$/);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});
+
 describe('bodies sent a byte at a time', () => {
   test('node() and fetch(): a delivery in one-byte chunks is verified and recorded byte for byte', async () => {
     const store = rx.memoryStore();

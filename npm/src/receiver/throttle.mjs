@@ -2,8 +2,10 @@
 // are said at most LINES_PER_WINDOW times per kind in a window of WINDOW_SECS: a flood of
 // requests must not fill the log, or page someone once a request. The rest are counted: when
 // the window ends, the last of them is said with the count (a flood that stops still says how
-// big it was), and where no timer runs then (a serverless runtime may drop timers once the
-// response is sent), the first line of a later window says it. onOutcome still gets every refusal.
+// big it was), where a timer can wait without keeping the process alive (Node and Bun:
+// `unref`); elsewhere (Deno, whose test sanitizer would report a pending timer; Workers and
+// other serverless runtimes, which may drop it once the response is sent), and when it did not
+// run, the first line of a later window says it. onOutcome still gets every refusal.
 
 export const LINES_PER_WINDOW = 5;
 export const WINDOW_SECS = 60;
@@ -51,10 +53,13 @@ export function lineThrottle(nowMs = () => Date.now()) {
   };
 }
 
-// A timer for the end of a window that never keeps a Node process alive; null where the
-// runtime has no timers.
+// Whether this runtime's timers can be unref'd: false once one could not (then no more are made).
+let unrefable = typeof setTimeout === 'function';
+
+// A timer for the end of a window that never keeps the process alive (unref'd); null where
+// the runtime's timers cannot be (their ids are numbers), or it has none.
 function windowEnd(run, ms) {
-  if (typeof setTimeout !== 'function') return null;
+  if (!unrefable) return null;
   const timer = setTimeout(() => {
     try {
       run();
@@ -62,7 +67,11 @@ function windowEnd(run, ms) {
       // A log that throws loses only this line.
     }
   }, Math.max(0, ms));
-  if (typeof timer?.unref === 'function') timer.unref();
-  else if (typeof globalThis.Deno?.unrefTimer === 'function') globalThis.Deno.unrefTimer(timer);
-  return timer;
+  if (typeof timer?.unref === 'function') {
+    timer.unref();
+    return timer;
+  }
+  clearTimeout(timer);
+  unrefable = false;
+  return null;
 }
