@@ -33,22 +33,24 @@ export function memoryStore(options) {
     return order.created_at > later(-recheckClosedSecs) && row.seen_at <= later(-recoverAfterSecs) && row.recheck_at <= at;
   };
   const openDue = (row, recoverAfterSecs) => !row.settled && row.seen_at <= later(-recoverAfterSecs);
+  // As far past now as `order` has lived (ms since the epoch): when complete puts a closed
+  // payment's next check, and a payment held for review's next look.
+  const livedAhead = (order) => Date.now() + Math.max(Date.now() - Date.parse(order.created_at), 0);
   // When complete leaves a closed (settled) row: its next late-money check, as long after now as
   // its order had lived, or null once that is recheckClosedSecs or more after the order was
   // recorded (as the SQL's `complete`).
   const recheckAt = (row, recheckClosedSecs) => {
     const order = orders.get(row.payment_id);
     if (row.outcome !== 'closed' || !row.settled || order === undefined) return null;
-    const created = Date.parse(order.created_at);
-    const due = Date.now() + Math.max(Date.now() - created, 0);
-    return due < created + recheckClosedSecs * 1000 ? new Date(due).toISOString() : null;
+    const due = livedAhead(order);
+    return due < Date.parse(order.created_at) + recheckClosedSecs * 1000 ? new Date(due).toISOString() : null;
   };
   // When complete leaves a row: now, or for one held for review (not settled) as far past now
   // as its order had lived, as the SQL's `complete` (recovery looks at it less and less often).
   const seenAt = (row) => {
     const order = orders.get(row.payment_id);
     if (row.outcome !== 'review' || row.settled || order === undefined) return now();
-    return new Date(Date.now() + Math.max(Date.now() - Date.parse(order.created_at), 0)).toISOString();
+    return new Date(livedAhead(order)).toISOString();
   };
   const heldUnknown = (paymentId) => fulfilment.get(paymentId)?.outcome === 'needs_review' && fulfilment.get(paymentId)?.code === 'payment_unknown';
 
