@@ -10,7 +10,7 @@ import { after, describe } from 'node:test';
 import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
 import { canaries } from './lib/sandbox.mjs';
 import { sandboxWorld } from './lib/sandbox-world.mjs';
-import { fulfilmentScenarios } from './lib/suite.mjs';
+import { ONE_AT_A_TIME, fulfilmentScenarios } from './lib/suite.mjs';
 
 const SEED = 20_261_205;
 const watch = canaries();
@@ -23,9 +23,13 @@ const remembered = async () => {
   return made;
 };
 
-describe('fulfilment through the sandbox (duplicates, shuffled), on a SQLite file', () => fulfilmentScenarios(sqliteEngine, { world: remembered, label: ' through the sandbox' }));
-describe('fulfilment through the sandbox (duplicates, shuffled), on PostgreSQL', () => fulfilmentScenarios(postgresEngine(), { world: remembered, label: ' through the sandbox' }));
-describe('fulfilment through the sandbox (duplicates, shuffled), on D1 in workerd', () => fulfilmentScenarios(d1Engine(), { world: remembered, label: ' through the sandbox' }));
+// The engines at once, each its scenarios one at a time (as in fulfilment.test.mjs).
+describe('fulfilment through the sandbox, every engine at once', { concurrency: true }, () => {
+  const through = { world: remembered, label: ' through the sandbox' };
+  describe('fulfilment through the sandbox (duplicates, shuffled), on a SQLite file', ONE_AT_A_TIME, () => fulfilmentScenarios(sqliteEngine, through));
+  describe('fulfilment through the sandbox (duplicates, shuffled), on PostgreSQL', ONE_AT_A_TIME, () => fulfilmentScenarios(postgresEngine(), through));
+  describe('fulfilment through the sandbox (duplicates, shuffled), on D1 in workerd', ONE_AT_A_TIME, () => fulfilmentScenarios(d1Engine(), through));
+});
 
 after(() => {
   // The network did its worst: duplicates and late (stale) events reached the receivers.

@@ -17,6 +17,13 @@ import { scriptedWorld } from './world.mjs';
 
 export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
+/**
+ * The options of an engine's `describe` whose parent runs its engines at once: its own
+ * scenarios one after another (they share the engine; a suite inherits its parent's
+ * concurrency unless it says otherwise).
+ */
+export const ONE_AT_A_TIME = { concurrency: false };
+
 /** A handler that records its calls; `failing(key)` says whether this call throws. */
 export function recorder({ failing = () => false } = {}) {
   const calls = [];
