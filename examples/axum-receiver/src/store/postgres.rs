@@ -10,17 +10,18 @@ use std::hash::BuildHasher;
 use std::time::Duration;
 
 use cryptopay_verify::{Decision, Event, SecretKind};
-use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Config, NoTls, Row};
 
+mod failure;
+mod fulfil;
+
+use self::failure::{Failure, describe, describe_parse, stuck_fix, unavailable};
 use super::columns::{Column, check_columns};
 use super::statements::Statements;
-use super::{
-    Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, RECHECK_CLOSED_SECS, StoredOrder,
-    Unavailable,
-};
+use super::{INTEGRATION_MISMATCH, NewOrder, StoredOrder, Unavailable};
 
 /// The schema version of `sql/postgres.sql` (the row 'receiver' of `cryptopay_schema`).
 const SCHEMA_VERSION: i32 = 5;
@@ -41,26 +42,6 @@ const STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     pool: Pool,
     sql: Statements,
-}
-
-/// Why a statement did not give its rows.
-enum Failure {
-    Pool(PoolError),
-    Db(tokio_postgres::Error),
-    Timeout,
-}
-
-impl Failure {
-    fn describe(&self) -> String {
-        match self {
-            Failure::Pool(PoolError::Backend(e)) | Failure::Db(e) => describe(e),
-            Failure::Pool(PoolError::Timeout(_)) => {
-                "no connection to PostgreSQL in time".to_owned()
-            }
-            Failure::Pool(e) => e.to_string(),
-            Failure::Timeout => format!("no answer in {} s", STATEMENT_TIMEOUT.as_secs()),
-        }
-    }
 }
 
 impl Store {
@@ -262,15 +243,10 @@ impl Store {
             let none: Option<&str> = None;
             let params: [(&(dyn ToSql + Sync), Type); 2] =
                 [(&payment_id, Type::TEXT), (&none, Type::TEXT)];
-            self.run(&self.sql.one("quarantine_due"), &params)
-                .await
-                .map_err(|failure| unavailable(&failure))?;
+            self.query("quarantine_due", &params).await?;
         }
         let params: [(&(dyn ToSql + Sync), Type); 2] = [(&code, Type::TEXT), (&body, Type::BYTEA)];
-        self.run(&self.sql.one("quarantine"), &params)
-            .await
-            .map(|_| ())
-            .map_err(|failure| unavailable(&failure))
+        self.query("quarantine", &params).await.map(|_| ())
     }
 
     /// Stores an order once; returns the order stored for its payment (`None` when this call
@@ -282,10 +258,7 @@ impl Store {
             (&order.source_amount, Type::TEXT),
             (&order.integration, Type::TEXT),
         ];
-        let rows = self
-            .run(&self.sql.one("order"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
+        let rows = self.query("order", &params).await?;
         let row = rows.first();
         let inserted = row
             .and_then(|r| r.try_get::<_, bool>(0).ok())
@@ -309,139 +282,13 @@ impl Store {
         // Not inserted, yet not seen: another request committed it after this statement's
         // snapshot. Read it again (a new snapshot), for the caller to compare.
         let params: [(&(dyn ToSql + Sync), Type); 1] = [(&order.payment_id, Type::TEXT)];
-        let rows = self
-            .run(&self.sql.one("order_read"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
+        let rows = self.query("order_read", &params).await?;
         match rows.first().and_then(|row| stored(row, 0)) {
             Some(order) => Ok(Some(order)),
             None => Err(Unavailable(
                 "the order was neither stored nor found; try again".to_owned(),
             )),
         }
-    }
-
-    /// Leases the payments due: FOR UPDATE SKIP LOCKED, then the lease written.
-    pub async fn claim(&self, lease: &Lease) -> Result<Vec<String>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 5] = [
-            (&lease.owner, Type::TEXT),
-            (&lease.lease_secs, Type::INT4),
-            (&lease.batch, Type::INT4),
-            (&lease.recover_after_secs, Type::INT4),
-            (&RECHECK_CLOSED_SECS, Type::INT4),
-        ];
-        let rows = self
-            .run(&self.sql.one("claim"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| r.try_get::<_, String>(0).ok())
-            .collect())
-    }
-
-    /// What a pass needs of one leased payment.
-    pub async fn load(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        recover_after_secs: i32,
-        lease_secs: i32,
-    ) -> Result<Option<Leased>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 5] = [
-            (&payment_id, Type::TEXT),
-            (&owner, Type::TEXT),
-            (&recover_after_secs, Type::INT4),
-            (&lease_secs, Type::INT4),
-            (&RECHECK_CLOSED_SECS, Type::INT4),
-        ];
-        let rows = self
-            .run(&self.sql.one("load"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
-        Ok(rows.first().map(leased))
-    }
-
-    /// Once the handler resolved: the version handled raised (never lowered), the lease released.
-    pub async fn complete(&self, done: &Completion) -> Result<(), Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 7] = [
-            (&done.payment_id, Type::TEXT),
-            (&done.owner, Type::TEXT),
-            (&done.version, Type::TEXT),
-            (&done.outcome, Type::TEXT),
-            (&done.code, Type::TEXT),
-            (&done.settled, Type::BOOL),
-            (&RECHECK_CLOSED_SECS, Type::INT4),
-        ];
-        self.run(&self.sql.one("complete"), &params)
-            .await
-            .map(|_| ())
-            .map_err(|failure| unavailable(&failure))
-    }
-
-    /// Right before the handler is called with fulfil: the version whose key every fulfil of
-    /// the payment carries (kept when one is stored); `None` when the lease was lost.
-    pub async fn intend(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        version: &str,
-        lease_secs: i32,
-    ) -> Result<Option<String>, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 4] = [
-            (&payment_id, Type::TEXT),
-            (&owner, Type::TEXT),
-            (&version, Type::TEXT),
-            (&lease_secs, Type::INT4),
-        ];
-        let rows = self
-            .run(&self.sql.one("intend"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
-        Ok(rows
-            .first()
-            .and_then(|row| row.try_get::<_, Option<String>>(0).ok().flatten()))
-    }
-
-    /// Right before the handler of review, wait or closed: the lease renewed while it is still
-    /// this owner's, run out or not; whether it was.
-    pub async fn renew(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        lease_secs: i32,
-    ) -> Result<bool, Unavailable> {
-        let params: [(&(dyn ToSql + Sync), Type); 3] = [
-            (&payment_id, Type::TEXT),
-            (&owner, Type::TEXT),
-            (&lease_secs, Type::INT4),
-        ];
-        let rows = self
-            .run(&self.sql.one("renew"), &params)
-            .await
-            .map_err(|failure| unavailable(&failure))?;
-        Ok(!rows.is_empty())
-    }
-
-    /// After a failure: the attempt counted, the lease released, the next try after the delay.
-    pub async fn retry(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        delay_secs: i64,
-        code: &str,
-    ) -> Result<(), Unavailable> {
-        let delay = i32::try_from(delay_secs).unwrap_or(i32::MAX);
-        let params: [(&(dyn ToSql + Sync), Type); 4] = [
-            (&payment_id, Type::TEXT),
-            (&owner, Type::TEXT),
-            (&delay, Type::INT4),
-            (&code, Type::TEXT),
-        ];
-        self.run(&self.sql.one("retry"), &params)
-            .await
-            .map(|_| ())
-            .map_err(|failure| unavailable(&failure))
     }
 
     /// One statement on a connection of the pool, bounded in time.
@@ -452,6 +299,17 @@ impl Store {
     ) -> Result<Vec<Row>, Failure> {
         let client = self.pool.get().await.map_err(Failure::Pool)?;
         client_query(&client, sql, params).await
+    }
+
+    /// The statement of `sql/postgres.sql` named `name`, its failure as the 503 it answers.
+    async fn query(
+        &self,
+        name: &str,
+        params: &[(&(dyn ToSql + Sync), Type)],
+    ) -> Result<Vec<Row>, Unavailable> {
+        self.run(&self.sql.one(name), params)
+            .await
+            .map_err(|failure| unavailable(&failure))
     }
 }
 
@@ -466,38 +324,6 @@ async fn client_query(
     match tokio::time::timeout(STATEMENT_TIMEOUT, client.query_typed(sql, params)).await {
         Ok(result) => result.map_err(Failure::Db),
         Err(_) => Err(Failure::Timeout),
-    }
-}
-
-/// A `load` row.
-fn leased(row: &Row) -> Leased {
-    let text = |i: usize| row.try_get::<_, Option<String>>(i).ok().flatten();
-    let flag = |i: usize| {
-        row.try_get::<_, Option<bool>>(i)
-            .ok()
-            .flatten()
-            .unwrap_or(false)
-    };
-    Leased {
-        handled_version: text(0),
-        outcome: text(1),
-        code: text(2),
-        attempts: row
-            .try_get::<_, Option<i32>>(3)
-            .ok()
-            .flatten()
-            .map_or(0, i64::from),
-        leased: flag(4),
-        event_due: flag(5),
-        recover_due: flag(6),
-        event_version: text(7),
-        event_integration: text(8),
-        has_payment: flag(10),
-        order: flag(11).then(|| StoredOrder {
-            order_ref: text(12),
-            source_amount: text(13).unwrap_or_default(),
-            integration: text(14),
-        }),
     }
 }
 
@@ -520,71 +346,9 @@ fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
     }
 }
 
-fn unavailable(failure: &Failure) -> Unavailable {
-    let fix = match failure {
-        Failure::Db(e) => stuck_fix(e),
-        _ => None,
-    };
-    Unavailable(match fix {
-        Some(fix) => format!(
-            "{}; every retry will fail the same way: {fix}",
-            failure.describe()
-        ),
-        None => failure.describe(),
-    })
-}
-
 /// Up to 10 * 2^attempt milliseconds, at random (retries of one payment spread apart).
 async fn pause(attempt: u32) {
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt);
     let millis = random.checked_rem(10_u64 << attempt.min(10)).unwrap_or(0);
     tokio::time::sleep(Duration::from_millis(millis)).await;
-}
-
-/// A driver error in one line: the SQLSTATE, severity and message of a server error (never its
-/// DETAIL, which may quote a value such as an event id), or what failed and why.
-fn describe(error: &tokio_postgres::Error) -> String {
-    if let Some(db) = error.as_db_error() {
-        return format!("{} {}: {}", db.code().code(), db.severity(), db.message());
-    }
-    match std::error::Error::source(error) {
-        Some(source) => format!("{error}: {source}"),
-        None => error.to_string(),
-    }
-}
-
-/// Why the connection string does not parse, without any part of its value. tokio-postgres's
-/// "invalid value for option `port`" names one of its own keys (a fixed word), and is kept;
-/// its "unknown option `X`" quotes a word of the string, which may be part of a password (an
-/// unquoted space in `password=...` makes the rest a key): its name is never printed.
-fn describe_parse(error: &tokio_postgres::Error) -> String {
-    match std::error::Error::source(error).map(ToString::to_string) {
-        Some(why) if why.starts_with("invalid value for option") => why,
-        Some(why) if why.starts_with("unknown option") => {
-            "a key tokio-postgres does not read (its name is not printed: it may be part of a \
-             password; quote a value that holds a space, 'like this', or percent-encode it in a URL)"
-                .to_owned()
-        }
-        _ => "it does not parse".to_owned(),
-    }
-}
-
-/// What fixes a failure no retry of the service can get past, by its SQLSTATE.
-fn stuck_fix(error: &tokio_postgres::Error) -> Option<&'static str> {
-    let code = error.code()?;
-    if code == &SqlState::READ_ONLY_SQL_TRANSACTION {
-        Some(
-            "the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary",
-        )
-    } else if code == &SqlState::INSUFFICIENT_PRIVILEGE {
-        Some(
-            "this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema, and USAGE on the quarantine id sequence to it",
-        )
-    } else if code == &SqlState::UNDEFINED_TABLE {
-        Some(
-            "a table of the receiver is missing (dropped, or another search_path): restart the receiver, which creates it",
-        )
-    } else {
-        None
-    }
 }
