@@ -11,7 +11,8 @@
 
 import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
 import { needs, notFoundHint, orderBook } from './orders.mjs';
-import { checkKeys, describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
+import { quarantineList } from './quarantine.mjs';
+import { checkKeys, describeError, integer, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
@@ -33,30 +34,12 @@ const FAILED_DELAY_SECS = 60;
 // payment would bury the rest); the others are counted in one line at the pass's end, and each
 // goes to onOutcome. A cause of its own (a handler's error for one order) always has its line.
 const LINES_PER_CAUSE = 3;
-const decoder = new TextDecoder();
 
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
 
 let owners = 0;
 // A pass's lease owner: unique enough among the instances of one database (no secret).
 const ownerId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${(owners += 1)}`;
-
-function integer(value, name, [min, max]) {
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
-  return value;
-}
-
-// What can be read of a quarantined body: its event_id and data.payment_id, when it is JSON
-// holding them as strings.
-export function readable(body) {
-  try {
-    const value = JSON.parse(decoder.decode(body));
-    const text = (v) => (typeof v === 'string' ? v : null);
-    return { eventId: text(value?.event_id), paymentId: text(value?.data?.payment_id) };
-  } catch {
-    return { eventId: null, paymentId: null };
-  }
-}
 
 const viewText = (answer) => {
   if (typeof answer === 'string') return answer;
@@ -70,6 +53,7 @@ const viewText = (answer) => {
  */
 export function merchantLoop({ store, ready, integrations, emit, pass, passFailed, warn, error }) {
   const { recordCreated } = orderBook({ store, ready, integrations });
+  const { quarantined } = quarantineList({ store, ready });
 
   function fulfilOptions(options, what) {
     checkKeys(options, FULFIL_OPTIONS, what);
@@ -111,7 +95,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     };
     // The event's integration (whose secret verified it); with no event (recovery), the order's.
     const integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
-    const settledAs = (outcome) => SETTLED.has(outcome);
+    // The outcome written at `version` (settled or not by its kind), the lease released.
+    const complete = (version, outcome, code) => store.complete({
+      paymentId, owner, version, outcome, code, settled: SETTLED.has(outcome), recheckClosedSecs,
+    });
     // A fulfil handled at an earlier version (the stored outcome stays `fulfil` from then on).
     const fulfilledBefore = state.outcome === 'fulfil';
     // The key of a fulfil `handle` was called with (stored before the call), noted or not: with
@@ -120,9 +107,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
 
     // Already handled at (or past) what is known: the payment's index of what is due follows.
     const seen = async () => {
-      await store.complete({
-        paymentId, owner, version: state.handledVersion, outcome: state.outcome, code: state.code, settled: settledAs(state.outcome), recheckClosedSecs,
-      });
+      await complete(state.handledVersion, state.outcome, state.code);
       emit({ kind: 'fulfilment', paymentId, statusVersion: state.handledVersion, outcome: 'seen', integration });
       return 'seen';
     };
@@ -238,7 +223,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     if (fulfilledBefore && action === 'fulfil') {
       // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
       // in; paid again after a review): never twice.
-      await store.complete({ paymentId, owner, version, outcome: 'fulfil', code: null, settled: true, recheckClosedSecs });
+      await complete(version, 'fulfil', null);
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'seen', code: 'fulfilled_before', integration });
       return 'seen';
     }
@@ -271,7 +256,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       return retry('handle_failed', failure, version, { action, idempotencyKey, orderRef: order?.orderRef ?? undefined });
     }
     const stored = fulfilledBefore ? 'fulfil' : outcome;
-    const handled = await store.complete({ paymentId, owner, version, outcome: stored, code, settled: settledAs(stored), recheckClosedSecs });
+    const handled = await complete(version, stored, code);
     if (handled === null || compareStatusVersions(handled, version) < 0) {
       // The lease ended before the note (recordCreated marked it, or it ran out) and no pass has
       // handled this version since: the handler ran, its outcome was not written, and the
@@ -389,20 +374,6 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         await loop;
       },
     };
-  }
-
-  async function quarantined(options) {
-    needs(store, ['listQuarantined'], 'quarantined');
-    let afterId = 0;
-    let limit = 100;
-    if (options !== undefined) {
-      checkKeys(options, ['afterId', 'limit'], 'quarantined');
-      if (options.afterId !== undefined) afterId = integer(options.afterId, 'afterId', [0, Number.MAX_SAFE_INTEGER]);
-      if (options.limit !== undefined) limit = integer(options.limit, 'limit', [1, 10_000]);
-    }
-    await ready();
-    const rows = await store.listQuarantined({ afterId, limit });
-    return rows.map((row) => ({ ...row, ...readable(row.body) }));
   }
 
   return { recordCreated, fulfil, startFulfilment, quarantined };

@@ -5,8 +5,9 @@
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
-import { merchantLoop, readable } from './fulfil.mjs';
+import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
+import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
   secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,

@@ -128,6 +128,12 @@ export function expectClient(client, kind, what, takes) {
 
 export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** `value`, refused unless it is a safe integer from `min` to `max`. */
+export function integer(value, name, [min, max]) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
+  return value;
+}
+
 /**
  * Refuses anything but an options object whose keys are all `allowed`. An unknown key is
  * never echoed (it could be a pasted secret); a near miss of an option is named.
