@@ -534,28 +534,29 @@ RETURNING 1 AS renewed;
 -- version now handled.
 WITH state AS (
   UPDATE cryptopay_fulfilment AS f SET
-    outcome = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END,
-    code = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $5::text ELSE f.code END,
-    settled = CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END,
-    handled_version = CASE WHEN f.handled_version IS NULL OR f.handled_version < $3::numeric THEN $3::numeric
-                           ELSE f.handled_version END,
-    -- Held for review (not settled): looked at again less and less often, so seen_at is set
-    -- as far past now as the order had lived (recovery takes it recoverAfterSecs after that);
-    -- in seconds, as an interval of days would follow the session's TimeZone across a DST change.
-    seen_at = now() + CASE
-      WHEN (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END) = 'review'
-       AND NOT (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END)
-      THEN greatest(extract(epoch FROM now() - (SELECT o.created_at FROM cryptopay_orders AS o WHERE o.payment_id = $1::text)), 0)
-           * interval '1 second'
-      ELSE interval '0' END,
-    recheck_at = CASE
-      WHEN (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $4::text ELSE f.outcome END) = 'closed'
-       AND (CASE WHEN f.handled_version IS NULL OR f.handled_version <= $3::numeric THEN $6::boolean ELSE f.settled END)
-      THEN (SELECT due FROM (SELECT now() + greatest(extract(epoch FROM now() - o.created_at), 0) * interval '1 second' AS due,
-                                    o.created_at + make_interval(secs => $7::integer) AS ends
-                             FROM cryptopay_orders AS o WHERE o.payment_id = $1::text) AS next
-            WHERE due < ends)
-      END,
+    (outcome, code, settled, handled_version, seen_at, recheck_at) = (
+      SELECT n.outcome, n.code, n.settled, n.handled_version,
+        -- Held for review (not settled): looked at again less and less often, so seen_at is
+        -- set as far past now as the order had lived (recovery takes it recoverAfterSecs after
+        -- that).
+        now() + CASE WHEN n.outcome = 'review' AND NOT n.settled THEN n.lived ELSE interval '0' END,
+        -- Closed (and settled): the next check for late money, while it falls within $7 of the
+        -- order's life.
+        CASE WHEN n.outcome = 'closed' AND n.settled AND now() + n.lived < n.created_at + make_interval(secs => $7::integer)
+             THEN now() + n.lived END
+      FROM (
+        SELECT CASE WHEN v.takes THEN $4::text ELSE f.outcome END AS outcome,
+               CASE WHEN v.takes THEN $5::text ELSE f.code END AS code,
+               CASE WHEN v.takes THEN $6::boolean ELSE f.settled END AS settled,
+               greatest(f.handled_version, $3::numeric) AS handled_version,
+               o.created_at,
+               -- How long the order has lived (none: 0), in seconds, as an interval of days
+               -- would follow the session's TimeZone across a DST change.
+               greatest(extract(epoch FROM now() - o.created_at), 0) * interval '1 second' AS lived
+        -- The outcome is this version's unless a newer one was handled.
+        FROM (SELECT f.handled_version IS NULL OR f.handled_version <= $3::numeric AS takes) AS v
+        LEFT JOIN cryptopay_orders AS o ON o.payment_id = $1::text
+      ) AS n),
     attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()
   WHERE f.payment_id = $1::text AND f.lease_owner = $2::text

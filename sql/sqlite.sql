@@ -498,36 +498,39 @@ RETURNING 1 AS renewed;
 -- still this owner's (not taken by another pass, nor marked by `order_mark`). Returns the
 -- version now handled (the one stored, when nothing was written).
 WITH params (payment_id, owner, version, outcome, code, settled, recheck_secs) AS (VALUES (?, ?, ?, ?, ?, ?, ?))
-UPDATE cryptopay_fulfilment SET
-  outcome = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-                 THEN (SELECT outcome FROM params) ELSE outcome END,
-  code = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-              THEN (SELECT code FROM params) ELSE code END,
-  settled = CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-                 THEN (SELECT settled FROM params) ELSE settled END,
-  handled_version = CASE WHEN handled_version IS NULL OR (length((SELECT version FROM params)) > length(handled_version) OR (length((SELECT version FROM params)) = length(handled_version) AND (SELECT version FROM params) > handled_version))
-                         THEN (SELECT version FROM params) ELSE handled_version END,
-  -- Held for review (not settled): seen_at as far past now as the order had lived.
-  seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + CASE
-    WHEN (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-               THEN (SELECT outcome FROM params) ELSE outcome END) = 'review'
-     AND (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-               THEN (SELECT settled FROM params) ELSE settled END) = 0
-    THEN max(julianday('now') - coalesce((SELECT julianday(o.created_at) FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params)), julianday('now')), 0)
-    ELSE 0 END),
-  recheck_at = CASE
-    WHEN (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-               THEN (SELECT outcome FROM params) ELSE outcome END) = 'closed'
-     AND (CASE WHEN handled_version IS NULL OR NOT (length(handled_version) > length((SELECT version FROM params)) OR (length(handled_version) = length((SELECT version FROM params)) AND handled_version > (SELECT version FROM params)))
-               THEN (SELECT settled FROM params) ELSE settled END) = 1
-    THEN (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + max(julianday('now') - julianday(o.created_at), 0))
-          FROM cryptopay_orders AS o WHERE o.payment_id = (SELECT payment_id FROM params)
-            AND julianday('now') + max(julianday('now') - julianday(o.created_at), 0)
-                < julianday(o.created_at) + (SELECT recheck_secs FROM params) / 86400.0)
-    END,
+UPDATE cryptopay_fulfilment AS f SET
+  (outcome, code, settled, handled_version, seen_at, recheck_at) = (
+    SELECT n.outcome, n.code, n.settled, n.handled_version,
+      -- Held for review (not settled): seen_at as far past now as the order had lived.
+      strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + CASE WHEN n.outcome = 'review' AND n.settled = 0 THEN n.lived ELSE 0 END),
+      -- Closed (and settled): the next check for late money, while it falls within
+      -- recheckClosedSecs of the order's life.
+      CASE WHEN n.outcome = 'closed' AND n.settled = 1 AND julianday('now') + n.lived < n.created + n.recheck_secs / 86400.0
+           THEN strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + n.lived) END
+    FROM (
+      SELECT CASE WHEN v.takes THEN p.outcome ELSE f.outcome END AS outcome,
+             CASE WHEN v.takes THEN p.code ELSE f.code END AS code,
+             CASE WHEN v.takes THEN p.settled ELSE f.settled END AS settled,
+             CASE WHEN v.raises THEN p.version ELSE f.handled_version END AS handled_version,
+             o.created, p.recheck_secs,
+             -- How long the order has lived, in days (none: 0).
+             max(julianday('now') - coalesce(o.created, julianday('now')), 0) AS lived
+      FROM params AS p
+      -- takes: no newer version was handled (the outcome is this one's); raises: this version
+      -- is newer than the one handled.
+      CROSS JOIN (SELECT f.handled_version IS NULL
+                           OR NOT (length(f.handled_version) > length(q.version)
+                                   OR (length(f.handled_version) = length(q.version) AND f.handled_version > q.version)) AS takes,
+                         f.handled_version IS NULL
+                           OR length(q.version) > length(f.handled_version)
+                           OR (length(q.version) = length(f.handled_version) AND q.version > f.handled_version) AS raises
+                  FROM params AS q) AS v
+      LEFT JOIN (SELECT julianday(created_at) AS created FROM cryptopay_orders
+                 WHERE payment_id = (SELECT payment_id FROM params)) AS o ON 1
+    ) AS n),
   attempts = 0, next_attempt_at = NULL,
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
+WHERE f.payment_id = (SELECT payment_id FROM params) AND f.lease_owner IS (SELECT owner FROM params)
 RETURNING handled_version;
 
 -- statement: complete_mark
