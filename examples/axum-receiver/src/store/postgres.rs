@@ -18,7 +18,7 @@ use tokio_postgres::{Config, NoTls, Row};
 mod failure;
 mod fulfil;
 
-use self::failure::{Failure, describe, describe_parse, stuck_fix, unavailable};
+use self::failure::{Failure, describe, describe_parse, unavailable};
 use super::columns::{Column, check_columns};
 use super::statements::Statements;
 use super::{INTEGRATION_MISMATCH, NewOrder, StoredOrder, Unavailable};
@@ -130,11 +130,7 @@ impl Store {
                 .map_err(|e| failed("reading the tables", e))?;
         }
         if let Err(e) = client_query(&client, &self.sql.one("writable"), &[]).await {
-            let fix = match &e {
-                Failure::Db(db) => stuck_fix(db),
-                _ => None,
-            };
-            return Err(match fix {
+            return Err(match e.stuck_fix() {
                 Some(fix) => format!(
                     "PostgreSQL: no delivery could be recorded ({}): {fix}",
                     e.describe()

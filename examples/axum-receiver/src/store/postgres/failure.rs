@@ -26,15 +26,19 @@ impl Failure {
             Failure::Timeout => format!("no answer in {} s", STATEMENT_TIMEOUT.as_secs()),
         }
     }
+
+    /// What fixes it when no retry of the service can get past it (a server error only).
+    pub(super) fn stuck_fix(&self) -> Option<&'static str> {
+        match self {
+            Failure::Db(e) => stuck_fix(e),
+            _ => None,
+        }
+    }
 }
 
 /// A failure as the 503 it answers, with the fix when every retry would fail the same way.
 pub(super) fn unavailable(failure: &Failure) -> Unavailable {
-    let fix = match failure {
-        Failure::Db(e) => stuck_fix(e),
-        _ => None,
-    };
-    Unavailable(match fix {
+    Unavailable(match failure.stuck_fix() {
         Some(fix) => format!(
             "{}; every retry will fail the same way: {fix}",
             failure.describe()
@@ -72,7 +76,7 @@ pub(super) fn describe_parse(error: &tokio_postgres::Error) -> String {
 }
 
 /// What fixes a failure no retry of the service can get past, by its SQLSTATE.
-pub(super) fn stuck_fix(error: &tokio_postgres::Error) -> Option<&'static str> {
+fn stuck_fix(error: &tokio_postgres::Error) -> Option<&'static str> {
     let code = error.code()?;
     if code == &SqlState::READ_ONLY_SQL_TRANSACTION {
         Some(
