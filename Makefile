@@ -5,6 +5,11 @@ CARGO ?= cargo
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;q}' Cargo.lock)
 # The oldest Rust the crate says it builds with (Cargo.toml's rust-version), checked by `make msrv`.
 MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+# The suites' test files run one at a time on any machine, as they are measured here (Node's
+# default is one fewer than the cores): the engines they start (PostgreSQL, workerd's D1 proxy,
+# Chromium) share the machine with the file's own concurrent tests, and D1's proxy was seen
+# failing with two loaded files at once.
+NODE_TEST = node --test --test-concurrency=1
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
@@ -172,7 +177,7 @@ axum-test: consumer
 		--target-dir target/axum-receiver
 	$(CARGO) test --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
-	node --test --test-timeout=180000 examples/axum-receiver/test/*.test.mjs
+	$(NODE_TEST) --test-timeout=180000 examples/axum-receiver/test/*.test.mjs
 
 ## msrv: the crate (with its `http` feature) builds with the Rust its rust-version names, as a
 ## user's older toolchain builds it
@@ -201,27 +206,27 @@ consumer:
 	scripts/consumer.sh >/dev/null
 
 js-test: consumer
-	node --test --test-timeout=300000 tests/js/*.test.mjs tests/hostile/*.test.mjs
+	$(NODE_TEST) --test-timeout=300000 tests/js/*.test.mjs tests/hostile/*.test.mjs
 
 ## types-test: every code block of the package README that imports it, type-checked against the
 ## installed package under strict TypeScript (7 and 5.9; nodenext ESM and CommonJS, bundler; no
 ## skipLibCheck); the typings alone with lib es2022 and types []; JSDoc coverage of the shipped
 ## typings (every export, method, option and ErrorCode member: 100 %)
 types-test: consumer
-	node --test --test-timeout=300000 tests/types/*.test.mjs
+	$(NODE_TEST) --test-timeout=300000 tests/types/*.test.mjs
 
 ## bundlers-test: the package README's recipes for Vite, webpack, esbuild and Rollup, each bundle
 ## of a small page loaded in headless Chromium: init() on a 404 rejects naming the URL, then a
 ## delivery verifies and a tampered one is refused; the same page under `vite` (dev); every input
 ## and failure of init() in the unbundled browser entry
 bundlers-test: consumer
-	node --test --test-timeout=300000 tests/bundlers/*.test.mjs
+	$(NODE_TEST) --test-timeout=300000 tests/bundlers/*.test.mjs
 ## receiver-test: cryptopay-verify/receiver against real engines (a throwaway PostgreSQL, SQLite
 ## and libsql files, D1 in workerd): answers, a property test against decideEvent, 4 instances on one
 ## PostgreSQL with one SIGKILLed, faults (server stopped, disk full, lock timeout), the example
 ## receiver, bun:sqlite and node:sqlite
 receiver-test: consumer
-	node --test --test-timeout=300000 tests/receiver/*.test.mjs
+	$(NODE_TEST) --test-timeout=300000 tests/receiver/*.test.mjs
 
 ## sandbox-test: cryptopay-verify/sandbox of the installed package, through HTTP: every endpoint and
 ## refusal; deliveries against a scripted endpoint (what is retried, redirects never followed, a
@@ -231,7 +236,7 @@ receiver-test: consumer
 sandbox-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
-	node --test --test-timeout=120000 tests/sandbox/*.test.mjs
+	$(NODE_TEST) --test-timeout=120000 tests/sandbox/*.test.mjs
 ## loop-test: the merchant loop (tests/loop): the API client against a scripted stand-in of the
 ## service (retries with the same key and bytes, errors, no key anywhere), fulfilment on a SQLite
 ## file, a throwaway PostgreSQL, D1 in workerd and memoryStore (only exactly paid orders fulfilled,
@@ -244,7 +249,7 @@ sandbox-test: consumer
 loop-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
-	node --test --test-timeout=300000 tests/loop/*.test.mjs
+	$(NODE_TEST) --test-timeout=300000 tests/loop/*.test.mjs
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer
@@ -264,18 +269,18 @@ package-lint:
 
 ## cli-test: the command line and the conformance kit against good and careless receivers
 cli-test: consumer
-	node --test --test-timeout=60000 tests/cli/*.test.mjs
+	$(NODE_TEST) --test-timeout=60000 tests/cli/*.test.mjs
 
 ## recipes-test: each framework recipe (examples/recipes: Express, Fastify, hapi, Hono, Koa, Elysia on Bun, NestJS, Next.js,
 ## Nitro and Nitro 3 built for Node and for Bun, a Worker in workerd on D1 and on PostgreSQL, an AWS Lambda behind a stand-in for API Gateway, a
 ## Google Cloud Run function in the Functions Framework, a Supabase Edge Function in Deno) run against the installed
 ## package and sent signed deliveries
 recipes-test: consumer
-	node --test --test-timeout=180000 examples/recipes/tests/*.test.mjs
+	$(NODE_TEST) --test-timeout=180000 examples/recipes/tests/*.test.mjs
 
 ## www-test: the playground (www/) in headless Chromium; screenshots in target/www/
 www-test: consumer
-	node --test --test-timeout=120000 tests/www/*.test.mjs
+	$(NODE_TEST) --test-timeout=120000 tests/www/*.test.mjs
 
 ## www: serve the playground on 127.0.0.1 (prints the URL; PORT=0 picks a free port)
 www: consumer
