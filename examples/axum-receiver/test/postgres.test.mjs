@@ -3,7 +3,8 @@
 // SQLite (the conformance kit, decisions across a restart, the other answers), with the rows
 // read back; the limits the npm receiver puts on ids and versions; PostgreSQL stopped (503,
 // nothing acknowledged, then 200 again without a restart) and a connection string never
-// printed; serialization failures retried; a unique-violation race answered duplicate;
+// printed; a role that may not write and a read-only database (no start, or 503, with the fix);
+// serialization failures retried; a unique-violation race answered duplicate;
 // PgBouncer in transaction mode; and TWO receiver processes on one database, a few
 // hundred deliveries at once, a third of them to both: every answer 200, each event recorded
 // once, every payment at its highest version.
@@ -332,6 +333,54 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     }
     const duplicates = answers.filter((a) => a.json.decision === 'duplicate').length;
     console.log(`# two instances: ${deliveries.length} deliveries of ${events.length} events at once, all 200; ${duplicates} answered duplicate`);
+  });
+
+  test('a role that may not write, or a read-only database: no start, or 503 while it lasts, with the fix named', async () => {
+    const db = await createDatabase(pool, 'axum_stuck');
+    await (await start({ DATABASE_URL: keyValue(server, db) })).stop(); // the tables, made by their owner
+    const admin = openPool({ ...server.connection, database: db, max: 1 });
+    const role = `axum_writer_${randomBytes(4).toString('hex')}`;
+    const asRole = `host=${server.socketDir} user=${role} dbname=${db}`;
+    const refused = (env) => start(env).then(
+      async (receiver) => { await receiver.stop(); assert.fail('started'); },
+      (error) => error,
+    );
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+      const reader = await refused({ DATABASE_URL: asRole });
+      assert.notEqual(reader.exitCode, 0);
+      assert.match(reader.output, /PostgreSQL: no delivery could be recorded \(42501 ERROR: [^)]+\): this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE/);
+
+      await admin.query(`GRANT INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await admin.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      const receiver = await start({ DATABASE_URL: asRole });
+      const body = (id, version) => Buffer.from(JSON.stringify(event(id, 'pay_stuck', version)));
+      try {
+        assert.deepStrictEqual((await deliver(receiver.url, null, { body: body('evt_s1', '1') })).json, { received: true, decision: 'apply' });
+        await admin.query(`REVOKE INSERT ON cryptopay_events FROM ${role}`);
+        const denied = await deliver(receiver.url, null, { body: body('evt_s2', '2') });
+        assert.deepStrictEqual([denied.status, denied.json], [503, { error: 'store_unavailable' }]);
+        await logged(receiver, /could not record an event \(42501 ERROR: [^)]+; every retry will fail the same way: this role may not write the receiver's tables: GRANT/);
+        await admin.query(`GRANT INSERT ON cryptopay_events TO ${role}`);
+        const granted = await deliver(receiver.url, null, { body: body('evt_s2', '2') });
+        assert.deepStrictEqual([granted.status, granted.json], [200, { received: true, decision: 'apply' }], 'not recorded before: applied now');
+      } finally {
+        await receiver.stop();
+      }
+      assertQuiet(receiver.output(), server.socketDir, 'evt_s2', 'pay_stuck');
+
+      // As a standby after a failover reads: every write refused, the owner's included.
+      await admin.query(`ALTER DATABASE ${db} SET default_transaction_read_only = on`);
+      const standby = await refused({ DATABASE_URL: keyValue(server, db) });
+      assert.match(standby.output, /PostgreSQL: no delivery could be recorded \(25006 ERROR: [^)]+\): the database is read-only \(a standby[^)]*\): connect to the primary/);
+      assertQuiet(standby.output, server.socketDir);
+    } finally {
+      await admin.query(`ALTER DATABASE ${db} RESET default_transaction_read_only`);
+      await admin.end();
+    }
+    const rows = await rowsOf(server, db);
+    assert.deepStrictEqual(rows.events.map((e) => [e.event_id, e.decision]), [['evt_s1', 'apply'], ['evt_s2', 'apply']]);
   });
 });
 
