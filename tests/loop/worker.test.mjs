@@ -66,9 +66,13 @@ export default {
   },
 };
 `;
-// What the guide's comment says one payment of a run costs at most, and a run's own claim.
+// What the guide's comment says one payment of a run costs at most (and its one fetch), a
+// run's own claim, a new isolate's ready(), and the limit of Workers Free the batch fits.
 const PER_PAYMENT_D1 = 9;
 const PER_RUN_D1 = 2;
+const READY_D1 = 15;
+const FREE_SUBREQUESTS = 50;
+const BATCH = Number(/\n {6}batch: (\d+),/.exec(WORKER ?? '')?.[1]);
 
 describe('the loop in a Worker on D1 (workerd)', () => {
   let standin;
@@ -130,6 +134,17 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     assert.deepEqual(read, [...Object.keys(config.vars), ...SECRETS].sort());
     for (const secret of SECRETS) assert.ok(CONFIG.includes(`wrangler secret put ${secret}`), secret);
     assert.match(TABLES, /CREATE TABLE orders[\s\S]*CREATE TABLE shipments[\s\S]*CREATE TABLE reviews/);
+  });
+
+  test('a new isolate\'s first run: ready() and the claim within what the guide says, and its batch fits Workers Free', async () => {
+    assert.ok(BATCH > 0, 'the guide\'s Worker passes fulfil a batch');
+    assert.ok(BATCH * (PER_PAYMENT_D1 + 1) + PER_RUN_D1 + READY_D1 <= FREE_SUBREQUESTS, `batch ${BATCH} can exceed ${FREE_SUBREQUESTS}`);
+    await worker.dispatch('http://worker.test/__counts'); // the counts' reset: the receiver is not made
+    const result = await (await worker.mf.getWorker()).scheduled({ cron: '* * * * *' });
+    assert.equal(result.outcome, 'ok', JSON.stringify(result));
+    const run = await (await worker.dispatch('http://worker.test/__counts')).json();
+    // Nothing to claim: what ready() (the tables made) and the claim cost.
+    assert.ok(run.d1 > PER_RUN_D1 && run.d1 <= PER_RUN_D1 + READY_D1 && run.fetches === 0, JSON.stringify(run));
   });
 
   test('create and record, receive, fulfil on a schedule through getPayment: one shipment per order', async () => {
