@@ -953,7 +953,8 @@ export interface IncomingEvent {
 }
 
 /**
- * What your store knows about the event and its payment.
+ * What your store knows about the event and its payment: these two keys only (any other is
+ * `invalid_argument`, so a version under another name is never read as none stored).
  *
  * @example
  * ```ts
@@ -997,8 +998,10 @@ export interface StoredState {
  * @param incoming The event (or its `eventId`, `paymentId` and `statusVersion`).
  * @param stored What the store holds.
  * @returns `'apply'`, `'duplicate'` or `'stale'`.
- * @throws {CryptoPayError} `invalid_argument` (arguments of the wrong shape, or, in browsers,
- * a call before `await init()`); `status_version_invalid`.
+ * @throws {CryptoPayError} `invalid_argument` (arguments of the wrong shape; a key of `stored`
+ * other than `eventSeen` and `statusVersion`, since a version stored under another name, such
+ * as a row's `status_version`, would read as none stored and a stale event as `'apply'`; or,
+ * in browsers, a call before `await init()`); `status_version_invalid`.
  * @example
  * ```ts
  * const decision = decideEvent(event, { eventSeen: false, statusVersion: '6' }); // 'apply' for '7'

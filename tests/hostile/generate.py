@@ -1055,6 +1055,13 @@ def build_values():
          dict(st, statusVersion=rep("9", MIB))], ok(result="stale"), function=D)
     add("the event from verifyWebhook (extra fields) is accepted as incoming", ["Valid"],
         [dict(inc, eventType="payment.updated", data={}, envelope={}), st], ok(result="apply"), function=D)
+    # A stored version under another name would read as none stored and decide 'apply'.
+    for label, key in [("a row's status_version", "status_version"), ("statusversion", "statusversion"),
+                       ("version", "version")]:
+        add(f"stored with {label} instead of statusVersion (a stale event)", ["UnknownKey"],
+            [inc, {"eventSeen": False, key: "9"}], err("invalid_argument"), function=D)
+    add("stored with an extra key beside statusVersion", ["UnknownKey"],
+        [inc, dict(st, paymentId="pay_1")], err("invalid_argument"), function=D)
 
     C = "compareStatusVersions"
     for label, a, b in [("NaN", NAN, "1"), ("1.5", 1.5, "1"), ("-1", -1, "1"), ("2^53 on both sides", 2**53, 2**53),

@@ -3,6 +3,7 @@
 
 import { CryptoPayError, assertReady, fail, notDelivery } from './errors.mjs';
 import { codes, glue } from './instance.mjs';
+import { unknownOption } from './hints.mjs';
 import { bodyBytes, isPlainObject, options, text, wellFormed } from './inputs.mjs';
 
 // A version as the core reads it; a number too large for JavaScript to hold exactly is refused
@@ -28,11 +29,22 @@ export function decideEvent(incoming, stored) {
   return notDelivery(() => decide(incoming, stored));
 }
 
+const STORED_KEYS = ['eventSeen', 'statusVersion'];
+
 function decide(incoming, stored) {
-  // Data, not options: extra fields are fine, so the event from verifyWebhook (or a stored
-  // row) can be passed as it is.
+  // The incoming event is data: extra fields are fine, so the event from verifyWebhook can be
+  // passed as it is (its statusVersion is required: a misspelling fails). What is stored is
+  // read by its two keys, and statusVersion may be absent (nothing stored yet): a misspelled
+  // one (status_version from a row, statusversion) would read as absent and decide a stale
+  // event 'apply', so any other key is refused.
   if (!isPlainObject(incoming)) throw fail('invalid_argument', 'decideEvent takes the incoming event { eventId, paymentId, statusVersion }');
   if (!isPlainObject(stored)) throw fail('invalid_argument', 'decideEvent takes what is stored { eventSeen, statusVersion? }');
+  for (const key of Object.keys(stored)) {
+    if (!STORED_KEYS.includes(key)) {
+      throw fail('invalid_argument', `${unknownOption(key, STORED_KEYS, 'decideEvent\'s stored state')}: `
+        + 'it reads only these, and a statusVersion under another name would be read as none stored');
+    }
+  }
   for (const key of ['eventId', 'paymentId']) {
     if (typeof incoming[key] !== 'string' || incoming[key] === '') {
       throw fail('invalid_argument', `incoming.${key} must be a non-empty string`);
