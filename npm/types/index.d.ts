@@ -999,9 +999,9 @@ export interface StoredState {
  * @param stored What the store holds.
  * @returns `'apply'`, `'duplicate'` or `'stale'`.
  * @throws {CryptoPayError} `invalid_argument` (arguments of the wrong shape; a key of `stored`
- * other than `eventSeen` and `statusVersion`, since a version stored under another name, such
- * as a row's `status_version`, would read as none stored and a stale event as `'apply'`; or,
- * in browsers, a call before `await init()`); `status_version_invalid`.
+ * other than `eventSeen` and `statusVersion`, since a version under another name, such as a
+ * row's snake_case column, would read as none stored and a stale event as `'apply'`; or, in
+ * browsers, a call before `await init()`); `status_version_invalid`.
  * @example
  * ```ts
  * const decision = decideEvent(event, { eventSeen: false, statusVersion: '6' }); // 'apply' for '7'
