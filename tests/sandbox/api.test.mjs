@@ -588,6 +588,14 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}?token=1` } }), 400, 'webhook_url_query');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: target.url.replace('http://', 'http://u:p@') } }), 400, 'webhook_url_credentials');
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: {} }), 400, 'webhook_url_malformed');
+    // A JSON body sent as fetch sends a string (text/plain): 415, as for a payment, nothing set up.
+    const key = newKey();
+    for (const path of ['/v1/webhook-endpoints', '/v1/webhook-endpoints/we_x/verify']) {
+      const plain = await api(bare, 'POST', path, { idem: key, body: JSON.stringify({ url: target.url, secret: 'x' }) });
+      refused(plain, 415, 'unsupported_media_type');
+      assert.match(plain.json.error.message, /Content-Type: application\/json/);
+    }
+    refused(await api(bare, 'POST', '/v1/webhook-endpoints/we_x/verify', { body: { secret: 'x' } }), 404, 'webhook_not_found');
   });
 
   test('a local development name (*.test, *.local, host.docker.internal, *.localhost) is taken as loopback is, and logged; a public one is not', async () => {

@@ -24,9 +24,16 @@ function routes(service, delivery) {
     ['POST', /^\/v1\/payments\/([^/]+)\/cancel$/, 'payment:write', ({ params }) => json(service.cancel(params[0]))],
     ['DELETE', /^\/v1\/payments\/([^/]+)\/consumer-access$/, 'payment:write', ({ params }) => json(service.disableConsumerAccess(params[0]))],
     ['GET', /^\/v1\/store$/, 'payment:read', () => json(service.storeView())],
-    ['POST', /^\/v1\/webhook-endpoints$/, 'webhook:bootstrap', ({ req, body }) =>
-      json(service.createWebhook({ idempotencyKey: req.headers['idempotency-key'], body }))],
-    ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ params, body }) => json(service.verifyBinding(params[0], body))],
+    // JSON bodies, as every /v1 body is: a setup sent as text/plain (fetch's default for a
+    // string) is refused here as it is for a payment, not taken.
+    ['POST', /^\/v1\/webhook-endpoints$/, 'webhook:bootstrap', ({ req, body }) => {
+      requireJsonContentType(req.headers['content-type']);
+      return json(service.createWebhook({ idempotencyKey: req.headers['idempotency-key'], body }));
+    }],
+    ['POST', /^\/v1\/webhook-endpoints\/([^/]+)\/verify$/, 'webhook:bootstrap', ({ req, params, body }) => {
+      requireJsonContentType(req.headers['content-type']);
+      return json(service.verifyBinding(params[0], body));
+    }],
     ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) => {
       const [amount, hold] = fields(body, [['amount_raw', (v) => v !== undefined, 'an amount_raw string'],
