@@ -471,13 +471,14 @@ export interface DeliveryAttempt {
    */
   delivery_id: string;
   /**
-   * `event` (the event's own delivery), `replay` (queued by a replay) or `duplicate`
-   * (duplicateRate).
+   * `event` (the event's own delivery), `replay` (queued by a replay), `duplicate`
+   * (duplicateRate) or `overlap` (the request in flight when a rotated secret was activated:
+   * the event of the last attempt once more, its first attempt signed with the old secret).
    *
    * @example
    * attempt.kind // 'replay'
    */
-  kind: 'event' | 'replay' | 'duplicate';
+  kind: 'event' | 'replay' | 'duplicate' | 'overlap';
   /**
    * The event delivered.
    *
@@ -597,12 +598,12 @@ export interface PendingDelivery {
    */
   payment_id: string;
   /**
-   * `event`, `replay` or `duplicate`.
+   * `event`, `replay`, `duplicate` or `overlap` (as {@link DeliveryAttempt.kind}).
    *
    * @example
    * pending.kind // 'event'
    */
-  kind: 'event' | 'replay' | 'duplicate';
+  kind: 'event' | 'replay' | 'duplicate' | 'overlap';
   /**
    * The number of its next attempt.
    *
@@ -891,8 +892,10 @@ export interface Sandbox {
   rotate(): Promise<RotatedSecret>;
   /**
    * Activates the rotated secret (`POST /sandbox/webhook/activate`): from now on only it
-   * signs, retries of older events included. Rejects with `webhook_not_found` or
-   * `no_pending_secret`.
+   * signs, retries of older events included. The request in flight at the switch, which the
+   * spec's overlap exists for, follows: the event of the last attempt once more (kind
+   * `overlap`), signed with the old secret at the second of the activation, so a receiver must
+   * still accept the old secret as `retiring`. Rejects with `webhook_not_found` or `no_pending_secret`.
    *
    * @example
    * await sandbox.activate();

@@ -92,8 +92,14 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     assert.equal(table.code, 0);
     const rows = table.stdout.trim().split('\n');
     assert.match(rows[0], /^#\s+event_id\s+kind\s+version\s+attempt\s+answer\s+outcome\s+at\s+said$/);
-    assert.equal(rows.length, 4); // the event, two replays
+    // The event, a replay, the request in flight at the activation (the last attempt's event
+    // once more), a replay.
+    assert.equal(rows.length, 5);
     assert.match(rows[2], /replay\s+2\s+1\s+200\s+acknowledged\s+\S+\s+\{"received":true\}$/, 'what the receiver said');
+    assert.match(rows[3], /overlap\s+2\s+1\s+200\s+acknowledged/);
+    const overlap = hook.requests.at(-2);
+    assert.equal(verifyRecorded(overlap, started.webhook.secret, { timestampHeader: 'X-Ts', signatureHeader: 'X-Sig' }).event.eventId, first.event_id,
+      'signed with the secret active before the activation');
     const listed = JSON.parse((await run(['sandbox', 'deliveries', ...url, '--json'])).stdout);
     assert.ok(listed.deliveries.length >= 7);
   });

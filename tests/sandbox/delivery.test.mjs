@@ -9,7 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import {
-  SandboxError, api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
+  SandboxError, TS_HEADER, api, createPayment, endpoint, freePort, pkg, settled, sleep, startSandbox, verifyRecorded, waitFor,
 } from './lib.mjs';
 
 const started = [];
@@ -304,19 +304,68 @@ describe('signatures, bytes and replays', () => {
       // A receiver that already accepts the pending secret still matches the active one.
       assert.equal(verifyRecorded(request, [{ secret: old, kind: 'active' }, { secret: next, kind: 'pending' }]).matchedSecret, 'active');
     }
-    // An attempt fails, activation happens during the retry delay: the retry is signed with the new secret.
+    // An attempt fails, activation happens during the retry delay: the retry is signed with the
+    // new secret; the request in flight at the switch (the last attempt's event once more) with the old.
     failNext = true;
     await sandbox.review(p.payment_id);
     await waitFor(() => hook.requests.length > pendingPhase, { what: 'the failed attempt' });
+    const reviewed = hook.requests.at(-1).event.event_id;
+    const activatedAt = Math.floor(Date.now() / 1000);
     await sandbox.activate();
     await settled(sandbox);
     const afterActivation = hook.requests.slice(pendingPhase + 1);
-    assert.ok(afterActivation.length >= 1);
-    for (const request of afterActivation) {
-      assert.equal(verifyRecorded(request, next).matchedSecret, 'active');
-      assert.throws(() => verifyRecorded(request, old), { code: 'signature_mismatch' });
-    }
-    assert.equal(requestsOf(hook, afterActivation[0].event.event_id).length, 2, 'the retry of the failed attempt');
+    const signedBy = (request, secret) => {
+      try {
+        return verifyRecorded(request, secret).matchedSecret === 'active';
+      } catch (error) {
+        assert.equal(error.code, 'signature_mismatch');
+        return false;
+      }
+    };
+    const inFlight = afterActivation.filter((request) => signedBy(request, old));
+    const signedAnew = afterActivation.filter((request) => signedBy(request, next));
+    assert.equal(inFlight.length + signedAnew.length, afterActivation.length, 'each signed with one of the two');
+    assert.equal(inFlight.length, 1, 'one request in flight at the switch, signed with the old secret');
+    assert.equal(inFlight[0].event.event_id, reviewed, 'the last attempt\'s event');
+    // Signed at the second of the activation, or just past the event's last timestamp when its
+    // attempts came within a second (a retry's timestamp is always newer).
+    const signedAt = Number(inFlight[0].headers[TS_HEADER.toLowerCase()]);
+    assert.ok(signedAt >= activatedAt && signedAt <= Math.floor(Date.now() / 1000) + 3, `signed at ${signedAt}, activated at ${activatedAt}`);
+    assert.ok(signedAnew.length >= 1);
+    assert.equal(requestsOf(hook, reviewed).length, 3, 'the failed attempt, its retry, the request in flight');
+    const log = (await sandbox.deliveries()).filter((a) => a.event_id === reviewed);
+    assert.deepEqual(log.map((a) => [a.kind, a.attempt, a.outcome]),
+      [['event', 1, 'retrying'], ['event', 2, 'acknowledged'], ['overlap', 1, 'acknowledged']]);
+  });
+
+  test('rotation: a receiver that dropped the old secret at activation refuses the request in flight, a permanent failure in the log', async () => {
+    let old;
+    let next;
+    // Verifies as a receiver that took the new secret alone at activation: 400 on the old one.
+    const hook = await endpointWith((request) => {
+      try {
+        verifyRecorded(request, next ?? old);
+      } catch (error) {
+        return { status: 400, body: JSON.stringify({ error: error.code }) };
+      }
+      return { status: 200 };
+    });
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [100] });
+    old = sandbox.webhook.secret;
+    const p = await createPayment(sandbox, '1000');
+    await sandbox.pay(p.payment_id, '100');
+    await settled(sandbox);
+    ({ secret: next } = await sandbox.rotate());
+    await sandbox.activate();
+    await settled(sandbox);
+    const log = await sandbox.deliveries();
+    const events = await sandbox.events(p.payment_id);
+    assert.equal(hook.requests.length, events.length + 1, 'the events, then the request in flight');
+    assert.equal(hook.requests.at(-1).event.event_id, events.at(-1).event_id, 'the last attempt\'s event once more');
+    const overlap = log.filter((a) => a.kind === 'overlap');
+    assert.deepEqual(overlap.map((a) => [a.attempt, a.status, a.outcome, a.answer]),
+      [[1, 400, 'failed_permanently', '{"error":"signature_mismatch"}']]);
+    assert.ok(!JSON.stringify(log).includes(old) && !JSON.stringify(log).includes(next), 'no secret in the log');
   });
 });
 

@@ -156,8 +156,10 @@ export function createDelivery({ store, options, log }) {
   const holdMs = (event, purpose) => (options.shuffle ? Math.floor(draw(options.seed, event.number, purpose) * SHUFFLE_WINDOW_MS) : 0);
 
   /**
-   * Queues deliveries of `events` (kind 'event', 'replay' or 'duplicate'); call inside the
-   * store step that writes them. Nothing is queued while no webhook is configured.
+   * Queues deliveries of `events` (kind 'event', 'replay', 'duplicate', or 'overlap': the
+   * request in flight when a rotated secret was activated, whose first attempt is signed with
+   * the old secret at that second); call inside the store step that writes them. Nothing is
+   * queued while no webhook is configured.
    */
   function enqueue(events, kind = 'event') {
     if (store.webhook === null) return;
@@ -171,7 +173,8 @@ export function createDelivery({ store, options, log }) {
         payment_id: event.payment_id,
         kind,
         attempt: 1,
-        due_at: now + holdMs(event, kind === 'event' ? 'hold' : 'duplicate'),
+        due_at: kind === 'overlap' ? now : now + holdMs(event, kind === 'event' ? 'hold' : 'duplicate'),
+        ...(kind === 'overlap' ? { signed_at: Math.floor(Date.now() / 1000) } : {}),
       };
       store.put('job', job.id, job);
     }
@@ -249,12 +252,15 @@ export function createDelivery({ store, options, log }) {
     // under a second; the timestamp then runs ahead of the clock by a second per such attempt).
     // A delivery pending at the start: the attempt the stop cut was signed at most one second
     // past the last logged one, or at the latest in the second of the start.
+    // The request in flight at an activation: signed before the switch, with the old secret
+    // at that second (its retries are signed anew, with the active secret).
     const last = lastTimestamp.get(job.event_id) ?? 0;
+    const old = job.kind === 'overlap' && job.attempt === 1 ? webhook.secrets.retiring : undefined;
     const floor = resumed.delete(job.id) ? Math.max(last + 1, startSecond) : last;
-    const seconds = Math.max(Math.floor(Date.now() / 1000), floor + 1);
+    const seconds = old !== undefined ? Math.max(job.signed_at, last + 1) : Math.max(Math.floor(Date.now() / 1000), floor + 1);
     lastTimestamp.set(job.event_id, seconds);
     const timestamp = String(seconds);
-    const signature = signWebhook({ secret: webhook.secrets.active, timestamp, body });
+    const signature = signWebhook({ secret: old ?? webhook.secrets.active, timestamp, body });
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'cryptopay-verify-sandbox',
@@ -275,7 +281,7 @@ export function createDelivery({ store, options, log }) {
       at: new Date().toISOString(),
       timestamp,
       ...(got.status !== undefined
-        ? { status: got.status, classification: classifyDeliveryResponse(got.status), answer: shownAnswer(got.answer ?? [], [signature, webhook.secrets.active, webhook.secrets.pending]) }
+        ? { status: got.status, classification: classifyDeliveryResponse(got.status), answer: shownAnswer(got.answer ?? [], [signature, webhook.secrets.active, webhook.secrets.pending, webhook.secrets.retiring]) }
         : { error: got.error }),
       outcome: step,
       ...(delayMs !== undefined ? { next_attempt_in_ms: delayMs } : {}),

@@ -134,13 +134,26 @@ export function createWebhooks({ store, options, delivery, log }) {
     return { resource_id: webhook.resource_id, secret: pending, secret_kind: 'pending' };
   }
 
-  /** The pending secret becomes the active one: from now on only it signs. */
+  /**
+   * The pending secret becomes the active one: from now on only it signs. The request in
+   * flight at the switch, which the spec's overlap exists for, is sent too: the event of the
+   * last attempt once more (kind `overlap`), signed with the old secret at the second of the
+   * activation, so that a receiver which dropped the old secret at once is seen refusing it
+   * here. Nothing when nothing was delivered yet.
+   */
   function activate() {
     const webhook = webhookOf();
     if (webhook.secrets.pending === undefined) throw refusal('no_pending_secret');
     const secrets = { active: webhook.secrets.pending, retiring: webhook.secrets.active, retiring_since: new Date().toISOString() };
-    store.atomic(() => store.setWebhook({ ...webhook, secrets }));
-    log(`webhook ${webhook.resource_id}: the rotated secret is active; deliveries are signed with it only`, { type: 'activated' });
+    const lastSent = store.attempts.at(-1)?.event_id;
+    const latest = lastSent === undefined ? undefined : store.events.get(lastSent);
+    store.atomic(() => {
+      store.setWebhook({ ...webhook, secrets });
+      if (latest !== undefined) delivery.enqueue([latest], 'overlap');
+    });
+    const inFlight = latest === undefined ? '' : `; ${latest.event_id} follows once more signed with the old one, as a request in flight at the switch`;
+    log(`webhook ${webhook.resource_id}: the rotated secret is active; deliveries are signed with it only${inFlight}`, { type: 'activated' });
+    if (latest !== undefined) delivery.wake();
     return { resource_id: webhook.resource_id, secret_kind: 'active' };
   }
 
