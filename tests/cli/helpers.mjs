@@ -4,13 +4,13 @@
 
 import { spawn } from 'node:child_process';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inheritedEnv } from '../receiver/lib/example-env.mjs';
+import { startExample as startExampleProcess } from '../receiver/lib/example.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -132,67 +132,14 @@ export function request(url, { method = 'GET', body, headers = {} } = {}) {
 }
 
 /**
- * Starts the example receiver as a process, from a copy beside the installed package (so
- * that `import 'cryptopay-verify'` resolves to it). Resolves { url, webhookUrl, stop(), output }.
+ * Starts the example receiver as a process (tests/receiver/lib/example.mjs), with this suite's
+ * secret and header names and its data in `dataDir`. Resolves { url, webhookUrl, stop(), output }.
  */
-export async function startExample({ dataDir, env = {}, args = [] }) {
-  const dir = exampleCopy();
-  const child = spawn(process.execPath, [join(dir, 'server.mjs'), ...args], {
-    env: {
-      ...inheritedEnv(),
-      CRYPTOPAY_WEBHOOK_SECRET: SECRET,
-      TIMESTAMP_HEADER: TS_HEADER,
-      SIGNATURE_HEADER: SIG_HEADER,
-      PORT: '0',
-      DATA_DIR: dataDir,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export function startExample({ dataDir, env = {}, args = [] }) {
+  return startExampleProcess({
+    env: { CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER, DATA_DIR: dataDir, ...env },
+    args,
   });
-  const state = { output: '' };
-  child.stdout.on('data', (d) => { state.output += d; });
-  child.stderr.on('data', (d) => { state.output += d; });
-  const exited = new Promise((resolvePromise) => child.on('exit', (code) => resolvePromise(code)));
-  const url = await new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the example receiver did not start:\n${state.output}`)), 15_000);
-    const check = () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(state.output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise(match[1]);
-      }
-    };
-    child.stdout.on('data', check);
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(`the example receiver exited (${code}):\n${state.output}`), { exitCode: code }));
-    });
-  });
-  return {
-    url,
-    webhookUrl: `${url}/webhook`,
-    get output() {
-      return state.output;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
-
-let copy = null;
-function exampleCopy() {
-  if (copy === null) {
-    copy = mkdtempSync(join(CONSUMER_DIR, '.node-receiver-'));
-    cpSync(join(ROOT, 'examples', 'node-receiver'), copy, {
-      recursive: true,
-      filter: (src) => !/[/\\](node_modules|data)$/.test(src),
-    });
-    process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
-  }
-  return copy;
 }
 
 export function tempDir(prefix = 'cpv-cli-') {
