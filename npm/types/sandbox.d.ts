@@ -160,8 +160,10 @@ export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
 
 /**
  * What a log line is about, as data: `type` is `request`, `event`, `attempt`, `replay`,
- * `rotated`, `activated`, `expired`, `webhook_loopback`, `webhook_url_changed`, `exposed` (not
- * listening on loopback only), `delivery_error` or `internal_error` (a fault of the sandbox);
+ * `rotated`, `activated`, `overlap_dropped` (the request in flight at an activation not sent:
+ * a later activation replaced its secret, or a restart came in between), `expired`,
+ * `webhook_loopback`, `webhook_url_changed`, `exposed` (not listening on loopback only),
+ * `delivery_error` or `internal_error` (a fault of the sandbox);
  * an `attempt` carries the fields of a {@link DeliveryAttempt}.
  *
  * @example
@@ -894,7 +896,7 @@ export interface Sandbox {
    * Activates the rotated secret (`POST /sandbox/webhook/activate`): from now on only it
    * signs, retries of older events included. The request in flight at the switch, which the
    * spec's overlap exists for, follows: the event of the last attempt once more (kind
-   * `overlap`), signed with the old secret at the second of the activation, so a receiver must
+   * `overlap`), signed with the old secret at the activation, at once, so a receiver must
    * still accept the old secret as `retiring`. Rejects with `webhook_not_found` or `no_pending_secret`.
    *
    * @example

@@ -333,9 +333,35 @@ describe('signatures, bytes and replays', () => {
     assert.ok(signedAt >= activatedAt && signedAt <= Math.floor(Date.now() / 1000) + 3, `signed at ${signedAt}, activated at ${activatedAt}`);
     assert.ok(signedAnew.length >= 1);
     assert.equal(requestsOf(hook, reviewed).length, 3, 'the failed attempt, its retry, the request in flight');
+    // Sent at once, not queued behind the retry of its payment: it was in flight already.
     const log = (await sandbox.deliveries()).filter((a) => a.event_id === reviewed);
     assert.deepEqual(log.map((a) => [a.kind, a.attempt, a.outcome]),
-      [['event', 1, 'retrying'], ['event', 2, 'acknowledged'], ['overlap', 1, 'acknowledged']]);
+      [['event', 1, 'retrying'], ['overlap', 1, 'acknowledged'], ['event', 2, 'acknowledged']]);
+  });
+
+  test('rotation: activated twice before the request in flight could go (every slot taken), only the second goes, signed with the secret it retired', async () => {
+    // The first delivery answered; the next eight hang until the sandbox's timeout, taking
+    // every slot, so the requests in flight of two activations wait for one.
+    const hook = await endpointWith((request) => (request.n >= 2 && request.n <= 9 ? 'hang' : { status: 200 }));
+    const entries = [];
+    const sandbox = await sandboxWith({ webhookUrl: hook.url, retryDelaysMs: [], timeoutMs: 600, log: (line, entry) => entries.push(entry) });
+    const original = sandbox.webhook.secret;
+    const first = await createPayment(sandbox, '100');
+    await sandbox.review(first.payment_id);
+    await settled(sandbox);
+    for (let i = 0; i < 8; i += 1) await sandbox.review((await createPayment(sandbox, '100')).payment_id);
+    await waitFor(() => hook.requests.length === 9, { what: 'eight attempts hanging' });
+    const { secret: second } = await sandbox.rotate();
+    await sandbox.activate();
+    const { secret: third } = await sandbox.rotate();
+    await sandbox.activate();
+    await settled(sandbox);
+    const late = hook.requests.slice(9);
+    assert.equal(late.length, 1, 'one request in flight sent');
+    assert.equal(late[0].event.event_id, hook.requests[0].event.event_id, 'the last attempt\'s event');
+    assert.equal(verifyRecorded(late[0], second).matchedSecret, 'active', 'signed with the secret the second activation retired');
+    for (const secret of [original, third]) assert.throws(() => verifyRecorded(late[0], secret), { code: 'signature_mismatch' });
+    assert.equal(entries.filter((e) => e.type === 'overlap_dropped').length, 1, 'the first activation\'s, its secret replaced');
   });
 
   test('rotation: a receiver that dropped the old secret at activation refuses the request in flight, a permanent failure in the log', async () => {

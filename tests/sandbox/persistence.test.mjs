@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import vm from 'node:vm';
 import {
-  PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
+  PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, sleep, startSandbox, tempDir, verifyRecorded, waitFor,
 } from './lib.mjs';
 
 const closing = [];
@@ -108,6 +108,31 @@ test('an attempt cut by a stop is made again after a quick restart with a newer 
   for (let i = 1; i < stamps.length; i += 1) assert.ok(stamps[i] > stamps[i - 1], `timestamps ${stamps}`);
   assert.equal(new Set(hook.requests.map((r) => r.headers['x-webhook-signature'])).size, 4);
   assert.ok(hook.requests.every((r) => r.body.equals(hook.requests[0].body)), 'the same event bytes');
+});
+
+test('the request in flight at an activation, cut by a stop, is not sent after a restart later than a request stays in flight', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const hook = await endpoint((request) => (request.n === 2 ? 'hang' : { status: 200 }));
+  closing.push(() => hook.close());
+  const entries = [];
+  const options = { port: 0, data, webhookUrl: hook.url, timeoutMs: 500, log: (line, entry) => entries.push(entry) };
+  const first = await startSandbox(options);
+  const created = await createPayment(first, '10');
+  await first.review(created.payment_id);
+  await settled(first);
+  const old = first.webhook.secret;
+  await first.rotate();
+  await first.activate();
+  await waitFor(() => hook.requests.length === 2, { what: 'the request in flight' });
+  assert.equal(verifyRecorded(hook.requests[1], old).matchedSecret, 'active', 'signed with the old secret');
+  await first.close(); // cut: still queued in the data file
+  await sleep(1_700); // past the sender's timeout (0.5 s) and a second
+  const second = await startSandbox(options);
+  closing.push(() => second.close());
+  await settled(second);
+  assert.equal(hook.requests.length, 2, 'not sent again: nothing signed before the switch is in flight after a restart');
+  assert.ok(entries.some((e) => e.type === 'overlap_dropped'), JSON.stringify(entries.map((e) => e.type)));
+  assert.deepEqual((await second.deliveries()).map((a) => a.kind), ['event'], 'the cut attempt was never logged');
 });
 
 test('started again on the data file without header flags, the kept webhook keeps its header names, and says them', async () => {

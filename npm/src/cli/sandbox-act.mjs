@@ -119,7 +119,10 @@ function summary(sub, answer) {
     return `pending secret  ${answer.secret}   (returned once: let the receiver accept it as pending; ` +
       `deliveries stay signed with the active secret until ${NAME} sandbox activate)\n`;
   }
-  if (sub === 'activate') return `${answer.resource_id}: the rotated secret is active; deliveries are signed with it only\n`;
+  if (sub === 'activate') {
+    return `${answer.resource_id}: the rotated secret is active; deliveries are signed with it only, after the request in flight ` +
+      'at the switch (the last event delivered, once more, signed with the old secret: kind overlap in the webhook log)\n';
+  }
   // What the receiver said, cut to a column's width (the whole start is in --json).
   const said = (d) => (typeof d.answer !== 'string' ? '' : d.answer.length > 60 ? `${d.answer.slice(0, 57)}...` : d.answer);
   const rows = answer.deliveries.map((d) => [String(d.seq), d.event_id, d.kind, String(d.status_version), String(d.attempt),

@@ -29,6 +29,7 @@ import { maskCredentials } from '../api/redact.mjs';
 import { realClearTimeout, realNow, realQueueMicrotask, realSetTimeout } from './clock.mjs';
 import { draw } from './random.mjs';
 import { nextDeliveryStep } from './rules.mjs';
+import { secretTag } from './webhook.mjs';
 
 /** Deliveries in flight at once, across payments. */
 const MAX_IN_FLIGHT = 8;
@@ -136,6 +137,16 @@ export function firstInLine(pending, attempts) {
  * The engine over `store` with the checked options (retryDelaysMs, timeoutMs, duplicateRate,
  * shuffle, seed); log(line, entry) gets every attempt.
  */
+/**
+ * Whether an `overlap` job still stands for a request in flight: signed with the secret that is
+ * retiring now (not one a later activation replaced) and no longer ago than the sender's own
+ * timeout (a stop and a start in between leave none in flight).
+ */
+function stillInFlight(job, webhook, timeoutMs) {
+  return webhook.secrets.retiring !== undefined && job.retiring === secretTag(webhook.secrets.retiring)
+    && Date.now() - job.queued_ms <= timeoutMs + 1000;
+}
+
 export function createDelivery({ store, options, log }) {
   const inFlight = new Map(); // job id -> promise of its attempt
   const requests = new Set();
@@ -158,10 +169,10 @@ export function createDelivery({ store, options, log }) {
   /**
    * Queues deliveries of `events` (kind 'event', 'replay', 'duplicate', or 'overlap': the
    * request in flight when a rotated secret was activated, whose first attempt is signed with
-   * the old secret at that second); call inside the store step that writes them. Nothing is
-   * queued while no webhook is configured.
+   * the old secret at that second; `extra` names that secret by its `secretTag`); call
+   * inside the store step that writes them. Nothing is queued while no webhook is configured.
    */
-  function enqueue(events, kind = 'event') {
+  function enqueue(events, kind = 'event', extra = {}) {
     if (store.webhook === null) return;
     const now = realNow();
     for (const event of events) {
@@ -174,7 +185,7 @@ export function createDelivery({ store, options, log }) {
         kind,
         attempt: 1,
         due_at: kind === 'overlap' ? now : now + holdMs(event, kind === 'event' ? 'hold' : 'duplicate'),
-        ...(kind === 'overlap' ? { signed_at: Math.floor(Date.now() / 1000) } : {}),
+        ...(kind === 'overlap' ? { signed_at: Math.floor(Date.now() / 1000), queued_ms: Date.now(), ...extra } : {}),
       };
       store.put('job', job.id, job);
     }
@@ -191,10 +202,12 @@ export function createDelivery({ store, options, log }) {
     if (options.shuffle) {
       jobs = jobs.filter((job) => !inFlight.has(job.id));
     } else {
+      // The request in flight at an activation was sent already: it waits for no one.
+      const overlaps = jobs.filter((job) => job.kind === 'overlap' && job.attempt === 1 && !inFlight.has(job.id));
       const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
       const heads = new Map();
-      for (const job of jobs) if (!heads.has(job.payment_id)) heads.set(job.payment_id, job);
-      jobs = [...heads.values()].filter((job) => !busy.has(job.payment_id));
+      for (const job of jobs) if (!overlaps.includes(job) && !heads.has(job.payment_id)) heads.set(job.payment_id, job);
+      jobs = [...heads.values()].filter((job) => !busy.has(job.payment_id)).concat(overlaps);
     }
     return jobs.sort((a, b) => a.due_at - b.due_at || a.number - b.number);
   }
@@ -246,6 +259,12 @@ export function createDelivery({ store, options, log }) {
       store.atomic(() => store.remove('job', job.id));
       return;
     }
+    if (job.kind === 'overlap' && job.attempt === 1 && !stillInFlight(job, webhook, options.timeoutMs)) {
+      store.atomic(() => store.remove('job', job.id));
+      log(`delivery ${job.id}: the request in flight at an activation was not sent: it was signed with a secret rotated `
+        + 'out since, or longer ago than a request stays in flight (a restart in between)', { type: 'overlap_dropped', delivery_id: job.id });
+      return;
+    }
     const body = Buffer.from(event.body, 'utf8');
     // A new timestamp (so a new signature) for every attempt of an event, as the spec says of a
     // retry: one second past the last when attempts come within the same second (retry delays
@@ -257,7 +276,7 @@ export function createDelivery({ store, options, log }) {
     const last = lastTimestamp.get(job.event_id) ?? 0;
     const old = job.kind === 'overlap' && job.attempt === 1 ? webhook.secrets.retiring : undefined;
     const floor = resumed.delete(job.id) ? Math.max(last + 1, startSecond) : last;
-    const seconds = old !== undefined ? Math.max(job.signed_at, last + 1) : Math.max(Math.floor(Date.now() / 1000), floor + 1);
+    const seconds = Math.max(old !== undefined ? job.signed_at : Math.floor(Date.now() / 1000), floor + 1);
     lastTimestamp.set(job.event_id, seconds);
     const timestamp = String(seconds);
     const signature = signWebhook({ secret: old ?? webhook.secrets.active, timestamp, body });

@@ -11,6 +11,8 @@ import { checkIdempotency, refusal } from './rules.mjs';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 const digest = (text) => createHash('sha256').update(text, 'utf8').digest();
+/** Names a secret in a queued delivery without holding it: the start of its SHA-256. */
+export const secretTag = (secret) => digest(secret).subarray(0, 8).toString('hex');
 /** Compares two secrets in constant time (their digests, so that lengths leak nothing either). */
 const sameSecret = (a, b) => typeof a === 'string' && typeof b === 'string' && timingSafeEqual(digest(a), digest(b));
 
@@ -149,7 +151,7 @@ export function createWebhooks({ store, options, delivery, log }) {
     const latest = lastSent === undefined ? undefined : store.events.get(lastSent);
     store.atomic(() => {
       store.setWebhook({ ...webhook, secrets });
-      if (latest !== undefined) delivery.enqueue([latest], 'overlap');
+      if (latest !== undefined) delivery.enqueue([latest], 'overlap', { retiring: secretTag(secrets.retiring) });
     });
     const inFlight = latest === undefined ? '' : `; ${latest.event_id} follows once more signed with the old one, as a request in flight at the switch`;
     log(`webhook ${webhook.resource_id}: the rotated secret is active; deliveries are signed with it only${inFlight}`, { type: 'activated' });
