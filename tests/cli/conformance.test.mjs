@@ -3,12 +3,15 @@
 // caught by the rule it breaks (careless.test.mjs has one per defect class).
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
+  CONSUMER_DIR, PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
   conformance, gotOf, nowSecs, pkg, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
+import { Database } from '../receiver/lib/helpers.mjs';
 
 const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields',
   'old_event', 'bad_signature', 'other_secret',
@@ -23,9 +26,10 @@ const AFTER_VALID = RULES.filter((r) => !['valid_delivery', 'no_redirect', 'resp
 
 describe('against the example receiver, during a rotation', () => {
   let receiver;
+  const dataDir = tempDir();
   before(async () => {
     receiver = await startExample({
-      dataDir: tempDir(),
+      dataDir,
       env: {
         CRYPTOPAY_WEBHOOK_SECRET_PENDING: PENDING_SECRET,
         CRYPTOPAY_WEBHOOK_SECRET_RETIRING: RETIRED_SECRET,
@@ -55,6 +59,26 @@ describe('against the example receiver, during a rotation', () => {
     assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 200 acknowledged; equal version: 200 acknowledged; '
       + 'digit string: 200 acknowledged; digit string, older: 200 acknowledged');
     assert.match(run.stderr, /all 19 rules hold/);
+  });
+
+  test('the package README\'s clean-up statements remove what the run recorded, and nothing else', () => {
+    const readme = readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'README.md'), 'utf8');
+    const cleanup = /\*\*What a run leaves behind\.\*\*[\s\S]*?```sql\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(cleanup, 'the README has the clean-up statements');
+    const db = new Database(join(dataDir, 'receiver.sqlite'));
+    try {
+      // The shop's own event, whose id an unescaped LIKE (_ is any character) would match.
+      db.prepare("INSERT INTO cryptopay_events (event_id, payment_id, status_version, decision, body) VALUES ('evt_conformancex', 'pay_shop', '1', 'apply', x'7b7d')").run();
+      const left = () => db.prepare("SELECT (SELECT count(*) FROM cryptopay_events WHERE substr(event_id, 1, 16) = 'evt_conformance_') AS events, "
+        + "(SELECT count(*) FROM cryptopay_payments WHERE substr(payment_id, 1, 16) = 'pay_conformance_') AS payments, "
+        + '(SELECT count(*) FROM cryptopay_events) AS every').get();
+      const before = left();
+      assert.ok(before.events > 0 && before.payments > 0, JSON.stringify(before));
+      db.exec(cleanup);
+      assert.deepEqual(left(), { events: 0, payments: 0, every: 1 }, 'the shop\'s own event kept');
+    } finally {
+      db.close();
+    }
   });
 
   test('the table: progress while it runs, rule, expected, got, verdict, every line within 100 columns', async () => {
