@@ -134,10 +134,6 @@ export function firstInLine(pending, attempts) {
 }
 
 /**
- * The engine over `store` with the checked options (retryDelaysMs, timeoutMs, duplicateRate,
- * shuffle, seed); log(line, entry) gets every attempt.
- */
-/**
  * Whether an `overlap` job still stands for a request in flight: signed with the secret that is
  * retiring now (not one a later activation replaced) and no longer ago than the sender's own
  * timeout (a stop and a start in between leave none in flight).
@@ -147,6 +143,10 @@ function stillInFlight(job, webhook, timeoutMs) {
     && Date.now() - job.queued_ms <= timeoutMs + 1000;
 }
 
+/**
+ * The engine over `store` with the checked options (retryDelaysMs, timeoutMs, duplicateRate,
+ * shuffle, seed); log(line, entry) gets every attempt.
+ */
 export function createDelivery({ store, options, log }) {
   const inFlight = new Map(); // job id -> promise of its attempt
   const requests = new Set();
