@@ -229,6 +229,18 @@ export interface SandboxOptions {
    */
   webhookUrl?: string | undefined;
   /**
+   * The signing secret of the webhook (`--webhook-secret-env`): the one your receiver is
+   * already configured with, instead of a new random one per start (a CI job or a Compose
+   * file gives both processes the same). 16 to 256 visible ASCII characters, no space; used
+   * when the webhook is made (at start, or through `POST /v1/webhook-endpoints`); a webhook a
+   * data file kept must sign with it, else `invalid_argument`. A rotation replaces it as
+   * usual. Never echoed in an error.
+   *
+   * @example
+   * webhookSecret: process.env.CRYPTOPAY_WEBHOOK_SECRET
+   */
+  webhookSecret?: string | undefined;
+  /**
    * The header that carries the delivery timestamp (`--timestamp-header`); the service's
    * name is not in its specification: default `X-Webhook-Timestamp`. A webhook kept in the
    * data file keeps its own unless this is given.

@@ -10,7 +10,7 @@ import { runCli, startServer } from '../cli/helpers.mjs';
 import { CLI, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
 
 /** Runs the installed bin to the end: { code, stdout, stderr } (the command line tests' runner). */
-const run = (args, { timeoutMs = 20_000 } = {}) => runCli(args, { timeoutMs });
+const run = (args, { timeoutMs = 20_000, env } = {}) => runCli(args, { timeoutMs, env });
 
 const stops = [];
 after(async () => {
@@ -354,6 +354,40 @@ describe('usage errors, refusals and what is never printed', () => {
         server.close();
       }
     }
+  });
+
+  test('--webhook-secret-env: deliveries signed with the receiver\'s own secret, never printed (text or --json); on argv, refused', async () => {
+    const secret = `whsec_ci_${'k'.repeat(12)}${Date.now()}`;
+    const hook = await endpoint(() => ({ status: 200 }));
+    stops.push(() => hook.close());
+    for (const json of [false, true]) {
+      const server = await startProcess(CLI, ['sandbox', '--port', '0', '--webhook-url', hook.url, '--webhook-secret-env', 'CI_WEBHOOK_SECRET',
+        ...(json ? ['--json'] : [])], { env: { CI_WEBHOOK_SECRET: secret }, ready: json ? /"type":"started"[^\n]*\n/ : /Ready\./ });
+      try {
+        if (json) {
+          const started = JSON.parse(server.output().split('\n').find((line) => line.includes('"type":"started"')));
+          assert.equal(started.webhook.secret, null);
+          const box = { baseUrl: started.base_url, apiKey: started.api_key };
+          const created = await api(box, 'POST', '/v1/payments', { idem: 'ci-1', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
+          await api(box, 'POST', `/sandbox/payments/${created.json.payment_id}/pay`, { body: { amount_raw: '100' } });
+          await waitFor(() => hook.requests.length > 0, { what: 'a delivery' });
+          assert.equal(verifyRecorded(hook.requests[0], secret).matchedSecret, 'active');
+        } else {
+          assert.match(server.output(), /signing secret {2}the one --webhook-secret-env gave \(not printed\)/);
+        }
+      } finally {
+        await server.stop('SIGINT');
+      }
+      assert.ok(!server.output().includes(secret), server.output());
+    }
+    const short = await run(['sandbox', '--port', '0', '--webhook-secret-env', 'CI_SHORT'], { env: { CI_SHORT: 'tooshort' } });
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /the secret of --webhook-secret-env \(or -file\) must be 16 to 256 visible ASCII characters/);
+    assert.ok(!short.stderr.includes('tooshort'));
+    const pasted = await run(['sandbox', '--port', '0', '--webhook-secret', secret]);
+    assert.equal(pasted.code, 2);
+    assert.match(pasted.stderr, /a secret is never taken from argv: use --webhook-secret-env VAR or --webhook-secret-file F/);
+    assert.ok(!`${pasted.stdout}${pasted.stderr}`.includes(secret));
   });
 
   test('a webhook URL with credentials is refused without printing them', async () => {

@@ -110,6 +110,34 @@ test('an attempt cut by a stop is made again after a quick restart with a newer 
   assert.ok(hook.requests.every((r) => r.body.equals(hook.requests[0].body)), 'the same event bytes');
 });
 
+test('webhookSecret: the webhook set up through the API signs with it; a data file\'s webhook that signs with another is refused at start, never echoed', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const mine = 'whsec_receivers_own_0123456789';
+  const hook = await endpoint(() => ({ status: 200 }));
+  closing.push(() => hook.close());
+  const first = await startSandbox({ port: 0, data, webhookSecret: mine });
+  const setup = await api(first, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: hook.url } });
+  assert.equal(setup.json.secret, mine);
+  await first.close();
+  // The same secret again: kept; another one: the kept webhook would sign with the first.
+  const again = await startSandbox({ port: 0, data, webhookSecret: mine });
+  assert.equal(again.webhook.secret, mine);
+  await again.close();
+  const other = 'whsec_another_receivers_secret';
+  for (const options of [{ webhookSecret: other }, { webhookSecret: other, webhookUrl: hook.url }]) {
+    await assert.rejects(startSandbox({ port: 0, data, ...options }), (error) => {
+      assert.equal(error.code, 'invalid_argument');
+      assert.match(error.message, /webhookSecret: the data file's webhook we_\w+ signs with another secret/);
+      assert.ok(!error.message.includes(other) && !error.message.includes(mine));
+      return true;
+    });
+  }
+  for (const bad of ['short', `${'x'.repeat(20)} y`, 'é'.repeat(20), 42]) {
+    await assert.rejects(startSandbox({ port: 0, webhookSecret: bad }), (error) => error.code === 'invalid_argument'
+      && /webhookSecret must be 16 to 256 visible ASCII characters/.test(error.message) && !error.message.includes(String(bad)));
+  }
+});
+
 test('the request in flight at an activation, cut by a stop, is not sent after a restart later than a request stays in flight', async () => {
   const data = join(tempDir(), 'sandbox.sqlite');
   const hook = await endpoint((request) => (request.n === 2 ? 'hang' : { status: 200 }));

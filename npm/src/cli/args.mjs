@@ -66,7 +66,7 @@ export function parse(command, argv) {
     }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (/^((pending|retired)-)?secret$/.test(name)) {
+    if (/^((pending|retired|webhook)-)?secret$/.test(name)) {
       const prefix = name.slice(0, -'secret'.length);
       throw new UsageError(`a secret is never taken from argv: use --${prefix}secret-env VAR or --${prefix}secret-file F`, command);
     }

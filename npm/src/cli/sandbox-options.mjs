@@ -7,7 +7,7 @@ export const DEFAULT_URL = 'http://127.0.0.1:4010';
 const NAME = 'cryptopay-verify';
 
 export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [--public-url URL] [--data FILE]
-       [--webhook-url URL --timestamp-header NAME --signature-header NAME]
+       [--webhook-url URL --timestamp-header NAME --signature-header NAME] [--webhook-secret-env VAR]
        [--pricing fiat:USD:2 | crypto:<ref>:<decimals>] [--website https://shop.example]
        [--retry-delays 1,2,4,8,16] [--timeout 10] [--duplicate-rate 0.3] [--shuffle] [--seed N] [--json]
   Runs the payment service locally, with no account and no network: the /v1 API, checkout
@@ -19,7 +19,10 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
   object per line). --data FILE keeps the state in a SQLite file (needs better-sqlite3): a
   restart resumes pending retries. --duplicate-rate delivers that share of acknowledged events
   again, --shuffle delivers a payment's events out of order; --seed makes both repeatable.
-  Header names default to X-Webhook-Timestamp and X-Webhook-Signature. --public-url names
+  Header names default to X-Webhook-Timestamp and X-Webhook-Signature. --webhook-secret-env
+  VAR (or --webhook-secret-file F) signs with the secret your receiver is already configured
+  with (16 to 256 visible ASCII characters; never printed) instead of a new one per start: a
+  CI job or a Compose file gives both the same. --public-url names
   the origin a browser opens it at when that is not the listening address (a Docker port
   mapping, a LAN name, an https proxy): checkout links use it and its pages may post from it.
   Ctrl-C stops it.
@@ -40,7 +43,8 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
 const ACT = { url: 'value', json: 'flag', help: 'flag' };
 export const SANDBOX_OPTIONS = {
   sandbox: {
-    port: 'value', host: 'value', 'public-url': 'value', data: 'value', 'webhook-url': 'value', 'timestamp-header': 'value',
+    port: 'value', host: 'value', 'public-url': 'value', data: 'value', 'webhook-url': 'value',
+    'webhook-secret-env': 'value', 'webhook-secret-file': 'value', 'timestamp-header': 'value',
     'signature-header': 'value', pricing: 'value', website: 'value', 'retry-delays': 'value', timeout: 'value',
     'duplicate-rate': 'value', shuffle: 'flag', seed: 'value', json: 'flag', help: 'flag',
   },

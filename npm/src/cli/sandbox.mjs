@@ -10,7 +10,7 @@
 
 import { CryptoPayError } from '../entry/node.mjs';
 import { startSandbox } from '../sandbox/index.mjs';
-import { UsageError, headerName, parse, seconds } from './args.mjs';
+import { UsageError, headerName, parse, readSecret, seconds } from './args.mjs';
 import { displayUrl, looksLikeSecret, neverPrint, write } from './redact.mjs';
 import { actCommand } from './sandbox-act.mjs';
 import { SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
@@ -91,6 +91,7 @@ const CLI_WORDS = [
   [/each retry delay must be from 0 to (\d+) ms/, (_, ms) => `each delay of --retry-delays must be from 0 to ${Number(ms) / 1000} s`],
   [/\bretry_delays_ms\b/g, '--retry-delays'],
   [/\btimestampHeader and signatureHeader\b/g, '--timestamp-header and --signature-header'],
+  [/\bwebhookSecret\b/g, 'the secret of --webhook-secret-env (or -file)'],
   [/^invalid_argument: (data|host) must\b/, 'invalid_argument: --$1 must'],
   [/check the call against the documented options$/, `check the options against ${NAME} sandbox --help`],
 ];
@@ -112,6 +113,8 @@ async function startCommand(argv) {
     publicUrl: opts['public-url'],
     data: opts.data,
     webhookUrl,
+    // From the environment or a file, as every secret of the command line; never printed.
+    webhookSecret: readSecret(opts, command, 'webhook-', true),
     // Checked as sign and conformance check them: a name, never a value shown (a secret pasted
     // here would be printed in the banner).
     timestampHeader: headerName(opts, 'timestamp-header', command, true),
@@ -176,6 +179,7 @@ async function startCommand(argv) {
     throw error;
   }
   // A path that looks like a secret (pasted in the wrong place) is not printed, as --secret-file's.
+  const given = (secret) => options.webhookSecret !== undefined && secret === options.webhookSecret;
   const dataShown = options.data === undefined ? null : looksLikeSecret(options.data) ? '(--data; its name is not shown)' : options.data;
   const primarySource = options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 };
   const retry = (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000);
@@ -196,7 +200,8 @@ async function startCommand(argv) {
       webhook: sandbox.webhook === undefined ? null : {
         resource_id: sandbox.webhook.resourceId,
         url: shownUrl(sandbox.webhook.url),
-        secret: sandbox.webhook.secret,
+        // The one --webhook-secret-env or -file gave is the user's: not printed (null).
+        secret: given(sandbox.webhook.secret) ? null : sandbox.webhook.secret,
         timestamp_header: sandbox.webhook.timestampHeader,
         signature_header: sandbox.webhook.signatureHeader,
       },
@@ -217,7 +222,9 @@ async function startCommand(argv) {
     if (sandbox.webhook !== undefined) {
       lines.push(
         `  webhook         ${sandbox.webhook.resourceId} -> ${shownUrl(sandbox.webhook.url)}`,
-        `  signing secret  ${sandbox.webhook.secret}   (give it to your receiver exactly as printed)`,
+        given(sandbox.webhook.secret)
+          ? `  signing secret  the one ${opts['webhook-secret-env'] === undefined ? '--webhook-secret-file' : '--webhook-secret-env'} gave (not printed)`
+          : `  signing secret  ${sandbox.webhook.secret}   (give it to your receiver exactly as printed)`,
         `  headers         ${sandbox.webhook.timestampHeader}, ${sandbox.webhook.signatureHeader}`,
       );
     } else {

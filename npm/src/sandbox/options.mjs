@@ -18,9 +18,11 @@ export const DEFAULTS = {
   signatureHeader: 'X-Webhook-Signature',
 };
 
-const KEYS = ['port', 'host', 'publicUrl', 'data', 'webhookUrl', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
+const KEYS = ['port', 'host', 'publicUrl', 'data', 'webhookUrl', 'webhookSecret', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
   'retryDelaysMs', 'timeoutMs', 'duplicateRate', 'shuffle', 'seed', 'log'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// A signing secret given to the sandbox: what a receiver's configuration holds without quoting.
+const WEBHOOK_SECRET = /^[\x21-\x7e]{16,256}$/;
 
 const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 
@@ -156,6 +158,11 @@ export function sandboxOptions(options = {}) {
   const publicUrl = o.publicUrl === undefined ? undefined : publicOrigin(o.publicUrl);
   if (o.data !== undefined && (typeof o.data !== 'string' || o.data === '')) throw invalid('data must be the path of a SQLite file');
   const webhook = o.webhookUrl === undefined ? undefined : checkWebhookUrl(o.webhookUrl);
+  // The value is never echoed: it is a secret.
+  if (o.webhookSecret !== undefined && (typeof o.webhookSecret !== 'string' || !WEBHOOK_SECRET.test(o.webhookSecret))) {
+    throw invalid('webhookSecret must be 16 to 256 visible ASCII characters, no space (such as whsec_ and random text): '
+      + 'the signing secret your receiver is configured with (the value given is not shown)');
+  }
   const timestampHeader = headerName(o.timestampHeader ?? DEFAULTS.timestampHeader, 'timestampHeader');
   const signatureHeader = headerName(o.signatureHeader ?? DEFAULTS.signatureHeader, 'signatureHeader');
   // With a data file and one name given, the other may be the kept webhook's: compared there.
@@ -175,7 +182,7 @@ export function sandboxOptions(options = {}) {
   const seed = o.seed === undefined ? randomSeed() : integer(o.seed, 'seed', 0, 0xffff_ffff);
   if (o.log !== undefined && o.log !== false && typeof o.log !== 'function') throw invalid('log must be a function or false');
   return {
-    port, host, publicUrl, data: o.data, webhook, timestampHeader, signatureHeader, primarySource, website: o.website,
+    port, host, publicUrl, data: o.data, webhook, webhookSecret: o.webhookSecret, timestampHeader, signatureHeader, primarySource, website: o.website,
     // Which header names this start names: a webhook kept in a data file keeps the others.
     headersGiven: { timestamp: o.timestampHeader !== undefined, signature: o.signatureHeader !== undefined },
     retryDelaysMs: [...retryDelaysMs], timeoutMs, duplicateRate, shuffle: o.shuffle === true, seed,

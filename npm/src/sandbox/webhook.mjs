@@ -34,7 +34,7 @@ export function createWebhooks({ store, options, delivery, log }) {
       resource_id: randomId('we'),
       url,
       ...headerNames(options.timestampHeader, options.signatureHeader),
-      secrets: { active: newSecret() },
+      secrets: { active: options.webhookSecret ?? newSecret() },
       created_at: new Date().toISOString(),
     };
   }
@@ -73,6 +73,18 @@ export function createWebhooks({ store, options, delivery, log }) {
   }
 
   /**
+   * With webhookSecret, a webhook a data file kept must sign with it: a start that silently
+   * kept another secret would have every delivery refused by the receiver given this one.
+   */
+  function keptSecretAgrees() {
+    const kept = store.webhook;
+    if (options.webhookSecret === undefined || kept === null || sameSecret(kept.secrets.active, options.webhookSecret)) return;
+    throw new CryptoPayError('invalid_argument', `invalid_argument: webhookSecret: the data file's webhook ${kept.resource_id} signs `
+      + 'with another secret (its own, or one a rotation made active): start without webhookSecret to keep it (its secret is '
+      + 'printed), or with a new data file');
+  }
+
+  /**
    * The webhook of startSandbox's webhookUrl: created the first time; on a data file that
    * has one, kept (its URL changed if another is given, as the dashboard's Edit Webhook
    * does; the header names this start gives replace the file's, the others are kept).
@@ -80,6 +92,7 @@ export function createWebhooks({ store, options, delivery, log }) {
    */
   function configureWebhook(checked) {
     let webhook = store.webhook;
+    keptSecretAgrees();
     if (webhook === null) {
       webhook = newWebhook(checked.url);
     } else {
@@ -170,5 +183,5 @@ export function createWebhooks({ store, options, delivery, log }) {
     return { event_id: eventId, replay: 'queued' };
   }
 
-  return { createWebhook, configureWebhook, currentWebhook, verifyBinding, rotate, activate, replay };
+  return { createWebhook, configureWebhook, keptSecretAgrees, currentWebhook, verifyBinding, rotate, activate, replay };
 }
