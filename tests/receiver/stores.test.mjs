@@ -371,6 +371,35 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
     assert.equal(stored.payments[0].data, dataText);
   });
 
+  test('ready() on tables that stand reads them, four statements and no write; with an index dropped it runs the schema, which makes it again', async () => {
+    // The binding as the store sees it, each statement it runs noted (each of a batch too).
+    const seen = [];
+    const statement = (real, sql) => ({
+      real,
+      sql,
+      bind: (...values) => statement(real.bind(...values), sql),
+      all: () => { seen.push(sql); return real.all(); },
+      first: () => { seen.push(sql); return real.first(); },
+      run: () => { seen.push(sql); return real.run(); },
+    });
+    const counted = {
+      prepare: (sql) => statement(d1.worker.db.prepare(sql), sql),
+      batch: (list) => { seen.push(...list.map((s) => s.sql)); return d1.worker.db.batch(list.map((s) => s.real)); },
+    };
+    const ready = () => rx.createReceiver(receiverOptions(rx.d1Store(counted, { prefix: 'rd_' }), { log: false })).ready();
+    await ready(); // a new database: the tables made
+    assert.ok(seen.some((sql) => /^CREATE TABLE IF NOT EXISTS rd_events/.test(sql)));
+    seen.length = 0;
+    await ready(); // a new isolate
+    assert.equal(seen.length, 4, seen.join('\n'));
+    assert.ok(seen.every((sql) => /^\s*SELECT/.test(sql)), seen.join('\n'));
+    await d1.worker.db.prepare('DROP INDEX rd_fulfilment_recheck').run();
+    seen.length = 0;
+    await ready();
+    assert.ok(seen.some((sql) => /^CREATE INDEX IF NOT EXISTS rd_fulfilment_recheck/.test(sql)), seen.join('\n'));
+    assert.deepEqual(await select("SELECT name FROM sqlite_master WHERE name = 'rd_fulfilment_recheck'"), [{ name: 'rd_fulfilment_recheck' }]);
+  });
+
   test('createReceiver refuses a maxBodyBytes over what d1Store records, naming the limit', () => {
     const store = rx.d1Store(d1.worker.db);
     assert.throws(() => rx.createReceiver(receiverOptions(store, { maxBodyBytes: 4 * 1024 * 1024 })), (error) => {

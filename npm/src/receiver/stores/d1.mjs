@@ -23,6 +23,13 @@ export function d1Store(binding, options) {
     && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body));
   const rows = async (statement) => (await statement.all())?.results ?? [];
   const first = async (statement) => (await rows(statement))[0];
+  // The tables and indexes the schema makes, read from its statements (with the prefix); when
+  // one of its CREATE statements is not read so, the schema is always run.
+  const made = sql.schema.flatMap((statement) => /^\s*CREATE (?:UNIQUE )?(?:TABLE|INDEX) IF NOT EXISTS (\w+)/.exec(statement)?.[1] ?? []);
+  const readable = made.length === sql.schema.filter((statement) => /^\s*CREATE\b/.test(statement)).length;
+  const standing = `SELECT count(*) AS n FROM sqlite_master WHERE name IN (${made.map(() => '?').join(', ')})`;
+  // Whether every table and index of the schema stands (the version row said this version).
+  const schemaStands = async () => readable && Number((await first(binding.prepare(standing).bind(...made)))?.n) === made.length;
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const tables = await first(binding.prepare(sql.tables));
@@ -39,7 +46,10 @@ export function d1Store(binding, options) {
       if (version > SCHEMA_VERSION) throw newerSchema('d1Store', version);
       // Tables of the first schema are checked before they are migrated.
       if (version === 1) checkSqliteColumns((await first(binding.prepare(sql.columns))), prefix, 'd1Store', 1);
-      if (createTables) {
+      // Tables at this version whose every table and index stands are read, not made again: a
+      // new isolate then runs four reads instead of the schema's statements, a write
+      // transaction on the primary before its first answer. Anything missing: made as below.
+      if (createTables && !(version === SCHEMA_VERSION && await schemaStands())) {
         // One batch, one transaction: the migration from version 1 or 2 (when needed), then the
         // schema. Another isolate migrating at once fails at the first ALTER (the column is
         // there) and rolls back: the tables are then found at this version.
