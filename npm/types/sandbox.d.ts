@@ -371,6 +371,15 @@ export interface SandboxWebhook {
    */
   secret: string;
   /**
+   * Whether `secret` is the one `webhookSecret` gave (at this start, or the start that made
+   * the webhook on a data file): the command line then never prints it. False once a rotation
+   * made the sandbox's own secret active.
+   *
+   * @example
+   * if (!sandbox.webhook?.secretGiven) console.log(sandbox.webhook?.secret);
+   */
+  secretGiven: boolean;
+  /**
    * The header the delivery timestamp comes in: `timestampHeader` of the start that
    * configured the webhook (a data file keeps it).
    *

@@ -398,6 +398,13 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
     await ready();
     assert.ok(seen.some((sql) => /^CREATE INDEX IF NOT EXISTS rd_fulfilment_recheck/.test(sql)), seen.join('\n'));
     assert.deepEqual(await select("SELECT name FROM sqlite_master WHERE name = 'rd_fulfilment_recheck'"), [{ name: 'rd_fulfilment_recheck' }]);
+    // An index the schema drops, made again (an isolate of the previous release running its
+    // schema after this one's migration): dropped again.
+    await d1.worker.db.prepare('CREATE INDEX rd_fulfilment_closed ON rd_fulfilment (seen_at)').run();
+    seen.length = 0;
+    await ready();
+    assert.ok(seen.some((sql) => /^DROP INDEX IF EXISTS rd_fulfilment_closed/.test(sql)), seen.join('\n'));
+    assert.deepEqual(await select("SELECT name FROM sqlite_master WHERE name = 'rd_fulfilment_closed'"), []);
   });
 
   test('createReceiver refuses a maxBodyBytes over what d1Store records, naming the limit', () => {

@@ -360,9 +360,12 @@ describe('usage errors, refusals and what is never printed', () => {
     const secret = `whsec_ci_${'k'.repeat(12)}${Date.now()}`;
     const hook = await endpoint(() => ({ status: 200 }));
     stops.push(() => hook.close());
-    for (const json of [false, true]) {
-      const server = await startProcess(CLI, ['sandbox', '--port', '0', '--webhook-url', hook.url, '--webhook-secret-env', 'CI_WEBHOOK_SECRET',
-        ...(json ? ['--json'] : [])], { env: { CI_WEBHOOK_SECRET: secret }, ready: json ? /"type":"started"[^\n]*\n/ : /Ready\./ });
+    const data = join(tempDir(), 'sandbox.sqlite');
+    // Given, then given again, then a start on the data file without the flag: never printed.
+    for (const [json, flag] of [[false, true], [true, true], [false, false]]) {
+      const server = await startProcess(CLI, ['sandbox', '--port', '0', '--data', data, '--webhook-url', hook.url,
+        ...(flag ? ['--webhook-secret-env', 'CI_WEBHOOK_SECRET'] : []), ...(json ? ['--json'] : [])],
+      { env: { CI_WEBHOOK_SECRET: secret }, ready: json ? /"type":"started"[^\n]*\n/ : /Ready\./ });
       try {
         if (json) {
           const started = JSON.parse(server.output().split('\n').find((line) => line.includes('"type":"started"')));
@@ -373,7 +376,7 @@ describe('usage errors, refusals and what is never printed', () => {
           await waitFor(() => hook.requests.length > 0, { what: 'a delivery' });
           assert.equal(verifyRecorded(hook.requests[0], secret).matchedSecret, 'active');
         } else {
-          assert.match(server.output(), /signing secret {2}the one --webhook-secret-env gave \(not printed\)/);
+          assert.match(server.output(), /signing secret {2}your own, from --webhook-secret-env or -file \(not printed\)/);
         }
       } finally {
         await server.stop('SIGINT');

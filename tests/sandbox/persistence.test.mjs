@@ -121,8 +121,18 @@ test('webhookSecret: the webhook set up through the API signs with it; a data fi
   await first.close();
   // The same secret again: kept; another one: the kept webhook would sign with the first.
   const again = await startSandbox({ port: 0, data, webhookSecret: mine });
-  assert.equal(again.webhook.secret, mine);
+  assert.deepEqual([again.webhook.secret, again.webhook.secretGiven], [mine, true]);
   await again.close();
+  // Started without it, the webhook still signs with it, and still says it was given; a
+  // rotation made active replaces it with the sandbox's own.
+  const without = await startSandbox({ port: 0, data });
+  assert.deepEqual([without.webhook.secret, without.webhook.secretGiven], [mine, true]);
+  await without.rotate();
+  await without.activate();
+  assert.equal(without.webhook.secretGiven, false);
+  assert.notEqual(without.webhook.secret, mine);
+  await without.close();
+  await assert.rejects(startSandbox({ port: 0, data, webhookSecret: mine }), /signs with another secret .*: give the receiver and the sandbox that active secret/);
   const other = 'whsec_another_receivers_secret';
   for (const options of [{ webhookSecret: other }, { webhookSecret: other, webhookUrl: hook.url }]) {
     await assert.rejects(startSandbox({ port: 0, data, ...options }), (error) => {

@@ -179,7 +179,6 @@ async function startCommand(argv) {
     throw error;
   }
   // A path that looks like a secret (pasted in the wrong place) is not printed, as --secret-file's.
-  const given = (secret) => options.webhookSecret !== undefined && secret === options.webhookSecret;
   const dataShown = options.data === undefined ? null : looksLikeSecret(options.data) ? '(--data; its name is not shown)' : options.data;
   const primarySource = options.pricing ?? { kind: 'fiat', ref: 'USD', decimals: 2 };
   const retry = (options.retryDelaysMs ?? [1000, 2000, 4000, 8000, 16000]).map((ms) => ms / 1000);
@@ -200,8 +199,9 @@ async function startCommand(argv) {
       webhook: sandbox.webhook === undefined ? null : {
         resource_id: sandbox.webhook.resourceId,
         url: shownUrl(sandbox.webhook.url),
-        // The one --webhook-secret-env or -file gave is the user's: not printed (null).
-        secret: given(sandbox.webhook.secret) ? null : sandbox.webhook.secret,
+        // The user's own (--webhook-secret-env or -file, at this start or the one that made it
+        // on the data file): not printed (null).
+        secret: sandbox.webhook.secretGiven ? null : sandbox.webhook.secret,
         timestamp_header: sandbox.webhook.timestampHeader,
         signature_header: sandbox.webhook.signatureHeader,
       },
@@ -222,8 +222,8 @@ async function startCommand(argv) {
     if (sandbox.webhook !== undefined) {
       lines.push(
         `  webhook         ${sandbox.webhook.resourceId} -> ${shownUrl(sandbox.webhook.url)}`,
-        given(sandbox.webhook.secret)
-          ? `  signing secret  the one ${opts['webhook-secret-env'] === undefined ? '--webhook-secret-file' : '--webhook-secret-env'} gave (not printed)`
+        sandbox.webhook.secretGiven
+          ? '  signing secret  your own, from --webhook-secret-env or -file (not printed)'
           : `  signing secret  ${sandbox.webhook.secret}   (give it to your receiver exactly as printed)`,
         `  headers         ${sandbox.webhook.timestampHeader}, ${sandbox.webhook.signatureHeader}`,
       );

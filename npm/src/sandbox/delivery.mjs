@@ -300,7 +300,7 @@ export function createDelivery({ store, options, log }) {
       at: new Date().toISOString(),
       timestamp,
       ...(got.status !== undefined
-        ? { status: got.status, classification: classifyDeliveryResponse(got.status), answer: shownAnswer(got.answer ?? [], [signature, webhook.secrets.active, webhook.secrets.pending, webhook.secrets.retiring]) }
+        ? { status: got.status, classification: classifyDeliveryResponse(got.status), answer: shownAnswer(got.answer ?? [], [signature, webhook.secrets.active, webhook.secrets.pending, webhook.secrets.retiring, options.webhookSecret]) }
         : { error: got.error }),
       outcome: step,
       ...(delayMs !== undefined ? { next_attempt_in_ms: delayMs } : {}),

@@ -34,7 +34,8 @@ export function createWebhooks({ store, options, delivery, log }) {
       resource_id: randomId('we'),
       url,
       ...headerNames(options.timestampHeader, options.signatureHeader),
-      secrets: { active: options.webhookSecret ?? newSecret() },
+      // `given`: the user's own (webhookSecret), never printed; an activation replaces it.
+      secrets: options.webhookSecret === undefined ? { active: newSecret() } : { active: options.webhookSecret, given: true },
       created_at: new Date().toISOString(),
     };
   }
@@ -80,8 +81,8 @@ export function createWebhooks({ store, options, delivery, log }) {
     const kept = store.webhook;
     if (options.webhookSecret === undefined || kept === null || sameSecret(kept.secrets.active, options.webhookSecret)) return;
     throw new CryptoPayError('invalid_argument', `invalid_argument: webhookSecret: the data file's webhook ${kept.resource_id} signs `
-      + 'with another secret (its own, or one a rotation made active): start without webhookSecret to keep it (its secret is '
-      + 'printed), or with a new data file');
+      + 'with another secret (its own, or one a rotation made active): give the receiver and the sandbox that active secret '
+      + '(printed by a start without webhookSecret), or start on a new data file'); // never echoes either
   }
 
   /**
@@ -117,6 +118,7 @@ export function createWebhooks({ store, options, delivery, log }) {
       resourceId: webhook.resource_id,
       url: webhook.url,
       secret: webhook.secrets.active,
+      secretGiven: webhook.secrets.given === true,
       timestampHeader: webhook.timestamp_header,
       signatureHeader: webhook.signature_header,
     };

@@ -23,13 +23,24 @@ export function d1Store(binding, options) {
     && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body));
   const rows = async (statement) => (await statement.all())?.results ?? [];
   const first = async (statement) => (await rows(statement))[0];
-  // The tables and indexes the schema makes, read from its statements (with the prefix); when
-  // one of its CREATE statements is not read so, the schema is always run.
-  const made = sql.schema.flatMap((statement) => /^\s*CREATE (?:UNIQUE )?(?:TABLE|INDEX) IF NOT EXISTS (\w+)/.exec(statement)?.[1] ?? []);
-  const readable = made.length === sql.schema.filter((statement) => /^\s*CREATE\b/.test(statement)).length;
-  const standing = `SELECT count(*) AS n FROM sqlite_master WHERE name IN (${made.map(() => '?').join(', ')})`;
-  // Whether every table and index of the schema stands (the version row said this version).
-  const schemaStands = async () => readable && Number((await first(binding.prepare(standing).bind(...made)))?.n) === made.length;
+  // The tables and indexes the schema makes and the indexes it drops, read from its statements
+  // (with the prefix). When a statement is none of those nor the version row's upsert, the
+  // schema is always run: what it does cannot be read back from sqlite_master.
+  const nameOf = (pattern) => (statement) => pattern.exec(statement)?.[1] ?? [];
+  const made = sql.schema.flatMap(nameOf(/^\s*CREATE (?:UNIQUE )?(?:TABLE|INDEX) IF NOT EXISTS (\w+)/));
+  const dropped = sql.schema.flatMap(nameOf(/^\s*DROP INDEX IF EXISTS (\w+)/));
+  const upserts = sql.schema.filter((statement) => /^\s*INSERT INTO \w+schema \(name, version\)/.test(statement)).length;
+  const readable = made.length + dropped.length + upserts === sql.schema.length;
+  const marks = (names) => names.map(() => '?').join(', ');
+  const standing = `SELECT (SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'index') AND name IN (${marks(made)})) AS made, `
+    + `(SELECT count(*) FROM sqlite_master WHERE name IN (${marks(dropped.length === 0 ? [''] : dropped)})) AS dropped`;
+  // Whether every table and index of the schema stands and none it drops does (the version
+  // row said this version, so its upsert would change nothing).
+  async function schemaStands() {
+    if (!readable) return false;
+    const row = await first(binding.prepare(standing).bind(...made, ...(dropped.length === 0 ? [''] : dropped)));
+    return Number(row?.made) === made.length && Number(row?.dropped) === 0;
+  }
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const tables = await first(binding.prepare(sql.tables));
