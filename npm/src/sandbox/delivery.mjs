@@ -133,6 +133,9 @@ export function firstInLine(pending, attempts) {
   return { first, tried: last.get(first.delivery_id) };
 }
 
+/** The first attempt of an `overlap` job: the one signed with the old secret. */
+const signedBeforeSwitch = (job) => job.kind === 'overlap' && job.attempt === 1;
+
 /**
  * Whether an `overlap` job still stands for a request in flight: signed with the secret that is
  * retiring now (not one a later activation replaced) and no longer ago than the sender's own
@@ -203,7 +206,7 @@ export function createDelivery({ store, options, log }) {
       jobs = jobs.filter((job) => !inFlight.has(job.id));
     } else {
       // The request in flight at an activation was sent already: it waits for no one.
-      const overlaps = jobs.filter((job) => job.kind === 'overlap' && job.attempt === 1 && !inFlight.has(job.id));
+      const overlaps = jobs.filter((job) => signedBeforeSwitch(job) && !inFlight.has(job.id));
       const busy = new Set([...inFlight.keys()].map((id) => store.jobs.get(id)?.payment_id));
       const heads = new Map();
       for (const job of jobs) if (!overlaps.includes(job) && !heads.has(job.payment_id)) heads.set(job.payment_id, job);
@@ -259,7 +262,7 @@ export function createDelivery({ store, options, log }) {
       store.atomic(() => store.remove('job', job.id));
       return;
     }
-    if (job.kind === 'overlap' && job.attempt === 1 && !stillInFlight(job, webhook, options.timeoutMs)) {
+    if (signedBeforeSwitch(job) && !stillInFlight(job, webhook, options.timeoutMs)) {
       store.atomic(() => store.remove('job', job.id));
       log(`delivery ${job.id}: the request in flight at an activation was not sent: it was signed with a secret rotated `
         + 'out since, or longer ago than a request stays in flight (a restart in between)', { type: 'overlap_dropped', delivery_id: job.id });
@@ -274,7 +277,7 @@ export function createDelivery({ store, options, log }) {
     // The request in flight at an activation: signed before the switch, with the old secret
     // at that second (its retries are signed anew, with the active secret).
     const last = lastTimestamp.get(job.event_id) ?? 0;
-    const old = job.kind === 'overlap' && job.attempt === 1 ? webhook.secrets.retiring : undefined;
+    const old = signedBeforeSwitch(job) ? webhook.secrets.retiring : undefined;
     const floor = resumed.delete(job.id) ? Math.max(last + 1, startSecond) : last;
     const seconds = Math.max(old !== undefined ? job.signed_at : Math.floor(Date.now() / 1000), floor + 1);
     lastTimestamp.set(job.event_id, seconds);

@@ -31,14 +31,15 @@ export function d1Store(binding, options) {
   const dropped = sql.schema.flatMap(nameOf(/^\s*DROP INDEX IF EXISTS (\w+)/));
   const upserts = sql.schema.filter((statement) => /^\s*INSERT INTO \w+schema \(name, version\)/.test(statement)).length;
   const readable = made.length + dropped.length + upserts === sql.schema.length;
+  const gone = dropped.length === 0 ? [''] : dropped; // IN () is not SQL; no table is named ''
   const marks = (names) => names.map(() => '?').join(', ');
   const standing = `SELECT (SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'index') AND name IN (${marks(made)})) AS made, `
-    + `(SELECT count(*) FROM sqlite_master WHERE name IN (${marks(dropped.length === 0 ? [''] : dropped)})) AS dropped`;
+    + `(SELECT count(*) FROM sqlite_master WHERE name IN (${marks(gone)})) AS dropped`;
   // Whether every table and index of the schema stands and none it drops does (the version
   // row said this version, so its upsert would change nothing).
   async function schemaStands() {
     if (!readable) return false;
-    const row = await first(binding.prepare(standing).bind(...made, ...(dropped.length === 0 ? [''] : dropped)));
+    const row = await first(binding.prepare(standing).bind(...made, ...gone));
     return Number(row?.made) === made.length && Number(row?.dropped) === 0;
   }
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
