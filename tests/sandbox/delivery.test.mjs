@@ -27,6 +27,18 @@ async function endpointWith(answer) {
   return hook;
 }
 
+// A sandbox whose receiver refuses every connection: nothing listens on its port. The port was
+// free a moment before; a server started after that (the sandbox's own included) may be given
+// it, so a test starts its other servers first and this checks the sandbox's own.
+async function sandboxRefused(options) {
+  for (;;) {
+    const port = await freePort();
+    const sandbox = await startSandbox({ port: 0, webhookUrl: `http://127.0.0.1:${port}/webhook`, ...options });
+    if (new URL(sandbox.baseUrl).port !== String(port)) return sandbox;
+    await sandbox.close();
+  }
+}
+
 const attemptsOf = async (sandbox, eventId) => (await sandbox.deliveries()).filter((d) => d.event_id === eventId);
 const requestsOf = (hook, eventId) => hook.requests.filter((r) => r.event?.event_id === eventId);
 
@@ -118,10 +130,10 @@ describe('the schedule is finite', () => {
   });
 
   test('no receiver at all (connection refused) and one that never answers (timeout) are retried, then exhausted', async () => {
-    const closedPort = await freePort();
-    const refusedSandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${closedPort}/webhook`, retryDelaysMs: [10] });
     const hang = await endpointWith(() => 'hang');
     const slowSandbox = await sandboxWith({ webhookUrl: hang.url, retryDelaysMs: [10], timeoutMs: 150 });
+    const refusedSandbox = await sandboxRefused({ retryDelaysMs: [10] });
+    started.push(() => refusedSandbox.close());
     for (const [sandbox, error] of [[refusedSandbox, 'ECONNREFUSED'], [slowSandbox, 'timeout']]) {
       const p = await createPayment(sandbox, '100');
       await sandbox.expire(p.payment_id);
@@ -532,8 +544,7 @@ describe('a merchant\'s test suite around the sandbox', () => {
   });
 
   test('close() while delivered() waits: it rejects at once with sandbox_closed, and so does every method after', async () => {
-    const down = await freePort(); // nothing listens: every attempt refused, retried
-    const sandbox = await startSandbox({ port: 0, webhookUrl: `http://127.0.0.1:${down}/webhook`, retryDelaysMs: [60_000], log: false });
+    const sandbox = await sandboxRefused({ retryDelaysMs: [60_000], log: false }); // every attempt refused, retried
     const p = await createPayment(sandbox, '100');
     await sandbox.pay(p.payment_id, '100');
     const begun = performance.now();
