@@ -634,8 +634,9 @@ export interface Client {
   disableConsumerAccess(paymentId: string): Promise<unknown>;
   /**
    * `POST /v1/webhook-endpoints` (webhook:bootstrap): sets the webhook up (the URL checked as
-   * the service does; a loopback URL or a local development name such as
-   * `host.docker.internal` or `shop.test`, http included, only against a loopback sandbox)
+   * the service does; only against a loopback sandbox, a URL the sandbox delivers to over
+   * http as well: a loopback host, a local development name such as `host.docker.internal` or
+   * `shop.test`, a one-label Compose service name such as `receiver`, or a private address)
    * and resolves its
    * `resource_id` and signing secret. A repeated setup whose answer has no secret rejects with
    * `webhook_secret_not_returned`, which says to use the saved secret or rotate it.

@@ -253,10 +253,19 @@ describe('the client, against a scripted stand-in of the service', () => {
     // sandbox only; the service needs a registered domain.
     await assert.rejects(createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook('https://shop.test/hook'),
       (error) => error instanceof pkg.CryptoPayError && error.code === 'webhook_url_not_registered_domain');
-    for (const local of ['http://host.docker.internal:3000/hook', 'https://shop.test/hook']) {
+    // What the sandbox itself delivers to over http: a Compose service name, a private address.
+    for (const local of ['http://host.docker.internal:3000/hook', 'https://shop.test/hook', 'http://receiver:8787/webhook',
+      'http://shop_receiver_1:8787/webhook', 'http://192.168.1.20:8787/webhook', 'http://10.0.0.5/webhook', 'http://[fd00::5]:8787/webhook']) {
       script(() => ({ json: { resource_id: 'whk_3', secret: SECRET } }));
       assert.equal((await api.bootstrapWebhook(local)).resource_id, 'whk_3', local);
     }
+    for (const [remote, code] of [['http://receiver:8787/webhook', 'webhook_url_not_https'], ['https://receiver/webhook', 'webhook_url_not_registered_domain'],
+      ['https://192.168.1.20/webhook', 'webhook_url_ip_literal'], ['http://172.32.0.1/webhook', 'webhook_url_not_https']]) {
+      const error = await createClient({ baseUrl: 'https://api.example', apiKey: API_KEY }).bootstrapWebhook(remote).then(() => null, (e) => e);
+      assert.ok(error instanceof pkg.CryptoPayError && error.code === code, `${remote}: ${error}`);
+    }
+    // Not a private address (172.32/16 is public): refused by a loopback sandbox's client too.
+    await assert.rejects(api.bootstrapWebhook('http://172.32.0.1/webhook'), (error) => error.code === 'webhook_url_not_https');
     // A local URL is refused as the sandbox refuses it (credentials, a query, a fragment),
     // before anything is sent: a password in it never reaches the service or an error.
     standin.requests.length = 0;
@@ -379,6 +388,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     const deno = { ...failing, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error('tcp connect error: Connection refused (os error 111)') })) };
     const refusedConnect = await createClient(deno).getPayment('pay_1').then(() => null, (e) => e);
     assert.match(refusedConnect.message, /^network_error: the request to the service failed \(tcp connect error: Connection refused/);
+    // A fetch of your own (through a proxy) whose failure names the proxy's credentials: masked.
+    for (const said of ['connect to http://shopuser:Pw_Canary@proxy.corp:3128 failed', 'proxy refused: Proxy-Authorization: Basic Pw_Canary']) {
+      const proxied = { ...failing, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error(said) })) };
+      const error = await createClient(proxied).getPayment('pay_1').then(() => null, (e) => e);
+      assert.equal(error.code, 'network_error');
+      assert.ok(!exposed(error).includes('Pw_Canary'), exposed(error));
+      assert.match(error.message, /proxy/);
+    }
     // A subclass of it keeps the ordinary test: the package's error is not an instance of yours.
     class MyApiError extends client.CryptoPayApiError {}
     assert.ok(!(errors[0] instanceof MyApiError));

@@ -739,6 +739,27 @@ describe('a custom store (the documented interface) that fails', () => {
     const disk = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw bunError; } }, { log: bun }));
     assert.equal((await disk.handle({ body, headers: signedHeaders(body) })).status, 503);
     assert.match(bun.lines.join('\n'), /could not record an event \(53100: could not extend file/);
+    // A rejection String() cannot print (no prototype; a toString that throws): 503 all the same,
+    // through handle() and through a lazy receiver's node() (which answers, not rejects).
+    const unprintables = [Object.create(null), { toString() { throw new Error('no'); } }, Object.assign(Object.create(null), { message: Object.create(null) })];
+    for (const thrown of unprintables) {
+      const lines = captureLog();
+      const strange = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw thrown; }, quarantine: async () => { throw thrown; } }, { log: lines }));
+      assert.equal((await strange.handle({ body, headers: signedHeaders(body) })).status, 503);
+      assert.equal((await strange.handle({ body: 'x', headers: signedHeaders('x') })).status, 503);
+      assert.match(lines.lines.join('\n'), /store_unavailable: could not record an event \(an unprintable object value\)/);
+      const lazyLines = captureLog();
+      const lazy = rx.lazyReceiver(async () => { throw thrown; }, { log: lazyLines });
+      const server = await listen((req, res) => lazy.node(req, res));
+      try {
+        const answered = await post(server.url, body);
+        assert.equal(answered.status, 503);
+      } finally {
+        await server.close();
+      }
+      assert.match(lazyLines.lines.join('\n'), /store_unavailable .*could not create the receiver \(an unprintable object value\)/);
+      await assert.rejects(lazy.ready(), (error) => error instanceof Error && /unprintable/.test(error.message));
+    }
     // A store that answers something other than a decision is not trusted either.
     const odd = rx.createReceiver(receiverOptions({ ...failing, record: async () => 'applied' }, { log: false }));
     assert.equal((await odd.handle({ body, headers: signedHeaders(body) })).status, 503);

@@ -81,7 +81,23 @@ export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
  * mDNS *.local, Docker's host.docker.internal, a home router's *.home.arpa): the service
  * reaches none of them; a sandbox on the same machine or network does.
  */
-export const LOCAL_DEV_NAME = /\.(localhost|test|local|internal|home\.arpa)\.?$/i;
+const LOCAL_DEV_NAME = /\.(localhost|test|local|internal|home\.arpa)\.?$/i;
+
+/**
+ * A host only a container network or a LAN resolves: one label with a letter (a Compose or CI
+ * service name such as `receiver`: no registered domain has one label), or a private address
+ * (10/8, 172.16/12, 192.168/16, IPv6 fc00::/7). The service reaches none of them. (A
+ * container name may hold `_`: Compose v1's `project_service_1`.)
+ */
+const SINGLE_LABEL = /^(?=[\w-]*[a-z])[a-z0-9](?:[\w-]*[a-z0-9])?$/i;
+const PRIVATE_ADDRESS = /^(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|\[f[cd][0-9a-f]{2}:[0-9a-f:.]*\])$/i;
+
+/**
+ * Whether a URL's host name is this machine, a local development name, a one-label host or a
+ * private address: where a sandbox, and only a sandbox, delivers webhooks over http://.
+ */
+export const isLocalHost = (hostname) => LOOPBACK_HOST.test(hostname) || LOCAL_DEV_NAME.test(hostname)
+  || SINGLE_LABEL.test(hostname) || PRIVATE_ADDRESS.test(hostname);
 
 /**
  * What a sandbox refuses of a local webhook URL (`url` parsed from `text`), which it takes as

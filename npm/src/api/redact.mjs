@@ -35,6 +35,19 @@ const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/
 const MAX_READ = 4096;
 
 /**
+ * `value` as text, never throwing: a driver or a store may reject with a value String() cannot
+ * print (an object without a prototype, a toString that throws), and a failure is described
+ * inside the catch that answers 503.
+ */
+export function printable(value) {
+  try {
+    return String(value);
+  } catch {
+    return `an unprintable ${value === null ? 'null' : typeof value} value`;
+  }
+}
+
+/**
  * `text` (white space collapsed, its first MAX_READ characters) with what may be a credential
  * masked (`***`): a URL's user information (up to its last @, whatever it holds; all of a URL
  * the cut ends before its @), `user:password@` without a scheme (a password with `/` too),
@@ -44,7 +57,7 @@ const MAX_READ = 4096;
  * webhook signing secret's `whsec_` form, and every query value.
  */
 export function maskCredentials(text) {
-  const whole = String(text).replace(/\s+/g, ' ');
+  const whole = printable(text).replace(/\s+/g, ' ');
   // A scheme is tried from the first letter of a run of letters only (not again at each).
   let read = whole.slice(0, MAX_READ).replace(/(?<![a-z])([a-z][a-z0-9+.-]*:\/\/)\S*@/gi, '$1***@');
   if (whole.length > MAX_READ) read = read.replace(/(?<![a-z])([a-z][a-z0-9+.-]*:\/\/)[^\s@]*$/i, '$1***');

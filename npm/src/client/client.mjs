@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, bindingHint, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { LOOPBACK_HOST, bindingHint, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { maskCredentials, maskedCopy } from '../api/redact.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -352,7 +352,7 @@ export function createClient(options) {
     try {
       const target = new URL(url);
       local = loopback && ['http:', 'https:'].includes(target.protocol)
-        && (LOOPBACK_HOST.test(target.hostname) || LOCAL_DEV_NAME.test(target.hostname));
+        && isLocalHost(target.hostname);
       // Refused as the sandbox refuses them, before the URL (and a password in it) is sent.
       const probe = local ? localWebhookUrlProbe(target, url) : null;
       if (probe !== null) validateWebhookUrl(probe); // the core's webhook_url_credentials, _query or _fragment

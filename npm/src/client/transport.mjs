@@ -254,7 +254,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
           retryable: true,
           message: thrown?.timedOut
             ? `timeout: no whole answer from the service within ${timeoutMs} ms`
-            : `network_error: the request to the service failed (${masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.cause?.message ?? thrown?.message ?? thrown, secrets).slice(0, 200)})`,
+            : `network_error: the request to the service failed (${maskCredentials(masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.cause?.message ?? thrown?.message ?? thrown, secrets)).slice(0, 200)})`,
           ...extra,
         });
       }

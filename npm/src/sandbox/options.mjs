@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { LOCAL_DEV_NAME, LOOPBACK_HOST, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { LOOPBACK_HOST, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -59,18 +59,8 @@ export function deliveredOptions(options) {
 /** Whether `url` names this machine (loopback): the one place a sandbox may send plain http. */
 export const isLoopback = (url) => LOOPBACK_HOST.test(url.hostname);
 
-/**
- * A host only a container network or a LAN resolves: one label with a letter (a Compose or CI
- * service name such as `receiver`: no registered domain has one label), or a private address
- * (10/8, 172.16/12, 192.168/16, IPv6 fc00::/7). The service reaches none of them. (A
- * container name may hold `_`: Compose v1's `project_service_1`.)
- */
-const SINGLE_LABEL = /^(?=[\w-]*[a-z])[a-z0-9](?:[\w-]*[a-z0-9])?$/i;
-const PRIVATE_ADDRESS = /^(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}|192\.168(?:\.\d{1,3}){2}|\[f[cd][0-9a-f]{2}:[0-9a-f:.]*\])$/i;
-
 /** Whether `url` is on this machine, under a local development name or on a private network. */
-const isLocal = (url) => isLoopback(url) || LOCAL_DEV_NAME.test(url.hostname) || SINGLE_LABEL.test(url.hostname)
-  || PRIVATE_ADDRESS.test(url.hostname);
+const isLocal = (url) => isLocalHost(url.hostname);
 
 /** What a sandbox takes as http://, said where it refuses one. */
 const LOCAL_FORMS = 'a sandbox also takes http:// on any port to this machine (localhost, 127.0.0.1), a local development name '

@@ -4,7 +4,7 @@
 
 import { CryptoPayError } from 'cryptopay-verify';
 import { unknownOption } from '../../api/hints.mjs';
-import { maskCredentials, maskedCopy } from '../../api/redact.mjs';
+import { maskCredentials, maskedCopy, printable } from '../../api/redact.mjs';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
 
@@ -203,7 +203,7 @@ const STUCK = [
 export function stuckFix(error) {
   const state = STUCK_STATES[sqlState(error)];
   if (state !== undefined) return state;
-  const message = String(error?.message ?? error);
+  const message = printable(error?.message ?? error);
   return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
 }
 
