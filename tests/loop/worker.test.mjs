@@ -82,13 +82,16 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     standin = await startStandin((req) => {
       if (req.path === '/v1/store') return { json: { primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 } } };
       // The order's second payment attempt is another payment.
-      if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: req.headers['idempotency-key'] === 'create-order-w-2' ? 'pay_w2' : 'pay_w1' } };
+      if (req.method === 'POST' && req.path === '/v1/payments') {
+        const ids = { 'create-order-w-2': 'pay_w2', 'create-order-9-1': 'pay_w9' };
+        return { json: { payment_id: ids[req.headers['idempotency-key']] ?? 'pay_w1' } };
+      }
       if (req.path === '/v1/payments/pay_w2') {
         return { text: '{"payment_id":"pay_w2","order_ref":"order-w","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"},"status":"paid","status_version":3,"amount_received_raw":"12800"}' };
       }
       // A payment this shop never created (another integration's, a dashboard link): a review.
       if (req.path === '/v1/payments/pay_w9') {
-        return { text: '{"payment_id":"pay_w9","order_ref":"order-9","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"500"},"status":"paid","status_version":4}' };
+        return { text: '{"payment_id":"pay_w9","order_ref":"order-9","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"500"},"status":"partially_paid","status_version":4,"amount_received_raw":"300"}' };
       }
       if (req.path === '/v1/payments/pay_w1') {
         return {
@@ -207,6 +210,14 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     assert.deepEqual((await worker.db.prepare('SELECT * FROM reviews').all()).results,
       [{ idempotency_key: 'pay_w9:4', order_ref: null, reason: 'payment_unknown' }]);
     assert.equal((await worker.db.prepare('SELECT count(*) AS n FROM shipments').all()).results[0].n, 1);
+    // Its order recorded afterwards (the shop creates it: the service answers the same payment):
+    // looked at again under the same key, its own review (a part payment) kept beside the first.
+    await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-9', '5.00')").run();
+    const late = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-9' }) });
+    assert.deepEqual(await late.json(), { paymentId: 'pay_w9' });
+    await scheduled();
+    assert.deepEqual((await worker.db.prepare("SELECT * FROM reviews WHERE idempotency_key = 'pay_w9:4' ORDER BY reason").all()).results,
+      [{ idempotency_key: 'pay_w9:4', order_ref: 'order-9', reason: 'partially_paid' }, { idempotency_key: 'pay_w9:4', order_ref: null, reason: 'payment_unknown' }]);
     // The customer checks out again (a second payment attempt) and pays that one too: the
     // order is not shipped twice, and the second payment is kept for a refund.
     await worker.db.prepare("UPDATE orders SET payment_attempt = 2 WHERE order_ref = 'order-w'").run();
