@@ -81,6 +81,15 @@ async function checkMigration(engine) {
   const backfilled = await receiver.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 });
   assert.equal(backfilled.claimed, 0, 'a payment handled before the upgrade is not claimed once its order is recorded');
   assert.ok(!h.calls.some((c) => c.paymentId === 'pay_m2'));
+  // An authentic event of it that is quarantined (a type this package does not know) makes it
+  // due once: looked at, nothing new, and settled again, not checked at every recoverAfterSecs.
+  const unknownType = eventBody({ eventId: 'evt_m5', paymentId: 'pay_m2', statusVersion: 5, status: 'paid', eventType: 'payment.created' });
+  assert.match((await receiver.handle({ body: unknownType, headers: signedHeaders(unknownType) })).body, /"quarantined":"event_type_unknown"/);
+  assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 1);
+  await new Promise((resolve) => { setTimeout(resolve, 1100); });
+  assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0,
+    'settled again once looked at');
+  assert.ok(!h.calls.some((c) => c.paymentId === 'pay_m2'));
   // What the guide says to do to have the loop handle it after all: both versions cleared.
   await engine.exec("UPDATE cryptopay_payments SET handled_version = NULL WHERE payment_id = 'pay_m2'");
   await engine.exec("UPDATE cryptopay_fulfilment SET handled_version = NULL, settled = false WHERE payment_id = 'pay_m2'");

@@ -219,17 +219,24 @@ async fn work(
         owner: owner.to_owned(),
         settled: SETTLED.contains(&outcome.as_str()),
         version,
-        outcome,
+        outcome: Some(outcome),
         code,
     };
     // Already handled at (or past) what is known: the payment's index of what is due follows.
+    // A version handled with no outcome is a payment recorded before the loop existed, which
+    // the migration took as handled and settled: it stays so (a quarantined event of it made
+    // it due once, not for a recovery check at every interval from then on).
     let seen = |state: &Leased| {
-        state.handled_version.clone().map(|version| {
-            complete(
-                version,
-                state.outcome.clone().unwrap_or_default(),
-                state.code.clone(),
-            )
+        state.handled_version.clone().map(|version| Completion {
+            payment_id: payment_id.to_owned(),
+            owner: owner.to_owned(),
+            settled: state
+                .outcome
+                .as_deref()
+                .is_none_or(|outcome| SETTLED.contains(&outcome)),
+            version,
+            outcome: state.outcome.clone(),
+            code: state.code.clone(),
         })
     };
     if !state.event_due && !state.recover_due {

@@ -82,7 +82,9 @@ pub struct Completion {
     pub payment_id: String,
     pub owner: String,
     pub version: String,
-    pub outcome: String,
+    /// `None` only for a payment seen again whose handled version has no outcome (recorded
+    /// before the loop existed, taken as handled by the migration).
+    pub outcome: Option<String>,
     pub code: Option<String>,
     pub settled: bool,
 }

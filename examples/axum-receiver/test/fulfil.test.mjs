@@ -10,12 +10,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startStandin } from '../../../tests/loop/lib/standin.mjs';
 import { startPostgres } from '../../../tests/receiver/lib/postgres.mjs';
-import { deliver, event, request, start } from './lib.mjs';
+import { ROOT, deliver, event, request, start } from './lib.mjs';
+
+const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 
 const API_KEY = 'sk_canary_axum_4d2a';
 const ADMIN_TOKEN = `admin_canary_${randomBytes(16).toString('hex')}`;
@@ -90,6 +93,30 @@ function scenario(label, database) {
       });
       assert.deepEqual([unreadable.status, unreadable.json], [200, { received: true, quarantined: 'status_version_invalid' }]);
       await until(new RegExp(`would hold order order-${paid} for review \\(review_required; payment ${paid}, review_required at version 4; key ${paid}:4\\)`));
+
+      // A payment recorded before the loop existed, as the migration from the first schema
+      // leaves it (its version handled, no outcome, settled): an event of it quarantined makes
+      // it due once; looked at, nothing new, it is settled again, never a failing pass.
+      const file = database().DATABASE;
+      if (file !== undefined) {
+        const db = new Database(file);
+        try {
+          db.prepare('UPDATE cryptopay_fulfilment SET outcome = NULL, code = NULL, settled = 1 WHERE payment_id = ?').run(unknown);
+          const odd = await deliver(receiver.url, null, {
+            body: Buffer.from(`{"schema_version":"1","event_id":"evt_unreadable_${unknown}","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{"payment_id":"${unknown}","status":"paid","status_version":3.0}}`),
+          });
+          assert.deepEqual([odd.status, odd.json], [200, { received: true, quarantined: 'status_version_invalid' }]);
+          const row = () => db.prepare('SELECT handled_version, outcome, settled, lease_owner, attempts FROM cryptopay_fulfilment WHERE payment_id = ?').get(unknown);
+          for (let i = 0; row().settled !== 1 || row().lease_owner !== null; i += 1) {
+            assert.ok(i < 200, `not settled again: ${JSON.stringify(row())}\n${receiver.output()}`);
+            await new Promise((resolve) => { setTimeout(resolve, 25); });
+          }
+          assert.deepEqual(row(), { handled_version: '3', outcome: null, settled: 1, lease_owner: null, attempts: 0 });
+          assert.ok(!receiver.output().includes(`pass_failed for payment ${unknown}`), receiver.output());
+        } finally {
+          db.close();
+        }
+      }
     });
   });
 }
