@@ -212,6 +212,22 @@ describe('POST /v1/payments', () => {
     assert.equal(all.status, 200);
   });
 
+  test('a replay once the payment expired answers it expired, as a read of it would', async (t) => {
+    const key = newKey();
+    const body = { order_ref: 'order-late', source_amount: source('900') };
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    try {
+      const first = await api(sandbox, 'POST', '/v1/payments', { idem: key, body });
+      assert.equal(first.json.status, 'open');
+      t.mock.timers.tick(Date.parse(first.json.expires_at) - Date.now() + 1000);
+      const again = await api(sandbox, 'POST', '/v1/payments', { idem: key, body });
+      assert.deepEqual([again.status, again.json.payment_id, again.json.status], [200, first.json.payment_id, 'expired']);
+      assert.equal((await api(sandbox, 'GET', `/v1/payments/${first.json.payment_id}`)).json.status, 'expired');
+    } finally {
+      t.mock.timers.reset();
+    }
+  });
+
   test('a refused creation does not use up its key: the corrected request creates', async () => {
     const key = newKey();
     refused(await api(sandbox, 'POST', '/v1/payments', { idem: key, body: { source_amount: source('0') } }), 400, 'amount_raw_invalid');

@@ -122,7 +122,7 @@ export function createService({ store, options, origin, delivery, log }) {
     const fingerprint = requestFingerprint(body);
     const record = store.idempotency.get(`payment\n${idempotencyKey}`);
     const check = checkIdempotency(record?.fingerprint, fingerprint);
-    if (check === 'replay') return { payment: createdView(store.payments.get(record.payment_id)), replay: true };
+    if (check === 'replay') return { payment: createdView(payment(record.payment_id)), replay: true }; // as a read answers it: expired once its time is up
     if (check === 'reused') throw refusal('idempotency_key_reused');
     // The core reads the text as received (a repeated key is refused), then it is parsed.
     // Not UTF-8: refused as the core refuses a body that is no JSON object.
