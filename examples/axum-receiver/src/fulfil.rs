@@ -48,6 +48,14 @@ impl Service {
                     .to_owned(),
             );
         }
+        if base.scheme() == "http" && !local_sandbox(&base) {
+            return Err(
+                "CRYPTOPAY_BASE_URL must be https:// (the API key goes with every request); \
+                 http:// only to a local sandbox: a loopback host, host.docker.internal, or a \
+                 name under .test or .localhost (a Compose alias such as sandbox.test)"
+                    .to_owned(),
+            );
+        }
         if !base.username().is_empty() || base.password().is_some() {
             return Err(
                 "CRYPTOPAY_BASE_URL holds credentials: the API key goes in CRYPTOPAY_API_KEY"
@@ -120,26 +128,64 @@ impl Service {
         if status != 200 {
             return Err(format!("the service answered {status}"));
         }
+        let too_large = || "the answer is larger than 1 MiB".to_owned();
         if answer.content_length().is_some_and(|n| n > MAX_ANSWER) {
-            return Err("the answer is larger than 1 MiB".to_owned());
+            return Err(too_large());
         }
-        let body = answer
-            .bytes()
+        // Read a chunk at a time, so that an answer without a length (chunked) that runs past
+        // the limit is cut there, not held whole in memory first.
+        let limit = usize::try_from(MAX_ANSWER).unwrap_or(usize::MAX);
+        let mut answer = answer;
+        let mut body = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
             .await
-            .map_err(|e| format!("reading the answer: {}", e.without_url()))?;
-        if body.len() > usize::try_from(MAX_ANSWER).unwrap_or(usize::MAX) {
-            return Err("the answer is larger than 1 MiB".to_owned());
+            .map_err(|e| format!("reading the answer: {}", e.without_url()))?
+        {
+            if chunk.len() > limit.saturating_sub(body.len()) {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
         }
-        String::from_utf8(body.to_vec()).map_err(|_| "the answer is not UTF-8".to_owned())
+        String::from_utf8(body).map_err(|_| "the answer is not UTF-8".to_owned())
     }
+}
+
+/// Whether `url` names a sandbox on this machine or beside it, the one place the API key may
+/// go over plain http (as the npm client decides): a loopback address, `localhost`,
+/// `host.docker.internal`, or a name under `.localhost` or `.test` (no network resolves them
+/// to another machine; not `.local` nor `.internal`, which a LAN or a cloud network does).
+fn local_sandbox(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    }
+    if let Ok(v4) = host.parse::<std::net::Ipv4Addr>() {
+        return v4.is_loopback();
+    }
+    let name = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    name == "localhost"
+        || name == "test"
+        || name == "host.docker.internal"
+        || name.ends_with(".localhost")
+        || name.ends_with(".test")
 }
 
 /// Passes every `interval`, at once again after a full batch; a failed pass is logged.
 pub async fn run(store: Arc<Store>, service: Service, interval: Duration, recover_after_secs: i32) {
+    // A lease's owner names this process among all instances: replicas in containers often
+    // share a pid (1), so the start time (nanoseconds) goes with it.
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
     let mut passes: u64 = 0;
     loop {
         passes = passes.wrapping_add(1);
-        let owner = format!("axum-{}-{passes}", std::process::id());
+        let owner = format!("axum-{}-{started:x}-{passes}", std::process::id());
         match pass(&store, &service, &owner, recover_after_secs).await {
             Ok(claimed) if claimed >= usize::try_from(BATCH).unwrap_or(usize::MAX) => continue,
             Ok(_) => {}
@@ -168,24 +214,40 @@ async fn pass(
         })
         .await?;
     for id in &ids {
-        if let Some(state) = store
-            .load(id, owner, recover_after_secs, LEASE_SECS)
-            .await?
-            && state.leased
-            && let Err(failure) = work(store, service, owner, id, state).await
-        {
-            // Set aside, so that one payment failing at every pass holds up no other; when
-            // the store cannot record even that, the pass fails.
-            store
-                .retry(id, owner, FAILED_DELAY_SECS, "pass_failed")
-                .await
-                .map_err(|_| failure)?;
-            eprintln!(
-                "fulfilment: pass_failed for payment {id} (tried again in {FAILED_DELAY_SECS} s)"
-            );
+        if let Err(failure) = take_up(store, service, owner, id, recover_after_secs).await {
+            // The store failed mid-pass: what this pass still holds is given back, so that the
+            // next pass takes it up at once, not once the leases run out.
+            let _ = store.release(owner).await;
+            return Err(failure);
         }
     }
     Ok(ids.len())
+}
+
+/// One claimed payment: loaded and worked; one whose work fails is set aside, so that it
+/// holds up no other. Fails when the store cannot load it or record even that.
+async fn take_up(
+    store: &Store,
+    service: &Service,
+    owner: &str,
+    id: &str,
+    recover_after_secs: i32,
+) -> Result<(), Unavailable> {
+    if let Some(state) = store
+        .load(id, owner, recover_after_secs, LEASE_SECS)
+        .await?
+        && state.leased
+        && let Err(failure) = work(store, service, owner, id, state).await
+    {
+        store
+            .retry(id, owner, FAILED_DELAY_SECS, "pass_failed")
+            .await
+            .map_err(|_| failure)?;
+        eprintln!(
+            "fulfilment: pass_failed for payment {id} (tried again in {FAILED_DELAY_SECS} s)"
+        );
+    }
+    Ok(())
 }
 
 /// How long a payment whose own step failed is set aside.
@@ -253,6 +315,11 @@ async fn work(
         Ok(view) => view,
         Err(e) => return retry("view_invalid", e.code().to_owned()).await,
     };
+    // A view of another payment (a proxy or a cache that answered the wrong one) never sets
+    // this payment's version: its own later events would no longer be due.
+    if view.payment_id != payment_id {
+        return retry("view_invalid", "the view is of another payment".to_owned()).await;
+    }
     let version_of =
         |text: &Option<String>| text.as_deref().and_then(|v| StatusVersion::parse(v).ok());
     // A view older than the applied event: a stale read, to fetch again.
@@ -392,6 +459,30 @@ mod tests {
         assert_eq!(service.shown(), "http://127.0.0.1:4010/api/");
         let v6 = Service::new("http://[::1]:4010", "sk".to_owned()).unwrap();
         assert_eq!(v6.shown(), "http://[::1]:4010");
+        // http:// only to a sandbox on this machine or beside it: the key goes with every call.
+        for local in [
+            "http://localhost:4010",
+            "http://127.0.0.2",
+            "http://sandbox.test:4010",
+            "http://api.localhost",
+            "http://host.docker.internal:4010",
+            "http://SANDBOX.TEST.",
+        ] {
+            assert!(Service::new(local, "sk".to_owned()).is_ok(), "{local}");
+        }
+        for remote in [
+            "http://api.example.com",
+            "http://10.0.0.5:4010",
+            "http://sandbox.local",
+            "http://metadata.internal",
+            "http://test.example.com",
+        ] {
+            let refused = Service::new(remote, "sk".to_owned()).err().unwrap();
+            assert!(
+                refused.contains("http:// only to a local sandbox"),
+                "{remote}"
+            );
+        }
         assert_eq!(
             (delay_secs(1), delay_secs(2), delay_secs(3), delay_secs(40)),
             (1, 2, 4, 3600)

@@ -94,6 +94,19 @@ function scenario(label, database) {
       assert.deepEqual([unreadable.status, unreadable.json], [200, { received: true, quarantined: 'status_version_invalid' }]);
       await until(new RegExp(`would hold order order-${paid} for review \\(review_required; payment ${paid}, review_required at version 4; key ${paid}:4\\)`));
 
+      // A confirm answered with a view of another payment (a proxy's or a cache's mistake):
+      // tried again, never linked or settled on it; once the right view comes, shipped.
+      const mixed = `pay_mixed_${p}`;
+      const recorded = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: mixed, order_ref: `order-${mixed}`, source_amount: amount('12800') })), headers: asShop });
+      assert.equal(recorded.status, 200);
+      const right = { payment_id: mixed, order_ref: `order-${mixed}`, source_amount: amount('12800'), status: 'paid', status_version: 3, amount_received_raw: '12800' };
+      views.set(mixed, JSON.stringify({ ...right, payment_id: paid, status_version: 9 }));
+      assert.equal((await deliver(receiver.url, event(`evt_${mixed}`, mixed, 3, { status: 'paid' }))).status, 200);
+      await until(new RegExp(`view_invalid for payment ${mixed} \\(attempt 1; tried again in 1 s\\): the view is of another payment`));
+      assert.ok(!receiver.output().includes(`order-${mixed} (`) && !receiver.output().includes(`payment ${mixed},`), receiver.output());
+      views.set(mixed, JSON.stringify(right));
+      await until(new RegExp(`would ship order order-${mixed} \\(payment ${mixed}, paid at version 3; key ${mixed}:3\\)`));
+
       // A payment recorded before the loop existed, as the migration from the first schema
       // leaves it (its version handled, no outcome, settled): an event of it quarantined makes
       // it due once; looked at, nothing new, it is settled again, never a failing pass.
@@ -163,6 +176,17 @@ describe('the axum receiver\'s shop route and service URL', () => {
       assert.notEqual(failed.exitCode, 0);
       assert.match(failed.output, /CRYPTOPAY_BASE_URL must not hold a query or a fragment/);
       assert.ok(!failed.output.includes('sk_live_canary') && !failed.output.includes('tok_canary'), failed.output);
+    }
+    // Plain http to anything but a sandbox on this machine or beside it: the key would cross
+    // the network in the clear with every confirm.
+    for (const url of ['http://api.example.com', 'http://10.1.2.3:4010']) {
+      const failed = await start({ DATABASE: join(dataDir, 'url.db'), CRYPTOPAY_BASE_URL: url, CRYPTOPAY_API_KEY: API_KEY }).then(
+        async (receiver) => { await receiver.stop(); assert.fail(`started with ${url}`); },
+        (error) => error,
+      );
+      assert.notEqual(failed.exitCode, 0);
+      assert.match(failed.output, /CRYPTOPAY_BASE_URL must be https:\/\/ .* http:\/\/ only to a local sandbox/);
+      assert.ok(!failed.output.includes(API_KEY), failed.output);
     }
     const receiver = await start({ DATABASE: join(dataDir, 'url.db'), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9/api/', CRYPTOPAY_API_KEY: API_KEY });
     try {

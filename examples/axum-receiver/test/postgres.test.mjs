@@ -416,6 +416,37 @@ describe('PostgreSQL stopped under the receiver, and connection strings never pr
     assertQuiet(output, server.socketDir, 'evt_down', 'pay_down');
   });
 
+  test('a statement past its 10 s bound (a lock held elsewhere): 503, the server asked to cancel it, its connection not reused', async () => {
+    const db = 'postgres';
+    const receiver = await start({ DATABASE_URL: keyValue(server, db) });
+    const locker = openPool({ ...server.connection, database: db, max: 2 });
+    const held = await locker.connect();
+    const waiting = async () => (await locker.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [db])).rows[0].n;
+    try {
+      assert.deepStrictEqual((await deliver(receiver.url, event('evt_lock_a', 'pay_lock', '1'))).json, { received: true, decision: 'apply' });
+      await held.query('BEGIN');
+      await held.query('LOCK TABLE cryptopay_events IN ACCESS EXCLUSIVE MODE');
+      const blocked = await deliver(receiver.url, event('evt_lock_b', 'pay_lock', '2'));
+      assert.deepStrictEqual([blocked.status, blocked.json], [503, { error: 'store_unavailable' }]);
+      // Cancelled on the server: nothing of the receiver's waits on the lock any more.
+      for (let i = 0; (await waiting()) > 0; i += 1) {
+        assert.ok(i < 100, 'the timed-out statement still waits on the lock');
+        await new Promise((resolve) => { setTimeout(resolve, 50); });
+      }
+      await held.query('COMMIT');
+      // Not recorded by the abandoned statement once the lock went: the retry applies it.
+      const retried = await deliver(receiver.url, event('evt_lock_b', 'pay_lock', '2'));
+      assert.deepStrictEqual([retried.status, retried.json], [200, { received: true, decision: 'apply' }]);
+    } finally {
+      await held.query('ROLLBACK').catch(() => {});
+      held.release();
+      await locker.end();
+      await receiver.stop();
+    }
+    assert.match(receiver.output(), /store_unavailable: could not record an event \(no answer in 10 s\); answered 503/);
+  });
+
   test('a connection string that does not parse, or a server it cannot reach: no start, the reason without the string', async () => {
     const password = `pw_${randomBytes(8).toString('hex')}`;
     const missing = `/nonexistent-${randomBytes(4).toString('hex')}`;

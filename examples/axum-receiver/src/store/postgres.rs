@@ -294,7 +294,19 @@ impl Store {
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Vec<Row>, Failure> {
         let client = self.pool.get().await.map_err(Failure::Pool)?;
-        client_query(&client, sql, params).await
+        let result = client_query(&client, sql, params).await;
+        if matches!(result, Err(Failure::Timeout)) {
+            // The statement may still run on the server (waiting on a lock, or on a server
+            // that stopped answering), and the connection's next query would queue behind it:
+            // the server is asked to cancel it, and the connection is closed instead of being
+            // handed to the next delivery.
+            let cancel = client.cancel_token();
+            drop(deadpool_postgres::Object::take(client));
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(CONNECT_TIMEOUT, cancel.cancel_query(NoTls)).await;
+            });
+        }
+        result
     }
 
     /// The statement of `sql/postgres.sql` named `name`, its failure as the 503 it answers.

@@ -303,6 +303,14 @@ impl Store {
         Ok(renewed.is_some())
     }
 
+    /// The leases `owner` still holds, given up.
+    pub fn release(&self, owner: &str) -> Result<(), Unavailable> {
+        self.db
+            .prepare_cached(&self.sql.one("release"))?
+            .execute([owner])?;
+        Ok(())
+    }
+
     /// After a failure: the attempt counted, the lease released, the next try after the delay.
     pub fn retry(
         &self,

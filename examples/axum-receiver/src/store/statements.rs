@@ -27,10 +27,14 @@ const COMMON: &[&str] = &[
     "complete",
     "retry",
     "release",
+    "intend",
+    "renew",
 ];
 /// The sections only SQLite has (it runs some steps as several statements).
 const SQLITE_ONLY: &[&str] = &[
     "migrate_1",
+    "migrate_2",
+    "migrate_4",
     "foreign",
     "apply",
     "order_mark",

@@ -96,6 +96,12 @@ impl Store {
         Ok(!rows.is_empty())
     }
 
+    /// The leases `owner` still holds, given up.
+    pub async fn release(&self, owner: &str) -> Result<(), Unavailable> {
+        let params: [(&(dyn ToSql + Sync), Type); 1] = [(&owner, Type::TEXT)];
+        self.query("release", &params).await.map(|_| ())
+    }
+
     /// After a failure: the attempt counted, the lease released, the next try after the delay.
     pub async fn retry(
         &self,
