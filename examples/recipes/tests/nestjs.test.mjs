@@ -1,17 +1,66 @@
 // The NestJS recipe (examples/recipes/nestjs): its TypeScript compiled with tsc as a user
 // builds it (`npm run build`: decorators, nodenext modules), then run as `node dist/main.js`
-// on its SQLite file.
+// on its SQLite file (said at start); a PostgreSQL it cannot reach (DATABASE_URL) stops the
+// start with one line; its package.json names every package its sources import, with types.
 
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../../../tests/runtimes/lib.mjs';
-import { ROOT, sqliteRecipeSuite, startNodeRecipe } from './helpers.mjs';
+import { test } from 'node:test';
+import { freePort, run, startServer } from '../../../tests/runtimes/lib.mjs';
+import { RECIPES, RECIPE_ENV, ROOT, recipeCopy, sqliteRecipeSuite, startNodeRecipe } from './helpers.mjs';
+
+async function build(dir) {
+  const tsc = join(ROOT, 'node_modules', 'typescript-5', 'bin', 'tsc');
+  const built = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, timeoutMs: 120_000 });
+  assert.equal(built.code, 0, `tsc -p examples/recipes/nestjs failed:\n${built.stdout}${built.stderr}`);
+}
 
 sqliteRecipeSuite('NestJS recipe (express.raw on /webhook before Nest\'s parsers, req.body to receiver.handle; SQLite file)', 'nestjs', {
-  async build(dir) {
-    const tsc = join(ROOT, 'node_modules', 'typescript-5', 'bin', 'tsc');
-    const build = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, timeoutMs: 120_000 });
-    assert.equal(build.code, 0, `tsc -p examples/recipes/nestjs failed:\n${build.stdout}${build.stderr}`);
+  build,
+  async start(dir) {
+    const server = await startNodeRecipe(dir, { script: join('dist', 'main.js') });
+    assert.match(server.output.stdout, /nestjs recipe: events recorded in the SQLite file data\/receiver\.sqlite \(one process only; set DATABASE_URL for PostgreSQL\)/);
+    return server;
   },
-  start: (dir) => startNodeRecipe(dir, { script: join('dist', 'main.js') }),
+});
+
+test('NestJS recipe: a PostgreSQL it cannot reach stops the start with one line, exit 1, the password masked', async () => {
+  const dir = recipeCopy('nestjs', 'nestjs-no-db');
+  await build(dir);
+  const port = await freePort(); // nothing listens there
+  const server = startServer(process.execPath, [join('dist', 'main.js')], {
+    cwd: dir,
+    env: { ...process.env, ...RECIPE_ENV, PORT: '0', DATABASE_URL: `postgresql://shop:pw-Canary-72@127.0.0.1:${port}/shop` },
+  });
+  const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+  await server.stop();
+  const said = server.output.stdout + server.output.stderr;
+  assert.deepEqual(exited, { code: 1, signal: null }, said);
+  assert.match(said, /^nestjs recipe: the store cannot be used, so the receiver did not start: .*ECONNREFUSED/);
+  assert.doesNotMatch(said, /\n\s+at /, 'no stack trace');
+  assert.doesNotMatch(said, /SQLite/, 'PostgreSQL, not a file');
+  assert.ok(!said.includes('pw-Canary-72'), 'no password');
+});
+
+// A user builds the folder alone (`npm install && npm run build`), where nothing of this
+// repository's node_modules is seen: every package its sources import is in its package.json,
+// and one that ships no types of its own has its @types package there too.
+test('NestJS recipe: its package.json names every package its sources import, and their types', () => {
+  const folder = join(RECIPES, 'nestjs');
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+  const named = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)]);
+  const sources = readdirSync(join(folder, 'src')).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(folder, 'src', f), 'utf8'));
+  const imported = new Set(sources.flatMap((text) => [...text.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((m) => m[1]))
+    .filter((spec) => !spec.startsWith('node:'))
+    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')));
+  assert.ok(imported.has('better-sqlite3') && imported.has('pg') && imported.has('@nestjs/core'), [...imported].join(' '));
+  for (const name of imported) {
+    assert.ok(named.has(name), `${name} is imported but not in package.json`);
+    if (name === 'cryptopay-verify') continue; // installed from the packed tarball (README)
+    const own = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+    const typed = own.types !== undefined || own.typings !== undefined || existsSync(join(ROOT, 'node_modules', name, 'index.d.ts'))
+      || JSON.stringify(own.exports ?? {}).includes('"types"');
+    if (!typed) assert.ok(named.has(`@types/${name}`), `${name} ships no types: @types/${name} belongs in devDependencies`);
+  }
 });

@@ -5,13 +5,24 @@ import { Module } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
+import { createReceiver, postgresStore, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
 import { RECEIVER, WebhookController } from './webhook.controller.js';
 
-/** One process on a SQLite file, DATA_DIR/receiver.sqlite. For several instances, PostgreSQL instead: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL })). */
-function openStore(dataDir: string) {
+/**
+ * PostgreSQL when DATABASE_URL is set (several instances; a server that does not answer is a
+ * 503 within seconds, not a hang), else one process on the SQLite file DATA_DIR/receiver.sqlite,
+ * said once at start so that a DATABASE_URL unset or misspelled on a deployment shows.
+ */
+async function openStore(env: NodeJS.ProcessEnv) {
+  if (env.DATABASE_URL) {
+    const { default: pg } = await import('pg');
+    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
+  }
+  const dataDir = env.DATA_DIR || 'data';
   mkdirSync(dataDir, { recursive: true });
-  return sqliteStore(new Database(join(dataDir, 'receiver.sqlite')));
+  const file = join(dataDir, 'receiver.sqlite');
+  console.log(`nestjs recipe: events recorded in the SQLite file ${file} (one process only; set DATABASE_URL for PostgreSQL)`);
+  return sqliteStore(new Database(file));
 }
 
 @Module({
@@ -23,7 +34,7 @@ function openStore(dataDir: string) {
         const receiver = createReceiver({
           ...receiverOptionsFromEnv(process.env), // checked in main.ts before the app is made
           maxBodyBytes: 1024 * 1024,
-          store: openStore(process.env.DATA_DIR || 'data'),
+          store: await openStore(process.env),
         });
         await receiver.ready();
         return receiver;

@@ -1,7 +1,8 @@
 // Starts the NestJS recipe (`npm run build && npm start`). Environment:
 //   CRYPTOPAY_WEBHOOK_SECRET, TIMESTAMP_HEADER, SIGNATURE_HEADER, MAX_SKEW_SECS, and a Secret
 //                             rotation: see receiverOptionsFromEnv (cryptopay-verify/receiver)
-//   DATA_DIR (./data)         the folder of the SQLite file receiver.sqlite
+//   DATABASE_URL              PostgreSQL (postgresql://user:password@host/db): several instances
+//   DATA_DIR (./data)         without DATABASE_URL: the folder of the SQLite file receiver.sqlite
 //   PORT (8787; 0 picks a free one)  HOST (127.0.0.1)
 
 import 'reflect-metadata';
@@ -19,7 +20,16 @@ try {
   process.exit(2);
 }
 
-const app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: ['warn', 'error'] });
+// abortOnError: false, so that a store that cannot be used rejects here (one line, exit 1)
+// instead of Nest aborting the process.
+let app: NestExpressApplication;
+try {
+  app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: false, abortOnError: false });
+} catch (error) {
+  console.error(`nestjs recipe: the store cannot be used, so the receiver did not start: ${(error as Error).message}`);
+  process.exit(1);
+}
+app.useLogger(['warn', 'error']);
 // The webhook route's body as its exact bytes, whatever its Content-Type (or none), before
 // Nest's parsers: they run for JSON only (`rawBody: true` keeps bytes for what they parse, so
 // a delivery sent as text/plain or without a type would have none), and answer a body they
