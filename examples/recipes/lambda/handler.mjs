@@ -27,9 +27,15 @@ export async function handler(event) {
   const { status, headers, body } = await receiver.handle({
     // The exact bytes the service signed: base64 decoded, or the text as given (never parsed).
     body: event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body,
-    // REST APIs and ALBs give every value of a repeated header in multiValueHeaders.
+    // REST APIs and ALBs give every value of a repeated header in multiValueHeaders (an ALB
+    // only when its target group has multi-value headers on: turn them on).
     headers: event.multiValueHeaders ?? event.headers ?? {},
   });
   // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
+  // Answered in the form the request came in: an ALB with multi-value headers on reads only
+  // multiValueHeaders.
+  if (event.multiValueHeaders) {
+    return { statusCode: status, multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])), body };
+  }
   return { statusCode: status, headers, body };
 }

@@ -15,7 +15,8 @@
 //                    header's last value, `multiValueHeaders` all of them; text body
 //   rest-api-binary  the same with application/json among the API's binaryMediaTypes: base64
 //   alb              Application Load Balancer with multi-value headers on: names in lower
-//                    case, only `multiValueHeaders`; the body as text for text/*,
+//                    case, only `multiValueHeaders` (in the event and in the answer); the
+//                    body as text for text/*,
 //                    application/json, application/javascript and application/xml without a
 //                    Content-Encoding, else as base64 (AWS's guide to Lambda targets)
 
@@ -86,7 +87,11 @@ const server = http.createServer((req, res) => {
     try {
       const result = await handler(eventOf(req, Buffer.concat(chunks)));
       const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
-      res.writeHead(result.statusCode, { ...result.headers, 'content-length': body.length });
+      // The headers of the answer as each front door reads them: an ALB with multi-value
+      // headers on, from multiValueHeaders only; a REST API, from both; the others, headers.
+      const multi = SHAPE === 'alb' || SHAPE.startsWith('rest-api') ? result.multiValueHeaders ?? {} : {};
+      const single = SHAPE === 'alb' ? {} : result.headers ?? {};
+      res.writeHead(result.statusCode, { ...single, ...multi, 'content-length': body.length });
       res.end(body);
     } catch (error) {
       // What AWS answers when the function throws.

@@ -199,7 +199,7 @@ export function post(url, body, headers) {
         } catch {
           json = undefined;
         }
-        resolvePromise({ status: res.statusCode, json, text });
+        resolvePromise({ status: res.statusCode, json, text, headers: res.headers });
       });
     });
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
@@ -239,9 +239,11 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}
     assert.deepEqual({ status: response.status, json: response.json }, { status, json }, response.text);
   };
 
-  test('a valid delivery is verified and applied (2xx)', async () => {
+  test('a valid delivery is verified and applied (2xx), the answer JSON as its Content-Type says', async () => {
     const url = webhookUrl();
-    await same(await deliver(url, first), ok('apply', id(1)));
+    const response = await deliver(url, first);
+    await same(response, ok('apply', id(1)));
+    assert.match(response.headers['content-type'] ?? '', /^application\/json\b/, JSON.stringify(response.headers));
   });
   test('a tampered body with the original signature is rejected (400 signature_mismatch)', async () => {
     const url = webhookUrl();
