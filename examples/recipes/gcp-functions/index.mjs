@@ -21,6 +21,7 @@ import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } f
 // next delivery tries again. A server that does not answer is a 503 within the request.
 const receiver = lazyReceiver(() => createReceiver({
   ...receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] }),
+  maxBodyBytes: 1024 * 1024, // an event is a few KB
   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 5, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
 }));
 

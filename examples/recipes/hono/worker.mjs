@@ -11,7 +11,7 @@ import { createApp } from './app.mjs';
 let app;
 export default {
   fetch(request, env) {
-    app ??= createApp(lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(env, { required: ['DB'] }), store: d1Store(env.DB) })));
+    app ??= createApp(lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(env, { required: ['DB'] }), maxBodyBytes: 1024 * 1024, store: d1Store(env.DB) })));
     return app.fetch(request, env);
   },
 };
