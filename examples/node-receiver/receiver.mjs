@@ -17,6 +17,17 @@ export { receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
 const MAX_BODY_BYTES = 1024 * 1024; // a payment.updated event is a few hundred bytes
 
+/**
+ * The Idempotency-Key of an order's payment attempt: `create-<order_ref>-<attempt>`, the ref
+ * percent-encoded (a key is visible ASCII), or its SHA-256 when that is long; none without an
+ * order_ref.
+ */
+function keyOf(orderRef, attempt) {
+  if (typeof orderRef !== 'string' || orderRef === '') return undefined;
+  const ref = encodeURIComponent(orderRef);
+  return `create-${ref.length <= 200 ? ref : createHash('sha256').update(orderRef).digest('hex')}-${attempt}`;
+}
+
 function send(res, status, value, extraHeaders = {}) {
   const body = JSON.stringify(value, null, 2);
   res.writeHead(status, {
@@ -123,8 +134,12 @@ export async function startReceiver(config, log = console) {
     });
   }
 
-  // POST /payments {"order_ref", "amount", "currency"?}: a payment created with the client, its
-  // order recorded (refused, never re-priced, when the store's source is not that currency).
+  // POST /payments {"order_ref", "amount", "currency"?, "attempt"?}: a payment created with the
+  // client, its order recorded (refused, never re-priced, when the store's source is not that
+  // currency). One Idempotency-Key per creation intent: the request's own header, else one made
+  // from the order and its attempt (1 unless said), so that the same request sent again (after
+  // a timeout, a 502) answers the same payment instead of creating a second one for the order;
+  // a new payment for an order whose last one expired or was cancelled is the next attempt.
   async function create(req, res) {
     let input;
     try {
@@ -133,13 +148,28 @@ export async function startReceiver(config, log = console) {
       send(res, error.status, { error: error.status === 413 ? 'body_too_large' : 'not_json' });
       return;
     }
+    const attempt = input?.attempt ?? 1;
+    if (!Number.isSafeInteger(attempt) || attempt < 1) {
+      send(res, 400, { error: 'attempt_invalid', message: 'attempt is the order\'s payment attempt: 1, 2, ... (a new one only when the last payment expired or was cancelled)' });
+      return;
+    }
+    const idempotencyKey = req.headers['idempotency-key'] ?? keyOf(input?.order_ref, attempt);
+    if (idempotencyKey === undefined) {
+      send(res, 400, { error: 'idempotency_key_missing', message: 'give the payment an order_ref, or send an Idempotency-Key header (one per payment you mean to create, kept for its retries)' });
+      return;
+    }
     try {
-      const created = await api.createPayment({ order_ref: input?.order_ref, amount: input?.amount, currency: input?.currency }, { record: receiver });
-      send(res, 201, { payment_id: created.payment_id, order_ref: created.order_ref, source_amount: created.source_amount });
+      const created = await api.createPayment({ order_ref: input?.order_ref, amount: input?.amount, currency: input?.currency }, { idempotencyKey, record: receiver });
+      send(res, 201, { payment_id: created.payment_id, order_ref: created.order_ref, source_amount: created.source_amount, idempotency_key: idempotencyKey });
     } catch (error) {
-      // A CryptoPayError (the amount or order_ref refused) or CryptoPayApiError: its code only.
-      const status = error.name === 'CryptoPayApiError' ? 502 : 400;
-      send(res, status, { error: error.code ?? 'internal' });
+      // A CryptoPayError (the amount, order_ref or key refused): its code. A CryptoPayApiError:
+      // its code, whether sending the same request again may succeed, and the key it would go
+      // under (the service may have created the payment: the same key answers that one).
+      if (error.name === 'CryptoPayApiError') {
+        send(res, 502, { error: error.code, retryable: error.retryable, idempotency_key: idempotencyKey, ...(error.paymentId && { payment_id: error.paymentId }) });
+      } else {
+        send(res, 400, { error: error.code ?? 'internal' });
+      }
     }
   }
 

@@ -128,8 +128,12 @@ async function main() {
   } catch (error) {
     const missing = error.code === 'ERR_MODULE_NOT_FOUND' && /'(cryptopay-verify|better-sqlite3|pg)'/.exec(error.message);
     if (!missing) throw error;
+    const install = missing[1] === 'cryptopay-verify'
+      // On no registry yet: a plain `npm install` would look for the name there.
+      ? 'install it from the package built in a clone of its repository: npm install <clone>/pkg (make pkg builds it)'
+      : `run npm install ${missing[1]} in this folder`;
     console.error(`node-receiver: the package ${missing[1]} is not installed where this folder can import it:\n` +
-      '  run npm install in this folder, or copy the folder next to a node_modules that has it\n' +
+      `  ${install}, or copy the folder next to a node_modules that has it\n` +
       '  (NODE_PATH does not apply to ES modules); see README.md');
     process.exit(2);
   }

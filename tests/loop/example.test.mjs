@@ -55,7 +55,25 @@ describe('the example receiver, fulfilling', () => {
     }
     assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'no payment created');
     const created = await send(`${example.url}/payments`, body, { headers: asShop, agent: false });
-    assert.deepEqual([created.status, created.json], [201, { payment_id: 'pay_ex1', order_ref: 'order-77', source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '4990' } }]);
+    assert.deepEqual([created.status, created.json],
+      [201, { payment_id: 'pay_ex1', order_ref: 'order-77', source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '4990' }, idempotency_key: 'create-order-77-1' }]);
+    // The same request again (a back office retrying after a timeout) goes under the same key,
+    // so the service answers the payment it created; a new attempt, or the caller's own key, another.
+    assert.equal((await send(`${example.url}/payments`, body, { headers: asShop, agent: false })).json.idempotency_key, 'create-order-77-1');
+    const next = Buffer.from(JSON.stringify({ order_ref: 'order 77/ü', amount: '49.90', attempt: 2 }));
+    assert.equal((await send(`${example.url}/payments`, next, { headers: asShop, agent: false })).json.idempotency_key, 'create-order%2077%2F%C3%BC-2');
+    assert.equal((await send(`${example.url}/payments`, body, { headers: { ...asShop, 'idempotency-key': 'bo-4411' }, agent: false })).json.idempotency_key, 'bo-4411');
+    assert.deepEqual(standin.requests.filter((r) => r.method === 'POST').map((r) => r.headers['idempotency-key']),
+      ['create-order-77-1', 'create-order-77-1', 'create-order%2077%2F%C3%BC-2', 'bo-4411']);
+    // Neither an order_ref nor a key: refused before anything is sent, saying what to give.
+    const keyless = await send(`${example.url}/payments`, Buffer.from('{"amount":"1.00"}'), { headers: asShop, agent: false });
+    assert.deepEqual([keyless.status, keyless.json.error], [400, 'idempotency_key_missing']);
+    assert.match(keyless.json.message, /Idempotency-Key header/);
+    for (const attempt of [0, 1.5, '2']) {
+      const bad = await send(`${example.url}/payments`, Buffer.from(JSON.stringify({ order_ref: 'o', amount: '1.00', attempt })), { headers: asShop, agent: false });
+      assert.deepEqual([bad.status, bad.json.error], [400, 'attempt_invalid'], String(attempt));
+    }
+    assert.equal(standin.requests.filter((r) => r.method === 'POST').length, 4);
     const refused = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"49.999"}'), { headers: asShop, agent: false });
     assert.deepEqual([refused.status, refused.json], [400, { error: 'amount_too_precise' }]);
     for (const [version, status, received] of [[2, 'confirming', '4990'], [3, 'paid', '4990']]) {

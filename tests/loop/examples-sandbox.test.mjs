@@ -96,9 +96,14 @@ describe('the examples\' merchant loops, driven by the sandbox', () => {
     t.after(() => example.stop());
     const orders = await workload(sandbox, api, async (orderRef) => {
       const body = Buffer.from(JSON.stringify(orderRef === null ? { amount: '10.00' } : { order_ref: orderRef, amount: '10.00' }));
-      const created = await send(`${example.url}/payments`, body, { headers: asShop, agent: false });
+      // Without an order_ref, the back office names the creation's key itself.
+      const headers = orderRef === null ? { ...asShop, 'idempotency-key': 'no-order-ref-1' } : asShop;
+      const created = await send(`${example.url}/payments`, body, { headers, agent: false });
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(created.json.source_amount, { kind: 'fiat', currency: 'USD', amount_raw: '1000' });
+      // Sent again (an answer the back office never saw): the same payment, not a second one.
+      const again = await send(`${example.url}/payments`, body, { headers, agent: false });
+      assert.deepEqual([again.status, again.json.payment_id], [201, created.json.payment_id], again.text);
       return created.json.payment_id;
     });
     await checkShipped(() => example.output, orders, sandbox, api);

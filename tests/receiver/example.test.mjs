@@ -7,11 +7,13 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  Database, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, signedHeaders, sqliteRows, tempDir,
+  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { closeAgents, send, startExample } from './lib/example.mjs';
 import { startPostgres } from './lib/postgres.mjs';
@@ -196,6 +198,19 @@ describe('the example receiver on its default SQLite file', () => {
       assert.equal(error.exitCode, 2);
       assert.match(error.message, /ADMIN_TOKEN must be at least 16 visible ASCII characters/);
       assert.ok(!error.message.includes(token));
+    }
+  });
+
+  test('copied where no node_modules holds its packages: exit 2, saying how to install each', () => {
+    // A folder of its own outside the repository (nothing up the tree to import from).
+    const alone = mkdtempSync(join(tmpdir(), 'cpv-node-receiver-'));
+    try {
+      for (const file of ['server.mjs', 'receiver.mjs', 'store.mjs', 'package.json']) copyFileSync(join(ROOT, 'examples', 'node-receiver', file), join(alone, file));
+      const run = spawnSync(process.execPath, ['server.mjs'], { cwd: alone, encoding: 'utf8', env: { PATH: process.env.PATH } });
+      assert.equal(run.status, 2, run.stderr);
+      assert.match(run.stderr, /the package cryptopay-verify is not installed where this folder can import it:\n {2}install it from the package built in a clone of its repository: npm install <clone>\/pkg/);
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
     }
   });
 
