@@ -304,9 +304,10 @@ memory-test: consumer
 	node --expose-gc --max-semi-space-size=8 tests/memory/memory.mjs
 
 ## demo: builds and installs the package, then the merchant loop in one screen: the sandbox
-## (duplicating and reordering deliveries) and the example receiver, payments paid in full, partly
-## and too much and one cancelled, what the receiver stored next to GET /v1/payments/{id}; then the
-## conformance kit against the example receiver and a careless one; exit 0 when all agree
+## (duplicating and reordering deliveries) and the example receiver, payments created through it
+## and paid in full, partly and too much and one cancelled, what the receiver stored next to
+## GET /v1/payments/{id}, what its merchant loop decided for each order; then the conformance kit
+## against the example receiver and a careless one; exit 0 when all agree
 demo: setup-demo pkg
 	@$(MAKE) --no-print-directory consumer
 	@node scripts/demo.mjs

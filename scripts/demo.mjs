@@ -3,12 +3,16 @@
 //   1. The sandbox (cryptopay-verify/sandbox) plays the payment service, with a network that
 //      duplicates and reorders deliveries; the example receiver (examples/node-receiver)
 //      records them.
-//   2. A merchant creates payments through the API; customers pay them in full, partly and
-//      too much; one is cancelled.
-//   3. What the receiver stored, next to what GET /v1/payments/{id} says: exit 0 only when they
-//      agree for every payment.
-//   4. The conformance kit (cryptopay-verify conformance) against the same receiver and a
+//   2. The shop creates payments through the receiver's POST /payments (the API client, each
+//      order recorded); customers pay them in full, partly and too much; one is cancelled.
+//   3. What the receiver stored, next to what GET /v1/payments/{id} says.
+//   4. The merchant loop: each payment confirmed with GET /v1/payments/{id}, linked to its
+//      order and decided: the orders paid exactly shipped once, the others held for review
+//      or released.
+//   5. The conformance kit (cryptopay-verify conformance) against the same receiver and a
 //      careless one, one line each.
+//   Exit 0 only when the store agrees with the service, every order got its decision (and no
+//   order shipped twice), and the kit's verdicts are right.
 //
 // Runs against the package installed in CONSUMER_DIR (default target/consumer, as `make
 // consumer` leaves it); `make demo` builds and installs it first.
@@ -122,34 +126,35 @@ async function main() {
   delete env.DATABASE_URL;
   const receiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
     env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
-      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN },
+      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
+      CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey, FULFIL_INTERVAL_MS: '200' },
     ready: /listening on http/,
   });
   cleanup.push(() => receiver.child.kill('SIGKILL'));
   say();
   say(bold('1. The sandbox and the example receiver (examples/node-receiver, SQLite)'));
   say(`   sandbox   ${sandbox.baseUrl}   API key ${sandbox.apiKey.slice(0, 14)}…   webhook ${sandbox.webhook.resourceId}`);
-  say(`   receiver  ${webhookUrl}   signing secret from the sandbox, exactly as issued`);
+  say(`   receiver  ${webhookUrl}   signing secret from the sandbox, exactly as issued; its merchant loop confirms with the sandbox`);
   say(`   network   30 % of events delivered twice, a payment's events out of order (seed ${SEED})`);
 
-  // 2. The merchant creates payments (one Idempotency-Key each); the customers pay.
+  // 2. The shop creates payments through the receiver (its orders recorded); the customers pay.
   const { primary_source: source } = (await json(`${sandbox.baseUrl}/v1/store`, { key: sandbox.apiKey })).json;
   const money = (raw) => `${raw === '0' ? (0).toFixed(source.decimals) : fromAmountRaw(raw, source.decimals)} ${source.ref}`;
+  // Each order, and what the loop then does with it: the line the example's handler prints.
   const plan = [
-    ['order-1001', 'pays in full', ['128.00']],
-    ['order-1002', 'pays part', ['50.00']],
-    ['order-1003', 'pays too much', ['150.00']],
-    ['order-1004', 'pays in two parts', ['28.00', '100.00']],
-    ['order-1005', 'cancelled by the merchant', []],
+    ['order-1001', 'pays in full', ['128.00'], 'would ship'],
+    ['order-1002', 'pays part', ['50.00'], 'would hold', 'partially_paid'],
+    ['order-1003', 'pays too much', ['150.00'], 'would hold', 'overpaid'],
+    ['order-1004', 'pays in two parts', ['28.00', '100.00'], 'would ship'],
+    ['order-1005', 'cancelled by the merchant', [], 'would release'],
   ];
+  const site = webhookUrl.replace('/webhook', '');
   say();
-  say(bold('2. The merchant creates payments of 128.00; the customers pay'));
+  say(bold('2. The shop creates payments of 128.00 (POST /payments of the receiver: the API client); the customers pay'));
   const payments = [];
   for (const [orderRef, what, amounts] of plan) {
-    const created = await json(`${sandbox.baseUrl}/v1/payments`, {
-      method: 'POST', key: sandbox.apiKey, idem: `demo-${orderRef}`,
-      body: { order_ref: orderRef, source_amount: { kind: source.kind, currency: source.ref, amount_raw: toAmountRaw('128.00', source.decimals) } },
-    });
+    const created = await json(`${site}/payments`, { method: 'POST', key: ADMIN_TOKEN, body: { order_ref: orderRef, amount: '128.00', currency: source.ref } });
+    if (created.status !== 201) throw new Error(`POST /payments answered ${created.status}: ${JSON.stringify(created.json)}`);
     const id = created.json.payment_id;
     let view = created.json;
     for (const amount of amounts) view = await sandbox.pay(id, toAmountRaw(amount, source.decimals));
@@ -164,7 +169,7 @@ async function main() {
   while ((await sandbox.pendingDeliveries()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   const attempts = await sandbox.deliveries();
   const events = await sandbox.events();
-  const recorded = (await json(`${webhookUrl.replace('/webhook', '')}/events`, { key: ADMIN_TOKEN })).json;
+  const recorded = (await json(`${site}/events`, { key: ADMIN_TOKEN })).json;
   const duplicates = attempts.filter((a) => a.kind === 'duplicate').length;
   const stale = recorded.events.filter((e) => e.decision === 'stale').length;
   say();
@@ -177,16 +182,35 @@ async function main() {
   let agree = recorded.count === events.length;
   for (const id of payments) {
     const view = (await json(`${sandbox.baseUrl}/v1/payments/${id}`, { key: sandbox.apiKey })).json;
-    const stored = await json(`${webhookUrl.replace('/webhook', '')}/payments/${id}`, { key: ADMIN_TOKEN });
+    const stored = await json(`${site}/payments/${id}`, { key: ADMIN_TOKEN });
     const data = stored.status === 200 ? stored.json.data : null;
     const same = data !== null && FACTS.every((f) => JSON.stringify(data[f]) === JSON.stringify(view[f]));
     agree &&= same;
     const mine = data === null ? 'nothing stored' : `${data.status} v${data.status_version}`;
     say(`   ${short(id)}  ${mine.padEnd(24)}  ${`${view.status} v${view.status_version}`.padEnd(24)}  ${same ? 'agree' : 'DIFFER'}`);
   }
+
+  // 4. The merchant loop's decisions, as the example's handler prints them (a shop's ships).
+  const decided = (orderRef, verb, reason) => new RegExp(`node-receiver: ${verb} order ${orderRef}${reason ? ` for review \\(${reason};` : '\\b'}[^\\n]*`, 'g');
+  const loopDeadline = Date.now() + 20_000;
+  while (!plan.every(([orderRef, , , verb, reason]) => decided(orderRef, verb, reason).test(receiver.output)) && Date.now() < loopDeadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 600)); // a few more passes: nothing decided twice
+  say();
+  say(bold('4. The merchant loop: each payment confirmed with GET /v1/payments/{id}, linked to its order, decided'));
+  let loopOk = true;
+  for (const [orderRef, , , verb, reason] of plan) {
+    const lines = receiver.output.match(decided(orderRef, verb, reason)) ?? [];
+    const shipped = (receiver.output.match(decided(orderRef, 'would ship')) ?? []).length;
+    const right = lines.length > 0 && shipped === (verb === 'would ship' ? 1 : 0);
+    loopOk &&= right;
+    const said = lines.at(-1)?.replace(`node-receiver: `, '').replace(/; key [^)]*\)$/, ')').replace(/pay_[0-9a-f]+/g, short) ?? 'no decision';
+    say(`   ${said}${right ? '' : '   WRONG'}`);
+  }
   await receiver.stop();
 
-  // 4. The conformance kit, one line per receiver.
+  // 5. The conformance kit, one line per receiver.
   const kitReceiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
     env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
       PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
@@ -215,7 +239,7 @@ async function main() {
   await kitReceiver.stop();
   const bad = await kit(`http://127.0.0.1:${careless.address().port}/webhook`);
   say();
-  say(bold('4. The conformance kit (cryptopay-verify conformance) plays hostile deliveries'));
+  say(bold('5. The conformance kit (cryptopay-verify conformance) plays hostile deliveries'));
   say(`   example receiver: ${good.rows.filter((r) => r.verdict === 'pass').length}/${good.rows.length} rules hold (exit ${good.code})`);
   say(`   careless receiver (200 to anything): caught (exit ${bad.code}), ${bad.failed.length} rules broken: ` +
     `${bad.failed.slice(0, 3).join(', ')}${bad.failed.length > 3 ? ', ...' : ''}`);
@@ -223,9 +247,10 @@ async function main() {
   const kitOk = good.code === 0 && bad.code === 1;
   say();
   say(bold(`${agree ? 'ok' : 'FAILED'}: the receiver ${agree ? 'holds each payment as GET /v1/payments/{id} says'
-    : 'does not agree with the service'}; ${kitOk ? 'ok' : 'FAILED'}: the kit's verdicts`));
-  if (!agree) process.stderr.write(`\nreceiver log:\n${receiver.output}`);
-  return agree && kitOk ? 0 : 1;
+    : 'does not agree with the service'}; ${loopOk ? 'ok' : 'FAILED'}: ${loopOk ? 'each order decided once, the ones paid exactly shipped'
+    : 'the loop\'s decisions'}; ${kitOk ? 'ok' : 'FAILED'}: the kit's verdicts`));
+  if (!agree || !loopOk) process.stderr.write(`\nreceiver log:\n${receiver.output}`);
+  return agree && loopOk && kitOk ? 0 : 1;
 }
 
 async function finish(code) {
