@@ -82,7 +82,10 @@ impl core::fmt::Debug for Delivery<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Delivery")
             .field("body_len", &self.body.len())
-            .field("timestamp", &String::from_utf8_lossy(self.timestamp))
+            .field(
+                "timestamp",
+                &crate::timestamp::ShownTimestamp(self.timestamp),
+            )
             .field("signature", &"[REDACTED]")
             .finish()
     }

@@ -157,7 +157,7 @@ error_kinds! {
         "a secret is empty: pass the webhook signing Secret exactly as saved; an unset environment variable is a common cause";
     /// `event_not_json`: the verified body is not JSON.
     EventNotJson => "event_not_json", "verified body is not JSON",
-        "the signature is valid but the body is not JSON (UTF-8, no BOM, nesting at most 127 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
+        "the signature is valid but the body is not JSON (UTF-8, no BOM, no lone surrogate escape such as \\uD800, nesting at most 127 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
     /// `event_malformed`: the verified JSON is not a `payment.updated` envelope.
     EventMalformed => "event_malformed", "verified event is not a payment.updated envelope",
         "the signature is valid but the event envelope does not have the documented shape: record it for inspection and query GET /v1/payments/{payment_id}";

@@ -124,7 +124,10 @@ impl<'a> DeliveryHeaders<'a> {
 impl core::fmt::Debug for DeliveryHeaders<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("DeliveryHeaders")
-            .field("timestamp", &String::from_utf8_lossy(self.timestamp))
+            .field(
+                "timestamp",
+                &crate::timestamp::ShownTimestamp(self.timestamp),
+            )
             .field("signature", &"[REDACTED]")
             .finish()
     }

@@ -77,5 +77,19 @@ fn reads_as_signature(value: &[u8]) -> bool {
             .is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"sha256="))
 }
 
+/// A timestamp header's value as Debug output shows it: the value when it is a timestamp
+/// (1 to 12 ASCII digits), else only its length; what is not a timestamp may be a signature
+/// (the header names swapped), or anything a sender put there.
+pub(crate) struct ShownTimestamp<'a>(pub(crate) &'a [u8]);
+
+impl core::fmt::Debug for ShownTimestamp<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match core::str::from_utf8(self.0) {
+            Ok(digits) if parse_timestamp(self.0).is_ok() => core::fmt::Debug::fmt(digits, f),
+            _ => write!(f, "[not a timestamp: {} bytes]", self.0.len()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

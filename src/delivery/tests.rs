@@ -37,4 +37,15 @@ fn debug_never_shows_the_signature_or_body() {
         text.contains("body_len: 11") && text.contains("1700000000"),
         "{text}"
     );
+    // The header names swapped: the timestamp's value is the signature, shown by length only.
+    let tag = "ab".repeat(32);
+    let swapped = format!("v1={tag}");
+    let d = Delivery {
+        body: b"{}",
+        timestamp: swapped.as_bytes(),
+        signature: b"1700000000",
+    };
+    let text = format!("{d:?}");
+    assert!(!text.contains(&tag), "{text}");
+    assert!(text.contains("[not a timestamp: 67 bytes]"), "{text}");
 }

@@ -69,4 +69,28 @@ fn debug_shows_the_timestamp_never_the_signature() {
         "{text}"
     );
     assert!(!text.contains("abcdef"));
+    // Swapped header names: a bare tag (or anything but 1 to 12 digits) is shown by length.
+    let tag = "cd".repeat(32);
+    let h = DeliveryHeaders {
+        timestamp: tag.as_bytes(),
+        signature: b"1700000000",
+    };
+    let text = format!("{h:?}");
+    assert!(
+        !text.contains(&tag) && text.contains("[not a timestamp: 64 bytes]"),
+        "{text}"
+    );
+    for odd in [&b""[..], b"1700000000000", b"17000 0000"] {
+        let text = format!(
+            "{:?}",
+            DeliveryHeaders {
+                timestamp: odd,
+                signature: b"x"
+            }
+        );
+        assert!(
+            text.contains(&format!("[not a timestamp: {} bytes]", odd.len())),
+            "{text}"
+        );
+    }
 }

@@ -18,7 +18,9 @@
 //! name in stack traces and in `util.inspect`.
 //!
 //! Secrets cross as owned strings and are moved into [`Secret`](cryptopay_verify::Secret)s, never
-//! copied, so the only copy in wasm memory is the one wiped on drop.
+//! copied here, and are wiped on drop. The glue writes a string into wasm memory in one block
+//! when it is ASCII (a signing Secret is); one with a character outside ASCII may be moved by a
+//! `realloc` while it is written, which leaves its ASCII prefix in the freed block, unwiped.
 
 // wasm-bindgen's generated glue uses `unsafe` internally; this crate's own code writes none.
 #![allow(unsafe_code)]
