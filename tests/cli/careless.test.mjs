@@ -48,8 +48,13 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['a body read as latin1 and hashed as UTF-8', 'latin1Body', ['non_ascii_body'],
       (run) => assert.equal(gotOf(run, 'non_ascii_body'), '401 permanent_failure')],
     ['409 on an older status_version', 'conflictOnOlder', ['older_version'],
-      (run) => assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version); equal version: 409 permanent_failure (stale_version); '
-        + 'digit string: 200 acknowledged; digit string, older: 409 permanent_failure (stale_version)')],
+      (run) => {
+        assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 409 permanent_failure (stale_version); equal version: 409 permanent_failure (stale_version); '
+          + 'digit string: 200 acknowledged; digit string, older: 409 permanent_failure (stale_version)');
+        // Its digit strings are read: the fix named is the stale answer, not the parse.
+        assert.match(run.stderr, /older_version: an authentic event with an older status_version is stale, not an error/);
+        assert.doesNotMatch(run.stderr, /beyond 2\^53/);
+      }],
     ['the retired secret still accepted', 'acceptRetired', ['retired_secret'],
       (run) => assert.equal(gotOf(run, 'retired_secret'), '200 acknowledged')],
     ['the pending secret refused', 'refusePending', ['pending_secret'],
@@ -117,6 +122,7 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
         assert.match(gotOf(run, 'older_version'), /digit string: 400 permanent_failure/);
         const table = (await runTable('numberOnly')).stdout.replace(/\n {4}/g, ' ');
         assert.match(table, /compare exactly \(BigInt or the digits\), never as a double/);
+        assert.doesNotMatch(table, /older status_version is stale/, 'its older numbers were acknowledged');
       }],
     // The service counts versions from 1: a 32-bit column holds them for years, and only
     // older_version's digit strings past 2^53 find it out (every other rule is judged).
@@ -162,6 +168,14 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
       /refused the authentic delivery as it refuses forged ones \(401\): check that it holds the same signing Secret/],
     ['one that answers 404 to a payment it does not know', 'notFoundUnknown', AFTER_VALID,
       /refused an authentic delivery with 404 \(unknown_payment\) \(forged ones got 401\): it verified the signature/],
+    // Down behind its proxy: told to look at its log, not at its secret.
+    ['one that answers 503 to everything', 'failAll', AFTER_VALID,
+      /every delivery, authentic or forged, was answered 503: the receiver, or what stands in front of it .* is failing before it looks at a delivery/],
+    ['one that reads the signature in another encoding', 'malformedAll', AFTER_VALID,
+      /could not read the kit's signature header \(signature_malformed\): the kit sent the tag in hex \(--encoding hex\).* run the kit with --encoding base64/],
+    // 400 alike for a forged delivery (no code) and for an event it refused: either cause.
+    ['one that answers 400 with no code to a bad signature, and 400 to a payment it does not know', 'plain400', AFTER_VALID,
+      /does not tell a forged delivery from a refused event\. If it could not verify the signature: check that it holds the same signing Secret .* If it verified it and refused the event: Acknowledge every authentic event/],
   ];
   for (const [name, defect, notJudged, hint] of cases) {
     test(name, async () => {
@@ -171,6 +185,8 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
       assert.deepEqual(run.notJudged, notJudged, shown(run));
       assert.equal(run.results.find((r) => r.rule === 'no_redirect').verdict, 'pass');
       assert.match(run.stderr, new RegExp(`valid_delivery failed: fix it first \\(${notJudged.length} rules not judged until it holds\\)`));
+      // With --json, the fix goes to stderr (the rows keep their shape).
+      assert.match(run.stderr.replace(/\n\s+/g, ' '), new RegExp(`valid_delivery: .*${hint.source}`));
       // The table's hint points at the cause, and no refusal rule earned a pass.
       const table = await runTable(defect);
       const unwrapped = table.stdout.replace(/\n {4}/g, ' ');

@@ -3,7 +3,9 @@
 // caught by the rule it breaks (careless.test.mjs has one per defect class).
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -306,6 +308,30 @@ describe('the wrong scheme in --url', () => {
       assert.doesNotMatch(run.stderr, /NODE_EXTRA_CA_CERTS/);
     } finally {
       await server.close();
+    }
+  });
+
+  // A receiver over TLS whose certificate (made with openssl) is for another name: untrusted,
+  // the local-CA advice; trusted (NODE_EXTRA_CA_CERTS) but for another host, the URL's host.
+  test('https:// to a certificate not trusted, or for another host: exit 2, each its own fix', async () => {
+    const dir = tempDir();
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+      '-subj', '/CN=receiver.example', '-addext', 'subjectAltName=DNS:receiver.example', '-keyout', key, '-out', cert], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => res.end('{}'));
+    await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    try {
+      const url = `https://127.0.0.1:${server.address().port}/webhook`;
+      const untrusted = await conformance(url);
+      assert.equal(untrusted.code, 2, shown(untrusted));
+      assert.match(untrusted.stderr, /no rule was checked \(exit 2\)\. The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS/);
+      const elsewhere = await conformance(url, [], { env: { NODE_EXTRA_CA_CERTS: cert } });
+      assert.equal(elsewhere.code, 2, shown(elsewhere));
+      assert.match(elsewhere.stderr, /ERR_TLS_CERT_ALTNAME_INVALID.*\nno rule was checked \(exit 2\)\. The receiver's TLS certificate is for another host name: give --url the name it was issued for/);
+      assert.doesNotMatch(elsewhere.stderr, /NODE_EXTRA_CA_CERTS/);
+    } finally {
+      server.close();
     }
   });
 

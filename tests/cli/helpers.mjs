@@ -242,6 +242,10 @@ function text(res, status, body) {
  *   acceptRetired     keeps accepting the old secret after its overlap ended
  *   refusePending     knows only the active secret
  *   refuseAll         an authentication layer in front answers 401 to every POST
+ *   failAll           down behind its proxy: 503 to every POST
+ *   malformedAll      reads the signature in another encoding: 400 signature_malformed to all
+ *   plain400          answers a bad signature 400 with no code, and an authentic event for a
+ *                     payment it does not know 400 unknown_payment
  *   wrongSecret       its secret read from a file with the trailing newline kept
  *   notFoundUnknown   answers 404 to an authentic event for a payment it does not know
  *   int32Version      stores status_version in a 32-bit column: a version past 2^31 - 1 is 500
@@ -282,6 +286,8 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
 
   return async (req, res, raw) => {
     if (defect === 'refuseAll') return text(res, 401, 'unauthorized');
+    if (defect === 'failAll') return text(res, 503, 'Service Unavailable');
+    if (defect === 'malformedAll') return reply(res, 400, { error: 'signature_malformed' });
     if (defect === 'slowDedupeFirst') {
       await new Promise((resolve) => { setTimeout(resolve, 60); });
       const timestamp = Number(req.headers[TS_HEADER.toLowerCase()]);
@@ -331,7 +337,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     const signedAt = defect === 'hmacOnT' ? tItem ?? timestamp : timestamp;
     const macOf = (key) => createHmac('sha256', key).update(`${signedAt}.`).update(payload).digest();
     // ackForged: a mismatch goes on as if it matched (the skew is still checked).
-    if (!signatureHolds(signature, macOf) && defect !== 'ackForged') return text(res, 401, 'invalid signature');
+    if (!signatureHolds(signature, macOf) && defect !== 'ackForged') return text(res, defect === 'plain400' ? 400 : 401, 'invalid signature');
     const checked = defect === 'skewOnT' ? tItem ?? timestamp : timestamp;
     if (Math.abs(nowSecs() - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
     let event;
@@ -348,6 +354,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     if (defect === 'strictSchema' && Object.keys(event).some((key) => !shown.has(key))) return reply(res, 422, { error: 'unknown_field' });
     const paymentId = event.data.payment_id;
     if (defect === 'notFoundUnknown') return reply(res, 404, { error: 'unknown_payment' });
+    if (defect === 'plain400') return reply(res, 400, { error: 'unknown_payment' });
     // numberOnly: a status_version that is not a JSON number (the digits of one beyond 2^53) refused.
     if (defect === 'numberOnly' && typeof event.data.status_version !== 'number') return reply(res, 400, { error: 'bad_version' });
     if (seen.has(event.event_id)) return reply(res, 200, { duplicate: true });

@@ -19,6 +19,7 @@ import {
   UsageError, encodingOf, headerName, integer, nowOption, parse, readBody, readSecret, required, seconds,
 } from './args.mjs';
 import { RULES, rulesFor, runConformance } from './conformance.mjs';
+import { unreachableHint } from './hints.mjs';
 import { SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
 import { displayUrl, neverPrint, write } from './redact.mjs';
 import { formatReport, wrap } from './report.mjs';
@@ -296,14 +297,8 @@ async function conformanceCommand(argv) {
   const outcome = await runConformance({ ...config, timeoutMs: Math.round(config.timeoutSecs * 1000), onProgress: progress.step });
   progress.done();
   if (outcome.unreachable) {
-    // The TLS handshake met something that is not TLS (a plain-HTTP server).
-    const tls = /wrong version number/i.test(outcome.unreachable)
-      ? 'Nothing at that address speaks TLS: for a receiver served over plain HTTP (a local one), give --url as http://...; else check the port.'
-      : /CERT|SSL|TLS|UNABLE_TO_|SIGNATURE/i.test(outcome.unreachable)
-        ? 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem.'
-        : 'Is the receiver running and listening on that address?';
     write.err(`${NAME} conformance: cannot reach the receiver at ${shown}: ${outcome.unreachable}\n` +
-      `no rule was checked (exit 2). ${tls}\n`);
+      `no rule was checked (exit 2). ${unreachableHint(outcome.unreachable)}\n`);
     return 2;
   }
   const { results } = outcome;
@@ -331,6 +326,10 @@ async function conformanceCommand(argv) {
     if (notJudged.length > 0) line += `; not judged: ${notJudged.join(', ')}`;
   }
   write.err(`${NAME} conformance: ${line}\n`);
+  // The table prints each failure's fix; --json keeps its rows as they are, so they go here.
+  if (json) {
+    for (const r of results.filter((x) => x.verdict === 'fail' && x.hint !== undefined)) write.err(`${wrap(r.hint, `  ${r.rule}: `)}\n`);
+  }
   return 1;
 }
 

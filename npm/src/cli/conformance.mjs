@@ -322,7 +322,7 @@ export async function runConformance(config) {
   }
   return {
     results: judge(observed, {
-      timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader], stopped, plainHttp: url.protocol === 'http:',
+      timeoutMs, skewSecs: skewMargin(config.maxSkewSecs), headerNames: [timestampHeader, signatureHeader], stopped, plainHttp: url.protocol === 'http:', encoding,
     }),
   };
 }

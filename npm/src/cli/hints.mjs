@@ -46,8 +46,7 @@ export function hintFor(rule, ctx) {
       return firstRefused(ds) ?? 'a retry (the same event_id and body, a new timestamp and signature) is recorded as a ' +
         'duplicate and answered 2xx, never 409 or 5xx';
     case 'older_version':
-      return firstRefused(ds) ?? olderVersion(ds) ?? 'an authentic event with an older status_version is stale, not an error: record it, ' +
-        'do not apply it, answer 2xx (a 409 or other 4xx makes the service fail the delivery for good, a 5xx retry it)';
+      return firstRefused(ds) ?? olderVersion(ds);
     case 'non_ascii_body':
       return 'an authentic body holding non-ASCII UTF-8 (an order_ref with ü, – and €) was refused: the ' +
         'receiver hashes something other than the raw bytes (a body read as a latin1 or binary string, or decoded and ' +
@@ -140,19 +139,26 @@ function staleTimestamp(ds) {
   return undefined;
 }
 
-// older_version's own variants, when one of them is what was refused.
+// older_version, by which of its deliveries were refused: a stale one (older, or another event
+// at the version held) is not an error; a version past 2^53 as a string of digits that is new
+// for its payment is the only delivery only a parse refuses (the older digit string is stale too).
 function olderVersion(ds) {
   const refused = new Set(ds.filter((d) => !acknowledged(d)).map((d) => d.short));
-  if (refused.has('digit string') || refused.has('digit string, older')) {
-    return 'a status_version beyond 2^53, sent as a string of decimal digits (the spec does not show its type; this ' +
-      'package\'s sandbox sends a version past 2^53 so), was refused: take a number or a string of digits, and compare ' +
-      'exactly (BigInt or the digits), never as a double';
+  const said = [];
+  // The older digit string refused with the newer one: the digits were, not the stale event.
+  if (refused.has('older') || (refused.has('digit string, older') && !refused.has('digit string'))) {
+    said.push('an authentic event with an older status_version is stale, not an error: record it, do not apply it, ' +
+      'answer 2xx (a 409 or other 4xx makes the service fail the delivery for good, a 5xx retry it)');
+  } else if (refused.has('equal version')) {
+    said.push('another authentic event at the status_version already held was refused: it is stale, not an error: ' +
+      'record it, answer 2xx');
   }
-  if (refused.has('equal version')) {
-    return 'another authentic event at the status_version already held was refused: it is stale, not an error: record ' +
-      'it, answer 2xx';
+  if (refused.has('digit string')) {
+    said.push('a status_version beyond 2^53, sent as a string of decimal digits (the spec does not show its type; ' +
+      'this package\'s sandbox sends a version past 2^53 so), was refused: take a number or a string of digits, and ' +
+      'compare exactly (BigInt or the digits), never as a double');
   }
-  return undefined;
+  return said.length > 0 ? said.join('; and ') : undefined;
 }
 
 // A two-delivery rule whose first (plain, valid) delivery was already refused.
@@ -211,7 +217,7 @@ function responseTime(all, plainHttp) {
 }
 
 // Why the valid delivery was refused, told apart by comparing its answer with the others'.
-function validDelivery(d, { observed, all, headerNames = [] }) {
+function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' }) {
   if (d === undefined) return 'no valid delivery was sent';
   if (!answered(d)) {
     return d.timedOut
@@ -226,13 +232,22 @@ function validDelivery(d, { observed, all, headerNames = [] }) {
     .flatMap((rule) => (observed.get(rule) ?? []).filter((f) => f.short !== 'empty' && f.short !== 'separators'))
     .filter(answered);
   const answers = all.filter(answered);
-  const everyDelivery = answers.length > 1 && answers.every((a) => a.status === d.status);
-  // Alike: the same status, and the same code when both name one.
-  const likeForged = forged.some((f) => f.status === d.status && (f.code === d.code || !f.code || !d.code));
+  // Every delivery answered alike (the same status and code): nothing told them apart.
+  const everyDelivery = answers.length > 1 && answers.every((a) => a.status === d.status && a.code === d.code);
+  // Alike: the same status and the same code (none on either side); or only maybe, when one
+  // side names a code and the other none.
+  const likeForged = forged.some((f) => f.status === d.status && f.code === d.code);
+  const maybeLikeForged = forged.some((f) => f.status === d.status && (!f.code || !d.code));
   const secretCheck = 'check that it holds the same signing Secret as the variable of --secret-env, exactly as saved ' +
     '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
     '--timestamp-header and --signature-header, and that it hashes the raw body bytes';
   if (d.code === 'signature_mismatch') return `the receiver cannot verify the kit's signature: ${secretCheck}`;
+  if (d.code === 'signature_malformed') {
+    return `the receiver could not read the kit's signature header (signature_malformed): the kit sent the tag in ` +
+      `${encoding} (--encoding ${encoding}); the spec does not say which encoding the service uses: if your receiver ` +
+      `reads the other, run the kit with --encoding ${encoding === 'hex' ? 'base64' : 'hex'}, and check that it reads the ` +
+      `header named by --signature-header`;
+  }
   if (d.code === 'timestamp_too_old' || d.code === 'timestamp_in_future') {
     return 'a fresh timestamp was refused by the skew check: check the receiver\'s clock (NTP) and that it passes ' +
       'the current Unix time in seconds (not milliseconds)';
@@ -247,6 +262,11 @@ function validDelivery(d, { observed, all, headerNames = [] }) {
   if (everyDelivery && (d.status === 404 || d.status === 405)) {
     return `every delivery was answered ${d.status}: nothing takes POST at this address; check the path of --url`;
   }
+  if (everyDelivery && d.status >= 500) {
+    return `every delivery, authentic or forged, was answered ${d.status}: the receiver, or what stands in front of ` +
+      'it (a proxy, a tunnel, a load balancer whose backend is down), is failing before it looks at a delivery: look ' +
+      'at their logs (a store that cannot be reached, a crash at start)';
+  }
   if (everyDelivery) {
     return `every delivery, authentic or forged, was answered ${d.status}: either something in front of the ` +
       'receiver (an authentication layer, a firewall, a proxy) refuses the service\'s POSTs (the signature is what ' +
@@ -258,12 +278,33 @@ function validDelivery(d, { observed, all, headerNames = [] }) {
   }
   if (likeForged) return `the receiver refused the authentic delivery as it refuses forged ones (${brief(d)}): ${secretCheck}`;
   const theirs = forged.length > 0 ? ` (forged ones got ${[...new Set(forged.map(brief))].join(', ')})` : '';
+  if (maybeLikeForged && d.status < 500) {
+    return `the receiver refused the authentic delivery with ${brief(d)}${theirs}, an answer that does not tell a ` +
+      `forged delivery from a refused event. If it could not verify the signature: ${secretCheck}. If it verified it ` +
+      `and refused the event: ${REFUSED_EVENT}`;
+  }
   if (d.status >= 500) {
     return `the receiver failed with ${brief(d)} on an authentic delivery${theirs}: look at its log; the service ` +
       'retries a 5xx a finite number of times, then gives up';
   }
   return `the receiver refused an authentic delivery with ${brief(d)}${theirs}: it verified the signature, then ` +
-    'refused the event. Acknowledge every authentic event once recorded, whatever it holds, a payment you do not ' +
-    'know yet included (events may come before or without your own record of it): record it, answer 2xx, reconcile ' +
-    'with GET /v1/payments/{payment_id}';
+    `refused the event. ${REFUSED_EVENT}`;
+}
+
+const REFUSED_EVENT = 'Acknowledge every authentic event once recorded, whatever it holds, a payment you do not ' +
+  'know yet included (events may come before or without your own record of it): record it, answer 2xx, reconcile ' +
+  'with GET /v1/payments/{payment_id}';
+
+/** What to do when the receiver could not be reached at all (`reason`: the connection's error). */
+export function unreachableHint(reason) {
+  // The TLS handshake met something that is not TLS (a plain-HTTP server).
+  if (/wrong version number/i.test(reason)) {
+    return 'Nothing at that address speaks TLS: for a receiver served over plain HTTP (a local one), give --url as http://...; else check the port.';
+  }
+  if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/i.test(reason)) return 'The receiver\'s TLS certificate is out of its dates: renew it (the service refuses it too).';
+  if (/ALTNAME|HOSTNAME/i.test(reason)) return 'The receiver\'s TLS certificate is for another host name: give --url the name it was issued for.';
+  if (/CERT|SSL|TLS|UNABLE_TO_|SIGNATURE/i.test(reason)) {
+    return 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem (the service trusts public CAs only).';
+  }
+  return 'Is the receiver running and listening on that address?';
 }

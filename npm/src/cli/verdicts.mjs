@@ -53,7 +53,7 @@ const unique = (items) => [...new Set(items)];
  * not). Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]: `reason` says why
  * a rule is not_judged ('valid_delivery', 'unanswered' or 'stopped').
  */
-export function judge(observed, { timeoutMs, skewSecs, headerNames = [], stopped = 0, plainHttp = false }) {
+export function judge(observed, { timeoutMs, skewSecs, headerNames = [], stopped = 0, plainHttp = false, encoding = 'hex' }) {
   const valid = observed.get('valid_delivery');
   const validHeld = valid.length > 0 && valid.every(acknowledged);
   const all = [...observed].flatMap(([rule, ds]) => ds.map((d) => ({ rule, ...d })));
@@ -71,7 +71,7 @@ export function judge(observed, { timeoutMs, skewSecs, headerNames = [], stopped
     results.push(r);
   }
   for (const r of results) {
-    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs, skewSecs, headerNames, plainHttp });
+    if (r.verdict === 'fail') r.hint = hintFor(r.rule, { observed, all, timeoutMs, skewSecs, headerNames, plainHttp, encoding });
   }
   return results;
 }
