@@ -42,11 +42,17 @@ export const bunMac = {
   },
 };
 
-// Whether this Bun keys a CryptoHasher with HMAC and copies it (asked once, in Bun only).
+// HMAC-SHA256 with the key "k" over "0." and one zero byte (node:crypto's createHmac).
+const KNOWN_TAG = 'fff7662ca919ed9ce7c036d51dcc2a2529c706b1ebcc7d9b93a5a89efeb11223';
+
+// Whether this Bun keys a CryptoHasher with HMAC and copies it (asked once, in Bun only): the
+// known tag, not only its length, since a Bun before 1.1.30 takes the key argument and
+// ignores it, answering a plain SHA-256 that anyone could compute without the secret.
 function bunHasKeyedCopy() {
   try {
     const tag = bunMac.tag(bunMac.key('k'), '0', new Uint8Array(1));
-    return tag instanceof Uint8Array && tag.length === 32;
+    return tag instanceof Uint8Array && tag.length === 32
+      && Array.from(tag, (byte) => byte.toString(16).padStart(2, '0')).join('') === KNOWN_TAG;
   } catch {
     return false;
   }
