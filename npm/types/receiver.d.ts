@@ -1899,10 +1899,10 @@ export interface StoreOptions {
  * `error.constraint_name` are read as node-postgres's `code` and `constraint`).
  *
  * @example
- * const client: PostgresClientLike = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const client: PostgresClientLike = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
  * @example
  * // postgres.js (npm postgres): values are unknown[] here, its parameter type is narrower
- * const sql = postgres(process.env.DATABASE_URL!);
+ * const sql = postgres(process.env.DATABASE_URL!, { connect_timeout: 5, connection: { statement_timeout: 10_000 } });
  * const client: PostgresClientLike = {
  *   query: async (text, values) => ({ rows: await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[]) }),
  * };
@@ -1934,7 +1934,7 @@ export interface PostgresClientLike {
  * a client per statement, as in the example below).
  * @example
  * import pg from 'pg';
- * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * const store = postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
  * @example
  * // In a Cloudflare Worker, through Hyperdrive: a client per statement.
  * const store = postgresStore({
@@ -1947,7 +1947,7 @@ export interface PostgresClientLike {
  * });
  * @example
  * import postgres from 'postgres'; // postgres.js
- * const sql = postgres(process.env.DATABASE_URL!);
+ * const sql = postgres(process.env.DATABASE_URL!, { connect_timeout: 5, connection: { statement_timeout: 10_000 } });
  * const store = postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[]) }) });
  */
 export declare function postgresStore(client: PostgresClientLike, options?: StoreOptions): LoopStore;
@@ -2342,7 +2342,7 @@ export interface LazyReceiverOptions {
  *
  * const receiver = lazyReceiver(() => createReceiver({
  *   ...receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] }),
- *   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 })),
+ *   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
  * }));
  * export const POST = (request: Request) => receiver.fetch(request); // Next.js route handler
  */

@@ -355,7 +355,30 @@ describe('receiver.fetch (Fetch API)', () => {
     rx.createReceiver(receiverOptions(rx.memoryStore(), {
       log: quiet, secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() + 3600 }],
     }));
-    assert.ok(!quiet.lines.some((l) => /stopped verifying/.test(l)), quiet.lines.join('\n'));
+    assert.ok(!quiet.lines.some((l) => /stopped verifying|keeps verifying/.test(l)), quiet.lines.join('\n'));
+    // An end a digit too many ahead (a year and more): the old Secret would verify that long.
+    const long = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: long, secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() * 10 }],
+    }));
+    assert.ok(long.lines.some((l) => /^warn .*the retiring secret keeps verifying for \d{5,} days: an overlap covers the deliveries in flight/.test(l)),
+      long.lines.join('\n'));
+    assert.ok(!long.lines.join('\n').includes('whsec_old'));
+  });
+
+  test('the pending secret left set after an activation is said at start, with the fix', () => {
+    const log = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log,
+      secrets: [{ secret: SECRET, kind: 'active' }, { secret: SECRET, kind: 'pending' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() + 3600 }],
+    }));
+    const said = log.lines.join('\n');
+    assert.match(said, /the pending secret equals the active one, after an activation \(a retiring secret is set\): .*remove the pending secret \(CRYPTOPAY_WEBHOOK_SECRET_PENDING/);
+    assert.doesNotMatch(said, /will not verify/);
+    // Before an activation (no retiring secret), the same pair is the old advice: one of them is wrong.
+    const before = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), { log: before, secrets: [{ secret: SECRET, kind: 'active' }, { secret: SECRET, kind: 'pending' }] }));
+    assert.match(before.lines.join('\n'), /the pending secret equals the active one: during a rotation the pending secret is the new one .* will not verify/);
   });
 
   test('a rotation written as { active, pending } is refused: it would name two integrations', () => {

@@ -147,8 +147,15 @@ describe('receiverOptionsFromEnv', () => {
     assert.equal(refusal({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(1767225600 * 1000) }),
       'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL has 13 digits or more: it is in milliseconds; give the last second the retiring secret verifies, in Unix seconds');
     assert.equal(rx.receiverOptionsFromEnv({ ...retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '999999999999' }).secrets[1].acceptUntilSecs, 999999999999);
-    // Left behind once the retiring Secret is removed: harmless.
+    // Left behind once the retiring Secret is removed, its time past: harmless.
     assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
+    // Still ahead (or not a time) with no retiring Secret (a form left it empty): the deliveries
+    // in flight signed with the old Secret would be refused for good; refused, saying what to set.
+    for (const until of [String(nowSecs() + 3600), 'soon', String(Date.now())]) {
+      assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: until }),
+        /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is set, and not past, but CRYPTOPAY_WEBHOOK_SECRET_RETIRING is not: during the overlap set CRYPTOPAY_WEBHOOK_SECRET_RETIRING to the old Secret/, until);
+      assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: '', CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: until }), /is set, and not past/);
+    }
   });
 
   test('a variable one edit (or letter case) from one of its Secrets\' names is refused, naming the one meant', () => {

@@ -75,6 +75,15 @@ export function receiverOptionsFromEnv(env, options) {
   const retiring = !unset(env[RETIRING]);
   if (retiring && unset(env[RETIRING_UNTIL])) missing.push(RETIRING_UNTIL);
   const problems = strayNames(env);
+  // An overlap's end still ahead with no old secret (left empty by a form or a secret store):
+  // the deliveries in flight signed with it would be refused (400, never retried) while the
+  // configuration says an overlap runs. One already past, left behind once both were meant to
+  // go, is harmless.
+  const leftUntil = retiring || unset(env[RETIRING_UNTIL]) ? undefined : wholeSeconds(env[RETIRING_UNTIL]);
+  if (leftUntil !== undefined && (leftUntil === null || leftUntil * 1000 > Date.now())) {
+    problems.push(`${RETIRING_UNTIL} is set, and not past, but ${RETIRING} is not: during the overlap set ${RETIRING} to `
+      + `the old Secret; once the overlap has ended, remove ${RETIRING_UNTIL} too`);
+  }
   if (missing.length > 0) {
     problems.push(`set ${list(missing)} in the environment (${missing.length === 1 ? 'it is' : 'each is'} missing or empty)`);
   }

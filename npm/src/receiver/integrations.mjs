@@ -85,17 +85,30 @@ export function checkRotationEnds(integrations) {
   }
 }
 
+/** An overlap longer than this is reported at start: it covers the deliveries in flight, hours. */
+const LONG_OVERLAP_SECS = 30 * 86_400;
+
 /**
  * A start-up warning for each retiring secret whose overlap had already ended at `now` (a
- * duration given where a Unix time goes, an old variable left set): it verifies nothing.
+ * duration given where a Unix time goes, an old variable left set): it verifies nothing; and
+ * for each whose overlap ends more than 30 days after `now` (a digit too many): the old, maybe
+ * leaked, secret keeps verifying that long.
  */
 export function endedRotations(integrations, now) {
   if (!Number.isSafeInteger(now) || now < 0 || now >= MILLISECONDS) return [];
-  return integrations.flatMap(({ name, secrets }) => entries(secrets)
-    .filter(({ kind, until }) => kind === 'retiring' && Number.isSafeInteger(until) && until < now)
-    .map(({ until }) => `the retiring secret${describeIntegration(name)} stopped verifying ${now - until} s ago: acceptUntilSecs is `
-      + 'the Unix second the overlap ends, not a duration; deliveries signed with it are refused. Remove it, or give the end as '
-      + 'Math.floor(Date.now() / 1000) + seconds'));
+  const retiring = integrations.flatMap(({ name, secrets }) => entries(secrets)
+    .filter(({ kind, until }) => kind === 'retiring' && Number.isSafeInteger(until))
+    .map(({ until }) => ({ name, until })));
+  return [
+    ...retiring.filter(({ until }) => until < now)
+      .map(({ name, until }) => `the retiring secret${describeIntegration(name)} stopped verifying ${now - until} s ago: acceptUntilSecs is `
+        + 'the Unix second the overlap ends, not a duration; deliveries signed with it are refused. Remove it, or give the end as '
+        + 'Math.floor(Date.now() / 1000) + seconds'),
+    ...retiring.filter(({ until }) => until - now > LONG_OVERLAP_SECS && until < MILLISECONDS)
+      .map(({ name, until }) => `the retiring secret${describeIntegration(name)} keeps verifying for ${Math.floor((until - now) / 86_400)} `
+        + 'days: an overlap covers the deliveries in flight at the activation (a few hours); the old Secret stays a key to this '
+        + 'receiver until then. Is a digit too many? Give the end a few hours ahead, Math.floor(Date.now() / 1000) + seconds'),
+  ];
 }
 
 /**
@@ -111,7 +124,14 @@ export function secretWarnings(integrations) {
     const inSet = new Map();
     for (const { secret, kind } of entries(secrets)) {
       const twin = inSet.get(secret);
-      if (twin !== undefined) {
+      const afterActivation = [kind, twin].includes('pending') && [kind, twin].includes('active')
+        && entries(secrets).some((e) => e.kind === 'retiring');
+      if (afterActivation) {
+        // The steps after an activation, with the pending secret left set: nothing is refused.
+        lines.push(`the pending secret${describeIntegration(name)} equals the active one, after an activation (a retiring `
+          + 'secret is set): the new Secret is the active one now; remove the pending secret (CRYPTOPAY_WEBHOOK_SECRET_PENDING '
+          + 'with receiverOptionsFromEnv)');
+      } else if (twin !== undefined) {
         const why = [kind, twin].includes('retiring')
           ? 'after an activation the active secret is the new Secret and the retiring one the old'
           : 'during a rotation the pending secret is the new one the dashboard gave, the active one the old';
