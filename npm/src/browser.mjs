@@ -4,7 +4,7 @@
 // emit `new URL(..., import.meta.url)` assets (Vite, webpack), and names the file next to the
 // bundle for those that do not (esbuild, Rollup): copy it there, or pass its URL to init().
 import * as glue from './cryptopay_verify_bg.js';
-import { CryptoPayError } from './api/errors.mjs';
+import { CryptoPayError, IN_NODE } from './api/errors.mjs';
 import { startFromInstance } from './api/start.mjs';
 
 export * from './public.mjs';
@@ -66,9 +66,21 @@ function shown(url) {
 }
 
 // A compile refused by the page's Content-Security-Policy (no 'wasm-unsafe-eval'), which a
-// browser reports as a CompileError or an EvalError naming the policy.
-const refusedByPolicy = (error) => error?.name === 'EvalError' || /Content[ -]Security[ -]Policy|unsafe-eval/i.test(String(error?.message ?? ''));
-const POLICY_FIX = "the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src";
+// browser reports as a CompileError or an EvalError naming the policy (Chrome, Safari) or
+// saying it was blocked by CSP (Firefox); or by the embedder (a Cloudflare Worker compiles no
+// WebAssembly at run time: the browser build was bundled where the workerd one belongs).
+const refusedByPolicy = (error) => error?.name === 'EvalError'
+  || /Content[ -]Security[ -]Policy|unsafe-eval|blocked by CSP|disallowed by embedder/i.test(String(error?.message ?? ''));
+const policyFix = (error) => (/disallowed by embedder/i.test(String(error?.message ?? ''))
+  ? 'this runtime compiles no WebAssembly at run time (a Cloudflare Worker): the browser build was bundled; bundle for '
+    + 'Workers (wrangler) so that the package\'s `workerd` export condition picks its entry'
+  : "the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src");
+// A module that is WebAssembly but does not compile: a browser without WebAssembly SIMD, or
+// a damaged file.
+const notCompiled = (where, error) => `init() could not compile ${where} (${String(error?.message ?? error).slice(0, 160)}): `
+  + 'a browser too old for its WebAssembly SIMD (it needs Safari and iOS 16.4, Chrome 91, Firefox 89 or later), or a damaged file';
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
+const isWasm = (bytes) => bytes.byteLength >= 4 && WASM_MAGIC.every((byte, i) => new Uint8Array(bytes, 0, 4)[i] === byte);
 
 // The browser's own fetch errors may quote the whole URL: they are named, never quoted.
 const named = (error) => (error !== null && typeof error === 'object' && typeof error.name === 'string' ? error.name : 'an error');
@@ -99,7 +111,7 @@ async function load(input) {
       source = await fetch(url);
     } catch (error) {
       throw failure(`init() could not fetch ${where} (${named(error)}: offline, blocked by CORS or a `
-        + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}`);
+        + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}${url.startsWith('file:') ? IN_NODE : ''}`);
     }
   }
   const imports = { './cryptopay_verify_bg.js': glue };
@@ -111,14 +123,20 @@ async function load(input) {
       throw failure(`init() fetched ${where} and got HTTP ${source.status}, not the WebAssembly module: ${fixFor(input, url)}`);
     }
     const type = source.headers?.get?.('content-type') ?? '';
+    const streamed = typeof WebAssembly.instantiateStreaming === 'function' && type.startsWith('application/wasm');
+    let bytes = null;
     try {
-      if (typeof WebAssembly.instantiateStreaming === 'function' && type.startsWith('application/wasm')) {
+      if (streamed) {
         instance = (await WebAssembly.instantiateStreaming(source, imports)).instance;
       } else {
-        instance = (await WebAssembly.instantiate(await source.arrayBuffer(), imports)).instance;
+        bytes = await source.arrayBuffer();
+        instance = (await WebAssembly.instantiate(bytes, imports)).instance;
       }
     } catch (error) {
-      if (refusedByPolicy(error)) throw failure(`init() could not compile ${where}: ${POLICY_FIX}`, error);
+      if (refusedByPolicy(error)) throw failure(`init() could not compile ${where}: ${policyFix(error)}`, error);
+      if (error instanceof WebAssembly.CompileError && (streamed || (bytes !== null && isWasm(bytes)))) {
+        throw failure(notCompiled(where, error), error);
+      }
       throw failure(`${where} is not the WebAssembly module of cryptopay-verify (content-type ${type || 'none'}; `
         + `a single-page-app fallback answering with HTML?): ${fixFor(input, url)}`, error);
     }
@@ -127,7 +145,7 @@ async function load(input) {
       const made = await WebAssembly.instantiate(source, imports);
       instance = isModule(source) ? made : made.instance;
     } catch (error) {
-      if (refusedByPolicy(error)) throw failure(`init() could not compile the bytes given: ${POLICY_FIX}`, error);
+      if (refusedByPolicy(error)) throw failure(`init() could not compile the bytes given: ${policyFix(error)}`, error);
       throw failure(`the ${isModule(source) ? 'WebAssembly.Module' : 'bytes'} given to init() are not the `
         + `WebAssembly module of this version of cryptopay-verify (${error?.message ?? error})`, error);
     }

@@ -1,0 +1,57 @@
+// The browser build (the package's `browser` and `default` export condition, dist/browser.mjs)
+// where it is not meant to run or cannot compile, each failure saying its own fix: run by Node
+// (a server bundle whose bundler skipped the `node` condition), refused by a page's policy as
+// Firefox words it, refused by a Worker's embedder, and a module that is WebAssembly but does
+// not compile (a browser without SIMD). WebAssembly.instantiate is replaced in a fresh Node
+// process to raise what those runtimes raise (STAND-INs: the browsers and workerd themselves
+// are exercised in tests/bundlers and tests/runtimes).
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { packageDir } from './package-under-test.mjs';
+
+const BROWSER = pathToFileURL(join(packageDir, 'dist', 'browser.mjs')).href;
+const WASM = join(packageDir, 'dist', 'cryptopay_verify_bg.wasm');
+
+// Runs `body` (an async function's body) in a fresh Node process where `api` is the browser
+// build; resolves what it printed, as JSON.
+function inNode(body, prelude = '') {
+  const script = `${prelude}\nconst api = await import(${JSON.stringify(BROWSER)});\nconst out = await (async () => { ${body} })();\nconsole.log(JSON.stringify(out));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+const message = (call) => `try { ${call}; return 'no error'; } catch (error) { return error.message; }`;
+
+test('run by Node before init(): it says this is the browser build and how to have the Node one', () => {
+  const said = inNode(message("api.isValidAmountRaw('1')"));
+  assert.match(said, /^invalid_argument: the WebAssembly module is not loaded yet; await init\(\) before the first call \(this is the browser build, running in Node: .*exportConditions: \['node'\] .*platform: 'node'/);
+});
+
+test('run by Node, init() with its default URL (a file: URL fetch cannot read): the same hint', () => {
+  const said = inNode(message('await api.init()'));
+  assert.match(said, /^invalid_argument: init\(\) could not fetch .*this is the browser build, running in Node/);
+});
+
+test('a compile refused by a policy (Firefox\'s words) or by a Worker\'s embedder: each its own fix', () => {
+  const refusing = (text) => `const real = WebAssembly.instantiate; WebAssembly.instantiate = async () => { throw new WebAssembly.CompileError(${JSON.stringify(text)}); };`;
+  const bytes = `new Uint8Array(${JSON.stringify([...readFileSync(WASM).subarray(0, 8)])})`;
+  const firefox = inNode(message(`await api.init(${bytes})`), refusing('call to WebAssembly.instantiate() blocked by CSP'));
+  assert.match(firefox, /could not compile the bytes given: the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src$/);
+  const worker = inNode(message(`await api.init(${bytes})`), refusing('Wasm code generation disallowed by embedder'));
+  assert.match(worker, /could not compile the bytes given: this runtime compiles no WebAssembly at run time \(a Cloudflare Worker\).*`workerd` export condition/);
+});
+
+test('a Response of WebAssembly that does not compile: a browser without SIMD or a damaged file, not an HTML fallback', () => {
+  // The module's first bytes, then garbage: the magic number says it is WebAssembly.
+  const damaged = [...readFileSync(WASM).subarray(0, 64), 0xff, 0xff, 0xff];
+  const said = inNode(message(`await api.init(new Response(new Uint8Array(${JSON.stringify(damaged)}), { headers: { 'content-type': 'application/octet-stream' } }))`));
+  assert.match(said, /could not compile the Response given \(.*\): a browser too old for its WebAssembly SIMD \(it needs Safari and iOS 16\.4, Chrome 91, Firefox 89 or later\), or a damaged file$/);
+  // HTML where the module should be: still the fallback's fix.
+  const html = inNode(message("await api.init(new Response('<!doctype html><title>app</title>', { headers: { 'content-type': 'text/html' } }))"));
+  assert.match(html, /is not the WebAssembly module of cryptopay-verify \(content-type text\/html; a single-page-app fallback answering with HTML\?\)/);
+});
