@@ -15,7 +15,7 @@ import http from 'node:http';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
+import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const RECIPES = join(ROOT, 'examples', 'recipes');
@@ -468,4 +468,20 @@ export function sqliteRecipeSuite(title, name, { build, start = (dir) => startNo
     deliveryTests(() => server.url, () => sqliteStoreRows(dir));
     restartTest(() => start(dir), () => server, (next) => { server = next; });
   });
+}
+
+/**
+ * Starts a recipe copy's `script` with a DATABASE_URL whose PostgreSQL nothing serves (its
+ * password `password`) and waits for it to end (30 s at most). Resolves { exited ({ code,
+ * signal } or 'timeout'), said (its stdout and stderr) }.
+ */
+export async function startWithoutDatabase(dir, script, password) {
+  const port = await freePort(); // nothing listens there
+  const server = startServer(process.execPath, [script], {
+    cwd: dir,
+    env: { ...process.env, ...RECIPE_ENV, PORT: '0', DATABASE_URL: `postgresql://shop:${password}@127.0.0.1:${port}/shop` },
+  });
+  const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+  await server.stop();
+  return { exited, said: server.output.stdout + server.output.stderr };
 }

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort, run, startServer } from '../../../tests/runtimes/lib.mjs';
-import { RECIPES, RECIPE_ENV, ROOT, recipeCopy, sqliteRecipeSuite, startNodeRecipe } from './helpers.mjs';
+import { run } from '../../../tests/runtimes/lib.mjs';
+import { RECIPES, ROOT, recipeCopy, sqliteRecipeSuite, startNodeRecipe, startWithoutDatabase } from './helpers.mjs';
 
 async function build(dir) {
   const tsc = join(ROOT, 'node_modules', 'typescript-5', 'bin', 'tsc');
@@ -28,14 +28,7 @@ sqliteRecipeSuite('NestJS recipe (express.raw on /webhook before Nest\'s parsers
 test('NestJS recipe: a PostgreSQL it cannot reach stops the start with one line, exit 1, the password masked', async () => {
   const dir = recipeCopy('nestjs', 'nestjs-no-db');
   await build(dir);
-  const port = await freePort(); // nothing listens there
-  const server = startServer(process.execPath, [join('dist', 'main.js')], {
-    cwd: dir,
-    env: { ...process.env, ...RECIPE_ENV, PORT: '0', DATABASE_URL: `postgresql://shop:pw-Canary-72@127.0.0.1:${port}/shop` },
-  });
-  const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
-  await server.stop();
-  const said = server.output.stdout + server.output.stderr;
+  const { exited, said } = await startWithoutDatabase(dir, join('dist', 'main.js'), 'pw-Canary-72');
   assert.deepEqual(exited, { code: 1, signal: null }, said);
   assert.match(said, /^nestjs recipe: the store cannot be used, so the receiver did not start: .*ECONNREFUSED/);
   assert.doesNotMatch(said, /\n\s+at /, 'no stack trace');
