@@ -26,6 +26,7 @@
 mod config;
 mod fulfil;
 mod handler;
+mod service;
 mod store;
 
 use std::sync::Arc;
@@ -233,7 +234,7 @@ async fn main() -> Result<(), String> {
         config::optional("CRYPTOPAY_BASE_URL")?,
         config::optional("CRYPTOPAY_API_KEY")?,
     ) {
-        (Some(url), Some(key)) => Some(fulfil::Service::new(&url, key)?),
+        (Some(url), Some(key)) => Some(service::Service::new(&url, key)?),
         (None, None) => None,
         _ => {
             return Err(

@@ -298,12 +298,14 @@ impl Store {
         if matches!(result, Err(Failure::Timeout)) {
             // The statement may still run on the server (waiting on a lock, or on a server
             // that stopped answering), and the connection's next query would queue behind it:
-            // the server is asked to cancel it, and the connection is closed instead of being
-            // handed to the next delivery.
+            // the server is asked to cancel it, then the connection is closed instead of being
+            // handed to the next delivery (in that order: a pooler such as PgBouncer finds the
+            // statement by the client connection the cancel names).
             let cancel = client.cancel_token();
-            drop(deadpool_postgres::Object::take(client));
+            let connection = deadpool_postgres::Object::take(client);
             tokio::spawn(async move {
                 let _ = tokio::time::timeout(CONNECT_TIMEOUT, cancel.cancel_query(NoTls)).await;
+                drop(connection);
             });
         }
         result
