@@ -247,7 +247,7 @@ async function main() {
   const kitOk = good.code === 0 && bad.code === 1;
   say();
   say(bold(`${agree ? 'ok' : 'FAILED'}: the receiver ${agree ? 'holds each payment as GET /v1/payments/{id} says'
-    : 'does not agree with the service'}; ${loopOk ? 'ok' : 'FAILED'}: ${loopOk ? 'each order decided once, the ones paid exactly shipped'
+    : 'does not agree with the service'}; ${loopOk ? 'ok' : 'FAILED'}: ${loopOk ? 'each order decided, the ones paid exactly shipped once'
     : 'the loop\'s decisions'}; ${kitOk ? 'ok' : 'FAILED'}: the kit's verdicts`));
   if (!agree || !loopOk) process.stderr.write(`\nreceiver log:\n${receiver.output}`);
   return agree && loopOk && kitOk ? 0 : 1;

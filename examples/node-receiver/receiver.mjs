@@ -24,8 +24,9 @@ const MAX_BODY_BYTES = 1024 * 1024; // a payment.updated event is a few hundred 
  */
 function keyOf(orderRef, attempt) {
   if (typeof orderRef !== 'string' || orderRef === '') return undefined;
-  const ref = encodeURIComponent(orderRef);
-  return `create-${ref.length <= 200 ? ref : createHash('sha256').update(orderRef).digest('hex')}-${attempt}`;
+  // A lone surrogate cannot be encoded (the creation then refuses the order_ref itself).
+  const ref = orderRef.isWellFormed() ? encodeURIComponent(orderRef) : '';
+  return `create-${ref.length > 0 && ref.length <= 200 ? ref : createHash('sha256').update(orderRef).digest('hex')}-${attempt}`;
 }
 
 function send(res, status, value, extraHeaders = {}) {

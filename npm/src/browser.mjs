@@ -77,8 +77,9 @@ const policyFix = (error) => (/disallowed by embedder/i.test(String(error?.messa
   : "the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src");
 // A module that is WebAssembly but does not compile: a browser without WebAssembly SIMD, or
 // a damaged file.
-const notCompiled = (where, error) => `init() could not compile ${where} (${String(error?.message ?? error).slice(0, 160)}): `
-  + 'a browser too old for its WebAssembly SIMD (it needs Safari and iOS 16.4, Chrome 91, Firefox 89 or later), or a damaged file';
+const notCompiled = (where, error, streamed) => `init() could not compile ${where} (${String(error?.message ?? error).slice(0, 160)}): `
+  + 'a browser too old for its WebAssembly SIMD (it needs Safari and iOS 16.4, Chrome 91, Firefox 89 or later), or a damaged file'
+  + (streamed ? ', or something else served as application/wasm' : '');
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 const isWasm = (bytes) => bytes.byteLength >= 4 && WASM_MAGIC.every((byte, i) => new Uint8Array(bytes, 0, 4)[i] === byte);
 
@@ -135,7 +136,7 @@ async function load(input) {
     } catch (error) {
       if (refusedByPolicy(error)) throw failure(`init() could not compile ${where}: ${policyFix(error)}`, error);
       if (error instanceof WebAssembly.CompileError && (streamed || (bytes !== null && isWasm(bytes)))) {
-        throw failure(notCompiled(where, error), error);
+        throw failure(notCompiled(where, error, streamed), error);
       }
       throw failure(`${where} is not the WebAssembly module of cryptopay-verify (content-type ${type || 'none'}; `
         + `a single-page-app fallback answering with HTML?): ${fixFor(input, url)}`, error);

@@ -2281,7 +2281,9 @@ export interface FromEnvOptions {
  * @throws {CryptoPayError} `invalid_argument`, one error naming every variable that is missing
  * or empty (and every one that is malformed: `MAX_SKEW_SECS` not whole seconds, a
  * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
- * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too, and so is a
+ * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too, and one with no
+ * `..._RETIRING` that is still ahead by the wall clock (`Date.now()`) or is no time (the old
+ * Secret's deliveries in flight would be refused), and so is a
  * variable one edit (or only letter case) away from one of the four Secret names above (a
  * misspelt Secret would go unread), naming the one meant.
  * @example

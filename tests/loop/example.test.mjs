@@ -73,6 +73,10 @@ describe('the example receiver, fulfilling', () => {
       const bad = await send(`${example.url}/payments`, Buffer.from(JSON.stringify({ order_ref: 'o', amount: '1.00', attempt })), { headers: asShop, agent: false });
       assert.deepEqual([bad.status, bad.json.error], [400, 'attempt_invalid'], String(attempt));
     }
+    // An order_ref no key can spell (a lone surrogate): the creation's own refusal, a 400.
+    const lone = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"o\\ud800","amount":"1.00"}'), { headers: asShop, agent: false });
+    assert.equal(lone.status, 400, lone.text);
+    assert.notEqual(lone.json.error, 'internal');
     assert.equal(standin.requests.filter((r) => r.method === 'POST').length, 4);
     const refused = await send(`${example.url}/payments`, Buffer.from('{"order_ref":"x","amount":"49.999"}'), { headers: asShop, agent: false });
     assert.deepEqual([refused.status, refused.json], [400, { error: 'amount_too_precise' }]);

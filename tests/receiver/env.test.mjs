@@ -151,7 +151,9 @@ describe('receiverOptionsFromEnv', () => {
     assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
     // Still ahead (or not a time) with no retiring Secret (a form left it empty): the deliveries
     // in flight signed with the old Secret would be refused for good; refused, saying what to set.
-    for (const until of [String(nowSecs() + 3600), 'soon', String(Date.now())]) {
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: 'soon' }),
+      /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is set, to no Unix time, and CRYPTOPAY_WEBHOOK_SECRET_RETIRING is not: remove CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL/);
+    for (const until of [String(nowSecs() + 3600), String(Date.now())]) {
       assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: until }),
         /^invalid_argument: CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL is set, and not past, but CRYPTOPAY_WEBHOOK_SECRET_RETIRING is not: during the overlap set CRYPTOPAY_WEBHOOK_SECRET_RETIRING to the old Secret/, until);
       assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: '', CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: until }), /is set, and not past/);

@@ -30,7 +30,7 @@ test('NestJS recipe: a PostgreSQL it cannot reach stops the start with one line,
   await build(dir);
   const { exited, said } = await startWithoutDatabase(dir, join('dist', 'main.js'), 'pw-Canary-72');
   assert.deepEqual(exited, { code: 1, signal: null }, said);
-  assert.match(said, /^nestjs recipe: the store cannot be used, so the receiver did not start: .*ECONNREFUSED/);
+  assert.match(said, /^nestjs recipe: the app did not start: the store cannot be used: .*ECONNREFUSED/);
   assert.doesNotMatch(said, /\n\s+at /, 'no stack trace');
   assert.doesNotMatch(said, /SQLite/, 'PostgreSQL, not a file');
   assert.ok(!said.includes('pw-Canary-72'), 'no password');

@@ -108,7 +108,7 @@ export function assertReady() {
  * bundler resolved the package without the `node` export condition.
  */
 export const IN_NODE = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.Deno === 'undefined'
-  && typeof globalThis.Bun === 'undefined'
+  && typeof globalThis.Bun === 'undefined' && globalThis.navigator?.userAgent !== 'Cloudflare-Workers'
   ? ' (this is the browser build, running in Node: a bundler that did not apply the package\'s `node` export condition chose it; '
     + "the Node build needs no init(): Rollup's nodeResolve({ exportConditions: ['node'] }), esbuild's platform: 'node', "
     + "webpack's target: 'node')"

@@ -80,7 +80,10 @@ export function receiverOptionsFromEnv(env, options) {
   // configuration says an overlap runs. One already past, left behind once both were meant to
   // go, is harmless.
   const leftUntil = retiring || unset(env[RETIRING_UNTIL]) ? undefined : wholeSeconds(env[RETIRING_UNTIL]);
-  if (leftUntil !== undefined && (leftUntil === null || leftUntil * 1000 > Date.now())) {
+  if (leftUntil === null) {
+    problems.push(`${RETIRING_UNTIL} is set, to no Unix time, and ${RETIRING} is not: remove ${RETIRING_UNTIL} (or, during `
+      + `an overlap, set ${RETIRING} to the old Secret and ${RETIRING_UNTIL} to the last second it verifies)`);
+  } else if (leftUntil !== undefined && leftUntil * 1000 > Date.now()) {
     problems.push(`${RETIRING_UNTIL} is set, and not past, but ${RETIRING} is not: during the overlap set ${RETIRING} to `
       + `the old Secret; once the overlap has ended, remove ${RETIRING_UNTIL} too`);
   }

@@ -36,7 +36,11 @@ async function openStore(env: NodeJS.ProcessEnv) {
           maxBodyBytes: 1024 * 1024,
           store: await openStore(process.env),
         });
-        await receiver.ready();
+        try {
+          await receiver.ready();
+        } catch (error) {
+          throw new Error(`the store cannot be used: ${(error as Error).message}`, { cause: error });
+        }
         return receiver;
       },
     },

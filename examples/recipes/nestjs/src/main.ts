@@ -20,13 +20,13 @@ try {
   process.exit(2);
 }
 
-// abortOnError: false, so that a store that cannot be used rejects here (one line, exit 1)
-// instead of Nest aborting the process.
+// abortOnError: false, so that a store that cannot be used (or a module that cannot be made)
+// rejects here (one line, exit 1) instead of Nest aborting the process.
 let app: NestExpressApplication;
 try {
   app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: false, abortOnError: false });
 } catch (error) {
-  console.error(`nestjs recipe: the store cannot be used, so the receiver did not start: ${(error as Error).message}`);
+  console.error(`nestjs recipe: the app did not start: ${(error as Error).message}`);
   process.exit(1);
 }
 app.useLogger(['warn', 'error']);
