@@ -2342,9 +2342,11 @@ export interface LazyReceiverOptions {
  * import pg from 'pg';
  * import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
  *
+ * // The pool made once: an attempt whose ready() fails leaves none of its own behind, open.
+ * let pool: pg.Pool | undefined;
  * const receiver = lazyReceiver(() => createReceiver({
  *   ...receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] }),
- *   store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
+ *   store: postgresStore(pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
  * }));
  * export const POST = (request: Request) => receiver.fetch(request); // Next.js route handler
  */

@@ -22,6 +22,9 @@ import {
 /** The largest delivery the recipes read (an event is a few KB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+// One node-postgres pool per database URL for the process (openStore's).
+const pools = new Map();
+
 /**
  * PostgreSQL when env.DATABASE_URL is set (a pg.Pool; a server that does not answer is a 503
  * within seconds, not a hang), else the SQLite file DATA_DIR/receiver.sqlite (with `explicit`,
@@ -38,7 +41,12 @@ export async function openStore(env, { sqlite, explicit = false } = {}) {
   }
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
-    return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
+    // One pool per database for the process: a lazy receiver's attempt that failed (the
+    // database down) is made again at the next delivery, and must not leave a pool open each time.
+    if (!pools.has(env.DATABASE_URL)) {
+      pools.set(env.DATABASE_URL, new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
+    }
+    return postgresStore(pools.get(env.DATABASE_URL));
   }
   const dataDir = env.DATA_DIR || 'data';
   mkdirSync(dataDir, { recursive: true });

@@ -18,11 +18,13 @@ import pg from 'pg';
 import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
 // Made at the first delivery and kept while the instance lives; forgotten on failure, so the
-// next delivery tries again. A server that does not answer is a 503 within the request.
+// next delivery tries again (with the same pool: a failed attempt leaves none of its own open).
+// A server that does not answer is a 503 within the request.
+let pool;
 const receiver = lazyReceiver(() => createReceiver({
   ...receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] }),
   maxBodyBytes: 1024 * 1024, // an event is a few KB
-  store: postgresStore(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 5, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
+  store: postgresStore(pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 5, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
 }));
 
 // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.

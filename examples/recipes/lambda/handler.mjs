@@ -13,13 +13,15 @@ import pg from 'pg';
 import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
 // Made at the first delivery and kept while the execution environment lives (later
-// invocations reuse it and its connection); forgotten on failure, so the next one tries again.
+// invocations reuse it and its connection); forgotten on failure, so the next one tries again
+// (with the same pool: a failed attempt leaves none of its own open).
+let pool;
 const receiver = lazyReceiver(() => {
   const options = receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] });
   // One invocation at a time per environment: one connection each, so a burst of concurrent
   // Lambdas opens as many connections as it has environments, no more. A server that does
   // not answer is a 503 within the function's timeout, not a hang.
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+  pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
   return createReceiver({ ...options, store: postgresStore(pool) });
 });
 

@@ -1,0 +1,46 @@
+// What the Node recipes share (common/receiver.mjs): a lazy receiver whose store cannot be
+// made ready (a PostgreSQL with nothing behind its port) answers 503 at every delivery, each
+// one a new attempt, and all of them use one node-postgres pool: an attempt that failed leaves
+// no pool of its own open (one connection each, until the database's connection limit).
+
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { freePort } from '../../../tests/runtimes/lib.mjs';
+import { RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign } from './helpers.mjs';
+
+test('a lazy receiver whose PostgreSQL cannot be reached: 503 at each delivery, one pool for all the attempts', async () => {
+  const dir = recipeCopy('express', 'common-pool');
+  // The pg module the copy imports (the repository's), its Pool counted.
+  const pg = createRequire(join(ROOT, 'package.json'))('pg');
+  const RealPool = pg.Pool;
+  const made = [];
+  pg.Pool = class CountedPool extends RealPool {
+    constructor(options) {
+      super(options);
+      made.push(this);
+    }
+  };
+  const saved = { ...process.env };
+  const port = await freePort(); // nothing listens there
+  Object.assign(process.env, RECIPE_ENV, { DATABASE_URL: `postgresql://shop:pw@127.0.0.1:${port}/shop` });
+  try {
+    const { lazyNodeReceiver } = await import(pathToFileURL(join(dir, '..', 'common', 'receiver.mjs')).href);
+    const receiver = lazyNodeReceiver();
+    for (let n = 1; n <= 3; n += 1) {
+      const body = eventBody({ eventId: `evt_pool_${n}`, paymentId: 'pay_pool', statusVersion: n });
+      const ts = String(nowSecs());
+      const request = new Request('http://127.0.0.1/webhook', { method: 'POST', body, headers: { [TS_HEADER]: ts, [SIG_HEADER]: sign(SECRET, ts, body) } });
+      const answer = await receiver.fetch(request);
+      assert.equal(answer.status, 503, await answer.text());
+    }
+    assert.equal(made.length, 1, `${made.length} pools made for 3 attempts`);
+  } finally {
+    pg.Pool = RealPool;
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+    await Promise.all(made.map((pool) => pool.end()));
+  }
+});
