@@ -81,7 +81,7 @@ const notCompiled = (where, error, streamed) => `init() could not compile ${wher
   + 'a browser too old for its WebAssembly SIMD (it needs Safari and iOS 16.4, Chrome 91, Firefox 89 or later), or a damaged file'
   + (streamed ? ', or something else served as application/wasm' : '');
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
-const isWasm = (bytes) => bytes.byteLength >= 4 && WASM_MAGIC.every((byte, i) => new Uint8Array(bytes, 0, 4)[i] === byte);
+const isWasm = (bytes) => bytes.byteLength >= 4 && new Uint8Array(bytes, 0, 4).every((byte, i) => byte === WASM_MAGIC[i]);
 
 // The browser's own fetch errors may quote the whole URL: they are named, never quoted.
 const named = (error) => (error !== null && typeof error === 'object' && typeof error.name === 'string' ? error.name : 'an error');

@@ -124,30 +124,26 @@ async fn work(
         );
         store.retry(payment_id, owner, delay, code).await
     };
-    let complete = |version: String, outcome: String, code: Option<String>| Completion {
+    // The outcome written at `version`, settled or not by its kind. A version handled with no
+    // outcome is a payment recorded before the loop existed, which the migration took as
+    // handled and settled: it stays so (seen again after a quarantined event of it made it
+    // due, it is not checked at every interval from then on).
+    let complete = |version: String, outcome: Option<String>, code: Option<String>| Completion {
         payment_id: payment_id.to_owned(),
         owner: owner.to_owned(),
-        settled: SETTLED.contains(&outcome.as_str()),
+        settled: outcome
+            .as_deref()
+            .is_none_or(|outcome| SETTLED.contains(&outcome)),
         version,
-        outcome: Some(outcome),
+        outcome,
         code,
     };
     // Already handled at (or past) what is known: the payment's index of what is due follows.
-    // A version handled with no outcome is a payment recorded before the loop existed, which
-    // the migration took as handled and settled: it stays so (a quarantined event of it made
-    // it due once, not for a recovery check at every interval from then on).
     let seen = |state: &Leased| {
-        state.handled_version.clone().map(|version| Completion {
-            payment_id: payment_id.to_owned(),
-            owner: owner.to_owned(),
-            settled: state
-                .outcome
-                .as_deref()
-                .is_none_or(|outcome| SETTLED.contains(&outcome)),
-            version,
-            outcome: state.outcome.clone(),
-            code: state.code.clone(),
-        })
+        state
+            .handled_version
+            .clone()
+            .map(|version| complete(version, state.outcome.clone(), state.code.clone()))
     };
     if !state.event_due && !state.recover_due {
         return match seen(&state) {
@@ -215,7 +211,7 @@ async fn work(
     if fulfilled_before && action == FulfilmentAction::Fulfil {
         // Fulfilled at an earlier version: never twice.
         return store
-            .complete(complete(version, "fulfil".to_owned(), None))
+            .complete(complete(version, Some("fulfil".to_owned()), None))
             .await;
     }
     let stored = if fulfilled_before {
@@ -271,7 +267,7 @@ async fn work(
         }
         FulfilmentAction::Wait => println!("fulfilment: {what} waits ({about})"),
     }
-    store.complete(complete(version, stored, code)).await
+    store.complete(complete(version, Some(stored), code)).await
 }
 
 #[cfg(test)]

@@ -95,9 +95,13 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     };
     // The event's integration (whose secret verified it); with no event (recovery), the order's.
     const integration = state.hasPayment ? state.eventIntegration : order?.integration ?? null;
-    // The outcome written at `version` (settled or not by its kind), the lease released.
-    const complete = (version, outcome, code, settled = SETTLED.has(outcome)) => store.complete({
-      paymentId, owner, version, outcome, code, settled, recheckClosedSecs,
+    // The outcome written at `version` (settled or not by its kind), the lease released. A
+    // version handled with no outcome is a payment recorded before the loop existed, which the
+    // migration took as handled and settled: it stays settled (seen again after a quarantined
+    // event of it made it due, it is not checked at every recoverAfterSecs from then on).
+    const complete = (version, outcome, code) => store.complete({
+      paymentId, owner, version, outcome, code, recheckClosedSecs,
+      settled: outcome === null ? version !== null : SETTLED.has(outcome),
     });
     // A fulfil handled at an earlier version (the stored outcome stays `fulfil` from then on).
     const fulfilledBefore = state.outcome === 'fulfil';
@@ -106,12 +110,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const triedKey = state.fulfilVersion === null ? null : `${paymentId}:${state.fulfilVersion}`;
 
     // Already handled at (or past) what is known: the payment's index of what is due follows.
-    // A version handled with no outcome is a payment recorded before the loop existed, which the
-    // migration took as handled and settled: it stays settled (a quarantined event of it made it
-    // due once, not for a recovery check at every recoverAfterSecs from then on).
     const seen = async () => {
-      const settled = state.outcome === null ? state.handledVersion !== null : SETTLED.has(state.outcome);
-      await complete(state.handledVersion, state.outcome, state.code, settled);
+      await complete(state.handledVersion, state.outcome, state.code);
       emit({ kind: 'fulfilment', paymentId, statusVersion: state.handledVersion, outcome: 'seen', integration });
       return 'seen';
     };

@@ -122,11 +122,10 @@ export function secretWarnings(integrations) {
   const seen = new Map();
   for (const { name, secrets } of integrations) {
     const inSet = new Map();
+    const activated = entries(secrets).some((e) => e.kind === 'retiring');
     for (const { secret, kind } of entries(secrets)) {
       const twin = inSet.get(secret);
-      const afterActivation = [kind, twin].includes('pending') && [kind, twin].includes('active')
-        && entries(secrets).some((e) => e.kind === 'retiring');
-      if (afterActivation) {
+      if (activated && [kind, twin].includes('pending') && [kind, twin].includes('active')) {
         // The steps after an activation, with the pending secret left set: nothing is refused.
         lines.push(`the pending secret${describeIntegration(name)} equals the active one, after an activation (a retiring `
           + 'secret is set): the new Secret is the active one now; remove the pending secret (CRYPTOPAY_WEBHOOK_SECRET_PENDING '
