@@ -2283,7 +2283,8 @@ export interface FromEnvOptions {
  * `..._RETIRING_UNTIL` that is not whole seconds), never a value; or `env` not an object.
  * A `..._RETIRING_UNTIL` in milliseconds (13 digits or more) is refused too, and one with no
  * `..._RETIRING` that is still ahead by the wall clock (`Date.now()`) or is no time (the old
- * Secret's deliveries in flight would be refused), and so is a
+ * Secret's deliveries in flight would be refused; a clock before 2001, as a Worker's global
+ * scope reads, judges no end), and so is a
  * variable one edit (or only letter case) away from one of the four Secret names above (a
  * misspelt Secret would go unread), naming the one meant.
  * @example

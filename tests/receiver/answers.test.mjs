@@ -364,6 +364,14 @@ describe('receiver.fetch (Fetch API)', () => {
     assert.ok(long.lines.some((l) => /^warn .*the retiring secret keeps verifying for \d{5,} days: an overlap covers the deliveries in flight/.test(l)),
       long.lines.join('\n'));
     assert.ok(!long.lines.join('\n').includes('whsec_old'));
+    // Made at a Worker's global scope, where the clock reads 0 until a request: no overlap is
+    // judged by it (a right end would read as 20,000 days ahead).
+    const unset = captureLog();
+    rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log: unset, nowSecs: () => 0,
+      secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() + 3600 }],
+    }));
+    assert.ok(!unset.lines.some((l) => /stopped verifying|keeps verifying/.test(l)), unset.lines.join('\n'));
   });
 
   test('the pending secret left set after an activation is said at start, with the fix', () => {

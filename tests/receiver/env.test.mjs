@@ -160,6 +160,13 @@ describe('receiverOptionsFromEnv', () => {
     }
   });
 
+  test("a Worker's global scope, where Date.now() reads 0, judges no end by that clock", (t) => {
+    // workerd answers 0 until a request starts: a leftover end, long past, is not "ahead".
+    t.mock.method(Date, 'now', () => 0);
+    assert.equal(rx.receiverOptionsFromEnv({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: '1767225600' }).secrets, SECRET);
+    assert.match(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: 'soon' }), /is set, to no Unix time/);
+  });
+
   test('a variable one edit (or letter case) from one of its Secrets\' names is refused, naming the one meant', () => {
     const reads = 'it reads CRYPTOPAY_WEBHOOK_SECRET, CRYPTOPAY_WEBHOOK_SECRET_PENDING, CRYPTOPAY_WEBHOOK_SECRET_RETIRING ' +
       'and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL; rename it, or remove it';

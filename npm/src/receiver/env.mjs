@@ -4,7 +4,7 @@
 // name variables, never a value.
 
 import { bindingHint, nearMiss } from '../api/hints.mjs';
-import { MILLISECONDS } from './limits.mjs';
+import { MILLISECONDS, PAST } from './limits.mjs';
 import { checkKeys, invalid } from './stores/common.mjs';
 
 const SECRET = 'CRYPTOPAY_WEBHOOK_SECRET';
@@ -79,11 +79,14 @@ export function receiverOptionsFromEnv(env, options) {
   // the deliveries in flight signed with it would be refused (400, never retried) while the
   // configuration says an overlap runs. One already past, left behind once both were meant to
   // go, is harmless.
+  // A Worker's global scope reads Date.now() as 0 (its clock starts with a request): no time
+  // at all, so an end then is judged by no clock rather than always "ahead".
   const leftUntil = retiring || unset(env[RETIRING_UNTIL]) ? undefined : wholeSeconds(env[RETIRING_UNTIL]);
+  const nowMs = Date.now();
   if (leftUntil === null) {
     problems.push(`${RETIRING_UNTIL} is set, to no Unix time, and ${RETIRING} is not: remove ${RETIRING_UNTIL} (or, during `
       + `an overlap, set ${RETIRING} to the old Secret and ${RETIRING_UNTIL} to the last second it verifies)`);
-  } else if (leftUntil !== undefined && leftUntil * 1000 > Date.now()) {
+  } else if (leftUntil !== undefined && nowMs >= PAST * 1000 && leftUntil * 1000 > nowMs) {
     problems.push(`${RETIRING_UNTIL} is set, and not past, but ${RETIRING} is not: during the overlap set ${RETIRING} to `
       + `the old Secret; once the overlap has ended, remove ${RETIRING_UNTIL} too`);
   }

@@ -6,7 +6,7 @@
 
 import { CryptoPayError, Verifier } from 'cryptopay-verify';
 import { bindingHint } from '../api/hints.mjs';
-import { MILLISECONDS } from './limits.mjs';
+import { MILLISECONDS, PAST } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
 // An integration's name: what the merchant calls it (`shop-eu`), stored beside events and
@@ -95,7 +95,8 @@ const LONG_OVERLAP_SECS = 30 * 86_400;
  * leaked, secret keeps verifying that long.
  */
 export function endedRotations(integrations, now) {
-  if (!Number.isSafeInteger(now) || now < 0 || now >= MILLISECONDS) return [];
+  // Before PAST the clock is no Unix time (a Worker's global scope reads 0): nothing to judge.
+  if (!Number.isSafeInteger(now) || now < PAST || now >= MILLISECONDS) return [];
   const retiring = integrations.flatMap(({ name, secrets }) => entries(secrets)
     .filter(({ kind, until }) => kind === 'retiring' && Number.isSafeInteger(until))
     .map(({ until }) => ({ name, until })));
