@@ -4,11 +4,13 @@
 // start with one line; its package.json names every package its sources import, with types.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { run } from '../../../tests/runtimes/lib.mjs';
-import { RECIPES, ROOT, recipeCopy, sqliteRecipeSuite, startNodeRecipe, startWithoutDatabase } from './helpers.mjs';
+import {
+  RECIPES, ROOT, deliver, eventBody, post, recipeCopy, sqliteRecipeSuite, startNodeRecipe, startWithoutDatabase,
+} from './helpers.mjs';
 
 async function build(dir) {
   const tsc = join(ROOT, 'node_modules', 'typescript-5', 'bin', 'tsc');
@@ -23,6 +25,40 @@ sqliteRecipeSuite('NestJS recipe (express.raw on /webhook before Nest\'s parsers
     assert.match(server.output.stdout, /nestjs recipe: events recorded in the SQLite file data\/receiver\.sqlite \(one process only; set DATABASE_URL for PostgreSQL\)/);
     return server;
   },
+});
+
+// The app a merchant grows around the recipe: a route of its own that takes JSON, added to the
+// copy as a user adds a controller. main.ts's promise: that route keeps Nest's JSON parser
+// (with the 1 MB limit), while /webhook still gets its exact bytes.
+test("NestJS recipe: the app's other routes keep Nest's JSON parser, the webhook its bytes", async () => {
+  const dir = recipeCopy('nestjs', 'nestjs-other-route');
+  writeFileSync(join(dir, 'src', 'orders.controller.ts'), `import { Body, Controller, Post } from '@nestjs/common';
+@Controller()
+export class OrdersController {
+  @Post('orders')
+  create(@Body() body: unknown) {
+    return { got: body, parsed: typeof body === 'object' && body !== null && !Buffer.isBuffer(body) };
+  }
+}
+`);
+  const module = join(dir, 'src', 'app.module.ts');
+  const text = readFileSync(module, 'utf8');
+  assert.ok(text.includes('controllers: [WebhookController]'), 'app.module.ts lists its controllers as the test expects');
+  writeFileSync(module, `import { OrdersController } from './orders.controller.js';\n${text
+    .replace('controllers: [WebhookController]', 'controllers: [WebhookController, OrdersController]')}`);
+  await build(dir);
+  const server = await startNodeRecipe(dir, { script: join('dist', 'main.js') });
+  try {
+    const origin = new URL(server.url).origin;
+    const order = { order_ref: 'ord_1', note: 'x'.repeat(200_000) }; // over the parsers' 100 KB default
+    const created = await post(`${origin}/orders`, Buffer.from(JSON.stringify(order)), {});
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    assert.deepEqual(created.json, { got: order, parsed: true });
+    const delivered = await deliver(server.url, eventBody({ eventId: 'evt_nest_other', paymentId: 'pay_nest_other', statusVersion: 1 }));
+    assert.deepEqual([delivered.status, delivered.json], [200, { received: true, decision: 'apply' }]);
+  } finally {
+    await server.stop();
+  }
 });
 
 test('NestJS recipe: a PostgreSQL it cannot reach stops the start with one line, exit 1, the password masked', async () => {
