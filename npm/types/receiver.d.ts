@@ -2187,7 +2187,7 @@ export interface MemoryStore extends LoopStore {
    * @example
    * store.fulfilment.get('pay_1')?.handled_version; // '3'
    */
-  readonly fulfilment: Map<string, { payment_id: string; handled_version: string | null; outcome: FulfilmentOutcomeName | null; code: string | null; settled: boolean; seen_at: string; attempts: number; next_attempt_at: string | null; lease_owner: string | null; lease_until: string | null; updated_at: string; fulfil_version: string | null }>;
+  readonly fulfilment: Map<string, { payment_id: string; handled_version: string | null; outcome: FulfilmentOutcomeName | null; code: string | null; settled: boolean; seen_at: string; attempts: number; next_attempt_at: string | null; lease_owner: string | null; lease_until: string | null; updated_at: string; fulfil_version: string | null; recheck_at: string | null }>;
 }
 
 /**

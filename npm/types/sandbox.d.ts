@@ -38,7 +38,8 @@ export type SandboxErrorCode =
   | 'unsupported_media_type'
   | 'forbidden_origin'
   | 'forbidden_host'
-  | 'internal_error';
+  | 'internal_error'
+  | 'sandbox_closed';
 
 /**
  * The body of every refusal of the sandbox's HTTP API (the service's ErrorResponse).
@@ -117,7 +118,8 @@ export declare class SandboxError extends Error {
    */
   readonly code: SandboxErrorCode | ErrorCode;
   /**
-   * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413, 415 or 500).
+   * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413, 415 or 500),
+   * or 503 for `sandbox_closed` (a method called after `close()`).
    *
    * @example
    * assert.equal(err.status, 404);
@@ -221,8 +223,12 @@ export interface SandboxOptions {
   data?: string | undefined;
   /**
    * The webhook to deliver to (`--webhook-url`), configured at start as the dashboard would.
-   * Checked as the service checks it, except that a loopback URL (`http://127.0.0.1:...`,
-   * `http://localhost:...`) is accepted because this is a sandbox.
+   * Checked as the service checks it, except that, because this is a sandbox, `http://` on
+   * any port is accepted to this machine (`localhost`, `127.0.0.1`, `[::1]`), under a local
+   * development name (`*.localhost`, `*.test`, `*.local`, `*.internal` such as
+   * `host.docker.internal`, `*.home.arpa`), to a one-label host (a Compose or CI service name
+   * such as `http://receiver:8787/webhook`) or to a private address (10.x, 172.16-31.x,
+   * 192.168.x); credentials, a query string and a fragment are refused there too.
    *
    * @example
    * webhookUrl: 'http://127.0.0.1:8787/webhook'

@@ -5,12 +5,13 @@
 // (see jsdoc.mjs). Prints the coverage; fails naming each gap.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { errorKinds, jsText, optionNames } from '../../scripts/error-codes-dts.mjs';
 import { auditDeclarations, errorCodeDocs } from './jsdoc.mjs';
 import { repoRoot } from './readme.mjs';
+import { LOCAL_ERRORS } from '../../npm/src/sandbox/errors.mjs';
 
 const consumer = join(repoRoot, process.env.CONSUMER_DIR ?? join('target', 'consumer'));
 const dist = join(consumer, 'node_modules', 'cryptopay-verify', 'dist');
@@ -70,6 +71,29 @@ test('receiver/index.d.ts (cryptopay-verify/receiver): every export, member and 
 
 test('receiver/index.d.cts (the require condition\'s types) is the same file as receiver/index.d.ts', () => {
   assert.equal(installed(join('receiver', 'index.d.cts')), installed(join('receiver', 'index.d.ts')));
+});
+
+// A `SandboxError` carries the service's codes (the core's ApiError table), the sandbox's own
+// endpoints' (LOCAL_ERRORS) and those its methods throw by name: each is in SandboxErrorCode
+// (so `err.code === '...'` compiles), and each status in the doc of SandboxError.status.
+test('sandbox/index.d.ts: SandboxErrorCode is every code a SandboxError carries, its status doc every status', () => {
+  const text = installed(join('sandbox', 'index.d.ts'));
+  const union = /export type SandboxErrorCode =([^;]+);/.exec(text)?.[1] ?? '';
+  const declared = [...union.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]).sort();
+  const table = readFileSync(join(repoRoot, 'src', 'service', 'api_error.rs'), 'utf8');
+  const core = [...table.matchAll(/=> "([a-z_]+)", (\d{3}),/g)].map((m) => [m[1], Number(m[2])]);
+  assert.ok(core.length >= 15, `ApiError rows read: ${core.length}`);
+  const sources = join(repoRoot, 'npm', 'src', 'sandbox');
+  const named = readdirSync(sources).filter((f) => f.endsWith('.mjs'))
+    .flatMap((f) => [...readFileSync(join(sources, f), 'utf8').matchAll(/new SandboxError\('([a-z_]+)',.*?, (\d{3})\);/g)])
+    .map((m) => [m[1], Number(m[2])]);
+  assert.ok(named.some(([code]) => code === 'sandbox_closed'), 'the closed sandbox\'s refusal is found');
+  const thrown = [...core, ...Object.entries(LOCAL_ERRORS).map(([code, [status]]) => [code, status]), ...named];
+  assert.deepEqual(declared, [...new Set(thrown.map(([code]) => code))].sort());
+  const statusDoc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*readonly status: number;/.exec(text)?.[1] ?? '';
+  for (const status of new Set(thrown.map(([, s]) => s))) {
+    assert.ok(statusDoc.includes(String(status)), `SandboxError.status's doc names ${status}`);
+  }
 });
 
 test('sandbox/index.d.ts (cryptopay-verify/sandbox): every export, member and option is documented (100 %)', () => {
