@@ -30,18 +30,23 @@
 -- order is kept) and `complete` (a handled version is not handled again after a crash).
 
 -- statement: schema
+-- A lock is waited for 5 s at most: a migration's ALTER TABLE waiting behind a long
+-- transaction that reads the tables (a pg_dump, a report) would queue every delivery of the
+-- receivers already running behind it; and a receiver starting while another migrates would
+-- hold a connection waiting for the advisory lock below for as long. It gives up instead
+-- (55P03, lock_not_available); ready() runs it again at a delivery 30 s later, answered 503
+-- meanwhile. The work itself has no time limit (a role's or the pool's statement_timeout would
+-- cancel a backfill of a large table at every start, for ever): the store gives it 10 minutes.
+-- The transaction's own settings are kept aside and put back at the end, for a migration tool
+-- that runs more after this statement in the same transaction. (Local to a transaction: run
+-- by hand, run it as one, `psql -1`.)
+SELECT set_config('cryptopay.lock_timeout', current_setting('lock_timeout'), true),
+       set_config('cryptopay.statement_timeout', current_setting('statement_timeout'), true),
+       set_config('lock_timeout', '5s', true),
+       set_config('statement_timeout', '0', true);
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
 -- concurrently, so creation is serialised by a transaction-level advisory lock.
 SELECT pg_advisory_xact_lock(4150767016395183);
--- Then a lock on a table is waited for 5 s at most: a migration's ALTER TABLE waiting behind a
--- long transaction that reads the tables (a pg_dump, a report) would queue every delivery of
--- the receivers already running behind it. It gives up instead (55P03, lock_not_available);
--- ready() runs it again at the next delivery, answered 503 meanwhile. The transaction's own
--- setting is kept aside and put back at the end, for a migration tool that runs more after
--- this statement in the same transaction. (Local to a transaction: run by hand, run it as
--- one, `psql -1`.)
-SELECT set_config('cryptopay.lock_timeout', current_setting('lock_timeout'), true),
-       set_config('lock_timeout', '5s', true);
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
   name    text    PRIMARY KEY,
   version integer NOT NULL
@@ -62,7 +67,9 @@ CREATE TABLE IF NOT EXISTS cryptopay_events (
 );
 -- Each ALTER runs only when a column it adds is missing: ADD COLUMN IF NOT EXISTS takes the
 -- table's ACCESS EXCLUSIVE lock even when the column is there, so a migration that needs only
--- new indexes would still wait behind a pg_dump, with every delivery queued behind it.
+-- new indexes would still wait behind a pg_dump, with every delivery queued behind it. So
+-- each index is made only when it is missing: CREATE INDEX IF NOT EXISTS takes the table's
+-- SHARE lock (which holds every delivery's write) even when the index stands.
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_events')
                  AND attname = 'secret_kind' AND NOT attisdropped) THEN
@@ -70,7 +77,11 @@ DO $$ BEGIN
       ADD COLUMN IF NOT EXISTS secret_kind text CHECK (secret_kind IN ('active', 'pending', 'retiring'));
   END IF;
 END $$;
-CREATE INDEX IF NOT EXISTS cryptopay_events_payment_id ON cryptopay_events (payment_id);
+DO $$ BEGIN
+  IF to_regclass('cryptopay_events_payment_id') IS NULL THEN
+    CREATE INDEX cryptopay_events_payment_id ON cryptopay_events (payment_id);
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS cryptopay_payments (
   payment_id     text        PRIMARY KEY,
   status_version numeric     NOT NULL CHECK (status_version >= 0 AND scale(status_version) = 0),
@@ -89,15 +100,23 @@ END $$;
 UPDATE cryptopay_payments SET handled_version = status_version
 WHERE handled_version IS NULL AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') = 1;
 -- The payments whose applied facts are newer than those last handled: what a pass claims.
-CREATE INDEX IF NOT EXISTS cryptopay_payments_unhandled ON cryptopay_payments (payment_id)
-  WHERE handled_version IS NULL OR status_version > handled_version;
+DO $$ BEGIN
+  IF to_regclass('cryptopay_payments_unhandled') IS NULL THEN
+    CREATE INDEX cryptopay_payments_unhandled ON cryptopay_payments (payment_id)
+      WHERE handled_version IS NULL OR status_version > handled_version;
+  END IF;
+END $$;
 -- The same condition as an expression index, for its statistics: `claim` writes the condition
 -- `(...) IS TRUE`, which the planner estimates from them (a handful of rows). Estimated as a
 -- comparison of two columns it is a third of the table, and with a million payments that
 -- estimate made every claim cost enough to be compiled by JIT (measured on PostgreSQL 15 with
 -- a million settled payments and five due: 0.75 to 2 s a claim, 2 ms with the statistics).
-CREATE INDEX IF NOT EXISTS cryptopay_payments_due ON cryptopay_payments
-  ((handled_version IS NULL OR status_version > handled_version));
+DO $$ BEGIN
+  IF to_regclass('cryptopay_payments_due') IS NULL THEN
+    CREATE INDEX cryptopay_payments_due ON cryptopay_payments
+      ((handled_version IS NULL OR status_version > handled_version));
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS cryptopay_quarantine (
   id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   received_at timestamptz NOT NULL DEFAULT now(),
@@ -128,7 +147,11 @@ CREATE TABLE IF NOT EXISTS cryptopay_fulfilment (
   lease_until     timestamptz,
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
+DO $$ BEGIN
+  IF to_regclass('cryptopay_fulfilment_unsettled') IS NULL THEN
+    CREATE INDEX cryptopay_fulfilment_unsettled ON cryptopay_fulfilment (seen_at) WHERE NOT settled;
+  END IF;
+END $$;
 -- Version 3: the version whose key every fulfil of the payment carries.
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
@@ -146,7 +169,11 @@ DO $$ BEGIN
     ALTER TABLE cryptopay_fulfilment ADD COLUMN IF NOT EXISTS recheck_at timestamptz;
   END IF;
 END $$;
-CREATE INDEX IF NOT EXISTS cryptopay_fulfilment_recheck ON cryptopay_fulfilment (recheck_at) WHERE recheck_at IS NOT NULL;
+DO $$ BEGIN
+  IF to_regclass('cryptopay_fulfilment_recheck') IS NULL THEN
+    CREATE INDEX cryptopay_fulfilment_recheck ON cryptopay_fulfilment (recheck_at) WHERE recheck_at IS NOT NULL;
+  END IF;
+END $$;
 -- Migrating from versions 2 to 4: the closed payments whose orders are younger than 7 days
 -- (the default recheckClosedSecs) get their next check as `claim` computed it before; older
 -- ones are done. (Tables rolled back to 4 and upgraded again: what version 5 wrote before is
@@ -169,11 +196,21 @@ DO $$ BEGIN
     DROP INDEX cryptopay_fulfilment_closed;
   END IF;
 END $$;
--- Version 4's indexes have statistics at once, not after autovacuum's next ANALYZE.
-ANALYZE cryptopay_payments;
+-- Version 4's indexes have statistics at once, not after autovacuum's next ANALYZE (from an
+-- older version only: run again, or from version 4, there is nothing new to read).
+DO $$ BEGIN
+  IF (SELECT version FROM cryptopay_schema WHERE name = 'receiver') < 4 THEN
+    ANALYZE cryptopay_payments;
+  END IF;
+END $$;
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 5)
 ON CONFLICT (name) DO UPDATE SET version = excluded.version WHERE cryptopay_schema.version < excluded.version;
-SELECT set_config('lock_timeout', current_setting('cryptopay.lock_timeout'), true);
+-- (Run statement by statement, outside one transaction, the settings kept aside are gone:
+-- the current ones stay.)
+SELECT set_config('lock_timeout', coalesce(nullif(current_setting('cryptopay.lock_timeout', true), ''),
+                                           current_setting('lock_timeout')), true),
+       set_config('statement_timeout', coalesce(nullif(current_setting('cryptopay.statement_timeout', true), ''),
+                                                current_setting('statement_timeout')), true);
 
 -- statement: tables
 -- ready() first reads which tables stand, then (when cryptopay_schema does) `version`:

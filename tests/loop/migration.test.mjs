@@ -16,6 +16,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { readStatements } from '../../scripts/build-receiver.mjs';
 import { Database, ROOT, createLibsqlClient, eventBody, receiverOptions, rx, signedHeaders, sqliteRows, tempDir } from '../receiver/lib/helpers.mjs';
+import { openPool } from '../receiver/lib/postgres.mjs';
 import { d1Engine, postgresEngine } from './lib/engines.mjs';
 import { drain, recorder } from './lib/suite.mjs';
 import { scriptedWorld } from './lib/world.mjs';
@@ -373,18 +374,26 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
     await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
     await pool.query(`UPDATE ${prefix}schema SET version = ${SCHEMA - 1}`);
     const reader = await pool.connect();
+    const writer = await pool.connect();
     try {
       // A pg_dump's locks: ACCESS SHARE on every table, held for the whole dump.
       await reader.query('BEGIN');
       for (const table of ['events', 'payments', 'quarantine', 'orders', 'fulfilment', 'schema']) await reader.query(`SELECT count(*) FROM ${prefix}${table}`);
+      // A delivery's write still open (ROW EXCLUSIVE on events and payments): an index made
+      // again, even IF NOT EXISTS, would wait for it (SHARE), holding every other write.
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE ${prefix}events SET body = body WHERE false`);
+      await writer.query(`UPDATE ${prefix}payments SET data = data WHERE false`);
       const started = Date.now();
       await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
       const waited = Date.now() - started;
-      assert.ok(waited < 3000, `migrated in ${waited} ms beside the reader (an ALTER TABLE would wait 5 s, then give up)`);
+      assert.ok(waited < 3000, `migrated in ${waited} ms beside the reader and the writer (an ALTER TABLE or an index would wait 5 s, then give up)`);
       assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
     } finally {
-      await reader.query('ROLLBACK').catch(() => {});
-      reader.release();
+      for (const held of [reader, writer]) {
+        await held.query('ROLLBACK').catch(() => {});
+        held.release();
+      }
     }
   });
 
@@ -418,10 +427,18 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       // Not tried again at once (each try would queue the other receivers' writes for 5 s).
       const again = Date.now();
       await assert.rejects(receiver.ready(), /gave up waiting for a lock \(55P03\) less than 30 s ago and is not tried again before/);
+      // Nor by a new store on the same pool (a lazyReceiver makes one at each try).
+      await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready(),
+        /gave up waiting for a lock \(55P03\) less than 30 s ago/);
       assert.ok(Date.now() - again < 2000, 'refused without waiting for the lock');
       await reader.query('COMMIT');
-      // Another instance (or this one, 30 s later) migrates once the transaction ended.
-      await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready();
+      // Another instance (its own pool; or this one, 30 s later) migrates once the transaction ended.
+      const other = openPool({ connectionString: pg.db.server.url, max: 2 });
+      try {
+        await rx.createReceiver(receiverOptions(rx.postgresStore(other, { prefix }), { log: false })).ready();
+      } finally {
+        await other.end();
+      }
       assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
       // Run by a migration tool inside its own transaction, with more after it: what follows
       // keeps the transaction's own lock_timeout.
@@ -439,6 +456,72 @@ describe('PostgreSQL: a migration behind a long transaction', () => {
       await reader.query('ROLLBACK').catch(() => {});
       reader.release();
       writer.release();
+    }
+  });
+
+  // A large table's migration outlasts the timeouts the docs give a pool (the statement's, the
+  // server's): it still runs to its end, where a timeout would roll it back at every start.
+  // While it runs, a receiver starting beside it waits for its advisory lock 5 s at most,
+  // holding no connection for longer. Version 1 with 200,000 payments: a backfill and two
+  // indexes over them, longer than the 300 ms given to every other statement.
+  test('a migration longer than the pool\'s query_timeout and the role\'s statement_timeout runs to its end', async () => {
+    const { pool } = pg.db;
+    const prefix = 'migt_';
+    await pool.query(prefixed(fixture('postgres').schema, prefix));
+    await pool.query(`INSERT INTO ${prefix}payments (payment_id, status_version, event_id, data)
+      SELECT 'pay_' || i, i, 'evt_' || i, '{}' FROM generate_series(1, 200000) AS i`);
+    const hurried = openPool({ connectionString: pg.db.server.url, max: 2, query_timeout: 300, statement_timeout: 300 });
+    try {
+      const started = Date.now();
+      await rx.createReceiver(receiverOptions(rx.postgresStore(hurried, { prefix }), { log: false })).ready();
+      const took = Date.now() - started;
+      assert.equal((await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version, SCHEMA);
+      assert.equal((await pool.query(`SELECT count(*)::int AS n FROM ${prefix}payments WHERE handled_version = status_version`)).rows[0].n, 200000);
+      assert.ok(took > 300, `the migration took ${took} ms: longer than the timeouts, or the test shows nothing`);
+      // The session's own settings are left as they were.
+      const settings = (await hurried.query("SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l")).rows[0];
+      assert.deepEqual(settings, { s: '300ms', l: '0' });
+    } finally {
+      await hurried.end();
+    }
+  });
+
+  test('a receiver starting while another migrates waits for it 5 s at most (lock_timeout), then answers 503 naming it', async () => {
+    const { pool } = pg.db;
+    const prefix = 'miga_';
+    for (const text of olderSchema(2, 'postgres')(prefix)) await pool.query(text);
+    const migrating = await pool.connect();
+    try {
+      await migrating.query('BEGIN');
+      await migrating.query('SELECT pg_advisory_xact_lock(4150767016395183)');
+      const started = Date.now();
+      const failure = await rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix }), { log: false })).ready().then(() => null, (e) => e);
+      const waited = Date.now() - started;
+      assert.match(String(failure?.message), /gave up waiting for a lock \(55P03\).*the migration's advisory lock, held by another receiver migrating/);
+      assert.ok(waited >= 4500 && waited < 15_000, `gave up after ${waited} ms`);
+      const waiting = (await pool.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n;
+      assert.equal(waiting, 0, 'no connection left waiting for the lock');
+    } finally {
+      await migrating.query('ROLLBACK').catch(() => {});
+      migrating.release();
+    }
+  });
+
+  // A migration tool that sends the statement's parts one by one, each its own transaction
+  // (psql -f without -1): the settings put back at the end were local to a transaction now
+  // over, and the current ones stay (set_config('lock_timeout', '') would fail there).
+  test('the schema\'s last statement, run outside the schema\'s transaction, keeps the current settings', async () => {
+    const schema = readStatements(readFileSync(join(ROOT, 'sql', 'postgres.sql'), 'utf8')).schema;
+    const last = schema.slice(schema.lastIndexOf("SELECT set_config('lock_timeout'"));
+    assert.match(last, /^SELECT set_config\('lock_timeout', coalesce/);
+    const client = await pg.db.pool.connect();
+    try {
+      await client.query("SELECT set_config('cryptopay.lock_timeout', '1s', true), set_config('cryptopay.statement_timeout', '1s', true)");
+      await client.query(last);
+      const settings = (await client.query("SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l")).rows[0];
+      assert.deepEqual(settings, { s: '0', l: '0' });
+    } finally {
+      client.release();
     }
   });
 });

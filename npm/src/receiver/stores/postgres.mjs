@@ -16,6 +16,14 @@ const INSUFFICIENT_PRIVILEGE = '42501';
 const LOCK_NOT_AVAILABLE = '55P03';
 // After the migration gave up waiting for a lock, how long ready() refuses before trying again.
 const LOCK_BACKOFF_MS = 30_000;
+// When it gave up, by client and prefix: a lazyReceiver makes a new store on the same pool at
+// each try.
+const lockGaveUp = new WeakMap();
+// How long node-postgres waits for the schema statement (a migration backfills and indexes
+// whole tables: about 7 s a million payments from version 1, measured on PostgreSQL 15), past
+// the pool's query_timeout, which would end it, rolled back, at every start. The statement
+// lifts the server's statement_timeout itself; its waits for a lock stay bounded (5 s).
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 // A serialization failure (under REPEATABLE READ or SERIALIZABLE as the default isolation) or
 // a deadlock: the server rolled the statement's transaction back whole, so it is run again, a
 // few times, after a short random pause; past that the delivery is answered 503.
@@ -138,10 +146,10 @@ export function postgresStore(client, options) {
 
   // The columns of the tables (a row with no name for a table that is missing).
   const columns = async () => (await client.query(sql.columns)).rows;
-  // When the migration last gave up waiting for a lock (55P03): it is not tried again for
-  // LOCK_BACKOFF_MS, since each try queues the other receivers' writes behind its lock request
-  // for up to 5 s.
-  let lockGaveUpAt = null;
+  // When the migration last gave up waiting for a lock (55P03) on this client: it is not tried
+  // again for LOCK_BACKOFF_MS, since each try queues the other receivers' writes behind its
+  // lock request for up to 5 s.
+  const gaveUpAt = () => lockGaveUp.get(client)?.get(prefix) ?? null;
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const [tables] = (await client.query(sql.tables)).rows;
@@ -184,7 +192,7 @@ export function postgresStore(client, options) {
       if (version > 0 && version < SCHEMA_VERSION && !createTables) throw olderSchema('postgresStore', version, 'postgres');
       const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION);
       if (create) {
-        if (lockGaveUpAt !== null && Date.now() - lockGaveUpAt < LOCK_BACKOFF_MS) {
+        if (gaveUpAt() !== null && Date.now() - gaveUpAt() < LOCK_BACKOFF_MS) {
           throw new Error(`postgresStore: the schema migration gave up waiting for a lock (55P03) less than ${LOCK_BACKOFF_MS / 1000} s ago `
             + 'and is not tried again before (answered 503 meanwhile), so that the deliveries of receivers already running do not '
             + 'queue behind it at each delivery: end the long transaction (pg_stat_activity names it), or upgrade when none runs');
@@ -193,18 +201,22 @@ export function postgresStore(client, options) {
           // Under REPEATABLE READ or SERIALIZABLE (a role's or database's default), two
           // receivers starting at once: the second's snapshot, taken before the advisory lock
           // let it on, misses the first's schema row (40001). Run again, it sees them.
-          await retried(() => client.query(sql.schema));
+          // node-postgres takes the statement's own time limit (the text alone, with no values,
+          // is still one simple query: one implicit transaction).
+          await retried(() => client.query(typeof client.connect === 'function'
+            ? { text: sql.schema, query_timeout: MIGRATION_TIMEOUT_MS } : sql.schema));
         } catch (error) {
           if (sqlState(error) === LOCK_NOT_AVAILABLE) {
-            lockGaveUpAt = Date.now();
+            if (!lockGaveUp.has(client)) lockGaveUp.set(client, new Map());
+            lockGaveUp.get(client).set(prefix, Date.now());
             throw new Error('postgresStore: the schema migration gave up waiting for a lock (55P03), so that the deliveries of '
               + 'receivers already running do not queue behind it: a lock on the receiver\'s tables (it waits 5 s), held by a long '
-              + 'transaction (a pg_dump, a report: pg_stat_activity names it), or, under a lock_timeout of this role or database, '
-              + `the migration's advisory lock, held by another receiver migrating; ready() runs it again at the first delivery ${LOCK_BACKOFF_MS / 1000} s `
+              + 'transaction (a pg_dump, a report: pg_stat_activity names it), or the migration\'s advisory lock, held by another '
+              + `receiver migrating (a large table takes longer); ready() runs it again at the first delivery ${LOCK_BACKOFF_MS / 1000} s `
               + 'later (answered 503 meanwhile): end that transaction, or upgrade when none runs', { cause: error });
           }
           if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
-          if (version > 0) {
+          if (version > 0 && version < SCHEMA_VERSION) {
             // Tables of an older version stand: migrating them takes their owner (ALTER TABLE),
             // not CREATE on the schema (even where the migration also makes new tables).
             throw new Error(`postgresStore: the tables are at schema version ${version}, older than this package's (${SCHEMA_VERSION}), and this role `
