@@ -4,12 +4,13 @@
 // no pool of its own open (one connection each, until the database's connection limit).
 
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { freePort } from '../../../tests/runtimes/lib.mjs';
-import { RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign } from './helpers.mjs';
+import { RECIPES, RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign } from './helpers.mjs';
 
 test('a lazy receiver whose PostgreSQL cannot be reached: 503 at each delivery, one pool for all the attempts', async () => {
   const dir = recipeCopy('express', 'common-pool');
@@ -42,5 +43,24 @@ test('a lazy receiver whose PostgreSQL cannot be reached: 503 at each delivery, 
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
     await Promise.all(made.map((pool) => pool.end()));
+  }
+});
+
+// The same in every recipe a user copies: where a lazyReceiver makes the receiver (again at
+// each delivery after a failure), its pool is made once (`pool ??=`, or a Map of pools),
+// never inside the attempt. Read from the sources, since some run where a pool cannot be
+// counted (Deno, a Worker).
+test('every recipe with a lazyReceiver makes its node-postgres pool once, not at each attempt', () => {
+  const files = readdirSync(RECIPES, { recursive: true })
+    .filter((f) => /\.(mjs|ts)$/.test(f) && !/(^|[/\\])(node_modules|tests|dist)[/\\]/.test(f))
+    .map((f) => [f, readFileSync(join(RECIPES, f), 'utf8')])
+    .filter(([, text]) => text.includes('lazyReceiver('));
+  assert.ok(files.length >= 5, `${files.length} recipes with a lazyReceiver`);
+  const pooled = files.filter(([, text]) => text.includes('new pg.Pool('));
+  assert.ok(pooled.some(([f]) => f.includes('supabase')) && pooled.some(([f]) => f.includes('lambda')), pooled.map(([f]) => f).join(' '));
+  for (const [file, text] of pooled) {
+    for (const line of text.split('\n').filter((l) => l.includes('new pg.Pool('))) {
+      assert.match(line, /\?\?= new pg\.Pool\(|pools\.set\(/, `${file}: a pool made at each attempt: ${line.trim()}`);
+    }
   }
 });

@@ -14,7 +14,9 @@ import pg from 'pg';
 import { createReceiver, lazyReceiver, postgresStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
 
 // Made at the first delivery and kept while the isolate lives (later requests reuse it and
-// its connection); forgotten on failure, so the next delivery tries again.
+// its connection); forgotten on failure, so the next delivery tries again, on the same pool
+// (a new pool at each try would leave a connection open each time).
+let pool: pg.Pool | undefined;
 const receiver = lazyReceiver(() => {
   const env = Deno.env.toObject();
   env.DATABASE_URL ||= env.SUPABASE_DB_URL ?? ''; // an empty value is unset
@@ -22,7 +24,7 @@ const receiver = lazyReceiver(() => {
     ...receiverOptionsFromEnv(env, { required: ['DATABASE_URL'] }),
     // One connection per isolate: a burst opens as many as it has isolates, no more. A
     // server that does not answer is a 503 within seconds, not a hang.
-    store: postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
+    store: postgresStore(pool ??= new pg.Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
   });
 });
 
