@@ -70,6 +70,9 @@ ALTER TABLE cryptopay_fulfilment ADD COLUMN fulfil_version TEXT
 -- payments whose orders are younger than 7 days (the default recheckClosedSecs) get their next
 -- check as `claim` computed it before; older ones are done.
 ALTER TABLE cryptopay_fulfilment ADD COLUMN recheck_at TEXT;
+-- (Tables set back to version 4 by hand keep the column, and the ALTER is left out: what
+-- version 5 wrote before is cleared, since the older package's passes moved seen_at on.)
+UPDATE cryptopay_fulfilment SET recheck_at = NULL WHERE recheck_at IS NOT NULL;
 UPDATE cryptopay_fulfilment
 SET recheck_at = (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday(f.seen_at) + max(julianday(f.seen_at) - julianday(o.created_at), 0))
                   FROM cryptopay_fulfilment AS f JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id

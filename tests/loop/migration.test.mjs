@@ -552,3 +552,46 @@ describe('PostgreSQL: upgraded again after a rollback to version 4', () => {
     assert.deepEqual(rows.map((r) => [r.payment_id, r.minutes === null ? null : Number(r.minutes)]), [['pay_b_closed', 60], ['pay_b_review', null]]);
   });
 });
+
+// The same rollback on SQLite, its column left standing (the docs once said to drop it): the
+// ALTER of migrate_4 is left out, where it failed every start with "duplicate column name",
+// and recheck_at is computed again as on PostgreSQL. On a file, and through libsql.
+describe('SQLite: upgraded again after a rollback to version 4 that kept the column', () => {
+  const rolledBack = async (exec, all, ready) => {
+    await ready();
+    await exec(`INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, created_at) VALUES
+      ('pay_b_closed', 'o1', '${AMOUNT}', ${ago('sqlite', 3)}), ('pay_b_review', 'o2', '${AMOUNT}', ${ago('sqlite', 3)})`);
+    await exec(`INSERT INTO cryptopay_fulfilment (payment_id, handled_version, outcome, settled, seen_at, recheck_at) VALUES
+      ('pay_b_closed', '2', 'closed', 1, ${ago('sqlite', 1)}, ${ago('sqlite', 2)}),
+      ('pay_b_review', '3', 'review', 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+3 hours'), ${ago('sqlite', 2)})`);
+    await exec('UPDATE cryptopay_schema SET version = 4');
+    await ready();
+    assert.equal(Number((await all('SELECT version FROM cryptopay_schema'))[0].version), SCHEMA);
+    const rows = await all(`SELECT payment_id, round((julianday(recheck_at) - julianday('now')) * 1440) AS minutes
+      FROM cryptopay_fulfilment ORDER BY payment_id`);
+    // The last look 1 hour ago, 2 hours after the order: the next check an hour from now.
+    assert.deepEqual(rows.map((r) => [r.payment_id, r.minutes === null ? null : Number(r.minutes)]), [['pay_b_closed', 60], ['pay_b_review', null]]);
+  };
+
+  test('SQLite file', async () => {
+    const file = join(tempDir(), 'back.sqlite');
+    const db = new Database(file);
+    try {
+      await rolledBack((text) => db.prepare(text).run(), (text) => db.prepare(text).all(),
+        () => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file)), { log: false })).ready());
+    } finally {
+      db.close();
+    }
+  });
+
+  test('libsql file (@libsql/client)', async () => {
+    const url = pathToFileURL(join(tempDir(), 'back.db')).href;
+    const client = createLibsqlClient({ url });
+    try {
+      await rolledBack(async (text) => client.execute(text), async (text) => (await client.execute(text)).rows,
+        () => rx.createReceiver(receiverOptions(rx.libsqlStore(createLibsqlClient({ url })), { log: false })).ready());
+    } finally {
+      client.close();
+    }
+  });
+});

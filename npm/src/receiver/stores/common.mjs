@@ -47,7 +47,22 @@ export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':
  * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
  * before `schema` runs (`schema` then makes what a later version adds): none for new tables.
  */
-export const sqliteMigration = (sql, version) => (SQLITE_MIGRATIONS[version] ?? []).flatMap((name) => sql[name]);
+export function sqliteMigration(sql, version, columnsRow, prefix) {
+  const statements = (SQLITE_MIGRATIONS[version] ?? []).flatMap((name) => sql[name]);
+  // A column that stands is not added again (SQLite has no ADD COLUMN IF NOT EXISTS): tables
+  // set back to an older version by hand keep the columns the newer one added, and an ALTER
+  // would fail every start with "duplicate column name".
+  let present;
+  try {
+    present = new Set(JSON.parse(columnsRow?.columns ?? '[]').map((c) => `${prefix}${c.suffix}.${c.name}`));
+  } catch {
+    present = new Set();
+  }
+  return statements.filter((statement) => {
+    const added = /^\s*ALTER TABLE (\w+) ADD COLUMN (\w+)/.exec(statement);
+    return added === null || !present.has(`${added[1]}.${added[2]}`);
+  });
+}
 
 /** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
 export function bytes(value) {

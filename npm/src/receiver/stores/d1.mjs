@@ -65,7 +65,8 @@ export function d1Store(binding, options) {
         // One batch, one transaction: the migration from version 1 or 2 (when needed), then the
         // schema. Another isolate migrating at once fails at the first ALTER (the column is
         // there) and rolls back: the tables are then found at this version.
-        const migration = sqliteMigration(sql, version);
+        const migration = version > 0 && version < SCHEMA_VERSION
+          ? sqliteMigration(sql, version, await first(binding.prepare(sql.columns)), prefix) : [];
         const statements = [...migration, ...sql.schema];
         try {
           await binding.batch(statements.map((statement) => binding.prepare(statement)));

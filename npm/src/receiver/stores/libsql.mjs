@@ -46,7 +46,7 @@ export function libsqlStore(client, options) {
           // One write batch, one transaction: the migration from version 1 or 2 (when needed),
           // then the schema. A client migrating at once fails at the first ALTER and rolls
           // back: the tables are then found at this version.
-          const migration = sqliteMigration(sql, version);
+          const migration = version > 0 && version < SCHEMA_VERSION ? sqliteMigration(sql, version, await first(sql.columns), prefix) : [];
           const statements = [...migration, ...sql.schema];
           try {
             await client.batch(statements.map((text) => statement(text)), 'write');

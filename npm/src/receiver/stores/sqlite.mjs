@@ -180,7 +180,8 @@ export function sqliteStore(db, options) {
         if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
         // Tables of the first schema are checked before they are migrated.
         if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
-        for (const statement of [...sqliteMigration(sql, version), ...sql.schema]) one(statement);
+        const migration = version > 0 && version < SCHEMA_VERSION ? sqliteMigration(sql, version, one(sql.columns), opts.prefix) : [];
+        for (const statement of [...migration, ...sql.schema]) one(statement);
         commit.run();
       } catch (error) {
         try {
