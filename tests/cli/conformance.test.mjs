@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -345,6 +346,49 @@ describe('the wrong scheme in --url', () => {
       assert.equal(run.code, 1, shown(run));
       // The table wraps its hints: read them as one line.
       assert.match(run.stdout.replace(/\s+/g, ' '), /every delivery's connection was closed without an answer \(ECONNRESET\): a receiver served over TLS closes a plain-HTTP connection so; if yours is, give --url as https:\/\//);
+    } finally {
+      await new Promise((resolve) => { server.close(resolve); });
+    }
+  });
+  // The status line is the answer, for the kit as for the sandbox's sender: a 200 whose body
+  // never ends is acknowledged, within --timeout, and the run does not wait --timeout for each.
+  test('a receiver whose 2xx body never ends: acknowledged by its status line, at once', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"received":true');
+      });
+    });
+    await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    try {
+      const started = Date.now();
+      const run = await runCli(['conformance', '--url', `http://127.0.0.1:${server.address().port}/webhook`, '--secret-env', SECRET_ENV,
+        '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--timeout', '3', '--json'], { env: { [SECRET_ENV]: SECRET } });
+      const took = Date.now() - started;
+      assert.equal(run.code, 1, shown(run)); // it acknowledges forgeries too
+      const verdicts = Object.fromEntries(JSON.parse(run.stdout).map((r) => [r.rule, r.verdict]));
+      assert.deepEqual([verdicts.valid_delivery, verdicts.response_time, verdicts.bad_signature], ['pass', 'pass', 'fail']);
+      assert.ok(took < 25_000, `the run took ${took} ms: it waited for the bodies`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => { server.close(resolve); });
+    }
+  });
+
+  // Reset as soon as accepted (a proxy with nothing behind it): whether the client saw the
+  // connect event before the reset is a race; the verdict is not. Judged (exit 1), each time.
+  test('a receiver that resets every connection at once: judged, exit 1, every run', async () => {
+    const server = net.createServer((socket) => socket.resetAndDestroy());
+    await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    try {
+      for (let n = 0; n < 4; n += 1) {
+        const run = await runCli(['conformance', '--url', `http://127.0.0.1:${server.address().port}/webhook`, '--secret-env', SECRET_ENV,
+          '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--json'], { env: { [SECRET_ENV]: SECRET } });
+        assert.equal(run.code, 1, shown(run));
+        const valid = JSON.parse(run.stdout).find((r) => r.rule === 'valid_delivery');
+        assert.deepEqual([valid.verdict, valid.got], ['fail', 'no answer: ECONNRESET']);
+      }
     } finally {
       await new Promise((resolve) => { server.close(resolve); });
     }

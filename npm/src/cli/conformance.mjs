@@ -61,6 +61,9 @@ const REPLACEMENT = Buffer.from('\uFFFD');
 /** After this many deliveries, none answered within --timeout, the run sends no more. */
 export const SILENT = 3;
 
+/** Errors of a connection the receiver's side closed unanswered, before or after connecting. */
+const CLOSED_UNANSWERED = new Set(['ECONNRESET', 'EPIPE']);
+
 /**
  * Runs the rules against `url`. Resolves { results } (see judge), or { unreachable: reason }
  * when the first delivery could not connect at all (refused, no such host, no connection
@@ -308,7 +311,10 @@ export async function runConformance(config) {
     if (PLANS[rule]) await PLANS[rule]();
     if (rule === 'valid_delivery') {
       const [first] = observed.get(rule);
-      if (first.error && !first.connected) {
+      // No connection at all (refused, no such host, a certificate refused): the run cannot be
+      // made. A connection reset (a receiver, or a proxy in front of one, that accepts and
+      // closes) is the receiver's answer whether or not the connect event came first: judged.
+      if (first.error && !first.connected && !CLOSED_UNANSWERED.has(first.error)) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
     }
