@@ -281,6 +281,7 @@ describe('observability', () => {
       [{ timestampHeader: 'X-Webhook-Timestamp ' }, /timestampHeader is not a header name/],
       [{ signatureHeader: 'X-Webhook-Signature:' }, /signatureHeader is not a header name/],
       [{ timestampHeader: 'X-Same', signatureHeader: 'x-same' }, /timestampHeader and signatureHeader name the same header/],
+      [{ signatureHeader: 'Content-Type' }, /signatureHeader names a header HTTP itself uses \(Content-Type\)/],
       [{ secrets: CANARY_US, signatureHeader: CANARY_US }, /signatureHeader holds one of the secrets/],
     ]) {
       assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, ...names })),

@@ -109,6 +109,10 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
     const types = new Set(lines.map((l) => l.type));
     for (const type of ['started', 'request', 'event', 'attempt', 'rotated', 'activated', 'replay']) assert.ok(types.has(type), type);
+    // status_version as the API writes it, the same in every line: a JSON number here.
+    for (const line of lines.filter((l) => l.type === 'event' || l.type === 'attempt')) {
+      assert.equal(typeof line.status_version, 'number', JSON.stringify(line));
+    }
     // A request line names its path, as the text line does.
     assert.ok(lines.some((l) => l.type === 'request' && l.method === 'POST' && /^\/sandbox\/payments\/[^/]+\/pay$/.test(l.path)), 'a pay request');
     const after = lines.filter((l) => l.type !== 'started').map((l) => JSON.stringify(l)).join('\n');
@@ -149,6 +153,17 @@ describe('sandbox deliveries --wait: what a CI job runs before asserting on its 
       assert.equal(refused.code, 2, bad);
       assert.match(refused.stderr, /--wait is how long to wait for pending deliveries: an integer from 1 to 3600 \(seconds\)/);
     }
+    assert.equal(await sandboxed.stop('SIGINT'), 0);
+  });
+
+  test('exit 1 when nothing is pending but an event was not acknowledged (a 400 is never retried)', async () => {
+    const { sandboxed, url } = await paidOn(400, '1');
+    const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
+    assert.equal(done.code, 1, done.stderr);
+    assert.match(done.stderr, /^cryptopay-verify sandbox deliveries: 2 events not acknowledged \(first: evt_\w+, its last attempt failed_permanently on 400\): the answers above say why; once the receiver is fixed, cryptopay-verify sandbox replay --event ID sends one again\n$/);
+    assert.match(done.stdout, /\s400\s+failed_permanently\s/);
+    // Without --wait the log is only shown.
+    assert.equal((await run(['sandbox', 'deliveries', ...url])).code, 0);
     assert.equal(await sandboxed.stop('SIGINT'), 0);
   });
 
@@ -408,6 +423,11 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--port', '0', '--host', '10.255.255.254'], /--host must be an address of this machine.*\(EADDRNOTAVAIL\)/],
       [['sandbox', '--port', '0', '--timestamp-header', pasted], /--timestamp-header must be the NAME of an HTTP header/],
       [['sandbox', '--port', '0', '--signature-header', 'X Sig'], /--signature-header must be the NAME of an HTTP header/],
+      // A base64url secret is a valid header name: a long run of letters and digits is refused too.
+      [['sandbox', '--port', '0', '--signature-header', 'AbCdEf0123pastedSecret456789ghijKLMN_qrs'], /--signature-header must be the NAME of an HTTP header/],
+      [['sandbox', '--port', '0', '--timestamp-header', 'X-Webhook-Signature-V2', '--signature-header', 'Content-Length'],
+        /--signature-header names a header HTTP itself uses \(Content-Length\)/],
+      [['sandbox', '--port', '0', '--timeout', '1000'], /--timeout must be a number of seconds from 0.05 to 600\b/],
       [['sandbox', 'deliverys', '--url', 'http://127.0.0.1:1'], /the argument after sandbox is not a subcommand \(not shown\): give one of pay, settle, review/],
       [['sandbox', pasted.toLowerCase()], /argument 1 after "sandbox" is not an option \(not shown\)/],
     ]) {

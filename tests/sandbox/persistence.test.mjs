@@ -209,6 +209,11 @@ test('started again with the webhook URL but no header flags, the kept names sta
   await fourth.close();
   await assert.rejects(startSandbox({ port: 0, data, webhookUrl: hook.url, signatureHeader: 'x-a' }),
     (error) => error.code === 'invalid_argument' && /timestampHeader and signatureHeader must differ .*give both, two different names/.test(error.message));
+  // A header HTTP itself uses: the sender would drop it (Content-Length) or send it as the Host.
+  for (const [option, name] of [['signatureHeader', 'Content-Length'], ['timestampHeader', 'host']]) {
+    const refused = await startSandbox({ port: 0, webhookUrl: hook.url, [option]: name }).then(async (started) => started.close(), (error) => error);
+    assert.ok(refused?.code === 'invalid_argument' && refused.message.includes(`${option} names a header HTTP itself uses (${name})`), String(refused));
+  }
 });
 
 test('without better-sqlite3, a data file is refused naming what to install', async () => {

@@ -66,6 +66,16 @@ export function bindingHint(value) {
     + '(await env.NAME.get())' : '';
 }
 
+/** An HTTP header name (RFC 9110's token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Headers HTTP itself uses, which a delivery's timestamp or signature header must not be: the
+ * sender would overwrite or drop it (Content-Length), or send the signature as the Host.
+ */
+export const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'expect',
+  'upgrade', 'trailer', 'te', 'keep-alive', 'user-agent']);
+
 /**
  * A time from here on is milliseconds, not Unix seconds (10^12 seconds is the year 33658): the
  * verify API names a clock in milliseconds in its refusal; the receiver refuses such a clock and

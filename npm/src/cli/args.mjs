@@ -3,6 +3,7 @@
 // variable or file name belongs must not reach a terminal, a log or a CI transcript).
 
 import { readFileSync } from 'node:fs';
+import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { looksLikeSecret, neverPrint } from './redact.mjs';
 import { SANDBOX_OPTIONS } from './sandbox-options.mjs';
 
@@ -117,11 +118,11 @@ export function nowOption(opts, fallback, command) {
 }
 
 /** A number of seconds from 0.05 (a time a request can take), at most 3600 (fractions allowed). */
-export function seconds(opts, name, fallback, command) {
+export function seconds(opts, name, fallback, command, max = 3600) {
   if (opts[name] === undefined) return fallback;
   const value = Number(opts[name]);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value >= 0.05) || value > 3600) {
-    throw new UsageError(`--${name} must be a number of seconds from 0.05 to 3600`, command);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value >= 0.05) || value > max) {
+    throw new UsageError(`--${name} must be a number of seconds from 0.05 to ${max}`, command);
   }
   return value;
 }
@@ -132,14 +133,15 @@ export function encodingOf(opts, command) {
   return encoding;
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// Headers HTTP itself uses, which a delivery's timestamp or signature must not replace.
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'expect',
-  'upgrade', 'trailer', 'te', 'keep-alive', 'user-agent']);
+// A secret pasted where a header's name goes (a base64url one is a valid header name): a
+// part between hyphens of 16 characters or more, letters and digits mixed. Header names are
+// words (X-Webhook-Signature-V2).
+const secretLike = (value) => /whsec_/i.test(value)
+  || value.split('-').some((part) => part.length >= 16 && /[0-9]/.test(part) && /[A-Za-z]/.test(part));
 
 export function headerName(opts, name, command, optional = false) {
   const value = optional ? opts[name] : required(opts, name, command);
-  if (value !== undefined && (!HEADER_NAME.test(value) || /whsec_/i.test(value))) {
+  if (value !== undefined && (!HEADER_NAME.test(value) || secretLike(value))) {
     throw new UsageError(`--${name} must be the NAME of an HTTP header (letters, digits, -), e.g. X-Webhook-Signature; ` +
       'the value given is not shown', command);
   }

@@ -181,7 +181,24 @@ export async function actCommand(sub, argv) {
       + 'through the retry delays\n');
     return 1;
   }
+  // Nothing pending, but an event whose last attempt ended unacknowledged (its retries used
+  // up, or answered a status the service never retries): the receiver lost it, which a CI
+  // step must not pass.
+  const lost = waitSecs > 0 ? unacknowledged(json.deliveries) : [];
+  if (lost.length > 0) {
+    write.err(`${NAME} sandbox deliveries: ${lost.length} event${lost.length === 1 ? '' : 's'} not acknowledged (first: ${lost[0].event_id}, `
+      + `its last attempt ${lost[0].outcome}${lost[0].status === undefined ? '' : ` on ${lost[0].status}`}): the answers above say why; `
+      + `once the receiver is fixed, ${NAME} sandbox replay --event ID sends one again\n`);
+    return 1;
+  }
   return 0;
+}
+
+/** The last attempt of each event, where it ended exhausted or failed_permanently (log order). */
+function unacknowledged(deliveries) {
+  const last = new Map();
+  for (const d of deliveries) last.set(d.event_id, d);
+  return [...last.values()].filter((d) => d.outcome === 'exhausted' || d.outcome === 'failed_permanently');
 }
 
 /** How often `deliveries --wait` asks again. */

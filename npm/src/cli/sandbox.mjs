@@ -122,7 +122,7 @@ async function startCommand(argv) {
     pricing: pricing(opts),
     website: opts.website,
     retryDelaysMs: retryDelays(opts),
-    timeoutMs: opts.timeout === undefined ? undefined : Math.round(seconds(opts, 'timeout', 10, command) * 1000),
+    timeoutMs: opts.timeout === undefined ? undefined : Math.round(seconds(opts, 'timeout', 10, command, 600) * 1000),
     duplicateRate: duplicateRate(opts),
     shuffle: opts.shuffle === true,
     seed: seed(opts),

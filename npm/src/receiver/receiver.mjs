@@ -4,6 +4,7 @@
 // it never opens a connection and never reads the environment.
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
+import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
@@ -40,6 +41,9 @@ function checkOptions(options) {
     // what was given may be a secret pasted into the wrong variable.
     if (!HEADER_NAME.test(options[name])) {
       throw invalid(`${name} is not a header name (letters, digits and !#$%&'*+-.^_\`|~, no space or colon): give the name of the delivery header as the service sends it, such as X-Webhook-Timestamp`);
+    }
+    if (RESERVED_HEADERS.has(options[name].toLowerCase())) {
+      throw invalid(`${name} names a header HTTP itself uses (${options[name]}): give the name of the delivery header as the service sends it, such as X-Webhook-Signature`);
     }
     if (secretStrings(options.secrets).includes(options[name])) {
       throw invalid(`${name} holds one of the secrets: give the header's name there, and the secret in secrets`);
@@ -88,9 +92,6 @@ function skewWarnings(skew) {
   if (skew > 3600) return [`maxSkewSecs is ${skew}: a captured delivery can be replayed for that long: 300 is the usual choice`];
   return [];
 }
-
-// An HTTP header name (RFC 9110's token).
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 
 // What was given where a store belongs, for the message.

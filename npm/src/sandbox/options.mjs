@@ -3,7 +3,7 @@
 // functions refuse options), before anything listens or is written.
 
 import { CryptoPayError, buildSourceAmount, validateCheckoutOrigin, validateWebhookUrl } from 'cryptopay-verify';
-import { LOOPBACK_HOST, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { HEADER_NAME, LOOPBACK_HOST, RESERVED_HEADERS, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
 import { randomSeed } from './random.mjs';
 import { validateRetryDelays } from './rules.mjs';
 
@@ -20,7 +20,6 @@ export const DEFAULTS = {
 
 const KEYS = ['port', 'host', 'publicUrl', 'data', 'webhookUrl', 'webhookSecret', 'timestampHeader', 'signatureHeader', 'pricing', 'website',
   'retryDelaysMs', 'timeoutMs', 'duplicateRate', 'shuffle', 'seed', 'log'];
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A signing secret given to the sandbox: what a receiver's configuration holds without quoting.
 const WEBHOOK_SECRET = /^[\x21-\x7e]{16,256}$/;
 
@@ -131,6 +130,9 @@ function integer(value, name, min, max) {
 
 function headerName(value, name) {
   if (typeof value !== 'string' || !HEADER_NAME.test(value)) throw invalid(`${name} must be an HTTP header name such as X-Webhook-Signature`);
+  if (RESERVED_HEADERS.has(value.toLowerCase())) {
+    throw invalid(`${name} names a header HTTP itself uses (${value}): the delivery would lose it; give the service's header, such as X-Webhook-Signature`);
+  }
   return value;
 }
 

@@ -183,8 +183,9 @@ export function createService({ store, options, origin, delivery, log }) {
     return paymentView(next);
   }
 
+  // status_version as the API writes it: a JSON number while a double holds it, digits beyond.
   const summary = ({ event_id, payment_id, number, status, status_version, occurred_at }) =>
-    ({ event_id, payment_id, number, status, status_version, occurred_at });
+    ({ event_id, payment_id, number, status, status_version: versionJson(status_version), occurred_at });
 
   /**
    * One payment.updated: the envelope's bytes are fixed here, for every attempt and replay.
@@ -281,7 +282,7 @@ export function createService({ store, options, origin, delivery, log }) {
     const events = [...store.events.values()]
       .filter((e) => paymentId === undefined || e.payment_id === paymentId)
       .sort((a, b) => a.number - b.number);
-    return events.map((e) => ({ ...summary(e), status_version: versionJson(e.status_version), body: e.body }));
+    return events.map((e) => ({ ...summary(e), body: e.body }));
   }
 
   function close() {
