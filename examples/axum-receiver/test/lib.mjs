@@ -28,7 +28,7 @@ export const SIG_HEADER = 'X-Webhook-Signature';
  * for PostgreSQL, ADMIN_TOKEN; none is inherited from this process). Resolves { url, output(),
  * stop() } once it listens; rejects with its output if it exits first.
  */
-export async function start(env) {
+export async function start(env, { timeoutMs = 15_000 } = {}) {
   const receiver = await startProcess(BIN, [], {
     env: {
       CRYPTOPAY_WEBHOOK_SECRET: SECRET,
@@ -40,7 +40,7 @@ export async function start(env) {
     },
     unset: ['DATABASE_URL', 'DATABASE', 'ADMIN_TOKEN'],
     ready: /listening on (http:\/\/\S+)/,
-    timeoutMs: 15_000,
+    timeoutMs,
   });
   return { url: receiver.match[1], output: receiver.output, stop: () => receiver.stop('SIGINT') };
 }

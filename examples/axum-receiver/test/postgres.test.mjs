@@ -382,6 +382,32 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     const rows = await rowsOf(server, db);
     assert.deepStrictEqual(rows.events.map((e) => [e.event_id, e.decision]), [['evt_s1', 'apply'], ['evt_s2', 'apply']]);
   });
+
+  // Another instance migrating a large table (its advisory lock held past the 5 s the schema
+  // waits for it): the start waits and tries again, said on stderr, instead of exiting.
+  test('a migration that gives up waiting for a lock is tried again: the receiver starts once it is free', async () => {
+    const db = await createDatabase(pool, 'axum_locked');
+    const other = openPool({ ...server.connection, database: db, max: 1 });
+    const held = await other.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query('SELECT pg_advisory_xact_lock(4150767016395183)');
+      const starting = start({ DATABASE_URL: keyValue(server, db) }, { timeoutMs: 40_000 });
+      await new Promise((resolve) => { setTimeout(resolve, 7_000); });
+      await held.query('COMMIT');
+      const receiver = await starting;
+      try {
+        assert.match(receiver.output(), /the schema migration gave up waiting for a lock \(55P03.*trying again in 5 s/);
+        const e = event('evt_locked', 'pay_locked', '1');
+        assert.equal((await deliver(receiver.url, e)).status, 200);
+      } finally {
+        await receiver.stop();
+      }
+    } finally {
+      held.release();
+      await other.end();
+    }
+  });
 });
 
 describe('PostgreSQL stopped under the receiver, and connection strings never printed', { timeout: 120_000 }, () => {

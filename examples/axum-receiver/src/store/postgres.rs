@@ -107,7 +107,7 @@ impl Store {
         let create =
             found.is_empty() || found.iter().any(|c| c.name.is_none()) || version < SCHEMA_VERSION;
         if create {
-            if let Err(e) = client.batch_execute(self.sql.whole("schema")).await {
+            if let Err(e) = migrate(&client, self.sql.whole("schema")).await {
                 if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                     return Err(format!(
                         "PostgreSQL: this role may not create the receiver's tables ({}): create them once as a role \
@@ -357,6 +357,44 @@ fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
 }
 
 /// Up to 10 * 2^attempt milliseconds, at random (retries of one payment spread apart).
+/// After the schema gave up waiting for a lock (55P03: a long transaction on the tables, or
+/// another instance migrating a large table), how long before trying again, and how often.
+const LOCK_PAUSE: Duration = Duration::from_secs(5);
+const LOCK_TRIES: u32 = 12;
+
+/// The schema, run again where the server rolled it back for a reason that passes: a
+/// serialization failure or a deadlock (instances starting at once under REPEATABLE READ or
+/// SERIALIZABLE), at once; a lock it waited 5 s for, every 5 s for two minutes, said on
+/// stderr each time. Anything else, or past that, fails the start.
+async fn migrate(
+    client: &deadpool_postgres::Client,
+    schema: &str,
+) -> Result<(), tokio_postgres::Error> {
+    let mut attempt: u32 = 0;
+    loop {
+        let Err(e) = client.batch_execute(schema).await else {
+            return Ok(());
+        };
+        let code = e.code();
+        if code == Some(&SqlState::LOCK_NOT_AVAILABLE) && attempt < LOCK_TRIES {
+            eprintln!(
+                "axum-receiver: the schema migration gave up waiting for a lock (55P03: a long transaction on the \
+                 receiver's tables, pg_stat_activity names it, or another instance migrating); trying again in {} s",
+                LOCK_PAUSE.as_secs()
+            );
+            tokio::time::sleep(LOCK_PAUSE).await;
+        } else if (code == Some(&SqlState::T_R_SERIALIZATION_FAILURE)
+            || code == Some(&SqlState::T_R_DEADLOCK_DETECTED))
+            && attempt < RETRIES
+        {
+            pause(attempt.saturating_add(1)).await;
+        } else {
+            return Err(e);
+        }
+        attempt = attempt.saturating_add(1);
+    }
+}
+
 async fn pause(attempt: u32) {
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt);
     let millis = random.checked_rem(10_u64 << attempt.min(10)).unwrap_or(0);
