@@ -364,7 +364,7 @@ const LOCK_TRIES: u32 = 12;
 
 /// The schema, run again where the server rolled it back for a reason that passes: a
 /// serialization failure or a deadlock (instances starting at once under REPEATABLE READ or
-/// SERIALIZABLE), at once; a lock it waited 5 s for, every 5 s for two minutes, said on
+/// SERIALIZABLE), at once; a lock it waited 5 s for, 5 s later, twelve times (two minutes), said on
 /// stderr each time. Anything else, or past that, fails the start.
 async fn migrate(
     client: &deadpool_postgres::Client,
