@@ -1,9 +1,11 @@
 // Memory over many verifications, in a fresh process: after a warm-up, N verifications of a
-// 1 KiB delivery, sampling every EVERY calls the wasm memory (memory.buffer.byteLength of the
+// 1 KiB delivery (16 KiB for the `.16k` case: node:crypto hashes from 1280 B, through a
+// KeyObject), sampling every EVERY calls the wasm memory (memory.buffer.byteLength of the
 // instance the package starts), the wasm-bindgen externref table, and process.memoryUsage()
 // (heapUsed after a full GC, rss, external, arrayBuffers). Started by bench/run.mjs as
 //   node --expose-gc bench/memory.mjs CASE N EVERY WARMUP
-// CASE: V.verifySignature | V.verifyWebhook | verifyWebhook | V.verifySignature.invalid
+// CASE: V.verifySignature | V.verifySignature.16k | V.verifyWebhook | verifySignature | verifyWebhook |
+//       V.verifySignature.invalid
 // Prints the samples as JSON.
 
 import { MAX_SKEW_SECS, SECRET, makeInputs } from './lib/inputs.mjs';
@@ -17,12 +19,14 @@ if (typeof globalThis.gc !== 'function') throw new Error('memory.mjs: run with -
 
 const { api, instance, wasm } = await loadPackage({ capture: true });
 const valid = !which.endsWith('.invalid');
-const inp = makeInputs(1024, valid);
+const inp = makeInputs(which.endsWith('.16k') ? 16384 : 1024, valid);
 const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS });
 const delivery = () => ({ body: inp.body, timestamp: inp.timestamp, signature: inp.ours, nowSecs: Math.floor(Date.now() / 1000) });
 const calls = {
   'V.verifySignature': () => verifier.verifySignature(delivery()),
   'V.verifySignature.invalid': () => verifier.verifySignature(delivery()),
+  'V.verifySignature.16k': () => verifier.verifySignature(delivery()),
+  verifySignature: () => api.verifySignature({ ...delivery(), secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS }),
   'V.verifyWebhook': () => verifier.verifyWebhook(delivery()),
   verifyWebhook: () => api.verifyWebhook({ ...delivery(), secrets: SECRET, maxSkewSecs: MAX_SKEW_SECS }),
 };

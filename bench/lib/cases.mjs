@@ -7,9 +7,9 @@ import { createHmac, timingSafeEqual, webcrypto } from 'node:crypto';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import Stripe from 'stripe';
-import { Webhook as SvixWebhook } from 'svix';
-import { Webhook as StdWebhook } from 'standardwebhooks';
-import { MAX_SKEW_SECS, SECRET, SVIX_SECRET } from './inputs.mjs';
+import { Webhook as SvixWebhook, WebhookVerificationError as SvixRefusal } from 'svix';
+import { Webhook as StdWebhook, WebhookVerificationError as StdRefusal } from 'standardwebhooks';
+import { EVENT_ID, MAX_SKEW_SECS, SECRET, STATUS_VERSION, SVIX_SECRET } from './inputs.mjs';
 
 const nowSecs = () => Math.floor(Date.now() / 1000);
 const SECRET_BYTES = Buffer.from(SECRET, 'utf8');
@@ -66,7 +66,7 @@ function nodeCheckHeaders(timestamp, header) {
   return ts;
 }
 
-function nodeVerifyBytes(body, timestamp, header) {
+export function nodeVerifyBytes(body, timestamp, header) {
   nodeCheckHeaders(timestamp, header);
   const expected = Buffer.from(header.slice(3), 'hex');
   if (expected.length !== 32) throw new Error('signature malformed');
@@ -121,5 +121,42 @@ export function caseFns(s, inp) {
       const mac = s.nobleKeyed.clone().update(encoder.encode(`${timestamp}.`)).update(body).digest();
       return ctEqual(mac, expected);
     },
+  };
+}
+
+const shown = (error) => (error === undefined ? 'nothing thrown' : `${error?.constructor?.name ?? typeof error} ${error?.code ?? error?.type ?? ''}`.trim());
+// The event an implementation that parses returned, as its fields: ours camelCase, the others
+// the JSON object.
+const eventOf = (id, result) => (id === 'V.verifyWebhook' || id === 'verifyWebhook'
+  ? { id: result?.event?.eventId, version: result?.event?.statusVersion === undefined ? undefined : Number(result.event.statusVersion) }
+  : { id: result?.event_id, version: result?.data?.status_version });
+
+/**
+ * What case `id` must give, checked on the last call of every batch (lib/runner.mjs): with a
+ * valid signature, the event it parsed (its id and status_version) or true; with a changed
+ * one, its own refusal: ours `signature_mismatch`, stripe's and svix's and
+ * standardwebhooks' verification errors, the hand-written ones `false` and nothing thrown. A
+ * refusal for another reason (a malformed input, a TypeError) is not counted as one.
+ */
+export function outcomeCheck(id, valid) {
+  const ours = ['V.verifySignature', 'V.verifyWebhook', 'verifySignature', 'verifyWebhook'].includes(id);
+  if (!valid) {
+    const refusedAs = ours ? (e) => e?.code === 'signature_mismatch'
+      : id.startsWith('stripe.') ? (e) => e?.type === 'StripeSignatureVerificationError'
+        : id === 'svix' ? (e) => e instanceof SvixRefusal
+          : id === 'standardwebhooks' ? (e) => e instanceof StdRefusal
+            : null;
+    if (refusedAs !== null) return ({ error }) => (refusedAs(error) ? null : `refused with ${shown(error)}, not its signature refusal`);
+    return ({ error, result }) => (error === undefined && result === false ? null : `refused with ${shown(error)} (result ${result}), not false`);
+  }
+  const parses = CASES.find((c) => c.id === id)?.parses === true;
+  return ({ error, result }) => {
+    if (error !== undefined) return `threw ${shown(error)}`;
+    if (parses) {
+      const event = eventOf(id, result);
+      return event.id === EVENT_ID && event.version === STATUS_VERSION ? null : `returned the event ${event.id} at ${event.version}`;
+    }
+    if (id === 'V.verifySignature' || id === 'verifySignature') return result?.matchedSecret === 'active' ? null : 'matched no active secret';
+    return result === true ? null : `returned ${result}, not true`;
   };
 }

@@ -46,23 +46,34 @@ export function eventBody(size) {
 
 export const sha256Hex = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-/** Flips the first character of a hex or base64 signature value (same length, same alphabet). */
-function flip(value) {
-  const c = value[0];
+/** The event's id and status_version, as every implementation that parses must return them. */
+export const EVENT_ID = 'evt_01JBENCH0000000000000000';
+export const STATUS_VERSION = 7;
+
+/**
+ * Changes one character of a hex or base64 signature value (same length, same alphabet): the
+ * first (the timed invalid groups), or, for the checks, one in the middle and the last of a hex
+ * value (a base64 value's last characters may hold only padding bits, which a decoder may not
+ * read: its middle one instead).
+ */
+function flip(value, at = 'first') {
+  const base64 = /[=+/_-]|[G-Zg-z]/.test(value);
+  const i = at === 'first' ? 0 : at === 'last' && !base64 ? value.length - 1 : Math.floor(value.length / 2);
+  const c = value[i];
   const swapped = c === 'a' ? 'b' : c === 'A' ? 'B' : /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : 'a';
-  return swapped + value.slice(1);
+  return value.slice(0, i) + swapped + value.slice(i + 1);
 }
 
 /**
  * Every input for one size and validity, signed at the current second (the peers read the
  * clock themselves, so signatures are made fresh for each group of runs).
  */
-export function makeInputs(size, valid, { svixSign, stdSign } = {}) {
+export function makeInputs(size, valid, { svixSign, stdSign } = {}, at = 'first') {
   const body = eventBody(size);
   const nowSecs = Math.floor(Date.now() / 1000);
   const timestamp = String(nowSecs);
   let hex = createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${timestamp}.`).update(body).digest('hex');
-  if (!valid) hex = flip(hex);
+  if (!valid) hex = flip(hex, at);
   const inputs = {
     size,
     valid,
@@ -76,12 +87,12 @@ export function makeInputs(size, valid, { svixSign, stdSign } = {}) {
   if (svixSign) {
     // Their own scheme: base64 HMAC over `${msgId}.${timestamp}.${body}` with the decoded key.
     let value = svixSign(MSG_ID, new Date(nowSecs * 1000), body).split(',')[1];
-    if (!valid) value = flip(value);
+    if (!valid) value = flip(value, at);
     inputs.svixHeaders = { 'svix-id': MSG_ID, 'svix-timestamp': timestamp, 'svix-signature': `v1,${value}` };
   }
   if (stdSign) {
     let value = stdSign(MSG_ID, new Date(nowSecs * 1000), body).split(',')[1];
-    if (!valid) value = flip(value);
+    if (!valid) value = flip(value, at);
     inputs.stdHeaders = { 'webhook-id': MSG_ID, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${value}` };
   }
   return inputs;

@@ -3,9 +3,12 @@
 // each round, a minor GC before each batch so no case pays another's garbage), and the
 // per-operation time of every batch is kept. Ratios are taken per round, then the median.
 //
-// A case is { id, fn, async? }: fn returns truthy when it accepts the delivery and throws or
-// returns false when it rejects it. Every batch checks that the case accepted (valid
-// group) or rejected (invalid group) every delivery: a correctness check, never a timing one.
+// A case is { id, fn, async?, check? }: fn returns truthy when it accepts the delivery and
+// throws or returns false when it rejects it. Every batch checks that the case accepted (valid
+// group) or rejected (invalid group) every delivery, and `check` reads the batch's last
+// outcome ({ error, result }: the event it returned, the error it threw) for what the case must
+// give, so that a refusal for another reason, or an acceptance that returns the wrong event,
+// fails the run: a correctness check, never a timing one.
 
 import { random as seeded } from '../../tests/receiver/lib/events.mjs';
 
@@ -16,37 +19,43 @@ export const majorGc = typeof globalThis.gc === 'function' ? () => globalThis.gc
 
 function runSync(fn, n) {
   let rejected = 0;
+  const last = { error: undefined, result: undefined };
   for (let i = 0; i < n; i += 1) {
     try {
-      if (!fn()) rejected += 1;
-    } catch {
+      last.result = fn();
+      if (!last.result) rejected += 1;
+    } catch (error) {
       rejected += 1;
+      last.error = error;
     }
   }
-  return rejected;
+  return { rejected, last };
 }
 
 async function runAsync(fn, n) {
   let rejected = 0;
+  const last = { error: undefined, result: undefined };
   for (let i = 0; i < n; i += 1) {
     try {
-      if (!(await fn())) rejected += 1;
-    } catch {
+      last.result = await fn();
+      if (!last.result) rejected += 1;
+    } catch (error) {
       rejected += 1;
+      last.error = error;
     }
   }
-  return rejected;
+  return { rejected, last };
 }
 
 async function timed(c, n) {
   minorGc();
   const t0 = hr();
-  const rejected = c.async ? await runAsync(c.fn, n) : runSync(c.fn, n);
+  const { rejected, last } = c.async ? await runAsync(c.fn, n) : runSync(c.fn, n);
   const ns = hr() - t0;
-  return { ns, rejected };
+  return { ns, rejected, last };
 }
 
-function checkOutcome(c, n, rejected, expectAccept, where) {
+function checkOutcome(c, n, { rejected, last }, expectAccept, where) {
   const want = expectAccept ? 0 : n;
   if (rejected !== want) {
     throw new Error(
@@ -54,6 +63,16 @@ function checkOutcome(c, n, rejected, expectAccept, where) {
         `of ${n} ${expectAccept ? 'valid' : 'invalid'} deliveries`,
     );
   }
+  const wrong = c.check?.(last);
+  if (wrong) throw new Error(`${c.id}: ${where}: ${wrong}`);
+}
+
+/**
+ * One call of each case, untimed, checked as the batches are: for inputs the timed groups do
+ * not use (another character of the signature changed).
+ */
+export async function checkOnce(cases, expectAccept, where) {
+  for (const c of cases) checkOutcome(c, 1, await timed(c, 1), expectAccept, where);
 }
 
 /**
@@ -66,7 +85,7 @@ export async function runGroup(cases, { rounds, batchMs, warmupMs, expectAccept 
   for (const c of cases) {
     // Correctness first: one call must give the expected outcome.
     const first = await timed(c, 1);
-    checkOutcome(c, 1, first.rejected, expectAccept, 'first call');
+    checkOutcome(c, 1, first, expectAccept, 'first call');
     // Warm-up, doubling the batch until warmupMs is spent; the last batches calibrate.
     // The batch is sized from the fastest warm-up batch, so that one noisy batch cannot
     // shrink it (a batch only gets longer than batchMs, never much shorter).
@@ -74,8 +93,9 @@ export async function runGroup(cases, { rounds, batchMs, warmupMs, expectAccept 
     let spent = 0;
     let perOp = first.ns;
     while (spent < warmupMs * 1e6) {
-      const { ns, rejected } = await timed(c, n);
-      checkOutcome(c, n, rejected, expectAccept, 'warm-up');
+      const batch = await timed(c, n);
+      const { ns } = batch;
+      checkOutcome(c, n, batch, expectAccept, 'warm-up');
       spent += ns;
       perOp = Math.min(perOp, ns / n);
       if (ns < batchMs * 1e6) n *= 2;
@@ -89,8 +109,9 @@ export async function runGroup(cases, { rounds, batchMs, warmupMs, expectAccept 
     const order = random.shuffle([...cases]);
     for (const c of order) {
       const s = state.get(c.id);
-      const { ns, rejected } = await timed(c, s.batch);
-      checkOutcome(c, s.batch, rejected, expectAccept, `round ${r}`);
+      const batch = await timed(c, s.batch);
+      const { ns } = batch;
+      checkOutcome(c, s.batch, batch, expectAccept, `round ${r}`);
       s.samples.push(ns / s.batch);
     }
   }
