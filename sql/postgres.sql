@@ -44,6 +44,12 @@ SELECT set_config('cryptopay.lock_timeout', current_setting('lock_timeout'), tru
        set_config('cryptopay.statement_timeout', current_setting('statement_timeout'), true),
        set_config('lock_timeout', '5s', true),
        set_config('statement_timeout', '0', true);
+-- (A statement_timeout lifted here holds for the statements after this one from PostgreSQL
+-- 11, which times each statement of a query; PostgreSQL 17's transaction_timeout is lifted too,
+-- where it exists.)
+SELECT set_config('cryptopay.transaction_timeout', current_setting('transaction_timeout'), true),
+       set_config('transaction_timeout', '0', true)
+WHERE current_setting('transaction_timeout', true) IS NOT NULL;
 -- Several receivers may start at once: CREATE TABLE IF NOT EXISTS is not safe when run
 -- concurrently, so creation is serialised by a transaction-level advisory lock.
 SELECT pg_advisory_xact_lock(4150767016395183);
@@ -211,6 +217,9 @@ SELECT set_config('lock_timeout', coalesce(nullif(current_setting('cryptopay.loc
                                            current_setting('lock_timeout')), true),
        set_config('statement_timeout', coalesce(nullif(current_setting('cryptopay.statement_timeout', true), ''),
                                                 current_setting('statement_timeout')), true);
+SELECT set_config('transaction_timeout', coalesce(nullif(current_setting('cryptopay.transaction_timeout', true), ''),
+                                                  current_setting('transaction_timeout')), true)
+WHERE current_setting('transaction_timeout', true) IS NOT NULL;
 
 -- statement: tables
 -- ready() first reads which tables stand, then (when cryptopay_schema does) `version`:

@@ -41,8 +41,10 @@ SELECT coalesce(max(version), 1) AS version FROM cryptopay_schema WHERE name = '
 
 -- statement: migrate_1
 -- Schema version 1 to 2, run before `schema` in the same transaction (only on tables of
--- version 1: SQLite has no ADD COLUMN IF NOT EXISTS). A second migration running at once
--- (another D1 isolate) fails at the first ALTER and rolls back whole.
+-- version 1: SQLite has no ADD COLUMN IF NOT EXISTS, so the store leaves out the ALTER of a
+-- column that stands). A second migration running at once (another D1 isolate) fails at the
+-- first ALTER and rolls back whole; one that read the columns after the first committed has
+-- no ALTER left, and its UPDATE runs only while the version row says 1.
 ALTER TABLE cryptopay_events ADD COLUMN integration TEXT;
 ALTER TABLE cryptopay_events ADD COLUMN secret_kind TEXT
   CHECK (secret_kind IS NULL OR secret_kind IN ('active', 'pending', 'retiring'));
@@ -50,12 +52,13 @@ ALTER TABLE cryptopay_payments ADD COLUMN integration TEXT;
 ALTER TABLE cryptopay_payments ADD COLUMN handled_version TEXT
   CHECK (handled_version IS NULL OR (typeof(handled_version) = 'text' AND length(handled_version) > 0
     AND handled_version NOT GLOB '*[^0-9]*' AND (handled_version = '0' OR handled_version NOT GLOB '0*')));
-UPDATE cryptopay_payments SET handled_version = status_version WHERE handled_version IS NULL;
 CREATE TABLE IF NOT EXISTS cryptopay_schema (
   name    TEXT    NOT NULL PRIMARY KEY,
   version INTEGER NOT NULL
 );
 INSERT INTO cryptopay_schema (name, version) VALUES ('receiver', 1) ON CONFLICT (name) DO NOTHING;
+UPDATE cryptopay_payments SET handled_version = status_version WHERE handled_version IS NULL
+  AND (SELECT version FROM cryptopay_schema WHERE name = 'receiver') = 1;
 
 -- statement: migrate_2
 -- Schema version 2 to 3, run before `schema` in the same transaction (only on tables of
@@ -71,8 +74,12 @@ ALTER TABLE cryptopay_fulfilment ADD COLUMN fulfil_version TEXT
 -- check as `claim` computed it before; older ones are done.
 ALTER TABLE cryptopay_fulfilment ADD COLUMN recheck_at TEXT;
 -- (Tables set back to version 4 by hand keep the column, and the ALTER is left out: what
--- version 5 wrote before is cleared, since the older package's passes moved seen_at on.)
-UPDATE cryptopay_fulfilment SET recheck_at = NULL WHERE recheck_at IS NOT NULL;
+-- version 5 wrote before is cleared, since the older package's passes moved seen_at on.) Each
+-- UPDATE runs only while the version row is older than 5: another isolate (D1) or client
+-- (libsql) that migrated between this one's reads of the version and of the columns leaves
+-- this batch no ALTER to fail on, and the recheck_at its passes wrote since must stay.
+UPDATE cryptopay_fulfilment SET recheck_at = NULL WHERE recheck_at IS NOT NULL
+  AND (SELECT coalesce(max(version), 1) FROM cryptopay_schema WHERE name = 'receiver') < 5;
 UPDATE cryptopay_fulfilment
 SET recheck_at = (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday(f.seen_at) + max(julianday(f.seen_at) - julianday(o.created_at), 0))
                   FROM cryptopay_fulfilment AS f JOIN cryptopay_orders AS o ON o.payment_id = f.payment_id
@@ -80,7 +87,8 @@ SET recheck_at = (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', julianday(f.seen_at) + m
                     AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')
                     AND julianday(f.seen_at) + max(julianday(f.seen_at) - julianday(o.created_at), 0) < julianday(o.created_at) + 7)
 WHERE settled = 1 AND outcome = 'closed'
-  AND payment_id IN (SELECT payment_id FROM cryptopay_orders WHERE created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days'));
+  AND payment_id IN (SELECT payment_id FROM cryptopay_orders WHERE created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days'))
+  AND (SELECT coalesce(max(version), 1) FROM cryptopay_schema WHERE name = 'receiver') < 5;
 
 -- statement: schema
 CREATE TABLE IF NOT EXISTS cryptopay_schema (

@@ -389,6 +389,12 @@ describe('the wrong scheme in --url', () => {
         const valid = JSON.parse(run.stdout).find((r) => r.rule === 'valid_delivery');
         assert.deepEqual([valid.verdict, valid.got], ['fail', 'no answer: ECONNRESET']);
       }
+      // Over https://, the same reset cuts the TLS handshake off (an ingress with no route for
+      // the host): no receiver was reached, exit 2.
+      const tls = await runCli(['conformance', '--url', `https://127.0.0.1:${server.address().port}/webhook`, '--secret-env', SECRET_ENV,
+        '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER], { env: { [SECRET_ENV]: SECRET } });
+      assert.equal(tls.code, 2, shown(tls));
+      assert.match(tls.stderr, /cannot reach the receiver at https:\/\/127\.0\.0\.1:\d+\/webhook: ECONNRESET\nno rule was checked \(exit 2\)/);
     } finally {
       await new Promise((resolve) => { server.close(resolve); });
     }

@@ -83,6 +83,11 @@ describe('sign', () => {
     assert.equal(same.code, 2);
     assert.match(same.stderr, /--timestamp-header and --signature-header name the same header/);
     assert.equal(same.stdout, '');
+    // Long names, words with digits, are names, not secrets pasted there: taken and printed.
+    const long = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile,
+      '--timestamp-header', 'X-Cryptopay-Webhook-Timestamp-256', '--signature-header', 'X-HmacSha256Signature']);
+    assert.equal(long.code, 0, long.stderr);
+    assert.match(long.stdout, /^  X-Cryptopay-Webhook-Timestamp-256: \d+\n  X-HmacSha256Signature: /m);
   });
 });
 

@@ -595,3 +595,29 @@ describe('SQLite: upgraded again after a rollback to version 4 that kept the col
     }
   });
 });
+
+// D1 and libsql read the version, then the columns, outside the migration's batch: an isolate
+// that read version 4 (or 1) before another migrated, and the columns after, runs a batch with
+// no ALTER left. Its UPDATEs must then change nothing: the recheck_at a pass wrote since, the
+// payments recorded since and not yet handled. The statements run here as that batch would.
+test('SQLite: a migration batch run on tables another one already took to version 5 changes no row', async () => {
+  const file = join(tempDir(), 'raced.sqlite');
+  await rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file)), { log: false })).ready();
+  const db = new Database(file);
+  try {
+    db.exec(`INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, created_at) VALUES
+      ('pay_r_closed', 'o1', '${AMOUNT}', ${ago('sqlite', 3)});
+      INSERT INTO cryptopay_fulfilment (payment_id, handled_version, outcome, settled, seen_at, recheck_at) VALUES
+      ('pay_r_closed', '2', 'closed', 1, ${ago('sqlite', 1)}, '2099-01-01T00:00:00.000Z');
+      INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, handled_version) VALUES
+      ('pay_r_new', '4', 'evt_r_new', '{}', NULL);`);
+    const sql = readStatements(readFileSync(join(ROOT, 'sql', 'sqlite.sql'), 'utf8'));
+    const batch = [...split(sql.migrate_1), ...split(sql.migrate_4)].filter((s) => !/^ALTER TABLE/.test(s));
+    assert.ok(batch.filter((s) => /^UPDATE/.test(s)).length >= 3, batch.join('\n'));
+    db.transaction(() => { for (const statement of batch) db.prepare(statement).run(); })();
+    assert.equal(db.prepare("SELECT recheck_at FROM cryptopay_fulfilment WHERE payment_id = 'pay_r_closed'").get().recheck_at, '2099-01-01T00:00:00.000Z');
+    assert.equal(db.prepare("SELECT handled_version FROM cryptopay_payments WHERE payment_id = 'pay_r_new'").get().handled_version, null);
+  } finally {
+    db.close();
+  }
+});

@@ -417,6 +417,7 @@ describe('usage errors, refusals and what is never printed', () => {
 
   test('a secret pasted as --host, a header name or a subcommand is refused (exit 2) and never printed', async () => {
     const pasted = 'whsec_pastedSecret0123456789';
+    const HEX_SECRET = '9f86d081884c7d659a2feaa0c55ad0159f86d081884c7d659a2feaa0c55ad015';
     for (const [args, pattern] of [
       // Node's own error names the host it could not resolve.
       [['sandbox', '--port', '0', '--host', pasted], /--host must be an address of this machine to listen on.*\(ENOTFOUND\)/],
@@ -424,7 +425,8 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--port', '0', '--timestamp-header', pasted], /--timestamp-header must be the NAME of an HTTP header/],
       [['sandbox', '--port', '0', '--signature-header', 'X Sig'], /--signature-header must be the NAME of an HTTP header/],
       // A base64url secret is a valid header name: a long run of letters and digits is refused too.
-      [['sandbox', '--port', '0', '--signature-header', 'AbCdEf0123pastedSecret456789ghijKLMN_qrs'], /--signature-header must be the NAME of an HTTP header/],
+      [['sandbox', '--port', '0', '--signature-header', 'q3Vb8xK1mZ0fT7rY2wLp9sN4hD6gJ5cR0aE8uW1iO3kpastedSecret'], /--signature-header must be the NAME of an HTTP header/],
+      [['sandbox', '--port', '0', '--signature-header', HEX_SECRET], /--signature-header must be the NAME/],
       [['sandbox', '--port', '0', '--timestamp-header', 'X-Webhook-Signature-V2', '--signature-header', 'Content-Length'],
         /--signature-header names a header HTTP itself uses \(Content-Length\)/],
       [['sandbox', '--port', '0', '--timeout', '1000'], /--timeout must be a number of seconds from 0.05 to 600\b/],
@@ -436,6 +438,7 @@ describe('usage errors, refusals and what is never printed', () => {
       assert.match(result.stderr, pattern, args.join(' '));
       const printed = `${result.stdout}${result.stderr}`;
       assert.ok(!printed.toLowerCase().includes('pastedsecret') && !printed.includes('10.255.255.254') && !printed.includes('deliverys'), printed);
+      assert.ok(!printed.includes(HEX_SECRET) && !printed.includes('q3Vb8xK1mZ0fT7rY2wLp9sN4hD6gJ5cR0aE8uW1iO3k'), printed);
       assert.ok(!/unexpected error|\n\s+at /.test(result.stderr), result.stderr);
     }
   });

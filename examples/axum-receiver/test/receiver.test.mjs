@@ -175,3 +175,27 @@ test('a rotation\'s retiring secret: accepted until CRYPTOPAY_WEBHOOK_SECRET_RET
     DATABASE: database, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(Date.now() + 3_600_000),
   }), /RETIRING_UNTIL is a Unix time in seconds/);
 });
+
+// Tables set back to version 4 by hand (docs/merchant-loop.md's rollback), the recheck_at
+// column left standing: the next start leaves out the ALTER that adds it (SQLite has no ADD
+// COLUMN IF NOT EXISTS), as the npm stores do, and migrates to 5 again.
+test('a file set back to schema version 4 with its recheck_at column kept starts, back at version 5', async () => {
+  const file = join(dataDir, 'rolled-back.db');
+  let receiver = await startReceiver({ DATABASE: file });
+  await receiver.stop();
+  const db = new Database(file);
+  db.prepare("UPDATE cryptopay_schema SET version = 4 WHERE name = 'receiver'").run();
+  db.close();
+  receiver = await startReceiver({ DATABASE: file });
+  try {
+    assert.equal((await deliver(receiver.url, event('evt_rb', 'pay_rb', '1'))).status, 200);
+  } finally {
+    await receiver.stop();
+  }
+  const after = new Database(file, { readonly: true });
+  try {
+    assert.equal(after.prepare("SELECT version FROM cryptopay_schema WHERE name = 'receiver'").get().version, 5);
+  } finally {
+    after.close();
+  }
+});

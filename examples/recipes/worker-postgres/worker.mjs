@@ -36,15 +36,18 @@ function clientPerStatement(connectionString) {
 
 // Made at the first request (env exists only inside one), kept while the isolate lives: it
 // holds no connection and no state of its own. Without a binding, every delivery is 500
-// not_configured (the service retries), logged; the tables are created when missing.
+// not_configured (the service retries), logged; the tables are created when missing. The
+// client is made once, so that the store's pause after a migration that waited too long for a
+// lock holds across the receiver's attempts (a new object would try at every delivery).
 let receiver;
+let client;
 
 export default {
   fetch(request, env) {
     if (new URL(request.url).pathname !== '/webhook') return Response.json({ error: 'not_found' }, { status: 404 });
     receiver ??= lazyReceiver(() => {
       const options = receiverOptionsFromEnv(env, { required: ['HYPERDRIVE'] });
-      return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(clientPerStatement(env.HYPERDRIVE.connectionString)) });
+      return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(client ??= clientPerStatement(env.HYPERDRIVE.connectionString)) });
     });
     return receiver.fetch(request);
   },

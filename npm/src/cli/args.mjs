@@ -133,17 +133,26 @@ export function encodingOf(opts, command) {
   return encoding;
 }
 
-// A secret pasted where a header's name goes (a base64url one is a valid header name): a
-// part between hyphens of 16 characters or more, letters and digits mixed. Header names are
-// words (X-Webhook-Signature-V2).
-const secretLike = (value) => /whsec_/i.test(value)
-  || value.split('-').some((part) => part.length >= 16 && /[0-9]/.test(part) && /[A-Za-z]/.test(part));
+// A secret pasted where a header's name goes (a base64url or hex one is a valid header name):
+// a whsec_ value, the value of a variable named for a secret (shell-expanded in the wrong
+// place), a run of hex digits, or a long run whose characters change class (lower, upper,
+// digit, other) at most steps, as random text does (about 0.64 of them; words and names such
+// as X-HmacSha256Signature or X-Cryptopay-Webhook-Signature-256, 0.3 to 0.45).
+const classOf = (c) => (/[a-z]/.test(c) ? 0 : /[A-Z]/.test(c) ? 1 : /[0-9]/.test(c) ? 2 : 3);
+function secretLike(value) {
+  if (/whsec_/i.test(value) || /^[0-9a-f]{32,}$/i.test(value)) return true;
+  if (Object.entries(process.env).some(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && v === value)) return true;
+  if (value.length < 24 || !/[0-9]/.test(value)) return false;
+  let changes = 0;
+  for (let i = 1; i < value.length; i += 1) if (classOf(value[i]) !== classOf(value[i - 1])) changes += 1;
+  return changes / (value.length - 1) >= 0.5;
+}
 
 export function headerName(opts, name, command, optional = false) {
   const value = optional ? opts[name] : required(opts, name, command);
   if (value !== undefined && (!HEADER_NAME.test(value) || secretLike(value))) {
     throw new UsageError(`--${name} must be the NAME of an HTTP header (letters, digits, -), e.g. X-Webhook-Signature; ` +
-      'the value given is not shown', command);
+      'the value given is not shown (it is not one, or it looks like a secret pasted in the wrong place)', command);
   }
   if (value !== undefined && RESERVED_HEADERS.has(value.toLowerCase())) {
     throw new UsageError(`--${name} names a header HTTP itself uses (${value}): give the service's timestamp or signature header, e.g. X-Webhook-Signature`, command);

@@ -311,10 +311,12 @@ export async function runConformance(config) {
     if (PLANS[rule]) await PLANS[rule]();
     if (rule === 'valid_delivery') {
       const [first] = observed.get(rule);
-      // No connection at all (refused, no such host, a certificate refused): the run cannot be
-      // made. A connection reset (a receiver, or a proxy in front of one, that accepts and
-      // closes) is the receiver's answer whether or not the connect event came first: judged.
-      if (first.error && !first.connected && !CLOSED_UNANSWERED.has(first.error)) {
+      // No connection at all (refused, no such host, a certificate refused, a TLS handshake cut
+      // off: an ingress with no route for the host): the run cannot be made. Over http://, a
+      // connection reset (a receiver, or a proxy in front of one, that accepts and closes) is
+      // the receiver's answer whether or not the connect event came first: judged.
+      const reset = url.protocol === 'http:' && CLOSED_UNANSWERED.has(first.error);
+      if (first.error && !first.connected && !reset) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
     }

@@ -356,16 +356,19 @@ fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
     }
 }
 
-/// Up to 10 * 2^attempt milliseconds, at random (retries of one payment spread apart).
 /// After the schema gave up waiting for a lock (55P03: a long transaction on the tables, or
-/// another instance migrating a large table), how long before trying again, and how often.
+/// another instance migrating a large table), the first pause before trying again, the
+/// longest, and how many tries: 5, 10, 20, then 30 s (each try queues the other instances'
+/// writes behind its lock request for up to 5 s, so they come less and less often), about
+/// four minutes in all.
 const LOCK_PAUSE: Duration = Duration::from_secs(5);
-const LOCK_TRIES: u32 = 12;
+const LOCK_PAUSE_MAX: Duration = Duration::from_secs(30);
+const LOCK_TRIES: u32 = 8;
 
 /// The schema, run again where the server rolled it back for a reason that passes: a
 /// serialization failure or a deadlock (instances starting at once under REPEATABLE READ or
-/// SERIALIZABLE), at once; a lock it waited 5 s for, 5 s later, twelve times (two minutes), said on
-/// stderr each time. Anything else, or past that, fails the start.
+/// SERIALIZABLE), at once; a lock it waited 5 s for, after a pause that doubles (5 s to 30 s),
+/// eight times, said on stderr each time. Anything else, or past that, fails the start.
 async fn migrate(
     client: &deadpool_postgres::Client,
     schema: &str,
@@ -377,12 +380,15 @@ async fn migrate(
         };
         let code = e.code();
         if code == Some(&SqlState::LOCK_NOT_AVAILABLE) && attempt < LOCK_TRIES {
+            let wait = LOCK_PAUSE
+                .saturating_mul(1_u32 << attempt.min(3))
+                .min(LOCK_PAUSE_MAX);
             eprintln!(
                 "axum-receiver: the schema migration gave up waiting for a lock (55P03: a long transaction on the \
                  receiver's tables, pg_stat_activity names it, or another instance migrating); trying again in {} s",
-                LOCK_PAUSE.as_secs()
+                wait.as_secs()
             );
-            tokio::time::sleep(LOCK_PAUSE).await;
+            tokio::time::sleep(wait).await;
         } else if (code == Some(&SqlState::T_R_SERIALIZATION_FAILURE)
             || code == Some(&SqlState::T_R_DEADLOCK_DETECTED))
             && attempt < RETRIES
@@ -395,6 +401,7 @@ async fn migrate(
     }
 }
 
+/// Up to 10 * 2^attempt milliseconds, at random (retries of one payment spread apart).
 async fn pause(attempt: u32) {
     let random = std::collections::hash_map::RandomState::new().hash_one(attempt);
     let millis = random.checked_rem(10_u64 << attempt.min(10)).unwrap_or(0);

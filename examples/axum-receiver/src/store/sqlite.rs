@@ -66,19 +66,25 @@ impl Store {
                 return Err("the file's tables were made by an earlier release of this example, whose schema differs from sql/sqlite.sql: start with a new file (DATABASE=...)".to_owned());
             }
             for statement in sql.all("migrate_1") {
-                tx.execute_batch(&statement).map_err(sqlite)?;
+                if !adds_standing_column(&tx, &statement).map_err(sqlite)? {
+                    tx.execute_batch(&statement).map_err(sqlite)?;
+                }
             }
         }
         // Version 2 to 3: the fulfilment row's fulfil_version; 2, 3 or 4 to 5: its recheck_at
         // (version 1 has no such table: `schema` makes it whole).
         if version == 2 {
             for statement in sql.all("migrate_2") {
-                tx.execute_batch(&statement).map_err(sqlite)?;
+                if !adds_standing_column(&tx, &statement).map_err(sqlite)? {
+                    tx.execute_batch(&statement).map_err(sqlite)?;
+                }
             }
         }
         if (2..=4).contains(&version) {
             for statement in sql.all("migrate_4") {
-                tx.execute_batch(&statement).map_err(sqlite)?;
+                if !adds_standing_column(&tx, &statement).map_err(sqlite)? {
+                    tx.execute_batch(&statement).map_err(sqlite)?;
+                }
             }
         }
         for statement in sql.all("schema") {
@@ -368,4 +374,27 @@ fn leased(row: &Row<'_>) -> rusqlite::Result<Leased> {
             None
         },
     })
+}
+
+/// Whether `statement` adds a column its table already has: tables set back to an older
+/// version by hand keep the columns a newer one added, and SQLite has no ADD COLUMN IF NOT
+/// EXISTS (the ALTER would fail every start), as the npm stores leave it out.
+fn adds_standing_column(tx: &rusqlite::Transaction<'_>, statement: &str) -> rusqlite::Result<bool> {
+    let words: Vec<&str> = statement.split_whitespace().take(6).collect();
+    let [alter, table_word, table, add, column_word, column] = words.as_slice() else {
+        return Ok(false);
+    };
+    let adds = alter.eq_ignore_ascii_case("ALTER")
+        && table_word.eq_ignore_ascii_case("TABLE")
+        && add.eq_ignore_ascii_case("ADD")
+        && column_word.eq_ignore_ascii_case("COLUMN");
+    if !adds {
+        return Ok(false);
+    }
+    tx.query_row(
+        "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, column],
+        |row| row.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
 }

@@ -64,7 +64,9 @@ export function d1Store(binding, options) {
       if (createTables && !(version === SCHEMA_VERSION && await schemaStands())) {
         // One batch, one transaction: the migration from version 1 or 2 (when needed), then the
         // schema. Another isolate migrating at once fails at the first ALTER (the column is
-        // there) and rolls back: the tables are then found at this version.
+        // there) and rolls back: the tables are then found at this version; one that read the
+        // columns after the other committed has no ALTER left, and the migration's UPDATEs
+        // run only while the version row is older (sql/sqlite.sql).
         const migration = version > 0 && version < SCHEMA_VERSION
           ? sqliteMigration(sql, version, await first(binding.prepare(sql.columns)), prefix) : [];
         const statements = [...migration, ...sql.schema];

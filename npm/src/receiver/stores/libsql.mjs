@@ -45,7 +45,8 @@ export function libsqlStore(client, options) {
         if (createTables) {
           // One write batch, one transaction: the migration from version 1 or 2 (when needed),
           // then the schema. A client migrating at once fails at the first ALTER and rolls
-          // back: the tables are then found at this version.
+          // back: the tables are then found at this version (or, having read the columns after
+          // the other committed, runs no ALTER, and the UPDATEs see the version: sqlite.sql).
           const migration = version > 0 && version < SCHEMA_VERSION ? sqliteMigration(sql, version, await first(sql.columns), prefix) : [];
           const statements = [...migration, ...sql.schema];
           try {
