@@ -316,7 +316,7 @@ p('```');
 p();
 p('## Method');
 p();
-p(`- Throughput: one Node process; per size and validity, every implementation is checked once (valid accepted with the event's id and status_version where it parses, invalid refused with its own signature refusal, the signature changed at its first, a middle and its last character — a correctness check, every batch again), warmed up (${tp.config.warmupMs} ms), calibrated to batches of about ${tp.config.batchMs} ms, then ${tp.config.rounds} rounds each run one batch of every implementation in an order shuffled each round (seeded) with a minor GC before each batch. Times are medians of the per-round ns/op; ratios are medians of the per-round ratios (p25-p75 in parentheses), so a noisy round moves both sides.`);
+p(`- Throughput: one Node process; per size and validity, every implementation is checked once (valid accepted with the event's id and status_version where it parses, invalid refused with its own signature refusal, the signature changed at its first, a middle and its last character, a base64 one's first and middle — a correctness check, every batch again), warmed up (${tp.config.warmupMs} ms), calibrated to batches of about ${tp.config.batchMs} ms, then ${tp.config.rounds} rounds each run one batch of every implementation in an order shuffled each round (seeded) with a minor GC before each batch. Times are medians of the per-round ns/op; ratios are medians of the per-round ratios (p25-p75 in parentheses), so a noisy round moves both sides.`);
 p('- Every implementation reads the clock per call and checks a 300 s tolerance; the body is a Buffer; inputs are a valid `payment.updated` event padded to size with status-history items and a string (the same bytes as bench/native.rs). Invalid = one character of the signature changed.');
 p('- node:crypto reference: timestamp grammar and skew, `v1=` + 64 hex decoded, ``createHmac(sha256, secretBytes).update(`${ts}.`).update(body).digest()`` (the timestamp and its period in one update, as ours), `timingSafeEqual`; returns false on a mismatch (no exception). Ours and the peers throw on a mismatch, which is part of what they cost.');
 p('- stripe gets `t=<ts>,v1=<hex>` over `<ts>.<body>` (our scheme, same secret). svix and standardwebhooks use their own scheme (base64 HMAC over `<id>.<ts>.<body>`, key = base64-decoded secret), signed with their own signer: the hashing work differs by ~30 bytes, the encoding and parsing differ. WebCrypto: key imported once, `subtle.verify` awaited one call at a time, the `<ts>.` prefix and body copied into one buffer per call. @noble/hashes: keyed once, `clone()` per call.');
@@ -373,8 +373,8 @@ const spread = (s) => `p25-p75 ${fmtRatio({ median: s.p25 })}-${fmtRatio({ media
   const forgedSig = ratio(256, false, 'V.verifySignature', 'node');
   goal('a forged delivery refused, 256 B: `Verifier.verifyWebhook` throwing / node:crypto\'s refusal', forged, 1.1, rfmt,
     `${spread(forged)}; \`Verifier.verifySignature\`: ${rfmt(forgedSig.median)}; ${fmtNs(ns(256, false, 'V.verifyWebhook'))} against ${fmtNs(ns(256, false, 'node'))}`);
-  // Cold start: fresh processes interleaved round by round, so the ratio is taken per round (a
-  // pair of processes started one after the other), as inside one process, with its spread.
+  // Cold start: fresh processes interleaved round by round (every implementation once per
+  // round), so the ratio is taken per round, as inside one process, with its spread.
   const coldMs = (id) => median(cold.res[id].totalMs);
   const coldRatio = pairedRatio(cold.res['ours-esm'].totalMs, cold.res.standardwebhooks.totalMs);
   goal('fresh process: ESM import + first `verifyWebhook` / standardwebhooks in the same harness', coldRatio, 1.0, rfmt,

@@ -45,7 +45,7 @@ SELECT set_config('cryptopay.lock_timeout', current_setting('lock_timeout'), tru
        set_config('lock_timeout', '5s', true),
        set_config('statement_timeout', '0', true);
 -- (A statement_timeout lifted here holds for the statements after this one from PostgreSQL
--- 11, which times each statement of a query; PostgreSQL 17's transaction_timeout is lifted too,
+-- 13, which times each statement of a query (before, the timer covered the whole of it); PostgreSQL 17's transaction_timeout is lifted too,
 -- where it exists.)
 SELECT set_config('cryptopay.transaction_timeout', current_setting('transaction_timeout'), true),
        set_config('transaction_timeout', '0', true)

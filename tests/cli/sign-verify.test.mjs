@@ -85,9 +85,13 @@ describe('sign', () => {
     assert.equal(same.stdout, '');
     // Long names, words with digits, are names, not secrets pasted there: taken and printed.
     const long = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile,
-      '--timestamp-header', 'X-Cryptopay-Webhook-Timestamp-256', '--signature-header', 'X-HmacSha256Signature']);
+      '--timestamp-header', 'X-Cryptopay-Webhook-Timestamp-256', '--signature-header', 'X-Hmac-Sha256-V2-Signature']);
     assert.equal(long.code, 0, long.stderr);
-    assert.match(long.stdout, /^  X-Cryptopay-Webhook-Timestamp-256: \d+\n  X-HmacSha256Signature: /m);
+    assert.match(long.stdout, /^  X-Cryptopay-Webhook-Timestamp-256: \d+\n  X-Hmac-Sha256-V2-Signature: /m);
+    for (const name of ['X-HmacSha256Signature', 'X-Webhook-Sig-Ed25519-V2', 'X-Payment-Sig-2024-01-01', 'X_WEBHOOK_SIGNATURE_V2']) {
+      const taken = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile, '--signature-header', name]);
+      assert.equal(taken.code, 0, `${name}: ${taken.stderr}`);
+    }
   });
 });
 

@@ -427,6 +427,7 @@ describe('usage errors, refusals and what is never printed', () => {
       // A base64url secret is a valid header name: a long run of letters and digits is refused too.
       [['sandbox', '--port', '0', '--signature-header', 'q3Vb8xK1mZ0fT7rY2wLp9sN4hD6gJ5cR0aE8uW1iO3kpastedSecret'], /--signature-header must be the NAME of an HTTP header/],
       [['sandbox', '--port', '0', '--signature-header', HEX_SECRET], /--signature-header must be the NAME/],
+      [['sandbox', '--port', '0', '--signature-header', `sk_sandbox_${HEX_SECRET.slice(0, 48)}`], /--signature-header must be the NAME/],
       [['sandbox', '--port', '0', '--timestamp-header', 'X-Webhook-Signature-V2', '--signature-header', 'Content-Length'],
         /--signature-header names a header HTTP itself uses \(Content-Length\)/],
       [['sandbox', '--port', '0', '--timeout', '1000'], /--timeout must be a number of seconds from 0.05 to 600\b/],

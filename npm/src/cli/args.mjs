@@ -134,18 +134,21 @@ export function encodingOf(opts, command) {
 }
 
 // A secret pasted where a header's name goes (a base64url or hex one is a valid header name):
-// a whsec_ value, the value of a variable named for a secret (shell-expanded in the wrong
-// place), a run of hex digits, or a long run whose characters change class (lower, upper,
-// digit, other) at most steps, as random text does (about 0.64 of them; words and names such
-// as X-HmacSha256Signature or X-Cryptopay-Webhook-Signature-256, 0.3 to 0.45).
+// a whsec_ or sk_ value, the value of a variable named for a secret (shell-expanded in the
+// wrong place), a run of 24 hex digits, or a part between hyphens of 16 characters or more,
+// letters and digits, whose characters change class (lower, upper, digit, other) at half of
+// their steps or more, as random text does (about 0.64; the words of a name, such as
+// HmacSha256Signature or Cryptopay, 0.3 to 0.45).
 const classOf = (c) => (/[a-z]/.test(c) ? 0 : /[A-Z]/.test(c) ? 1 : /[0-9]/.test(c) ? 2 : 3);
-function secretLike(value) {
-  if (/whsec_/i.test(value) || /^[0-9a-f]{32,}$/i.test(value)) return true;
-  if (Object.entries(process.env).some(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && v === value)) return true;
-  if (value.length < 24 || !/[0-9]/.test(value)) return false;
+const changeRate = (part) => {
   let changes = 0;
-  for (let i = 1; i < value.length; i += 1) if (classOf(value[i]) !== classOf(value[i - 1])) changes += 1;
-  return changes / (value.length - 1) >= 0.5;
+  for (let i = 1; i < part.length; i += 1) if (classOf(part[i]) !== classOf(part[i - 1])) changes += 1;
+  return changes / (part.length - 1);
+};
+function secretLike(value) {
+  if (/whsec_|^(sk|rk|pk)_/i.test(value) || /[0-9a-f]{24,}/i.test(value)) return true;
+  if (Object.entries(process.env).some(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && v === value)) return true;
+  return value.split('-').some((part) => part.length >= 16 && /[0-9]/.test(part) && /[A-Za-z]/.test(part) && changeRate(part) >= 0.5);
 }
 
 export function headerName(opts, name, command, optional = false) {
