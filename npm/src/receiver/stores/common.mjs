@@ -43,9 +43,13 @@ export const IN_MEMORY = (what, open) => `${what}: the database is in memory (':
   + `would be lost when the process ends, and the service would not send it again: open a file (${open}); `
   + 'for tests, memoryStore() is named so';
 
+/** Whether tables of schema `version` take migration statements (and so a read of their columns). */
+export const migratesFrom = (version) => SQLITE_MIGRATIONS[version] !== undefined;
+
 /**
  * The statements of schema/sqlite.sql that take tables of schema `version` to the next one
  * before `schema` runs (`schema` then makes what a later version adds): none for new tables.
+ * `columnsRow`: the `columns` statement's row, read before (the tables' columns as they stand).
  */
 export function sqliteMigration(sql, version, columnsRow, prefix) {
   const statements = (SQLITE_MIGRATIONS[version] ?? []).flatMap((name) => sql[name]);

@@ -9,7 +9,7 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, migratesFrom, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -67,8 +67,7 @@ export function d1Store(binding, options) {
         // there) and rolls back: the tables are then found at this version; one that read the
         // columns after the other committed has no ALTER left, and the migration's UPDATEs
         // run only while the version row is older (sql/sqlite.sql).
-        const migration = version > 0 && version < SCHEMA_VERSION
-          ? sqliteMigration(sql, version, await first(binding.prepare(sql.columns)), prefix) : [];
+        const migration = migratesFrom(version) ? sqliteMigration(sql, version, await first(binding.prepare(sql.columns)), prefix) : [];
         const statements = [...migration, ...sql.schema];
         try {
           await binding.batch(statements.map((statement) => binding.prepare(statement)));

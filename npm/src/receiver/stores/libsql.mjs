@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, describeError, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, describeError, migratesFrom, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -47,7 +47,7 @@ export function libsqlStore(client, options) {
           // then the schema. A client migrating at once fails at the first ALTER and rolls
           // back: the tables are then found at this version (or, having read the columns after
           // the other committed, runs no ALTER, and the UPDATEs see the version: sqlite.sql).
-          const migration = version > 0 && version < SCHEMA_VERSION ? sqliteMigration(sql, version, await first(sql.columns), prefix) : [];
+          const migration = migratesFrom(version) ? sqliteMigration(sql, version, await first(sql.columns), prefix) : [];
           const statements = [...migration, ...sql.schema];
           try {
             await client.batch(statements.map((text) => statement(text)), 'write');

@@ -10,7 +10,7 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, migratesFrom, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -180,7 +180,7 @@ export function sqliteStore(db, options) {
         if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
         // Tables of the first schema are checked before they are migrated.
         if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
-        const migration = version > 0 && version < SCHEMA_VERSION ? sqliteMigration(sql, version, one(sql.columns), opts.prefix) : [];
+        const migration = migratesFrom(version) ? sqliteMigration(sql, version, one(sql.columns), opts.prefix) : [];
         for (const statement of [...migration, ...sql.schema]) one(statement);
         commit.run();
       } catch (error) {
