@@ -170,9 +170,15 @@ mod tests {
     #[test]
     fn the_packaged_files_have_every_statement() {
         let sql = Statements::postgres().unwrap();
+        // Its timeouts first (the advisory lock is waited for 5 s at most), then the lock.
+        let schema = sql.whole("schema");
+        assert!(schema.starts_with("SELECT set_config('cryptopay.lock_timeout'"));
+        let lock = schema.find("SELECT pg_advisory_xact_lock(").unwrap();
         assert!(
-            sql.whole("schema")
-                .starts_with("SELECT pg_advisory_xact_lock(")
+            schema
+                .find("set_config('lock_timeout', '5s', true)")
+                .unwrap()
+                < lock
         );
         assert!(
             sql.whole("schema")
