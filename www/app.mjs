@@ -253,7 +253,8 @@ function wire() {
       const input = $(button.dataset.reveal);
       const reveal = input.type === 'password';
       input.type = reveal ? 'text' : 'password';
-      button.setAttribute('aria-pressed', String(reveal));
+      // Its name says what it does next (no aria-pressed beside it: "Hide, pressed" reads as a
+      // contradiction).
       button.textContent = reveal ? 'Hide' : 'Show';
     });
   }

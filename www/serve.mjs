@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
-const PAGE_FILES = new Set(['index.html', 'style.css', 'app.mjs', 'favicon.svg']);
+const PAGE_FILES = new Set(['index.html', 'style.css', 'boot.mjs', 'app.mjs', 'favicon.svg']);
 const PACKAGE_PREFIX = '/node_modules/cryptopay-verify/';
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -42,7 +42,10 @@ export function installedPackage(consumerDir) {
 function contentSecurityPolicy() {
   const html = readFileSync(join(here, 'index.html'), 'utf8');
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
-  return `${meta ? meta[1] : "default-src 'self'"}; frame-ancestors 'none'`;
+  // A weaker header beside the page's own policy would be enforced with it, and block what the
+  // meta tag allows (the import map, the WebAssembly compile): refused at start instead.
+  if (!meta) throw new Error('www/index.html has no Content-Security-Policy meta tag in the form serve.mjs reads');
+  return `${meta[1]}; frame-ancestors 'none'`;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function startPlayground({ consumerDir, host = '127.0.0.1', port = 
     }
     let file = null;
     if (path === '/') file = join(here, 'index.html');
-    else if (path && PAGE_FILES.has(path.slice(1))) file = join(here, path.slice(1));
+    else if (path && PAGE_FILES.has(path.slice(1))) file = existsSync(join(here, path.slice(1))) ? join(here, path.slice(1)) : null;
     else if (path?.startsWith(PACKAGE_PREFIX)) {
       const candidate = join(pkgDir, path.slice(PACKAGE_PREFIX.length));
       try {
@@ -90,8 +93,13 @@ export async function startPlayground({ consumerDir, host = '127.0.0.1', port = 
     const headers = { ...common, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' };
     if (extname(file) === '.html') headers['content-security-policy'] = csp;
     res.writeHead(200, headers);
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    // A file that cannot be read after all (removed, unreadable) ends this answer, never the
+    // server: an 'error' with no listener would be thrown.
+    createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
   await new Promise((resolvePromise, reject) => {
     server.once('error', reject);

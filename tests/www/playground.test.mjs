@@ -217,6 +217,22 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.fill('#c-origin', 'http://checkout.example.com');
     await page.press('#c-payment', 'Enter'); // submits from the keyboard
     assert.equal(await page.locator('#checkout-result .error-code').innerText(), 'origin_not_https');
+    // Taken as typed, as the library takes it (a url box would trim the space away and agree).
+    await page.fill('#c-origin', ' https://checkout.example.com');
+    await page.press('#c-payment', 'Enter');
+    assert.equal(await page.locator('#checkout-result .error-code').innerText(), 'origin_invalid');
+  });
+
+  test('a package that cannot be loaded is said on the page, not "Loading" for ever', async () => {
+    const other = await context.newPage();
+    try {
+      await other.route('**/node_modules/cryptopay-verify/**', (route) => route.fulfill({ status: 404, body: 'not found' }));
+      await other.goto(playground.url);
+      await other.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
+      assert.match(await other.locator('#status').innerText(), /^The verifier could not be loaded \(.+\): serve node_modules\/cryptopay-verify\/ beside this page/);
+    } finally {
+      await other.close();
+    }
   });
 
   test('accessible markup: labelled controls, legends, live results, a visible keyboard focus', async () => {
