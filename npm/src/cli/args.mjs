@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
-import { looksLikeSecret, neverPrint } from './redact.mjs';
+import { SECRET_MARK, looksLikeSecret, neverPrint } from './redact.mjs';
 import { SANDBOX_OPTIONS } from './sandbox-options.mjs';
 
 /**
@@ -146,7 +146,7 @@ const changeRate = (part) => {
   return changes / (part.length - 1);
 };
 function secretLike(value) {
-  if (/whsec_|^(sk|rk|pk)_/i.test(value) || /[0-9a-f]{24,}/i.test(value)) return true;
+  if (SECRET_MARK.test(value) || /[0-9a-f]{24,}/i.test(value)) return true;
   if (Object.entries(process.env).some(([name, v]) => /SECRET|TOKEN|KEY|PASSWORD/i.test(name) && v === value)) return true;
   return value.split('-').some((part) => part.length >= 16 && /[0-9]/.test(part) && /[A-Za-z]/.test(part) && changeRate(part) >= 0.5);
 }

@@ -55,13 +55,17 @@ export function displayUrl(url) {
   return `${url.protocol}//${auth}${url.host}${url.pathname}${search}${hash}`;
 }
 
+/** A value marked as a secret by its form: a webhook secret (`whsec_`) or an API key (`sk_`...). */
+export const SECRET_MARK = /whsec_|^(sk|rk|pk)_/i;
+
 /**
  * Whether a value given for a path looks like a secret pasted in the wrong place: a
  * `whsec_` value, or a long run of letters and digits with no path separator or extension.
  * Such a value is never echoed, even where a path would be.
  */
+
 export function looksLikeSecret(text) {
-  if (/whsec_|^(sk|rk|pk)_/i.test(text)) return true;
+  if (SECRET_MARK.test(text)) return true;
   if (/[/\\.]/.test(text) || text.length < 20) return false;
   return /^[A-Za-z0-9+=_-]+$/.test(text) && /[0-9]/.test(text) && /[A-Za-z]/.test(text);
 }
