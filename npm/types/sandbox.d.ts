@@ -165,6 +165,8 @@ export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
  * `rotated`, `activated`, `overlap_dropped` (the request in flight at an activation not sent:
  * a later activation replaced its secret, or a restart came in between), `expired`,
  * `webhook_loopback`, `webhook_url_changed`, `exposed` (not listening on loopback only),
+ * `data_file` (at a start with a data file: `resumed`, `folder_created`, and the `payments`,
+ * `events` and `deliveries_pending` it holds),
  * `delivery_error` or `internal_error` (a fault of the sandbox);
  * an `attempt` carries the fields of a {@link DeliveryAttempt}.
  *

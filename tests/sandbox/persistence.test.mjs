@@ -70,6 +70,49 @@ test('a restart on the data file resumes pending retries and keeps every record'
   assert.equal((await second.events()).at(-1).number, 4);
 });
 
+test('a start on a data file says whether it resumed it, and with what, or starts empty, never naming the file', async () => {
+  const dir = tempDir();
+  const data = join(dir, 'made', 'here', 'sandbox.sqlite');
+  const lines = [];
+  const log = (line, entry) => { if (entry.type === 'data_file') lines.push({ line, entry }); };
+  const hook = await endpoint(() => ({ status: 200 }));
+  closing.push(() => hook.close());
+  const first = await startSandbox({ port: 0, data, log, webhookUrl: hook.url });
+  closing.push(() => first.close());
+  assert.deepEqual(lines.map((l) => l.entry), [{
+    type: 'data_file', resumed: false, folder_created: true, payments: 0, events: 0, deliveries_pending: 0,
+  }]);
+  assert.match(lines[0].line, /^data file new \(its folder created too\): the state starts empty/);
+  const made = await createPayment(first, '25');
+  await first.pay(made.payment_id, '25');
+  await settled(first);
+  await first.close();
+
+  lines.length = 0;
+  const second = await startSandbox({ port: 0, data, log });
+  closing.push(() => second.close());
+  assert.deepEqual(lines.map((l) => l.entry), [{
+    type: 'data_file', resumed: true, folder_created: false, payments: 1, events: 2, deliveries_pending: 0,
+  }]);
+  assert.equal(lines[0].line, 'data file resumed: 1 payment, 2 events, 0 deliveries still to make');
+  await second.close();
+
+  // An empty file (touched, or left by a crash before the first write) is new, in a folder that stood.
+  const touched = join(dir, 'touched.sqlite');
+  writeFileSync(touched, '');
+  lines.length = 0;
+  const third = await startSandbox({ port: 0, data: touched, log });
+  closing.push(() => third.close());
+  assert.equal(lines[0].line, 'data file new: the state starts empty (meant to resume? check the path given)');
+  for (const { line } of lines) assert.ok(!line.includes(dir), 'the path is not in the line');
+
+  // In memory, nothing is said.
+  lines.length = 0;
+  const memory = await startSandbox({ port: 0, log });
+  closing.push(() => memory.close());
+  assert.deepEqual(lines, []);
+});
+
 test('started again on the data file without webhookUrl, the handle shows the kept webhook, and its secret as rotations leave it', async () => {
   const data = join(tempDir(), 'sandbox.sqlite');
   const hook = await endpoint(() => ({ status: 200 }));

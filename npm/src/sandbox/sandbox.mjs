@@ -110,6 +110,7 @@ export async function startSandbox(input = {}) {
       log(`listening on ${options.host}, not only this machine: the /sandbox endpoints (keys, pay, rotate...) take no key, ` +
         'so anyone who reaches this address can use them', { type: 'exposed', host: options.host });
     }
+    if (store.durable) logDataFile(store, log);
     service.sweep();
     service.scheduleExpiry();
     delivery.start();
@@ -184,4 +185,28 @@ export async function startSandbox(input = {}) {
     store.close();
     throw error;
   }
+}
+
+const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Says whether the data file was resumed, and with what, or is new: a path mistyped at a
+ * restart otherwise starts an empty sandbox without a word. The file's name is not in the
+ * line (a path may be a secret pasted in the wrong place); the caller knows it.
+ */
+function logDataFile(store, log) {
+  const entry = {
+    type: 'data_file',
+    resumed: store.resumed,
+    folder_created: store.folderCreated,
+    payments: store.payments.size,
+    events: store.events.size,
+    deliveries_pending: store.jobs.size,
+  };
+  const line = store.resumed
+    ? `data file resumed: ${counted(entry.payments, 'payment')}, ${counted(entry.events, 'event')}, `
+      + `${counted(entry.deliveries_pending, 'delivery', 'deliveries')} still to make`
+    : `data file new${store.folderCreated ? ' (its folder created too)' : ''}: the state starts empty `
+      + '(meant to resume? check the path given)';
+  log(line, entry);
 }

@@ -46,6 +46,8 @@ class Store {
     this.meta = {};
     this.undo = null;
     this.seq = 0;
+    this.resumed = false;
+    this.folderCreated = false;
     if (db !== null) {
       this.sql = {
         put: db.prepare('INSERT INTO sandbox_records (kind, id, seq, value) VALUES (?, ?, ?, ?) ' +
@@ -74,6 +76,9 @@ class Store {
     if (check !== undefined && check.value !== SCHEMA_VERSION) {
       throw new Error(`the data file was written by another version of the sandbox (schema ${check.value}, this one ${SCHEMA_VERSION}): start with a new file`);
     }
+    // A file with no schema row is new (or was empty): said at the start, so that a mistyped
+    // path is seen as a sandbox starting empty, not taken for the state it was meant to resume.
+    this.resumed = check !== undefined;
     this.db.prepare('INSERT OR IGNORE INTO sandbox_meta (name, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);
     for (const { name, value } of this.db.prepare('SELECT name, value FROM sandbox_meta').all()) this.meta[name] = JSON.parse(value);
     for (const { kind, id, seq, value } of this.db.prepare('SELECT kind, id, seq, value FROM sandbox_records ORDER BY seq').all()) {
@@ -218,7 +223,8 @@ function claimFile(db, file) {
 export async function openStore(file) {
   if (file === undefined) return new Store(null);
   const Database = await sqliteDriver();
-  mkdirSync(dirname(file), { recursive: true });
+  // The first folder made, if any (mkdirSync's answer): said in the start's log line.
+  const folderCreated = mkdirSync(dirname(file), { recursive: true }) !== undefined;
   const db = new Database(file);
   let owner;
   try {
@@ -229,6 +235,7 @@ export async function openStore(file) {
     owner = claimFile(db, file);
     const store = new Store(db);
     store.owner = owner;
+    store.folderCreated = folderCreated;
     store.load();
     return store;
   } catch (error) {
