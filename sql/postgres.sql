@@ -455,7 +455,8 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- cryptopay_fulfilment_recheck over the last $5 seconds, so a claim reads the checks that are
 -- due, not every closed payment of the window; a check is never due before its order was
 -- recorded, so the range drops none), when no other
--- instance holds their lease and no retry is waiting: those with newer facts first, then the
+-- instance holds their lease and no retry is waiting (a retry is not waited for by facts
+-- applied since it was set: the failure was about what was known then): those with newer facts first, then the
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
 -- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
@@ -463,7 +464,7 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
 WITH newer AS (
   -- IS TRUE: estimated from cryptopay_payments_due's statistics (see `schema`).
-  SELECT p.payment_id FROM cryptopay_payments AS p
+  SELECT p.payment_id, p.updated_at FROM cryptopay_payments AS p
   WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version) IS TRUE
 ), due AS (
   -- least(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
@@ -471,7 +472,9 @@ WITH newer AS (
   SELECT f.payment_id, least(f.seen_at, now()) AS seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
-    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
+    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now()
+         -- Facts applied after the failure's retry was set (`retry` writes updated_at).
+         OR EXISTS (SELECT 1 FROM newer AS n WHERE n.payment_id = f.payment_id AND n.updated_at > f.updated_at))
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL

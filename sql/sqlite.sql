@@ -365,8 +365,9 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
 -- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
 -- less and less often), and those closed whose late-money check is due (`closed_due`, below),
--- when no other instance holds their lease and no retry is waiting: those with newer facts
--- first, then the longest not looked at, so that recovery checks of many open orders never
+-- when no other instance holds their lease and no retry is waiting (a retry is not waited for
+-- by facts applied since it was set: the failure was about what was known then): those with
+-- newer facts first, then the longest not looked at, so that recovery checks of many open orders never
 -- hold back a paid one. Returns the payment ids, with `seen_at` and `newer` (1: facts newer
 -- than the version handled), by which the store works them in that order (RETURNING keeps no
 -- order of its own).
@@ -380,8 +381,8 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- the last recheckClosedSecs through its index, not every closed payment of the window (a
 -- check is never due before its order was recorded, so the range drops none).
 WITH params (owner, lease_secs, most, recover_secs, recheck_secs) AS (VALUES (?, ?, ?, ?, ?)),
-  newer (payment_id) AS (
-    SELECT p.payment_id FROM cryptopay_payments AS p
+  newer (payment_id, updated_at) AS (
+    SELECT p.payment_id, p.updated_at FROM cryptopay_payments AS p
     WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
        OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
 UPDATE cryptopay_fulfilment
@@ -391,7 +392,9 @@ SET lease_owner = (SELECT owner FROM params),
 WHERE payment_id IN (
   SELECT f.payment_id FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         -- Facts applied after the failure's retry was set (`retry` writes updated_at).
+         OR EXISTS (SELECT 1 FROM newer AS n WHERE n.payment_id = f.payment_id AND n.updated_at > f.updated_at))
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL
@@ -407,9 +410,9 @@ WHERE payment_id IN (
         AND o.created_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || (SELECT recheck_secs FROM params) || ' seconds'))
   -- min(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
   -- waits its turn as one looked at now, not behind every payment until then.
-  ORDER BY f.payment_id IN newer DESC, min(f.seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), f.payment_id
+  ORDER BY f.payment_id IN (SELECT payment_id FROM newer) DESC, min(f.seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), f.payment_id
   LIMIT (SELECT most FROM params))
-RETURNING payment_id, min(seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS seen_at, payment_id IN newer AS newer;
+RETURNING payment_id, min(seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS seen_at, payment_id IN (SELECT payment_id FROM newer) AS newer;
 
 -- statement: claim_fresh
 -- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:

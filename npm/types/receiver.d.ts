@@ -1482,7 +1482,8 @@ export interface FulfilOptions {
    * What fulfilling means for you; called after the link check and the policy, at least once
    * for each (payment, status_version) a pass reads, and with `fulfil` for one version of a
    * payment only. Once it resolves, that version is stored as handled; a throw is retried with
-   * backoff (1, 2, 4 ... seconds, at most an hour apart).
+   * backoff (1, 2, 4 ... seconds, at most an hour apart), or at the next pass once an event
+   * newer than the failure is applied.
    *
    * @example
    * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order, idempotencyKey); }

@@ -167,6 +167,30 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: newer facts for a payment are taken up at the next pass, not after the backoff of a failure before them`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    // The wait of a held payment fails twice (the merchant's e-mail service is down): its next
+    // try is two seconds away, then the payment is paid.
+    const h = recorder({ failing: (key) => key.endsWith(':2') });
+    const created = await world.create({ orderRef: 'paid while a wait backs off' });
+    const id = created.payment_id;
+    await record(created);
+    await world.hold(id, '12800');
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).outcomes, { retry: 1 });
+    await sleep(1100);
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).outcomes, { retry: 1 });
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0, 'waiting for the backoff');
+    // The stores' times are in milliseconds: facts applied in the retry's millisecond are not
+    // told from facts before it (the next try then waits its backoff).
+    await sleep(5);
+    await world.settleHeld(id);
+    const paid = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual([paid.claimed, paid.outcomes], [1, { fulfil: 1 }], 'the payment, paid, is fulfilled at once');
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+    // Handled: nothing more is due, and a pass claims nothing.
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+  });
+
   test(`${name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();

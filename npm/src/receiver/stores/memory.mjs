@@ -18,7 +18,14 @@ export function memoryStore(options) {
   const later = (secs) => new Date(Date.now() + secs * 1000).toISOString();
   const newer = (a, b) => b === null || b === undefined || compareStatusVersions(a, b) > 0;
   const unhandled = (payment) => newer(payment.status_version, payment.handled_version);
-  const free = (row, at) => (row.lease_until === null || row.lease_until < at) && (row.next_attempt_at === null || row.next_attempt_at <= at);
+  // A retry is not waited for by facts applied since it was set (`retry` writes updated_at),
+  // as the SQL's claim.
+  const news = (row) => {
+    const payment = payments.get(row.payment_id);
+    return payment !== undefined && unhandled(payment) && payment.updated_at > row.updated_at;
+  };
+  const free = (row, at) => (row.lease_until === null || row.lease_until < at)
+    && (row.next_attempt_at === null || row.next_attempt_at <= at || news(row));
   const state = (paymentId) => ({
     payment_id: paymentId, handled_version: null, outcome: null, code: null, settled: false, seen_at: now(), attempts: 0,
     next_attempt_at: null, lease_owner: null, lease_until: null, updated_at: now(), fulfil_version: null, recheck_at: null,
