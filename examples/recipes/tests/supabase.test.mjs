@@ -4,9 +4,10 @@
 // SUPABASE_DB_URL (the variable Supabase sets). Supabase's gateway cannot run here (it needs
 // Docker): the JWT check the recipe turns off is not exercised.
 //
-// One change to the copy, for the test only: its deno.json gains `"nodeModulesDir": "manual"`,
-// so that the function's npm: imports resolve from node_modules (the installed package, and the
-// repository's pg) instead of the npm registry, where cryptopay-verify is not published yet.
+// Its deno.json says `"nodeModulesDir": "manual"`, so that the function's npm: imports resolve
+// from node_modules (the installed package, and the repository's pg), never from the npm
+// registry, where cryptopay-verify is not published yet. One change to the copy, for the test
+// only: no lock file is written.
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
