@@ -430,7 +430,10 @@ export interface CreatePaymentRequestOptions {
   idempotencyKey?: string | undefined;
   /**
    * A receiver: the order (payment_id, order_ref, the exact source_amount, the client's
-   * integration) is recorded once the service answered, for fulfilment to link events to.
+   * integration) is recorded once the service answered, for fulfilment to link events to. A
+   * receiver whose integrations the client's `integration` does not fit (none named for a
+   * receiver of several, an unknown name, a name for a receiver of one) is refused with
+   * `invalid_argument` before anything is sent.
    *
    * @example
    * record: receiver

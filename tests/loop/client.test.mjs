@@ -323,6 +323,27 @@ describe('the client, against a scripted stand-in of the service', () => {
     assert.deepEqual([another.code, another.retryable], ['record_failed', false]);
     assert.match(another.message, /recorded already, with another order_ref.*a retry fails the same way/);
     assert.doesNotMatch(another.message, /call createPayment again/);
+    // A receiver of named integrations, a client that names none or another: refused before the
+    // service is asked, so no payment exists that is never recorded.
+    standin.requests.length = 0;
+    const shops = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false, secrets: { 'shop-eu': 'whsec_eu_0123456789', 'shop-us': 'whsec_us_0123456789' } }));
+    for (const integration of [undefined, 'shop-asia']) {
+      const client = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, ...(integration && { integration }) });
+      await assert.rejects(client.createPayment({ order_ref: 'order-11', amount: '9.99' }, { record: shops }), (error) => {
+        assert.equal(error.code, 'invalid_argument');
+        assert.match(error.message, /^invalid_argument: createPayment's record: recordCreated needs the integration the payment was created under, one of the receiver's: "shop-eu", "shop-us" \(createClient's integration option\); nothing was sent$/);
+        return true;
+      });
+    }
+    assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'nothing sent');
+    const eu = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, integration: 'shop-eu' });
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_eu' } }));
+    await eu.createPayment({ order_ref: 'order-11', amount: '9.99' }, { record: shops });
+    assert.deepEqual(db.prepare("SELECT order_ref, integration FROM cryptopay_orders WHERE payment_id = 'pay_eu'").get(), { order_ref: 'order-11', integration: 'shop-eu' });
+    // A receiver of one set of secrets, a client that names an integration: likewise.
+    const named = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, integration: 'shop-eu' });
+    await assert.rejects(named.createPayment({ order_ref: 'order-12', amount: '9.99' }, { record: receiver }),
+      (error) => error.code === 'invalid_argument' && /recordCreated was given an integration.*nothing was sent$/.test(error.message));
     // A store's failure may name its database's credentials: masked as the receiver's log masks them.
     for (const text of ['connect postgres://alice:Pw_Canary@db failed', 'auth {"password":"Pw_Canary"}', 'Authorization: Bearer Pw_Canary',
       `store failed:${'\n'.repeat(4049)} postgres://alice:Pw_Canary@db/shop`, 'connect 1.postgres://alice:Pw_Canary@db refused', 'password=ab}Pw_Canary']) {

@@ -18,3 +18,11 @@ export function brand(Class, name) {
     },
   });
 }
+
+/**
+ * The receiver's check, before anything is sent, that `recordCreated` would take a payment
+ * created under `integration` (a name, or undefined): createPayment calls it where its
+ * `record` has one, so that a call the receiver will refuse creates no payment at the service.
+ * In the global symbol registry, as the brands are, for a receiver and a client of two copies.
+ */
+export const RECORDABLE = Symbol.for('cryptopay-verify.recordable');

@@ -9,7 +9,7 @@ import {
 } from 'cryptopay-verify';
 
 import { LOOPBACK_HOST, bindingHint, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
-import { maskCredentials, maskedCopy } from '../api/redact.mjs';
+import { checkRecord, recordCreated } from './record.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
 export { CryptoPayApiError };
@@ -205,9 +205,7 @@ export function createClient(options) {
       ({ idempotencyKey, record } = opts);
     }
     if (idempotencyKey !== undefined) validateIdempotencyKey(idempotencyKey);
-    if (record !== undefined && (record === null || typeof record.recordCreated !== 'function')) {
-      throw invalid('record is the receiver that records the order (receiver.recordCreated)');
-    }
+    checkRecord(record, integration);
     // The body, priced and checked against the store's configuration: the kept one, read
     // again when older than STORE_TTL_MS or when it refuses the creation (changed since).
     const prepare = (view) => {
@@ -277,28 +275,7 @@ export function createClient(options) {
     }
     const created = { ...answer, source_amount: sourceAmount };
     if (body.order_ref !== undefined) created.order_ref = body.order_ref;
-    if (record !== undefined) {
-      try {
-        await record.recordCreated(created, integration === null ? undefined : { integration });
-      } catch (failure) {
-        const said = maskCredentials(masked(failure?.message ?? failure)).slice(0, 300);
-        // A wrong argument (the receiver's integrations, another order for the payment) fails
-        // the same way again: the fix is in the call, not in a retry.
-        const retryable = failure?.code !== 'invalid_argument';
-        const fix = retryable
-          ? 'call createPayment again with the same idempotencyKey (the service answers the same payment, which is then recorded)'
-          : 'a retry fails the same way: fix what the message names (an idempotencyKey reused for another order answers that order\'s payment)';
-        throw new CryptoPayApiError({
-          status: 200,
-          code: 'record_failed',
-          retryable,
-          message: `record_failed: payment ${answer.payment_id} was created but its order was not recorded (${said}): ${fix}`,
-          paymentId: answer.payment_id,
-          cause: maskedCopy(failure, said),
-          ...extra,
-        });
-      }
-    }
+    if (record !== undefined) await recordCreated({ record, created, integration, extra, masked });
     return created;
   }
 

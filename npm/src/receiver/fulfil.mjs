@@ -52,7 +52,7 @@ const viewText = (answer) => {
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
 export function merchantLoop({ store, ready, integrations, emit, pass, passFailed, warn, error }) {
-  const { recordCreated } = orderBook({ store, ready, integrations });
+  const { recordCreated, checkRecordable } = orderBook({ store, ready, integrations });
   const { quarantined } = quarantineList({ store, ready });
 
   function fulfilOptions(options, what) {
@@ -380,5 +380,5 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     };
   }
 
-  return { recordCreated, fulfil, startFulfilment, quarantined };
+  return { recordCreated, checkRecordable, fulfil, startFulfilment, quarantined };
 }

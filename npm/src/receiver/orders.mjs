@@ -118,5 +118,10 @@ export function orderBook({ store, ready, integrations }) {
     return { paymentId, orderRef, sourceAmount: JSON.parse(sourceAmount), integration };
   }
 
-  return { recordCreated };
+  /** Throws what recordCreated would for `integration`, before the payment is created. */
+  const checkRecordable = (integration) => {
+    checkIntegration(names, integration);
+  };
+
+  return { recordCreated, checkRecordable };
 }

@@ -4,6 +4,7 @@
 // it never opens a connection and never reads the environment.
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
+import { RECORDABLE } from '../api/brand.mjs';
 import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { merchantLoop } from './fulfil.mjs';
@@ -387,6 +388,7 @@ export function createReceiver(options) {
     fetch: fetchHandler(http),
     node: nodeHandler(http),
     recordCreated: masking(loop.recordCreated),
+    [RECORDABLE]: loop.checkRecordable,
     fulfil: masking(loop.fulfil),
     startFulfilment: loop.startFulfilment,
     quarantined: masking(loop.quarantined),
