@@ -69,9 +69,12 @@ impl StatusVersion {
     /// ```
     /// use cryptopay_verify::StatusVersion;
     /// let version = StatusVersion::parse("18446744073709551617")?;
-    /// // Store the digits as text (or NUMERIC): past u64, still exact.
+    /// // Past u64, still exact. Store the digits as NUMERIC, or as text compared by length
+    /// // then text: text compared as text puts "10" before "9", and a stale event wins.
     /// assert_eq!(version.as_str(), "18446744073709551617");
     /// assert!(version.as_str().parse::<u64>().is_err());
+    /// assert!(StatusVersion::parse("10")? > StatusVersion::parse("9")?);
+    /// assert!("10" < "9");
     /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
     #[must_use]

@@ -21,6 +21,11 @@ fn env(name: &str) -> Result<String, String> {
 /// A secret from the environment: white space around it (a pasted newline, a secret file's
 /// last line) would be hashed as part of the key, and every delivery refused as a forgery.
 fn secret(name: &str, value: String) -> Result<Secret, String> {
+    if value.is_empty() {
+        return Err(format!(
+            "{name} is set but empty (a blank line of an env file?): give the secret, or unset it"
+        ));
+    }
     if value.trim() != value {
         return Err(format!(
             "{name} starts or ends with white space (a pasted space or newline): remove it"
@@ -80,4 +85,32 @@ pub fn secrets() -> Result<SecretSet, String> {
         }
     }
     SecretSet::new(entries).map_err(|e| format!("the secrets: {e:#}"))
+}
+
+/// The SQLite file, `DATABASE` (set but empty, as a blank line of an env file leaves it, is
+/// unset: `receiver.db`). Refused, never printed: a URL (PostgreSQL's goes in `DATABASE_URL`;
+/// this one's value would be printed as a file's name, password and all), and an in-memory
+/// database, which would lose every event acknowledged at the next stop.
+pub fn database_file() -> Result<String, String> {
+    let file = optional("DATABASE")?
+        .filter(|file| !file.is_empty())
+        .unwrap_or_else(|| "receiver.db".to_owned());
+    if file.contains("://") {
+        return Err(
+            "DATABASE is the path of a SQLite file; a PostgreSQL URL goes in DATABASE_URL (the value is not printed)"
+                .to_owned(),
+        );
+    }
+    let uri = file.to_ascii_lowercase();
+    if file == ":memory:"
+        || uri.starts_with("file::memory:")
+        || (uri.starts_with("file:") && uri.contains("mode=memory"))
+    {
+        return Err(
+            "DATABASE names an in-memory SQLite database, which loses every event acknowledged when the \
+             process stops: give a file's path"
+                .to_owned(),
+        );
+    }
+    Ok(file)
 }

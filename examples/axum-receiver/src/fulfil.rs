@@ -12,6 +12,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::watch;
+
 use cryptopay_verify::{
     FulfilmentAction, Order, PaymentView, SourceAmount, StatusVersion, default_policy, link_event,
 };
@@ -22,18 +24,26 @@ use crate::store::{Completion, Lease, Leased, Store, Unavailable};
 /// How long a lease holds (another instance takes a crashed one's work over after it).
 const LEASE_SECS: i32 = 300;
 const BATCH: i32 = 20;
-/// Passes every `interval`, at once again after a full batch; a failed pass is logged.
-pub async fn run(store: Arc<Store>, service: Service, interval: Duration, recover_after_secs: i32) {
+/// Passes every `interval`, at once again after a full batch; a failed pass is logged. Ends
+/// once `stop` turns true: after the payment under way, the rest of the batch given back (its
+/// leases released, so that another instance takes them up at once).
+pub async fn run(
+    store: Arc<Store>,
+    service: Service,
+    interval: Duration,
+    recover_after_secs: i32,
+    mut stop: watch::Receiver<bool>,
+) {
     // A lease's owner names this process among all instances: replicas in containers often
     // share a pid (1), so the start time (nanoseconds) goes with it.
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos());
     let mut passes: u64 = 0;
-    loop {
+    while !*stop.borrow() {
         passes = passes.wrapping_add(1);
         let owner = format!("axum-{}-{started:x}-{passes}", std::process::id());
-        match pass(&store, &service, &owner, recover_after_secs).await {
+        match pass(&store, &service, &owner, recover_after_secs, &stop).await {
             Ok(claimed) if claimed >= usize::try_from(BATCH).unwrap_or(usize::MAX) => continue,
             Ok(_) => {}
             Err(Unavailable(why)) => eprintln!(
@@ -41,7 +51,10 @@ pub async fn run(store: Arc<Store>, service: Service, interval: Duration, recove
                 interval.as_millis()
             ),
         }
-        tokio::time::sleep(interval).await;
+        tokio::select! {
+            () = tokio::time::sleep(interval) => {}
+            _ = stop.changed() => {}
+        }
     }
 }
 
@@ -51,6 +64,7 @@ async fn pass(
     service: &Service,
     owner: &str,
     recover_after_secs: i32,
+    stop: &watch::Receiver<bool>,
 ) -> Result<usize, Unavailable> {
     let ids = store
         .claim(Lease {
@@ -61,6 +75,11 @@ async fn pass(
         })
         .await?;
     for id in &ids {
+        if *stop.borrow() {
+            // Stopping: what this pass still holds is given back.
+            store.release(owner).await?;
+            break;
+        }
         if let Err(failure) = take_up(store, service, owner, id, recover_after_secs).await {
             // The store failed mid-pass: what this pass still holds is given back, so that the
             // next pass takes it up at once, not once the leases run out.

@@ -27,6 +27,7 @@ mod config;
 mod fulfil;
 mod handler;
 mod service;
+mod shutdown;
 mod store;
 
 use std::sync::Arc;
@@ -224,7 +225,7 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
 async fn main() -> Result<(), String> {
     let secrets = config::secrets()?;
     let (timestamp_header, signature_header) = config::header_names()?;
-    let database = config::optional("DATABASE")?.unwrap_or_else(|| "receiver.db".to_owned());
+    let database = config::database_file()?;
     // Set and not empty: PostgreSQL (the value is never printed: it may hold a password).
     let database_url = config::optional("DATABASE_URL")?.filter(|url| !url.is_empty());
     let store = Arc::new(Store::open(database_url.as_deref(), &database).await?);
@@ -262,18 +263,22 @@ async fn main() -> Result<(), String> {
         store,
     });
     let fulfilling = service.is_some();
+    // Set at SIGINT or SIGTERM: the server stops taking requests, the loop ends its payment.
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let mut loop_task = None;
     if let Some(service) = service {
         println!(
             "fulfilling every {} ms, confirming with the service at {}",
             interval.as_millis(),
             service.shown()
         );
-        tokio::spawn(fulfil::run(
+        loop_task = Some(tokio::spawn(fulfil::run(
             Arc::clone(&app.store),
             service,
             interval,
             recover_after,
-        ));
+            stopping,
+        )));
     } else {
         println!(
             "fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)"
@@ -309,12 +314,7 @@ async fn main() -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {host}:{port}: {e}"))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     println!("listening on http://{address}/webhook");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| e.to_string())
+    shutdown::serve(listener, router, stop, loop_task).await
 }
 
 #[cfg(test)]

@@ -155,6 +155,18 @@ describe('the axum receiver\'s shop route and service URL', () => {
     }
   });
 
+  test('SIGTERM (docker stop, Kubernetes) or Ctrl-C: the receiver and its loop stop, exit 0, saying so', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT']) {
+      const receiver = await start({ DATABASE: join(dataDir, `stop-${signal}.db`), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9', CRYPTOPAY_API_KEY: API_KEY, FULFIL_INTERVAL_MS: '60000' });
+      assert.equal((await deliver(receiver.url, event(`evt_${signal}`, `pay_${signal}`, 1))).status, 200);
+      const began = Date.now();
+      assert.equal(await receiver.stop(signal), 0, receiver.output());
+      // The loop's 60 s wait between passes is cut short by the stop.
+      assert.ok(Date.now() - began < 10_000, `stopped in ${Date.now() - began} ms`);
+      assert.match(receiver.output(), /stopping: no new requests; those under way are answered/);
+    }
+  });
+
   test('an ADMIN_TOKEN too short, or with a space: no start, the variable named, never the value', async () => {
     for (const token of ['short_admin', `admin token ${randomBytes(8).toString('hex')}`]) {
       const failed = await start({ DATABASE: join(dataDir, 'bad.db'), ADMIN_TOKEN: token }).then(

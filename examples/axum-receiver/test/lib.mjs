@@ -25,11 +25,12 @@ export const SIG_HEADER = 'X-Webhook-Signature';
 
 /**
  * Starts the receiver with `env` added to the configuration (DATABASE for SQLite, DATABASE_URL
- * for PostgreSQL, ADMIN_TOKEN; none is inherited from this process). Resolves { url, output(),
- * stop() } once it listens; rejects with its output if it exits first.
+ * for PostgreSQL, ADMIN_TOKEN; none is inherited from this process), in `cwd` if given. Resolves
+ * { url, output(), stop(signal) } once it listens; rejects with its output if it exits first.
  */
-export async function start(env, { timeoutMs = 15_000 } = {}) {
+export async function start(env, { timeoutMs = 15_000, cwd } = {}) {
   const receiver = await startProcess(BIN, [], {
+    cwd,
     env: {
       CRYPTOPAY_WEBHOOK_SECRET: SECRET,
       CRYPTOPAY_WEBHOOK_SECRET_PENDING: PENDING,
@@ -42,7 +43,7 @@ export async function start(env, { timeoutMs = 15_000 } = {}) {
     ready: /listening on (http:\/\/\S+)/,
     timeoutMs,
   });
-  return { url: receiver.match[1], output: receiver.output, stop: () => receiver.stop('SIGINT') };
+  return { url: receiver.match[1], output: receiver.output, stop: (signal = 'SIGINT') => receiver.stop(signal) };
 }
 
 /** Waits (at most 5 s) for the receiver's output to match `pattern`: a line may trail its answer. */

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +127,7 @@ test('a secret with white space around it, or header names that cannot work: no 
   for (const [env, says] of [
     [{ CRYPTOPAY_WEBHOOK_SECRET: `${SECRET}\n` }, /CRYPTOPAY_WEBHOOK_SECRET starts or ends with white space \(a pasted space or newline\): remove it/],
     [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: ` ${PENDING}` }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING starts or ends with white space/],
+    [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: '' }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING is set but empty \(a blank line of an env file\?\): give the secret, or unset it/],
     [{ SIGNATURE_HEADER: TS_HEADER.toLowerCase() }, /TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header/],
     [{ TIMESTAMP_HEADER: '' }, /TIMESTAMP_HEADER is not a header name/],
     [{ SIGNATURE_HEADER: 'X Signature' }, /SIGNATURE_HEADER is not a header name/],
@@ -138,6 +139,33 @@ test('a secret with white space around it, or header names that cannot work: no 
     assert.ok(error !== null, `started with ${JSON.stringify(Object.keys(env))}`);
     assert.match(String(error.message), says);
     assert.ok(!String(error.message).includes(SECRET) && !String(error.message).includes(PENDING));
+  }
+});
+
+test('DATABASE: a URL or an in-memory database refused at start, the value never printed; set but empty is the default file', async () => {
+  const password = `Pw_${randomBytes(8).toString('hex')}`;
+  for (const [value, says] of [
+    [`postgres://shop:${password}@db.internal/shop`, /DATABASE is the path of a SQLite file; a PostgreSQL URL goes in DATABASE_URL \(the value is not printed\)/],
+    [':memory:', /DATABASE names an in-memory SQLite database, which loses every event acknowledged when the process stops: give a file's path/],
+    ['file::memory:?cache=shared', /DATABASE names an in-memory SQLite database/],
+    [`file:${password}?mode=memory`, /DATABASE names an in-memory SQLite database/],
+  ]) {
+    const error = await startReceiver({ DATABASE: value }).then(async (receiver) => {
+      await receiver.stop();
+      return null;
+    }, (failure) => failure);
+    assert.ok(error !== null, `started with DATABASE=${value.replace(password, '...')}`);
+    assert.match(String(error.message), says);
+    assert.ok(!String(error.message).includes(password), 'the value is not printed');
+  }
+  // Set but empty (a blank line of an env file): receiver.db in the working folder, as unset.
+  const cwd = mkdtempSync(join(tmpdir(), 'cpv-axum-empty-'));
+  const receiver = await startReceiver({ DATABASE: '' }, { cwd });
+  try {
+    assert.match(receiver.output(), /recording in SQLite file receiver\.db/);
+    assert.ok(existsSync(join(cwd, 'receiver.db')));
+  } finally {
+    await receiver.stop();
   }
 });
 

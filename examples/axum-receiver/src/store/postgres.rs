@@ -17,6 +17,7 @@ use tokio_postgres::{Config, NoTls, Row};
 
 mod failure;
 mod fulfil;
+mod migrate;
 
 use self::failure::{Failure, describe, describe_parse, unavailable};
 use super::columns::{Column, check_columns};
@@ -107,7 +108,7 @@ impl Store {
         let create =
             found.is_empty() || found.iter().any(|c| c.name.is_none()) || version < SCHEMA_VERSION;
         if create {
-            if let Err(e) = migrate(&client, self.sql.whole("schema")).await {
+            if let Err(e) = migrate::migrate(&client, self.sql.whole("schema")).await {
                 if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                     return Err(format!(
                         "PostgreSQL: this role may not create the receiver's tables ({}): create them once as a role \
@@ -208,17 +209,12 @@ impl Store {
                     }
                     return Ok(Decision::Duplicate);
                 }
-                // Rolled back whole by the server (under REPEATABLE READ or SERIALIZABLE as the
-                // default isolation, or a deadlock): run again after a short random pause.
-                let retried = [
-                    &SqlState::T_R_SERIALIZATION_FAILURE,
-                    &SqlState::T_R_DEADLOCK_DETECTED,
-                ];
-                if e.code().is_some_and(|code| retried.contains(&code)) && attempt < RETRIES {
-                    attempt = attempt.saturating_add(1);
-                    pause(attempt).await;
-                    continue;
-                }
+            }
+            // Rolled back whole by the server: run again after a short random pause.
+            if failure.passing() && attempt < RETRIES {
+                attempt = attempt.saturating_add(1);
+                pause(attempt).await;
+                continue;
             }
             return Err(unavailable(&failure));
         }
@@ -311,15 +307,26 @@ impl Store {
         result
     }
 
-    /// The statement of `sql/postgres.sql` named `name`, its failure as the 503 it answers.
+    /// The statement of `sql/postgres.sql` named `name`, run again after a serialization
+    /// failure or a deadlock (a `complete` racing deliveries that write the same payment); its
+    /// failure as the 503 it answers.
     async fn query(
         &self,
         name: &str,
         params: &[(&(dyn ToSql + Sync), Type)],
     ) -> Result<Vec<Row>, Unavailable> {
-        self.run(&self.sql.one(name), params)
-            .await
-            .map_err(|failure| unavailable(&failure))
+        let statement = self.sql.one(name);
+        let mut attempt = 0;
+        loop {
+            match self.run(&statement, params).await {
+                Ok(rows) => return Ok(rows),
+                Err(failure) if failure.passing() && attempt < RETRIES => {
+                    attempt = attempt.saturating_add(1);
+                    pause(attempt).await;
+                }
+                Err(failure) => return Err(unavailable(&failure)),
+            }
+        }
     }
 }
 
@@ -353,51 +360,6 @@ fn decision_of(rows: &[Row]) -> Result<Decision, Unavailable> {
         _ => Err(Unavailable(
             "the record statement returned several rows".to_owned(),
         )),
-    }
-}
-
-/// After the schema gave up waiting for a lock (55P03: a long transaction on the tables, or
-/// another instance migrating a large table), the first pause before trying again, the
-/// longest, and how many tries: 5, 10, 20, then 30 s (each try queues the other instances'
-/// writes behind its lock request for up to 5 s, so they come less and less often), about
-/// four minutes in all.
-const LOCK_PAUSE: Duration = Duration::from_secs(5);
-const LOCK_PAUSE_MAX: Duration = Duration::from_secs(30);
-const LOCK_TRIES: u32 = 8;
-
-/// The schema, run again where the server rolled it back for a reason that passes: a
-/// serialization failure or a deadlock (instances starting at once under REPEATABLE READ or
-/// SERIALIZABLE), at once; a lock it waited 5 s for, after a pause that doubles (5 s to 30 s),
-/// eight times, said on stderr each time. Anything else, or past that, fails the start.
-async fn migrate(
-    client: &deadpool_postgres::Client,
-    schema: &str,
-) -> Result<(), tokio_postgres::Error> {
-    let mut attempt: u32 = 0;
-    loop {
-        let Err(e) = client.batch_execute(schema).await else {
-            return Ok(());
-        };
-        let code = e.code();
-        if code == Some(&SqlState::LOCK_NOT_AVAILABLE) && attempt < LOCK_TRIES {
-            let wait = LOCK_PAUSE
-                .saturating_mul(1_u32 << attempt.min(3))
-                .min(LOCK_PAUSE_MAX);
-            eprintln!(
-                "axum-receiver: the schema migration gave up waiting for a lock (55P03: a long transaction on the \
-                 receiver's tables, pg_stat_activity names it, or another instance migrating); trying again in {} s",
-                wait.as_secs()
-            );
-            tokio::time::sleep(wait).await;
-        } else if (code == Some(&SqlState::T_R_SERIALIZATION_FAILURE)
-            || code == Some(&SqlState::T_R_DEADLOCK_DETECTED))
-            && attempt < RETRIES
-        {
-            pause(attempt.saturating_add(1)).await;
-        } else {
-            return Err(e);
-        }
-        attempt = attempt.saturating_add(1);
     }
 }
 

@@ -27,6 +27,13 @@ impl Failure {
         }
     }
 
+    /// Whether the server rolled the statement back whole for a reason that passes: a
+    /// serialization failure (REPEATABLE READ or SERIALIZABLE as the default isolation) or a
+    /// deadlock. Nothing changed; the statement is run again after a short pause.
+    pub(super) fn passing(&self) -> bool {
+        matches!(self, Failure::Db(e) if is_passing(e))
+    }
+
     /// What fixes it when no retry of the service can get past it (a server error only).
     pub(super) fn stuck_fix(&self) -> Option<&'static str> {
         match self {
@@ -34,6 +41,13 @@ impl Failure {
             _ => None,
         }
     }
+}
+
+/// A serialization failure or a deadlock: the statement's transaction rolled back whole.
+pub(super) fn is_passing(error: &tokio_postgres::Error) -> bool {
+    error.code().is_some_and(|code| {
+        code == &SqlState::T_R_SERIALIZATION_FAILURE || code == &SqlState::T_R_DEADLOCK_DETECTED
+    })
 }
 
 /// A failure as the 503 it answers, with the fix when every retry would fail the same way.
