@@ -111,3 +111,6 @@ pub fn check_event(body: &[u8]) -> Result<EventCheck, Error> {
 pub fn lossy_number_spans(body: &[u8]) -> Result<Vec<Range<usize>>, Error> {
     inexact_numbers(body).map_err(refused)
 }
+
+#[cfg(test)]
+mod tests;
