@@ -22,8 +22,9 @@
 //! when it is ASCII (a signing Secret is); one with a character outside ASCII may be moved by a
 //! `realloc` while it is written, which leaves its ASCII prefix in the freed block, unwiped.
 
-// wasm-bindgen's generated glue uses `unsafe` internally; this crate's own code writes none.
-#![allow(unsafe_code)]
+// wasm-bindgen's generated glue holds its own `unsafe`, from its macros, which the lint leaves
+// to that crate; this crate's own code may write none.
+#![forbid(unsafe_code)]
 // Its `pub` items are exports of the .wasm, called from JavaScript (which reads every
 // result), not Rust API: rustc cannot see either, so neither lint applies.
 #![allow(unreachable_pub, clippy::must_use_candidate)]
