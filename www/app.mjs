@@ -28,10 +28,16 @@ function h(tag, attributes = {}, ...children) {
 }
 const code = (text) => h('code', {}, text);
 
-/** Replaces a result region's content (its live region announces it). */
+/**
+ * Replaces a result region's content, and announces its paragraphs (the verdict and the hints)
+ * through the region's live announcer: not its facts, nor the parsed event, which a screen
+ * reader user reads in the region itself.
+ */
 function show(region, kind, ...children) {
   region.dataset.state = kind;
   region.replaceChildren(...children);
+  const said = children.filter((child) => child?.tagName === 'P').map((child) => child.textContent.trim());
+  $(region.id.replace(/-result$/, '-announce')).textContent = said.join(' ');
 }
 
 /** A package error as the page shows it: the stable code, then the message as the hint. */
@@ -78,6 +84,15 @@ function secretsFromForm() {
   if (pending) secrets.push({ secret: pending, kind: 'pending' });
   if (retiring) secrets.push({ secret: retiring, kind: 'retiring', acceptUntilSecs: integerField($('v-retiring-until')) });
   return secrets;
+}
+
+/**
+ * The rotation's summary says which of its secrets are in use: they count whether its details
+ * are open or not, and a closed one would hide a secret typed there earlier.
+ */
+function rotationInUse() {
+  const used = [['v-pending', 'pending'], ['v-retiring', 'retiring']].filter(([id]) => $(id).value !== '').map(([, name]) => name);
+  $('v-rotation-in-use').textContent = used.length === 0 ? '' : ` (in use: ${used.join(' and ')})`;
 }
 
 function verify() {
@@ -132,6 +147,7 @@ function fillVerifyExample() {
   $('v-signature').value = signWebhook({ secret: EXAMPLE_SECRET, timestamp, body });
   // The example is the active secret alone, checked now with the default skew.
   for (const id of ['v-pending', 'v-retiring', 'v-retiring-until', 'v-now']) if ($(id)) $(id).value = '';
+  rotationInUse();
   $('v-skew').value = '300';
   show($('verify-result'), 'info', h('p', {}, 'A delivery signed now with the test secret ', code(EXAMPLE_SECRET),
     '. Verify it, then change one character of the body or the secret.'));
@@ -246,6 +262,7 @@ function wire() {
   onSubmit('source-form', (submitter) => checkSource(submitter?.value === 'build' ? 'build' : 'check'));
   onSubmit('checkout-form', checkoutUrl);
   $('v-example').addEventListener('click', fillVerifyExample);
+  for (const id of ['v-pending', 'v-retiring']) $(id).addEventListener('input', rotationInUse);
   $('s-example').addEventListener('click', fillSourceExample);
   $('v-now-button').addEventListener('click', () => { $('v-now').value = String(nowSecs()); });
   for (const button of document.querySelectorAll('[data-reveal]')) {

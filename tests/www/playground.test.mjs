@@ -113,6 +113,11 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     const event = JSON.parse(await region.locator('pre').innerText());
     assert.equal(event.statusVersion, '7');
     assert.equal(event.eventType, 'payment.updated');
+    // Announced: the verdict and the hint, not the facts nor the parsed event read aloud.
+    const announced = await page.locator('#verify-announce').textContent();
+    assert.match(announced, /^Verified\. Signed with the active secret, at \S+ \((now|\d+ s before now)\)\. A verified event is facts to record/);
+    assert.doesNotMatch(announced, /evt_playground_1|pay_playground_1|"eventId"/);
+    assert.equal(await region.getAttribute('aria-live'), null, 'the region itself is not live');
   });
 
   test('verify: one changed byte of the body is signature_mismatch, with its hint', async () => {
@@ -134,6 +139,9 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.fill('#v-secret', 'whsec_old_test');
     await page.click('#verify details summary');
     await page.fill('#v-pending', 'whsec_new_test');
+    await page.click('#verify details summary');
+    // Closed, its summary says a secret there is in use.
+    assert.equal(await page.locator('#verify details summary').innerText(), 'During a rotation: pending and retiring secrets (in use: pending)');
     await page.click('#verify-form button[type=submit]');
     const region = page.locator('#verify-result');
     assert.equal(await region.locator('[data-field=matchedSecret]').innerText(), 'pending');
@@ -146,7 +154,9 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.click('#verify-form button[type=submit]');
     assert.equal(await page.locator('#verify-result .error-code').innerText(), 'timestamp_too_old');
     await page.fill('#v-now', '');
+    await page.click('#verify details summary'); // closed by the test before
     await page.fill('#v-pending', '');
+    assert.equal(await page.locator('#v-rotation-in-use').textContent(), '');
   });
 
   test('amounts: decimal to amount_raw and back, exactly', async () => {
@@ -242,7 +252,9 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
         .filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).map((c) => c.id),
       fieldsetsWithoutLegend: [...document.querySelectorAll('fieldset')].filter((f) => !f.querySelector(':scope > legend')).length,
       forms: document.querySelectorAll('form').length,
-      liveRegions: [...document.querySelectorAll('.result')].filter((r) => r.getAttribute('aria-live') === 'polite').length,
+      // Each result region's announcer: a polite live region beside it.
+      liveRegions: [...document.querySelectorAll('.result')]
+        .filter((r) => document.getElementById(r.id.replace(/-result$/, '-announce'))?.getAttribute('aria-live') === 'polite').length,
       buttonsWithoutName: [...document.querySelectorAll('button')].filter((b) => !b.textContent.trim()).length,
       h1: document.querySelectorAll('h1').length,
     }));
