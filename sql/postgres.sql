@@ -464,7 +464,7 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
 WITH newer AS (
   -- IS TRUE: estimated from cryptopay_payments_due's statistics (see `schema`).
-  SELECT p.payment_id, p.updated_at FROM cryptopay_payments AS p
+  SELECT p.payment_id FROM cryptopay_payments AS p
   WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version) IS TRUE
 ), due AS (
   -- least(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
@@ -473,8 +473,11 @@ WITH newer AS (
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now()
-         -- Facts applied after the failure's retry was set (`retry` writes updated_at).
-         OR EXISTS (SELECT 1 FROM newer AS n WHERE n.payment_id = f.payment_id AND n.updated_at > f.updated_at))
+         -- Newer facts applied after the failure's retry was set (`retry` writes updated_at),
+         -- read by the payment's key (not through `newer`, which has no index).
+         OR EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
+                    AND p.updated_at > f.updated_at
+                    AND (p.handled_version IS NULL OR p.status_version > p.handled_version)))
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL

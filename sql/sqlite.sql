@@ -381,8 +381,8 @@ SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment
 -- the last recheckClosedSecs through its index, not every closed payment of the window (a
 -- check is never due before its order was recorded, so the range drops none).
 WITH params (owner, lease_secs, most, recover_secs, recheck_secs) AS (VALUES (?, ?, ?, ?, ?)),
-  newer (payment_id, updated_at) AS (
-    SELECT p.payment_id, p.updated_at FROM cryptopay_payments AS p
+  newer (payment_id) AS (
+    SELECT p.payment_id FROM cryptopay_payments AS p
     WHERE p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
        OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
 UPDATE cryptopay_fulfilment
@@ -393,8 +393,12 @@ WHERE payment_id IN (
   SELECT f.payment_id FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         -- Facts applied after the failure's retry was set (`retry` writes updated_at).
-         OR EXISTS (SELECT 1 FROM newer AS n WHERE n.payment_id = f.payment_id AND n.updated_at > f.updated_at))
+         -- Newer facts applied after the failure's retry was set (`retry` writes updated_at),
+         -- read by the payment's key.
+         OR EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
+                    AND p.updated_at > f.updated_at
+                    AND (p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+                         OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))))
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL

@@ -1482,8 +1482,9 @@ export interface FulfilOptions {
    * What fulfilling means for you; called after the link check and the policy, at least once
    * for each (payment, status_version) a pass reads, and with `fulfil` for one version of a
    * payment only. Once it resolves, that version is stored as handled; a throw is retried with
-   * backoff (1, 2, 4 ... seconds, at most an hour apart), or at the next pass once an event
-   * newer than the failure is applied.
+   * backoff (1, 2, 4 ... seconds, at most an hour apart), or at the next pass once a newer
+   * event is applied after the failed attempt ended (one applied while it ran waits for the
+   * backoff).
    *
    * @example
    * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order, idempotencyKey); }

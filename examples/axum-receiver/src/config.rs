@@ -87,7 +87,7 @@ pub fn secrets() -> Result<SecretSet, String> {
     SecretSet::new(entries).map_err(|e| format!("the secrets: {e:#}"))
 }
 
-/// The SQLite file, `DATABASE` (set but empty, as a blank line of an env file leaves it, is
+/// The SQLite file, `DATABASE`, read when `DATABASE_URL` is not set (set but empty, as a blank line of an env file leaves it, is
 /// unset: `receiver.db`). Refused, never printed: a URL (PostgreSQL's goes in `DATABASE_URL`;
 /// this one's value would be printed as a file's name, password and all), and an in-memory
 /// database, which would lose every event acknowledged at the next stop.
@@ -95,16 +95,17 @@ pub fn database_file() -> Result<String, String> {
     let file = optional("DATABASE")?
         .filter(|file| !file.is_empty())
         .unwrap_or_else(|| "receiver.db".to_owned());
-    if file.contains("://") {
+    let uri = file.to_ascii_lowercase();
+    // A SQLite URI (`file:///var/lib/rx/receiver.db`) is a file's path.
+    if file.contains("://") && !uri.starts_with("file:") {
         return Err(
             "DATABASE is the path of a SQLite file; a PostgreSQL URL goes in DATABASE_URL (the value is not printed)"
                 .to_owned(),
         );
     }
-    let uri = file.to_ascii_lowercase();
     if file == ":memory:"
         || uri.starts_with("file::memory:")
-        || (uri.starts_with("file:") && uri.contains("mode=memory"))
+        || (uri.starts_with("file:") && (uri.contains("mode=memory") || uri.contains("vfs=memdb")))
     {
         return Err(
             "DATABASE names an in-memory SQLite database, which loses every event acknowledged when the \

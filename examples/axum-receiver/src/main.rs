@@ -225,9 +225,13 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
 async fn main() -> Result<(), String> {
     let secrets = config::secrets()?;
     let (timestamp_header, signature_header) = config::header_names()?;
-    let database = config::database_file()?;
     // Set and not empty: PostgreSQL (the value is never printed: it may hold a password).
     let database_url = config::optional("DATABASE_URL")?.filter(|url| !url.is_empty());
+    // Else the SQLite file (a leftover DATABASE beside DATABASE_URL is not read).
+    let database = match database_url {
+        Some(_) => String::new(),
+        None => config::database_file()?,
+    };
     let store = Arc::new(Store::open(database_url.as_deref(), &database).await?);
     println!("recording in {}", store.describe(&database));
     // The merchant loop, when the service is configured (its key is never printed).

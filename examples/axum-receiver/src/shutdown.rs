@@ -24,8 +24,17 @@ pub async fn serve(
     let serving = axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             stop_signal().await;
-            println!("stopping: no new requests; those under way are answered");
+            println!(
+                "stopping: no new requests; those under way are answered (Ctrl-C or SIGTERM again stops at once)"
+            );
             let _ = stop.send(true);
+            // A second signal: at once. A request cut then was never answered, so its sender
+            // retries it; a lease the loop held ends on its own.
+            tokio::spawn(async {
+                stop_signal().await;
+                eprintln!("stopping at once");
+                std::process::exit(130);
+            });
         })
         .into_future();
     // A stalled client would hold the stop for ever.

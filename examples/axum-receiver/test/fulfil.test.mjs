@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,6 +166,26 @@ describe('the axum receiver\'s shop route and service URL', () => {
       assert.ok(Date.now() - began < 10_000, `stopped in ${Date.now() - began} ms`);
       assert.match(receiver.output(), /stopping: no new requests; those under way are answered/);
     }
+  });
+
+  test('a stop waits for a request under way; a second signal stops at once (exit 130)', async () => {
+    const receiver = await start({ DATABASE: join(dataDir, 'stop-twice.db') });
+    const { hostname, port } = new URL(receiver.url);
+    // A delivery whose body never finishes arriving: the stop waits for it (up to 20 s).
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => { socket.once('connect', resolve); });
+    socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+    socket.on('error', () => {});
+    await new Promise((resolve) => { setTimeout(resolve, 200); });
+    receiver.child.kill('SIGTERM');
+    const stillUp = await Promise.race([receiver.exited.then(() => false), new Promise((resolve) => { setTimeout(() => resolve(true), 500); })]);
+    assert.ok(stillUp, `stopped without waiting for the request under way:\n${receiver.output()}`);
+    assert.match(receiver.output(), /Ctrl-C or SIGTERM again stops at once/);
+    const began = Date.now();
+    assert.equal(await receiver.stop('SIGTERM'), 130, receiver.output());
+    assert.ok(Date.now() - began < 5_000);
+    assert.match(receiver.output(), /stopping at once/);
+    socket.destroy();
   });
 
   test('an ADMIN_TOKEN too short, or with a space: no start, the variable named, never the value', async () => {

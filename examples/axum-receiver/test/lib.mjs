@@ -43,7 +43,7 @@ export async function start(env, { timeoutMs = 15_000, cwd } = {}) {
     ready: /listening on (http:\/\/\S+)/,
     timeoutMs,
   });
-  return { url: receiver.match[1], output: receiver.output, stop: (signal = 'SIGINT') => receiver.stop(signal) };
+  return { url: receiver.match[1], output: receiver.output, child: receiver.child, exited: receiver.exited, stop: (signal = 'SIGINT') => receiver.stop(signal) };
 }
 
 /** Waits (at most 5 s) for the receiver's output to match `pattern`: a line may trail its answer. */

@@ -76,7 +76,8 @@ describe('the axum receiver on PostgreSQL', { timeout: 300_000 }, () => {
     const db = await createDatabase(pool, 'axum_restart');
     // A password in the URL (trust authentication ignores it): never printed.
     const password = `pw_${randomBytes(8).toString('hex')}`;
-    const env = { DATABASE_URL: urlOf(server, db, password) };
+    // A DATABASE left beside DATABASE_URL (here one refused for SQLite) is not read.
+    const env = { DATABASE_URL: urlOf(server, db, password), DATABASE: ':memory:' };
     const payment = `pay_${randomBytes(6).toString('hex')}`;
     const v = (n) => (9007199254740993n + BigInt(n)).toString();
     const sent = {};

@@ -149,6 +149,7 @@ test('DATABASE: a URL or an in-memory database refused at start, the value never
     [':memory:', /DATABASE names an in-memory SQLite database, which loses every event acknowledged when the process stops: give a file's path/],
     ['file::memory:?cache=shared', /DATABASE names an in-memory SQLite database/],
     [`file:${password}?mode=memory`, /DATABASE names an in-memory SQLite database/],
+    [`file:/${password}?vfs=memdb`, /DATABASE names an in-memory SQLite database/],
   ]) {
     const error = await startReceiver({ DATABASE: value }).then(async (receiver) => {
       await receiver.stop();
@@ -158,6 +159,11 @@ test('DATABASE: a URL or an in-memory database refused at start, the value never
     assert.match(String(error.message), says);
     assert.ok(!String(error.message).includes(password), 'the value is not printed');
   }
+  // A SQLite URI is a file's path.
+  const uriFolder = mkdtempSync(join(tmpdir(), 'cpv-axum-uri-'));
+  const byUri = await startReceiver({ DATABASE: `file://${join(uriFolder, 'by-uri.db')}` });
+  await byUri.stop();
+  assert.ok(existsSync(join(uriFolder, 'by-uri.db')));
   // Set but empty (a blank line of an env file): receiver.db in the working folder, as unset.
   const cwd = mkdtempSync(join(tmpdir(), 'cpv-axum-empty-'));
   const receiver = await startReceiver({ DATABASE: '' }, { cwd });
