@@ -328,6 +328,25 @@ describe('lazyReceiver', () => {
     assert.equal(made.calls, 2);
   });
 
+  test('while it cannot be had: a GET is 405 without an attempt; a flood of POSTs says five lines a minute, not one each', async () => {
+    const made = creator(() => new Error('connect ECONNREFUSED (test)'));
+    const log = capture();
+    const receiver = rx.lazyReceiver(made.create, { log });
+    const server = await listen((req, res) => receiver.node(req, res));
+    servers.push(server);
+    for (const method of ['GET', 'HEAD', 'OPTIONS']) {
+      const answer = await fetch(server.url, { method });
+      assert.deepEqual([answer.status, answer.headers.get('allow')], [405, 'POST'], method);
+    }
+    const fetched = await receiver.fetch(new Request('http://shop.test/webhook', { method: 'PUT', body: '{}' }));
+    assert.deepEqual([fetched.status, await fetched.json()], [405, { error: 'method_not_allowed' }]);
+    assert.equal(made.calls, 0, 'no attempt for a method the receiver refuses');
+    for (let i = 0; i < 12; i += 1) assert.equal((await receiver.handle(delivery())).status, 503);
+    assert.equal(made.calls, 12, 'each delivery tries again');
+    assert.equal(log.lines.length, 5, log.lines.join('\n'));
+    assert.ok(log.lines.every((line) => /store_unavailable .*could not create the receiver/.test(line)));
+  });
+
   test('a store that cannot be reached (ready() rejects, a real PostgreSQL port with nothing behind it): 503, then retried', async () => {
     const log = capture();
     const pool = new pg.Pool({ connectionString: 'postgres://postgres:unused@127.0.0.1:1/postgres', connectionTimeoutMillis: 2_000 });

@@ -8,6 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { logLines } from './observe.mjs';
+import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const PREFIX = 'cryptopay-verify/receiver: ';
@@ -72,6 +73,9 @@ export function lazyReceiver(create, options) {
   }
   const { error } = logLines(checkOptions(options), PREFIX);
 
+  // Any request can cause an attempt while the receiver cannot be had: its lines are said at
+  // most five times a minute for each code, as the receiver's refusals are.
+  const say = lineThrottle();
   let receiving = null;
   async function make() {
     let receiver;
@@ -94,7 +98,7 @@ export function lazyReceiver(create, options) {
   function get() {
     receiving ??= make().catch((unavailable) => {
       receiving = null;
-      error(unavailable.line);
+      say(unavailable.code, error, unavailable.line);
       throw unavailable;
     });
     return receiving;
@@ -121,12 +125,22 @@ export function lazyReceiver(create, options) {
       const { receiver, answer } = await obtain();
       return receiver ? receiver.handle(delivery) : answer;
     },
+    // A method but POST is answered 405 as the receiver answers it, without creating it: a
+    // scanner's GETs try no connection while the store is down.
     async fetch(request) {
+      if (request?.method !== undefined && request.method !== 'POST') {
+        const { status, body, headers } = answers.methodNotAllowed();
+        return new Response(body, { status, headers });
+      }
       const { receiver, answer } = await obtain();
       if (receiver) return receiver.fetch(request);
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     },
     async node(req, res) {
+      if (req?.method !== undefined && req.method !== 'POST') {
+        req.resume?.();
+        return sendNode(res, answers.methodNotAllowed());
+      }
       const { receiver, answer } = await obtain();
       if (receiver) return receiver.node(req, res);
       req.resume?.(); // the body is not read: let it go, so the connection can be reused
