@@ -2307,8 +2307,8 @@ export declare function receiverOptionsFromEnv(env: object, options?: FromEnvOpt
  */
 export interface LazyReceiverOptions {
   /**
-   * Where a failed creation is told (its `error`), once per attempt; `false` (or `null`) for
-   * nowhere. Default `console`. The receiver's own lines go to the log given to createReceiver.
+   * Where a failed creation is told (its `error`), once per attempt, at most five times a
+   * minute for each code; `false` (or `null`) for nowhere. Default `console`. The receiver's own lines go to the log given to createReceiver.
    *
    * @example
    * log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }
@@ -2321,15 +2321,16 @@ export interface LazyReceiverOptions {
  * the configuration (Next.js, Nitro, Workers, AWS Lambda, Cloud Run functions, Supabase Edge
  * Functions). `create` runs once however many requests arrive together, then the receiver's
  * `ready()`; the receiver is kept while the process or isolate lives. A failure is forgotten,
- * so the next request tries again; meanwhile each request is answered, and the failure logged
- * once per attempt:
+ * so the next POST tries again; meanwhile each request is answered, and the failure logged
+ * once per attempt (at most five lines a minute for each code):
  *
  * - `500 {"error":"not_configured"}` when `create` throws a `CryptoPayError` (a variable
  *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store);
  * - `503 {"error":"store_unavailable"}` when it throws anything else (a driver that does not
  *   load, a connection refused) or `ready()` rejects (the store cannot be reached or prepared).
  *
- * The service retries both. `fetch`, `node` and `handle` answer in their own form (a
+ * The service retries both. A method other than POST is answered `405` (as the receiver
+ * answers it) by `fetch` and `node` without an attempt. `fetch`, `node` and `handle` answer in their own form (a
  * `Response`, the Node response written, a {@link ReceiverAnswer}); `ready()` rejects with
  * what failed (the package's own error as it is; any other as a copy with credentials
  * masked, as {@link Receiver.ready} does). It answers requests only ({@link LazyReceiver}): the merchant loop's methods
