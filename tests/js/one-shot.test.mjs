@@ -15,6 +15,19 @@ const asInput = (secret, i) => (i % 2 === 0 ? secret : [{ secret, kind: 'active'
 
 for (const [name, api] of entries) {
   describe(`${name}: one-shot calls with many secret sets`, () => {
+    test('a set whose kinds spell another set\'s key is checked as itself: invalid_argument, never the other\'s keyed states', () => {
+      const body = 'x';
+      // The string 'abc|-1|1:z' and the list of 'z' with the kind '=abc' (joined with `|`
+      // and `,`, their keys were one).
+      for (const [kept, spelled] of [['abc|-1|1:z', [{ secret: 'z', kind: '=abc' }]]]) {
+        const first = Array.isArray(kept) ? kept[0].secret : kept;
+        const signature = api.signWebhook({ secret: first, timestamp: TS, body });
+        const input = { body, timestamp: TS, signature, nowSecs: NOW, maxSkewSecs: 300 };
+        api.verifySignature({ ...input, secrets: kept }); // keyed and kept
+        assert.equal(thrown(() => api.verifySignature({ ...input, secrets: spelled }))?.code, 'invalid_argument');
+      }
+    });
+
     for (const size of [64, 8192]) {
       test(`each set verifies its own signature only, over ${size} B, in three rounds`, () => {
         const body = JSON.stringify({ schema_version: 1, event_id: 'evt_os', event_type: 'payment.updated',

@@ -1761,6 +1761,48 @@ describe('inputs that change as they are read, and two copies of the package in 
       stillWorks(api);
     });
 
+    test(`${label}: every option a getter could change between a check and its use is read once`, () => {
+      // Each getter answers a valid value at its first read, then one that would trap the glue
+      // (a number or null where a string crosses) or cross as another text (a lone surrogate).
+      const flipping = (first, then) => {
+        let n = 0;
+        return () => ((n += 1) === 1 ? first : then);
+      };
+      const withGetter = (object, key, get) => Object.defineProperty(object, key, { enumerable: true, get });
+      const view = JSON.stringify({ payment_id: 'pay_1', status: 'paid', status_version: 3, source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' }, amount_received_raw: '100' });
+      const calls = [
+        () => api.readDeliveryHeaders({ 'x-ts': '1', 'x-sig': 'a' }, withGetter({ signatureHeader: 'x-sig' }, 'timestampHeader', flipping('x-ts', 5))),
+        () => api.signWebhook(withGetter({ timestamp: '1', body: 'x' }, 'secret', flipping('s', null))),
+        () => api.signWebhook(withGetter({ timestamp: '1', body: 'x' }, 'secret', flipping('k', 'k\ud800'))),
+        () => api.validateCheckoutOrigin('https://shop.example', withGetter({}, 'websiteOrigin', flipping('https://shop.example', 7))),
+        () => api.linkEvent(withGetter({}, 'responseText', flipping(view, 7)), { paymentId: 'pay_1', statusVersion: '3' }, null),
+        () => api.linkEvent(view, { paymentId: 'pay_1', statusVersion: '3' },
+          withGetter({ sourceAmount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } }, 'paymentId', flipping('pay_1', null))),
+      ];
+      for (const [i, call] of calls.entries()) {
+        for (let round = 0; round < 200; round += 1) {
+          try {
+            call();
+          } catch (error) {
+            assert.ok(error instanceof api.CryptoPayError, `call ${i}: ${describeError(error)}`);
+          }
+        }
+      }
+      // Read once, the first value is the one used: signed with 'k', not 'k' and a U+FFFD.
+      const once = { timestamp: '1', body: 'x' };
+      withGetter(once, 'secret', flipping('k', 'k\ud800'));
+      assert.equal(api.signWebhook(once), api.signWebhook({ secret: 'k', timestamp: '1', body: 'x' }));
+      stillWorks(api);
+    });
+
+    test(`${label}: a body past the largest maxBodyBytes is body_too_large where no limit is given, never a trap`, () => {
+      const over = new Uint8Array(64 * 1048576 + 1).fill(0x61);
+      for (const call of [() => api.signWebhook({ secret: 's', timestamp: '1', body: over }), () => api.parseEvent(over), () => api.requestFingerprint(over)]) {
+        assert.equal(thrown(call)?.code, 'body_too_large');
+      }
+      stillWorks(api);
+    });
+
     test(`${label}: a getter of the input that frees its Verifier: invalid_argument, never the freed state`, () => {
       for (let i = 0; i < ROUNDS; i += 1) {
         const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });

@@ -16,7 +16,9 @@ const VIEW_TEXT = 'responseText';
  */
 export function viewTextOf(view, what) {
   if (typeof view === 'string') return wellFormedText(view, 'the view');
-  if (view !== null && typeof view === 'object' && typeof view[VIEW_TEXT] === 'string') return view[VIEW_TEXT];
+  // Read once: a getter may answer otherwise the second time.
+  const text = view !== null && typeof view === 'object' ? view[VIEW_TEXT] : undefined;
+  if (typeof text === 'string') return text;
   throw fail('invalid_argument', `${what} takes the exact text of GET /v1/payments/{payment_id}'s answer (or the view getPayment returned, which keeps it as responseText), never an object rebuilt with JSON.stringify`);
 }
 
@@ -87,13 +89,15 @@ function link(order, view, opts) {
   if (hasOrder && !isPlainObject(order)) {
     throw fail('invalid_argument', 'linkEvent takes the order { paymentId, orderRef?, sourceAmount, integration? } (or null when none is stored)');
   }
-  if (hasOrder && (typeof order.paymentId !== 'string' || order.paymentId === '')) {
+  // Read once: a getter may answer otherwise the second time.
+  const orderPaymentId = hasOrder ? order.paymentId : undefined;
+  if (hasOrder && (typeof orderPaymentId !== 'string' || orderPaymentId === '')) {
     throw fail('invalid_argument', 'order.paymentId must be a non-empty string');
   }
   const said = glue.rawLinkEvent(
     text,
     hasOrder,
-    hasOrder ? wellFormedText(order.paymentId, 'order.paymentId') : '',
+    hasOrder ? wellFormedText(orderPaymentId, 'order.paymentId') : '',
     hasOrder ? optionalText(order.orderRef, 'order.orderRef') : undefined,
     hasOrder ? json(order.sourceAmount) : '',
     hasOrder ? optionalText(order.integration, 'order.integration') : undefined,

@@ -56,11 +56,13 @@ function headerLists(headers) {
 export function readDeliveryHeaders(headers, opts) {
   assertReady();
   options(opts, ['timestampHeader', 'signatureHeader'], 'readDeliveryHeaders');
-  if (typeof opts.timestampHeader !== 'string' || typeof opts.signatureHeader !== 'string') {
+  // Each read once: a getter may answer otherwise the second time.
+  const { timestampHeader, signatureHeader } = opts;
+  if (typeof timestampHeader !== 'string' || typeof signatureHeader !== 'string') {
     throw fail('invalid_argument', 'timestampHeader and signatureHeader are required header names');
   }
   const [names, values] = headerLists(headers);
-  const [timestamp, signature] = glue.rawReadDeliveryHeaders(names, values, opts.timestampHeader, opts.signatureHeader);
+  const [timestamp, signature] = glue.rawReadDeliveryHeaders(names, values, timestampHeader, signatureHeader);
   return { timestamp, signature };
 }
 
@@ -68,9 +70,10 @@ export function readDeliveryHeaders(headers, opts) {
 export function signWebhook(input) {
   assertReady();
   options(input, ['secret', 'timestamp', 'body', 'encoding'], 'signWebhook');
-  if (typeof input.secret !== 'string' || !wellFormed(input.secret)) {
-    throw fail('invalid_argument', 'secret must be a string (the signing Secret as saved)');
-  }
+  // Each read once: a getter may answer otherwise the second time.
+  const { secret } = input;
+  if (typeof secret !== 'string') throw fail('invalid_argument', 'secret must be a string (the signing Secret as saved)');
+  if (!wellFormed(secret)) throw fail('invalid_argument', 'secret holds a lone UTF-16 surrogate, which no saved Secret has: give the Secret exactly as saved');
   const encoding = input.encoding ?? 'hex';
   if (encoding !== 'hex' && encoding !== 'base64') throw fail('invalid_argument', 'encoding must be "hex" or "base64"');
   // A timestamp may be given as a number here (the signer writes its digits); an array is
@@ -79,7 +82,7 @@ export function signWebhook(input) {
     ? String(input.timestamp)
     : Array.isArray(input.timestamp) ? NEVER_WELL_FORMED : headerValue(input.timestamp);
   try {
-    return glue.rawSignWebhook(input.secret, ts, bodyBytes(input.body), encoding === 'base64');
+    return glue.rawSignWebhook(secret, ts, bodyBytes(input.body), encoding === 'base64');
   } catch (error) {
     if (ts === NEVER_WELL_FORMED && error?.code === 'timestamp_malformed') {
       throw fail('timestamp_malformed', typeof input.timestamp === 'number'

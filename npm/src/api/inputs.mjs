@@ -109,9 +109,10 @@ const changeable = (buffer) => buffer.resizable === true
 /**
  * A body as bytes, without copying where possible; refused when it is not raw or is over
  * `limit` (checked before any copy into wasm memory, a string by its UTF-16 length first:
- * its UTF-8 encoding is never shorter).
+ * its UTF-8 encoding is never shorter). By default the limit is the largest maxBodyBytes any
+ * verification takes: a body past WebAssembly's reach would trap in the glue instead.
  */
-export function bodyBytes(body, limit = Infinity) {
+export function bodyBytes(body, limit = limits.maxMaxBodyBytes) {
   let bytes;
   if (typeof body === 'string') {
     if (!wellFormed(body)) throw fail('body_not_raw', 'the body is a string holding a lone UTF-16 surrogate');
@@ -192,11 +193,12 @@ export function notHeader(name, value) {
   const fix = name === 'timestamp'
     ? "pass the timestamp header's value exactly as received: a string of Unix seconds such as '1700000000'"
     : "pass the signature header's value exactly as received, as a string";
-  if (typeof value === 'string') {
+  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (typeof one === 'string') {
     return `${name} is longer than ${limits.maxHeaderValueBytes} characters, more than the header ever holds: ${fix}`;
   }
-  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
-  const kind = one === null ? 'null' : Array.isArray(one) ? 'an array' : typeof one === 'object' ? 'an object' : `a ${typeof one}`;
+  const kind = one === null || one === undefined ? String(one) : Array.isArray(one) ? 'an array'
+    : typeof one === 'object' ? 'an object' : `a ${typeof one}`;
   return `${name} is ${kind}, not the header's text: ${fix}`;
 }
 

@@ -111,10 +111,11 @@ export function validateSourceAmount(sourceAmount, primarySource) {
 function websiteOriginArg(opts, allowed, what) {
   if (opts === undefined) return undefined;
   options(opts, allowed, what);
-  if (opts.websiteOrigin !== undefined && typeof opts.websiteOrigin !== 'string') {
+  const { websiteOrigin } = opts; // read once: a getter may answer otherwise the second time
+  if (websiteOrigin !== undefined && typeof websiteOrigin !== 'string') {
     throw fail('invalid_argument', 'websiteOrigin must be a string such as https://shop.example');
   }
-  return opts.websiteOrigin;
+  return websiteOrigin;
 }
 
 export function validateCreatePayment(body, opts) {

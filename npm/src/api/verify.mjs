@@ -97,8 +97,11 @@ const keptOnce = new Map();
 
 // The cache key: every input that keys the set, unambiguously (one secret as given; a list
 // with each secret prefixed by its length).
-const listKey = (list, kinds, until) =>
-  `${kinds.join(',')}|${until.join(',')}|${list.map((s) => `${s.length}:${s}`).join('')}`;
+// Unambiguous: a list's key starts with `[` (a string's with `=`), and the texts in it carry
+// their lengths (a kind is any text until the core refuses it: joined by a separator, a bad
+// kind could spell another set's key and take its keyed states without the set's checks).
+const sized = (text) => `${text.length}:${text}`;
+const listKey = (list, kinds, until) => `[${kinds.map(sized).join('')}|${until.join(',')}|${list.map(sized).join('')}`;
 
 // The newest call's secret (one string), bounds and set: the usual receiver passes the same
 // secret every time, which is then found with three comparisons, no key built and no change
