@@ -95,11 +95,10 @@ function hostTagsOf(hostKeysOf, timestamp, bytes) {
 const ONE_SHOT_KEPT = 4;
 const keptOnce = new Map();
 
-// The cache key: every input that keys the set, unambiguously (one secret as given; a list
-// with each secret prefixed by its length).
-// Unambiguous: a list's key starts with `[` (a string's with `=`), and the texts in it carry
-// their lengths (a kind is any text until the core refuses it: joined by a separator, a bad
-// kind could spell another set's key and take its keyed states without the set's checks).
+// The cache key: every input that keys the set, unambiguously. One secret as given, after
+// `=`; a list after `[`, its kinds and secrets each prefixed by its length (a kind is any text
+// until the core refuses it: joined by a separator, a bad kind could spell another set's key
+// and take its keyed states without the set's checks).
 const sized = (text) => `${text.length}:${text}`;
 const listKey = (list, kinds, until) => `[${kinds.map(sized).join('')}|${until.join(',')}|${list.map(sized).join('')}`;
 
