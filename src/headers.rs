@@ -133,12 +133,22 @@ impl core::fmt::Debug for DeliveryHeaders<'_> {
     }
 }
 
+/// Whether `name` is a field name as RFC 9110 defines it (a token: one or more of the letters,
+/// digits and `!#$%&'*+-.^_`|~`).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// Finds the timestamp and signature headers among `(name, value)` pairs, as a server
 /// framework lists them (each occurrence of a repeated header as its own pair).
 ///
 /// # Errors
 ///
-/// `invalid_argument` when a header name is empty or both names are the same;
+/// `invalid_argument` when a header name is not one (empty, or holding a character no header
+/// name has, such as a space) or both names are the same;
 /// then for the timestamp header and then for the signature header: `header_duplicated`
 /// when it appears more than once (in any letter case), `timestamp_missing` /
 /// `signature_missing` when it is absent.
@@ -165,10 +175,12 @@ pub fn read_delivery_headers<'a, I>(
 where
     I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
 {
-    if timestamp_header.is_empty() || signature_header.is_empty() {
+    // A name no header can have (a space, a colon, a non-ASCII letter) would make every
+    // delivery `timestamp_missing`: the configuration is refused instead.
+    if !is_header_name(timestamp_header) || !is_header_name(signature_header) {
         return Err(err(
             ErrorKind::InvalidArgument,
-            "timestamp_header and signature_header must be non-empty header names",
+            "timestamp_header and signature_header must be header names: letters, digits and !#$%&'*+-.^_`|~, not empty",
         ));
     }
     if timestamp_header.eq_ignore_ascii_case(signature_header) {

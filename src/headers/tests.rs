@@ -51,10 +51,24 @@ fn cases() {
     );
     let same = read_delivery_headers(core::iter::empty(), "a", "A");
     assert_eq!(same.unwrap_err().code(), "invalid_argument");
-    for (t, s) in [("", "S"), ("T", "")] {
-        let empty = read_delivery_headers(core::iter::empty(), t, s);
-        assert_eq!(empty.unwrap_err().code(), "invalid_argument");
+    for (t, s) in [
+        ("", "S"),
+        ("T", ""),
+        ("X Timestamp", "S"),
+        ("T", "x-signature:"),
+        ("X-Zeitstempel-ä", "S"),
+        ("T\n", "S"),
+    ] {
+        let refused = read_delivery_headers(core::iter::empty(), t, s);
+        assert_eq!(
+            refused.unwrap_err().code(),
+            "invalid_argument",
+            "{t:?} {s:?}"
+        );
     }
+    let odd = [("x-ts!#$%&'*+-.^_`|~9", "1"), ("S", "v1=ab")];
+    let pairs = odd.iter().map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+    assert!(read_delivery_headers(pairs, "X-TS!#$%&'*+-.^_`|~9", "s").is_ok());
 }
 
 #[test]
