@@ -1,6 +1,7 @@
 //! Finding the delivery headers: `read_delivery_headers` on arbitrary header names and
 //! `(name, value)` pairs, against an independent count of case-insensitive matches (a
-//! repeated header is refused, never guessed at), in the documented order of checks.
+//! repeated header is refused, never guessed at, and a name no header can have is refused
+//! as configuration), in the documented order of checks.
 //!
 //! Input, one field per line: the timestamp header's name, the signature header's name,
 //! then names and values alternately.
@@ -36,8 +37,16 @@ fuzz_target!(|data: &[u8]| {
             .map(|(_, v)| *v)
             .collect()
     };
-    let expected = if timestamp_name.is_empty()
-        || signature_name.is_empty()
+    // RFC 9110's token, written as its grammar lists tchar.
+    let is_name = |name: &str| {
+        !name.is_empty()
+            && name.chars().all(|c| {
+                matches!(c, 'A'..='Z' | 'a'..='z' | '0'..='9'
+                    | '!' | '#' | '$' | '%' | '&' | '\'' | '*' | '+' | '-' | '.' | '^' | '_' | '`' | '|' | '~')
+            })
+    };
+    let expected = if !is_name(&timestamp_name)
+        || !is_name(&signature_name)
         || timestamp_name.eq_ignore_ascii_case(&signature_name)
     {
         Err(ErrorKind::InvalidArgument)
