@@ -473,11 +473,11 @@ WITH newer AS (
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now()
-         -- Newer facts applied after the failure's retry was set (`retry` writes updated_at),
-         -- read by the payment's key (not through `newer`, which has no index).
-         OR EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
-                    AND p.updated_at > f.updated_at
-                    AND (p.handled_version IS NULL OR p.status_version > p.handled_version)))
+         -- Newer facts applied after the failure's retry was set (`retry` writes updated_at):
+         -- `newer` as a hashed set, the payment's time read by its key.
+         OR (f.payment_id IN (SELECT payment_id FROM newer)
+             AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
+                         AND p.updated_at > f.updated_at)))
     AND f.payment_id IN (
       SELECT payment_id FROM newer
       UNION ALL
