@@ -451,6 +451,18 @@ for (const [label, api] of entries) {
       });
     }
 
+    test('a view past the end of a shrunk resizable buffer is told apart from a detached one', () => {
+      const buffer = new ArrayBuffer(16, { maxByteLength: 32 });
+      const view = new Uint8Array(buffer, 0, 16);
+      buffer.resize(4);
+      assert.throws(() => api.verifySignature({ ...base, body: view }), (error) => error.code === 'body_not_raw'
+        && /resizable ArrayBuffer that shrank/.test(error.message) && !/detached/.test(error.message));
+      const detached = new Uint8Array(new ArrayBuffer(16));
+      structuredClone(detached.buffer, { transfer: [detached.buffer] });
+      assert.throws(() => api.verifySignature({ ...base, body: detached }), (error) => error.code === 'body_not_raw'
+        && /detached/.test(error.message));
+    });
+
     test('parseEvent, requestFingerprint and signWebhook refuse a parsed object as body_not_raw', () => {
       expectCode(api, () => api.parseEvent(JSON.parse(EVENT_TEXT)), 'body_not_raw', 'parseEvent');
       expectCode(api, () => api.requestFingerprint({ a: 1 }), 'body_not_raw', 'requestFingerprint');
@@ -1531,6 +1543,35 @@ for (const [label, api] of entries) {
       assert.equal(api.validateCreatePayment(body, { primarySource }), undefined);
       expectCode(api, () => api.buildSourceAmount(), 'invalid_argument', 'buildSourceAmount()');
       expectCode(api, () => api.buildSourceAmount({ primarySource, amount: '1', decimals: 2 }), 'invalid_argument', 'unknown key');
+    });
+
+    test('an object JSON cannot carry keeps its own code and says why, in the core\'s order', () => {
+      const primarySource = { kind: 'fiat', ref: 'USD', decimals: 2 };
+      const view = '{"payment_id":"pay_1","order_ref":"o1","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"12800"},'
+        + '"status":"paid","status_version":3,"amount_received_raw":"12800"}';
+      const cyclic = { kind: 'fiat' };
+      cyclic.self = cyclic;
+      const throwing = { kind: 'fiat', get ref() { throw new Error('a getter of the caller'); }, decimals: 2 };
+      for (const [what, call, code, says] of [
+        ['a BigInt inside order.sourceAmount', () => api.linkEvent({ paymentId: 'pay_1', sourceAmount: { kind: 'fiat', currency: 'USD', amount_raw: 12800n } }, view),
+          'source_amount_invalid', /order\.sourceAmount cannot be written as JSON: it holds a BigInt/],
+        ['decimals as a BigInt', () => api.buildSourceAmount({ primarySource: { ...primarySource, decimals: 2n }, amount: '1' }),
+          'store_source_invalid', /primarySource cannot be written as JSON: it holds a BigInt/],
+        ['a getter that throws', () => api.buildSourceAmount({ primarySource: throwing, amount: '1' }),
+          'store_source_invalid', /primarySource cannot be written as JSON: reading one of its values threw/],
+        ['a cycle', () => api.validateSourceAmount(cyclic, primarySource), 'source_amount_invalid', /the source amount cannot be written as JSON: it refers to itself/],
+        ['a BigInt in the body', () => api.validateCreatePayment({ a: 1n }, { primarySource }), 'create_payment_invalid', /the body cannot be written as JSON/],
+      ]) {
+        const error = thrown(call);
+        assert.equal(error.code, code, what);
+        assert.match(error.message, says, what);
+        assert.doesNotMatch(error.message, /not an object|a getter of the caller/, what);
+      }
+      // Both objects wrong: the core's order (the store's source first) is kept.
+      const both = thrown(() => api.validateCreatePayment({ a: 1n }, { primarySource: { decimals: 2n } }));
+      assert.equal(both.code, 'store_source_invalid');
+      // A well-formed object that is wrong is still worded by the core.
+      assert.doesNotMatch(thrown(() => api.linkEvent({ paymentId: 'pay_1', sourceAmount: null }, view)).message, /cannot be written as JSON/);
     });
 
     test('hostedCheckoutUrl: a payment id that is not a string is invalid_argument', () => {

@@ -5,7 +5,7 @@
 
 import { assertReady, fail, notDelivery } from './errors.mjs';
 import { glue } from './instance.mjs';
-import { isPlainObject, options, wellFormed } from './inputs.mjs';
+import { isPlainObject, jsonArgs, options, wellFormed } from './inputs.mjs';
 
 const VIEW_TEXT = 'responseText';
 
@@ -33,14 +33,6 @@ function optionalText(value, name) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw fail('invalid_argument', `${name} must be a string when present`);
   return wellFormedText(value, name);
-}
-
-function json(value) {
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch {
-    return 'null';
-  }
 }
 
 /**
@@ -94,15 +86,17 @@ function link(order, view, opts) {
   if (hasOrder && (typeof orderPaymentId !== 'string' || orderPaymentId === '')) {
     throw fail('invalid_argument', 'order.paymentId must be a non-empty string');
   }
-  const said = glue.rawLinkEvent(
+  const json = jsonArgs();
+  const sourceAmount = hasOrder ? json.text(order.sourceAmount, 'source_amount_invalid', 'order.sourceAmount') : '';
+  const said = json.run(() => glue.rawLinkEvent(
     text,
     hasOrder,
     hasOrder ? wellFormedText(orderPaymentId, 'order.paymentId') : '',
     hasOrder ? optionalText(order.orderRef, 'order.orderRef') : undefined,
-    hasOrder ? json(order.sourceAmount) : '',
+    sourceAmount,
     hasOrder ? optionalText(order.integration, 'order.integration') : undefined,
     integration,
-  );
+  ));
   if (said === '') return { linked: true };
   const at = said.indexOf(': ');
   return { linked: false, code: said.slice(0, at), message: said };

@@ -3,7 +3,7 @@
 // words the failure; what the core cannot see (a parsed object where bytes belong, a number
 // that is not a safe integer, a lone UTF-16 surrogate) is refused here.
 
-import { fail, refuse } from './errors.mjs';
+import { CryptoPayError, fail, refuse } from './errors.mjs';
 import { bindingHint, unknownOption } from './hints.mjs';
 import { limits } from './instance.mjs';
 
@@ -100,6 +100,43 @@ function branded(get, value) {
 }
 const isBuffer = (value) => value !== null && typeof value === 'object' && (branded(AB_LENGTH, value) || branded(SAB_LENGTH, value));
 
+/**
+ * Objects that mirror the service's JSON cross into the core as JSON text. One that JSON cannot
+ * carry (a BigInt, a cycle, nesting past the stack, a getter or toJSON that throws) crosses as
+ * null, which the core refuses with the object's own code; `run` then words that refusal by
+ * its cause, not as "not an object". Each object has its own code, so the core's order of
+ * checks is kept.
+ */
+export function jsonArgs() {
+  const causes = new Map();
+  return {
+    text(value, code, name) {
+      try {
+        return JSON.stringify(value) ?? 'null';
+      } catch (error) {
+        if (!causes.has(code)) causes.set(code, `${name} cannot be written as JSON: ${unwritable(error)}`);
+        return 'null';
+      }
+    },
+    run(call) {
+      try {
+        return call();
+      } catch (error) {
+        const cause = error instanceof CryptoPayError ? causes.get(error.code) : undefined;
+        throw cause === undefined ? error : fail(error.code, cause);
+      }
+    },
+  };
+}
+
+function unwritable(error) {
+  if (error instanceof RangeError) return 'it is nested too deeply';
+  const said = error instanceof TypeError ? String(error.message) : '';
+  if (/BigInt/.test(said)) return 'it holds a BigInt: amounts are decimal strings, decimals a number';
+  if (/circular/i.test(said)) return 'it refers to itself';
+  return 'reading one of its values threw';
+}
+
 // Memory another thread may write (SharedArrayBuffer) or the caller may resize while the core
 // reads it: copied once, so that the bytes hashed are the bytes parsed (and TextDecoder, which
 // refuses such memory in browsers, reads the copy). A plain ArrayBuffer is told at once.
@@ -124,7 +161,9 @@ export function bodyBytes(body, limit = limits.maxMaxBodyBytes) {
       // A view over a detached or shrunk buffer reads as empty; slice throws for it.
       if (bytes.byteLength === 0) bytes.slice(0, 0);
     } catch {
-      throw fail('body_not_raw', 'the body is a view of a detached buffer');
+      throw fail('body_not_raw', body.buffer.resizable === true
+        ? 'the body is a view past the end of a resizable ArrayBuffer that shrank: pass the bytes it holds now'
+        : 'the body is a view of a detached buffer');
     }
     if (changeable(bytes.buffer)) bytes = bytes.slice();
   } else if (isBuffer(body)) {

@@ -4,7 +4,7 @@
 import { CryptoPayError, assertReady, fail, notDelivery } from './errors.mjs';
 import { codes, glue } from './instance.mjs';
 import { unknownOption } from './hints.mjs';
-import { bodyBytes, isPlainObject, options, text, wellFormed } from './inputs.mjs';
+import { bodyBytes, isPlainObject, jsonArgs, options, text, wellFormed } from './inputs.mjs';
 
 // A version as the core reads it; a number too large for JavaScript to hold exactly is refused
 // here (the core would see its rounded digits as a valid version).
@@ -88,24 +88,20 @@ export function fromAmountRaw(raw, decimals) {
   return glue.rawFromAmountRaw(text(raw), decimalsArg(decimals));
 }
 
-// Objects that mirror the service's JSON cross into the core as JSON text.
-function json(value) {
-  try {
-    return JSON.stringify(value) ?? 'null';
-  } catch {
-    return 'null'; // a BigInt or a cycle: reported as the value's own shape error
-  }
-}
-
 export function buildSourceAmount(input) {
   assertReady();
   options(input, ['primarySource', 'amount'], 'buildSourceAmount');
-  return glue.rawBuildSourceAmount(json(input.primarySource), text(input.amount));
+  const json = jsonArgs();
+  const source = json.text(input.primarySource, 'store_source_invalid', 'primarySource');
+  return json.run(() => glue.rawBuildSourceAmount(source, text(input.amount)));
 }
 
 export function validateSourceAmount(sourceAmount, primarySource) {
   assertReady();
-  glue.rawValidateSourceAmount(json(sourceAmount), json(primarySource));
+  const json = jsonArgs();
+  const amount = json.text(sourceAmount, 'source_amount_invalid', 'the source amount');
+  const source = json.text(primarySource, 'store_source_invalid', 'primarySource');
+  json.run(() => glue.rawValidateSourceAmount(amount, source));
 }
 
 function websiteOriginArg(opts, allowed, what) {
@@ -122,7 +118,10 @@ export function validateCreatePayment(body, opts) {
   assertReady();
   options(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
   const website = websiteOriginArg(opts, ['primarySource', 'websiteOrigin'], 'validateCreatePayment');
-  glue.rawValidateCreatePayment(json(body), json(opts.primarySource), website);
+  const json = jsonArgs();
+  const bodyText = json.text(body, 'create_payment_invalid', 'the body');
+  const source = json.text(opts.primarySource, 'store_source_invalid', 'primarySource');
+  json.run(() => glue.rawValidateCreatePayment(bodyText, source, website));
 }
 
 export function validateCheckoutOrigin(origin, opts) {
