@@ -152,7 +152,8 @@ export declare class CryptoPayApiError extends Error {
   /**
    * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
    * 5xx; an order not recorded; a creation whose answer could not be read, or refused after an
-   * attempt that got no answer): for a creation, send it again with the same
+   * attempt that got no answer; a GET answered 2xx with text that is not JSON, a proxy's page
+   * say): for a creation, send it again with the same
    * `idempotencyKey` (the error carries it), never under a new one.
    *
    * @example

@@ -549,7 +549,8 @@ describe('the client, against a scripted stand-in of the service', () => {
     // A 2xx over 1 MiB: refused, not buffered whole.
     script(() => ({ status: 200, text: `{"payment_id":"pay_big","pad":"${'x'.repeat(2 * 1024 * 1024)}"}` }));
     const big = await api.getPayment('pay_big').then(() => null, (e) => e);
-    assert.deepEqual([big.code, big.retryable], ['invalid_response', false]);
+    // A GET is safe to send again: retried, and retryable when every answer was too large.
+    assert.deepEqual([big.code, big.retryable, standin.requests.length], ['invalid_response', true, 3]);
     assert.match(big.message, /over 1048576 bytes/);
     // A 502 page over 1 MiB: still a retryable 502, its text cut.
     script(() => ({ status: 502, text: 'y'.repeat(2 * 1024 * 1024) }));
@@ -596,6 +597,63 @@ describe('the client, against a scripted stand-in of the service', () => {
     script((req, n) => (n === 1 ? { status: 429, text: 'slow down', headers: { 'retry-after': '1' } } : { text: view() }));
     assert.equal((await patient.getPayment('pay_1')).payment_id, 'pay_1');
     assert.equal(standin.requests.length, 2);
+  });
+
+  test('what a merchant\'s code passes as it is (an ObjectId order_ref, a getter) is sent, checked and compared as one JSON text', async () => {
+    // A database id with toJSON, as Mongo's ObjectId: sent as its string, and the answer that
+    // echoes it is the payment created, not created_payment_mismatch.
+    class ObjectId { constructor(hex) { this.hex = hex; } toJSON() { return this.hex; } }
+    script((req) => (req.path === '/v1/store' ? { json: STORE }
+      : { json: { payment_id: 'pay_oid', order_ref: JSON.parse(req.body.toString()).order_ref, source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } }));
+    const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+    const created = await fresh.createPayment({ order_ref: new ObjectId('65a1f0c2'), amount: '1.00' });
+    assert.deepEqual([created.payment_id, created.order_ref], ['pay_oid', '65a1f0c2']);
+    assert.equal(standin.requests.at(-1).body.toString(), '{"order_ref":"65a1f0c2","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"100"}}');
+    // What JSON cannot write is refused before anything is sent.
+    standin.requests.length = 0;
+    await assert.rejects(fresh.createPayment({ order_ref: 1n, amount: '1.00' }), (e) => e.code === 'invalid_argument' && /never a BigInt/.test(e.message));
+    // A field whose getter answers otherwise the second time is read once.
+    let reads = 0;
+    const flipping = { amount: '1.00', get currency() { reads += 1; return reads === 1 ? 'USD' : 42; } };
+    await fresh.createPayment(flipping);
+    assert.equal(reads, 1);
+    assert.deepEqual(standin.requests.filter((r) => r.method === 'POST').length, 1);
+  });
+
+  test('a store website_origin in another form than an https origin is left to the service, not refused here', async () => {
+    for (const website of ['shop.example', 'https://shop.example/']) {
+      script((req) => (req.path === '/v1/store' ? { json: { ...STORE, website_origin: website } }
+        : { json: { payment_id: 'pay_w', checkout_origin: 'https://shop.example' } }));
+      const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+      const created = await fresh.createPayment({ amount: '1.00', checkout_origin: 'https://shop.example' });
+      assert.equal(created.payment_id, 'pay_w', website);
+    }
+    // One that is an origin is still checked here: nothing sent for another origin.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_x' } }));
+    const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+    await assert.rejects(fresh.createPayment({ amount: '1.00', checkout_origin: 'https://evil.example' }), (e) => e.code === 'origin_not_permitted');
+    assert.equal(standin.requests.filter((r) => r.method === 'POST').length, 0);
+  });
+
+  test('answers in other shapes: a proxy\'s 200 page is retryable, an upper-case error code kept, a status_version no version is dropped', async () => {
+    for (const text of ['<html>502 from the proxy</html>', '']) {
+      script(() => ({ status: 200, text }));
+      const page = await api.getPayment('pay_1').then(() => null, (e) => e);
+      // Retryable: the caller's to ask again (as a creation's unreadable answer is).
+      assert.deepEqual([page.code, page.retryable, standin.requests.length], ['invalid_response', true, 1], JSON.stringify(text));
+    }
+    script(() => ({ status: 200, text: '<html>' }));
+    const store = await api.getStore().then(() => null, (e) => e);
+    assert.deepEqual([store.code, store.retryable], ['invalid_response', true]);
+    script(() => ({ status: 409, json: { error: { code: 'PAYMENT_NOT_CANCELLABLE', message: 'the payment is paid' } } }));
+    const refused = await api.cancelPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([refused.code, refused.retryable], ['PAYMENT_NOT_CANCELLABLE', false]);
+    assert.match(refused.message, /the payment is paid/);
+    for (const [version, kept] of [[true, undefined], [2.5, undefined], ['02', undefined], [-1, undefined], [7, '7'], ['8', '8']]) {
+      script(() => ({ json: { payment_id: 'pay_1', status: 'cancelled', status_version: version } }));
+      const answer = await api.cancelPayment('pay_1');
+      assert.equal(answer.status_version, kept, JSON.stringify(version));
+    }
   });
 
   test('an id of . or .. (it would leave the path) or with a lone surrogate is refused before any request', async () => {

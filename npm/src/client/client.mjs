@@ -8,7 +8,10 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { LOOPBACK_HOST, bindingHint, isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import {
+  SOURCE_KEYS, apiKeyOf, baseUrlOf, inOrder, integerOption, invalid, isJson, isOrigin, newKey,
+} from './inputs.mjs';
 import { checkRecord, recordCreated } from './record.mjs';
 import { CryptoPayApiError, isPlainObject, transport } from './transport.mjs';
 
@@ -24,76 +27,9 @@ const STORE_TTL_MS = 5 * 60 * 1000;
 const STORE_CODES = new Set(['store_source_invalid', 'source_kind_mismatch', 'source_currency_missing', 'source_currency_mismatch',
   'source_pricing_ref_missing', 'source_pricing_ref_mismatch', 'amount_too_precise', 'origin_not_permitted']);
 
-const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
-
-// A SourceAmount's keys in one order (the others after them, for the core to refuse), so that
-// the same intent sent again after a crash, built with its keys in another order, is the same
-// bytes under its Idempotency-Key (another order would be idempotency_key_reused).
-const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
 // What to do when a webhook's signing secret (given once) was not saved.
 const ROTATE = 'rotate the secret in the dashboard (Integrations > Webhooks > the webhook > Rotate Secret), save the new one, '
   + 'then activate it, before using the endpoint';
-function inOrder(sourceAmount) {
-  if (!isPlainObject(sourceAmount)) return sourceAmount;
-  const keys = Object.keys(sourceAmount);
-  const known = SOURCE_KEYS.filter((key) => keys.includes(key));
-  const rest = keys.filter((key) => !SOURCE_KEYS.includes(key));
-  return Object.fromEntries([...known, ...rest].map((key) => [key, sourceAmount[key]]));
-}
-
-/** The names besides loopback a base URL may reach over http: a sandbox beside the tests. */
-const SANDBOX_NAME = /(^|\.)(localhost|test)\.?$|^host\.docker\.internal\.?$/i;
-
-// The base URL, checked: HTTPS (or http to a loopback host or a local development name: a
-// local sandbox), no credentials,
-// query or fragment; without a trailing slash.
-function baseUrlOf(value) {
-  if (value === undefined) throw invalid('baseUrl is undefined: is the environment variable set? It is the service\'s base address, such as https://api.example.com');
-  let url;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid('baseUrl is not a URL: give the service\'s base address, such as https://api.example.com');
-  }
-  // A sandbox in a container beside the tests is reached as host.docker.internal or by a name
-  // of its own under .test or .localhost (a Compose alias): names no network resolves to
-  // another machine. Not *.local (mDNS: the LAN's machines) nor *.internal (a cloud network's
-  // own DNS): a live key would cross the network in the clear.
-  const loopback = LOOPBACK_HOST.test(url.hostname) || SANDBOX_NAME.test(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw invalid('baseUrl must be https:// (the API key travels in every request); http:// only to a local sandbox: '
-      + 'a loopback host, host.docker.internal, or a name under .test or .localhost (a Compose alias such as sandbox.test)');
-  }
-  if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
-  if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw invalid('baseUrl must not hold a query or a fragment');
-  return { base: url.href.replace(/\/+$/, ''), loopback };
-}
-
-function apiKeyOf(value) {
-  if (value === undefined) throw invalid('apiKey is undefined: is the environment variable set?');
-  const binding = bindingHint(value);
-  if (binding !== '') throw invalid(`apiKey is not a key${binding}`);
-  if (typeof value !== 'string' || value === '') throw invalid('apiKey is required: the API key issued under Integrations > API keys');
-  // Never echoed: the message names the problem only.
-  if (value !== value.trim()) throw invalid('apiKey starts or ends with white space: remove it where the key is configured');
-  if (!/^[\x21-\x7e]+$/.test(value)) throw invalid('apiKey holds a character an HTTP header cannot carry: check where the key is configured');
-  return value;
-}
-
-function integerOption(value, name, fallback, min, max) {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw invalid(`${name} is an integer from ${min} to ${max}`);
-  return value;
-}
-
-// An idempotency key: a random UUID where the runtime has one (Node 19+, Bun, Deno, Workers),
-// else 128 bits of Math.random (Node 18 without its crypto global): unique per creation intent,
-// not a secret.
-function newKey() {
-  if (typeof globalThis.crypto?.randomUUID === 'function') return globalThis.crypto.randomUUID();
-  const hex = () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
-  return `${hex()}${hex()}-${hex()}-${hex()}`;
-}
 
 /** Creates a client of the payment service's API. See client.d.ts. */
 export function createClient(options) {
@@ -167,7 +103,8 @@ export function createClient(options) {
   let store = null;
   let storeRead = 0;
   async function getStore() {
-    const view = json(await request('GET', '/v1/store'), 'GET /v1/store');
+    // A GET is safe to send again: an answer that is not JSON (a proxy's page) may pass.
+    const view = json(await request('GET', '/v1/store'), 'GET /v1/store', {}, true);
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
     }
@@ -178,8 +115,10 @@ export function createClient(options) {
     return view;
   }
 
-  async function createPayment(input, opts) {
-    if (!isPlainObject(input)) throw invalid('createPayment takes { order_ref?, amount, currency? } or { order_ref?, source_amount }');
+  async function createPayment(given, opts) {
+    if (!isPlainObject(given)) throw invalid('createPayment takes { order_ref?, amount, currency? } or { order_ref?, source_amount }');
+    // Each field read once: a getter may answer otherwise the second time.
+    const input = { ...given };
     for (const key of Object.keys(input)) {
       if (!CREATE_KEYS.includes(key)) throw invalid(`createPayment was given an unknown field (fields: ${CREATE_KEYS.join(', ')})`);
     }
@@ -223,9 +162,20 @@ export function createClient(options) {
       if (input.order_ref !== undefined) prepared.order_ref = input.order_ref;
       prepared.source_amount = sourceAmount;
       if (input.checkout_origin !== undefined) prepared.checkout_origin = input.checkout_origin;
-      const website = typeof view.website_origin === 'string' ? view.website_origin : undefined;
-      validateCreatePayment(prepared, website === undefined ? { primarySource } : { primarySource, websiteOrigin: website });
-      return { body: prepared, sourceAmount };
+      // Written once: what is checked, sent, compared with the answer and recorded is this
+      // text (an order_ref with toJSON, a database's ObjectId say, is its JSON string in all).
+      let text;
+      try {
+        text = JSON.stringify(prepared);
+      } catch {
+        throw invalid('createPayment\'s fields must be JSON values: order_ref and checkout_origin strings, an amount a decimal string (never a BigInt)');
+      }
+      const body = JSON.parse(text);
+      // The store's website origin, when the store gives one that is an origin: one in another
+      // form (a bare domain) is left to the service to check, not taken as the caller's error.
+      const website = typeof view.website_origin === 'string' && isOrigin(view.website_origin) ? view.website_origin : undefined;
+      validateCreatePayment(body, website === undefined ? { primarySource } : { primarySource, websiteOrigin: website });
+      return { body, text, sourceAmount: body.source_amount };
     };
     const kept = store !== null && Date.now() - storeRead < STORE_TTL_MS;
     let prepared;
@@ -235,10 +185,9 @@ export function createClient(options) {
       if (!(kept && failure instanceof CryptoPayError && STORE_CODES.has(failure.code))) throw failure;
       prepared = prepare(await getStore());
     }
-    const { body, sourceAmount } = prepared;
+    const { body, text, sourceAmount } = prepared;
     // One key and one body text for this intent: every retry sends the same bytes.
     const key = idempotencyKey ?? newKey();
-    const text = JSON.stringify(body);
     const extra = { idempotencyKey: key };
     let answer;
     try {
@@ -284,8 +233,10 @@ export function createClient(options) {
     try {
       return parsePaymentView(text);
     } catch (failure) {
+      // Text that is not JSON (a proxy's page, an empty answer) may read otherwise on a second
+      // GET; a view the core refuses is what the service says.
       throw new CryptoPayApiError({
-        status: 200, code: 'invalid_response', retryable: false, cause: failure,
+        status: 200, code: 'invalid_response', retryable: !isJson(text), cause: failure,
         message: `invalid_response: the payment view is not what fulfilment can read (${failure.code})`,
       });
     }
@@ -300,9 +251,10 @@ export function createClient(options) {
       return parsePaymentView(text);
     } catch (failure) {
       const answer = json(text, what, extra, retryable === true, failure);
-      if (isPlainObject(answer) && typeof answer.status_version === 'number') {
-        if (Number.isSafeInteger(answer.status_version)) answer.status_version = String(answer.status_version);
-        else delete answer.status_version;
+      if (isPlainObject(answer) && 'status_version' in answer) {
+        const version = answer.status_version;
+        if (Number.isSafeInteger(version) && version >= 0) answer.status_version = String(version);
+        else if (typeof version !== 'string' || !/^(0|[1-9][0-9]*)$/.test(version)) delete answer.status_version;
       }
       return answer;
     }

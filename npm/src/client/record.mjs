@@ -2,13 +2,10 @@
 // recordCreated). Checked before anything is sent, so that a call the receiver will refuse
 // creates no payment at the service; then given the payment created.
 
-import { CryptoPayError } from 'cryptopay-verify';
-
 import { RECORDABLE } from '../api/brand.mjs';
 import { maskCredentials, maskedCopy } from '../api/redact.mjs';
+import { invalid } from './inputs.mjs';
 import { CryptoPayApiError } from './transport.mjs';
-
-const invalid = (detail) => new CryptoPayError('invalid_argument', `invalid_argument: ${detail}`);
 
 /**
  * Refuses a `record` that is no receiver, or one whose integrations the client's

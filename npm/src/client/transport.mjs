@@ -150,7 +150,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     let said = null;
     try {
       const parsed = JSON.parse(text);
-      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(parsed.error.code)) {
+      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(parsed.error.code)) {
         code = parsed.error.code;
         if (typeof parsed.error.message === 'string') said = maskCredentials(masked(parsed.error.message, secrets)).slice(0, 500);
       }
@@ -229,7 +229,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
           // A request under a key (a creation) may have been carried out: sent again under
           // it, it reads what was done; never under a new key.
           failure = new CryptoPayApiError({
-            status, code: 'invalid_response', retryable: idempotencyKey !== undefined,
+            status, code: 'invalid_response', retryable: idempotencyKey !== undefined || method === 'GET',
             message: `invalid_response: the service's answer is over ${MAX_ANSWER_BYTES} bytes`
               + (idempotencyKey === undefined ? '' : ': send the same request again with the same idempotencyKey, never a new one'),
             ...extra,
