@@ -237,6 +237,47 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.ok(!JSON.stringify(plain.results).includes('underscores_in_headers'));
   });
 
+  test('an answer HTTP cannot read (a bare LF, two Content-Lengths) is named as such, not as a crash or TLS', async () => {
+    for (const answer of ['HTTP/1.1 200 OK\nContent-Length: 2\n\nok', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok']) {
+      const server = net.createServer((socket) => {
+        socket.on('error', () => {});
+        socket.once('data', () => socket.end(answer));
+      });
+      await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+      try {
+        const url = `http://127.0.0.1:${server.address().port}/webhook`;
+        const run = await conformance(url, ['--timeout', '2']);
+        assert.equal(run.code, 1);
+        assert.match(gotOf(run, 'valid_delivery'), /^no answer: HPE_/);
+        const text = await runCli(['conformance', '--url', url, '--secret-env', SECRET_ENV,
+          '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--timeout', '2']);
+        const said = text.stdout.replace(/\s+/g, ' ');
+        assert.match(said, /valid_delivery: the answer was not well-formed HTTP \(HPE_[A-Z_]+\): the service cannot read such an answer either/);
+        assert.match(said, /response_time: the answer to \d+ deliveries \([a-z_, ]+\) was not well-formed HTTP/);
+        assert.doesNotMatch(said, /TLS|crash/);
+      } finally {
+        await new Promise((resolve) => { server.close(resolve); });
+      }
+    }
+  });
+
+  test('one that answers, then hangs (a lock left held): after three unanswered in a row nothing more is sent', async () => {
+    const receiver = verifyingReceiver();
+    let requests = 0;
+    const run = await against((req, res, body) => {
+      requests += 1;
+      if (requests <= 2) return receiver(req, res, body);
+      return undefined; // never answered
+    }, ['--timeout', '0.2']);
+    assert.equal(run.code, 1);
+    // Stopped after the rule in which three in a row went unanswered (a rule may send several).
+    assert.ok(requests >= 5 && requests < 12, `${requests} requests`);
+    assert.ok(run.failed.includes('response_time'), JSON.stringify(run.failed));
+    const notSent = run.results.filter((r) => r.got.startsWith('not sent'));
+    assert.ok(notSent.length > 10, JSON.stringify(run.results));
+    for (const r of notSent) assert.equal(r.got, 'not sent: the receiver answered none of 3 deliveries in a row within 0.2 s');
+  });
+
   test('one slower than --timeout: valid_delivery and response_time fail; after three unanswered deliveries nothing more is sent', async () => {
     const started = Date.now();
     const run = await against(verifyingReceiver({ delayMs: 1500 }), ['--timeout', '0.2']);
@@ -248,7 +289,7 @@ describe('careless receivers are caught by the rule they break', () => {
     // The rules after the third delivery were not sent (a run of 43 timeouts, stopped).
     const notSent = run.results.filter((r) => r.got.startsWith('not sent'));
     assert.ok(notSent.length >= AFTER_VALID.length - 2, JSON.stringify(run.results));
-    for (const r of notSent) assert.equal(r.got, 'not sent: the receiver answered none of the first 3 deliveries within 0.2 s');
+    for (const r of notSent) assert.equal(r.got, 'not sent: the receiver answered none of 3 deliveries in a row within 0.2 s');
     assert.ok(Date.now() - started < 35 * 200, `took ${Date.now() - started} ms`);
     // The report says so and what to do.
     const server = await startServer(verifyingReceiver({ delayMs: 1500 }));
@@ -256,22 +297,27 @@ describe('careless receivers are caught by the rule they break', () => {
       const text = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV,
         '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--timeout', '0.2']);
       assert.equal(text.code, 1);
-      assert.match(text.stdout.replace(/\s+/g, ' '), /not sent: [a-z_, ]+: the receiver answered none of the first 3 deliveries within 0\.2 s, so the run stopped rather than wait for each/);
+      assert.match(text.stdout.replace(/\s+/g, ' '), /not sent: [a-z_, ]+: the receiver answered none of 3 deliveries in a row within 0\.2 s, so the run stopped rather than wait for each \(make the receiver answer every delivery/);
     } finally {
       await server.close();
     }
   });
 
-  test('one that answers the valid delivery and then stops answering: every rule is still sent', async () => {
-    let answered = 0;
+  test('one that leaves only forged deliveries unanswered (a tarpit): every rule is still sent', async () => {
     const inner = verifyingReceiver();
+    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
     const run = await against((req, res, body) => {
-      answered += 1;
-      if (answered === 1) return inner(req, res, body);
-      return undefined; // no answer at all
+      try {
+        const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+        verifier.verifySignature({ body, ...headers, nowSecs: nowSecs() });
+      } catch (error) {
+        if (/^signature_(mismatch|malformed)$/.test(error.code)) return undefined; // never answered
+      }
+      return inner(req, res, body);
     }, ['--timeout', '0.1']);
     assert.equal(run.code, 1);
     assert.ok(!run.results.some((r) => r.got.startsWith('not sent')), JSON.stringify(run.results));
+    assert.ok(run.failed.includes('response_time'));
   });
 
   test('one that reads header names case-sensitively', async () => {

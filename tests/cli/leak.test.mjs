@@ -154,6 +154,13 @@ describe('credentials and tokens in --url print as ***', () => {
     assert.equal(run.code, 1);
     assert.equal(run.results[0].got, '400 permanent_failure');
     assert.ok(!run.stdout.includes(short) && !run.stderr.includes(short), `${run.stdout}\n${run.stderr}`);
+    // Inside a longer code (under the 12 characters the output is scrubbed of): not printed.
+    const inside = await against((req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `bad_${short}` }));
+    }, [], { env: { [SECRET_ENV]: short } });
+    assert.equal(inside.results[0].got, '400 permanent_failure');
+    assert.ok(!inside.stdout.includes(short) && !inside.stderr.includes(short), `${inside.stdout}\n${inside.stderr}`);
   });
 
   test('an unreachable receiver, an invalid URL, a URL of another scheme: the error line holds no credential', async () => {

@@ -65,6 +65,26 @@ describe('sign', () => {
     assert.equal(JSON.parse(crlf.stdout).signature, expectedHex, 'a CRLF line end is one trailing newline');
   });
 
+  test('a secret file that is not UTF-8 text (PowerShell 5\'s UTF-16, a NUL, a stray byte) is refused, never used', async () => {
+    const file = join(dir, 'secret-bytes');
+    for (const [bytes, says] of [
+      [Buffer.from(`\uFEFF${SECRET}\r\n`, 'utf16le'), /is UTF-16 \(Windows PowerShell 5's > and Out-File write it\): save it as UTF-8 without BOM/],
+      [Buffer.concat([Buffer.from(SECRET), Buffer.from([0xff])]), /is not UTF-8 text/],
+      [Buffer.from(`${SECRET}\0`), /holds a NUL byte/],
+    ]) {
+      writeFileSync(file, bytes);
+      const run = await runCli(['sign', '--secret-file', file, '--timestamp', TS, '--body-file', bodyFile, '--json']);
+      assert.equal(run.code, 2, run.stdout);
+      assert.match(run.stderr, says);
+      assert.equal(run.stdout, '');
+      assert.ok(!run.stderr.includes(SECRET));
+    }
+    // A device or a huge file named by mistake is not read whole.
+    const zero = await runCli(['sign', '--secret-file', '/dev/zero', '--timestamp', TS, '--body-file', bodyFile]);
+    assert.equal(zero.code, 2);
+    assert.match(zero.stderr, /is over 65536 bytes/);
+  });
+
   test('what sign refuses is a usage error, exit 2: a malformed timestamp, an empty secret', async () => {
     const run = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', '17e8', '--body-file', bodyFile]);
     assert.equal(run.code, 2);
@@ -271,6 +291,45 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     child.stdin.end(body);
     assert.equal(await closed, 0, stderr);
     assert.match(stdout, new RegExp(expectedHex));
+  });
+
+  test('an endless stdin (yes | ...) or a device as --body-file: body_too_large, read no further than the limit', async () => {
+    const child = spawn(CLI, ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', TS, '-'], {
+      env: { ...process.env, [SECRET_ENV]: SECRET }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdin.on('error', () => {}); // EPIPE: the command stopped reading
+    const chunk = Buffer.alloc(64 * 1024, 0x79);
+    const cap = 64 * 1024 * 1024;
+    let written = 0;
+    const pump = () => {
+      while (!child.stdin.destroyed && written < cap) {
+        written += chunk.length;
+        if (!child.stdin.write(chunk)) return;
+      }
+      // Only a command that reads everything gets here: end its input so the test ends.
+      if (!child.stdin.destroyed) child.stdin.end();
+    };
+    child.stdin.on('drain', pump);
+    pump();
+    const code = await new Promise((resolve) => { child.on('close', resolve); });
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /body_too_large/);
+    assert.ok(written < cap, `the command read ${written} bytes of an endless stdin`);
+    const device = await runCli(['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', '/dev/zero']);
+    assert.equal(device.code, 1, device.stderr);
+    assert.match(device.stderr, /body_too_large/);
+  });
+
+  test('a base64url signature that starts with -- is a value, not a missing one; an option after a value option is', async () => {
+    const signature = `--${'A'.repeat(41)}`;
+    const run = await runCli(['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', signature, '--now', TS, '--body-file', bodyFile]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /signature_mismatch|signature_malformed/);
+    const missing = await runCli(['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', '--now', TS, '--body-file', bodyFile]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--signature needs a value/);
   });
 
   test('a 13-digit timestamp is still timestamp_malformed, with one word about milliseconds', async () => {

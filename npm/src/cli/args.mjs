@@ -2,7 +2,8 @@
 // the option and what it takes; it never echoes what was typed (a secret pasted where a
 // variable or file name belongs must not reach a terminal, a log or a CI transcript).
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CONSTANTS } from '../api/core-facts.mjs';
 import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { SECRET_MARK, looksLikeSecret, neverPrint } from './redact.mjs';
 import { SANDBOX_OPTIONS } from './sandbox-options.mjs';
@@ -83,13 +84,21 @@ export function parse(command, argv) {
     } else if (eq !== -1) {
       opts[name] = arg.slice(eq + 1);
     } else {
+      // The next argument is the value unless it is an option: a base64url signature may
+      // itself start with --.
       const value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`, command);
+      if (value === undefined || isOption(value, spec)) throw new UsageError(`--${name} needs a value`, command);
       opts[name] = value;
       i += 1;
     }
   }
   return opts;
+}
+
+function isOption(arg, spec) {
+  if (!arg.startsWith('--')) return false;
+  const name = arg.slice(2).split('=')[0];
+  return name === 'help' || Object.hasOwn(spec, name) || /^((pending|retired|webhook)-)?secret$/.test(name);
 }
 
 export function required(opts, name, command) {
@@ -207,13 +216,14 @@ export function readSecret(opts, command, prefix = '', optional = false) {
     }
     throw new UsageError(`the environment variable named by --${envOpt} is not set (export it, or use --${fileOpt} F)`, command, { usage: false });
   }
-  let text;
+  let bytes;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readCapped(file, MAX_SECRET_FILE_BYTES);
   } catch (error) {
     if (looksLikeSecret(file)) neverPrint(file);
     throw new UsageError(`cannot read the file named by --${fileOpt} (${reason(error)}); the name given is not shown`, command, { usage: false });
   }
+  const text = secretText(bytes, fileOpt, command);
   // Notepad and PowerShell save UTF-8 with a byte order mark: read as part of the secret, every
   // signature would mismatch with nothing to say why.
   if (text.startsWith('\uFEFF')) {
@@ -227,6 +237,56 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   return value;
 }
 
+// The most of a secret file read: a secret is far shorter; a path to a device or a large
+// file named by mistake is refused instead of read whole.
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
+// A secret file's text: the UTF-8 bytes as saved, refused (not shown) when they are not UTF-8
+// text, which would otherwise be changed on reading and sign with another key.
+function secretText(bytes, fileOpt, command) {
+  const refuse = (why) => new UsageError(`the file named by --${fileOpt} ${why} (the secret is not shown)`, command, { usage: false });
+  if (bytes.length > MAX_SECRET_FILE_BYTES) throw refuse(`is over ${MAX_SECRET_FILE_BYTES} bytes: is it the secret's file?`);
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw refuse('is UTF-16 (Windows PowerShell 5\'s > and Out-File write it): save it as UTF-8 without BOM, e.g. Set-Content -Encoding ascii');
+  }
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw refuse('is not UTF-8 text: save the secret as it was shown, as UTF-8');
+  }
+  if (text.includes('\0')) throw refuse('holds a NUL byte: save the secret as it was shown, as UTF-8 text');
+  return text;
+}
+
+/**
+ * At most `limit` + 1 bytes of a file (a regular file, a pipe or a device alike): one byte over
+ * the limit is enough to refuse it, and /dev/zero or a file of gigabytes is not read whole.
+ */
+function readCapped(file, limit) {
+  const fd = openSync(file, 'r');
+  try {
+    const chunks = [];
+    let size = 0;
+    while (size <= limit) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - size));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      size += n;
+    }
+    return Buffer.concat(chunks, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// The most of a body each command reads: one byte past the limit it applies (the package's
+// default maxBodyBytes for verify, the largest any verification takes for sign), so that the
+// package answers body_too_large instead of the process holding all of an endless stdin.
+const [DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES] = CONSTANTS;
+const BODY_LIMIT = { verify: DEFAULT_MAX_BODY_BYTES, sign: MAX_MAX_BODY_BYTES };
+
 /** How long an implicit read of stdin waits in silence before saying what it waits for. */
 const STDIN_NOTE_MS = 2000;
 
@@ -235,12 +295,13 @@ const STDIN_NOTE_MS = 2000;
  * An empty stdin that is not a terminal is a usage error: nothing was piped.
  */
 export async function readBody(opts, command) {
+  const limit = BODY_LIMIT[command] ?? MAX_MAX_BODY_BYTES;
   const file = opts['body-file'];
   if (file !== undefined && opts.stdin) throw new UsageError('give --body-file F or -, not both', command);
   if (file !== undefined && file !== '-') {
     let bytes;
     try {
-      bytes = readFileSync(file);
+      bytes = readCapped(file, limit);
     } catch (error) {
       // Never echoed: a value typed where a file name belongs may be a secret pasted there.
       if (looksLikeSecret(file)) neverPrint(file);
@@ -265,10 +326,13 @@ export async function readBody(opts, command) {
     process.stderr.write(`${command}: waiting for the body on stdin (no --body-file given, and stdin is not a terminal); `
       + 'give --body-file F, or close stdin (< /dev/null) to be told what is missing\n');
   }, STDIN_NOTE_MS) : null;
+  let size = 0;
   try {
     for await (const chunk of process.stdin) {
       if (waiting !== null) clearTimeout(waiting);
       chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) break; // stdin is closed: its writer gets EPIPE, not an endless wait
     }
   } finally {
     if (waiting !== null) clearTimeout(waiting);

@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { signWebhook } from '../entry/node.mjs';
 import { post } from './http.mjs';
-import { judge } from './verdicts.mjs';
+import { EXPECTS, judge } from './verdicts.mjs';
 
 /** Rule names, in the order they are checked and reported. Stable. */
 export const RULES = [
@@ -320,10 +320,12 @@ export async function runConformance(config) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
     }
-    // A receiver that takes connections and answers none of the first SILENT deliveries would
-    // make the run wait --timeout for each of the rest: they are not sent.
-    const sent = [...observed.values()].flat();
-    if (sent.length >= SILENT && sent.slice(0, SILENT).every((d) => d.connected && d.timedOut)) {
+    // A receiver that takes connections and answers none of SILENT deliveries in a row, a
+    // valid one among them (from the start, or after answering some: a lock left held), would
+    // make the run wait --timeout for each of the rest: they are not sent. One that leaves only
+    // forged deliveries unanswered still gets every rule.
+    const last = [...observed].flatMap(([sentFor, ds]) => ds.map((d) => ({ valid: EXPECTS[sentFor][0] === 'accept', ...d }))).slice(-SILENT);
+    if (last.length === SILENT && last.every((d) => d.connected && d.timedOut) && last.some((d) => d.valid)) {
       stopped = SILENT;
       break;
     }

@@ -199,10 +199,20 @@ function badSignature(ds) {
   return BAD_SIGNATURE.filter(([when]) => when(accepted)).map(([, text]) => text).join('; ');
 }
 
+// An answer Node's HTTP parser refused (HPE_HEADER_OVERFLOW, HPE_CR_EXPECTED, two
+// Content-Length headers...): the receiver answered, with something no HTTP client reads.
+const unreadable = (d) => typeof d.error === 'string' && d.error.startsWith('HPE_');
+const UNREADABLE = 'the service cannot read such an answer either: answer a plain, well-formed HTTP response '
+  + '(CRLF line ends, one Content-Length, headers under 16 KiB: is a proxy or a hand-written server in the way?)';
+
 function responseTime(all, plainHttp) {
   const late = all.filter((d) => !answered(d));
-  const closed = late.filter((d) => !d.timedOut);
   const rules = (ds) => [...new Set(ds.map((d) => d.rule))].join(', ');
+  const garbled = late.filter(unreadable);
+  if (garbled.length > 0) {
+    return `the answer to ${garbled.length} deliveries (${rules(garbled)}) was not well-formed HTTP (${garbled[0].error}): ${UNREADABLE}`;
+  }
+  const closed = late.filter((d) => !d.timedOut);
   // Every connection closed at once, none answered: what a TLS server does to plain HTTP.
   if (plainHttp && all.length > 0 && closed.length === all.length) {
     return `every delivery's connection was closed without an answer (${closed[0].error}): a receiver served over ` +
@@ -220,6 +230,7 @@ function responseTime(all, plainHttp) {
 function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' }) {
   if (d === undefined) return 'no valid delivery was sent';
   if (!answered(d)) {
+    if (unreadable(d)) return `the answer was not well-formed HTTP (${d.error}): ${UNREADABLE}`;
     return d.timedOut
       ? 'no answer within --timeout: the receiver must answer quickly (record the event, answer 2xx, handle it afterwards)'
       : `the connection closed without an answer (${d.error}): look at the receiver's log`;

@@ -1,7 +1,7 @@
 // One delivery on the wire, as the service sends it: a POST with node's http/https request,
 // one connection per delivery, never following a redirect.
 
-import { isNeverPrinted, looksLikeSecret } from './redact.mjs';
+import { holdsNeverPrinted, looksLikeSecret } from './redact.mjs';
 
 /** How long the start of a body is read for once the status line came (for its error code). */
 const BODY_GRACE_MS = 500;
@@ -93,7 +93,7 @@ function errorCode(bytes, contentType) {
     const parsed = JSON.parse(bytes.toString('utf8'));
     const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
     // A code, not a value: a receiver that puts a secret in its answer does not get it printed.
-    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) && !isNeverPrinted(code)
+    return typeof code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/.test(code) && !looksLikeSecret(code) && !holdsNeverPrinted(code)
       ? code : undefined;
   } catch {
     return undefined;

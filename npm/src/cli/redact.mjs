@@ -12,9 +12,17 @@ const MIN_LENGTH = 12;
 // Every such value, however short: a whole answer field equal to one is never printed.
 const exact = new Set();
 
-/** Whether `text` is, whole, a value that must never be printed (of any length). */
-export function isNeverPrinted(text) {
-  return exact.has(text);
+// Shorter values are too common to look for inside a text (a password "abc").
+const MIN_HELD = 4;
+
+/**
+ * Whether `text` is a value that must never be printed, or holds one of 4 characters or more
+ * anywhere (a receiver's error code that embeds its secret).
+ */
+export function holdsNeverPrinted(text) {
+  if (exact.has(text)) return true;
+  for (const value of exact) if (value.length >= MIN_HELD && text.includes(value)) return true;
+  return false;
 }
 
 /** Remembers a value that must never be printed (a secret, a URL's user name or password). */

@@ -62,7 +62,7 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     }
     if (notSent.length > 0) {
       out += `${wrap(`${notSent.map((r) => r.rule).join(', ')}: ${notSent[0].got.replace(/^not sent: /, '')}, so the run ` +
-        'stopped rather than wait for each (make valid_delivery answer, then run again)', '  not sent: ')}\n`;
+        'stopped rather than wait for each (make the receiver answer every delivery, then run again)', '  not sent: ')}\n`;
     }
   }
   if (unchecked.length > 0) {

@@ -13,7 +13,7 @@
 //   response_time fails and names it; an accept rule whose other delivery was refused fails.
 //   valid_delivery unanswered fails.
 // - A rule whose deliveries were not sent (the run stopped: the receiver answered none of
-//   the first deliveries within --timeout) is not_judged.
+//   three deliveries in a row within --timeout) is not_judged.
 // - no_redirect fails only on a 3xx, whichever delivery got it.
 // What a status means to the service comes from classifyDeliveryResponse.
 
@@ -49,7 +49,7 @@ const unique = (items) => [...new Set(items)];
  * observed: Map rule -> [{ label, short, status?, code?, location?, error?, timedOut, millis }]
  * in the order sent; skewSecs: how far from now the stale and future deliveries were;
  * headerNames: the timestamp and signature header names the deliveries used.
- * `stopped`: how many deliveries went unanswered before the run stopped sending (0: it did
+ * `stopped`: how many deliveries in a row went unanswered before the run stopped sending (0: it did
  * not). Returns [{ rule, expected, got, verdict, summary, hint?, reason? }]: `reason` says why
  * a rule is not_judged ('valid_delivery', 'unanswered' or 'stopped').
  */
@@ -62,7 +62,7 @@ export function judge(observed, { timeoutMs, skewSecs, headerNames = [], stopped
     const [kind, expected] = EXPECTS[rule];
     const r = { rule, expected: kind === 'time' ? `each within ${secondsText(timeoutMs)}` : expected };
     if ((kind === 'accept' || kind === 'refuse') && ds.length === 0) {
-      const got = `not sent: the receiver answered none of the first ${stopped} deliveries within ${secondsText(timeoutMs)}`;
+      const got = `not sent: the receiver answered none of ${stopped} deliveries in a row within ${secondsText(timeoutMs)}`;
       Object.assign(r, { got, verdict: 'not_judged', summary: 'not sent', reason: 'stopped' });
     } else if (kind === 'accept') Object.assign(r, judgeAccept(rule, ds, validHeld, timeoutMs));
     else if (kind === 'refuse') Object.assign(r, judgeRefuse(ds, validHeld, timeoutMs));
