@@ -543,6 +543,28 @@ describe('a merchant\'s test suite around the sandbox', () => {
     assert.equal(held.size, 2, 'one request per event');
   });
 
+  test('a receiver that answers 200 and then resets the connection has answered 200: acknowledged, not retried', async () => {
+    const server = net.createServer((socket) => {
+      socket.on('error', () => {});
+      let seen = '';
+      socket.on('data', (chunk) => {
+        seen += chunk;
+        if (!seen.includes('\r\n\r\n')) return;
+        // The status read by the sandbox, then the reset, while the body is still owed.
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\npartial');
+        setTimeout(() => socket.resetAndDestroy(), 30);
+      });
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    started.push(() => new Promise((r) => server.close(r)));
+    const sandbox = await sandboxWith({ webhookUrl: `http://127.0.0.1:${server.address().port}/webhook`, timeoutMs: 2000, retryDelaysMs: [20, 20] });
+    const p = await createPayment(sandbox, '100');
+    await sandbox.pay(p.payment_id, '100');
+    const log = await sandbox.delivered({ timeoutMs: 10_000 });
+    const mine = log.filter((a) => a.payment_id === p.payment_id);
+    assert.deepEqual(mine.map((a) => [a.attempt, a.status, a.outcome]), [[1, 200, 'acknowledged'], [1, 200, 'acknowledged']]);
+  });
+
   test('close() while delivered() waits: it rejects at once with sandbox_closed, and so does every method after', async () => {
     const sandbox = await sandboxRefused({ retryDelaysMs: [60_000], log: false }); // every attempt refused, retried
     const p = await createPayment(sandbox, '100');

@@ -338,3 +338,30 @@ test('a second sandbox on a data file in use is refused (data_in_use), and start
     await assert.rejects(startSandbox({ port: 0, data }), /written by another version of the sandbox/);
   }
 });
+
+test('an expiry that meets a locked data file is said and tried again, never the end of the process', async () => {
+  const data = join(tempDir(), 'sandbox.sqlite');
+  const lines = [];
+  const sandbox = await startSandbox({ port: 0, data, log: (line, entry) => lines.push(entry) });
+  closing.push(() => sandbox.close());
+  const first = await createPayment(sandbox, '100');
+  const second = await createPayment(sandbox, '100');
+  const realNow = Date.now;
+  const Database = createRequire(join(PACKAGE_DIR, 'package.json'))('better-sqlite3');
+  const other = new Database(data);
+  try {
+    // The test's clock, an hour on less a second: the first payment expires a second from now.
+    Date.now = () => realNow() + 60 * 60 * 1000 - 1000;
+    await sandbox.pay(second.payment_id, '100'); // a request: the expiry timer is set again
+    other.prepare('BEGIN IMMEDIATE').run(); // another connection holds the write lock
+    await waitFor(() => lines.some((e) => e.type === 'internal_error'), { what: 'the failed expiry said', timeoutMs: 10_000 });
+    assert.ok(!lines.some((e) => e.type === 'expired'));
+    other.prepare('ROLLBACK').run();
+    await waitFor(() => lines.some((e) => e.type === 'expired' && e.payment_id === first.payment_id), { what: 'the expiry, tried again', timeoutMs: 10_000 });
+    assert.equal((await api(sandbox, 'GET', `/v1/payments/${first.payment_id}`)).json.status, 'expired');
+  } finally {
+    Date.now = realNow;
+    if (other.inTransaction) other.prepare('ROLLBACK').run();
+    other.close();
+  }
+});

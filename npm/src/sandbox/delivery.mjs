@@ -91,8 +91,12 @@ function post(url, body, headers, timeoutMs, track) {
       return;
     }
     track.add(req);
-    req.on('error', (error) => finish({ error: error?.code ?? 'connection_failed' }));
+    // Once the status came it is the answer, whatever breaks after it (a reset after a 2xx is
+    // an acknowledgment, as a close is).
+    let responded = false;
+    req.on('error', (error) => finish(responded ? answer() : { error: error?.code ?? 'connection_failed' }));
     req.on('response', (res) => {
+      responded = true;
       let size = 0;
       const chunks = [];
       res.on('data', (chunk) => {

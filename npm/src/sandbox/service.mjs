@@ -261,6 +261,9 @@ export function createService({ store, options, origin, delivery, log }) {
     delivery.wake();
   }
 
+  /** How long a failed expiry waits before the next try. */
+  const EXPIRY_RETRY_MS = 1000;
+
   /** A timer for the next expiry, so that an idle sandbox still expires (and announces) payments. */
   function scheduleExpiry() {
     if (closed) return;
@@ -271,7 +274,16 @@ export function createService({ store, options, origin, delivery, log }) {
     }
     if (next === Infinity) return;
     expiryTimer = setTimeout(() => {
-      sweep();
+      try {
+        sweep();
+      } catch (error) {
+        // A store refusing for a moment (the data file locked by another connection) must not
+        // end the process: said, and tried again a second later, never at once.
+        log(`expiry: ${error?.message ?? error}; tried again in ${EXPIRY_RETRY_MS} ms`, { type: 'internal_error' });
+        expiryTimer = setTimeout(scheduleExpiry, EXPIRY_RETRY_MS);
+        expiryTimer.unref?.();
+        return;
+      }
       scheduleExpiry();
     }, Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1));
     expiryTimer.unref?.();
