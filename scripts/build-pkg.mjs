@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-// The typings: the ErrorCode block is generated from src/error.rs.
+// The typings: the ErrorCode block is generated from src/error/kind.rs.
 import { renderTypings } from './error-codes-dts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -171,7 +171,7 @@ cpSync(join(templates, 'src', 'cli'), join(dist, 'cli'), { recursive: true });
 let typings;
 try {
   typings = renderTypings(readFileSync(join(templates, 'types', 'index.d.ts'), 'utf8'),
-    readFileSync(join(root, 'src', 'error.rs'), 'utf8'));
+    readFileSync(join(root, 'src', 'error', 'kind.rs'), 'utf8'));
 } catch (error) {
   fail(`the typings' ErrorCode block: ${error.message}`);
 }

@@ -1,6 +1,6 @@
 // The `ErrorCode` block of the package's typings, generated from the core's own docs.
 //
-// src/error.rs documents every `ErrorKind` variant with a doc comment that starts with its
+// src/error/kind.rs documents every `ErrorKind` variant with a doc comment that starts with its
 // code ("/// `body_too_large`: the body is longer than `max_body_bytes`."). This script reads
 // those comments (the one source), and writes them as the JSDoc of each member of the
 // `ErrorCode` union, in the core's order. `make pkg` (scripts/build-pkg.mjs) calls it at build
@@ -12,7 +12,7 @@
 // JavaScript form; wire names (`status_version`, `amount_raw`) are not options and stay as
 // they are. Rustdoc link syntax ([`X`](path), [`X`]) becomes plain `X`.
 //
-// Usage: node scripts/error-codes-dts.mjs   (prints the block for src/error.rs)
+// Usage: node scripts/error-codes-dts.mjs   (prints the block for src/error/kind.rs)
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The line of the typings template that the block replaces. */
-export const PLACEHOLDER = '// @generated ErrorCode: written here by scripts/error-codes-dts.mjs from src/error.rs';
+export const PLACEHOLDER = '// @generated ErrorCode: written here by scripts/error-codes-dts.mjs from src/error/kind.rs';
 
 /** The option interfaces of the typings whose member names are the binding's option names. */
 const OPTION_INTERFACES = ['VerifyOptions', 'DeliveryInput', 'RetiringSecretEntry', 'HeaderNames', 'SignInput'];
@@ -37,7 +37,7 @@ export function errorKinds(errorRs) {
   // The macro invocation when the enum is written through `error_kinds!`, else the enum itself.
   let start = errorRs.search(/^[ \t]*error_kinds![ \t]*\{/m);
   if (start < 0) start = errorRs.search(/^[ \t]*pub[ \t]+enum[ \t]+ErrorKind[ \t]*\{/m);
-  if (start < 0) throw new GenerateError('src/error.rs declares no `error_kinds! { ... }` and no `pub enum ErrorKind { ... }`');
+  if (start < 0) throw new GenerateError('src/error/kind.rs declares no `error_kinds! { ... }` and no `pub enum ErrorKind { ... }`');
   const lines = errorRs.slice(start).split('\n').slice(1);
   const kinds = [];
   let doc = [];
@@ -66,7 +66,7 @@ export function errorKinds(errorRs) {
     kinds.push({ code: lead[1], doc: text.slice(lead[0].length) });
     doc = [];
   }
-  if (kinds.length === 0) throw new GenerateError('no documented ErrorKind variant found in src/error.rs');
+  if (kinds.length === 0) throw new GenerateError('no documented ErrorKind variant found in src/error/kind.rs');
   const seen = new Set();
   for (const { code } of kinds) {
     if (seen.has(code)) throw new GenerateError(`the code ${code} is documented twice`);
@@ -139,7 +139,7 @@ export function renderTypings(template, errorRs) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     const template = readFileSync(join(root, 'npm', 'types', 'index.d.ts'), 'utf8');
-    console.log(errorCodeBlock(readFileSync(join(root, 'src', 'error.rs'), 'utf8'), template));
+    console.log(errorCodeBlock(readFileSync(join(root, 'src', 'error', 'kind.rs'), 'utf8'), template));
   } catch (error) {
     if (!(error instanceof GenerateError)) throw error;
     console.error(`error-codes-dts: ${error.message}`);

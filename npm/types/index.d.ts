@@ -7,10 +7,10 @@
 // the global types are still accepted where a project has them.
 //
 // `make pkg` writes the documented `ErrorCode` union below from the Rust core's docs
-// (src/error.rs, by scripts/error-codes-dts.mjs); the same file is shipped as index.d.ts (ESM)
+// (src/error/kind.rs, by scripts/error-codes-dts.mjs); the same file is shipped as index.d.ts (ESM)
 // and index.d.cts (CommonJS).
 
-// @generated ErrorCode: written here by scripts/error-codes-dts.mjs from src/error.rs
+// @generated ErrorCode: written here by scripts/error-codes-dts.mjs from src/error/kind.rs
 
 /**
  * The error every function of the package throws (and `init()` rejects with). `code` is

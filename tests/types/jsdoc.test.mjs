@@ -39,8 +39,8 @@ test('index.d.ts: every export, method, option and ErrorCode member is documente
   }
 });
 
-test('each ErrorCode member carries the doc of its ErrorKind in src/error.rs (one source), in the core order', () => {
-  const kinds = errorKinds(readFileSync(join(repoRoot, 'src', 'error.rs'), 'utf8'));
+test('each ErrorCode member carries the doc of its ErrorKind in src/error/kind.rs (one source), in the core order', () => {
+  const kinds = errorKinds(readFileSync(join(repoRoot, 'src', 'error', 'kind.rs'), 'utf8'));
   const options = optionNames(readFileSync(join(repoRoot, 'npm', 'types', 'index.d.ts'), 'utf8'));
   const shipped = errorCodeDocs(installed('index.d.ts'));
   const flat = (t) => t.replace(/\s+/g, ' ').trim();
