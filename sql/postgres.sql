@@ -625,13 +625,20 @@ SELECT coalesce((SELECT handled_version FROM state),
                 (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = $1::text))::text AS handled_version;
 
 -- statement: retry
--- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code). After a failure (confirm
--- or the handler threw, the view was older than the event): nothing handled, the attempt
--- counted, the lease released, the next try after the delay. The code is the row's only while
--- it holds no outcome: an outcome's own code (payment_unknown, which `order` looks for; a link
--- mismatch) stays with it, since a later pass that finds nothing new writes the row back.
+-- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code), $5 the applied
+-- status_version the attempt loaded ('' when it loaded no payment; NULL when not known). After
+-- a failure (confirm or the handler threw, the view was older than the event): nothing
+-- handled, the attempt counted, the lease released, the next try after the delay; at once when
+-- newer facts were applied while the attempt ran (the failure was about what it knew; facts
+-- applied after this are `claim`'s to take up). The code is the row's only while it holds no
+-- outcome: an outcome's own code (payment_unknown, which `order` looks for; a link mismatch)
+-- stays with it, since a later pass that finds nothing new writes the row back.
 UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = CASE WHEN outcome IS NULL THEN $4::text ELSE code END,
-  next_attempt_at = now() + make_interval(secs => $3::integer),
+  next_attempt_at = CASE
+    WHEN $5::text IS NOT NULL AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = $1::text
+           AND ($5::text = '' OR p.status_version > NULLIF($5::text, '')::numeric))
+      THEN now()
+    ELSE now() + make_interval(secs => $3::integer) END,
   lease_owner = NULL, lease_until = NULL, updated_at = now()
 WHERE payment_id = $1::text AND lease_owner = $2::text
 RETURNING attempts;

@@ -564,16 +564,24 @@ WHERE payment_id = (SELECT payment_id FROM params) AND (SELECT handled_version F
 SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = ?;
 
 -- statement: retry
--- Parameters: payment_id, the owner, seconds to wait, why (a code). After a failure (confirm
--- or the handler threw, the view was older than the event): nothing handled, the attempt
--- counted, the lease released, the next try after the delay. The code is the row's only while
--- it holds no outcome: an outcome's own code (payment_unknown, which `order_unheld` and
--- `order_state` look for; a link mismatch) stays with it, since a later pass that finds
--- nothing new writes the row back.
-WITH params (payment_id, owner, delay_secs, code) AS (VALUES (?, ?, ?, ?))
+-- Parameters: payment_id, the owner, seconds to wait, why (a code), the applied status_version
+-- the attempt loaded ('' when it loaded no payment; NULL when not known). After a failure
+-- (confirm or the handler threw, the view was older than the event): nothing handled, the
+-- attempt counted, the lease released, the next try after the delay; at once when newer facts
+-- were applied while the attempt ran (the failure was about what it knew; facts applied after
+-- this are `claim`'s to take up). The code is the row's only while it holds no outcome: an
+-- outcome's own code (payment_unknown, which `order_unheld` and `order_state` look for; a link
+-- mismatch) stays with it, since a later pass that finds nothing new writes the row back.
+WITH params (payment_id, owner, delay_secs, code, loaded) AS (VALUES (?, ?, ?, ?, ?))
 UPDATE cryptopay_fulfilment SET attempts = attempts + 1,
   code = CASE WHEN outcome IS NULL THEN (SELECT code FROM params) ELSE code END,
-  next_attempt_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT delay_secs FROM params) || ' seconds'),
+  next_attempt_at = CASE
+    WHEN EXISTS (SELECT 1 FROM cryptopay_payments AS p, params
+                 WHERE p.payment_id = params.payment_id AND params.loaded IS NOT NULL
+                   AND (params.loaded = '' OR length(p.status_version) > length(params.loaded)
+                        OR (length(p.status_version) = length(params.loaded) AND p.status_version > params.loaded)))
+      THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT delay_secs FROM params) || ' seconds') END,
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
 RETURNING attempts;

@@ -778,6 +778,16 @@ export interface RetryRequest {
    * code: 'handle_failed'
    */
   code: string;
+  /**
+   * The applied `status_version` the attempt loaded (`null`: it loaded no payment; absent: not
+   * known). When the payment's applied version is newer now (an event applied while the
+   * attempt ran), the next try is due at once instead of after `delaySecs`: the failure was
+   * about older facts. A custom store that ignores it only waits longer.
+   *
+   * @example
+   * loadedVersion: '3'
+   */
+  loadedVersion?: string | null;
 }
 
 /**

@@ -19,7 +19,7 @@ use cryptopay_verify::{
 };
 
 use crate::service::Service;
-use crate::store::{Completion, Lease, Leased, Store, Unavailable};
+use crate::store::{Completion, Lease, Leased, Retry, Store, Unavailable};
 
 /// How long a lease holds (another instance takes a crashed one's work over after it).
 const LEASE_SECS: i32 = 300;
@@ -106,10 +106,14 @@ async fn take_up(
         Err(failure) => Err(failure),
     };
     if let Err(failure) = worked {
-        store
-            .retry(id, owner, FAILED_DELAY_SECS, "pass_failed")
-            .await
-            .map_err(|_| failure)?;
+        let retry = Retry {
+            payment_id: id,
+            owner,
+            delay_secs: FAILED_DELAY_SECS,
+            code: "pass_failed",
+            loaded: None,
+        };
+        store.retry(retry).await.map_err(|_| failure)?;
         eprintln!(
             "fulfilment: pass_failed for payment {id} (tried again in {FAILED_DELAY_SECS} s)"
         );
@@ -135,13 +139,25 @@ async fn work(
     payment_id: &str,
     state: Leased,
 ) -> Result<(), Unavailable> {
+    // The applied version this attempt loaded ("" for none): see `Store::retry`.
+    let loaded = state.event_version.clone().unwrap_or_default();
+    let loaded = loaded.as_str();
     let retry = |code: &'static str, why: String| async move {
         let attempts = state.attempts.saturating_add(1);
         let delay = delay_secs(attempts);
         eprintln!(
             "fulfilment: {code} for payment {payment_id} (attempt {attempts}; tried again in {delay} s): {why}"
         );
-        store.retry(payment_id, owner, delay, code).await
+        let loaded = Some(loaded);
+        store
+            .retry(Retry {
+                payment_id,
+                owner,
+                delay_secs: delay,
+                code,
+                loaded,
+            })
+            .await
     };
     // The outcome written at `version`, settled or not by its kind. A version handled with no
     // outcome is a payment recorded before the loop existed, which the migration took as

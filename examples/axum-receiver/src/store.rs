@@ -60,6 +60,16 @@ pub struct Lease {
 }
 
 /// A leased payment, as the `load` statement gives it.
+/// A failed attempt's retry: see [`Store::retry`].
+#[derive(Clone, Copy)]
+pub struct Retry<'a> {
+    pub payment_id: &'a str,
+    pub owner: &'a str,
+    pub delay_secs: i64,
+    pub code: &'static str,
+    pub loaded: Option<&'a str>,
+}
+
 pub struct Leased {
     pub handled_version: Option<String>,
     pub outcome: Option<String>,
@@ -253,21 +263,31 @@ impl Store {
         .await
     }
 
-    /// After a failure: tried again after `delay_secs`.
-    pub async fn retry(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        delay_secs: i64,
-        code: &'static str,
-    ) -> Result<(), Unavailable> {
-        let (id, who) = (payment_id.to_owned(), owner.to_owned());
+    /// After a failure: tried again after `delay_secs`, or at once when the payment's applied
+    /// version is newer than the one the attempt loaded (`loaded`: `Some("")` when it loaded
+    /// no payment, `None` when not known): the failure was about older facts.
+    pub async fn retry(&self, retry: Retry<'_>) -> Result<(), Unavailable> {
+        let (id, who, loaded) = (
+            retry.payment_id.to_owned(),
+            retry.owner.to_owned(),
+            retry.loaded.map(str::to_owned),
+        );
+        let (delay_secs, code) = (retry.delay_secs, retry.code);
         let pg = self.postgres();
         self.either(
-            move |file| file.retry(&id, &who, delay_secs, code),
+            move |file| {
+                let loaded = loaded.as_deref();
+                file.retry(&Retry {
+                    payment_id: &id,
+                    owner: &who,
+                    delay_secs,
+                    code,
+                    loaded,
+                })
+            },
             async move {
                 match pg {
-                    Some(db) => db.retry(payment_id, owner, delay_secs, code).await,
+                    Some(db) => db.retry(&retry).await,
                     None => Ok(()),
                 }
             },

@@ -119,7 +119,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const retry = async (code, failure, statusVersion, called) => {
       const attempts = state.attempts + 1;
       const delay = delaySecs(attempts);
-      await store.retry({ paymentId, owner, delaySecs: delay, code });
+      await store.retry({ paymentId, owner, delaySecs: delay, code, loadedVersion: state.eventVersion });
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
       const call = called === undefined ? ''
         : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;

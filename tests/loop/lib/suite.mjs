@@ -191,6 +191,30 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
   });
 
+  test(`${name}: facts applied while a failing attempt runs are taken up at the next pass, not after its backoff`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder({ failing: (key) => key.endsWith(':2') });
+    const created = await world.create({ orderRef: 'paid while its wait fails' });
+    const id = created.payment_id;
+    await record(created);
+    await world.hold(id, '12800');
+    // The wait's handler: the payment is paid (the event applied) while it runs, then it fails.
+    const handle = async (input) => {
+      if (input.idempotencyKey === `${id}:2`) await world.settleHeld(id);
+      return h.handle(input);
+    };
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle })).outcomes, { retry: 1 });
+    const paid = await loop.fulfil({ confirm: world.confirm, handle });
+    assert.deepEqual([paid.claimed, paid.outcomes], [1, { fulfil: 1 }], 'the payment, paid, is fulfilled at once');
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+    // A failure with nothing newer applied still waits its backoff.
+    const other = await world.create({ orderRef: 'held, its wait failing' });
+    await record(other);
+    await world.hold(other.payment_id, '12800');
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle })).outcomes, { retry: 1 });
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle })).claimed, 0, 'waiting for the backoff');
+  });
+
   test(`${name}: a payment the merchant never created, an order of another amount or order_ref: needs_review, never fulfilled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();

@@ -10,8 +10,8 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::statements::Statements;
 use super::{
-    Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, RECHECK_CLOSED_SECS, StoredOrder,
-    Unavailable,
+    Completion, INTEGRATION_MISMATCH, Lease, Leased, NewOrder, RECHECK_CLOSED_SECS, Retry,
+    StoredOrder, Unavailable,
 };
 
 /// The schema version of `sql/sqlite.sql` (the row 'receiver' of `cryptopay_schema`).
@@ -317,20 +317,13 @@ impl Store {
         Ok(())
     }
 
-    /// After a failure: the attempt counted, the lease released, the next try after the delay.
-    pub fn retry(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        delay_secs: i64,
-        code: &str,
-    ) -> Result<(), Unavailable> {
+    /// After a failure: the attempt counted, the lease released, the next try due (`Store::retry`).
+    pub fn retry(&self, r: &Retry<'_>) -> Result<(), Unavailable> {
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
+        let args = params![r.payment_id, r.owner, r.delay_secs, r.code, r.loaded];
         let _attempts: Option<i64> = tx
             .prepare_cached(&self.sql.one("retry"))?
-            .query_row(params![payment_id, owner, delay_secs, code], |row| {
-                row.get(0)
-            })
+            .query_row(args, |row| row.get(0))
             .optional()?;
         tx.commit()?;
         Ok(())

@@ -87,6 +87,12 @@ export function isoTime(value) {
 const flag = (value) => value === true || value === 1 || value === 1n || value === '1' || value === 't';
 const textOrNull = (value) => (value === null || value === undefined ? null : String(value));
 
+/**
+ * `retry`'s last parameter from its `loadedVersion`: the applied version the attempt loaded as
+ * it is, '' for none loaded (null), NULL when not known (undefined: the retry then waits).
+ */
+export const loadedParam = (loadedVersion) => (loadedVersion === undefined ? null : loadedVersion ?? '');
+
 /** The `load` statement's row, the same from every store. */
 export function loaded(row) {
   return {

@@ -9,7 +9,8 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, migratesFrom, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, isoTime, loaded, loadedParam, migratesFrom, newerSchema,
+  olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -139,8 +140,8 @@ export function d1Store(binding, options) {
     async renew({ paymentId, owner, leaseSecs }) {
       return (await first(binding.prepare(sql.renew).bind(paymentId, owner, leaseSecs))) !== undefined;
     },
-    async retry({ paymentId, owner, delaySecs, code }) {
-      const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code));
+    async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
+      const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code, loadedParam(loadedVersion)));
       return row === undefined ? null : Number(row.attempts);
     },
     async release({ owner }) {

@@ -10,7 +10,8 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, describeError, migratesFrom, sqliteMigration, sqliteDecisionOf, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, describeError, expectClient, inClaimOrder, isoTime, loaded, loadedParam,
+  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -133,8 +134,8 @@ export function libsqlStore(client, options) {
       const [renewed] = await client.batch([statement(sql.renew, [paymentId, owner, leaseSecs])], 'write');
       return (renewed?.rows?.length ?? 0) > 0;
     },
-    async retry({ paymentId, owner, delaySecs, code }) {
-      const [retried] = await client.batch([statement(sql.retry, [paymentId, owner, delaySecs, code])], 'write');
+    async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
+      const [retried] = await client.batch([statement(sql.retry, [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)])], 'write');
       const row = retried?.rows?.[0];
       return row === undefined ? null : Number(row.attempts);
     },

@@ -202,11 +202,17 @@ export function memoryStore(options) {
       if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;
       return row.handled_version;
     },
-    async retry({ paymentId, owner, delaySecs, code }) {
+    async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
       const row = fulfilment.get(paymentId);
       if (!row || row.lease_owner !== owner) return null;
-      // As the SQL's retry: an outcome keeps its own code.
-      Object.assign(row, { attempts: row.attempts + 1, code: row.outcome === null ? code : row.code, next_attempt_at: later(delaySecs), lease_owner: null, lease_until: null, updated_at: now() });
+      // As the SQL's retry: an outcome keeps its own code; facts applied while the attempt ran
+      // (newer than it loaded) are taken up at once.
+      const payment = payments.get(paymentId);
+      const ranPast = loadedVersion !== undefined && payment !== undefined && (loadedVersion === null || newer(payment.status_version, loadedVersion));
+      Object.assign(row, {
+        attempts: row.attempts + 1, code: row.outcome === null ? code : row.code, next_attempt_at: later(ranPast ? 0 : delaySecs),
+        lease_owner: null, lease_until: null, updated_at: now(),
+      });
       return row.attempts;
     },
     async release({ owner }) {

@@ -6,8 +6,8 @@
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, expectClient, bytes, checkColumns, decisionOf, describeError, invalid, isoTime, loaded, newerSchema, olderSchema, sqlState,
-  storeOptions, stuckFix, withPrefix,
+  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, expectClient, invalid, isoTime, loaded, loadedParam,
+  newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
@@ -300,8 +300,8 @@ export function postgresStore(client, options) {
     async renew({ paymentId, owner, leaseSecs }) {
       return (await retried(() => run('renew', sql.renew, [paymentId, owner, leaseSecs]))).rows.length > 0;
     },
-    async retry({ paymentId, owner, delaySecs, code }) {
-      const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code]))).rows;
+    async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
+      const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)]))).rows;
       return row === undefined ? null : Number(row.attempts);
     },
     async release({ owner }) {

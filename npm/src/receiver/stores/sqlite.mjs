@@ -10,7 +10,8 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, expectClient, bytes, checkSqliteColumns, inClaimOrder, migratesFrom, sqliteMigration, sqliteDecisionOf, invalid, isoTime, loaded, newerSchema, olderSchema, storeOptions, withPrefix,
+  IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, invalid, isoTime, loaded, loadedParam,
+  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -317,9 +318,9 @@ export function sqliteStore(db, options) {
         return row !== undefined && row !== null;
       });
     },
-    retry({ paymentId, owner, delaySecs, code }) {
+    retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
       return enqueue(() => {
-        const row = step(statements.retry, [paymentId, owner, delaySecs, code]);
+        const row = step(statements.retry, [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)]);
         return row === undefined || row === null ? null : Number(row.attempts);
       });
     },

@@ -6,7 +6,9 @@ use tokio_postgres::Row;
 use tokio_postgres::types::{ToSql, Type};
 
 use super::Store;
-use crate::store::{Completion, Lease, Leased, RECHECK_CLOSED_SECS, StoredOrder, Unavailable};
+use crate::store::{
+    Completion, Lease, Leased, RECHECK_CLOSED_SECS, Retry, StoredOrder, Unavailable,
+};
 
 impl Store {
     /// Leases the payments due: FOR UPDATE SKIP LOCKED, then the lease written.
@@ -102,20 +104,16 @@ impl Store {
         self.query("release", &params).await.map(|_| ())
     }
 
-    /// After a failure: the attempt counted, the lease released, the next try after the delay.
-    pub async fn retry(
-        &self,
-        payment_id: &str,
-        owner: &str,
-        delay_secs: i64,
-        code: &str,
-    ) -> Result<(), Unavailable> {
-        let delay = i32::try_from(delay_secs).unwrap_or(i32::MAX);
-        let params: [(&(dyn ToSql + Sync), Type); 4] = [
-            (&payment_id, Type::TEXT),
-            (&owner, Type::TEXT),
+    /// After a failure: the attempt counted, the lease released, the next try after the delay
+    /// (at once when facts newer than `loaded` were applied meanwhile; see `Store::retry`).
+    pub async fn retry(&self, retry: &Retry<'_>) -> Result<(), Unavailable> {
+        let delay = i32::try_from(retry.delay_secs).unwrap_or(i32::MAX);
+        let params: [(&(dyn ToSql + Sync), Type); 5] = [
+            (&retry.payment_id, Type::TEXT),
+            (&retry.owner, Type::TEXT),
             (&delay, Type::INT4),
-            (&code, Type::TEXT),
+            (&retry.code, Type::TEXT),
+            (&retry.loaded, Type::TEXT),
         ];
         self.query("retry", &params).await.map(|_| ())
     }
