@@ -1763,6 +1763,9 @@ export interface Receiver {
    * rejection is unhandled). The rejection is an `Error` with the driver's message, name and
    * code, and what may be a credential (a database URL's password) masked: never the
    * driver's own error object. `recordCreated`, `fulfil` and `quarantined` reject alike.
+   * Calls that come while the store is made ready share one attempt; one that has waited 10 s
+   * on an attempt that has not settled starts the next, and rejects after 20 s (a delivery is
+   * answered 503): an attempt whose Worker request was cancelled never settles.
    *
    * @example
    * await receiver.ready();

@@ -684,6 +684,73 @@ describe('store failures answer 503 store_unavailable, never 2xx', () => {
   });
 });
 
+describe('a ready() that never settles (a Worker request gone mid-ready, a driver without timeouts)', () => {
+  // Waited on for at most 10 s by each call, then another attempt; 20 s, then 503.
+  const stuckStore = (settleFrom) => {
+    const calls = { ready: 0, record: 0 };
+    const store = {
+      ready() {
+        calls.ready += 1;
+        return calls.ready >= settleFrom ? Promise.resolve() : new Promise(() => {});
+      },
+      async record() {
+        calls.record += 1;
+        return 'apply';
+      },
+      async quarantine() {},
+    };
+    return { store, calls };
+  };
+  const flush = async () => {
+    for (let i = 0; i < 20; i += 1) await new Promise((resolve) => { setImmediate(resolve); });
+  };
+
+  test('the calls waiting on it start the next attempt after 10 s, once, and are answered', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { store, calls } = stuckStore(2);
+    const receiver = rx.createReceiver(receiverOptions(store, { log: captureLog() }));
+    const bodies = [1, 2, 3].map((i) => eventBody({ eventId: `evt_stuck_${i}`, paymentId: `pay_stuck_${i}`, statusVersion: 1 }));
+    const answers = bodies.map((body) => receiver.handle({ body, headers: signedHeaders(body) }));
+    await flush();
+    assert.deepEqual(calls, { ready: 1, record: 0 }, 'all three wait on the first attempt');
+    t.mock.timers.tick(10_000);
+    await flush();
+    for (const answer of await Promise.all(answers)) assert.equal(answer.status, 200);
+    assert.deepEqual(calls, { ready: 2, record: 3 }, 'one more attempt for the three');
+    // Ready from then on: no attempt more.
+    const body = eventBody({ eventId: 'evt_stuck_4', paymentId: 'pay_stuck_4', statusVersion: 1 });
+    assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+    assert.equal(calls.ready, 2);
+  });
+
+  test('one that never settles at all: 503 after 20 s, the log naming it; lazyReceiver the same', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { store, calls } = stuckStore(Infinity);
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    const body = eventBody({ eventId: 'evt_hung', paymentId: 'pay_hung', statusVersion: 1 });
+    const pending = receiver.handle({ body, headers: signedHeaders(body) });
+    for (let i = 0; i < 2; i += 1) {
+      await flush();
+      t.mock.timers.tick(10_000);
+    }
+    const answer = await pending;
+    assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    assert.equal(calls.record, 0);
+    assert.match(log.lines.join('\n'), /store_unavailable: could not record an event \((Error: )?the store's ready\(\) has not settled in 20 s/);
+    const lazyLog = captureLog();
+    const lazy = rx.lazyReceiver(async () => rx.createReceiver(receiverOptions(stuckStore(Infinity).store)), { log: lazyLog });
+    const lazyPending = lazy.handle({ body, headers: signedHeaders(body) });
+    for (let i = 0; i < 2; i += 1) {
+      await flush();
+      t.mock.timers.tick(10_000);
+    }
+    const lazyAnswer = await lazyPending;
+    assert.deepEqual([lazyAnswer.status, lazyAnswer.body], [503, '{"error":"store_unavailable"}']);
+    assert.match(lazyLog.lines.join('\n'), /ha(s|ve) not settled in 20 s/);
+  });
+});
+
 describe('a custom store (the documented interface) that fails', () => {
   test('any rejection is 503; the log masks credentials in a URL and holds no body', async () => {
     const log = captureLog();

@@ -7,6 +7,7 @@
 
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
+import { sharedAttempt } from './attempt.mjs';
 import { logLines } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
@@ -76,7 +77,6 @@ export function lazyReceiver(create, options) {
   // Any request can cause an attempt while the receiver cannot be had: its lines are said at
   // most five times a minute for each code, as the receiver's refusals are.
   const say = lineThrottle();
-  let receiving = null;
   async function make() {
     let receiver;
     try {
@@ -94,15 +94,16 @@ export function lazyReceiver(create, options) {
     }
     return receiver;
   }
-  // Once however many calls arrive together; forgotten on failure, logged once per attempt.
-  function get() {
-    receiving ??= make().catch((unavailable) => {
-      receiving = null;
-      say(unavailable.code, error, unavailable.line);
-      throw unavailable;
-    });
-    return receiving;
-  }
+  // Once however many calls arrive together; forgotten on failure, logged once per attempt;
+  // one that never settles is not waited on for ever (attempt.mjs).
+  const get = sharedAttempt(() => make().catch((unavailable) => {
+    say(unavailable.code, error, unavailable.line);
+    throw unavailable;
+  }), (ms) => {
+    const unavailable = storeUnavailable(new Error(`creating the receiver and its store's ready() have not settled in ${ms / 1000} s`), 'create the receiver');
+    say(unavailable.code, error, unavailable.line);
+    return unavailable;
+  });
   // { receiver } or { answer }: what to answer while it cannot be had.
   async function obtain() {
     try {

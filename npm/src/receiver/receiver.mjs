@@ -7,6 +7,7 @@ import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-v
 import { RECORDABLE } from '../api/brand.mjs';
 import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
+import { sharedAttempt } from './attempt.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler } from './http.mjs';
 import { readable } from './quarantine.mjs';
@@ -188,20 +189,11 @@ export function createReceiver(options) {
   const trimmedMatch = trimmedMatcher(integrations, keyFor);
   const lateMatch = lateInOverlapMatcher(integrations, keyFor);
 
-  // The store's tables, made ready once; a failure is forgotten so the next delivery retries.
-  let storeReady = null;
-  let storeIsReady = false;
-  function prepareStore() {
-    if (storeIsReady) return null;
-    storeReady ??= (async () => {
-      await store.ready();
-      storeIsReady = true;
-    })().catch((failure) => {
-      storeReady = null;
-      throw failure;
-    });
-    return storeReady;
-  }
+  // The store's tables, made ready once; a failure is forgotten so the next delivery retries,
+  // and one that never settles is not waited on for ever (attempt.mjs).
+  const prepareStore = sharedAttempt(() => store.ready(), (ms) => new Error(`the store's ready() has not settled in ${ms / 1000} s `
+    + '(a migration still running, or a connection that never answers: give the driver connect and query timeouts); '
+    + 'the next call tries again'));
 
   async function keyed() {
     if (verifiers === null) {
