@@ -21,7 +21,9 @@ export interface ReceiverAnswer {
    * 200 once recorded (after the commit returned) or quarantined; 400 a delivery that failed
    * verification; 405 a method other than POST; 413 a body over maxBodyBytes; 500 a
    * configuration error (`body_not_raw`, `invalid_argument`, a secret with white space around
-   * it included; `integration_mismatch`) or an unexpected one (`internal`); 503
+   * it included; `integration_mismatch`; `signature_mismatch` for a delivery signed with the
+   * retiring secret inside its overlap that arrived after the overlap ended, so that the
+   * service retries it under the active secret) or an unexpected one (`internal`); 503
    * `store_unavailable`.
    *
    * @example
@@ -91,7 +93,7 @@ export interface NodeRequestLike {
    * preference to `body` once the stream was read.
    *
    * @example
-   * app.use(express.json({ verify: (req, res, buf) => { req.rawBody = buf; } }));
+   * app.use(express.json({ verify: (req, res, buf) => { (req as typeof req & { rawBody?: Buffer }).rawBody = buf; } }));
    */
   rawBody?: unknown;
   /**
@@ -263,7 +265,7 @@ export interface QuarantineEntry {
  * What `receiver.handle` takes: the raw body and the request's headers.
  *
  * @example
- * const delivery: ReceiverDelivery = { body: req.rawBody, headers: req.rawHeaders };
+ * const delivery: ReceiverDelivery = { body: (req as typeof req & { rawBody?: Buffer }).rawBody, headers: req.rawHeaders };
  */
 export interface ReceiverDelivery {
   /**
@@ -302,7 +304,9 @@ export interface ReceiverDelivery {
  */
 export interface ReceiverStore {
   /**
-   * Creates the tables when missing (idempotent) and prepares the store.
+   * Creates the tables when missing (idempotent) and prepares the store. The receiver may call
+   * it again while a call is still pending (after 10 s without an answer), so it must be safe
+   * to run twice at once (in one transaction, each statement idempotent).
    *
    * @example
    * await store.ready();
@@ -1001,7 +1005,9 @@ export interface DeliveryRecord {
   decision?: Decision | undefined;
   /**
    * The error code (a refusal, a quarantine); `integration_mismatch` (500) for an event
-   * verified with one integration's secret whose payment's facts came through another's.
+   * verified with one integration's secret whose payment's facts came through another's;
+   * `signature_mismatch` with status 500 (reason `misconfigured`, not a forgery) for a
+   * delivery signed with the retiring secret inside its overlap that arrived after it ended.
    *
    * @example
    * code: 'signature_mismatch'
@@ -1051,7 +1057,8 @@ export interface DeliveryRecord {
    */
   bodyBytes?: number | undefined;
   /**
-   * For `headers`: the names of the headers the delivery did carry (lower case, never a value).
+   * For `headers`: the names of the headers the delivery did carry (lower case, never a value;
+   * `?` for a name no header can have; past 24 names, a last entry `(N more)`).
    *
    * @example
    * headerNames: ['content-type', 'x-signature', 'x-timestamp']
@@ -1764,8 +1771,9 @@ export interface Receiver {
    * code, and what may be a credential (a database URL's password) masked: never the
    * driver's own error object. `recordCreated`, `fulfil` and `quarantined` reject alike.
    * Calls that come while the store is made ready share one attempt; one that has waited 10 s
-   * on an attempt that has not settled starts the next, and rejects after 20 s (a delivery is
-   * answered 503): an attempt whose Worker request was cancelled never settles.
+   * on an attempt that has not settled starts the next, and rejects after 20 s with an `Error`
+   * saying so (no driver code; a delivery is answered 503): an attempt whose Worker request
+   * was cancelled never settles.
    *
    * @example
    * await receiver.ready();
@@ -2326,7 +2334,7 @@ export interface LazyReceiverOptions {
    * @example
    * log: { warn: (line) => logger.warn(line), error: (line) => logger.error(line) }
    */
-  log?: ReceiverLog | false | null | undefined;
+  log?: (Pick<ReceiverLog, 'error'> & Partial<ReceiverLog>) | false | null | undefined;
 }
 
 /**
@@ -2335,7 +2343,9 @@ export interface LazyReceiverOptions {
  * Functions). `create` runs once however many requests arrive together, then the receiver's
  * `ready()`; the receiver is kept while the process or isolate lives. A failure is forgotten,
  * so the next POST tries again; meanwhile each request is answered, and the failure logged
- * once per attempt (at most five lines a minute for each code):
+ * once per attempt (at most five lines a minute for each code). An attempt that has not
+ * settled after 10 s (a Worker request cancelled mid-way leaves its own pending for ever) is
+ * followed by another, and a request that has waited 20 s is answered 503:
  *
  * - `500 {"error":"not_configured"}` when `create` throws a `CryptoPayError` (a variable
  *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store);

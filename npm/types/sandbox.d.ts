@@ -999,7 +999,7 @@ export interface Sandbox {
  *
  * @param options What `cryptopay-verify sandbox`'s flags say; all optional.
  * @throws {CryptoPayError} `invalid_argument` for an option it cannot use; the core's code
- *   for a pricing source (`store_source_invalid`, `decimals_invalid`), a website origin
+ *   for a pricing source (`store_source_invalid`), a website origin
  *   (`origin_invalid`, `origin_not_https`) or a webhook URL (`webhook_url_not_https`...)
  *   it refuses. It also rejects when the port cannot be listened on (`EADDRINUSE`: give
  *   `port: 0` for a free one), and, with `data`, when better-sqlite3 is not installed (an

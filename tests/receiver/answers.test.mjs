@@ -442,6 +442,33 @@ describe('receiver.fetch (Fetch API)', () => {
       await server.close();
     }
   });
+
+  test('node(): a response that cannot be written (its writeHead throws) is destroyed; node() still never rejects', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const server = await listen((req, res) => {
+      let destroyed = false;
+      const broken = new Proxy(res, {
+        get(target, key) {
+          if (key === 'writeHead') return () => { throw new Error('boom (test)'); };
+          if (key === 'destroy') return (...args) => { destroyed = true; return target.destroy(...args); };
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      receiver.node(req, broken).then(() => { server.outcome = { settled: true, destroyed }; }, (error) => { server.outcome = { rejected: String(error) }; });
+    });
+    try {
+      for (const method of ['GET', 'POST']) {
+        server.outcome = undefined;
+        await post(server.url, next(), {}, { method }).catch(() => {});
+        const deadline = Date.now() + 2000;
+        while (server.outcome === undefined && Date.now() < deadline) await new Promise((resolve) => { setTimeout(resolve, 20); });
+        assert.deepEqual(server.outcome, { settled: true, destroyed: true }, method);
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('a header that arrived empty', () => {

@@ -152,8 +152,12 @@ export function nodeHandler({ handle, limit, error, answered }) {
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
       answered(500, 'internal');
-      if (res.headersSent) res.destroy?.();
-      else send(res, answers.internal());
+      try {
+        if (res.headersSent) res.destroy?.();
+        else send(res, answers.internal());
+      } catch {
+        res.destroy?.(); // a response that cannot be written either: node() still never rejects
+      }
     }
   };
 }
