@@ -581,6 +581,42 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     assert.equal(paid.status, 200);
     const otherPort = await fetch(`${bare.baseUrl}/sandbox/webhook/rotate`, { method: 'POST', headers: { origin: `http://localhost:${Number(port) + 1}` } });
     assert.equal(otherPort.status, 403);
+    // Every loopback name whose page the Host check serves may post from it (its Pay button).
+    for (const name of ['shop.localhost', '127.0.0.2', 'localhost.']) {
+      const q = await createPayment(bare, '100');
+      const res = await fetch(`${bare.baseUrl}/sandbox/payments/${q.payment_id}/pay`, {
+        method: 'POST', headers: { origin: `http://${name}:${port}`, 'content-type': 'application/json' }, body: '{"amount_raw":"100"}',
+      });
+      assert.equal(res.status, 200, name);
+    }
+  });
+
+  test('its pages: framed by the sandbox and the payment\'s checkout_origin only, their script by nonce; no sniffing, no referrer', async () => {
+    const html = (path, to = sandbox) => fetch(`${to.baseUrl}${path}`, { headers: { accept: 'text/html' } });
+    const embedded = (await api(sandbox, 'POST', '/v1/payments', { idem: newKey(), body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' }, checkout_origin: 'https://shop.example' } })).json;
+    const hosted = await createPayment(bare, '100');
+    for (const [res, frames] of [
+      [await html(`/checkout/${embedded.payment_id}`), "frame-ancestors 'self' https://shop.example"],
+      [await html(`/checkout/${hosted.payment_id}`, bare), `frame-ancestors 'self' ${bare.baseUrl}`],
+      [await html('/'), "frame-ancestors 'self'"],
+      [await html('/checkout/pay_unknown'), "frame-ancestors 'self'"],
+    ]) {
+      const csp = res.headers.get('content-security-policy');
+      const text = await res.text();
+      assert.ok(csp.endsWith(frames), csp);
+      const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+      assert.ok(nonce, csp);
+      assert.match(csp, /default-src 'none'; .*connect-src 'self'; form-action 'none'; base-uri 'none'/);
+      // Every script and style of the page carries this answer's nonce; none without it.
+      assert.equal((text.match(/<(script|style)\b/g) ?? []).length, (text.match(new RegExp(`<(script|style) nonce="${nonce.replace(/[+/]/g, '\\$&')}">`, 'g')) ?? []).length);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+    }
+    // Another answer, another nonce.
+    const again = (await html('/')).headers.get('content-security-policy');
+    assert.notEqual(again, (await html('/')).headers.get('content-security-policy'));
+    const apiAnswer = await api(sandbox, 'GET', '/v1/store');
+    assert.equal(apiAnswer.headers.get('x-content-type-options'), 'nosniff');
   });
 
   test('without a webhook: rotate and verify are 404 webhook_not_found; events are not delivered', async () => {

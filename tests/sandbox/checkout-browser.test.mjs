@@ -68,6 +68,32 @@ describe('the sandbox checkout page in Chromium', { timeout: 120_000 }, () => {
     assert.match(await page.textContent('body'), /takes no payment in its status/);
   });
 
+  test('a double click pays once; a refusal is said in the page; one unit left offers no part', async () => {
+    const p = await createPayment(sandbox, '1000');
+    await page.goto(`${sandbox.baseUrl}/checkout/${p.payment_id}`);
+    await Promise.all([page.waitForEvent('load'), page.dblclick('button[data-amount="500"]')]);
+    const view = await status(p.payment_id);
+    assert.deepEqual([view.status, view.amount_received_raw], ['partially_paid', '500'], 'paid once');
+    // A refused amount: said in the page's status region, the buttons usable again.
+    await page.fill('#raw', '0');
+    await page.click('#other');
+    await page.waitForFunction(() => /^[a-z_]+: /.test(document.getElementById('answer').textContent));
+    assert.equal(await page.getAttribute('#answer', 'role'), 'status');
+    assert.equal(await page.isDisabled('#other'), false);
+    // 999 of 1000 paid: the rest is one unit, and no "Pay part" of the same unit.
+    const last = await createPayment(sandbox, '1000');
+    await sandbox.pay(last.payment_id, '999');
+    await page.goto(`${sandbox.baseUrl}/checkout/${last.payment_id}`);
+    assert.deepEqual(await page.locator('button[data-amount]').allTextContents(), ['Pay the rest (0.01)', 'Pay too much (0.02)']);
+  });
+
+  test('the hosted entry page opens the checkout of a payment_id pasted into a tab already there', async () => {
+    const p = await createPayment(sandbox, '1000');
+    await page.goto(`${sandbox.baseUrl}/`);
+    await Promise.all([page.waitForURL(`**/checkout/${p.payment_id}`), page.evaluate((id) => { location.hash = `payment_id=${id}`; }, p.payment_id)]);
+    assert.equal(await page.textContent('.status'), 'open');
+  });
+
   test('a payment whose confirmations are held: its page offers no payment, and its button completes them', async () => {
     const p = await createPayment(sandbox, '1000');
     await sandbox.pay(p.payment_id, '1000', { hold: true });

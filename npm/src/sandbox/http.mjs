@@ -58,11 +58,11 @@ function routes(service, delivery) {
       try {
         service.openCheckout(params[0]);
       } catch (error) {
-        if (html && error instanceof SandboxError) return { status: error.status, html: checkoutRefusal(error) };
+        if (html && error instanceof SandboxError) return { status: error.status, ...checkoutRefusal(error) };
         throw error;
       }
       const view = service.checkoutView(params[0]);
-      return html ? { status: 200, html: checkoutPage(view, service.storeView().primary_source) } : json(view);
+      return html ? { status: 200, ...checkoutPage(view, service.storeView().primary_source, service.checkoutOrigin(params[0])) } : json(view);
     }],
   ];
 }
@@ -116,7 +116,10 @@ function send(res, status, answer) {
     'content-type': html ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
     ...(answer.allow ? { allow: answer.allow } : {}),
+    ...answer.headers,
   });
   res.end(body);
 }
@@ -144,7 +147,8 @@ function ownOrigin(origin, base, published) {
   }
   const own = new URL(base);
   if (url.origin === own.origin || url.origin === published) return true;
-  return url.protocol === own.protocol && url.port === own.port && LOOPBACK.has(url.hostname) && LOOPBACK.has(own.hostname);
+  // The loopback names the Host check takes (isLoopbackName): a page it serves may post.
+  return url.protocol === own.protocol && url.port === own.port && isLoopbackName(url.hostname) && isLoopbackName(own.hostname);
 }
 
 // Names no DNS answer can rebind: loopback ones, a *.localhost name (browsers resolve those
@@ -198,7 +202,7 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log, loopb
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) service.authorize(req.headers.authorization);
     const body = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/') {
-      send(res, 200, { html: hostedEntryPage(publicUrl()) });
+      send(res, 200, hostedEntryPage(publicUrl()));
       return 200;
     }
     const matching = table.filter(([, pattern]) => pattern.test(url.pathname));

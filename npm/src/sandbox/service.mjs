@@ -240,6 +240,11 @@ export function createService({ store, options, origin, delivery, log }) {
     };
   }
 
+  /** The payment's checkout_origin (the merchant's website for Embedded Checkout), or null. */
+  function checkoutOrigin(id) {
+    return payment(id).checkout_origin ?? null;
+  }
+
   // --- expiry ----------------------------------------------------------------------------
 
   /** Expires every payable payment whose expires_at has passed (one event each). */
@@ -304,7 +309,7 @@ export function createService({ store, options, origin, delivery, log }) {
 
   return {
     issueKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, settle, review,
-    expire, openCheckout, checkoutView, listEvents, sweep, scheduleExpiry, close,
+    expire, openCheckout, checkoutView, checkoutOrigin, listEvents, sweep, scheduleExpiry, close,
     ...createWebhooks({ store, options, delivery, log }),
   };
 }
