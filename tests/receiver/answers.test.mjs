@@ -731,6 +731,13 @@ describe('a ready() that never settles (a Worker request gone mid-ready, a drive
   const flush = async () => {
     for (let i = 0; i < 20; i += 1) await new Promise((resolve) => { setImmediate(resolve); });
   };
+  // `times` waits of 10 s on the mocked clock, the calls' promises run between them.
+  const elapse = async (t, times) => {
+    for (let i = 0; i < times; i += 1) {
+      await flush();
+      t.mock.timers.tick(10_000);
+    }
+  };
 
   test('the calls waiting on it start the next attempt after 10 s, once, and are answered', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
@@ -757,10 +764,7 @@ describe('a ready() that never settles (a Worker request gone mid-ready, a drive
     const receiver = rx.createReceiver(receiverOptions(store, { log }));
     const body = eventBody({ eventId: 'evt_hung', paymentId: 'pay_hung', statusVersion: 1 });
     const pending = receiver.handle({ body, headers: signedHeaders(body) });
-    for (let i = 0; i < 2; i += 1) {
-      await flush();
-      t.mock.timers.tick(10_000);
-    }
+    await elapse(t, 2);
     const answer = await pending;
     assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
     assert.equal(calls.record, 0);
@@ -768,10 +772,7 @@ describe('a ready() that never settles (a Worker request gone mid-ready, a drive
     const lazyLog = captureLog();
     const lazy = rx.lazyReceiver(async () => rx.createReceiver(receiverOptions(stuckStore(Infinity).store)), { log: lazyLog });
     const lazyPending = lazy.handle({ body, headers: signedHeaders(body) });
-    for (let i = 0; i < 2; i += 1) {
-      await flush();
-      t.mock.timers.tick(10_000);
-    }
+    await elapse(t, 2);
     const lazyAnswer = await lazyPending;
     assert.deepEqual([lazyAnswer.status, lazyAnswer.body], [503, '{"error":"store_unavailable"}']);
     assert.match(lazyLog.lines.join('\n'), /ha(s|ve) not settled in 20 s/);
