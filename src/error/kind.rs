@@ -73,7 +73,7 @@ macro_rules! error_kinds {
                 match code { $( $code => Some(ErrorKind::$variant), )* _ => None }
             }
 
-            /// A short lowercase description of the problem (what [`Error`]'s `Display` says).
+            /// A short lowercase description of the problem (what [`Error`](super::Error)'s `Display` says).
             ///
             /// # Examples
             ///
