@@ -59,7 +59,6 @@ pub struct Lease {
     pub recover_after_secs: i32,
 }
 
-/// A leased payment, as the `load` statement gives it.
 /// A failed attempt's retry: see [`Store::retry`].
 #[derive(Clone, Copy)]
 pub struct Retry<'a> {
@@ -70,6 +69,7 @@ pub struct Retry<'a> {
     pub loaded: Option<&'a str>,
 }
 
+/// A leased payment, as the `load` statement gives it.
 pub struct Leased {
     pub handled_version: Option<String>,
     pub outcome: Option<String>,
