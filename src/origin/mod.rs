@@ -280,9 +280,10 @@ fn never_registered(host: &str) -> bool {
 /// # Errors
 ///
 /// In this order: `webhook_url_malformed`, `webhook_url_not_https`,
-/// `webhook_url_credentials`, `webhook_url_ip_literal`,
-/// `webhook_url_not_registered_domain`, `webhook_url_malformed` (bad labels or port),
-/// `webhook_url_port`, `webhook_url_query`, `webhook_url_fragment`.
+/// `webhook_url_credentials`, `webhook_url_malformed` (a port that is no number from 1 to
+/// 65535), `webhook_url_ip_literal`, `webhook_url_not_registered_domain`,
+/// `webhook_url_malformed` (bad labels), `webhook_url_port`, `webhook_url_query`,
+/// `webhook_url_fragment`.
 ///
 /// # Examples
 ///
