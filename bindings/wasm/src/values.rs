@@ -34,6 +34,7 @@ pub fn sign_webhook(
 }
 
 /// Finds the two headers among parallel name and value lists: `[timestamp, signature]`.
+/// Lists of different lengths are refused, never paired short.
 #[wasm_bindgen(js_name = rawReadDeliveryHeaders)]
 pub fn read_delivery_headers(
     names: Vec<String>,
@@ -41,6 +42,12 @@ pub fn read_delivery_headers(
     timestamp_header: &str,
     signature_header: &str,
 ) -> JsResult<Vec<String>> {
+    if names.len() != values.len() {
+        return js(Err(Error::with_detail(
+            ErrorKind::InvalidArgument,
+            "the header names and values must be lists of one length",
+        )));
+    }
     let pairs = names
         .iter()
         .zip(&values)
