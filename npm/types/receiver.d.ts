@@ -304,9 +304,10 @@ export interface ReceiverDelivery {
  */
 export interface ReceiverStore {
   /**
-   * Creates the tables when missing (idempotent) and prepares the store. The receiver may call
-   * it again while a call is still pending (after 10 s without an answer), so it must be safe
-   * to run twice at once (in one transaction, each statement idempotent).
+   * Creates the tables when missing (idempotent) and prepares the store. On Cloudflare Workers
+   * the receiver may call it again while a call is still pending (after 10 s without an
+   * answer: that request's I/O may have been cancelled), so it must be safe to run twice at
+   * once (in one transaction, each statement idempotent).
    *
    * @example
    * await store.ready();
@@ -1770,10 +1771,10 @@ export interface Receiver {
    * rejection is unhandled). The rejection is an `Error` with the driver's message, name and
    * code, and what may be a credential (a database URL's password) masked: never the
    * driver's own error object. `recordCreated`, `fulfil` and `quarantined` reject alike.
-   * Calls that come while the store is made ready share one attempt; one that has waited 10 s
-   * on an attempt that has not settled starts the next, and rejects after 20 s with an `Error`
-   * saying so (no driver code; a delivery is answered 503): an attempt whose Worker request
-   * was cancelled never settles.
+   * It waits as long as the store's `ready()` takes (a migration included). Deliveries that
+   * arrive meanwhile wait on the same attempt for at most 20 s, then are answered 503; on
+   * Workers, where an attempt whose request was cancelled never settles, one that has waited
+   * 10 s starts the next.
    *
    * @example
    * await receiver.ready();
@@ -2343,9 +2344,9 @@ export interface LazyReceiverOptions {
  * Functions). `create` runs once however many requests arrive together, then the receiver's
  * `ready()`; the receiver is kept while the process or isolate lives. A failure is forgotten,
  * so the next POST tries again; meanwhile each request is answered, and the failure logged
- * once per attempt (at most five lines a minute for each code). An attempt that has not
- * settled after 10 s (a Worker request cancelled mid-way leaves its own pending for ever) is
- * followed by another, and a request that has waited 20 s is answered 503:
+ * once per attempt (at most five lines a minute for each code). A request that has waited
+ * 20 s on an attempt is answered 503 while it goes on; on Workers, where an attempt whose
+ * request was cancelled never settles, one that has waited 10 s starts the next:
  *
  * - `500 {"error":"not_configured"}` when `create` throws a `CryptoPayError` (a variable
  *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store);

@@ -57,11 +57,17 @@ function storeUnavailable(failure, what) {
 
 const isReceiver = (value) => value !== null && typeof value === 'object' && FACES.every((face) => typeof value[face] === 'function');
 
+// An answer written to a node:http response; one that cannot be written (its writeHead
+// throws) is destroyed: node() never rejects.
 function sendNode(res, { status, body, headers }) {
   if (res.headersSent || res.writableEnded || res.destroyed) return;
   const bytes = encoder.encode(body);
-  res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength) });
-  res.end(bytes);
+  try {
+    res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength) });
+    res.end(bytes);
+  } catch {
+    res.destroy?.();
+  }
 }
 
 /**
@@ -96,7 +102,7 @@ export function lazyReceiver(create, options) {
   }
   // Once however many calls arrive together; forgotten on failure, logged once per attempt;
   // one that never settles is not waited on for ever (attempt.mjs).
-  const get = sharedAttempt(() => make().catch((unavailable) => {
+  const receiving = sharedAttempt(() => make().catch((unavailable) => {
     say(unavailable.code, error, unavailable.line);
     throw unavailable;
   }), (ms) => {
@@ -107,7 +113,7 @@ export function lazyReceiver(create, options) {
   // { receiver } or { answer }: what to answer while it cannot be had.
   async function obtain() {
     try {
-      return { receiver: await get() };
+      return { receiver: await receiving.briefly() };
     } catch (unavailable) {
       if (!(unavailable instanceof Unavailable)) throw unavailable;
       return { answer: unavailable.answer };
@@ -117,7 +123,7 @@ export function lazyReceiver(create, options) {
   return {
     async ready() {
       try {
-        await get();
+        await receiving.patiently();
       } catch (unavailable) {
         throw shownError(unavailable instanceof Unavailable ? unavailable.failure : unavailable);
       }

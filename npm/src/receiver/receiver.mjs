@@ -190,10 +190,10 @@ export function createReceiver(options) {
   const lateMatch = lateInOverlapMatcher(integrations, keyFor);
 
   // The store's tables, made ready once; a failure is forgotten so the next delivery retries,
-  // and one that never settles is not waited on for ever (attempt.mjs).
-  const prepareStore = sharedAttempt(() => store.ready(), (ms) => new Error(`the store's ready() has not settled in ${ms / 1000} s `
+  // and one that has not settled is not waited on for ever by a delivery (attempt.mjs).
+  const storeReady = sharedAttempt(() => store.ready(), (ms) => new Error(`the store's ready() has not settled in ${ms / 1000} s `
     + '(a migration still running, or a connection that never answers: give the driver connect and query timeouts); '
-    + 'the next call tries again'));
+    + 'the next call waits again'));
 
   async function keyed() {
     if (verifiers === null) {
@@ -203,14 +203,20 @@ export function createReceiver(options) {
     return verifiers;
   }
 
+  // ready(): as long as the store's takes (a call at start, a migration included); a
+  // delivery's, the loop's and recordCreated's: at most 20 s (readyForCall).
   async function ready() {
     await keyed();
-    await prepareStore();
+    await storeReady.patiently();
+  }
+  async function readyForCall() {
+    await keyed();
+    await storeReady.briefly();
   }
 
   async function stored(write, what) {
     try {
-      await prepareStore();
+      await storeReady.briefly();
       return await write();
     } catch (failure) {
       const fix = stuckFix(failure);
@@ -358,7 +364,7 @@ export function createReceiver(options) {
   const http = { handle, limit, error, answered };
   const loop = merchantLoop({
     store,
-    ready,
+    ready: readyForCall,
     integrations: integrations.map((i) => i.name),
     emit,
     pass: observed.pass,
