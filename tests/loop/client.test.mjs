@@ -612,6 +612,12 @@ describe('the client, against a scripted stand-in of the service', () => {
     // What JSON cannot write is refused before anything is sent.
     standin.requests.length = 0;
     await assert.rejects(fresh.createPayment({ order_ref: 1n, amount: '1.00' }), (e) => e.code === 'invalid_argument' && /never a BigInt/.test(e.message));
+    // A value whose JSON is nothing would be left out of the body: refused, never sent without it.
+    for (const key of ['order_ref', 'checkout_origin']) {
+      await assert.rejects(fresh.createPayment({ [key]: { toJSON: () => undefined }, amount: '1.00' }),
+        (e) => e.code === 'invalid_argument' && new RegExp(`${key} writes as no JSON value`).test(e.message), key);
+    }
+    assert.equal(standin.requests.filter((r) => r.method === 'POST').length, 0);
     // A field whose getter answers otherwise the second time is read once.
     let reads = 0;
     const flipping = { amount: '1.00', get currency() { reads += 1; return reads === 1 ? 'USD' : 42; } };
@@ -645,6 +651,10 @@ describe('the client, against a scripted stand-in of the service', () => {
     script(() => ({ status: 200, text: '<html>' }));
     const store = await api.getStore().then(() => null, (e) => e);
     assert.deepEqual([store.code, store.retryable], ['invalid_response', true]);
+    // A store view that repeats a key is what the service said, ambiguous: not retryable.
+    script(() => ({ status: 200, text: '{"primary_source":{"kind":"fiat","ref":"USD","decimals":2},"primary_source":{"kind":"fiat","ref":"EUR","decimals":2}}' }));
+    const repeated = await api.getStore().then(() => null, (e) => e);
+    assert.deepEqual([repeated.code, repeated.retryable], ['invalid_response', false]);
     script(() => ({ status: 409, json: { error: { code: 'PAYMENT_NOT_CANCELLABLE', message: 'the payment is paid' } } }));
     const refused = await api.cancelPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([refused.code, refused.retryable], ['PAYMENT_NOT_CANCELLABLE', false]);

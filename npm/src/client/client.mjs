@@ -104,7 +104,8 @@ export function createClient(options) {
   let storeRead = 0;
   async function getStore() {
     // A GET is safe to send again: an answer that is not JSON (a proxy's page) may pass.
-    const view = json(await request('GET', '/v1/store'), 'GET /v1/store', {}, true);
+    const text = await request('GET', '/v1/store');
+    const view = json(text, 'GET /v1/store', {}, !isJson(text));
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
       throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
     }
@@ -171,6 +172,11 @@ export function createClient(options) {
         throw invalid('createPayment\'s fields must be JSON values: order_ref and checkout_origin strings, an amount a decimal string (never a BigInt)');
       }
       const body = JSON.parse(text);
+      // A field whose JSON is nothing (a toJSON answering undefined) would be left out: the
+      // payment created without the order_ref the merchant gave.
+      for (const key of ['order_ref', 'checkout_origin']) {
+        if (input[key] !== undefined && body[key] === undefined) throw invalid(`createPayment's ${key} writes as no JSON value (its toJSON answered undefined?): give a string`);
+      }
       // The store's website origin, when the store gives one that is an origin: one in another
       // form (a bare domain) is left to the service to check, not taken as the caller's error.
       const website = typeof view.website_origin === 'string' && isOrigin(view.website_origin) ? view.website_origin : undefined;
