@@ -1157,7 +1157,9 @@ export interface FulfilmentRecord {
    */
   attempts?: number | undefined;
   /**
-   * For a retry: seconds before the next try (1, 2, 4, ... at most 3600).
+   * For a retry: the backoff set, in seconds (1, 2, 4, ... at most 3600); the next try comes
+   * sooner, at the next pass, when the payment's facts were applied after the attempt loaded
+   * them.
    *
    * @example
    * retryInSecs: 2

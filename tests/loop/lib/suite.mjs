@@ -334,6 +334,29 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: recovery: facts applied while a failing confirm of an order with no event runs are taken up at the next pass`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder();
+    const created = await world.create({ orderRef: 'paid while its recovery fails' });
+    const id = created.payment_id;
+    await record(created);
+    await sleep(1200);
+    // The first confirm (recovery: no event recorded yet) fails after the payment was paid and
+    // its events applied.
+    let failed = false;
+    const confirm = async (paymentId, context) => {
+      if (failed) return world.confirm(paymentId, context);
+      failed = true;
+      await world.pay(id, '12800');
+      throw new Error('the service is unreachable (test)');
+    };
+    const options = { confirm, handle: h.handle, recoverAfterSecs: 1 };
+    assert.deepEqual((await loop.fulfil(options)).outcomes, { retry: 1 });
+    const paid = await loop.fulfil(options);
+    assert.deepEqual([paid.claimed, paid.outcomes], [1, { fulfil: 1 }], 'not after the backoff');
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+  });
+
   test(`${name}: recovery: a closed payment is checked again for money that came late, less and less often, while its order is younger than recheckClosedSecs`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();
