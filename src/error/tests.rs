@@ -138,9 +138,41 @@ fn messages_state_the_limits_they_name() {
             ErrorKind::StoreSourceInvalid.help(),
             format!("decimals (0 to {MAX_DECIMALS})"),
         ),
+        (
+            ErrorKind::TimestampMalformed.message(),
+            format!("1 to {MAX_TIMESTAMP_DIGITS} ASCII digits"),
+        ),
+        (
+            ErrorKind::DecimalsInvalid.message(),
+            format!("from 0 to {MAX_DECIMALS}"),
+        ),
+        (
+            ErrorKind::IdempotencyKeyInvalid.message(),
+            format!("1 to {MAX_IDEMPOTENCY_KEY_LEN} visible ASCII"),
+        ),
     ];
     for (text, limit) in stated {
         assert!(text.contains(&limit), "{text:?} does not state {limit:?}");
+    }
+    // The retry schedule's details, as the checks that refuse past the limits word them.
+    use crate::service::{MAX_RETRY_DELAY_MS, MAX_RETRY_DELAYS, validate_retry_delays};
+    let too_many = vec![0; MAX_RETRY_DELAYS + 1];
+    let too_long = [MAX_RETRY_DELAY_MS + 1];
+    for (refused, limit) in [
+        (
+            validate_retry_delays(&too_many),
+            format!("at most {MAX_RETRY_DELAYS} delays"),
+        ),
+        (
+            validate_retry_delays(&too_long),
+            format!("from 0 to {MAX_RETRY_DELAY_MS} ms"),
+        ),
+    ] {
+        let detail = refused.unwrap_err().detail().unwrap_or_default();
+        assert!(
+            detail.contains(&limit),
+            "{detail:?} does not state {limit:?}"
+        );
     }
 }
 
