@@ -149,11 +149,12 @@ unit:
 	$(CARGO) test --features http
 
 ## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
-## bindings for wasm32), the native tests, the npm package built and installed, its JavaScript
-## tests
+## bindings for wasm32), the docs (links resolved), the native tests, the npm package built and
+## installed, its JavaScript tests
 check: setup-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
+	@$(MAKE) --no-print-directory doc
 	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
 	$(WASM_CLIPPY) -p cryptopay-verify-wasm -- -D warnings
 	$(WASM_CLIPPY) -p cryptopay-verify-service-wasm -- -D warnings
