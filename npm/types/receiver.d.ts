@@ -1776,7 +1776,7 @@ export interface Receiver {
    * It waits as long as the store's `ready()` takes (a migration included). Deliveries that
    * arrive meanwhile wait on the same attempt for at most 20 s, then are answered 503; on
    * Workers, where an attempt whose request was cancelled never settles, one that has waited
-   * 10 s starts the next.
+   * 10 s starts the next, and `ready()` too rejects after 20 s (an `Error` saying so).
    *
    * @example
    * await receiver.ready();

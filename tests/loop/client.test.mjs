@@ -648,9 +648,11 @@ describe('the client, against a scripted stand-in of the service', () => {
       // Retryable: the caller's to ask again (as a creation's unreadable answer is).
       assert.deepEqual([page.code, page.retryable, standin.requests.length], ['invalid_response', true, 1], JSON.stringify(text));
     }
-    script(() => ({ status: 200, text: '<html>' }));
-    const store = await api.getStore().then(() => null, (e) => e);
-    assert.deepEqual([store.code, store.retryable], ['invalid_response', true]);
+    for (const text of ['<html>', '', '  \n']) {
+      script(() => ({ status: 200, text }));
+      const store = await api.getStore().then(() => null, (e) => e);
+      assert.deepEqual([store.code, store.retryable], ['invalid_response', true], JSON.stringify(text));
+    }
     // A store view that repeats a key is what the service said, ambiguous: not retryable.
     script(() => ({ status: 200, text: '{"primary_source":{"kind":"fiat","ref":"USD","decimals":2},"primary_source":{"kind":"fiat","ref":"EUR","decimals":2}}' }));
     const repeated = await api.getStore().then(() => null, (e) => e);

@@ -796,6 +796,19 @@ describe('a ready() that has not settled (a migration, a Worker request gone mid
     assert.match(lazyLog.lines.join('\n'), /have not settled in 20 s/);
   });
 
+  test('elsewhere an attempt still running after 11 minutes is taken as hung: a delivery starts the next', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+    const { store, calls } = slowStore(Infinity, 0);
+    const receiver = rx.createReceiver(receiverOptions(store, { log: captureLog() }));
+    const early = receiver.handle(delivery(12));
+    await elapse(t, 2);
+    assert.deepEqual([(await early).status, calls.ready], [503, 1], 'a migration may run 10 minutes: waited on');
+    t.mock.timers.tick(11 * 60_000);
+    const late = receiver.handle(delivery(13));
+    await elapse(t, 1);
+    assert.deepEqual([(await late).status, calls.ready], [200, 2]);
+  });
+
   test('on Workers: the calls waiting on an attempt that never settles start the next after 10 s, once, and are answered', async (t) => {
     asWorkers(t);
     t.mock.timers.enable({ apis: ['setTimeout'] });

@@ -105,9 +105,10 @@ export function createClient(options) {
   async function getStore() {
     // A GET is safe to send again: an answer that is not JSON (a proxy's page) may pass.
     const text = await request('GET', '/v1/store');
-    const view = json(text, 'GET /v1/store', {}, !isJson(text));
+    const unreadable = !isJson(text); // empty too
+    const view = json(text, 'GET /v1/store', {}, unreadable);
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
-      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: false, message: 'invalid_response: GET /v1/store has no primary_source' });
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: unreadable, message: 'invalid_response: GET /v1/store has no primary_source' });
     }
     // The client prices from its own copy: a change the caller makes to the view it is given
     // (decimals set for display, say) must never reach the amount of a later createPayment.

@@ -193,7 +193,7 @@ export function createReceiver(options) {
   // and one that has not settled is not waited on for ever by a delivery (attempt.mjs).
   const storeReady = sharedAttempt(() => store.ready(), (ms) => new Error(`the store's ready() has not settled in ${ms / 1000} s `
     + '(a migration still running, or a connection that never answers: give the driver connect and query timeouts); '
-    + 'the next call waits again'));
+    + 'the next delivery tries again'));
 
   async function keyed() {
     if (verifiers === null) {
