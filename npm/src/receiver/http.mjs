@@ -116,6 +116,18 @@ function send(res, { status, body, headers }, close = false) {
   res.end(bytes);
 }
 
+/**
+ * An answer written where nothing is left to fall back on: a response that cannot be written
+ * (its writeHead throws) is destroyed, so that node() never rejects.
+ */
+export function sendOrDestroy(res, answer) {
+  try {
+    send(res, answer);
+  } catch {
+    res.destroy?.();
+  }
+}
+
 // A body some code read before the receiver: a configuration error (500, the service retries
 // while it is fixed), logged with the fix for each face (hints.mjs).
 const CONSUMED = BODY_ALREADY_READ;
@@ -152,12 +164,8 @@ export function nodeHandler({ handle, limit, error, answered }) {
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
       answered(500, 'internal');
-      try {
-        if (res.headersSent) res.destroy?.();
-        else send(res, answers.internal());
-      } catch {
-        res.destroy?.(); // a response that cannot be written either: node() still never rejects
-      }
+      if (res.headersSent) res.destroy?.();
+      else sendOrDestroy(res, answers.internal());
     }
   };
 }

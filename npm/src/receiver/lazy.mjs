@@ -8,6 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
+import { sendOrDestroy } from './http.mjs';
 import { logLines } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
@@ -15,7 +16,6 @@ import { checkKeys, describeError, invalid, shownError, stuckFix } from './store
 const PREFIX = 'cryptopay-verify/receiver: ';
 const OPTIONS = ['log'];
 const FACES = ['ready', 'fetch', 'node', 'handle'];
-const encoder = new TextEncoder();
 
 function checkOptions(options) {
   if (options === undefined) return console;
@@ -56,19 +56,6 @@ function storeUnavailable(failure, what) {
 }
 
 const isReceiver = (value) => value !== null && typeof value === 'object' && FACES.every((face) => typeof value[face] === 'function');
-
-// An answer written to a node:http response; one that cannot be written (its writeHead
-// throws) is destroyed: node() never rejects.
-function sendNode(res, { status, body, headers }) {
-  if (res.headersSent || res.writableEnded || res.destroyed) return;
-  const bytes = encoder.encode(body);
-  try {
-    res.writeHead(status, { ...headers, 'content-length': String(bytes.byteLength) });
-    res.end(bytes);
-  } catch {
-    res.destroy?.();
-  }
-}
 
 /**
  * A receiver whose faces create the real one at their first call: see the typings
@@ -146,12 +133,12 @@ export function lazyReceiver(create, options) {
     async node(req, res) {
       if (req?.method !== undefined && req.method !== 'POST') {
         req.resume?.();
-        return sendNode(res, answers.methodNotAllowed());
+        return sendOrDestroy(res, answers.methodNotAllowed());
       }
       const { receiver, answer } = await obtain();
       if (receiver) return receiver.node(req, res);
       req.resume?.(); // the body is not read: let it go, so the connection can be reused
-      return sendNode(res, answer);
+      return sendOrDestroy(res, answer);
     },
   };
 }
