@@ -105,10 +105,16 @@ export function createClient(options) {
   async function getStore() {
     // A GET is safe to send again: an answer that is not JSON (a proxy's page) may pass.
     const text = await request('GET', '/v1/store');
-    const unreadable = !isJson(text); // empty too
-    const view = json(text, 'GET /v1/store', {}, unreadable);
+    let view;
+    try {
+      view = json(text, 'GET /v1/store');
+    } catch (failure) {
+      // Read again only on this path: the text parsed as JSON once when it is JSON.
+      if (!isJson(text)) failure.retryable = true;
+      throw failure;
+    }
     if (!isPlainObject(view) || !isPlainObject(view.primary_source)) {
-      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: unreadable, message: 'invalid_response: GET /v1/store has no primary_source' });
+      throw new CryptoPayApiError({ status: 200, code: 'invalid_response', retryable: text.trim() === '', message: 'invalid_response: GET /v1/store has no primary_source' });
     }
     // The client prices from its own copy: a change the caller makes to the view it is given
     // (decimals set for display, say) must never reach the amount of a later createPayment.
