@@ -10,14 +10,15 @@
 //! `core::str::from_utf8` when it has a byte outside ASCII or is captured. Keys are compared
 //! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
 //! without escapes. A value nothing captures is checked and noted without building a
-//! [`Shape`]. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
+//! [`Shape`], by one loop over its containers with the position in a local (see [`skip`]);
+//! the few objects a [`Spec`] names are read by a call per value. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
 //! public JSONTestSuite.
 
-use std::borrow::Cow;
-
-use super::{Shape, Span, Spec, text_survives_f64};
+use super::{Shape, Span, Spec, same_bytes, text_survives_f64};
 
 mod block;
+mod keys;
+mod skip;
 mod strings;
 
 use block::is_space;
@@ -29,6 +30,10 @@ pub(crate) use block::{simd, swar};
 /// Containers nested deeper than this are refused (serde_json's recursion limit: 127
 /// containers read, the 128th refused).
 pub(crate) const MAX_DEPTH: usize = 127;
+
+/// How many containers a value nothing captures may open before the scanner allocates to
+/// note more (see [`skip`](Scanner::skip)).
+pub(super) const OPEN_SLOTS: usize = 16;
 
 /// Up to this many keys, an object's keys are compared pairwise; above, sorted.
 pub(super) const PAIRWISE_KEYS: usize = 16;
@@ -43,8 +48,19 @@ type Scan<T> = Result<T, Syntax>;
 pub(super) struct Scanner<'de> {
     body: &'de [u8],
     at: usize,
-    /// The keys of the objects being read, innermost last: one buffer for the document.
-    keys: Vec<Cow<'de, [u8]>>,
+    /// The keys of the objects being read, innermost last, as they are between their quotes:
+    /// one buffer for the document. Slices, not `Cow`s: measured in V8, the scan of a 16 KiB
+    /// event 0.92 of the time (natively, a `Cow` pushed from memory stalled on the store).
+    keys: Vec<&'de [u8]>,
+    /// The keys with escapes among `keys`: their index there and their bytes decoded, in the
+    /// order of `keys` (empty for the usual document: compared only where an object has one).
+    escaped: Vec<(usize, Vec<u8>)>,
+    /// The first containers a value nothing captures opened (see [`skip`](Self::skip)), in
+    /// the scanner rather than in a `Vec` allocated per document (measured in V8: the scan
+    /// of a 1 KiB event 0.93-0.97 of the time with a `Vec`, 0.86-0.87 with these slots).
+    open: [usize; OPEN_SLOTS],
+    /// The containers opened past those (allocated only for a document nested deeper).
+    deeper: Vec<usize>,
     /// An object at the top level repeats a key.
     pub(super) duplicate: bool,
     /// An object below the top level repeats a key.
@@ -63,6 +79,9 @@ impl<'de> Scanner<'de> {
             at: 0,
             // Room for the keys of a few nested objects: no growth for the usual event.
             keys: Vec::with_capacity(32),
+            escaped: Vec::new(),
+            open: [0; OPEN_SLOTS],
+            deeper: Vec::new(),
             duplicate: false,
             nested_duplicate: false,
             inexact: false,
@@ -93,41 +112,9 @@ impl<'de> Scanner<'de> {
         self.at = self.at.wrapping_add(1);
     }
 
-    /// Past whitespace.
-    ///
-    /// In the npm package's `.wasm` (wasm32 with `simd128`): the usual cases byte by byte,
-    /// none (compact JSON) or one byte (the space of `": "`), and from a second byte (a line
-    /// break and an indent) a block of sixteen at a time. Measured in V8: a body indented by
-    /// four spaces scanned in 0.75 of the time, by two in 0.96.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    /// Past whitespace (see [`ws_end`]).
     fn skip_ws(&mut self) {
-        if self.peek().is_some_and(is_space) {
-            self.bump();
-            if self.peek().is_some_and(is_space) {
-                self.skip_ws_run();
-            }
-        }
-    }
-
-    /// Past a run of whitespace, sixteen bytes at a time. Out of line: compact JSON never
-    /// calls it, and [`skip_ws`](Self::skip_ws) stays small enough to inline.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    #[inline(never)]
-    fn skip_ws_run(&mut self) {
-        self.at = space_end(self.body, self.at);
-    }
-
-    /// Past whitespace.
-    ///
-    /// Off wasm SIMD128, byte by byte and inline. Measured natively (x86_64) on a body
-    /// indented by two spaces (runs of 3 to 9 bytes), against this loop: blocks of sixteen
-    /// (SWAR words, or bytes) scanned it in 1.1 to 1.4 of the time, this loop out of line in
-    /// 1.25.
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    fn skip_ws(&mut self) {
-        while self.peek().is_some_and(is_space) {
-            self.bump();
-        }
+        self.at = ws_end(self.body, self.at);
     }
 
     /// Consumes `byte` (after whitespace) or fails.
@@ -159,30 +146,9 @@ impl<'de> Scanner<'de> {
         }
     }
 
-    /// A value at `depth` that nothing captures: checked, its repeated keys and inexact
-    /// numbers noted, nothing kept.
-    fn skip(&mut self, depth: usize) -> Scan<()> {
-        self.skip_ws();
-        match self.peek().ok_or(Syntax)? {
-            b'{' => self.members(depth, |scanner, _, depth| scanner.skip(depth)),
-            b'[' => self.array(depth),
-            b'"' => self.skip_string(),
-            b'-' | b'0'..=b'9' => self.number().map(drop),
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
-            _ => Err(Syntax),
-        }
-    }
-
     fn literal(&mut self, word: &[u8]) -> Scan<()> {
-        let end = self.at.checked_add(word.len()).ok_or(Syntax)?;
-        if self.body.get(self.at..end) == Some(word) {
-            self.at = end;
-            Ok(())
-        } else {
-            Err(Syntax)
-        }
+        self.at = literal_end(self.body, self.at, word)?;
+        Ok(())
     }
 
     /// An object whose fields `spec` names: each captured as its own spec says, the others
@@ -193,7 +159,11 @@ impl<'de> Scanner<'de> {
         let mut fields = Vec::with_capacity(spec.0.len());
         let mut unknown = false;
         self.members(depth, |scanner, key, depth| {
-            match spec.0.iter().find(|(name, _)| name.as_bytes() == key) {
+            match spec
+                .0
+                .iter()
+                .find(|(name, _)| same_bytes(name.as_bytes(), key))
+            {
                 Some((name, nested)) => {
                     let value = scanner.value(depth, nested)?;
                     fields.push((*name, value));
@@ -235,10 +205,10 @@ impl<'de> Scanner<'de> {
                 if self.peek() != Some(b'"') {
                     return Err(Syntax);
                 }
-                let key = self.key()?;
+                let (raw, decoded) = self.key()?;
                 self.expect(b':')?;
-                member(self, &key, depth)?;
-                self.keys.push(key);
+                member(self, decoded.as_deref().unwrap_or(raw), depth)?;
+                self.keep_key(raw, decoded);
                 self.skip_ws();
                 match self.peek() {
                     Some(b',') => self.bump(),
@@ -250,127 +220,134 @@ impl<'de> Scanner<'de> {
                 }
             }
         }
-        if self.keys.get_mut(own..).is_some_and(|own| repeats(own)) {
-            // `depth` is 1 inside the top-level object.
-            if depth == 1 {
-                self.duplicate = true;
-            } else {
-                self.nested_duplicate = true;
-            }
-        }
-        self.keys.truncate(own);
+        // `depth` is 1 inside the top-level object.
+        self.close_keys(own, depth);
         Ok(())
-    }
-
-    fn array(&mut self, depth: usize) -> Scan<()> {
-        let depth = depth.saturating_add(1);
-        if depth > MAX_DEPTH {
-            return Err(Syntax);
-        }
-        self.bump(); // [
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.bump();
-            return Ok(());
-        }
-        loop {
-            self.skip(depth)?;
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.bump(),
-                Some(b']') => {
-                    self.bump();
-                    return Ok(());
-                }
-                _ => return Err(Syntax),
-            }
-        }
     }
 
     /// A number's bytes, checked against the grammar and against what a double holds.
     fn number(&mut self) -> Scan<&'de [u8]> {
         let start = self.at;
-        if self.peek() == Some(b'-') {
-            self.bump();
+        let (end, look) = number_end(self.body, start)?;
+        self.at = end;
+        if look {
+            self.note_inexact(start, end)?;
         }
-        match self.peek() {
-            Some(b'0') => self.bump(),
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(Syntax),
-        }
-        let mut integer = true;
-        if self.peek() == Some(b'.') {
-            integer = false;
-            self.bump();
-            self.at_least_one_digit()?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            integer = false;
-            self.bump();
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.bump();
-            }
-            self.at_least_one_digit()?;
-        }
-        let bytes = self.body.get(start..self.at).ok_or(Syntax)?;
-        // An integer of at most 15 digits is below 10^15 < 2^53: exact, nothing to look at.
-        if !(integer && bytes.len() <= 15) {
-            self.note_inexact(start, bytes)?;
-        }
-        Ok(bytes)
+        self.body.get(start..end).ok_or(Syntax)
     }
 
-    /// Notes the number `bytes` (from `start`) if a double cannot hold it. Out of line: the
-    /// usual number needs no look, and [`number`](Self::number) then needs no stack frame in
-    /// wasm.
+    /// Notes the number from `start` to `end` if a double cannot hold it. Out of line: the
+    /// usual number needs no look, and its readers then need no stack frame in wasm.
     #[inline(never)]
-    fn note_inexact(&mut self, start: usize, bytes: &[u8]) -> Scan<()> {
+    fn note_inexact(&mut self, start: usize, end: usize) -> Scan<()> {
         // The grammar admits ASCII only.
+        let bytes = self.body.get(start..end).ok_or(Syntax)?;
         let text = core::str::from_utf8(bytes).map_err(|_| Syntax)?;
         if !text_survives_f64(text) {
             self.inexact = true;
             if let Some(spans) = &mut self.spans {
-                spans.push(start..self.at);
+                spans.push(start..end);
             }
         }
         Ok(())
     }
+}
 
-    fn digits(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.bump();
-        }
+/// Past whitespace from `at`.
+///
+/// In the npm package's `.wasm` (wasm32 with `simd128`): the usual cases byte by byte, none
+/// (compact JSON) or one byte (the space of `": "`), and from a second byte (a line break and
+/// an indent) a block of sixteen at a time. Measured in V8: a body indented by four spaces
+/// scanned in 0.75 of the time, by two in 0.96.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn ws_end(body: &[u8], at: usize) -> usize {
+    if !body.get(at).is_some_and(|&b| is_space(b)) {
+        return at;
     }
+    // Past a byte of the body: no wrap.
+    let at = at.wrapping_add(1);
+    if body.get(at).is_some_and(|&b| is_space(b)) {
+        ws_run_end(body, at)
+    } else {
+        at
+    }
+}
 
-    fn at_least_one_digit(&mut self) -> Scan<()> {
-        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+/// Past a run of whitespace, sixteen bytes at a time. Out of line: compact JSON never calls
+/// it, and [`ws_end`] stays small enough to inline.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(never)]
+fn ws_run_end(body: &[u8], at: usize) -> usize {
+    space_end(body, at)
+}
+
+/// Past whitespace from `at`.
+///
+/// Off wasm SIMD128, byte by byte and inline. Measured natively (x86_64) on a body indented by
+/// two spaces (runs of 3 to 9 bytes), against this loop: blocks of sixteen (SWAR words, or
+/// bytes) scanned it in 1.1 to 1.4 of the time, this loop out of line in 1.25.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+fn ws_end(body: &[u8], mut at: usize) -> usize {
+    while body.get(at).is_some_and(|&b| is_space(b)) {
+        // Past a byte of the body: no wrap.
+        at = at.wrapping_add(1);
+    }
+    at
+}
+
+/// Past `word` (`true`, `false` or `null`) at `at`, or not JSON.
+#[inline(always)]
+fn literal_end(body: &[u8], at: usize, word: &[u8]) -> Scan<usize> {
+    let end = at.checked_add(word.len()).ok_or(Syntax)?;
+    if body.get(at..end) == Some(word) {
+        Ok(end)
+    } else {
+        Err(Syntax)
+    }
+}
+
+/// Past a number at `at`, checked against the grammar: its end, and whether a double may not
+/// hold it (anything but an integer of at most 15 digits, which is below 10^15 < 2^53).
+#[inline(always)]
+fn number_end(body: &[u8], start: usize) -> Scan<(usize, bool)> {
+    // Every position is at most one past a byte of the body: no wrap.
+    let digits = |mut at: usize| {
+        while matches!(body.get(at), Some(b'0'..=b'9')) {
+            at = at.wrapping_add(1);
+        }
+        at
+    };
+    let mut at = start;
+    if body.get(at) == Some(&b'-') {
+        at = at.wrapping_add(1);
+    }
+    match body.get(at) {
+        Some(b'0') => at = at.wrapping_add(1),
+        Some(b'1'..=b'9') => at = digits(at.wrapping_add(1)),
+        _ => return Err(Syntax),
+    }
+    let mut integer = true;
+    if body.get(at) == Some(&b'.') {
+        integer = false;
+        at = at.wrapping_add(1);
+        if !matches!(body.get(at), Some(b'0'..=b'9')) {
             return Err(Syntax);
         }
-        self.digits();
-        Ok(())
+        at = digits(at);
     }
-}
-
-/// Whether some key appears twice (reorders `keys`).
-fn repeats(keys: &mut [Cow<'_, [u8]>]) -> bool {
-    if keys.len() <= PAIRWISE_KEYS {
-        let mut rest = &*keys;
-        while let Some((first, tail)) = rest.split_first() {
-            if tail.contains(first) {
-                return true;
-            }
-            rest = tail;
+    if matches!(body.get(at), Some(b'e' | b'E')) {
+        integer = false;
+        at = at.wrapping_add(1);
+        if matches!(body.get(at), Some(b'+' | b'-')) {
+            at = at.wrapping_add(1);
         }
-        false
-    } else {
-        sorted_repeats(keys)
+        if !matches!(body.get(at), Some(b'0'..=b'9')) {
+            return Err(Syntax);
+        }
+        at = digits(at);
     }
-}
-
-/// [`repeats`] for more than [`PAIRWISE_KEYS`] keys: sorted, then neighbours compared. Out of
-/// line: most objects have a few keys, and `repeats` then needs no stack frame in wasm.
-#[inline(never)]
-fn sorted_repeats(keys: &mut [Cow<'_, [u8]>]) -> bool {
-    keys.sort_unstable();
-    keys.windows(2).any(|pair| pair.first() == pair.get(1))
+    // `at - start` is the number's length: `at` never falls behind `start`.
+    Ok((at, !(integer && at.wrapping_sub(start) <= 15)))
 }

@@ -1,10 +1,11 @@
-use super::scan::{MAX_DEPTH, PAIRWISE_KEYS};
+use super::scan::MAX_DEPTH;
 use super::*;
 
 static INNER: Spec = Spec(&[("b", &LEAF)]);
 static OUTER: Spec = Spec(&[("a", &INNER), ("n", &LEAF), ("s", &LEAF)]);
 
 mod blocks;
+mod keys;
 
 fn run_outer(text: &str) -> (Result<Shape<'_>, Refusal>, bool) {
     match scan(text.as_bytes(), &OUTER) {
@@ -187,46 +188,6 @@ fn nesting_limit_is_serde_jsons() {
             assert_eq!(run_outer(&text).0.is_ok(), ok, "{n} levels");
         }
     }
-}
-
-#[test]
-fn repeated_keys_in_large_and_nested_objects() {
-    let object = |keys: &[String]| {
-        let fields: Vec<String> = keys.iter().map(|k| format!("\"{k}\":1")).collect();
-        format!("{{{}}}", fields.join(","))
-    };
-    // Above the pairwise limit the keys are sorted: both paths must agree.
-    for n in [2, PAIRWISE_KEYS, PAIRWISE_KEYS + 1, 200] {
-        let distinct: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
-        assert_eq!(
-            run_outer(&object(&distinct)).0.map(|_| ()),
-            Ok(()),
-            "{n} distinct keys"
-        );
-        let mut repeated = distinct.clone();
-        repeated.push(format!("k{}", n / 2));
-        assert_eq!(
-            run_outer(&object(&repeated)).0,
-            Err(Refusal::DuplicateKey),
-            "{n} keys + 1 repeat"
-        );
-    }
-    // The same key in a parent and its child, or in siblings, is no repeat.
-    assert!(
-        run_outer(r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":1}}"#)
-            .0
-            .is_ok()
-    );
-    // A repeat after a nested object that used the same keys is still seen.
-    assert_eq!(
-        run_outer(r#"{"x":1,"y":{"x":1,"y":2},"x":3}"#).0,
-        Err(Refusal::DuplicateKey)
-    );
-    // And one deep inside, after siblings.
-    assert_eq!(
-        run_outer(r#"{"a":[{"p":1},{"q":{"r":1,"s":2,"r":3}}],"b":2}"#).0,
-        Err(Refusal::DuplicateKey)
-    );
 }
 
 #[test]

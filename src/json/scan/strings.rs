@@ -7,52 +7,101 @@ use std::borrow::Cow;
 use super::block::plain_end;
 use super::{Scan, Scanner, Syntax};
 
-impl<'de> Scanner<'de> {
-    /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
-    /// it has a byte outside ASCII. Its escapes and control bytes are checked, not its UTF-8.
-    fn raw_string(&mut self) -> Scan<(&'de [u8], bool, bool)> {
-        self.bump(); // "
-        let start = self.at;
-        let mut escaped = false;
-        let mut high = false;
-        loop {
-            high |= self.skip_plain();
-            match self.peek().ok_or(Syntax)? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    self.bump();
-                    self.escape()?;
-                }
-                0x00..=0x1f => return Err(Syntax),
-                _ => self.bump(),
+/// Where a string ends, as [`string_end`] reads it.
+pub(super) struct StringEnd {
+    /// The index of the closing quote.
+    pub(super) quote: usize,
+    /// The string has an escape.
+    pub(super) escaped: bool,
+    /// The string has a byte outside ASCII (its UTF-8 is not checked yet).
+    pub(super) high: bool,
+}
+
+/// Past a string whose opening quote is at `open`: where its closing quote is, whether it has
+/// escapes and whether it has a byte outside ASCII. Its escapes and control bytes are checked,
+/// not its UTF-8. A function of the body and a position, inlined into its callers, so that the
+/// position stays in a local of the loop that reads the document.
+///
+/// The plain bytes are passed a block at a time (see [`plain_end`]), ASCII first: a byte
+/// outside ASCII also ends the run, so that a string of ASCII (the usual key or value) costs no
+/// bookkeeping; past one, the rest of the string is read with such bytes not ending the run.
+#[inline(always)]
+pub(super) fn string_end(body: &[u8], open: usize) -> Scan<StringEnd> {
+    // The quote is a byte of the body: no wrap.
+    let mut at = open.wrapping_add(1);
+    let mut escaped = false;
+    let mut high = false;
+    loop {
+        at = plain_end::<true>(body, at);
+        match body.get(at).copied().ok_or(Syntax)? {
+            b'"' => break,
+            b'\\' => {
+                escaped = true;
+                at = escape_end(body, at)?;
+            }
+            0x00..=0x1f => return Err(Syntax),
+            _ => {
+                // A byte outside ASCII (`plain_end` stops at nothing else).
+                high = true;
+                at = plain_end::<false>(body, at);
             }
         }
-        let raw = self.body.get(start..self.at).ok_or(Syntax)?;
-        self.bump(); // "
-        Ok((raw, escaped, high))
+    }
+    Ok(StringEnd {
+        quote: at,
+        escaped,
+        high,
+    })
+}
+
+/// A key between its quotes (`raw`), its UTF-8 checked: its bytes decoded when it has escapes
+/// (so that `"a"` and `"\u0061"` are one key), else none.
+#[inline(always)]
+fn key_decoded(raw: &[u8], escaped: bool, high: bool) -> Scan<Option<Vec<u8>>> {
+    if escaped {
+        return decode_key(raw).map(Some);
+    }
+    check_plain(raw, high)?;
+    Ok(None)
+}
+
+/// A key with escapes, between its quotes (`raw`), decoded. Out of line: most keys have none.
+#[inline(never)]
+pub(super) fn decode_key(raw: &[u8]) -> Scan<Vec<u8>> {
+    let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
+    Ok(decode(text)?.into_bytes())
+}
+
+/// A string nothing captures, between its quotes: checked whole (ASCII needs no UTF-8 check).
+#[inline(always)]
+pub(super) fn check_plain(raw: &[u8], high: bool) -> Scan<()> {
+    if high {
+        core::str::from_utf8(raw).map_err(|_| Syntax)?;
+    }
+    Ok(())
+}
+
+impl<'de> Scanner<'de> {
+    /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
+    /// it has a byte outside ASCII (see [`string_end`]).
+    fn raw_string(&mut self) -> Scan<(&'de [u8], bool, bool)> {
+        let open = self.at;
+        let end = string_end(self.body, open)?;
+        let raw = self
+            .body
+            .get(open.wrapping_add(1)..end.quote)
+            .ok_or(Syntax)?;
+        self.high |= end.high;
+        // Past the closing quote, a byte of the body: no wrap.
+        self.at = end.quote.wrapping_add(1);
+        Ok((raw, end.escaped, end.high))
     }
 
-    /// A string nothing captures, checked whole (ASCII needs no UTF-8 check).
-    pub(super) fn skip_string(&mut self) -> Scan<()> {
-        let (raw, _, high) = self.raw_string()?;
-        if high {
-            core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        }
-        Ok(())
-    }
-
-    /// A key: its bytes, decoded when it has escapes (so that `"a"` and `"\u0061"` are one key).
-    pub(super) fn key(&mut self) -> Scan<Cow<'de, [u8]>> {
+    /// A key at `"`: its bytes between the quotes, and, when it has escapes, its bytes decoded
+    /// (see [`Scanner::keep_key`]).
+    pub(super) fn key(&mut self) -> Scan<(&'de [u8], Option<Vec<u8>>)> {
         let (raw, escaped, high) = self.raw_string()?;
-        if escaped {
-            let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-            return Ok(Cow::Owned(decode(text)?.into_bytes()));
-        }
-        if high {
-            core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        }
-        Ok(Cow::Borrowed(raw))
+        Ok((raw, key_decoded(raw, escaped, high)?))
     }
 
     /// A captured string, decoded (borrowed unless it has escapes).
@@ -65,73 +114,49 @@ impl<'de> Scanner<'de> {
             Cow::Borrowed(text)
         })
     }
+}
 
-    /// Past the bytes of a string that need no look (see [`plain_end`]). Whether one of them
-    /// is outside ASCII.
-    ///
-    /// ASCII first: a byte outside ASCII also ends the run, so that a string of ASCII (the
-    /// usual key or value) costs no bookkeeping; past one, [`skip_plain_high`](Self::skip_plain_high)
-    /// reads the rest of the string.
-    fn skip_plain(&mut self) -> bool {
-        self.at = plain_end::<true>(self.body, self.at);
-        self.peek().is_some_and(|b| b >= 0x80) && self.skip_plain_high()
-    }
-
-    /// As [`skip_plain`](Self::skip_plain), from a byte outside ASCII: the bytes outside ASCII
-    /// do not end the run. Notes that the document is not all ASCII; always true.
-    fn skip_plain_high(&mut self) -> bool {
-        self.high = true;
-        self.at = plain_end::<false>(self.body, self.at);
-        true
-    }
-
-    /// An escape after its `\`: one of `"\/bfnrt`, or `u` with four hex digits, a high
-    /// surrogate followed at once by `\u` and a low one. Out of line: most strings have no
-    /// escape, and [`raw_string`](Self::raw_string) then needs no stack frame in wasm.
-    #[inline(never)]
-    fn escape(&mut self) -> Scan<()> {
-        match self.peek().ok_or(Syntax)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                self.bump();
-                Ok(())
-            }
-            b'u' => {
-                self.bump();
-                match self.hex4()? {
-                    0xD800..=0xDBFF => {
-                        if self.peek() != Some(b'\\') {
-                            return Err(Syntax);
-                        }
-                        self.bump();
-                        if self.peek() != Some(b'u') {
-                            return Err(Syntax);
-                        }
-                        self.bump();
-                        if (0xDC00..=0xDFFF).contains(&self.hex4()?) {
-                            Ok(())
-                        } else {
-                            Err(Syntax)
-                        }
+/// Past an escape whose `\` is at `at`: one of `"\/bfnrt`, or `u` with four hex digits, a
+/// high surrogate followed at once by `\u` and a low one. Out of line: most strings have no
+/// escape, and the string loop then needs no stack frame in wasm.
+#[inline(never)]
+fn escape_end(body: &[u8], at: usize) -> Scan<usize> {
+    // Each position below is at most one past a byte of the body: no wrap.
+    let at = at.wrapping_add(1);
+    match body.get(at).copied().ok_or(Syntax)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(at.wrapping_add(1)),
+        b'u' => {
+            let (unit, at) = hex4(body, at.wrapping_add(1))?;
+            match unit {
+                0xD800..=0xDBFF => {
+                    if body.get(at..at.wrapping_add(2)) != Some(b"\\u") {
+                        return Err(Syntax);
                     }
-                    0xDC00..=0xDFFF => Err(Syntax),
-                    _ => Ok(()),
+                    let (low, at) = hex4(body, at.wrapping_add(2))?;
+                    if (0xDC00..=0xDFFF).contains(&low) {
+                        Ok(at)
+                    } else {
+                        Err(Syntax)
+                    }
                 }
+                0xDC00..=0xDFFF => Err(Syntax),
+                _ => Ok(at),
             }
-            _ => Err(Syntax),
         }
+        _ => Err(Syntax),
     }
+}
 
-    fn hex4(&mut self) -> Scan<u16> {
-        let end = self.at.checked_add(4).ok_or(Syntax)?;
-        let digits = self.body.get(self.at..end).ok_or(Syntax)?;
-        let text = core::str::from_utf8(digits).map_err(|_| Syntax)?;
-        if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Syntax); // from_str_radix would take a sign
-        }
-        let value = u16::from_str_radix(text, 16).map_err(|_| Syntax)?;
-        self.at = end;
-        Ok(value)
+/// Four hex digits at `at`: their value and the position past them.
+fn hex4(body: &[u8], at: usize) -> Scan<(u16, usize)> {
+    let end = at.checked_add(4).ok_or(Syntax)?;
+    let digits = body.get(at..end).ok_or(Syntax)?;
+    let text = core::str::from_utf8(digits).map_err(|_| Syntax)?;
+    if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Syntax); // from_str_radix would take a sign
     }
+    let value = u16::from_str_radix(text, 16).map_err(|_| Syntax)?;
+    Ok((value, end))
 }
 
 /// A string's content (between its quotes, already checked) with its escapes decoded.
