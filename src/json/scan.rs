@@ -151,51 +151,20 @@ impl<'de> Scanner<'de> {
         Ok(())
     }
 
-    /// An object whose fields `spec` names: each captured as its own spec says, the others
-    /// checked and skipped.
+    /// An object at `{` whose fields `spec` names: each captured as its own spec says, the
+    /// others checked and skipped (see [`skip`](Self::skip)); its keys compared for a repeat
+    /// when it closes.
     fn object(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
         let start = self.at;
-        // Room for each field once: no growth while the usual object is read.
-        let mut fields = Vec::with_capacity(spec.0.len());
-        let mut unknown = false;
-        self.members(depth, |scanner, key, depth| {
-            match spec
-                .0
-                .iter()
-                .find(|(name, _)| same_bytes(name.as_bytes(), key))
-            {
-                Some((name, nested)) => {
-                    let value = scanner.value(depth, nested)?;
-                    fields.push((*name, value));
-                }
-                None => {
-                    unknown = true;
-                    scanner.skip(depth)?;
-                }
-            }
-            Ok(())
-        })?;
-        Ok(Shape::Object {
-            fields,
-            span: start..self.at,
-            unknown,
-        })
-    }
-
-    /// The members of an object at `{`: each key read, then its value by `member` (given
-    /// the key and the depth inside the object), the keys compared for a repeat at the end.
-    /// Monomorphized per caller, so that an object nothing captures builds nothing.
-    fn members(
-        &mut self,
-        depth: usize,
-        mut member: impl FnMut(&mut Self, &[u8], usize) -> Scan<()>,
-    ) -> Scan<()> {
         let depth = depth.saturating_add(1);
         if depth > MAX_DEPTH {
             return Err(Syntax);
         }
         self.bump(); // {
         let own = self.keys.len();
+        // Room for each field once: no growth while the usual object is read.
+        let mut fields = Vec::with_capacity(spec.0.len());
+        let mut unknown = false;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.bump();
@@ -207,7 +176,21 @@ impl<'de> Scanner<'de> {
                 }
                 let (raw, decoded) = self.key()?;
                 self.expect(b':')?;
-                member(self, decoded.as_deref().unwrap_or(raw), depth)?;
+                let key = decoded.as_deref().unwrap_or(raw);
+                match spec
+                    .0
+                    .iter()
+                    .find(|(name, _)| same_bytes(name.as_bytes(), key))
+                {
+                    Some((name, nested)) => {
+                        let value = self.value(depth, nested)?;
+                        fields.push((*name, value));
+                    }
+                    None => {
+                        unknown = true;
+                        self.skip(depth)?;
+                    }
+                }
                 self.keep_key(raw, decoded);
                 self.skip_ws();
                 match self.peek() {
@@ -222,7 +205,11 @@ impl<'de> Scanner<'de> {
         }
         // `depth` is 1 inside the top-level object.
         self.close_keys(own, depth);
-        Ok(())
+        Ok(Shape::Object {
+            fields,
+            span: start..self.at,
+            unknown,
+        })
     }
 
     /// A number's bytes, checked against the grammar and against what a double holds.
