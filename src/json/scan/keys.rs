@@ -82,9 +82,11 @@ fn repeats(keys: &mut [&[u8]]) -> bool {
 }
 
 /// [`repeats`] for more than [`PAIRWISE_KEYS`] keys: sorted, then neighbours compared. Out of
-/// line: most objects have a few keys, and `repeats` then needs no stack frame in wasm.
+/// line: most objects have a few keys, and `repeats` then needs no stack frame in wasm. The
+/// stable sort: measured in V8 on objects of 17 to 2000 keys, as fast here as the unstable
+/// one (0.93-1.08 of the time), whose sorting networks for slices made the `.wasm` 4 KB larger.
 #[inline(never)]
 fn sorted_repeats(keys: &mut [&[u8]]) -> bool {
-    keys.sort_unstable();
+    keys.sort();
     keys.windows(2).any(|pair| pair.first() == pair.get(1))
 }
