@@ -54,7 +54,7 @@ pub(super) fn plain_end<const ASCII: bool>(body: &[u8], mut at: usize) -> usize 
 
 /// Where the whitespace (space, tab, line feed, carriage return) that starts at `at` ends: the
 /// index of the first other byte from `at`, or the body's length. (The scanner's in the
-/// `.wasm`; elsewhere it reads whitespace byte by byte, see `Scanner::skip_ws`, and this is
+/// `.wasm`; elsewhere it reads whitespace byte by byte, see `ws_end` in the scanner, and this is
 /// for the tests.)
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]

@@ -40,10 +40,15 @@ impl<'de> Scanner<'de> {
 
     /// [`close_keys`](Self::close_keys) for an object with a key with escapes: its keys
     /// compared decoded. Out of line: most objects have no such key.
+    ///
+    /// Only the object's own entries of `escaped` are read and dropped (they are its last:
+    /// `escaped` is in the order of `keys`), never those of the objects around it, so that a
+    /// document of many objects with escapes in nested ones costs in proportion to its keys.
     #[inline(never)]
     fn close_escaped_keys(&mut self, own: usize, depth: usize) {
+        let from = self.escaped.partition_point(|&(at, _)| at < own);
         let mut keys: Vec<&[u8]> = self.keys.get(own..).unwrap_or_default().to_vec();
-        for (at, decoded) in &self.escaped {
+        for (at, decoded) in self.escaped.get(from..).unwrap_or_default() {
             if let Some(key) = at.checked_sub(own).and_then(|i| keys.get_mut(i)) {
                 *key = decoded;
             }
@@ -52,7 +57,7 @@ impl<'de> Scanner<'de> {
             self.note_repeat(depth);
         }
         self.keys.truncate(own);
-        self.escaped.retain(|&(at, _)| at < own);
+        self.escaped.truncate(from);
     }
 
     /// Notes a key repeated in an object (`depth`: the depth inside it).

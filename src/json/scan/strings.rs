@@ -72,7 +72,8 @@ pub(super) fn decode_key(raw: &[u8]) -> Scan<Vec<u8>> {
     Ok(decode(text)?.into_bytes())
 }
 
-/// A string nothing captures, between its quotes: checked whole (ASCII needs no UTF-8 check).
+/// A string or key as it is between its quotes (escapes undecoded): its UTF-8 checked where
+/// it has a byte outside ASCII (`high`; ASCII needs no check).
 #[inline(always)]
 pub(super) fn check_plain(raw: &[u8], high: bool) -> Scan<()> {
     if high {

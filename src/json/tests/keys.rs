@@ -46,55 +46,54 @@ fn repeated_keys_in_large_and_nested_objects() {
 
 #[test]
 fn repeated_keys_past_the_scanners_slots() {
-    // A value nothing captures notes the containers it opens in a few slots, then in a Vec:
-    // the keys of each object must be told apart at every depth on both sides of the line.
-    // `depth` objects, each `{"k":[` around the next (arrays between them, so both kinds are
-    // counted), the innermost `{"k":1}`; `inner` is added inside the innermost object and
-    // `outer` inside the outermost one, after its nested value.
-    let nest = |depth: usize, inner: &str, outer: &str| {
-        let mut text = format!("{{\"k\":1{inner}}}");
-        for level in (1..depth).rev() {
-            let after = if level == 1 { outer } else { "" };
-            text = format!("{{\"k\":[{text},{{\"k\":2}}]{after}}}");
+    // A value nothing captures notes the containers it opens in OPEN_SLOTS slots, then in a
+    // Vec: the keys of each object must be told apart at every depth on both sides of the line.
+    // `depth` objects inside "x", each `{"k":[<next>,{"k":2}]}` around the next (arrays between
+    // them, so both kinds are counted: 2 * depth - 1 containers), the innermost `{"k":1}`;
+    // `extra` is added to the object at `level` (1: the outermost), after its nested value.
+    let nest = |depth: usize, level: usize, extra: &str| {
+        let mut text = String::new();
+        for at in (1..=depth).rev() {
+            let add = if at == level { extra } else { "" };
+            text = if at == depth {
+                format!("{{\"k\":1{add}}}")
+            } else {
+                format!("{{\"k\":[{text},{{\"k\":2}}]{add}}}")
+            };
         }
         format!("{{\"x\":{text}}}")
     };
+    // 15 and 17 containers on either side of the slots, then far past them.
     for depth in [
         1,
         2,
-        OPEN_SLOTS - 1,
-        OPEN_SLOTS,
-        OPEN_SLOTS + 1,
-        OPEN_SLOTS + 2,
+        OPEN_SLOTS / 2,
+        OPEN_SLOTS / 2 + 1,
+        OPEN_SLOTS / 2 + 2,
         60,
     ] {
         assert!(
-            run_outer(&nest(depth, "", "")).0.is_ok(),
+            run_outer(&nest(depth, 0, "")).0.is_ok(),
             "{depth}: no repeat"
         );
-        assert!(
-            run_outer(&nest(depth, ",\"j\":1", ",\"j\":1")).0.is_ok(),
-            "{depth}: same key at two levels"
-        );
-        assert_eq!(
-            run_outer(&nest(depth, ",\"k\":3", "")).0,
-            Err(Refusal::DuplicateKey),
-            "{depth}: innermost"
-        );
-        if depth > 1 {
-            assert_eq!(
-                run_outer(&nest(depth, "", ",\"k\":3")).0,
-                Err(Refusal::DuplicateKey),
-                "{depth}: outermost, after"
-            );
+        for level in 1..=depth {
+            let new = nest(depth, level, ",\"j\":1");
+            assert!(run_outer(&new).0.is_ok(), "{depth}, {level}: a new key");
+            for repeat in [",\"k\":3", ",\"\\u006b\":3"] {
+                let text = nest(depth, level, repeat);
+                assert_eq!(
+                    run_outer(&text).0,
+                    Err(Refusal::DuplicateKey),
+                    "{depth}, {level}: {repeat}"
+                );
+                let nested = scan_envelope(text.as_bytes(), &OUTER).map(|s| s.nested_duplicate);
+                assert_eq!(
+                    nested,
+                    Ok(true),
+                    "{depth}, {level}: {repeat} below the top level"
+                );
+            }
         }
-        let text = nest(depth, ",\"k\":3", "");
-        let scanned = scan_envelope(text.as_bytes(), &OUTER).map(|s| s.nested_duplicate);
-        assert_eq!(
-            scanned,
-            Ok(true),
-            "{depth}: a repeat below the top level is a nested one"
-        );
     }
 }
 
@@ -142,6 +141,14 @@ fn keys_with_escapes_are_compared_decoded() {
             Ok(())
         };
         assert_eq!(run_outer(&text).0.map(drop), expected, "{text}");
+        // A repeat inside "x" is below the top level; the others are at it.
+        let envelope = scan_envelope(text.as_bytes(), &OUTER).map(|s| s.nested_duplicate);
+        let below = match (repeated, text.starts_with("{\"x\"")) {
+            (false, _) => Ok(false),
+            (true, true) => Ok(true),
+            (true, false) => Err(Refusal::DuplicateKey),
+        };
+        assert_eq!(envelope, below, "{text}");
         assert!(
             serde_json::from_str::<serde_json::Value>(&text).is_ok(),
             "{text} is JSON"

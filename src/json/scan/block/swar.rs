@@ -85,7 +85,7 @@ pub(crate) fn first_stop<const ASCII: bool>(block: &[u8; BLOCK]) -> Option<usize
 
 /// The index of the first byte of `block` that is not JSON whitespace, if one is not. (Only
 /// for the tests and as the wasm tests' reference: off wasm SIMD128, the scanner reads
-/// whitespace byte by byte, see `Scanner::skip_ws`.)
+/// whitespace byte by byte, see `ws_end` in the scanner.)
 #[cfg(any(test, wasm_test))]
 #[inline(always)]
 pub(crate) fn first_non_space(block: &[u8; BLOCK]) -> Option<usize> {
