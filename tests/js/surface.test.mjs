@@ -1897,16 +1897,47 @@ describe('inputs that change as they are read, and two copies of the package in 
   });
 });
 
+/**
+ * The shipped module's binding on an instance of its own, under no JavaScript layer (a copy of
+ * the glue, so that the package's own instance is left alone): for what only the binding checks.
+ */
+async function rawGlue(tag) {
+  const dist = join(packageDir, 'dist');
+  const glue = await import(`${pathToFileURL(join(dist, 'cryptopay_verify_bg.js')).href}?${tag}`);
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))),
+    { './cryptopay_verify_bg.js': glue });
+  glue.__wbg_set_wasm(instance.exports);
+  instance.exports.__wbindgen_start();
+  return glue;
+}
+
+describe('the binding under the JavaScript layer', () => {
+  test('parallel lists of two lengths, which the layer never passes, are refused, not paired short', async () => {
+    const glue = await rawGlue('lists-test');
+    const refused = (what) => (error) => error.code === 'invalid_argument' && error.message.includes(what);
+    const names = ['x-timestamp', 'x-signature'];
+    assert.deepStrictEqual(glue.rawReadDeliveryHeaders(names, ['1700000000', 'v1=ab'], ...names), ['1700000000', 'v1=ab']);
+    for (const values of [['1700000000'], ['1700000000', 'v1=ab', 'extra'], []]) {
+      assert.throws(() => glue.rawReadDeliveryHeaders(names, values, ...names), refused('lists of one length'), `${values.length} values`);
+    }
+    const kind = glue.secretKinds().split(',')[0];
+    const keyed = new glue.RawVerifier(['whsec_one'], [kind], [-1], 300, 1024, false);
+    keyed.free();
+    for (const [secrets, kinds, until] of [
+      [['whsec_one', 'whsec_two'], [kind], [-1, -1]],
+      [['whsec_one'], [kind, kind], [-1]],
+      [['whsec_one'], [kind], []],
+    ]) {
+      assert.throws(() => new glue.RawVerifier(secrets, kinds, until, 300, 1024, false),
+        refused('lists of one length'), `${secrets.length} secrets, ${kinds.length} kinds, ${until.length} bounds`);
+    }
+  });
+});
+
 describe('the facts the build wrote from the core', () => {
   test('dist/api/core-facts.mjs holds what the shipped module answers', async () => {
-    const dist = join(packageDir, 'dist');
-    const load = (file) => import(`${pathToFileURL(join(dist, file)).href}?facts-test`);
-    const glue = await load('cryptopay_verify_bg.js');
-    const facts = await import(pathToFileURL(join(dist, 'api', 'core-facts.mjs')).href);
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))),
-      { './cryptopay_verify_bg.js': glue });
-    glue.__wbg_set_wasm(instance.exports);
-    instance.exports.__wbindgen_start();
+    const glue = await rawGlue('facts-test');
+    const facts = await import(pathToFileURL(join(packageDir, 'dist', 'api', 'core-facts.mjs')).href);
     assert.deepStrictEqual(facts.CONSTANTS, [...glue.constants()]);
     assert.equal(facts.SECRET_KINDS, glue.secretKinds());
     assert.equal(facts.ERROR_CODES, glue.rawErrorCodes());
