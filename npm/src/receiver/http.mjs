@@ -213,7 +213,8 @@ async function readFetchBody(request, limit) {
   return over ? { tooLarge: true, size } : { body: collected.body() };
 }
 
-const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
+/** An answer as a Fetch `Response`. */
+export const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
 
 export function fetchHandler({ handle, limit, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */

@@ -8,7 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
-import { sendOrDestroy } from './http.mjs';
+import { sendOrDestroy, toResponse } from './http.mjs';
 import { logLines } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
@@ -122,13 +122,9 @@ export function lazyReceiver(create, options) {
     // A method but POST is answered 405 as the receiver answers it, without creating it: a
     // scanner's GETs try no connection while the store is down.
     async fetch(request) {
-      if (request?.method !== undefined && request.method !== 'POST') {
-        const { status, body, headers } = answers.methodNotAllowed();
-        return new Response(body, { status, headers });
-      }
+      if (request?.method !== undefined && request.method !== 'POST') return toResponse(answers.methodNotAllowed());
       const { receiver, answer } = await obtain();
-      if (receiver) return receiver.fetch(request);
-      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+      return receiver ? receiver.fetch(request) : toResponse(answer);
     },
     async node(req, res) {
       if (req?.method !== undefined && req.method !== 'POST') {
