@@ -11,8 +11,8 @@
 //! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
 //! without escapes. A value nothing captures is checked and noted without building a
 //! [`Shape`], by one loop over its containers with the position in a local (see [`skip`]);
-//! the few objects a [`Spec`] names are read by a call per value. The `event` fuzz target and `tests/vectors.rs` hold it to serde_json and to the
-//! public JSONTestSuite.
+//! the few objects a [`Spec`] names are read by a call per value. The `event` fuzz target
+//! and `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
 
 use super::{Shape, Span, Spec, same_bytes, text_survives_f64};
 
