@@ -8,7 +8,8 @@
 // A consumer dir is what `scripts/consumer.sh DIR` leaves. The bodies: the benchmark's event
 // (lib/inputs.mjs) at 256 B, 1 KiB, 16 KiB and 1 MiB; the 16 KiB one pretty-printed (two and
 // four spaces of indent); one whose history items and pad hold text outside ASCII; and one
-// whose data is a single long note outside ASCII.
+// whose data is a single long note outside ASCII; and the envelope alone (every field read is
+// one the checks capture).
 // BENCH_QUICK=1 for a short run. Prints a Markdown table: median ns per call of each build
 // and the new/old ratio with its interquartile range.
 
@@ -64,10 +65,18 @@ function longNote(size) {
   return Buffer.from(JSON.stringify(event));
 }
 
+/** The envelope alone: `data` holds only the two fields the checks capture. */
+function envelopeOnly() {
+  const event = JSON.parse(eventBody(256).toString());
+  event.data = { payment_id: event.data.payment_id, status_version: event.data.status_version };
+  return Buffer.from(JSON.stringify(event));
+}
+
 const pretty = (indent) => Buffer.from(JSON.stringify(JSON.parse(eventBody(16 * 1024).toString()), null, indent));
 
 const bodies = [
   ['256 B', eventBody(256)],
+  ['envelope only', envelopeOnly()],
   ['1 KiB', eventBody(1024)],
   ['16 KiB', eventBody(16 * 1024)],
   ['1 MiB', eventBody(1024 * 1024)],

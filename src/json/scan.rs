@@ -9,14 +9,16 @@
 //! `.wasm`, 64-bit words elsewhere); the UTF-8 of a string is checked by
 //! `core::str::from_utf8` when it has a byte outside ASCII or is captured. Keys are compared
 //! as bytes (decoded when they have escapes), and nothing is allocated for a key or string
-//! without escapes. A value nothing captures is checked and noted without building a
-//! [`Shape`], by one loop over its containers with the position in a local (see [`skip`]);
-//! the few objects a [`Spec`] names are read by a call per value. The `event` fuzz target
-//! and `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
+//! without escapes. The position is a local passed from call to call, never a field of the
+//! scanner. A value nothing captures is checked and noted without building a [`Shape`], by
+//! one loop over its containers (see [`skip`]); the few objects a [`Spec`] names are read
+//! member by member, a call per captured value (see [`capture`]). The `event` fuzz target and
+//! `tests/vectors.rs` hold it to serde_json and to the public JSONTestSuite.
 
 use super::{Shape, Span, Spec, same_bytes, text_survives_f64};
 
 mod block;
+mod capture;
 mod keys;
 mod skip;
 mod strings;
@@ -32,7 +34,7 @@ pub(crate) use block::{simd, swar};
 pub(crate) const MAX_DEPTH: usize = 127;
 
 /// How many containers a value nothing captures may open before the scanner allocates to
-/// note more (see [`skip`](Scanner::skip)).
+/// note more (see [`past`](Scanner::past)).
 pub(super) const OPEN_SLOTS: usize = 16;
 
 /// Up to this many keys, an object's keys are compared pairwise; above, sorted.
@@ -47,7 +49,6 @@ type Scan<T> = Result<T, Syntax>;
 /// The state of one pass.
 pub(super) struct Scanner<'de> {
     body: &'de [u8],
-    at: usize,
     /// The keys of the objects being read, innermost last, as they are between their quotes:
     /// one buffer for the document. Slices, not `Cow`s: measured in V8, the scan of a 16 KiB
     /// event 0.92 of the time (natively, a `Cow` pushed from memory stalled on the store).
@@ -55,7 +56,7 @@ pub(super) struct Scanner<'de> {
     /// The keys with escapes among `keys`: their index there and their bytes decoded, in the
     /// order of `keys` (empty for the usual document: compared only where an object has one).
     escaped: Vec<(usize, Vec<u8>)>,
-    /// The first containers a value nothing captures opened (see [`skip`](Self::skip)), in
+    /// The first containers a value nothing captures opened (see [`past`](Self::past)), in
     /// the scanner rather than in a `Vec` allocated per document (measured in V8: the scan
     /// of a 1 KiB event 0.93-0.97 of the time with a `Vec`, 0.86-0.87 with these slots).
     open: [usize; OPEN_SLOTS],
@@ -76,7 +77,6 @@ impl<'de> Scanner<'de> {
     pub(super) fn new(body: &'de [u8], collect: bool) -> Self {
         Scanner {
             body,
-            at: 0,
             // Room for the keys of a few nested objects: no growth for the usual event.
             keys: Vec::with_capacity(32),
             escaped: Vec::new(),
@@ -92,135 +92,12 @@ impl<'de> Scanner<'de> {
 
     /// The whole document: one value, whitespace around it, nothing else.
     pub(super) fn document(&mut self, spec: &'static Spec) -> Scan<Shape<'de>> {
-        let top = self.value(0, spec)?;
-        self.skip_ws();
-        if self.at == self.body.len() {
+        let (top, at) = self.value(ws_end(self.body, 0), 0, spec)?;
+        if ws_end(self.body, at) == self.body.len() {
             Ok(top)
         } else {
             Err(Syntax)
         }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.body.get(self.at).copied()
-    }
-
-    /// One byte on. `at` never passes the end by more than a byte, and a slice is at most
-    /// `isize::MAX` long, so the sum cannot wrap: a plain add (a saturating one costs a
-    /// compare and a select per byte, 3 % of the scan in wasm).
-    fn bump(&mut self) {
-        self.at = self.at.wrapping_add(1);
-    }
-
-    /// Past whitespace (see [`ws_end`]).
-    fn skip_ws(&mut self) {
-        self.at = ws_end(self.body, self.at);
-    }
-
-    /// Consumes `byte` (after whitespace) or fails.
-    fn expect(&mut self, byte: u8) -> Scan<()> {
-        self.skip_ws();
-        if self.peek() == Some(byte) {
-            self.bump();
-            Ok(())
-        } else {
-            Err(Syntax)
-        }
-    }
-
-    /// A value at `depth` (the number of containers around it), captured as `spec` says.
-    fn value(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
-        self.skip_ws();
-        match self.peek().ok_or(Syntax)? {
-            b'{' => self.object(depth, spec),
-            b'"' => self.text().map(Shape::Str),
-            b'-' | b'0'..=b'9' => {
-                let bytes = self.number()?;
-                // The grammar admits ASCII only.
-                core::str::from_utf8(bytes)
-                    .map(Shape::Num)
-                    .map_err(|_| Syntax)
-            }
-            b'n' => self.literal(b"null").map(|()| Shape::Null),
-            _ => self.skip(depth).map(|()| Shape::Other),
-        }
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Scan<()> {
-        self.at = literal_end(self.body, self.at, word)?;
-        Ok(())
-    }
-
-    /// An object at `{` whose fields `spec` names: each captured as its own spec says, the
-    /// others checked and skipped (see [`skip`](Self::skip)); its keys compared for a repeat
-    /// when it closes.
-    fn object(&mut self, depth: usize, spec: &'static Spec) -> Scan<Shape<'de>> {
-        let start = self.at;
-        let depth = depth.saturating_add(1);
-        if depth > MAX_DEPTH {
-            return Err(Syntax);
-        }
-        self.bump(); // {
-        let own = self.keys.len();
-        // Room for each field once: no growth while the usual object is read.
-        let mut fields = Vec::with_capacity(spec.0.len());
-        let mut unknown = false;
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.bump();
-        } else {
-            loop {
-                self.skip_ws();
-                if self.peek() != Some(b'"') {
-                    return Err(Syntax);
-                }
-                let (raw, decoded) = self.key()?;
-                self.expect(b':')?;
-                let key = decoded.as_deref().unwrap_or(raw);
-                match spec
-                    .0
-                    .iter()
-                    .find(|(name, _)| same_bytes(name.as_bytes(), key))
-                {
-                    Some((name, nested)) => {
-                        let value = self.value(depth, nested)?;
-                        fields.push((*name, value));
-                    }
-                    None => {
-                        unknown = true;
-                        self.skip(depth)?;
-                    }
-                }
-                self.keep_key(raw, decoded);
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => self.bump(),
-                    Some(b'}') => {
-                        self.bump();
-                        break;
-                    }
-                    _ => return Err(Syntax),
-                }
-            }
-        }
-        // `depth` is 1 inside the top-level object.
-        self.close_keys(own, depth);
-        Ok(Shape::Object {
-            fields,
-            span: start..self.at,
-            unknown,
-        })
-    }
-
-    /// A number's bytes, checked against the grammar and against what a double holds.
-    fn number(&mut self) -> Scan<&'de [u8]> {
-        let start = self.at;
-        let (end, look) = number_end(self.body, start)?;
-        self.at = end;
-        if look {
-            self.note_inexact(start, end)?;
-        }
-        self.body.get(start..end).ok_or(Syntax)
     }
 
     /// Notes the number from `start` to `end` if a double cannot hold it. Out of line: the

@@ -16,16 +16,16 @@ const ARRAY: usize = usize::MAX;
 // Each position below is at most one past a byte of the body, so adding 1 cannot wrap; the
 // containers opened are fewer than `MAX_DEPTH`, so counting them cannot either.
 impl Scanner<'_> {
-    /// A value at `depth` (the number of containers around it) that nothing captures: checked,
-    /// its repeated keys and inexact numbers noted, nothing kept.
-    pub(super) fn skip(&mut self, depth: usize) -> Scan<()> {
-        let at = ws_end(self.body, self.at);
-        self.at = if self.body.get(at) == Some(&b'"') {
-            self.past_string(at)?
+    /// Past the value at `at` (whitespace before it passed), at `depth` (the number of
+    /// containers around it), that nothing captures: checked, its repeated keys and inexact
+    /// numbers noted, nothing kept.
+    #[inline(always)]
+    pub(super) fn past(&mut self, at: usize, depth: usize) -> Scan<usize> {
+        if self.body.get(at) == Some(&b'"') {
+            self.past_string(at)
         } else {
-            self.past_value(at, depth)?
-        };
-        Ok(())
+            self.past_value(at, depth)
+        }
     }
 
     /// Past a string whose quote is at `at`, checked whole (ASCII needs no UTF-8 check).
@@ -41,7 +41,7 @@ impl Scanner<'_> {
     }
 
     /// Past the value at `at` (at `depth`) and everything in it. Out of line: the strings
-    /// [`skip`](Self::skip) meets most need none of it.
+    /// [`past`](Self::past) meets most need none of it.
     #[inline(never)]
     fn past_value(&mut self, mut at: usize, depth: usize) -> Scan<usize> {
         let body = self.body;

@@ -2,10 +2,8 @@
 //! [`block`](super::block)), its escapes checked, and a key or a captured string decoded where
 //! it has escapes.
 
-use std::borrow::Cow;
-
 use super::block::plain_end;
-use super::{Scan, Scanner, Syntax};
+use super::{Scan, Syntax};
 
 /// Where a string ends, as [`string_end`] reads it.
 pub(super) struct StringEnd {
@@ -57,7 +55,7 @@ pub(super) fn string_end(body: &[u8], open: usize) -> Scan<StringEnd> {
 /// A key between its quotes (`raw`), its UTF-8 checked: its bytes decoded when it has escapes
 /// (so that `"a"` and `"\u0061"` are one key), else none.
 #[inline(always)]
-fn key_decoded(raw: &[u8], escaped: bool, high: bool) -> Scan<Option<Vec<u8>>> {
+pub(super) fn key_decoded(raw: &[u8], escaped: bool, high: bool) -> Scan<Option<Vec<u8>>> {
     if escaped {
         return decode_key(raw).map(Some);
     }
@@ -80,41 +78,6 @@ pub(super) fn check_plain(raw: &[u8], high: bool) -> Scan<()> {
         core::str::from_utf8(raw).map_err(|_| Syntax)?;
     }
     Ok(())
-}
-
-impl<'de> Scanner<'de> {
-    /// Past a string at `"`: its bytes between the quotes, whether it has escapes and whether
-    /// it has a byte outside ASCII (see [`string_end`]).
-    fn raw_string(&mut self) -> Scan<(&'de [u8], bool, bool)> {
-        let open = self.at;
-        let end = string_end(self.body, open)?;
-        let raw = self
-            .body
-            .get(open.wrapping_add(1)..end.quote)
-            .ok_or(Syntax)?;
-        self.high |= end.high;
-        // Past the closing quote, a byte of the body: no wrap.
-        self.at = end.quote.wrapping_add(1);
-        Ok((raw, end.escaped, end.high))
-    }
-
-    /// A key at `"`: its bytes between the quotes, and, when it has escapes, its bytes decoded
-    /// (see [`Scanner::keep_key`]).
-    pub(super) fn key(&mut self) -> Scan<(&'de [u8], Option<Vec<u8>>)> {
-        let (raw, escaped, high) = self.raw_string()?;
-        Ok((raw, key_decoded(raw, escaped, high)?))
-    }
-
-    /// A captured string, decoded (borrowed unless it has escapes).
-    pub(super) fn text(&mut self) -> Scan<Cow<'de, str>> {
-        let (raw, escaped, _) = self.raw_string()?;
-        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-        Ok(if escaped {
-            Cow::Owned(decode(text)?)
-        } else {
-            Cow::Borrowed(text)
-        })
-    }
 }
 
 /// Past an escape whose `\` is at `at`: one of `"\/bfnrt`, or `u` with four hex digits, a
@@ -161,7 +124,7 @@ fn hex4(body: &[u8], at: usize) -> Scan<(u16, usize)> {
 }
 
 /// A string's content (between its quotes, already checked) with its escapes decoded.
-fn decode(text: &str) -> Scan<String> {
+pub(super) fn decode(text: &str) -> Scan<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
