@@ -62,6 +62,20 @@ fn positions_survive_whitespace_escapes_and_nesting() {
 }
 
 #[test]
+fn captured_names_are_matched_decoded() {
+    // A captured field whose key is written with escapes is the field (`\u0073` is `s`,
+    // `\u0061` is `a`), and a plain key after keys with escapes is read as itself.
+    let text = r#"{"\u0078":0,"\u0073":"yes","\u0061":{"\u0062":"deep"},"n":1}"#;
+    let (shape, _) = run_outer(text);
+    let shape = shape.unwrap();
+    assert_eq!(shape.field("s"), Some(&Shape::Str(Cow::Borrowed("yes"))));
+    let a = shape.field("a").unwrap();
+    assert_eq!(a.field("b"), Some(&Shape::Str(Cow::Borrowed("deep"))));
+    assert_eq!(shape.field("n"), Some(&Shape::Num("1")));
+    assert!(shape.has_unknown_key());
+}
+
+#[test]
 fn numbers_arrive_as_exact_text() {
     let (shape, inexact) = run_outer(r#"{"n":1700000000,"s":-5}"#);
     let shape = shape.unwrap();

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::strings::{decode, key_decoded, string_end};
+use super::strings::{decode, string_end};
 use super::{
     MAX_DEPTH, Scan, Scanner, Shape, Spec, Syntax, literal_end, number_end, same_bytes, ws_end,
 };
@@ -74,24 +74,13 @@ impl<'de> Scanner<'de> {
             at = at.wrapping_add(1);
         } else {
             loop {
-                if body.get(at) != Some(&b'"') {
-                    return Err(Syntax);
-                }
-                let end = string_end(body, at)?;
-                let raw = body.get(at.wrapping_add(1)..end.quote).ok_or(Syntax)?;
-                self.high |= end.high;
-                let decoded = key_decoded(raw, end.escaped, end.high)?;
-                at = ws_end(body, end.quote.wrapping_add(1));
-                if body.get(at) != Some(&b':') {
-                    return Err(Syntax);
-                }
-                at = ws_end(body, at.wrapping_add(1));
-                let key = decoded.as_deref().unwrap_or(raw);
-                match spec
-                    .0
-                    .iter()
-                    .find(|(name, _)| same_bytes(name.as_bytes(), key))
-                {
+                at = ws_end(body, self.key_at(at)?);
+                let named = self.last_key().and_then(|key| {
+                    spec.0
+                        .iter()
+                        .find(|(name, _)| same_bytes(name.as_bytes(), key))
+                });
+                match named {
                     Some((name, nested)) => {
                         let (value, past) = self.value(at, depth, nested)?;
                         fields.push((*name, value));
@@ -102,7 +91,6 @@ impl<'de> Scanner<'de> {
                         at = self.past(at, depth)?;
                     }
                 }
-                self.keep_key(raw, decoded);
                 at = ws_end(body, at);
                 match body.get(at) {
                     Some(b',') => at = ws_end(body, at.wrapping_add(1)),

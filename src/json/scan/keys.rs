@@ -5,23 +5,24 @@ use super::strings::decode_key;
 use super::{PAIRWISE_KEYS, Scan, Scanner};
 
 impl<'de> Scanner<'de> {
-    /// Keeps a key of the object being read for its check: its bytes between the quotes, and
-    /// its bytes decoded if it has escapes.
-    #[inline(always)]
-    pub(super) fn keep_key(&mut self, raw: &'de [u8], decoded: Option<Vec<u8>>) {
-        if let Some(decoded) = decoded {
-            self.escaped.push((self.keys.len(), decoded));
-        }
-        self.keys.push(raw);
-    }
-
-    /// Keeps a key with escapes (`raw`: between its quotes) for its object's check, decoded.
-    /// Out of line: most keys have none.
+    /// Keeps a key with escapes (`raw`: between its quotes) for its object's check, decoded
+    /// aside. Out of line: most keys have none.
     #[inline(never)]
     pub(super) fn keep_escaped_key(&mut self, raw: &'de [u8]) -> Scan<()> {
         let decoded = decode_key(raw)?;
-        self.keep_key(raw, Some(decoded));
+        self.escaped.push((self.keys.len(), decoded));
+        self.keys.push(raw);
         Ok(())
+    }
+
+    /// The key kept last, decoded if it has escapes.
+    #[inline(always)]
+    pub(super) fn last_key(&self) -> Option<&[u8]> {
+        let last = self.keys.len().checked_sub(1)?;
+        match self.escaped.last() {
+            Some((at, decoded)) if *at == last => Some(decoded),
+            _ => self.keys.get(last).copied(),
+        }
     }
 
     /// Notes whether the keys of an object from `own` repeat one (`depth`: the depth inside

@@ -138,10 +138,10 @@ impl Scanner<'_> {
         }
     }
 
-    /// A key at `at` (whitespace before it passed), kept for its object's check, and the
-    /// colon after it: the position past the colon.
+    /// A key at `at` (whitespace before it passed), kept for its object's check (see
+    /// [`last_key`](Self::last_key)), and the colon after it: the position past the colon.
     #[inline(always)]
-    fn key_at(&mut self, at: usize) -> Scan<usize> {
+    pub(super) fn key_at(&mut self, at: usize) -> Scan<usize> {
         let body = self.body;
         if body.get(at) != Some(&b'"') {
             return Err(Syntax);

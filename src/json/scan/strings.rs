@@ -52,17 +52,6 @@ pub(super) fn string_end(body: &[u8], open: usize) -> Scan<StringEnd> {
     })
 }
 
-/// A key between its quotes (`raw`), its UTF-8 checked: its bytes decoded when it has escapes
-/// (so that `"a"` and `"\u0061"` are one key), else none.
-#[inline(always)]
-pub(super) fn key_decoded(raw: &[u8], escaped: bool, high: bool) -> Scan<Option<Vec<u8>>> {
-    if escaped {
-        return decode_key(raw).map(Some);
-    }
-    check_plain(raw, high)?;
-    Ok(None)
-}
-
 /// A key with escapes, between its quotes (`raw`), decoded. Out of line: most keys have none.
 #[inline(never)]
 pub(super) fn decode_key(raw: &[u8]) -> Scan<Vec<u8>> {
