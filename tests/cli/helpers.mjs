@@ -4,13 +4,13 @@
 
 import { spawn } from 'node:child_process';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startExample as startExampleProcess } from '../receiver/lib/example.mjs';
+import { tempDir as makeTempDir } from '../lib/temp.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -142,11 +142,7 @@ export function startExample({ dataDir, env = {}, args = [] }) {
   });
 }
 
-export function tempDir(prefix = 'cpv-cli-') {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export const tempDir = (prefix = 'cpv-cli-') => makeTempDir(prefix);
 
 /** An in-process HTTP server. handler(req, res, rawBody). Resolves { url, close() }. */
 export async function startServer(handler) {

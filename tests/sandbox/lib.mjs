@@ -3,13 +3,13 @@
 // resolves them; requests to a sandbox; a programmable webhook endpoint whose answers a test
 // scripts; waiting. Not a test file itself: `node --test` only runs *.test.mjs.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tempDir as makeTempDir } from '../lib/temp.mjs';
 
 export { startProcess } from '../lib/process.mjs';
 
@@ -167,9 +167,5 @@ export function freePort() {
 }
 
 /** A temporary folder, removed when the process exits. */
-export function tempDir(prefix = 'cpv-sandbox-') {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export const tempDir = (prefix = 'cpv-sandbox-') => makeTempDir(prefix);
 

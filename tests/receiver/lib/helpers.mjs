@@ -5,12 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { eventBody, oneByOne, random } from './events.mjs';
+import { tempDir as makeTempDir } from '../../lib/temp.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -61,11 +61,7 @@ export function captureLog() {
   return { lines, warn: (line) => lines.push(`warn ${line}`), error: (line) => lines.push(`error ${line}`) };
 }
 
-export function tempDir(prefix = 'cpv-rx-') {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export const tempDir = (prefix = 'cpv-rx-') => makeTempDir(prefix);
 
 // The retention statements of docs/receiver.md, with "older than 30 days" turned into "older than a minute
 // from now" (every row).
