@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ctutils::{Choice, CtEq};
 
 use crate::error::{Error, ErrorKind, err};
-use crate::mac::{KeyedMac, Tag};
+use crate::mac::{HostHash, KeyedMac, Tag};
 use crate::secret::{Secret, SecretEntry, SecretKind};
 
 /// The most entries a secret set may hold.
@@ -202,11 +202,13 @@ impl SecretSet {
         self.matching_by(tags, candidates, now_secs)
     }
 
-    /// As [`matching`](Self::matching), with the delivery's tags computed by the host (one
-    /// per entry, in the set's order: a platform's hardware HMAC over the same bytes).
+    /// As [`matching`](Self::matching), with the delivery's tags, or their inner hashes
+    /// (`hashed`), computed by the host: one per entry, in the set's order, a platform's
+    /// hardware SHA-256 over the same bytes.
     pub(crate) fn matching_tags(
         &self,
         tags: &[Tag],
+        hashed: HostHash,
         candidates: &[Tag],
         now_secs: u64,
     ) -> Result<SecretKind, Error> {
@@ -216,7 +218,17 @@ impl SecretSet {
                 "the host gave a tag count other than the set's entry count",
             ));
         }
-        self.matching_by(tags.iter().copied(), candidates, now_secs)
+        match hashed {
+            HostHash::Tags => self.matching_by(tags.iter().copied(), candidates, now_secs),
+            HostHash::Inner => {
+                let tags = self
+                    .keys
+                    .iter()
+                    .zip(tags)
+                    .map(|(key, inner)| key.mac.finish(inner));
+                self.matching_by(tags, candidates, now_secs)
+            }
+        }
     }
 
     /// `tags` holds one tag per entry, in order.

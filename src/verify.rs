@@ -5,7 +5,7 @@
 use crate::delivery::Delivery;
 use crate::error::{Error, ErrorKind, err};
 use crate::event::{Event, parse_event};
-use crate::mac::{TAG_LEN, Tag};
+use crate::mac::{HostHash, TAG_LEN, Tag};
 use crate::options::VerifyOptions;
 use crate::secret::SecretKind;
 use crate::secret_set::SecretSet;
@@ -276,17 +276,19 @@ pub fn verify_signature(
     })
 }
 
-/// As [`verify_signature`], with the delivery's HMAC tags computed by the host (a
-/// platform's hardware HMAC): `tags` holds one 32-byte tag per entry of the set, in its
-/// order, over the same bytes. They are read only once the headers have been, so a malformed
-/// delivery is refused with its own code, and tags of another length as `invalid_argument`.
-/// The body is not needed: the host checked its size against `max_body_bytes`. Everything
-/// else (the header grammar, the constant-time comparison, rotation, skew) is this crate's.
+/// As [`verify_signature`], with the delivery's HMAC tags, or their inner hashes (`hashed`),
+/// computed by the host (a platform's hardware SHA-256): `tags` holds 32 bytes per entry of
+/// the set, in its order, over the same bytes. They are read only once the headers have
+/// been, so a malformed delivery is refused with its own code, and tags of another length as
+/// `invalid_argument`. The body is not needed: the host checked its size against
+/// `max_body_bytes`. Everything else (the outer hash of an inner one, the header grammar, the
+/// constant-time comparison, rotation, skew) is this crate's.
 pub(crate) fn verify_signature_tags(
     delivery: &Delivery<'_>,
     secrets: &SecretSet,
     options: VerifyOptions,
     tags: &[u8],
+    hashed: HostHash,
     now_secs: u64,
 ) -> Result<Verified, Error> {
     verify_parsed(delivery, options, now_secs, |candidates| {
@@ -297,7 +299,7 @@ pub(crate) fn verify_signature_tags(
                 "the host's tags are not 32 bytes each",
             ));
         }
-        secrets.matching_tags(tags, candidates, now_secs)
+        secrets.matching_tags(tags, hashed, candidates, now_secs)
     })
 }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::delivery::tests::delivery;
+use crate::mac::tests::inner_hash;
 use crate::mac::{KeyedMac, SignatureEncoding, sign_webhook};
 use crate::secret::{Secret, SecretEntry};
 
@@ -29,6 +30,11 @@ fn host_tags_give_what_the_crate_computes() {
         })
         .collect();
     let bytes = tags.concat();
+    // Or their inner hashes, which the crate finishes.
+    let inner: Vec<u8> = secrets
+        .iter()
+        .flat_map(|s| inner_hash(s.as_bytes(), &[b"1700000000", b".", body]))
+        .collect();
     for (signer, now) in [
         (0, 1_700_000_000),
         (1, 1_700_000_000),
@@ -46,8 +52,24 @@ fn host_tags_give_what_the_crate_computes() {
         let with_body = delivery(body, b"1700000000", &sig);
         let without_body = delivery(b"", b"1700000000", &sig);
         let crate_answer = verify_signature(&with_body, &set(), options, now);
-        let host_answer = verify_signature_tags(&without_body, &set(), options, &bytes, now);
+        let host_answer =
+            verify_signature_tags(&without_body, &set(), options, &bytes, HostHash::Tags, now);
         assert_eq!(host_answer, crate_answer, "signer {signer} at {now}");
+        let inner_answer =
+            verify_signature_tags(&without_body, &set(), options, &inner, HostHash::Inner, now);
+        assert_eq!(
+            inner_answer, crate_answer,
+            "signer {signer} at {now}, inner hashes"
+        );
+        // Tags given as inner hashes, or inner hashes as tags, are refused.
+        for (given, hashed) in [(&bytes, HostHash::Inner), (&inner, HostHash::Tags)] {
+            let code = verify_signature_tags(&without_body, &set(), options, given, hashed, now)
+                .map_err(|e| e.code());
+            assert!(
+                matches!(code, Err("signature_mismatch" | "timestamp_too_old")),
+                "{code:?}"
+            );
+        }
     }
     let sig = sign_webhook(
         &Secret::new(secrets[0]),
@@ -60,29 +82,50 @@ fn host_tags_give_what_the_crate_computes() {
     let mut wrong = bytes.clone();
     wrong[0] ^= 1;
     assert_eq!(
-        verify_signature_tags(&d, &set(), options, &wrong, 1_700_000_000)
+        verify_signature_tags(&d, &set(), options, &wrong, HostHash::Tags, 1_700_000_000)
             .unwrap_err()
             .code(),
         "signature_mismatch"
     );
     assert_eq!(
-        verify_signature_tags(&d, &set(), options, &bytes[..64], 1_700_000_000)
-            .unwrap_err()
-            .code(),
+        verify_signature_tags(
+            &d,
+            &set(),
+            options,
+            &bytes[..64],
+            HostHash::Tags,
+            1_700_000_000
+        )
+        .unwrap_err()
+        .code(),
         "invalid_argument"
     );
     // Not 32 bytes each: refused, but only after the headers (a malformed one first).
     assert_eq!(
-        verify_signature_tags(&d, &set(), options, &bytes[..95], 1_700_000_000)
-            .unwrap_err()
-            .code(),
+        verify_signature_tags(
+            &d,
+            &set(),
+            options,
+            &bytes[..95],
+            HostHash::Tags,
+            1_700_000_000
+        )
+        .unwrap_err()
+        .code(),
         "invalid_argument"
     );
     let unsigned = delivery(b"", b"1700000000", "");
     assert_eq!(
-        verify_signature_tags(&unsigned, &set(), options, &bytes[..95], 1_700_000_000)
-            .unwrap_err()
-            .code(),
+        verify_signature_tags(
+            &unsigned,
+            &set(),
+            options,
+            &bytes[..95],
+            HostHash::Tags,
+            1_700_000_000
+        )
+        .unwrap_err()
+        .code(),
         "signature_missing"
     );
 }

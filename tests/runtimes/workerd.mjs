@@ -1,8 +1,9 @@
 // Driver: the package in workerd, as a Cloudflare Worker is built and served.
 // Usage: node tests/runtimes/workerd.mjs SCRATCH_DIR [nodejs_compat]   (SCRATCH_DIR holds
 // smoke.mjs and sits inside the consumer folder, so 'cryptopay-verify' resolves to the
-// installed package). With nodejs_compat the Worker has node:crypto, whose HMAC the package
-// then uses for large bodies: the Worker counts its createHmac calls to check that it does.
+// installed package). With nodejs_compat the Worker has node:crypto, whose SHA-256 the package
+// then uses for large bodies: the Worker counts the copies of its keyed hashes (one per tag)
+// to check that it does.
 //
 // A worker importing 'cryptopay-verify' is bundled by `wrangler deploy --dry-run --outdir`
 // (wrangler's own rules: conditions workerd/worker/browser, .wasm imported as a compiled
@@ -34,14 +35,20 @@ function wranglerCommand() {
   return args;
 }
 
-// With nodejs_compat: node:crypto's createHmac, counted (the package looks it up at each call).
+// With nodejs_compat: node:crypto's hashes, their copies counted (the package keys a hash per
+// secret with createHash, looked up when it keys, and copies it for each tag).
 const HOST_HMAC_CHECK = `
 const nodeCrypto = globalThis.process.getBuiltinModule('node:crypto');
 let hmacs = 0;
-const createHmac = nodeCrypto.createHmac;
-nodeCrypto.createHmac = (...args) => {
-  hmacs += 1;
-  return createHmac(...args);
+const createHash = nodeCrypto.createHash;
+nodeCrypto.createHash = (...args) => {
+  const hash = createHash(...args);
+  const copy = hash.copy.bind(hash);
+  hash.copy = (...options) => {
+    hmacs += 1;
+    return copy(...options);
+  };
+  return hash;
 };
 function hostHmacUsed() {
   const name = 'with nodejs_compat, node:crypto hashes a 20 KiB body (not a 256 B one), same answers as the WebAssembly HMAC';

@@ -9,7 +9,7 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use super::{JsResult, js, messages, uint};
-use cryptopay_verify::dangerous::verify_signature_with_tags;
+use cryptopay_verify::dangerous::{verify_signature_with_inner_hashes, verify_signature_with_tags};
 use cryptopay_verify::{
     Delivery, Error, ErrorKind, Secret, SecretEntry, SecretKind, SecretSet, Verified, Verifier,
     VerifyOptions,
@@ -179,10 +179,13 @@ impl RawVerifier {
 
     /// As [`verify`](Self::verify), with the delivery's HMAC computed by the host: `tags`
     /// holds 32 bytes per entry of the set, in the order the set was given, each the HMAC
-    /// of the timestamp, `.` and the body. The headers are still read first, so that a
-    /// malformed delivery is refused with its own code; only the hashing has moved.
-    /// JavaScript checked the body's size; `body` is read only with `parse`.
+    /// of the timestamp, `.` and the body, or with `inner` its inner hash (which the core
+    /// finishes: see `dangerous::verify_signature_with_inner_hashes`). The headers are still
+    /// read first, so that a malformed delivery is refused with its own code; only the
+    /// hashing has moved. JavaScript checked the body's size; `body` is read only with
+    /// `parse`.
     #[wasm_bindgen(js_name = verifyTags)]
+    #[allow(clippy::too_many_arguments)] // one crossing per delivery: everything it decides from
     pub fn verify_tags(
         &self,
         timestamp: &str,
@@ -191,10 +194,15 @@ impl RawVerifier {
         parse: bool,
         body: &[u8],
         tags: &[u8],
+        inner: bool,
     ) -> i32 {
         let delivery = header_delivery(timestamp, signature, b"");
         self.decide(&delivery, now_secs, parse, body, |verifier, now| {
-            verify_signature_with_tags(verifier, &delivery, tags, now)
+            if inner {
+                verify_signature_with_inner_hashes(verifier, &delivery, tags, now)
+            } else {
+                verify_signature_with_tags(verifier, &delivery, tags, now)
+            }
         })
     }
 }

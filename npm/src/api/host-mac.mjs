@@ -14,15 +14,18 @@
 // bench/limits.md has the measurements).
 
 /**
- * The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag; it
- * hashes bodies of `minBodyBytes` or more (the keys are made once per keyed set).
+ * The installed host HMAC: `key(secret)` makes a key, `tag(key, timestamp, body)` a tag, or
+ * with `inner` the tag's inner hash (the core finishes it with the secret's outer state: one
+ * SHA-256 compression); it hashes bodies of `minBodyBytes` or more (the keys are made once
+ * per keyed set).
  */
-export const hostMac = { key: null, tag: null, minBodyBytes: Infinity };
+export const hostMac = { key: null, tag: null, inner: false, minBodyBytes: Infinity };
 
 /** Installs the runtime's HMAC (see node entry). */
-export function installHostMac({ key, tag }, minBodyBytes) {
+export function installHostMac({ key, tag, inner = false }, minBodyBytes) {
   hostMac.key = key;
   hostMac.tag = tag;
+  hostMac.inner = inner;
   hostMac.minBodyBytes = minBodyBytes;
 }
 
@@ -35,7 +38,7 @@ export function hostKeys(list) {
   return list.map((secret) => hostMac.key(secret));
 }
 
-/** One tag per key, in order, over `timestamp`, `.` and the body: 32 bytes each. */
+/** One tag (or inner hash) per key, in order, over `timestamp`, `.` and the body: 32 bytes each. */
 export function hostTags(keys, timestamp, bytes) {
   if (keys.length === 1) return hostMac.tag(keys[0], timestamp, bytes);
   const out = new Uint8Array(32 * keys.length);

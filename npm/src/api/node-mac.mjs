@@ -1,6 +1,6 @@
-// The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), as the node
-// entry installs it for Node, Bun and Deno, and the workerd entry for a Worker with
-// nodejs_compat (see host-mac.mjs). A module of its own so that the differential test
+// The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), or its inner
+// hash, as the node entry installs it for Node, Bun and Deno, and the workerd entry for a
+// Worker with nodejs_compat (see host-mac.mjs). A module of its own so that the differential test
 // (tests/differential) installs exactly this into the unbundled layer. It imports no `node:`
 // module: a Worker without nodejs_compat has none.
 //
@@ -16,14 +16,35 @@ const nodeCrypto = () => (crypto ??= globalThis.process.getBuiltinModule('node:c
 // A secret's UTF-8 bytes (the package refuses a secret holding a lone surrogate before here).
 const utf8 = new TextEncoder();
 
+// HMAC's inner pad (RFC 2104): a key longer than SHA-256's 64-byte block is hashed first,
+// then zero-padded to the block and XORed byte by byte with 0x36.
+const BLOCK = 64;
+const IPAD = 0x36;
+
 /**
- * The host HMAC of node:crypto: a KeyObject per secret, one `createHmac` per tag. The
- * timestamp and its period go in one update: measured, a call into node:crypto less saves
- * about 0.3 us per tag (a 16 KiB body takes about 12 us).
+ * The host hash of node:crypto: per secret a SHA-256 state that has absorbed the secret's
+ * inner pad block, copied for each tag (`Hash.copy()`) to hash the timestamp, its period and
+ * the body; the core finishes the tag with the secret's outer state (one compression in
+ * WebAssembly). Measured in Node 20 (bench/limits.md): a `createHmac` with a KeyObject sets
+ * up the HMAC again on every tag (3.65 us at 1 KiB), the copy does not (2.56 us). The
+ * timestamp and its period go in one update: a call into node:crypto less saves about 0.3 us.
  */
 export const nodeMac = {
-  key: (secret) => nodeCrypto().createSecretKey(utf8.encode(secret)),
-  tag: (key, timestamp, body) => nodeCrypto().createHmac('sha256', key).update(`${timestamp}.`).update(body).digest(),
+  inner: true,
+  key: (secret) => {
+    const crypto = nodeCrypto();
+    const bytes = utf8.encode(secret);
+    const key = bytes.length > BLOCK ? crypto.createHash('sha256').update(bytes).digest() : bytes;
+    const pad = new Uint8Array(BLOCK).fill(IPAD);
+    key.forEach((byte, i) => { pad[i] ^= byte; });
+    const keyed = crypto.createHash('sha256').update(pad);
+    // The pad and the key's bytes are the secret's: not left in memory once hashed.
+    pad.fill(0);
+    key.fill(0);
+    bytes.fill(0);
+    return keyed;
+  },
+  tag: (keyed, timestamp, body) => keyed.copy().update(`${timestamp}.`).update(body).digest(),
 };
 
 /**
@@ -62,12 +83,14 @@ function bunHasKeyedCopy() {
  * The HMAC the node and workerd entries install in this runtime, and the body size from
  * which it hashes (smaller bodies stay in WebAssembly, where no per-call setup is paid).
  * Measured per runtime (the same Verifier with either path forced, alternated in one
- * process; bench/limits.md): Node's `createHmac` overtakes the WebAssembly HMAC at about
- * 1280 B; Bun's keyed copy at every size (its `createHmac`, cheap there, at about 300 B);
- * Deno's `createHmac` (about 5-6 us to set up) at about 3.5 KiB; in a Worker with
- * nodejs_compat (about 3 us to set up, measured in workerd through Miniflare) at about 2.4
- * KiB. Where `process.getBuiltinModule` is missing (Node before 20.16, a Worker without
- * nodejs_compat, edge runtimes, browsers), none: WebAssembly hashes every body.
+ * process; bench/limits.md): node:crypto's copied inner hash overtakes the WebAssembly HMAC
+ * at about 768 B in Node (its `createHmac` did at about 1280 B) and between 1 and 1.25 KiB
+ * in Deno (`createHmac`: about 3.5 KiB); Bun's keyed copy at every size (its `createHmac`,
+ * cheap there, at about 300 B); in a Worker with nodejs_compat `createHmac` (about 3 us to
+ * set up, measured in workerd through Miniflare) at about 2.4 KiB, a bound the copy (which
+ * costs less) keeps. Where `process.getBuiltinModule` is missing (Node before 20.16, a
+ * Worker without nodejs_compat, edge runtimes, browsers), none: WebAssembly hashes every
+ * body.
  */
 export function runtimeMac() {
   if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) {
@@ -76,7 +99,7 @@ export function runtimeMac() {
   if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity };
   if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560 };
   if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320 };
-  return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 4096 : 1280 };
+  return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 1280 : 768 };
 }
 
 /** Installs this runtime's HMAC (the node and workerd entries, at start); answers what it installed. */

@@ -71,7 +71,7 @@ function verifyWith(rawOf, limit, input, now, parse, minBody, hostKeysOf) {
     : null;
   const outcome = tags === null
     ? raw.verify(bytes, timestamp, signature, now, parse)
-    : raw.verifyTags(timestamp, signature, now, parse, parse ? bytes : EMPTY, tags);
+    : raw.verifyTags(timestamp, signature, now, parse, parse ? bytes : EMPTY, tags, hostMac.inner);
   return settle(outcome, bytes, parse, timestamp, signature, input);
 }
 
