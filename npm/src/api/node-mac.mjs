@@ -1,14 +1,14 @@
 // The host's HMAC-SHA256 (OpenSSL or BoringSSL: the CPU's SHA instructions), or its inner
 // hash, as the node entry installs it for Node, Bun and Deno, and the workerd entry for a
-// Worker with nodejs_compat (see host-mac.mjs). A module of its own so that the differential test
-// (tests/differential) installs exactly this into the unbundled layer. It imports no `node:`
-// module: a Worker without nodejs_compat has none.
+// Worker with nodejs_compat (see host-mac.mjs). A module of its own so that the differential
+// test (tests/differential) installs exactly this into the unbundled layer. It imports no
+// `node:` module: a Worker without nodejs_compat has none.
 //
-// node:crypto is loaded at the first body large enough to need it, not at import: loading it
-// costs a fresh Node process about 2-3 ms (bench/limits.md, cold start), which a receiver of
-// small deliveries never needs to pay. `process.getBuiltinModule` loads it synchronously
-// (Node 20.16 and later, Bun, Deno, workerd with nodejs_compat); where it is missing,
-// WebAssembly hashes every body.
+// node:crypto is loaded when the host first hashes a body, not at import: loading it costs a
+// fresh Node process about 3 ms (bench/limits.md, cold start), which a receiver of small
+// deliveries never needs to pay, nor one of a few larger ones (runtimeMac's deferBytes).
+// `process.getBuiltinModule` loads it synchronously (Node 20.16 and later, Bun, Deno, workerd
+// with nodejs_compat); where it is missing, WebAssembly hashes every body.
 import { installHostMac } from './host-mac.mjs';
 
 let crypto = null;
@@ -79,32 +79,39 @@ function bunHasKeyedCopy() {
   }
 }
 
+const MIB = 1024 * 1024;
+
 /**
- * The HMAC the node and workerd entries install in this runtime, and the body size from
- * which it hashes (smaller bodies stay in WebAssembly, where no per-call setup is paid).
+ * The HMAC the node and workerd entries install in this runtime, the body size from which it
+ * hashes (smaller bodies stay in WebAssembly, where no per-call setup is paid), and how many
+ * bytes of such bodies WebAssembly hashes before it (see `hostHashes` in host-mac.mjs).
  * Measured per runtime (the same Verifier with either path forced, alternated in one
  * process; bench/limits.md): node:crypto's copied inner hash overtakes the WebAssembly HMAC
  * at about 768 B in Node (its `createHmac` did at about 1280 B) and between 1 and 1.25 KiB
  * in Deno (`createHmac`: about 3.5 KiB); Bun's keyed copy at every size (its `createHmac`,
  * cheap there, at about 300 B); in a Worker with nodejs_compat `createHmac` (about 3 us to
  * set up, measured in workerd through Miniflare) at about 2.4 KiB, a bound the copy (which
- * costs less) keeps. Where `process.getBuiltinModule` is missing (Node before 20.16, a
- * Worker without nodejs_compat, edge runtimes, browsers), none: WebAssembly hashes every
- * body.
+ * costs less) keeps. Loading node:crypto (`process.getBuiltinModule`) costs a fresh Node 20
+ * about 3 ms, Deno 23 ms, Bun 7 ms; the host's hash saves about 1-2 ns a byte: so Node
+ * defers it for its first 2 MiB of such bodies, Deno 16 MiB, a Bun without the keyed copy 4
+ * MiB (Bun's CryptoHasher and a Worker's node:crypto are there from the start). Where
+ * `process.getBuiltinModule` is missing (Node before 20.16, a Worker without nodejs_compat,
+ * edge runtimes, browsers), none: WebAssembly hashes every body.
  */
 export function runtimeMac() {
   if (typeof globalThis.Bun?.CryptoHasher === 'function' && bunHasKeyedCopy()) {
-    return { mac: bunMac, minBodyBytes: 0 };
+    return { mac: bunMac, minBodyBytes: 0, deferBytes: 0 };
   }
-  if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity };
-  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560 };
-  if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320 };
-  return { mac: nodeMac, minBodyBytes: typeof globalThis.Deno !== 'undefined' ? 1280 : 768 };
+  if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity, deferBytes: 0 };
+  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560, deferBytes: 0 };
+  if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320, deferBytes: 4 * MIB };
+  if (typeof globalThis.Deno !== 'undefined') return { mac: nodeMac, minBodyBytes: 1280, deferBytes: 16 * MIB };
+  return { mac: nodeMac, minBodyBytes: 768, deferBytes: 2 * MIB };
 }
 
 /** Installs this runtime's HMAC (the node and workerd entries, at start); answers what it installed. */
 export function installRuntimeMac() {
   const chosen = runtimeMac();
-  installHostMac(chosen.mac, chosen.minBodyBytes);
+  installHostMac(chosen.mac, chosen.minBodyBytes, chosen.deferBytes);
   return chosen;
 }

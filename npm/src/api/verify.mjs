@@ -10,7 +10,7 @@
 import { assertReady, fail, refusal, refuse } from './errors.mjs';
 import { buildEvent } from './event.mjs';
 import { MILLISECONDS } from './hints.mjs';
-import { hostKeys, hostMac, hostTags } from './host-mac.mjs';
+import { hostHashes, hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
   CALL_KEYS, DUPLICATED, NEVER_WELL_FORMED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew,
@@ -54,7 +54,8 @@ const EMPTY = new Uint8Array(0);
 // One delivery through a keyed RawVerifier, after its options were checked: the result, or
 // the refusal to throw (see `settle`). `hostKeysOf()` gives the host's keys of the same
 // secrets, or null: a body of `minBody` bytes or more (`hostMac.minBodyBytes`) is then hashed
-// by the host and the core decides with its tags (it still reads the headers first and
+// by the host (once the first `hostMac.deferBytes` of such bodies were hashed here: see
+// `hostHashes`) and the core decides with its tags (it still reads the headers first and
 // reports a malformed one with its own code). A delivery missing a header is left to the
 // core, which refuses it without hashing its body; so is one the host fails to hash (the
 // WebAssembly HMAC gives the same answers).
@@ -67,6 +68,7 @@ function verifyWith(rawOf, limit, input, now, parse, minBody, hostKeysOf) {
   const raw = rawOf();
   if (raw === null) return fail('invalid_argument', 'this Verifier was freed');
   const tags = hostMac.key !== null && bytes.byteLength >= minBody && timestamp !== '' && signature !== ''
+    && hostHashes(bytes.byteLength)
     ? hostTagsOf(hostKeysOf, timestamp, bytes)
     : null;
   const outcome = tags === null
