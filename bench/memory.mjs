@@ -1,6 +1,7 @@
 // Memory over many verifications, in a fresh process: after a warm-up, N verifications of a
-// 1 KiB delivery (16 KiB for the `.16k` case: node:crypto hashes from 1280 B, through a
-// KeyObject), sampling every EVERY calls the wasm memory (memory.buffer.byteLength of the
+// 1 KiB delivery (16 KiB for the `.16k` case; node:crypto hashes both, once the package's
+// first 2 MiB of such bodies were hashed in WebAssembly, through a keyed hash copied per
+// tag), sampling every EVERY calls the wasm memory (memory.buffer.byteLength of the
 // instance the package starts), the wasm-bindgen externref table, and process.memoryUsage()
 // (heapUsed after a full GC, rss, external, arrayBuffers). Started by bench/run.mjs as
 //   node --expose-gc bench/memory.mjs CASE N EVERY WARMUP

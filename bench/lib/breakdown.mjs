@@ -19,7 +19,7 @@ export const BREAKDOWN = [
   { id: 'glue.classify', perBody: false, label: 'smallest full glue call: `rawClassifyDeliveryResponse(200)` (number in, string out)' },
   { id: 'wasm.copyBody', label: 'copy the body into wasm memory (malloc + `Uint8Array.set` + free)' },
   { id: 'glue.fingerprint', label: 'glue `rawRequestFingerprint(body)`: SHA-256 in wasm (copy + hash + hex out)' },
-  { id: 'glue.RawVerifier', label: 'glue: `RawVerifier.verify(body, timestamp, signature, now, parse=false)` (wasm-bindgen marshals the arguments; always the WebAssembly HMAC, where the public API hashes with node:crypto from 1280 B)' },
+  { id: 'glue.RawVerifier', label: 'glue: `RawVerifier.verify(body, timestamp, signature, now, parse=false)` (wasm-bindgen marshals the arguments; always the WebAssembly HMAC, where the public API hashes with node:crypto from {HOST_MAC_MIN_BODY} B)' },
   { id: 'api.V.verifySignature', label: 'public `Verifier.verifySignature`' },
   { id: 'glue.RawVerifier+parse', label: 'glue: the same with `parse=true`: + Rust strict parse' },
   { id: 'glue.checkEvent', label: 'glue `checkEvent(body)`: the strict scan only (copy + src/json/scan.rs)' },
