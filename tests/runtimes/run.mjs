@@ -47,18 +47,70 @@ const entryCheck = (expected, resolvedSource) => `{
     results.push({ name: 'resolves to ' + expected, pass: resolved.endsWith('/node_modules/cryptopay-verify/' + expected),
       detail: resolved.replace(/^.*node_modules\\//, '') });
   }`;
+// Which verification of a 1 MiB delivery node:crypto hashes first, counted by its hashes'
+// copies (one per tag): Node and Deno hash their first 2 and 16 MiB of such bodies in
+// WebAssembly (the node entry's deferral; the smoke checks before spend far less than 1 MiB),
+// Bun hashes with its own CryptoHasher, and a Node without process.getBuiltinModule (18)
+// never loads node:crypto. Every answer must be the same: accepted, and refused once tampered.
+const COUNT_COPIES = `const hostCopies = (() => {
+  const crypto = globalThis.process?.getBuiltinModule?.('node:crypto');
+  if (!crypto) return () => 0;
+  const proto = Object.getPrototypeOf(crypto.createHash('sha256'));
+  const copy = proto.copy;
+  let copies = 0;
+  proto.copy = function counted(...args) {
+    copies += 1;
+    return copy.apply(this, args);
+  };
+  return () => copies;
+})();`;
+const hostCheck = `{
+    const from = typeof Bun !== 'undefined' || typeof process.getBuiltinModule !== 'function' ? null
+      : typeof Deno !== 'undefined' ? 17 : 3;
+    const name = from === null ? 'no 1 MiB delivery hashed by node:crypto (WebAssembly, or Bun\\'s own)'
+      : 'the first ' + (from - 1) + ' deliveries of 1 MiB hashed in WebAssembly, then by node:crypto, same answers';
+    try {
+      const body = new Uint8Array(1024 * 1024).fill(0x7b);
+      const timestamp = '1700000000';
+      const signature = cv.signWebhook({ secret: 's', timestamp, body });
+      const verifier = new cv.Verifier({ secrets: 's', maxSkewSecs: 300 });
+      const firsts = [];
+      let answers = true;
+      for (let i = 1; i <= 20; i += 1) {
+        const before = hostCopies();
+        answers &&= verifier.verifySignature({ body, timestamp, signature, nowSecs: 1700000000 }).matchedSecret === 'active';
+        if (hostCopies() > before) firsts.push(i);
+      }
+      body[0] ^= 1;
+      try {
+        verifier.verifySignature({ body, timestamp, signature, nowSecs: 1700000000 });
+        answers = false;
+      } catch (error) {
+        answers &&= error.code === 'signature_mismatch';
+      }
+      verifier.free();
+      const want = from === null ? '' : Array.from({ length: 21 - from }, (_, k) => from + k).join();
+      results.push({ name, pass: answers && firsts.join() === want, detail: 'hashed by node:crypto: ' + (firsts.join() || 'none') + (answers ? '' : '; an answer differs') });
+    } catch (error) {
+      results.push({ name, pass: false, detail: String(error) });
+    }
+  }`;
 const SCRIPTS = {
   'esm.mjs': `import * as cv from 'cryptopay-verify';
 import { smoke } from './smoke.mjs';
 
+${COUNT_COPIES}
 const results = await smoke(cv);
+${hostCheck}
 ${entryCheck('dist/entry/node.mjs', "import.meta.resolve('cryptopay-verify')")}
 console.log(${JSON.stringify(RESULT_PREFIX)} + JSON.stringify({ version: ${versionSource}, results }));
 `,
   'cjs.cjs': `'use strict';
 const cv = require('cryptopay-verify');
 
+${COUNT_COPIES}
 import('./smoke.mjs').then(({ smoke }) => smoke(cv)).then((results) => {
+  ${hostCheck}
   ${entryCheck('dist/entry/node.cjs', "require.resolve('cryptopay-verify')")}
   console.log(${JSON.stringify(RESULT_PREFIX)} + JSON.stringify({ version: ${versionSource}, results }));
 });
