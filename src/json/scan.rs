@@ -100,6 +100,18 @@ impl<'de> Scanner<'de> {
         }
     }
 
+    /// Past the number at `start` in `body` (the scanner's, held by the caller in a local),
+    /// checked against the grammar and noted if a double may not hold it: the one reading of
+    /// a number, for the captured path and the loop alike.
+    #[inline(always)]
+    fn past_number(&mut self, body: &[u8], start: usize) -> Scan<usize> {
+        let (end, look) = number_end(body, start)?;
+        if look {
+            self.note_inexact(start, end)?;
+        }
+        Ok(end)
+    }
+
     /// Notes the number from `start` to `end` if a double cannot hold it. Out of line: the
     /// usual number needs no look, and its readers then need no stack frame in wasm.
     #[inline(never)]

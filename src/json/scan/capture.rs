@@ -8,9 +8,7 @@
 use std::borrow::Cow;
 
 use super::strings::{decode, string_end};
-use super::{
-    MAX_DEPTH, Scan, Scanner, Shape, Spec, Syntax, literal_end, number_end, same_bytes, ws_end,
-};
+use super::{MAX_DEPTH, Scan, Scanner, Shape, Spec, Syntax, literal_end, same_bytes, ws_end};
 
 // Each position below is at most one past a byte of the body, so adding 1 cannot wrap.
 impl<'de> Scanner<'de> {
@@ -38,10 +36,7 @@ impl<'de> Scanner<'de> {
                 Ok((Shape::Str(text), end.quote.wrapping_add(1)))
             }
             b'-' | b'0'..=b'9' => {
-                let (end, look) = number_end(body, at)?;
-                if look {
-                    self.note_inexact(at, end)?;
-                }
+                let end = self.past_number(body, at)?;
                 // The grammar admits ASCII only.
                 let text = body.get(at..end).ok_or(Syntax)?;
                 let text = core::str::from_utf8(text).map_err(|_| Syntax)?;

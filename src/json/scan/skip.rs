@@ -7,7 +7,7 @@
 //! repeated keys, numbers a double cannot hold, the UTF-8 of strings outside ASCII.
 
 use super::strings::{check_plain, string_end};
-use super::{MAX_DEPTH, OPEN_SLOTS, Scan, Scanner, Syntax, literal_end, number_end, ws_end};
+use super::{MAX_DEPTH, OPEN_SLOTS, Scan, Scanner, Syntax, literal_end, ws_end};
 
 /// An open array among the containers opened (an open object's entry is where its keys start
 /// in the scanner's `keys`, always less).
@@ -69,13 +69,7 @@ impl Scanner<'_> {
                     }
                 }
                 b'"' => at = self.past_string(at)?,
-                b'-' | b'0'..=b'9' => {
-                    let (end, look) = number_end(body, at)?;
-                    if look {
-                        self.note_inexact(at, end)?;
-                    }
-                    at = end;
-                }
+                b'-' | b'0'..=b'9' => at = self.past_number(body, at)?,
                 b't' => at = literal_end(body, at, b"true")?,
                 b'f' => at = literal_end(body, at, b"false")?,
                 b'n' => at = literal_end(body, at, b"null")?,
