@@ -10,7 +10,10 @@
     clippy::string_slice
 )]
 
+// Shared with the crate's own tests; the coverage of the error codes (`codes_covered`) is
+// checked there, on the same vector files.
 #[path = "../../common/mod.rs"]
+#[allow(dead_code)]
 mod common;
 
 #[test]
