@@ -620,7 +620,7 @@ p('</details>');
 p();
 p('## Bun, Deno and workerd');
 p();
-p(`\`node bench/runtimes.mjs\`: in Bun and Deno, bench/lib/rt-loop.mjs (ours against the node:crypto reference of the Method section, in the same process: alternated batches of about 10 ms, per-round ratios); in workerd (without and with \`nodejs_compat\`, with which the package hashes bodies of 2560 B or more with node:crypto), bench/lib/rt-worker.mjs bundled by wrangler and served by Miniflare, ours against \`crypto.subtle.verify\` (key imported once, awaited) in the same isolate. A Worker's clock stands still while it computes, so there each request runs about 30 ms of one case and is timed from Node, less the time of an empty request. Valid deliveries; ns/op medians; ratios median (p25-p75).`);
+p(`\`node bench/runtimes.mjs\`: in Bun and Deno, bench/lib/rt-loop.mjs (ours against the node:crypto reference of the Method section, in the same process: alternated batches of about 10 ms, per-round ratios); in workerd (without and with \`nodejs_compat\`, with which the package hashes bodies of 1280 B or more with node:crypto), bench/lib/rt-worker.mjs bundled by wrangler and served by Miniflare, ours against \`crypto.subtle.verify\` (key imported once, awaited) in the same isolate. A Worker's clock stands still while it computes, so there each request runs about 30 ms of one case and is timed from Node, less the time of an empty request. Valid deliveries; ns/op medians; ratios median (p25-p75).`);
 if (!rt || rt.skipped) {
   p();
   p(`Not run: ${rt?.skipped ?? 'no measurements'}.`);

@@ -108,7 +108,7 @@ result.bun = await loop('bun', bin('bun'), ['--no-install']);
 log('bench: runtimes: Deno');
 result.deno = await loop('deno', bin('deno'), ['run', '--allow-read', '--allow-env'],
   { DENO_DIR: join(scratch, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' });
-// With nodejs_compat the workerd entry hashes bodies of 2560 B or more with node:crypto.
+// With nodejs_compat the workerd entry hashes bodies of 1280 B or more with node:crypto.
 for (const [key, flags] of [['workerd', []], ['workerdNode', ['nodejs_compat']]]) {
   log(`bench: runtimes: workerd${flags.length ? ` with ${flags.join(', ')}` : ''}`);
   try {

@@ -89,12 +89,12 @@ const MIB = 1024 * 1024;
  * process; bench/limits.md): node:crypto's copied inner hash overtakes the WebAssembly HMAC
  * at about 768 B in Node (its `createHmac` did at about 1280 B) and between 1 and 1.25 KiB
  * in Deno (`createHmac`: about 3.5 KiB); Bun's keyed copy at every size (its `createHmac`,
- * cheap there, at about 300 B); in a Worker with nodejs_compat `createHmac` (about 3 us to
- * set up, measured in workerd through Miniflare) at about 2.4 KiB, a bound the copy (which
- * costs less) keeps. Loading node:crypto (`process.getBuiltinModule`) costs a fresh Node 20
- * about 3 ms, Deno 23 ms, Bun 7 ms; the host's hash saves about 1-2 ns a byte: so Node
- * defers it for its first 2 MiB of such bodies, Deno 16 MiB, a Bun without the keyed copy 4
- * MiB (Bun's CryptoHasher and a Worker's node:crypto are there from the start). Where
+ * cheap there, at about 300 B); in a Worker with nodejs_compat (measured in workerd through
+ * Miniflare) between 1 and 1.5 KiB (`createHmac`, about 3 us to set up there: 2.4 KiB).
+ * Loading node:crypto (`process.getBuiltinModule`) costs a fresh Node 20 about 3 ms, Deno
+ * 23 ms, Bun 7 ms; the host's hash saves about 1-2 ns a byte: so Node defers it for its
+ * first 2 MiB of such bodies, Deno 16 MiB, a Bun without the keyed copy 4 MiB (Bun's
+ * CryptoHasher and a Worker's node:crypto are there from the start). Where
  * `process.getBuiltinModule` is missing (Node before 20.16, a Worker without nodejs_compat,
  * edge runtimes, browsers), none: WebAssembly hashes every body.
  */
@@ -103,7 +103,7 @@ export function runtimeMac() {
     return { mac: bunMac, minBodyBytes: 0, deferBytes: 0 };
   }
   if (typeof globalThis.process?.getBuiltinModule !== 'function') return { mac: nodeMac, minBodyBytes: Infinity, deferBytes: 0 };
-  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 2560, deferBytes: 0 };
+  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return { mac: nodeMac, minBodyBytes: 1280, deferBytes: 0 };
   if (typeof globalThis.Bun !== 'undefined') return { mac: nodeMac, minBodyBytes: 320, deferBytes: 4 * MIB };
   if (typeof globalThis.Deno !== 'undefined') return { mac: nodeMac, minBodyBytes: 1280, deferBytes: 16 * MIB };
   return { mac: nodeMac, minBodyBytes: 768, deferBytes: 2 * MIB };
