@@ -192,8 +192,9 @@ function own(receiver, method) {
 export class Verifier {
   #raw;
   #limit;
-  // The host's keys of the same secrets (node:crypto KeyObjects in Node, Bun and Deno), or null;
-  // made at the first body the host hashes (until then `#list` holds the secrets' strings).
+  // The host's keys of the same secrets (keyed node:crypto hashes in Node and Deno, keyed
+  // CryptoHashers in Bun), or null; made at the first body the host hashes (until then
+  // `#list` holds the secrets' strings).
   #keys;
   #list;
 
