@@ -79,55 +79,19 @@ fn host_tags_give_what_the_crate_computes() {
     )
     .unwrap();
     let d = delivery(b"", b"1700000000", &sig);
+    let refused = |d: &Delivery<'_>, tags: &[u8]| {
+        verify_signature_tags(d, &set(), options, tags, HostHash::Tags, 1_700_000_000)
+            .unwrap_err()
+            .code()
+    };
     let mut wrong = bytes.clone();
     wrong[0] ^= 1;
-    assert_eq!(
-        verify_signature_tags(&d, &set(), options, &wrong, HostHash::Tags, 1_700_000_000)
-            .unwrap_err()
-            .code(),
-        "signature_mismatch"
-    );
-    assert_eq!(
-        verify_signature_tags(
-            &d,
-            &set(),
-            options,
-            &bytes[..64],
-            HostHash::Tags,
-            1_700_000_000
-        )
-        .unwrap_err()
-        .code(),
-        "invalid_argument"
-    );
+    assert_eq!(refused(&d, &wrong), "signature_mismatch");
+    assert_eq!(refused(&d, &bytes[..64]), "invalid_argument");
     // Not 32 bytes each: refused, but only after the headers (a malformed one first).
-    assert_eq!(
-        verify_signature_tags(
-            &d,
-            &set(),
-            options,
-            &bytes[..95],
-            HostHash::Tags,
-            1_700_000_000
-        )
-        .unwrap_err()
-        .code(),
-        "invalid_argument"
-    );
+    assert_eq!(refused(&d, &bytes[..95]), "invalid_argument");
     let unsigned = delivery(b"", b"1700000000", "");
-    assert_eq!(
-        verify_signature_tags(
-            &unsigned,
-            &set(),
-            options,
-            &bytes[..95],
-            HostHash::Tags,
-            1_700_000_000
-        )
-        .unwrap_err()
-        .code(),
-        "signature_missing"
-    );
+    assert_eq!(refused(&unsigned, &bytes[..95]), "signature_missing");
 }
 
 #[test]
