@@ -74,6 +74,22 @@ export function report(payload) {
  * Source of a function, embedded in the Workers and edge scripts: the hosts those stand
  * for refuse to compile wasm at run time, so the run only proves something if this holds.
  */
+// Source for a script or Worker: `hostCopies()`, how many node:crypto hashes were copied since
+// (one per tag the package's host hash makes), counted on the Hash prototype; 0 where the
+// runtime has no process.getBuiltinModule('node:crypto').
+export const HOST_COPIES_SOURCE = `const hostCopies = (() => {
+  const crypto = globalThis.process?.getBuiltinModule?.('node:crypto');
+  if (!crypto) return () => 0;
+  const proto = Object.getPrototypeOf(crypto.createHash('sha256'));
+  const copy = proto.copy;
+  let copies = 0;
+  proto.copy = function counted(...args) {
+    copies += 1;
+    return copy.apply(this, args);
+  };
+  return () => copies;
+})();`;
+
 export const CODEGEN_CHECK_SOURCE = `
 function runtimeCompilationForbidden() {
   const name = 'compiling wasm at run time is refused (as on the real host)';

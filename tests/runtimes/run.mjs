@@ -20,7 +20,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_VERSIONS, RESULT_PREFIX, run, tail } from './lib.mjs';
+import { HOST_COPIES_SOURCE, NODE_VERSIONS, RESULT_PREFIX, run, tail } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -52,18 +52,6 @@ const entryCheck = (expected, resolvedSource) => `{
 // WebAssembly (the node entry's deferral; the smoke checks before spend far less than 1 MiB),
 // Bun hashes with its own CryptoHasher, and a Node without process.getBuiltinModule (18)
 // never loads node:crypto. Every answer must be the same: accepted, and refused once tampered.
-const COUNT_COPIES = `const hostCopies = (() => {
-  const crypto = globalThis.process?.getBuiltinModule?.('node:crypto');
-  if (!crypto) return () => 0;
-  const proto = Object.getPrototypeOf(crypto.createHash('sha256'));
-  const copy = proto.copy;
-  let copies = 0;
-  proto.copy = function counted(...args) {
-    copies += 1;
-    return copy.apply(this, args);
-  };
-  return () => copies;
-})();`;
 const hostCheck = `{
     const from = typeof Bun !== 'undefined' || typeof process.getBuiltinModule !== 'function' ? null
       : typeof Deno !== 'undefined' ? 17 : 3;
@@ -99,7 +87,7 @@ const SCRIPTS = {
   'esm.mjs': `import * as cv from 'cryptopay-verify';
 import { smoke } from './smoke.mjs';
 
-${COUNT_COPIES}
+${HOST_COPIES_SOURCE}
 const results = await smoke(cv);
 ${hostCheck}
 ${entryCheck('dist/entry/node.mjs', "import.meta.resolve('cryptopay-verify')")}
@@ -108,7 +96,7 @@ console.log(${JSON.stringify(RESULT_PREFIX)} + JSON.stringify({ version: ${versi
   'cjs.cjs': `'use strict';
 const cv = require('cryptopay-verify');
 
-${COUNT_COPIES}
+${HOST_COPIES_SOURCE}
 import('./smoke.mjs').then(({ smoke }) => smoke(cv)).then((results) => {
   ${hostCheck}
   ${entryCheck('dist/entry/node.cjs', "require.resolve('cryptopay-verify')")}
