@@ -110,7 +110,8 @@ function throughput() {
 // ---------------------------------------------------------------------------------------------
 // Cold start: N fresh processes per implementation, round-robin.
 // `impl` is fresh.mjs's name for it when `id` is not; `size` the body (1 KiB unless said): at
-// 16 KiB our Node entry hashes with node:crypto, which it loads at its first such body.
+// 16 KiB a fresh process still hashes in WebAssembly (the Node entry loads node:crypto only
+// after its first 2 MiB of bodies large enough for it).
 const FRESH_IMPLS = [
   { id: 'ours-esm', label: 'ours, ESM `import` + `verifyWebhook`' },
   { id: 'ours-esm-16k', impl: 'ours-esm', size: 16384, label: 'ours, the same with a 16 KiB body (hashed in WebAssembly: the Node entry loads node:crypto after its first 2 MiB of such bodies)' },

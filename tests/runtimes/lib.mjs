@@ -70,10 +70,6 @@ export function report(payload) {
   process.stdout.write(RESULT_PREFIX + JSON.stringify(payload) + '\n');
 }
 
-/**
- * Source of a function, embedded in the Workers and edge scripts: the hosts those stand
- * for refuse to compile wasm at run time, so the run only proves something if this holds.
- */
 // Source for a script or Worker: `hostCopies()`, how many node:crypto hashes were copied since
 // (one per tag the package's host hash makes), counted on the Hash prototype; 0 where the
 // runtime has no process.getBuiltinModule('node:crypto').
@@ -90,6 +86,10 @@ export const HOST_COPIES_SOURCE = `const hostCopies = (() => {
   return () => copies;
 })();`;
 
+/**
+ * Source of a function, embedded in the Workers and edge scripts: the hosts those stand
+ * for refuse to compile wasm at run time, so the run only proves something if this holds.
+ */
 export const CODEGEN_CHECK_SOURCE = `
 function runtimeCompilationForbidden() {
   const name = 'compiling wasm at run time is refused (as on the real host)';
