@@ -20,7 +20,7 @@
 // Ends with "N passed, M failed" (cases); exit status 1 when anything failed.
 
 import { readFileSync } from 'node:fs';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { join, resolve } from 'node:path';
 import Stripe from 'stripe';
@@ -239,8 +239,8 @@ async function partC() {
   const load = (file) => import(pathToFileURL(join(dist, file)).href);
   const glue = await load('cryptopay_verify_bg.js');
   const { startFromModule } = await load('api/start.mjs');
-  const { hostMac, installHostMac } = await load('api/host-mac.mjs');
-  const { installRuntimeMac, nodeMac: nodeMacOf } = await load('api/node-mac.mjs');
+  const { forgetHostKeys, hostMac, installHostMac } = await load('api/host-mac.mjs');
+  const { installRuntimeMac, nodeHashMac, nodeMac: nodeMacOf } = await load('api/node-mac.mjs');
   const api = await load('public.mjs');
   startFromModule(glue, new WebAssembly.Module(readFileSync(join(dist, 'cryptopay_verify_bg.wasm'))));
   const { mac: hostHmac, deferBytes } = installRuntimeMac();
@@ -345,10 +345,73 @@ async function partC() {
     });
     deferring.free();
     tally.deferred = caseChecks('(c) deferral', 0)(counts.join() === '0,0,0,0,1,1', 'the host hashes before its deferred bytes are spent, or not after, or a delivery is refused', counts.join());
+    tally.edges = hostEdges(hostHmac);
+    tally.forgotten = forgetting(api, hostHmac, installHostMac, forgetHostKeys);
   } finally {
     installHostMac(hostHmac, threshold, deferBytes);
   }
-  return { ...tally, threshold, deferBytes, host: hostHmac === nodeMacOf ? 'node:crypto' : 'Bun.CryptoHasher' };
+  const host = hostHmac === nodeHashMac ? 'node:crypto (one-shot hash below 4 KiB)' : hostHmac === nodeMacOf ? 'node:crypto' : 'Bun.CryptoHasher';
+  return { ...tally, threshold, deferBytes, host };
+}
+
+// The host's tag (or inner hash, finished here) of every body size around its paths' edges
+// (SHA-256's block, Node's one-shot hash below 4 KiB, its scratch buffer) under secrets
+// around the block size and timestamps up to and past the one-shot's 32 UTF-16 units (ASCII
+// and not, a lone surrogate), against node:crypto's createHmac. Answers the checks passed.
+function hostEdges(hostHmac) {
+  const check = caseChecks('(c) edges', 0);
+  const secrets = ['s', 'k'.repeat(64), 'k'.repeat(65), 'é'.repeat(100), 'whsec_🔑'.repeat(3)];
+  const timestamps = ['1700000000', '0', '9'.repeat(32), '9'.repeat(33), 'é'.repeat(32), '𝟙'.repeat(16), '𝟙'.repeat(17), 'a\ud800b', ''];
+  const sizes = [0, 1, 55, 56, 63, 64, 65, 511, 512, 4031, 4032, 4095, 4096, 4097, 8192, 70000];
+  let passed = 0;
+  for (const secret of secrets) {
+    const key = hostHmac.key(secret);
+    const secretBytes = new TextEncoder().encode(secret);
+    for (const timestamp of timestamps) {
+      for (const size of sizes) {
+        const body = Uint8Array.from({ length: size }, (_, i) => (i * 31 + size) & 0xff);
+        const want = createHmac('sha256', secretBytes).update(`${timestamp}.`).update(body).digest('hex');
+        let got = Buffer.from(hostHmac.tag(key, timestamp, body));
+        if (hostHmac.inner) {
+          // The core's finish: SHA-256 over the secret's outer pad block and the inner hash.
+          const k = secretBytes.length > 64 ? createHash('sha256').update(secretBytes).digest() : secretBytes;
+          const opad = new Uint8Array(64).fill(0x5c).map((byte, i) => byte ^ (k[i] ?? 0));
+          got = createHash('sha256').update(opad).update(got).digest();
+        }
+        if (check(got.toString('hex') === want, 'the host tag differs from createHmac', `secret of ${secretBytes.length} B, timestamp ${JSON.stringify(timestamp)}, body of ${size} B`)) passed += 1;
+      }
+    }
+  }
+  return { passed, cases: secrets.length * timestamps.length * sizes.length };
+}
+
+// Host keys are forgotten (node:crypto's: their inner pad blocks wiped) when their Verifier is
+// freed and when a one-shot call's kept set is evicted; a host key's `forget` wipes its pad.
+// Answers whether all of it held.
+function forgetting(api, hostHmac, installHostMac, forgetHostKeys) {
+  const check = caseChecks('(c) forgetting', 0);
+  const forgotten = [];
+  installHostMac({ ...hostHmac, forget: (key) => forgotten.push(key) }, 0);
+  const timestamp = '1700000000';
+  const body = new Uint8Array(600).fill(0x7b);
+  const delivery = (secret) => ({ body, timestamp, signature: api.signWebhook({ secret, timestamp, body }), nowSecs: 1700000000 });
+  const verifier = new api.Verifier({ secrets: [{ secret: 'a', kind: 'active' }, { secret: 'b', kind: 'pending' }], maxSkewSecs: 300 });
+  verifier.verifySignature(delivery('a'));
+  const beforeFree = forgotten.length;
+  verifier.free();
+  const byFree = forgotten.length - beforeFree;
+  // Five distinct one-shot sets: the first is evicted when the fifth comes.
+  for (const secret of ['e1', 'e2', 'e3', 'e4', 'e5']) api.verifySignature({ secrets: secret, maxSkewSecs: 300, ...delivery(secret) });
+  const byEviction = forgotten.length - beforeFree - byFree;
+  let wiped = true;
+  if (hostHmac.forget) {
+    installHostMac(hostHmac, 0);
+    const key = hostHmac.key('whsec_wiped');
+    forgetHostKeys([key]);
+    wiped = key.pad === null || key.pad.every((byte) => byte === 0);
+  }
+  return check(beforeFree === 0 && byFree === 2 && byEviction === 1 && wiped, 'host keys are not forgotten when they should be',
+    `before free ${beforeFree}, by free ${byFree}, by eviction ${byEviction}, pad wiped ${wiped}`);
 }
 
 // PARTS (argument 2, default abc): the parts to run. `make differential` runs all three in
@@ -359,7 +422,7 @@ const a = parts.includes('a') ? partA() : none;
 const aDone = Date.now();
 const b = parts.includes('b') ? partB() : none;
 const bDone = Date.now();
-const c = parts.includes('c') ? await partC() : { ...none, faults: 0, faultsRefused: 0, deferred: true };
+const c = parts.includes('c') ? await partC() : { ...none, faults: 0, faultsRefused: 0, deferred: true, edges: none, forgotten: true };
 const seconds = (ms) => (ms / 1000).toFixed(1);
 const runtime = typeof Bun !== 'undefined' ? `Bun ${Bun.version}` : `Node ${process.version}`;
 
@@ -386,10 +449,13 @@ if (parts.includes('c')) {
   console.log(`    answers as Python's tag implies: ${c.pythonAgrees}/${c.cases}`);
   console.log(`    a faulty host HMAC: one that throws left to the WebAssembly HMAC, 31 bytes or a string refused as invalid_argument, the next delivery verified: ${c.faultsRefused}/${c.faults}`);
   console.log(`    the host's hash deferred for its first bytes, then used: ${c.deferred ? 'yes' : 'no'}`);
+  console.log(`    host tags at the edges (body sizes, secrets, timestamps) == createHmac: ${c.edges.passed}/${c.edges.cases}`);
+  console.log(`    host keys forgotten on free and on eviction: ${c.forgotten ? 'yes' : 'no'}`);
 }
 for (const line of failures) console.log(`FAIL ${line}`);
 const passed = a.passed + b.passed + c.passed;
-const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed) + (c.faults - c.faultsRefused) + (c.deferred ? 0 : 1);
+const failed = a.cases - a.passed + (b.cases - b.passed) + (c.cases - c.passed) + (c.faults - c.faultsRefused) + (c.deferred ? 0 : 1)
+  + (c.edges.cases - c.edges.passed) + (c.forgotten ? 0 : 1);
 console.log(`${passed} passed, ${failed} failed`);
 const enough = (!parts.includes('a') || a.cases >= 100000) && (!parts.includes('b') || b.cases >= 10000)
   && (!parts.includes('c') || c.cases >= 100000);

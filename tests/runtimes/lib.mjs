@@ -71,11 +71,13 @@ export function report(payload) {
 }
 
 // Source for a script or Worker: `hostCopies()`, how many node:crypto hashes were copied since
-// (one per tag the package's host hash makes), counted on the Hash prototype; 0 where the
-// runtime has no process.getBuiltinModule('node:crypto').
-export const HOST_COPIES_SOURCE = `const hostCopies = (() => {
+// (one per tag the package's host hash makes from a keyed state), counted on the Hash
+// prototype, and `hostOneShots()`, how many one-shot \`hash\` calls hashed more than a block
+// (one per tag Node's host hash makes of a small body; the package's check of \`hash\` at load
+// hashes three bytes); 0 where the runtime has no process.getBuiltinModule('node:crypto').
+export const HOST_COPIES_SOURCE = `const [hostCopies, hostOneShots] = (() => {
   const crypto = globalThis.process?.getBuiltinModule?.('node:crypto');
-  if (!crypto) return () => 0;
+  if (!crypto) return [() => 0, () => 0];
   const proto = Object.getPrototypeOf(crypto.createHash('sha256'));
   const copy = proto.copy;
   let copies = 0;
@@ -83,7 +85,15 @@ export const HOST_COPIES_SOURCE = `const hostCopies = (() => {
     copies += 1;
     return copy.apply(this, args);
   };
-  return () => copies;
+  let oneShots = 0;
+  const hash = crypto.hash;
+  if (typeof hash === 'function') {
+    crypto.hash = function counted(algorithm, data, ...rest) {
+      if (data?.length > 64) oneShots += 1;
+      return hash.call(this, algorithm, data, ...rest);
+    };
+  }
+  return [() => copies, () => oneShots];
 })();`;
 
 /**

@@ -19,16 +19,17 @@
  * SHA-256 compression); it hashes bodies of `minBodyBytes` or more (the keys are made once
  * per keyed set).
  */
-export const hostMac = { key: null, tag: null, inner: false, minBodyBytes: Infinity, deferBytes: 0 };
+export const hostMac = { key: null, tag: null, inner: false, forget: null, minBodyBytes: Infinity, deferBytes: 0 };
 
 /**
  * Installs the runtime's HMAC (see node entry). `deferBytes`: how many bytes of the bodies it
  * would hash the WebAssembly HMAC hashes first (see `hostHashes`).
  */
-export function installHostMac({ key, tag, inner = false }, minBodyBytes, deferBytes = 0) {
+export function installHostMac({ key, tag, inner = false, forget = null }, minBodyBytes, deferBytes = 0) {
   hostMac.key = key;
   hostMac.tag = tag;
   hostMac.inner = inner;
+  hostMac.forget = forget;
   hostMac.minBodyBytes = minBodyBytes;
   hostMac.deferBytes = deferBytes;
 }
@@ -54,6 +55,16 @@ export function hostHashes(size) {
 export function hostKeys(list) {
   if (hostMac.key === null || list.length === 0 || list.some((secret) => secret.length === 0)) return null;
   return list.map((secret) => hostMac.key(secret));
+}
+
+/**
+ * Wipes what host keys hold of their secrets where the host HMAC can (`forget`: node:crypto's
+ * inner pad blocks; a hash state or a CryptoHasher cannot be wiped): when their Verifier is
+ * freed, or their one-shot set evicted. `keys`: what `hostKeys` made, or null or undefined.
+ */
+export function forgetHostKeys(keys) {
+  if (!Array.isArray(keys) || typeof hostMac.forget !== 'function') return;
+  for (const key of keys) hostMac.forget(key);
 }
 
 /** One tag (or inner hash) per key, in order, over `timestamp`, `.` and the body: 32 bytes each. */

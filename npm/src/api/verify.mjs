@@ -10,7 +10,7 @@
 import { assertReady, fail, refusal, refuse } from './errors.mjs';
 import { buildEvent } from './event.mjs';
 import { MILLISECONDS } from './hints.mjs';
-import { hostHashes, hostKeys, hostMac, hostTags } from './host-mac.mjs';
+import { forgetHostKeys, hostHashes, hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
   CALL_KEYS, DUPLICATED, NEVER_WELL_FORMED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew,
@@ -113,6 +113,12 @@ let newest = { secrets: null, skew: -1, limit: -1, kept: null };
 // The kept set for these secrets, made (and the oldest freed) when it is not kept yet. Only a
 // string is matched by identity: after a list, `newest.secrets` is null, and a null (or any
 // other value) given next must be refused by secretLists, never take the list's set.
+// An evicted set's keyed states freed (wiped in the core) and its host keys forgotten.
+function release(kept) {
+  kept.raw.free();
+  forgetHostKeys(kept.keys);
+}
+
 function keyedOnce(secrets, skew, limit) {
   if (typeof secrets === 'string' && secrets === newest.secrets && skew === newest.skew && limit === newest.limit) return newest.kept;
   const key = typeof secrets === 'string' ? `${skew}|${limit}|=${secrets}` : null;
@@ -131,7 +137,7 @@ function keyedOnce(secrets, skew, limit) {
     keptOnce.delete(oldest);
     // A set a call is still using (a getter of its input made other one-shot calls) is freed
     // when that call ends.
-    if (evicted.calls === 0) evicted.raw.free();
+    if (evicted.calls === 0) release(evicted);
     else evicted.evicted = true;
   }
   keptOnce.set(at, kept);
@@ -154,7 +160,7 @@ function verifyOnce(input, what, parse) {
     });
   } finally {
     kept.calls -= 1;
-    if (kept.evicted && kept.calls === 0) kept.raw.free();
+    if (kept.evicted && kept.calls === 0) release(kept);
   }
 }
 
@@ -251,6 +257,7 @@ export class Verifier {
     if (this.#raw !== null) {
       this.#raw.free();
       this.#raw = null;
+      forgetHostKeys(this.#keys);
       this.#keys = null;
       this.#list = null;
     }
