@@ -24,27 +24,43 @@ impl<'de> Scanner<'de> {
         match body.get(at).copied().ok_or(Syntax)? {
             b'{' => self.object(at, depth, spec),
             b'"' => {
-                let end = string_end(body, at)?;
-                let raw = body.get(at.wrapping_add(1)..end.quote).ok_or(Syntax)?;
-                self.high |= end.high;
-                let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
-                let text = if end.escaped {
-                    Cow::Owned(decode(text)?)
-                } else {
-                    Cow::Borrowed(text)
-                };
-                Ok((Shape::Str(text), end.quote.wrapping_add(1)))
+                let (text, past) = self.captured_string(at)?;
+                Ok((Shape::Str(text), past))
             }
             b'-' | b'0'..=b'9' => {
-                let end = self.past_number(body, at)?;
-                // The grammar admits ASCII only.
-                let text = body.get(at..end).ok_or(Syntax)?;
-                let text = core::str::from_utf8(text).map_err(|_| Syntax)?;
-                Ok((Shape::Num(text), end))
+                let (text, past) = self.captured_number(at)?;
+                Ok((Shape::Num(text), past))
             }
             b'n' => Ok((Shape::Null, literal_end(body, at, b"null")?)),
             _ => Ok((Shape::Other, self.past(at, depth)?)),
         }
+    }
+
+    /// The string at `at` (its quote), decoded: its text and the position past it.
+    #[inline(always)]
+    fn captured_string(&mut self, at: usize) -> Scan<(Cow<'de, str>, usize)> {
+        let body = self.body;
+        let end = string_end(body, at)?;
+        let raw = body.get(at.wrapping_add(1)..end.quote).ok_or(Syntax)?;
+        self.high |= end.high;
+        let text = core::str::from_utf8(raw).map_err(|_| Syntax)?;
+        let text = if end.escaped {
+            Cow::Owned(decode(text)?)
+        } else {
+            Cow::Borrowed(text)
+        };
+        Ok((text, end.quote.wrapping_add(1)))
+    }
+
+    /// The number at `at`, as its exact text, and the position past it.
+    #[inline(always)]
+    fn captured_number(&mut self, at: usize) -> Scan<(&'de str, usize)> {
+        let body = self.body;
+        let end = self.past_number(body, at)?;
+        // The grammar admits ASCII only.
+        let text = body.get(at..end).ok_or(Syntax)?;
+        let text = core::str::from_utf8(text).map_err(|_| Syntax)?;
+        Ok((text, end))
     }
 
     /// An object at `{` whose fields `spec` names: each captured as its own spec says, the
@@ -76,11 +92,24 @@ impl<'de> Scanner<'de> {
                         .find(|(name, _)| same_bytes(name.as_bytes(), key))
                 });
                 match named {
-                    Some((name, nested)) => {
-                        let (value, past) = self.value(at, depth, nested)?;
-                        fields.push((*name, value));
-                        at = past;
-                    }
+                    // A string or a number captured here, in place; anything else by `value`.
+                    Some((name, nested)) => match body.get(at) {
+                        Some(b'"') => {
+                            let (text, past) = self.captured_string(at)?;
+                            fields.push((*name, Shape::Str(text)));
+                            at = past;
+                        }
+                        Some(b'-' | b'0'..=b'9') => {
+                            let (text, past) = self.captured_number(at)?;
+                            fields.push((*name, Shape::Num(text)));
+                            at = past;
+                        }
+                        _ => {
+                            let (value, past) = self.value(at, depth, nested)?;
+                            fields.push((*name, value));
+                            at = past;
+                        }
+                    },
                     None => {
                         unknown = true;
                         at = self.past(at, depth)?;
