@@ -361,7 +361,9 @@ async function partC() {
 function hostEdges(hostHmac) {
   const check = caseChecks('(c) edges', 0);
   const secrets = ['s', 'k'.repeat(64), 'k'.repeat(65), 'é'.repeat(100), 'whsec_🔑'.repeat(3)];
-  const timestamps = ['1700000000', '0', '9'.repeat(32), '9'.repeat(33), 'é'.repeat(32), '𝟙'.repeat(16), '𝟙'.repeat(17), 'a\ud800b', ''];
+  // '€' and a lone surrogate take three bytes each in UTF-8: 32 of them fill the buffer's room.
+  const timestamps = ['1700000000', '0', '9'.repeat(32), '9'.repeat(33), 'é'.repeat(32), '€'.repeat(32), '\ud800'.repeat(32),
+    '𝟙'.repeat(16), '𝟙'.repeat(17), 'a\ud800b', ''];
   const sizes = [0, 1, 55, 56, 63, 64, 65, 511, 512, 4031, 4032, 4095, 4096, 4097, 8192, 70000];
   let passed = 0;
   for (const secret of secrets) {
