@@ -76,7 +76,8 @@ const forget = (key) => key.pad?.fill(0);
  * WebAssembly). Measured in Node 20 (bench/limits.md): a `createHmac` with a KeyObject sets
  * up the HMAC again on every tag (3.65 us at 1 KiB), the copy does not (2.56 us). The
  * timestamp and its period go in one update: a call into node:crypto less saves about 0.3 us.
- * Deno's, Bun's (where it has no keyed CryptoHasher) and a Worker's node:crypto.
+ * Installed in Deno, in a Bun whose CryptoHasher cannot copy a keyed HMAC, and in a Worker
+ * with nodejs_compat.
  */
 export const nodeMac = {
   inner: true,

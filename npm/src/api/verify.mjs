@@ -110,15 +110,15 @@ const listKey = (list, kinds, until) => `[${kinds.map(sized).join('')}|${until.j
 // verifyWebhook at 1 KiB.
 let newest = { secrets: null, skew: -1, limit: -1, kept: null };
 
-// The kept set for these secrets, made (and the oldest freed) when it is not kept yet. Only a
-// string is matched by identity: after a list, `newest.secrets` is null, and a null (or any
-// other value) given next must be refused by secretLists, never take the list's set.
 // An evicted set's keyed states freed (wiped in the core) and its host keys forgotten.
 function release(kept) {
   kept.raw.free();
   forgetHostKeys(kept.keys);
 }
 
+// The kept set for these secrets, made (and the oldest freed) when it is not kept yet. Only a
+// string is matched by identity: after a list, `newest.secrets` is null, and a null (or any
+// other value) given next must be refused by secretLists, never take the list's set.
 function keyedOnce(secrets, skew, limit) {
   if (typeof secrets === 'string' && secrets === newest.secrets && skew === newest.skew && limit === newest.limit) return newest.kept;
   const key = typeof secrets === 'string' ? `${skew}|${limit}|=${secrets}` : null;
