@@ -66,7 +66,7 @@ function innerKey(secret, keepPad) {
 // The state's copy: the inner hash of the timestamp, its period and the body.
 const copiedInner = (key, timestamp, body) => key.hash.copy().update(`${timestamp}.`).update(body).digest();
 
-// A key's wiping: the pad it keeps, if any.
+// A key's wiping: the pad it keeps (nodeHashMac's keys do; nodeMac's keep none).
 const forget = (key) => key.pad?.fill(0);
 
 /**
@@ -83,7 +83,6 @@ export const nodeMac = {
   inner: true,
   key: (secret) => innerKey(secret, false),
   tag: copiedInner,
-  forget,
 };
 
 // Bodies below this many bytes are hashed by `hash` in Node (see nodeHashMac).
