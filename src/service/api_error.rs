@@ -131,7 +131,7 @@ macro_rules! api_errors {
 api_errors! {
     /// `unauthorized` (401): no API key, or not a valid one.
     Unauthorized => "unauthorized", 401,
-        "the API key is missing or not valid: send Authorization: Bearer <secret key> with a key of this store";
+        "the API key is missing or not valid: send a secret key of this store in the Authorization header (scheme Bearer)";
     /// `insufficient_scope` (403): the key is valid but lacks the scope the endpoint needs.
     InsufficientScope => "insufficient_scope", 403,
         "the API key lacks the scope this endpoint needs: use a key that has it";

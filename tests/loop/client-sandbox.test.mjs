@@ -120,6 +120,9 @@ describe('the client against the sandbox', () => {
     assert.equal(requests.length, 3, 'each sent once');
     const unknown = await refusal(createClient({ baseUrl: sandbox.baseUrl, apiKey: `${readOnly}x` }).getPayment(created.payment_id), watch);
     assert.deepEqual([unknown.code, unknown.status], ['unauthorized', 401]);
+    // The service's fix reaches the caller whole: no part of it read as a credential and masked.
+    assert.match(unknown.message, /send a secret key of this store in the Authorization header \(scheme Bearer\)/);
+    assert.ok(!unknown.message.includes('***'), unknown.message);
   });
 
   test('cancel: an open payment once (a repeat reads it, no second event); one with funds is payment_not_cancellable (409)', async () => {
