@@ -129,10 +129,10 @@ error_kinds! {
         "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the header value exactly as received (not milliseconds, not a re-formatted number)";
     /// `timestamp_too_old`: an authentic delivery older than `max_skew_secs`.
     TimestampTooOld => "timestamp_too_old", "timestamp older than max_skew_secs",
-        "the delivery is authentic but its timestamp is older than max_skew_secs: it may be a replay; check the host clock passed as now_secs (Unix seconds, not milliseconds)";
+        "the signature matches but the timestamp is older than max_skew_secs: refused as a possible replay; check the host clock passed as now_secs (Unix seconds, not milliseconds)";
     /// `timestamp_in_future`: an authentic delivery more than `max_skew_secs` ahead.
     TimestampInFuture => "timestamp_in_future", "timestamp more than max_skew_secs in the future",
-        "the delivery is authentic but its timestamp is more than max_skew_secs in the future: check that now_secs is the current Unix time in seconds (not milliseconds)";
+        "the signature matches but the timestamp is more than max_skew_secs in the future: refused; check that now_secs is the current Unix time in seconds (not milliseconds)";
     /// `signature_malformed`: the signature header cannot be read as signature candidates.
     SignatureMalformed => "signature_malformed", "signature header malformed",
         "the signature header is malformed: expected up to 8 HMAC-SHA256 values as 64 hex digits or 32-byte base64, optionally marked v1=, sha256= or v1,";
