@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -277,6 +277,29 @@ const memory = await startSandbox({ port: 0 }); console.log('memory', memory.dur
   assert.equal(refused.code, 'driver_missing', run.stdout + run.stderr);
   assert.match(refused.message, /npm install better-sqlite3/);
   assert.equal(memory, 'memory false', 'the state in memory needs no driver');
+});
+
+test('a package installed as a link opens its data file with the project\'s better-sqlite3', async () => {
+  // `npm install <folder>` links the package: Node resolves from its real folder (here a copy
+  // with no node_modules above it), not from the project that installed the driver.
+  const outside = join(tempDir('cpv-sandbox-linked-'), 'cryptopay-verify');
+  cpSync(PACKAGE_DIR, outside, { recursive: true, dereference: true });
+  const project = tempDir('cpv-sandbox-project-');
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(outside, join(project, 'node_modules', 'cryptopay-verify'), 'dir');
+  const driver = dirname(createRequire(join(PACKAGE_DIR, 'package.json')).resolve('better-sqlite3/package.json'));
+  symlinkSync(driver, join(project, 'node_modules', 'better-sqlite3'), 'dir');
+  writeFileSync(join(project, 'package.json'), '{"type":"module"}');
+  const script = (specifier) => `const { startSandbox } = await import(${JSON.stringify(specifier)});
+const sandbox = await startSandbox({ port: 0, data: 'state/x.sqlite' }); console.log('durable', sandbox.durable); await sandbox.close();`;
+  writeFileSync(join(project, 'start.mjs'), script('cryptopay-verify/sandbox'));
+  writeFileSync(join(project, 'start.cjs'), `(async () => { ${script('cryptopay-verify/sandbox').replace('await import(', 'require(')} })();`);
+  for (const file of ['start.mjs', 'start.cjs']) {
+    const run = spawnSync(process.execPath, [file], { cwd: project, encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), 'durable true', `${file}: ${run.stdout}${run.stderr}`);
+  }
+  // (`npx cryptopay-verify sandbox --data` opens its file through the same store, from the
+  // folder it is run in.)
 });
 
 test('the CommonJS build opens its data file where import() is refused (CommonJS run in a vm, as Jest runs it)', async () => {

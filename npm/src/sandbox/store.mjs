@@ -6,8 +6,9 @@
 // it out of version control like any local database.
 
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const SCHEMA_VERSION = '1';
 const KINDS = ['key', 'payment', 'idempotency', 'event', 'job'];
@@ -26,11 +27,20 @@ const SCHEMA = [
  * CommonJS in a vm without import() (Jest's default).
  */
 async function sqliteDriver() {
+  const notFound = (error) => error?.code === 'ERR_MODULE_NOT_FOUND' || error?.code === 'MODULE_NOT_FOUND';
   try {
     // `require` exists in the CommonJS build only.
     return typeof require === 'function' ? require('better-sqlite3') : (await import('better-sqlite3')).default;
   } catch (error) {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' && error?.code !== 'MODULE_NOT_FOUND') throw error;
+    if (!notFound(error)) throw error;
+    // A package installed as a link (`npm install <folder>`, `npm link`, a workspace) resolves
+    // from its own folder, outside the project that installed the driver: then the project's,
+    // from the folder the sandbox is started in.
+    try {
+      return createRequire(join(process.cwd(), 'package.json'))('better-sqlite3');
+    } catch (fromProject) {
+      if (!notFound(fromProject)) throw fromProject;
+    }
     throw Object.assign(new Error('the sandbox keeps its state in a SQLite file (--data FILE, startSandbox({ data })) with ' +
       'better-sqlite3, an optional peer dependency of cryptopay-verify that is not installed: run npm install better-sqlite3 ' +
       '(or start without a data file to keep the state in memory)', { cause: error }), { code: 'driver_missing' });
