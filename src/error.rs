@@ -10,6 +10,10 @@
 
 use core::fmt;
 
+use crate::options::NOW_IN_MILLISECONDS;
+use crate::secret_set::{PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP};
+use crate::timestamp::READS_AS_SIGNATURE;
+
 mod kind;
 
 pub use kind::ErrorKind;
@@ -103,6 +107,53 @@ impl Error {
     #[must_use]
     pub const fn code(self) -> &'static str {
         self.kind.code()
+    }
+
+    /// Whether the refusal is the receiver's own, not the delivery's: answer it with a 5xx,
+    /// which the service retries (once the receiver is fixed), never a 400, which is final and
+    /// loses the event.
+    ///
+    /// True for [`ErrorKind::InvalidArgument`] (the receiver called the crate wrongly), and for
+    /// the refusals this crate can tell come from the receiver's configuration, clock or
+    /// rotation rather than from the sender: a `now_secs` in milliseconds (every delivery
+    /// looks old); a secret saved with white space or quotes around it (no delivery
+    /// verifies); a timestamp header holding a signature (the two header names swapped); a
+    /// delivery signed inside a retiring secret's overlap that arrived after the overlap ended
+    /// (the service's retry is signed with the active secret). A forgery sent while the
+    /// configuration is broken is answered 5xx too, which costs nothing: it is never accepted.
+    /// False for every other refusal: a forged, stale or malformed delivery is answered 400.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{Delivery, Secret, SecretSet, Verifier, VerifyOptions};
+    /// let verifier = Verifier::new(SecretSet::single(Secret::new("whsec_test_secret"))?, VerifyOptions::new(300));
+    /// let delivery = Delivery {
+    ///     body: b"",
+    ///     timestamp: b"1700000000",
+    ///     signature: b"316b9ab98c15bfa039d243f3196acee619cf29749a91a634e6a8154e2f7b6727",
+    /// };
+    /// // A clock read in milliseconds: this receiver's fault, 500 (retried once fixed).
+    /// let clock = verifier.verify_signature(&delivery, 1_700_000_000_000).unwrap_err();
+    /// assert_eq!((clock.code(), clock.is_receiver_fault()), ("timestamp_too_old", true));
+    /// // A delivery an hour old: the delivery's, 400 (final).
+    /// let stale = verifier.verify_signature(&delivery, 1_700_003_600).unwrap_err();
+    /// assert_eq!((stale.code(), stale.is_receiver_fault()), ("timestamp_too_old", false));
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_receiver_fault(self) -> bool {
+        match self.kind {
+            ErrorKind::InvalidArgument => true,
+            ErrorKind::SignatureMismatch => self.detail.is_some_and(|detail| {
+                [PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP].contains(&detail)
+            }),
+            ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture => {
+                self.detail == Some(NOW_IN_MILLISECONDS)
+            }
+            ErrorKind::TimestampMalformed => self.detail == Some(READS_AS_SIGNATURE),
+            _ => false,
+        }
     }
 
     /// The refining detail, if any.

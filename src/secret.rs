@@ -95,15 +95,37 @@ impl Secret {
         &self.0
     }
 
-    /// Whether the secret starts or ends with whitespace (a frequent copy-paste error).
-    pub(crate) fn has_surrounding_whitespace(&self) -> bool {
+    /// Whether the secret starts or ends with ASCII white space: a pasted space or newline, a
+    /// secret file's last line. The bytes are used as saved, so such a secret verifies no
+    /// delivery the service signed; check it where the secret is loaded, to stop the start.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::Secret;
+    /// assert!(Secret::new("whsec_abc\n").has_surrounding_whitespace());
+    /// assert!(!Secret::new("whsec_abc").has_surrounding_whitespace());
+    /// ```
+    #[must_use]
+    pub fn has_surrounding_whitespace(&self) -> bool {
         let ws = |b: &u8| b.is_ascii_whitespace();
         self.0.first().is_some_and(ws) || self.0.last().is_some_and(ws)
     }
 
-    /// Whether the secret, whitespace aside, is wrapped in a pair of the same quotes (`"..."`
-    /// or `'...'`): an env file, a YAML value or a shell script that kept its quotes.
-    pub(crate) fn is_quoted(&self) -> bool {
+    /// Whether the secret, white space aside, is wrapped in a pair of the same quotes (`"..."`
+    /// or `'...'`): an env file, a YAML value or a shell script that kept its quotes. As with
+    /// [`has_surrounding_whitespace`](Self::has_surrounding_whitespace), such a secret
+    /// verifies nothing the service signed; check it where the secret is loaded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::Secret;
+    /// assert!(Secret::new("\"whsec_abc\"").is_quoted());
+    /// assert!(!Secret::new("whsec_abc").is_quoted());
+    /// ```
+    #[must_use]
+    pub fn is_quoted(&self) -> bool {
         let inner = self.0.trim_ascii();
         matches!((inner.first(), inner.last()), (Some(a), Some(b)) if inner.len() >= 2 && a == b && (*a == b'"' || *a == b'\''))
     }

@@ -36,6 +36,26 @@ pub(crate) const MILLISECONDS_FROM: u64 = 1_000_000_000_000;
 pub(crate) const UNTIL_IN_MILLISECONDS: &str = "accept_until_secs has 13 digits or more: a time in milliseconds? \
      give the last Unix second (not millisecond) the retiring secret verifies";
 
+/// The detail of a mismatch where only a retiring secret past its `accept_until_secs`
+/// matched, and the delivery was signed after that bound (or is not within the skew): the
+/// service no longer signs with that secret, so it is a forgery with an old secret, or a
+/// replay.
+pub(crate) const OVERLAP_ENDED: &str =
+    "the delivery is signed with a retiring secret whose overlap ended (accept_until_secs is past)";
+/// The detail of a mismatch where only a retiring secret past its `accept_until_secs` matched,
+/// and the delivery was signed inside the overlap (its timestamp at or before the bound, and
+/// within the skew of `now_secs`): a delivery in flight when the overlap ended. The service's
+/// retry is signed with the active secret, so a receiver answers it 5xx, not a final 400
+/// (see [`Error::is_receiver_fault`]).
+pub(crate) const SIGNED_IN_OVERLAP: &str = "the delivery was signed inside a retiring secret's overlap and arrived after the \
+     overlap ended (accept_until_secs is past): the service's retry is signed with the active secret";
+/// The details of a mismatch with a secret the configuration saved with white space or quotes
+/// around it (the bytes are used as they are, so no delivery verifies).
+pub(crate) const PADDED_SECRET: &str = "a secret starts or ends with whitespace, which is used as part of the key: check for a pasted space or newline";
+/// See [`PADDED_SECRET`].
+pub(crate) const QUOTED_SECRET: &str = "a secret is wrapped in quotes, which are used as part of the key: remove them where \
+     the secret is configured (an env file, a YAML value or a shell script may have kept them)";
+
 /// One keyed entry. The secret's bytes are dropped (and wiped) once keyed.
 struct Key {
     mac: KeyedMac,
@@ -188,18 +208,22 @@ impl SecretSet {
     ///
     /// Every entry's tag is compared with every candidate in constant time, with no early
     /// exit; a retiring entry past its bound is computed too, so that the message can say why.
+    /// `signed_in_time`: the delivery's timestamp, when it is within the skew of `now_secs`
+    /// (a mismatch where only a retiring secret past its bound matched then tells whether it
+    /// was signed inside the overlap).
     pub(crate) fn matching(
         &self,
         timestamp: &[u8],
         body: &[u8],
         candidates: &[Tag],
         now_secs: u64,
+        signed_in_time: Option<u64>,
     ) -> Result<SecretKind, Error> {
         let tags = self
             .keys
             .iter()
             .map(|key| key.mac.delivery_tag(timestamp, body));
-        self.matching_by(tags, candidates, now_secs)
+        self.matching_by(tags, candidates, now_secs, signed_in_time)
     }
 
     /// As [`matching`](Self::matching), with the delivery's tags, or their inner hashes
@@ -211,6 +235,7 @@ impl SecretSet {
         hashed: HostHash,
         candidates: &[Tag],
         now_secs: u64,
+        signed_in_time: Option<u64>,
     ) -> Result<SecretKind, Error> {
         if tags.len() != self.keys.len() {
             return Err(err(
@@ -219,14 +244,16 @@ impl SecretSet {
             ));
         }
         match hashed {
-            HostHash::Tags => self.matching_by(tags.iter().copied(), candidates, now_secs),
+            HostHash::Tags => {
+                self.matching_by(tags.iter().copied(), candidates, now_secs, signed_in_time)
+            }
             HostHash::Inner => {
                 let tags = self
                     .keys
                     .iter()
                     .zip(tags)
                     .map(|(key, inner)| key.mac.finish(inner));
-                self.matching_by(tags, candidates, now_secs)
+                self.matching_by(tags, candidates, now_secs, signed_in_time)
             }
         }
     }
@@ -237,44 +264,40 @@ impl SecretSet {
         tags: impl Iterator<Item = Tag>,
         candidates: &[Tag],
         now_secs: u64,
+        signed_in_time: Option<u64>,
     ) -> Result<SecretKind, Error> {
         let mut matched: Option<SecretKind> = None;
-        let mut only_expired_matched = false;
+        // Only retiring secrets past their bound matched: after it (`Some(false)`), or one of
+        // them at a delivery signed inside its overlap (`Some(true)`).
+        let mut expired_matched: Option<bool> = None;
         for (key, tag) in self.keys.iter().zip(tags) {
             let hit = candidates
                 .iter()
                 .fold(Choice::FALSE, |acc, candidate| acc | tag.ct_eq(candidate));
             if hit.to_bool() {
-                let usable = key.accept_until_secs.is_none_or(|until| now_secs <= until);
-                if usable {
-                    matched = Some(matched.map_or(key.kind, |m| m.min(key.kind)));
-                } else {
-                    only_expired_matched = true;
+                match key.accept_until_secs {
+                    Some(until) if now_secs > until => {
+                        let inside = signed_in_time.is_some_and(|signed| signed <= until);
+                        expired_matched = Some(expired_matched == Some(true) || inside);
+                    }
+                    _ => matched = Some(matched.map_or(key.kind, |m| m.min(key.kind))),
                 }
             }
         }
-        matched.ok_or_else(|| self.mismatch(only_expired_matched))
+        matched.ok_or_else(|| self.mismatch(expired_matched))
     }
 
-    fn mismatch(&self, only_expired_matched: bool) -> Error {
-        if only_expired_matched {
-            return err(
-                ErrorKind::SignatureMismatch,
-                "the delivery is signed with a retiring secret whose overlap ended (accept_until_secs is past)",
-            );
+    fn mismatch(&self, expired_matched: Option<bool>) -> Error {
+        match expired_matched {
+            Some(true) => return err(ErrorKind::SignatureMismatch, SIGNED_IN_OVERLAP),
+            Some(false) => return err(ErrorKind::SignatureMismatch, OVERLAP_ENDED),
+            None => {}
         }
         if self.keys.iter().any(|k| k.padded) {
-            return err(
-                ErrorKind::SignatureMismatch,
-                "a secret starts or ends with whitespace, which is used as part of the key: check for a pasted space or newline",
-            );
+            return err(ErrorKind::SignatureMismatch, PADDED_SECRET);
         }
         if self.keys.iter().any(|k| k.quoted) {
-            return err(
-                ErrorKind::SignatureMismatch,
-                "a secret is wrapped in quotes, which are used as part of the key: remove them where the secret is configured \
-                 (an env file, a YAML value or a shell script may have kept them)",
-            );
+            return err(ErrorKind::SignatureMismatch, QUOTED_SECRET);
         }
         Error::new(ErrorKind::SignatureMismatch)
     }

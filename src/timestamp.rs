@@ -16,6 +16,10 @@ use crate::error::{Error, ErrorKind, err};
 /// ```
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
 /// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
+/// The detail of a timestamp that reads as a signature: the two header names swapped in the
+/// receiver's configuration (every delivery is then refused).
+pub(crate) const READS_AS_SIGNATURE: &str = "the timestamp reads as a signature (v1=, sha256= or 64 hex digits): are the \
+     timestamp and signature header names swapped?";
 pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.
@@ -44,8 +48,7 @@ pub fn parse_timestamp(value: &[u8]) -> Result<u64, Error> {
         return Err(err(
             ErrorKind::TimestampMalformed,
             if reads_as_signature(value) {
-                "the timestamp reads as a signature (v1=, sha256= or 64 hex digits): are the \
-                 timestamp and signature header names swapped?"
+                READS_AS_SIGNATURE
             } else {
                 "the timestamp holds a character other than an ASCII digit"
             },

@@ -271,8 +271,14 @@ pub fn verify_signature(
     options: VerifyOptions,
     now_secs: u64,
 ) -> Result<Verified, Error> {
-    verify_parsed(delivery, options, now_secs, |candidates| {
-        secrets.matching(delivery.timestamp, delivery.body, candidates, now_secs)
+    verify_parsed(delivery, options, now_secs, |candidates, signed_in_time| {
+        secrets.matching(
+            delivery.timestamp,
+            delivery.body,
+            candidates,
+            now_secs,
+            signed_in_time,
+        )
     })
 }
 
@@ -291,7 +297,7 @@ pub(crate) fn verify_signature_tags(
     hashed: HostHash,
     now_secs: u64,
 ) -> Result<Verified, Error> {
-    verify_parsed(delivery, options, now_secs, |candidates| {
+    verify_parsed(delivery, options, now_secs, |candidates, signed_in_time| {
         let (tags, rest) = tags.as_chunks::<TAG_LEN>();
         if !rest.is_empty() {
             return Err(err(
@@ -299,7 +305,7 @@ pub(crate) fn verify_signature_tags(
                 "the host's tags are not 32 bytes each",
             ));
         }
-        secrets.matching_tags(tags, hashed, candidates, now_secs)
+        secrets.matching_tags(tags, hashed, candidates, now_secs, signed_in_time)
     })
 }
 
@@ -309,11 +315,12 @@ fn verify_parsed(
     delivery: &Delivery<'_>,
     options: VerifyOptions,
     now_secs: u64,
-    matched: impl FnOnce(&[Tag]) -> Result<SecretKind, Error>,
+    matched: impl FnOnce(&[Tag], Option<u64>) -> Result<SecretKind, Error>,
 ) -> Result<Verified, Error> {
     delivery.parse(&options, |timestamp, candidates| {
-        let matched_secret = matched(candidates)?;
-        options.check_skew(timestamp, now_secs)?;
+        let skew = options.check_skew(timestamp, now_secs);
+        let matched_secret = matched(candidates, skew.is_ok().then_some(timestamp))?;
+        skew?;
         Ok(Verified {
             matched_secret,
             timestamp,

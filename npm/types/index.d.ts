@@ -42,12 +42,14 @@ export declare class CryptoPayError extends Error {
    *
    * @param code One of the stable codes.
    * @param message What went wrong and how to fix it.
+   * @param receiverFault See {@link CryptoPayError.receiverFault}; by default `true` for
+   * `invalid_argument` and `body_not_raw` only.
    * @example
    * ```ts
    * const err = new CryptoPayError('signature_mismatch', 'signature_mismatch: no signature matches');
    * ```
    */
-  constructor(code: ErrorCode, message: string);
+  constructor(code: ErrorCode, message: string, receiverFault?: boolean);
   /**
    * Always `'CryptoPayError'`.
    *
@@ -81,6 +83,25 @@ export declare class CryptoPayError extends Error {
    * ```
    */
   readonly authentic: boolean;
+  /**
+   * `true` when the refusal is the receiver's own, not the delivery's: answer it 5xx, which
+   * the service retries once the receiver is fixed, never 400, which is final and loses the
+   * event. Always for `invalid_argument` and `body_not_raw`; for a refused delivery, when the
+   * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), a
+   * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
+   * verifies), a timestamp header holding a signature (`timestamp_malformed`: the header
+   * names swapped), a delivery signed inside a retiring secret's overlap that arrived after
+   * the overlap ended (`signature_mismatch`: the service's retry is signed with the active
+   * secret), a header value that is no header's (a number, an object). A forgery sent while
+   * the setup is broken is answered 5xx too; it is never accepted. `false` for a forged,
+   * stale or malformed delivery.
+   *
+   * @example
+   * ```ts
+   * if (!err.authentic) return new Response(null, { status: err.receiverFault ? 500 : 400 });
+   * ```
+   */
+  readonly receiverFault: boolean;
 }
 
 /**

@@ -13,17 +13,19 @@ macro_rules! error_kinds {
         /// # Examples
         ///
         /// ```
-        /// use cryptopay_verify::{parse_event, ErrorKind};
+        /// use cryptopay_verify::{parse_event, Error, ErrorKind};
         /// // A receiver's answer for each failure (a new kind falls in the last arm).
-        /// fn http_status(kind: ErrorKind) -> u16 {
-        ///     match kind {
+        /// fn http_status(e: Error) -> u16 {
+        ///     match e.kind() {
         ///         k if k.is_event_error() => 200, // authentic: keep it and acknowledge
         ///         ErrorKind::BodyTooLarge => 413,
-        ///         _ => 400,
+        ///         _ if e.is_receiver_fault() => 500, // the receiver's: retried once fixed
+        ///         _ => 400,                           // the delivery's: final
         ///     }
         /// }
-        /// assert_eq!(http_status(parse_event(b"[]").unwrap_err().kind()), 200);
-        /// assert_eq!(http_status(ErrorKind::SignatureMismatch), 400);
+        /// assert_eq!(http_status(parse_event(b"[]").unwrap_err()), 200);
+        /// assert_eq!(http_status(ErrorKind::SignatureMismatch.into()), 400);
+        /// assert_eq!(http_status(ErrorKind::InvalidArgument.into()), 500);
         /// ```
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]

@@ -251,3 +251,87 @@ fn the_alternate_form_names_the_fix() {
         format!("{detailed}; {}", ErrorKind::InvalidArgument.help())
     );
 }
+
+#[test]
+fn the_receivers_own_refusals_are_told_from_the_deliveries() {
+    use crate::{
+        Delivery, Secret, SecretSet, SignatureEncoding, Verifier, VerifyOptions, sign_webhook,
+    };
+    let verifier = |secret: &str| {
+        Verifier::new(
+            SecretSet::single(Secret::new(secret)).unwrap(),
+            VerifyOptions::new(300),
+        )
+    };
+    let signature = sign_webhook(
+        &Secret::new("whsec_k"),
+        b"1700000000",
+        b"{}",
+        SignatureEncoding::Hex,
+    )
+    .unwrap();
+    let delivery = Delivery {
+        body: b"{}",
+        timestamp: b"1700000000",
+        signature: signature.as_bytes(),
+    };
+    let fault = |secret: &str, delivery: &Delivery<'_>, now: u64| {
+        let e = verifier(secret)
+            .verify_signature(delivery, now)
+            .unwrap_err();
+        (e.code(), e.is_receiver_fault())
+    };
+    // The receiver's: a clock in milliseconds, a secret saved with a newline or quotes, the
+    // header names swapped.
+    assert_eq!(
+        fault("whsec_k", &delivery, 1_700_000_000_000),
+        ("timestamp_too_old", true)
+    );
+    assert_eq!(
+        fault("whsec_k\n", &delivery, 1_700_000_000),
+        ("signature_mismatch", true)
+    );
+    assert_eq!(
+        fault("\"whsec_k\"", &delivery, 1_700_000_000),
+        ("signature_mismatch", true)
+    );
+    let swapped = Delivery {
+        body: b"{}",
+        timestamp: signature.as_bytes(),
+        signature: b"1700000000",
+    };
+    assert_eq!(
+        fault("whsec_k", &swapped, 1_700_000_000),
+        ("timestamp_malformed", true)
+    );
+    // The delivery's: forged, stale, from the future, a timestamp in milliseconds.
+    assert_eq!(
+        fault("whsec_other", &delivery, 1_700_000_000),
+        ("signature_mismatch", false)
+    );
+    assert_eq!(
+        fault("whsec_k", &delivery, 1_700_000_301),
+        ("timestamp_too_old", false)
+    );
+    assert_eq!(
+        fault("whsec_k", &delivery, 1_699_999_699),
+        ("timestamp_in_future", false)
+    );
+    let millis = Delivery {
+        timestamp: b"1700000000000",
+        ..delivery
+    };
+    assert_eq!(
+        fault("whsec_k", &millis, 1_700_000_000),
+        ("timestamp_malformed", false)
+    );
+    // Every invalid argument is the receiver's; no other kind without its detail is.
+    for kind in ErrorKind::ALL {
+        let plain = Error::new(*kind);
+        assert_eq!(
+            plain.is_receiver_fault(),
+            *kind == ErrorKind::InvalidArgument,
+            "{kind:?}"
+        );
+    }
+}

@@ -71,7 +71,7 @@ fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
         SecretEntry::pending(Secret::new("old")),
     ])
     .unwrap();
-    let kind = |tag: Tag, now| set.matching(b"1", b"x", &[tag], now);
+    let kind = |tag: Tag, now| set.matching(b"1", b"x", &[tag], now, None);
     assert_eq!(kind(sig("old"), 10), Ok(SecretKind::Pending));
     assert_eq!(kind(sig("new"), 11), Ok(SecretKind::Active));
     let only_old = SecretSet::new(vec![
@@ -80,14 +80,53 @@ fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
     ])
     .unwrap();
     assert_eq!(
-        only_old.matching(b"1", b"x", &[sig("old")], 10),
+        only_old.matching(b"1", b"x", &[sig("old")], 10, None),
         Ok(SecretKind::Retiring)
     );
     let late = only_old
-        .matching(b"1", b"x", &[sig("old")], 11)
+        .matching(b"1", b"x", &[sig("old")], 11, None)
         .unwrap_err();
     assert_eq!(late.code(), "signature_mismatch");
     assert!(late.to_string().contains("overlap ended"));
+    assert!(!late.is_receiver_fault());
+}
+
+#[test]
+fn a_delivery_signed_inside_the_overlap_that_arrives_after_it_is_the_receivers() {
+    let sig = |key: &str| {
+        KeyedMac::new(key.as_bytes())
+            .unwrap()
+            .delivery_tag(b"1", b"x")
+    };
+    let set = SecretSet::new(vec![
+        SecretEntry::active(Secret::new("new")),
+        SecretEntry::retiring(Secret::new("old"), 10),
+    ])
+    .unwrap();
+    // Signed at the bound (inside, inclusive) or before it, in time: in flight at the end.
+    for signed in [9, 10] {
+        let e = set
+            .matching(b"1", b"x", &[sig("old")], 11, Some(signed))
+            .unwrap_err();
+        assert_eq!(
+            (e.code(), e.detail()),
+            ("signature_mismatch", Some(SIGNED_IN_OVERLAP))
+        );
+        assert!(e.is_receiver_fault() && e.to_string().contains("overlap ended"));
+    }
+    // Signed after the bound, or not within the skew (None): the old secret, used after.
+    for signed in [Some(11), None] {
+        let e = set
+            .matching(b"1", b"x", &[sig("old")], 11, signed)
+            .unwrap_err();
+        assert_eq!(e.detail(), Some(OVERLAP_ENDED));
+        assert!(!e.is_receiver_fault());
+    }
+    // A signature of no secret is the sender's, whatever the time.
+    let forged = set
+        .matching(b"1", b"x", &[sig("other")], 11, Some(10))
+        .unwrap_err();
+    assert_eq!((forged.detail(), forged.is_receiver_fault()), (None, false));
 }
 
 #[test]

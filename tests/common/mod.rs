@@ -45,6 +45,8 @@ pub(crate) const FILES: &[(&str, &str)] = &[
 pub(crate) struct Failure {
     code: &'static str,
     text: String,
+    /// [`Error::is_receiver_fault`] (the vectors' `receiverFault`); none for the others.
+    receiver_fault: Option<bool>,
 }
 
 impl Failure {
@@ -64,6 +66,7 @@ impl From<Error> for Failure {
         Failure {
             code: error.code(),
             text: error.to_string(),
+            receiver_fault: Some(error.is_receiver_fault()),
         }
     }
 }
@@ -73,6 +76,7 @@ impl From<ApiError> for Failure {
         Failure {
             code: error.code(),
             text: error.to_string(),
+            receiver_fault: None,
         }
     }
 }
@@ -82,6 +86,7 @@ impl From<LinkMismatch> for Failure {
         Failure {
             code: mismatch.code(),
             text: mismatch.to_string(),
+            receiver_fault: None,
         }
     }
 }
@@ -378,7 +383,15 @@ fn run_core(function: &str, case: &Value) -> Outcome {
 /// Checks one outcome against `expected`; returns a description of the difference.
 pub(crate) fn check(outcome: &Answer, expected: &Map<String, Value>) -> Result<(), String> {
     match (outcome, expected.get("error")) {
-        (Err(e), Some(code)) if code == e.code() => Ok(()),
+        (Err(e), Some(code)) if code == e.code() => {
+            match expected.get("receiverFault").map(Value::as_bool) {
+                Some(want) if want != e.receiver_fault => Err(format!(
+                    "receiverFault: got {:?}, expected {want:?} ({e})",
+                    e.receiver_fault
+                )),
+                _ => Ok(()),
+            }
+        }
         (Err(e), _) => Err(format!(
             "got error {} ({e}), expected {expected:?}",
             e.code()

@@ -238,6 +238,9 @@ function check(api, fn, row) {
     assert.ok(!outcome.ok, `expected error ${expected.error}, got ok ${JSON.stringify(outcome.value)}`);
     if (!(outcome.error instanceof LinkMismatch)) assertPackageError(api, outcome.error, fn);
     assert.equal(outcome.error.code, expected.error, `expected ${expected.error}, got ${describeError(outcome.error)}`);
+    if ('receiverFault' in expected) {
+      assert.equal(outcome.error.receiverFault, expected.receiverFault, `receiverFault of ${describeError(outcome.error)}`);
+    }
     return;
   }
   assert.equal(expected.ok, true, 'a vector expects either ok or an error');

@@ -111,9 +111,13 @@ def ok(**result):
     return out
 
 
-def err(code):
+def err(code, receiver_fault=None):
+    """An expected refusal; `receiver_fault` (when given) is whether it is the receiver's own
+    (Rust `Error::is_receiver_fault`, JavaScript `err.receiverFault`): answered 5xx."""
     assert code in ALL_CODES or code == "body_not_raw", code
-    return {"error": code}
+    if receiver_fault is None:
+        return {"error": code}
+    return {"error": code, "receiverFault": receiver_fault}
 
 
 def to_bytes(x):
@@ -834,6 +838,37 @@ def build_verify():
       ["Webhook", "SkewBoundary"], err("timestamp_too_old"), VALID_EVENT, now=NOW + 301)
     w("authentic non-JSON body with a future timestamp: skew is checked before the envelope",
       ["Webhook", "OrderOfChecks"], err("timestamp_in_future"), b"not json", now=NOW - 301)
+
+    # --- whose fault: the receiver's own refusals (answered 5xx, retried) ---------------
+    until_now = [{"secret": new, "kind": "active"},
+                 {"secret": old, "kind": "retiring", "acceptUntilSecs": NOW}]
+    v("retiring secret: signed inside its overlap (at acceptUntilSecs), arrived 10 s after it "
+      "ended: in flight at the switch, the receiver's (the service's retry is signed with the "
+      "active secret)", ["Rotation", "ReceiverFault"], err("signature_mismatch", True),
+      signature=mo, now=NOW + 10, secrets=until_now)
+    v("retiring secret: signed 1 s after its overlap ended: the old secret used after it, the "
+      "sender's", ["Rotation", "ReceiverFault"], err("signature_mismatch", False),
+      signature=mo, secrets=[{"secret": new, "kind": "active"},
+                             {"secret": old, "kind": "retiring", "acceptUntilSecs": NOW - 1}])
+    v("retiring secret: signed inside its overlap but stale (301 s): the sender's",
+      ["Rotation", "ReceiverFault"], err("signature_mismatch", False), signature=mo,
+      now=NOW + 301, secrets=until_now)
+    v("a secret saved with a trailing newline: no delivery verifies, the receiver's",
+      ["Mismatch", "ReceiverFault"], err("signature_mismatch", True), secrets=S + "\n")
+    v("a secret saved in quotes (an env file kept them): the receiver's",
+      ["Mismatch", "ReceiverFault"], err("signature_mismatch", True), secrets='"%s"' % S)
+    v("nowSecs in milliseconds: every delivery looks old, the receiver's",
+      ["SkewBoundary", "ReceiverFault"], err("timestamp_too_old", True), now=NOW * 1000)
+    v("the two header values swapped (the timestamp holds the signature): the receiver's",
+      ["Timestamp", "ReceiverFault"], err("timestamp_malformed", True),
+      timestamp="v1=" + H, signature=T)
+    v("a forged signature: the sender's", ["Mismatch", "ReceiverFault"],
+      err("signature_mismatch", False), signature=wrong[0].hex())
+    v("a stale delivery (301 s): the sender's", ["SkewBoundary", "ReceiverFault"],
+      err("timestamp_too_old", False), now=NOW + 301)
+    v("a timestamp in milliseconds from the sender: the sender's",
+      ["Timestamp", "ReceiverFault"], err("timestamp_malformed", False),
+      timestamp=T + "000")
     return f
 
 
@@ -1745,7 +1780,9 @@ def check_file(vf):
         exp = t["expected"]
         assert (exp.get("ok") is True) != ("error" in exp), where
         if "error" in exp:
-            assert exp["error"] in ALL_CODES + vf.service_codes and len(exp) == 1, where
+            assert exp["error"] in ALL_CODES + vf.service_codes, where
+            assert set(exp) <= {"error", "receiverFault"}, where
+            assert isinstance(exp.get("receiverFault", False), bool), where
         for path, leaf in walk(t):
             if isinstance(leaf, bool) or leaf is None:
                 continue

@@ -2,7 +2,8 @@
 //! body as `&[u8]`, the header values as `&str`); the answer is one small integer, an
 //! outcome or a failure numbered in [`FAILURES`], so that no error object and no message is
 //! built here for a delivery: JavaScript builds the `CryptoPayError` from the number, with the
-//! code and message it asked once for each failure ([`failure_code`], [`failure_message`]).
+//! code and message it asked once for each failure ([`failure_code`], [`failure_message`],
+//! [`failure_receiver_fault`]).
 
 use core::cell::RefCell;
 
@@ -69,6 +70,13 @@ pub fn failure_code(n: u32) -> String {
 #[wasm_bindgen(js_name = failureMessage)]
 pub fn failure_message(n: u32) -> String {
     messages::message(&numbered(n))
+}
+
+/// Whether failure `n` is the receiver's own (`Error::is_receiver_fault`: answered 5xx, which
+/// the service retries, not a final 400).
+#[wasm_bindgen(js_name = failureReceiverFault)]
+pub fn failure_receiver_fault(n: u32) -> bool {
+    numbered(n).is_receiver_fault()
 }
 
 /// The entries of a secret set from parallel lists; each secret is moved, not copied.

@@ -7,13 +7,23 @@ import { brand } from './brand.mjs';
 import { BODY_NOT_RAW } from './hints.mjs';
 import { eventErrors, glue } from './instance.mjs';
 
-/** The error every function of the package throws. `code` is stable. */
+// The codes that are always the caller's own doing: a wrong argument, a body a framework
+// parsed first. Other codes are the receiver's only with the detail the core numbers (see
+// `refusal`'s `receiverFault`).
+const RECEIVER_CODES = new Set(['invalid_argument', 'body_not_raw']);
+
+/**
+ * The error every function of the package throws. `code` is stable; `authentic`: signed by
+ * the service but not a readable event (keep it, answer 2xx); `receiverFault`: the refusal is
+ * the receiver's own (its setup, clock or rotation), to answer 5xx so that the service retries.
+ */
 export class CryptoPayError extends Error {
-  constructor(code, message) {
+  constructor(code, message, receiverFault = RECEIVER_CODES.has(code)) {
     super(message);
     this.name = 'CryptoPayError';
     this.code = code;
     this.authentic = eventErrors.has(code);
+    this.receiverFault = receiverFault;
   }
 }
 // instanceof holds across the package's copies (its ES module and CommonJS entries).
@@ -44,13 +54,13 @@ const stackless = trimmable && (() => {
  * message"); `code` and `message` say everything. Errors of the caller's own making (a wrong
  * argument, a parsed body) keep their stack: see `fail`.
  */
-export function refusal(code, message) {
-  if (!trimmable) return new CryptoPayError(code, message);
+export function refusal(code, message, receiverFault = false) {
+  if (!trimmable) return new CryptoPayError(code, message, receiverFault);
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   let error;
   try {
-    error = new CryptoPayError(code, message);
+    error = new CryptoPayError(code, message, receiverFault);
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -66,9 +76,12 @@ function messageOf(code, detail) {
   return glue === null ? `${code}: ${detail}` : glue.errorMessage(code, detail);
 }
 
-/** A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem. */
-export function fail(code, detail) {
-  return new CryptoPayError(code, messageOf(code, detail));
+/**
+ * A CryptoPayError for a failure detected in JavaScript; `detail` names the value's problem.
+ * `receiverFault` when the code alone does not say it (see CryptoPayError).
+ */
+export function fail(code, detail, receiverFault = RECEIVER_CODES.has(code)) {
+  return new CryptoPayError(code, messageOf(code, detail), receiverFault);
 }
 
 /**

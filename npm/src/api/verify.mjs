@@ -17,28 +17,29 @@ import {
   notHeader, onlyKnownKeys, options, safeUint, secretLists,
 } from './inputs.mjs';
 
-// The code and message of each failure the core numbered, asked once.
+// The code, message and fault of each failure the core numbered, asked once.
 const failures = [];
 function failure(n) {
-  return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n) });
+  return (failures[n] ??= { code: glue.failureCode(n), message: glue.failureMessage(n), receiverFault: glue.failureReceiverFault(n) });
 }
 
 // The answer of RawVerifier.verify: the result, or the CryptoPayError of the refusal it
 // numbered (for the public method to throw).
 function settle(outcome, bytes, parse, timestamp, signature, input) {
   if (outcome < 0) {
-    const { code, message } = failure(-1 - outcome);
+    const { code, message, receiverFault } = failure(-1 - outcome);
     const name = code === 'timestamp_malformed' ? 'timestamp' : code === 'signature_malformed' ? 'signature' : null;
     const value = name === 'timestamp' ? timestamp : signature;
     if (name !== null && value === DUPLICATED) {
       return refuse('header_duplicated', `${name} was given as an array of several values (the header was sent more than once)`);
     }
-    if (name !== null && value === NEVER_WELL_FORMED) return fail(code, notHeader(name, input[name]));
+    // A value that is never a header's (a number, an object): the caller's own.
+    if (name !== null && value === NEVER_WELL_FORMED) return fail(code, notHeader(name, input[name]), true);
     // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
     if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
-      return fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)');
+      return fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)', true);
     }
-    return refusal(code, message);
+    return refusal(code, message, receiverFault);
   }
   // The kind's index, below the event's flags (multiples of outcomeInexact).
   const matchedSecret = limits.kinds[outcome % limits.outcomeInexact];
