@@ -18,20 +18,27 @@ fn env(name: &str) -> Result<String, String> {
     optional(name)?.ok_or_else(|| format!("{name} is not set"))
 }
 
-/// A secret from the environment: white space around it (a pasted newline, a secret file's
-/// last line) would be hashed as part of the key, and every delivery refused as a forgery.
+/// A secret from the environment: white space or quotes around it (a pasted newline, a secret
+/// file's last line, an env file's or a YAML value's quotes) would be hashed as part of the
+/// key, and every delivery refused.
 fn secret(name: &str, value: String) -> Result<Secret, String> {
     if value.is_empty() {
         return Err(format!(
             "{name} is set but empty (a blank line of an env file?): give the secret, or unset it"
         ));
     }
-    if value.trim() != value {
+    let secret = Secret::from(value);
+    if secret.has_surrounding_whitespace() {
         return Err(format!(
             "{name} starts or ends with white space (a pasted space or newline): remove it"
         ));
     }
-    Ok(Secret::from(value))
+    if secret.is_quoted() {
+        return Err(format!(
+            "{name} is wrapped in quotes (an env file or a YAML value kept them): remove them"
+        ));
+    }
+    Ok(secret)
 }
 
 /// The service's two header names: both valid header names, and not the same one.

@@ -31,9 +31,17 @@ pub async fn webhook(
             );
         }
     };
-    let now_secs = SystemTime::now()
+    // A clock before 1970 is this host's fault: 500 (retried), never a delivery refused.
+    let Ok(now_secs) = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+        .map(|d| d.as_secs())
+    else {
+        eprintln!("refused a delivery (500): this host's clock reads before 1970");
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": "internal"})),
+        );
+    };
     let verified =
         DeliveryHeaders::from_header_map(&headers, &app.timestamp_header, &app.signature_header)
             .and_then(|found| {
@@ -49,10 +57,12 @@ pub async fn webhook(
         // Answered with the code only (the message may describe the configuration); logged
         // with the core's message, which never holds a secret, a signature or the body. A
         // skew is an authentic delivery (the HMAC is checked first): this host's clock, not a
-        // forger. An invalid argument is this receiver's own mistake: 500, which the service
-        // retries, where a 400 would be final.
+        // forger. A refusal that is this receiver's own (an invalid argument, a clock in
+        // milliseconds, the header names swapped, a delivery in flight when a retiring
+        // secret's overlap ended: `is_receiver_fault`): 500, which the service retries, where
+        // a 400 would be final and lose the event.
         Err(e) => {
-            let status = if e.kind() == ErrorKind::InvalidArgument {
+            let status = if e.is_receiver_fault() {
                 StatusCode::INTERNAL_SERVER_ERROR
             } else {
                 StatusCode::BAD_REQUEST

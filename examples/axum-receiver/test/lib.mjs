@@ -58,11 +58,13 @@ export { request };
 
 export const now = () => Math.floor(Date.now() / 1000);
 
-export function deliver(url, event, { secret = SECRET, body } = {}) {
+export function deliver(url, event, { secret = SECRET, body, at = now(), swapped = false } = {}) {
   const bytes = body ?? Buffer.from(JSON.stringify(event));
-  const timestamp = String(now());
-  const signature = pkg.signWebhook({ secret, timestamp, body: bytes });
-  return request(url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: timestamp, [SIG_HEADER]: `v1=${signature}` } });
+  const timestamp = String(at);
+  const signature = `v1=${pkg.signWebhook({ secret, timestamp, body: bytes })}`;
+  // swapped: each header holds the other's value (header names swapped in a configuration).
+  const [ts, sig] = swapped ? [signature, timestamp] : [timestamp, signature];
+  return request(url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', [TS_HEADER]: ts, [SIG_HEADER]: sig } });
 }
 
 export const event = (eventId, paymentId, statusVersion, extra = {}) => ({

@@ -117,16 +117,23 @@ test('every refusal is logged by its code, never the secret or signature; a skew
     assert.deepStrictEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
     // The core's message and its remedy ({:#}), which names the fix.
     await logged(receiver, /refused a delivery \(400 signature_mismatch\): no signature matches: check that the secret is the signing Secret/);
+    // The header names swapped (in the service's settings or here): this receiver's fault, 500,
+    // retried once fixed; a 400 would lose every event.
+    const swapped = await deliver(receiver.url, event('evt_swapped', 'pay_logged', '1'), { swapped: true });
+    assert.deepStrictEqual([swapped.status, swapped.json], [500, { error: 'timestamp_malformed' }]);
+    await logged(receiver, /refused a delivery \(500 timestamp_malformed\): .*are the timestamp and signature header names swapped\?/);
     assert.ok(!receiver.output().includes(SECRET) && !receiver.output().includes(signature.slice(3)), 'no secret, no signature');
   } finally {
     await receiver.stop();
   }
 });
 
-test('a secret with white space around it, or header names that cannot work: no start, the variable named, never the value', async () => {
+test('a secret with white space or quotes around it, or header names that cannot work: no start, the variable named, never the value', async () => {
   for (const [env, says] of [
     [{ CRYPTOPAY_WEBHOOK_SECRET: `${SECRET}\n` }, /CRYPTOPAY_WEBHOOK_SECRET starts or ends with white space \(a pasted space or newline\): remove it/],
     [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: ` ${PENDING}` }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING starts or ends with white space/],
+    [{ CRYPTOPAY_WEBHOOK_SECRET: `"${SECRET}"` }, /CRYPTOPAY_WEBHOOK_SECRET is wrapped in quotes \(an env file or a YAML value kept them\): remove them/],
+    [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: `'${PENDING}'` }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING is wrapped in quotes/],
     [{ CRYPTOPAY_WEBHOOK_SECRET_PENDING: '' }, /CRYPTOPAY_WEBHOOK_SECRET_PENDING is set but empty \(a blank line of an env file\?\): give the secret, or unset it/],
     [{ SIGNATURE_HEADER: TS_HEADER.toLowerCase() }, /TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header/],
     [{ TIMESTAMP_HEADER: '' }, /TIMESTAMP_HEADER is not a header name/],
@@ -190,16 +197,20 @@ test('ids the npm receiver refuses on every store are quarantined here too: over
   }
 });
 
-test('a rotation\'s retiring secret: accepted until CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL, refused after; milliseconds refused at start', async () => {
+test('a rotation\'s retiring secret: accepted until CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL, refused after (500 for one in flight); milliseconds refused at start', async () => {
   const payment = `pay_${randomBytes(6).toString('hex')}`;
   const retiring = `whsec_axum_old_${randomBytes(8).toString('hex')}`;
-  for (const [until, status] of [[now() + 3600, 200], [now() - 3600, 400]]) {
+  // After the overlap: signed after it (a forgery with the old secret: 400), or signed inside
+  // it and arrived after it ended, in flight at the switch (500: the service's retry is
+  // signed with the active secret).
+  for (const [until, signedAgo, status] of [[now() + 3600, 0, 200], [now() - 3600, 0, 400], [now() - 10, 20, 500]]) {
     const receiver = await startReceiver({
       DATABASE: database, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: retiring, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL: String(until),
     });
     try {
-      const answer = await deliver(receiver.url, event(`evt_retiring_${status}`, payment, String(status)), { secret: retiring });
+      const answer = await deliver(receiver.url, event(`evt_retiring_${status}`, payment, String(status)), { secret: retiring, at: now() - signedAgo });
       assert.equal(answer.status, status, JSON.stringify(answer.json));
+      if (status !== 200) assert.deepStrictEqual(answer.json, { error: 'signature_mismatch' });
       assert.ok(!receiver.output().includes(retiring), 'the secret is never printed');
     } finally {
       await receiver.stop();
