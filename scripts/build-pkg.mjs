@@ -8,7 +8,7 @@
 // entry bundled by esbuild, so no glue is written twice.
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -165,8 +165,10 @@ writeFileSync(join(dist, 'api', 'core-facts.mjs'), await coreFacts(wasmBytes));
 for (const entry of ['node.mjs', 'workerd.mjs', 'edge-light.mjs']) {
   cpSync(join(templates, 'src', 'entry', entry), join(dist, 'entry', entry));
 }
-// The command line (npm `bin`) and its conformance kit.
+// The command line (npm `bin`) and its conformance kit. Executable in pkg/ itself: `npm pack`
+// sets the bit in a tarball, but `npm install <folder>` links pkg/ as it is.
 cpSync(join(templates, 'src', 'cli'), join(dist, 'cli'), { recursive: true });
+chmodSync(join(dist, 'cli', 'cli.mjs'), 0o755);
 // The typings with the ErrorCode union and its docs generated from the core's ErrorKind docs.
 let typings;
 try {

@@ -2,12 +2,12 @@
 // and usage errors (exit 2).
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
+import { CLI, ROOT, SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
 
 const dir = tempDir();
 const body = eventBody({ eventId: 'evt_cli_1', paymentId: 'pay_cli_1', statusVersion: '18446744073709551617' });
@@ -63,6 +63,24 @@ describe('sign', () => {
     writeFileSync(file, `${SECRET}\r\n`);
     const crlf = await runCli(['sign', '--secret-file', file, '--timestamp', TS, '--body-file', bodyFile, '--json']);
     assert.equal(JSON.parse(crlf.stdout).signature, expectedHex, 'a CRLF line end is one trailing newline');
+    assert.equal(crlf.stderr, '', 'nothing to say of a secret that is clean once its line end is read');
+  });
+
+  test('a secret with white space or quotes around it is used as given, and said (never shown)', async () => {
+    const file = join(dir, 'secret-padded');
+    for (const [args, env, says] of [
+      [['--secret-env', 'CPV_PADDED'], { CPV_PADDED: `${SECRET}\n` }, /--secret-env starts or ends with white space/],
+      [['--secret-env', 'CPV_PADDED'], { CPV_PADDED: `"${SECRET}"` }, /--secret-env is wrapped in quotes/],
+      [['--secret-file', file], {}, /--secret-file starts or ends with white space/],
+    ]) {
+      if (args[0] === '--secret-file') writeFileSync(file, `${SECRET}\n\n`);
+      const out = await runCli(['sign', ...args, '--timestamp', TS, '--body-file', bodyFile, '--json'], { env });
+      assert.equal(out.code, 0, out.stderr);
+      assert.notEqual(JSON.parse(out.stdout).signature, expectedHex, 'signed with the value as given');
+      assert.match(out.stderr, says);
+      assert.match(out.stderr, /a receiver configured with this value verifies none of its deliveries/);
+      assert.ok(!out.stderr.includes(SECRET) && !out.stdout.includes(SECRET));
+    }
   });
 
   test('a secret file that is not UTF-8 text (PowerShell 5\'s UTF-16, a NUL, a stray byte) is refused, never used', async () => {
@@ -381,4 +399,18 @@ describe('usage errors exit 2, with the usage when the command line itself is wr
     assert.equal(run.code, 0);
     for (const command of ['verify', 'sign', 'conformance']) assert.match(run.stdout, new RegExp(`cryptopay-verify ${command}`));
   });
+});
+
+test('pkg/ installed as a folder (npm install <folder> links it): its command runs', async () => {
+  // npm links the folder and its bin as they are: pkg/'s cli.mjs must be executable itself
+  // (a tarball's is made so by npm pack).
+  const project = tempDir('cpv-cli-linked-');
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(join(ROOT, 'pkg'), join(project, 'node_modules', 'cryptopay-verify'), 'dir');
+  const bin = join(project, 'node_modules', '.bin', 'cryptopay-verify');
+  symlinkSync(join('..', 'cryptopay-verify', 'dist', 'cli', 'cli.mjs'), bin);
+  const run = spawnSync(bin, ['--help'], { encoding: 'utf8' });
+  assert.equal(run.error, undefined, String(run.error));
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /conformance/);
 });

@@ -198,6 +198,7 @@ export function readSecret(opts, command, prefix = '', optional = false) {
     const value = ENV_NAME.test(env) && !/^whsec_/i.test(env) ? process.env[env] : undefined;
     if (value !== undefined) {
       neverPrint(value);
+      notePadded(value, envOpt, command);
       return value;
     }
     // Not the name of a set variable. Say why without showing what was given.
@@ -234,7 +235,24 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   // A file saved by an editor ends with a newline; that one newline is not part of the secret.
   const value = text.replace(/\r?\n$/, '');
   neverPrint(value);
+  notePadded(value, fileOpt, command);
   return value;
+}
+
+/**
+ * Says (on stderr, never the value) that a secret has white space or quotes around it: used as
+ * given, as a receiver uses its own, but a Secret the service gives has none, so a receiver
+ * configured with the same value verifies what this command signs and none of the service's
+ * deliveries (a kit run that passes every rule would not show it).
+ */
+function notePadded(value, option, command) {
+  const trimmed = value.trim();
+  const why = value !== trimmed ? 'starts or ends with white space (a newline?)'
+    : /^(["']).*\1$/s.test(trimmed) && trimmed.length >= 2 ? 'is wrapped in quotes' : null;
+  if (why === null) return;
+  process.stderr.write(`${command}: warning: the secret of --${option} ${why}, used as given: a Secret the service `
+    + 'gives has none, so a receiver configured with this value verifies none of its deliveries (while it verifies what '
+    + 'this command signs): remove it where the secret is configured (the secret is not shown)\n');
 }
 
 // The most of a secret file read: a secret is far shorter; a path to a device or a large

@@ -41,9 +41,10 @@ const USAGE = {
   Signs a body as the service does (for tests): prints the timestamp (default: now), the
   signature and the headers to send (exit 0; with --json, a headers map only when both
   header names are given), or what to fix in the input (exit 2).`,
-  conformance: `${NAME} conformance --url URL --secret-env VAR
+  conformance: `${NAME} conformance --url URL (--secret-env VAR | --secret-file F)
        --timestamp-header NAME --signature-header NAME
-       [--pending-secret-env VAR] [--retired-secret-env VAR] [--json] [--timeout 10]
+       [--pending-secret-env VAR | --pending-secret-file F]
+       [--retired-secret-env VAR | --retired-secret-file F] [--json] [--timeout 10]
        [--max-skew 300] [--encoding hex|base64]
   Plays the service against a receiver: sends signed deliveries, valid and hostile, never
   follows redirects, and prints a table of rule, expected, got, verdict (pass, fail or
