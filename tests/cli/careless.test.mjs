@@ -166,6 +166,9 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
     // all the same, as every variation of a valid delivery while valid_delivery fails.
     ['one that holds the secret with a trailing newline', 'wrongSecret', AFTER_VALID,
       /refused the authentic delivery as it refuses forged ones \(401\): check that it holds the same signing Secret/],
+    // Anyone can sign: said first, though other_secret is not judged while valid_delivery fails.
+    ['one whose secret variable is unset (it verifies with the text "undefined")', 'unsetSecret', AFTER_VALID,
+      /refused the authentic delivery and acknowledged one signed with the text "undefined" as its secret: its secret comes from a variable that is not set, so anyone can sign/],
     ['one that answers 404 to a payment it does not know', 'notFoundUnknown', AFTER_VALID,
       /refused an authentic delivery with 404 \(unknown_payment\) \(forged ones got 401\): it verified the signature/],
     // Down behind its proxy: told to look at its log, not at its secret.

@@ -243,6 +243,7 @@ function text(res, status, body) {
  *   plain400          answers a bad signature 400 with no code, and an authentic event for a
  *                     payment it does not know 400 unknown_payment
  *   wrongSecret       its secret read from a file with the trailing newline kept
+ *   unsetSecret       its secret from a variable that is not set: the text "undefined"
  *   notFoundUnknown   answers 404 to an authentic event for a payment it does not know
  *   int32Version      stores status_version in a 32-bit column: a version past 2^31 - 1 is 500
  *   slowDedupeFirst   checks the skew, then de-duplicates by event_id before verifying, and
@@ -250,7 +251,8 @@ function text(res, status, body) {
  *   dedupeBytesFirst  de-duplicates by a hash of the body bytes before verifying
  */
 export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
-  const active = defect === 'wrongSecret' ? `${SECRET}\n` : SECRET;
+  // unsetSecret: the secret read from a variable that is not set, as String(process.env.X) reads it.
+  const active = defect === 'wrongSecret' ? `${SECRET}\n` : defect === 'unsetSecret' ? String(undefined) : SECRET;
   const seen = new Set();
   const bodies = new Set(); // sha256 of each body acknowledged (dedupeBytesFirst)
   const versions = new Map(); // payment_id -> BigInt status_version last applied

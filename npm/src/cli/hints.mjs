@@ -251,7 +251,18 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
   const maybeLikeForged = forged.some((f) => f.status === d.status && (!f.code || !d.code));
   const secretCheck = 'check that it holds the same signing Secret as the variable of --secret-env, exactly as saved ' +
     '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
-    '--timestamp-header and --signature-header, and that it hashes the raw body bytes';
+    '--timestamp-header and --signature-header, and that it computes HMAC-SHA256 over the timestamp header\'s value, ' +
+    'a period and the raw body bytes (<timestamp>.<body>), keyed with the Secret\'s bytes as saved (a whsec_ secret ' +
+    'is not base64-decoded)';
+  // Refused, while a delivery signed with no secret at all was acknowledged: the receiver's
+  // secret variable is unset, and what it verifies with is "" or "undefined".
+  const unsetKey = (observed.get('other_secret') ?? [])
+    .filter((f) => acknowledged(f) && (f.short === 'empty secret' || f.short === 'secret "undefined"'));
+  if (unsetKey.length > 0) {
+    return `the receiver refused the authentic delivery and acknowledged one signed with ${unsetKey[0].short === 'empty secret'
+      ? 'an empty secret' : 'the text "undefined" as its secret'}: its secret comes from a variable that is not set, so ` +
+      'anyone can sign a delivery it accepts. Give it the signing Secret, and refuse to start without it';
+  }
   if (d.code === 'signature_mismatch') return `the receiver cannot verify the kit's signature: ${secretCheck}`;
   if (d.code === 'signature_malformed') {
     return `the receiver could not read the kit's signature header (signature_malformed): the kit sent the tag in ` +
