@@ -56,7 +56,7 @@ export function hintFor(rule, ctx) {
     case 'other_secret':
       return otherSecret(ds);
     case 'tampered_body':
-      return tamperedBody(ds);
+      return tamperedBody(ds, ctx.observed.get('reserialized_body') ?? []);
     case 'missing_headers':
       return acceptedShorts(ds).size === 1 && acceptedShorts(ds).has('known, neither') ? KNOWN_BYTES : STATIC[rule];
     case 'reserialized_body':
@@ -97,10 +97,17 @@ function otherSecret(ds) {
   return 'verify with the configured signing Secret only; never pick a secret from the unverified body';
 }
 
-function tamperedBody(ds) {
+function tamperedBody(ds, reserialized) {
   const accepted = acceptedShorts(ds);
   const plain = 'verify the exact bytes received; a changed body must not verify';
   if (accepted.has('tampered')) return plain;
+  // A body signed over its JSON written again verified: white space added, or a byte its
+  // parser turns into U+FFFD, is forgotten the same way (one cause, one fix).
+  if ([...acceptedShorts(reserialized)].some((short) => short.startsWith('signed as '))
+    && (accepted.has('newline') || accepted.has('byte 0xFF') || accepted.has('BOM'))) {
+    return 'the same cause as reserialized_body: the receiver hashes the parsed JSON written again, so bytes its ' +
+      'parser forgets (added white space, an invalid byte) verify. Hash the raw bytes exactly as received';
+  }
   if (accepted.has('known id')) {
     return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
       'de-duplicates (or answers) before verifying. Verify first, then look the event_id up';
