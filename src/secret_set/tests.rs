@@ -58,13 +58,24 @@ fn a_bound_in_milliseconds_is_refused() {
     );
 }
 
+/// The tag of the delivery `1.x` under `key`.
+fn sig(key: &str) -> Tag {
+    KeyedMac::new(key.as_bytes())
+        .unwrap()
+        .delivery_tag(b"1", b"x")
+}
+
+/// An active secret "new" and a retiring "old" whose overlap ends at 10.
+fn new_and_old() -> SecretSet {
+    SecretSet::new(vec![
+        SecretEntry::active(Secret::new("new")),
+        SecretEntry::retiring(Secret::new("old"), 10),
+    ])
+    .unwrap()
+}
+
 #[test]
 fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
-    let sig = |key: &str| {
-        KeyedMac::new(key.as_bytes())
-            .unwrap()
-            .delivery_tag(b"1", b"x")
-    };
     let set = SecretSet::new(vec![
         SecretEntry::active(Secret::new("new")),
         SecretEntry::retiring(Secret::new("old"), 10),
@@ -74,11 +85,7 @@ fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
     let kind = |tag: Tag, now| set.matching(b"1", b"x", &[tag], now, None);
     assert_eq!(kind(sig("old"), 10), Ok(SecretKind::Pending));
     assert_eq!(kind(sig("new"), 11), Ok(SecretKind::Active));
-    let only_old = SecretSet::new(vec![
-        SecretEntry::active(Secret::new("new")),
-        SecretEntry::retiring(Secret::new("old"), 10),
-    ])
-    .unwrap();
+    let only_old = new_and_old();
     assert_eq!(
         only_old.matching(b"1", b"x", &[sig("old")], 10, None),
         Ok(SecretKind::Retiring)
@@ -93,16 +100,7 @@ fn retiring_bound_is_inclusive_and_the_first_kind_is_reported() {
 
 #[test]
 fn a_delivery_signed_inside_the_overlap_that_arrives_after_it_is_the_receivers() {
-    let sig = |key: &str| {
-        KeyedMac::new(key.as_bytes())
-            .unwrap()
-            .delivery_tag(b"1", b"x")
-    };
-    let set = SecretSet::new(vec![
-        SecretEntry::active(Secret::new("new")),
-        SecretEntry::retiring(Secret::new("old"), 10),
-    ])
-    .unwrap();
+    let set = new_and_old();
     // Signed at the bound (inside, inclusive) or before it, in time: in flight at the end.
     for signed in [9, 10] {
         let e = set
