@@ -158,3 +158,11 @@ export function unknownOption(key, allowed, what) {
   const near = allowed.find((name) => nearMiss(key, name)) ?? allowed.find((name) => cutOrRunOn(key, name));
   return `${what} was given an unknown option (options: ${allowed.join(', ')})${near ? `; did you mean "${near}"?` : ''}`;
 }
+
+/**
+ * `text` without one pair of the same quotes around it ("..." or '...'), else as it is: what an
+ * env file, a YAML value or a shell script may leave around a secret (the receiver warns of
+ * it at start, the command line when it reads one).
+ */
+export const unquoted = (text) => (text.length >= 2 && (text[0] === '"' || text[0] === "'") && text.at(-1) === text[0]
+  ? text.slice(1, -1) : text);

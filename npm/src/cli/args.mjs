@@ -4,7 +4,7 @@
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import { CONSTANTS } from '../api/core-facts.mjs';
-import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
+import { HEADER_NAME, RESERVED_HEADERS, unquoted } from '../api/hints.mjs';
 import { SECRET_MARK, looksLikeSecret, neverPrint } from './redact.mjs';
 import { SANDBOX_OPTIONS } from './sandbox-options.mjs';
 
@@ -248,7 +248,7 @@ export function readSecret(opts, command, prefix = '', optional = false) {
 function notePadded(value, option, command) {
   const trimmed = value.trim();
   const why = value !== trimmed ? 'starts or ends with white space (a newline?)'
-    : /^(["']).*\1$/s.test(trimmed) && trimmed.length >= 2 ? 'is wrapped in quotes' : null;
+    : unquoted(trimmed) !== trimmed ? 'is wrapped in quotes' : null;
   if (why === null) return;
   process.stderr.write(`${command}: warning: the secret of --${option} ${why}, used as given: a Secret the service `
     + 'gives has none, so a receiver configured with this value verifies none of its deliveries (while it verifies what '

@@ -5,7 +5,7 @@
 // created under that same integration.
 
 import { CryptoPayError, Verifier } from 'cryptopay-verify';
-import { bindingHint } from '../api/hints.mjs';
+import { bindingHint, unquoted } from '../api/hints.mjs';
 import { MILLISECONDS, PAST } from './limits.mjs';
 import { invalid } from './stores/common.mjs';
 
@@ -159,8 +159,6 @@ export function secretWarnings(integrations) {
   return lines;
 }
 
-/** `text` without one pair of the same quotes around it ("..." or '...'), else as it is. */
-const unquoted = (text) => (text.length >= 2 && (text[0] === '"' || text[0] === "'") && text.at(-1) === text[0] ? text.slice(1, -1) : text);
 /** A secret as it was most likely saved: the white space and quotes a configuration added, removed. */
 const cleaned = (secret) => unquoted(secret.trim()).trim();
 
