@@ -435,6 +435,53 @@ describe('observability', () => {
     db.close();
   });
 
+  test('a handle that outlasts its lease while another pass takes the payment: lease_lost, said with leaseSecs', async () => {
+    const { db, log, receiver } = open({});
+    const world = scriptedWorld(receiver);
+    const created = world.create({ orderRef: 'slow' });
+    await receiver.recordCreated(created);
+    await world.change(created.payment_id, { status: 'paid' });
+    const slow = () => new Promise((resolve) => { setTimeout(resolve, 1600); });
+    const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    await new Promise((resolve) => { setTimeout(resolve, 1150); }); // the first's lease has run out
+    const second = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    const [a, b] = await Promise.all([first, second]);
+    // The first ended while the second held the payment, before its note: not written, said.
+    assert.deepEqual([a.outcomes, b.outcomes], [{ lease_lost: 1 }, { fulfil: 1 }]);
+    const said = log.lines.filter((l) => /past its lease/.test(l));
+    assert.equal(said.length, 1, log.lines.join('\n'));
+    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) took 1\\.\\d s, `
+      + 'past its lease \\(leaseSecs 1\\): .*Give leaseSecs more than handle can take'));
+    db.close();
+  });
+
+  test('a pass the store failed mid-way, and again at giving its batch back: the next pass gives it back, not the leases\' end', async () => {
+    const db = new Database(join(tempDir(), 'owed.sqlite'));
+    const inner = rx.sqliteStore(db);
+    let down = false;
+    const failing = (name) => async (...args) => {
+      if (down) throw new Error('connect ECONNREFUSED /tmp/.s.PGSQL.5432');
+      return inner[name](...args);
+    };
+    const store = { ...inner, load: failing('load'), retry: failing('retry'), release: failing('release') };
+    const receiver = rx.createReceiver(receiverOptions(store, { log: captureLog() }));
+    const world = scriptedWorld(receiver);
+    for (let i = 0; i < 3; i += 1) {
+      const created = world.create({ orderRef: `owed-${i}` });
+      await receiver.recordCreated(created);
+      await world.change(created.payment_id, { status: 'paid' });
+    }
+    const h = recorder();
+    down = true; // after the claim: the first load fails, then setting it aside, then the release
+    await assert.rejects(receiver.fulfil({ confirm: world.confirm, handle: h.handle }), /ECONNREFUSED/);
+    down = false;
+    // The default lease is 300 s: without the give-back, nothing would be due again until then.
+    const next = await receiver.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual([next.claimed, next.outcomes], [3, { fulfil: 3 }]);
+    assert.equal(h.calls.length, 3);
+    db.close();
+  });
+
   test('the service down for a pass: three lines with the cause, then one counting the rest; every retry in onOutcome', async () => {
     const { db, log, records, receiver } = open({});
     const world = scriptedWorld(receiver);

@@ -123,10 +123,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
       const call = called === undefined ? ''
         : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;
-      const cause = `${code}\u0000${why}`;
-      const lines = (said.get(cause) ?? 0) + 1;
-      said.set(cause, lines);
-      if (lines <= LINES_PER_CAUSE) warn(`fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
       const about = called === undefined ? {} : { action: called.action, idempotencyKey: called.idempotencyKey };
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
@@ -243,6 +240,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // review, wait and closed: the lease checked and renewed as intend does for fulfil.
       return lost();
     }
+    const handleFrom = Date.now();
     try {
       await opts.handle({
         action,
@@ -265,7 +263,16 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // The lease ended before the note (recordCreated marked it, or it ran out) and no pass has
       // handled this version since: the handler ran, its outcome was not written, and the
       // payment is handled again (a fulfil under the same key). Said as such, never as the
-      // outcome. (When another pass handled it meanwhile, each reports its own call.)
+      // outcome. (When another pass handled it meanwhile, each reports its own call.) A handle
+      // that outlasts the lease at every call would be called again and again: its line names
+      // leaseSecs (a few a pass, as retries are).
+      const took = (Date.now() - handleFrom) / 1000;
+      if (took >= leaseSecs) {
+        sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
+          + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
+          + 'the payment is handled again, by another pass meanwhile if one runs. Give leaseSecs more than handle can take, or '
+          + 'bound what handle awaits (an AbortSignal.timeout) under it');
+      }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
     }
@@ -308,8 +315,19 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     }
   }
 
+  // The owners of passes whose batch could not be given back (the store failed mid-pass and
+  // again at the release): given back at the next pass, not held until their leases run out.
+  const owed = new Set();
+  async function giveBack() {
+    for (const earlier of owed) {
+      await store.release({ owner: earlier });
+      owed.delete(earlier);
+    }
+  }
+
   async function claimAndWork(opts, stopping) {
     await ready();
+    await giveBack();
     const owner = ownerId();
     const claimed = await store.claim({
       owner, leaseSecs: opts.leaseSecs, batch: opts.batch, recoverAfterSecs: opts.recoverAfterSecs, recheckClosedSecs: opts.recheckClosedSecs,
@@ -328,18 +346,27 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
     } catch (failure) {
-      // The store failed mid-pass: what this pass still holds is given back (else its leases expire).
-      await store.release({ owner }).catch(() => {});
+      // The store failed mid-pass: what this pass still holds is given back (else its leases
+      // expire); a store still down is asked again at the next pass (giveBack).
+      await store.release({ owner }).catch(() => owed.add(owner));
       throw failure;
     } finally {
       for (const [cause, lines] of said) {
         if (lines > LINES_PER_CAUSE) {
-          warn(`fulfilment: ${lines - LINES_PER_CAUSE} more payments retried with ${cause.split('\u0000')[0]} for the same cause in this `
+          warn(`fulfilment: ${lines - LINES_PER_CAUSE} more payments ${cause.split('\u0000')[0]} for the same cause in this `
             + `pass (the first ${LINES_PER_CAUSE} are logged above with it; onOutcome has each payment)`);
         }
       }
     }
     return { claimed: claimed.length, outcomes, more: claimed.length >= opts.batch };
+  }
+
+  // A warning for `cause` ("<what the payments met>\0<why>"), the first LINES_PER_CAUSE times
+  // a pass meets it (the rest are counted in one line at the pass's end).
+  function sayLimited(said, cause, line) {
+    const lines = (said.get(cause) ?? 0) + 1;
+    said.set(cause, lines);
+    if (lines <= LINES_PER_CAUSE) warn(line);
   }
 
   const fulfil = (options) => runPass(options, () => false);
