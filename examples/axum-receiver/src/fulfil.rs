@@ -40,10 +40,22 @@ pub async fn run(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos());
     let mut passes: u64 = 0;
+    // The owners of passes whose batch the store could not take back when they failed: given
+    // back at the next pass, not held until their leases run out.
+    let mut owed: Vec<String> = Vec::new();
     while !*stop.borrow() {
         passes = passes.wrapping_add(1);
         let owner = format!("axum-{}-{started:x}-{passes}", std::process::id());
-        match pass(&store, &service, &owner, recover_after_secs, &stop).await {
+        match pass(
+            &store,
+            &service,
+            &owner,
+            recover_after_secs,
+            &stop,
+            &mut owed,
+        )
+        .await
+        {
             Ok(claimed) if claimed >= usize::try_from(BATCH).unwrap_or(usize::MAX) => continue,
             Ok(_) => {}
             Err(Unavailable(why)) => eprintln!(
@@ -65,7 +77,12 @@ async fn pass(
     owner: &str,
     recover_after_secs: i32,
     stop: &watch::Receiver<bool>,
+    owed: &mut Vec<String>,
 ) -> Result<usize, Unavailable> {
+    while let Some(earlier) = owed.last() {
+        store.release(earlier).await?;
+        owed.pop();
+    }
     let ids = store
         .claim(Lease {
             owner: owner.to_owned(),
@@ -82,8 +99,11 @@ async fn pass(
         }
         if let Err(failure) = take_up(store, service, owner, id, recover_after_secs).await {
             // The store failed mid-pass: what this pass still holds is given back, so that the
-            // next pass takes it up at once, not once the leases run out.
-            let _ = store.release(owner).await;
+            // next pass takes it up at once, not once the leases run out (by the next pass,
+            // when the store is still down now).
+            if store.release(owner).await.is_err() {
+                owed.push(owner.to_owned());
+            }
             return Err(failure);
         }
     }
