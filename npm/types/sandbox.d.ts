@@ -33,6 +33,7 @@ export type SandboxErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'event_not_found'
+  | 'key_not_found'
   | 'no_pending_secret'
   | 'request_too_large'
   | 'unsupported_media_type'
@@ -979,6 +980,18 @@ export interface Sandbox {
    * const readOnly = await sandbox.issueKey(['payment:read']);
    */
   issueKey(scopes: readonly ('payment:write' | 'payment:read' | 'webhook:bootstrap')[]): Promise<string>;
+  /**
+   * Revokes an API key (`POST /sandbox/keys/revoke`), the last step of a key replacement:
+   * every request with it is then 401 `unauthorized` (across restarts with `data`). The
+   * handle's own `apiKey` may be revoked too (a later start with the same `data` issues
+   * another). Rejects with `key_not_found` for a key this sandbox does not hold.
+   *
+   * @example
+   * const next = await sandbox.issueKey(['payment:write', 'payment:read']);
+   * // deploy `next`, check a request with it, then:
+   * await sandbox.revokeKey(oldKey);
+   */
+  revokeKey(key: string): Promise<void>;
   /**
    * Stops listening and delivering: attempts in flight are cut (and stay queued in a data
    * file, attempted again at the next start). A `delivered()` still waiting rejects at once,

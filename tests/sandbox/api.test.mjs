@@ -87,6 +87,23 @@ describe('API keys and scopes', () => {
     refused(await api(sandbox, 'GET', '/v1/payments/pay_x', { key: bootstrap }), 403, 'insufficient_scope');
   });
 
+  test('a key revoked (the last step of a key replacement) is 401 from then on; the others keep working', async () => {
+    const old = await sandbox.issueKey(['payment:read']);
+    const next = await sandbox.issueKey(['payment:read']);
+    assert.equal((await api(sandbox, 'GET', '/v1/store', { key: old })).status, 200);
+    const revoked = await api(sandbox, 'POST', '/sandbox/keys/revoke', { key: null, body: { api_key: old } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.deepEqual(revoked.json, { revoked: true, scopes: ['payment:read'] });
+    refused(await api(sandbox, 'GET', '/v1/store', { key: old }), 401, 'unauthorized');
+    assert.equal((await api(sandbox, 'GET', '/v1/store', { key: next })).status, 200);
+    refused(await api(sandbox, 'POST', '/sandbox/keys/revoke', { body: { api_key: old } }), 404, 'key_not_found');
+    refused(await api(sandbox, 'POST', '/sandbox/keys/revoke', { body: { api_key: 7 } }), 400, 'request_invalid');
+    // The handle's method.
+    await sandbox.revokeKey(next);
+    refused(await api(sandbox, 'GET', '/v1/store', { key: next }), 401, 'unauthorized');
+    await assert.rejects(sandbox.revokeKey(next), (e) => e instanceof SandboxError && e.code === 'key_not_found' && e.status === 404);
+  });
+
   test('POST /sandbox/keys refuses scopes that are not the three standard ones', async () => {
     refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: ['payment:admin'] } }), 400, 'request_invalid');
     refused(await api(sandbox, 'POST', '/sandbox/keys', { body: { scopes: 'payment:read' } }), 400, 'request_invalid');

@@ -69,6 +69,11 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
     assert.equal(expire.code, 1);
     assert.match(expire.stderr, /payment_not_expirable: /);
     assert.equal(expire.stdout, '');
+    // With --json the refusal's ErrorResponse is on stdout too, the exit code unchanged.
+    const refusedJson = await run(['sandbox', 'expire', ...url, '--payment', id, '--json']);
+    assert.equal(refusedJson.code, 1);
+    assert.equal(JSON.parse(refusedJson.stdout).error.code, 'payment_not_expirable');
+    assert.match(refusedJson.stderr, /payment_not_expirable: /);
 
     await waitFor(async () => (await api(sandbox, 'GET', '/sandbox/deliveries')).json.pending.length === 0, { what: 'deliveries' });
     const [first] = (await api(sandbox, 'GET', `/sandbox/events?payment_id=${id}`)).json.events;

@@ -1,7 +1,7 @@
-// The state in a SQLite file (data): a restart on the same file keeps payments, keys,
-// idempotency records, events and the webhook, and resumes the deliveries still pending (a
-// retry due during the stop is made at the start). Without better-sqlite3 the start says
-// what to install.
+// The state in a SQLite file (data): a restart on the same file keeps payments, keys (and
+// their revocations), idempotency records, events and the webhook, and resumes the deliveries
+// still pending (a retry due during the stop is made at the start). Without better-sqlite3
+// the start says what to install.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -35,6 +35,8 @@ test('a restart on the data file resumes pending retries and keeps every record'
   const created = (await api(first, 'POST', '/v1/payments', { idem: key, body })).json;
   await first.pay(created.payment_id, '2500');
   const reader = await first.issueKey(['payment:read']);
+  const revoked = await first.issueKey(['payment:read']);
+  await first.revokeKey(revoked);
   const { secret: pending } = await first.rotate();
   await waitFor(async () => (await first.deliveries()).length >= 1, { what: 'the first attempt' });
   await first.close();
@@ -47,6 +49,7 @@ test('a restart on the data file resumes pending retries and keeps every record'
   assert.equal(second.apiKey, first.apiKey, 'the API key');
   assert.deepEqual(second.webhook, first.webhook, 'the webhook and its secret');
   assert.equal((await api(second, 'GET', `/v1/payments/${created.payment_id}`, { key: reader })).json.status, 'paid', 'issued keys and payments');
+  assert.equal((await api(second, 'GET', '/v1/store', { key: revoked })).status, 401, 'a revoked key stays revoked');
   const replay = await api(second, 'POST', '/v1/payments', { idem: key, body });
   assert.equal(replay.json.payment_id, created.payment_id, 'idempotency records');
   assert.deepEqual((await second.events(created.payment_id)).map((e) => e.status), ['confirming', 'paid'], 'events');

@@ -165,6 +165,8 @@ export async function actCommand(sub, argv) {
   if (status >= 400 && typeof error?.code === 'string') {
     // The sandbox's messages start with their code already: the code is not said twice.
     const said = String(error.message ?? '').startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
+    // --json: the refusal's ErrorResponse on stdout as well, for a script that reads its code.
+    if (opts.json) write.out(`${JSON.stringify(json, null, 2)}\n`);
     write.err(`${NAME} sandbox ${sub}: ${said}\n`);
     return 1;
   }

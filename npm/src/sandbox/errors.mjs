@@ -27,6 +27,7 @@ brand(SandboxError, 'SandboxError');
  * (a creation without its Content-Type), by code: [status, message].
  */
 export const LOCAL_ERRORS = {
+  key_not_found: [404, 'no such API key in this sandbox (revoked already, or never issued): POST /sandbox/keys issues one'],
   event_not_found: [404, 'no event with this id in this sandbox: check the event_id (GET /sandbox/events lists them)'],
   no_pending_secret: [409, 'no rotated secret is waiting: rotate first (POST /sandbox/webhook/rotate), then activate'],
   request_too_large: [413, 'the request body is over 1 MiB: the service\'s requests are small JSON objects'],

@@ -35,6 +35,8 @@ function routes(service, delivery) {
       return json(service.verifyBinding(params[0], body));
     }],
     ['POST', /^\/sandbox\/keys$/, null, ({ body }) => json(service.issueKey(field(body, 'scopes', Array.isArray, 'an array of scopes')))],
+    ['POST', /^\/sandbox\/keys\/revoke$/, null, ({ body }) =>
+      json(service.revokeKey(field(body, 'api_key', (v) => typeof v === 'string', 'the key to revoke, a string')))],
     ['POST', /^\/sandbox\/payments\/([^/]+)\/pay$/, null, ({ params, body }) => {
       const [amount, hold] = fields(body, [['amount_raw', (v) => v !== undefined, 'an amount_raw string'],
         ['hold', (v) => v === undefined || typeof v === 'boolean', 'true or false (optional)']]);

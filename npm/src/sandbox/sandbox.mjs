@@ -163,6 +163,7 @@ export async function startSandbox(input = {}) {
       delivered: open('delivered', (options) => delivered(delivery, options, state)),
       events: async (paymentId) => service.listEvents(paymentId),
       issueKey: open('issueKey', (scopes) => service.issueKey(scopes).api_key),
+      revokeKey: open('revokeKey', (key) => { service.revokeKey(key); }),
       close() {
         state.closed = true;
         for (const wake of [...state.waiters]) wake();

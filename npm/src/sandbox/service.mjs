@@ -49,6 +49,18 @@ export function createService({ store, options, origin, delivery, log }) {
     return { api_key: key, scopes: unique };
   }
 
+  /**
+   * Revokes `key` (the last step of the spec's key replacement): every request with it is 401
+   * from now on, across restarts on a data file. The key printed at start may be revoked too:
+   * the next start issues another.
+   */
+  function revokeKey(key) {
+    const record = typeof key === 'string' ? store.keys.get(key) : undefined;
+    if (record === undefined) throw refusal('key_not_found');
+    store.atomic(() => store.remove('key', key));
+    return { revoked: true, scopes: record.scopes };
+  }
+
   /** The key with every scope, kept across restarts on a data file. */
   function primaryKey() {
     const kept = store.meta.primary_key;
@@ -308,7 +320,7 @@ export function createService({ store, options, origin, delivery, log }) {
   }
 
   return {
-    issueKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, settle, review,
+    issueKey, revokeKey, primaryKey, authorize, storeView, createPayment, getPayment, cancel, disableConsumerAccess, pay, settle, review,
     expire, openCheckout, checkoutView, checkoutOrigin, listEvents, sweep, scheduleExpiry, close,
     ...createWebhooks({ store, options, delivery, log }),
   };
