@@ -110,6 +110,26 @@ export interface ClientOptions {
 }
 
 /**
+ * The codes the client gives a {@link CryptoPayApiError} itself: no answer (`timeout`,
+ * `network_error`), an answer that is no ErrorResponse (`http_<status>`) or not what the
+ * endpoint answers (`invalid_response`), a creation answered with another payment
+ * (`created_payment_mismatch`), an order the receiver could not record (`record_failed`), a
+ * webhook setup answered without its secret (`webhook_secret_not_returned`). The service's
+ * own codes are passed through as it sent them.
+ *
+ * @example
+ * const code: ClientErrorCode = 'record_failed';
+ */
+export type ClientErrorCode =
+  | 'timeout'
+  | 'network_error'
+  | 'invalid_response'
+  | 'created_payment_mismatch'
+  | 'record_failed'
+  | 'webhook_secret_not_returned'
+  | `http_${number}`;
+
+/**
  * A failure the service answered, or no answer: `status` 0 for a timeout or a network error.
  * The message never holds the API key or a secret (a service echoing one has it masked).
  *
@@ -143,12 +163,13 @@ export declare class CryptoPayApiError extends Error {
    * The ErrorResponse's `error.code` (`payment_not_found`, `insufficient_scope`,
    * `idempotency_key_reused`, ...) when the service sent one; otherwise `http_<status>`,
    * `timeout`, `network_error`, `invalid_response`, `created_payment_mismatch`,
-   * `record_failed` or `webhook_secret_not_returned`.
+   * `record_failed` or `webhook_secret_not_returned` ({@link ClientErrorCode}, which an
+   * editor offers; any other string is the service's own code).
    *
    * @example
    * if (error.code === 'payment_not_cancellable') showPaid();
    */
-  readonly code: string;
+  readonly code: ClientErrorCode | (string & {});
   /**
    * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
    * 5xx; an order not recorded; a creation whose answer could not be read, or refused after an

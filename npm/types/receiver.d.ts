@@ -1083,6 +1083,27 @@ export interface DeliveryRecord {
 export type FulfilmentOutcomeName = FulfilmentAction | 'needs_review' | 'seen' | 'retry' | 'lease_lost';
 
 /**
+ * Why a payment is tried again later (outcome `retry`): `confirm` failed or answered neither
+ * the view's text nor a view (`confirm_failed`, `confirm_invalid`), the view did not read or
+ * is older than the facts recorded (`view_invalid`, `view_stale`), the policy threw or
+ * answered no action (`policy_failed`, `policy_invalid`), `handle` threw (`handle_failed`),
+ * nothing was due any more (`nothing_due`), or the loop's own step failed (`pass_failed`).
+ *
+ * @example
+ * const code: FulfilmentRetryCode = 'handle_failed';
+ */
+export type FulfilmentRetryCode =
+  | 'confirm_failed'
+  | 'confirm_invalid'
+  | 'view_invalid'
+  | 'view_stale'
+  | 'policy_failed'
+  | 'policy_invalid'
+  | 'handle_failed'
+  | 'nothing_due'
+  | 'pass_failed';
+
+/**
  * What `onOutcome` is told of a payment a pass worked on.
  *
  * @example
@@ -1133,7 +1154,7 @@ export interface FulfilmentRecord {
    * @example
    * code: 'source_amount_mismatch'
    */
-  code?: string | null | undefined;
+  code?: LinkMismatchCode | FulfilmentRetryCode | 'fulfilled_before' | null | undefined;
   /**
    * The integration the payment was linked under.
    *
@@ -1532,8 +1553,8 @@ export interface FulfilOptions {
   /**
    * How long a claim holds, in seconds (1 to 86400): another instance takes the payment over
    * once it expires (a crashed one's work is repeated, never skipped). Renewed as each payment
-   * of the batch is taken up: longer than `confirm` and `handle` take for one payment.
-   * Default 300.
+   * of the batch is taken up, and every third of it while `handle` runs (so no other pass calls
+   * `handle` meanwhile): longer than `confirm` takes for one payment. Default 300.
    *
    * @example
    * leaseSecs: 120

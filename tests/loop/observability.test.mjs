@@ -435,23 +435,60 @@ describe('observability', () => {
     db.close();
   });
 
-  test('a handle that outlasts its lease while another pass takes the payment: lease_lost, said with leaseSecs', async () => {
+  test('a handle that outlasts its lease: the lease is kept while it runs, so another pass never calls it meanwhile; said with leaseSecs', async () => {
     const { db, log, receiver } = open({});
     const world = scriptedWorld(receiver);
     const created = world.create({ orderRef: 'slow' });
     await receiver.recordCreated(created);
     await world.change(created.payment_id, { status: 'paid' });
-    const slow = () => new Promise((resolve) => { setTimeout(resolve, 1600); });
+    const calls = [];
+    const slow = async ({ idempotencyKey }) => {
+      calls.push(idempotencyKey);
+      await new Promise((resolve) => { setTimeout(resolve, 2600); });
+    };
     const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    await new Promise((resolve) => { setTimeout(resolve, 1150); }); // the first's lease has run out
-    const second = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    const [a, b] = await Promise.all([first, second]);
-    // The first ended while the second held the payment, before its note: not written, said.
-    assert.deepEqual([a.outcomes, b.outcomes], [{ lease_lost: 1 }, { fulfil: 1 }]);
-    const said = log.lines.filter((l) => /past its lease/.test(l));
+    // Past the lease the first pass took (1 s), twice: without its renewals, these would take
+    // the payment and call handle again while the first call runs.
+    await new Promise((resolve) => { setTimeout(resolve, 1150); });
+    const second = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    await new Promise((resolve) => { setTimeout(resolve, 1000); });
+    const third = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    const a = await first;
+    assert.deepEqual([a.outcomes, second.claimed, third.claimed], [{ fulfil: 1 }, 0, 0]);
+    assert.deepEqual(calls, [`${created.payment_id}:2`]);
+    const said = log.lines.filter((l) => /past leaseSecs/.test(l));
     assert.equal(said.length, 1, log.lines.join('\n'));
-    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) took 1\\.\\d s, `
-      + 'past its lease \\(leaseSecs 1\\): .*Give leaseSecs more than handle can take'));
+    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) has run [12]\\.\\d s, `
+      + 'past leaseSecs 1: its lease is kept while it runs, .*Bound what handle awaits'));
+    // Handled: a later pass has nothing to do.
+    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 })).claimed, 0);
+    db.close();
+  });
+
+  test('a handle whose lease was taken away while it ran (an order recorded meanwhile marks the payment): lease_lost, handled again', async () => {
+    const { db, log, receiver } = open({});
+    const world = scriptedWorld(receiver);
+    const created = world.create({ orderRef: 'marked' });
+    await world.change(created.payment_id, { status: 'paid' });
+    const calls = [];
+    let marking = true;
+    const handle = async ({ action, idempotencyKey }) => {
+      calls.push([action, idempotencyKey]);
+      // The order recorded while the first call runs (the /checkout route answering late).
+      if (marking) {
+        marking = false;
+        await receiver.recordCreated(created);
+      }
+    };
+    const first = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual(first.outcomes, { lease_lost: 1 });
+    // Handled again once the marked lease ends (sql/*.sql: an order recorded marks it).
+    await new Promise((resolve) => { setTimeout(resolve, 1100); });
+    const again = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual(again.outcomes, { fulfil: 1 });
+    assert.equal(calls.length, 2);
+    assert.equal(calls[1][0], 'fulfil');
+    assert.ok(!log.lines.some((l) => /past (its lease|leaseSecs)/.test(l)), log.lines.join('\n'));
     db.close();
   });
 

@@ -285,6 +285,27 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     assert.match(log.lines.at(-1), /body_not_raw: the Request body was already read \(await request\.json\(\), c\.req\.json\(\), in Nitro 3 readBody\(event\), in Elysia a handler, hook, derive or plugin that names body, \.\.\.\): pass the untouched Request to receiver\.fetch/);
   });
 
+  test('no body passed for a request whose whole headers say it had none (an empty POST: Fastify runs no parser): an empty body, 400', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const body = eventBody({ eventId: 'evt_empty', paymentId: 'pay_empty', statusVersion: 1 });
+    const signed = signedHeaders(body);
+    for (const headers of [{ host: 'shop.example' }, { host: 'shop.example', 'content-length': '0', ...signed },
+      ['Host', 'shop.example', ...Object.entries(signed).flat()], new Headers({ host: 'shop.example', ...signed })]) {
+      const answer = await receiver.handle({ body: undefined, headers });
+      assert.equal(answer.status, 400, JSON.stringify(headers));
+      assert.notEqual(JSON.parse(answer.body).error, 'body_not_raw');
+    }
+    // A body there was (a length, a type, chunks), or headers picked by hand: the body a
+    // framework took, 500 body_not_raw as before.
+    for (const extra of [{ 'content-length': String(body.length) }, { 'content-type': 'application/json' }, { 'transfer-encoding': 'chunked' }]) {
+      const answer = await receiver.handle({ body: undefined, headers: { host: 'shop.example', ...signed, ...extra } });
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"body_not_raw"}'], JSON.stringify(extra));
+    }
+    const picked = await receiver.handle({ body: undefined, headers: signed });
+    assert.deepEqual([picked.status, picked.body], [500, '{"error":"body_not_raw"}']);
+  });
+
   test('node() given a request whose stream a framework read, leaving no req.body (Fastify)', async () => {
     const log = captureLog();
     const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));

@@ -96,6 +96,24 @@ test('sandbox/index.d.ts: SandboxErrorCode is every code a SandboxError carries,
   }
 });
 
+// The closed unions of codes are every code the sources give: FulfilmentRetryCode every
+// retry the loop records, ClientErrorCode every code the client gives a CryptoPayApiError.
+test('receiver and client typings: FulfilmentRetryCode and ClientErrorCode are the codes the sources give', () => {
+  const members = (text, name) => [...(new RegExp(`export type ${name} =([^;]+);`).exec(text)?.[1] ?? '').matchAll(/'([a-z_]+)'/g)]
+    .map((m) => m[1]).sort();
+  const source = (folder, file) => readFileSync(join(repoRoot, 'npm', 'src', folder, file), 'utf8');
+  const fulfil = source('receiver', 'fulfil.mjs');
+  const retried = [...fulfil.matchAll(/retry\('([a-z_]+)'/g), ...fulfil.matchAll(/code: '([a-z_]+)', retryInSecs/g)].map((m) => m[1]);
+  assert.ok(retried.includes('pass_failed') && retried.includes('handle_failed'), retried.join());
+  assert.deepEqual(members(installed(join('receiver', 'index.d.ts')), 'FulfilmentRetryCode'), [...new Set(retried)].sort());
+  const client = ['client.mjs', 'record.mjs', 'transport.mjs'].map((file) => source('client', file)).join('\n');
+  const given = [...client.matchAll(/code: (?:thrown\?\.timedOut \? )?'([a-z_]+)'(?: : '([a-z_]+)')?/g)].flatMap((m) => m.slice(1).filter(Boolean));
+  assert.ok(given.includes('record_failed') && given.includes('network_error'), given.join());
+  const declared = installed(join('client', 'index.d.ts'));
+  assert.deepEqual(members(declared, 'ClientErrorCode'), [...new Set(given)].sort());
+  assert.ok(/export type ClientErrorCode =[^;]+`http_\$\{number\}`;/.test(declared), 'http_<status> is a ClientErrorCode');
+});
+
 test('sandbox/index.d.ts (cryptopay-verify/sandbox): every export, member and option is documented (100 %)', () => {
   const text = installed(join('sandbox', 'index.d.ts'));
   // Codes a @throws may name: the package's ErrorCode and the sandbox's own SandboxErrorCode.

@@ -321,6 +321,14 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}
       await same(response, ok('apply', id(n)));
     }
   });
+  test('an empty POST (no body, no Content-Type; a scanner, a health check) is a final 400, never a 500 the log calls a misconfiguration', async () => {
+    const url = webhookUrl();
+    for (const length of [null, 0]) {
+      const response = await post(url, Buffer.alloc(0), { 'content-type': null, 'content-length': length });
+      assert.equal(response.status, 400, `Content-Length ${length}: ${response.text}`);
+      assert.notEqual(response.json?.error, 'body_not_raw');
+    }
+  });
   test('the package\'s conformance kit finds every receiver rule kept', async () => {
     const cli = join(CONSUMER_DIR, 'node_modules', '.bin', 'cryptopay-verify');
     const result = await run(cli, ['conformance', '--url', webhookUrl(), '--secret-env', 'CPV_RECIPE_SECRET',

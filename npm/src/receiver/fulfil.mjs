@@ -10,6 +10,7 @@
 // again is recorded without a call.
 
 import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
+import { keepLease, renewed } from './lease.mjs';
 import { needs, notFoundHint, orderBook } from './orders.mjs';
 import { quarantineList } from './quarantine.mjs';
 import { checkKeys, describeError, integer, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
@@ -236,11 +237,20 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       const first = await store.intend({ paymentId, owner, version, leaseSecs });
       if (first === null) return lost();
       idempotencyKey = `${paymentId}:${first}`;
-    } else if (!(await renewed(paymentId, owner, opts))) {
+    } else if (!(await renewed(store, paymentId, owner, opts))) {
       // review, wait and closed: the lease checked and renewed as intend does for fulfil.
       return lost();
     }
     const handleFrom = Date.now();
+    // Renewed while handle runs: no other pass calls it meanwhile (lease.mjs).
+    const stopKeeping = keepLease({
+      renew: () => renewed(store, paymentId, owner, opts),
+      leaseSecs,
+      pastLease: (secs) => sayLimited(said, 'ran past their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} `
+        + `(action ${action}, key ${idempotencyKey}) has run ${secs.toFixed(1)} s, past leaseSecs ${leaseSecs}: its lease is kept while `
+        + 'it runs, so no other pass takes the payment, and a handle that never settles holds it until this process ends. Bound '
+        + 'what handle awaits (an AbortSignal.timeout)'),
+    });
     try {
       await opts.handle({
         action,
@@ -255,37 +265,31 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         fulfilKey: action === 'fulfil' ? idempotencyKey : triedKey,
       });
     } catch (failure) {
+      await stopKeeping();
       return retry('handle_failed', failure, version, { action, idempotencyKey, orderRef: order?.orderRef ?? undefined });
     }
+    await stopKeeping();
     const stored = fulfilledBefore ? 'fulfil' : outcome;
     const handled = await complete(version, stored, code);
     if (handled === null || compareStatusVersions(handled, version) < 0) {
-      // The lease ended before the note (recordCreated marked it, or it ran out) and no pass has
-      // handled this version since: the handler ran, its outcome was not written, and the
-      // payment is handled again (a fulfil under the same key). Said as such, never as the
-      // outcome. (When another pass handled it meanwhile, each reports its own call.) A handle
-      // that outlasts the lease at every call would be called again and again: its line names
-      // leaseSecs (a few a pass, as retries are).
+      // The lease ended before the note (recordCreated marked it, or it ran out while the store
+      // could not renew it) and no pass has handled this version since: the handler ran, its
+      // outcome was not written, and the payment is handled again (a fulfil under the same
+      // key). Said as such, never as the outcome. (When another pass handled it meanwhile, each
+      // reports its own call.) A lease that ran out has its line, naming leaseSecs (a few a
+      // pass, as retries are).
       const took = (Date.now() - handleFrom) / 1000;
       if (took >= leaseSecs) {
         sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
           + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
-          + 'the payment is handled again, by another pass meanwhile if one runs. Give leaseSecs more than handle can take, or '
-          + 'bound what handle awaits (an AbortSignal.timeout) under it');
+          + 'the payment is handled again, by another pass meanwhile if one runs (its lease was not renewed while handle ran: '
+          + 'the store failed, or an order or a quarantine marked the payment). Give leaseSecs more than handle can take, or bound what handle awaits (an AbortSignal.timeout) under it');
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
     }
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;
-  }
-
-  // The lease on a payment renewed for its handler while it is still this owner's: the store's
-  // `renew`, or for a store without one (written before it), `load`, which renews it too.
-  async function renewed(paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }) {
-    if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs });
-    const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
-    return state !== null && state.leased;
   }
 
   // A payment whose work threw (never for the merchant's functions or the view: for the loop's

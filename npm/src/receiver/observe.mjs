@@ -113,6 +113,22 @@ function headerPairs(headers) {
 }
 
 /**
+ * Whether a request's headers, as a framework passes them whole (with the Host every request
+ * carries), say it carried no body: no Content-Type, no Transfer-Encoding, and no
+ * Content-Length or one of 0. A framework passes no body for such a request (Fastify runs no
+ * content-type parser): it is an empty body, refused by its headers or its signature, not a
+ * body a parser took (500 body_not_raw, which the service would retry). Headers picked by hand
+ * (the two delivery headers alone) say nothing of the body.
+ */
+export function declaresNoBody(headers) {
+  const pairs = headerPairs(headers);
+  const named = (wanted) => pairs.filter(([name]) => typeof name === 'string' && name.toLowerCase() === wanted).map(([, value]) => value);
+  if (named('host').length === 0 && named(':authority').length === 0) return false;
+  return named('content-type').length === 0 && named('transfer-encoding').length === 0
+    && named('content-length').every((value) => String(value).trim() === '0');
+}
+
+/**
  * The names of the headers in any container readDeliveryHeaders reads (Fetch Headers, Node's
  * rawHeaders or headers, a plain object, a Map, pairs), lower-cased, each once, sorted: for a
  * log line saying which headers a delivery did carry. Never a value.

@@ -800,7 +800,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: a fulfil whose note was lost (its pass outlived its lease) is repeated under its first key once the payment moved on, never a newer one`, async (t) => {
-    const { loop, world, record } = await setup(t);
+    const { loop, world, record, store } = await setup(t);
     // Accept an underpayment of at most one unit: fulfil at 3 (partially paid), paid in full at 5;
     // anything else (confirming at 4) waits.
     const policy = (view) => (view.status === 'paid' || (view.status === 'partially_paid'
@@ -811,9 +811,12 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const keys = [];
     let release;
     const gate = new Promise((resolve) => { release = resolve; });
-    // The first pass ships, then hangs past its lease of 1 s (as a process that dies before its note).
+    // The first pass ships, then hangs past its lease of 1 s, renewing nothing (as a process that
+    // dies before its note: a live one's renewals keep the lease while handle runs).
+    const renew = store.renew;
     const stuck = loop.fulfil({ confirm: world.confirm, policy, leaseSecs: 1, handle: async ({ action, idempotencyKey }) => {
       keys.push([action, idempotencyKey]);
+      store.renew = async () => { throw new Error('this process is gone'); };
       await gate;
     } });
     for (let i = 0; keys.length === 0; i += 1) {
@@ -822,6 +825,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     }
     await world.pay(created.payment_id, '1'); // paid in full at version 5
     await sleep(1500); // the first pass's lease has run out
+    store.renew = renew;
     const h = recorder();
     await drain(loop, { confirm: world.confirm, handle: h.handle, policy });
     release();

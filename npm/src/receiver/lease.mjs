@@ -1,0 +1,58 @@
+// A payment's lease kept while its handler runs: renewed every third of leaseSecs, so that a
+// handle slower than the lease keeps the payment from every other pass. Without it, another
+// instance takes the payment once the lease runs out and calls handle again while the first
+// call still runs, and again at each lease after that: the same fulfil, under one key, for as
+// long as handle stays slower than the lease. The price: a handle that never settles holds its
+// payment until its process ends, which the caller says once it has run past the lease.
+
+/**
+ * Starts renewing. `renew()` resolves whether the lease is still this pass's (a rejection is a
+ * store that failed this once: asked again at the next renewal, the lease may run out
+ * meanwhile); `pastLease(secs)` is called once, when the handler has run leaseSecs with its
+ * lease held. Returns `stop()`, which resolves once no renewal is in flight, so that the
+ * outcome written after it is never raced by one.
+ */
+export function keepLease({ renew, leaseSecs, pastLease }) {
+  const started = Date.now();
+  let stopped = false;
+  let held = true;
+  let told = false;
+  let timer = null;
+  let inFlight = Promise.resolve();
+  const tick = () => {
+    inFlight = (async () => {
+      try {
+        held = (await renew()) === true;
+      } catch {
+        // The store failed this time: the next renewal asks again.
+      }
+      const secs = (Date.now() - started) / 1000;
+      if (held && !told && !stopped && secs >= leaseSecs) {
+        told = true;
+        pastLease(secs);
+      }
+      if (held && !stopped) schedule();
+    })();
+  };
+  function schedule() {
+    timer = setTimeout(tick, (leaseSecs * 1000) / 3);
+    // The renewals alone do not keep a process alive (a number in browsers and workerd).
+    timer?.unref?.();
+  }
+  schedule();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await inFlight;
+  };
+}
+
+/**
+ * The lease on a payment renewed while it is still this owner's, run out or not: the store's
+ * `renew`, or for a store without one (written before it), `load`, which renews it too.
+ */
+export async function renewed(store, paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }) {
+  if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs });
+  const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
+  return state !== null && state.leased;
+}
