@@ -465,6 +465,44 @@ describe('observability', () => {
     db.close();
   });
 
+  test('a handle whose lease the store could not renew while it ran, taken by another pass: lease_lost, said with leaseSecs', async () => {
+    const db = new Database(join(tempDir(), 'unrenewed.sqlite'));
+    const inner = rx.sqliteStore(db);
+    let down = false;
+    const store = { ...inner, renew: async (...args) => {
+      if (down) throw new Error('connect ECONNREFUSED /tmp/.s.PGSQL.5432');
+      return inner.renew(...args);
+    } };
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    const world = scriptedWorld(receiver);
+    const created = world.create({ orderRef: 'unrenewed' });
+    await receiver.recordCreated(created);
+    await world.change(created.payment_id, { status: 'paid' });
+    const calls = [];
+    const slow = async ({ idempotencyKey }) => {
+      calls.push(idempotencyKey);
+      down = true; // right after the renewal before handle: every one while it runs fails
+      await new Promise((resolve) => { setTimeout(resolve, 1600); });
+    };
+    const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    await new Promise((resolve) => { setTimeout(resolve, 1150); }); // the first's lease has run out
+    down = false;
+    const second = receiver.fulfil({ confirm: world.confirm, handle: async ({ idempotencyKey }) => {
+      calls.push(idempotencyKey);
+      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+    }, leaseSecs: 1 });
+    const [a, b] = await Promise.all([first, second]);
+    // The first ended while the second held the payment, before its note: not written, said.
+    assert.deepEqual([a.outcomes, b.outcomes], [{ lease_lost: 1 }, { fulfil: 1 }]);
+    assert.deepEqual(calls, [`${created.payment_id}:2`, `${created.payment_id}:2`]);
+    const said = log.lines.filter((l) => /past its lease/.test(l));
+    assert.equal(said.length, 1, log.lines.join('\n'));
+    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) took 1\\.\\d s, `
+      + 'past its lease \\(leaseSecs 1\\): .*its lease was not renewed while handle ran \\(the store failed'));
+    db.close();
+  });
+
   test('a handle whose lease was taken away while it ran (an order recorded meanwhile marks the payment): lease_lost, handled again', async () => {
     const { db, log, receiver } = open({});
     const world = scriptedWorld(receiver);

@@ -282,8 +282,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       if (took >= leaseSecs) {
         sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
           + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
-          + 'the payment is handled again, by another pass meanwhile if one runs (its lease was not renewed while handle ran: '
-          + 'the store failed, or an order or a quarantine marked the payment). Give leaseSecs more than handle can take, or bound what handle awaits (an AbortSignal.timeout) under it');
+          + 'the payment is handled again, by another pass meanwhile if one runs: its lease was not renewed while handle ran '
+          + '(the store failed, or an order or a quarantine marked the payment). A longer leaseSecs rides out a store that fails '
+          + 'for a while');
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
