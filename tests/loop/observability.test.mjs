@@ -444,24 +444,26 @@ describe('observability', () => {
     const calls = [];
     const slow = async ({ idempotencyKey }) => {
       calls.push(idempotencyKey);
-      await new Promise((resolve) => { setTimeout(resolve, 2600); });
+      await new Promise((resolve) => { setTimeout(resolve, 4600); });
     };
-    const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    // Past the lease the first pass took (1 s), twice: without its renewals, these would take
+    // Renewed every 667 ms while handle runs (a third of 2 s: a loaded machine's late timers
+    // leave the lease time to spare).
+    const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
+    // Past the lease the first pass took (2 s), twice: without its renewals, these would take
     // the payment and call handle again while the first call runs.
-    await new Promise((resolve) => { setTimeout(resolve, 1150); });
-    const second = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    await new Promise((resolve) => { setTimeout(resolve, 1000); });
-    const third = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
+    await new Promise((resolve) => { setTimeout(resolve, 2200); });
+    const second = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
+    await new Promise((resolve) => { setTimeout(resolve, 1500); });
+    const third = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
     const a = await first;
     assert.deepEqual([a.outcomes, second.claimed, third.claimed], [{ fulfil: 1 }, 0, 0]);
     assert.deepEqual(calls, [`${created.payment_id}:2`]);
     const said = log.lines.filter((l) => /past leaseSecs/.test(l));
     assert.equal(said.length, 1, log.lines.join('\n'));
-    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) has run [12]\\.\\d s, `
-      + 'past leaseSecs 1: its lease is kept while it runs, .*Bound what handle awaits'));
+    assert.match(said[0], new RegExp(`fulfilment: handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\) has run [2-4]\\.\\d s, `
+      + 'past leaseSecs 2: its lease is kept while it runs, .*Bound what handle awaits'));
     // Handled: a later pass has nothing to do.
-    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 })).claimed, 0);
+    assert.equal((await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 })).claimed, 0);
     db.close();
   });
 
