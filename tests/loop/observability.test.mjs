@@ -15,7 +15,7 @@ import {
   tempDir,
 } from '../receiver/lib/helpers.mjs';
 import { send } from '../receiver/lib/example.mjs';
-import { drain, recorder } from './lib/suite.mjs';
+import { drain, recorder, sleep } from './lib/suite.mjs';
 import { scriptedWorld } from './lib/world.mjs';
 
 const CANARY_EU = 'whsec_canary_eu_7c1f';
@@ -27,6 +27,14 @@ function open(extra = {}) {
   const records = [];
   const receiver = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log, onOutcome: (r) => records.push(r), ...extra }));
   return { db, log, records, receiver };
+}
+
+/** An order created and recorded, then paid in full: its payment is due to the loop. */
+async function paidOrder(receiver, world, orderRef) {
+  const created = world.create({ orderRef });
+  await receiver.recordCreated(created);
+  await world.change(created.payment_id, { status: 'paid' });
+  return created;
 }
 
 const everything = (log, records, errors = []) => [...log.lines, ...records.map((r) => JSON.stringify(r)), ...errors.map((e) => `${e.message}\n${e.stack}`)].join('\n');
@@ -413,13 +421,11 @@ describe('observability', () => {
   test('fulfilment outcomes reach onOutcome and the counters; a failing handler logs its error (credentials masked), never a secret', async () => {
     const { db, log, records, receiver } = open({ secrets: SECRET });
     const world = scriptedWorld(receiver);
-    const paid = world.create({ orderRef: 'p' });
-    await receiver.recordCreated(paid);
-    await world.change(paid.payment_id, { status: 'paid' });
+    const paid = await paidOrder(receiver, world, 'p');
     const failing = async () => { throw new Error(`POST https://ship:${CANARY_US}@shipping.example/orders?token=${CANARY_EU} failed`); };
     await receiver.fulfil({ confirm: world.confirm, handle: failing });
     const h = recorder();
-    await new Promise((resolve) => { setTimeout(resolve, 1100); });
+    await sleep(1100);
     await drain(receiver, { confirm: world.confirm, handle: h.handle });
     const fulfilment = records.filter((r) => r.kind === 'fulfilment');
     assert.deepEqual(fulfilment.map((r) => [r.outcome, r.code ?? null, r.statusVersion]), [['retry', 'handle_failed', '2'], ['fulfil', null, '2']]);
@@ -438,22 +444,20 @@ describe('observability', () => {
   test('a handle that outlasts its lease: the lease is kept while it runs, so another pass never calls it meanwhile; said with leaseSecs', async () => {
     const { db, log, receiver } = open({});
     const world = scriptedWorld(receiver);
-    const created = world.create({ orderRef: 'slow' });
-    await receiver.recordCreated(created);
-    await world.change(created.payment_id, { status: 'paid' });
+    const created = await paidOrder(receiver, world, 'slow');
     const calls = [];
     const slow = async ({ idempotencyKey }) => {
       calls.push(idempotencyKey);
-      await new Promise((resolve) => { setTimeout(resolve, 4600); });
+      await sleep(4600);
     };
     // Renewed every 667 ms while handle runs (a third of 2 s: a loaded machine's late timers
     // leave the lease time to spare).
     const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
     // Past the lease the first pass took (2 s), twice: without its renewals, these would take
     // the payment and call handle again while the first call runs.
-    await new Promise((resolve) => { setTimeout(resolve, 2200); });
+    await sleep(2200);
     const second = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
-    await new Promise((resolve) => { setTimeout(resolve, 1500); });
+    await sleep(1500);
     const third = await receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 2 });
     const a = await first;
     assert.deepEqual([a.outcomes, second.claimed, third.claimed], [{ fulfil: 1 }, 0, 0]);
@@ -478,21 +482,19 @@ describe('observability', () => {
     const log = captureLog();
     const receiver = rx.createReceiver(receiverOptions(store, { log }));
     const world = scriptedWorld(receiver);
-    const created = world.create({ orderRef: 'unrenewed' });
-    await receiver.recordCreated(created);
-    await world.change(created.payment_id, { status: 'paid' });
+    const created = await paidOrder(receiver, world, 'unrenewed');
     const calls = [];
     const slow = async ({ idempotencyKey }) => {
       calls.push(idempotencyKey);
       down = true; // right after the renewal before handle: every one while it runs fails
-      await new Promise((resolve) => { setTimeout(resolve, 1600); });
+      await sleep(1600);
     };
     const first = receiver.fulfil({ confirm: world.confirm, handle: slow, leaseSecs: 1 });
-    await new Promise((resolve) => { setTimeout(resolve, 1150); }); // the first's lease has run out
+    await sleep(1150); // the first's lease has run out
     down = false;
     const second = receiver.fulfil({ confirm: world.confirm, handle: async ({ idempotencyKey }) => {
       calls.push(idempotencyKey);
-      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+      await sleep(1000);
     }, leaseSecs: 1 });
     const [a, b] = await Promise.all([first, second]);
     // The first ended while the second held the payment, before its note: not written, said.
@@ -523,7 +525,7 @@ describe('observability', () => {
     const first = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
     assert.deepEqual(first.outcomes, { lease_lost: 1 });
     // Handled again once the marked lease ends (sql/*.sql: an order recorded marks it).
-    await new Promise((resolve) => { setTimeout(resolve, 1100); });
+    await sleep(1100);
     const again = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
     assert.deepEqual(again.outcomes, { fulfil: 1 });
     assert.equal(calls.length, 2);
@@ -544,9 +546,7 @@ describe('observability', () => {
     const receiver = rx.createReceiver(receiverOptions(store, { log: captureLog() }));
     const world = scriptedWorld(receiver);
     for (let i = 0; i < 3; i += 1) {
-      const created = world.create({ orderRef: `owed-${i}` });
-      await receiver.recordCreated(created);
-      await world.change(created.payment_id, { status: 'paid' });
+      await paidOrder(receiver, world, `owed-${i}`);
     }
     const h = recorder();
     down = true; // after the claim: the first load fails, then setting it aside, then the release
@@ -563,9 +563,7 @@ describe('observability', () => {
     const { db, log, records, receiver } = open({});
     const world = scriptedWorld(receiver);
     for (let i = 0; i < 5; i += 1) {
-      const created = world.create({ orderRef: `down-${i}` });
-      await receiver.recordCreated(created);
-      await world.change(created.payment_id, { status: 'paid' });
+      await paidOrder(receiver, world, `down-${i}`);
     }
     const down = async () => { throw new Error('internal_error: the service answered 500'); };
     const result = await receiver.fulfil({ confirm: down, handle: async () => {} });
@@ -601,7 +599,7 @@ describe('observability', () => {
     await assert.rejects(failing.fulfil({ confirm: world.confirm, handle: async () => {} }), /readonly database/);
     assert.deepEqual([failing.counters().fulfilment.failedPasses, failing.counters().fulfilment.passes], [1, 0]);
     const loop = failing.startFulfilment({ confirm: world.confirm, handle: async () => {}, intervalMs: 20 });
-    for (let i = 0; i < 100 && failing.counters().fulfilment.failedPasses < 3; i += 1) await new Promise((resolve) => { setTimeout(resolve, 10); });
+    for (let i = 0; i < 100 && failing.counters().fulfilment.failedPasses < 3; i += 1) await sleep(10);
     await loop.stop();
     assert.ok(failing.counters().fulfilment.failedPasses >= 3, JSON.stringify(failing.counters().fulfilment));
     assert.match(log.lines.join('\n'), /fulfilment: a pass failed \(SQLITE_READONLY: attempt to write a readonly database\); the next one in 20 ms, but every pass will fail the same way until this is fixed: the SQLite database became read-only .*restore write access/);
@@ -623,11 +621,9 @@ describe('observability', () => {
     }
     assert.throws(() => receiver.startFulfilment(base), /intervalMs is an integer/);
     const h = recorder();
-    const created = world.create({ orderRef: 'loop' });
-    await receiver.recordCreated(created);
-    await world.change(created.payment_id, { status: 'paid' });
+    const created = await paidOrder(receiver, world, 'loop');
     const loop = receiver.startFulfilment({ ...base, handle: h.handle, intervalMs: 50 });
-    for (let i = 0; i < 100 && h.calls.length === 0; i += 1) await new Promise((resolve) => { setTimeout(resolve, 20); });
+    for (let i = 0; i < 100 && h.calls.length === 0; i += 1) await sleep(20);
     await loop.stop();
     assert.deepEqual(h.done(), [[created.payment_id, 'fulfil', `${created.payment_id}:2`]]);
     const bare = rx.createReceiver(receiverOptions({ ready: async () => {}, record: async () => 'apply', quarantine: async () => {} }, { log: false }));
