@@ -65,7 +65,13 @@ pub(super) fn space_end(body: &[u8], mut at: usize) -> usize {
         }
         at = at.wrapping_add(BLOCK);
     }
-    last_end(body, at, |byte| !is_space(byte))
+    // The last bytes, fewer than a block, one by one and inline (not `last_end`): see
+    // `ws_end` in the scanner for why no call is left on this path.
+    while body.get(at).is_some_and(|&byte| is_space(byte)) {
+        // Past a byte of the body: no wrap.
+        at = at.wrapping_add(1);
+    }
+    at
 }
 
 /// The [`BLOCK`] bytes of `body` at `at`, if it holds them.
@@ -74,8 +80,8 @@ fn block_at(body: &[u8], at: usize) -> Option<&[u8; BLOCK]> {
     body.get(at..at.checked_add(BLOCK)?)?.try_into().ok()
 }
 
-/// [`plain_end`] or [`space_end`] in the last bytes of the body, fewer than a block: one by
-/// one, to the first byte that `ends` the run. Out of line, and a loop, which wasm-opt does not
+/// [`plain_end`] in the last bytes of the body, fewer than a block: one by one, to the first
+/// byte that `ends` the run. Out of line, and a loop, which wasm-opt does not
 /// inline: at most the last string or two of a body reach it, and its callers stay small.
 #[inline(never)]
 fn last_end(body: &[u8], at: usize, ends: impl Fn(u8) -> bool) -> usize {
