@@ -889,6 +889,20 @@ export interface ReceiverOptions {
    */
   maxBodyBytes?: number | undefined;
   /**
+   * The most bytes of bodies the receiver holds while it reads them, across every delivery in
+   * flight on `fetch` and `node` (bodies a framework read first are its own). A delivery whose
+   * next bytes would pass it is answered `503 {"error":"busy"}` with `Retry-After: 5`, unread
+   * (the service retries it; `node` closes the connection), and a warning line says so; one
+   * delivery alone is always read up to `maxBodyBytes`. Default 64 MiB: thousands of the
+   * service's events at once. It bounds what senders that send slowly can hold (each up to
+   * `maxBodyBytes` for as long as the server waits); give the server timeouts too. A positive
+   * integer, else `invalid_argument`.
+   *
+   * @example
+   * maxBufferedBytes: 16 * 1024 * 1024
+   */
+  maxBufferedBytes?: number | undefined;
+  /**
    * The current Unix time in seconds; default the system clock. A clock in milliseconds is
    * answered 500 `invalid_argument` (the service retries), never a 400.
    *
@@ -961,13 +975,14 @@ export interface IntegrationSecrets {
  * parsed, a bad argument, a delivery that verifies only with a secret trimmed of white
  * space, an event through another integration's secret than its payment's, a delivery signed
  * with a retiring secret inside its overlap that arrived after it ended),
- * `store_unavailable` (503), `method` (405), `internal` (500).
+ * `store_unavailable` (503), `busy` (503: the bodies being read held `maxBufferedBytes`; this
+ * one was not read), `method` (405), `internal` (500).
  *
  * @example
  * const reason: DeliveryReason = 'skew';
  */
 export type DeliveryReason = 'recorded' | 'quarantined' | 'forgery' | 'skew' | 'headers' | 'too_large' | 'misconfigured'
-  | 'store_unavailable' | 'method' | 'internal';
+  | 'store_unavailable' | 'busy' | 'method' | 'internal';
 
 /**
  * What `onOutcome` is told of a delivery.
@@ -1057,6 +1072,14 @@ export interface DeliveryRecord {
    * bodyBytes: 412
    */
   bodyBytes?: number | undefined;
+  /**
+   * For `busy`: the bytes of bodies being read when this one was refused (maxBufferedBytes'
+   * worth, or nearly).
+   *
+   * @example
+   * bufferedBytes: 67108000
+   */
+  bufferedBytes?: number | undefined;
   /**
    * For `headers`: the names of the headers the delivery did carry (lower case, never a value;
    * `?` for a name no header can have; past 24 names, a last entry `(N more)`).

@@ -681,6 +681,156 @@ describe('bodies sent a byte at a time', () => {
   });
 });
 
+describe('the bytes of bodies being read are bounded across deliveries (maxBufferedBytes)', () => {
+  // A request node() reads from, fed by hand, and the answer it is given.
+  async function nodeRequest(receiver) {
+    const { EventEmitter } = await import('node:events');
+    const req = Object.assign(new EventEmitter(), {
+      method: 'POST', headers: {}, rawHeaders: [], readableEnded: false, destroyed: false, destroy() { this.destroyed = true; },
+    });
+    const res = Object.assign(new EventEmitter(), {
+      headersSent: false, writableEnded: false, destroyed: false, status: null, headers: null, body: null,
+      writeHead(status, headers) { this.status = status; this.headers = headers; this.headersSent = true; },
+      end(bytes) { this.body = Buffer.from(bytes).toString(); this.writableEnded = true; setImmediate(() => this.emit('finish')); },
+    });
+    const handled = receiver.node(req, res);
+    await new Promise((resolve) => { setImmediate(resolve); });
+    return { req, res, handled, send: (n) => req.emit('data', Buffer.alloc(n, 0x20)) };
+  }
+
+  test('node(): past the budget a delivery is 503 busy unread, its connection closed; bytes given back as reads end; one alone is always read', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 1000 }));
+    const a = await nodeRequest(receiver);
+    const b = await nodeRequest(receiver);
+    const c = await nodeRequest(receiver);
+    a.send(600);
+    b.send(300);
+    c.send(200); // 1100 held: past 1000
+    await c.handled;
+    await new Promise((resolve) => { setImmediate(resolve); });
+    assert.equal(c.res.status, 503);
+    assert.deepEqual(JSON.parse(c.res.body), { error: 'busy' });
+    assert.equal(c.res.headers['retry-after'], '5');
+    assert.equal(c.res.headers.connection, 'close');
+    assert.equal(c.req.destroyed, true, 'the rest of the body is not read: the connection is closed');
+    assert.deepEqual(outcomes.map((o) => [o.status, o.reason, o.bufferedBytes]), [[503, 'busy', 900]]);
+    assert.equal(receiver.counters().deliveries.busy, 1);
+    const line = log.lines.find((l) => /busy/.test(l));
+    assert.match(line, /^warn .*503 busy, unread: the bodies being read held 900 bytes, at maxBufferedBytes \(1000\); the service retries it/);
+    assert.match(line, /requestTimeout/);
+    // A sender gone mid-body gives its bytes back: 300 held, 500 more fit.
+    a.req.emit('close');
+    await a.handled;
+    const d = await nodeRequest(receiver);
+    d.send(500);
+    d.req.emit('end');
+    await d.handled;
+    assert.equal(d.res.status, 400, 'read to its end (unsigned: refused by verification, not by the budget)');
+    // So does a body read to its end: nothing is held now, and one delivery alone is read past the budget.
+    b.req.emit('end');
+    await b.handled;
+    const e = await nodeRequest(receiver);
+    for (let i = 0; i < 6; i += 1) e.send(500);
+    e.req.emit('end');
+    await e.handled;
+    assert.equal(e.res.status, 400);
+    // And a body over maxBodyBytes, drained, holds nothing: its bytes are not kept.
+    const small = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, maxBodyBytes: 1000, maxBufferedBytes: 1500 }));
+    const over = await nodeRequest(small);
+    over.send(900);
+    over.send(900); // past maxBodyBytes: the 900 kept are given back, the rest drained
+    const beside = await nodeRequest(small);
+    beside.send(1000);
+    beside.req.emit('end');
+    await beside.handled;
+    assert.equal(beside.res.status, 400);
+    over.req.emit('end');
+    await over.handled;
+    assert.equal(over.res.status, 413);
+  });
+
+  test('node() behind node:http: three slow senders, the third answered 503 busy at once; a signed delivery beside them recorded', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false, maxBufferedBytes: 64 * 1024 }));
+    const server = await listen(receiver.node);
+    const net = await import('node:net');
+    const { port } = new URL(server.url);
+    const slow = [];
+    try {
+      // Each declares 40 KiB and sends 30 KiB of it, then waits.
+      const open = () => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        const answer = new Promise((resolve) => {
+          let text = '';
+          socket.on('data', (chunk) => { text += chunk; });
+          socket.on('close', () => resolve(text));
+          socket.on('error', () => {});
+        });
+        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${40 * 1024}\r\n\r\n${' '.repeat(30 * 1024)}`);
+        slow.push(socket);
+        return answer;
+      };
+      open();
+      open();
+      await new Promise((resolve) => { setTimeout(resolve, 200); });
+      const third = await open();
+      assert.match(third, /^HTTP\/1\.1 503 /);
+      assert.match(third, /\r\nretry-after: 5\r\n/i);
+      assert.match(third, /\{"error":"busy"\}$/);
+      const body = next();
+      const answer = await deliver(server.url, body);
+      assert.equal(answer.status, 200, answer.text);
+      assert.ok(store.events.has(JSON.parse(body).event_id));
+    } finally {
+      for (const socket of slow) socket.destroy();
+      await server.close();
+    }
+  });
+
+  test('fetch(): past the budget 503 busy, the stream cancelled; the bytes given back however the read ends', async () => {
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 1000 }));
+    // A body that sends `n` bytes, then waits until told to fail or end.
+    const held = (n) => {
+      let controller;
+      let cancelled = false;
+      const stream = new ReadableStream({
+        start(c) { controller = c; c.enqueue(new Uint8Array(n).fill(0x20)); },
+        cancel() { cancelled = true; },
+      });
+      const answer = receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half' }));
+      return { answer, fail: () => controller.error(new Error('gone')), end: () => controller.close(), cancelled: () => cancelled };
+    };
+    const tick = () => new Promise((resolve) => { setTimeout(resolve, 20); });
+    const a = held(700);
+    await tick();
+    const b = held(400);
+    const refused = await b.answer;
+    assert.deepEqual([refused.status, refused.headers.get('retry-after'), await refused.json()], [503, '5', { error: 'busy' }]);
+    assert.equal(b.cancelled(), true);
+    assert.deepEqual(outcomes.map((o) => [o.status, o.reason, o.bufferedBytes]), [[503, 'busy', 700]]);
+    a.fail();
+    await a.answer;
+    const c = held(900);
+    await tick();
+    c.end();
+    assert.equal((await c.answer).status, 400, 'read to its end once the first sender went away');
+    const body = next();
+    const signed = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) }));
+    assert.equal(signed.status, 200);
+  });
+
+  test('maxBufferedBytes is a positive integer', () => {
+    for (const maxBufferedBytes of [0, -1, 1.5, '65536', Number.NaN, 2 ** 53]) {
+      assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, maxBufferedBytes })),
+        (error) => error.code === 'invalid_argument' && /maxBufferedBytes is a positive integer/.test(error.message), String(maxBufferedBytes));
+    }
+    assert.ok(rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, maxBufferedBytes: 1 })));
+  });
+});
+
 describe('store failures answer 503 store_unavailable, never 2xx', () => {
   test('a closed or read-only SQLite database: 503, logged without the body', async () => {
     const dir = tempDir();

@@ -24,6 +24,11 @@ export const answers = {
   misconfigured: (code) => answer(500, { error: code }),
   /** 500 for anything unexpected. */
   internal: () => answer(500, { error: 'internal' }),
+  /**
+   * 503 when the bodies being read already hold maxBufferedBytes: this one was not read, the
+   * service retries it.
+   */
+  busy: () => answer(503, { error: 'busy' }, { 'retry-after': '5' }),
   /** 503 when the store failed: nothing was acknowledged, the service retries. */
   storeUnavailable: () => answer(503, { error: 'store_unavailable' }),
 };

@@ -61,20 +61,45 @@ function bodyCollector(limit, declared) {
   };
 }
 
+/**
+ * The bytes of bodies a receiver holds while it reads them, across its deliveries in flight
+ * (the slow senders' among them: a body is held while it arrives): `take(held, n)` sets aside
+ * `n` more for a delivery that holds `held`, or answers false when that would pass `max`,
+ * unless that delivery is the only one holding any, so that no body within maxBodyBytes is
+ * refused for as long as it is alone. `give(n)` returns them.
+ */
+export function readBudget(max) {
+  let used = 0;
+  return {
+    max,
+    take(held, n) {
+      if (held !== used && used + n > max) return false;
+      used += n;
+      return true;
+    },
+    give(n) {
+      used -= n;
+    },
+    get used() {
+      return used;
+    },
+  };
+}
+
 const declaredLength = (value) => {
   const n = Number(value);
   return Number.isFinite(n) && n >= 0 ? n : -1;
 };
 
-// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { aborted } or
-// { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
+// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { busy, held },
+// { aborted } or { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
 // (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
 // callback), those bytes are the body; a string there (a verify callback's buf.toString(), as
 // tutorials write it) is taken as its UTF-8 bytes, as a string body is. Otherwise its
 // req.body is used as it is (express.raw(),
 // express.json(), ...): bytes or a string verify, a parsed object is body_not_raw; read with
 // no req.body left (Fastify reads request.raw before any handler) is `consumed`.
-function readNodeBody(req, limit) {
+function readNodeBody(req, limit, budget) {
   if (req.readableEnded) {
     if (req.rawBody instanceof Uint8Array || typeof req.rawBody === 'string') return Promise.resolve({ body: req.rawBody });
     return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
@@ -88,19 +113,34 @@ function readNodeBody(req, limit) {
   return new Promise((resolve) => {
     const collected = bodyCollector(limit, declared);
     let size = 0;
+    // The bytes of this body set aside in the budget, returned when the read settles.
+    let held = 0;
     let settled = false;
     const settle = (result) => {
       if (settled) return;
       settled = true;
+      budget.give(held);
+      held = 0;
       req.off('data', onData);
       resolve(result);
     };
     const onData = (chunk) => {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
-      if (size <= limit) collected.add(bytes);
-      else if (size > drainLimit) settle({ tooLarge: true, close: true, size });
-      else collected.clear();
+      if (size <= limit) {
+        if (!budget.take(held, bytes.byteLength)) {
+          settle({ busy: true, held: budget.used });
+          return;
+        }
+        held += bytes.byteLength;
+        collected.add(bytes);
+      } else if (size > drainLimit) {
+        settle({ tooLarge: true, close: true, size });
+      } else {
+        collected.clear();
+        budget.give(held);
+        held = 0;
+      }
     };
     req.on('data', onData);
     req.once('end', () => settle(size > limit ? { tooLarge: true, close: false, size } : { body: collected.body() }));
@@ -135,7 +175,7 @@ const CONSUMED = BODY_ALREADY_READ;
 // What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
 const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
 
-export function nodeHandler({ handle, limit, error, answered }) {
+export function nodeHandler({ handle, limit, budget, error, answered }) {
   /** node:http, Express. */
   return async function node(req, res) {
     try {
@@ -145,8 +185,15 @@ export function nodeHandler({ handle, limit, error, answered }) {
         send(res, answers.methodNotAllowed());
         return;
       }
-      const read = await readNodeBody(req, await limit());
+      const read = await readNodeBody(req, await limit(), budget);
       if (read.aborted) return; // the sender went away: nothing to answer
+      if (read.busy) {
+        // The rest of the body is not read: the connection closes once the answer is out.
+        answered(503, 'busy', { bufferedBytes: read.held });
+        send(res, answers.busy(), true);
+        res.once?.('finish', () => req.destroy?.());
+        return;
+      }
       if (read.consumed || isParsed(read.body)) {
         error(read.consumed ? CONSUMED.node : CONSUMED.parsed);
         answered(500, 'misconfigured', { code: 'body_not_raw' });
@@ -171,11 +218,11 @@ export function nodeHandler({ handle, limit, error, answered }) {
 }
 
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
-// { aborted } (its stream failed: the sender went away) or { consumed } (a body some code
+// { busy, held } (the budget of bytes being read was spent: the rest is cancelled), { aborted } (its stream failed: the sender went away) or { consumed } (a body some code
 // already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
 // rather than a connection reset (which a sender retries); past that it is cancelled.
-async function readFetchBody(request, limit) {
+async function readFetchBody(request, limit, budget) {
   // Read, or locked by a reader some code took (request.body.getReader()): not the receiver's.
   if (request.bodyUsed || request.body?.locked === true) return { consumed: true };
   const drainLimit = DRAIN_FACTOR * limit;
@@ -186,37 +233,53 @@ async function readFetchBody(request, limit) {
   }
   if (request.body === null) return { body: EMPTY };
   const reader = request.body.getReader();
-  const collected = bodyCollector(limit, declared);
-  let size = 0;
-  // Declared over the limit: read only to drain it.
-  let over = declared > limit;
-  for (;;) {
-    let next;
-    try {
-      next = await reader.read();
-    } catch {
-      return { aborted: true }; // the sender went away mid-body (or the stream failed)
+  // The bytes of this body set aside in the budget, returned however the read ends.
+  let held = 0;
+  try {
+    const collected = bodyCollector(limit, declared);
+    let size = 0;
+    // Declared over the limit: read only to drain it.
+    let over = declared > limit;
+    for (;;) {
+      let next;
+      try {
+        next = await reader.read();
+      } catch {
+        return { aborted: true }; // the sender went away mid-body (or the stream failed)
+      }
+      const { done, value } = next;
+      if (done) break;
+      size += value.byteLength;
+      if (size > drainLimit) {
+        await reader.cancel().catch(() => {});
+        return { tooLarge: true, size };
+      }
+      if (!over && size > limit) {
+        over = true;
+        collected.clear();
+        budget.give(held);
+        held = 0;
+      }
+      if (!over) {
+        if (!budget.take(held, value.byteLength)) {
+          const used = budget.used;
+          await reader.cancel().catch(() => {});
+          return { busy: true, held: used };
+        }
+        held += value.byteLength;
+        collected.add(value);
+      }
     }
-    const { done, value } = next;
-    if (done) break;
-    size += value.byteLength;
-    if (size > drainLimit) {
-      await reader.cancel().catch(() => {});
-      return { tooLarge: true, size };
-    }
-    if (!over && size > limit) {
-      over = true;
-      collected.clear();
-    }
-    if (!over) collected.add(value);
+    return over ? { tooLarge: true, size } : { body: collected.body() };
+  } finally {
+    budget.give(held);
   }
-  return over ? { tooLarge: true, size } : { body: collected.body() };
 }
 
 /** An answer as a Fetch `Response`. */
 export const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
 
-export function fetchHandler({ handle, limit, error, answered }) {
+export function fetchHandler({ handle, limit, budget, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
@@ -224,9 +287,13 @@ export function fetchHandler({ handle, limit, error, answered }) {
         answered(405, 'method');
         return toResponse(answers.methodNotAllowed());
       }
-      const read = await readFetchBody(request, await limit());
+      const read = await readFetchBody(request, await limit(), budget);
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
+      if (read.busy) {
+        answered(503, 'busy', { bufferedBytes: read.held });
+        return toResponse(answers.busy());
+      }
       if (read.tooLarge) {
         answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size });
         return toResponse(answers.tooLarge());

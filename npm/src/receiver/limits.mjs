@@ -9,6 +9,15 @@
  */
 export const MAX_ID_BYTES = 1024;
 
+/**
+ * maxBufferedBytes by default: the bytes of bodies a receiver holds while it reads them, across
+ * its deliveries in flight. Sixteen bodies of the default maxBodyBytes (4 MiB); an event is a
+ * few KB, so thousands of the service's deliveries at once. What it bounds is many senders
+ * holding bodies while they send them slowly: without it, each connection may hold up to
+ * maxBodyBytes for as long as the server waits.
+ */
+export const DEFAULT_BUFFERED_BYTES = 64 * 1024 * 1024;
+
 /** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
 export { MILLISECONDS } from '../api/hints.mjs';
 

@@ -9,18 +9,19 @@ import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
 import { merchantLoop } from './fulfil.mjs';
-import { fetchHandler, nodeHandler } from './http.mjs';
+import { fetchHandler, nodeHandler, readBudget } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
   secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
-import { MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
+import { DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
 import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
-const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'nowSecs', 'log', 'onOutcome'];
+const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'maxBufferedBytes', 'nowSecs',
+  'log', 'onOutcome'];
 
 const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
 const PREFIX = 'cryptopay-verify/receiver: ';
@@ -63,6 +64,10 @@ function checkOptions(options) {
   if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
     const name = typeof store.kind === 'string' ? `${store.kind}Store` : 'the store';
     throw invalid(`maxBodyBytes is ${options.maxBodyBytes}, over the largest body ${name} records (${most} bytes): leave it out (the default is then at most ${most}) or lower it`);
+  }
+  const buffered = options.maxBufferedBytes;
+  if (buffered !== undefined && !(Number.isSafeInteger(buffered) && buffered > 0)) {
+    throw invalid(`maxBufferedBytes is a positive integer, the bytes of bodies the receiver holds while it reads them across its deliveries in flight (default ${DEFAULT_BUFFERED_BYTES}, 64 MiB)`);
   }
   if (options.nowSecs !== undefined && typeof options.nowSecs !== 'function') {
     throw invalid('nowSecs is a function returning the current Unix time in seconds');
@@ -243,7 +248,7 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge } = refusals({ warn, error, emit, names, keep });
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy } = refusals({ warn, error, emit, names, keep });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
@@ -359,12 +364,15 @@ export function createReceiver(options) {
   // framework read first, an unexpected failure.
   function answered(status, reason, detail = {}) {
     if (reason === 'too_large') tooLarge(`at least ${detail.bodyBytes}`);
+    if (reason === 'busy') busy(detail.bufferedBytes, budget.max);
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }
 
   // The largest body read, once the verifiers are keyed (each has the same limit).
   const limit = async () => (verifiers ?? await keyed())[0].verifier.maxBodyBytes;
-  const http = { handle, limit, error, answered };
+  // The bytes of bodies being read, across this receiver's deliveries in flight.
+  const budget = readBudget(options.maxBufferedBytes ?? DEFAULT_BUFFERED_BYTES);
+  const http = { handle, limit, budget, error, answered };
   const loop = merchantLoop({
     store,
     ready: readyForCall,

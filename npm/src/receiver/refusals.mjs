@@ -152,6 +152,14 @@ export function refusals({ warn, error, emit, names, keep }) {
       + 'if the service sends bodies this large, raise maxBodyBytes');
   }
 
+  // The 503 line for a delivery not read because the bodies being read held maxBufferedBytes.
+  function busy(heldBytes, max) {
+    say('busy', warn, `answered a delivery 503 busy, unread: the bodies being read held ${heldBytes} bytes, at maxBufferedBytes `
+      + `(${max}); the service retries it. Senders that send slowly hold their bodies meanwhile: give the server timeouts `
+      + '(node:http: createServer({ requestTimeout: 30_000, headersTimeout: 10_000 })); if the service sends this many large '
+      + 'deliveries at once, raise maxBufferedBytes');
+  }
+
   function verified() {
     if (since.from !== null) since.verified += 1;
   }
@@ -189,5 +197,5 @@ export function refusals({ warn, error, emit, names, keep }) {
     return answers.misconfigured('signature_mismatch');
   }
 
-  return { refuse, misconfigured, lateInOverlap, verified, tooLarge };
+  return { refuse, misconfigured, lateInOverlap, verified, tooLarge, busy };
 }
