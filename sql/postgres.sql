@@ -361,8 +361,8 @@ UNION ALL SELECT decision FROM foreign_payment;
 -- next pass fetches the authoritative view (GET /v1/payments/{payment_id}) instead of waiting
 -- recoverAfterSecs, or for ever once settled. A pass holding the payment's lease meanwhile has
 -- its lease marked, as for an order recorded: its `complete` writes nothing, and the payment
--- is handled again once that lease ends. A payment with no row (no order recorded, no event
--- handled) is left to receiver.quarantined(). $2 the integration whose secret verified the
+-- is handled again at the next pass (`release`, at the end of that pass, frees the mark). A
+-- payment with no row (no order recorded, no event handled) is left to receiver.quarantined(). $2 the integration whose secret verified the
 -- delivery (NULL for a receiver with one): another integration's payment (its stored facts or
 -- its order under another name, as `record` refuses its events) is left alone, so that a
 -- holder of one integration's secret cannot hold back another's fulfilment.
@@ -397,8 +397,8 @@ SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > $1 ORDER
 -- recorded, held as payment_unknown, is looked at again; and when this call inserts the
 -- order, a pass that holds the payment's lease meanwhile (it may have loaded the payment
 -- before the order existed) has its lease marked, so that its `complete` writes nothing and
--- the payment is handled again, with the order, once that lease ends. An order recorded
--- again marks nothing: a pass that loaded the payment saw the order.
+-- the payment is handled again, with the order, at the next pass (`release`). An order
+-- recorded again marks nothing: a pass that loaded the payment saw the order.
 WITH inserted AS (
   INSERT INTO cryptopay_orders (payment_id, order_ref, source_amount, integration)
   SELECT $1::text, $2::text, $3::text::json, $4::text
@@ -644,6 +644,8 @@ WHERE payment_id = $1::text AND lease_owner = $2::text
 RETURNING attempts;
 
 -- statement: release
--- $1 the owner: the leases it still holds are given up (a pass that stops early).
+-- $1 the owner: the leases it still holds are given up (a pass that stops early), and those an
+-- order or a quarantine marked while it held them (its outcome was not written: the payment is
+-- due again at the next pass, not once the marked lease runs out).
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
-WHERE lease_owner = $1::text;
+WHERE lease_owner = $1::text OR left(lease_owner, length($1::text) + 2) = $1::text || ' (';

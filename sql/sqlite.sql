@@ -309,8 +309,8 @@ SELECT id, received_at, code, body FROM cryptopay_quarantine WHERE id > ? ORDER 
 -- When this call is about to insert the order (none is stored yet), a pass that holds the
 -- payment's lease (it may have loaded the payment before the order existed) has its lease
 -- marked, so that its `complete` writes nothing and the payment is handled again, with the
--- order, once that lease ends. An order recorded again marks nothing: a pass that loaded the
--- payment saw the order.
+-- order, at the next pass (`release`, at the end of that pass, frees the mark). An order
+-- recorded again marks nothing: a pass that loaded the payment saw the order.
 WITH params (payment_id) AS (VALUES (?))
 UPDATE cryptopay_fulfilment SET lease_owner = lease_owner || ' (order recorded)'
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS NOT NULL
@@ -587,6 +587,10 @@ WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT ow
 RETURNING attempts;
 
 -- statement: release
--- Parameter: the owner. The leases it still holds are given up (a pass that stops early).
+-- Parameter: the owner. The leases it still holds are given up (a pass that stops early), and
+-- those an order or a quarantine marked while it held them (its outcome was not written: the
+-- payment is due again at the next pass, not once the marked lease runs out).
+WITH params (owner) AS (VALUES (?))
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE lease_owner = ?;
+WHERE lease_owner = (SELECT owner FROM params)
+  OR substr(lease_owner, 1, length((SELECT owner FROM params)) + 2) = (SELECT owner FROM params) || ' (';

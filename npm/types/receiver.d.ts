@@ -415,7 +415,9 @@ export interface ReceiverStore {
    */
   retry?(request: RetryRequest): Promise<number | null>;
   /**
-   * The merchant loop: gives up every lease an owner still holds.
+   * The merchant loop: gives up every lease an owner still holds, and those `recordOrder` or
+   * a quarantine marked while it held them (called when a pass stops early, and at the end of
+   * a pass that lost a lease, so the payment is due again at once).
    *
    * @example
    * await store.release({ owner: 'pass-1' });

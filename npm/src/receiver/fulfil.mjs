@@ -350,6 +350,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         const outcome = await work(paymentId, owner, opts, said).catch((failure) => setAside(paymentId, owner, failure));
         outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
+      // A lease an order or a quarantine marked while this pass held it (its outcome was not
+      // written) is given back now, so that the next pass handles the payment, not a pass once
+      // the marked lease runs out; a store that fails here is asked at the next pass.
+      if (outcomes.lease_lost > 0) await store.release({ owner }).catch(() => owed.add(owner));
     } catch (failure) {
       // The store failed mid-pass: what this pass still holds is given back (else its leases
       // expire); a store still down is asked again at the next pass (giveBack).

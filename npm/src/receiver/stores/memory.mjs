@@ -216,7 +216,9 @@ export function memoryStore(options) {
       return row.attempts;
     },
     async release({ owner }) {
-      for (const row of fulfilment.values()) if (row.lease_owner === owner) Object.assign(row, { lease_owner: null, lease_until: null });
+      // Its leases, and those an order or a quarantine marked while it held them.
+      const ours = (held) => held === owner || (held !== null && held.startsWith(`${owner} (`));
+      for (const row of fulfilment.values()) if (ours(row.lease_owner)) Object.assign(row, { lease_owner: null, lease_until: null });
     },
   };
 }
