@@ -891,8 +891,9 @@ export interface ReceiverOptions {
    */
   maxBodyBytes?: number | undefined;
   /**
-   * The most bytes of bodies the receiver holds while it reads them, across every delivery in
-   * flight on `fetch` and `node` (bodies a framework read first are its own). A delivery whose
+   * The most bytes of bodies the receiver holds while it reads them (the room of the buffers
+   * that hold them), across every delivery in flight on `fetch` and `node` (bodies a framework
+   * read first are its own). A delivery whose
    * next bytes would pass it is answered `503 {"error":"busy"}` with `Retry-After: 5`, unread
    * (the service retries it; `node` closes the connection), and a warning line says so; one
    * delivery alone is always read up to `maxBodyBytes`. Default 64 MiB: thousands of the

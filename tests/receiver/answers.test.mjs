@@ -751,7 +751,7 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     assert.equal(over.res.status, 413);
   });
 
-  test('node() behind node:http: three slow senders, the third answered 503 busy at once; a signed delivery beside them recorded', async () => {
+  test('node() behind node:http: slow senders past the budget answered 503 busy at once, the rest held; once they are gone a delivery is recorded', async () => {
     const store = rx.memoryStore();
     const receiver = rx.createReceiver(receiverOptions(store, { log: false, maxBufferedBytes: 64 * 1024 }));
     const server = await listen(receiver.node);
@@ -759,26 +759,31 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     const { port } = new URL(server.url);
     const slow = [];
     try {
-      // Each declares 40 KiB and sends 30 KiB of it, then waits.
-      const open = () => {
+      // Each declares 40 KiB and sends 24 KiB of it, then waits: two or three fit in 64 KiB.
+      const answers = [];
+      for (let i = 0; i < 6; i += 1) {
         const socket = net.connect(Number(port), '127.0.0.1');
-        const answer = new Promise((resolve) => {
-          let text = '';
-          socket.on('data', (chunk) => { text += chunk; });
-          socket.on('close', () => resolve(text));
-          socket.on('error', () => {});
-        });
-        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${40 * 1024}\r\n\r\n${' '.repeat(30 * 1024)}`);
+        const answer = { text: '', closed: false };
+        socket.on('data', (chunk) => { answer.text += chunk; });
+        socket.on('close', () => { answer.closed = true; });
+        socket.on('error', () => {});
+        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${40 * 1024}\r\n\r\n${' '.repeat(24 * 1024)}`);
         slow.push(socket);
-        return answer;
-      };
-      open();
-      open();
+        answers.push(answer);
+        await new Promise((resolve) => { setTimeout(resolve, 50); });
+      }
       await new Promise((resolve) => { setTimeout(resolve, 200); });
-      const third = await open();
-      assert.match(third, /^HTTP\/1\.1 503 /);
-      assert.match(third, /\r\nretry-after: 5\r\n/i);
-      assert.match(third, /\{"error":"busy"\}$/);
+      const busy = answers.filter((a) => a.closed);
+      const held = answers.filter((a) => !a.closed);
+      assert.ok(busy.length >= 3 && held.length >= 1, JSON.stringify(answers.map((a) => [a.closed, a.text.slice(0, 20)])));
+      for (const a of busy) {
+        assert.match(a.text, /^HTTP\/1\.1 503 /);
+        assert.match(a.text, /\r\nretry-after: 5\r\n/i);
+        assert.match(a.text, /\{"error":"busy"\}$/);
+      }
+      assert.ok(held.every((a) => a.text === ''), 'the senders within the budget are still being read');
+      for (const socket of slow) socket.destroy();
+      await new Promise((resolve) => { setTimeout(resolve, 100); });
       const body = next();
       const answer = await deliver(server.url, body);
       assert.equal(answer.status, 200, answer.text);
@@ -787,6 +792,21 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
       for (const socket of slow) socket.destroy();
       await server.close();
     }
+  });
+
+  test('node(): what a body holds is counted as the room of its buffer, not only its bytes', async () => {
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 20_000 }));
+    const grown = await nodeRequest(receiver);
+    grown.send(100);
+    grown.send(100); // copied into a buffer of 16 KiB: 16,384 held for 200 bytes
+    const other = await nodeRequest(receiver);
+    other.send(4000);
+    await other.handled;
+    assert.deepEqual(outcomes.map((o) => [o.status, o.reason, o.bufferedBytes]), [[503, 'busy', 16_384]]);
+    grown.req.emit('end');
+    await grown.handled;
+    assert.equal(grown.res.status, 400);
   });
 
   test('fetch(): past the budget 503 busy, the stream cancelled; the bytes given back however the read ends', async () => {

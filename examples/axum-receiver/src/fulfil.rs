@@ -107,6 +107,14 @@ async fn pass(
             return Err(failure);
         }
     }
+    if !ids.is_empty() {
+        // A lease an order or a quarantine marked while this pass held it (the payment's
+        // outcome was not written) is given back, so that the next pass takes the payment up,
+        // not one once the lease runs out; a store down now is asked at the next pass.
+        if store.release(owner).await.is_err() {
+            owed.push(owner.to_owned());
+        }
+    }
     Ok(ids.len())
 }
 

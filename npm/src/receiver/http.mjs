@@ -23,36 +23,59 @@ const PRESIZE_MAX = 64 * 1024;
  * is one (up to PRESIZE_MAX). Chunks are not kept as objects of their own: a body sent as a million chunks of one
  * byte costs what its bytes do (kept apart, 4 MiB of such chunks held about 1.7 GB, and two
  * unsigned requests could exhaust a process). A body of one chunk is that chunk, not a copy.
+ *
+ * What it holds (the first chunk, or the buffer, whose room is counted, not only its bytes) is
+ * set aside in the receiver's `budget` (readBudget): `add` answers false, keeping nothing more,
+ * when the budget refuses; `clear` and `release` give it all back.
  */
-function bodyCollector(limit, declared) {
+function bodyCollector(limit, declared, budget) {
   let first = null;
   let out = null;
   let size = 0;
+  let held = 0;
+  const take = (n) => {
+    if (!budget.take(held, n)) return false;
+    held += n;
+    return true;
+  };
+  const release = () => {
+    budget.give(held);
+    held = 0;
+  };
   return {
     add(bytes) {
       if (size === 0 && out === null) {
+        if (!take(bytes.byteLength)) return false;
         first = bytes;
         size = bytes.byteLength;
-        return;
+        return true;
       }
       const need = size + bytes.byteLength;
       if (out === null || need > out.byteLength) {
         // The declared length sizes the buffer only up to PRESIZE_MAX: a sender that declares
         // 4 MiB and sends two bytes must not have 4 MiB set aside per connection.
         const capacity = Math.min(limit, Math.max(out === null ? 0 : out.byteLength * 2, Math.min(declared, PRESIZE_MAX), need, 16_384));
+        // Both are held while the bytes are copied; then only the new one.
+        if (!take(capacity)) return false;
+        const old = out === null ? first : out;
         const grown = new Uint8Array(capacity);
         grown.set(out === null ? first : out.subarray(0, size));
         out = grown;
         first = null;
+        budget.give(old.byteLength);
+        held -= old.byteLength;
       }
       out.set(bytes, size);
       size = need;
+      return true;
     },
     clear() {
       first = null;
       out = null;
       size = 0;
+      release();
     },
+    release,
     body() {
       if (size === 0) return EMPTY;
       if (first !== null) return first;
@@ -111,16 +134,14 @@ function readNodeBody(req, limit, budget) {
   const declared = declaredLength(req.headers?.['content-length']);
   if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared });
   return new Promise((resolve) => {
-    const collected = bodyCollector(limit, declared);
+    // What it holds is given back to the budget when the read settles, however it does.
+    const collected = bodyCollector(limit, declared, budget);
     let size = 0;
-    // The bytes of this body set aside in the budget, returned when the read settles.
-    let held = 0;
     let settled = false;
     const settle = (result) => {
       if (settled) return;
       settled = true;
-      budget.give(held);
-      held = 0;
+      collected.release();
       req.off('data', onData);
       resolve(result);
     };
@@ -128,18 +149,11 @@ function readNodeBody(req, limit, budget) {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
       if (size <= limit) {
-        if (!budget.take(held, bytes.byteLength)) {
-          settle({ busy: true, held: budget.used });
-          return;
-        }
-        held += bytes.byteLength;
-        collected.add(bytes);
+        if (!collected.add(bytes)) settle({ busy: true, held: budget.used });
       } else if (size > drainLimit) {
         settle({ tooLarge: true, close: true, size });
       } else {
         collected.clear();
-        budget.give(held);
-        held = 0;
       }
     };
     req.on('data', onData);
@@ -218,7 +232,8 @@ export function nodeHandler({ handle, limit, budget, error, answered }) {
 }
 
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
-// { busy, held } (the budget of bytes being read was spent: the rest is cancelled), { aborted } (its stream failed: the sender went away) or { consumed } (a body some code
+// { busy, held } (the budget of bytes being read was spent: the rest is cancelled), { aborted }
+// (its stream failed: the sender went away) or { consumed } (a body some code
 // already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
 // rather than a connection reset (which a sender retries); past that it is cancelled.
@@ -233,10 +248,9 @@ async function readFetchBody(request, limit, budget) {
   }
   if (request.body === null) return { body: EMPTY };
   const reader = request.body.getReader();
-  // The bytes of this body set aside in the budget, returned however the read ends.
-  let held = 0;
+  // What it holds is given back to the budget however the read ends.
+  const collected = bodyCollector(limit, declared, budget);
   try {
-    const collected = bodyCollector(limit, declared);
     let size = 0;
     // Declared over the limit: read only to drain it.
     let over = declared > limit;
@@ -257,22 +271,16 @@ async function readFetchBody(request, limit, budget) {
       if (!over && size > limit) {
         over = true;
         collected.clear();
-        budget.give(held);
-        held = 0;
       }
-      if (!over) {
-        if (!budget.take(held, value.byteLength)) {
-          const used = budget.used;
-          await reader.cancel().catch(() => {});
-          return { busy: true, held: used };
-        }
-        held += value.byteLength;
-        collected.add(value);
+      if (!over && !collected.add(value)) {
+        const used = budget.used;
+        await reader.cancel().catch(() => {});
+        return { busy: true, held: used };
       }
     }
     return over ? { tooLarge: true, size } : { body: collected.body() };
   } finally {
-    budget.give(held);
+    collected.release();
   }
 }
 
