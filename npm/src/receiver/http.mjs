@@ -13,14 +13,15 @@ const EMPTY = new Uint8Array(0);
 // A body over the limit is read to its end and discarded up to this many times the limit, so
 // the sender gets the 413 rather than a reset; past that the connection is closed.
 const DRAIN_FACTOR = 16;
-// At most this much of a declared Content-Length is set aside before the bytes come (an event
-// is a few KB; a larger body grows the buffer by doubling as it arrives).
-const PRESIZE_MAX = 64 * 1024;
+// The least room a body copied from several chunks is given (an event is a few KB). Past it the
+// room is twice the bytes come so far, or the declared length when that is within it: never
+// much more than was sent, so that the budget a sender holds costs it about as many bytes.
+const MIN_ROOM = 1024;
 
 /**
  * A body's bytes as they arrive, at most `limit` of them (the caller stops adding past it and
- * clears): copied into one buffer that grows by doubling, from the declared length when there
- * is one (up to PRESIZE_MAX). Chunks are not kept as objects of their own: a body sent as a million chunks of one
+ * clears): copied into one buffer that grows by doubling (to the declared length when that is
+ * within twice what came). Chunks are not kept as objects of their own: a body sent as a million chunks of one
  * byte costs what its bytes do (kept apart, 4 MiB of such chunks held about 1.7 GB, and two
  * unsigned requests could exhaust a process). A body of one chunk is that chunk, not a copy.
  *
@@ -45,6 +46,7 @@ function bodyCollector(limit, declared, budget) {
   return {
     add(bytes) {
       if (size === 0 && out === null) {
+        if (bytes.byteLength === 0) return true;
         if (!take(bytes.byteLength)) return false;
         first = bytes;
         size = bytes.byteLength;
@@ -52,9 +54,10 @@ function bodyCollector(limit, declared, budget) {
       }
       const need = size + bytes.byteLength;
       if (out === null || need > out.byteLength) {
-        // The declared length sizes the buffer only up to PRESIZE_MAX: a sender that declares
-        // 4 MiB and sends two bytes must not have 4 MiB set aside per connection.
-        const capacity = Math.min(limit, Math.max(out === null ? 0 : out.byteLength * 2, Math.min(declared, PRESIZE_MAX), need, 16_384));
+        // The declared length sizes the buffer only once the bytes come close to it: a sender
+        // that declares 4 MiB and sends two bytes must not have 4 MiB (nor 64 KiB) set aside.
+        const doubled = Math.max(need * 2, MIN_ROOM);
+        const capacity = Math.min(limit, declared >= need && declared < doubled ? declared : doubled);
         // Both are held while the bytes are copied; then only the new one.
         if (!take(capacity)) return false;
         const old = out === null ? first : out;
@@ -242,8 +245,9 @@ async function readFetchBody(request, limit, budget) {
   if (request.bodyUsed || request.body?.locked === true) return { consumed: true };
   const drainLimit = DRAIN_FACTOR * limit;
   const declared = declaredLength(request.headers.get('content-length'));
+  // A stream's cancel is not awaited: one that never settles must not hold the answer.
   if (declared > drainLimit) {
-    await request.body?.cancel().catch(() => {});
+    request.body?.cancel().catch(() => {});
     return { tooLarge: true, size: declared };
   }
   if (request.body === null) return { body: EMPTY };
@@ -261,11 +265,11 @@ async function readFetchBody(request, limit, budget) {
       } catch {
         return { aborted: true }; // the sender went away mid-body (or the stream failed)
       }
-      const { done, value } = next;
-      if (done) break;
+      if (next.done) break;
+      const value = chunkBytes(next.value);
       size += value.byteLength;
       if (size > drainLimit) {
-        await reader.cancel().catch(() => {});
+        reader.cancel().catch(() => {});
         return { tooLarge: true, size };
       }
       if (!over && size > limit) {
@@ -274,7 +278,7 @@ async function readFetchBody(request, limit, budget) {
       }
       if (!over && !collected.add(value)) {
         const used = budget.used;
-        await reader.cancel().catch(() => {});
+        reader.cancel().catch(() => {});
         return { busy: true, held: used };
       }
     }
@@ -282,6 +286,19 @@ async function readFetchBody(request, limit, budget) {
   } finally {
     collected.release();
   }
+}
+
+/**
+ * A chunk of a Fetch body as bytes. A `Request`'s own stream yields Uint8Arrays; one an adapter
+ * built may yield strings (taken as UTF-8), ArrayBuffers or other views. Anything else is the
+ * adapter's fault: a TypeError, answered 500 (internal).
+ */
+function chunkBytes(value) {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string') return encoder.encode(value);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`a chunk of the request body is ${value === null ? 'null' : typeof value}, not bytes: the Request's body stream must yield Uint8Arrays`);
 }
 
 /** An answer as a Fetch `Response`. */
