@@ -14,7 +14,7 @@ const EMPTY = new Uint8Array(0);
 // the sender gets the 413 rather than a reset; past that the connection is closed.
 const DRAIN_FACTOR = 16;
 // The least room a body copied from several chunks is given (an event is a few KB). Past it the
-// room is twice the bytes come so far, or the declared length when that is within it: never
+// room is twice the bytes that came so far, or the declared length when that is within it: never
 // much more than was sent, so that the budget a sender holds costs it about as many bytes.
 const MIN_ROOM = 1024;
 
@@ -60,9 +60,9 @@ function bodyCollector(limit, declared, budget) {
         const capacity = Math.min(limit, declared >= need && declared < doubled ? declared : doubled);
         // Both are held while the bytes are copied; then only the new one.
         if (!take(capacity)) return false;
-        const old = out === null ? first : out;
+        const old = out ?? first;
         const grown = new Uint8Array(capacity);
-        grown.set(out === null ? first : out.subarray(0, size));
+        grown.set(old.subarray(0, size));
         out = grown;
         first = null;
         budget.give(old.byteLength);
@@ -117,7 +117,7 @@ const declaredLength = (value) => {
   return Number.isFinite(n) && n >= 0 ? n : -1;
 };
 
-// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { busy, held },
+// The raw body of a Node request. Resolves { body }, { tooLarge, close }, { busy, buffered },
 // { aborted } or { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
 // (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
 // callback), those bytes are the body; a string there (a verify callback's buf.toString(), as
@@ -152,7 +152,7 @@ function readNodeBody(req, limit, budget) {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
       if (size <= limit) {
-        if (!collected.add(bytes)) settle({ busy: true, held: budget.used });
+        if (!collected.add(bytes)) settle({ busy: true, buffered: budget.used });
       } else if (size > drainLimit) {
         settle({ tooLarge: true, close: true, size });
       } else {
@@ -206,7 +206,7 @@ export function nodeHandler({ handle, limit, budget, error, answered }) {
       if (read.aborted) return; // the sender went away: nothing to answer
       if (read.busy) {
         // The rest of the body is not read: the connection closes once the answer is out.
-        answered(503, 'busy', { bufferedBytes: read.held });
+        answered(503, 'busy', { bufferedBytes: read.buffered });
         send(res, answers.busy(), true);
         res.once?.('finish', () => req.destroy?.());
         return;
@@ -235,7 +235,7 @@ export function nodeHandler({ handle, limit, budget, error, answered }) {
 }
 
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
-// { busy, held } (the budget of bytes being read was spent: the rest is cancelled), { aborted }
+// { busy, buffered } (the budget of bytes being read was spent: the rest is cancelled), { aborted }
 // (its stream failed: the sender went away) or { consumed } (a body some code
 // already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
@@ -277,9 +277,8 @@ async function readFetchBody(request, limit, budget) {
         collected.clear();
       }
       if (!over && !collected.add(value)) {
-        const used = budget.used;
         reader.cancel().catch(() => {});
-        return { busy: true, held: used };
+        return { busy: true, buffered: budget.used };
       }
     }
     return over ? { tooLarge: true, size } : { body: collected.body() };
@@ -298,7 +297,8 @@ function chunkBytes(value) {
   if (typeof value === 'string') return encoder.encode(value);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new TypeError(`a chunk of the request body is ${value === null ? 'null' : typeof value}, not bytes: the Request's body stream must yield Uint8Arrays`);
+  const kind = value === null ? 'null' : typeof value;
+  throw new TypeError(`a chunk of the request body is ${kind}, not bytes: the Request's body stream must yield Uint8Arrays`);
 }
 
 /** An answer as a Fetch `Response`. */
@@ -316,7 +316,7 @@ export function fetchHandler({ handle, limit, budget, error, answered }) {
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
       if (read.busy) {
-        answered(503, 'busy', { bufferedBytes: read.held });
+        answered(503, 'busy', { bufferedBytes: read.buffered });
         return toResponse(answers.busy());
       }
       if (read.tooLarge) {
