@@ -683,10 +683,10 @@ describe('bodies sent a byte at a time', () => {
 
 describe('the bytes of bodies being read are bounded across deliveries (maxBufferedBytes)', () => {
   // A request node() reads from, fed by hand, and the answer it is given.
-  async function nodeRequest(receiver) {
+  async function nodeRequest(receiver, headers = {}) {
     const { EventEmitter } = await import('node:events');
     const req = Object.assign(new EventEmitter(), {
-      method: 'POST', headers: {}, rawHeaders: [], readableEnded: false, destroyed: false, destroy() { this.destroyed = true; },
+      method: 'POST', headers, rawHeaders: [], readableEnded: false, destroyed: false, destroy() { this.destroyed = true; },
     });
     const res = Object.assign(new EventEmitter(), {
       headersSent: false, writableEnded: false, destroyed: false, status: null, headers: null, body: null,
@@ -697,6 +697,11 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     await new Promise((resolve) => { setImmediate(resolve); });
     return { req, res, handled, send: (n) => req.emit('data', Buffer.alloc(n, 0x20)) };
   }
+
+  // A POST to fetch() whose body is `stream`.
+  const streamed = (receiver, stream, headers = {}) => receiver.fetch(
+    new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers }),
+  );
 
   test('node(): past the budget a delivery is 503 busy unread, its connection closed; bytes given back as reads end; one alone is always read', async () => {
     const log = captureLog();
@@ -812,26 +817,20 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
   test('node(): a sender that declares a large body and sends a few bytes holds about what it sent, not room for what it declared', async () => {
     const outcomes = [];
     const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 4096 }));
-    const { EventEmitter } = await import('node:events');
     const idle = [];
     for (let i = 0; i < 3; i += 1) {
-      const req = Object.assign(new EventEmitter(), {
-        method: 'POST', headers: { 'content-length': '1000000' }, rawHeaders: [], readableEnded: false, destroyed: false, destroy() {},
-      });
-      const res = { headersSent: false, writableEnded: false, destroyed: false, writeHead() {}, end() { this.writableEnded = true; }, once() {} };
-      const handled = receiver.node(req, res);
-      await new Promise((resolve) => { setImmediate(resolve); });
-      req.emit('data', Buffer.of(0x7b));
-      req.emit('data', Buffer.of(0x22)); // two bytes: 1 KiB of room, not 64 KiB or 1 MB
-      idle.push([req, handled]);
+      const request = await nodeRequest(receiver, { 'content-length': '1000000' });
+      request.send(1);
+      request.send(1); // two bytes: 1 KiB of room, not 64 KiB or 1 MB
+      idle.push(request);
     }
-    const next = await nodeRequest(receiver);
-    next.send(1000); // 3 x 1024 + 1000 = 4072, within 4096
-    next.req.emit('end');
-    await next.handled;
-    assert.equal(next.res.status, 400, 'read (unsigned), not refused busy');
+    const last = await nodeRequest(receiver);
+    last.send(1000); // 3 x 1024 + 1000 = 4072, within 4096
+    last.req.emit('end');
+    await last.handled;
+    assert.equal(last.res.status, 400, 'read (unsigned), not refused busy');
     assert.deepEqual(outcomes.filter((o) => o.reason === 'busy'), []);
-    for (const [req, handled] of idle) {
+    for (const { req, handled } of idle) {
       req.emit('close');
       await handled;
     }
@@ -848,7 +847,7 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
         start(c) { controller = c; c.enqueue(new Uint8Array(n).fill(0x20)); },
         cancel() { cancelled = true; },
       });
-      const answer = receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half' }));
+      const answer = streamed(receiver, stream);
       return { answer, fail: () => controller.error(new Error('gone')), end: () => controller.close(), cancelled: () => cancelled };
     };
     const tick = () => new Promise((resolve) => { setTimeout(resolve, 20); });
@@ -885,17 +884,17 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     if ((body.length - half) % 2 === 1) kinds.views.push(body.subarray(body.length - 1));
     for (const [kind, chunks] of Object.entries(kinds)) {
       const stream = new ReadableStream({ start(c) { for (const chunk of chunks) c.enqueue(chunk); c.close(); } });
-      const answer = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers: signedHeaders(body) }));
+      const answer = await streamed(receiver, stream, signedHeaders(body));
       assert.equal(answer.status, 200, `${kind}: ${await answer.text()}`);
     }
     const odd = new ReadableStream({ start(c) { c.enqueue({ not: 'bytes' }); c.close(); } });
-    assert.equal((await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: odd, duplex: 'half' }))).status, 500);
+    assert.equal((await streamed(receiver, odd)).status, 500);
     // The budget still refuses: nothing was counted as NaN.
     const waiting = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(700)); } });
-    const holding = receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: waiting, duplex: 'half' }));
+    const holding = streamed(receiver, waiting);
     await new Promise((resolve) => { setTimeout(resolve, 20); });
     const more = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(400)); } });
-    const refused = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: more, duplex: 'half' }));
+    const refused = await streamed(receiver, more);
     assert.equal(refused.status, 503);
     void holding;
   });
@@ -906,7 +905,7 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
       start(c) { for (const n of chunks) c.enqueue(new Uint8Array(n)); },
       cancel: () => new Promise(() => {}),
     });
-    const request = (stream) => receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half' }));
+    const request = (stream) => streamed(receiver, stream);
     const holding = request(new ReadableStream({ start(c) { c.enqueue(new Uint8Array(600)); } }));
     await new Promise((resolve) => { setTimeout(resolve, 20); });
     // 300 bytes held, then the next chunk refused: answered though its cancel hangs.
