@@ -16,6 +16,9 @@ import { scriptedWorld } from './world.mjs';
 
 
 export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+// Sleeps until the clock reads `at` (milliseconds since the epoch), for a check that must come
+// after a time the test measured rather than one it guessed.
+const sleepUntil = (at) => sleep(Math.max(0, at - Date.now()));
 
 /**
  * The options of an engine's `describe` whose parent runs its engines at once: its own
@@ -319,12 +322,14 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     await record(waiting);
     const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
     assert.equal((await loop.fulfil(options)).claimed, 0, 'not before recoverAfterSecs');
-    await sleep(1200);
+    // The orders are 4 s old when first looked at, so the check below (3 s) tells the time of the
+    // last look from the time the order was recorded, with 3 s of slack for a slow machine.
+    await sleep(4000);
     await drain(loop, options);
     assert.deepEqual(h.done().sort(), [[lost.payment_id, 'fulfil', `${lost.payment_id}:3`], [waiting.payment_id, 'wait', `${waiting.payment_id}:1`]].sort());
     // The open one is looked at again (not settled); it was paid meanwhile, its deliveries lost.
     await world.pay(waiting.payment_id, '12800', { silent: true });
-    assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at a moment ago');
+    assert.equal((await loop.fulfil({ ...options, recoverAfterSecs: 3 })).claimed, 0, 'looked at a moment ago');
     await sleep(1200);
     await drain(loop, options);
     assert.deepEqual(h.done().at(-1), [waiting.payment_id, 'fulfil', `${waiting.payment_id}:3`]);
@@ -361,20 +366,22 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const { loop, world, record } = await setup(t);
     const h = recorder();
     const late = await world.create({ orderRef: 'expired, then paid late' });
+    const recorded = Date.now();
     await record(late);
     const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
-    await sleep(2000); // the order is two seconds old when it closes
+    await sleep(3000); // the order is three seconds old when it closes
     await world.expire(late.payment_id);
     await drain(loop, options);
+    const closed = Date.now();
     assert.deepEqual(h.done(), [[late.payment_id, 'closed', `${late.payment_id}:2`]]);
-    // The next look waits as long as the order had lived when it closed (2 s), not recoverAfterSecs.
+    // The next look waits as long as the order had lived when it closed (3 s), not recoverAfterSecs.
     await sleep(1200);
     assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
     // The money came in late, and its delivery was lost (where the script can make it).
     if (world.supports('status')) await world.change(late.payment_id, { status: 'expired', received: '12800', silent: true });
-    // Past the doubled wait with room to spare: the order had lived 2 s plus the closing pass
-    // when it closed (a pass through the sandbox on D1 takes some tenths of a second).
-    await sleep(1600);
+    // Past the doubled wait however long the passes took: the closing pass ended by `closed`,
+    // when the order had lived no longer than since `recorded`.
+    await sleepUntil(closed + (closed - recorded) + 200);
     // Past recheckClosedSecs after the order was recorded: never looked at again.
     assert.equal((await loop.fulfil({ ...options, recheckClosedSecs: 3 })).claimed, 0, 'looked at past recheckClosedSecs');
     const confirmed = world.confirmed.length;
@@ -413,19 +420,23 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const { loop, world, record } = await setup(t);
     const h = recorder();
     const part = await world.create({ orderRef: 'paid in part' });
+    const recorded = Date.now();
     await record(part);
     const options = { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 };
-    await sleep(2000); // the order is two seconds old when it is held for review
+    await sleep(3000); // the order is three seconds old when it is held for review
     await world.pay(part.payment_id, '6400'); // partially_paid at 3
     await drain(loop, options);
+    const held = Date.now();
     assert.deepEqual(h.done(), [[part.payment_id, 'review', `${part.payment_id}:3`]]);
     // The rest comes in, its deliveries lost.
     await world.pay(part.payment_id, '6400', { silent: true });
     // Unlooked-at for twice recoverAfterSecs, but not for as long as the order had lived at
-    // the last look (2 s) and recoverAfterSecs more: not yet.
+    // the last look (3 s) and recoverAfterSecs more: not yet.
     await sleep(2200);
     assert.equal((await loop.fulfil(options)).claimed, 0, 'looked at again before the wait doubled');
-    await sleep(1100);
+    // Due however long the passes took: held by `held`, the order no older then than since
+    // `recorded`.
+    await sleepUntil(held + (held - recorded) + 1000 + 200);
     const confirmed = world.confirmed.length;
     const passes = await drain(loop, options);
     assert.equal(passes[0].claimed, 1);
