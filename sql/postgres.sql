@@ -571,6 +571,16 @@ UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $3::
 WHERE payment_id = $1::text AND lease_owner = $2::text
 RETURNING 1 AS renewed;
 
+-- statement: keep
+-- $1 payment_id, $2 the owner, $3 the lease in seconds. While `handle` runs, every third of
+-- leaseSecs: the lease renewed for $3 seconds from now while it is this owner's, or this
+-- owner's marked by an order or a quarantine since (the mark kept: `complete` writes nothing,
+-- and `release` frees it at the end of the pass), so that no other pass takes the payment and
+-- calls `handle` while this call still runs. Returns a row when renewed.
+UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $3::integer), updated_at = now()
+WHERE payment_id = $1::text AND (lease_owner = $2::text OR left(lease_owner, length($2::text) + 2) = $2::text || ' (')
+RETURNING 1 AS renewed;
+
 -- statement: complete
 -- $1 payment_id, $2 the owner, $3 the version handled, $4 the outcome, $5 its code (NULL, or
 -- the link mismatch), $6 settled (no more checks for a lost delivery), $7 recheckClosedSecs.

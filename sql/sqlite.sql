@@ -500,6 +500,21 @@ SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_sec
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
 RETURNING 1 AS renewed;
 
+-- statement: keep
+-- Parameters: payment_id, the owner, the lease in seconds. While `handle` runs, every third of
+-- leaseSecs: the lease renewed for that many seconds from now while it is this owner's, or
+-- this owner's marked by an order or a quarantine since (the mark kept: `complete` writes
+-- nothing, and `release` frees it at the end of the pass), so that no other pass takes the
+-- payment and calls `handle` while this call still runs. Returns a row when renewed.
+WITH params (payment_id, owner, lease_secs) AS (VALUES (?, ?, ?))
+UPDATE cryptopay_fulfilment
+SET lease_until = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds'),
+    updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params)
+  AND (lease_owner = (SELECT owner FROM params)
+       OR substr(lease_owner, 1, length((SELECT owner FROM params)) + 2) = (SELECT owner FROM params) || ' (')
+RETURNING 1 AS renewed;
+
 -- statement: complete
 -- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,
 -- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1),

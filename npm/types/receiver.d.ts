@@ -400,12 +400,16 @@ export interface ReceiverStore {
    * The merchant loop, right before `handle` is called with `review`, `wait` or `closed`:
    * renews the lease for `leaseSecs` from now while it is still this owner's, run out or not
    * (as `intend`); resolves whether it was. A pass whose lease another pass took must not act
-   * on its older view. Optional: without it the loop calls `load` again, which renews too.
+   * on its older view. With `marked: true` (every third of `leaseSecs` while `handle` runs) a
+   * lease `recordOrder` or a quarantine marked while this owner held it is renewed too, and
+   * stays marked, so that no other pass calls `handle` while this call still runs (a store
+   * that ignores `marked` lets such a lease run out). Optional: without it the loop calls
+   * `load` again, which renews too.
    *
    * @example
    * const held = await store.renew({ paymentId: 'pay_1', owner: 'pass-1', leaseSecs: 300 }); // false: lost
    */
-  renew?(request: { paymentId: string; owner: string; leaseSecs: number }): Promise<boolean>;
+  renew?(request: { paymentId: string; owner: string; leaseSecs: number; marked?: boolean }): Promise<boolean>;
   /**
    * The merchant loop, after a failure: counts the attempt, releases the lease, sets when to
    * try again; resolves the attempts so far (`null` when the lease was lost).

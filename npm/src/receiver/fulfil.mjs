@@ -242,9 +242,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       return lost();
     }
     const handleFrom = Date.now();
-    // Renewed while handle runs: no other pass calls it meanwhile (lease.mjs).
+    // Renewed while handle runs, marked or not: no other pass calls it meanwhile (lease.mjs).
     const stopKeeping = keepLease({
-      renew: () => renewed(store, paymentId, owner, opts),
+      renew: () => renewed(store, paymentId, owner, opts, true),
       leaseSecs,
       pastLease: (secs) => sayLimited(said, 'ran past their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} `
         + `(action ${action}, key ${idempotencyKey}) has run ${secs.toFixed(1)} s, past leaseSecs ${leaseSecs}: its lease is kept while `
@@ -268,7 +268,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       await stopKeeping();
       return retry('handle_failed', failure, version, { action, idempotencyKey, orderRef: order?.orderRef ?? undefined });
     }
-    await stopKeeping();
+    const kept = await stopKeeping();
     const stored = fulfilledBefore ? 'fulfil' : outcome;
     const handled = await complete(version, stored, code);
     if (handled === null || compareStatusVersions(handled, version) < 0) {
@@ -276,15 +276,15 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // could not renew it) and no pass has handled this version since: the handler ran, its
       // outcome was not written, and the payment is handled again (a fulfil under the same
       // key). Said as such, never as the outcome. (When another pass handled it meanwhile, each
-      // reports its own call.) A lease that ran out has its line, naming leaseSecs (a few a
-      // pass, as retries are).
+      // reports its own call.) A lease that may have run out has its line, naming leaseSecs (a
+      // few a pass, as retries are); a marked one kept renewed does not.
       const took = (Date.now() - handleFrom) / 1000;
-      if (took >= leaseSecs) {
+      if (took >= leaseSecs && !kept) {
         sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
           + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
           + 'the payment is handled again, by another pass meanwhile if one runs: its lease was not renewed while handle ran '
-          + '(the store failed, or an order or a quarantine marked the payment). A longer leaseSecs rides out a store that fails '
-          + 'for a while');
+          + '(the store failed, or its renew does not keep a lease an order or a quarantine marked). A longer leaseSecs rides out '
+          + 'a store that fails for a while');
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';

@@ -2,20 +2,24 @@
 // handle slower than the lease keeps the payment from every other pass. Without it, another
 // instance takes the payment once the lease runs out and calls handle again while the first
 // call still runs, and again at each lease after that: the same fulfil, under one key, for as
-// long as handle stays slower than the lease. The price: a handle that never settles holds its
-// payment until its process ends, which the caller says once it has run past the lease.
+// long as handle stays slower than the lease. A lease that an order or a quarantine marked
+// meanwhile is renewed too (the mark kept: the outcome is not written, and the payment is
+// handled again once this pass gives it back). The price: a handle that never settles holds
+// its payment until its process ends, which the caller says once it has run past the lease.
 
 /**
  * Starts renewing. `renew()` resolves whether the lease is still this pass's (a rejection is a
  * store that failed this once: asked again at the next renewal, the lease may run out
  * meanwhile); `pastLease(secs)` is called once, when the handler has run leaseSecs with its
  * lease held. Returns `stop()`, which resolves once no renewal is in flight, so that the
- * outcome written after it is never raced by one.
+ * outcome written after it is never raced by one, to whether every renewal renewed the lease
+ * (when one did not, it may have run out while the handler ran).
  */
 export function keepLease({ renew, leaseSecs, pastLease }) {
   const started = Date.now();
   let stopped = false;
   let held = true;
+  let kept = true;
   let told = false;
   let timer = null;
   let inFlight = Promise.resolve();
@@ -23,8 +27,10 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
     inFlight = (async () => {
       try {
         held = (await renew()) === true;
+        if (!held) kept = false;
       } catch {
         // The store failed this time: the next renewal asks again.
+        kept = false;
       }
       const secs = (Date.now() - started) / 1000;
       if (held && !told && !stopped && secs >= leaseSecs) {
@@ -44,15 +50,17 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
     stopped = true;
     clearTimeout(timer);
     await inFlight;
+    return kept;
   };
 }
 
 /**
- * The lease on a payment renewed while it is still this owner's, run out or not: the store's
- * `renew`, or for a store without one (written before it), `load`, which renews it too.
+ * The lease on a payment renewed while it is still this owner's, run out or not (with `marked`,
+ * also once an order or a quarantine marked it): the store's `renew`, or for a store without
+ * one (written before it), `load`, which renews it too (never a marked one).
  */
-export async function renewed(store, paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }) {
-  if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs });
+export async function renewed(store, paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }, marked = false) {
+  if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs, marked });
   const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
   return state !== null && state.leased;
 }

@@ -569,6 +569,39 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 })).claimed, 0);
   });
 
+  test(`${name}: an order recorded while handle runs past leaseSecs: the marked lease is kept, no other pass handles the payment meanwhile, and the next one fulfils it`, async (t) => {
+    const lines = [];
+    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const late = await world.create({ orderRef: 'recorded while handled' }); // createPayment's record failed
+    await world.pay(late.payment_id, '12800'); // paid, its event recorded before the order
+    const key = `${late.payment_id}:3`;
+    let running = false;
+    const calls = [];
+    const handle = async ({ action, idempotencyKey }) => {
+      assert.ok(!running, 'handle called by a second pass while the first still ran');
+      running = true;
+      calls.push([action, idempotencyKey]);
+      if (calls.length === 1) {
+        // The merchant's retry of recordCreated lands while the review of the unknown payment
+        // runs, which then takes 3.5 times leaseSecs.
+        await record(late);
+        await sleep(3500);
+      }
+      running = false;
+    };
+    const first = loop.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    await sleep(1800); // past the lease, had it not been renewed once marked
+    const meanwhile = await loop.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual([meanwhile.claimed, running], [0, true], 'another pass took the payment while handle ran');
+    // Its outcome not written (the review of a payment that has an order now), the mark given
+    // back at the pass's end: the next pass fulfils it.
+    assert.deepEqual((await first).outcomes, { lease_lost: 1 });
+    // Kept renewed throughout: no line says the lease may have run out.
+    assert.ok(!lines.some((line) => /past its lease/.test(line)), lines.join('\n'));
+    await drain(loop, { confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual(calls, [['review', key], ['fulfil', key]]);
+  });
+
   test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();

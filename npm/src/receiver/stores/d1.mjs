@@ -137,8 +137,8 @@ export function d1Store(binding, options) {
       const row = await first(binding.prepare(sql.intend).bind(paymentId, owner, version, leaseSecs));
       return row === undefined ? null : String(row.fulfil_version);
     },
-    async renew({ paymentId, owner, leaseSecs }) {
-      return (await first(binding.prepare(sql.renew).bind(paymentId, owner, leaseSecs))) !== undefined;
+    async renew({ paymentId, owner, leaseSecs, marked = false }) {
+      return (await first(binding.prepare(marked ? sql.keep : sql.renew).bind(paymentId, owner, leaseSecs))) !== undefined;
     },
     async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
       const row = await first(binding.prepare(sql.retry).bind(paymentId, owner, delaySecs, code, loadedParam(loadedVersion)));

@@ -130,8 +130,8 @@ export function libsqlStore(client, options) {
       const row = intended?.rows?.[0];
       return row === undefined ? null : String(row.fulfil_version);
     },
-    async renew({ paymentId, owner, leaseSecs }) {
-      const [renewed] = await client.batch([statement(sql.renew, [paymentId, owner, leaseSecs])], 'write');
+    async renew({ paymentId, owner, leaseSecs, marked = false }) {
+      const [renewed] = await client.batch([statement(marked ? sql.keep : sql.renew, [paymentId, owner, leaseSecs])], 'write');
       return (renewed?.rows?.length ?? 0) > 0;
     },
     async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {

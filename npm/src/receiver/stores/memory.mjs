@@ -6,6 +6,9 @@
 import { compareStatusVersions, decideEvent } from 'cryptopay-verify';
 import { inClaimOrder, storeOptions } from './common.mjs';
 
+// A lease of `owner` that an order or a quarantine marked while it held it.
+const markedFrom = (held, owner) => held !== null && held.startsWith(`${owner} (`);
+
 /** A store in process memory, for tests. Its `events`, `payments`, `quarantined`, `orders` and `fulfilment` are readable. */
 export function memoryStore(options) {
   storeOptions(options, [], 'memoryStore');
@@ -181,9 +184,9 @@ export function memoryStore(options) {
       Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return row.fulfil_version;
     },
-    async renew({ paymentId, owner, leaseSecs }) {
+    async renew({ paymentId, owner, leaseSecs, marked = false }) {
       const row = fulfilment.get(paymentId);
-      if (!row || row.lease_owner !== owner) return false;
+      if (!row || !(row.lease_owner === owner || (marked && markedFrom(row.lease_owner, owner)))) return false;
       Object.assign(row, { lease_until: later(leaseSecs), updated_at: now() });
       return true;
     },
@@ -217,8 +220,9 @@ export function memoryStore(options) {
     },
     async release({ owner }) {
       // Its leases, and those an order or a quarantine marked while it held them.
-      const ours = (held) => held === owner || (held !== null && held.startsWith(`${owner} (`));
-      for (const row of fulfilment.values()) if (ours(row.lease_owner)) Object.assign(row, { lease_owner: null, lease_until: null });
+      for (const row of fulfilment.values()) {
+        if (row.lease_owner === owner || markedFrom(row.lease_owner, owner)) Object.assign(row, { lease_owner: null, lease_until: null });
+      }
     },
   };
 }

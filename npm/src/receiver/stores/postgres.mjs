@@ -297,8 +297,9 @@ export function postgresStore(client, options) {
       const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version, leaseSecs]))).rows;
       return row === undefined ? null : String(row.fulfil_version);
     },
-    async renew({ paymentId, owner, leaseSecs }) {
-      return (await retried(() => run('renew', sql.renew, [paymentId, owner, leaseSecs]))).rows.length > 0;
+    async renew({ paymentId, owner, leaseSecs, marked = false }) {
+      const [name, text] = marked ? ['keep', sql.keep] : ['renew', sql.renew];
+      return (await retried(() => run(name, text, [paymentId, owner, leaseSecs]))).rows.length > 0;
     },
     async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
       const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)]))).rows;

@@ -231,6 +231,7 @@ export function sqliteStore(db, options) {
       complete: db.prepare(sql.complete),
       intend: db.prepare(sql.intend),
       renew: db.prepare(sql.renew),
+      keep: db.prepare(sql.keep),
       completeMark: db.prepare(sql.complete_mark),
       completeRead: db.prepare(sql.complete_read),
       retry: db.prepare(sql.retry),
@@ -312,9 +313,9 @@ export function sqliteStore(db, options) {
         return row === undefined || row === null ? null : String(row.fulfil_version);
       });
     },
-    renew({ paymentId, owner, leaseSecs }) {
+    renew({ paymentId, owner, leaseSecs, marked = false }) {
       return enqueue(() => {
-        const row = step(statements.renew, [paymentId, owner, leaseSecs]);
+        const row = step(marked ? statements.keep : statements.renew, [paymentId, owner, leaseSecs]);
         return row !== undefined && row !== null;
       });
     },
