@@ -1102,10 +1102,11 @@ export interface DeliveryRecord {
  * that does not link to its order (`needs_review`, handled as `review`), nothing new, or a
  * second `fulfil` of a payment fulfilled at an earlier version, recorded without a call
  * (`seen`, with code `fulfilled_before`),
- * a failure to try again (`retry`), a lease another instance took (`lease_lost`: before the
- * handler ran, or after it, when its outcome could not be noted and no other pass has handled
- * that version since; the record then has the `action` it was called with, and the payment
- * is handled again, a fulfil under the same `idempotencyKey`).
+ * a failure to try again (`retry`), a lease another instance took or an order or a quarantine
+ * marked (`lease_lost`: before the handler ran, or after it, when its outcome could not be
+ * noted and no other pass has handled that version since; the record then has the `action` it
+ * was called with, and the payment is handled again, a fulfil under the same
+ * `idempotencyKey`; or after a failure, not counted as an attempt, the record with its `code`).
  *
  * @example
  * const outcome: FulfilmentOutcomeName = 'needs_review';
@@ -1554,8 +1555,7 @@ export interface FulfilOptions {
    * for each (payment, status_version) a pass reads, and with `fulfil` for one version of a
    * payment only. Once it resolves, that version is stored as handled; a throw is retried with
    * backoff (1, 2, 4 ... seconds, at most an hour apart), or at the next pass once a newer
-   * event is applied after the failed attempt ended (one applied while it ran waits for the
-   * backoff).
+   * event was applied, while the failed attempt ran or after it.
    *
    * @example
    * handle: async ({ action, order, idempotencyKey }) => { if (action === 'fulfil') await ship(order, idempotencyKey); }

@@ -120,12 +120,22 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const retry = async (code, failure, statusVersion, called) => {
       const attempts = state.attempts + 1;
       const delay = delaySecs(attempts);
-      await store.retry({ paymentId, owner, delaySecs: delay, code, loadedVersion: state.eventVersion });
+      const counted = await store.retry({ paymentId, owner, delaySecs: delay, code, loadedVersion: state.eventVersion });
       const why = failure === undefined ? '' : `: ${describeError(failure)}`;
       const call = called === undefined ? ''
         : ` (handle was called with action ${called.action}, key ${called.idempotencyKey}${called.orderRef === undefined ? '' : `, order_ref ${JSON.stringify(called.orderRef).slice(0, 120)}`})`;
-      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
       const about = called === undefined ? {} : { action: called.action, idempotencyKey: called.idempotencyKey };
+      if (counted === null) {
+        // The lease is no longer this pass's (another pass took it, or an order or a quarantine
+        // marked it while this attempt ran): nothing was counted, and the payment is the other
+        // pass's, or due at the next one (a marked lease is given back at this pass's end).
+        sayLimited(said, `lost their lease after ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call}, not `
+          + `counted: its lease is no longer this pass's (another pass took it, or an order or a quarantine marked it), so the `
+          + `payment is handled by the pass that holds it, or at the next pass${why}`);
+        emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'lease_lost', code, integration, ...about });
+        return 'lease_lost';
+      }
+      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
     };
@@ -215,8 +225,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       if (took >= leaseSecs) {
         warn(`fulfilment: the lease on payment ${paymentId} ran out while confirm and the policy ran (${took.toFixed(1)} s, `
           + `leaseSecs ${leaseSecs}) and is no longer this pass's (another pass took it, or an order or a quarantine marked it): `
-          + 'handle was not called. Give leaseSecs more than confirm, or handle, can take (the client\'s timeoutMs times its '
-          + 'attempts; the handler)');
+          + 'handle was not called. Give leaseSecs more than confirm can take (the client\'s timeoutMs times its attempts): '
+          + 'while handle runs, the lease is renewed');
       }
       emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost' });
       return 'lease_lost';
@@ -297,10 +307,17 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
   // own steps) is tried again later, so that one payment failing the same way at every pass
   // cannot hold up the others; when the store cannot even record that, the pass fails.
   async function setAside(paymentId, owner, failure) {
+    let counted;
     try {
-      await store.retry({ paymentId, owner, delaySecs: FAILED_DELAY_SECS, code: 'pass_failed' });
+      counted = await store.retry({ paymentId, owner, delaySecs: FAILED_DELAY_SECS, code: 'pass_failed' });
     } catch {
       throw failure;
+    }
+    if (counted === null) {
+      // Its lease taken or marked meanwhile, as in work's retry: the other pass's, or the next.
+      error(`fulfilment: pass_failed for payment ${paymentId}, not counted: its lease is no longer this pass's: ${describeError(failure)}`);
+      emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost', code: 'pass_failed' });
+      return 'lease_lost';
     }
     error(`fulfilment: pass_failed for payment ${paymentId} (tried again in ${FAILED_DELAY_SECS} s): ${describeError(failure)}`);
     emit({ kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS });

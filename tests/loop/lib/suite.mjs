@@ -602,6 +602,31 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(calls, [['review', key], ['fulfil', key]]);
   });
 
+  test(`${name}: an order recorded while a handle that then throws runs: no attempt counted, and the next pass fulfils the payment`, async (t) => {
+    const lines = [];
+    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const late = await world.create({ orderRef: 'recorded while a handle failed' }); // createPayment's record failed
+    await world.pay(late.payment_id, '12800');
+    const key = `${late.payment_id}:3`;
+    const calls = [];
+    const handle = async ({ action, idempotencyKey }) => {
+      calls.push([action, idempotencyKey]);
+      if (calls.length === 1) {
+        await record(late); // lands while the review of the unknown payment runs, which fails
+        throw new Error('the review queue is down (test)');
+      }
+    };
+    const first = await loop.fulfil({ confirm: world.confirm, handle });
+    assert.deepEqual(first.outcomes, { lease_lost: 1 });
+    const said = lines.filter((line) => line.includes('handle_failed'));
+    assert.equal(said.length, 1, lines.join('\n'));
+    assert.match(said[0], /, not counted: its lease is no longer this pass's .*: Error: the review queue is down \(test\)$/);
+    // The marked lease given back at the pass's end: due now, not once leaseSecs (300 s) ran out.
+    const next = await loop.fulfil({ confirm: world.confirm, handle });
+    assert.deepEqual(next.outcomes, { fulfil: 1 });
+    assert.deepEqual(calls, [['review', key], ['fulfil', key]]);
+  });
+
   test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();
