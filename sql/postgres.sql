@@ -592,9 +592,15 @@ RETURNING 1 AS renewed;
 -- order had lived, or NULL when that is $7 or more after the order was recorded (its checks
 -- are over), as it is for any other outcome; the payment's copy of the
 -- version (the index of what is due) follows; the lease is released. All of it only while the
--- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
--- version now handled.
-WITH state AS (
+-- lease is still this owner's (not taken by another pass, nor marked by `order`); a lease of
+-- this owner that was marked is given back instead (`unmarked`), whatever the pass reports, so
+-- that the payment is due at the next pass, not once the lease runs out. Returns the version
+-- now handled.
+WITH unmarked AS (
+  UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
+  WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::text || ' ('
+  RETURNING 1
+), state AS (
   UPDATE cryptopay_fulfilment AS f SET
     (outcome, code, settled, handled_version, seen_at, recheck_at) = (
       SELECT n.outcome, n.code, n.settled, n.handled_version,

@@ -516,7 +516,7 @@ WHERE payment_id = (SELECT payment_id FROM params)
 RETURNING 1 AS renewed;
 
 -- statement: complete
--- complete, two statements in one transaction. Parameters of this one: payment_id, the owner,
+-- complete, with complete_mark, complete_read and complete_unmark in one transaction. Parameters of this one: payment_id, the owner,
 -- the version handled, the outcome, its code (NULL, or the link mismatch), settled (0 or 1),
 -- recheckClosedSecs.
 -- Once the handler resolved: the version handled is raised, never lowered (compared as digit
@@ -577,6 +577,15 @@ WHERE payment_id = (SELECT payment_id FROM params) AND (SELECT handled_version F
 -- statement: complete_read
 -- Parameter: payment_id. Runs right after `complete_mark`: the version handled, written or not.
 SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = ?;
+
+-- statement: complete_unmark
+-- Parameters: payment_id, the owner. Runs right after `complete_read`: a lease of this owner
+-- that an order or a quarantine marked (so `complete` wrote nothing) is given back, whatever
+-- the pass reports, so that the payment is due at the next pass, not once the lease runs out.
+WITH params (payment_id, owner) AS (VALUES (?, ?))
+UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE payment_id = (SELECT payment_id FROM params)
+  AND substr(lease_owner, 1, length((SELECT owner FROM params)) + 2) = (SELECT owner FROM params) || ' (';
 
 -- statement: retry
 -- Parameters: payment_id, the owner, seconds to wait, why (a code), the applied status_version

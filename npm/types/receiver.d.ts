@@ -377,7 +377,8 @@ export interface ReceiverStore {
    * it), writes the outcome and when the payment was looked at (now; for one held for
    * `review` and not settled, as far past now as its order had lived, so that `claim` takes it
    * less and less often), releases the lease, all of it only while the lease is still this
-   * owner's (not taken by another pass, nor marked by `recordOrder`); resolves the version now
+   * owner's (not taken by another pass, nor marked by `recordOrder` or a quarantine); a lease
+   * of this owner that was marked is released with nothing written. Resolves the version now
    * handled, written or not.
    *
    * @example

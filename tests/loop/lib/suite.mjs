@@ -627,6 +627,33 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(calls, [['review', key], ['fulfil', key]]);
   });
 
+  test(`${name}: an event quarantined while a recovery check that finds nothing new confirms: the payment is due at the next pass, not once the lease runs out`, async (t) => {
+    const { loop, world, record, receiver } = await setup(t);
+    const h = recorder();
+    const open = await world.create({ orderRef: 'quarantined while checked' });
+    const id = open.payment_id;
+    await record(open);
+    await sleep(1200);
+    await drain(loop, { confirm: world.confirm, handle: h.handle, recoverAfterSecs: 1 });
+    assert.deepEqual(h.done(), [[id, 'wait', `${id}:1`]]);
+    await sleep(1200);
+    // The next check's confirm meets an authentic delivery quarantined for the payment, which
+    // marks the lease; the view is the version handled: nothing new, nothing written.
+    let racing = true;
+    const confirm = async (...args) => {
+      if (racing) {
+        racing = false;
+        await unreadableSender(world, receiver)(id, 'paid');
+      }
+      return world.confirm(...args);
+    };
+    assert.deepEqual((await loop.fulfil({ confirm, handle: h.handle, recoverAfterSecs: 1 })).outcomes, { seen: 1 });
+    // The quarantine made it due, and the marked lease was given back when nothing was written
+    // (the lease is 300 s; recoverAfterSecs 900 here).
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 1);
+    assert.equal(h.done().length, 1);
+  });
+
   test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();

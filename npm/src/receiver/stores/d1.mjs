@@ -130,6 +130,7 @@ export function d1Store(binding, options) {
         binding.prepare(sql.complete).bind(paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs),
         binding.prepare(sql.complete_mark).bind(paymentId),
         binding.prepare(sql.complete_read).bind(paymentId),
+        binding.prepare(sql.complete_unmark).bind(paymentId, owner),
       ]);
       return state?.results?.[0]?.handled_version ?? null;
     },

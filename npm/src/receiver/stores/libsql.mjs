@@ -121,6 +121,7 @@ export function libsqlStore(client, options) {
         statement(sql.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs]),
         statement(sql.complete_mark, [paymentId]),
         statement(sql.complete_read, [paymentId]),
+        statement(sql.complete_unmark, [paymentId, owner]),
       ], 'write');
       const handled = state?.rows?.[0]?.handled_version;
       return handled === undefined || handled === null ? null : String(handled);

@@ -193,8 +193,12 @@ export function memoryStore(options) {
     async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
-      // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder).
-      if (row.lease_owner !== owner) return row.handled_version;
+      // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder);
+      // one it marked is given back (complete_unmark).
+      if (row.lease_owner !== owner) {
+        if (markedFrom(row.lease_owner, owner)) Object.assign(row, { lease_owner: null, lease_until: null, updated_at: now() });
+        return row.handled_version;
+      }
       if (row.handled_version === null || compareStatusVersions(row.handled_version, version) <= 0) {
         Object.assign(row, { outcome, code, settled });
       }

@@ -234,6 +234,7 @@ export function sqliteStore(db, options) {
       keep: db.prepare(sql.keep),
       completeMark: db.prepare(sql.complete_mark),
       completeRead: db.prepare(sql.complete_read),
+      completeUnmark: db.prepare(sql.complete_unmark),
       retry: db.prepare(sql.retry),
       release: db.prepare(sql.release),
     };
@@ -304,7 +305,9 @@ export function sqliteStore(db, options) {
       return enqueue(() => {
         step(statements.complete, [paymentId, owner, version, outcome, code, settled ? 1 : 0, recheckClosedSecs]);
         step(statements.completeMark, [paymentId]);
-        return step(statements.completeRead, [paymentId])?.handled_version ?? null;
+        const handled = step(statements.completeRead, [paymentId])?.handled_version ?? null;
+        step(statements.completeUnmark, [paymentId, owner]);
+        return handled;
       });
     },
     intend({ paymentId, owner, version, leaseSecs }) {
