@@ -71,7 +71,7 @@ export default {
 // schema version 1: the tables read, the columns read twice, the migration's 7 statements and
 // the schema's 12 in one batch, the columns checked, and the version read again when another
 // isolate migrated first), and the limit of Workers Free the batch fits.
-const PER_PAYMENT_D1 = 9;
+const PER_PAYMENT_D1 = 10;
 const PER_RUN_D1 = 2;
 const READY_FRESH_D1 = 14;
 const READY_D1 = 25;
