@@ -17,7 +17,7 @@ import { d1Engine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
 import {
   applySteps, canaries, createClient, serveReceiver, settled, sleep, startSandbox, waitFor,
 } from './lib/sandbox.mjs';
-import { drain, keysOnce as once, recorder } from './lib/suite.mjs';
+import { drain, keysOnce as once, recorder, sleepUntil } from './lib/suite.mjs';
 
 const SEED = 20_261_206;
 
@@ -306,7 +306,7 @@ function endToEnd(engine) {
     const h = recorder();
     const options = { confirm: loop.confirm, handle: h.handle, recoverAfterSecs: 1 };
     assert.equal((await restarted.receiver.fulfil(options)).claimed, 0, 'nothing before recoverAfterSecs: no event arrived');
-    await sleep(Math.max(0, recordedAt + 1100 - Date.now()));
+    await sleepUntil(recordedAt + 1100);
     await drain(restarted.receiver, options);
     const id = (name) => created[name].payment_id;
     assert.deepEqual(h.done().sort(), [

@@ -11,14 +11,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { eventBody, receiverOptions, rx, signedHeaders } from '../../receiver/lib/helpers.mjs';
+import { captureLog, eventBody, receiverOptions, rx, signedHeaders } from '../../receiver/lib/helpers.mjs';
 import { scriptedWorld } from './world.mjs';
 
 
 export const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 // Sleeps until the clock reads `at` (milliseconds since the epoch), for a check that must come
 // after a time the test measured rather than one it guessed.
-const sleepUntil = (at) => sleep(Math.max(0, at - Date.now()));
+export const sleepUntil = (at) => sleep(Math.max(0, at - Date.now()));
 
 /**
  * The options of an engine's `describe` whose parent runs its engines at once: its own
@@ -298,8 +298,8 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
 
   // Through the sandbox, the API client's own 404 (CryptoPayApiError payment_not_found).
   test(`${name}: recovery of an order the service does not know: the confirm_failed line says which API key confirm must use`, async (t) => {
-    const lines = [];
-    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const { lines, ...log } = captureLog();
+    const { loop, world, record } = await setup(t, { log });
     const created = await world.create({ orderRef: 'unknown there' });
     await record({ ...created, payment_id: `${created.payment_id}x` }); // no such payment at the service
     await sleep(1200);
@@ -570,8 +570,8 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: an order recorded while handle runs past leaseSecs: the marked lease is kept, no other pass handles the payment meanwhile, and the next one fulfils it`, async (t) => {
-    const lines = [];
-    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const { lines, ...log } = captureLog();
+    const { loop, world, record } = await setup(t, { log });
     const late = await world.create({ orderRef: 'recorded while handled' }); // createPayment's record failed
     await world.pay(late.payment_id, '12800'); // paid, its event recorded before the order
     const key = `${late.payment_id}:3`;
@@ -603,8 +603,8 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: an order recorded while a handle that then throws runs: no attempt counted, and the next pass fulfils the payment`, async (t) => {
-    const lines = [];
-    const { loop, world, record } = await setup(t, { log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const { lines, ...log } = captureLog();
+    const { loop, world, record } = await setup(t, { log });
     const late = await world.create({ orderRef: 'recorded while a handle failed' }); // createPayment's record failed
     await world.pay(late.payment_id, '12800');
     const key = `${late.payment_id}:3`;
@@ -970,8 +970,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   // (a review of a part payment here, told nothing was fulfilled; a 'closed' would release
   // the stock of a shipped order) and says why.
   test(`${name}: a confirm slower than the lease: fulfilled when no other pass took the payment; when one did, no handle on the older view, and a warning`, async (t) => {
-    const lines = [];
-    const log = { warn: (line) => lines.push(line), error: (line) => lines.push(line) };
+    const { lines, ...log } = captureLog();
     const { loop, world, record } = await setup(t, { log });
     const alone = await world.create({ orderRef: 'slow confirm, alone' });
     await record(alone);
@@ -1196,8 +1195,8 @@ export function integrationScenarios(engine) {
   // (integration_mismatch), and its recovery's confirm, through the order's account, finds no
   // such payment. The retry line says which integration was asked and what to mend.
   test(`${engine.name}: an order recorded under another integration than the payment's: the confirm_failed line names the integration asked and the fix`, async (t) => {
-    const lines = [];
-    const opened = await engine.open({ secrets, log: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } });
+    const { lines, ...log } = captureLog();
+    const opened = await engine.open({ secrets, log });
     t.after(() => opened.close());
     const a = scriptedWorld(opened.receiver, { secret: secretA, prefix: 'iw' });
     const created = a.create({ orderRef: 'a-4' });
