@@ -48,6 +48,7 @@ export function buildReceiver({ root, dist, out, fail }) {
   const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'renew', 'keep', 'complete', 'retry', 'release'];
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
     const names = ['tables', 'version', 'schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...LOOP,
+      ...(dialect === 'postgres' ? ['unmark'] : []),
       ...(dialect === 'sqlite' ? ['apply', 'migrate_1', 'migrate_2', 'migrate_4', 'order_mark', 'order_unheld', 'order_state', 'order_read', 'claim_fresh', 'load_renew', 'complete_mark', 'complete_unmark'] : [])];
     for (const name of names) {
       if (!sections[name]) fail(`schema/${dialect}.sql has no "-- statement: ${name}" section`);

@@ -595,7 +595,8 @@ RETURNING 1 AS renewed;
 -- lease is still this owner's (not taken by another pass, nor marked by `order`); a lease of
 -- this owner that was marked is given back instead (`unmarked`), whatever the pass reports, so
 -- that the payment is due at the next pass, not once the lease runs out. Returns the version
--- now handled.
+-- now handled, and `wrote`: false when neither update took the row (an `order` that marked the
+-- lease and committed after this statement's snapshot was taken leaves the mark for `unmark`).
 WITH unmarked AS (
   UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
   WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::text || ' ('
@@ -638,7 +639,16 @@ WITH unmarked AS (
   RETURNING 1
 )
 SELECT coalesce((SELECT handled_version FROM state),
-                (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = $1::text))::text AS handled_version;
+                (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = $1::text))::text AS handled_version,
+  EXISTS (SELECT 1 FROM state) OR EXISTS (SELECT 1 FROM unmarked) AS wrote;
+
+-- statement: unmark
+-- $1 payment_id, $2 the owner. Runs after a `complete` that wrote nothing, in a snapshot of its
+-- own: a lease of this owner that an order or a quarantine marked after complete's snapshot was
+-- taken (complete's updates then skip the row) is given back, as complete gives back one marked
+-- before it, so that the payment is due at the next pass, not once the lease runs out.
+UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
+WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::text || ' (';
 
 -- statement: retry
 -- $1 payment_id, $2 the owner, $3 seconds to wait, $4 why (a code), $5 the applied

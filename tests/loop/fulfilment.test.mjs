@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { d1Engine, libsqlEngine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
+import { eventBody, signedHeaders } from '../receiver/lib/helpers.mjs';
 import { ONE_AT_A_TIME, fulfilmentScenarios, integrationScenarios, sleep } from './lib/suite.mjs';
 
 describe('fulfilment, every engine at once', { concurrency: true }, () => {
@@ -41,6 +42,31 @@ describe('fulfilment, every engine at once', { concurrency: true }, () => {
       } finally {
         first.release();
       }
+    });
+
+    // An order marking the lease, committed after complete's snapshot was taken: complete's
+    // updates skip the row (the newer row is not this owner's any more), and the mark is given
+    // back from a snapshot of its own, so the payment is due at the next pass.
+    test('PostgreSQL: a lease marked after complete\'s snapshot is given back, not held until it runs out', async () => {
+      const { receiver, store, prefix } = await engine.open();
+      const paymentId = 'pay_marked_late';
+      const body = Buffer.from(eventBody({ eventId: 'evt_marked_late', paymentId, statusVersion: 1, status: 'open' }));
+      assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+      assert.deepEqual(await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), [paymentId]);
+      const marker = await engine.db.pool.connect();
+      try {
+        await marker.query('BEGIN');
+        await marker.query(`UPDATE ${prefix}fulfilment SET lease_owner = lease_owner || ' (order recorded)' WHERE payment_id = $1`, [paymentId]);
+        const completed = store.complete({ paymentId, owner: 'pass-1', version: '1', outcome: 'wait', code: null, settled: false });
+        await sleep(300); // complete waits on the marker's uncommitted row
+        await marker.query('COMMIT');
+        assert.equal(await completed, null, 'nothing was handled');
+      } finally {
+        marker.release();
+      }
+      const { rows } = await engine.db.pool.query(`SELECT lease_owner, outcome FROM ${prefix}fulfilment WHERE payment_id = $1`, [paymentId]);
+      assert.deepEqual(rows, [{ lease_owner: null, outcome: null }]);
+      assert.deepEqual(await store.claim({ owner: 'pass-2', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), [paymentId]);
     });
   });
   describe('fulfilment on D1 in workerd', ONE_AT_A_TIME, () => {
