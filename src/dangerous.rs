@@ -24,7 +24,10 @@ use crate::verify::{Verified, Verifier, verify_signature_tags};
 /// # Errors
 ///
 /// Those of [`Verifier::verify_signature`], and `invalid_argument` when `tags` is not 32
-/// bytes per entry.
+/// bytes per entry. A timestamp that reads as a signature is always the delivery's refusal
+/// here (never [`is_receiver_fault`](Error::is_receiver_fault)): whether the delivery verifies
+/// with its two header values read the other way round needs their HMAC, which the host did
+/// not compute; [`Verifier::verify_signature`] on the same delivery tells.
 ///
 /// # Examples
 ///
@@ -82,7 +85,10 @@ pub fn verify_signature_with_tags(
 /// # Errors
 ///
 /// Those of [`Verifier::verify_signature`], and `invalid_argument` when `inner` is not 32
-/// bytes per entry.
+/// bytes per entry. A timestamp that reads as a signature is always the delivery's refusal
+/// here (never [`is_receiver_fault`](Error::is_receiver_fault)): whether the delivery verifies
+/// with its two header values read the other way round needs their HMAC, which the host did
+/// not compute; [`Verifier::verify_signature`] on the same delivery tells.
 ///
 /// # Examples
 ///

@@ -12,7 +12,7 @@ use core::fmt;
 
 use crate::options::NOW_IN_MILLISECONDS;
 use crate::secret_set::{PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP};
-use crate::timestamp::READS_AS_SIGNATURE;
+use crate::timestamp::HEADERS_SWAPPED;
 
 mod kind;
 
@@ -117,11 +117,14 @@ impl Error {
     /// the refusals this crate can tell come from the receiver's configuration, clock or
     /// rotation rather than from the sender: a `now_secs` in milliseconds (every delivery
     /// looks old); a secret saved with white space or quotes around it (no delivery
-    /// verifies); a timestamp header holding a signature (the two header names swapped); a
-    /// delivery signed inside a retiring secret's overlap that arrived after the overlap ended
-    /// (the service's retry is signed with the active secret). A forgery sent while the
-    /// configuration is broken is answered 5xx too, which costs nothing: it is never accepted.
-    /// False for every other refusal: a forged, stale or malformed delivery is answered 400.
+    /// verifies); a delivery that verifies only with its two header values read the other way
+    /// round (the two header names swapped: a timestamp that merely reads as a signature is
+    /// the delivery's own, so that no sender can turn a refusal into a 5xx without the
+    /// secret); a delivery signed inside a retiring secret's overlap that arrived after the
+    /// overlap ended (the service's retry is signed with the active secret). A forgery sent
+    /// while a secret is saved with white space or quotes is answered 5xx too, which costs
+    /// nothing: it is never accepted. False for every other refusal: a forged, stale or
+    /// malformed delivery is answered 400.
     ///
     /// # Examples
     ///
@@ -151,7 +154,7 @@ impl Error {
             ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture => {
                 self.detail == Some(NOW_IN_MILLISECONDS)
             }
-            ErrorKind::TimestampMalformed => self.detail == Some(READS_AS_SIGNATURE),
+            ErrorKind::TimestampMalformed => self.detail == Some(HEADERS_SWAPPED),
             _ => false,
         }
     }

@@ -16,10 +16,17 @@ use crate::error::{Error, ErrorKind, err};
 /// ```
 pub const MAX_TIMESTAMP_DIGITS: usize = 12;
 /// The detail of a timestamp over [`MAX_TIMESTAMP_DIGITS`] (the number pinned by a test).
-/// The detail of a timestamp that reads as a signature: the two header names swapped in the
-/// receiver's configuration (every delivery is then refused).
+/// The detail of a timestamp that reads as a signature: the two header names may be swapped
+/// in the receiver's configuration, or a sender put a signature there (refused as the
+/// delivery's own unless it verifies read the other way round: [`HEADERS_SWAPPED`]).
 pub(crate) const READS_AS_SIGNATURE: &str = "the timestamp reads as a signature (v1=, sha256= or 64 hex digits): are the \
      timestamp and signature header names swapped?";
+/// The detail of a delivery that verifies with its two header values read the other way
+/// round: the receiver's configuration has the two header names swapped (every delivery is
+/// then refused until they are put right).
+pub(crate) const HEADERS_SWAPPED: &str = "the timestamp reads as a signature, and the delivery verifies with the two \
+     headers read the other way round: the timestamp and signature header names are swapped in this receiver's \
+     configuration";
 pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.

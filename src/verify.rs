@@ -9,6 +9,7 @@ use crate::mac::{HostHash, TAG_LEN, Tag};
 use crate::options::VerifyOptions;
 use crate::secret::SecretKind;
 use crate::secret_set::SecretSet;
+use crate::timestamp::{HEADERS_SWAPPED, READS_AS_SIGNATURE};
 
 /// An authentic, fresh delivery: which kind of secret matched, and its timestamp.
 ///
@@ -271,15 +272,42 @@ pub fn verify_signature(
     options: VerifyOptions,
     now_secs: u64,
 ) -> Result<Verified, Error> {
-    verify_parsed(delivery, options, now_secs, |candidates, signed_in_time| {
-        secrets.matching(
-            delivery.timestamp,
-            delivery.body,
-            candidates,
-            now_secs,
-            signed_in_time,
-        )
-    })
+    let verify = |delivery: &Delivery<'_>| {
+        verify_parsed(delivery, options, now_secs, |candidates, signed_in_time| {
+            secrets.matching(
+                delivery.timestamp,
+                delivery.body,
+                candidates,
+                now_secs,
+                signed_in_time,
+            )
+        })
+    };
+    verify(delivery).map_err(|e| swapped_headers(e, delivery, |swapped| verify(swapped).is_ok()))
+}
+
+/// A timestamp that reads as a signature is the receiver's fault (its two header names
+/// swapped: [`HEADERS_SWAPPED`]) only when the delivery `verifies` with its two header
+/// values read the other way round; otherwise it stays the delivery's own refusal, so that no
+/// sender can turn a refusal into a 5xx without the secret. Any other refusal is kept as it is.
+fn swapped_headers(
+    e: Error,
+    delivery: &Delivery<'_>,
+    verifies: impl FnOnce(&Delivery<'_>) -> bool,
+) -> Error {
+    if e.detail() != Some(READS_AS_SIGNATURE) {
+        return e;
+    }
+    let swapped = Delivery {
+        body: delivery.body,
+        timestamp: delivery.signature,
+        signature: delivery.timestamp,
+    };
+    if verifies(&swapped) {
+        err(ErrorKind::TimestampMalformed, HEADERS_SWAPPED)
+    } else {
+        e
+    }
 }
 
 /// As [`verify_signature`], with the delivery's HMAC tags, or their inner hashes (`hashed`),

@@ -89,12 +89,14 @@ export declare class CryptoPayError extends Error {
    * event. Always for `invalid_argument` and `body_not_raw`; for a refused delivery, when the
    * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), a
    * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
-   * verifies), a timestamp header holding a signature (`timestamp_malformed`: the header
-   * names swapped), a delivery signed inside a retiring secret's overlap that arrived after
-   * the overlap ended (`signature_mismatch`: the service's retry is signed with the active
-   * secret), a header value that is no header's (a number, an object). A forgery sent while
-   * the setup is broken is answered 5xx too; it is never accepted. `false` for a forged,
-   * stale or malformed delivery.
+   * verifies), a delivery that verifies only with its two header values read the other way
+   * round (`timestamp_malformed`: the header names swapped; a timestamp that merely reads as
+   * a signature is the delivery's own, so that no sender makes it a 5xx without the secret),
+   * a delivery signed inside a retiring secret's overlap that arrived after the overlap
+   * ended (`signature_mismatch`: the service's retry is signed with the active secret), a
+   * header value that is no header's (a number, an object). A forgery sent while a secret is
+   * saved with white space or quotes is answered 5xx too; it is never accepted. `false` for
+   * a forged, stale or malformed delivery.
    *
    * @example
    * ```ts

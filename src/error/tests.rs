@@ -304,6 +304,40 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
         fault("whsec_k", &swapped, 1_700_000_000),
         ("timestamp_malformed", true)
     );
+    // A timestamp that only reads as a signature is the delivery's: a sender without the
+    // secret (a made-up tag, the header values of another secret's delivery swapped, a
+    // signature alone) cannot make it a 5xx.
+    for (secret, forged) in [
+        ("whsec_other", swapped),
+        (
+            "whsec_k",
+            Delivery {
+                timestamp: b"v1=hello",
+                signature: b"1700000000",
+                ..swapped
+            },
+        ),
+        (
+            "whsec_k",
+            Delivery {
+                signature: b"v1=00",
+                ..swapped
+            },
+        ),
+    ] {
+        let e = verifier(secret)
+            .verify_signature(&forged, 1_700_000_000)
+            .unwrap_err();
+        assert_eq!(
+            (e.code(), e.is_receiver_fault()),
+            ("timestamp_malformed", false)
+        );
+        assert!(
+            e.to_string()
+                .contains("are the timestamp and signature header names swapped?"),
+            "{e}"
+        );
+    }
     // The delivery's: forged, stale, from the future, a timestamp in milliseconds.
     assert_eq!(
         fault("whsec_other", &delivery, 1_700_000_000),

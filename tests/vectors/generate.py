@@ -869,6 +869,13 @@ def build_verify():
     v("a timestamp in milliseconds from the sender: the sender's",
       ["Timestamp", "ReceiverFault"], err("timestamp_malformed", False),
       timestamp=T + "000")
+    v("a timestamp that only reads as a signature (a made-up tag, not the delivery's): the "
+      "sender's, so that no sender makes a refusal 5xx without the secret",
+      ["Timestamp", "ReceiverFault"], err("timestamp_malformed", False),
+      timestamp="v1=" + "0" * 64, signature=T)
+    v("the two header values swapped, the tag of another secret: the sender's",
+      ["Timestamp", "ReceiverFault"], err("timestamp_malformed", False),
+      timestamp="v1=" + wrong[0].hex(), signature=T)
     return f
 
 
