@@ -124,7 +124,10 @@ pub fn to_amount_raw(decimal: &str, decimals: u32) -> Result<String, Error> {
     raw.extend(core::iter::repeat_n('0', padding));
     let raw = raw.trim_start_matches('0');
     if raw.is_empty() {
-        return Err(err(ErrorKind::AmountRawInvalid, "the amount is zero"));
+        return Err(err(
+            ErrorKind::AmountRawInvalid,
+            "the decimal amount is zero: an amount must be more than zero",
+        ));
     }
     validate_amount_raw(raw)?;
     Ok(raw.to_owned())

@@ -60,7 +60,10 @@ impl VerifyOptions {
     /// Options with this skew and the default body limit (4 MiB).
     ///
     /// A delivery is fresh when `|now_secs - timestamp| <= max_skew_secs`; `0` means the
-    /// timestamp must equal `now_secs` (it never turns the check off).
+    /// timestamp must equal `now_secs` (it never turns the check off). The skew is also how
+    /// long a captured delivery can be replayed: 300 seconds is the usual choice, and a skew of
+    /// days or more (`u64::MAX` accepts any timestamp) leaves replays to the event_id
+    /// de-duplication alone.
     ///
     /// # Examples
     ///

@@ -149,19 +149,19 @@ error_kinds! {
         "a secret is empty: pass the webhook signing Secret exactly as saved; an unset environment variable is a common cause";
     /// `event_not_json`: the verified body is not JSON.
     EventNotJson => "event_not_json", "verified body is not JSON",
-        "the signature is valid but the body is not JSON (UTF-8, no BOM, no lone surrogate escape such as \\uD800, nesting at most 127 levels): acknowledge it and fetch the payment with GET /v1/payments/{payment_id} if needed";
+        "the signature is valid but the body is not JSON (UTF-8, no BOM, no lone surrogate escape such as \\uD800, nesting at most 127 levels): keep its bytes for review and acknowledge it with 2xx; read the payment with GET /v1/payments/{payment_id} (its id from the order when the bytes do not show it)";
     /// `event_malformed`: the verified JSON is not a `payment.updated` envelope.
     EventMalformed => "event_malformed", "verified event is not a payment.updated envelope",
-        "the signature is valid but the event envelope does not have the documented shape: record it for inspection and query GET /v1/payments/{payment_id}";
+        "the signature is valid but the event envelope does not have the documented shape: keep its bytes for review and acknowledge it with 2xx; read the payment with GET /v1/payments/{payment_id}";
     /// `event_duplicate_key`: a JSON object in the verified event repeats a key.
     EventDuplicateKey => "event_duplicate_key", "verified event repeats a JSON key",
-        "the signature is valid but the event repeats a JSON key, which parsers read differently: do not process it; query GET /v1/payments/{payment_id}";
+        "the signature is valid but the event repeats a JSON key, which parsers read differently: do not apply it; keep its bytes for review, acknowledge it with 2xx and read the payment with GET /v1/payments/{payment_id} (its id from the order)";
     /// `event_type_unknown`: the verified event has another `event_type`.
     EventTypeUnknown => "event_type_unknown", "event_type is not payment.updated",
-        "the signature is valid but the event_type is not payment.updated: acknowledge it with 2xx and ignore it";
+        "the signature is valid but the event_type is not payment.updated: acknowledge it with 2xx (keeping its bytes for review if you like); it changes no payment";
     /// `status_version_invalid`: `status_version` is not a non-negative integer.
     StatusVersionInvalid => "status_version_invalid", "status_version is not a non-negative integer",
-        "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): do not apply the event; query GET /v1/payments/{payment_id}";
+        "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): do not apply the event; keep its bytes for review, acknowledge it with 2xx and read the payment with GET /v1/payments/{payment_id}";
     /// `amount_raw_invalid`: not a positive integer string without leading zeros, at most 2^256 - 1.
     AmountRawInvalid => "amount_raw_invalid", "amount_raw is not a positive integer without leading zeros",
         "amount_raw must be a positive integer in the smallest unit as a string of digits without leading zeros (at most 2^256 - 1): use to_amount_raw to convert a decimal";
