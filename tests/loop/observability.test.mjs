@@ -151,10 +151,11 @@ describe('observability', () => {
     assert.equal((await behind.handle({ body, headers: { ...kept, 'x-envoy-expected-rq-timeout-ms': '15000' } })).status, 400);
     assert.match(envoy.lines.join('\n'), /X-Webhook-Signature arrived and X-Webhook-Timestamp did not, so the names are likely right/);
     assert.doesNotMatch(envoy.lines.join('\n'), /it carried x-envoy/);
-    // A name configured wrong, the service's header beside it: that one is named, not a proxy.
+    // A name configured wrong, the service's header beside it: that one is named, not a proxy
+    // (for a delivery no secret verifies under it; one that verifies is a 500, below).
     const typo = captureLog();
     const mistyped = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: typo, timestampHeader: 'X-Timestamp' }));
-    assert.equal((await mistyped.handle({ body, headers: signedHeaders(body) })).status, 400);
+    assert.equal((await mistyped.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) })).status, 400);
     assert.match(typo.lines.join('\n'), /rejected: timestamp_missing: .*; it carried x-webhook-timestamp: if that is the service's timestamp header, set timestampHeader to it; X-Webhook-Signature arrived and X-Timestamp did not, so if the names are right, a proxy, .* may drop X-Timestamp; a 400 is final/);
     assert.doesNotMatch(typo.lines.join('\n'), /names are likely right/);
     // Neither arrived: no such guess.
@@ -208,6 +209,27 @@ describe('observability', () => {
     assert.deepEqual([replayed.status, replayed.body], [400, '{"error":"timestamp_malformed"}']);
     // Read the right way round, it is recorded.
     assert.equal((await receiver.handle({ body, headers: right })).status, 200);
+  });
+
+  test('a typo in timestampHeader or signatureHeader: an authentic delivery carrying the header under its real name is answered 500 (retried), the log names it; a forgery or a stale one stays 400', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const body = eventBody({ eventId: 'evt_typo', paymentId: 'pay_typo', statusVersion: 1 });
+    const right = signedHeaders(body);
+    for (const option of ['timestampHeader', 'signatureHeader']) {
+      const typo = option === 'timestampHeader' ? `${TS_HEADER}-typo` : `${SIG_HEADER}-typo`;
+      const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o), [option]: typo }));
+      const answer = await receiver.handle({ body, headers: right });
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+      const sent = option === 'timestampHeader' ? TS_HEADER : SIG_HEADER;
+      assert.match(log.lines.at(-1), new RegExp(`read from ${sent.toLowerCase()}, which it carried instead of ${typo}: set ${option} to ${sent.toLowerCase()}`, 'i'));
+      assert.equal(outcomes.at(-1).reason, 'misconfigured');
+      // No secret verifies it under either name (a forgery), or it is not fresh: 400, as before.
+      for (const headers of [signedHeaders(body, { secret: 'whsec_forger' }), signedHeaders(body, { timestamp: nowSecs() - 7 * 86_400 })]) {
+        const refused = await receiver.handle({ body, headers });
+        assert.deepEqual([refused.status, refused.body], [400, `{"error":"${option === 'timestampHeader' ? 'timestamp' : 'signature'}_missing"}`]);
+      }
+    }
   });
 
   test('a secret with white space around it is warned about at start, without its value; an observer that throws is logged once', async () => {

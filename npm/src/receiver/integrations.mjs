@@ -4,9 +4,10 @@
 // whose secret verified it is recorded beside the event, and fulfilment links only an order
 // created under that same integration.
 
-import { CryptoPayError, Verifier } from 'cryptopay-verify';
+import { CryptoPayError, Verifier, readDeliveryHeaders } from 'cryptopay-verify';
 import { bindingHint, unquoted } from '../api/hints.mjs';
 import { MILLISECONDS, PAST } from './limits.mjs';
+import { headerNames, nearMisses } from './observe.mjs';
 import { invalid } from './stores/common.mjs';
 
 // An integration's name: what the merchant calls it (`shop-eu`), stored beside events and
@@ -304,6 +305,30 @@ export function verifyAny(verifiers, call) {
 export function readsSwapped(keys, body, { timestamp, signature, now }) {
   if (typeof timestamp !== 'string' || typeof signature !== 'string' || !/^[0-9]{1,12}$/.test(signature)) return false;
   return keys.some(({ verifier }) => verifies(verifier, { body, timestamp: signature, signature: timestamp, nowSecs: now }));
+}
+
+/**
+ * A delivery missing a configured header that carried one whose name says it is that one (a
+ * typo in timestampHeader or signatureHeader, `names`): `{ option, name }` when it verifies,
+ * fresh at `now`, with that header read instead (the `timestamp` header's when true, else the
+ * signature's), else null. Never to accept a delivery: a 400 would be final for the service,
+ * a 500 is retried once the name is put right; a sender without the secret cannot make it one.
+ */
+export function readsMisnamed(keys, delivery, names, now, timestamp) {
+  const option = timestamp ? 'timestampHeader' : 'signatureHeader';
+  if (typeof now !== 'number' || !Number.isSafeInteger(now) || now >= MILLISECONDS || now < PAST) return null;
+  for (const name of nearMisses(headerNames(delivery.headers), names, timestamp).slice(0, 4)) {
+    let read;
+    try {
+      read = readDeliveryHeaders(delivery.headers ?? [], { ...names, [option]: name });
+    } catch (failure) {
+      if (!(failure instanceof CryptoPayError)) throw failure;
+      continue;
+    }
+    const call = { body: delivery.body, timestamp: read.timestamp, signature: read.signature, nowSecs: now };
+    if (keys.some(({ verifier }) => verifies(verifier, call))) return { option, name };
+  }
+  return null;
 }
 
 // How much a signature_mismatch says beyond "no signature matches": 2 when a retiring secret

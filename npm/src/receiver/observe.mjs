@@ -140,6 +140,18 @@ export function headerNames(headers) {
 }
 
 /**
+ * The headers of `carried` (lower-case names) whose name says it is the missing timestamp
+ * header (`timestamp`), else the missing signature header: the name configured may be wrong.
+ * Not a proxy's own (x-envoy-expected-rq-timeout-ms, x-request-start-time).
+ */
+export function nearMisses(carried, names, timestamp) {
+  const [missing, other] = timestamp ? [names.timestampHeader, names.signatureHeader] : [names.signatureHeader, names.timestampHeader];
+  const kind = timestamp ? /timestamp|(^|-)ts($|-)/ : /signature|(^|-)sig($|-)/;
+  return carried.filter((name) => name !== other.toLowerCase() && name !== missing.toLowerCase() && kind.test(name)
+    && !/^x-(envoy|amzn|forwarded)-|timeout/.test(name));
+}
+
+/**
  * For a delivery no secret verifies: what in the delivery itself says its body is not the
  * bytes the service signed (a Content-Encoding, gzip's magic bytes, a byte order mark the
  * service never sends), as '; ...' for the log line; '' when nothing does. Never a byte of

@@ -13,7 +13,7 @@ import { fetchHandler, nodeHandler, readBudget } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
-  secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  readsMisnamed, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
@@ -267,6 +267,15 @@ export function createReceiver(options) {
     }
   }
 
+  // The clock for a second look at a refused delivery: null when it throws (the refusal stands).
+  const clockOrNull = () => {
+    try {
+      return clock();
+    } catch {
+      return null;
+    }
+  };
+
   async function handle(delivery) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     // No body passed for a request whose headers say it had none (an empty POST: Fastify runs
@@ -311,6 +320,12 @@ export function createReceiver(options) {
         return misconfigured(`a delivery verifies only with its two headers read the other way round: ${names.timestampHeader} holds the `
           + `signature and ${names.signatureHeader} the timestamp, so timestampHeader and signatureHeader are swapped in the configuration. `
           + 'Swap them', null, delivery);
+      }
+      const missing = code === 'timestamp_missing' || code === 'signature_missing';
+      const misnamed = missing && keys !== null ? readsMisnamed(keys, delivery, names, clockOrNull(), code === 'timestamp_missing') : null;
+      if (misnamed !== null) {
+        return misconfigured(`a delivery verifies only with its ${misnamed.option === 'timestampHeader' ? 'timestamp' : 'signature'} read from `
+          + `${misnamed.name}, which it carried instead of ${names[misnamed.option]}: set ${misnamed.option} to ${misnamed.name}`, null, delivery);
       }
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;

@@ -6,13 +6,14 @@ import { parseEvent } from 'cryptopay-verify';
 import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { authentic } from './integrations.mjs';
-import { bodyHint, headerNames } from './observe.mjs';
+import { bodyHint, headerNames, nearMisses } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 
 const encoder = new TextEncoder();
 
 // Configuration errors: the service retries (5xx) while they are fixed.
 const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
+
 
 // What brings back an event answered 400 once its cause is fixed.
 const RECOVER = 'a 400 is final for the service (it does not retry it): once fixed, queue a replay from its webhook log, '
@@ -95,11 +96,7 @@ export function refusals({ warn, error, emit, names, keep }) {
       const timestamp = code === 'timestamp_missing';
       const [missing, other, option] = timestamp
         ? [names.timestampHeader, names.signatureHeader, 'timestampHeader'] : [names.signatureHeader, names.timestampHeader, 'signatureHeader'];
-      // A header that arrived whose name says it is the missing one: the name configured may be wrong.
-      // (Not a proxy's own: x-envoy-expected-rq-timeout-ms, x-request-start-time.)
-      const kind = timestamp ? /timestamp|(^|-)ts($|-)/ : /signature|(^|-)sig($|-)/;
-      const likely = carried.filter((name) => name !== other.toLowerCase() && name !== missing.toLowerCase() && kind.test(name)
-        && !/^x-(envoy|amzn|forwarded)-|timeout/.test(name));
+      const likely = nearMisses(carried, names, timestamp);
       let guess = '';
       if (carried.includes(missing.toLowerCase())) {
         // It came, with nothing in it: the name is right; something blanked the value.
