@@ -642,6 +642,8 @@ describe('observability', () => {
       await assert.rejects(receiver.fulfil(options), (e) => e instanceof pkg.CryptoPayError && e.code === 'invalid_argument' && pattern.test(e.message));
     }
     assert.throws(() => receiver.startFulfilment(base), /intervalMs is an integer/);
+    // A mistyped intervalMs is an unknown option, with the name meant (never echoed itself).
+    assert.throws(() => receiver.startFulfilment({ ...base, intervalMS: 5000 }), /unknown option .*did you mean "intervalMs"\?/);
     const h = recorder();
     const created = await paidOrder(receiver, world, 'loop');
     const loop = receiver.startFulfilment({ ...base, handle: h.handle, intervalMs: 50 });

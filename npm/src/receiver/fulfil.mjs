@@ -399,6 +399,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
 
   function startFulfilment(options) {
     if (!isPlainObject(options)) throw invalid('startFulfilment takes { intervalMs, confirm, handle, ... }');
+    // Unknown keys first: a mistyped intervalMs (intervalMS) is named as such, not as missing.
+    checkKeys(options, ['intervalMs', ...FULFIL_OPTIONS], 'startFulfilment');
     const { intervalMs, ...rest } = options;
     integer(intervalMs, 'intervalMs', [1, 86_400_000]);
     fulfilOptions(rest, 'startFulfilment');
