@@ -592,16 +592,10 @@ RETURNING 1 AS renewed;
 -- order had lived, or NULL when that is $7 or more after the order was recorded (its checks
 -- are over), as it is for any other outcome; the payment's copy of the
 -- version (the index of what is due) follows; the lease is released. All of it only while the
--- lease is still this owner's (not taken by another pass, nor marked by `order`); a lease of
--- this owner that was marked is given back instead (`unmarked`), whatever the pass reports, so
--- that the payment is due at the next pass, not once the lease runs out. Returns the version
--- now handled, and `wrote`: false when neither update took the row (an `order` that marked the
--- lease and committed after this statement's snapshot was taken leaves the mark for `unmark`).
-WITH unmarked AS (
-  UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
-  WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::text || ' ('
-  RETURNING 1
-), state AS (
+-- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
+-- version now handled, and `wrote`: false when nothing was written, for `unmark` to give back
+-- a lease of this owner that was marked.
+WITH state AS (
   UPDATE cryptopay_fulfilment AS f SET
     (outcome, code, settled, handled_version, seen_at, recheck_at) = (
       SELECT n.outcome, n.code, n.settled, n.handled_version,
@@ -640,13 +634,13 @@ WITH unmarked AS (
 )
 SELECT coalesce((SELECT handled_version FROM state),
                 (SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = $1::text))::text AS handled_version,
-  EXISTS (SELECT 1 FROM state) OR EXISTS (SELECT 1 FROM unmarked) AS wrote;
+  EXISTS (SELECT 1 FROM state) AS wrote;
 
 -- statement: unmark
 -- $1 payment_id, $2 the owner. Runs after a `complete` that wrote nothing, in a snapshot of its
--- own: a lease of this owner that an order or a quarantine marked after complete's snapshot was
--- taken (complete's updates then skip the row) is given back, as complete gives back one marked
--- before it, so that the payment is due at the next pass, not once the lease runs out.
+-- own (so that it sees a mark committed after complete's was taken): a lease of this owner that
+-- an order or a quarantine marked is given back, whatever the pass reports, so that the payment
+-- is due at the next pass, not once the lease runs out.
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
 WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::text || ' (';
 

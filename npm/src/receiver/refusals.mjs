@@ -14,7 +14,6 @@ const encoder = new TextEncoder();
 // Configuration errors: the service retries (5xx) while they are fixed.
 const MISCONFIGURED = new Set(['body_not_raw', 'invalid_argument']);
 
-
 // What brings back an event answered 400 once its cause is fixed.
 const RECOVER = 'a 400 is final for the service (it does not retry it): once fixed, queue a replay from its webhook log, '
   + 'or let a fulfilment pass with recoverAfterSecs confirm the payment';

@@ -291,10 +291,10 @@ export function postgresStore(client, options) {
     },
     async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
       const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled, recheckClosedSecs]))).rows;
-      // Nothing written: an order or a quarantine may have marked the lease after the
-      // statement's snapshot was taken (its updates then skip the row). Given back from a new
-      // snapshot, as complete gives back a lease marked before it; should that fail, the lease
-      // runs out as it did before (nothing was written to undo).
+      // Nothing written: an order or a quarantine may have marked the lease (before the
+      // statement, or after its snapshot was taken). A marked lease of this owner is given
+      // back in a statement of its own; should that fail, the lease runs out (nothing was
+      // written to undo).
       if (row?.wrote === false) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
       return row?.handled_version ?? null;
     },
