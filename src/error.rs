@@ -2,8 +2,9 @@
 //!
 //! Every failure is an [`Error`]: an [`ErrorKind`] whose [`code`](ErrorKind::code) is the
 //! stable snake_case string (the JavaScript package's `err.code` is the same), plus an
-//! optional static detail that makes the message more precise. `Display` is a short lowercase
-//! sentence ([`ErrorKind::message`], then the detail); [`ErrorKind::help`] says how to fix it.
+//! optional static detail that makes the message more precise. `Display` writes the code, the
+//! detail and the remedy ([`ErrorKind::help`], which says what failed and how to fix it): the
+//! JavaScript package's `err.message`, in Rust names. [`ErrorKind::message`] is the short form.
 //! Both speak Rust (`max_skew_secs`, `now_secs`, the body bytes); the npm package's binding
 //! words them for JavaScript. They are built only from static text, so they can never
 //! contain a secret, a signature or a byte of the body.
@@ -21,9 +22,9 @@ pub use kind::ErrorKind;
 /// A failure: a stable [`ErrorKind`] and an optional static detail.
 ///
 /// The detail refines the message (which field, which rule); it is static text and never
-/// holds a value taken from the input. `{}` writes the message (and detail); `{:#}` writes the
-/// remedy, [`ErrorKind::help`], which restates the message and names the fix (after the
-/// message and detail when there is a detail): what a log line should say.
+/// holds a value taken from the input. `{}` writes `code: remedy`, or `code: detail; remedy`
+/// ([`ErrorKind::help`] restates what failed and names the fix): what a log line should say,
+/// also through `anyhow` or `tracing`'s `%e`. `{:#}` writes the same.
 ///
 /// # Examples
 ///
@@ -32,7 +33,8 @@ pub use kind::ErrorKind;
 /// let err = to_amount_raw("1.005", 2).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::AmountTooPrecise);
 /// assert_eq!(err.code(), "amount_too_precise");
-/// assert!(format!("{err:#}").ends_with(err.kind().help()));
+/// assert!(err.to_string().starts_with("amount_too_precise: "));
+/// assert!(err.to_string().ends_with(err.kind().help()));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Error {
@@ -52,7 +54,7 @@ impl Error {
     ///     value.ok_or(Error::new(ErrorKind::NoSecrets))
     /// }
     /// let e = secret_from(None).unwrap_err();
-    /// assert_eq!(e.to_string(), "no secrets given");
+    /// assert_eq!(e.to_string(), format!("no_secrets: {}", ErrorKind::NoSecrets.help()));
     /// ```
     #[must_use]
     pub const fn new(kind: ErrorKind) -> Self {
@@ -67,7 +69,7 @@ impl Error {
     /// use cryptopay_verify::{Error, ErrorKind};
     /// let e = Error::with_detail(ErrorKind::InvalidArgument, "now_secs is required");
     /// assert_eq!(e.detail(), Some("now_secs is required"));
-    /// assert_eq!(e.to_string(), "invalid argument or option: now_secs is required");
+    /// assert!(e.to_string().starts_with("invalid_argument: now_secs is required; "));
     /// assert_eq!(Error::new(ErrorKind::NoSecrets).detail(), None);
     /// ```
     #[must_use]
@@ -181,16 +183,13 @@ impl From<ErrorKind> for Error {
 }
 
 impl fmt::Display for Error {
-    /// The message and detail; with `{:#}`, the remedy (after the message and detail when
-    /// there is a detail), as the JavaScript messages read.
+    /// `code: remedy`, or `code: detail; remedy` with a detail: the JavaScript package's
+    /// message in Rust names. `{:#}` writes the same.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.detail, f.alternate()) {
-            (Some(detail), false) => write!(f, "{}: {detail}", self.kind.message()),
-            (None, false) => f.write_str(self.kind.message()),
-            (Some(detail), true) => {
-                write!(f, "{}: {detail}; {}", self.kind.message(), self.kind.help())
-            }
-            (None, true) => f.write_str(self.kind.help()),
+        let (code, help) = (self.kind.code(), self.kind.help());
+        match self.detail {
+            Some(detail) => write!(f, "{code}: {detail}; {help}"),
+            None => write!(f, "{code}: {help}"),
         }
     }
 }

@@ -26,7 +26,7 @@ pub(crate) const READS_AS_SIGNATURE: &str = "the timestamp reads as a signature 
 /// then refused until they are put right).
 pub(crate) const HEADERS_SWAPPED: &str = "the timestamp reads as a signature, and the delivery verifies with the two \
      headers read the other way round: the timestamp and signature header names are swapped in this receiver's \
-     configuration";
+     configuration (exchange them)";
 pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.

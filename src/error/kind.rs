@@ -128,7 +128,7 @@ error_kinds! {
         "the signature header is missing or empty: check the header name configured for the signature";
     /// `timestamp_malformed`: the timestamp is not 1 to 12 ASCII digits.
     TimestampMalformed => "timestamp_malformed", "timestamp is not 1 to 12 ASCII digits",
-        "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the header value exactly as received (not milliseconds, not a re-formatted number)";
+        "the timestamp header is not Unix seconds as 1 to 12 ASCII digits: pass the timestamp header's value exactly as received (not milliseconds, not a re-formatted number, not the signature header's value)";
     /// `timestamp_too_old`: an authentic delivery older than `max_skew_secs`.
     TimestampTooOld => "timestamp_too_old", "timestamp older than max_skew_secs",
         "the signature matches but the timestamp is older than max_skew_secs: refused as a possible replay; check the host clock passed as now_secs (Unix seconds, not milliseconds)";

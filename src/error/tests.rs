@@ -19,15 +19,21 @@ fn codes_are_unique_snake_case_and_round_trip() {
 }
 
 #[test]
-fn display_is_short_and_keeps_detail() {
+fn display_is_the_code_detail_and_remedy() {
     let e = Error::with_detail(ErrorKind::InvalidArgument, "max_skew_secs is required");
     assert_eq!(
         e.to_string(),
-        "invalid argument or option: max_skew_secs is required"
+        format!(
+            "invalid_argument: max_skew_secs is required; {}",
+            ErrorKind::InvalidArgument.help()
+        )
     );
     assert_eq!(
         Error::new(ErrorKind::SignatureMismatch).to_string(),
-        "no signature matches"
+        format!(
+            "signature_mismatch: {}",
+            ErrorKind::SignatureMismatch.help()
+        )
     );
     assert_eq!(e.detail(), Some("max_skew_secs is required"));
     assert_eq!(Error::from(ErrorKind::NoSecrets).detail(), None);
@@ -238,18 +244,17 @@ fn event_errors_are_the_authentic_deliveries_kept_in_quarantine() {
     );
 }
 
-/// `{:#}` is what a log line should say: the remedy, after the message and its detail when
-/// there is one; `{}` stays the message.
+/// What a log line says names the fix, however it is formatted: `{}`, `{:#}`, or through a
+/// wrapper that formats its source with `{}` (anyhow, tracing's `%e`).
 #[test]
-fn the_alternate_form_names_the_fix() {
-    let plain = Error::new(ErrorKind::SignatureMismatch);
-    assert_eq!(plain.to_string(), "no signature matches");
-    assert_eq!(format!("{plain:#}"), ErrorKind::SignatureMismatch.help());
-    let detailed = Error::with_detail(ErrorKind::InvalidArgument, "now_secs is required");
-    assert_eq!(
-        format!("{detailed:#}"),
-        format!("{detailed}; {}", ErrorKind::InvalidArgument.help())
-    );
+fn every_form_names_the_fix() {
+    for kind in ErrorKind::ALL {
+        let plain = Error::new(*kind);
+        assert!(plain.to_string().ends_with(kind.help()), "{plain}");
+        assert_eq!(format!("{plain:#}"), plain.to_string());
+        let boxed: Box<dyn std::error::Error> = Box::new(plain);
+        assert_eq!(boxed.to_string(), plain.to_string());
+    }
 }
 
 #[test]

@@ -104,6 +104,13 @@ fn views_refuse_in_order() {
         PaymentView::from_json("{").map_err(Error::code),
         Err("invalid_argument")
     );
+    // A view is the service's answer, not the caller's value: the message says which.
+    let shown = PaymentView::from_json("{").unwrap_err().to_string();
+    assert!(
+        shown.contains("the payment view: it is not JSON")
+            && shown.contains("pass the body of GET /v1/payments/{payment_id} as received"),
+        "{shown}"
+    );
     let twice = view_json(&[]).replacen('{', r#"{"status":"open","#, 1);
     assert_eq!(
         PaymentView::from_json(&twice).map_err(Error::code),

@@ -47,6 +47,18 @@ pub struct PaymentView {
     pub amount_received_raw: Option<String>,
 }
 
+/// The detail of a payment view refused for its shape: what is wrong, and that the text must be
+/// the service's answer as received (a view is not a value the caller writes).
+macro_rules! view {
+    ($what:literal) => {
+        concat!(
+            "the payment view: ",
+            $what,
+            " (pass the body of GET /v1/payments/{payment_id} as received)"
+        )
+    };
+}
+
 static VIEW: Spec = Spec(&[
     ("payment_id", &LEAF),
     ("order_ref", &LEAF),
@@ -149,31 +161,35 @@ impl PaymentView {
     pub fn from_json(json: &str) -> Result<Self, Error> {
         let invalid = |detail| err(ErrorKind::InvalidArgument, detail);
         let top = scan(json.as_bytes(), &VIEW)
-            .map_err(|_| invalid("the payment view is not JSON (or repeats a key)"))?
+            .map_err(|_| invalid(view!("it is not JSON, or repeats a key")))?
             .top;
         if !matches!(top, Shape::Object { .. }) {
-            return Err(invalid("the payment view is not a JSON object"));
+            return Err(invalid(view!("it is not a JSON object")));
         }
         let payment_id = match top.field("payment_id") {
             Some(Shape::Str(id)) if !id.is_empty() => id.to_string(),
-            _ => return Err(invalid("payment_id is missing, empty or not a string")),
+            _ => {
+                return Err(invalid(view!(
+                    "payment_id is missing, empty or not a string"
+                )));
+            }
         };
         let order_ref = match top.field("order_ref") {
             None | Some(Shape::Null) => None,
             Some(Shape::Str(order_ref)) => Some(order_ref.to_string()),
-            Some(_) => return Err(invalid("order_ref must be a string when present")),
+            Some(_) => return Err(invalid(view!("order_ref must be a string when present"))),
         };
         let source_amount = top
             .field("source_amount")
-            .ok_or(invalid("source_amount is missing"))?;
+            .ok_or(invalid(view!("source_amount is missing")))?;
         let source_amount = SourceAmount::from_view_shape(source_amount)?;
         validate_amount_raw(&source_amount.amount_raw)?;
         let status = match top.field("status") {
             Some(Shape::Str(status)) => status.to_string(),
-            _ => return Err(invalid("status is missing or not a string")),
+            _ => return Err(invalid(view!("status is missing or not a string"))),
         };
         let status_version = match top.field("status_version") {
-            None => return Err(invalid("status_version is missing")),
+            None => return Err(invalid(view!("status_version is missing"))),
             Some(Shape::Str(digits)) => StatusVersion::parse(digits)?,
             Some(Shape::Num(digits)) => StatusVersion::parse(digits)?,
             Some(_) => return Err(Error::new(ErrorKind::StatusVersionInvalid)),

@@ -91,7 +91,7 @@ pub fn secrets() -> Result<SecretSet, String> {
             );
         }
     }
-    SecretSet::new(entries).map_err(|e| format!("the secrets: {e:#}"))
+    SecretSet::new(entries).map_err(|e| format!("the secrets: {e}"))
 }
 
 /// The SQLite file, `DATABASE`, read when `DATABASE_URL` is not set (set but empty, as a blank line of an env file leaves it, is

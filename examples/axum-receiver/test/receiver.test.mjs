@@ -112,16 +112,16 @@ test('every refusal is logged by its code, never the secret or signature; a skew
     const signature = `v1=${pkg.signWebhook({ secret: SECRET, timestamp: old, body })}`;
     const stale = await request(receiver.url, { method: 'POST', body, headers: { [TS_HEADER]: old, [SIG_HEADER]: signature } });
     assert.deepStrictEqual([stale.status, stale.json], [400, { error: 'timestamp_too_old' }]);
-    await logged(receiver, /refused a delivery \(400 timestamp_too_old\): .*its signature verified: check this host's clock/);
+    await logged(receiver, /refused a delivery \(400\): timestamp_too_old: .*its signature verified: check this host's clock/);
     const forged = await deliver(receiver.url, event('evt_forged', 'pay_logged', '1'), { secret: 'whsec_not_ours_0123456789' });
     assert.deepStrictEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
-    // The core's message and its remedy ({:#}), which names the fix.
-    await logged(receiver, /refused a delivery \(400 signature_mismatch\): no signature matches: check that the secret is the signing Secret/);
+    // The core's Display: the code, then what failed and the fix.
+    await logged(receiver, /refused a delivery \(400\): signature_mismatch: no signature matches: check that the secret is the signing Secret/);
     // The header names swapped (in the service's settings or here): this receiver's fault, 500,
     // retried once fixed; a 400 would lose every event.
     const swapped = await deliver(receiver.url, event('evt_swapped', 'pay_logged', '1'), { swapped: true });
     assert.deepStrictEqual([swapped.status, swapped.json], [500, { error: 'timestamp_malformed' }]);
-    await logged(receiver, /refused a delivery \(500 timestamp_malformed\): .*the delivery verifies with the two headers read the other way round: the timestamp and signature header names are swapped/);
+    await logged(receiver, /refused a delivery \(500\): timestamp_malformed: .*the delivery verifies with the two headers read the other way round: the timestamp and signature header names are swapped/);
     // A timestamp that only reads as a signature, from a sender without the secret: 400.
     const made = await request(receiver.url, { method: 'POST', body: Buffer.from('{}'), headers: { [TS_HEADER]: `v1=${'0'.repeat(64)}`, [SIG_HEADER]: String(now()) } });
     assert.deepStrictEqual([made.status, made.json], [400, { error: 'timestamp_malformed' }]);

@@ -55,6 +55,6 @@ fn serde_reads_and_writes_the_wire_form() {
     assert!(
         over.unwrap_err()
             .to_string()
-            .starts_with(ErrorKind::StoreSourceInvalid.message())
+            .starts_with("store_source_invalid: ")
     );
 }
