@@ -2364,7 +2364,9 @@ export interface FromEnvOptions {
  * Secret's deliveries in flight would be refused; a clock before 2001, as a Worker's global
  * scope reads, judges no end), and so is a
  * variable one edit (or only letter case) away from one of the four Secret names above (a
- * misspelt Secret would go unread), naming the one meant.
+ * misspelt Secret would go unread), naming the one meant; likewise a variable near
+ * `MAX_SKEW_SECS`, `TIMESTAMP_HEADER` or `SIGNATURE_HEADER` (one edit, or cut short or run
+ * on: `MAX_SKEW_SECONDS`) while that one is unset (the skew would silently stay 300 s).
  * @example
  * import { createReceiver, receiverOptionsFromEnv, sqliteStore } from 'cryptopay-verify/receiver';
  *

@@ -141,7 +141,7 @@ api_errors! {
         "this request creates something and needs an Idempotency-Key header: send one random key (a UUID) per creation intent, and the same key when you retry it";
     /// `idempotency_key_reused` (409): the key was used before with a different body.
     IdempotencyKeyReused => "idempotency_key_reused", 409,
-        "this Idempotency-Key was used with a different body: retry with the same body byte for byte, or use a new key for a new creation";
+        "this Idempotency-Key was used with a different body: retry with the same body byte for byte, or use a new key for a new creation (cancel first what the key created if the new one replaces it, such as a payment for an order whose amount changed)";
     /// `payment_not_found` (404): no such payment in this store.
     PaymentNotFound => "payment_not_found", 404,
         "no payment with this id in this store: check the payment_id";

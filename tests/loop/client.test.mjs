@@ -137,6 +137,11 @@ describe('the client, against a scripted stand-in of the service', () => {
     const moved = await api.getPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([moved.code, moved.retryable, standin.requests.length], ['http_302', false, 1]);
     assert.match(moved.message, /^http_302: the service answered 302: redirects are not followed: check baseUrl/);
+    // A creation's key sent before with another body: cancel the first payment, then a new key.
+    script((req) => (req.path === '/v1/store' ? { json: STORE } : errorResponse(409, 'idempotency_key_reused', 'used with a different body')));
+    const reused = await api.createPayment({ order_ref: 'order-42', amount: '130.00' }, { idempotencyKey: 'create-order-42-1' }).then(() => null, (e) => e);
+    assert.deepEqual([reused.code, reused.retryable, reused.idempotencyKey], ['idempotency_key_reused', false, 'create-order-42-1']);
+    assert.match(reused.message, /^idempotency_key_reused: the service answered 409: used with a different body; .*cancel the payment created under it \(cancelPayment\) before creating the order's payment under a new key/);
     // No ErrorResponse to quote: the message says what the status asks to check.
     for (const [status, pattern] of [[401, /check the API key \(/], [403, /check the API key's scopes \(payment:write/], [404, /check baseUrl/]]) {
       script(() => ({ status, text: '' }));
@@ -291,6 +296,19 @@ describe('the client, against a scripted stand-in of the service', () => {
     await assert.rejects(api.createPayment({ amount: '1.00', checkout_origin: 'https://evil.example' }), (e) => e.code === 'origin_not_permitted');
     await assert.rejects(api.createPayment({ amount: '1.00', source_amount: {} }), (e) => e.code === 'invalid_argument');
     await assert.rejects(api.createPayment({ amount: '1.00', price: 1 }), (e) => e.code === 'invalid_argument');
+    // A key in the wrong argument, or misspelt: named, with where it goes (an idempotencyKey
+    // among the fields would be a new payment at every retry).
+    const misplaced = [
+      [[{ amount: '1.00', idempotencyKey: 'k-1' }], /createPayment's idempotencyKey is an option, not a field: give it in the second argument/],
+      [[{ amount: '1.00', idempotency_key: 'k-1' }], /createPayment's idempotencyKey is an option/],
+      [[{ amount: '1.00', record: {} }], /createPayment's record is an option/],
+      [[{ amount: '1.00', orderRef: 'o-1' }], /createPayment was given an unknown field \(fields: order_ref, .*\); did you mean "order_ref"\?/],
+      [[{ amount: '1.00' }, { order_ref: 'o-1' }], /createPayment's order_ref is a field of the payment: give it in the first argument/],
+      [[{ amount: '1.00' }, { idempotencykey: 'k-1' }], /createPayment's options was given an unknown option \(options: idempotencyKey, record\); did you mean "idempotencyKey"\?/],
+    ];
+    for (const [args, pattern] of misplaced) {
+      await assert.rejects(api.createPayment(...args), (e) => e.code === 'invalid_argument' && pattern.test(e.message) && !e.message.includes('o-1'));
+    }
     await assert.rejects(api.createPayment({ amount: '1.00' }, { idempotencyKey: 'has space' }), (e) => e.code === 'idempotency_key_invalid');
     assert.deepEqual(standin.requests.filter((r) => r.method === 'POST'), [], 'nothing sent');
     // A source_amount given with its keys in another order is sent as the same bytes: the same
@@ -312,6 +330,10 @@ describe('the client, against a scripted stand-in of the service', () => {
     assert.equal(created.payment_id, 'pay_rec');
     assert.deepEqual(db.prepare('SELECT payment_id, order_ref, source_amount, integration FROM cryptopay_orders').all(),
       [{ payment_id: 'pay_rec', order_ref: 'order-9', source_amount: '{"kind":"fiat","currency":"USD","amount_raw":"999"}', integration: null }]);
+    // lazyReceiver's receiver only answers deliveries: refused before anything is sent.
+    const lazy = rx.lazyReceiver(() => receiver, { log: false });
+    await assert.rejects(api.createPayment({ amount: '9.99' }, { record: lazy }),
+      (e) => e.code === 'invalid_argument' && /answers deliveries only \(lazyReceiver's\): give the receiver createReceiver made/.test(e.message));
     // A receiver that fails to record: the error says the payment exists, and how to go on.
     const broken = { recordCreated: async () => { throw new Error(`disk full ${API_KEY}`); } };
     const unrecorded = await api.createPayment({ amount: '9.99' }, { record: broken, idempotencyKey: 'k-9' }).then(() => null, (e) => e);
@@ -530,6 +552,13 @@ describe('the client, against a scripted stand-in of the service', () => {
     await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'USD' }),
       (e) => e instanceof pkg.CryptoPayError && e.code === 'source_currency_mismatch' && /fiat JPY, not the USD/.test(e.message));
     assert.deepEqual(standin.requests.slice(before).map((r) => r.method), ['GET']);
+    // The same currency in another letter case: said so, with the store's spelling.
+    current = STORE;
+    await fresh.getStore();
+    await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'usd' }),
+      (e) => e.code === 'source_currency_mismatch' && /currency is compared exactly, letter case included: .*, USD; nothing was sent/.test(e.message));
+    current = jpy;
+    await fresh.getStore(); // the kept store JPY again, as before this check
     current = btc;
     before = standin.requests.length;
     await assert.rejects(fresh.createPayment({ amount: '128.00', currency: 'USD' }), (e) => e.code === 'source_kind_mismatch');

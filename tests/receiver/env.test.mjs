@@ -201,6 +201,18 @@ describe('receiverOptionsFromEnv', () => {
     assert.equal(rx.receiverOptionsFromEnv(own).secrets, SECRET);
   });
 
+  test('a near miss of a setting left unset is refused, naming the one meant; beside the setting itself it is the deployment\'s', () => {
+    // The skew would silently stay 300 s; a header name would be reported missing, not mistyped.
+    for (const [name, meant] of [['MAX_SKEW_SEC', 'MAX_SKEW_SECS'], ['MAX_SKEW_SECONDS', 'MAX_SKEW_SECS'], ['max_skew_secs', 'MAX_SKEW_SECS'],
+      ['TIMESTAMP_HEADERS', 'TIMESTAMP_HEADER'], ['SIGNATURE_HEADR', 'SIGNATURE_HEADER']]) {
+      const env = { ...ENV, [name]: '600' };
+      delete env[meant];
+      assert.match(refusal(env), new RegExp(`${name} is set and ${meant} is not: did you mean ${meant}\\? \\(receiverOptionsFromEnv reads MAX_SKEW_SECS, TIMESTAMP_HEADER and SIGNATURE_HEADER; rename it\\)`));
+    }
+    // The setting set: a name near it is the deployment's own.
+    assert.equal(rx.receiverOptionsFromEnv({ ...ENV, MAX_SKEW_SECS: '60', MAX_SKEW_SECONDS: '600', TIMESTAMP_HEADER_NAME: 'x' }).maxSkewSecs, 60);
+  });
+
   test('a value that is not text where text is read is refused, by name', () => {
     assert.equal(refusal({ ...ENV, CRYPTOPAY_WEBHOOK_SECRET: 12345 }), 'invalid_argument: CRYPTOPAY_WEBHOOK_SECRET is not text');
     assert.equal(refusal({ ...ENV, TIMESTAMP_HEADER: ['X-T'] }), 'invalid_argument: TIMESTAMP_HEADER is not text');

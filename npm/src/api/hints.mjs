@@ -138,9 +138,10 @@ export function nearMiss(key, name) {
 /**
  * Whether option `key` is option `name` cut short or run on (maxSkew, maxSkewSeconds for
  * maxSkewSecs): a shared start of 6 or more letters that leaves at most three of the shorter.
- * For options only: an environment variable of the user's own may share our prefix.
+ * For options, and for a variable only where ours is unset: an environment variable of the
+ * user's own may share our prefix.
  */
-function cutOrRunOn(key, name) {
+export function cutOrRunOn(key, name) {
   const fold = (s) => s.toLowerCase().replace(/[_-]/g, '');
   const a = fold(key);
   const b = fold(name);
@@ -153,10 +154,11 @@ function cutOrRunOn(key, name) {
 /**
  * What to say of an unknown option `key` given to `what`: never the key itself (it could be a
  * pasted secret), the options there are, and a near miss of one of them when there is one.
+ * `noun` names what the keys are when they are not options (createPayment's fields).
  */
-export function unknownOption(key, allowed, what) {
+export function unknownOption(key, allowed, what, noun = 'option') {
   const near = allowed.find((name) => nearMiss(key, name)) ?? allowed.find((name) => cutOrRunOn(key, name));
-  return `${what} was given an unknown option (options: ${allowed.join(', ')})${near ? `; did you mean "${near}"?` : ''}`;
+  return `${what} was given an unknown ${noun} (${noun}s: ${allowed.join(', ')})${near ? `; did you mean "${near}"?` : ''}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   CryptoPayError, buildSourceAmount, parsePaymentView, validateCreatePayment, validateIdempotencyKey, validateWebhookUrl,
 } from 'cryptopay-verify';
 
-import { isLocalHost, localWebhookUrlProbe, unknownOption } from '../api/hints.mjs';
+import { isLocalHost, localWebhookUrlProbe, nearMiss, unknownOption } from '../api/hints.mjs';
 import {
   SOURCE_KEYS, apiKeyOf, baseUrlOf, inOrder, integerOption, invalid, isJson, isOrigin, newKey,
 } from './inputs.mjs';
@@ -19,6 +19,7 @@ export { CryptoPayApiError };
 
 const OPTIONS = ['baseUrl', 'apiKey', 'fetch', 'timeoutMs', 'retries', 'integration'];
 const CREATE_KEYS = ['order_ref', 'amount', 'currency', 'pricing_ref', 'source_amount', 'checkout_origin'];
+const CREATE_OPTIONS = ['idempotencyKey', 'record'];
 // How long GET /v1/store is kept: a pricing source changed in the dashboard is read again
 // within this time, and at once when a creation is refused for it.
 const STORE_TTL_MS = 5 * 60 * 1000;
@@ -78,7 +79,8 @@ export function createClient(options) {
   }
 
   // Whether the core's strict JSON reader refuses `text` (JSON that JSON.parse took), from
-  // what parsePaymentView threw for it (`viewFailure`, else asked now).
+  // what parsePaymentView threw for it (`viewFailure`, else asked now): the core's detail for
+  // text its strict reader refuses (src/fulfilment/view.rs; tests/loop/client.test.mjs).
   function strictlyRefused(text, viewFailure) {
     let failure = viewFailure;
     if (failure === undefined) {
@@ -89,7 +91,7 @@ export function createClient(options) {
         failure = thrown;
       }
     }
-    return failure?.code === 'invalid_argument' && /is not JSON \(or repeats a key\)/.test(failure.message);
+    return failure?.code === 'invalid_argument' && /the payment view: it is not JSON, or repeats a key/.test(failure.message);
   }
 
   // An id as one path segment: a non-empty string, not . or .. (a URL parser drops or climbs
@@ -128,7 +130,14 @@ export function createClient(options) {
     // Each field read once: a getter may answer otherwise the second time.
     const input = { ...given };
     for (const key of Object.keys(input)) {
-      if (!CREATE_KEYS.includes(key)) throw invalid(`createPayment was given an unknown field (fields: ${CREATE_KEYS.join(', ')})`);
+      if (CREATE_KEYS.includes(key)) continue;
+      // The options in the fields (one object where the call takes two) would create a payment
+      // under a new key at every retry, and record nothing.
+      const option = CREATE_OPTIONS.find((name) => nearMiss(key, name));
+      if (option !== undefined) {
+        throw invalid(`createPayment's ${option} is an option, not a field: give it in the second argument, createPayment({ order_ref, amount }, { ${option} })`);
+      }
+      throw invalid(unknownOption(key, CREATE_KEYS, 'createPayment', 'field'));
     }
     if ((input.amount === undefined) === (input.source_amount === undefined)) {
       throw invalid('createPayment takes either amount (a decimal string such as "128.00", priced from the store\'s primary source) or source_amount, not both');
@@ -147,7 +156,10 @@ export function createClient(options) {
     if (opts !== undefined) {
       if (!isPlainObject(opts)) throw invalid('createPayment\'s options are { idempotencyKey?, record? }');
       for (const key of Object.keys(opts)) {
-        if (key !== 'idempotencyKey' && key !== 'record') throw invalid('createPayment\'s options are { idempotencyKey?, record? }');
+        if (CREATE_OPTIONS.includes(key)) continue;
+        const field = CREATE_KEYS.find((name) => nearMiss(key, name));
+        if (field !== undefined) throw invalid(`createPayment's ${field} is a field of the payment: give it in the first argument, createPayment({ ${field}, ... }, options)`);
+        throw invalid(unknownOption(key, CREATE_OPTIONS, 'createPayment\'s options'));
       }
       ({ idempotencyKey, record } = opts);
     }
@@ -163,6 +175,12 @@ export function createClient(options) {
       if (pin !== null && (sourceAmount.kind !== pin.kind || sourceAmount[pin.member] !== pin.value)) {
         const code = sourceAmount.kind !== pin.kind ? 'source_kind_mismatch' : `source_${pin.member}_mismatch`;
         const storeRef = String(sourceAmount[sourceAmount.kind === 'fiat' ? 'currency' : 'pricing_ref']).slice(0, 40);
+        // 'usd' for USD: the same source, written in another case (compared exactly, as the
+        // service compares it).
+        if (sourceAmount.kind === pin.kind && storeRef.toLowerCase() === pin.value.toLowerCase()) {
+          throw new CryptoPayError(code, `${code}: ${pin.member} is compared exactly, letter case included: write it as the store's `
+            + `primary source names it, ${storeRef}; nothing was sent`);
+        }
         throw new CryptoPayError(code, `${code}: the store's primary pricing source is ${sourceAmount.kind} ${storeRef}, not the ${pin.value.slice(0, 40)} `
           + 'this amount is in (changed in the dashboard?): nothing was sent; price the order in the store\'s source, or set the source back');
       }
@@ -208,6 +226,13 @@ export function createClient(options) {
     } catch (failure) {
       // The service refused the creation for the store's configuration: read it again next time.
       if (failure instanceof CryptoPayApiError && STORE_CODES.has(failure.code)) store = null;
+      // The same key, another body: an order whose amount changed since its first attempt. The
+      // payment that attempt created is still open; a second one would let the customer pay twice.
+      if (failure instanceof CryptoPayApiError && failure.code === 'idempotency_key_reused') {
+        failure.message += '; the key was sent before with another body (the order\'s amount or fields changed?): '
+          + 'cancel the payment created under it (cancelPayment) before creating the order\'s payment under a new key, '
+          + 'so that the customer cannot pay twice';
+      }
       throw failure;
     }
     // A 2xx that cannot be read (a proxy's page, say) may stand for a payment created: the same

@@ -14,7 +14,11 @@ import { CryptoPayApiError } from './transport.mjs';
 export function checkRecord(record, integration) {
   if (record === undefined) return;
   if (record === null || typeof record.recordCreated !== 'function') {
-    throw invalid('record is the receiver that records the order (receiver.recordCreated)');
+    // lazyReceiver's receiver answers deliveries only: the order needs the store's.
+    const lazy = record !== null && typeof record === 'object' && typeof record.ready === 'function' && typeof record.fetch === 'function';
+    throw invalid(lazy
+      ? 'record is a receiver that answers deliveries only (lazyReceiver\'s): give the receiver createReceiver made (in a Worker, one per env, as the guide\'s receiverOf(env))'
+      : 'record is the receiver that records the order (receiver.recordCreated)');
   }
   if (typeof record[RECORDABLE] !== 'function') return; // a recorder of the merchant's own
   try {

@@ -3,7 +3,7 @@
 // itself never reads the environment; this reads only the object it is given, and its errors
 // name variables, never a value.
 
-import { bindingHint, nearMiss } from '../api/hints.mjs';
+import { bindingHint, cutOrRunOn, nearMiss } from '../api/hints.mjs';
 import { MILLISECONDS, PAST } from './limits.mjs';
 import { checkKeys, invalid } from './stores/common.mjs';
 
@@ -13,6 +13,10 @@ const RETIRING = `${SECRET}_RETIRING`;
 const RETIRING_UNTIL = `${RETIRING}_UNTIL`;
 const REQUIRED = [SECRET, 'TIMESTAMP_HEADER', 'SIGNATURE_HEADER'];
 const SECRET_NAMES = [SECRET, PENDING, RETIRING, RETIRING_UNTIL];
+// The settings that are not secrets: a near miss of one is refused only while the one meant is
+// unset (a skew left at its default, a header name missing), cut short or run on included
+// (MAX_SKEW_SECONDS).
+const SETTING_NAMES = ['MAX_SKEW_SECS', 'TIMESTAMP_HEADER', 'SIGNATURE_HEADER'];
 const OPTIONS = ['required'];
 const DEFAULT_MAX_SKEW_SECS = 300;
 const WHOLE = /^(?:0|[1-9][0-9]*)$/;
@@ -44,7 +48,8 @@ const list = (names) => (names.length === 1 ? names[0] : `${names.slice(0, -1).j
 
 // A variable named one edit (or only letter case, or underscores) away from one of ours
 // (CRYPTOPAY_WEBHOOK_SECRET_RETIRNG, CRYPTOPAY_WEBHOK_SECRET_PENDING): left unread, a rotation
-// would silently lose its old or new Secret, so it is refused, naming the one meant. A name
+// would silently lose its old or new Secret, so it is refused, naming the one meant. So is a
+// near miss of a setting that is unset (MAX_SKEW_SEC: the skew silently left at 300 s). A name
 // that extends one of ours (a deployment's own CRYPTOPAY_WEBHOOK_SECRET_SHOP_B, or _2) is not
 // this function's. Names are shown (one that is not a plain variable name, which a pasted
 // value could be, is not), never values.
@@ -53,13 +58,20 @@ function strayNames(env) {
   for (const name of Object.keys(env)) {
     const upper = name.toUpperCase();
     // Windows' process.env reads a name in any letter case: there the known name gives this value.
-    const known = SECRET_NAMES.includes(upper) && env[upper] === env[name];
+    const known = (SECRET_NAMES.includes(upper) || SETTING_NAMES.includes(upper)) && env[upper] === env[name];
     if (known || unset(env[name])) continue;
+    const shown = (near) => (/^[A-Za-z0-9_]{1,64}$/.test(name) ? name : `a variable whose name is not a plain name, close to ${near},`);
     const near = SECRET_NAMES.find((candidate) => nearMiss(name, candidate) && !upper.startsWith(`${candidate}_`));
-    if (near === undefined) continue;
-    const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : `a variable whose name is not a plain name, close to ${near},`;
-    problems.push(`${shown} is not a variable receiverOptionsFromEnv reads: did you mean ${near}? (it reads ` +
-      `${list(SECRET_NAMES)}; rename it, or remove it)`);
+    if (near !== undefined) {
+      problems.push(`${shown(near)} is not a variable receiverOptionsFromEnv reads: did you mean ${near}? (it reads ` +
+        `${list(SECRET_NAMES)}; rename it, or remove it)`);
+      continue;
+    }
+    const setting = SETTING_NAMES.find((candidate) => unset(env[candidate]) && (nearMiss(name, candidate) || cutOrRunOn(name, candidate)));
+    if (setting !== undefined) {
+      problems.push(`${shown(setting)} is set and ${setting} is not: did you mean ${setting}? (receiverOptionsFromEnv reads ` +
+        `${list(SETTING_NAMES)}; rename it)`);
+    }
   }
   return problems;
 }
