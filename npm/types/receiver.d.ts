@@ -1171,7 +1171,9 @@ export interface FulfilmentRecord {
    */
   statusVersion?: string | undefined;
   /**
-   * The action the handler was called with.
+   * The action the handler was called with (on a `pass_failed` retry, present when the handler
+   * ran before the store failed: it is called again, a `fulfil` under the same
+   * `idempotencyKey`).
    *
    * @example
    * action: 'review'

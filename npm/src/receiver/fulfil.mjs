@@ -52,6 +52,9 @@ const viewText = (answer) => {
  * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
+// A store failure met after `handle` ran (writing its outcome): what handle was called with.
+const ranBefore = new WeakMap();
+
 export function merchantLoop({ store, ready, integrations, emit, pass, passFailed, warn, error }) {
   const { recordCreated, checkRecordable } = orderBook({ store, ready, integrations });
   const { quarantined } = quarantineList({ store, ready });
@@ -280,7 +283,14 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     }
     const kept = await stopKeeping();
     const stored = fulfilledBefore ? 'fulfil' : outcome;
-    const handled = await complete(version, stored, code);
+    let handled;
+    try {
+      handled = await complete(version, stored, code);
+    } catch (failure) {
+      // handle ran and its outcome was not written: setAside says that it is handled again.
+      if (failure !== null && typeof failure === 'object') ranBefore.set(failure, { action, idempotencyKey });
+      throw failure;
+    }
     if (handled === null || compareStatusVersions(handled, version) < 0) {
       // The lease ended before the note (recordCreated marked it, or it ran out while the store
       // could not renew it) and no pass has handled this version since: the handler ran, its
@@ -307,6 +317,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
   // own steps) is tried again later, so that one payment failing the same way at every pass
   // cannot hold up the others; when the store cannot even record that, the pass fails.
   async function setAside(paymentId, owner, failure) {
+    const ran = failure !== null && typeof failure === 'object' ? ranBefore.get(failure) : undefined;
     let counted;
     try {
       counted = await store.retry({ paymentId, owner, delaySecs: FAILED_DELAY_SECS, code: 'pass_failed' });
@@ -319,8 +330,20 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       emit({ kind: 'fulfilment', paymentId, outcome: 'lease_lost', code: 'pass_failed' });
       return 'lease_lost';
     }
-    error(`fulfilment: pass_failed for payment ${paymentId} (tried again in ${FAILED_DELAY_SECS} s): ${describeError(failure)}`);
-    emit({ kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS });
+    if (ran === undefined) {
+      error(`fulfilment: pass_failed for payment ${paymentId} (tried again in ${FAILED_DELAY_SECS} s): ${describeError(failure)}`);
+      emit({ kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS });
+      return 'retry';
+    }
+    // The handler ran: the next attempt calls it again, a fulfil under the same key (its
+    // record of the key is what keeps the order from shipping twice).
+    const again = ran.action === 'fulfil' ? `the fulfil is repeated under the same key, ${ran.idempotencyKey}`
+      : `handle is called again (action ${ran.action}, key ${ran.idempotencyKey} while the payment stays at this version)`;
+    error(`fulfilment: pass_failed for payment ${paymentId} after handle ran (action ${ran.action}): its outcome was not written; `
+      + `in ${FAILED_DELAY_SECS} s ${again}: ${describeError(failure)}`);
+    emit({
+      kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS, action: ran.action, idempotencyKey: ran.idempotencyKey,
+    });
     return 'retry';
   }
 

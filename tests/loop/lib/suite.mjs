@@ -678,7 +678,9 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: a payment whose own step fails in the loop (the store refusing its outcome) is set aside; the pass goes on`, async (t) => {
-    const { loop, store, world, record } = await setup(t, { log: false });
+    const { lines, ...log } = captureLog();
+    const records = [];
+    const { loop, store, world, record } = await setup(t, { log, onOutcome: (r) => records.push(r) });
     const h = recorder();
     const ids = [];
     for (const label of ['refused', 'fine']) {
@@ -700,6 +702,15 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual(h.done().map(([id]) => id).sort(), [refused, fine].sort(), 'both handled; the refused one is tried again');
     const state = await store.load({ paymentId: refused, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 });
     assert.deepEqual([state.code, state.attempts], ['pass_failed', 1]);
+    // The line and the record say the handler ran and that the fulfil is repeated under its key.
+    const key = h.done().find(([id]) => id === refused)[2];
+    const said = lines.filter((line) => line.includes('pass_failed'));
+    assert.equal(said.length, 1, lines.join('\n'));
+    assert.match(said[0], new RegExp(`pass_failed for payment ${refused} after handle ran \\(action fulfil\\): its outcome was not written; `
+      + `in \\d+ s the fulfil is repeated under the same key, ${key}: .*numeric field overflow`));
+    assert.doesNotMatch(said[0], /hunter2/);
+    const setAside = records.find((r) => r.paymentId === refused && r.outcome === 'retry');
+    assert.deepEqual([setAside.code, setAside.action, setAside.idempotencyKey], ['pass_failed', 'fulfil', key]);
     // Not claimed again at once: set aside for a minute.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
   });
