@@ -45,7 +45,7 @@ export function buildReceiver({ root, dist, out, fail }) {
 
   const postgres = readStatements(readFileSync(join(schemas, 'postgres.sql'), 'utf8'));
   const sqlite = readStatements(readFileSync(join(schemas, 'sqlite.sql'), 'utf8'));
-  const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'renew', 'keep', 'complete', 'retry', 'release'];
+  const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'renew', 'keep', 'complete', 'retry', 'release', 'retry_now'];
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {
     const names = ['tables', 'version', 'schema', 'check', 'columns', 'writable', 'record', 'quarantine', ...LOOP,
       ...(dialect === 'postgres' ? ['unmark'] : []),

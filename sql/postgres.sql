@@ -669,3 +669,13 @@ RETURNING attempts;
 -- due again at the next pass, not once the marked lease runs out).
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = now()
 WHERE lease_owner = $1::text OR left(lease_owner, length($1::text) + 2) = $1::text || ' (';
+
+-- statement: retry_now
+-- $1 a payment_id, or NULL for every payment. The payments waiting out the backoff of a failed
+-- attempt (`retry`'s next_attempt_at, still ahead) are due at once: the merchant fixed what
+-- failed (a handler, an API key, a service that was down). Their attempts stay counted. A
+-- payment a live pass holds is that pass's.
+UPDATE cryptopay_fulfilment SET next_attempt_at = NULL, updated_at = now()
+WHERE next_attempt_at > now() AND (lease_until IS NULL OR lease_until < now())
+  AND ($1::text IS NULL OR payment_id = $1::text)
+RETURNING payment_id;

@@ -618,3 +618,15 @@ WITH params (owner) AS (VALUES (?))
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 WHERE lease_owner = (SELECT owner FROM params)
   OR substr(lease_owner, 1, length((SELECT owner FROM params)) + 2) = (SELECT owner FROM params) || ' (';
+
+-- statement: retry_now
+-- Parameter: a payment_id, or NULL for every payment. The payments waiting out the backoff of a
+-- failed attempt (`retry`'s next_attempt_at, still ahead) are due at once: the merchant fixed
+-- what failed (a handler, an API key, a service that was down). Their attempts stay counted. A
+-- payment a live pass holds is that pass's.
+WITH params (payment_id) AS (VALUES (?))
+UPDATE cryptopay_fulfilment SET next_attempt_at = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+WHERE next_attempt_at > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  AND (lease_until IS NULL OR lease_until < strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  AND ((SELECT payment_id FROM params) IS NULL OR payment_id = (SELECT payment_id FROM params))
+RETURNING payment_id;

@@ -429,6 +429,15 @@ export interface ReceiverStore {
    */
   release?(request: { owner: string }): Promise<void>;
   /**
+   * `receiver.retryNow`: the payments waiting out a failed attempt's backoff (a `retry`'s next
+   * try still ahead, no live lease), or the one of `paymentId`, made due at once; resolves how
+   * many. Their attempts stay counted.
+   *
+   * @example
+   * const due = await store.retryNow({ paymentId: null }); // every payment backing off
+   */
+  retryNow?(request: { paymentId: string | null }): Promise<number>;
+  /**
    * Lists quarantined deliveries, oldest first, after an id.
    *
    * @example
@@ -1910,6 +1919,22 @@ export interface Receiver {
    * for (const q of await receiver.quarantined({ limit: 20 })) console.log(q.id, q.code, q.paymentId ?? '(unreadable)');
    */
   quarantined(options?: QuarantinedOptions): Promise<QuarantinedDelivery[]>;
+  /**
+   * Makes the payments waiting out the backoff of a failed attempt (1, 2, 4 ... seconds after
+   * each, at most an hour) due at once, or only `paymentId`'s: for after you fixed what failed
+   * (a `handle` that threw, `confirm`'s API key, a service or a store that was down). The next
+   * pass takes them up; a fulfil that may have run is repeated under its key, as always.
+   * Resolves how many were made due (a payment a running pass holds is that pass's, and is
+   * not counted). Rejects `invalid_argument` for a store without it (a store of your own).
+   *
+   * @example
+   * // A deploy that fixed the handler: no order waits out its backoff.
+   * const due = await receiver.retryNow();
+   * console.log(`${due} payments due at the next pass`);
+   * @example
+   * await receiver.retryNow({ paymentId: 'pay_1' });
+   */
+  retryNow(options?: { paymentId?: string | undefined }): Promise<number>;
   /**
    * The counters of this receiver (this process): every delivery by reason and decision,
    * every fulfilment outcome.

@@ -138,7 +138,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'lease_lost', code, integration, ...about });
         return 'lease_lost';
       }
-      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s)${why}`);
+      // A long wait says how to end it once what failed is mended.
+      const sooner = delay >= 60 ? '; once what failed is fixed, receiver.retryNow() makes it due at the next pass' : '';
+      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s${sooner})${why}`);
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
     };

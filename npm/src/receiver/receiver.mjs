@@ -8,6 +8,7 @@ import { RECORDABLE } from '../api/brand.mjs';
 import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
+import { dueNow } from './due.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, nodeHandler, readBudget } from './http.mjs';
 import { readable } from './quarantine.mjs';
@@ -398,6 +399,7 @@ export function createReceiver(options) {
     warn,
     error,
   });
+  const { retryNow } = dueNow({ store, ready: readyForCall });
   // The methods that reject with what the store failed with: never the driver's own error.
   const masking = (method) => async (...args) => {
     try {
@@ -416,6 +418,7 @@ export function createReceiver(options) {
     fulfil: masking(loop.fulfil),
     startFulfilment: loop.startFulfilment,
     quarantined: masking(loop.quarantined),
+    retryNow: masking(retryNow),
     counters: observed.counters,
   };
 }

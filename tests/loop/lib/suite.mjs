@@ -680,7 +680,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   test(`${name}: a payment whose own step fails in the loop (the store refusing its outcome) is set aside; the pass goes on`, async (t) => {
     const { lines, ...log } = captureLog();
     const records = [];
-    const { loop, store, world, record } = await setup(t, { log, onOutcome: (r) => records.push(r) });
+    const { loop, store, world, record, receiver } = await setup(t, { log, onOutcome: (r) => records.push(r) });
     const h = recorder();
     const ids = [];
     for (const label of ['refused', 'fine']) {
@@ -713,6 +713,48 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual([setAside.code, setAside.action, setAside.idempotencyKey], ['pass_failed', 'fulfil', key]);
     // Not claimed again at once: set aside for a minute.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+    // The store mended: retryNow makes it due at once (another payment's id makes nothing due),
+    // and the fulfil is repeated under its key.
+    store.complete = complete;
+    assert.equal(await receiver.retryNow({ paymentId: fine }), 0);
+    assert.equal(await receiver.retryNow({ paymentId: refused }), 1);
+    assert.equal(await receiver.retryNow(), 0, 'nothing more backing off');
+    const again = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual([again.claimed, again.outcomes], [1, { fulfil: 1 }]);
+    assert.deepEqual(h.done().filter(([id]) => id === refused), [[refused, 'fulfil', key], [refused, 'fulfil', key]]);
+    await assert.rejects(receiver.retryNow({ paymentId: '' }), /retryNow: paymentId is a payment_id/);
+    await assert.rejects(receiver.retryNow({ payment_id: refused }), /did you mean "paymentId"/);
+  });
+
+  test(`${name}: a handler fixed after failures is taken up at once with retryNow, its attempts still counted; a long backoff's line says so`, async (t) => {
+    const { lines, ...log } = captureLog();
+    const { loop, world, record, receiver } = await setup(t, { log });
+    let broken = true;
+    const h = recorder({ failing: () => broken });
+    const created = await world.create({ orderRef: 'a handler with a bug' });
+    const id = created.payment_id;
+    await record(created);
+    await world.pay(id, '12800');
+    // Seven failures, each made due at once instead of waited for (1, 2, 4 ... 64 s).
+    for (let attempt = 1; attempt <= 7; attempt += 1) {
+      const run = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+      assert.deepEqual([run.claimed, run.outcomes], [1, { retry: 1 }], `attempt ${attempt}`);
+      // From the fourth (8 s and more), a wait no loaded machine outlasts between two calls.
+      const due = attempt >= 4 ? (await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed : 0;
+      assert.equal(due, 0, 'backing off');
+      const made = await receiver.retryNow();
+      if (attempt >= 4) assert.equal(made, 1);
+    }
+    const said = lines.filter((line) => line.includes('handle_failed'));
+    assert.equal(said.length, 7, lines.join('\n'));
+    assert.doesNotMatch(said[5], /retryNow/, 'a short wait says nothing of it');
+    assert.match(said[6], /\(attempt 7; tried again in 64 s; once what failed is fixed, receiver\.retryNow\(\) makes it due at the next pass\)/);
+    broken = false;
+    const fixed = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual([fixed.claimed, fixed.outcomes], [1, { fulfil: 1 }]);
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
+    assert.equal(new Set(h.calls.map((c) => c.idempotencyKey)).size, 1, 'one key for every attempt');
+    assert.equal(await receiver.retryNow(), 0, 'nothing backing off');
   });
 
   test(`${name}: a batch that outlasts the lease: each payment's lease is renewed as it is taken up, so no other pass handles it meanwhile`, async (t) => {

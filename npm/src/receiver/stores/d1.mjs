@@ -148,5 +148,8 @@ export function d1Store(binding, options) {
     async release({ owner }) {
       await binding.prepare(sql.release).bind(owner).run();
     },
+    async retryNow({ paymentId = null }) {
+      return (await rows(binding.prepare(sql.retry_now).bind(paymentId))).length;
+    },
   };
 }

@@ -143,5 +143,9 @@ export function libsqlStore(client, options) {
     async release({ owner }) {
       await client.batch([statement(sql.release, [owner])], 'write');
     },
+    async retryNow({ paymentId = null }) {
+      const [made] = await client.batch([statement(sql.retry_now, [paymentId])], 'write');
+      return made?.rows?.length ?? 0;
+    },
   };
 }

@@ -228,5 +228,16 @@ export function memoryStore(options) {
         if (row.lease_owner === owner || markedFrom(row.lease_owner, owner)) Object.assign(row, { lease_owner: null, lease_until: null });
       }
     },
+    async retryNow({ paymentId = null }) {
+      // As the SQL's retry_now: backing off, and no live pass's.
+      const at = now();
+      let made = 0;
+      for (const [id, row] of fulfilment) {
+        if ((paymentId !== null && id !== paymentId) || !(row.next_attempt_at > at) || (row.lease_until !== null && row.lease_until >= at)) continue;
+        Object.assign(row, { next_attempt_at: null, updated_at: at });
+        made += 1;
+      }
+      return made;
+    },
   };
 }

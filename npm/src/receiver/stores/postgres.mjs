@@ -313,6 +313,9 @@ export function postgresStore(client, options) {
     async release({ owner }) {
       await run('release', sql.release, [owner]);
     },
+    async retryNow({ paymentId = null }) {
+      return (await run('retry_now', sql.retry_now, [paymentId])).rows.length;
+    },
   };
 }
 

@@ -237,6 +237,7 @@ export function sqliteStore(db, options) {
       completeUnmark: db.prepare(sql.complete_unmark),
       retry: db.prepare(sql.retry),
       release: db.prepare(sql.release),
+      retryNow: db.prepare(sql.retry_now),
     };
   }
 
@@ -332,6 +333,9 @@ export function sqliteStore(db, options) {
       return enqueue(() => {
         step(statements.release, [owner]);
       });
+    },
+    retryNow({ paymentId = null }) {
+      return enqueue(() => every(statements.retryNow, [paymentId]).length);
     },
   };
 }
