@@ -142,6 +142,52 @@ fn is_header_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
+/// Checks the two configured header names once, at start-up: each a header name, and not the
+/// same header. [`read_delivery_headers`] checks them again at every call, where a bad name
+/// would be a refusal (`invalid_argument`, the receiver's fault: a 500) for every delivery;
+/// here it stops the process before it serves any.
+///
+/// # Errors
+///
+/// `invalid_argument` when a name is not one (empty, or holding a character no header name
+/// has, such as a space) or both name the same header (in any letter case).
+///
+/// # Examples
+///
+/// ```
+/// use cryptopay_verify::validate_header_names;
+/// fn main() -> Result<(), cryptopay_verify::Error> {
+///     // The names as the service's webhook settings give them (read from configuration).
+///     validate_header_names("X-Webhook-Timestamp", "X-Webhook-Signature")?;
+///     assert!(validate_header_names("X-Webhook-Timestamp ", "X-Webhook-Signature").is_err());
+///     assert!(validate_header_names("x-sig", "X-Sig").is_err());
+///     Ok(())
+/// }
+/// ```
+pub fn validate_header_names(timestamp_header: &str, signature_header: &str) -> Result<(), Error> {
+    // A name no header can have (a space, a colon, a non-ASCII letter) would make every
+    // delivery `timestamp_missing`: the configuration is refused instead.
+    if !is_header_name(timestamp_header) {
+        return Err(err(
+            ErrorKind::InvalidArgument,
+            "timestamp_header is not a header name (letters, digits and !#$%&'*+-.^_`|~, not empty)",
+        ));
+    }
+    if !is_header_name(signature_header) {
+        return Err(err(
+            ErrorKind::InvalidArgument,
+            "signature_header is not a header name (letters, digits and !#$%&'*+-.^_`|~, not empty)",
+        ));
+    }
+    if timestamp_header.eq_ignore_ascii_case(signature_header) {
+        return Err(err(
+            ErrorKind::InvalidArgument,
+            "timestamp_header and signature_header name the same header",
+        ));
+    }
+    Ok(())
+}
+
 /// Finds the timestamp and signature headers among `(name, value)` pairs, as a server
 /// framework lists them (each occurrence of a repeated header as its own pair).
 ///
@@ -175,20 +221,7 @@ pub fn read_delivery_headers<'a, I>(
 where
     I: IntoIterator<Item = (&'a [u8], &'a [u8])>,
 {
-    // A name no header can have (a space, a colon, a non-ASCII letter) would make every
-    // delivery `timestamp_missing`: the configuration is refused instead.
-    if !is_header_name(timestamp_header) || !is_header_name(signature_header) {
-        return Err(err(
-            ErrorKind::InvalidArgument,
-            "timestamp_header and signature_header must be header names: letters, digits and !#$%&'*+-.^_`|~, not empty",
-        ));
-    }
-    if timestamp_header.eq_ignore_ascii_case(signature_header) {
-        return Err(err(
-            ErrorKind::InvalidArgument,
-            "timestamp_header and signature_header must be different headers",
-        ));
-    }
+    validate_header_names(timestamp_header, signature_header)?;
     let headers_list: Vec<(&'a [u8], &'a [u8])> = headers.into_iter().collect();
     // `which` names the header in a duplicate's error (never its values).
     let find = |name: &str, which: &'static str| -> Result<Option<&'a [u8]>, Error> {

@@ -8,7 +8,8 @@
 //!   bytes, with a bounded secret rotation and a two-sided skew check; then the strict
 //!   `payment.updated` envelope ([`parse_event`], [`Event`]).
 //! - [`read_delivery_headers`], [`DeliveryHeaders::from_header_map`](struct.DeliveryHeaders.html#method.from_header_map) (feature `http`): the
-//!   two header values, a repeated header refused.
+//!   two header values, a repeated header refused; [`validate_header_names`] checks the
+//!   configured names at start-up.
 //! - [`decide_event`]: de-duplication by `event_id` and ordering by exact [`StatusVersion`].
 //! - [`to_amount_raw`], [`build_source_amount`], [`validate_source_amount`],
 //!   [`validate_create_payment`]: exact integer amounts from the store's [`PrimarySource`],
@@ -107,7 +108,7 @@ pub use event::{Event, OccurredAt, PAYMENT_UPDATED, parse_event};
 pub use fulfilment::{
     FulfilmentAction, LinkMismatch, Order, PaymentView, default_policy, link_event,
 };
-pub use headers::{DeliveryHeaders, read_delivery_headers};
+pub use headers::{DeliveryHeaders, read_delivery_headers, validate_header_names};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
 pub use mac::{SignatureEncoding, sign_webhook};
 pub use options::{DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES, VerifyOptions};

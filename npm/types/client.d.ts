@@ -82,10 +82,12 @@ export interface ClientOptions {
   fetch?: FetchLike | undefined;
   /**
    * How long one attempt may take, answer read included, in milliseconds (1 to 600000).
-   * Default 10000.
+   * Default 10000: with the default `retries`, a stalled service holds a call about 42 s. For
+   * a request a customer waits on (a checkout route), a client of its own with less.
    *
    * @example
-   * timeoutMs: 5000
+   * // The checkout route's client: gives up after about 8 s.
+   * const checkoutApi = createClient({ baseUrl, apiKey, timeoutMs: 4000, retries: 1 });
    */
   timeoutMs?: number | undefined;
   /**

@@ -108,3 +108,22 @@ fn debug_shows_the_timestamp_never_the_signature() {
         );
     }
 }
+
+#[test]
+fn header_names_are_checked_once_naming_the_bad_one() {
+    use crate::validate_header_names;
+    assert_eq!(validate_header_names("X-Timestamp", "X-Signature"), Ok(()));
+    let detail = |t: &str, s: &str| validate_header_names(t, s).unwrap_err().detail();
+    assert!(detail("", "s").is_some_and(|d| d.starts_with("timestamp_header is not")));
+    assert!(detail("t", "X Sig").is_some_and(|d| d.starts_with("signature_header is not")));
+    assert_eq!(
+        detail("x-t", "X-T"),
+        Some("timestamp_header and signature_header name the same header")
+    );
+    // read_delivery_headers refuses the same names at every call.
+    let pairs = [("t", "1")].map(|(n, v)| (n.as_bytes(), v.as_bytes()));
+    assert_eq!(
+        read_delivery_headers(pairs, "t", "t").unwrap_err().detail(),
+        detail("t", "t")
+    );
+}

@@ -44,17 +44,13 @@ fn secret(name: &str, value: String) -> Result<Secret, String> {
 /// The service's two header names: both valid header names, and not the same one.
 pub fn header_names() -> Result<(String, String), String> {
     let names = (env("TIMESTAMP_HEADER")?, env("SIGNATURE_HEADER")?);
-    for (variable, name) in [
-        ("TIMESTAMP_HEADER", &names.0),
-        ("SIGNATURE_HEADER", &names.1),
-    ] {
-        if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-            return Err(format!("{variable} is not a header name"));
-        }
-    }
-    if names.0.eq_ignore_ascii_case(&names.1) {
-        return Err("TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header".to_owned());
-    }
+    // At start-up, not at each delivery (where it would answer every one 500).
+    // The crate names its parameters; these variables hold them.
+    cryptopay_verify::validate_header_names(&names.0, &names.1).map_err(|e| {
+        e.to_string()
+            .replace("timestamp_header", "TIMESTAMP_HEADER")
+            .replace("signature_header", "SIGNATURE_HEADER")
+    })?;
     Ok(names)
 }
 
