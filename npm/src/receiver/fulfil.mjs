@@ -13,7 +13,8 @@ import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } fro
 import { keepLease, renewed } from './lease.mjs';
 import { needs, notFoundHint, orderBook } from './orders.mjs';
 import { quarantineList } from './quarantine.mjs';
-import { checkKeys, describeError, integer, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
+import { scheduler } from './schedule.mjs';
+import { checkKeys, describeError, integer, invalid } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
@@ -422,43 +423,18 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
 
   const fulfil = (options) => runPass(options, () => false);
 
-  function startFulfilment(options) {
-    if (!isPlainObject(options)) throw invalid('startFulfilment takes { intervalMs, confirm, handle, ... }');
-    // Unknown keys first: a mistyped intervalMs (intervalMS) is named as such, not as missing.
-    checkKeys(options, ['intervalMs', ...FULFIL_OPTIONS], 'startFulfilment');
-    const { intervalMs, ...rest } = options;
-    integer(intervalMs, 'intervalMs', [1, 86_400_000]);
-    fulfilOptions(rest, 'startFulfilment');
-    needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
-    let stopped = false;
-    let wake = null;
-    let timer = null;
-    const sleep = () => new Promise((resolve) => {
-      wake = resolve;
-      timer = setTimeout(resolve, intervalMs);
-    });
-    const loop = (async () => {
-      while (!stopped) {
-        let more = false;
-        try {
-          ({ more } = await runPass(rest, () => stopped));
-        } catch (failure) {
-          const fix = stuckFix(failure);
-          error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`
-            + `${fix ? `, but every pass will fail the same way until this is fixed: ${fix}` : ''}`);
-        }
-        if (!stopped && !more) await sleep();
-      }
-    })();
-    return {
-      async stop() {
-        stopped = true;
-        clearTimeout(timer);
-        wake?.();
-        await loop;
-      },
-    };
-  }
+  const startFulfilment = scheduler({
+    checkOptions: (options) => {
+      // Unknown keys first: a mistyped intervalMs (intervalMS) is named as such, not as missing.
+      checkKeys(options, ['intervalMs', ...FULFIL_OPTIONS], 'startFulfilment');
+      const { intervalMs, ...rest } = options;
+      integer(intervalMs, 'intervalMs', [1, 86_400_000]);
+      fulfilOptions(rest, 'startFulfilment');
+      needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
+    },
+    runPass,
+    error,
+  });
 
   return { recordCreated, checkRecordable, fulfil, startFulfilment, quarantined };
 }
