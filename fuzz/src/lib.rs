@@ -261,7 +261,7 @@ impl TagSpellings {
 }
 
 /// Asserts what every error must be: one of the crate's stable codes, one of those the
-/// function documents (`allowed`), whose message starts with its kind's short message.
+/// function documents (`allowed`), shown as `code: remedy` or `code: detail; remedy`.
 ///
 /// # Panics
 ///
@@ -283,9 +283,10 @@ pub fn check_error(error: &Error, allowed: &[ErrorKind]) {
         "undocumented code {} (documented: {allowed:?})",
         error.code()
     );
+    let shown = error.to_string();
     assert!(
-        error.to_string().starts_with(kind.message()),
-        "the message does not start with the kind's message"
+        shown.starts_with(error.code()) && shown.ends_with(kind.help()),
+        "the message is not `code: remedy` or `code: detail; remedy`"
     );
 }
 
