@@ -116,7 +116,13 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
     ['occurred_at checked against the clock', 'occurredAtSkew', ['old_event'],
       (run) => assert.match(gotOf(run, 'old_event'), /^400/)],
     ['fields the spec does not show refused', 'strictSchema', ['unknown_fields'],
-      (run) => assert.match(gotOf(run, 'unknown_fields'), /^422/)],
+      (run) => assert.match(gotOf(run, 'unknown_fields'), /^fields not in the spec: 422 .*; event_type payment\.refunded, authentic: 200 acknowledged$/)],
+    ['an authentic event of a type the receiver does not handle refused', 'refuseOtherType', ['unknown_fields'],
+      async (run) => {
+        assert.match(gotOf(run, 'unknown_fields'), /^fields not in the spec: 200 acknowledged; event_type payment\.refunded, authentic: 400 permanent_failure \(event_type_unknown\)$/);
+        const table = (await runTable('refuseOtherType')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /unknown_fields: an authentic event of a type the spec does not show \(payment\.refunded\) was refused: acknowledge it/);
+      }],
     ['a rotation whose other secret variable is unset (an empty key)', 'emptyKey', ['other_secret'],
       (run) => assert.match(gotOf(run, 'other_secret'), /signed with an empty secret: 200 acknowledged/)],
     ['a status_version taken only as a JSON number (the digits of one beyond 2^53 refused)', 'numberOnly', ['older_version'],
@@ -132,6 +138,15 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
       (run) => assert.match(gotOf(run, 'older_version'), /^higher: 200 acknowledged; .*digit string: 500 retry \(numeric_value_out_of_range\)/)],
     ['the skew checked on a t= item, the HMAC on the header', 'skewOnT', ['stale_timestamp'],
       (run) => assert.match(gotOf(run, 'stale_timestamp'), /stale, with t=<now> in the signature header: 200 acknowledged/)],
+    // A timestamp header sent twice: one value hashed, the other checked against the clock.
+    ['the HMAC over the first of two timestamp headers, the skew on the last', 'hmacFirstSkewLast', ['stale_timestamp'],
+      async (run) => {
+        assert.match(gotOf(run, 'stale_timestamp'), /after a second timestamp header holding now: 40\d .*before a second timestamp header holding now: 200 acknowledged$/);
+        const table = (await runTable('hmacFirstSkewLast')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /a second, fresh timestamp header \(sent last\) was accepted/);
+      }],
+    ['the HMAC over the last of two timestamp headers, the skew on the first', 'hmacLastSkewFirst', ['stale_timestamp'],
+      (run) => assert.match(gotOf(run, 'stale_timestamp'), /after a second timestamp header holding now: 200 acknowledged; .*before a second timestamp header holding now: 40\d/)],
     ['the HMAC over a t= item, the skew on the header (a captured delivery replays)', 'hmacOnT', ['stale_timestamp'],
       async (run) => {
         assert.match(gotOf(run, 'stale_timestamp'), /replayed: a fresh timestamp header, the stale t= and signature: 200 acknowledged/);
@@ -178,6 +193,9 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
       /every delivery, authentic or forged, was answered 503: the receiver, or what stands in front of it .* is failing before it looks at a delivery/],
     ['one that reads the signature in another encoding', 'malformedAll', AFTER_VALID,
       /could not read the kit's signature header \(signature_malformed\): the kit sent the tag in hex \(--encoding hex\).* run the kit with --encoding base64/],
+    // Refused with no code, as the stale delivery was: the clock, not the secret.
+    ['one that checks the skew against the time in milliseconds (plain-text 400s)', 'millisClock', AFTER_VALID,
+      /refused the authentic delivery with 400, as it refused a stale one \(forged ones got 401\): its skew check refuses a fresh timestamp\. Check the receiver's clock \(NTP\) .* not milliseconds/],
     // 400 alike for a forged delivery (no code) and for an event it refused: either cause.
     ['one that answers 400 with no code to a bad signature, and 400 to a payment it does not know', 'plain400', AFTER_VALID,
       /does not tell a forged delivery from a refused event\. If it could not verify the signature: check that it holds the same signing Secret .* If it verified it and refused the event: Acknowledge every authentic event/],

@@ -197,7 +197,10 @@ export function verifyingReceiver({ onRetry, redirect = false, delayMs = 0, exac
       if (!exactHeaderCase) headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
       ({ event } = verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() }));
     } catch (error) {
-      reply(res, 400, { error: error.code ?? 'error' });
+      // An authentic delivery whose event is not one it reads (another event_type): set
+      // aside and acknowledged, as the package's README has it.
+      if (error.authentic) reply(res, 200, { quarantined: error.code });
+      else reply(res, 400, { error: error.code ?? 'error' });
       return;
     }
     if (redirect) {
@@ -309,8 +312,14 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
         // verified below
       }
     }
-    const timestamp = req.headers[TS_HEADER.toLowerCase()];
+    let timestamp = req.headers[TS_HEADER.toLowerCase()];
     const signature = req.headers[SIG_HEADER.toLowerCase()];
+    // A timestamp header sent twice, read value by value (headersDistinct): hmacFirstSkewLast
+    // hashes the first and checks the skew on the last, hmacLastSkewFirst the other way round.
+    const stamps = req.headersDistinct[TS_HEADER.toLowerCase()] ?? [];
+    let skewed = timestamp;
+    if (defect === 'hmacFirstSkewLast') [timestamp, skewed] = [stamps[0], stamps.at(-1)];
+    if (defect === 'hmacLastSkewFirst') [timestamp, skewed] = [stamps.at(-1), stamps[0]];
     const absent = defect === 'anyMismatch' ? timestamp === undefined || signature === undefined : !timestamp || !signature;
     if (absent) return text(res, 400, 'missing webhook headers');
     if (!/^[0-9]{1,12}$/.test(timestamp)) return text(res, 400, 'bad timestamp');
@@ -336,15 +345,20 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     const macOf = (key) => createHmac('sha256', key).update(`${signedAt}.`).update(payload).digest();
     // ackForged: a mismatch goes on as if it matched (the skew is still checked).
     if (!signatureHolds(signature, macOf) && defect !== 'ackForged') return text(res, defect === 'plain400' ? 400 : 401, 'invalid signature');
-    const checked = defect === 'skewOnT' ? tItem ?? timestamp : timestamp;
-    if (Math.abs(nowSecs() - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
+    const checked = defect === 'skewOnT' ? tItem ?? skewed : skewed;
+    // millisClock: the time taken as Date.now(), in milliseconds.
+    const clock = defect === 'millisClock' ? Date.now() : nowSecs();
+    if (Math.abs(clock - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
     let event;
     try {
       event = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
     } catch {
       return text(res, 400, 'not json');
     }
-    if (event.event_type !== 'payment.updated') return reply(res, 200, { ignored: true });
+    if (event.event_type !== 'payment.updated') {
+      // refuseOtherType: an authentic event of a type the receiver does not handle refused.
+      return defect === 'refuseOtherType' ? reply(res, 400, { error: 'event_type_unknown' }) : reply(res, 200, { ignored: true });
+    }
     if (defect === 'occurredAtSkew' && Date.now() - Date.parse(event.occurred_at) > maxSkewSecs * 1000) {
       return text(res, 400, 'event too old');
     }

@@ -128,7 +128,7 @@ export async function runConformance(config) {
     return answer;
   }
   // A valid delivery of `body`, signed now (or at `ts`) with `key`.
-  const deliverSigned = (label, body, ts = now(), key = secret) => send(label, body, headers(ts, sign(body, ts, key)));
+  const deliverSigned = (label, body, ts = now(), key = secret, short = label) => send(label, body, headers(ts, sign(body, ts, key)), short);
 
   // valid_delivery's body, re-sent changed (and signed anew) by tampered_body.
   let validSent = null;
@@ -170,10 +170,12 @@ export async function runConformance(config) {
       const body = Buffer.from(`${JSON.stringify(JSON.parse(freshEvent().toString('utf8')), null, 2)}\n`);
       await deliverSigned('indented, newline at the end', body, now(), secret);
     },
-    // Fields the spec does not show, at the top level and in data.
+    // Fields the spec does not show, at the top level and in data; then an event of a type it
+    // does not show (authentic: acknowledged and ignored, or set aside, never refused).
     async unknown_fields() {
       const extra = { top: { conformance_extra: { note: 'a field the spec does not show' } }, data: { conformance_extra_field: [1, 'x'] } };
-      await deliverSigned('fields not in the spec', freshEvent({ extra }));
+      await deliverSigned('fields not in the spec', freshEvent({ extra }), now(), secret, 'fields');
+      await deliverSigned('event_type payment.refunded, authentic', freshEvent({ type: 'payment.refunded' }), now(), secret, 'other type');
     },
     // An event that occurred two days ago, delivered now (a retry after an outage).
     async old_event() {
@@ -216,9 +218,11 @@ export async function runConformance(config) {
       const stale = Math.max(0, now() - skewMargin(config.maxSkewSecs));
       await deliverSigned('stale', freshEvent(), stale);
       // The stale delivery with a fresh time beside it: in a t= item of the signature header,
-      // and in a second timestamp header sent first; and the other way round, a captured
-      // delivery replayed with a fresh timestamp header, its old t= and signature kept (a
-      // receiver that hashes the t= and checks the skew on the header accepts any replay).
+      // and in a second timestamp header, sent first and sent last (a receiver that hashes one
+      // of the two and checks the skew on the other accepts one order or the other); and the
+      // other way round, a captured delivery replayed with a fresh timestamp header, its old t=
+      // and signature kept (a receiver that hashes the t= and checks the skew on the header
+      // accepts any replay).
       const body = freshEvent();
       const signature = sign(body, stale);
       await send('stale, with t=<now> in the signature header', body, headers(stale, `t=${now()},v1=${signature}`), 't=now');
@@ -226,6 +230,8 @@ export async function runConformance(config) {
       const twice = headers(undefined, signature);
       twice[timestampHeader] = [String(now()), String(stale)];
       await send('stale, after a second timestamp header holding now', body, twice, 'two headers');
+      twice[timestampHeader] = [String(stale), String(now())];
+      await send('stale, before a second timestamp header holding now', body, twice, 'two headers, stale first');
     },
     async future_timestamp() {
       await deliverSigned('future', freshEvent(), now() + skewMargin(config.maxSkewSecs));

@@ -10,8 +10,6 @@ const STATIC = {
   formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
     'hashes something other than the raw bytes (JSON parsed and re-serialized, a trimmed or decoded body). Hash ' +
     'the bytes exactly as received, whatever their layout',
-  unknown_fields: 'an authentic event holding fields the spec does not show was refused: keep or ignore such fields, ' +
-    'never refuse them (the service may add fields to events)',
   old_event: 'an authentic event that occurred two days ago, delivered now, was refused: occurred_at is when the ' +
     'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
     'retry after an outage carries an old occurred_at',
@@ -23,8 +21,9 @@ const STATIC = {
   header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get), ' +
     'not as exact strings',
   no_redirect: 'answer at the webhook URL itself: the service never follows a redirect, and a 3xx is not an acknowledgment',
-  pending_secret: 'during a rotation, accept the pending secret beside the active one (secrets: [{ secret, kind: ' +
-    "'active' }, { secret: pending, kind: 'pending' }]) before activating it in the dashboard",
+  pending_secret: 'during a rotation, accept a delivery signed with the pending secret beside the active one (the ' +
+    'HMAC of either matches) before activating it in the dashboard; with cryptopay-verify, give both: secrets: ' +
+    "[{ secret, kind: 'active' }, { secret: pending, kind: 'pending' }]",
   retired_secret: 'a secret whose overlap has ended was accepted: keep the old secret only as retiring with ' +
     'acceptUntilSecs (the end of the overlap), then remove it. If its overlap has not ended for this receiver yet, ' +
     'this rule fails until it has',
@@ -51,6 +50,13 @@ export function hintFor(rule, ctx) {
       return 'an authentic body holding non-ASCII UTF-8 (an order_ref with ü, – and €) was refused: the ' +
         'receiver hashes something other than the raw bytes (a body read as a latin1 or binary string, or decoded and ' +
         're-encoded). Hash the bytes exactly as received (a Buffer / ArrayBuffer), then parse them as UTF-8';
+    case 'unknown_fields':
+      if (acceptedShorts(ds).has('fields')) {
+        return 'an authentic event of a type the spec does not show (payment.refunded) was refused: acknowledge it ' +
+          '(2xx) and ignore it or set it aside; a 4xx makes the service give up on it for good, a 5xx retry it for nothing';
+      }
+      return 'an authentic event holding fields the spec does not show was refused: keep or ignore such fields, ' +
+        'never refuse them (the service may add fields to events)';
     case 'bad_signature':
       return badSignature(ds);
     case 'other_secret':
@@ -139,9 +145,10 @@ function staleTimestamp(ds) {
       'accepted: the signature was checked on the t= item and the skew on the header, so any old delivery can be ' +
       'replayed. Use the timestamp header for both, and refuse a t= that differs';
   }
-  if (accepted.has('two headers')) {
-    return 'a stale delivery with a second, fresh timestamp header was accepted: refuse a timestamp header sent ' +
-      'twice (header_duplicated) rather than check one value and hash the other';
+  if (accepted.has('two headers') || accepted.has('two headers, stale first')) {
+    const order = accepted.has('two headers') ? 'sent first' : 'sent last';
+    return `a stale delivery with a second, fresh timestamp header (${order}) was accepted: the signature was checked ` +
+      'on one value and the skew on the other. Refuse a timestamp header sent twice (header_duplicated)';
   }
   return undefined;
 }
@@ -260,7 +267,14 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
     '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
     '--timestamp-header and --signature-header, and that it computes HMAC-SHA256 over the timestamp header\'s value, ' +
     'a period and the raw body bytes (<timestamp>.<body>), keyed with the Secret\'s bytes as saved (a whsec_ secret ' +
-    'is not base64-decoded)';
+    `is not base64-decoded), and reads the tag in ${encoding}, as the kit sent it (the spec does not say which ` +
+    `encoding the service uses: for a receiver that reads ${encoding === 'hex' ? 'base64' : 'hex'}, run the kit ` +
+    `with --encoding ${encoding === 'hex' ? 'base64' : 'hex'})`;
+  // A refusal that names no code says nothing of its cause: a clock off, or read in
+  // milliseconds, refuses every delivery alike too.
+  const clockCheck = d.code ? '' : '. If all of that holds, check the receiver\'s clock (NTP) and that it compares ' +
+    'the timestamp with the current Unix time in seconds, not milliseconds (Date.now() / 1000). A refusal answered ' +
+    'as {"error":"<code>"} (verifyWebhook\'s codes) lets the kit name the cause';
   // Refused, while a delivery signed with no secret at all was acknowledged: the receiver's
   // secret variable is unset, and what it verifies with is "" or "undefined".
   const unsetKey = (observed.get('other_secret') ?? [])
@@ -285,8 +299,10 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
     return BODY_PARSED_FIRST;
   }
   if (d.code === 'timestamp_missing' || d.code === 'signature_missing') {
-    return 'the receiver did not find a delivery header: give --timestamp-header and --signature-header the names it reads' +
-      underscoreHint(headerNames);
+    const [ts, sig] = headerNames;
+    return `the receiver did not find a delivery header (${d.code}): the kit sent them as ${ts} and ${sig}. The ` +
+      'receiver must read the names the service documents for your account; if those are what it reads, give the ' +
+      'kit the same names with --timestamp-header and --signature-header' + underscoreHint(headerNames);
   }
   if (everyDelivery && (d.status === 404 || d.status === 405)) {
     return `every delivery was answered ${d.status}: nothing takes POST at this address; check the path of --url`;
@@ -299,14 +315,22 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
   if (everyDelivery) {
     return `every delivery, authentic or forged, was answered ${d.status}: either something in front of the ` +
       'receiver (an authentication layer, a firewall, a proxy) refuses the service\'s POSTs (the signature is what ' +
-      `authenticates a delivery: let them through), or the receiver cannot verify the kit's signature: ${secretCheck}`;
+      `authenticates a delivery: let them through), or the receiver cannot verify the kit's signature: ${secretCheck}${clockCheck}`;
   }
   if ([408, 425, 429].includes(d.status)) {
     return `answered ${d.status}, which the service retries a finite number of times: accept its deliveries ` +
       'without a rate limit or a "too early" refusal, and answer 2xx once the event is recorded';
   }
-  if (likeForged) return `the receiver refused the authentic delivery as it refuses forged ones (${brief(d)}): ${secretCheck}`;
+  if (likeForged) return `the receiver refused the authentic delivery as it refuses forged ones (${brief(d)}): ${secretCheck}${clockCheck}`;
   const theirs = forged.length > 0 ? ` (forged ones got ${[...new Set(forged.map(brief))].join(', ')})` : '';
+  // Refused as the stale delivery was, and not as forged ones: the signature verified, then
+  // the timestamp was refused (a clock off, or the time taken in milliseconds).
+  const stale = (observed.get('stale_timestamp') ?? []).find((s) => s.short === 'stale');
+  if (stale !== undefined && answered(stale) && stale.status === d.status && stale.code === d.code) {
+    return `the receiver refused the authentic delivery with ${brief(d)}, as it refused a stale one${theirs}: its ` +
+      'skew check refuses a fresh timestamp. Check the receiver\'s clock (NTP) and that it compares the timestamp ' +
+      'with the current Unix time in seconds, not milliseconds (Date.now() / 1000)';
+  }
   if (maybeLikeForged && d.status < 500) {
     return `the receiver refused the authentic delivery with ${brief(d)}${theirs}, an answer that does not tell a ` +
       `forged delivery from a refused event. If it could not verify the signature: ${secretCheck}. If it verified it ` +

@@ -4,8 +4,16 @@
 export const WIDTH = 100;
 const VERDICT = 'not_judged'.length;
 
+// `text` cut to `width` with "..." at the end: after the last whole item of a list (", " or
+// "; "), else at the last space, when that leaves more than half of it, so that no item or
+// word is cut in two; no separator is left hanging.
 function cut(text, width) {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 3))}...`;
+  if (text.length <= width) return text;
+  const room = Math.max(0, width - 3);
+  const item = Math.max(text.lastIndexOf(', ', room), text.lastIndexOf('; ', room));
+  const space = text.lastIndexOf(' ', room);
+  const end = item > room / 2 ? item : space > room / 2 ? space : room;
+  return `${text.slice(0, end).replace(/[\s,;:]+$/, '')}...`;
 }
 
 /** `text` wrapped at WIDTH, the first line after `first`, the others indented by `indent`. */
@@ -69,8 +77,9 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     out += `${wrap(`${unchecked.join(' and ')} (during a rotation: give --pending-secret-env VAR, the new ` +
       'secret, and --retired-secret-env VAR, an old one whose overlap has ended)', 'not checked: ')}\n`;
   }
-  out += `${wrap('no URL-only kit can see durable recording, de-duplication across restarts or ordering in the ' +
-    'store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1; nor a signature ' +
+  out += `${wrap('retry_same_event and older_version judge answers only: no URL-only kit can see durable ' +
+    'recording, de-duplication by event_id (a retry is answered 2xx whether it was applied again or not) or ' +
+    'ordering in the store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1; nor a signature ' +
     'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size', 'note: ')}\n`;
   return out;
 }
