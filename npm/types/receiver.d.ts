@@ -920,6 +920,20 @@ export interface ReceiverOptions {
    */
   maxBufferedBytes?: number | undefined;
   /**
+   * How long `fetch` and `node` wait for a delivery's whole body, in milliseconds from when
+   * they start reading it: one deadline for the whole body, so a sender trickling a byte now
+   * and then is cut too. A body not all there by then is answered `408
+   * {"error":"body_timeout"}`, unread (the service retries it; `node` closes the connection),
+   * and a warning line says so. Default 30,000 (an event is a few KB, sent at once): a bound
+   * where the server has none (`Deno.serve` has no request timeout; node:http's
+   * `requestTimeout` is 300 s). From 1,000 to 600,000, else `invalid_argument` (a value in
+   * seconds is refused, not taken as milliseconds).
+   *
+   * @example
+   * bodyTimeoutMs: 10_000
+   */
+  bodyTimeoutMs?: number | undefined;
+  /**
    * The current Unix time in seconds; default the system clock. A clock in milliseconds is
    * answered 500 `invalid_argument` (the service retries), never a 400.
    *
@@ -993,13 +1007,14 @@ export interface IntegrationSecrets {
  * space, an event through another integration's secret than its payment's, a delivery signed
  * with a retiring secret inside its overlap that arrived after it ended),
  * `store_unavailable` (503), `busy` (503: the bodies being read held `maxBufferedBytes`; this
- * one was not read), `method` (405), `internal` (500).
+ * one was not read), `body_timeout` (408: its body did not arrive within `bodyTimeoutMs`),
+ * `method` (405), `internal` (500).
  *
  * @example
  * const reason: DeliveryReason = 'skew';
  */
 export type DeliveryReason = 'recorded' | 'quarantined' | 'forgery' | 'skew' | 'headers' | 'too_large' | 'misconfigured'
-  | 'store_unavailable' | 'busy' | 'method' | 'internal';
+  | 'store_unavailable' | 'busy' | 'body_timeout' | 'method' | 'internal';
 
 /**
  * What `onOutcome` is told of a delivery.
@@ -1083,7 +1098,8 @@ export interface DeliveryRecord {
    */
   statusVersion?: string | undefined;
   /**
-   * The size of the body in bytes (for a 413, at least that many).
+   * The size of the body in bytes (for a 413, at least that many; for a 408, the bytes that
+   * came before the deadline).
    *
    * @example
    * bodyBytes: 412

@@ -83,7 +83,7 @@ describe('observability', () => {
     assert.ok(records.every((r) => Object.isFrozen(r)));
     const { deliveries } = receiver.counters();
     assert.deepEqual({ ...deliveries }, {
-      total: 10, recorded: 3, quarantined: 1, forgery: 1, skew: 1, headers: 1, too_large: 2, misconfigured: 0, store_unavailable: 0, busy: 0,
+      total: 10, recorded: 3, quarantined: 1, forgery: 1, skew: 1, headers: 1, too_large: 2, misconfigured: 0, store_unavailable: 0, busy: 0, body_timeout: 0,
       method: 1, internal: 0, apply: 1, duplicate: 1, stale: 1,
     });
     const lines = log.lines.join('\n');

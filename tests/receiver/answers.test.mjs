@@ -927,6 +927,77 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
   });
 });
 
+describe('a body that does not arrive within bodyTimeoutMs is answered 408 body_timeout, unread', () => {
+  const wait = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+  test('fetch(): a body trickling a byte every 100 ms is cut at the deadline (one for the whole body), its stream cancelled', async () => {
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o), bodyTimeoutMs: 1000 }));
+    let cancelled = false;
+    let interval;
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new Uint8Array(10).fill(0x20));
+        interval = setInterval(() => c.enqueue(new Uint8Array([0x20])), 100);
+      },
+      cancel() { cancelled = true; clearInterval(interval); },
+    });
+    const started = performance.now();
+    try {
+      const answer = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half' }));
+      assert.ok(performance.now() - started >= 990, 'it waited for the deadline, no less');
+      assert.deepEqual([answer.status, await answer.json()], [408, { error: 'body_timeout' }]);
+    } finally {
+      clearInterval(interval);
+    }
+    assert.equal(cancelled, true);
+    assert.deepEqual(outcomes.map((o) => [o.status, o.reason]), [[408, 'body_timeout']]);
+    assert.ok(outcomes[0].bodyBytes >= 10, String(outcomes[0].bodyBytes));
+    assert.equal(receiver.counters().deliveries.body_timeout, 1);
+    assert.match(log.lines.join('\n'), /^warn .*408 body_timeout, unread: its body did not arrive within bodyTimeoutMs \(1000 ms; \d+ bytes came\); the service retries it/m);
+    // The deadline is per delivery: the next one, sent at once, is read and recorded.
+    const body = next();
+    const signed = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) }));
+    assert.equal(signed.status, 200);
+  });
+
+  test('node() behind node:http: a sender that stops mid-body gets 408 and its connection closed; a delivery beside it is recorded', async () => {
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log: false, bodyTimeoutMs: 1000 }));
+    const server = await listen(receiver.node);
+    const net = await import('node:net');
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const answer = { text: '', closed: false };
+    socket.on('data', (chunk) => { answer.text += chunk; });
+    socket.on('close', () => { answer.closed = true; });
+    socket.on('error', () => {});
+    try {
+      socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n${' '.repeat(10)}`);
+      const body = next();
+      const recorded = await deliver(server.url, body);
+      assert.equal(recorded.status, 200, recorded.text);
+      assert.equal(answer.text, '', 'not answered before its deadline');
+      for (let i = 0; i < 60 && !answer.closed; i += 1) await wait(50);
+      assert.match(answer.text, /^HTTP\/1\.1 408 /);
+      assert.match(answer.text, /\r\nconnection: close\r\n/i);
+      assert.match(answer.text, /\{"error":"body_timeout"\}$/);
+      assert.equal(answer.closed, true);
+    } finally {
+      socket.destroy();
+      await server.close();
+    }
+  });
+
+  test('bodyTimeoutMs is milliseconds, from a second to ten minutes', () => {
+    for (const bodyTimeoutMs of [0, 30, 999, 600_001, 1.5e3 + 0.5, '30000', Number.NaN]) {
+      assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, bodyTimeoutMs })),
+        (error) => error.code === 'invalid_argument' && /bodyTimeoutMs is how long a delivery's body may take to arrive, in milliseconds, from 1000 to 600000/.test(error.message), String(bodyTimeoutMs));
+    }
+    assert.ok(rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, bodyTimeoutMs: 1000 })));
+  });
+});
+
 describe('store failures answer 503 store_unavailable, never 2xx', () => {
   test('a closed or read-only SQLite database: 503, logged without the body', async () => {
     const dir = tempDir();

@@ -29,6 +29,8 @@ export const answers = {
    * service retries it.
    */
   busy: () => answer(503, { error: 'busy' }, { 'retry-after': '5' }),
+  /** 408 when the body did not arrive within bodyTimeoutMs: it was not read, the service retries. */
+  bodyTimeout: () => answer(408, { error: 'body_timeout' }),
   /** 503 when the store failed: nothing was acknowledged, the service retries. */
   storeUnavailable: () => answer(503, { error: 'store_unavailable' }),
 };

@@ -9,6 +9,8 @@ import { describeError } from './stores/common.mjs';
 
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
+// What a read raced by the body's deadline resolves when the deadline came first.
+const TIMED_OUT = Symbol('timed out');
 
 // A body over the limit is read to its end and discarded up to this many times the limit, so
 // the sender gets the 413 rather than a reset; past that the connection is closed.
@@ -118,14 +120,14 @@ const declaredLength = (value) => {
 };
 
 // The raw body of a Node request. Resolves { body }, { tooLarge, close }, { busy, buffered },
-// { aborted } or { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
+// { timedOut, size } (not all of it within `timeoutMs`), { aborted } or { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
 // (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
 // callback), those bytes are the body; a string there (a verify callback's buf.toString(), as
 // tutorials write it) is taken as its UTF-8 bytes, as a string body is. Otherwise its
 // req.body is used as it is (express.raw(),
 // express.json(), ...): bytes or a string verify, a parsed object is body_not_raw; read with
 // no req.body left (Fastify reads request.raw before any handler) is `consumed`.
-function readNodeBody(req, limit, budget) {
+function readNodeBody(req, limit, budget, timeoutMs) {
   if (req.readableEnded) {
     if (req.rawBody instanceof Uint8Array || typeof req.rawBody === 'string') return Promise.resolve({ body: req.rawBody });
     return Promise.resolve(req.body === undefined ? { consumed: true } : { body: req.body });
@@ -144,10 +146,12 @@ function readNodeBody(req, limit, budget) {
     const settle = (result) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       collected.release();
       req.off('data', onData);
       resolve(result);
     };
+    const timer = setTimeout(() => settle({ timedOut: true, size }), timeoutMs);
     const onData = (chunk) => {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
@@ -192,7 +196,7 @@ const CONSUMED = BODY_ALREADY_READ;
 // What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
 const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
 
-export function nodeHandler({ handle, limit, budget, error, answered }) {
+export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answered }) {
   /** node:http, Express. */
   return async function node(req, res) {
     try {
@@ -202,8 +206,15 @@ export function nodeHandler({ handle, limit, budget, error, answered }) {
         send(res, answers.methodNotAllowed());
         return;
       }
-      const read = await readNodeBody(req, await limit(), budget);
+      const read = await readNodeBody(req, await limit(), budget, bodyTimeoutMs);
       if (read.aborted) return; // the sender went away: nothing to answer
+      if (read.timedOut) {
+        // The rest is not waited for: the connection closes once the answer is out.
+        answered(408, 'body_timeout', { bodyBytes: read.size });
+        send(res, answers.bodyTimeout(), true);
+        res.once?.('finish', () => req.destroy?.());
+        return;
+      }
       if (read.busy) {
         // The rest of the body is not read: the connection closes once the answer is out.
         answered(503, 'busy', { bufferedBytes: read.buffered });
@@ -235,12 +246,13 @@ export function nodeHandler({ handle, limit, budget, error, answered }) {
 }
 
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
-// { busy, buffered } (the budget of bytes being read was spent: the rest is cancelled), { aborted }
+// { busy, buffered } (the budget of bytes being read was spent: the rest is cancelled),
+// { timedOut, size } (not all of it within `timeoutMs`: the rest is cancelled), { aborted }
 // (its stream failed: the sender went away) or { consumed } (a body some code
 // already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
 // rather than a connection reset (which a sender retries); past that it is cancelled.
-async function readFetchBody(request, limit, budget) {
+async function readFetchBody(request, limit, budget, timeoutMs) {
   // Read, or locked by a reader some code took (request.body.getReader()): not the receiver's.
   if (request.bodyUsed || request.body?.locked === true) return { consumed: true };
   const drainLimit = DRAIN_FACTOR * limit;
@@ -254,6 +266,10 @@ async function readFetchBody(request, limit, budget) {
   const reader = request.body.getReader();
   // What it holds is given back to the budget however the read ends.
   const collected = bodyCollector(limit, declared, budget);
+  // One deadline for the whole body, raced by each read (a sender that sends a byte now and
+  // then would outlast a deadline per read).
+  let timer;
+  const expired = new Promise((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs); });
   try {
     let size = 0;
     // Declared over the limit: read only to drain it.
@@ -261,9 +277,13 @@ async function readFetchBody(request, limit, budget) {
     for (;;) {
       let next;
       try {
-        next = await reader.read();
+        next = await Promise.race([reader.read(), expired]);
       } catch {
         return { aborted: true }; // the sender went away mid-body (or the stream failed)
+      }
+      if (next === TIMED_OUT) {
+        reader.cancel().catch(() => {});
+        return { timedOut: true, size };
       }
       if (next.done) break;
       const value = chunkBytes(next.value);
@@ -283,6 +303,7 @@ async function readFetchBody(request, limit, budget) {
     }
     return over ? { tooLarge: true, size } : { body: collected.body() };
   } finally {
+    clearTimeout(timer);
     collected.release();
   }
 }
@@ -304,7 +325,7 @@ function chunkBytes(value) {
 /** An answer as a Fetch `Response`. */
 export const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
 
-export function fetchHandler({ handle, limit, budget, error, answered }) {
+export function fetchHandler({ handle, limit, budget, bodyTimeoutMs, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
@@ -312,9 +333,13 @@ export function fetchHandler({ handle, limit, budget, error, answered }) {
         answered(405, 'method');
         return toResponse(answers.methodNotAllowed());
       }
-      const read = await readFetchBody(request, await limit(), budget);
+      const read = await readFetchBody(request, await limit(), budget, bodyTimeoutMs);
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
+      if (read.timedOut) {
+        answered(408, 'body_timeout', { bodyBytes: read.size });
+        return toResponse(answers.bodyTimeout());
+      }
       if (read.busy) {
         answered(503, 'busy', { bufferedBytes: read.buffered });
         return toResponse(answers.busy());

@@ -18,6 +18,16 @@ export const MAX_ID_BYTES = 1024;
  */
 export const DEFAULT_BUFFERED_BYTES = 64 * 1024 * 1024;
 
+/**
+ * bodyTimeoutMs by default: how long `fetch` and `node` wait for a delivery's whole body, from
+ * the moment they start reading it. An event is a few KB, sent at once; a body still coming
+ * after 30 s is a sender holding a connection open (Deno.serve has no request timeout, and
+ * node:http's requestTimeout is 300 s). It is answered 408, which the service retries.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** bodyTimeoutMs' bounds: a second (a value in seconds is refused) to ten minutes. */
+export const BODY_TIMEOUT_RANGE_MS = [1000, 600_000];
+
 /** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
 export { MILLISECONDS } from '../api/hints.mjs';
 

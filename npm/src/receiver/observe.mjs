@@ -6,7 +6,7 @@
 import { describeError } from './stores/common.mjs';
 
 const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers', 'too_large', 'misconfigured',
-  'store_unavailable', 'busy', 'method', 'internal'];
+  'store_unavailable', 'busy', 'body_timeout', 'method', 'internal'];
 const DECISIONS = ['apply', 'duplicate', 'stale'];
 const FULFILMENT_OUTCOMES = ['fulfil', 'review', 'wait', 'closed', 'needs_review', 'seen', 'retry', 'lease_lost'];
 

@@ -5,7 +5,6 @@
 
 import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-verify';
 import { RECORDABLE } from '../api/brand.mjs';
-import { HEADER_NAME, RESERVED_HEADERS } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
 import { dueNow } from './due.mjs';
@@ -14,106 +13,19 @@ import { fetchHandler, nodeHandler, readBudget } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
-  readsMisnamed, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  readsMisnamed, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
-import { DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
+import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
-import { checkKeys, clientKind, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
-
-const OPTIONS = ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader', 'store', 'maxBodyBytes', 'maxBufferedBytes', 'nowSecs',
-  'log', 'onOutcome'];
+import { describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
 const PREFIX = 'cryptopay-verify/receiver: ';
 const encoder = new TextEncoder();
 
 const systemClock = () => Math.floor(Date.now() / 1000);
-
-function checkOptions(options) {
-  // A near miss of an option (max_skew_secs, TimestampHeader, maxSkewSec) is named.
-  checkKeys(options, OPTIONS, 'createReceiver', 'createReceiver takes { secrets, maxSkewSecs, timestampHeader, signatureHeader, store }');
-  for (const name of ['timestampHeader', 'signatureHeader']) {
-    if (options[name] === undefined) {
-      throw invalid(`${name} is undefined: is the environment variable set? It is the name of the delivery header, as the service sends it`);
-    }
-    if (typeof options[name] !== 'string' || options[name] === '') {
-      throw invalid(`${name} is required: the name of the delivery header, as the service sends it`);
-    }
-    // Checked here, not per delivery: a name no header can have (a pasted space, newline or
-    // colon) would answer every delivery 400, which the service never retries. Never echoed:
-    // what was given may be a secret pasted into the wrong variable.
-    if (!HEADER_NAME.test(options[name])) {
-      throw invalid(`${name} is not a header name (letters, digits and !#$%&'*+-.^_\`|~, no space or colon): give the name of the delivery header as the service sends it, such as X-Webhook-Timestamp`);
-    }
-    if (RESERVED_HEADERS.has(options[name].toLowerCase())) {
-      throw invalid(`${name} names a header HTTP itself uses (${options[name]}): give the name of the delivery header as the service sends it, such as X-Webhook-Signature`);
-    }
-    if (secretStrings(options.secrets).includes(options[name])) {
-      throw invalid(`${name} holds one of the secrets: give the header's name there, and the secret in secrets`);
-    }
-  }
-  if (options.timestampHeader.toLowerCase() === options.signatureHeader.toLowerCase()) {
-    throw invalid('timestampHeader and signatureHeader name the same header: they are two headers of each delivery');
-  }
-  const { store } = options;
-  if (store === null || typeof store !== 'object'
-    || !['ready', 'record', 'quarantine'].every((m) => typeof store[m] === 'function')) {
-    throw invalid(`store ${notAStore(store)}: postgresStore(pool), sqliteStore(db), d1Store(env.DB), libsqlStore(client), or an object with ready, record and quarantine`);
-  }
-  const most = storeMaxBody(store);
-  if (typeof options.maxBodyBytes === 'number' && options.maxBodyBytes > most) {
-    const name = typeof store.kind === 'string' ? `${store.kind}Store` : 'the store';
-    throw invalid(`maxBodyBytes is ${options.maxBodyBytes}, over the largest body ${name} records (${most} bytes): leave it out (the default is then at most ${most}) or lower it`);
-  }
-  const buffered = options.maxBufferedBytes;
-  if (buffered !== undefined && !(Number.isSafeInteger(buffered) && buffered > 0)) {
-    throw invalid(`maxBufferedBytes is a positive integer, the bytes of bodies the receiver holds while it reads them across its deliveries in flight (default ${DEFAULT_BUFFERED_BYTES}, 64 MiB)`);
-  }
-  if (options.nowSecs !== undefined && typeof options.nowSecs !== 'function') {
-    throw invalid('nowSecs is a function returning the current Unix time in seconds');
-  }
-  const log = options.log;
-  if (log !== undefined && log !== false && log !== null
-    && (typeof log !== 'object' || typeof log.warn !== 'function' || typeof log.error !== 'function')) {
-    throw invalid('log is an object with warn(line) and error(line) (console is the default), or false');
-  }
-  if (options.onOutcome !== undefined && typeof options.onOutcome !== 'function') {
-    throw invalid('onOutcome is a function, called with a record of each answer and fulfilment outcome');
-  }
-}
-
-
-/**
- * Start-up warnings on a skew the Verifier takes but that is likely a mistake: under 5 s an
- * authentic delivery delayed by the network or a retry queue is refused (a 400 the service
- * never retries); over an hour a captured delivery stays replayable that long, and over a day
- * it is likely milliseconds.
- */
-function skewWarnings(skew) {
-  if (typeof skew !== 'number' || !Number.isFinite(skew)) return [];
-  if (skew < 5) {
-    return [`maxSkewSecs is ${skew}: a delivery the network or a queue delayed by ${skew === 0 ? 'a second' : `over ${skew} s`} is refused with a 400, `
-      + 'which the service never retries: 300 is the usual choice'];
-  }
-  if (skew > 86_400) return [`maxSkewSecs is ${skew}, over a day: is it in milliseconds? It is seconds (300 is the usual choice)`];
-  if (skew > 3600) return [`maxSkewSecs is ${skew}: a captured delivery can be replayed for that long: 300 is the usual choice`];
-  return [];
-}
-
-
-// What was given where a store belongs, for the message.
-function notAStore(store) {
-  if (store === undefined || store === null) return 'is required';
-  if (typeof store === 'function') return `is a function (${store.name || 'anonymous'}), not a store: call it with your client, as in`;
-  if (clientKind(store) !== null) {
-    return 'is a database client, not a store: wrap it, as in';
-  }
-  return 'is not a store: give one of';
-}
-
-// The largest body (and data text) the store records, when it declares one (d1Store does).
-const storeMaxBody = (store) => (Number.isSafeInteger(store.maxBodyBytes) && store.maxBodyBytes > 0 ? store.maxBodyBytes : Infinity);
 
 // Whether a text's UTF-8 form is over `max` bytes (encoded only when its length cannot tell).
 const overBytes = (text, max) => text.length > max || (text.length * 3 > max && encoder.encode(text).byteLength > max);
@@ -249,7 +161,7 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy } = refusals({ warn, error, emit, names, keep });
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({ warn, error, emit, names, keep });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,
@@ -381,6 +293,7 @@ export function createReceiver(options) {
   function answered(status, reason, detail = {}) {
     if (reason === 'too_large') tooLarge(`at least ${detail.bodyBytes}`);
     if (reason === 'busy') busy(detail.bufferedBytes, budget.max);
+    if (reason === 'body_timeout') bodyTimedOut(detail.bodyBytes, bodyTimeoutMs);
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }
 
@@ -388,7 +301,8 @@ export function createReceiver(options) {
   const limit = async () => (verifiers ?? await keyed())[0].verifier.maxBodyBytes;
   // The bytes of bodies being read, across this receiver's deliveries in flight.
   const budget = readBudget(options.maxBufferedBytes ?? DEFAULT_BUFFERED_BYTES);
-  const http = { handle, limit, budget, error, answered };
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const http = { handle, limit, budget, bodyTimeoutMs, error, answered };
   const loop = merchantLoop({
     store,
     ready: readyForCall,

@@ -156,6 +156,13 @@ export function refusals({ warn, error, emit, names, keep }) {
       + 'deliveries at once, raise maxBufferedBytes');
   }
 
+  // The 408 line for a delivery whose body did not arrive within bodyTimeoutMs.
+  function bodyTimedOut(bytes, ms) {
+    say('body_timeout', warn, `answered a delivery 408 body_timeout, unread: its body did not arrive within bodyTimeoutMs `
+      + `(${ms} ms; ${bytes} bytes came); the service retries it. A sender holding a connection open, or a network `
+      + 'this slow: if the service\'s deliveries are among them, raise bodyTimeoutMs');
+  }
+
   function verified() {
     if (since.from !== null) since.verified += 1;
   }
@@ -193,5 +200,5 @@ export function refusals({ warn, error, emit, names, keep }) {
     return answers.misconfigured('signature_mismatch');
   }
 
-  return { refuse, misconfigured, lateInOverlap, verified, tooLarge, busy };
+  return { refuse, misconfigured, lateInOverlap, verified, tooLarge, busy, bodyTimedOut };
 }
