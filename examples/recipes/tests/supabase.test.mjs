@@ -11,6 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
@@ -55,6 +56,38 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
   });
 
   deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
+
+  // Deno.serve has no request timeout of its own: the receiver's bodyTimeoutMs is what ends a
+  // sender that stops mid-body (a script beside the function, on the memory store).
+  test('a body that stops coming is answered 408 body_timeout at bodyTimeoutMs', async () => {
+    writeFileSync(join(fn, 'slow-body.ts'), [
+      "import { createReceiver, memoryStore } from 'cryptopay-verify/receiver';",
+      'const receiver = createReceiver({',
+      "  secrets: Deno.env.get('CRYPTOPAY_WEBHOOK_SECRET') ?? '', maxSkewSecs: 300, store: memoryStore(), bodyTimeoutMs: 1000,",
+      "  timestampHeader: Deno.env.get('TIMESTAMP_HEADER') ?? '', signatureHeader: Deno.env.get('SIGNATURE_HEADER') ?? '',",
+      '});',
+      "Deno.serve({ hostname: '127.0.0.1', port: 0 }, (request) => receiver.fetch(request));",
+      '',
+    ].join('\n'));
+    const slow = startServer(DENO, ['run', '--allow-net', '--allow-env', 'slow-body.ts'], { cwd: fn, env: denoEnv(RECIPE_ENV) });
+    const socket = new net.Socket();
+    try {
+      const [, port] = await waitForOutput(slow, /Listening on http:\/\/127\.0\.0\.1:(\d+)\//, { timeoutMs: 30_000, what: 'slow-body.ts' });
+      const answer = { text: '', closed: false };
+      socket.on('data', (chunk) => { answer.text += chunk; });
+      socket.on('close', () => { answer.closed = true; });
+      socket.on('error', () => {});
+      socket.connect(Number(port), '127.0.0.1');
+      socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n${' '.repeat(10)}`);
+      for (let i = 0; i < 100 && !/body_timeout/.test(answer.text); i += 1) await new Promise((resolve) => { setTimeout(resolve, 100); });
+      assert.match(answer.text, /^HTTP\/1\.1 408 /, answer.text);
+      assert.match(answer.text, /\{"error":"body_timeout"\}$/);
+      assert.match(slow.output.stdout + slow.output.stderr, /408 body_timeout, unread: its body did not arrive within bodyTimeoutMs \(1000 ms; 10 bytes came\)/);
+    } finally {
+      socket.destroy();
+      await slow.stop();
+    }
+  });
 
   trapSuite('Supabase', {
     start: (env) => startFunction(fn, { SUPABASE_DB_URL: db.server.tcpUrl, ...env }),
