@@ -41,6 +41,21 @@ fn secret(name: &str, value: String) -> Result<Secret, String> {
     Ok(secret)
 }
 
+/// `BODY_TIMEOUT_SECS`: how long a delivery's whole body may take to arrive (default 30, from
+/// 1 to 600). Neither axum nor hyper bounds a body's read, so without it a sender that stops
+/// mid-body holds its connection for as long as it likes.
+pub fn body_timeout() -> Result<std::time::Duration, String> {
+    let Some(value) = optional("BODY_TIMEOUT_SECS")? else {
+        return Ok(std::time::Duration::from_secs(30));
+    };
+    match value.parse::<u64>() {
+        Ok(secs @ 1..=600) => Ok(std::time::Duration::from_secs(secs)),
+        _ => Err(
+            "BODY_TIMEOUT_SECS is a whole number of seconds from 1 to 600 (default 30)".to_owned(),
+        ),
+    }
+}
+
 /// The service's two header names: both valid header names, and not the same one.
 pub fn header_names() -> Result<(String, String), String> {
     let names = (env("TIMESTAMP_HEADER")?, env("SIGNATURE_HEADER")?);

@@ -3,20 +3,30 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
-use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{FromRequest, Request, State};
+use axum::http::StatusCode;
 use cryptopay_verify::{DeliveryHeaders, ErrorKind};
 use serde_json::json;
 
 use crate::{Answer, App, quarantine, record};
 
 /// `POST /webhook`: the raw body and the two header values, verified before anything is parsed.
-pub async fn webhook(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Answer {
+pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
+    let headers = request.headers().clone();
+    // The whole body within `BODY_TIMEOUT_SECS`, or 408 (which the service retries): one
+    // deadline for all of it, since a byte now and then would outlast one per read.
+    let read = tokio::time::timeout(app.body_timeout, Bytes::from_request(request, &()));
+    let Ok(body) = read.await else {
+        eprintln!(
+            "refused a delivery (408 body_timeout): its body did not arrive within {} s; the \
+             service retries it",
+            app.body_timeout.as_secs()
+        );
+        return (
+            StatusCode::REQUEST_TIMEOUT,
+            Json(json!({"error": "body_timeout"})),
+        );
+    };
     // Longer than the body limit (the verifier's `max_body_bytes`, main.rs): 413 with the
     // npm receiver's body, not axum's own text; a body that could not be read, its status.
     let body = match body {

@@ -11,7 +11,8 @@
 //! `DATABASE_URL` (PostgreSQL: `postgres://user:password@host/db` or `host=... user=...
 //! dbname=...`; never printed; when set, any number of instances may share it),
 //! `DATABASE` (otherwise: the SQLite file, default `receiver.db`), `HOST` (default
-//! 127.0.0.1), `PORT` (default 8080; 0 picks a free port).
+//! 127.0.0.1), `PORT` (default 8080; 0 picks a free port), `BODY_TIMEOUT_SECS` (default 30:
+//! a body not all there by then is answered 408 `body_timeout`, which the service retries).
 //!
 //! The merchant loop (`fulfil.rs`), when `CRYPTOPAY_BASE_URL` and `CRYPTOPAY_API_KEY` are set:
 //! `POST /orders` records the merchant's side of a created payment (the answer of
@@ -53,6 +54,8 @@ pub struct App {
     pub verifier: Verifier,
     pub timestamp_header: String,
     pub signature_header: String,
+    /// How long a delivery's whole body may take to arrive (`BODY_TIMEOUT_SECS`).
+    pub body_timeout: std::time::Duration,
     store: Arc<Store>,
 }
 
@@ -264,6 +267,7 @@ async fn main() -> Result<(), String> {
         verifier: Verifier::new(secrets, VerifyOptions::new(300)),
         timestamp_header,
         signature_header,
+        body_timeout: config::body_timeout()?,
         store,
     });
     let fulfilling = service.is_some();

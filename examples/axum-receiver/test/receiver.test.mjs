@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { PENDING, ROOT, SECRET, SIG_HEADER, TS_HEADER, deliver, event, logged, now, pkg, request, runKit, start as startReceiver } from './lib.mjs';
 
@@ -141,6 +142,8 @@ test('a secret with white space or quotes around it, or header names that cannot
     [{ SIGNATURE_HEADER: TS_HEADER.toLowerCase() }, /TIMESTAMP_HEADER and SIGNATURE_HEADER name the same header/],
     [{ TIMESTAMP_HEADER: '' }, /TIMESTAMP_HEADER is not a header name/],
     [{ SIGNATURE_HEADER: 'X Signature' }, /SIGNATURE_HEADER is not a header name/],
+    [{ BODY_TIMEOUT_SECS: '0' }, /BODY_TIMEOUT_SECS is a whole number of seconds from 1 to 600 \(default 30\)/],
+    [{ BODY_TIMEOUT_SECS: '30000' }, /BODY_TIMEOUT_SECS is a whole number of seconds/],
   ]) {
     const error = await startReceiver({ DATABASE: database, ...env }).then(async (receiver) => {
       await receiver.stop();
@@ -149,6 +152,29 @@ test('a secret with white space or quotes around it, or header names that cannot
     assert.ok(error !== null, `started with ${JSON.stringify(Object.keys(env))}`);
     assert.match(String(error.message), says);
     assert.ok(!String(error.message).includes(SECRET) && !String(error.message).includes(PENDING));
+  }
+});
+
+// Neither axum nor hyper bounds how long a body takes: BODY_TIMEOUT_SECS does.
+test('a sender that stops mid-body is answered 408 body_timeout at BODY_TIMEOUT_SECS; a delivery beside it is recorded', async () => {
+  const receiver = await startReceiver({ DATABASE: database, BODY_TIMEOUT_SECS: '1' });
+  const { port } = new URL(receiver.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  const answer = { text: '' };
+  socket.on('data', (chunk) => { answer.text += chunk; });
+  socket.on('error', () => {});
+  try {
+    socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n${' '.repeat(10)}`);
+    const id = randomBytes(6).toString('hex');
+    const recorded = await deliver(receiver.url, event(`evt_slow_${id}`, `pay_slow_${id}`, 1));
+    assert.equal(recorded.status, 200, recorded.text);
+    for (let i = 0; i < 100 && !/body_timeout/.test(answer.text); i += 1) await new Promise((resolve) => { setTimeout(resolve, 50); });
+    assert.match(answer.text, /^HTTP\/1\.1 408 /, answer.text);
+    assert.match(answer.text, /\{"error":"body_timeout"\}$/);
+    await logged(receiver, /refused a delivery \(408 body_timeout\): its body did not arrive within 1 s; the service retries it/);
+  } finally {
+    socket.destroy();
+    await receiver.stop();
   }
 });
 
