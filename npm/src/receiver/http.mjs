@@ -120,9 +120,10 @@ const declaredLength = (value) => {
 };
 
 // The raw body of a Node request. Resolves { body }, { tooLarge, close }, { busy, buffered },
-// { timedOut, size } (not all of it within `timeoutMs`), { aborted } or { consumed }. When a framework already read the stream and kept its bytes in req.rawBody
-// (Google Cloud Functions and Firebase, NestJS with rawBody: true, an Express parser's verify
-// callback), those bytes are the body; a string there (a verify callback's buf.toString(), as
+// { timedOut, size } (not all of it within `timeoutMs`), { aborted } or { consumed }. When a
+// framework already read the stream and kept its bytes in req.rawBody (Google Cloud Functions
+// and Firebase, NestJS with rawBody: true, an Express parser's verify callback), those bytes
+// are the body; a string there (a verify callback's buf.toString(), as
 // tutorials write it) is taken as its UTF-8 bytes, as a string body is. Otherwise its
 // req.body is used as it is (express.raw(),
 // express.json(), ...): bytes or a string verify, a parsed object is body_not_raw; read with
