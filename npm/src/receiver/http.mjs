@@ -178,6 +178,13 @@ function send(res, { status, body, headers }, close = false) {
   res.end(bytes);
 }
 
+// An answer sent before the body was read to its end: the rest is not waited for, the answer
+// says `Connection: close`, and the connection closes once the answer is out.
+function sendAndClose(req, res, answer) {
+  send(res, answer, true);
+  res.once?.('finish', () => req.destroy?.());
+}
+
 /**
  * An answer written where nothing is left to fall back on: a response that cannot be written
  * (its writeHead throws) is destroyed, so that node() never rejects.
@@ -210,17 +217,13 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
       const read = await readNodeBody(req, await limit(), budget, bodyTimeoutMs);
       if (read.aborted) return; // the sender went away: nothing to answer
       if (read.timedOut) {
-        // The rest is not waited for: the connection closes once the answer is out.
         answered(408, 'body_timeout', { bodyBytes: read.size });
-        send(res, answers.bodyTimeout(), true);
-        res.once?.('finish', () => req.destroy?.());
+        sendAndClose(req, res, answers.bodyTimeout());
         return;
       }
       if (read.busy) {
-        // The rest of the body is not read: the connection closes once the answer is out.
         answered(503, 'busy', { bufferedBytes: read.buffered });
-        send(res, answers.busy(), true);
-        res.once?.('finish', () => req.destroy?.());
+        sendAndClose(req, res, answers.busy());
         return;
       }
       if (read.consumed || isParsed(read.body)) {
@@ -231,8 +234,9 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
       }
       if (read.tooLarge) {
         answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size });
-        send(res, answers.tooLarge(), read.close);
-        if (read.close) res.once?.('finish', () => req.destroy?.());
+        // Past the drain limit the rest is not read; within it, the body was read to its end.
+        if (read.close) sendAndClose(req, res, answers.tooLarge());
+        else send(res, answers.tooLarge());
         return;
       }
       // rawHeaders keeps a header sent twice apart (header_duplicated).
