@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
   Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, postgresRows,
-  receiverOptions, rx,
+  pg, receiverOptions, rx,
   signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { readStatements } from '../../scripts/build-receiver.mjs';
@@ -247,6 +247,37 @@ describe('PostgreSQL (a throwaway server)', () => {
       /postgresStore: the tables are at schema version 1, older than this package's \(5\), and createTables is false/);
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_' }), { log: false })).ready();
     await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'right_', createTables: false }), { log: false })).ready();
+  });
+
+  test('a client whose booleans read as PostgreSQL\'s text (\'t\', \'f\'): ready() on an empty database, an order recorded twice, a delivery', async () => {
+    // node-postgres with the bool type's parser left raw, as a driver or an adapter that
+    // returns text answers them: 'f' is a true string, so each flag must be read as a flag.
+    const asText = openPool({
+      ...db.server.connection, max: 2,
+      types: { getTypeParser: (oid, format) => (oid === pg.types.builtins.BOOL ? (text) => text : pg.types.getTypeParser(oid, format)) },
+    });
+    try {
+      const { rows: [probe] } = await asText.query('SELECT false AS no');
+      assert.equal(probe.no, 'f');
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(asText, { prefix: 'textbool_' }), { log: false }));
+      await receiver.ready(); // no tables yet: has_schema 'f' is no schema, and they are made
+      await rx.createReceiver(receiverOptions(rx.postgresStore(asText, { prefix: 'textbool_' }), { log: false })).ready();
+      const amount = (amountRaw) => ({ kind: 'fiat', currency: 'USD', amount_raw: amountRaw });
+      await receiver.recordCreated({ payment_id: 'pay_textbool', order_ref: 'order-tb', source_amount: amount('12800') });
+      await receiver.recordCreated({ payment_id: 'pay_textbool', order_ref: 'order-tb', source_amount: amount('12800') });
+      // Not inserted ('f'): the stored order is compared, and another amount is refused.
+      await assert.rejects(
+        receiver.recordCreated({ payment_id: 'pay_textbool', order_ref: 'order-tb', source_amount: amount('99900') }),
+        /recorded already, with another source_amount/,
+      );
+      const { rows } = await db.pool.query("SELECT source_amount FROM textbool_orders WHERE payment_id = 'pay_textbool'");
+      assert.equal(rows[0].source_amount.amount_raw, '12800');
+      const body = eventBody({ eventId: 'evt_textbool', paymentId: 'pay_textbool', statusVersion: 1 });
+      assert.deepEqual(await handle(receiver, body), [200, decided('apply')]);
+      assert.deepEqual(await handle(receiver, body), [200, decided('duplicate')]);
+    } finally {
+      await asText.end();
+    }
   });
 
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {

@@ -84,7 +84,10 @@ export function isoTime(value) {
   return Number.isNaN(date.getTime()) ? text : date.toISOString();
 }
 
-const flag = (value) => value === true || value === 1 || value === 1n || value === '1' || value === 't';
+/** A driver's boolean as true or false: a JavaScript boolean, 1 (SQLite, D1), or PostgreSQL's text 't'. */
+export const flag = (value) => value === true || value === 1 || value === 1n || value === '1' || value === 't';
+// A column a query answered (a store's check that does not read it leaves it out).
+const said = (value) => value !== undefined && value !== null;
 const textOrNull = (value) => (value === null || value === undefined ? null : String(value));
 
 /**
@@ -246,7 +249,7 @@ export const shownError = (failure) => (failure instanceof CryptoPayError ? fail
  * at, then by id.
  */
 export function inClaimOrder(rows) {
-  const keyed = rows.map((row) => ({ id: String(row.payment_id), newer: row.newer === true || Number(row.newer) === 1, seen: String(row.seen_at) }));
+  const keyed = rows.map((row) => ({ id: String(row.payment_id), newer: flag(row.newer), seen: String(row.seen_at) }));
   const text = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   return keyed.sort((a, b) => Number(b.newer) - Number(a.newer) || text(a.seen, b.seen) || text(a.id, b.id)).map((row) => row.id);
 }
@@ -302,8 +305,8 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
   for (const row of rows) {
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
-    if (row.name && (row.defaulted === false || row.defaulted === 0)) undefaulted.add(`${row.suffix}.${row.name}`);
-    if (row.name && (row.keyed === false || row.keyed === 0)) unkeyed.add(`${row.suffix}.${row.name}`);
+    if (row.name && said(row.defaulted) && !flag(row.defaulted)) undefaulted.add(`${row.suffix}.${row.name}`);
+    if (row.name && said(row.keyed) && !flag(row.keyed)) unkeyed.add(`${row.suffix}.${row.name}`);
   }
   const problems = [];
   for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {

@@ -6,7 +6,7 @@
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, expectClient, invalid, isoTime, loaded, loadedParam,
+  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded, loadedParam,
   newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
 
@@ -153,8 +153,8 @@ export function postgresStore(client, options) {
   // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const [tables] = (await client.query(sql.tables)).rows;
-    if (tables?.has_schema) return Number((await client.query(sql.version)).rows[0]?.version);
-    return tables?.has_events ? 1 : 0;
+    if (flag(tables?.has_schema)) return Number((await client.query(sql.version)).rows[0]?.version);
+    return flag(tables?.has_events) ? 1 : 0;
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
 
@@ -275,7 +275,7 @@ export function postgresStore(client, options) {
     },
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
       let [row] = (await retried(() => run('order', sql.order, [paymentId, orderRef, sourceAmount, integration]))).rows;
-      if (row?.inserted) return { inserted: true, stored: null };
+      if (flag(row?.inserted)) return { inserted: true, stored: null };
       // Not inserted, yet not seen: another recordCreated committed it after this statement's
       // snapshot. Read it again (a new snapshot), for the caller to compare.
       if (row?.source_amount == null) [row] = (await retried(() => run('order_read', sql.order_read, [paymentId]))).rows;
@@ -295,7 +295,7 @@ export function postgresStore(client, options) {
       // statement, or after its snapshot was taken). A marked lease of this owner is given
       // back in a statement of its own; should that fail, the lease runs out (nothing was
       // written to undo).
-      if (row?.wrote === false) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
+      if (row !== undefined && !flag(row.wrote)) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
       return row?.handled_version ?? null;
     },
     async intend({ paymentId, owner, version, leaseSecs }) {
