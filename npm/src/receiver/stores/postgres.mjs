@@ -295,7 +295,7 @@ export function postgresStore(client, options) {
       // statement, or after its snapshot was taken). A marked lease of this owner is given
       // back in a statement of its own; should that fail, the lease runs out (nothing was
       // written to undo).
-      if (row !== undefined && !flag(row.wrote)) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
+      if (row?.wrote === false || row?.wrote === 'f') await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
       return row?.handled_version ?? null;
     },
     async intend({ paymentId, owner, version, leaseSecs }) {
