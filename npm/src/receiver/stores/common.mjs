@@ -86,8 +86,8 @@ export function isoTime(value) {
 
 /** A driver's boolean as true or false: a JavaScript boolean, 1 (SQLite, D1), or PostgreSQL's text 't'. */
 export const flag = (value) => value === true || value === 1 || value === 1n || value === '1' || value === 't';
-// A column a query answered (a store's check that does not read it leaves it out).
-const said = (value) => value !== undefined && value !== null;
+/** A boolean a query answered as false (a column it left out, or null, is not an answer). */
+export const answeredFalse = (value) => value !== undefined && value !== null && !flag(value);
 const textOrNull = (value) => (value === null || value === undefined ? null : String(value));
 
 /**
@@ -305,8 +305,8 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
   for (const row of rows) {
     if (!found.has(row.suffix)) found.set(row.suffix, new Map());
     if (row.name) found.get(row.suffix).set(row.name, row.type);
-    if (row.name && said(row.defaulted) && !flag(row.defaulted)) undefaulted.add(`${row.suffix}.${row.name}`);
-    if (row.name && said(row.keyed) && !flag(row.keyed)) unkeyed.add(`${row.suffix}.${row.name}`);
+    if (row.name && answeredFalse(row.defaulted)) undefaulted.add(`${row.suffix}.${row.name}`);
+    if (row.name && answeredFalse(row.keyed)) unkeyed.add(`${row.suffix}.${row.name}`);
   }
   const problems = [];
   for (const [suffix, columns] of Object.entries(version === 1 ? firstSchema(expected) : expected)) {

@@ -6,8 +6,8 @@
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkColumns, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded, loadedParam,
-  newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix,
+  SCHEMA_VERSION, answeredFalse, bytes, checkColumns, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded,
+  loadedParam, newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
@@ -295,7 +295,7 @@ export function postgresStore(client, options) {
       // statement, or after its snapshot was taken). A marked lease of this owner is given
       // back in a statement of its own; should that fail, the lease runs out (nothing was
       // written to undo).
-      if (row?.wrote === false || row?.wrote === 'f') await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
+      if (answeredFalse(row?.wrote)) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
       return row?.handled_version ?? null;
     },
     async intend({ paymentId, owner, version, leaseSecs }) {
