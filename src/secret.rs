@@ -51,12 +51,12 @@ impl Secret {
     /// // unset variable is an error rather than an empty secret. Reported by the variable's
     /// // name: `VarError`'s Display of a value that is not Unicode prints the value.
     /// fn from_env() -> Result<SecretSet, String> {
-    ///     let value = std::env::var("WEBHOOK_SECRET").map_err(|e| match e {
-    ///         std::env::VarError::NotPresent => "WEBHOOK_SECRET is not set".to_owned(),
-    ///         std::env::VarError::NotUnicode(_) => "WEBHOOK_SECRET is not valid UTF-8".to_owned(),
+    ///     let value = std::env::var("CRYPTOPAY_WEBHOOK_SECRET").map_err(|e| match e {
+    ///         std::env::VarError::NotPresent => "CRYPTOPAY_WEBHOOK_SECRET is not set".to_owned(),
+    ///         std::env::VarError::NotUnicode(_) => "CRYPTOPAY_WEBHOOK_SECRET is not valid UTF-8".to_owned(),
     ///     })?;
     ///     // `secret_empty` if set to "".
-    ///     SecretSet::single(Secret::from(value)).map_err(|e| format!("WEBHOOK_SECRET: {e}"))
+    ///     SecretSet::single(Secret::from(value)).map_err(|e| format!("CRYPTOPAY_WEBHOOK_SECRET: {e}"))
     /// }
     /// if let Ok(set) = from_env() {
     ///     assert_eq!(set.len(), 1);

@@ -139,8 +139,8 @@ export type SecretKind = 'active' | 'pending' | 'retiring';
  * @example
  * ```ts
  * const secrets: SecretEntry[] = [
- *   { secret: process.env.WEBHOOK_SECRET, kind: 'active' },
- *   { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 },
+ *   { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET, kind: 'active' },
+ *   { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: 1767225600 },
  * ];
  * ```
  */
@@ -163,7 +163,7 @@ export interface CurrentSecretEntry {
    *
    * @example
    * ```ts
-   * { secret: process.env.WEBHOOK_SECRET, kind: 'active' }
+   * { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET, kind: 'active' }
    * ```
    */
   secret: string | undefined;
@@ -181,7 +181,7 @@ export interface CurrentSecretEntry {
    *
    * @example
    * ```ts
-   * { secret: process.env.WEBHOOK_SECRET, kind: 'active' } // no acceptUntilSecs
+   * { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET, kind: 'active' } // no acceptUntilSecs
    * ```
    */
   acceptUntilSecs?: undefined;
@@ -192,7 +192,7 @@ export interface CurrentSecretEntry {
  *
  * @example
  * ```ts
- * const old: RetiringSecretEntry = { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 };
+ * const old: RetiringSecretEntry = { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: 1767225600 };
  * ```
  */
 export interface RetiringSecretEntry {
@@ -201,7 +201,7 @@ export interface RetiringSecretEntry {
    *
    * @example
    * ```ts
-   * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
+   * { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: 1767225600 }
    * ```
    */
   secret: string | undefined;
@@ -210,7 +210,7 @@ export interface RetiringSecretEntry {
    *
    * @example
    * ```ts
-   * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
+   * { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: 1767225600 }
    * ```
    */
   kind: 'retiring';
@@ -221,7 +221,7 @@ export interface RetiringSecretEntry {
    *
    * @example
    * ```ts
-   * { secret: process.env.WEBHOOK_SECRET_OLD, kind: 'retiring', acceptUntilSecs: 1767225600 }
+   * { secret: process.env.CRYPTOPAY_WEBHOOK_SECRET_RETIRING, kind: 'retiring', acceptUntilSecs: 1767225600 }
    * ```
    */
   acceptUntilSecs: number;
@@ -317,7 +317,7 @@ export interface DeliveryInput {
  *
  * @example
  * ```ts
- * const options: VerifyOptions = { secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 };
+ * const options: VerifyOptions = { secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300 };
  * ```
  */
 export interface VerifyOptions {
@@ -328,7 +328,7 @@ export interface VerifyOptions {
    *
    * @example
    * ```ts
-   * secrets: process.env.WEBHOOK_SECRET
+   * secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET
    * ```
    */
   secrets: Secrets | undefined;
@@ -363,7 +363,7 @@ export interface VerifyOptions {
  * const input: VerifyInput = {
  *   body, timestamp, signature,
  *   nowSecs: Math.floor(Date.now() / 1000),
- *   secrets: process.env.WEBHOOK_SECRET,
+ *   secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET,
  *   maxSkewSecs: 300,
  * };
  * ```
@@ -593,7 +593,7 @@ export interface VerifiedWebhook extends VerifiedSignature {
  *   body: new Uint8Array(await request.arrayBuffer()),
  *   timestamp: request.headers.get('x-your-timestamp-header'),
  *   signature: request.headers.get('x-your-signature-header'),
- *   secrets: process.env.WEBHOOK_SECRET,
+ *   secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET,
  *   nowSecs: Math.floor(Date.now() / 1000),
  *   maxSkewSecs: 300,
  * });
@@ -614,7 +614,7 @@ export declare function verifySignature(input: VerifyInput): VerifiedSignature;
  * ```ts
  * const { event } = verifyWebhook({
  *   body, timestamp, signature,
- *   secrets: process.env.WEBHOOK_SECRET,
+ *   secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET,
  *   nowSecs: Math.floor(Date.now() / 1000),
  *   maxSkewSecs: 300,
  * });
@@ -632,7 +632,7 @@ export declare function verifyWebhook(input: VerifyInput): VerifiedWebhook;
  * ```ts
  * let verifier: Verifier | undefined;
  * function getVerifier(): Verifier {
- *   verifier ??= new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+ *   verifier ??= new Verifier({ secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300 });
  *   return verifier;
  * }
  * ```
@@ -648,7 +648,7 @@ export declare class Verifier {
    * own `TypeError`, as every class does.
    * @example
    * ```ts
-   * const verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+   * const verifier = new Verifier({ secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300 });
    * ```
    */
   constructor(options: VerifyOptions);
@@ -719,7 +719,7 @@ export declare class Verifier {
  * @example
  * ```ts
  * {
- *   using verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+ *   using verifier = new Verifier({ secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300 });
  *   verifier.verifyWebhook(delivery);
  * } // freed here
  * ```
@@ -734,7 +734,7 @@ export type VerifierDisposal = {
  *
  * @example
  * ```ts
- * using verifier = new Verifier({ secrets: process.env.WEBHOOK_SECRET, maxSkewSecs: 300 });
+ * using verifier = new Verifier({ secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET, maxSkewSecs: 300 });
  * ```
  */
 export interface Verifier extends VerifierDisposal {}

@@ -79,6 +79,21 @@ describe('against the example receiver, during a rotation', () => {
       assert.ok(before.events > 0 && before.payments > 0, JSON.stringify(before));
       db.exec(cleanup);
       assert.deepEqual(left(), { events: 0, payments: 0, every: 1 }, 'the shop\'s own event kept');
+      // The run's quarantined payment.refunded: the SQLite statement of the block after it.
+      const after = /\*\*What a run leaves behind\.\*\*[\s\S]*?```sql\n[\s\S]*?```[\s\S]*?```sql\n([\s\S]*?)```/.exec(readme)?.[1];
+      const sqlite = /^-- SQLite\n([\s\S]*)$/m.exec(after ?? '')?.[1];
+      assert.ok(sqlite, 'the README has the quarantine\'s clean-up statement for SQLite');
+      // The shop's own quarantined delivery, the table's newest row, kept; one that merely
+      // names evt_conformanceX is not the kit's.
+      const ins = db.prepare('INSERT INTO cryptopay_quarantine (code, body) VALUES (?, ?)');
+      ins.run('event_malformed', Buffer.from('{"event_id":"evt_conformanceX"}'));
+      ins.run('event_malformed', Buffer.from([0x7b, 0xff, 0x00]));
+      const quarantined = () => db.prepare("SELECT (SELECT count(*) FROM cryptopay_quarantine WHERE CAST(body AS TEXT) LIKE '%\"evt!_conformance!_%' ESCAPE '!') AS kits, "
+        + '(SELECT count(*) FROM cryptopay_quarantine) AS every').get();
+      const held = quarantined();
+      assert.ok(held.kits > 0, `the run's payment.refunded is quarantined: ${JSON.stringify(held)}`);
+      db.exec(sqlite);
+      assert.deepEqual(quarantined(), { kits: 0, every: held.every - held.kits }, 'the shop\'s own rows kept');
     } finally {
       db.close();
     }
