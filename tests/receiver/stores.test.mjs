@@ -280,6 +280,46 @@ describe('PostgreSQL (a throwaway server)', () => {
     }
   });
 
+  test('a client that answers timestamptz and bytea as text, its session west of UTC: quarantined() lists each body byte for byte, its time in UTC', async () => {
+    // PostgreSQL writes a whole-hour offset as two digits ('-05') and bytea as hex text
+    // ('\\x7b…'): read as a time without an offset the row would be five hours off, and a
+    // body read as empty would be lost once its row is pruned.
+    const raw = new Set([pg.types.builtins.BOOL, pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.BYTEA]);
+    const asText = openPool({
+      ...db.server.connection, max: 2, options: '-c TimeZone=Etc/GMT+5',
+      types: { getTypeParser: (oid, format) => (raw.has(oid) ? (text) => text : pg.types.getTypeParser(oid, format)) },
+    });
+    try {
+      const { rows: [probe] } = await asText.query("SELECT '2026-12-04 12:00:00Z'::timestamptz AS at, '\\x7bff00'::bytea AS body");
+      assert.deepEqual([probe.at, probe.body], ['2026-12-04 07:00:00-05', '\\x7bff00']);
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(asText, { prefix: 'texttime_' }), { log: false }));
+      const kept = [
+        eventBody({ eventId: 'evt_texttime', paymentId: 'pay_texttime', statusVersion: 1, eventType: 'payment.refunded' }),
+        Buffer.from([0x7b, 0xff, 0x00]),
+      ];
+      const before = Date.now();
+      for (const body of kept) assert.equal((await handle(receiver, body))[0], 200);
+      const listed = await receiver.quarantined();
+      assert.deepEqual(listed.map((q) => Buffer.from(q.body)), kept);
+      for (const q of listed) {
+        assert.match(q.receivedAt, /Z$/);
+        assert.ok(Math.abs(Date.parse(q.receivedAt) - before) < 60_000, `${q.receivedAt}, recorded at ${new Date(before).toISOString()}`);
+      }
+      // A body in a shape no driver gives for bytes (a number, null): an error naming it, never
+      // an empty body.
+      for (const shape of [4, null, 'text']) {
+        const odd = { query: async (text, values) => {
+          const result = await asText.query(text, values);
+          return /SELECT id, received_at, code, body FROM/.test(text) ? { ...result, rows: result.rows.map((row) => ({ ...row, body: shape })) } : result;
+        } };
+        const reading = rx.createReceiver(receiverOptions(rx.postgresStore(odd, { prefix: 'texttime_' }), { log: false }));
+        await assert.rejects(reading.quarantined(), { code: 'invalid_argument', message: /a stored body read as (number|null|string), not bytes/ });
+      }
+    } finally {
+      await asText.end();
+    }
+  });
+
   test('a client that answers the record statement in another shape: 503, never a guessed 200', async () => {
     // A fake client: the real pool for everything but the record statement (7 values).
     const fakeClientAnswering = (shape) => ({

@@ -68,19 +68,32 @@ export function sqliteMigration(sql, version, columnsRow, prefix) {
   });
 }
 
-/** A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers) as a Uint8Array. */
+/**
+ * A driver's bytes (Buffer, Uint8Array, ArrayBuffer, an array of numbers, or PostgreSQL's hex
+ * text `\\x…` from a client that answers bytea as text) as a Uint8Array. Any other shape
+ * throws: a body read as empty would be a quarantined delivery lost once its row is pruned.
+ */
 export function bytes(value) {
   if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (Array.isArray(value)) return Uint8Array.from(value);
-  return new Uint8Array(0);
+  if (typeof value === 'string' && /^\\x(?:[0-9a-fA-F]{2})*$/.test(value)) {
+    const out = new Uint8Array((value.length - 2) / 2);
+    for (let i = 0; i < out.length; i += 1) out[i] = Number.parseInt(value.slice(2 + 2 * i, 4 + 2 * i), 16);
+    return out;
+  }
+  throw invalid(`a stored body read as ${value === null ? 'null' : typeof value}, not bytes: make the client answer `
+    + 'bytea or BLOB columns as a Buffer, a Uint8Array or PostgreSQL\'s hex text (bytea_output hex)');
 }
 
-/** A driver's time (a Date, or text) as ISO 8601 text in UTC. */
+/**
+ * A driver's time (a Date, or text) as ISO 8601 text in UTC. Text without an offset is UTC (the
+ * SQLite stores' own); PostgreSQL's text names its session's offset, as `+05:30` or `-05`.
+ */
 export function isoTime(value) {
   if (value instanceof Date) return value.toISOString();
   const text = String(value ?? '');
-  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
+  const date = new Date(/(?:[zZ]|:\d\d(?:\.\d+)?[+-]\d\d(?::?\d\d)?)$/.test(text) ? text : `${text}Z`);
   return Number.isNaN(date.getTime()) ? text : date.toISOString();
 }
 
