@@ -57,7 +57,8 @@ export interface ClientOptions {
   /**
    * The service's base address (`{base_url}`): `https://`, or `http://` to a local sandbox (a
    * loopback host, `host.docker.internal`, or a name under `.test` or `.localhost` such as a
-   * Compose alias `sandbox.test`); no credentials, query or fragment. Paths under `/v1/` are added to it.
+   * Compose alias `sandbox.test`); no credentials, query or fragment. Paths under `/v1/` are added to it
+   * (one ending in `/v1` is refused).
    * `undefined` compiles (an environment variable) and is refused at run time.
    *
    * @example
@@ -66,7 +67,8 @@ export interface ClientOptions {
   baseUrl: string | undefined;
   /**
    * The API key (Integrations > API keys), sent as `Authorization: Bearer <key>` and nowhere
-   * else: never in a URL, an error or a message. `undefined` compiles and is refused at run time.
+   * else: never in a URL, an error or a message. The key itself: one starting with `Bearer ` or
+   * wrapped in quotes is refused. `undefined` compiles and is refused at run time.
    *
    * @example
    * apiKey: process.env.CRYPTOPAY_API_KEY
@@ -82,11 +84,14 @@ export interface ClientOptions {
   fetch?: FetchLike | undefined;
   /**
    * How long one attempt may take, answer read included, in milliseconds (1 to 600000).
-   * Default 10000: with the default `retries`, a stalled service holds a call about 42 s. For
-   * a request a customer waits on (a checkout route), a client of its own with less.
+   * Default 10000: with the default `retries`, a stalled service holds a request about 42 s.
+   * `createPayment` that first reads the store (its first call, then once its copy is five
+   * minutes old) sends two requests, each with that bound. For a request a customer waits on
+   * (a checkout route), a client of its own with less.
    *
    * @example
-   * // The checkout route's client: gives up after about 8 s.
+   * // The checkout route's client: gives up after about 8 s a request (16 s for a
+   * // createPayment that reads the store first).
    * const checkoutApi = createClient({ baseUrl, apiKey, timeoutMs: 4000, retries: 1 });
    */
   timeoutMs?: number | undefined;

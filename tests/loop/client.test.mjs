@@ -394,6 +394,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     refused({ baseUrl: undefined, apiKey: API_KEY }, /is the environment variable set/);
     refused({ baseUrl: 'https://api.example.com', apiKey: undefined }, /is the environment variable set/);
     refused({ baseUrl: 'https://api.example.com', apiKey: `${API_KEY}\n` }, /white space/);
+    // The key as an Authorization header's value, or kept in its env file's quotes.
+    refused({ baseUrl: 'https://api.example.com', apiKey: `Bearer ${API_KEY}` }, /starts with "Bearer ": give the key itself/);
+    for (const quoted of [`"${API_KEY}"`, `'${API_KEY}'`]) refused({ baseUrl: 'https://api.example.com', apiKey: quoted }, /wrapped in quotes/);
+    // The API reference's server address with its version: every path would be /v1/v1/...
+    for (const baseUrl of ['https://api.example.com/v1', 'https://api.example.com/v1/', 'https://gw.example.com/pay/v1']) {
+      refused({ baseUrl, apiKey: API_KEY }, /baseUrl ends in \/v1: give the service's base address without it/);
+    }
+    createClient({ baseUrl: 'https://gw.example.com/pay', apiKey: API_KEY }); // a gateway's path prefix
     refused({ baseUrl: 'https://api.example.com', apiKey: API_KEY, sk_pasted: 1 }, /unknown option/);
     refused({ baseUrl: 'https://api.example.com', apiKey: API_KEY, retries: 11 }, /retries is an integer from 0 to 10/);
     createClient({ baseUrl: 'http://localhost:4010', apiKey: API_KEY });
@@ -589,6 +597,30 @@ describe('the client, against a scripted stand-in of the service', () => {
     const deaf = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 200, retries: 0, fetch: () => new Promise(() => {}) });
     const timedOut = await deaf.getPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([timedOut.code, timedOut.status, timedOut.retryable], ['timeout', 0, true]);
+    // One that answers after the deadline, its body streaming: the body is cancelled, not read
+    // for nobody.
+    let pulls = 0;
+    let cancelled = false;
+    const late = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 100, retries: 0, fetch: async () => {
+      await new Promise((resolve) => { setTimeout(resolve, 300); });
+      return new Response(new ReadableStream({
+        pull: async (controller) => {
+          pulls += 1;
+          controller.enqueue(new TextEncoder().encode('{"pad":"'));
+          await new Promise((resolve) => { setTimeout(resolve, 50); });
+        },
+        cancel: () => { cancelled = true; },
+      }), { status: 200 });
+    } });
+    assert.equal((await late.getPayment('pay_1').then(() => null, (e) => e)).code, 'timeout');
+    await new Promise((resolve) => { setTimeout(resolve, 700); });
+    assert.ok(cancelled, 'the late answer\'s body cancelled');
+    assert.ok(pulls <= 1, `the late answer's body read ${pulls} times`);
+    // An ErrorResponse whose code echoes the key: not taken as the code, never shown.
+    script(() => ({ status: 401, text: JSON.stringify({ error: { code: API_KEY, message: 'bad' } }) }));
+    const echoed = await api.getPayment('pay_1').then(() => null, (e) => e);
+    assert.equal(echoed.code, 'http_401');
+    assert.ok(!exposed(echoed).includes('canary'), exposed(echoed));
     // A key with a slash and a quote, echoed JSON-escaped, with \/ and URL-encoded.
     const odd = 'sk_canary/"q"_9d';
     const echoing = createClient({ baseUrl: standin.baseUrl, apiKey: odd, timeoutMs: 400, retries: 0 });

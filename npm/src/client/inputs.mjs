@@ -45,6 +45,10 @@ export function baseUrlOf(value) {
   }
   if (url.username !== '' || url.password !== '') throw invalid('baseUrl must not hold credentials: the API key is given as apiKey');
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(value)) throw invalid('baseUrl must not hold a query or a fragment');
+  // The API reference's server address names the version: the client adds /v1 to every path.
+  if (/\/v1\/*$/.test(url.pathname)) {
+    throw invalid('baseUrl ends in /v1: give the service\'s base address without it, such as https://api.example.com (the client adds /v1 to every path)');
+  }
   return { base: url.href.replace(/\/+$/, ''), loopback };
 }
 
@@ -55,6 +59,10 @@ export function apiKeyOf(value) {
   if (typeof value !== 'string' || value === '') throw invalid('apiKey is required: the API key issued under Integrations > API keys');
   // Never echoed: the message names the problem only.
   if (value !== value.trim()) throw invalid('apiKey starts or ends with white space: remove it where the key is configured');
+  if (/^bearer\s/i.test(value)) throw invalid('apiKey starts with "Bearer ": give the key itself (the client writes the Authorization header)');
+  if (/^(["'])[\s\S]*\1$/.test(value)) {
+    throw invalid('apiKey is wrapped in quotes: remove them where the key is configured (an env file read by a tool that keeps them, such as docker --env-file)');
+  }
   if (!/^[\x21-\x7e]+$/.test(value)) throw invalid('apiKey holds a character an HTTP header cannot carry: check where the key is configured');
   return value;
 }

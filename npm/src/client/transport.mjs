@@ -150,7 +150,9 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     let said = null;
     try {
       const parsed = JSON.parse(text);
-      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(parsed.error.code)) {
+      // A code that holds the key or a secret of the call (an echo) is not taken as a code.
+      if (isPlainObject(parsed?.error) && typeof parsed.error.code === 'string' && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(parsed.error.code)
+        && masked(parsed.error.code, secrets) === parsed.error.code) {
         code = parsed.error.code;
         if (typeof parsed.error.message === 'string') said = maskCredentials(masked(parsed.error.message, secrets)).slice(0, 500);
       }
@@ -189,6 +191,12 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     const answer = (async () => {
       const response = await fetchFn(`${base}${path}`, { method, headers, body: bytes, signal: controller.signal, redirect: 'manual' });
       const status = response.status;
+      // Past the deadline (a fetch that ignores its signal answered late): nobody waits for
+      // the answer, and its body is not read.
+      if (controller.signal.aborted) {
+        Promise.resolve().then(() => response.body?.cancel?.()).catch(() => {});
+        throw Object.assign(new Error('timeout'), { timedOut: true });
+      }
       const read = await readAnswer(response, MAX_ANSWER_BYTES, (reader) => { reading = reader; }).catch((failure) => {
         throw Object.assign(failure instanceof Error ? failure : new Error(String(failure)), { status });
       });
