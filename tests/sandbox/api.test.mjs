@@ -196,6 +196,11 @@ describe('POST /v1/payments', () => {
     const embedded = await createPayment(sandbox, '500', { checkout_origin: 'https://shop.example' });
     assert.equal(embedded.checkout_origin, 'https://shop.example');
     assert.equal('order_ref' in embedded, false);
+    // The same origin written otherwise: kept as browsers write it, its checkout URL the one
+    // hostedCheckoutUrl builds.
+    const written = await createPayment(sandbox, '500', { checkout_origin: 'HTTPS://Shop.Example:443' });
+    assert.equal(written.checkout_origin, 'https://shop.example');
+    assert.equal(written.checkout_url, pkg.hostedCheckoutUrl('HTTPS://Shop.Example:443', written.payment_id));
   });
 
   test('a payment created without order_ref: its view and its events leave the field out, and parsePaymentView reads them', async () => {

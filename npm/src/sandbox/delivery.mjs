@@ -142,12 +142,13 @@ const signedBeforeSwitch = (job) => job.kind === 'overlap' && job.attempt === 1;
 
 /**
  * Whether an `overlap` job still stands for a request in flight: signed with the secret that is
- * retiring now (not one a later activation replaced) and no longer ago than the sender's own
- * timeout (a stop and a start in between leave none in flight).
+ * retiring now (not one a later activation replaced), queued by this run of the engine (a stop
+ * and a start in between leave none in flight, however soon the start) and no longer ago than
+ * the sender's own timeout.
  */
-function stillInFlight(job, webhook, timeoutMs) {
+function stillInFlight(job, webhook, timeoutMs, run) {
   return webhook.secrets.retiring !== undefined && job.retiring === secretTag(webhook.secrets.retiring)
-    && Date.now() - job.queued_ms <= timeoutMs + 1000;
+    && job.run === run && Date.now() - job.queued_ms <= timeoutMs + 1000;
 }
 
 /**
@@ -156,6 +157,8 @@ function stillInFlight(job, webhook, timeoutMs) {
  */
 export function createDelivery({ store, options, log }) {
   const inFlight = new Map(); // job id -> promise of its attempt
+  // This run of the engine, named on the overlap jobs it queues: a restart starts another.
+  const run = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   const requests = new Set();
   let timer = null;
   let closed = false;
@@ -191,8 +194,8 @@ export function createDelivery({ store, options, log }) {
         payment_id: event.payment_id,
         kind,
         attempt: 1,
-        due_at: kind === 'overlap' ? now : now + holdMs(event, kind === 'event' ? 'hold' : 'duplicate'),
-        ...(kind === 'overlap' ? { signed_at: Math.floor(Date.now() / 1000), queued_ms: Date.now(), ...extra } : {}),
+        due_at: kind === 'overlap' ? now : now + holdMs(event, kind === 'event' ? 'hold' : 'again'),
+        ...(kind === 'overlap' ? { signed_at: Math.floor(Date.now() / 1000), queued_ms: Date.now(), run, ...extra } : {}),
       };
       store.put('job', job.id, job);
     }
@@ -266,7 +269,7 @@ export function createDelivery({ store, options, log }) {
       store.atomic(() => store.remove('job', job.id));
       return;
     }
-    if (signedBeforeSwitch(job) && !stillInFlight(job, webhook, options.timeoutMs)) {
+    if (signedBeforeSwitch(job) && !stillInFlight(job, webhook, options.timeoutMs, run)) {
       store.atomic(() => store.remove('job', job.id));
       log(`delivery ${job.id}: the request in flight at an activation was not sent: it was signed with a secret rotated `
         + 'out since, or longer ago than a request stays in flight (a restart in between)', { type: 'overlap_dropped', delivery_id: job.id });

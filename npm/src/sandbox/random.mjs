@@ -17,11 +17,13 @@ function mix(x) {
   return (z ^ (z >>> 16)) >>> 0;
 }
 
-const PURPOSES = { duplicate: 0x9e37_79b9, hold: 0x7f4a_7c15 };
+// `again`: the hold of a delivery sent again (a duplicate, a replay), drawn apart from the
+// choice to send it, which only draws below --duplicate-rate.
+const PURPOSES = { duplicate: 0x9e37_79b9, hold: 0x7f4a_7c15, again: 0x6a09_e667 };
 
 /**
  * A number in [0, 1) drawn for (seed, n, purpose): the same arguments, the same number.
- * `n` is an event's number (a safe integer), `purpose` 'duplicate' or 'hold'.
+ * `n` is an event's number (a safe integer), `purpose` 'duplicate', 'hold' or 'again'.
  */
 export function draw(seed, n, purpose) {
   const high = Math.floor(n / 0x1_0000_0000);

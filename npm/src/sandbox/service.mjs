@@ -8,7 +8,7 @@
 
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { CryptoPayError, requestFingerprint } from 'cryptopay-verify';
+import { CryptoPayError, hostedCheckoutUrl, requestFingerprint } from 'cryptopay-verify';
 import { NOT_UTF8, randomId, requireIdempotencyKey, utf8Text } from './requests.mjs';
 import { applyPaymentAction, checkIdempotency, newPaymentState, refusal, validateCreatePaymentText } from './rules.mjs';
 import { createWebhooks } from './webhook.mjs';
@@ -156,7 +156,9 @@ export function createService({ store, options, origin, delivery, log }) {
       payment_id: paymentId,
       order_ref: request.order_ref ?? null,
       source_amount: request.source_amount,
-      checkout_origin: request.checkout_origin ?? origin(),
+      // A given origin (validated above) as browsers write it, as hostedCheckoutUrl does:
+      // lowercase scheme and host, no :443.
+      checkout_origin: request.checkout_origin === undefined ? origin() : hostedCheckoutUrl(request.checkout_origin, 'p').slice(0, -'/#payment_id=p'.length),
       expires_at: new Date(created + PAYMENT_TTL_MS).toISOString(),
       created_at: new Date(created).toISOString(),
       activated_at: null,
