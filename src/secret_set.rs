@@ -8,6 +8,7 @@ use ctutils::{Choice, CtEq};
 
 use crate::error::{Error, ErrorKind, err};
 use crate::mac::{HostHash, KeyedMac, Tag};
+use crate::options::NOW_IN_MILLISECONDS;
 use crate::secret::{Secret, SecretEntry, SecretKind};
 
 /// The most entries a secret set may hold.
@@ -284,10 +285,16 @@ impl SecretSet {
                 }
             }
         }
-        matched.ok_or_else(|| self.mismatch(expired_matched))
+        matched.ok_or_else(|| self.mismatch(expired_matched, now_secs))
     }
 
-    fn mismatch(&self, expired_matched: Option<bool>) -> Error {
+    fn mismatch(&self, expired_matched: Option<bool>, now_secs: u64) -> Error {
+        // A retiring secret matched, past its bound only because the clock reads milliseconds:
+        // the receiver's clock, as for a delivery the active secret signed (never a final
+        // refusal of an authentic delivery).
+        if expired_matched.is_some() && now_secs >= MILLISECONDS_FROM {
+            return err(ErrorKind::TimestampTooOld, NOW_IN_MILLISECONDS);
+        }
         match expired_matched {
             Some(true) => return err(ErrorKind::SignatureMismatch, SIGNED_IN_OVERLAP),
             Some(false) => return err(ErrorKind::SignatureMismatch, OVERLAP_ENDED),

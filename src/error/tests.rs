@@ -292,6 +292,29 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
         fault("whsec_k", &delivery, 1_700_000_000_000),
         ("timestamp_too_old", true)
     );
+    // Signed with a retiring secret, inside its overlap: a clock in milliseconds reads past
+    // the bound, and is still the receiver's (not the final refusal of an ended overlap).
+    let rotating = Verifier::new(
+        SecretSet::new(vec![
+            crate::SecretEntry::active(Secret::new("whsec_new")),
+            crate::SecretEntry::retiring(Secret::new("whsec_k"), 1_700_003_600),
+        ])
+        .unwrap(),
+        VerifyOptions::new(300),
+    );
+    let rotated = |now: u64| {
+        let e = rotating.verify_signature(&delivery, now).unwrap_err();
+        (e.code(), e.is_receiver_fault())
+    };
+    assert_eq!(rotated(1_700_000_000_000), ("timestamp_too_old", true));
+    assert_eq!(rotated(1_700_003_601), ("signature_mismatch", false));
+    assert_eq!(
+        rotating
+            .verify_signature(&delivery, 1_700_000_060)
+            .unwrap()
+            .matched_secret,
+        crate::SecretKind::Retiring
+    );
     assert_eq!(
         fault("whsec_k\n", &delivery, 1_700_000_000),
         ("signature_mismatch", true)

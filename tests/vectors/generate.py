@@ -876,6 +876,12 @@ def build_verify():
     v("the two header values swapped, the tag of another secret: the sender's",
       ["Timestamp", "ReceiverFault"], err("timestamp_malformed", False),
       timestamp="v1=" + wrong[0].hex(), signature=T)
+    v("nowSecs in milliseconds during a rotation, a delivery the retiring secret signed inside "
+      "its overlap: the receiver's clock (past the bound only in milliseconds), never the final "
+      "refusal of an ended overlap", ["Rotation", "SkewBoundary", "ReceiverFault"],
+      err("timestamp_too_old", True), signature=mo, now=NOW * 1000,
+      secrets=[{"secret": new, "kind": "active"},
+               {"secret": old, "kind": "retiring", "acceptUntilSecs": NOW + 3600}])
     return f
 
 
