@@ -75,7 +75,8 @@ macro_rules! error_kinds {
                 match code { $( $code => Some(ErrorKind::$variant), )* _ => None }
             }
 
-            /// A short lowercase description of the problem (what [`Error`](super::Error)'s `Display` says).
+            /// A short lowercase description of the problem, for a table or a metric label
+            /// ([`Error`](super::Error)'s `Display` writes the code, the detail and [`help`](Self::help)).
             ///
             /// # Examples
             ///

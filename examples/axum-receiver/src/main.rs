@@ -309,8 +309,9 @@ async fn main() -> Result<(), String> {
     }
     let router = router
         .fallback(not_found)
-        // Larger bodies are answered 413 before they are read: the verifier's own limit, one
-        // number for both.
+        // Larger bodies are answered 413 once the bytes read pass the limit (never buffered
+        // past it; a sender that trickles them is cut at BODY_TIMEOUT_SECS): the verifier's
+        // own limit, one number for both.
         .layer(DefaultBodyLimit::max(
             app.verifier.options().max_body_bytes(),
         ))
