@@ -665,6 +665,39 @@ describe('bodies sent a byte at a time', () => {
     assert.ok(grown < 1024 * 1024, `array buffers grew by ${Math.round(grown / 1e3)} KB for 80 bytes received`);
   });
 
+  test('node(): a request built by hand (serverless-http: rawHeaders [] and req.headers set) is read by its req.headers', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const body = next();
+    const req = new http.IncomingMessage(null);
+    Object.assign(req, { method: 'POST', url: '/webhook', headers: { ...signedHeaders(body), 'content-length': String(body.length) } });
+    assert.deepEqual(req.rawHeaders, []);
+    req.push(body);
+    req.push(null);
+    const res = { headersSent: false, writableEnded: false, destroyed: false, status: null, body: null,
+      writeHead(status) { this.status = status; this.headersSent = true; }, end(bytes) { this.body = Buffer.from(bytes).toString(); this.writableEnded = true; } };
+    await receiver.node(req, res);
+    assert.deepEqual([res.status, JSON.parse(res.body)], [200, { received: true, decision: 'apply' }]);
+  });
+
+  test('no headers given to handle(), or an object with no method given to node() or fetch(): the caller\'s, 500 invalid_argument (retried), never a 4xx', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const body = next();
+    for (const delivery of [{ body }, { body, headers: undefined }, { body, headers: null }]) {
+      const answer = await receiver.handle(delivery);
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}'], JSON.stringify(Object.keys(delivery)));
+    }
+    // Hono's context c instead of c.req.raw; a framework's wrapper instead of Node's request.
+    const fetched = await receiver.fetch({ req: { raw: new Request('http://receiver.test/webhook', { method: 'POST', body }) } });
+    assert.deepEqual([fetched.status, await fetched.json()], [500, { error: 'invalid_argument' }]);
+    const res = { headersSent: false, writableEnded: false, destroyed: false, status: null, body: null,
+      writeHead(status) { this.status = status; this.headersSent = true; }, end(bytes) { this.body = Buffer.from(bytes).toString(); this.writableEnded = true; } };
+    await receiver.node({ raw: {} }, res);
+    assert.deepEqual([res.status, JSON.parse(res.body)], [500, { error: 'invalid_argument' }]);
+    assert.ok(log.lines.some((l) => /pass the Fetch Request \(Hono: c\.req\.raw/.test(l)), log.lines.join('\n'));
+    assert.ok(log.lines.some((l) => /pass Node's IncomingMessage/.test(l)), log.lines.join('\n'));
+  });
+
   test('fetch(): a body a reader locked is body_not_raw; a stream that fails mid-body (the sender gone) is no internal error', async () => {
     const log = captureLog();
     const outcomes = [];
@@ -702,6 +735,23 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
   const streamed = (receiver, stream, headers = {}) => receiver.fetch(
     new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers }),
   );
+
+  test('node() as fetch(): a body declared over maxBodyBytes is drained for its 413, never buffered (no 503 busy for it)', async () => {
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, maxBodyBytes: 1000, maxBufferedBytes: 1500 }));
+    const holder = await nodeRequest(receiver);
+    holder.send(900); // 900 of the 1500 held
+    const big = await nodeRequest(receiver, { 'content-length': '5000' });
+    big.send(700);
+    big.send(700);
+    big.req.emit('end');
+    await big.handled;
+    assert.deepEqual([big.res.status, JSON.parse(big.res.body)], [413, { error: 'body_too_large' }]);
+    const fetched = await streamed(receiver, new ReadableStream({ start(c) { c.enqueue(new Uint8Array(700)); c.enqueue(new Uint8Array(700)); c.close(); } }),
+      { 'content-length': '5000' });
+    assert.deepEqual([fetched.status, await fetched.json()], [413, { error: 'body_too_large' }]);
+    holder.req.emit('end');
+    await holder.handled;
+  });
 
   test('node(): past the budget a delivery is 503 busy unread, its connection closed; bytes given back as reads end; one alone is always read', async () => {
     const log = captureLog();

@@ -153,10 +153,12 @@ function readNodeBody(req, limit, budget, timeoutMs) {
       resolve(result);
     };
     const timer = setTimeout(() => settle({ timedOut: true, size }), timeoutMs);
+    // Declared over the limit: read only to drain it (as fetch does), never buffered.
+    const over = declared > limit;
     const onData = (chunk) => {
       const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
       size += bytes.byteLength;
-      if (size <= limit) {
+      if (!over && size <= limit) {
         if (!collected.add(bytes)) settle({ busy: true, buffered: budget.used });
       } else if (size > drainLimit) {
         settle({ tooLarge: true, close: true, size });
@@ -165,7 +167,7 @@ function readNodeBody(req, limit, budget, timeoutMs) {
       }
     };
     req.on('data', onData);
-    req.once('end', () => settle(size > limit ? { tooLarge: true, close: false, size } : { body: collected.body() }));
+    req.once('end', () => settle(over || size > limit ? { tooLarge: true, close: false, size } : { body: collected.body() }));
     req.once('error', () => settle({ aborted: true }));
     req.once('close', () => settle({ aborted: true })); // no effect once 'end' settled
   });
@@ -208,6 +210,14 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
   /** node:http, Express. */
   return async function node(req, res) {
     try {
+      // Not a request (a framework's context object, a wrapper): the caller's, answered 500
+      // and retried once fixed, never the 405 the service gives up on.
+      if (typeof req?.method !== 'string') {
+        error('node(req, res) was given a req with no method: pass Node\'s IncomingMessage (Express: req; Fastify: request.raw and reply.raw)');
+        answered(500, 'misconfigured', { code: 'invalid_argument' });
+        send(res, answers.misconfigured('invalid_argument'));
+        return;
+      }
       if (req.method !== 'POST') {
         req.resume?.();
         answered(405, 'method');
@@ -239,8 +249,10 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
         else send(res, answers.tooLarge());
         return;
       }
-      // rawHeaders keeps a header sent twice apart (header_duplicated).
-      send(res, await handle({ body: read.body, headers: req.rawHeaders ?? req.headers ?? {} }));
+      // rawHeaders keeps a header sent twice apart (header_duplicated). A request built by
+      // hand (serverless-http and its kind) leaves it [] and sets req.headers.
+      const raw = Array.isArray(req.rawHeaders) && req.rawHeaders.length > 0 ? req.rawHeaders : undefined;
+      send(res, await handle({ body: read.body, headers: raw ?? req.headers }));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
       answered(500, 'internal');
@@ -334,6 +346,12 @@ export function fetchHandler({ handle, limit, budget, bodyTimeoutMs, error, answ
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
+      // Not a Request (Hono's context c rather than c.req.raw): the caller's, as in node().
+      if (typeof request?.method !== 'string') {
+        error('fetch(request) was given an object with no method: pass the Fetch Request (Hono: c.req.raw; Elysia: request)');
+        answered(500, 'misconfigured', { code: 'invalid_argument' });
+        return toResponse(answers.misconfigured('invalid_argument'));
+      }
       if (request.method !== 'POST') {
         answered(405, 'method');
         return toResponse(answers.methodNotAllowed());

@@ -320,7 +320,7 @@ export function readsMisnamed(keys, delivery, names, now, timestamp) {
   for (const name of nearMisses(headerNames(delivery.headers), names, timestamp).slice(0, 4)) {
     let read;
     try {
-      read = readDeliveryHeaders(delivery.headers ?? [], { ...names, [option]: name });
+      read = readDeliveryHeaders(delivery.headers, { ...names, [option]: name });
     } catch (failure) {
       if (!(failure instanceof CryptoPayError)) throw failure;
       continue;

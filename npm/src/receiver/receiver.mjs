@@ -168,7 +168,9 @@ export function createReceiver(options) {
   // which the service retries, even with a header missing too (a 400 is final).
   function headersOf(keys, delivery) {
     try {
-      return readDeliveryHeaders(delivery.headers ?? [], names);
+      // None given (a Lambda event without headers, a property misnamed): the caller's
+      // invalid_argument, answered 500 and retried, never a delivery's 400.
+      return readDeliveryHeaders(delivery.headers, names);
     } catch (failure) {
       if (!(failure instanceof CryptoPayError)) throw failure;
       try {
