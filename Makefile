@@ -54,7 +54,7 @@ setup-msrv:
 # try to build itself from source too, and fail.)
 NODE_PREFIX = $(shell dirname "$$(dirname "$$(command -v node)")")
 NPM_NATIVE = npm_config_nodedir=$(NODE_PREFIX)
-NPM_INSTALL = npm install --no-audit --no-fund --loglevel=error
+NPM_INSTALL = $(CURDIR)/scripts/npm-install.sh
 WORKSPACES = tests/package.json examples/recipes/package.json bench/package.json
 BUILD_STAMP = node_modules/.cryptopay-build
 ALL_STAMP = node_modules/.cryptopay-all
@@ -99,7 +99,7 @@ setup-demo: setup-build
 NODE_VERSIONS_DIR = tests/runtimes/node-versions
 setup-node-versions:
 	@[[ -f $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json && ! $(NODE_VERSIONS_DIR)/package-lock.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json ]] || \
-		(cd $(NODE_VERSIONS_DIR) && npm install --no-audit --no-fund --loglevel=error)
+		(cd $(NODE_VERSIONS_DIR) && $(NPM_INSTALL))
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
 # Silent when it is there; apt's output is shown only if the install fails.
