@@ -360,8 +360,9 @@ UNION ALL SELECT decision FROM foreign_payment;
 -- payment's fulfilment row, where there is one, is made due at once, settled or not, and the
 -- next pass fetches the authoritative view (GET /v1/payments/{payment_id}) instead of waiting
 -- recoverAfterSecs, or for ever once settled. A pass holding the payment's lease meanwhile has
--- its lease marked, as for an order recorded: its `complete` writes nothing, and the payment
--- is handled again at the next pass (`release`, at the end of that pass, frees the mark). A
+-- its lease marked: its `complete` writes the version handled but leaves the row due, and the
+-- payment is looked at again at the next pass (`release`, at the end of that pass, frees a
+-- mark `complete` did not reach). A
 -- payment with no row (no order recorded, no event handled) is left to receiver.quarantined(). $2 the integration whose secret verified the
 -- delivery (NULL for a receiver with one): another integration's payment (its stored facts or
 -- its order under another name, as `record` refuses its events) is left alone, so that a
@@ -574,8 +575,8 @@ RETURNING 1 AS renewed;
 -- statement: keep
 -- $1 payment_id, $2 the owner, $3 the lease in seconds. While `handle` runs, every third of
 -- leaseSecs: the lease renewed for $3 seconds from now while it is this owner's, or this
--- owner's marked by an order or a quarantine since (the mark kept: `complete` writes nothing,
--- and `release` frees it at the end of the pass), so that no other pass takes the payment and
+-- owner's marked by an order or a quarantine since (the mark kept for `complete`, and
+-- `release` frees it at the end of the pass), so that no other pass takes the payment and
 -- calls `handle` while this call still runs. Returns a row when renewed.
 UPDATE cryptopay_fulfilment SET lease_until = now() + make_interval(secs => $3::integer), updated_at = now()
 WHERE payment_id = $1::text AND (lease_owner = $2::text OR left(lease_owner, length($2::text) + 2) = $2::text || ' (')
@@ -592,7 +593,10 @@ RETURNING 1 AS renewed;
 -- order had lived, or NULL when that is $7 or more after the order was recorded (its checks
 -- are over), as it is for any other outcome; the payment's copy of the
 -- version (the index of what is due) follows; the lease is released. All of it only while the
--- lease is still this owner's (not taken by another pass, nor marked by `order`). Returns the
+-- lease is still this owner's (not taken by another pass, nor marked by `order`: that pass may
+-- have decided without the order). A lease a quarantine marked meanwhile is written too (the
+-- handler ran, and its version must not be handled twice), but left unsettled and due at once,
+-- as quarantine_due left it, so that the next pass fetches the view again. Returns the
 -- version now handled, and `wrote`: false when nothing was written, for `unmark` to give back
 -- a lease of this owner that was marked.
 WITH state AS (
@@ -602,7 +606,9 @@ WITH state AS (
         -- Held for review (not settled): looked at again less and less often, so seen_at is
         -- set as far past now as the order had lived (recovery takes it recoverAfterSecs after
         -- that).
-        now() + CASE WHEN n.outcome = 'review' AND NOT n.settled THEN n.lived ELSE interval '0' END,
+        -- Marked by a quarantine: due at the next pass, as quarantine_due left it.
+        CASE WHEN n.marked THEN to_timestamp(0)
+             ELSE now() + CASE WHEN n.outcome = 'review' AND NOT n.settled THEN n.lived ELSE interval '0' END END,
         -- Closed (and settled): the next check for late money, while it falls within $7 of the
         -- order's life.
         CASE WHEN n.outcome = 'closed' AND n.settled AND now() + n.lived < n.created_at + make_interval(secs => $7::integer)
@@ -610,19 +616,21 @@ WITH state AS (
       FROM (
         SELECT CASE WHEN v.takes THEN $4::text ELSE f.outcome END AS outcome,
                CASE WHEN v.takes THEN $5::text ELSE f.code END AS code,
-               CASE WHEN v.takes THEN $6::boolean ELSE f.settled END AS settled,
+               CASE WHEN v.marked THEN false WHEN v.takes THEN $6::boolean ELSE f.settled END AS settled,
+               v.marked,
                greatest(f.handled_version, $3::numeric) AS handled_version,
                o.created_at,
                -- How long the order has lived (none: 0), in seconds, as an interval of days
                -- would follow the session's TimeZone across a DST change.
                greatest(extract(epoch FROM now() - o.created_at), 0) * interval '1 second' AS lived
         -- The outcome is this version's unless a newer one was handled.
-        FROM (SELECT f.handled_version IS NULL OR f.handled_version <= $3::numeric AS takes) AS v
+        FROM (SELECT f.handled_version IS NULL OR f.handled_version <= $3::numeric AS takes,
+                     f.lease_owner <> $2::text AS marked) AS v
         LEFT JOIN cryptopay_orders AS o ON o.payment_id = $1::text
       ) AS n),
     attempts = 0, next_attempt_at = NULL,
     lease_owner = NULL, lease_until = NULL, updated_at = now()
-  WHERE f.payment_id = $1::text AND f.lease_owner = $2::text
+  WHERE f.payment_id = $1::text AND f.lease_owner IN ($2::text, $2::text || ' (event quarantined)')
     AND set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
           ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
   RETURNING f.handled_version

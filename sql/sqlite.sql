@@ -280,8 +280,8 @@ RETURNING decision;
 -- transaction (run before `quarantine`), and the integration whose secret verified it (NULL
 -- for a receiver with one): its facts cannot be applied, so the payment's fulfilment row,
 -- where there is one, is made due at once, settled or not (the next pass fetches the
--- authoritative view); a pass holding its lease has the lease marked, as for an order recorded
--- (its `complete` writes nothing). Not for another integration's payment (its stored facts or
+-- authoritative view); a pass holding its lease has the lease marked (its `complete` writes
+-- the version handled and leaves the row due). Not for another integration's payment (its stored facts or
 -- its order under another name), as `foreign` refuses its events: a holder of one integration's
 -- secret must not hold back another's fulfilment. See schema/postgres.sql.
 WITH incoming (payment_id, integration) AS (VALUES (?, ?))
@@ -503,8 +503,8 @@ RETURNING 1 AS renewed;
 -- statement: keep
 -- Parameters: payment_id, the owner, the lease in seconds. While `handle` runs, every third of
 -- leaseSecs: the lease renewed for that many seconds from now while it is this owner's, or
--- this owner's marked by an order or a quarantine since (the mark kept: `complete` writes
--- nothing, and `release` frees it at the end of the pass), so that no other pass takes the
+-- this owner's marked by an order or a quarantine since (the mark kept for `complete`, and
+-- `release` frees it at the end of the pass), so that no other pass takes the
 -- payment and calls `handle` while this call still runs. Returns a row when renewed.
 WITH params (payment_id, owner, lease_secs) AS (VALUES (?, ?, ?))
 UPDATE cryptopay_fulfilment
@@ -527,14 +527,18 @@ RETURNING 1 AS renewed;
 -- for late money is due, as long after now as its order had lived, or NULL when that is
 -- recheckClosedSecs or more after the order was recorded (its checks are over), as it is for
 -- any other outcome; the lease is released. All of it only while the lease is
--- still this owner's (not taken by another pass, nor marked by `order_mark`). Returns the
--- version now handled (the one stored, when nothing was written).
+-- still this owner's (not taken by another pass, nor marked by `order_mark`). A lease a
+-- quarantine marked meanwhile is written too, but left unsettled and due at once (see
+-- schema/postgres.sql). Returns the version now handled (the one stored, when nothing was
+-- written).
 WITH params (payment_id, owner, version, outcome, code, settled, recheck_secs) AS (VALUES (?, ?, ?, ?, ?, ?, ?))
 UPDATE cryptopay_fulfilment AS f SET
   (outcome, code, settled, handled_version, seen_at, recheck_at) = (
     SELECT n.outcome, n.code, n.settled, n.handled_version,
-      -- Held for review (not settled): seen_at as far past now as the order had lived.
-      strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + CASE WHEN n.outcome = 'review' AND n.settled = 0 THEN n.lived ELSE 0 END),
+      -- Held for review (not settled): seen_at as far past now as the order had lived. Marked
+      -- by a quarantine: due at the next pass, as quarantine_due left it.
+      CASE WHEN n.marked THEN '1970-01-01T00:00:00.000Z'
+           ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday('now') + CASE WHEN n.outcome = 'review' AND n.settled = 0 THEN n.lived ELSE 0 END) END,
       -- Closed (and settled): the next check for late money, while it falls within
       -- recheckClosedSecs of the order's life.
       CASE WHEN n.outcome = 'closed' AND n.settled = 1 AND julianday('now') + n.lived < n.created + n.recheck_secs / 86400.0
@@ -542,7 +546,8 @@ UPDATE cryptopay_fulfilment AS f SET
     FROM (
       SELECT CASE WHEN v.takes THEN p.outcome ELSE f.outcome END AS outcome,
              CASE WHEN v.takes THEN p.code ELSE f.code END AS code,
-             CASE WHEN v.takes THEN p.settled ELSE f.settled END AS settled,
+             CASE WHEN v.marked THEN 0 WHEN v.takes THEN p.settled ELSE f.settled END AS settled,
+             v.marked,
              CASE WHEN v.raises THEN p.version ELSE f.handled_version END AS handled_version,
              o.created, p.recheck_secs,
              -- How long the order has lived, in days (none: 0).
@@ -555,14 +560,16 @@ UPDATE cryptopay_fulfilment AS f SET
                                    OR (length(f.handled_version) = length(q.version) AND f.handled_version > q.version)) AS takes,
                          f.handled_version IS NULL
                            OR length(q.version) > length(f.handled_version)
-                           OR (length(q.version) = length(f.handled_version) AND q.version > f.handled_version) AS raises
+                           OR (length(q.version) = length(f.handled_version) AND q.version > f.handled_version) AS raises,
+                         f.lease_owner IS NOT q.owner AS marked
                   FROM params AS q) AS v
       LEFT JOIN (SELECT julianday(created_at) AS created FROM cryptopay_orders
                  WHERE payment_id = (SELECT payment_id FROM params)) AS o ON 1
     ) AS n),
   attempts = 0, next_attempt_at = NULL,
   lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-WHERE f.payment_id = (SELECT payment_id FROM params) AND f.lease_owner IS (SELECT owner FROM params)
+WHERE f.payment_id = (SELECT payment_id FROM params)
+  AND (f.lease_owner IS (SELECT owner FROM params) OR f.lease_owner IS (SELECT owner FROM params) || ' (event quarantined)')
 RETURNING handled_version;
 
 -- statement: complete_mark
@@ -580,7 +587,7 @@ SELECT handled_version FROM cryptopay_fulfilment WHERE payment_id = ?;
 
 -- statement: complete_unmark
 -- Parameters: payment_id, the owner. Runs right after `complete_read`: a lease of this owner
--- that an order or a quarantine marked (so `complete` wrote nothing) is given back, whatever
+-- that an order marked (so `complete` wrote nothing) is given back, whatever
 -- the pass reports, so that the payment is due at the next pass, not once the lease runs out.
 WITH params (payment_id, owner) AS (VALUES (?, ?))
 UPDATE cryptopay_fulfilment SET lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')

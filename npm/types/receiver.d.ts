@@ -377,9 +377,11 @@ export interface ReceiverStore {
    * it), writes the outcome and when the payment was looked at (now; for one held for
    * `review` and not settled, as far past now as its order had lived, so that `claim` takes it
    * less and less often), releases the lease, all of it only while the lease is still this
-   * owner's (not taken by another pass, nor marked by `recordOrder` or a quarantine); a lease
-   * of this owner that was marked is released with nothing written. Resolves the version now
-   * handled, written or not.
+   * owner's (not taken by another pass, nor marked by `recordOrder`); a lease of this owner
+   * that `recordOrder` marked is released with nothing written. A lease a quarantine marked
+   * (`quarantine` with its `paymentId`) is written too, but left unsettled and due at once,
+   * so that the version handled is not handled again and the next pass fetches the view.
+   * Resolves the version now handled, written or not.
    *
    * @example
    * await store.complete({ paymentId: 'pay_1', owner: 'pass-1', version: '3', outcome: 'fulfil', code: null, settled: true });

@@ -654,6 +654,30 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(h.done().length, 1);
   });
 
+  test(`${name}: an event quarantined while a fulfil runs: its version is written, so handle is not called again, and the next pass looks again`, async (t) => {
+    const { loop, store, world, record, receiver } = await setup(t);
+    const created = await world.create({ orderRef: 'quarantined while fulfilled' });
+    const id = created.payment_id;
+    await record(created);
+    await world.pay(id, '12800');
+    const calls = [];
+    const handle = async ({ action, idempotencyKey }) => {
+      calls.push([action, idempotencyKey]);
+      // A delivery of this payment the receiver cannot read lands while the shipment is made.
+      if (calls.length === 1) await unreadableSender(world, receiver)(id, 'paid');
+    };
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle })).outcomes, { fulfil: 1 });
+    const state = await store.load({ paymentId: id, owner: 'look', recoverAfterSecs: 900, leaseSecs: 300 });
+    assert.deepEqual([state.handledVersion, state.outcome], ['3', 'fulfil']);
+    await store.release({ owner: 'look' });
+    // Due at once for what the quarantined event may have said (recoverAfterSecs is 900): the
+    // view is the version handled, so nothing is called.
+    const next = await loop.fulfil({ confirm: world.confirm, handle });
+    assert.deepEqual([next.claimed, next.outcomes], [1, { seen: 1 }]);
+    assert.equal((await loop.fulfil({ confirm: world.confirm, handle })).claimed, 0);
+    assert.deepEqual(calls, [['fulfil', `${id}:3`]], 'the shipment made once');
+  });
+
   test(`${name}: an order recorded again while a pass handles its payment (a retried createPayment) leaves the pass's outcome standing`, async (t) => {
     const { loop, store, world, record } = await setup(t);
     const h = recorder();

@@ -194,16 +194,22 @@ export function memoryStore(options) {
       const row = fulfilment.get(paymentId);
       if (!row) return null;
       // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder);
-      // one it marked is given back (complete_unmark).
-      if (row.lease_owner !== owner) {
+      // one it marked is given back (complete_unmark). One a quarantine marked is written, but
+      // left unsettled and due at once, as quarantineDue left it.
+      const quarantined = row.lease_owner === `${owner} (event quarantined)`;
+      if (row.lease_owner !== owner && !quarantined) {
         if (markedFrom(row.lease_owner, owner)) Object.assign(row, { lease_owner: null, lease_until: null, updated_at: now() });
         return row.handled_version;
       }
       if (row.handled_version === null || compareStatusVersions(row.handled_version, version) <= 0) {
         Object.assign(row, { outcome, code, settled });
       }
+      if (quarantined) row.settled = false;
       if (newer(version, row.handled_version)) row.handled_version = version;
-      Object.assign(row, { seen_at: seenAt(row), recheck_at: recheckAt(row, recheckClosedSecs), attempts: 0, next_attempt_at: null, updated_at: now() });
+      Object.assign(row, {
+        seen_at: quarantined ? new Date(0).toISOString() : seenAt(row), recheck_at: recheckAt(row, recheckClosedSecs),
+        attempts: 0, next_attempt_at: null, updated_at: now(),
+      });
       Object.assign(row, { lease_owner: null, lease_until: null });
       const payment = payments.get(paymentId);
       if (payment && newer(row.handled_version, payment.handled_version)) payment.handled_version = row.handled_version;
