@@ -179,13 +179,14 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
   // byte, whether or not `fetch` honours its signal (a wrapper may drop it).
   async function attempt(method, path, headers, bytes) {
     const controller = new AbortController();
+    const timedOut = () => Object.assign(new Error('timeout'), { timedOut: true });
     let timer;
     let reading = null;
     const deadline = new Promise((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
         reading?.cancel().catch(() => {}); // a fetch that ignores its signal: stop reading too
-        reject(Object.assign(new Error('timeout'), { timedOut: true }));
+        reject(timedOut());
       }, timeoutMs);
     });
     const answer = (async () => {
@@ -195,7 +196,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       // the answer, and its body is not read.
       if (controller.signal.aborted) {
         Promise.resolve().then(() => response.body?.cancel?.()).catch(() => {});
-        throw Object.assign(new Error('timeout'), { timedOut: true });
+        throw timedOut();
       }
       const read = await readAnswer(response, MAX_ANSWER_BYTES, (reader) => { reading = reader; }).catch((failure) => {
         throw Object.assign(failure instanceof Error ? failure : new Error(String(failure)), { status });
