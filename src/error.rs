@@ -115,7 +115,9 @@ impl Error {
     /// which the service retries (once the receiver is fixed), never a 400, which is final and
     /// loses the event.
     ///
-    /// True for [`ErrorKind::InvalidArgument`] (the receiver called the crate wrongly), and for
+    /// True for [`ErrorKind::InvalidArgument`] (the receiver called the crate wrongly), for
+    /// [`ErrorKind::NoSecrets`] and [`ErrorKind::SecretEmpty`] (no secret configured: often an
+    /// environment variable that is unset or empty), and for
     /// the refusals this crate can tell come from the receiver's configuration, clock or
     /// rotation rather than from the sender: a `now_secs` in milliseconds (every delivery
     /// looks old); a secret saved with white space or quotes around it (no delivery
@@ -149,7 +151,7 @@ impl Error {
     #[must_use]
     pub fn is_receiver_fault(self) -> bool {
         match self.kind {
-            ErrorKind::InvalidArgument => true,
+            ErrorKind::InvalidArgument | ErrorKind::NoSecrets | ErrorKind::SecretEmpty => true,
             ErrorKind::SignatureMismatch => self.detail.is_some_and(|detail| {
                 [PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP].contains(&detail)
             }),

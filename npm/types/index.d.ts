@@ -43,7 +43,7 @@ export declare class CryptoPayError extends Error {
    * @param code One of the stable codes.
    * @param message What went wrong and how to fix it.
    * @param receiverFault See {@link CryptoPayError.receiverFault}; by default `true` for
-   * `invalid_argument` and `body_not_raw` only.
+   * `invalid_argument`, `body_not_raw`, `no_secrets` and `secret_empty` only.
    * @example
    * ```ts
    * const err = new CryptoPayError('signature_mismatch', 'signature_mismatch: no signature matches');
@@ -86,7 +86,9 @@ export declare class CryptoPayError extends Error {
   /**
    * `true` when the refusal is the receiver's own, not the delivery's: answer it 5xx, which
    * the service retries once the receiver is fixed, never 400, which is final and loses the
-   * event. Always for `invalid_argument` and `body_not_raw`; for a refused delivery, when the
+   * event. Always for `invalid_argument`, `body_not_raw`, `no_secrets` and `secret_empty`
+   * (no secret configured: often an environment variable unset or empty); for a refused
+   * delivery, when the
    * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), a
    * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
    * verifies), a delivery that verifies only with its two header values read the other way

@@ -387,12 +387,16 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
         fault("whsec_k", &millis, 1_700_000_000),
         ("timestamp_malformed", false)
     );
-    // Every invalid argument is the receiver's; no other kind without its detail is.
+    // Every invalid argument and every missing secret (an environment variable unset or
+    // empty) is the receiver's; no other kind without its detail is.
     for kind in ErrorKind::ALL {
         let plain = Error::new(*kind);
         assert_eq!(
             plain.is_receiver_fault(),
-            *kind == ErrorKind::InvalidArgument,
+            matches!(
+                *kind,
+                ErrorKind::InvalidArgument | ErrorKind::NoSecrets | ErrorKind::SecretEmpty
+            ),
             "{kind:?}"
         );
     }

@@ -851,17 +851,21 @@ for (const [label, api] of entries) {
       const long = 'a'.repeat(2000);
       const verifier = new api.Verifier(ctorInput(base));
       try {
-        for (const [override, code, says] of [
-          [{ timestamp: NOW }, 'timestamp_malformed', /timestamp is a number, not the header's text: pass the timestamp header's value exactly as received: a string of Unix seconds/],
-          [{ timestamp: [NOW] }, 'timestamp_malformed', /timestamp is a number, not the header's text/],
-          [{ timestamp: Buffer.from(TS) }, 'timestamp_malformed', /timestamp is an object, not the header's text/],
-          [{ timestamp: '1'.repeat(2000) }, 'timestamp_malformed', /timestamp is longer than \d+ characters, more than the header ever holds/],
-          [{ signature: 12345 }, 'signature_malformed', /signature is a number, not the header's text: pass the signature header's value exactly as received, as a string/],
-          [{ signature: long }, 'signature_malformed', /signature is longer than \d+ characters/],
+        // A value no header has is the receiver's own (5xx); one longer than the service ever
+        // sends is what the network sent: the delivery's (400), so that no sender turns a
+        // refusal into a 5xx without the secret.
+        for (const [override, code, says, fault] of [
+          [{ timestamp: NOW }, 'timestamp_malformed', /timestamp is a number, not the header's text: pass the timestamp header's value exactly as received: a string of Unix seconds/, true],
+          [{ timestamp: [NOW] }, 'timestamp_malformed', /timestamp is a number, not the header's text/, true],
+          [{ timestamp: Buffer.from(TS) }, 'timestamp_malformed', /timestamp is an object, not the header's text/, true],
+          [{ timestamp: '1'.repeat(2000) }, 'timestamp_malformed', /timestamp is longer than \d+ characters, more than the service ever sends/, false],
+          [{ timestamp: ['1'.repeat(2000)] }, 'timestamp_malformed', /timestamp is longer than \d+ characters/, false],
+          [{ signature: 12345 }, 'signature_malformed', /signature is a number, not the header's text: pass the signature header's value exactly as received, as a string/, true],
+          [{ signature: long }, 'signature_malformed', /signature is longer than \d+ characters/, false],
         ]) {
           const input = withOverride(base, override);
           for (const error of [thrown(() => api.verifyWebhook(input)), thrown(() => verifier.verifySignature(callInput(input)))]) {
-            assert.equal(error.code, code);
+            assert.deepEqual([error.code, error.receiverFault], [code, fault], JSON.stringify(override).slice(0, 60));
             assert.match(error.message, says);
             assert.doesNotMatch(error.message, /other than an ASCII digit|not visible ASCII/);
           }
@@ -1868,6 +1872,28 @@ describe('inputs that change as they are read, and two copies of the package in 
         const error = thrown(() => verifier.verifyWebhook(input));
         assert.equal(error.code, 'invalid_argument');
         assert.match(error.message, /this Verifier was freed/);
+      }
+      stillWorks(api);
+    });
+
+    test(`${label}: a getter of a header value that detaches the body's buffer: body_not_raw, never a TypeError`, () => {
+      const verifier = new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW });
+      try {
+        for (const [name, call, shape] of [['one-shot', (input) => api.verifyWebhook(input), (input) => input],
+          ['Verifier', (input) => verifier.verifyWebhook(input), callInput]]) {
+          for (const field of ['timestamp', 'signature']) {
+            const input = shape(validInput());
+            const { body } = input; // a view over a buffer of its own
+            const value = input[field];
+            Object.defineProperty(input, field, { enumerable: true, get: () => { structuredClone(body.buffer, { transfer: [body.buffer] }); return value; } });
+            const error = thrown(() => call(input));
+            assert.ok(error instanceof api.CryptoPayError, `${name}, ${field}: ${error}`);
+            assert.equal(error.code, 'body_not_raw', `${name}, ${field}`);
+            assert.match(error.message, /detached/, `${name}, ${field}`);
+          }
+        }
+      } finally {
+        verifier.free();
       }
       stillWorks(api);
     });

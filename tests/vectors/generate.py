@@ -648,13 +648,13 @@ def build_verify():
     v("secret looking like base64 is used as text, not decoded", ["Valid", "Secret"], OK,
       secrets="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       signature=mac("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", T, B).hex())
-    v("empty secret string, well-formed signature", ["Secret", "Empty"], err("secret_empty"),
+    v("empty secret string, well-formed signature", ["Secret", "Empty"], err("secret_empty", True),
       secrets="")
     v("array with one active entry whose secret is empty", ["Secret", "Empty"],
-      err("secret_empty"), secrets=[{"secret": "", "kind": "active"}])
-    v("empty secret list", ["Secret", "Empty"], err("no_secrets"), secrets=[])
+      err("secret_empty", True), secrets=[{"secret": "", "kind": "active"}])
+    v("empty secret list", ["Secret", "Empty"], err("no_secrets", True), secrets=[])
     v("a pending entry with an empty secret beside a good active one",
-      ["Secret", "Empty", "Rotation"], err("secret_empty"),
+      ["Secret", "Empty", "Rotation"], err("secret_empty", True),
       secrets=[{"secret": S, "kind": "active"}, {"secret": "", "kind": "pending"}])
 
     # --- order of checks ---------------------------------------------------------------

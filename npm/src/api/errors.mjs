@@ -7,10 +7,10 @@ import { brand } from './brand.mjs';
 import { BODY_NOT_RAW } from './hints.mjs';
 import { eventErrors, glue } from './instance.mjs';
 
-// The codes that are always the caller's own doing: a wrong argument, a body a framework
-// parsed first. Other codes are the receiver's only with the detail the core numbers (see
-// `refusal`'s `receiverFault`).
-const RECEIVER_CODES = new Set(['invalid_argument', 'body_not_raw']);
+// The codes that are always the receiver's own doing: a wrong argument, a body a framework
+// parsed first, no secret configured (as the core's `is_receiver_fault`). Other codes are the
+// receiver's only with the detail the core numbers (see `refusal`'s `receiverFault`).
+const RECEIVER_CODES = new Set(['invalid_argument', 'body_not_raw', 'no_secrets', 'secret_empty']);
 
 /**
  * The error every function of the package throws. `code` is stable; `authentic`: signed by

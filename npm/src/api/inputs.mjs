@@ -234,7 +234,8 @@ export function notHeader(name, value) {
     : "pass the signature header's value exactly as received, as a string";
   const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
   if (typeof one === 'string') {
-    return `${name} is longer than ${limits.maxHeaderValueBytes} characters, more than the header ever holds: ${fix}`;
+    return `${name} is longer than ${limits.maxHeaderValueBytes} characters, more than the service ever sends: if it is `
+      + "the header's value as received, the delivery is not the service's; else " + fix;
   }
   const kind = one === null || one === undefined ? String(one) : Array.isArray(one) ? 'an array'
     : typeof one === 'object' ? 'an object' : `a ${typeof one}`;

@@ -33,8 +33,14 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
     if (name !== null && value === DUPLICATED) {
       return refuse('header_duplicated', `${name} was given as an array of several values (the header was sent more than once)`);
     }
-    // A value that is never a header's (a number, an object): the caller's own.
-    if (name !== null && value === NEVER_WELL_FORMED) return fail(code, notHeader(name, input[name]), true);
+    // A value that is never a header's (a number, an object): the caller's own; a string
+    // longer than the header ever holds is what the network sent, the delivery's.
+    if (name !== null && value === NEVER_WELL_FORMED) {
+      const sent = input[name];
+      return typeof (Array.isArray(sent) ? sent[0] : sent) === 'string'
+        ? refuse(code, notHeader(name, sent))
+        : fail(code, notHeader(name, sent), true);
+    }
     // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
     if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
       return fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)', true);
@@ -61,9 +67,11 @@ const EMPTY = new Uint8Array(0);
 // core, which refuses it without hashing its body; so is one the host fails to hash (the
 // WebAssembly HMAC gives the same answers).
 function verifyWith(rawOf, limit, input, now, parse, minBody, hostKeysOf) {
-  const bytes = bodyBytes(input.body, limit);
+  // The header values first: a getter of one may detach the body's buffer, which must then be
+  // seen by bodyBytes (body_not_raw), never found detached by the copy into the core.
   const timestamp = headerValue(input.timestamp);
   const signature = headerValue(input.signature);
+  const bytes = bodyBytes(input.body, limit);
   // Taken once every value of the call was read: a getter of the input may have freed the
   // Verifier, and a freed one must be refused here, never reach the core.
   const raw = rawOf();
