@@ -224,6 +224,16 @@ describe('verify', () => {
     assert.match(empty.stderr, /usage error\n.*secret_empty/);
   });
 
+  test('a header value given empty is a header received empty: timestamp_missing or signature_missing, exit 1', async () => {
+    for (const [args, code] of [[['--timestamp', '', '--signature', expectedHex], 'timestamp_missing'],
+      [['--timestamp', TS, '--signature', ''], 'signature_missing'], [['--timestamp=', '--signature=', ], 'timestamp_missing']]) {
+      const run = await verify([...args, '--now', TS, '--body-file', bodyFile]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, new RegExp(`not verified\n${code}`));
+      assert.doesNotMatch(run.stderr, /usage/);
+    }
+  });
+
   test('the output never contains the secret', async () => {
     const run = await verify(['--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile]);
     const bad = await verify(['--timestamp', TS, '--signature', expectedHex.replace(/^./, 'f'), '--now', TS, '--body-file', bodyFile]);
@@ -338,6 +348,10 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     const device = await runCli(['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', '/dev/zero']);
     assert.equal(device.code, 1, device.stderr);
     assert.match(device.stderr, /body_too_large/);
+    // sign reads up to 64 MiB, and says so in its own terms (no delivery, no maxBodyBytes).
+    const signed = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', '/dev/zero']);
+    assert.equal(signed.code, 2, signed.stderr);
+    assert.equal(signed.stderr, 'cryptopay-verify sign: body_too_large: sign signs a body of at most 64 MiB\n');
   });
 
   test('a base64url signature that starts with -- is a value, not a missing one; an option after a value option is', async () => {
@@ -393,6 +407,22 @@ describe('usage errors exit 2, with the usage when the command line itself is wr
       assert.ok(!run.stderr.includes('whsec_on_argv'));
     });
   }
+
+  test('a --timeout written as .5 or 5. is a number of seconds, not a usage error', async () => {
+    for (const timeout of ['.5', '5.']) {
+      const run = await runCli(['conformance', '--url', 'http://127.0.0.1:9/x', '--secret-env', SECRET_ENV,
+        '--timestamp-header', 'a', '--signature-header', 'b', '--timeout', timeout]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /cannot reach the receiver/);
+      assert.doesNotMatch(run.stderr, /usage|--timeout must/);
+    }
+  });
+
+  test('-h and --help together print the command\'s usage, exit 0', async () => {
+    const run = await runCli(['verify', '-h', '--help']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /cryptopay-verify verify --secret-env VAR/);
+  });
 
   test('--help prints the usage of every command, exit 0', async () => {
     const run = await runCli(['--help']);

@@ -77,7 +77,7 @@ export function parse(command, argv) {
       throw new UsageError(`${ordinal(i)} after "${command}" is not an option of ${command} (not shown); ` +
         `its options: ${Object.keys(spec).map((o) => `--${o}`).join(' ')}`, command);
     }
-    if (Object.hasOwn(opts, name)) throw new UsageError(`--${name} is given twice`, command);
+    if (Object.hasOwn(opts, name) && name !== 'help') throw new UsageError(`--${name} is given twice`, command);
     if (kind === 'flag') {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`, command);
       opts[name] = true;
@@ -126,11 +126,14 @@ export function nowOption(opts, fallback, command) {
   return integer(opts, 'now', fallback, command);
 }
 
+/** A decimal number as people write it: 5, 0.5, .5 or 5. (no sign, no exponent). */
+export const DECIMAL = /^([0-9]+(\.[0-9]*)?|\.[0-9]+)$/;
+
 /** A number of seconds from 0.05 (a time a request can take), at most 3600 (fractions allowed). */
 export function seconds(opts, name, fallback, command, max = 3600) {
   if (opts[name] === undefined) return fallback;
   const value = Number(opts[name]);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(opts[name]) || !(value >= 0.05) || value > max) {
+  if (!DECIMAL.test(opts[name]) || !(value >= 0.05) || value > max) {
     throw new UsageError(`--${name} must be a number of seconds from 0.05 to ${max}`, command);
   }
   return value;

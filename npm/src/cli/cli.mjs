@@ -95,7 +95,7 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
   let message = error.message.replace(/\bnowSecs\b/g, '--now').replace(/\bmaxSkewSecs\b/g, '--max-skew');
   if (error.code === 'body_too_large') {
     message = 'body_too_large: the body is larger than the CLI verifies (the package\'s default maxBodyBytes; a receiver\'s '
-      + 'maxBodyBytes option raises its own limit): payment.updated bodies are far smaller: is this file the request body?';
+      + 'maxBodyBytes option raises its own limit): payment.updated bodies are far smaller: is this the request body?';
   }
   return message;
 }
@@ -133,8 +133,10 @@ async function verifyCommand(argv) {
   const opts = parse(command, argv);
   if (opts.help) return help(command);
   const secret = readSecret(opts, command);
-  const timestamp = required(opts, 'timestamp', command);
-  const signature = required(opts, 'signature', command);
+  // Given empty: a header received empty, which the package refuses as missing (exit 1), not
+  // an option left out.
+  const timestamp = opts.timestamp === '' ? '' : required(opts, 'timestamp', command);
+  const signature = opts.signature === '' ? '' : required(opts, 'signature', command);
   const maxSkewSecs = integer(opts, 'max-skew', 300, command);
   const now = nowOption(opts, nowSecs(), command);
   const body = await readBody(opts, command);
@@ -188,7 +190,7 @@ async function signCommand(argv) {
     if (!(error instanceof CryptoPayError)) throw error;
     const message = error.code === 'timestamp_missing' || error.code === 'timestamp_malformed'
       ? `${error.code}: --timestamp is the Unix time in seconds, 1 to 12 digits (e.g. ${nowSecs()}); leave it out to sign at now`
-      : error.message;
+      : error.code === 'body_too_large' ? 'body_too_large: sign signs a body of at most 64 MiB' : error.message;
     write.err(`${NAME} sign: ${message}\n`);
     return 2;
   }

@@ -263,7 +263,7 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
   // side names a code and the other none.
   const likeForged = forged.some((f) => f.status === d.status && f.code === d.code);
   const maybeLikeForged = forged.some((f) => f.status === d.status && (!f.code || !d.code));
-  const secretCheck = 'check that it holds the same signing Secret as the variable of --secret-env, exactly as saved ' +
+  const secretCheck = 'check that it holds the same signing Secret as the kit was given (--secret-env or --secret-file), exactly as saved ' +
     '(a trailing newline or space from a file or a copy breaks it), that it reads the headers named by ' +
     '--timestamp-header and --signature-header, and that it computes HMAC-SHA256 over the timestamp header\'s value, ' +
     'a period and the raw body bytes (<timestamp>.<body>), keyed with the Secret\'s bytes as saved (a whsec_ secret ' +

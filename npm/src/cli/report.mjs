@@ -74,8 +74,10 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     }
   }
   if (unchecked.length > 0) {
-    out += `${wrap(`${unchecked.join(' and ')} (during a rotation: give --pending-secret-env VAR, the new ` +
-      'secret, and --retired-secret-env VAR, an old one whose overlap has ended)', 'not checked: ')}\n`;
+    const give = unchecked.map((rule) => (rule === 'pending_secret'
+      ? '--pending-secret-env VAR, the new secret'
+      : '--retired-secret-env VAR, an old one whose overlap has ended'));
+    out += `${wrap(`${unchecked.join(' and ')} (during a rotation: give ${give.join(', and ')})`, 'not checked: ')}\n`;
   }
   out += `${wrap('retry_same_event and older_version judge answers only: no URL-only kit can see durable ' +
     'recording, de-duplication by event_id (a retry is answered 2xx whether it was applied again or not) or ' +

@@ -10,7 +10,7 @@
 
 import { CryptoPayError } from '../entry/node.mjs';
 import { startSandbox } from '../sandbox/index.mjs';
-import { UsageError, headerName, parse, readSecret, seconds } from './args.mjs';
+import { DECIMAL, UsageError, headerName, parse, readSecret, seconds } from './args.mjs';
 import { displayUrl, looksLikeSecret, neverPrint, write } from './redact.mjs';
 import { actCommand } from './sandbox-act.mjs';
 import { SANDBOX_USAGE, SUBCOMMANDS } from './sandbox-options.mjs';
@@ -54,7 +54,7 @@ function duplicateRate(opts) {
   const text = opts['duplicate-rate'];
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || value > 1) throw new UsageError('--duplicate-rate must be a number from 0 to 1, e.g. 0.3', 'sandbox');
+  if (!DECIMAL.test(text) || value > 1) throw new UsageError('--duplicate-rate must be a number from 0 to 1, e.g. 0.3', 'sandbox');
   return value;
 }
 
