@@ -1463,8 +1463,8 @@ export declare function hostedCheckoutUrl(checkoutOrigin: string, paymentId: str
  *
  * @param body The request body, as bytes or a string.
  * @returns 64 lowercase hex digits.
- * @throws {CryptoPayError} `body_not_raw`; `invalid_argument` in browsers before
- * `await init()`.
+ * @throws {CryptoPayError} `body_not_raw` (not bytes or a string); `body_too_large` (over
+ * 64 MiB); `invalid_argument` in browsers before `await init()`.
  * @example
  * ```ts
  * const fingerprint = requestFingerprint(JSON.stringify(body));
