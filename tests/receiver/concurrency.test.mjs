@@ -242,6 +242,41 @@ describe('PostgreSQL: one event_id through two integrations at once', { timeout:
   });
 });
 
+describe('PostgreSQL: every statement of the merchant loop runs again after a serialization failure', { timeout: 60_000 }, () => {
+  const suite = postgresForSuite({ max: 2 });
+
+  test('load, release and retryNow met by one 40001 each: they resolve, as claim and complete do', async () => {
+    // A client that fails each named statement of the loop once, as a REPEATABLE READ or
+    // SERIALIZABLE server may when another transaction changed the row.
+    const sql = readStatements(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'schema', 'postgres.sql'), 'utf8'));
+    const bare = (text) => text.replace(/;\s*$/, '');
+    const names = new Map(['load', 'release', 'retry_now', 'claim'].map((name) => [bare(sql[name].replace(/\bcryptopay_/g, 'serial_')), name]));
+    const failed = new Set();
+    const failing = {
+      query: (config, values) => {
+        const name = names.get(bare(typeof config === 'object' ? config.text : config));
+        if (name !== undefined && !failed.has(name)) {
+          failed.add(name);
+          return Promise.reject(Object.assign(new Error('could not serialize access due to concurrent update (test)'), { code: '40001' }));
+        }
+        return suite.pool.query(config, values);
+      },
+    };
+    const store = rx.postgresStore(failing, { prefix: 'serial_' });
+    await store.ready();
+    assert.equal(await store.record({ eventId: 'evt_serial', paymentId: 'pay_serial', statusVersion: '3', data: '{"status":"paid"}', body: Buffer.from('{}') }), 'apply');
+    assert.deepEqual(await store.claim({ owner: 'A', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), ['pay_serial']);
+    const state = await store.load({ paymentId: 'pay_serial', owner: 'A', recoverAfterSecs: 900, leaseSecs: 300 });
+    assert.deepEqual([state.leased, state.eventVersion], [true, '3']);
+    assert.equal(await store.retry({ paymentId: 'pay_serial', owner: 'A', delaySecs: 3600, code: 'handle_failed' }), 1);
+    assert.equal(await store.retryNow({ paymentId: null }), 1);
+    assert.deepEqual(await store.claim({ owner: 'B', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), ['pay_serial']);
+    await store.release({ owner: 'B' });
+    assert.deepEqual(await store.claim({ owner: 'C', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 }), ['pay_serial'], 'released');
+    assert.deepEqual([...failed].sort(), ['claim', 'load', 'release', 'retry_now']);
+  });
+});
+
 describe('PostgreSQL: an order recorded while a pass notes its payment as unknown', { timeout: 60_000 }, () => {
   const suite = postgresForSuite({ max: 4 });
 

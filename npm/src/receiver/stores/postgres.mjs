@@ -286,7 +286,7 @@ export function postgresStore(client, options) {
       return rows.map((row) => row.payment_id);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
-      const [row] = (await run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs])).rows;
+      const [row] = (await retried(() => run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs]))).rows;
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
@@ -311,10 +311,10 @@ export function postgresStore(client, options) {
       return row === undefined ? null : Number(row.attempts);
     },
     async release({ owner }) {
-      await run('release', sql.release, [owner]);
+      await retried(() => run('release', sql.release, [owner]));
     },
     async retryNow({ paymentId = null }) {
-      return (await run('retry_now', sql.retry_now, [paymentId])).rows.length;
+      return (await retried(() => run('retry_now', sql.retry_now, [paymentId]))).rows.length;
     },
   };
 }
