@@ -37,7 +37,7 @@ export async function handler(event) {
   // Answered in the form the request came in: an ALB with multi-value headers on reads only
   // multiValueHeaders.
   if (event.multiValueHeaders) {
-    return { statusCode: status, multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])), body };
+    return { statusCode: status, multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])), body, isBase64Encoded: false };
   }
-  return { statusCode: status, headers, body };
+  return { statusCode: status, headers, body, isBase64Encoded: false };
 }
