@@ -40,11 +40,13 @@ function send(res, status, value, extraHeaders = {}) {
   res.end(body);
 }
 
-// The amount of an order, for people: 128.00 USD (the store's decimals), else its amount_raw.
-function shown(sourceAmount, decimals) {
+// The amount of an order, for people: 128.00 USD with the decimals of the store's pricing
+// source when the order was priced in it, else its amount_raw (an order priced before the
+// source changed keeps its own unit).
+function shown(sourceAmount, source) {
   const unit = sourceAmount.currency ?? sourceAmount.pricing_ref;
-  if (decimals === undefined) return `${sourceAmount.amount_raw} (smallest unit) ${unit}`;
-  return `${fromAmountRaw(sourceAmount.amount_raw, decimals)} ${unit}`;
+  if (source === undefined || source.ref !== unit) return `${sourceAmount.amount_raw} (smallest unit) ${unit}`;
+  return `${fromAmountRaw(sourceAmount.amount_raw, source.decimals)} ${unit}`;
 }
 
 /**
@@ -53,11 +55,11 @@ function shown(sourceAmount, decimals) {
  * real shop passes idempotencyKey to its own systems so that a repeat after a crash ships
  * nothing twice.
  */
-function printer(log, decimalsOf) {
+function printer(log, sourceOf) {
   return async ({ action, view, order, idempotencyKey, mismatch }) => {
     const what = order ? `order ${order.orderRef ?? '(no order_ref)'}` : 'a payment no order of ours holds';
     const about = `payment ${view.payment_id}, ${view.status} at version ${view.status_version}; key ${idempotencyKey}`;
-    if (action === 'fulfil') log.info(`would ship ${what} (${shown(order.sourceAmount, await decimalsOf())} paid; ${about})`);
+    if (action === 'fulfil') log.info(`would ship ${what} (${shown(order.sourceAmount, await sourceOf())} paid; ${about})`);
     else if (action === 'review') log.info(`would hold ${what} for review (${mismatch ? mismatch.code : view.status}; ${about})`);
     else if (action === 'closed') log.info(`would release ${what}: not paid (${about})`);
     else log.info(`${what} waits (${about})`);
@@ -117,23 +119,15 @@ export async function startReceiver(config, log = console) {
   // The shop's routes: only its digest is kept (null: the routes are off).
   const adminDigest = config.adminToken ? sha256(config.adminToken) : null;
 
-  // The merchant loop, when the service is configured: the client, and fulfilment passes.
-  let api = null;
-  let loop = null;
-  if (config.serviceUrl && config.apiKey) {
-    api = createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey });
-    let decimals;
-    const decimalsOf = async () => {
-      decimals ??= await api.getStore().then((s) => s.primary_source.decimals, () => undefined);
-      return decimals;
-    };
-    loop = receiver.startFulfilment({
-      intervalMs: config.fulfilIntervalMs,
-      recoverAfterSecs: config.recoverAfterSecs,
-      confirm: (paymentId) => api.getPayment(paymentId),
-      handle: printer(log, decimalsOf),
-    });
-  }
+  // The merchant loop, when the service is configured: the client, and (once the server
+  // listens) fulfilment passes.
+  const api = config.serviceUrl && config.apiKey ? createClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey }) : null;
+  // The store's pricing source, asked once it answers: the decimals of the orders priced in it.
+  let source;
+  const sourceOf = async () => {
+    source ??= await api.getStore().then((s) => s.primary_source, () => undefined);
+    return source;
+  };
 
   // POST /payments {"order_ref", "amount", "currency"?, "attempt"?}: a payment created with the
   // client, its order recorded (refused, never re-priced, when the store's source is not that
@@ -202,7 +196,13 @@ export async function startReceiver(config, log = console) {
   }
 
   async function route(req, res) {
-    const url = new URL(req.url, 'http://receiver.invalid');
+    let url;
+    try {
+      url = new URL(req.url, 'http://receiver.invalid');
+    } catch {
+      send(res, 400, { error: 'bad_request_target' });
+      return;
+    }
     if (url.pathname === config.path) {
       await receiver.node(req, res); // answers every method itself (405 unless POST)
       return;
@@ -222,9 +222,15 @@ export async function startReceiver(config, log = console) {
     }
   }
 
+  let closing = false;
   const server = http.createServer((req, res) => {
+    // Once closing, a keep-alive connection is closed as soon as its answer is out, so that
+    // close() waits for the requests under way only.
+    res.on('finish', () => { if (closing) setImmediate(() => server.closeIdleConnections()); });
     route(req, res).catch((error) => {
-      log.error(`node-receiver: ${error?.message ?? error}`);
+      // The webhook route answers its own failures; these are the shop's routes' (the views
+      // read the store).
+      log.error(`${req.method} ${req.url?.split('?')[0]} failed: ${error?.message ?? error}`);
       if (!res.headersSent) send(res, 503, { error: 'store_unavailable' });
       else res.destroy();
     });
@@ -232,9 +238,21 @@ export async function startReceiver(config, log = console) {
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 65_000;
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+  } catch (error) {
+    await storage.close().catch(() => {});
+    throw error;
+  }
+  // Passes only once the server listens: a start that fails leaves no lease behind.
+  const loop = api === null ? null : receiver.startFulfilment({
+    intervalMs: config.fulfilIntervalMs,
+    recoverAfterSecs: config.recoverAfterSecs,
+    confirm: (paymentId) => api.getPayment(paymentId),
+    handle: printer(log, sourceOf),
   });
   const { port } = server.address();
   return {
@@ -243,12 +261,23 @@ export async function startReceiver(config, log = console) {
     fulfilling: loop !== null,
     admin: adminDigest !== null,
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    /**
+     * Stops taking requests and passes at once: the pass under way finishes its payment and
+     * gives back the rest of its batch while the requests under way are answered (cut after
+     * 10 s: a delivery cut is not acknowledged, and the service retries it); then the store
+     * closes.
+     */
     async close() {
-      await new Promise((resolve) => {
-        server.close(resolve);
-        server.closeIdleConnections?.();
-      });
-      await loop?.stop(); // the pass under way ends first
+      closing = true;
+      const cut = setTimeout(() => server.closeAllConnections(), 10_000);
+      await Promise.all([
+        new Promise((resolve) => {
+          server.close(resolve);
+          server.closeIdleConnections();
+        }),
+        loop?.stop(),
+      ]);
+      clearTimeout(cut);
       await storage.close();
     },
   };

@@ -178,7 +178,11 @@ async function main() {
   console.log(`node-receiver: listening on ${receiver.url}${config.path}`);
   let stopping = false;
   const stop = async () => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: out now (a pass cut here leaves its leases to run out).
+      console.error('node-receiver: stopped at once (a second signal)');
+      process.exit(1);
+    }
     stopping = true;
     await receiver.close();
     process.exit(0);

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { send, startExample } from '../receiver/lib/example.mjs';
@@ -120,5 +121,35 @@ describe('the example receiver without the service configured', () => {
     }
     await assert.rejects(startExample({ env: { DATA_DIR: tempDir(), CRYPTOPAY_BASE_URL: 'http://127.0.0.1:9' } }), (error) => error.exitCode === 2
       && /needs both the service URL .* and CRYPTOPAY_API_KEY/.test(error.message));
+  });
+});
+
+describe('the example receiver stopping', () => {
+  test('SIGTERM with a delivery under way on a keep-alive connection: answered, then out at once (not after keepAliveTimeout)', async () => {
+    const example = await startExample({ env: { DATA_DIR: tempDir() } });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const event = eventBody({ eventId: 'evt_stop_1', paymentId: 'pay_stop_1', statusVersion: 1 });
+      // The headers and half the body sent; the signal lands while the rest is on its way.
+      const answered = new Promise((resolve, reject) => {
+        const req = http.request(example.webhookUrl, { method: 'POST', agent, headers: { ...signedHeaders(event), 'content-type': 'application/json', 'content-length': event.length } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.write(event.subarray(0, 10));
+        setTimeout(() => {
+          process.kill(example.pid, 'SIGTERM');
+          setTimeout(() => req.end(event.subarray(10)), 300);
+        }, 300);
+      });
+      const started = Date.now();
+      assert.equal((await answered).status, 200, example.output);
+      assert.equal(await example.exited, 0, example.output);
+      assert.ok(Date.now() - started < 5000, `exited ${Date.now() - started} ms after the answer:\n${example.output}`);
+    } finally {
+      agent.destroy();
+      await example.kill();
+    }
   });
 });
