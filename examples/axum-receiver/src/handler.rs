@@ -41,12 +41,15 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
             );
         }
     };
-    // A clock before 1970 is this host's fault: 500 (retried), never a delivery refused.
-    let Ok(now_secs) = SystemTime::now()
+    // A clock before 2001 (before 1970, or a board's clock reset and not yet set) is this
+    // host's fault: 500 (retried), never a delivery refused as from the future (400, final).
+    let Some(now_secs) = SystemTime::now()
         .duration_since(UNIX_EPOCH)
+        .ok()
         .map(|d| d.as_secs())
+        .filter(|&secs| secs >= 1_000_000_000)
     else {
-        eprintln!("refused a delivery (500): this host's clock reads before 1970");
+        eprintln!("refused a delivery (500): this host's clock reads before 2001: set it (NTP)");
         return (
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": "internal"})),

@@ -197,10 +197,20 @@ impl Store {
         Ok(stored)
     }
 
-    /// Leases the payments due (one writer at a time: the conditional update is the lease).
+    /// Leases the payments due (one writer at a time: the conditional update is the lease),
+    /// in the order a pass works them: newer facts first, then the longest not looked at, then
+    /// by id (RETURNING keeps no order).
     pub fn claim(&self, lease: &Lease) -> Result<Vec<String>, Unavailable> {
+        type Claimed = (bool, String, String);
+        let row = |row: &rusqlite::Row<'_>| -> rusqlite::Result<Claimed> {
+            Ok((
+                row.get("newer")?,
+                row.get("seen_at")?,
+                row.get("payment_id")?,
+            ))
+        };
         let tx = rusqlite::Transaction::new_unchecked(&self.db, TransactionBehavior::Immediate)?;
-        let mut ids: Vec<String> = tx
+        let mut rows: Vec<Claimed> = tx
             .prepare_cached(&self.sql.one("claim"))?
             .query_map(
                 params![
@@ -210,18 +220,22 @@ impl Store {
                     lease.recover_after_secs,
                     RECHECK_CLOSED_SECS
                 ],
-                |row| row.get(0),
+                row,
             )?
             .collect::<Result<_, _>>()?;
-        let fresh: Vec<String> = tx
+        let fresh: Vec<Claimed> = tx
             .prepare_cached(&self.sql.one("claim_fresh"))?
-            .query_map(params![lease.owner, lease.lease_secs, lease.batch], |row| {
-                row.get(0)
-            })?
+            .query_map(params![lease.owner, lease.lease_secs, lease.batch], row)?
             .collect::<Result<_, _>>()?;
-        ids.extend(fresh);
+        rows.extend(fresh);
         tx.commit()?;
-        Ok(ids)
+        rows.sort_by(|(a_newer, a_seen, a_id), (b_newer, b_seen, b_id)| {
+            b_newer
+                .cmp(a_newer)
+                .then_with(|| a_seen.cmp(b_seen))
+                .then_with(|| a_id.cmp(b_id))
+        });
+        Ok(rows.into_iter().map(|(_, _, id)| id).collect())
     }
 
     /// What a pass needs of one leased payment, its lease renewed from now while it is
@@ -390,4 +404,59 @@ fn adds_standing_column(tx: &rusqlite::Transaction<'_>, statement: &str) -> rusq
         |row| row.get::<_, i64>(0),
     )
     .map(|n| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(id: &str, payment_id: &str) -> Event {
+        let body = format!(
+            r#"{{"schema_version":"1","event_id":"{id}","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z","data":{{"payment_id":"{payment_id}","status":"paid","status_version":3}}}}"#
+        );
+        cryptopay_verify::parse_event(body.as_bytes()).unwrap()
+    }
+
+    fn order(payment_id: &str) -> NewOrder {
+        NewOrder {
+            payment_id: payment_id.to_owned(),
+            order_ref: Some(format!("order-{payment_id}")),
+            source_amount: r#"{"kind":"fiat","currency":"EUR","amount_raw":"4990"}"#.to_owned(),
+            integration: None,
+        }
+    }
+
+    #[test]
+    fn a_claim_lists_newer_facts_first_then_the_longest_not_looked_at() {
+        let dir = std::env::temp_dir().join(format!("axum-claim-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("receiver.sqlite");
+        let store = Store::open(file.to_str().unwrap()).unwrap();
+        // pay_a: an order with no news (a recovery check); pay_b: an order, then paid; pay_c:
+        // paid, its order not recorded (a row made by the claim).
+        store.record_order(&order("pay_a")).unwrap();
+        store.record_order(&order("pay_b")).unwrap();
+        assert_eq!(
+            store
+                .record(&event("evt_b", "pay_b"), SecretKind::Active)
+                .unwrap(),
+            Decision::Apply
+        );
+        assert_eq!(
+            store
+                .record(&event("evt_c", "pay_c"), SecretKind::Active)
+                .unwrap(),
+            Decision::Apply
+        );
+        let lease = Lease {
+            owner: "pass-1".to_owned(),
+            lease_secs: 300,
+            batch: 10,
+            recover_after_secs: 0,
+        };
+        let claimed = store.claim(&lease).unwrap();
+        drop(store);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(claimed, ["pay_b", "pay_c", "pay_a"]);
+    }
 }
