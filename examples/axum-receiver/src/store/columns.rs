@@ -5,8 +5,13 @@
 
 use tokio_postgres::Row;
 
-// The types the statements depend on (format_type's names); empty: any type.
+// The types the statements depend on (format_type's names); empty: any type. Ids are text,
+// versions an unbounded numeric, the body bytea, data json, times timestamptz (a timestamp
+// without time zone is read in each session's TimeZone: two instances set differently would
+// each see the other's lease as run out, and both handle a payment). As the npm store's.
 const TEXT: &[&str] = &["text", "character varying"];
+const TIME: &[&str] = &["timestamp with time zone"];
+const NUMERIC: &[&str] = &["numeric"];
 const ANY: &[&str] = &[];
 type Columns = &'static [(&'static str, &'static [&'static str])];
 const COLUMNS: &[(&str, Columns)] = &[
@@ -15,30 +20,84 @@ const COLUMNS: &[(&str, Columns)] = &[
         &[
             ("event_id", TEXT),
             ("payment_id", TEXT),
-            ("status_version", &["numeric"]),
+            ("status_version", NUMERIC),
             ("decision", ANY),
-            ("received_at", ANY),
+            ("received_at", TIME),
             ("body", &["bytea"]),
+            ("integration", TEXT),
+            ("secret_kind", TEXT),
         ],
     ),
     (
         "payments",
         &[
             ("payment_id", TEXT),
-            ("status_version", &["numeric"]),
+            ("status_version", NUMERIC),
             ("event_id", TEXT),
             ("data", &["json"]),
-            ("updated_at", ANY),
+            ("updated_at", TIME),
+            ("integration", TEXT),
+            ("handled_version", NUMERIC),
         ],
     ),
     (
         "quarantine",
         &[
             ("id", ANY),
-            ("received_at", ANY),
+            ("received_at", TIME),
             ("code", ANY),
             ("body", &["bytea"]),
         ],
+    ),
+    (
+        "orders",
+        &[
+            ("payment_id", TEXT),
+            ("order_ref", TEXT),
+            ("source_amount", &["json"]),
+            ("integration", TEXT),
+            ("created_at", TIME),
+        ],
+    ),
+    (
+        "fulfilment",
+        &[
+            ("payment_id", TEXT),
+            ("handled_version", NUMERIC),
+            ("outcome", TEXT),
+            ("code", TEXT),
+            ("settled", &["boolean"]),
+            ("seen_at", TIME),
+            ("attempts", ANY),
+            ("next_attempt_at", TIME),
+            ("lease_owner", TEXT),
+            ("lease_until", TIME),
+            ("updated_at", TIME),
+            ("fulfil_version", NUMERIC),
+            ("recheck_at", TIME),
+        ],
+    ),
+    ("schema", &[("name", TEXT), ("version", ANY)]),
+];
+
+// The column each table's ON CONFLICT names: a primary key (or unique) of its own.
+const KEYS: &[(&str, &str)] = &[
+    ("events", "event_id"),
+    ("payments", "payment_id"),
+    ("orders", "payment_id"),
+    ("fulfilment", "payment_id"),
+    ("schema", "name"),
+];
+
+// The columns the statements never write on insert, left to the table's default.
+const DEFAULTED: &[(&str, &[&str])] = &[
+    ("events", &["received_at"]),
+    ("payments", &["updated_at"]),
+    ("quarantine", &["id", "received_at"]),
+    ("orders", &["created_at"]),
+    (
+        "fulfilment",
+        &["settled", "seen_at", "attempts", "updated_at"],
     ),
 ];
 
@@ -48,16 +107,21 @@ pub struct Column {
     suffix: String,
     pub name: Option<String>,
     type_name: Option<String>,
+    defaulted: Option<bool>,
+    keyed: Option<bool>,
 }
 
 impl From<&Row> for Column {
     fn from(row: &Row) -> Column {
         let text = |i: usize| row.try_get::<_, Option<String>>(i).ok().flatten();
+        let flag = |i: usize| row.try_get::<_, Option<bool>>(i).ok().flatten();
         Column {
             encoding: text(0),
             suffix: text(1).unwrap_or_default(),
             name: text(2),
             type_name: text(3),
+            defaulted: flag(4),
+            keyed: flag(5),
         }
     }
 }
@@ -93,6 +157,21 @@ pub fn check_columns(found: &[Column]) -> Result<(), String> {
                             "cryptopay_{suffix}.{name} is {type_name}, expected {expected}"
                         ));
                     }
+                    if KEYS.contains(&(suffix, name)) && column.keyed == Some(false) {
+                        problems.push(format!(
+                            "cryptopay_{suffix}.{name} is neither a primary key nor unique on its own (the \
+                             statements insert ON CONFLICT ({name}): without it every one fails)"
+                        ));
+                    }
+                    let defaulted = DEFAULTED
+                        .iter()
+                        .any(|(table, names)| table == suffix && names.contains(name));
+                    if defaulted && column.defaulted == Some(false) {
+                        problems.push(format!(
+                            "cryptopay_{suffix}.{name} has no default (the statements leave it to the \
+                             table's, as the schema declares it: without, it holds NULL)"
+                        ));
+                    }
                 }
             }
         }
@@ -105,4 +184,63 @@ pub fn check_columns(found: &[Column]) -> Result<(), String> {
          (e.g. ALTER TABLE ... ALTER COLUMN status_version TYPE numeric USING status_version::numeric)",
         problems.join("; ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The columns of a schema made as sql/postgres.sql makes it.
+    fn schema() -> Vec<Column> {
+        let mut found = Vec::new();
+        for (suffix, columns) in COLUMNS {
+            for (name, types) in *columns {
+                found.push(Column {
+                    encoding: Some("UTF8".to_owned()),
+                    suffix: (*suffix).to_owned(),
+                    name: Some((*name).to_owned()),
+                    type_name: Some(types.first().copied().unwrap_or("integer").to_owned()),
+                    defaulted: Some(true),
+                    keyed: Some(true),
+                });
+            }
+        }
+        found
+    }
+
+    fn column<'a>(found: &'a mut [Column], suffix: &str, name: &str) -> &'a mut Column {
+        found
+            .iter_mut()
+            .find(|c| c.suffix == suffix && c.name.as_deref() == Some(name))
+            .unwrap()
+    }
+
+    #[test]
+    fn every_table_the_loop_writes_is_checked() {
+        assert_eq!(check_columns(&schema()), Ok(()));
+        let mut found = schema();
+        column(&mut found, "fulfilment", "lease_until").type_name =
+            Some("timestamp without time zone".to_owned());
+        column(&mut found, "orders", "payment_id").keyed = Some(false);
+        column(&mut found, "fulfilment", "seen_at").defaulted = Some(false);
+        let error = check_columns(&found).unwrap_err();
+        assert!(
+            error.contains("cryptopay_fulfilment.lease_until is timestamp without time zone, expected timestamp with time zone"),
+            "{error}"
+        );
+        assert!(
+            error.contains("cryptopay_orders.payment_id is neither a primary key nor unique"),
+            "{error}"
+        );
+        assert!(
+            error.contains("cryptopay_fulfilment.seen_at has no default"),
+            "{error}"
+        );
+        found.retain(|c| c.suffix != "schema");
+        assert!(
+            check_columns(&found)
+                .unwrap_err()
+                .contains("no such table: cryptopay_schema")
+        );
+    }
 }
