@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, ROOT, SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
@@ -297,6 +297,13 @@ describe('verify: the rough edges say what to do, in the command line\'s terms',
     const signed = await runCli(['sign', '--secret-env', SECRET_ENV, '--body-file', empty]);
     assert.equal(signed.code, 2);
     assert.match(signed.stderr, /--body-file is empty/);
+  });
+
+  test('a folder redirected to stdin is named as such, exit 2', () => {
+    const run = spawnSync(CLI, ['verify', '--secret-env', SECRET_ENV, '--timestamp', TS, '--signature', expectedHex, '--now', TS, '-'],
+      { env: { ...process.env, [SECRET_ENV]: SECRET }, stdio: [openSync(dir, 'r'), 'pipe', 'pipe'], encoding: 'utf8' });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /stdin is a folder, not the body/);
   });
 
   test('stdin read without being asked, left open and silent (execFile, docker -i): the command says what it waits for', async () => {

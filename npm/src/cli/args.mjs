@@ -2,7 +2,7 @@
 // the option and what it takes; it never echoes what was typed (a secret pasted where a
 // variable or file name belongs must not reach a terminal, a log or a CI transcript).
 
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CONSTANTS } from '../api/core-facts.mjs';
 import { HEADER_NAME, RESERVED_HEADERS, unquoted } from '../api/hints.mjs';
 import { SECRET_MARK, looksLikeSecret, neverPrint } from './redact.mjs';
@@ -339,6 +339,17 @@ export async function readBody(opts, command) {
   const tty = process.stdin.isTTY === true;
   if (file === undefined && !opts.stdin && tty) {
     throw new UsageError('no body: give --body-file F, or pipe the body on stdin (-)', command);
+  }
+  // A folder redirected in (< dir) reads as nothing at all: said as what it is.
+  let folder = false;
+  try {
+    folder = fstatSync(0).isDirectory();
+  } catch {
+    // No stdin to look at: read as it is.
+  }
+  if (folder) {
+    throw new UsageError('stdin is a folder, not the body: redirect the file that holds the raw body (- < body.json), or give --body-file F',
+      command, { usage: false });
   }
   const chunks = [];
   // Read without being asked (no -, no --body-file): a parent that leaves stdin open and writes
