@@ -224,6 +224,9 @@ export function headerValue(value) {
   return value.length === 0 ? '' : typeof value[0] === 'string' ? headerValue(value[0]) : NEVER_WELL_FORMED;
 }
 
+/** A header value as the caller gave it: the one value of a one-element array, else itself. */
+export const sentValue = (value) => (Array.isArray(value) && value.length === 1 ? value[0] : value);
+
 /**
  * Why a header value given as `value` was handed to the core as NEVER_WELL_FORMED: the detail
  * of its `timestamp_malformed` or `signature_malformed`, in place of the stand-in's.
@@ -232,7 +235,7 @@ export function notHeader(name, value) {
   const fix = name === 'timestamp'
     ? "pass the timestamp header's value exactly as received: a string of Unix seconds such as '1700000000'"
     : "pass the signature header's value exactly as received, as a string";
-  const one = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  const one = sentValue(value);
   if (typeof one === 'string') {
     return `${name} is longer than ${limits.maxHeaderValueBytes} characters, more than the service ever sends: if it is `
       + "the header's value as received, the delivery is not the service's; else " + fix;

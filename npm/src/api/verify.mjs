@@ -14,7 +14,7 @@ import { forgetHostKeys, hostHashes, hostKeys, hostMac, hostTags } from './host-
 import { glue, limits } from './instance.mjs';
 import {
   CALL_KEYS, DUPLICATED, NEVER_WELL_FORMED, VERIFY_OPTIONS, bodyBytes, headerValue, maxBody, maxSkew,
-  notHeader, onlyKnownKeys, options, safeUint, secretLists,
+  notHeader, onlyKnownKeys, options, safeUint, secretLists, sentValue,
 } from './inputs.mjs';
 
 // The code, message and fault of each failure the core numbered, asked once.
@@ -37,7 +37,7 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
     // longer than the header ever holds is what the network sent, the delivery's.
     if (name !== null && value === NEVER_WELL_FORMED) {
       const sent = input[name];
-      return typeof (Array.isArray(sent) ? sent[0] : sent) === 'string'
+      return typeof sentValue(sent) === 'string'
         ? refuse(code, notHeader(name, sent))
         : fail(code, notHeader(name, sent), true);
     }
