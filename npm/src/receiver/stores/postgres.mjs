@@ -129,6 +129,9 @@ export function postgresStore(client, options) {
     }
     return outsideTransaction(await client.query(text, values));
   }
+  // The statement of that name, through retried().
+  const rerun = (name, values) => retried(() => run(name, sql[name], values));
+
   // A node-postgres Client your code also runs its own BEGIN ... COMMIT on: a statement of the
   // store sent meanwhile runs inside that transaction, and answering 2xx for it would
   // acknowledge what your ROLLBACK (or a crash) can still undo. The status the server reports
@@ -266,7 +269,7 @@ export function postgresStore(client, options) {
     async quarantine({ code, body, paymentId = null, integration = null }) {
       // The payment made due first, in its own statement: a failure after it answers 503 and
       // costs one more look at the payment; the delivery is acknowledged only once kept.
-      if (paymentId !== null) await retried(() => run('quarantine_due', sql.quarantine_due, [paymentId, integration]));
+      if (paymentId !== null) await rerun('quarantine_due', [paymentId, integration]);
       await run('quarantine', sql.quarantine, [code, body]);
     },
     async listQuarantined({ afterId, limit }) {
@@ -274,47 +277,46 @@ export function postgresStore(client, options) {
       return rows.map((row) => ({ id: Number(row.id), receivedAt: isoTime(row.received_at), code: row.code, body: bytes(row.body) }));
     },
     async recordOrder({ paymentId, orderRef, sourceAmount, integration }) {
-      let [row] = (await retried(() => run('order', sql.order, [paymentId, orderRef, sourceAmount, integration]))).rows;
+      let [row] = (await rerun('order', [paymentId, orderRef, sourceAmount, integration])).rows;
       if (flag(row?.inserted)) return { inserted: true, stored: null };
       // Not inserted, yet not seen: another recordCreated committed it after this statement's
       // snapshot. Read it again (a new snapshot), for the caller to compare.
-      if (row?.source_amount == null) [row] = (await retried(() => run('order_read', sql.order_read, [paymentId]))).rows;
+      if (row?.source_amount == null) [row] = (await rerun('order_read', [paymentId])).rows;
       return { inserted: false, stored: row?.source_amount == null ? null : { orderRef: row.order_ref, sourceAmount: row.source_amount, integration: row.integration } };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
-      const { rows } = await retried(() => run('claim', sql.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]));
+      const { rows } = await rerun('claim', [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]);
       return rows.map((row) => row.payment_id);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
-      const [row] = (await retried(() => run('load', sql.load, [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs]))).rows;
+      const [row] = (await rerun('load', [paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs])).rows;
       return row === undefined ? null : loaded(row);
     },
     async complete({ paymentId, owner, version, outcome, code, settled, recheckClosedSecs = 0 }) {
-      const [row] = (await retried(() => run('complete', sql.complete, [paymentId, owner, version, outcome, code, settled, recheckClosedSecs]))).rows;
+      const [row] = (await rerun('complete', [paymentId, owner, version, outcome, code, settled, recheckClosedSecs])).rows;
       // Nothing written: an order or a quarantine may have marked the lease (before the
       // statement, or after its snapshot was taken). A marked lease of this owner is given
       // back in a statement of its own; should that fail, the lease runs out (nothing was
       // written to undo).
-      if (answeredFalse(row?.wrote)) await retried(() => run('unmark', sql.unmark, [paymentId, owner])).catch(() => {});
+      if (answeredFalse(row?.wrote)) await rerun('unmark', [paymentId, owner]).catch(() => {});
       return row?.handled_version ?? null;
     },
     async intend({ paymentId, owner, version, leaseSecs }) {
-      const [row] = (await retried(() => run('intend', sql.intend, [paymentId, owner, version, leaseSecs]))).rows;
+      const [row] = (await rerun('intend', [paymentId, owner, version, leaseSecs])).rows;
       return row === undefined ? null : String(row.fulfil_version);
     },
     async renew({ paymentId, owner, leaseSecs, marked = false }) {
-      const [name, text] = marked ? ['keep', sql.keep] : ['renew', sql.renew];
-      return (await retried(() => run(name, text, [paymentId, owner, leaseSecs]))).rows.length > 0;
+      return (await rerun(marked ? 'keep' : 'renew', [paymentId, owner, leaseSecs])).rows.length > 0;
     },
     async retry({ paymentId, owner, delaySecs, code, loadedVersion }) {
-      const [row] = (await retried(() => run('retry', sql.retry, [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)]))).rows;
+      const [row] = (await rerun('retry', [paymentId, owner, delaySecs, code, loadedParam(loadedVersion)])).rows;
       return row === undefined ? null : Number(row.attempts);
     },
     async release({ owner }) {
-      await retried(() => run('release', sql.release, [owner]));
+      await rerun('release', [owner]);
     },
     async retryNow({ paymentId = null }) {
-      return (await retried(() => run('retry_now', sql.retry_now, [paymentId]))).rows.length;
+      return (await rerun('retry_now', [paymentId])).rows.length;
     },
   };
 }
