@@ -8,6 +8,8 @@ import { inClaimOrder, storeOptions } from './common.mjs';
 
 // A lease of `owner` that an order or a quarantine marked while it held it.
 const markedFrom = (held, owner) => held !== null && held.startsWith(`${owner} (`);
+// What a quarantine adds to the owner of a lease it marks (as the SQL's quarantine_due).
+const QUARANTINED = ' (event quarantined)';
 
 /** A store in process memory, for tests. Its `events`, `payments`, `quarantined`, `orders` and `fulfilment` are readable. */
 export function memoryStore(options) {
@@ -103,8 +105,7 @@ export function memoryStore(options) {
       const theirs = paymentId !== null && (foreign(payments.get(paymentId)) || foreign(orders.get(paymentId)));
       const row = paymentId === null || theirs ? undefined : fulfilment.get(paymentId);
       if (row !== undefined) {
-        const mark = ' (event quarantined)';
-        const leaseOwner = row.lease_owner === null || row.lease_owner.endsWith(mark) ? row.lease_owner : `${row.lease_owner}${mark}`;
+        const leaseOwner = row.lease_owner === null || row.lease_owner.endsWith(QUARANTINED) ? row.lease_owner : `${row.lease_owner}${QUARANTINED}`;
         Object.assign(row, { settled: false, seen_at: new Date(0).toISOString(), next_attempt_at: null, lease_owner: leaseOwner, updated_at: now() });
       }
       quarantined.push({ id: quarantined.length + 1, received_at: now(), code, body: body.slice() });
@@ -196,7 +197,7 @@ export function memoryStore(options) {
       // Only while the lease is this owner's (not taken by another pass, nor marked by recordOrder);
       // one it marked is given back (complete_unmark). One a quarantine marked is written, but
       // left unsettled and due at once, as quarantineDue left it.
-      const quarantined = row.lease_owner === `${owner} (event quarantined)`;
+      const quarantined = row.lease_owner === `${owner}${QUARANTINED}`;
       if (row.lease_owner !== owner && !quarantined) {
         if (markedFrom(row.lease_owner, owner)) Object.assign(row, { lease_owner: null, lease_until: null, updated_at: now() });
         return row.handled_version;
