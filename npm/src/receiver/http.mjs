@@ -206,22 +206,36 @@ const CONSUMED = BODY_ALREADY_READ;
 // What a JSON body parser leaves in req.body: an object or an array (bytes and strings verify).
 const isParsed = (body) => body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer);
 
+// An argument with no method: a framework's context object or a wrapper (Hono's c rather than
+// c.req.raw) was passed. The caller's fault, answered 500 and retried once fixed, never the 405
+// the service gives up on.
+const NO_METHOD = {
+  node: 'node(req, res) was given a req with no method: pass Node\'s IncomingMessage (Express: req; Fastify: request.raw and reply.raw)',
+  fetch: 'fetch(request) was given an object with no method: pass the Fetch Request (Hono: c.req.raw; Elysia: request)',
+};
+
+/** What a request's method alone decides, for both faces: an answer, or null to read the body. */
+function byMethod(method, noMethod, error, answered) {
+  if (typeof method !== 'string') {
+    error(noMethod);
+    answered(500, 'misconfigured', { code: 'invalid_argument' });
+    return answers.misconfigured('invalid_argument');
+  }
+  if (method !== 'POST') {
+    answered(405, 'method');
+    return answers.methodNotAllowed();
+  }
+  return null;
+}
+
 export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answered }) {
   /** node:http, Express. */
   return async function node(req, res) {
     try {
-      // Not a request (a framework's context object, a wrapper): the caller's, answered 500
-      // and retried once fixed, never the 405 the service gives up on.
-      if (typeof req?.method !== 'string') {
-        error('node(req, res) was given a req with no method: pass Node\'s IncomingMessage (Express: req; Fastify: request.raw and reply.raw)');
-        answered(500, 'misconfigured', { code: 'invalid_argument' });
-        send(res, answers.misconfigured('invalid_argument'));
-        return;
-      }
-      if (req.method !== 'POST') {
-        req.resume?.();
-        answered(405, 'method');
-        send(res, answers.methodNotAllowed());
+      const refused = byMethod(req?.method, NO_METHOD.node, error, answered);
+      if (refused) {
+        if (refused.status === 405) req.resume?.(); // the body unread, so keep-alive can go on
+        send(res, refused);
         return;
       }
       const read = await readNodeBody(req, await limit(), budget, bodyTimeoutMs);
@@ -346,16 +360,8 @@ export function fetchHandler({ handle, limit, budget, bodyTimeoutMs, error, answ
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
-      // Not a Request (Hono's context c rather than c.req.raw): the caller's, as in node().
-      if (typeof request?.method !== 'string') {
-        error('fetch(request) was given an object with no method: pass the Fetch Request (Hono: c.req.raw; Elysia: request)');
-        answered(500, 'misconfigured', { code: 'invalid_argument' });
-        return toResponse(answers.misconfigured('invalid_argument'));
-      }
-      if (request.method !== 'POST') {
-        answered(405, 'method');
-        return toResponse(answers.methodNotAllowed());
-      }
+      const refused = byMethod(request?.method, NO_METHOD.fetch, error, answered);
+      if (refused) return toResponse(refused);
       const read = await readFetchBody(request, await limit(), budget, bodyTimeoutMs);
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
