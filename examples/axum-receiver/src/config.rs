@@ -43,7 +43,8 @@ fn secret(name: &str, value: String) -> Result<Secret, String> {
 
 /// `BODY_TIMEOUT_SECS`: how long a delivery's whole body may take to arrive (default 30, from
 /// 1 to 600). Neither axum nor hyper bounds a body's read, so without it a sender that stops
-/// mid-body holds its connection for as long as it likes.
+/// mid-body holds its connection for as long as it likes. The server gives a request's headers
+/// as long, and closes a keep-alive connection idle that long (`shutdown::serve`).
 pub fn body_timeout() -> Result<std::time::Duration, String> {
     let Some(value) = optional("BODY_TIMEOUT_SECS")? else {
         return Ok(std::time::Duration::from_secs(30));

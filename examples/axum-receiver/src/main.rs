@@ -12,7 +12,8 @@
 //! dbname=...`; never printed; when set, any number of instances may share it),
 //! `DATABASE` (otherwise: the SQLite file, default `receiver.db`), `HOST` (default
 //! 127.0.0.1), `PORT` (default 8080; 0 picks a free port), `BODY_TIMEOUT_SECS` (default 30:
-//! a body not all there by then is answered 408 `body_timeout`, which the service retries).
+//! a body not all there by then is answered 408 `body_timeout`, which the service retries;
+//! headers not all there by then, or a connection idle that long, are closed).
 //!
 //! The merchant loop (`fulfil.rs`), when `CRYPTOPAY_BASE_URL` and `CRYPTOPAY_API_KEY` are set:
 //! `POST /orders` records the merchant's side of a created payment (the answer of
@@ -307,6 +308,7 @@ async fn main() -> Result<(), String> {
         ),
         (false, _) => {}
     }
+    let header_timeout = app.body_timeout;
     let router = router
         .fallback(not_found)
         // Larger bodies are answered 413 once the bytes read pass the limit (never buffered
@@ -323,7 +325,7 @@ async fn main() -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {host}:{port}: {e}"))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     println!("listening on http://{address}/webhook");
-    shutdown::serve(listener, router, stop, loop_task).await
+    shutdown::serve(listener, router, header_timeout, stop, loop_task).await
 }
 
 #[cfg(test)]

@@ -178,6 +178,35 @@ test('a sender that stops mid-body is answered 408 body_timeout at BODY_TIMEOUT_
   }
 });
 
+// axum::serve sets hyper no timer: a client that sends half a header, or nothing, held its
+// connection for ever. The headers and an idle connection are bounded by BODY_TIMEOUT_SECS.
+test('a client that stops mid-header, or sends nothing, is closed at BODY_TIMEOUT_SECS; a delivery beside it is recorded', async () => {
+  const receiver = await startReceiver({ DATABASE: database, BODY_TIMEOUT_SECS: '1' });
+  const { port } = new URL(receiver.url);
+  const closed = (socket) => new Promise((resolve) => { socket.on('close', () => resolve(Date.now())); });
+  const half = net.connect(Number(port), '127.0.0.1');
+  const silent = net.connect(Number(port), '127.0.0.1');
+  for (const socket of [half, silent]) socket.on('error', () => {});
+  const ends = [closed(half), closed(silent)];
+  try {
+    const began = Date.now();
+    half.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Le');
+    const id = randomBytes(6).toString('hex');
+    const recorded = await deliver(receiver.url, event(`evt_hdr_${id}`, `pay_hdr_${id}`, 1));
+    assert.equal(recorded.status, 200, recorded.text);
+    const limit = new Promise((resolve) => { setTimeout(() => resolve('open'), 10_000); });
+    for (const end of ends) {
+      const at = await Promise.race([end, limit]);
+      assert.notEqual(at, 'open', 'the receiver closed the connection');
+      assert.ok(at - began >= 900, `closed after ${at - began} ms, not before the timeout`);
+    }
+  } finally {
+    half.destroy();
+    silent.destroy();
+    await receiver.stop();
+  }
+});
+
 test('DATABASE: a URL or an in-memory database refused at start, the value never printed; set but empty is the default file', async () => {
   const password = `Pw_${randomBytes(8).toString('hex')}`;
   for (const [value, says] of [
