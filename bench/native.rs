@@ -86,7 +86,7 @@ fn time_batch(case: &Case<'_>, n: u64) -> Result<Duration, BoxError> {
     let start = Instant::now();
     for _ in 0..n {
         if !black_box((case.run)()) {
-            return Err(format!("{}: rejected a valid delivery", case.id).into());
+            return Err(wrong(&format!("{}: rejected a valid delivery", case.id)));
         }
     }
     Ok(start.elapsed())
@@ -164,6 +164,14 @@ fn ratio(cases: &[Case<'_>], a: &str, b: &str) -> f64 {
         }
         _ => f64::NAN,
     }
+}
+
+/// A wrong answer (a valid delivery refused, a forged one accepted): printed as a `BENCH_WRONG`
+/// line, which `bench/run.mjs` turns into a failed run (a build that cannot run is a row not
+/// measured; a wrong answer is never a row).
+fn wrong(what: &str) -> BoxError {
+    println!("BENCH_WRONG {what}");
+    what.into()
 }
 
 fn main() -> Result<(), BoxError> {
@@ -250,7 +258,7 @@ fn main() -> Result<(), BoxError> {
             ..delivery
         };
         if verifier.verify_signature(&tampered, NOW).is_ok() {
-            return Err("Verifier accepted a wrong signature".into());
+            return Err(wrong("Verifier accepted a wrong signature"));
         }
         run_group(&mut cases, rounds, batch_ms, warmup_ms)?;
         let mut json_cases: Vec<String> = Vec::new();

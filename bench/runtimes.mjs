@@ -13,6 +13,7 @@ import { run, tail, wranglerArgs, wranglerEnv, wranglerVersion } from '../tests/
 import { MAX_SKEW_SECS, SECRET, SIZES, makeInputs } from './lib/inputs.mjs';
 import { benchDir, consumerDir, repoRoot } from './lib/pkg.mjs';
 import { median } from './lib/stats.mjs';
+import { WrongAnswer, failOnWrong } from './lib/wrong.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = QUICK ? 7 : 21;
@@ -35,6 +36,7 @@ async function loop(id, cmd, args, env = {}) {
   writeInputs(inputs);
   const r = await run(cmd, [...args, join(scratch, 'rt-loop.mjs'), inputs, String(ROUNDS)],
     { cwd: scratch, env: { ...process.env, ...env }, timeoutMs: 600_000 });
+  failOnWrong(id, r.stdout);
   if (r.code !== 0) return { skipped: `${id} exited ${r.timedOut ? '(timed out)' : r.code}: ${tail(r.stderr + r.stdout, 6)}` };
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -65,7 +67,7 @@ async function workerd(flags = []) {
     const once = async (id, size, n) => {
       const t = performance.now();
       const res = await mf.dispatchFetch(`http://bench/?case=${encodeURIComponent(id)}&size=${size}&n=${n}`);
-      await res.arrayBuffer();
+      failOnWrong(`workerd ${id} ${size} B`, await res.text());
       if (res.status !== 204) throw new Error(`workerd ${id} ${size}: HTTP ${res.status}`);
       return performance.now() - t;
     };
@@ -114,6 +116,7 @@ for (const [key, flags] of [['workerd', []], ['workerdNode', ['nodejs_compat']]]
   try {
     result[key] = await workerd(flags);
   } catch (error) {
+    if (error instanceof WrongAnswer) throw error;
     result[key] = { skipped: String(error?.message ?? error) };
   }
 }

@@ -68,9 +68,15 @@ export default {
     const d = delivery(Number(url.searchParams.get('size')));
     const n = Number(url.searchParams.get('n'));
     const isAsync = url.searchParams.get('case').startsWith('subtle');
-    for (let i = 0; i < n; i += 1) {
-      const ok = isAsync ? await fn(d) : fn(d);
-      if (!ok) return new Response('a valid delivery was refused', { status: 500 });
+    // A wrong answer is a BENCH_WRONG line (bench/lib/wrong.mjs): the run fails.
+    const refused = (why) => new Response(`BENCH_WRONG ${url.searchParams.get('case')}: a valid delivery was refused${why}`, { status: 500 });
+    try {
+      for (let i = 0; i < n; i += 1) {
+        const ok = isAsync ? await fn(d) : fn(d);
+        if (!ok) return refused('');
+      }
+    } catch (error) {
+      return refused(`: ${error?.code ?? error?.message ?? error}`);
     }
     return new Response(null, { status: 204 });
   },
