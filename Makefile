@@ -135,6 +135,8 @@ WASM_CLIPPY = RUSTFLAGS='-C target-feature=+simd128' $(CARGO) clippy --target wa
 
 lint:
 	$(CARGO) fmt --all --check
+	python3 tests/vectors/generate.py --check
+	python3 fuzz/seeds.py --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
@@ -153,6 +155,8 @@ unit:
 ## installed, its JavaScript tests
 check: setup-build
 	$(CARGO) fmt --all --check
+	python3 tests/vectors/generate.py --check
+	python3 fuzz/seeds.py --check
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	@$(MAKE) --no-print-directory doc
 	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings

@@ -5,11 +5,13 @@ A handful of rows per target, one per distinct expected outcome first (ok, then 
 error code), in the input format each target documents at its top (fields separated by
 newlines). The fuzzers grow their working corpus under fuzz/target/corpus/ (not committed);
 these seeds only start it. Files named regression-* (minimized inputs of past findings)
-are kept. Run after the vectors change: python3 fuzz/seeds.py
+are kept. Run after the vectors change: python3 fuzz/seeds.py (`make lint` and `make check` run
+it with --check, which fails when the committed seeds are not what it writes).
 """
 
 import json
 import pathlib
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent
 VECTORS = ROOT.parent / "tests" / "vectors"
@@ -286,16 +288,19 @@ def payment_view_seeds():
     for name, row in rows("fulfilment.json"):
         yield f"{name}-{row['id']}", (row["function"], outcome(row)), row["viewJson"].encode()
     fields = ["pay_1", "order-42", "fiat", "USD", "", "12800", "paid", "3", "12800"]
-    # Plan bytes: one per field (mod 8), the 10th the source_amount, the 11th whitespace.
+    # Plan bytes (payment_view.rs, `structured`): one per field in the order of `keys` below
+    # (mod 8: 0 left out, 1 a string, 2 the text as it is, 3 escaped, 5 twice, 7 beside an
+    # unknown key), the 10th the source_amount (1 an object), the 11th the whitespace (odd:
+    # spaced). status_version is written as a number (2) unless a seed is about its form.
     for tag, plan, changes in (
-        ("fields-plain", "1111011121", {}),
-        ("fields-escaped", "3333033331", {"order_ref": "ordr-\u00e9\U0001f600"}),
-        ("fields-unknown-keys", "7777077771", {}),
-        ("fields-huge-version", "11110111211", {"status_version": "*400:9"}),
-        ("fields-string-version", "1111011111", {"status_version": "18446744073709551617"}),
-        ("fields-float-version", "1111011121", {"status_version": "3.0"}),
-        ("fields-repeated-key", "1111011521", {}),
-        ("fields-crypto", "1110111121", {"kind": "crypto", "currency": "", "pricing_ref": "usdc-eth"}),
+        ("fields-plain", "11110112110", {}),
+        ("fields-escaped", "33330332311", {"order_ref": "ordr-\u00e9\U0001f600"}),
+        ("fields-unknown-keys", "77770772711", {}),
+        ("fields-huge-version", "11110112111", {"status_version": "*400:9"}),
+        ("fields-string-version", "11110111110", {"status_version": "18446744073709551617"}),
+        ("fields-float-version", "11110112111", {"status_version": "3.0"}),
+        ("fields-repeated-key", "11110152110", {}),
+        ("fields-crypto", "11101112110", {"kind": "crypto", "currency": "", "pricing_ref": "usdc-eth"}),
     ):
         keys = ["payment_id", "order_ref", "kind", "currency", "pricing_ref", "amount_raw",
                 "status", "status_version", "amount_received_raw"]
@@ -322,17 +327,32 @@ TARGETS = {
 
 
 def main():
+    # --check: write nothing, fail when the committed seeds are not what this script writes
+    # (the vectors changed since, or a seed was edited by hand).
+    check = "--check" in sys.argv[1:]
+    stale = []
     for target, seeds in TARGETS.items():
         directory = CORPUS / target
+        chosen = pick(list(seeds()), PER_TARGET_OVERRIDE.get(target, PER_TARGET))
+        chosen += list(EXTRA.get(target, list)())
+        if check:
+            have = {p.name: p.read_bytes() for p in directory.iterdir()
+                    if not p.name.startswith("regression-")} if directory.is_dir() else {}
+            if have != dict(chosen):
+                stale.append(target)
+            continue
         directory.mkdir(parents=True, exist_ok=True)
         for old in directory.iterdir():
             if not old.name.startswith("regression-"):
                 old.unlink()
-        chosen = pick(list(seeds()), PER_TARGET_OVERRIDE.get(target, PER_TARGET))
-        chosen += list(EXTRA.get(target, list)())
         for name, data in chosen:
             (directory / name).write_bytes(data)
         print(f"{target}: {len(chosen)} seeds")
+    if check:
+        if stale:
+            sys.exit(f"fuzz/corpus: the seeds of {', '.join(stale)} are not what seeds.py writes: "
+                     "run python3 fuzz/seeds.py and commit the result")
+        print(f"fuzz/corpus: the seeds of {len(TARGETS)} targets as seeds.py writes them")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 //! `SourceAmount::from_json`, `build_source_amount`, `validate_source_amount`,
 //! `validate_create_payment` and `validate_create_payment_json` on arbitrary JSON-ish text.
 //! No panic; only documented codes; what the code-giving readers accept, serde's derives read
-//! to the same value; what is built validates and reads back; an accepted SourceAmount has
+//! to the same value, and what serde's derives read from JSON with each key once and no
+//! array (they also take a struct's fields as an array, and let an ignored key repeat, which
+//! the readers refuse), the readers accept as the same value; what is built validates and reads back; an accepted SourceAmount has
 //! the store's kind and ref and a valid amount; CreatePayment checks its `source_amount`
 //! exactly as `validate_source_amount` does and its `checkout_origin` as
 //! `validate_checkout_origin` does.
@@ -17,8 +19,22 @@ use cryptopay_verify::{
     to_amount_raw, validate_amount_raw, validate_checkout_origin, validate_create_payment,
     validate_create_payment_json, validate_source_amount,
 };
-use cryptopay_verify_fuzz::{Fields, checked, reference_json};
+use cryptopay_verify_fuzz::{Fields, RefValue, checked, reference_json};
 use libfuzzer_sys::fuzz_target;
+
+/// Whether `text` is JSON with each key once and no array anywhere, by the reference reader:
+/// where serde's derives differ from the crate's readers by design, they read a struct's
+/// fields from an array too (none of these types holds one), and let an ignored key repeat.
+fn plain_objects(text: &str) -> bool {
+    fn any_array(value: &RefValue) -> bool {
+        match value {
+            RefValue::Array(_) => true,
+            RefValue::Object(members) => members.iter().any(|(_, value, _)| any_array(value)),
+            _ => false,
+        }
+    }
+    reference_json(text.as_bytes()).is_ok_and(|value| !any_array(&value))
+}
 
 const SOURCE_CODES: &[ErrorKind] = &[
     ErrorKind::SourceAmountInvalid,
@@ -56,10 +72,21 @@ fuzz_target!(|data: &[u8]| {
     let website = Some(fields.text()).filter(|w| !w.is_empty());
     let body = String::from_utf8_lossy(fields.rest()).into_owned();
 
-    let store = match checked(
+    let store_read = checked(
         PrimarySource::from_json(&store_line),
         &[ErrorKind::StoreSourceInvalid],
-    ) {
+    );
+    // What serde's derive reads from an object, the reader accepts, the same.
+    if let Ok(serde) = serde_json::from_str::<PrimarySource>(&store_line)
+        && plain_objects(&store_line)
+    {
+        assert_eq!(
+            store_read.as_ref().ok(),
+            Some(&serde),
+            "serde reads a store from_json refuses"
+        );
+    }
+    let store = match store_read {
         Ok(store) => {
             // serde reads the same store (the strict reader may refuse more, never less).
             let serde = serde_json::from_str::<PrimarySource>(&store_line);
@@ -122,6 +149,15 @@ fuzz_target!(|data: &[u8]| {
             "serde and from_json disagree"
         );
     }
+    if let Ok(serde) = serde_json::from_str::<SourceAmount>(&body)
+        && plain_objects(&body)
+    {
+        assert_eq!(
+            read.as_ref().ok(),
+            Some(&serde),
+            "serde reads a source_amount from_json refuses"
+        );
+    }
     if let (Ok(sa), Ok(())) = (&read, &source) {
         assert_eq!(sa.kind, store.kind());
         let (required, forbidden) = match store.kind() {
@@ -150,6 +186,19 @@ fuzz_target!(|data: &[u8]| {
         validate_create_payment_json(&body, &store, website),
         &create_codes,
     );
+    // What serde's derive reads from an object, the reader judges as validate_create_payment
+    // judges serde's value: the same code, or the same payment.
+    if let Ok(serde) = serde_json::from_str::<CreatePayment>(&body)
+        && plain_objects(&body)
+    {
+        assert_eq!(
+            payment.as_ref().map_err(|e| e.kind()),
+            validate_create_payment(&serde, &store, website)
+                .map(|()| &serde)
+                .map_err(|e| e.kind()),
+            "serde reads a payment the reader judges otherwise"
+        );
+    }
     if let Ok(payment) = payment {
         let serde = serde_json::from_str::<CreatePayment>(&body);
         assert_eq!(

@@ -6,9 +6,10 @@
 //! The scanner ([`scan`](self::scan) module) is our own: measured in wasm32, `serde_json`
 //! read an event at about 130 MB/s, several times slower than `JSON.parse`, and its
 //! deserializer, float and error formatting were most of the `.wasm` (see bench/limits.md).
-//! It accepts exactly what `serde_json::from_slice` accepts: the `event` fuzz target compares
-//! them (a reference reader built on `serde_json`'s `RawValue`), and `tests/vectors.rs`
-//! runs the public JSONTestSuite.
+//! It accepts exactly serde_json's grammar, as `serde_json::from_slice` reads a document into
+//! `RawValue`: the `event` fuzz target compares them (a reference reader built on
+//! `RawValue`), and `tests/vectors.rs` runs the public JSONTestSuite. Numbers are kept as
+//! text, never converted, so `1e400` is read here where `from_slice::<Value>` refuses it.
 
 mod scan;
 

@@ -1,4 +1,5 @@
-//! The scanner: one pass over the bytes, validating JSON as `serde_json::from_slice` does
+//! The scanner: one pass over the bytes, validating JSON as `serde_json::from_slice` into
+//! `RawValue` does (numbers by their grammar, not their range)
 //! (RFC 8259; UTF-8 strings; no control characters in strings; `\u` escapes paired into
 //! whole characters, a lone surrogate refused; at most [`MAX_DEPTH`] nested containers;
 //! whitespace only around the value), and noting on the way what `JSON.parse` does not: a

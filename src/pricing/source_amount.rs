@@ -105,8 +105,10 @@ impl SourceAmount {
         }
     }
 
-    /// Reads a SourceAmount from its JSON text, with the crate's codes. It accepts what
-    /// serde accepts; check the result against the store with [`validate_source_amount`].
+    /// Reads a SourceAmount from its JSON text, with the crate's codes. It reads what serde's
+    /// derive reads from an object with each key once, to the same value (serde also takes the
+    /// fields as an array, which this refuses); check the result against the store with
+    /// [`validate_source_amount`].
     ///
     /// # Errors
     ///

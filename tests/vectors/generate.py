@@ -1836,14 +1836,31 @@ def main():
 
     codes = build_error_codes()
     check_file(codes)
+    # --check: write nothing, fail when a committed file is not what this script writes.
+    check = "--check" in sys.argv[1:]
+    stale = []
     for vf in files + [codes]:
         path = os.path.join(OUT_DIR, vf.name)
+        text = json.dumps(vf.document(), indent=2, ensure_ascii=False) + "\n"
+        if check:
+            try:
+                with open(path, encoding="utf-8", newline="") as fh:
+                    if fh.read() != text:
+                        stale.append(vf.name)
+            except FileNotFoundError:
+                stale.append(vf.name)
+            continue
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            json.dump(vf.document(), fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
+            fh.write(text)
         n_err = sum(1 for t in vf.tests if "error" in t["expected"])
         print("%-28s %4d rows (%d valid, %d invalid)" % (vf.name, len(vf.tests),
                                                          len(vf.tests) - n_err, n_err))
+    if check:
+        if stale:
+            sys.exit("tests/vectors: %s not what generate.py writes: run python3 "
+                     "tests/vectors/generate.py and commit the result" % ", ".join(stale))
+        print("tests/vectors: %d files as generate.py writes them" % len(files + [codes]))
+        return
     print("%-28s %4d rows (%d valid, %d invalid); %d error codes covered"
           % ("total", total, valid, total - valid, len(seen_codes)))
 
