@@ -66,6 +66,7 @@ describe('API keys and scopes', () => {
     // With a key, those are what they are.
     refused(await api(sandbox, 'GET', '/v1/nothing-here'), 404, 'not_found');
     refused(await api(sandbox, 'GET', '/v1/payments/%E0'), 404, 'payment_not_found');
+    refused(await api(sandbox, 'POST', '/v1/webhook-endpoints/%ZZ/verify', { body: {} }), 404, 'webhook_not_found');
   });
 
   test('a key without the scope is 403 insufficient_scope; the scope it has works', async () => {

@@ -4,10 +4,13 @@
 // same key and secret.
 
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runCli, startServer } from '../cli/helpers.mjs';
-import { CLI, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
+import { CLI, PACKAGE_DIR, api, endpoint, freePort, settled, startProcess, tempDir, verifyRecorded, waitFor } from './lib.mjs';
+
+const Database = createRequire(join(PACKAGE_DIR, 'package.json'))('better-sqlite3');
 
 /** Runs the installed bin to the end: { code, stdout, stderr } (the command line tests' runner). */
 const run = (args, { timeoutMs = 20_000, env } = {}) => runCli(args, { timeoutMs, env });
@@ -130,16 +133,17 @@ describe('cryptopay-verify sandbox --json, then its subcommands', () => {
 });
 
 describe('sandbox deliveries --wait: what a CI job runs before asserting on its receiver', () => {
-  // A sandbox on its own process, its receiver answering `status`, a payment paid (two events).
-  async function paidOn(status, retryDelays) {
-    const hook = await endpoint(() => ({ status }));
+  // A sandbox on its own process, its receiver answering `status` (a number, or a function
+  // read at each delivery), a payment paid (two events).
+  async function paidOn(status, retryDelays, name = String(status)) {
+    const hook = await endpoint(() => ({ status: typeof status === 'function' ? status() : status }));
     stops.push(() => hook.close());
     const sandboxed = await startProcess(CLI, ['sandbox', '--port', '0', '--json', '--webhook-url', hook.url, '--retry-delays', retryDelays],
       { ready: /"type":"started"[^\n]*\n/ });
     stops.push(() => sandboxed.stop('SIGINT'));
     const started = JSON.parse(sandboxed.output().split('\n').find((line) => line.includes('"type":"started"')));
     const sandbox = { baseUrl: started.base_url, apiKey: started.api_key };
-    const created = await api(sandbox, 'POST', '/v1/payments', { idem: `cli-wait-${status}`, body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
+    const created = await api(sandbox, 'POST', '/v1/payments', { idem: `cli-wait-${name}`, body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } });
     assert.equal(created.status, 200, created.text);
     const url = ['--url', started.base_url];
     assert.equal((await run(['sandbox', 'pay', ...url, '--payment', created.json.payment_id, '--amount-raw', '100'])).code, 0);
@@ -172,6 +176,21 @@ describe('sandbox deliveries --wait: what a CI job runs before asserting on its 
     assert.equal(await sandboxed.stop('SIGINT'), 0);
   });
 
+  test('exit 1 naming the fix when the request in flight at an activation is refused (the old secret dropped at once)', async () => {
+    let status = 200;
+    const { sandboxed, url } = await paidOn(() => status, '1', 'overlap');
+    assert.equal((await run(['sandbox', 'deliveries', ...url, '--wait', '20'])).code, 0);
+    // The receiver now knows only the new secret: the old one's request in flight is a 400.
+    status = 400;
+    assert.equal((await run(['sandbox', 'rotate', ...url])).code, 0);
+    assert.equal((await run(['sandbox', 'activate', ...url])).code, 0);
+    const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
+    assert.equal(done.code, 1, done.stderr);
+    assert.match(done.stderr, /^cryptopay-verify sandbox deliveries: 1 event not acknowledged \(first: evt_\w+, its last attempt failed_permanently on 400\): the answers above say why; it is the request in flight at the activation, signed with the old secret: keep the old secret as retiring for a bounded overlap after an activation \(the receiver: CRYPTOPAY_WEBHOOK_SECRET_RETIRING and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL\)\n$/);
+    assert.match(done.stdout, /\soverlap\s[^\n]*\s400\s+failed_permanently\s/);
+    assert.equal(await sandboxed.stop('SIGINT'), 0);
+  });
+
   test('exit 0 with the log once nothing is pending', async () => {
     const { hook, sandboxed, url, paymentId } = await paidOn(200, '1');
     const done = await run(['sandbox', 'deliveries', ...url, '--wait', '20']);
@@ -194,6 +213,9 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--website', 'http://shop.example', '--port', '0'], /--website: origin_not_https/],
       [['sandbox', '--webhook-url', 'http://shop.example/webhook', '--port', '0'], /--webhook-url: webhook_url_not_https/],
       [['sandbox', '--pricing', 'fiat:USD:99', '--port', '0'], /--pricing: store_source_invalid/],
+      ...['fiat: USD:2', 'fiat:usd:2', 'fiat:dollars:2'].map((bad) => [['sandbox', '--pricing', bad, '--port', '0'],
+        /--pricing: store_source_invalid: pricing: a fiat currency is a three-letter code in capitals, as requests send it \(e\.g\. USD\)/]),
+      [['sandbox', '--pricing', 'crypto:usdc eth:6', '--port', '0'], /--pricing: store_source_invalid: pricing: a pricing ref holds no white space or control characters/],
       [['sandbox', '--public-url', 'http://localhost:8080/shop', '--port', '0'], /--public-url is an origin only/],
       // The library's refusals, in the command line's words: its flags, seconds for --retry-delays.
       [['sandbox', '--retry-delays', '999999', '--port', '0'], /each delay of --retry-delays must be from 0 to 86400 s \(one day\)/],
@@ -290,6 +312,18 @@ describe('usage errors, refusals and what is never printed', () => {
     assert.match(second.stderr, /^cryptopay-verify: --data: another sandbox \(process \d+ of this machine\) is using the data file/);
     assert.doesNotMatch(second.stderr, /unexpected error|\n\s+at /);
     assert.equal(await first.stop('SIGINT'), 0);
+  });
+
+  test('a data file of another version of the sandbox: exit 2, one line naming --data, no stack', async () => {
+    const data = join(tempDir(), 'other.sqlite');
+    const first = await startProcess(CLI, ['sandbox', '--port', '0', '--data', data], { ready: /Ready\./ });
+    assert.equal(await first.stop('SIGINT'), 0);
+    const db = new Database(data);
+    db.prepare("UPDATE sandbox_meta SET value = '0' WHERE name = 'schema'").run();
+    db.close();
+    const second = await run(['sandbox', '--port', '0', '--data', data]);
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, /^cryptopay-verify: --data: the data file was written by another version of the sandbox \(schema 0, this one 1\): start with a new file\n$/);
   });
 
   test('sandbox help is its --help', async () => {

@@ -233,6 +233,17 @@ test('started again on the data file without header flags, the kept webhook keep
   await createPayment(second, '10').then((p) => second.review(p.payment_id));
   await settled(second);
   assert.ok(hook.requests.length === 1 && hook.requests[0].headers['x-a'] !== undefined && hook.requests[0].headers['x-b'] !== undefined);
+  await second.close();
+  // A name given without the URL replaces its own, as with the URL (it was ignored).
+  const third = await startSandbox({ port: 0, data, signatureHeader: 'X-C' });
+  closing.push(() => third.close());
+  assert.deepEqual([third.webhook.timestampHeader, third.webhook.signatureHeader], ['X-A', 'X-C']);
+  await createPayment(third, '10').then((p) => third.review(p.payment_id));
+  await settled(third);
+  assert.ok(hook.requests.length === 2 && hook.requests[1].headers['x-c'] !== undefined && hook.requests[1].headers['x-b'] === undefined);
+  await third.close();
+  await assert.rejects(startSandbox({ port: 0, data, timestampHeader: 'x-c' }),
+    (error) => error.code === 'invalid_argument' && /timestampHeader and signatureHeader must differ/.test(error.message));
 });
 
 test('started again with the webhook URL but no header flags, the kept names stay; a name given replaces its own', async () => {

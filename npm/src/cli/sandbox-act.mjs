@@ -188,9 +188,14 @@ export async function actCommand(sub, argv) {
   // step must not pass.
   const lost = waitSecs > 0 ? unacknowledged(json.deliveries) : [];
   if (lost.length > 0) {
+    // The request in flight at an activation, refused: the receiver dropped the old secret at
+    // once, and would lose the service's requests in flight the same way.
+    const fix = lost[0].kind === 'overlap'
+      ? 'it is the request in flight at the activation, signed with the old secret: keep the old secret as retiring for a bounded '
+        + 'overlap after an activation (the receiver: CRYPTOPAY_WEBHOOK_SECRET_RETIRING and CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL)'
+      : `once the receiver is fixed, ${NAME} sandbox replay --event ID sends one again`;
     write.err(`${NAME} sandbox deliveries: ${lost.length} event${lost.length === 1 ? '' : 's'} not acknowledged (first: ${lost[0].event_id}, `
-      + `its last attempt ${lost[0].outcome}${lost[0].status === undefined ? '' : ` on ${lost[0].status}`}): the answers above say why; `
-      + `once the receiver is fixed, ${NAME} sandbox replay --event ID sends one again\n`);
+      + `its last attempt ${lost[0].outcome}${lost[0].status === undefined ? '' : ` on ${lost[0].status}`}): the answers above say why; ${fix}\n`);
     return 1;
   }
   return 0;

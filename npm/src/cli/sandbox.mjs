@@ -158,7 +158,7 @@ async function startCommand(argv) {
       const option = optionOf(error.code);
       throw new UsageError(`${option ? `${option}: ` : ''}${cliWords(error.message)}`, command, { usage: false });
     }
-    if (error?.code === 'data_in_use') {
+    if (error?.code === 'data_in_use' || error?.code === 'data_schema_mismatch') {
       // Its message names the file: not when the name looks like a secret pasted there.
       const message = looksLikeSecret(options.data) ? error.message.replaceAll(options.data, '(its name is not shown)') : error.message;
       throw new UsageError(`--data: ${message}`, command, { usage: false });

@@ -220,7 +220,10 @@ export function createServer({ service, delivery, baseUrl, publicUrl, log, loopb
     try {
       params = pattern.exec(url.pathname).slice(1).map(decodeURIComponent);
     } catch {
-      throw refusal(url.pathname.startsWith('/sandbox/events') ? 'event_not_found' : 'payment_not_found');
+      // An id that is not percent-encoding names nothing: the route's own "not found".
+      const notFound = url.pathname.startsWith('/sandbox/events') ? 'event_not_found'
+        : url.pathname.startsWith('/v1/webhook-endpoints') ? 'webhook_not_found' : 'payment_not_found';
+      throw refusal(notFound);
     }
     if (scope !== null) service.authorize(req.headers.authorization, scope);
     const answer = handler({ req, url, params, body });

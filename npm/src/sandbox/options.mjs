@@ -164,6 +164,12 @@ export function sandboxOptions(options = {}) {
   if (pricing === null || typeof pricing !== 'object') throw invalid('pricing must be { kind, ref, decimals }');
   const primarySource = { kind: pricing.kind, ref: pricing.ref, decimals: pricing.decimals };
   buildSourceAmount({ primarySource, amount: '1' }); // store_source_invalid, decimals_invalid...
+  // A ref no request could match (the service compares it as it is): refused at the start, not
+  // found out as source_currency_mismatch at every creation.
+  const unmatched = primarySource.kind === 'fiat'
+    ? !/^[A-Z]{3}$/.test(primarySource.ref) && 'a fiat currency is a three-letter code in capitals, as requests send it (e.g. USD)'
+    : /[\s\p{Cc}]/u.test(primarySource.ref) && 'a pricing ref holds no white space or control characters';
+  if (unmatched) throw new CryptoPayError('store_source_invalid', `store_source_invalid: pricing: ${unmatched}`);
   if (o.website !== undefined) validateCheckoutOrigin(o.website); // an https origin
   const retryDelaysMs = o.retryDelaysMs ?? DEFAULTS.retryDelaysMs;
   validateRetryDelays(retryDelaysMs);

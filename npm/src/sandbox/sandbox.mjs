@@ -87,7 +87,7 @@ export async function startSandbox(input = {}) {
   try {
     const apiKey = service.primaryKey();
     if (options.webhook !== undefined) service.configureWebhook(options.webhook);
-    else service.keptSecretAgrees();
+    else service.keptWebhook();
     server = createServer({ service, delivery, baseUrl: () => baseUrl, publicUrl, log, loopbackOnly: LOOPBACK_ONLY.test(options.host) });
     server.keepAliveTimeout = 5_000;
     await new Promise((resolve, reject) => {

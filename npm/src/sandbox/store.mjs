@@ -84,7 +84,8 @@ class Store {
   load() {
     const check = this.db.prepare('SELECT value FROM sandbox_meta WHERE name = ?').get('schema');
     if (check !== undefined && check.value !== SCHEMA_VERSION) {
-      throw new Error(`the data file was written by another version of the sandbox (schema ${check.value}, this one ${SCHEMA_VERSION}): start with a new file`);
+      throw Object.assign(new Error(`the data file was written by another version of the sandbox (schema ${check.value}, this one ${SCHEMA_VERSION}): `
+        + 'start with a new file'), { code: 'data_schema_mismatch' });
     }
     // A file with no schema row is new (or was empty): said at the start, so that a mistyped
     // path is seen as a sandbox starting empty, not taken for the state it was meant to resume.

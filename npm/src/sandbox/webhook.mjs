@@ -98,14 +98,32 @@ export function createWebhooks({ store, options, delivery, log }) {
       webhook = newWebhook(checked.url);
     } else {
       if (webhook.url !== checked.url) log(`webhook ${webhook.resource_id}: URL changed to ${checked.url}`, { type: 'webhook_url_changed' });
-      // A header name this start does not give stays as the data file has it: a restart with
-      // --webhook-url alone must not switch the receiver's headers to the defaults.
-      const timestamp = options.headersGiven?.timestamp === false ? webhook.timestamp_header : options.timestampHeader;
-      const signature = options.headersGiven?.signature === false ? webhook.signature_header : options.signatureHeader;
-      webhook = { ...webhook, url: checked.url, ...headerNames(timestamp, signature) };
+      webhook = { ...webhook, url: checked.url, ...givenHeaderNames(webhook) };
     }
     store.atomic(() => store.setWebhook(webhook));
     noteLoopback(checked);
+  }
+
+  // A header name this start does not give stays as the data file has it: a restart with
+  // --webhook-url alone must not switch the receiver's headers to the defaults.
+  function givenHeaderNames(webhook) {
+    const timestamp = options.headersGiven?.timestamp === false ? webhook.timestamp_header : options.timestampHeader;
+    const signature = options.headersGiven?.signature === false ? webhook.signature_header : options.signatureHeader;
+    return headerNames(timestamp, signature);
+  }
+
+  /**
+   * A start without webhookUrl: the data file's webhook, if any, signs with the secret given
+   * (keptSecretAgrees) and takes the header names given, as a start with its URL would.
+   */
+  function keptWebhook() {
+    keptSecretAgrees();
+    const webhook = store.webhook;
+    if (webhook === null || (options.headersGiven?.timestamp !== true && options.headersGiven?.signature !== true)) return;
+    const names = givenHeaderNames(webhook);
+    if (names.timestamp_header === webhook.timestamp_header && names.signature_header === webhook.signature_header) return;
+    store.atomic(() => store.setWebhook({ ...webhook, ...names }));
+    log(`webhook ${webhook.resource_id}: headers now ${names.timestamp_header}, ${names.signature_header}`, { type: 'webhook_headers_changed' });
   }
 
   /**
@@ -185,5 +203,5 @@ export function createWebhooks({ store, options, delivery, log }) {
     return { event_id: eventId, replay: 'queued' };
   }
 
-  return { createWebhook, configureWebhook, keptSecretAgrees, currentWebhook, verifyBinding, rotate, activate, replay };
+  return { createWebhook, configureWebhook, keptWebhook, currentWebhook, verifyBinding, rotate, activate, replay };
 }
