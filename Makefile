@@ -11,6 +11,9 @@ MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 # failing with two loaded files at once.
 NODE_TEST = node --test --test-concurrency=1
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+# The targets rely on running in the order they are listed (`test` builds the package before
+# the suites install it; two npm installs must not share node_modules): never in parallel.
+.NOTPARALLEL:
 
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
@@ -62,12 +65,14 @@ ALL_STAMP = node_modules/.cryptopay-all
 .PHONY: npm-build
 npm-build: $(BUILD_STAMP)
 $(BUILD_STAMP): package.json package-lock.json
-	@command -v node >/dev/null || { echo "node (18 or later) is required"; exit 1; }
+	@command -v node >/dev/null || { echo "node (20 or later: the build, the demo and the tests) is required"; exit 1; }
 	@# The root's build tools only: none of the workspaces.
 	$(NPM_INSTALL) --workspaces=false
 	@touch $@
 
 $(ALL_STAMP): package.json package-lock.json $(WORKSPACES)
+	@# better-sqlite3 builds from source against these: said here, not as three failed installs.
+	@$(NODE_HEADERS)
 	$(NPM_NATIVE) $(NPM_INSTALL)
 	@touch $@ $(BUILD_STAMP)
 
@@ -78,7 +83,8 @@ setup-node: $(ALL_STAMP)
 	@# better-sqlite3 loads in this Node, else it is built again (from source)
 	@$(SQLITE_LOADS) || { $(NODE_HEADERS); \
 		echo "setup-node: building better-sqlite3 from source against $(NODE_PREFIX)/include/node (about a minute)"; \
-		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; }
+		$(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error && $(SQLITE_LOADS) || \
+		{ echo "setup-node: better-sqlite3 does not load in this Node after its build (is it installed? rm $(ALL_STAMP) and run make setup again)" >&2; exit 1; }; }
 
 # What `make demo` needs beyond `make pkg`: better-sqlite3, for the example receiver's SQLite
 # file, at the version tests/package.json pins (built from source, about a minute, once). Not
@@ -88,7 +94,8 @@ setup-demo: setup-build
 	@$(SQLITE_LOADS) || { $(NODE_HEADERS); \
 		echo "setup-demo: building better-sqlite3 $(SQLITE_VERSION) from source (about a minute)"; \
 		if [[ -d node_modules/better-sqlite3 ]]; then $(NPM_NATIVE) npm rebuild better-sqlite3 --loglevel=error; \
-		else $(NPM_NATIVE) $(NPM_INSTALL) --workspaces=false --no-save better-sqlite3@$(SQLITE_VERSION); fi; }
+		else $(NPM_NATIVE) $(NPM_INSTALL) --workspaces=false --no-save better-sqlite3@$(SQLITE_VERSION); fi && $(SQLITE_LOADS) || \
+		{ echo "setup-demo: better-sqlite3 does not load in this Node after its build" >&2; exit 1; }; }
 
 # Node 18 (the oldest the package's engines allows) and the oldest and newest LTS (22, 26), as
 # npm's binaries, so that `make runtimes` and `make receiver-test` run the installed package on
@@ -98,7 +105,8 @@ setup-demo: setup-build
 # cafile the machine's global npmrc sets.
 NODE_VERSIONS_DIR = tests/runtimes/node-versions
 setup-node-versions:
-	@[[ -f $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json && ! $(NODE_VERSIONS_DIR)/package-lock.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json ]] || \
+	@[[ -f $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json && ! $(NODE_VERSIONS_DIR)/package-lock.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json \
+		&& ! $(NODE_VERSIONS_DIR)/package.json -nt $(NODE_VERSIONS_DIR)/node_modules/.package-lock.json ]] || \
 		(cd $(NODE_VERSIONS_DIR) && $(NPM_INSTALL))
 
 # Debian's Chromium, for the browser tests (playwright-core drives it; no browser download).
@@ -137,18 +145,18 @@ lint:
 	$(CARGO) fmt --all --check
 	python3 tests/vectors/generate.py --check
 	python3 fuzz/seeds.py --check
-	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) clippy --all-targets --features http -- -D warnings
-	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
-	$(WASM_CLIPPY) -p cryptopay-verify-wasm -- -D warnings
-	$(WASM_CLIPPY) -p cryptopay-verify-service-wasm -- -D warnings
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(CARGO) clippy --locked --all-targets --features http -- -D warnings
+	$(WASM_CLIPPY) --locked -p cryptopay-verify --lib -- -D warnings
+	$(WASM_CLIPPY) --locked -p cryptopay-verify-wasm -- -D warnings
+	$(WASM_CLIPPY) --locked -p cryptopay-verify-service-wasm -- -D warnings
 
 doc:
-	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet --features http
+	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --locked --no-deps --quiet --features http
 
 # With the `http` feature: its doctests and the read_headers vectors through a HeaderMap.
 unit:
-	$(CARGO) test --features http
+	$(CARGO) test --locked --features http
 
 ## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
 ## bindings for wasm32), the docs (links resolved), the native tests, the npm package built and
@@ -169,8 +177,8 @@ check: setup-build
 ## downstream: a user's crate beside this one (tests/downstream): its serde code behaves as
 ## without cryptopay-verify, and every vector holds with the user's own arbitrary_precision
 downstream:
-	$(CARGO) test --quiet --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream
-	$(CARGO) test --quiet --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream \
+	$(CARGO) test --quiet --locked --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream
+	$(CARGO) test --quiet --locked --manifest-path tests/downstream/Cargo.toml --target-dir target/downstream \
 		--features user-arbitrary-precision
 
 ## axum-test: examples/axum-receiver built (its own crate), started, and driven by the
@@ -200,7 +208,7 @@ crate-package:
 wasm-test:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	RUSTFLAGS='-C target-feature=+simd128 --cfg wasm_test' \
-		$(CARGO) test --target wasm32-unknown-unknown --test wasm
+		$(CARGO) test --locked --target wasm32-unknown-unknown --test wasm
 
 ## pkg: build the npm package into pkg/
 pkg: setup-build

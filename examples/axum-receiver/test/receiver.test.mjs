@@ -225,12 +225,12 @@ test('DATABASE: a URL or an in-memory database refused at start, the value never
     assert.ok(!String(error.message).includes(password), 'the value is not printed');
   }
   // A SQLite URI is a file's path.
-  const uriFolder = mkdtempSync(join(tmpdir(), 'cpv-axum-uri-'));
+  const uriFolder = mkdtempSync(join(dataDir, 'uri-'));
   const byUri = await startReceiver({ DATABASE: `file://${join(uriFolder, 'by-uri.db')}` });
   await byUri.stop();
   assert.ok(existsSync(join(uriFolder, 'by-uri.db')));
   // Set but empty (a blank line of an env file): receiver.db in the working folder, as unset.
-  const cwd = mkdtempSync(join(tmpdir(), 'cpv-axum-empty-'));
+  const cwd = mkdtempSync(join(dataDir, 'empty-'));
   const receiver = await startReceiver({ DATABASE: '' }, { cwd });
   try {
     assert.match(receiver.output(), /recording in SQLite file receiver\.db/);

@@ -149,10 +149,13 @@ export function startPostgres({ settings = {} } = {}) {
       live.add(server);
     },
     stopSync(mode) {
-      if (server.running) run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop'], { check: false });
+      const stop = (how) => run('pg_ctl', ['-D', data, '-m', how, '-w', '-t', '60', 'stop'], { check: false }).status === 0;
+      // A server that will not stop keeps its folder: deleted under it, it would run on, unseen.
+      const stopped = !server.running || stop(mode) || stop('immediate');
       server.running = false;
       live.delete(server);
-      rmSync(base, { recursive: true, force: true });
+      if (stopped) rmSync(base, { recursive: true, force: true });
+      else process.stderr.write(`postgres: the server of ${data} did not stop; its folder is kept\n`);
     },
     destroy() {
       server.stopSync('fast');
@@ -260,7 +263,11 @@ export async function startPgBouncer(server, { poolSize = 4 } = {}) {
   child.stdout.on('data', (chunk) => { output += chunk; });
   child.stderr.on('data', (chunk) => { output += chunk; });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const orphan = () => child.kill('SIGTERM'); // runuser passes it on
+  // At exit without stop(): runuser passes the signal on; the folder goes too.
+  const orphan = () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.once('exit', orphan);
   const socket = join(dir, `.s.PGSQL.${port}`);
   const deadline = Date.now() + 10_000;
