@@ -95,8 +95,30 @@ function rotationInUse() {
   $('v-rotation-in-use').textContent = used.length === 0 ? '' : ` (in use: ${used.join(' and ')})`;
 }
 
+/**
+ * The form's own fields, before the package is asked: one left empty or not a whole number is
+ * named by its label, not shown as a rejected delivery in the API's words.
+ */
+function formProblem() {
+  const skew = integerField($('v-skew'));
+  if (skew === undefined) return 'Max skew (seconds) is empty: give a whole number of seconds, such as 300.';
+  if (Number.isNaN(skew)) return 'Max skew (seconds) is not a whole number of seconds.';
+  if (Number.isNaN(integerField($('v-now')))) return 'Now (Unix seconds) is not a whole number: leave it empty for this device\'s clock.';
+  if ($('v-retiring').value !== '') {
+    const until = integerField($('v-retiring-until'));
+    if (until === undefined) return 'Retiring secret accepted until is empty: give the end of the overlap, in Unix seconds.';
+    if (Number.isNaN(until)) return 'Retiring secret accepted until is not a whole number of Unix seconds.';
+  }
+  return null;
+}
+
 function verify() {
   const region = $('verify-result');
+  const problem = formProblem();
+  if (problem !== null) {
+    showInputProblem(region, 'Not verified: a field of the form', problem);
+    return;
+  }
   const now = integerField($('v-now')) ?? nowSecs();
   try {
     const { event, matchedSecret, timestamp } = verifyWebhook({
@@ -172,6 +194,8 @@ function convert(direction) {
         ' decimals is ', h('strong', { class: 'value' }, decimal), '.'));
     }
   } catch (error) {
+    // The other field is cleared, so that it never stands beside the error as the answer.
+    $(direction === 'to-raw' ? 'a-raw' : 'a-decimal').value = '';
     showError(region, error, 'Not converted');
   }
 }
@@ -273,6 +297,7 @@ function wire() {
       // Its name says what it does next (no aria-pressed beside it: "Hide, pressed" reads as a
       // contradiction).
       button.textContent = reveal ? 'Hide' : 'Show';
+      button.setAttribute('aria-label', `${reveal ? 'Hide' : 'Show'} ${button.dataset.revealName}`);
     });
   }
 }
@@ -284,7 +309,9 @@ async function start() {
     await init(); // fetches the .wasm next to the package's files
   } catch (error) {
     status.dataset.state = 'error';
-    status.textContent = `The verifier could not be loaded: ${error.message}`;
+    // The package's message speaks to a bundler's user; this page loads the .wasm by its URL.
+    status.textContent = `The verifier could not be loaded: ${error.message} (this page: serve `
+      + 'node_modules/cryptopay-verify/dist/ beside it, its .wasm as application/wasm)';
     return;
   }
   for (const button of document.querySelectorAll('button[disabled]')) button.disabled = false;

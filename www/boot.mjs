@@ -7,6 +7,12 @@ try {
 } catch (error) {
   const status = document.getElementById('status');
   status.dataset.state = 'error';
-  status.textContent = `The verifier could not be loaded (${error?.message ?? error}): serve node_modules/cryptopay-verify/ beside `
-    + 'this page, its .mjs files as text/javascript and its .wasm as application/wasm (on GitHub Pages, add a .nojekyll file)';
+  const message = String(error?.message ?? error);
+  // A bare specifier left unresolved: the import map was not applied, whatever is served.
+  const fix = /specifier|import ?map/i.test(message)
+    ? 'the page\'s import map was not applied: this browser has no import maps, or the map was edited and no longer matches '
+      + 'its sha256 hash in the Content-Security-Policy meta tag (give the new hash there)'
+    : 'serve node_modules/cryptopay-verify/ beside this page, its .mjs files as text/javascript and its .wasm as '
+      + 'application/wasm (on GitHub Pages, add a .nojekyll file)';
+  status.textContent = `The verifier could not be loaded (${message}): ${fix}`;
 }

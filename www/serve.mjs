@@ -49,17 +49,21 @@ function contentSecurityPolicy() {
 }
 
 /**
- * Starts the server. Resolves { url, server, requests, close() }; `requests` lists every
- * request served ({ method, path, status }).
+ * Starts the server. Resolves { url, server, requests, close() }; with `record`, `requests`
+ * lists every request served ({ method, path, search, status }: `search` the raw query
+ * string, '' when none), for the tests (`make www` keeps none: the list would only grow).
  */
-export async function startPlayground({ consumerDir, host = '127.0.0.1', port = 0 } = {}) {
+export async function startPlayground({ consumerDir, host = '127.0.0.1', port = 0, record = false } = {}) {
   const pkgDir = installedPackage(consumerDir);
   const csp = contentSecurityPolicy();
   const requests = [];
   const server = createServer((req, res) => {
     let path;
+    let search = '';
     try {
-      path = decodeURIComponent(new URL(req.url, 'http://playground.invalid').pathname);
+      const url = new URL(req.url, 'http://playground.invalid');
+      search = url.search;
+      path = decodeURIComponent(url.pathname);
     } catch {
       path = null;
     }
@@ -77,7 +81,7 @@ export async function startPlayground({ consumerDir, host = '127.0.0.1', port = 
     }
     const methodOk = req.method === 'GET' || req.method === 'HEAD';
     const status = !methodOk ? 405 : file ? 200 : 404;
-    requests.push({ method: req.method, path: path ?? req.url, status });
+    if (record) requests.push({ method: req.method, path: path ?? req.url, search, status });
     const common = {
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
@@ -136,4 +140,6 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();
+// Run as a script (by a path that may go through a symbolic link), not imported.
+const argv1 = process.argv[1] ? pathToFileURL(existsSync(process.argv[1]) ? realpathSync(process.argv[1]) : process.argv[1]).href : '';
+if (import.meta.url === argv1) main();

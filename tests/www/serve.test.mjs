@@ -21,12 +21,16 @@ test('a page file missing: 404, and the server goes on answering', async () => {
   const dir = copyOfWww();
   rmSync(join(dir, 'favicon.svg'));
   const { startPlayground } = await import(pathToFileURL(join(dir, 'serve.mjs')).href);
-  const playground = await startPlayground({ consumerDir: CONSUMER_DIR });
+  const playground = await startPlayground({ consumerDir: CONSUMER_DIR, record: true });
   try {
     assert.equal((await fetch(`${playground.url}favicon.svg`)).status, 404);
     const page = await fetch(playground.url);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval'.*; frame-ancestors 'none'$/);
+    // A query string is recorded as sent (what the page test looks for: a form submitted).
+    assert.equal((await fetch(`${playground.url}?signature=abc`)).status, 200);
+    assert.deepEqual(playground.requests.map((r) => [r.path, r.search, r.status]),
+      [['/favicon.svg', '', 404], ['/', '', 200], ['/', '?signature=abc', 200]]);
   } finally {
     await playground.close();
     rmSync(dir, { recursive: true, force: true });
