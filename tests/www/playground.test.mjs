@@ -243,29 +243,27 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     assert.equal(await page.locator('#checkout-result .error-code').innerText(), 'origin_invalid');
   });
 
-  test('a package that cannot be loaded is said on the page, not "Loading" for ever', async () => {
+  // The page's status line when the URLs matching `pattern` answer 404, in a page of its own.
+  async function statusWhenMissing(pattern) {
     const other = await context.newPage();
     try {
-      await other.route('**/node_modules/cryptopay-verify/**', (route) => route.fulfill({ status: 404, body: 'not found' }));
+      await other.route(pattern, (route) => route.fulfill({ status: 404, body: 'not found' }));
       await other.goto(playground.url);
       await other.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
-      assert.match(await other.locator('#status').innerText(), /^The verifier could not be loaded \(.+\): serve node_modules\/cryptopay-verify\/ beside this page/);
+      return await other.locator('#status').innerText();
     } finally {
       await other.close();
     }
+  }
+
+  test('a package that cannot be loaded is said on the page, not "Loading" for ever', async () => {
+    assert.match(await statusWhenMissing('**/node_modules/cryptopay-verify/**'),
+      /^The verifier could not be loaded \(.+\): serve node_modules\/cryptopay-verify\/ beside this page/);
   });
 
   test('a .wasm that cannot be fetched is said with this page\'s fix, not a bundler\'s', async () => {
-    const other = await context.newPage();
-    try {
-      await other.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'not found' }));
-      await other.goto(playground.url);
-      await other.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
-      assert.match(await other.locator('#status').innerText(),
-        /^The verifier could not be loaded: .+ \(this page: serve node_modules\/cryptopay-verify\/dist\/ beside it, its \.wasm as application\/wasm\)$/);
-    } finally {
-      await other.close();
-    }
+    assert.match(await statusWhenMissing('**/*.wasm'),
+      /^The verifier could not be loaded: .+ \(this page: serve node_modules\/cryptopay-verify\/dist\/ beside it, its \.wasm as application\/wasm\)$/);
   });
 
   test('accessible markup: labelled controls, legends, live results, a visible keyboard focus', async () => {
