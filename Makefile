@@ -18,7 +18,7 @@ export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 .PHONY: setup setup-build setup-rust setup-node setup-node-versions setup-browser setup-postgres test lint doc unit \
 	wasm-test pkg consumer js-test runtimes package-lint cli-test recipes-test www-test www differential memory-test loop-test \
 	fuzz fuzz-smoke mutants bench demo setup-demo demo-rust vectors receiver-test bench-receiver types-test bundlers-test check \
-	downstream axum-test crate-package sandbox-test setup-msrv msrv
+	downstream axum-test crate-package sandbox-test setup-msrv msrv fresh
 
 # Two tiers, each installing only what it needs (nothing installed twice; each does nothing
 # when all is present):
@@ -141,10 +141,13 @@ test: setup lint doc unit wasm-test pkg js-test runtimes package-lint cli-test r
 # only that build compiles (the scanner's SIMD blocks) is linted too; the core's lib first.
 WASM_CLIPPY = RUSTFLAGS='-C target-feature=+simd128' $(CARGO) clippy --target wasm32-unknown-unknown
 
-lint:
+## fresh: rustfmt, and the vectors and fuzz seeds as their generators write them
+fresh:
 	$(CARGO) fmt --all --check
 	python3 tests/vectors/generate.py --check
 	python3 fuzz/seeds.py --check
+
+lint: fresh
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	$(CARGO) clippy --locked --all-targets --features http -- -D warnings
 	$(WASM_CLIPPY) --locked -p cryptopay-verify --lib -- -D warnings
@@ -161,10 +164,7 @@ unit:
 ## check: the fast loop (no root, no browser, no database): rustfmt, clippy (the core, the
 ## bindings for wasm32), the docs (links resolved), the native tests, the npm package built and
 ## installed, its JavaScript tests
-check: setup-build
-	$(CARGO) fmt --all --check
-	python3 tests/vectors/generate.py --check
-	python3 fuzz/seeds.py --check
+check: setup-build fresh
 	$(CARGO) clippy --all-targets --features http -- -D warnings
 	@$(MAKE) --no-print-directory doc
 	$(WASM_CLIPPY) -p cryptopay-verify --lib -- -D warnings
