@@ -179,22 +179,33 @@ export declare class CryptoPayApiError extends Error {
   readonly code: ClientErrorCode | (string & {});
   /**
    * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
-   * 5xx; an order not recorded; a creation whose answer could not be read, or refused after an
-   * attempt that got no answer; a GET answered 2xx with text that is not JSON, a proxy's page
-   * say): for a creation, send it again with the same
-   * `idempotencyKey` (the error carries it), never under a new one.
+   * 5xx; an order not recorded; a creation whose answer could not be read, or answered 409
+   * after an attempt that got no answer; a GET answered 2xx with text that is not JSON, a
+   * proxy's page say): for a creation, send it again with the same
+   * `idempotencyKey` (the error carries it), never under a new one. Another refusal after an
+   * attempt that got no answer (a revoked key, 401) is not retryable; its message says that
+   * the payment may exist, to create it once fixed under the same key.
    *
    * @example
    * if (error.retryable) await queue.retry(job);
    */
   readonly retryable: boolean;
   /**
-   * The answer's text (at most 2000 characters, secrets masked) when it was not an ErrorResponse.
+   * The answer's text when the service answered (at most 2000 characters, the API key,
+   * secrets and URL credentials masked): the ErrorResponse as sent, or a proxy's page.
    *
    * @example
    * console.error(error.status, error.text);
    */
   readonly text?: string | undefined;
+  /**
+   * The service's id of the request, from its `Request-Id` or `X-Request-Id` header when it
+   * sent one (a printable token of at most 128 characters): quote it to the service's support.
+   *
+   * @example
+   * console.error(`${error.code} (request ${error.requestId ?? 'unknown'})`);
+   */
+  readonly requestId?: string | undefined;
   /**
    * For `createPayment`: the Idempotency-Key of this creation intent, to send again.
    *
@@ -203,9 +214,10 @@ export declare class CryptoPayApiError extends Error {
    */
   readonly idempotencyKey?: string | undefined;
   /**
-   * For a 429 or 503 with a Retry-After: the milliseconds the service asked to wait. One over
-   * 30 s ends the client's retries at once (sooner would be refused again): wait that long,
-   * or let your queue retry later.
+   * For a retryable status with a Retry-After (seconds or an HTTP date): the milliseconds the
+   * service asked to wait, at most a day (86,400,000: a timer holds it). One over 30 s ends
+   * the client's retries at once (sooner would be refused again): wait that long, or let your
+   * queue retry later.
    *
    * @example
    * if (error.retryAfterMs !== undefined) await new Promise((r) => setTimeout(r, error.retryAfterMs));

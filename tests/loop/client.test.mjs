@@ -411,7 +411,7 @@ describe('the client, against a scripted stand-in of the service', () => {
     createClient({ baseUrl: 'http://sandbox.localhost:4010', apiKey: API_KEY });
     // Names and addresses of other machines: a live key would cross the network in the clear.
     for (const baseUrl of ['http://sandbox:4010', 'http://10.0.0.5:4010', 'http://pay-proxy.c.shop-prod.internal', 'http://printer.local',
-      'http://router.home.arpa', 'http://test.example.com']) {
+      'http://router.home.arpa', 'http://test.example.com', 'http://test:4010', 'http://localhost.example.com']) {
       refused({ baseUrl, apiKey: API_KEY }, /http:\/\/ only to a local sandbox: a loopback host, host\.docker\.internal, or a name under \.test or \.localhost/);
     }
     globalThis.document = {};
@@ -504,6 +504,15 @@ describe('the client, against a scripted stand-in of the service', () => {
     const error = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-9' }).then(() => null, (e) => e);
     assert.deepEqual([error.code, error.status, error.retryable, error.idempotencyKey], ['idempotency_key_in_use', 409, true, 'intent-9']);
     assert.match(error.message, /may have succeeded: send the same request again with the same idempotencyKey/);
+    // Another refusal after an unanswered attempt (a key revoked meanwhile) stays final: only
+    // fixing it helps. The message still says the payment may exist, to keep the key.
+    script((req, n) => {
+      if (req.path === '/v1/store') return { json: STORE };
+      return n === 1 ? { drop: true } : errorResponse(401, 'unauthorized', 'the key was revoked');
+    });
+    const revoked = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-11' }).then(() => null, (e) => e);
+    assert.deepEqual([revoked.code, revoked.status, revoked.retryable, revoked.idempotencyKey], ['unauthorized', 401, false, 'intent-11']);
+    assert.match(revoked.message, /may have succeeded: once this is fixed, send the same request with the same idempotencyKey, never a new one$/);
     // Without an earlier unanswered attempt, a 409 is final as before.
     script((req) => (req.path === '/v1/store' ? { json: STORE } : errorResponse(409, 'idempotency_key_reused', 'another body')));
     const reused = await api.createPayment({ amount: '1.00' }, { idempotencyKey: 'intent-10' }).then(() => null, (e) => e);
@@ -593,6 +602,21 @@ describe('the client, against a scripted stand-in of the service', () => {
     script(() => ({ status: 502, text: 'y'.repeat(2 * 1024 * 1024) }));
     const page = await api.getPayment('pay_1').then(() => null, (e) => e);
     assert.deepEqual([page.code, page.retryable, page.text.length], ['http_502', true, 2000]);
+    // Only its start is masked, with what masking it whole gives: the key echoed across the
+    // 2000th character, far beyond it, and just past what is read of it to mask.
+    const at = (spots) => {
+      let text = 'y'.repeat(1024 * 1024);
+      for (const spot of spots) text = text.slice(0, spot) + API_KEY + text.slice(spot + API_KEY.length);
+      return text;
+    };
+    // And echoed 300 times from the start: masked, they leave the kept part to come from further on.
+    const repeated = Array.from({ length: 300 }, (_, n) => n * API_KEY.length);
+    for (const spots of [[1995], [0, 1990], [1000, 2000 + 9 * API_KEY.length + 8], [2100, 500_000], repeated, [...repeated, 6020]]) {
+      const text = at(spots);
+      script(() => ({ status: 502, text }));
+      const echoed = await api.getPayment('pay_1').then(() => null, (e) => e);
+      assert.equal(echoed.text, text.split(API_KEY).join('***').slice(0, 2000), String(spots));
+    }
     // A fetch wrapper that drops the signal: the client's own deadline ends the attempt.
     const deaf = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 200, retries: 0, fetch: () => new Promise(() => {}) });
     const timedOut = await deaf.getPayment('pay_1').then(() => null, (e) => e);
@@ -631,6 +655,31 @@ describe('the client, against a scripted stand-in of the service', () => {
     }
   });
 
+  test('an error keeps what the service said: the ErrorResponse\'s text, its request id, the status of an answer whose body broke off', async () => {
+    script(() => ({ ...errorResponse(404, 'payment_not_found', 'no such payment'), headers: { 'x-request-id': 'req_9f2c' } }));
+    const missing = await api.getPayment('pay_x').then(() => null, (e) => e);
+    assert.deepEqual([missing.code, missing.requestId, JSON.parse(missing.text).error.message], ['payment_not_found', 'req_9f2c', 'no such payment']);
+    // A header that is no short token is not taken as an id.
+    script(() => ({ ...errorResponse(404, 'payment_not_found'), headers: { 'request-id': 'x'.repeat(129) } }));
+    assert.equal((await api.getPayment('pay_x').then(() => null, (e) => e)).requestId, undefined);
+    // A 500 whose body stops half way: a network error, retried, with the status it had.
+    script(() => ({ status: 500, text: 'z'.repeat(64 * 1024), cutBody: true }));
+    const broken = await api.getPayment('pay_1').then(() => null, (e) => e);
+    assert.deepEqual([broken.code, broken.status, broken.retryable, standin.requests.length], ['network_error', 500, true, 3]);
+  });
+
+  test('a store view whose primary_source cannot price is the service\'s invalid_response, not the caller\'s argument; nothing is sent', async () => {
+    for (const decimals of ['2', 2.5, undefined]) {
+      script((req) => (req.path === '/v1/store' ? { json: { primary_source: { kind: 'fiat', ref: 'USD', decimals } } } : { json: { payment_id: 'pay_s' } }));
+      const fresh = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 400, retries: 0 });
+      const error = await fresh.createPayment({ amount: '1.00' }).then(() => null, (e) => e);
+      assert.ok(error instanceof CryptoPayApiError, String(error));
+      assert.deepEqual([error.code, error.status, error.retryable], ['invalid_response', 200, false]);
+      assert.match(error.message, /GET \/v1\/store's primary_source cannot price an amount \(store_source_invalid: .*nothing was sent/);
+      assert.deepEqual(standin.requests.map((r) => r.path), ['/v1/store']);
+    }
+  });
+
   test('a 503\'s Retry-After, in seconds or as a date, is waited before the retry', async () => {
     // An HTTP date has whole seconds: three seconds ahead of the answer is at least two.
     for (const [after, least] of [[() => '1', 900], [() => new Date(Date.now() + 3000).toUTCString(), 1500]]) {
@@ -658,6 +707,14 @@ describe('the client, against a scripted stand-in of the service', () => {
     script((req, n) => (n === 1 ? { status: 429, text: 'slow down', headers: { 'retry-after': '1' } } : { text: view() }));
     assert.equal((await patient.getPayment('pay_1')).payment_id, 'pay_1');
     assert.equal(standin.requests.length, 2);
+    // Any retryable status's Retry-After is kept; a date years ahead says a day at most (a
+    // timer holds it: setTimeout fires at once past 2^31 - 1 ms).
+    standin.requests.length = 0;
+    for (const [status, header, expected] of [[502, '90', 90_000], [504, 'Wed, 21 Oct 2099 07:28:00 GMT', 86_400_000]]) {
+      script(() => ({ status, text: 'wait', headers: { 'retry-after': header } }));
+      const error = await patient.getPayment('pay_1').then(() => null, (e) => e);
+      assert.deepEqual([error.status, error.retryable, error.retryAfterMs, standin.requests.length], [status, true, expected, 1]);
+    }
   });
 
   test('what a merchant\'s code passes as it is (an ObjectId order_ref, a getter) is sent, checked and compared as one JSON text', async () => {

@@ -211,10 +211,21 @@ export function createClient(options) {
     const kept = store !== null && Date.now() - storeRead < STORE_TTL_MS;
     let prepared;
     try {
-      prepared = prepare(kept ? store : await getStore());
+      try {
+        prepared = prepare(kept ? store : await getStore());
+      } catch (failure) {
+        if (!(kept && failure instanceof CryptoPayError && STORE_CODES.has(failure.code))) throw failure;
+        prepared = prepare(await getStore());
+      }
     } catch (failure) {
-      if (!(kept && failure instanceof CryptoPayError && STORE_CODES.has(failure.code))) throw failure;
-      prepared = prepare(await getStore());
+      // The primary source is the service's answer, not the caller's argument.
+      if (failure instanceof CryptoPayError && failure.code === 'store_source_invalid') {
+        throw new CryptoPayApiError({
+          status: 200, code: 'invalid_response', retryable: false,
+          message: `invalid_response: GET /v1/store's primary_source cannot price an amount (${failure.message}): nothing was sent; check the store's pricing source in the dashboard`,
+        });
+      }
+      throw failure;
     }
     const { body, text, sourceAmount } = prepared;
     // One key and one body text for this intent: every retry sends the same bytes.

@@ -21,7 +21,7 @@ export function inOrder(sourceAmount) {
 }
 
 /** The names besides loopback a base URL may reach over http: a sandbox beside the tests. */
-const SANDBOX_NAME = /(^|\.)(localhost|test)\.?$|^host\.docker\.internal\.?$/i;
+const SANDBOX_NAME = /(^|\.)localhost\.?$|\.test\.?$|^host\.docker\.internal\.?$/i;
 
 // The base URL, checked: HTTPS (or http to a loopback host or a local development name: a
 // local sandbox), no credentials,

@@ -22,6 +22,11 @@ export const MAX_ANSWER_BYTES = 1024 * 1024;
 // The longest wait a Retry-After may add to a retry; one asking for longer ends the retries,
 // the error keeping it (`retryAfterMs`) for the caller.
 const MAX_RETRY_AFTER_MS = 30_000;
+// The most `retryAfterMs` says: a date years ahead would overflow a timer (setTimeout takes
+// at most 2^31 - 1 ms, and fires at once beyond).
+const RETRY_AFTER_CAP_MS = 24 * 60 * 60 * 1000;
+// The headers that may carry the service's id of a request, to quote to its support.
+const REQUEST_ID_HEADERS = ['request-id', 'x-request-id'];
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -88,12 +93,21 @@ function maskParts(text, parts) {
   return out;
 }
 
-/** Milliseconds a Retry-After asks for (seconds or an HTTP date), or 0. */
+/** Milliseconds a Retry-After asks for (seconds or an HTTP date), or 0; at most a day. */
 function retryAfterMs(value, now = Date.now()) {
   if (typeof value !== 'string' || value.trim() === '') return 0;
   const seconds = Number(value);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
-  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms) : 0;
+  return Number.isFinite(ms) && ms > 0 ? Math.min(Math.ceil(ms), RETRY_AFTER_CAP_MS) : 0;
+}
+
+/** The request id an answer's headers give, when it is a short printable token; else undefined. */
+function requestIdOf(headers) {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers?.get?.(name);
+    if (typeof value === 'string' && /^[\x21-\x7e]{1,128}$/.test(value)) return value;
+  }
+  return undefined;
 }
 
 /** An answer's text, at most `limit` bytes of it (`cut` when there was more); `onReader` gets the stream's reader. */
@@ -144,6 +158,26 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     for (const secret of given) out = maskParts(out, partsOf(secret));
     return out;
   };
+  // At most `limit` characters of `text`, masked as masking it whole would (a 1 MiB page took
+  // 0.4 s whole): a prefix is masked, `margin` characters past what is kept, so that every echo
+  // starting in the kept part is whole in it; what comes of the prefix's last `margin`
+  // characters (where an echo may be cut) is not kept. Masking never lengthens text (each
+  // echo masked is 3 characters or more), so that is at most the last `margin` + 2 characters
+  // of what it gives ('***' of a run across): a longer prefix when too few are left before them.
+  const maskedPrefix = (text, limit, secrets = []) => {
+    const whole = String(text);
+    const given = secrets.filter((secret) => typeof secret === 'string' && secret !== '');
+    const lengths = [apiKey.length, ...given.map((secret) => secret.length)];
+    // An echo is at most 9 characters per character of its secret (a UTF-8 %XX%XX%XX).
+    const margin = 9 * Math.max(...lengths) + PART + 2;
+    // A secret under 3 characters is masked by something longer ('***'): all of it then.
+    if (Math.min(...lengths) < 3) return masked(whole, given).slice(0, limit);
+    for (let take = limit + margin; ; take *= 2) {
+      if (take >= whole.length) return masked(whole, given).slice(0, limit);
+      const out = masked(whole.slice(0, take), given);
+      if (out.length - margin >= limit) return out.slice(0, limit);
+    }
+  };
 
   function apiError(status, text, secrets, extra) {
     let code = `http_${status}`;
@@ -162,7 +196,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     const retryable = RETRYABLE.has(status) || status >= 500;
     // The key and the call's secrets, then what may be a credential (a URL's user information,
     // a `"secret": "..."` of a webhook setup answered with an error status) masked.
-    const keep = code === `http_${status}` ? maskCredentials(masked(text, secrets)).slice(0, MAX_TEXT) : undefined;
+    const keep = maskCredentials(maskedPrefix(text, MAX_TEXT, secrets)).slice(0, MAX_TEXT);
     // With no ErrorResponse to quote, what the status itself says to check.
     const hint = said === null ? STATUS_HINTS[status] ?? (status >= 300 && status < 400 ? STATUS_HINTS.redirect : undefined) : undefined;
     return new CryptoPayApiError({
@@ -201,7 +235,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       const read = await readAnswer(response, MAX_ANSWER_BYTES, (reader) => { reading = reader; }).catch((failure) => {
         throw Object.assign(failure instanceof Error ? failure : new Error(String(failure)), { status });
       });
-      return { status, ...read, retryAfter: response.headers?.get?.('retry-after') };
+      return { status, ...read, retryAfter: response.headers?.get?.('retry-after'), requestId: requestIdOf(response.headers) };
     })();
     answer.catch(() => {}); // settled after the deadline: nobody waits for it
     try {
@@ -232,7 +266,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       if (n > 0 && seen !== undefined) seen.retried = true;
       if (n > 0) await pause(Math.min(250 * 2 ** (n - 1), 5000) * (0.5 + Math.random() / 2) + (failure?.retryAfterMs ?? 0));
       try {
-        const { status, text, cut, retryAfter } = await attempt(method, path, headers, bytes);
+        const { status, text, cut, retryAfter, requestId } = await attempt(method, path, headers, bytes);
         if (status >= 200 && status < 300) {
           if (!cut) return text;
           // A request under a key (a creation) may have been carried out: sent again under
@@ -245,8 +279,8 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
           });
         } else {
           // An error's text is cut anyway: what was read of a large one is enough.
-          failure = apiError(status, text, secrets, extra);
-          const wait = status === 429 || status === 503 ? retryAfterMs(retryAfter) : 0;
+          failure = apiError(status, text, secrets, { requestId, ...extra });
+          const wait = failure.retryable ? retryAfterMs(retryAfter) : 0;
           if (wait > 0) failure.retryAfterMs = wait;
           if (wait > MAX_RETRY_AFTER_MS) {
             // Sooner than the service asked would only be refused again: the caller waits.
@@ -258,7 +292,8 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
         if (thrown instanceof CryptoPayApiError) throw thrown;
         unanswered = true;
         failure = new CryptoPayApiError({
-          status: 0,
+          // An answer whose body failed to arrive keeps its status.
+          status: Number.isInteger(thrown?.status) ? thrown.status : 0,
           code: thrown?.timedOut ? 'timeout' : 'network_error',
           retryable: true,
           message: thrown?.timedOut
@@ -274,10 +309,13 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
       // An attempt got no answer: the service may have acted on it.
       failure.message += '; an attempt got no answer and may have succeeded: send the same request again with the same idempotencyKey, never a new one';
     } else if (!failure.retryable && unanswered && idempotencyKey !== undefined) {
-      // An earlier attempt got no answer: the service may have acted on it. Sent again under
-      // the same key, the same request reads what it did.
-      failure.retryable = true;
-      failure.message += '; an earlier attempt got no answer and may have succeeded: send the same request again with the same idempotencyKey, never a new one';
+      // An earlier attempt got no answer: the service may have acted on it. A conflict (the
+      // first attempt still in progress under the key) may end: sent again under the same key,
+      // the same request reads what it did. Another refusal (a revoked key, a body refused)
+      // stays final, and says the same.
+      if (failure.status === 409) failure.retryable = true;
+      failure.message += '; an earlier attempt got no answer and may have succeeded: '
+        + `${failure.retryable ? 'send the same request again' : 'once this is fixed, send the same request'} with the same idempotencyKey, never a new one`;
     }
     throw failure;
   }

@@ -7,7 +7,7 @@ import http from 'node:http';
 
 /**
  * Starts the stand-in on 127.0.0.1. `answer(request, n)` (n: the request's number for its
- * method and path, from 1) returns { status, json?, text?, headers?, delayMs?, drop? }.
+ * method and path, from 1) returns { status, json?, text?, headers?, delayMs?, drop?, cutBody? }.
  * Resolves { baseUrl, requests, answer, script(answer), close() }.
  */
 export async function startStandin(answer) {
@@ -38,6 +38,11 @@ export async function startStandin(answer) {
       const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
       if (res.destroyed) return;
       res.writeHead(reply.status ?? 200, { 'content-type': reply.json !== undefined ? 'application/json' : 'text/plain', ...reply.headers });
+      if (reply.cutBody) {
+        // The status and half the body, then the connection closed: the body never ends.
+        res.write(body.slice(0, Math.floor(body.length / 2)), () => req.socket.destroy());
+        return;
+      }
       res.end(body);
     });
   });
