@@ -331,10 +331,78 @@ describe('careless receivers are caught by the rule they break', () => {
         if (/^signature_(mismatch|malformed)$/.test(error.code)) return undefined; // never answered
       }
       return inner(req, res, body);
-    }, ['--timeout', '0.1']);
+    }, ['--timeout', '0.4']);
     assert.equal(run.code, 1);
     assert.ok(!run.results.some((r) => r.got.startsWith('not sent')), JSON.stringify(run.results));
     assert.ok(run.failed.includes('response_time'));
+    // Only forged deliveries late: the fix named is refusing them at once, not acknowledging faster.
+    assert.match(run.stderr.replace(/\s+/g, ' '), /no answer within --timeout to \d+ forged deliveries \(bad_signature, [a-z_, ]+\), the first bad_signature \(wrong signature of the right shape\): refuse a hostile delivery at once with 4xx/);
+    assert.doesNotMatch(run.stderr, /acknowledge quickly/);
+  });
+
+  test('one that stops answering at its first forged delivery (an exception left a lock held): a valid one is sent to see, then nothing more', async () => {
+    const receiver = verifyingReceiver();
+    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+    let requests = 0;
+    let hung = false;
+    const run = await against((req, res, body) => {
+      requests += 1;
+      if (hung) return undefined;
+      try {
+        const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+        verifier.verifySignature({ body, ...headers, nowSecs: nowSecs() });
+      } catch (error) {
+        if (/^signature_(mismatch|malformed)$/.test(error.code)) {
+          hung = true;
+          return undefined;
+        }
+      }
+      return receiver(req, res, body);
+    }, ['--timeout', '0.2']);
+    assert.equal(run.code, 1);
+    const sentFor = (rule) => run.results.find((r) => r.rule === rule);
+    // Every rule before bad_signature, bad_signature's own deliveries, one valid delivery: no more.
+    assert.ok(requests < 30, `${requests} requests`);
+    assert.equal(sentFor('bad_signature').verdict, 'not_judged');
+    for (const rule of ['other_secret', 'stale_timestamp', 'missing_headers', 'header_case']) {
+      assert.equal(sentFor(rule).got, 'not sent: the receiver answered none of 3 deliveries in a row within 0.2 s', rule);
+    }
+    assert.ok(run.failed.includes('response_time'));
+  });
+
+  // Over https a stalled process's connections are still accepted (by the kernel), with no
+  // TLS handshake: those deliveries count as unanswered too.
+  test('over https://, one that answers, then hangs before the TLS handshake: after three unanswered in a row nothing more is sent', async () => {
+    const dir = tempDir();
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    const receiver = verifyingReceiver();
+    const tls = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => receiver(req, res, Buffer.concat(chunks)));
+    });
+    let connections = 0;
+    const held = [];
+    const front = net.createServer((socket) => {
+      connections += 1;
+      if (connections <= 2) tls.emit('connection', socket);
+      else held.push(socket.on('error', () => {})); // accepted, never read: no handshake
+    });
+    await new Promise((resolve) => { front.listen(0, '127.0.0.1', resolve); });
+    try {
+      const run = await conformance(`https://127.0.0.1:${front.address().port}/webhook`, ['--timeout', '0.2'], { env: { NODE_EXTRA_CA_CERTS: cert } });
+      assert.equal(run.code, 1, shown(run));
+      assert.ok(connections >= 5 && connections < 12, `${connections} connections`);
+      const notSent = run.results.filter((r) => r.got.startsWith('not sent'));
+      assert.ok(notSent.length > 10, JSON.stringify(run.results));
+    } finally {
+      for (const socket of held) socket.destroy();
+      front.close();
+      tls.close();
+    }
   });
 
   test('one that reads header names case-sensitively', async () => {

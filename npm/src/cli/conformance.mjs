@@ -61,6 +61,21 @@ const REPLACEMENT = Buffer.from('\uFFFD');
 /** After this many deliveries, none answered within --timeout, the run sends no more. */
 export const SILENT = 3;
 
+/** What the valid delivery sent after SILENT forged ones went unanswered is called. */
+export const PROBE_LABEL = 'a valid delivery, after forged ones went unanswered: does the receiver still answer?';
+
+/**
+ * Whether the last SILENT deliveries all went unanswered within --timeout: 'valid' when a valid
+ * one is among them, 'forged' when they were all forged, null when one was answered.
+ */
+function silentRun(observed) {
+  const last = [...observed]
+    .flatMap(([sentFor, ds]) => ds.map((d) => ({ valid: EXPECTS[sentFor][0] !== 'refuse', ...d })))
+    .slice(-SILENT);
+  if (last.length < SILENT || !last.every((d) => d.timedOut)) return null;
+  return last.some((d) => d.valid) ? 'valid' : 'forged';
+}
+
 /** Errors of a connection the receiver's side closed unanswered, before or after connecting. */
 const CLOSED_UNANSWERED = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -326,12 +341,19 @@ export async function runConformance(config) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
     }
-    // A receiver that takes connections and answers none of SILENT deliveries in a row, a
-    // valid one among them (from the start, or after answering some: a lock left held), would
-    // make the run wait --timeout for each of the rest: they are not sent. One that leaves only
-    // forged deliveries unanswered still gets every rule.
-    const last = [...observed].flatMap(([sentFor, ds]) => ds.map((d) => ({ valid: EXPECTS[sentFor][0] === 'accept', ...d }))).slice(-SILENT);
-    if (last.length === SILENT && last.every((d) => d.connected && d.timedOut) && last.some((d) => d.valid)) {
+    // A receiver that answers none of SILENT deliveries in a row, a valid one among them
+    // (from the start, or after answering some: a lock left held), would make the run wait
+    // --timeout for each of the rest: they are not sent. (Over https a receiver whose process
+    // stalled still has its connections accepted, by the kernel, with no TLS handshake: a
+    // delivery that timed out counts, connected or not.) When the ones unanswered were forged
+    // only, a valid one is sent to tell a receiver that holds forged deliveries on purpose (it
+    // answers that one, and gets every rule) from one that stopped answering after a hostile
+    // one; it counts under response_time.
+    if (silentRun(observed) === 'forged') {
+      current = 'response_time';
+      await deliverSigned(PROBE_LABEL, freshEvent(), now(), secret, 'probe');
+    }
+    if (silentRun(observed) === 'valid') {
       stopped = SILENT;
       break;
     }

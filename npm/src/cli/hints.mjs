@@ -5,6 +5,7 @@
 
 import { BODY_PARSED_FIRST, underscoreHint } from '../api/hints.mjs';
 import { acknowledged, answered, brief } from './answers.mjs';
+import { EXPECTS } from './verdicts.mjs';
 
 const STATIC = {
   formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
@@ -235,6 +236,13 @@ function responseTime(all, plainHttp) {
   if (closed.length > 0) {
     return `the connection was closed without an answer (${closed[0].error}) on ${closed.length} deliveries ` +
       `(${rules(closed)}): did the receiver crash on them? Answer every delivery, a hostile one with 4xx`;
+  }
+  // Only forged deliveries late: acknowledging faster is not the fix.
+  const forged = late.every((d) => EXPECTS[d.rule]?.[0] === 'refuse');
+  if (forged) {
+    return `no answer within --timeout to ${late.length} forged deliveries (${rules(late)}), the first ${late[0].rule} ` +
+      `(${late[0].label}): refuse a hostile delivery at once with 4xx; if the receiver stopped answering after it, look ` +
+      'for an exception left unhandled or a lock left held on that path';
   }
   return `no answer within --timeout to ${late.length} deliveries (${rules(late)}): acknowledge quickly (record ` +
     'the event, answer 2xx, do the business handling afterwards)';
