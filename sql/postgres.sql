@@ -57,9 +57,20 @@ CREATE TABLE IF NOT EXISTS cryptopay_schema (
   name    text    PRIMARY KEY,
   version integer NOT NULL
 );
--- Tables made by the first schema (which wrote no version) are version 1.
+-- Tables without a version row are at the version their columns show: 1 for the first
+-- schema's (which wrote none), a later one for tables whose row was lost (a partial restore,
+-- say: taken as version 1, the migration below would take every payment not yet handled as
+-- handled). The same test as `tables`' columns_version.
 INSERT INTO cryptopay_schema (name, version)
-SELECT 'receiver', 1 WHERE to_regclass('cryptopay_events') IS NOT NULL
+SELECT 'receiver', CASE
+    WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_payments')
+                     AND attname = 'handled_version' AND NOT attisdropped) THEN 1
+    WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                     AND attname = 'fulfil_version' AND NOT attisdropped) THEN 2
+    WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                     AND attname = 'recheck_at' AND NOT attisdropped) THEN 3
+    ELSE 5 END
+WHERE to_regclass('cryptopay_events') IS NOT NULL
 ON CONFLICT (name) DO NOTHING;
 -- The tables of version 1 as they were, then the columns version 2 adds (to new tables and to
 -- those of version 1 alike).
@@ -224,11 +235,21 @@ WHERE current_setting('transaction_timeout', true) IS NOT NULL;
 -- statement: tables
 -- ready() first reads which tables stand, then (when cryptopay_schema does) `version`:
 -- `schema` runs only when a table is missing or the version is older than this file's.
+-- `columns_version`: the version the columns show, for tables without a version row (as
+-- `schema` computes it).
 SELECT to_regclass('cryptopay_schema') IS NOT NULL AS has_schema,
-       to_regclass('cryptopay_events') IS NOT NULL AS has_events;
+       to_regclass('cryptopay_events') IS NOT NULL AS has_events,
+       CASE WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_payments')
+                             AND attname = 'handled_version' AND NOT attisdropped) THEN 1
+            WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                             AND attname = 'fulfil_version' AND NOT attisdropped) THEN 2
+            WHEN NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('cryptopay_fulfilment')
+                             AND attname = 'recheck_at' AND NOT attisdropped) THEN 3
+            ELSE 5 END AS columns_version;
 
 -- statement: version
-SELECT coalesce(max(version), 1) AS version FROM cryptopay_schema WHERE name = 'receiver';
+-- No row (lost): null, and the version is `tables`' columns_version.
+SELECT max(version) AS version FROM cryptopay_schema WHERE name = 'receiver';
 
 -- statement: check
 -- With createTables: false, ready() creates nothing: it runs `columns` (below), then this,

@@ -104,6 +104,17 @@ async function checkMigration(engine) {
   await engine.setVersion(SCHEMA + 1);
   await assert.rejects(engine.receiver().ready(), new RegExp(`the tables are at schema version ${SCHEMA + 1}, newer than this package's \\(${SCHEMA}\\)`));
   await engine.setVersion(SCHEMA);
+  // The version row lost (a partial restore), then the whole schema table: the tables are at
+  // the version their columns show, not the first schema's, whose migration would take a
+  // payment not yet handled as handled (no pass would ever claim it).
+  const pending = body('evt_m9', 'pay_m9', 4, 'paid');
+  await receiver.handle({ body: pending, headers: signedHeaders(pending) });
+  for (const lose of ["DELETE FROM cryptopay_schema WHERE name = 'receiver'", 'DROP TABLE cryptopay_schema']) {
+    await engine.exec(lose);
+    await engine.receiver().ready();
+    assert.equal(await engine.version(), SCHEMA, lose);
+    assert.deepEqual((await engine.rows()).payments.filter((p) => p.payment_id === 'pay_m9').map((p) => p.handled_version), [null], lose);
+  }
 }
 
 function sqliteFirstSchema(run, prefix) {

@@ -148,7 +148,8 @@ impl Store {
         Ok(rows.iter().map(Column::from).collect())
     }
 
-    /// 0: no tables; 1: the first schema's (no version row); else the version row's.
+    /// 0: no tables; the version row's; without one (the first schema's tables, or a later
+    /// one's whose row was lost), the version their columns show.
     async fn schema_version(&self, client: &tokio_postgres::Client) -> Result<i32, Failure> {
         let rows = client_query(client, &self.sql.one("tables"), &[]).await?;
         let flag = |i: usize| {
@@ -156,14 +157,21 @@ impl Store {
                 .and_then(|r| r.try_get::<_, bool>(i).ok())
                 .unwrap_or(false)
         };
+        let by_columns = rows
+            .first()
+            .and_then(|r| r.try_get::<_, i32>(2).ok())
+            .unwrap_or(1);
         if flag(0) {
             let rows = client_query(client, &self.sql.one("version"), &[]).await?;
-            return Ok(rows
+            if let Some(version) = rows
                 .first()
-                .and_then(|r| r.try_get::<_, i32>(0).ok())
-                .unwrap_or(1));
+                .and_then(|r| r.try_get::<_, Option<i32>>(0).ok())
+                .flatten()
+            {
+                return Ok(version);
+            }
         }
-        Ok(i32::from(flag(1)))
+        Ok(if flag(1) { by_columns } else { 0 })
     }
 
     /// Records a verified event in one statement; returns what was decided.

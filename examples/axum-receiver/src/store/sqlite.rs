@@ -344,14 +344,20 @@ impl Store {
     }
 }
 
-/// 0: no tables; 1: the first schema's (no version row); else the version row's.
+/// 0: no tables; the version row's; without one (the first schema's tables, or a later
+/// one's whose row was lost), the version their columns show.
 fn schema_version(db: &Connection, sql: &Statements) -> rusqlite::Result<i64> {
-    let (has_schema, has_events): (i64, i64) =
-        db.query_row(&sql.one("tables"), [], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (has_schema, has_events, by_columns): (i64, i64, i64) =
+        db.query_row(&sql.one("tables"), [], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?;
     if has_schema > 0 {
-        return db.query_row(&sql.one("version"), [], |row| row.get(0));
+        let row: Option<i64> = db.query_row(&sql.one("version"), [], |row| row.get(0))?;
+        if let Some(version) = row {
+            return Ok(version);
+        }
     }
-    Ok(i64::from(has_events > 0))
+    Ok(if has_events > 0 { by_columns } else { 0 })
 }
 
 /// A `load` row (SQLite's booleans are 0 and 1).

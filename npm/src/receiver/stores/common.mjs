@@ -26,6 +26,18 @@ export const SCHEMA_VERSION = 5;
  */
 const SQLITE_MIGRATIONS = { 1: ['migrate_1'], 2: ['migrate_2', 'migrate_4'], 3: ['migrate_4'], 4: ['migrate_4'] };
 
+/**
+ * The tables' schema version, from the `tables` statement's row and, when the schema table
+ * stands, the `version` statement's: 0 for no tables; the version row's; without one (the
+ * first schema's tables, or a later one's whose row was lost), the version their columns
+ * show, with `rowLost` (the schema then runs, and writes the row again).
+ */
+export function versionOf(tables, versionRow) {
+  const version = versionRow?.version;
+  if (version !== null && version !== undefined) return { version: Number(version), rowLost: false };
+  return flag(tables?.has_events) ? { version: Number(tables?.columns_version), rowLost: true } : { version: 0, rowLost: false };
+}
+
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
   + `this package's (${SCHEMA_VERSION}): a newer cryptopay-verify made them; upgrade this one rather than write them with an older`);

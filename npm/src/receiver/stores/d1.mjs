@@ -10,7 +10,7 @@ import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
   SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, isoTime, loaded, loadedParam, migratesFrom, newerSchema,
-  olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
+  olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
 } from './common.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
@@ -43,11 +43,9 @@ export function d1Store(binding, options) {
     const row = await first(binding.prepare(standing).bind(...made, ...gone));
     return Number(row?.made) === made.length && Number(row?.dropped) === 0;
   }
-  // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const tables = await first(binding.prepare(sql.tables));
-    if (Number(tables?.has_schema) > 0) return Number((await first(binding.prepare(sql.version)))?.version);
-    return Number(tables?.has_events) > 0 ? 1 : 0;
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(binding.prepare(sql.version)) : undefined);
   }
 
   return {
@@ -55,14 +53,14 @@ export function d1Store(binding, options) {
     maxBodyBytes: D1_MAX_BODY_BYTES,
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
-      const version = await schemaVersion();
+      const { version, rowLost } = await schemaVersion();
       if (version > SCHEMA_VERSION) throw newerSchema('d1Store', version);
       // Tables of the first schema are checked before they are migrated.
       if (version === 1) checkSqliteColumns((await first(binding.prepare(sql.columns))), prefix, 'd1Store', 1);
       // Tables at this version whose every table and index stands are read, not made again: a
       // new isolate then runs four reads instead of the schema's statements, a write
       // transaction on the primary before its first answer. Anything missing: made as below.
-      if (createTables && !(version === SCHEMA_VERSION && await schemaStands())) {
+      if (createTables && !(version === SCHEMA_VERSION && !rowLost && await schemaStands())) {
         // One batch, one transaction: the migration from version 1 or 2 (when needed), then the
         // schema. Another isolate migrating at once fails at the first ALTER (the column is
         // there) and rolls back: the tables are then found at this version; one that read the
@@ -73,7 +71,7 @@ export function d1Store(binding, options) {
         try {
           await binding.batch(statements.map((statement) => binding.prepare(statement)));
         } catch (error) {
-          if (migration.length === 0 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+          if (migration.length === 0 || (await schemaVersion()).version !== SCHEMA_VERSION) throw error;
         }
       } else if (version > 0 && version < SCHEMA_VERSION) {
         throw olderSchema('d1Store', version, 'sqlite');

@@ -11,7 +11,7 @@
 import { sqlite as SQL } from '../sql.mjs';
 import {
   IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, describeError, expectClient, inClaimOrder, isoTime, loaded, loadedParam,
-  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
+  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
 } from './common.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
@@ -23,11 +23,9 @@ export function libsqlStore(client, options) {
   const sql = withPrefix(SQL, prefix);
   const statement = (text, args = []) => ({ sql: text, args });
   const first = async (text, args) => (await client.execute(statement(text, args))).rows?.[0];
-  // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const tables = await first(sql.tables);
-    if (Number(tables?.has_schema) > 0) return Number((await first(sql.version))?.version);
-    return Number(tables?.has_events) > 0 ? 1 : 0;
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(sql.version) : undefined);
   }
   const storedOrder = (row) => (row ? { orderRef: row.order_ref ?? null, sourceAmount: String(row.source_amount), integration: row.integration ?? null } : null);
 
@@ -39,7 +37,7 @@ export function libsqlStore(client, options) {
         throw new Error(IN_MEMORY('libsqlStore', "createClient({ url: 'file:receiver.db' })"));
       }
       try {
-        const version = await schemaVersion();
+        const { version } = await schemaVersion();
         if (version > SCHEMA_VERSION) throw newerSchema('libsqlStore', version);
         // Tables of the first schema are checked before they are migrated.
         if (version === 1) checkSqliteColumns(await first(sql.columns), prefix, 'libsqlStore', 1);
@@ -53,7 +51,7 @@ export function libsqlStore(client, options) {
           try {
             await client.batch(statements.map((text) => statement(text)), 'write');
           } catch (error) {
-            if (migration.length === 0 || await schemaVersion() !== SCHEMA_VERSION) throw error;
+            if (migration.length === 0 || (await schemaVersion()).version !== SCHEMA_VERSION) throw error;
           }
         } else if (version > 0 && version < SCHEMA_VERSION) {
           throw olderSchema('libsqlStore', version, 'sqlite');

@@ -7,7 +7,7 @@ import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
   SCHEMA_VERSION, answeredFalse, bytes, checkColumns, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded,
-  loadedParam, newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix,
+  loadedParam, newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix, versionOf,
 } from './common.mjs';
 
 const UNIQUE_VIOLATION = '23505';
@@ -153,11 +153,9 @@ export function postgresStore(client, options) {
   // again for LOCK_BACKOFF_MS, since each try queues the other receivers' writes behind its
   // lock request for up to 5 s.
   const gaveUpAt = () => lockGaveUp.get(client)?.get(prefix) ?? null;
-  // 0: no tables; 1: the first schema's (no version row); else the version row's.
   async function schemaVersion() {
     const [tables] = (await client.query(sql.tables)).rows;
-    if (flag(tables?.has_schema)) return Number((await client.query(sql.version)).rows[0]?.version);
-    return flag(tables?.has_events) ? 1 : 0;
+    return versionOf(tables, flag(tables?.has_schema) ? (await client.query(sql.version)).rows[0] : undefined);
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
 
@@ -187,13 +185,13 @@ export function postgresStore(client, options) {
       // also migrates tables of an older version in place. Then the encoding and the columns'
       // types; and, where no DDL ran, a read of every column (a role that may not read them
       // fails here, at start).
-      const version = await schemaVersion();
+      const { version, rowLost } = await schemaVersion();
       if (version > SCHEMA_VERSION) throw newerSchema('postgresStore', version);
       let rows = await columns();
       // Tables of the first schema are checked before they are migrated.
       if (version === 1) checkDatabase(rows, 1);
       if (version > 0 && version < SCHEMA_VERSION && !createTables) throw olderSchema('postgresStore', version, 'postgres');
-      const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION);
+      const create = createTables && (missingTable(rows) || version < SCHEMA_VERSION || rowLost);
       if (create) {
         if (gaveUpAt() !== null && Date.now() - gaveUpAt() < LOCK_BACKOFF_MS) {
           throw new Error(`postgresStore: the schema migration gave up waiting for a lock (55P03) less than ${LOCK_BACKOFF_MS / 1000} s ago `

@@ -11,7 +11,7 @@
 import { sqlite as SQL } from '../sql.mjs';
 import {
   IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, invalid, isoTime, loaded, loadedParam,
-  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix,
+  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
 } from './common.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
@@ -56,11 +56,9 @@ export function sqliteStore(db, options) {
   const step = (statement, args) => (statement.reader === false ? (statement.run(...args), undefined) : statement.get(...args));
   const every = (statement, args) => (statement.reader === false ? (statement.run(...args), []) : statement.all(...args));
   const one = (text) => step(db.prepare(text), []);
-  // 0: no tables; 1: the first schema's (no version row); else the version row's.
   function schemaVersion() {
     const tables = one(sql.tables);
-    if (Number(tables?.has_schema) > 0) return Number(one(sql.version)?.version);
-    return Number(tables?.has_events) > 0 ? 1 : 0;
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? one(sql.version) : undefined);
   }
 
   let statements = null;
@@ -177,7 +175,7 @@ export function sqliteStore(db, options) {
       // starts at once waits for it, then finds the tables at this version.
       begin.run();
       try {
-        const version = schemaVersion();
+        const { version } = schemaVersion();
         if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
         // Tables of the first schema are checked before they are migrated.
         if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
@@ -194,7 +192,7 @@ export function sqliteStore(db, options) {
       }
     }
     if (!opts.createTables) {
-      const version = schemaVersion();
+      const { version } = schemaVersion();
       if (version > SCHEMA_VERSION) throw newerSchema('sqliteStore', version);
       if (version === 1) checkSqliteColumns(one(sql.columns), opts.prefix, 'sqliteStore', 1);
       if (version > 0 && version < SCHEMA_VERSION) throw olderSchema('sqliteStore', version, 'sqlite');
