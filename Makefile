@@ -258,11 +258,14 @@ sandbox-test: consumer
 ## to end through the sandbox: the client against it (a lost answer retried, its refusals, the
 ## webhook's rotation), the loop on each engine with duplicated and shuffled deliveries, a
 ## receiver down and restarted, the same scenarios with the sandbox as their world, the node and
-## axum examples' loops, and docs/merchant-loop.md's sandbox section run as written
+## axum examples' loops, and docs/merchant-loop.md's sandbox section run as written; then
+## `make demo`'s script on the installed package (it exits 1 on any wrong result)
 loop-test: consumer
 	$(CARGO) build --quiet --release --locked --manifest-path examples/axum-receiver/Cargo.toml \
 		--target-dir target/axum-receiver
 	$(NODE_TEST) --test-timeout=300000 tests/loop/*.test.mjs
+	@node scripts/demo.mjs > target/demo.log 2>&1 || { cat target/demo.log; echo "loop-test: make demo's script failed" >&2; exit 1; }
+	@echo "loop-test: make demo's script: $$(tail -1 target/demo.log)"
 
 ## runtimes: the installed package loaded and exercised in every runtime
 runtimes: consumer

@@ -57,6 +57,12 @@ const { fromAmountRaw, toAmountRaw } = await load('.', ['node', 'import', 'defau
 const { startSandbox } = await load('./sandbox', ['import', 'default']);
 
 const cleanup = [];
+// What the demo's processes get of this shell's environment: what Node and a shell need, no
+// more. A CRYPTOPAY_API_KEY, CRYPTOPAY_BASE_URL, DATABASE_URL or WEBHOOK_PATH set for your own
+// receiver would otherwise reach the example receiver (which reads them), and a live key could
+// leave this machine.
+const KEPT = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT', 'USERPROFILE', 'NODE_EXTRA_CA_CERTS'];
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => KEPT.includes(name.toUpperCase())));
 const freePort = () => new Promise((resolvePort) => {
   const server = net.createServer().listen(0, '127.0.0.1', () => {
     const { port } = server.address();
@@ -66,14 +72,16 @@ const freePort = () => new Promise((resolvePort) => {
 
 /** Starts a process; resolves once its output matches `ready`. */
 function start(command, args, { env, ready }) {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = { child, output: '' };
   child.stdout.on('data', (d) => { proc.output += d; });
   child.stderr.on('data', (d) => { proc.output += d; });
   proc.exited = new Promise((r) => child.on('exit', (code, signal) => r(code ?? signal)));
+  // SIGTERM, then SIGKILL after 5 s: resolves its exit code (or the signal).
   proc.stop = () => {
     child.kill('SIGTERM');
-    return proc.exited;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    return proc.exited.finally(() => clearTimeout(killer));
   };
   cleanup.push(() => child.kill('SIGKILL'));
   return new Promise((resolveStart, reject) => {
@@ -99,7 +107,12 @@ async function json(url, { method = 'GET', key, body, idem } = {}) {
   if (idem) headers['idempotency-key'] = idem;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
+  const text = await res.text();
+  try {
+    return { status: res.status, json: JSON.parse(text) };
+  } catch {
+    throw new Error(`${method} ${new URL(url).pathname} answered ${res.status} with no JSON: ${text.slice(0, 200)}`);
+  }
 }
 
 const short = (id) => `${id.slice(0, 8)}…${id.slice(-4)}`;
@@ -122,10 +135,8 @@ async function main() {
   cleanup.push(() => rmSync(receiverDir, { recursive: true, force: true }), () => rmSync(dataDir, { recursive: true, force: true }));
   // Beside the installed package, so that the example's imports resolve to it.
   cpSync(join(root, 'examples', 'node-receiver'), receiverDir, { recursive: true, filter: (src) => !/[/\\](node_modules|data)$/.test(src) });
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
   const receiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
-    env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+    env: { CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
       PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ADMIN_TOKEN,
       CRYPTOPAY_BASE_URL: sandbox.baseUrl, CRYPTOPAY_API_KEY: sandbox.apiKey, FULFIL_INTERVAL_MS: '200' },
     ready: /listening on http/,
@@ -166,7 +177,11 @@ async function main() {
 
   // 3. Deliveries settle; then the receiver's store next to the service's answer.
   const deadline = Date.now() + 20_000;
-  while ((await sandbox.pendingDeliveries()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  let pending = await sandbox.pendingDeliveries();
+  while (pending.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    pending = await sandbox.pendingDeliveries();
+  }
   const attempts = await sandbox.deliveries();
   const events = await sandbox.events();
   const recorded = (await json(`${site}/events`, { key: ADMIN_TOKEN })).json;
@@ -179,7 +194,9 @@ async function main() {
     `${acknowledged === attempts.length ? 'all' : acknowledged} acknowledged`);
   say(`   the receiver: ${recorded.count} events recorded, each once; ${stale} arrived after a newer one (stale: kept, not applied)`);
   say(dim(`   ${'payment'.padEnd(13)}  ${'receiver'.padEnd(24)}  ${'GET /v1/payments/{id}'.padEnd(24)}`));
-  let agree = recorded.count === events.length;
+  // Every delivery acknowledged (duplicates and stale ones included), none left pending.
+  let agree = pending.length === 0 && acknowledged === attempts.length && recorded.count === events.length;
+  if (pending.length > 0) say(`   ${pending.length} deliveries still pending after 20 s`);
   for (const id of payments) {
     const view = (await json(`${sandbox.baseUrl}/v1/payments/${id}`, { key: sandbox.apiKey })).json;
     const stored = await json(`${site}/payments/${id}`, { key: ADMIN_TOKEN });
@@ -208,11 +225,12 @@ async function main() {
     const said = lines.at(-1)?.replace(`node-receiver: `, '').replace(/; key [^)]*\)$/, ')').replace(/pay_[0-9a-f]+/g, short) ?? 'no decision';
     say(`   ${said}${right ? '' : '   WRONG'}`);
   }
-  await receiver.stop();
+  const stopped = await receiver.stop();
+  if (stopped !== 0) throw new Error(`the example receiver exited ${stopped} on SIGTERM, not 0:\n${receiver.output}`);
 
   // 5. The conformance kit, one line per receiver.
   const kitReceiver = await start(process.execPath, [join(receiverDir, 'server.mjs')], {
-    env: { ...env, CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+    env: { CRYPTOPAY_WEBHOOK_SECRET: sandbox.webhook.secret, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
       PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
     ready: /listening on http/,
   });
@@ -221,22 +239,29 @@ async function main() {
   cleanup.push(() => careless.close());
   const kit = (url) => new Promise((resolveKit, reject) => {
     const child = spawn(cli, ['conformance', '--url', url, '--secret-env', 'DEMO_SECRET', '--timestamp-header', TS_HEADER,
-      '--signature-header', SIG_HEADER, '--timeout', '5', '--json'], { env: { ...process.env, DEMO_SECRET: sandbox.webhook.secret } });
+      '--signature-header', SIG_HEADER, '--timeout', '5', '--json'], { env: { ...baseEnv, DEMO_SECRET: sandbox.webhook.secret } });
     let out = '';
+    let err = '';
     child.stdout.on('data', (d) => { out += d; });
-    child.stderr.resume();
+    child.stderr.on('data', (d) => { err += d; });
     child.on('error', reject);
     child.on('close', (code) => {
+      let rows = null;
       try {
-        const rows = JSON.parse(out);
-        resolveKit({ code, rows, failed: rows.filter((r) => r.verdict === 'fail').map((r) => r.rule) });
+        rows = JSON.parse(out);
       } catch {
-        reject(new Error(`the conformance kit printed no verdicts (exit ${code})`));
+        // said below
       }
+      if (!Array.isArray(rows) || rows.length === 0) {
+        reject(new Error(`the conformance kit printed no verdicts (exit ${code}):\n${err}`));
+        return;
+      }
+      resolveKit({ code, rows, failed: rows.filter((r) => r.verdict === 'fail').map((r) => r.rule) });
     });
   });
   const good = await kit(/listening on (http:\/\/\S+)/.exec(kitReceiver.output)[1]);
-  await kitReceiver.stop();
+  const kitStopped = await kitReceiver.stop();
+  if (kitStopped !== 0) throw new Error(`the example receiver exited ${kitStopped} on SIGTERM, not 0:\n${kitReceiver.output}`);
   const bad = await kit(`http://127.0.0.1:${careless.address().port}/webhook`);
   say();
   say(bold('5. The conformance kit (cryptopay-verify conformance) plays hostile deliveries'));
@@ -244,7 +269,7 @@ async function main() {
   say(`   careless receiver (200 to anything): caught (exit ${bad.code}), ${bad.failed.length} rules broken: ` +
     `${bad.failed.slice(0, 3).join(', ')}${bad.failed.length > 3 ? ', ...' : ''}`);
 
-  const kitOk = good.code === 0 && bad.code === 1;
+  const kitOk = good.code === 0 && good.failed.length === 0 && bad.code === 1 && bad.failed.length > 0;
   say();
   say(bold(`${agree ? 'ok' : 'FAILED'}: the receiver ${agree ? 'holds each payment as GET /v1/payments/{id} says'
     : 'does not agree with the service'}; ${loopOk ? 'ok' : 'FAILED'}: ${loopOk ? 'each order decided, the ones paid exactly shipped once'
@@ -253,8 +278,12 @@ async function main() {
   return agree && loopOk && kitOk ? 0 : 1;
 }
 
+// Once: a signal during the cleanup of a failure does not run it again.
+let finishing = false;
 async function finish(code) {
-  for (const step of cleanup.reverse()) {
+  if (finishing) return;
+  finishing = true;
+  for (const step of [...cleanup].reverse()) {
     try {
       await step();
     } catch {
@@ -264,7 +293,8 @@ async function finish(code) {
   process.exit(code);
 }
 
-process.on('SIGINT', () => finish(130));
+// Ctrl-C, a CI's timeout or `kill`: the processes and folders go with the demo.
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) process.on(signal, () => finish(128 + number));
 main().then(finish, (error) => {
   console.error(`demo: ${error.stack ?? error.message}`);
   finish(1);

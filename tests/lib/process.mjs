@@ -2,6 +2,7 @@
 // and killed when the test process exits, whatever happened.
 
 import { spawn } from 'node:child_process';
+import './signals.mjs';
 
 const children = new Set();
 process.on('exit', () => {

@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import './signals.mjs';
 
 const dirs = new Set();
 process.on('exit', () => {

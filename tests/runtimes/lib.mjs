@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { constants } from 'node:os';
+import '../lib/signals.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -130,12 +130,6 @@ function killAll() {
 }
 
 process.on('exit', killAll);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    killAll();
-    process.exit(128 + constants.signals[signal]);
-  });
-}
 
 function start(cmd, args, { cwd, env, maxOutput = 256 * 1024 } = {}) {
   const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,6 +13,7 @@ import { after, describe, test } from 'node:test';
 import {
   CONSUMER_DIR, PACKAGE_DIR, ROOT, SIG_HEADER, TS_HEADER, api, createPayment, freePort, settled, startProcess, startSandbox,
 } from './lib.mjs';
+import { inheritedEnv } from '../receiver/lib/example-env.mjs';
 
 const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 const AXUM = process.env.AXUM_RECEIVER_BIN ?? join(ROOT, 'target', 'axum-receiver', 'release', 'cryptopay-verify-axum-receiver');
@@ -25,10 +26,15 @@ after(async () => {
   for (const step of cleanups.reverse()) await step();
 });
 
-/** The environment of a receiver: this process's, without settings that would change its store. */
+// What the axum example reads besides the node example's names (inheritedEnv leaves those out).
+const AXUM_READS = ['DATABASE', 'BODY_TIMEOUT_SECS', 'SECRET'];
+
+/**
+ * The environment of a receiver: this process's, without any setting either example reads
+ * (a store, an API key or base URL of the machine's own, a skew, a path).
+ */
 function receiverEnv(extra) {
-  const env = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATABASE', 'DATA_DIR', 'PORT', 'HOST', 'WEBHOOK_PATH', 'MAX_SKEW_SECS']) delete env[name];
+  const env = Object.fromEntries(Object.entries(inheritedEnv()).filter(([name]) => !AXUM_READS.includes(name) && !name.startsWith('CRYPTOPAY_')));
   return { ...env, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER, HOST: '127.0.0.1', ...extra };
 }
 

@@ -137,7 +137,13 @@ export function scriptedWorld(receiver, { secret, prefix = `w${(worlds += 1)}` }
       else if (status === 'paid') p.received = p.source_amount.amount_raw;
       if (silent) return null;
       const first = await deliver(p);
-      if (again) await receiver.handle({ body: first.body, headers: signedHeaders(first.body, secret === undefined ? {} : { secret }) });
+      if (again) {
+        // The same bytes again (a retry): acknowledged as the duplicate it is, nothing applied.
+        const repeat = await receiver.handle({ body: first.body, headers: signedHeaders(first.body, secret === undefined ? {} : { secret }) });
+        if (repeat.status !== 200 || JSON.parse(repeat.body).decision !== 'duplicate') {
+          throw new Error(`the receiver answered the delivery again ${repeat.status} ${repeat.body}, not 200 duplicate`);
+        }
+      }
       return first.answer;
     },
     pay,

@@ -40,13 +40,8 @@ const live = new Set();
 function stopAll() {
   for (const server of live) server.stopSync('immediate');
 }
+// A signal ends the process through process.exit (tests/lib/signals.mjs): the servers stop then.
 process.on('exit', stopAll);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    stopAll();
-    process.kill(process.pid, signal);
-  });
-}
 
 /**
  * A node-postgres Pool whose end() resolves only once every client's connection has closed.
