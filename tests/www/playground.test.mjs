@@ -148,6 +148,21 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     assert.equal(JSON.parse(await region.locator('pre').innerText()).statusVersion, '18446744073709551617');
   });
 
+  test('verify: each secret, the pending and retiring ones too, has a button that shows it and hides it again', async () => {
+    await page.click('#verify details summary');
+    for (const [id, name] of [['v-secret', 'the active secret'], ['v-pending', 'the pending secret'], ['v-retiring', 'the retiring secret']]) {
+      const input = page.locator(`#${id}`);
+      const button = page.locator(`button[data-reveal="${id}"]`);
+      assert.equal(await input.getAttribute('type'), 'password', id);
+      assert.equal(await button.getAttribute('aria-label'), `Show ${name}`);
+      await button.click();
+      assert.deepEqual([await input.getAttribute('type'), await button.innerText(), await button.getAttribute('aria-label')], ['text', 'Hide', `Hide ${name}`]);
+      await button.click();
+      assert.equal(await input.getAttribute('type'), 'password', id);
+    }
+    await page.click('#verify details summary');
+  });
+
   test('verify: "now" an hour after the timestamp is timestamp_too_old', async () => {
     const timestamp = Number(await page.inputValue('#v-timestamp'));
     await page.fill('#v-now', String(timestamp + 3600));
