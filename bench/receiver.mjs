@@ -251,6 +251,24 @@ const pg = startPostgres();
 cleanup.push(() => pg.destroy());
 const pgVersion = readFileSync(join(pg.dataDir, 'PG_VERSION'), 'utf8').trim();
 const dataDir = () => mkdtempSync(join(scratch, 'data-'));
+const driver = createRequire(join(root, 'package.json'));
+// Each PostgreSQL run on a database of its own, as each SQLite run has a file of its own: no
+// run starts on the tables an earlier one filled.
+let databases = 0;
+async function freshDatabase() {
+  databases += 1;
+  const name = `bench_run_${databases}`;
+  const client = new (driver('pg').Client)({ connectionString: pg.url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(pg.url);
+  url.pathname = `/${name}`;
+  return url.href;
+}
 const plan = [
   ...(old ? [{ kind: 'old', label: `baseline: JSON lines, fsync per delivery (${old.rev}), 1 process`, start: async () => [await start(old.dir, { DATA_DIR: dataDir() })] }] : []),
   { kind: 'sqlite', goal: true, label: 'SQLite (WAL, synchronous=FULL, group commit), 1 process', start: async () => [await start(example, { DATA_DIR: dataDir() })] },
@@ -259,7 +277,10 @@ const plan = [
     kind: `pg-${instances}`,
     goal: instances === 4,
     label: `PostgreSQL ${pgVersion} (fsync=on, synchronous_commit=on), ${instances} instance${instances > 1 ? 's' : ''}`,
-    start: () => Promise.all(Array.from({ length: instances }, () => start(example, { DATABASE_URL: pg.url }))),
+    start: async () => {
+      const url = await freshDatabase();
+      return Promise.all(Array.from({ length: instances }, () => start(example, { DATABASE_URL: url })));
+    },
   })),
 ];
 const runs = new Map(plan.map((row) => [row.kind, []]));
@@ -289,7 +310,6 @@ for (const row of plan) {
   });
 }
 log(`claims with ${CLOSED} closed payments in the tables`);
-const driver = createRequire(join(root, 'package.json'));
 const claims = await measureClaims({
   rx: await import(pathToFileURL(join(consumer, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'index.mjs')).href),
   pg: driver('pg'),
@@ -330,7 +350,7 @@ L.push(`How: real processes on this machine. A load generator in the bench proce
   `each delivery appended to a JSON-lines file and fsynced before the answer. Workload: ${DELIVERIES} deliveries of unique events over ${PAYMENTS} payments, versions shuffled, a third delivered twice, ` +
   `after ${WARMUP} uncounted warm-up deliveries. deliveries/s = deliveries answered 200 / wall time; latency per request, send to last byte. ` +
   'Every commit is durable: SQLite in WAL with synchronous=FULL (an fsync per commit), PostgreSQL with fsync=on and synchronous_commit=on ' +
-  '(a throwaway server on a unix socket, default settings otherwise). ' +
+  '(a throwaway server on a unix socket, default settings otherwise). Every run starts on empty tables: a SQLite file, or a PostgreSQL database, of its own. ' +
   `One append + fsync on this disk took ${fmt(fsyncBefore.median, 2)} ms (median; p99 ${fmt(fsyncBefore.p99, 2)} ms) before the rows and ` +
   `${fmt(fsyncAfter.median, 2)} ms (p99 ${fmt(fsyncAfter.p99, 2)} ms) after: one commit per delivery caps a receiver near ` +
   `${fmt(1000 / Math.max(fsyncBefore.median, fsyncAfter.median))} deliveries/s at the slower of the two (the machine's disk is shared, and its fsync moves from run to run). ` +
