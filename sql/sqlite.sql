@@ -35,10 +35,12 @@
 -- ready() first reads which tables stand; when cryptopay_schema does, then `version`.
 -- `columns_version` is the version the columns show, for tables without a version row (the
 -- first schema's; or a later one's whose row was lost, in a partial restore say: read as
--- version 1, its migration would take every payment not yet handled as handled).
+-- version 1, its migration would take every payment not yet handled as handled). With no
+-- fulfilment table (lost with the row), 5: no migration alters it, and `schema` makes it whole.
 SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'cryptopay_schema') AS has_schema,
        (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'cryptopay_events') AS has_events,
        CASE WHEN NOT EXISTS (SELECT 1 FROM pragma_table_info('cryptopay_payments') WHERE name = 'handled_version') THEN 1
+            WHEN NOT EXISTS (SELECT 1 FROM pragma_table_info('cryptopay_fulfilment')) THEN 5
             WHEN NOT EXISTS (SELECT 1 FROM pragma_table_info('cryptopay_fulfilment') WHERE name = 'fulfil_version') THEN 2
             WHEN NOT EXISTS (SELECT 1 FROM pragma_table_info('cryptopay_fulfilment') WHERE name = 'recheck_at') THEN 3
             ELSE 5 END AS columns_version;

@@ -160,7 +160,8 @@ export declare class CryptoPayApiError extends Error {
    */
   readonly name: 'CryptoPayApiError';
   /**
-   * The HTTP status, or 0 when no answer came (`timeout`, `network_error`).
+   * The HTTP status, or 0 when no whole answer came (`timeout`, `network_error`: an answer
+   * whose body broke off too).
    *
    * @example
    * if (error.status === 404) markUnknown(id);

@@ -617,6 +617,16 @@ describe('the client, against a scripted stand-in of the service', () => {
       const echoed = await api.getPayment('pay_1').then(() => null, (e) => e);
       assert.equal(echoed.text, text.split(API_KEY).join('***').slice(0, 2000), String(spots));
     }
+    // A URL's credentials across the 2000th character are masked whole, not cut to a part; an
+    // indented page keeps 2000 characters once its white space is collapsed.
+    for (const [text, check] of [
+      [`${'y'.repeat(1981)} https://admin:hunter2pw@db.example/x ${'y'.repeat(8000)}`, (kept) => kept.length === 2000 && kept.includes(' https://***@db') && !/admin|hunter/.test(kept)],
+      [`<html>${'<div>                                        </div>\n'.repeat(4000)}`, (kept) => kept.length === 2000 && !/\s\s/.test(kept)],
+    ]) {
+      script(() => ({ status: 502, text }));
+      const page = await api.getPayment('pay_1').then(() => null, (e) => e);
+      assert.ok(check(page.text), page.text.slice(-60));
+    }
     // A fetch wrapper that drops the signal: the client's own deadline ends the attempt.
     const deaf = createClient({ baseUrl: standin.baseUrl, apiKey: API_KEY, timeoutMs: 200, retries: 0, fetch: () => new Promise(() => {}) });
     const timedOut = await deaf.getPayment('pay_1').then(() => null, (e) => e);
@@ -655,17 +665,18 @@ describe('the client, against a scripted stand-in of the service', () => {
     }
   });
 
-  test('an error keeps what the service said: the ErrorResponse\'s text, its request id, the status of an answer whose body broke off', async () => {
+  test('an error keeps what the service said: the ErrorResponse\'s text, its request id; an answer whose body broke off is no answer', async () => {
     script(() => ({ ...errorResponse(404, 'payment_not_found', 'no such payment'), headers: { 'x-request-id': 'req_9f2c' } }));
     const missing = await api.getPayment('pay_x').then(() => null, (e) => e);
     assert.deepEqual([missing.code, missing.requestId, JSON.parse(missing.text).error.message], ['payment_not_found', 'req_9f2c', 'no such payment']);
     // A header that is no short token is not taken as an id.
     script(() => ({ ...errorResponse(404, 'payment_not_found'), headers: { 'request-id': 'x'.repeat(129) } }));
     assert.equal((await api.getPayment('pay_x').then(() => null, (e) => e)).requestId, undefined);
-    // A 500 whose body stops half way: a network error, retried, with the status it had.
-    script(() => ({ status: 500, text: 'z'.repeat(64 * 1024), cutBody: true }));
+    // A 404 whose body stops half way: no whole answer, a network error retried (status 0),
+    // never taken as the 404 it began as.
+    script(() => ({ ...errorResponse(404, 'payment_not_found', 'z'.repeat(64 * 1024)), cutBody: true }));
     const broken = await api.getPayment('pay_1').then(() => null, (e) => e);
-    assert.deepEqual([broken.code, broken.status, broken.retryable, standin.requests.length], ['network_error', 500, true, 3]);
+    assert.deepEqual([broken.code, broken.status, broken.retryable, standin.requests.length], ['network_error', 0, true, 3]);
   });
 
   test('a store view whose primary_source cannot price is the service\'s invalid_response, not the caller\'s argument; nothing is sent', async () => {

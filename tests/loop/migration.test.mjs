@@ -109,8 +109,9 @@ async function checkMigration(engine) {
   // payment not yet handled as handled (no pass would ever claim it).
   const pending = body('evt_m9', 'pay_m9', 4, 'paid');
   await receiver.handle({ body: pending, headers: signedHeaders(pending) });
-  for (const lose of ["DELETE FROM cryptopay_schema WHERE name = 'receiver'", 'DROP TABLE cryptopay_schema']) {
-    await engine.exec(lose);
+  for (const lose of [["DELETE FROM cryptopay_schema WHERE name = 'receiver'"], ['DROP TABLE cryptopay_schema'],
+    ['DROP TABLE cryptopay_schema', 'DROP TABLE cryptopay_fulfilment']]) {
+    for (const statement of lose) await engine.exec(statement);
     await engine.receiver().ready();
     assert.equal(await engine.version(), SCHEMA, lose);
     assert.deepEqual((await engine.rows()).payments.filter((p) => p.payment_id === 'pay_m9').map((p) => p.handled_version), [null], lose);

@@ -27,14 +27,14 @@ after(async () => {
 });
 
 // What the axum example reads besides the node example's names (inheritedEnv leaves those out).
-const AXUM_READS = ['DATABASE', 'BODY_TIMEOUT_SECS', 'SECRET'];
+const OTHER_READS = ['DATABASE', 'BODY_TIMEOUT_SECS'];
 
 /**
- * The environment of a receiver: this process's, without any setting either example reads
- * (a store, an API key or base URL of the machine's own, a skew, a path).
+ * The environment of a receiver: this process's, without the settings the examples read (a
+ * store, an API key or base URL of the machine's own, a skew, a path, the loop's timing).
  */
 function receiverEnv(extra) {
-  const env = Object.fromEntries(Object.entries(inheritedEnv()).filter(([name]) => !AXUM_READS.includes(name) && !name.startsWith('CRYPTOPAY_')));
+  const env = Object.fromEntries(Object.entries(inheritedEnv()).filter(([name]) => !OTHER_READS.includes(name) && !name.startsWith('CRYPTOPAY_')));
   return { ...env, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER, HOST: '127.0.0.1', ...extra };
 }
 

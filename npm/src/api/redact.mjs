@@ -32,7 +32,7 @@ const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/
 // What is read of a message, white space collapsed first: its callers show its first 300
 // characters at most, and a pattern that backtracks (a URL's user information up to its last
 // @) stays bounded on a long, odd message (40,000 letters took 2.9 s; 4,096, about 30 ms).
-const MAX_READ = 4096;
+export const MAX_READ = 4096;
 
 /**
  * `value` as text, never throwing: a driver or a store may reject with a value String() cannot

@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { signWebhook } from '../entry/node.mjs';
 import { post } from './http.mjs';
-import { EXPECTS, judge } from './verdicts.mjs';
+import { EXPECTS, PROBE_LABEL, judge } from './verdicts.mjs';
 
 /** Rule names, in the order they are checked and reported. Stable. */
 export const RULES = [
@@ -61,9 +61,6 @@ const REPLACEMENT = Buffer.from('\uFFFD');
 /** After this many deliveries, none answered within --timeout, the run sends no more. */
 export const SILENT = 3;
 
-/** What the valid delivery sent after SILENT forged ones went unanswered is called. */
-export const PROBE_LABEL = 'a valid delivery, after forged ones went unanswered: does the receiver still answer?';
-
 /**
  * Whether the last SILENT deliveries all went unanswered within --timeout: 'valid' when a valid
  * one is among them, 'forged' when they were all forged, null when one was answered.
@@ -75,6 +72,9 @@ function silentRun(observed) {
   if (last.length < SILENT || !last.every((d) => d.timedOut)) return null;
   return last.some((d) => d.valid) ? 'valid' : 'forged';
 }
+
+/** Thrown by a delivery after which the run sends no more. */
+const STOP = Symbol('the receiver stopped answering');
 
 /** Errors of a connection the receiver's side closed unanswered, before or after connecting. */
 const CLOSED_UNANSWERED = new Set(['ECONNRESET', 'EPIPE']);
@@ -140,7 +140,32 @@ export async function runConformance(config) {
   async function send(label, body, hdrs, short = label) {
     const answer = await post(client, url, body, hdrs, timeoutMs);
     observed.get(current).push({ label, short, ...answer });
+    await heard();
     return answer;
+  }
+  // After each delivery. A receiver that answers none of SILENT deliveries in a row, a valid
+  // one among them (from the start, or after answering some: a lock left held), would make
+  // the run wait --timeout for each of the rest: the run stops there (STOP), mid-rule or not.
+  // (Over https a receiver whose process stalled still has its connections accepted, by the
+  // kernel, with no TLS handshake: a delivery that timed out counts, connected or not.) When
+  // the ones unanswered were forged only, a valid one is sent, counted under response_time,
+  // to tell a receiver that holds forged deliveries on purpose (it answers that one, and gets
+  // every rule) from one that stopped answering at a hostile one.
+  let probing = false;
+  async function heard() {
+    if (probing) return;
+    if (silentRun(observed) === 'forged') {
+      const rule = current;
+      probing = true;
+      current = 'response_time';
+      try {
+        await deliverSigned(PROBE_LABEL, freshEvent(), now(), secret, 'probe');
+      } finally {
+        current = rule;
+        probing = false;
+      }
+    }
+    if (silentRun(observed) === 'valid') throw STOP;
   }
   // A valid delivery of `body`, signed now (or at `ts`) with `key`.
   const deliverSigned = (label, body, ts = now(), key = secret, short = label) => send(label, body, headers(ts, sign(body, ts, key)), short);
@@ -329,7 +354,13 @@ export async function runConformance(config) {
     onProgress(index + 1, rules.length, rule);
     current = rule;
     // no_redirect and response_time send nothing of their own: they are judged on every answer.
-    if (PLANS[rule]) await PLANS[rule]();
+    try {
+      if (PLANS[rule]) await PLANS[rule]();
+    } catch (thrown) {
+      if (thrown !== STOP) throw thrown;
+      stopped = SILENT;
+      break;
+    }
     if (rule === 'valid_delivery') {
       const [first] = observed.get(rule);
       // No connection at all (refused, no such host, a certificate refused, a TLS handshake cut
@@ -340,22 +371,6 @@ export async function runConformance(config) {
       if (first.error && !first.connected && !reset) {
         return { unreachable: first.timedOut ? `no connection within ${Number((timeoutMs / 1000).toFixed(3))} s` : first.error };
       }
-    }
-    // A receiver that answers none of SILENT deliveries in a row, a valid one among them
-    // (from the start, or after answering some: a lock left held), would make the run wait
-    // --timeout for each of the rest: they are not sent. (Over https a receiver whose process
-    // stalled still has its connections accepted, by the kernel, with no TLS handshake: a
-    // delivery that timed out counts, connected or not.) When the ones unanswered were forged
-    // only, a valid one is sent to tell a receiver that holds forged deliveries on purpose (it
-    // answers that one, and gets every rule) from one that stopped answering after a hostile
-    // one; it counts under response_time.
-    if (silentRun(observed) === 'forged') {
-      current = 'response_time';
-      await deliverSigned(PROBE_LABEL, freshEvent(), now(), secret, 'probe');
-    }
-    if (silentRun(observed) === 'valid') {
-      stopped = SILENT;
-      break;
     }
   }
   return {

@@ -5,7 +5,7 @@
 
 import { BODY_PARSED_FIRST, underscoreHint } from '../api/hints.mjs';
 import { acknowledged, answered, brief } from './answers.mjs';
-import { EXPECTS } from './verdicts.mjs';
+import { EXPECTS, PROBE_LABEL } from './verdicts.mjs';
 
 const STATIC = {
   formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
@@ -237,12 +237,18 @@ function responseTime(all, plainHttp) {
     return `the connection was closed without an answer (${closed[0].error}) on ${closed.length} deliveries ` +
       `(${rules(closed)}): did the receiver crash on them? Answer every delivery, a hostile one with 4xx`;
   }
-  // Only forged deliveries late: acknowledging faster is not the fix.
-  const forged = late.every((d) => EXPECTS[d.rule]?.[0] === 'refuse');
-  if (forged) {
-    return `no answer within --timeout to ${late.length} forged deliveries (${rules(late)}), the first ${late[0].rule} ` +
-      `(${late[0].label}): refuse a hostile delivery at once with 4xx; if the receiver stopped answering after it, look ` +
-      'for an exception left unhandled or a lock left held on that path';
+  // Forged deliveries late first: acknowledging faster is not the fix. The valid delivery sent
+  // after them (PROBE_LABEL) late too: the receiver stopped answering at the first.
+  const probe = (d) => d.label === PROBE_LABEL;
+  const forged = late.filter((d) => !probe(d));
+  if (forged.length > 0 && forged.every((d) => EXPECTS[d.rule]?.[0] === 'refuse')) {
+    const first = `the first ${forged[0].rule} (${forged[0].label})`;
+    if (late.some(probe)) {
+      return `no answer within --timeout to ${forged.length} forged deliveries (${rules(forged)}), nor to a valid one sent after ` +
+        `them: the receiver stopped answering at ${first}: look for an exception left unhandled or a lock left held where it refuses one`;
+    }
+    return `no answer within --timeout to ${forged.length} forged deliveries (${rules(forged)}), ${first}: refuse a hostile ` +
+      'delivery at once with 4xx';
   }
   return `no answer within --timeout to ${late.length} deliveries (${rules(late)}): acknowledge quickly (record ` +
     'the event, answer 2xx, do the business handling afterwards)';

@@ -43,6 +43,9 @@ export const EXPECTS = {
   retired_secret: ['refuse', 'non-2xx'],
 };
 
+/** What the valid delivery sent after SILENT forged ones went unanswered is called (under response_time). */
+export const PROBE_LABEL = 'a valid delivery, after forged ones went unanswered: does the receiver still answer?';
+
 const unique = (items) => [...new Set(items)];
 
 /**

@@ -3,7 +3,7 @@
 // CryptoPayApiError that never holds the API key or a secret given to the call.
 
 import { brand } from '../api/brand.mjs';
-import { maskCredentials } from '../api/redact.mjs';
+import { MAX_READ, maskCredentials } from '../api/redact.mjs';
 
 // Statuses the service may answer differently on a retry (the delivery rules' set).
 const RETRYABLE = new Set([408, 425, 429]);
@@ -36,7 +36,7 @@ const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 /**
  * What the service answered when it was not a success, or why no answer came: `status` (0
- * when none: a timeout or a network error), `code` (ErrorResponse's `error.code`, else
+ * when none: a timeout or a network error, an answer whose body broke off too), `code` (ErrorResponse's `error.code`, else
  * `http_<status>`, `timeout`, `network_error`, `invalid_response`...), `retryable` (the same
  * request may succeed later: a timeout, a network error, 408, 425, 429, 5xx). A message never
  * holds the API key or a secret.
@@ -179,6 +179,16 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     }
   };
 
+  // What an error keeps of an answer's text: as maskCredentials would give it from the whole
+  // text masked, cut to MAX_TEXT. maskCredentials reads the first MAX_READ characters once
+  // white space is collapsed (and whether there are more): a masked prefix long enough for that.
+  const keptText = (text, secrets) => {
+    for (let take = MAX_READ + 2; ; take *= 2) {
+      const part = maskedPrefix(text, take, secrets);
+      if (part.length < take || part.replace(/\s+/g, ' ').length > MAX_READ + 1) return maskCredentials(part).slice(0, MAX_TEXT);
+    }
+  };
+
   function apiError(status, text, secrets, extra) {
     let code = `http_${status}`;
     let said = null;
@@ -196,7 +206,7 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
     const retryable = RETRYABLE.has(status) || status >= 500;
     // The key and the call's secrets, then what may be a credential (a URL's user information,
     // a `"secret": "..."` of a webhook setup answered with an error status) masked.
-    const keep = maskCredentials(maskedPrefix(text, MAX_TEXT, secrets)).slice(0, MAX_TEXT);
+    const keep = keptText(text, secrets);
     // With no ErrorResponse to quote, what the status itself says to check.
     const hint = said === null ? STATUS_HINTS[status] ?? (status >= 300 && status < 400 ? STATUS_HINTS.redirect : undefined) : undefined;
     return new CryptoPayApiError({
@@ -292,8 +302,9 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
         if (thrown instanceof CryptoPayApiError) throw thrown;
         unanswered = true;
         failure = new CryptoPayApiError({
-          // An answer whose body failed to arrive keeps its status.
-          status: Number.isInteger(thrown?.status) ? thrown.status : 0,
+          // No whole answer: an answer whose body broke off is a network error (its status may
+          // be a 404 that a whole answer would not have been, behind a proxy).
+          status: 0,
           code: thrown?.timedOut ? 'timeout' : 'network_error',
           retryable: true,
           message: thrown?.timedOut

@@ -11,7 +11,9 @@ import { rx } from './helpers.mjs';
 
 const SERVER = new URL('../../../examples/node-receiver/server.mjs', import.meta.url);
 const source = readFileSync(SERVER, 'utf8');
-const READ = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]));
+// env.NAME, and the names its option helper reads (`whole('flag', 'NAME', fallback)`).
+const READ = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)|\bwhole\('[^']*', '([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1] ?? m[2]));
+if (!READ.has('FULFIL_INTERVAL_MS')) throw new Error(`no FULFIL_INTERVAL_MS found in ${SERVER.pathname}: the scan is out of date`);
 if (!READ.has('DATABASE_URL')) throw new Error(`no env.DATABASE_URL found in ${SERVER.pathname}: the scan is out of date`);
 
 /** The names receiverOptionsFromEnv reads: each answered with a value, so that every branch asks. */
