@@ -27,6 +27,16 @@ const REFUSALS = ['bad_signature', 'other_secret', 'stale_timestamp', 'future_ti
 const AFTER_VALID = RULES.filter((r) => !['valid_delivery', 'no_redirect', 'response_time'].includes(r));
 
 
+/** A self-signed certificate (made with openssl) for `name`: { key, cert }, the paths of its PEM files. */
+function selfSigned(name, altName) {
+  const dir = tempDir();
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+    '-subj', `/CN=${name}`, '-addext', `subjectAltName=${altName}`, '-keyout', key, '-out', cert], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  return { key, cert };
+}
+
 describe('against the example receiver, during a rotation', () => {
   let receiver;
   const dataDir = tempDir();
@@ -374,11 +384,7 @@ describe('careless receivers are caught by the rule they break', () => {
   // Over https a stalled process's connections are still accepted (by the kernel), with no
   // TLS handshake: those deliveries count as unanswered too.
   test('over https://, one that answers, then hangs before the TLS handshake: after three unanswered in a row nothing more is sent', async () => {
-    const dir = tempDir();
-    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { encoding: 'utf8' });
-    assert.equal(made.status, 0, made.stderr);
+    const { key, cert } = selfSigned('127.0.0.1', 'IP:127.0.0.1');
     const receiver = verifyingReceiver();
     const tls = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
       const chunks = [];
@@ -447,11 +453,7 @@ describe('the wrong scheme in --url', () => {
   // A receiver over TLS whose certificate (made with openssl) is for another name: untrusted,
   // the local-CA advice; trusted (NODE_EXTRA_CA_CERTS) but for another host, the URL's host.
   test('https:// to a certificate not trusted, or for another host: exit 2, each its own fix', async () => {
-    const dir = tempDir();
-    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
-      '-subj', '/CN=receiver.example', '-addext', 'subjectAltName=DNS:receiver.example', '-keyout', key, '-out', cert], { encoding: 'utf8' });
-    assert.equal(made.status, 0, made.stderr);
+    const { key, cert } = selfSigned('receiver.example', 'DNS:receiver.example');
     const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => res.end('{}'));
     await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
     try {
