@@ -1,6 +1,6 @@
 // Where the runtime's hash overtakes the WebAssembly HMAC: one Verifier of the installed
-// package, each delivery verified with either path forced in turn (20 alternated rounds of
-// 20,000 calls after a first round), through the package's unbundled modules as the node entry
+// package, each delivery verified with either path forced in turn (20 rounds of 20,000 calls
+// after a first round, the path timed first alternating round by round), through the package's unbundled modules as the node entry
 // sets them up, with its own host hash and no deferral. Not part of `make bench`:
 //
 //   node bench/crossover.mjs [SIZES]        (also bun / deno run -A; SIZES: bytes, comma-separated)
@@ -47,10 +47,19 @@ for (const size of sizes) {
   let host = 0;
   let wasm = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    hostMac.minBodyBytes = 0;
-    const h = time(call);
-    hostMac.minBodyBytes = Infinity;
-    const w = time(call);
+    const timeWith = (threshold) => {
+      hostMac.minBodyBytes = threshold;
+      return time(call);
+    };
+    let h;
+    let w;
+    if (round % 2 === 0) {
+      h = timeWith(0);
+      w = timeWith(Infinity);
+    } else {
+      w = timeWith(Infinity);
+      h = timeWith(0);
+    }
     if (round === 0) continue; // warm-up
     ratios.push(h / w);
     host += h;
