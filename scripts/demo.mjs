@@ -29,7 +29,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const consumer = resolve(process.env.CONSUMER_DIR ?? join(root, 'target', 'consumer'));
 const installed = join(consumer, 'node_modules', 'cryptopay-verify');
-const cli = join(consumer, 'node_modules', '.bin', 'cryptopay-verify');
 // The service's header names are not in its specification: these stand in for them.
 const TS_HEADER = 'X-Webhook-Timestamp';
 const SIG_HEADER = 'X-Webhook-Signature';
@@ -42,12 +41,14 @@ const bold = (text) => (tty ? `\x1b[1m${text}\x1b[0m` : text);
 const dim = (text) => (tty ? `\x1b[2m${text}\x1b[0m` : text);
 const say = (text = '') => process.stdout.write(`${text}\n`);
 
-if (!existsSync(cli)) {
-  console.error(`demo: ${cli} is missing: run make demo (it builds and installs the package)`);
+if (!existsSync(join(installed, 'package.json'))) {
+  console.error(`demo: ${installed} is missing: run make demo (it builds and installs the package)`);
   process.exit(2);
 }
 // The installed package, by its exports, as a user's project resolves it.
 const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+// The CLI's own script, run by this Node: no shell, and no `.bin` shim (a `.cmd` on Windows).
+const cli = join(installed, manifest.bin['cryptopay-verify']);
 const load = (subpath, conditions) => {
   let target = manifest.exports[subpath];
   while (typeof target === 'object') target = target[Object.keys(target).find((k) => conditions.includes(k))];
@@ -242,7 +243,7 @@ async function main() {
   await new Promise((r) => careless.listen(0, '127.0.0.1', r));
   cleanup.push(() => careless.close());
   const kit = (url) => new Promise((resolveKit, reject) => {
-    const child = spawn(cli, ['conformance', '--url', url, '--secret-env', 'DEMO_SECRET', '--timestamp-header', TS_HEADER,
+    const child = spawn(process.execPath, [cli, 'conformance', '--url', url, '--secret-env', 'DEMO_SECRET', '--timestamp-header', TS_HEADER,
       '--signature-header', SIG_HEADER, '--timeout', '5', '--json'], { env: { ...baseEnv, DEMO_SECRET: sandbox.webhook.secret } });
     let out = '';
     let err = '';
