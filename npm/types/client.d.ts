@@ -467,7 +467,7 @@ export interface CreatePaymentRequestOptions {
    * key: store it with the order before calling, or take it from the error.
    *
    * @example
-   * idempotencyKey: `create-${order.id}`
+   * idempotencyKey: `create-${order.id}-${order.paymentAttempt}` // stored with the order
    */
   idempotencyKey?: string | undefined;
   /**
@@ -488,7 +488,9 @@ export interface CreatePaymentRequestOptions {
  * exact `source_amount` that were sent.
  *
  * @example
- * const { payment_id }: CreatedPaymentResult = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+ * const { payment_id }: CreatedPaymentResult = await api.createPayment(
+ *   { order_ref: order.id, amount: order.total, currency: 'USD' },
+ *   { idempotencyKey: `create-${order.id}-${order.paymentAttempt}`, record: receiver });
  */
 export interface CreatedPaymentResult {
   /**
@@ -646,7 +648,8 @@ export interface Client {
    * With `record`, the order is recorded in the receiver once the service answered.
    *
    * @example
-   * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' }, { record: receiver });
+   * const created = await api.createPayment({ order_ref: order.id, amount: order.total, currency: 'USD' },
+   *   { idempotencyKey: `create-${order.id}-${order.paymentAttempt}`, record: receiver });
    * redirect(hostedCheckoutUrl(checkoutOrigin, created.payment_id));
    */
   createPayment(input: CreatePaymentInput, options?: CreatePaymentRequestOptions): Promise<CreatedPaymentResult>;
@@ -713,6 +716,7 @@ export interface Client {
  * @example
  * import { createClient } from 'cryptopay-verify/client';
  * const api = createClient({ baseUrl: process.env.CRYPTOPAY_BASE_URL, apiKey: process.env.CRYPTOPAY_API_KEY });
- * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+ * const created = await api.createPayment({ order_ref: order.id, amount: order.total, currency: 'USD' },
+ *   { idempotencyKey: `create-${order.id}-${order.paymentAttempt}`, record: receiver });
  */
 export declare function createClient(options: ClientOptions): Client;

@@ -29,8 +29,10 @@
  * try {
  *   verifyWebhook({ body, timestamp, signature, secrets, nowSecs, maxSkewSecs: 300 });
  * } catch (err) {
- *   if (err instanceof CryptoPayError && err.code === 'signature_mismatch') {
- *     // answer 400: not from the payment service, or tampered with
+ *   if (err instanceof CryptoPayError && !err.authentic) {
+ *     // answer 500 when the fault is yours (a secret saved with quotes, say: the service
+ *     // retries), else 400 (not from the payment service, or tampered with)
+ *     return new Response(null, { status: err.receiverFault ? 500 : 400 });
  *   }
  *   throw err;
  * }
@@ -533,7 +535,9 @@ export interface PaymentUpdatedEvent {
    *
    * @example
    * ```ts
-   * await db.storeRaw(event.eventId, JSON.stringify(event.envelope));
+   * // A field this version of the package does not model (store the verified body bytes, or
+   * // `event.dataText`: never `JSON.stringify(event.envelope)`, which loses exact numbers).
+   * const region = event.envelope['region'];
    * ```
    */
   envelope: { [key: string]: JsonValue };
@@ -1740,7 +1744,8 @@ export type LinkResult =
        *
        * @example
        * ```ts
-       * if (link.linked) ship(order);
+       * // Linked is not paid: the policy decides.
+       * if (link.linked && defaultPolicy(view) === 'fulfil') await ship(order);
        * ```
        */
       linked: true;
@@ -1810,7 +1815,9 @@ export declare function linkEvent(order: Order | null | undefined, view: string 
  * @throws {CryptoPayError} For an invalid view (the codes of {@link parsePaymentView}).
  * @example
  * ```ts
- * if (defaultPolicy(viewText) === 'fulfil') await ship(order);
+ * const link = linkEvent(order, viewText);
+ * const action = link.linked ? defaultPolicy(viewText) : 'review';
+ * if (action === 'fulfil') await ship(order);
  * ```
  */
 export declare function defaultPolicy(view: string | PaymentView): FulfilmentAction;

@@ -1695,7 +1695,7 @@ export interface FulfilResult {
  *
  * @example
  * const loop: FulfilmentLoop = receiver.startFulfilment({ intervalMs: 5000, confirm, handle });
- * process.on('SIGTERM', () => loop.stop());
+ * process.on('SIGTERM', async () => { await loop.stop(); process.exit(0); });
  */
 export interface FulfilmentLoop {
   /**
@@ -1901,7 +1901,8 @@ export interface Receiver {
    * message and code, credentials masked).
    *
    * @example
-   * const created = await api.createPayment({ order_ref: 'order-42', amount: '128.00' });
+   * const created = await api.createPayment({ order_ref: order.id, amount: order.total, currency: 'USD' },
+   *   { idempotencyKey: `create-${order.id}-${order.paymentAttempt}` });
    * await receiver.recordCreated(created);
    */
   recordCreated(created: CreatedPayment, options?: RecordCreatedOptions): Promise<StoredOrder>;

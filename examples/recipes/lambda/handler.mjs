@@ -22,7 +22,8 @@ const receiver = lazyReceiver(() => {
   // Lambdas opens as many connections as it has environments, no more. A server that does
   // not answer is a 503 within the function's timeout, not a hang.
   pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
-  return createReceiver({ ...options, store: postgresStore(pool) });
+  // A load balancer hands Lambda at most 1 MB of body; an event is a few KB.
+  return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(pool) });
 });
 
 export async function handler(event) {

@@ -321,6 +321,14 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}
       await same(response, ok('apply', id(n)));
     }
   });
+  test('a signed body over the recipes\' maxBodyBytes (1 MiB) is refused (413) and not recorded', async () => {
+    const url = webhookUrl();
+    const event = eventBody({ eventId: id(20), paymentId: `${payment}_large`, statusVersion: 1 });
+    // The event, then white space up to one byte over the limit: valid JSON, signed.
+    const body = Buffer.concat([event, Buffer.alloc(1024 * 1024 + 1 - event.length, 0x20)]);
+    const response = await deliver(url, body);
+    assert.equal(response.status, 413, response.text);
+  });
   test('an empty POST (no body, no Content-Type; a scanner, a health check) is a final 400, never a 500 the log calls a misconfiguration', async () => {
     const url = webhookUrl();
     for (const length of [null, 0]) {

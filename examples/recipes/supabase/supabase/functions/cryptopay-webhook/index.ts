@@ -22,6 +22,7 @@ const receiver = lazyReceiver(() => {
   env.DATABASE_URL ||= env.SUPABASE_DB_URL ?? ''; // an empty value is unset
   return createReceiver({
     ...receiverOptionsFromEnv(env, { required: ['DATABASE_URL'] }),
+    maxBodyBytes: 1024 * 1024, // an event is a few KB
     // One connection per isolate: a burst opens as many as it has isolates, no more. A
     // server that does not answer is a 503 within seconds, not a hang.
     store: postgresStore(pool ??= new pg.Pool({ connectionString: env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 })),
