@@ -183,6 +183,12 @@ fn canonical_origin(origin: &str) -> Result<String, Error> {
         ));
     }
     let (scheme, rest) = split_scheme(origin).ok_or(invalid("the origin has no scheme"))?;
+    if scheme.eq_ignore_ascii_case("http") {
+        return Err(err(
+            ErrorKind::OriginNotHttps,
+            "http:// is refused, a local sandbox's too (there, open the created payment's checkout_url)",
+        ));
+    }
     if !scheme.eq_ignore_ascii_case("https") {
         return Err(Error::new(ErrorKind::OriginNotHttps));
     }

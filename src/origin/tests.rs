@@ -22,6 +22,11 @@ fn origins() {
     assert_eq!(origin("https://10.0.0.1"), Ok("https://10.0.0.1".into()));
     assert_eq!(origin("http://shop.example"), Err("origin_not_https"));
     assert_eq!(origin("javascript:alert(1)"), Err("origin_not_https"));
+    // An http:// origin (a local sandbox's checkout) is told where the sandbox's address is.
+    let http = canonical_origin("HTTP://127.0.0.1:4010").map_err(|e| e.to_string());
+    assert!(http.is_err_and(|m| m.contains("checkout_url")));
+    let other = canonical_origin("ftp://shop.example").map_err(|e| e.to_string());
+    assert!(other.is_err_and(|m| !m.contains("checkout_url")));
     for bad in [
         "https://shop.example/",
         "https://u@shop.example",
