@@ -471,6 +471,39 @@ describe('lock timeouts answer 503', () => {
     }
   });
 
+  test('PostgreSQL: a pg.Pool connection your code released inside a transaction: not acknowledged, closed', async () => {
+    const server = startPostgres();
+    // One connection, so that the receiver's statement gets the one left in a transaction.
+    const pool = openPool({ connectionString: server.url, max: 1 });
+    const reader = openPool({ connectionString: server.url });
+    try {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log }));
+      await receiver.ready();
+      const deliver = async (eventId, statusVersion) => {
+        const body = eventBody({ eventId, paymentId: 'pay_pooltx', statusVersion });
+        return receiver.handle({ body, headers: signedHeaders(body) });
+      };
+      assert.deepEqual(JSON.parse((await deliver('evt_pooltx1', 1)).body), { received: true, decision: 'apply' });
+      // Your code's bug: a BEGIN, then release() with neither COMMIT nor ROLLBACK run.
+      const leaked = await pool.connect();
+      await leaked.query('BEGIN');
+      leaked.release();
+      const second = await deliver('evt_pooltx2', 2);
+      assert.deepEqual([second.status, second.body], [503, '{"error":"store_unavailable"}']);
+      assert.ok(log.lines.some((l) => l.includes('released by your code after a BEGIN')), log.lines.join('\n'));
+      // That connection was closed, its transaction rolled back with the statement: nothing
+      // recorded; the service's retry records it on a connection of its own.
+      assert.deepEqual((await postgresRows(reader)).events.map((e) => e.event_id), ['evt_pooltx1']);
+      assert.deepEqual(JSON.parse((await deliver('evt_pooltx2', 2)).body), { received: true, decision: 'apply' });
+      assert.deepEqual((await postgresRows(reader)).events.map((e) => e.event_id).sort(), ['evt_pooltx1', 'evt_pooltx2']);
+    } finally {
+      await pool.end();
+      await reader.end();
+      server.destroy();
+    }
+  });
+
   test('PostgreSQL: a payment row locked by another transaction past lock_timeout', async () => {
     const server = startPostgres();
     const pool = openPool({ connectionString: server.url, options: '-c lock_timeout=200' });

@@ -121,13 +121,13 @@ export function postgresStore(client, options) {
   async function run(name, text, values) {
     if (named) {
       try {
-        return outsideTransaction(await client.query({ name: nameOf(name, text), text, values }));
+        return await statement({ name: nameOf(name, text), text, values });
       } catch (error) {
         if (!NAME_LOST.has(sqlState(error))) throw error;
         named = false;
       }
     }
-    return outsideTransaction(await client.query(text, values));
+    return statement(text, values);
   }
   // The statement of that name, through retried().
   const rerun = (name, values) => retried(() => run(name, sql[name], values));
@@ -146,6 +146,41 @@ export function postgresStore(client, options) {
     }
     return result;
   }
+  // The same on a pg.Pool: a connection your code released inside a transaction (a BEGIN
+  // whose COMMIT or ROLLBACK never ran) goes back to the pool as it is, and pool.query would
+  // run the receiver's statement inside that transaction, acknowledged, then undone when the
+  // connection closes. So each statement takes its connection (as pool.query does), and one
+  // that ends inside a transaction is not acknowledged: the connection is closed (the server
+  // rolls that transaction back) and the delivery answered 503; the service's retry records it.
+  const isPool = typeof client.connect === 'function' && typeof client.totalCount === 'number';
+  async function onPoolConnection(query, values) {
+    const connection = await client.connect();
+    let broken;
+    // A connection lost meanwhile is the statement's error (an 'error' event with no listener
+    // would end the process).
+    const lost = (error) => { broken ??= error; };
+    connection.on('error', lost);
+    try {
+      const result = await connection.query(query, values);
+      if (typeof connection.getTransactionStatus === 'function' && connection.getTransactionStatus() === 'T') {
+        broken = new Error('postgresStore: a connection of the pg.Pool given to the store was inside a transaction of your code '
+          + '(released by your code after a BEGIN whose COMMIT or ROLLBACK never ran): the receiver\'s statement ran inside it and '
+          + 'is not acknowledged; the connection was closed, which rolls that transaction back. Release a pool client only after '
+          + 'COMMIT or ROLLBACK (client.release(error) when either failed)');
+        throw broken;
+      }
+      return result;
+    } catch (error) {
+      broken ??= error;
+      throw error;
+    } finally {
+      connection.removeListener('error', lost);
+      // Released with the error, pg.Pool closes the connection rather than keep it (as
+      // pool.query does).
+      connection.release(broken);
+    }
+  }
+  const statement = (query, values) => (isPool ? onPoolConnection(query, values) : client.query(query, values).then(outsideTransaction));
 
   // The columns of the tables (a row with no name for a table that is missing).
   const columns = async () => (await client.query(sql.columns)).rows;
