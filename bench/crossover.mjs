@@ -1,7 +1,8 @@
 // Where the runtime's hash overtakes the WebAssembly HMAC: one Verifier of the installed
 // package, each delivery verified with either path forced in turn (20 rounds of 20,000 calls
-// after a first round, the path timed first alternating round by round), through the package's unbundled modules as the node entry
-// sets them up, with its own host hash and no deferral. Not part of `make bench`:
+// after a first round, the path timed first alternating round by round), through the
+// package's unbundled modules as the node entry sets them up, with its own host hash and no
+// deferral. Not part of `make bench`:
 //
 //   node bench/crossover.mjs [SIZES]        (also bun / deno run -A; SIZES: bytes, comma-separated)
 //
