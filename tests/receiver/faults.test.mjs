@@ -437,19 +437,26 @@ describe('lock timeouts answer 503', () => {
   });
   }
 
+  // A ready receiver on `store` whose log is captured, and deliver(eventId, statusVersion): a
+  // signed event of `paymentId`, handled.
+  async function loggedReceiver(store, paymentId) {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    await receiver.ready();
+    const deliver = async (eventId, statusVersion) => {
+      const body = eventBody({ eventId, paymentId, statusVersion });
+      return receiver.handle({ body, headers: signedHeaders(body) });
+    };
+    return { log, deliver };
+  }
+
   test('PostgreSQL: a pg.Client your code runs BEGIN on: nothing acknowledged until it commits', async () => {
     const server = startPostgres();
     const client = new pg.Client({ connectionString: server.url });
     const pool = openPool({ connectionString: server.url });
     try {
       await client.connect();
-      const log = captureLog();
-      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(client), { log }));
-      await receiver.ready();
-      const deliver = async (eventId, statusVersion) => {
-        const body = eventBody({ eventId, paymentId: 'pay_tx', statusVersion });
-        return receiver.handle({ body, headers: signedHeaders(body) });
-      };
+      const { log, deliver } = await loggedReceiver(rx.postgresStore(client), 'pay_tx');
       // Rolled back: the 503 was right, and the service's retry records it.
       await client.query('BEGIN');
       const first = await deliver('evt_tx1', 1);
@@ -477,13 +484,7 @@ describe('lock timeouts answer 503', () => {
     const pool = openPool({ connectionString: server.url, max: 1 });
     const reader = openPool({ connectionString: server.url });
     try {
-      const log = captureLog();
-      const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log }));
-      await receiver.ready();
-      const deliver = async (eventId, statusVersion) => {
-        const body = eventBody({ eventId, paymentId: 'pay_pooltx', statusVersion });
-        return receiver.handle({ body, headers: signedHeaders(body) });
-      };
+      const { log, deliver } = await loggedReceiver(rx.postgresStore(pool), 'pay_pooltx');
       assert.deepEqual(JSON.parse((await deliver('evt_pooltx1', 1)).body), { received: true, decision: 'apply' });
       // Your code's bug: a BEGIN, then release() with neither COMMIT nor ROLLBACK run.
       const leaked = await pool.connect();

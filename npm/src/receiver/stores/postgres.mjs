@@ -138,8 +138,12 @@ export function postgresStore(client, options) {
   // after each statement says whether it ended inside a transaction block ('T'): then nothing
   // is acknowledged (503); the write commits or rolls back with your transaction, and the
   // service's retry finds it recorded (duplicate) or records it.
+  // Whether a node-postgres connection's last statement ended inside a transaction block (the
+  // status the server reports with each answer; unknown, so false, before pg 8.21).
+  const insideTransaction = (connection) => typeof connection.getTransactionStatus === 'function'
+    && connection.getTransactionStatus() === 'T';
   function outsideTransaction(result) {
-    if (typeof client.getTransactionStatus === 'function' && client.getTransactionStatus() === 'T') {
+    if (insideTransaction(client)) {
       throw new Error('postgresStore: the node-postgres Client given to the store is inside a transaction of your code (a BEGIN '
         + 'on the same connection, not yet committed): the receiver\'s statement ran inside it and is not acknowledged until '
         + 'it commits. Give the store a pg.Pool (each statement on a connection of its own), or a Client your code never uses');
@@ -162,7 +166,7 @@ export function postgresStore(client, options) {
     connection.on('error', lost);
     try {
       const result = await connection.query(query, values);
-      if (typeof connection.getTransactionStatus === 'function' && connection.getTransactionStatus() === 'T') {
+      if (insideTransaction(connection)) {
         broken = new Error('postgresStore: a connection of the pg.Pool given to the store was inside a transaction of your code '
           + '(released by your code after a BEGIN whose COMMIT or ROLLBACK never ran): the receiver\'s statement ran inside it and '
           + 'is not acknowledged; the connection was closed, which rolls that transaction back. Release a pool client only after '
