@@ -334,6 +334,9 @@ ORDER BY t.suffix, a.attnum;
 -- no ON CONFLICT) fails with a unique violation and the whole statement is rolled back: the
 -- store reports that as a duplicate, and nothing changed. The WHERE of `incoming` makes the
 -- commit durable (synchronous_commit `off` raised to `on`, see above) before any write.
+-- updated_at is the time of the write (clock_timestamp(), taken once the row is locked), not
+-- of the statement's start: `claim` compares it with the time a failed attempt's `retry` was
+-- set, and a statement that began before that retry may write after it.
 WITH incoming AS (
   SELECT $1::text AS event_id, $2::text AS payment_id, $3::numeric AS status_version,
          $4::text::json AS data, $5::bytea AS body, $6::text AS integration, $7::text AS secret_kind
@@ -351,12 +354,12 @@ WITH incoming AS (
 ), mine AS (
   SELECT * FROM incoming WHERE NOT EXISTS (SELECT 1 FROM foreign_payment)
 ), applied AS (
-  INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data, integration)
-  SELECT payment_id, status_version, event_id, data, integration FROM mine
+  INSERT INTO cryptopay_payments AS stored (payment_id, status_version, event_id, data, integration, updated_at)
+  SELECT payment_id, status_version, event_id, data, integration, clock_timestamp() FROM mine
   WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = mine.event_id)
   ON CONFLICT (payment_id) DO UPDATE
     SET status_version = excluded.status_version, event_id = excluded.event_id,
-        data = excluded.data, integration = excluded.integration, updated_at = now()
+        data = excluded.data, integration = excluded.integration, updated_at = clock_timestamp()
     WHERE stored.status_version < excluded.status_version
       AND (stored.integration IS NULL OR stored.integration IS NOT DISTINCT FROM excluded.integration)
   RETURNING 1
@@ -445,7 +448,11 @@ WITH inserted AS (
     code = CASE WHEN f.outcome = 'needs_review' AND f.code = 'payment_unknown' THEN NULL ELSE f.code END,
     lease_owner = CASE WHEN f.lease_owner IS NOT NULL AND EXISTS (SELECT 1 FROM inserted)
                        THEN f.lease_owner || ' (order recorded)' ELSE f.lease_owner END,
-    updated_at = now()
+    -- Moved only when the row changed: `claim` compares it with the time of newer facts,
+    -- and an order recorded again must not hide facts applied after a failed attempt.
+    updated_at = CASE WHEN (f.outcome = 'needs_review' AND f.code = 'payment_unknown')
+                        OR (f.lease_owner IS NOT NULL AND EXISTS (SELECT 1 FROM inserted))
+                      THEN now() ELSE f.updated_at END
   RETURNING handled_version IS NULL AS unhandled
 ), again AS (
   -- The payment's version handled follows the row as the upsert left it. No test of the
@@ -684,8 +691,13 @@ WHERE payment_id = $1::text AND left(lease_owner, length($2::text) + 2) = $2::te
 -- stays with it, since a later pass that finds nothing new writes the row back.
 UPDATE cryptopay_fulfilment SET attempts = attempts + 1, code = CASE WHEN outcome IS NULL THEN $4::text ELSE code END,
   next_attempt_at = CASE
-    WHEN $5::text IS NOT NULL AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = $1::text
-           AND ($5::text = '' OR p.status_version > NULLIF($5::text, '')::numeric))
+    -- FOR SHARE: a `record` that wrote the payment and has not committed yet is waited for,
+    -- and its version read (the comparison in the select list: as a WHERE it would be
+    -- pushed below the lock and test the version before that write); one that writes after
+    -- this waits for the retry, and its updated_at is then later than the retry's, which
+    -- `claim` takes up. -1: none loaded, any stored version is newer.
+    WHEN $5::text IS NOT NULL AND coalesce((SELECT status_version > coalesce(NULLIF($5::text, '')::numeric, -1)
+                                            FROM cryptopay_payments WHERE payment_id = $1::text FOR SHARE), false)
       THEN now()
     ELSE now() + make_interval(secs => $3::integer) END,
   lease_owner = NULL, lease_until = NULL, updated_at = now()

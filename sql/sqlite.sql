@@ -247,10 +247,18 @@ WHERE EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incom
 -- Parameters: event_id, payment_id, status_version, data (the exact JSON text of the event's
 -- `data`, as received), integration (NULL for a receiver with one). Writes the payment row
 -- only when the event is not stored yet, its payment's facts and order are not another
--- integration's (`foreign`), and its version is greater than the stored one.
+-- integration's (`foreign`), and its version is greater than the stored one. Its updated_at
+-- is later than its fulfilment row's, by a millisecond where the clock reads the same (a
+-- `retry` committed in the same group): `claim` tells facts applied after a failed attempt's
+-- retry by `p.updated_at > f.updated_at`, and `retry` stamps its row no earlier than the facts
+-- it saw, so the two times order them exactly.
 WITH incoming (event_id, payment_id, status_version, data, integration) AS (VALUES (?, ?, ?, ?, ?))
-INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, integration)
-SELECT payment_id, status_version, event_id, data, integration FROM incoming
+INSERT INTO cryptopay_payments (payment_id, status_version, event_id, data, integration, updated_at)
+SELECT payment_id, status_version, event_id, data, integration,
+       max(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+           coalesce((SELECT strftime('%Y-%m-%dT%H:%M:%fZ', f.updated_at, '+0.001 seconds') FROM cryptopay_fulfilment AS f
+                     WHERE f.payment_id = incoming.payment_id), ''))
+FROM incoming
 WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = incoming.event_id)
   AND NOT EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = incoming.payment_id
                   AND p.integration IS NOT NULL AND p.integration IS NOT incoming.integration)
@@ -258,7 +266,7 @@ WHERE NOT EXISTS (SELECT 1 FROM cryptopay_events AS seen WHERE seen.event_id = i
                   AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration)
 ON CONFLICT (payment_id) DO UPDATE
   SET status_version = excluded.status_version, event_id = excluded.event_id, data = excluded.data,
-      integration = excluded.integration, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      integration = excluded.integration, updated_at = excluded.updated_at
   WHERE length(excluded.status_version) > length(cryptopay_payments.status_version)
      OR (length(excluded.status_version) = length(cryptopay_payments.status_version)
          AND excluded.status_version > cryptopay_payments.status_version);
@@ -361,7 +369,10 @@ ON CONFLICT (payment_id) DO UPDATE SET
   attempts = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN 0 ELSE attempts END,
   next_attempt_at = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE next_attempt_at END,
   code = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown' THEN NULL ELSE code END,
-  updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+  -- Moved only when the row starts again: `claim` compares it with the time of newer facts,
+  -- and an order recorded again must not hide facts applied after a failed attempt.
+  updated_at = CASE WHEN outcome = 'needs_review' AND code = 'payment_unknown'
+                    THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ELSE updated_at END;
 
 -- statement: order_read
 -- Parameter: payment_id. The order as stored.
@@ -623,7 +634,10 @@ UPDATE cryptopay_fulfilment SET attempts = attempts + 1,
                         OR (length(p.status_version) = length(params.loaded) AND p.status_version > params.loaded)))
       THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT delay_secs FROM params) || ' seconds') END,
-  lease_owner = NULL, lease_until = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  lease_owner = NULL, lease_until = NULL,
+  -- No earlier than the facts it saw (`apply` may have stamped them a millisecond ahead).
+  updated_at = max(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+                   coalesce((SELECT p.updated_at FROM cryptopay_payments AS p, params WHERE p.payment_id = params.payment_id), ''))
 WHERE payment_id = (SELECT payment_id FROM params) AND lease_owner IS (SELECT owner FROM params)
 RETURNING attempts;
 

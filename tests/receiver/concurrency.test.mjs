@@ -322,3 +322,50 @@ describe('PostgreSQL: an order recorded while a pass notes its payment as unknow
     }
   });
 });
+
+describe('PostgreSQL: facts written around a failed attempt\'s retry', { timeout: 60_000 }, () => {
+  const suite = postgresForSuite({ max: 4 });
+
+  test('facts written and not committed are waited for; facts of a transaction begun before the retry and written after it are taken up', async () => {
+    const sql = readStatements(readFileSync(join(CONSUMER_DIR, 'node_modules', 'cryptopay-verify', 'dist', 'receiver', 'schema', 'postgres.sql'), 'utf8'));
+    const { pool } = suite;
+    const store = rx.postgresStore(pool);
+    const paymentId = 'pay_retry_race';
+    const facts = (version) => [`evt_retry_${version}`, paymentId, String(version), '{"status":"paid"}', Buffer.from('{}'), null, 'active'];
+    const claim = (owner) => store.claim({ owner, leaseSecs: 300, batch: 10, recoverAfterSecs: 900 });
+    const [a, b] = [await pool.connect(), await pool.connect()];
+    try {
+      await store.ready();
+      assert.equal(await store.record({ eventId: 'evt_retry_3', paymentId, statusVersion: '3', data: '{"status":"confirming"}', body: Buffer.from('{}') }), 'apply');
+      assert.deepEqual(await claim('A'), [paymentId]);
+      // Version 4 written by a statement not committed yet when the attempt (which loaded
+      // version 3) fails: its retry waits for it, and reads it.
+      await a.query('BEGIN');
+      assert.equal((await a.query(sql.record, facts(4))).rows[0].decision, 'apply');
+      const [{ pid }] = (await b.query('SELECT pg_backend_pid() AS pid')).rows;
+      const retried = b.query(sql.retry, [paymentId, 'A', 3600, 'handle_failed', '3']);
+      for (let i = 0; ; i += 1) {
+        const [waiting] = (await pool.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid])).rows;
+        if (waiting?.wait_event_type === 'Lock') break;
+        assert.ok(i < 500, 'the retry never waited for the uncommitted facts');
+        await new Promise((resolve) => { setTimeout(resolve, 10); });
+      }
+      await a.query('COMMIT');
+      assert.equal((await retried).rows[0].attempts, 1);
+      assert.deepEqual(await claim('B'), [paymentId], 'due at once, not after the backoff');
+      // Version 5 written by a transaction that began before the next failure's retry and
+      // writes after it: the claim after the commit takes it up.
+      await a.query('BEGIN');
+      await a.query('SELECT now()');
+      assert.equal(await store.retry({ paymentId, owner: 'B', delaySecs: 3600, code: 'handle_failed', loadedVersion: '4' }), 2);
+      assert.deepEqual(await claim('C'), [], 'nothing newer yet: the backoff is waited');
+      assert.equal((await a.query(sql.record, facts(5))).rows[0].decision, 'apply');
+      await a.query('COMMIT');
+      assert.deepEqual(await claim('D'), [paymentId], 'due at once, not after the backoff');
+    } finally {
+      await a.query('ROLLBACK').catch(() => {});
+      a.release();
+      b.release();
+    }
+  });
+});

@@ -527,3 +527,42 @@ describe('D1 (a Worker on D1, in workerd through Miniflare)', () => {
     assert.deepEqual(await handle(refused, body), [500, '{"error":"integration_mismatch"}']);
   });
 });
+
+// A failed attempt's retry and the delivery of newer facts committed in one millisecond (on
+// sqliteStore, one commit group: both in one transaction, the same 'now'): the retry set the
+// full backoff (it ran before the facts were applied), and the next claim takes the payment
+// up all the same. Before, it waited out the backoff (up to an hour).
+async function checkRetryTie(store) {
+  await store.ready();
+  const recordVersion = (version) => store.record({ eventId: `evt_tie_${version}`, paymentId: 'pay_tie', statusVersion: String(version), data: '{"status":"paid"}', body: Buffer.from('{}') });
+  const claim = (owner) => store.claim({ owner, leaseSecs: 300, batch: 10, recoverAfterSecs: 900 });
+  for (let version = 1; version <= 20; version += 2) {
+    assert.equal(await recordVersion(version), 'apply');
+    assert.deepEqual(await claim(`A${version}`), ['pay_tie']);
+    const [attempts, decision] = await Promise.all([
+      store.retry({ paymentId: 'pay_tie', owner: `A${version}`, delaySecs: 3600, code: 'handle_failed', loadedVersion: String(version) }),
+      recordVersion(version + 1),
+    ]);
+    assert.deepEqual([attempts > 0, decision], [true, 'apply']);
+    assert.deepEqual(await claim(`B${version}`), ['pay_tie'], `version ${version + 1}: due at once, not after the backoff`);
+    await store.release({ owner: `B${version}` });
+  }
+}
+
+describe('newer facts committed in the millisecond of a failed attempt\'s retry are taken up at the next claim', () => {
+  test('SQLite file', async () => {
+    const db = new Database(join(tempDir(), 'tie.sqlite'));
+    await checkRetryTie(rx.sqliteStore(db));
+    db.close();
+  });
+
+  test('libsqlStore (@libsql/client, a file)', async () => {
+    const client = createLibsqlClient({ url: pathToFileURL(join(tempDir(), 'tie.db')).href });
+    await checkRetryTie(rx.libsqlStore(client));
+    client.close();
+  });
+
+  test('memoryStore', async () => {
+    await checkRetryTie(rx.memoryStore());
+  });
+});

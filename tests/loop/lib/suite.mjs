@@ -183,15 +183,31 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     await sleep(1100);
     assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).outcomes, { retry: 1 });
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0, 'waiting for the backoff');
-    // The stores' times are in milliseconds: facts applied in the retry's millisecond are not
-    // told from facts before it (the next try then waits its backoff).
-    await sleep(5);
     await world.settleHeld(id);
     const paid = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
     assert.deepEqual([paid.claimed, paid.outcomes], [1, { fulfil: 1 }], 'the payment, paid, is fulfilled at once');
     assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
     // Handled: nothing more is due, and a pass claims nothing.
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+  });
+
+  test(`${name}: newer facts after a failed attempt are taken up at the next pass, though its order was recorded again since`, async (t) => {
+    const { loop, world, record } = await setup(t);
+    const h = recorder({ failing: (key) => key.endsWith(':2') });
+    const created = await world.create({ orderRef: 'recorded again after its facts' });
+    const id = created.payment_id;
+    await record(created);
+    await world.hold(id, '12800');
+    assert.deepEqual((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).outcomes, { retry: 1 });
+    await sleep(5);
+    await world.settleHeld(id);
+    // The merchant's createPayment answered again (its first answer lost): the same order
+    // recorded again changes nothing, and hides nothing newer.
+    await sleep(5);
+    await record(created);
+    const paid = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+    assert.deepEqual([paid.claimed, paid.outcomes], [1, { fulfil: 1 }], 'the payment, paid, is fulfilled at once');
+    assert.deepEqual(h.done(), [[id, 'fulfil', `${id}:3`]]);
   });
 
   test(`${name}: facts applied while a failing attempt runs are taken up at the next pass, not after its backoff`, async (t) => {

@@ -24,7 +24,10 @@ export function memoryStore(options) {
   const newer = (a, b) => b === null || b === undefined || compareStatusVersions(a, b) > 0;
   const unhandled = (payment) => newer(payment.status_version, payment.handled_version);
   // A retry is not waited for by facts applied since it was set (`retry` writes updated_at),
-  // as the SQL's claim.
+  // as the SQL's claim. As the SQLite family stamps them: facts later than their fulfilment
+  // row (a millisecond ahead where the clock reads the same), a retry no earlier than the facts.
+  const laterThan = (at) => (at === undefined ? now() : [now(), new Date(Date.parse(at) + 1).toISOString()].sort()[1]);
+  const noEarlierThan = (at) => (at === undefined || at < now() ? now() : at);
   const news = (row) => {
     const payment = payments.get(row.payment_id);
     return payment !== undefined && unhandled(payment) && payment.updated_at > row.updated_at;
@@ -92,7 +95,8 @@ export function memoryStore(options) {
       });
       if (decision === 'apply') {
         payments.set(paymentId, {
-          payment_id: paymentId, status_version: statusVersion, event_id: eventId, data, updated_at: now(), integration,
+          payment_id: paymentId, status_version: statusVersion, event_id: eventId, data,
+          updated_at: laterThan(fulfilment.get(paymentId)?.updated_at), integration,
           handled_version: stored?.handled_version ?? null,
         });
       }
@@ -225,7 +229,7 @@ export function memoryStore(options) {
       const ranPast = loadedVersion !== undefined && payment !== undefined && (loadedVersion === null || newer(payment.status_version, loadedVersion));
       Object.assign(row, {
         attempts: row.attempts + 1, code: row.outcome === null ? code : row.code, next_attempt_at: later(ranPast ? 0 : delaySecs),
-        lease_owner: null, lease_until: null, updated_at: now(),
+        lease_owner: null, lease_until: null, updated_at: noEarlierThan(payment?.updated_at),
       });
       return row.attempts;
     },
