@@ -40,6 +40,12 @@ impl Delivery<'_> {
     /// Verifying runs these checks itself; call this to turn away a malformed delivery
     /// before looking secrets up.
     ///
+    /// # Security
+    ///
+    /// This is not verification: a forged delivery of the right shape passes. Nothing it
+    /// returns may be trusted, acted on or stored before [`verify_webhook`](crate::verify_webhook) or
+    /// [`verify_signature`](crate::verify_signature) has verified the delivery.
+    ///
     /// # Errors
     ///
     /// `body_too_large`, `timestamp_missing`, `timestamp_malformed`, `signature_missing`,

@@ -124,7 +124,8 @@ impl Error {
     /// verifies); a delivery that verifies only with its two header values read the other way
     /// round (the two header names swapped: a timestamp that merely reads as a signature is
     /// the delivery's own, so that no sender can turn a refusal into a 5xx without the
-    /// secret); a delivery signed inside a retiring secret's overlap that arrived after the
+    /// secret or a captured delivery replayed with its header values exchanged, which the
+    /// message names); a delivery signed inside a retiring secret's overlap that arrived after the
     /// overlap ended (the service's retry is signed with the active secret). A forgery sent
     /// while a secret is saved with white space or quotes is answered 5xx too, which costs
     /// nothing: it is never accepted. False for every other refusal: a forged, stale or

@@ -32,7 +32,12 @@ impl StatusVersion {
     ///
     /// # Errors
     ///
-    /// `status_version_invalid` for anything else.
+    /// `status_version_invalid` for anything else. That code is an event error
+    /// ([`ErrorKind::is_event_error`](crate::ErrorKind::is_event_error): acknowledged, as an
+    /// authentic event's own fault) only when it comes from the event. A version read back
+    /// from your own store that fails here (a float or scaled column gives `"7.00"` or
+    /// `"1e+20"`) is your receiver's fault: answer 5xx, so the service retries once it is
+    /// fixed, never the 2xx that would drop the delivery unapplied.
     ///
     /// # Examples
     ///

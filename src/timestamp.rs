@@ -25,8 +25,9 @@ pub(crate) const READS_AS_SIGNATURE: &str = "the timestamp reads as a signature 
 /// round: the receiver's configuration has the two header names swapped (every delivery is
 /// then refused until they are put right).
 pub(crate) const HEADERS_SWAPPED: &str = "the timestamp reads as a signature, and the delivery verifies with the two \
-     headers read the other way round: the timestamp and signature header names are swapped in this receiver's \
-     configuration (exchange them)";
+     headers read the other way round: when every delivery is refused so, the timestamp and signature header names \
+     are swapped in this receiver's configuration (exchange them); when only some are, they are captured deliveries \
+     replayed with their two header values exchanged (never accepted: change nothing)";
 pub(crate) const TIMESTAMP_TOO_LONG: &str = "the timestamp has more than 12 digits (milliseconds?)";
 
 /// Reads a timestamp header value: 1 to 12 ASCII digits, nothing else.

@@ -289,7 +289,8 @@ pub fn verify_signature(
 /// A timestamp that reads as a signature is the receiver's fault (its two header names
 /// swapped: [`HEADERS_SWAPPED`]) only when the delivery `verifies` with its two header
 /// values read the other way round; otherwise it stays the delivery's own refusal, so that no
-/// sender can turn a refusal into a 5xx without the secret. Any other refusal is kept as it is.
+/// sender can turn a refusal into a 5xx without the secret (or a captured delivery replayed
+/// with its header values exchanged, which the message names). Any other refusal is kept as it is.
 fn swapped_headers(
     e: Error,
     delivery: &Delivery<'_>,

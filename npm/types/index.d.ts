@@ -95,7 +95,8 @@ export declare class CryptoPayError extends Error {
    * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
    * verifies), a delivery that verifies only with its two header values read the other way
    * round (`timestamp_malformed`: the header names swapped; a timestamp that merely reads as
-   * a signature is the delivery's own, so that no sender makes it a 5xx without the secret),
+   * a signature is the delivery's own, so that no sender makes it a 5xx without the secret
+   * or a captured delivery, replayed with its header values exchanged, as the message says),
    * a delivery signed inside a retiring secret's overlap that arrived after the overlap
    * ended (`signature_mismatch`: the service's retry is signed with the active secret), a
    * header value that is no header's (a number, an object). A forgery sent while a secret is

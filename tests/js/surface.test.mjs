@@ -916,7 +916,7 @@ for (const [label, api] of entries) {
         for (const call of [api.verifyWebhook, api.verifySignature, ({ body, timestamp, signature, nowSecs }) => verifier.verifyWebhook({ body, timestamp, signature, nowSecs })]) {
           const error = thrown(() => call(swapped));
           assert.deepEqual([error.code, error.receiverFault], ['timestamp_malformed', true]);
-          assert.match(error.message, /the timestamp reads as a signature, and the delivery verifies with the two headers read the other way round: the timestamp and signature header names are swapped in this receiver's configuration/);
+          assert.match(error.message, /the timestamp reads as a signature, and the delivery verifies with the two headers read the other way round: when every delivery is refused so, the timestamp and signature header names are swapped in this receiver's configuration \(exchange them\); when only some are, they are captured deliveries replayed with their two header values exchanged/);
           assert.ok(!error.message.includes(tag.slice(0, 16)), error.message);
           // Without the secret, no sender makes it a 5xx: a made-up tag, another secret's.
           for (const forged of [{ ...swapped, timestamp: 'v1=hello' }, { ...swapped, timestamp: `v1=${'0'.repeat(64)}` },

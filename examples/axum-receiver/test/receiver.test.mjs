@@ -122,7 +122,7 @@ test('every refusal is logged by its code, never the secret or signature; a skew
     // retried once fixed; a 400 would lose every event.
     const swapped = await deliver(receiver.url, event('evt_swapped', 'pay_logged', '1'), { swapped: true });
     assert.deepStrictEqual([swapped.status, swapped.json], [500, { error: 'timestamp_malformed' }]);
-    await logged(receiver, /refused a delivery \(500\): timestamp_malformed: .*the delivery verifies with the two headers read the other way round: the timestamp and signature header names are swapped/);
+    await logged(receiver, /refused a delivery \(500\): timestamp_malformed: .*the delivery verifies with the two headers read the other way round: when every delivery is refused so, the timestamp and signature header names are swapped/);
     // A timestamp that only reads as a signature, from a sender without the secret: 400.
     const made = await request(receiver.url, { method: 'POST', body: Buffer.from('{}'), headers: { [TS_HEADER]: `v1=${'0'.repeat(64)}`, [SIG_HEADER]: String(now()) } });
     assert.deepStrictEqual([made.status, made.json], [400, { error: 'timestamp_malformed' }]);
