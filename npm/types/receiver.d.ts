@@ -929,7 +929,9 @@ export interface ReceiverOptions {
    * and a warning line says so. Default 30,000 (an event is a few KB, sent at once): a bound
    * where the server has none (`Deno.serve` has no request timeout; node:http's
    * `requestTimeout` is 300 s). From 1,000 to 600,000, else `invalid_argument` (a value in
-   * seconds is refused, not taken as milliseconds).
+   * seconds is refused, not taken as milliseconds). The skew (`maxSkewSecs`) is judged from
+   * when the delivery arrived, before its body was read: a slow body is not refused as stale
+   * for the time it took.
    *
    * @example
    * bodyTimeoutMs: 10_000

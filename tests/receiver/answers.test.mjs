@@ -1039,6 +1039,48 @@ describe('a body that does not arrive within bodyTimeoutMs is answered 408 body_
     }
   });
 
+  test('the skew is judged from when the delivery arrived, not from when its body ended: fetch() and node()', async () => {
+    // A clock the test moves: 400 s pass while the body arrives (bodyTimeoutMs may be ten
+    // minutes). Judged at the body's end, the delivery would be refused as stale, a 400 the
+    // service never retries.
+    const start = Math.floor(Date.now() / 1000);
+    let current = start;
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, nowSecs: () => current, bodyTimeoutMs: 600_000 }));
+    const body = next();
+    const stream = new ReadableStream({
+      start(c) { c.enqueue(body.subarray(0, 10)); },
+      async pull(c) {
+        await wait(20);
+        current = start + 400;
+        c.enqueue(body.subarray(10));
+        c.close();
+      },
+    });
+    const answer = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half', headers: signedHeaders(body, { timestamp: start }) }));
+    assert.deepEqual([answer.status, (await answer.json()).decision], [200, 'apply']);
+    current = start;
+    const server = await listen(receiver.node);
+    const net = await import('node:net');
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const reply = { text: '' };
+    socket.on('data', (chunk) => { reply.text += chunk; });
+    socket.on('error', () => {});
+    try {
+      const again = next();
+      const headers = Object.entries(signedHeaders(again, { timestamp: start })).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: ${again.length}\r\n\r\n`);
+      socket.write(again.subarray(0, 10));
+      await wait(100);
+      current = start + 400;
+      socket.write(again.subarray(10));
+      for (let i = 0; i < 100 && !/\r\n\r\n\{/.test(reply.text); i += 1) await wait(20);
+      assert.match(reply.text, /^HTTP\/1\.1 200 /, reply.text);
+    } finally {
+      socket.destroy();
+      await server.close();
+    }
+  });
+
   test('bodyTimeoutMs is milliseconds, from a second to ten minutes', () => {
     for (const bodyTimeoutMs of [0, 30, 999, 600_001, 1.5e3 + 0.5, '30000', Number.NaN]) {
       assert.throws(() => rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, bodyTimeoutMs })),

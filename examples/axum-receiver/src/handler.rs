@@ -13,6 +13,22 @@ use crate::{Answer, App, quarantine, record};
 /// `POST /webhook`: the raw body and the two header values, verified before anything is parsed.
 pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
     let headers = request.headers().clone();
+    // The time the delivery arrived, read before its body: a slow body (up to
+    // BODY_TIMEOUT_SECS) is not judged stale for the time it took to arrive.
+    // A clock before 2001 (before 1970, or a board's clock reset and not yet set) is this
+    // host's fault: 500 (retried), never a delivery refused as from the future (400, final).
+    let Some(now_secs) = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+        .filter(|&secs| secs >= 1_000_000_000)
+    else {
+        eprintln!("refused a delivery (500): this host's clock reads before 2001: set it (NTP)");
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": "internal"})),
+        );
+    };
     // The whole body within `BODY_TIMEOUT_SECS`, or 408 (which the service retries): one
     // deadline for all of it, since a byte now and then would outlast one per read.
     let read = tokio::time::timeout(app.body_timeout, Bytes::from_request(request, &()));
@@ -40,20 +56,6 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
                 Json(json!({"error": "body_unreadable"})),
             );
         }
-    };
-    // A clock before 2001 (before 1970, or a board's clock reset and not yet set) is this
-    // host's fault: 500 (retried), never a delivery refused as from the future (400, final).
-    let Some(now_secs) = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .ok()
-        .map(|d| d.as_secs())
-        .filter(|&secs| secs >= 1_000_000_000)
-    else {
-        eprintln!("refused a delivery (500): this host's clock reads before 2001: set it (NTP)");
-        return (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"error": "internal"})),
-        );
     };
     let verified =
         DeliveryHeaders::from_header_map(&headers, &app.timestamp_header, &app.signature_header)

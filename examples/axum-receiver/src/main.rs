@@ -45,6 +45,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use cryptopay_verify::{
     Event, SecretKind, SourceAmount, Verifier, VerifyOptions, request_fingerprint,
+    validate_amount_raw,
 };
 use serde_json::{Value, json};
 
@@ -199,7 +200,12 @@ async fn record_order(State(app): State<Arc<App>>, body: Bytes) -> Answer {
         .map(Value::to_string)
         .ok_or_else(|| "source_amount_invalid".to_owned())
         .and_then(|text| SourceAmount::from_json(&text).map_err(|e| e.code().to_owned()))
-        .and_then(|amount| serde_json::to_string(&amount).map_err(|e| e.to_string()));
+        // from_json reads the shape only: an amount_raw such as "-012" or "0" is refused here,
+        // not stored to fail every link check later.
+        .and_then(|amount| {
+            validate_amount_raw(&amount.amount_raw).map_err(|e| e.code().to_owned())?;
+            serde_json::to_string(&amount).map_err(|e| e.to_string())
+        });
     let source_amount = match source_amount {
         Ok(text) => text,
         Err(code) => return refuse(&code),

@@ -67,6 +67,12 @@ function scenario(label, database) {
       assert.deepEqual([conflict.status, conflict.json], [409, { error: 'order_conflict' }]);
       const strict = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: 'x', source_amount: { ...amount('1'), memo: 'no' } })), headers: asShop });
       assert.deepEqual([strict.status, strict.json], [400, { error: 'source_amount_invalid' }]);
+      // An amount of the right shape but not a positive integer in canonical digits: refused
+      // now, not stored to fail every link check of its payment.
+      for (const raw of ['-012', '012', '0', '1.5']) {
+        const refused = await request(orders, { method: 'POST', body: Buffer.from(JSON.stringify({ payment_id: `pay_raw_${p}`, source_amount: amount(raw) })), headers: asShop });
+        assert.deepEqual([refused.status, refused.json], [400, { error: 'amount_raw_invalid' }], raw);
+      }
       for (const id of [paid, unknown, other]) {
         views.set(id, JSON.stringify({ payment_id: id, order_ref: `order-${id}`, source_amount: amount('12800'), status: 'paid', status_version: 3, amount_received_raw: '12800' }));
         assert.equal((await deliver(receiver.url, event(`evt_${id}`, id, 3, { status: 'paid' }))).status, 200);

@@ -178,6 +178,33 @@ test('a sender that stops mid-body is answered 408 body_timeout at BODY_TIMEOUT_
   }
 });
 
+// The skew is judged from when the delivery arrived: a body that takes a few seconds to come
+// is not refused as stale for them (a 400 the service never retries).
+test('a delivery signed 298 s ago whose body takes 4 s to arrive is recorded, not refused as stale', async () => {
+  const receiver = await startReceiver({ DATABASE: database, BODY_TIMEOUT_SECS: '10' });
+  const { port } = new URL(receiver.url);
+  const id = randomBytes(6).toString('hex');
+  const body = Buffer.from(JSON.stringify(event(`evt_late_${id}`, `pay_late_${id}`, 1)));
+  const timestamp = String(now() - 298);
+  const signature = `v1=${pkg.signWebhook({ secret: SECRET, timestamp, body })}`;
+  const socket = net.connect(Number(port), '127.0.0.1');
+  const answer = { text: '' };
+  socket.on('data', (chunk) => { answer.text += chunk; });
+  socket.on('error', () => {});
+  try {
+    socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${TS_HEADER}: ${timestamp}\r\n`
+      + `${SIG_HEADER}: ${signature}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(body.subarray(0, 10));
+    await new Promise((resolve) => { setTimeout(resolve, 4000); });
+    socket.write(body.subarray(10));
+    for (let i = 0; i < 100 && !/\r\n\r\n\{/.test(answer.text); i += 1) await new Promise((resolve) => { setTimeout(resolve, 50); });
+    assert.match(answer.text, /^HTTP\/1\.1 200 /, answer.text);
+  } finally {
+    socket.destroy();
+    await receiver.stop();
+  }
+});
+
 // axum::serve sets hyper no timer: a client that sends half a header, or nothing, held its
 // connection for ever. The headers and an idle connection are bounded by BODY_TIMEOUT_SECS.
 test('a client that stops mid-header, or sends nothing, is closed at BODY_TIMEOUT_SECS; a delivery beside it is recorded', async () => {

@@ -228,7 +228,7 @@ function byMethod(method, noMethod, error, answered) {
   return null;
 }
 
-export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answered }) {
+export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, error, answered }) {
   /** node:http, Express. */
   return async function node(req, res) {
     try {
@@ -238,6 +238,7 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
         send(res, refused);
         return;
       }
+      const arrived = arrival(); // before the body: the skew is judged from its arrival
       const read = await readNodeBody(req, await limit(), budget, bodyTimeoutMs);
       if (read.aborted) return; // the sender went away: nothing to answer
       if (read.timedOut) {
@@ -266,7 +267,7 @@ export function nodeHandler({ handle, limit, budget, bodyTimeoutMs, error, answe
       // rawHeaders keeps a header sent twice apart (header_duplicated). A request built by
       // hand (serverless-http and its kind) leaves it [] and sets req.headers.
       const raw = Array.isArray(req.rawHeaders) && req.rawHeaders.length > 0 ? req.rawHeaders : undefined;
-      send(res, await handle({ body: read.body, headers: raw ?? req.headers }));
+      send(res, await handle({ body: read.body, headers: raw ?? req.headers }, arrived));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
       answered(500, 'internal');
@@ -356,12 +357,13 @@ function chunkBytes(value) {
 /** An answer as a Fetch `Response`. */
 export const toResponse = ({ status, body, headers }) => new Response(body, { status, headers });
 
-export function fetchHandler({ handle, limit, budget, bodyTimeoutMs, error, answered }) {
+export function fetchHandler({ handle, arrival, limit, budget, bodyTimeoutMs, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
   return async function fetch(request) {
     try {
       const refused = byMethod(request?.method, NO_METHOD.fetch, error, answered);
       if (refused) return toResponse(refused);
+      const arrived = arrival(); // before the body, as in node()
       const read = await readFetchBody(request, await limit(), budget, bodyTimeoutMs);
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
@@ -382,7 +384,7 @@ export function fetchHandler({ handle, limit, budget, bodyTimeoutMs, error, answ
         answered(500, 'misconfigured', { code: 'body_not_raw' });
         return toResponse(answers.misconfigured('body_not_raw'));
       }
-      return toResponse(await handle({ body: read.body, headers: request.headers }));
+      return toResponse(await handle({ body: read.body, headers: request.headers }, arrived));
     } catch (failure) {
       error(`internal: ${describeError(failure)}`);
       answered(500, 'internal');

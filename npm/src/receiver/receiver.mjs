@@ -191,7 +191,20 @@ export function createReceiver(options) {
     }
   };
 
-  async function handle(delivery) {
+  // The time a delivery arrived, for `fetch` and `node` to read before its body: a body that
+  // took a while to come (bodyTimeoutMs may be ten minutes) is judged by the skew from when it
+  // came, not refused as stale (a 400 the service never retries). A clock that throws throws
+  // where handle reads it.
+  const arrival = () => {
+    try {
+      const now = clock();
+      return () => now;
+    } catch (failure) {
+      return () => { throw failure; };
+    }
+  };
+
+  async function handle(delivery, arrived = clock) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     // No body passed for a request whose headers say it had none (an empty POST: Fastify runs
     // no parser for it): an empty body, not a parsed one.
@@ -203,7 +216,7 @@ export function createReceiver(options) {
     try {
       keys = verifiers ?? await keyed();
       const { timestamp, signature } = headersOf(keys, delivery);
-      const now = clock();
+      const now = arrived();
       // Every delivery would be too old (or from the future), and a 400 is final for the
       // service: a 500 is retried.
       if (typeof now === 'number' && now >= MILLISECONDS) {
@@ -304,7 +317,7 @@ export function createReceiver(options) {
   // The bytes of bodies being read, across this receiver's deliveries in flight.
   const budget = readBudget(options.maxBufferedBytes ?? DEFAULT_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  const http = { handle, limit, budget, bodyTimeoutMs, error, answered };
+  const http = { handle, arrival, limit, budget, bodyTimeoutMs, error, answered };
   const loop = merchantLoop({
     store,
     ready: readyForCall,
@@ -326,7 +339,7 @@ export function createReceiver(options) {
   };
   return {
     ready: masking(ready),
-    handle,
+    handle: (delivery) => handle(delivery),
     fetch: fetchHandler(http),
     node: nodeHandler(http),
     recordCreated: masking(loop.recordCreated),
