@@ -17,6 +17,16 @@ import { burst, closeAgents, send, startExample } from './lib/example.mjs';
 import { openPool, postgresForSuite, startPostgres } from './lib/postgres.mjs';
 
 const SEED = Number(process.env.RECEIVER_SEED ?? 20261124);
+
+/** Resolves once the backend `pid` waits for a lock (at most 5 s); `what` names it otherwise. */
+async function waitingForLock(pool, pid, what) {
+  for (let i = 0; ; i += 1) {
+    const [waiting] = (await pool.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid])).rows;
+    if (waiting?.wait_event_type === 'Lock') return;
+    assert.ok(i < 500, `${what} never waited for the lock`);
+    await new Promise((resolve) => { setTimeout(resolve, 10); });
+  }
+}
 const PAYMENTS = 120;
 const VERSIONS = 20; // per payment: 2400 events
 const INSTANCES = 4;
@@ -299,12 +309,7 @@ describe('PostgreSQL: an order recorded while a pass notes its payment as unknow
         const [{ pid }] = (await b.query('SELECT pg_backend_pid() AS pid')).rows;
         const ordered = b.query(sql.order, [paymentId, `order-${round}`, '{"kind":"fiat","currency":"USD","amount_raw":"12800"}', null]);
         // Committed only once the order's statement waits for the pass's row lock (its snapshot taken).
-        for (let i = 0; ; i += 1) {
-          const [waiting] = (await pool.query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid])).rows;
-          if (waiting?.wait_event_type === 'Lock') break;
-          assert.ok(i < 500, 'the order statement never waited for the lock');
-          await new Promise((resolve) => { setTimeout(resolve, 10); });
-        }
+        await waitingForLock(pool, pid, 'the order statement');
         await a.query('COMMIT');
         await ordered;
         const [payment] = (await pool.query('SELECT handled_version FROM cryptopay_payments WHERE payment_id = $1', [paymentId])).rows;
@@ -344,12 +349,7 @@ describe('PostgreSQL: facts written around a failed attempt\'s retry', { timeout
       assert.equal((await a.query(sql.record, facts(4))).rows[0].decision, 'apply');
       const [{ pid }] = (await b.query('SELECT pg_backend_pid() AS pid')).rows;
       const retried = b.query(sql.retry, [paymentId, 'A', 3600, 'handle_failed', '3']);
-      for (let i = 0; ; i += 1) {
-        const [waiting] = (await pool.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid])).rows;
-        if (waiting?.wait_event_type === 'Lock') break;
-        assert.ok(i < 500, 'the retry never waited for the uncommitted facts');
-        await new Promise((resolve) => { setTimeout(resolve, 10); });
-      }
+      await waitingForLock(pool, pid, 'the retry');
       await a.query('COMMIT');
       assert.equal((await retried).rows[0].attempts, 1);
       assert.deepEqual(await claim('B'), [paymentId], 'due at once, not after the backoff');

@@ -1292,6 +1292,16 @@ def build_amount():
     fr("raw with a leading zero", ["Invalid"], err("amount_raw_invalid"), "0128", 2)
     fr("raw over 2^256-1", ["Boundary"], err("amount_raw_invalid"), str(2**256), 2)
     fr("decimals 78", ["Boundary"], err("decimals_invalid"), "1", 78)
+    # Signs, white space and separators a form or a locale may leave: refused, never read.
+    for dec, why in [("-0", "negative zero"), ("-0.00", "negative zero with a fraction"),
+                     ("1 ", "trailing space"), ("1\n", "trailing newline"),
+                     ("1\u00a0000", "no-break space as thousands separator"),
+                     ("1\u2009000", "thin space as thousands separator"),
+                     ("1'000", "apostrophe as thousands separator"), ("\u0661", "Arabic-Indic digit")]:
+        to("decimal %s" % why, ["Invalid"], err("amount_decimal_invalid"), dec, 2)
+    # decimals that are not a whole number from 0 to 77: never truncated or wrapped.
+    for decimals, why in [("2", "a string"), (2**32 + 2, "2^32 + 2 (wraps to 2 in 32 bits)")]:
+        to("decimals %s" % why, ["Boundary", "WrongType"], err("decimals_invalid"), "1", decimals)
     return f
 
 
