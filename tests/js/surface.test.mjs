@@ -463,6 +463,52 @@ for (const [label, api] of entries) {
         && /detached/.test(error.message));
     });
 
+    test('a view whose length, byteLength or buffer a subclass or the instance redefines: the engine\'s own are read, the core\'s memory untouched', () => {
+      // Made before: a copy into the core sized by a lying length would overwrite their keys.
+      const before = Array.from({ length: 8 }, () => new api.Verifier({ secrets: SECRET, maxSkewSecs: SKEW }));
+      try {
+        class Lying extends Uint8Array {
+          get length() { return 1; }
+          get byteLength() { return 1; }
+        }
+        const lying = new Lying(BYTES.length + 4096).subarray(0, BYTES.length);
+        lying.set(BYTES);
+        let reads = 0;
+        class Changing extends Uint8Array {
+          get length() { reads += 1; return reads % 2 === 1 ? 4 : 64 * 1024; }
+        }
+        const changing = new Changing(BYTES.length);
+        changing.set(BYTES);
+        const own = new Uint8Array(BYTES);
+        for (const [name, get] of [['length', () => 2], ['byteLength', () => 2], ['buffer', () => new ArrayBuffer(2)], ['byteOffset', () => 1]]) {
+          Object.defineProperty(own, name, { get });
+        }
+        for (let round = 0; round < 200; round += 1) {
+          for (const body of [lying, changing, own]) {
+            assert.deepStrictEqual(api.verifySignature({ ...base, body }), { matchedSecret: 'active', timestamp: NOW });
+          }
+        }
+        assert.equal(api.requestFingerprint(lying), api.requestFingerprint(new Uint8Array(BYTES)));
+        for (const verifier of before) {
+          assert.deepStrictEqual(verifier.verifySignature(callInput({ ...base, body: BYTES })), { matchedSecret: 'active', timestamp: NOW });
+        }
+        // A byteLength getter that would free the Verifier mid-call is never run.
+        const freeing = new Uint8Array(BYTES);
+        let freed = false;
+        Object.defineProperty(freeing, 'byteLength', { get: () => { freed = true; before[0].free(); return 2; } });
+        assert.deepStrictEqual(before[0].verifySignature(callInput({ ...base, body: freeing })), { matchedSecret: 'active', timestamp: NOW });
+        assert.equal(freed, false);
+      } finally {
+        for (const verifier of before) verifier.free();
+      }
+    });
+
+    test('a header given as a Proxy whose answers change from one read to the next is read once: no endless recursion', () => {
+      let reads = 0;
+      const proxy = new Proxy([TS], { get: (target, key) => (key === '0' ? (reads += 1) % 2 === 1 ? TS : proxy : Reflect.get(target, key)) });
+      assert.deepStrictEqual(api.verifySignature({ ...base, body: BYTES, timestamp: proxy }), { matchedSecret: 'active', timestamp: NOW });
+    });
+
     test('parseEvent, requestFingerprint and signWebhook refuse a parsed object as body_not_raw', () => {
       expectCode(api, () => api.parseEvent(JSON.parse(EVENT_TEXT)), 'body_not_raw', 'parseEvent');
       expectCode(api, () => api.requestFingerprint({ a: 1 }), 'body_not_raw', 'requestFingerprint');
@@ -1427,6 +1473,16 @@ for (const [label, api] of entries) {
       assert.equal(api.decideEvent(event, { eventSeen: false, statusVersion: '9007199254740992' }), 'apply');
       assert.equal(api.decideEvent(event, { eventSeen: false, statusVersion: '9007199254740993' }), 'stale');
       assert.equal(api.decideEvent(event, { eventSeen: true, statusVersion: '1' }), 'duplicate');
+    });
+
+    test('decideEvent reads what is stored once: a getter answering differently the second time cannot turn a stale event into apply', () => {
+      const reads = { statusVersion: 0, eventSeen: 0 };
+      const stored = {
+        get eventSeen() { reads.eventSeen += 1; return reads.eventSeen === 1 ? false : true; },
+        get statusVersion() { reads.statusVersion += 1; return reads.statusVersion === 1 ? '9' : undefined; },
+      };
+      assert.equal(api.decideEvent({ eventId: 'evt_1', paymentId: 'pay_1', statusVersion: '5' }, stored), 'stale');
+      assert.deepStrictEqual(reads, { statusVersion: 1, eventSeen: 1 });
     });
 
     test('verifyWebhook returns event, matchedSecret and timestamp', () => {

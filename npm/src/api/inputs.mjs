@@ -99,6 +99,26 @@ function branded(get, value) {
   }
 }
 const isBuffer = (value) => value !== null && typeof value === 'object' && (branded(AB_LENGTH, value) || branded(SAB_LENGTH, value));
+const AB_RESIZABLE = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable')?.get;
+
+// A view's buffer, offset and length by the engine's own getters (a typed array's, else a
+// DataView's), never by properties a subclass or the instance may define: the copy into the
+// core is sized by the view's length, and one that lied would write past what was allocated.
+const viewGetters = (proto) => ['buffer', 'byteOffset', 'byteLength'].map((name) => Object.getOwnPropertyDescriptor(proto, name).get);
+const TYPED_ARRAY = viewGetters(Object.getPrototypeOf(Uint8Array.prototype));
+const DATA_VIEW = viewGetters(DataView.prototype);
+const gettersOf = (view) => (branded(TYPED_ARRAY[0], view) ? TYPED_ARRAY : DATA_VIEW);
+// %TypedArray%.prototype.keys: validates the view, and unlike slice calls no constructor the
+// view's class may define.
+const TYPED_KEYS = Object.getPrototypeOf(Uint8Array.prototype).keys;
+function viewBytes(view) {
+  const getters = gettersOf(view);
+  const length = getters[2].call(view);
+  // A typed array over a detached buffer, or past the end of a shrunk one, reads as empty:
+  // validating it throws (a DataView's getters already threw).
+  if (length === 0 && getters === TYPED_ARRAY) TYPED_KEYS.call(view);
+  return new Uint8Array(getters[0].call(view), getters[1].call(view), length);
+}
 
 /**
  * Objects that mirror the service's JSON cross into the core as JSON text. One that JSON cannot
@@ -140,8 +160,9 @@ function unwritable(error) {
 // Memory another thread may write (SharedArrayBuffer) or the caller may resize while the core
 // reads it: copied once, so that the bytes hashed are the bytes parsed (and TextDecoder, which
 // refuses such memory in browsers, reads the copy). A plain ArrayBuffer is told at once.
-const changeable = (buffer) => buffer.resizable === true
-  || (buffer.constructor !== ArrayBuffer && branded(SAB_LENGTH, buffer));
+// Told by the engine's getters, never by a constructor or property the buffer may claim.
+const changeable = (buffer) => !branded(AB_LENGTH, buffer)
+  || (AB_RESIZABLE !== undefined && AB_RESIZABLE.call(buffer) === true);
 
 /**
  * A body as bytes, without copying where possible; refused when it is not raw or is over
@@ -157,11 +178,9 @@ export function bodyBytes(body, limit = limits.maxMaxBodyBytes) {
     bytes = encoder.encode(body);
   } else if (ArrayBuffer.isView(body)) {
     try {
-      bytes = body instanceof Uint8Array ? body : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-      // A view over a detached or shrunk buffer reads as empty; slice throws for it.
-      if (bytes.byteLength === 0) bytes.slice(0, 0);
+      bytes = viewBytes(body);
     } catch {
-      throw fail('body_not_raw', body.buffer.resizable === true
+      throw fail('body_not_raw', changeable(gettersOf(body)[0].call(body))
         ? 'the body is a view past the end of a resizable ArrayBuffer that shrank: pass the bytes it holds now'
         : 'the body is a view of a detached buffer');
     }
@@ -220,8 +239,12 @@ export function headerValue(value) {
     return BLANK.test(value) ? value.slice(0, 1) : NEVER_WELL_FORMED;
   }
   if (!Array.isArray(value)) return NEVER_WELL_FORMED;
-  if (value.length > 1) return DUPLICATED;
-  return value.length === 0 ? '' : typeof value[0] === 'string' ? headerValue(value[0]) : NEVER_WELL_FORMED;
+  // Each read once: a Proxy's answers may change from one read to the next.
+  const { length } = value;
+  if (length > 1) return DUPLICATED;
+  if (length === 0) return '';
+  const first = value[0];
+  return typeof first === 'string' ? headerValue(first) : NEVER_WELL_FORMED;
 }
 
 /** A header value as the caller gave it: the one value of a one-element array, else itself. */

@@ -50,12 +50,14 @@ function decide(incoming, stored) {
       throw fail('invalid_argument', `incoming.${key} must be a non-empty string`);
     }
   }
-  if (typeof stored.eventSeen !== 'boolean') throw fail('invalid_argument', 'stored.eventSeen must be a boolean');
+  // Each value read once: a getter (a lazy ORM row) may answer differently the second time.
+  const { eventSeen, statusVersion: storedStatus } = stored;
+  if (typeof eventSeen !== 'boolean') throw fail('invalid_argument', 'stored.eventSeen must be a boolean');
   const incomingVersion = versionText(incoming.statusVersion, 'incoming.statusVersion');
-  const storedVersion = stored.statusVersion === undefined || stored.statusVersion === null
+  const storedVersion = storedStatus === undefined || storedStatus === null
     ? undefined
-    : versionText(stored.statusVersion, 'stored.statusVersion');
-  return glue.rawDecideEvent(incomingVersion, stored.eventSeen, storedVersion);
+    : versionText(storedStatus, 'stored.statusVersion');
+  return glue.rawDecideEvent(incomingVersion, eventSeen, storedVersion);
 }
 
 function decimalsArg(value) {
