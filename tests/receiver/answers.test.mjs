@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, mock, test } from 'node:test';
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, createLibsqlClient, eventBody, nowSecs, pkg, receiverOptions, rx,
   signedHeaders, sqliteRows, tempDir,
@@ -273,6 +275,9 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
         assert.deepEqual([late.status, late.body], [500, '{"error":"body_not_raw"}'], `${what}, ${parsed === null ? 'null' : typeof parsed}`);
       }
     }
+    // Ten deliveries met the misconfiguration: its line said five times a minute, not ten.
+    assert.equal(log.lines.filter((line) => line.includes('body_not_raw')).length, 5, log.lines.join('\n'));
+    assert.match(log.lines.at(-1), /more like it in the next 60 s are counted, not said$/);
     // A raw body with a header missing is the header's 400, as before.
     const missing = await receiver.handle({ body, headers: {} });
     assert.deepEqual([missing.status, missing.body], [400, '{"error":"timestamp_missing"}']);
@@ -283,6 +288,13 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     // The log names what happened and a fix that works (not "await request.arrayBuffer()",
     // which a used body refuses too).
     assert.match(log.lines.at(-1), /body_not_raw: the Request body was already read \(await request\.json\(\), c\.req\.json\(\), in Nitro 3 readBody\(event\), in Elysia a handler, hook, derive or plugin that names body, \.\.\.\): pass the untouched Request to receiver\.fetch/);
+    // Every request meets it: said five times a minute, then counted.
+    for (let i = 0; i < 6; i += 1) {
+      const used = new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) });
+      await used.text();
+      assert.equal((await receiver.fetch(used)).status, 500);
+    }
+    assert.equal(log.lines.filter((line) => line.includes('the Request body was already read')).length, 5, log.lines.join('\n'));
   });
 
   test('no body passed for a request whose whole headers say it had none (an empty POST: Fastify runs no parser): an empty body, 400', async () => {
@@ -461,6 +473,40 @@ describe('receiver.fetch (Fetch API)', () => {
       assert.deepEqual(settled, ['settled']);
     } finally {
       await server.close();
+    }
+  });
+
+  test('node(): a body answered unread (405, a lazy receiver whose store is down) is let go, but its connection closed past 1 MiB', async () => {
+    const net = await import('node:net');
+    const faces = [
+      ['receiver, PUT', rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false })), 'PUT', 405],
+      ['lazyReceiver, PUT', rx.lazyReceiver(async () => { throw new Error('the store is down (test)'); }, { log: false }), 'PUT', 405],
+      ['lazyReceiver, POST', rx.lazyReceiver(async () => { throw new Error('the store is down (test)'); }, { log: false }), 'POST', 503],
+    ];
+    for (const [name, face, method, status] of faces) {
+      const server = await listen((req, res) => { face.node(req, res); });
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      const reply = { text: '', closed: false };
+      socket.on('data', (chunk) => { reply.text += chunk; });
+      socket.on('close', () => { reply.closed = true; });
+      socket.on('error', () => {});
+      try {
+        socket.write(`${method} /webhook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        // An endless body, 64 KiB a chunk: at most 8 MiB are offered.
+        const chunk = `${(64 * 1024).toString(16)}\r\n${' '.repeat(64 * 1024)}\r\n`;
+        let written = 0;
+        while (!reply.closed && written < 8 * 1024 * 1024) {
+          if (!socket.write(chunk)) await new Promise((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+          written += 64 * 1024;
+        }
+        for (let i = 0; i < 100 && !reply.closed; i += 1) await new Promise((resolve) => { setTimeout(resolve, 20); });
+        assert.match(reply.text, new RegExp(`^HTTP/1\\.1 ${status} `), name);
+        assert.equal(reply.closed, true, `${name}: closed, not read for ever`);
+        assert.ok(written < 6 * 1024 * 1024, `${name}: ${written} bytes offered before the connection closed`);
+      } finally {
+        socket.destroy();
+        await server.close();
+      }
     }
   });
 
@@ -1037,6 +1083,31 @@ describe('a body that does not arrive within bodyTimeoutMs is answered 408 body_
       socket.destroy();
       await server.close();
     }
+  });
+
+  test('fetch(): a body sent in one-byte chunks costs what its bytes do while it is read, not hundreds of bytes a byte', async () => {
+    setFlagsFromString('--expose_gc');
+    const gc = runInNewContext('gc');
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    const CHUNKS = 400_000;
+    let sent = 0;
+    let heldMiB = null;
+    gc();
+    const base = process.memoryUsage().heapUsed;
+    const stream = new ReadableStream({
+      pull(c) {
+        for (let i = 0; i < 1000 && sent < CHUNKS; i += 1, sent += 1) c.enqueue(new Uint8Array([0x20]));
+        // Half way: what the read holds, once the garbage is collected.
+        if (heldMiB === null && sent >= CHUNKS / 2) {
+          gc();
+          heldMiB = (process.memoryUsage().heapUsed - base) / (1024 * 1024);
+        }
+        if (sent >= CHUNKS) c.close();
+      },
+    }, { highWaterMark: 0 });
+    const answer = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body: stream, duplex: 'half' }));
+    assert.equal(answer.status, 400, 'read to its end and refused: no signature');
+    assert.ok(heldMiB < 32, `${heldMiB.toFixed(1)} MiB held half way through a body of ${CHUNKS / 1000} kB`);
   });
 
   test('the skew is judged from when the delivery arrived, not from when its body ended: fetch() and node()', async () => {

@@ -5,12 +5,11 @@
 
 import { BODY_ALREADY_READ } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
+import { UNREAD_BODY_BYTES } from './limits.mjs';
 import { describeError } from './stores/common.mjs';
 
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
-// What a read raced by the body's deadline resolves when the deadline came first.
-const TIMED_OUT = Symbol('timed out');
 
 // A body over the limit is read to its end and discarded up to this many times the limit, so
 // the sender gets the 413 rather than a reset; past that the connection is closed.
@@ -188,6 +187,20 @@ function sendAndClose(req, res, answer) {
 }
 
 /**
+ * A body `node` answers without reading, let go so that the connection can be reused: read
+ * and dropped, but past UNREAD_BODY_BYTES the request (its connection) is destroyed.
+ */
+export function letGo(req) {
+  if (typeof req?.resume !== 'function') return;
+  let seen = 0;
+  req.on?.('data', (chunk) => {
+    seen += chunk.length;
+    if (seen > UNREAD_BODY_BYTES) req.destroy?.();
+  });
+  req.resume();
+}
+
+/**
  * An answer written where nothing is left to fall back on: a response that cannot be written
  * (its writeHead throws) is destroyed, so that node() never rejects.
  */
@@ -217,7 +230,7 @@ const NO_METHOD = {
 /** What a request's method alone decides, for both faces: an answer, or null to read the body. */
 function byMethod(method, noMethod, error, answered) {
   if (typeof method !== 'string') {
-    error(noMethod);
+    error(noMethod, 'no_method');
     answered(500, 'misconfigured', { code: 'invalid_argument' });
     return answers.misconfigured('invalid_argument');
   }
@@ -234,7 +247,7 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
     try {
       const refused = byMethod(req?.method, NO_METHOD.node, error, answered);
       if (refused) {
-        if (refused.status === 405) req.resume?.(); // the body unread, so keep-alive can go on
+        if (refused.status === 405) letGo(req); // the body unread, so keep-alive can go on
         send(res, refused);
         return;
       }
@@ -252,7 +265,7 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
         return;
       }
       if (read.consumed || isParsed(read.body)) {
-        error(read.consumed ? CONSUMED.node : CONSUMED.parsed);
+        error(read.consumed ? CONSUMED.node : CONSUMED.parsed, 'body_not_raw');
         answered(500, 'misconfigured', { code: 'body_not_raw' });
         send(res, answers.misconfigured('body_not_raw'));
         return;
@@ -269,7 +282,7 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
       const raw = Array.isArray(req.rawHeaders) && req.rawHeaders.length > 0 ? req.rawHeaders : undefined;
       send(res, await handle({ body: read.body, headers: raw ?? req.headers }, arrived));
     } catch (failure) {
-      error(`internal: ${describeError(failure)}`);
+      error(`internal: ${describeError(failure)}`, 'internal');
       answered(500, 'internal');
       if (res.headersSent) res.destroy?.();
       else sendOrDestroy(res, answers.internal());
@@ -298,10 +311,16 @@ async function readFetchBody(request, limit, budget, timeoutMs) {
   const reader = request.body.getReader();
   // What it holds is given back to the budget however the read ends.
   const collected = bodyCollector(limit, declared, budget);
-  // One deadline for the whole body, raced by each read (a sender that sends a byte now and
-  // then would outlast a deadline per read).
-  let timer;
-  const expired = new Promise((resolve) => { timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs); });
+  // One deadline for the whole body (a sender that sends a byte now and then would outlast a
+  // deadline per read): at it the stream is cancelled, which ends the read waiting. Not a
+  // race of each read against one promise that lasts the whole body: every race left a
+  // reaction on it holding its chunk, so a body sent in one-byte chunks kept hundreds of
+  // bytes per byte until the read ended, outside maxBufferedBytes.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, timeoutMs);
   try {
     let size = 0;
     // Declared over the limit: read only to drain it.
@@ -309,14 +328,12 @@ async function readFetchBody(request, limit, budget, timeoutMs) {
     for (;;) {
       let next;
       try {
-        next = await Promise.race([reader.read(), expired]);
+        next = await reader.read();
       } catch {
-        return { aborted: true }; // the sender went away mid-body (or the stream failed)
+        // The sender went away mid-body (or the stream failed), unless the deadline cancelled it.
+        return timedOut ? { timedOut: true, size } : { aborted: true };
       }
-      if (next === TIMED_OUT) {
-        reader.cancel().catch(() => {});
-        return { timedOut: true, size };
-      }
+      if (timedOut) return { timedOut: true, size };
       if (next.done) break;
       const value = chunkBytes(next.value);
       size += value.byteLength;
@@ -380,13 +397,13 @@ export function fetchHandler({ handle, arrival, limit, budget, bodyTimeoutMs, er
         return toResponse(answers.tooLarge());
       }
       if (read.consumed) {
-        error(CONSUMED.fetch);
+        error(CONSUMED.fetch, 'body_not_raw');
         answered(500, 'misconfigured', { code: 'body_not_raw' });
         return toResponse(answers.misconfigured('body_not_raw'));
       }
       return toResponse(await handle({ body: read.body, headers: request.headers }, arrived));
     } catch (failure) {
-      error(`internal: ${describeError(failure)}`);
+      error(`internal: ${describeError(failure)}`, 'internal');
       answered(500, 'internal');
       return toResponse(answers.internal());
     }

@@ -8,7 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
-import { sendOrDestroy, toResponse } from './http.mjs';
+import { letGo, sendOrDestroy, toResponse } from './http.mjs';
 import { logLines } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
@@ -128,12 +128,12 @@ export function lazyReceiver(create, options) {
     },
     async node(req, res) {
       if (req?.method !== undefined && req.method !== 'POST') {
-        req.resume?.();
+        letGo(req);
         return sendOrDestroy(res, answers.methodNotAllowed());
       }
       const { receiver, answer } = await obtain();
       if (receiver) return receiver.node(req, res);
-      req.resume?.(); // the body is not read: let it go, so the connection can be reused
+      letGo(req); // the body is not read: let it go, so the connection can be reused
       return sendOrDestroy(res, answer);
     },
   };

@@ -28,6 +28,13 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** bodyTimeoutMs' bounds: a second (a value in seconds is refused) to ten minutes. */
 export const BODY_TIMEOUT_RANGE_MS = [1000, 600_000];
 
+/**
+ * The bytes of a body `node` lets go unread (a method but POST, answered 405; a lazy receiver
+ * that could not start, answered 503) so that the connection can be reused. Past them the
+ * connection is closed: a sender streaming a body nobody reads is not read for ever.
+ */
+export const UNREAD_BODY_BYTES = 1024 * 1024;
+
 /** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
 export { MILLISECONDS } from '../api/hints.mjs';
 

@@ -19,6 +19,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISEC
 import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
+import { lineThrottle } from './throttle.mjs';
 import { describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
 const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
@@ -317,7 +318,10 @@ export function createReceiver(options) {
   // The bytes of bodies being read, across this receiver's deliveries in flight.
   const budget = readBudget(options.maxBufferedBytes ?? DEFAULT_BUFFERED_BYTES);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  const http = { handle, arrival, limit, budget, bodyTimeoutMs, error, answered };
+  // The error lines a request can cause on either face (a body a parser took, an internal
+  // failure), said at most five times a minute for each kind, as the refusals' lines are.
+  const sayHttp = lineThrottle();
+  const http = { handle, arrival, limit, budget, bodyTimeoutMs, error: (line, kind) => sayHttp(kind, error, line), answered };
   const loop = merchantLoop({
     store,
     ready: readyForCall,

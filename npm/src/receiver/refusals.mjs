@@ -70,7 +70,8 @@ export function refusals({ warn, error, emit, names, keep }) {
     }
     if (MISCONFIGURED.has(code)) {
       // A configuration error: the message says how to fix it (never a secret or the body).
-      error(failure.message);
+      // Any request may cause it (every delivery fails so): said as the refusals are.
+      say(`misconfigured ${code}`, error, failure.message);
       emit({ ...seen, status: 500, reason: 'misconfigured', code });
       return answers.misconfigured(code);
     }
