@@ -463,7 +463,8 @@ export interface PaymentData {
  * @example
  * ```ts
  * const { event } = verifier.verifyWebhook(delivery);
- * await db.record(event.eventId, event.paymentId, event.statusVersion, event.envelope);
+ * // data as the exact text received: never the parsed envelope, re-serialized.
+ * await db.record(event.eventId, event.paymentId, event.statusVersion, event.dataText);
  * ```
  */
 export interface PaymentUpdatedEvent {
@@ -547,7 +548,8 @@ export interface PaymentUpdatedEvent {
    * `128.10`, key order and spacing kept): what to store, never `JSON.stringify(event.data)`.
    * Cut out of the verified body by the core when first read: from the event's own copy of
    * what was verified, so a body buffer reused or detached afterwards changes nothing. A getter on the event's prototype, not an own
-   * property: `JSON.stringify(event)` and `{ ...event }` leave it out.
+   * property: `JSON.stringify(event)` and `{ ...event }` leave it out (read `event.dataText`
+   * from the event itself, never from a copy).
    *
    * @example
    * ```ts
@@ -1603,7 +1605,9 @@ export interface PaymentView {
   amount_received_raw?: string | null;
   /**
    * The exact text of the answer the view was read from (not enumerable): what
-   * {@link linkEvent} and {@link defaultPolicy} read.
+   * {@link linkEvent} and {@link defaultPolicy} read. A spread copy (`{ ...view }`) and
+   * `JSON.parse(JSON.stringify(view))` leave it out, and are refused where a view is taken:
+   * pass the view itself (a `confirm` returns what `getPayment` resolved, as it is).
    *
    * @example
    * ```ts

@@ -297,6 +297,10 @@ export interface ReceiverDelivery {
  * const inner = sqliteStore(db);
  * let recorded = 0;
  * const counting: ReceiverStore = {
+ *   // The inner store's limits, passed on: the receiver refuses what it cannot hold (413,
+ *   // quarantine) rather than answer 503 at every retry.
+ *   maxBodyBytes: inner.maxBodyBytes,
+ *   maxStatusVersionDigits: inner.maxStatusVersionDigits,
  *   ready: () => inner.ready(),
  *   record: async (event) => { const decision = await inner.record(event); recorded += 1; return decision; },
  *   quarantine: (entry) => inner.quarantine(entry),
@@ -956,12 +960,13 @@ export interface ReceiverOptions {
    * Called with a record of every answer (a delivery's decision, or why it was refused: a
    * forgery, or an authentic delivery refused for configuration reasons, with the size of a
    * refused body) and of every fulfilment outcome. Records hold codes, ids and sizes: never a
-   * secret, a signature, a body or a message. One that throws is logged once and ignored.
+   * secret, a signature, a body or a message. Each record is frozen: copy it
+   * (`{ ...record, seenAt }`) to add to it. One that throws is logged once and ignored.
    *
    * @example
    * onOutcome: (record) => metrics.increment(`cryptopay.${record.kind}.${record.kind === 'delivery' ? record.reason : record.outcome}`)
    */
-  onOutcome?: ((record: OutcomeRecord) => void) | undefined;
+  onOutcome?: ((record: Readonly<OutcomeRecord>) => void) | undefined;
 }
 
 /**

@@ -1877,6 +1877,15 @@ describe('inputs that change as they are read, and two copies of the package in 
       stillWorks(api);
     });
 
+    test(`${label}: a view copied with { ...view } (its responseText left out) is refused, and the message says why`, () => {
+      const text = JSON.stringify({ payment_id: 'pay_1', status: 'paid', status_version: 3, source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' }, amount_received_raw: '100' });
+      const view = Object.defineProperty(JSON.parse(text), 'responseText', { value: text, enumerable: false });
+      assert.equal(api.defaultPolicy(view), 'fulfil');
+      for (const call of [() => api.defaultPolicy({ ...view }), () => api.linkEvent({ ...view }, { paymentId: 'pay_1', statusVersion: '3' }, null)]) {
+        assert.throws(call, (error) => error.code === 'invalid_argument' && /copied with \{ \.\.\.view \}, which leave responseText out/.test(error.message));
+      }
+    });
+
     test(`${label}: every option a getter could change between a check and its use is read once`, () => {
       // Each getter answers a valid value at its first read, then one that would trap the glue
       // (a number or null where a string crosses) or cross as another text (a lone surrogate).

@@ -19,7 +19,7 @@ export function viewTextOf(view, what) {
   // Read once: a getter may answer otherwise the second time.
   const text = view !== null && typeof view === 'object' ? view[VIEW_TEXT] : undefined;
   if (typeof text === 'string') return text;
-  throw fail('invalid_argument', `${what} takes the exact text of GET /v1/payments/{payment_id}'s answer (or the view getPayment returned, which keeps it as responseText), never an object rebuilt with JSON.stringify`);
+  throw fail('invalid_argument', `${what} takes the exact text of GET /v1/payments/{payment_id}'s answer (or the view getPayment returned, which keeps it as responseText), never an object rebuilt with JSON.stringify or copied with { ...view }, which leave responseText out`);
 }
 
 // A string as JavaScript holds it, refused when it is not well-formed UTF-16: crossing into

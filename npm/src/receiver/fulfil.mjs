@@ -178,7 +178,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     }
     const text = viewText(answer);
     if (text === null) {
-      return retry('confirm_invalid', new Error('confirm resolved neither the text of GET /v1/payments/{payment_id} nor a view with its responseText'));
+      return retry('confirm_invalid', new Error('confirm resolved neither the text of GET /v1/payments/{payment_id} nor a view with its responseText '
+        + '(a copy such as { ...view } leaves responseText out: return the view getPayment resolved, as it is)'));
     }
     let view;
     try {

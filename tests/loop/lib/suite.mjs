@@ -933,6 +933,22 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     keysOnce(h.calls);
   });
 
+  test(`${name}: a confirm that resolves a copy of the view ({ ...view }, its responseText left out) is retried, and the line says why`, async (t) => {
+    const { lines, ...log } = captureLog();
+    const { loop, world, record } = await setup(t, { log });
+    const h = recorder();
+    const created = await world.create({ orderRef: 'view copied' });
+    await record(created);
+    await world.pay(created.payment_id, '12800');
+    const copying = async (...args) => {
+      const view = await world.confirm(...args);
+      return { ...(typeof view === 'string' ? JSON.parse(view) : view) };
+    };
+    assert.deepEqual((await loop.fulfil({ confirm: copying, handle: h.handle })).outcomes, { retry: 1 });
+    assert.equal(h.calls.length, 0);
+    assert.ok(lines.some((line) => line.includes('confirm_invalid') && line.includes('a copy such as { ...view } leaves responseText out')), lines.join('\n'));
+  });
+
   test(`${name}: a policy of the merchant's own decides linked payments; one that answers nonsense is retried, never fulfilled`, async (t) => {
     const { loop, world, record } = await setup(t, { log: false });
     const h = recorder();
