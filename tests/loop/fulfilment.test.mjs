@@ -10,7 +10,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { d1Engine, libsqlEngine, memoryEngine, postgresEngine, sqliteEngine } from './lib/engines.mjs';
-import { eventBody, signedHeaders } from '../receiver/lib/helpers.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_DIR, eventBody, signedHeaders } from '../receiver/lib/helpers.mjs';
 import { ONE_AT_A_TIME, fulfilmentScenarios, integrationScenarios, sleep } from './lib/suite.mjs';
 
 describe('fulfilment, every engine at once', { concurrency: true }, () => {
@@ -81,5 +83,23 @@ describe('fulfilment, every engine at once', { concurrency: true }, () => {
   describe('fulfilment on memoryStore', ONE_AT_A_TIME, () => {
     fulfilmentScenarios(memoryEngine);
     integrationScenarios(memoryEngine);
+  });
+});
+
+// The lease kept while handle runs, as the installed package has it: no renewal runs while the
+// event loop is blocked, so a handler that blocked it past the lease is told it may have lost
+// it (another pass may have called handle too), though every renewal that ran renewed it.
+describe('keepLease', () => {
+  test('a handler that blocked the event loop past leaseSecs: the lease may have run out; one that awaited its work keeps it', async () => {
+    const { keepLease } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'receiver', 'lease.mjs')).href);
+    const told = [];
+    const blocked = keepLease({ renew: async () => true, leaseSecs: 1, pastLease: (secs) => told.push(secs) });
+    const until = Date.now() + 1200;
+    while (Date.now() < until) { /* a synchronous handler, or a long pause */ }
+    assert.equal(await blocked(), false, 'no renewal ran for 1.2 s: not known to be kept');
+    const awaited = keepLease({ renew: async () => true, leaseSecs: 1, pastLease: (secs) => told.push(secs) });
+    await sleep(1200);
+    assert.equal(await awaited(), true, 'renewed every third of a second');
+    assert.equal(told.length, 1, 'the handler that ran past its lease with it held is said once');
   });
 });

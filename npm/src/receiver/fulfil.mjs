@@ -295,6 +295,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       if (failure !== null && typeof failure === 'object') ranBefore.set(failure, { action, idempotencyKey });
       throw failure;
     }
+    const took = (Date.now() - handleFrom) / 1000;
     if (handled === null || compareStatusVersions(handled, version) < 0) {
       // The lease ended before the note (recordCreated marked it, or it ran out while the store
       // could not renew it) and no pass has handled this version since: the handler ran, its
@@ -302,16 +303,24 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // key). Said as such, never as the outcome. (When another pass handled it meanwhile, each
       // reports its own call.) A lease that may have run out has its line, naming leaseSecs (a
       // few a pass, as retries are); a marked one kept renewed does not.
-      const took = (Date.now() - handleFrom) / 1000;
       if (took >= leaseSecs && !kept) {
         sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
           + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
           + 'the payment is handled again, by another pass meanwhile if one runs: its lease was not renewed while handle ran '
-          + '(the store failed, or its renew does not keep a lease an order or a quarantine marked). A longer leaseSecs rides out '
-          + 'a store that fails for a while');
+          + '(the store failed, its renew does not keep a lease an order or a quarantine marked, or the event loop was blocked '
+          + 'past the lease, so no renewal ran). A longer leaseSecs rides out a store that fails for a while');
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
+    }
+    if (took >= leaseSecs && !kept) {
+      // Handled at this version, but the lease may have run out while handle ran: another pass
+      // may have taken the payment and called handle too, under the same key.
+      sayLimited(said, 'may have run twice\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
+        + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}), and its lease was not renewed in `
+        + 'time (the store failed, or the event loop was blocked past the lease, so no renewal ran): another pass may have called '
+        + 'handle for it too, under the same key. Keep the event loop free while handle runs (await its work), or give leaseSecs '
+        + 'more than handle can take');
     }
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;

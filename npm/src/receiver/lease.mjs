@@ -13,13 +13,17 @@
  * meanwhile); `pastLease(secs)` is called once, when the handler has run leaseSecs with its
  * lease held. Returns `stop()`, which resolves once no renewal is in flight, so that the
  * outcome written after it is never raced by one, to whether every renewal renewed the lease
- * (when one did not, it may have run out while the handler ran).
+ * and one did within leaseSecs of now (when not, it may have run out while the handler ran).
  */
 export function keepLease({ renew, leaseSecs, pastLease }) {
   const started = Date.now();
   let stopped = false;
   let held = true;
   let kept = true;
+  // When the lease was last known to be this pass's. No renewal runs while the event loop is
+  // blocked (a synchronous handler, a long pause): past leaseSecs from here, another pass may
+  // have taken the payment meanwhile, though no renewal said so.
+  let heldAt = started;
   let told = false;
   let timer = null;
   let inFlight = Promise.resolve();
@@ -27,7 +31,8 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
     inFlight = (async () => {
       try {
         held = (await renew()) === true;
-        if (!held) kept = false;
+        if (held) heldAt = Date.now();
+        else kept = false;
       } catch {
         // The store failed this time: the next renewal asks again.
         kept = false;
@@ -50,7 +55,7 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
     stopped = true;
     clearTimeout(timer);
     await inFlight;
-    return kept;
+    return kept && Date.now() - heldAt < leaseSecs * 1000;
   };
 }
 

@@ -949,6 +949,21 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.ok(lines.some((line) => line.includes('confirm_invalid') && line.includes('a copy such as { ...view } leaves responseText out')), lines.join('\n'));
   });
 
+  test(`${name}: a confirm that rejects with a value whose message cannot even be read is retried; the pass and the loop go on`, async (t) => {
+    const { lines, ...log } = captureLog();
+    const { loop, world, record } = await setup(t, { log });
+    const h = recorder();
+    const created = await world.create({ orderRef: 'unreadable failure' });
+    await record(created);
+    await world.pay(created.payment_id, '12800');
+    const unreadable = {};
+    Object.defineProperty(unreadable, 'message', { get() { throw unreadable; } });
+    const result = await loop.fulfil({ confirm: async () => { throw unreadable; }, handle: h.handle });
+    assert.deepEqual(result.outcomes, { retry: 1 });
+    assert.ok(lines.some((line) => line.includes('a failure whose message could not be read')), lines.join('\n'));
+    assert.equal(h.calls.length, 0);
+  });
+
   test(`${name}: a policy of the merchant's own decides linked payments; one that answers nonsense is retried, never fulfilled`, async (t) => {
     const { loop, world, record } = await setup(t, { log: false });
     const h = recorder();

@@ -254,10 +254,14 @@ const STUCK = [
 
 /** What fixes a store failure no retry of the service can get past, or null. */
 export function stuckFix(error) {
-  const state = STUCK_STATES[sqlState(error)];
-  if (state !== undefined) return state;
-  const message = printable(error?.message ?? error);
-  return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+  try {
+    const state = STUCK_STATES[sqlState(error)];
+    if (state !== undefined) return state;
+    const message = printable(error?.message ?? error);
+    return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+  } catch {
+    return null; // a failure that cannot be read (describeError): no fix to name
+  }
 }
 
 /**
@@ -285,10 +289,16 @@ export function inClaimOrder(rows) {
  * after such a word, Bearer and Basic credentials, query values), the code too.
  */
 export function describeError(error) {
-  const code = sqlState(error) ?? error?.errcode ?? error?.name;
-  const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
-  const message = maskCredentials(error?.message ?? error).slice(0, 300);
-  return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
+  // Never throws: what fails is any value (a getter of its message may throw), and the line
+  // about it is written where a throw would end a pass, or the loop.
+  try {
+    const code = sqlState(error) ?? error?.errcode ?? error?.name;
+    const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
+    const message = maskCredentials(error?.message ?? error).slice(0, 300);
+    return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
+  } catch {
+    return 'a failure whose message could not be read';
+  }
 }
 
 /**
