@@ -489,27 +489,46 @@ SELECT order_ref, source_amount::text AS source_amount, integration FROM cryptop
 -- longest not looked at, so that recovery checks of many open orders never hold back a paid
 -- one (and returns them in that order). Rows another transaction has locked are
 -- skipped (FOR UPDATE SKIP LOCKED); a row whose lease another instance took meanwhile fails
--- the lease condition, checked again on the locked row. A payment with no fulfilment row yet
--- (an event for a payment the loop has not seen) gets one, leased. Returns the payment ids.
+-- the lease condition, checked again on the locked row. A payment with newer facts and no
+-- fulfilment row yet (an event for a payment the loop has not seen) gets one, leased, after
+-- the newer facts with one and before the recovery checks. Returns the payment ids.
 WITH newer AS (
   -- IS TRUE: estimated from cryptopay_payments_due's statistics (see `schema`).
   SELECT p.payment_id FROM cryptopay_payments AS p
   WHERE (p.handled_version IS NULL OR p.status_version > p.handled_version) IS TRUE
-), due AS (
+), due_newer AS (
   -- least(): a payment held for review has its seen_at ahead (`complete`); with newer facts it
   -- waits its turn as one looked at now, not behind every payment until then.
-  SELECT f.payment_id, least(f.seen_at, now()) AS seen_at, f.payment_id IN (SELECT payment_id FROM newer) AS newer
+  SELECT f.payment_id, least(f.seen_at, now()) AS seen_at, true AS newer
   FROM cryptopay_fulfilment AS f
   WHERE (f.lease_until IS NULL OR f.lease_until < now())
+    AND f.payment_id IN (SELECT payment_id FROM newer)
     AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now()
          -- Newer facts applied after the failure's retry was set (`retry` writes updated_at):
-         -- `newer` as a hashed set, the payment's time read by its key.
-         OR (f.payment_id IN (SELECT payment_id FROM newer)
-             AND EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
-                         AND p.updated_at > f.updated_at)))
+         -- the payment's time read by its key.
+         OR EXISTS (SELECT 1 FROM cryptopay_payments AS p WHERE p.payment_id = f.payment_id
+                    AND p.updated_at > f.updated_at))
+  ORDER BY least(f.seen_at, now()), f.payment_id
+  LIMIT $3::integer
+  FOR UPDATE OF f SKIP LOCKED
+), fresh AS (
+  -- Newer facts with no row yet, after those with one (looked at now), before every recovery
+  -- check (a Payment Link's payment, say, has no order and so no row until here).
+  INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
+  SELECT n.payment_id, $1::text, now() + make_interval(secs => $2::integer) FROM newer AS n
+  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = n.payment_id)
+  ORDER BY n.payment_id
+  LIMIT greatest($3::integer - (SELECT count(*) FROM due_newer), 0)
+  ON CONFLICT (payment_id) DO NOTHING
+  RETURNING payment_id, seen_at
+), due_other AS (
+  -- What the batch has room for after the newer facts: the longest not looked at.
+  SELECT f.payment_id, least(f.seen_at, now()) AS seen_at, false AS newer
+  FROM cryptopay_fulfilment AS f
+  WHERE (f.lease_until IS NULL OR f.lease_until < now())
+    AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= now())
+    AND f.payment_id NOT IN (SELECT payment_id FROM newer)
     AND f.payment_id IN (
-      SELECT payment_id FROM newer
-      UNION ALL
       SELECT u.payment_id FROM cryptopay_fulfilment AS u
       WHERE NOT u.settled AND u.seen_at <= now() - make_interval(secs => $4::integer)
       UNION ALL
@@ -518,22 +537,16 @@ WITH newer AS (
         AND c.settled AND c.outcome = 'closed'
         AND c.seen_at <= now() - make_interval(secs => $4::integer)
         AND o.created_at > now() - make_interval(secs => $5::integer))
-  ORDER BY newer DESC, least(f.seen_at, now()), f.payment_id
-  LIMIT $3::integer
+  ORDER BY least(f.seen_at, now()), f.payment_id
+  LIMIT greatest($3::integer - (SELECT count(*) FROM due_newer) - (SELECT count(*) FROM fresh), 0)
   FOR UPDATE OF f SKIP LOCKED
+), due AS (
+  SELECT * FROM due_newer UNION ALL SELECT * FROM due_other
 ), leased AS (
   UPDATE cryptopay_fulfilment AS f
   SET lease_owner = $1::text, lease_until = now() + make_interval(secs => $2::integer), updated_at = now()
   FROM due WHERE f.payment_id = due.payment_id
   RETURNING f.payment_id
-), fresh AS (
-  INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
-  SELECT n.payment_id, $1::text, now() + make_interval(secs => $2::integer) FROM newer AS n
-  WHERE NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = n.payment_id)
-  ORDER BY n.payment_id
-  LIMIT greatest($3::integer - (SELECT count(*) FROM due), 0)
-  ON CONFLICT (payment_id) DO NOTHING
-  RETURNING payment_id, seen_at
 )
 -- In the order the pass works them: newer facts first (those with no row yet, looked at now,
 -- after the others), then the longest not looked at.

@@ -378,10 +378,27 @@ ON CONFLICT (payment_id) DO UPDATE SET
 -- Parameter: payment_id. The order as stored.
 SELECT order_ref, source_amount, integration FROM cryptopay_orders WHERE payment_id = ?;
 
+-- statement: claim_fresh
+-- Parameter: how many at most. Runs right before `claim`: a payment with newer facts and no
+-- fulfilment row yet (an event for a payment the loop has not seen: one created outside
+-- recordCreated, a Payment Link's say) gets one, not leased and looked at now, so that
+-- `claim` takes it with the other newer facts, ahead of every recovery check. Rows made here
+-- and left by `claim` (a batch full of older newer facts) are taken by a later pass as any
+-- row whose lease ran out.
+INSERT INTO cryptopay_fulfilment (payment_id)
+SELECT p.payment_id FROM cryptopay_payments AS p
+WHERE (p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
+       OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
+  AND NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = p.payment_id)
+ORDER BY p.payment_id
+LIMIT ?
+ON CONFLICT (payment_id) DO NOTHING;
+
 -- statement: claim
 -- receiver.fulfil, two statements in one transaction (SQLite has one writer at a time: the
--- conditional update is the lease). Parameters of this one: the owner (this pass's id), the
--- lease in seconds, how many at most, recoverAfterSecs, recheckClosedSecs. Leases the payments
+-- conditional update is the lease), `claim_fresh` first. Parameters of this one: the owner
+-- (this pass's id), the lease in seconds, how many at most, recoverAfterSecs,
+-- recheckClosedSecs. Leases the payments
 -- due: those whose applied facts are newer than the version last handled (the partial index
 -- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
 -- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
@@ -437,24 +454,6 @@ WHERE payment_id IN (
   ORDER BY f.payment_id IN (SELECT payment_id FROM newer) DESC, min(f.seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), f.payment_id
   LIMIT (SELECT most FROM params))
 RETURNING payment_id, min(seen_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) AS seen_at, payment_id IN (SELECT payment_id FROM newer) AS newer;
-
--- statement: claim_fresh
--- Parameters: the owner, the lease in seconds, how many at most. Runs right after `claim`:
--- a payment with no fulfilment row yet (an event for a payment the loop has not seen) gets
--- one, leased, up to what `claim` left of the batch (changes(): the rows `claim` updated);
--- returned as `claim` returns its rows (newer facts, looked at now).
-WITH params (owner, lease_secs, most) AS (VALUES (?, ?, ?))
-INSERT INTO cryptopay_fulfilment (payment_id, lease_owner, lease_until)
-SELECT p.payment_id, (SELECT owner FROM params),
-       strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+' || (SELECT lease_secs FROM params) || ' seconds')
-FROM cryptopay_payments AS p
-WHERE (p.handled_version IS NULL OR length(p.status_version) > length(p.handled_version)
-       OR (length(p.status_version) = length(p.handled_version) AND p.status_version > p.handled_version))
-  AND NOT EXISTS (SELECT 1 FROM cryptopay_fulfilment AS known WHERE known.payment_id = p.payment_id)
-ORDER BY p.payment_id
-LIMIT max((SELECT most FROM params) - changes(), 0)
-ON CONFLICT (payment_id) DO NOTHING
-RETURNING payment_id, seen_at, 1 AS newer;
 
 -- statement: load_renew
 -- Parameters: the owner, the lease in seconds, payment_id. Runs right before `load`, in one

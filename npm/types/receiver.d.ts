@@ -361,7 +361,9 @@ export interface ReceiverStore {
    * The merchant loop: leases up to `batch` of the payments due (facts newer than the version
    * handled, not settled and not looked at for `recoverAfterSecs`, or closed and due a check
    * for late money, see {@link ClaimRequest.recheckClosedSecs}) that no other owner holds,
-   * those with newer facts first, then the longest not looked at; resolves their ids.
+   * those with newer facts first (a payment the loop has not seen yet among them, one with no
+   * order say: a batch full of recovery checks never holds it back), then the longest not
+   * looked at; resolves their ids.
    *
    * @example
    * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });

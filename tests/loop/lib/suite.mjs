@@ -844,7 +844,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(calls.length, 2);
   });
 
-  test(`${name}: a pass takes payments with newer facts before recovery checks, however many are due, and works them first`, async (t) => {
+  test(`${name}: a pass takes payments with newer facts before recovery checks, however many are due, and works them first, with an order or none`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder();
     const ids = [];
@@ -859,13 +859,17 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const open = ids.filter((id) => id !== paid);
     await sleep(1200);
     await world.pay(paid, '12800');
+    // Paid with no order recorded (a Payment Link's, say): the loop has never seen it.
+    const unlinked = await world.create({ orderRef: 'no order' });
+    await world.pay(unlinked.payment_id, '12800');
     const options = { confirm: world.confirm, handle: h.handle, batch: 3, recoverAfterSecs: 1 };
     const first = await loop.fulfil(options);
     assert.equal(first.claimed, 3);
-    // The paid payment first, then the two open ones looked at longest ago, in that order.
-    assert.deepEqual(h.done().map(([id, action]) => [id, action]), [[paid, 'fulfil'], [open[0], 'wait'], [open[1], 'wait']]);
+    // The paid payments first (the one the loop has seen before the one it has not), then the
+    // open one looked at longest ago.
+    assert.deepEqual(h.done().map(([id, action]) => [id, action]), [[paid, 'fulfil'], [unlinked.payment_id, 'review'], [open[0], 'wait']]);
     await drain(loop, options);
-    assert.deepEqual(h.done().slice(3).map(([id, action]) => [id, action]), open.slice(2).map((id) => [id, 'wait']));
+    assert.deepEqual(h.done().slice(3).map(([id, action]) => [id, action]), open.slice(1).map((id) => [id, 'wait']));
   });
 
   test(`${name}: stop() ends the loop after the payment under way and gives the rest of the batch back`, async (t) => {

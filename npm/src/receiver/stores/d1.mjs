@@ -109,11 +109,11 @@ export function d1Store(binding, options) {
       return { inserted: false, stored: row ? { orderRef: row.order_ref ?? null, sourceAmount: row.source_amount, integration: row.integration ?? null } : null };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
-      const [leased, fresh] = await binding.batch([
+      const [, leased] = await binding.batch([
+        binding.prepare(sql.claim_fresh).bind(batch),
         binding.prepare(sql.claim).bind(owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs),
-        binding.prepare(sql.claim_fresh).bind(owner, leaseSecs, batch),
       ]);
-      return inClaimOrder([...(leased?.results ?? []), ...(fresh?.results ?? [])]);
+      return inClaimOrder(leased?.results ?? []);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const [, loadedRows] = await binding.batch([

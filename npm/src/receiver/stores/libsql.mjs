@@ -100,11 +100,11 @@ export function libsqlStore(client, options) {
       return { inserted: false, stored: storedOrder(results?.[4]?.rows?.[0]) };
     },
     async claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
-      const [leased, fresh] = await client.batch([
+      const [, leased] = await client.batch([
+        statement(sql.claim_fresh, [batch]),
         statement(sql.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]),
-        statement(sql.claim_fresh, [owner, leaseSecs, batch]),
       ], 'write');
-      return inClaimOrder([...(leased?.rows ?? []), ...(fresh?.rows ?? [])]);
+      return inClaimOrder(leased?.rows ?? []);
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const [, loadedRows] = await client.batch([

@@ -149,10 +149,11 @@ export function memoryStore(options) {
       // Newer facts first, then the longest not looked at (as the SQL stores choose and order them).
       // (A seen_at ahead, of one held for review, counts as now.)
       const rows = (list) => list.map((row) => ({ payment_id: row.payment_id, seen_at: row.seen_at < at ? row.seen_at : at, newer: newer.has(row.payment_id) }));
+      // A payment with newer facts and no row yet gets one first (looked at now), so that it
+      // is taken with the other newer facts, ahead of every recovery check.
+      for (const id of [...newer].filter((id) => !fulfilment.has(id)).sort().slice(0, batch)) fulfilment.set(id, state(id));
       const claimed = inClaimOrder(rows([...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at)))).slice(0, batch);
-      const fresh = [...due].filter((id) => !fulfilment.has(id)).sort().slice(0, Math.max(batch - claimed.length, 0));
-      for (const id of fresh) fulfilment.set(id, state(id));
-      const taken = [...claimed, ...fresh].map((id) => fulfilment.get(id));
+      const taken = claimed.map((id) => fulfilment.get(id));
       for (const row of taken) Object.assign(row, { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
       return inClaimOrder(rows(taken));
     },

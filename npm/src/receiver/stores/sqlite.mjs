@@ -288,9 +288,8 @@ export function sqliteStore(db, options) {
     },
     claim({ owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs = 0 }) {
       return enqueue(() => {
-        const leased = every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]);
-        const fresh = every(statements.claimFresh, [owner, leaseSecs, batch]);
-        return inClaimOrder([...leased, ...fresh]);
+        step(statements.claimFresh, [batch]);
+        return inClaimOrder(every(statements.claim, [owner, leaseSecs, batch, recoverAfterSecs, recheckClosedSecs]));
       });
     },
     load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
