@@ -112,12 +112,21 @@ const gettersOf = (view) => (branded(TYPED_ARRAY[0], view) ? TYPED_ARRAY : DATA_
 // view's class may define.
 const TYPED_KEYS = Object.getPrototypeOf(Uint8Array.prototype).keys;
 function viewBytes(view) {
-  const getters = gettersOf(view);
+  // The typed-array buffer getter is the brand check too (it throws for a DataView), read once.
+  let getters = TYPED_ARRAY;
+  let buffer;
+  try {
+    buffer = TYPED_ARRAY[0].call(view);
+  } catch {
+    getters = DATA_VIEW;
+    buffer = DATA_VIEW[0].call(view);
+  }
   const length = getters[2].call(view);
   // A typed array over a detached buffer, or past the end of a shrunk one, reads as empty:
   // validating it throws (a DataView's getters already threw).
   if (length === 0 && getters === TYPED_ARRAY) TYPED_KEYS.call(view);
-  return new Uint8Array(getters[0].call(view), getters[1].call(view), length);
+  const bytes = new Uint8Array(buffer, getters[1].call(view), length);
+  return changeable(buffer) ? bytes.slice() : bytes;
 }
 
 /**
@@ -184,7 +193,6 @@ export function bodyBytes(body, limit = limits.maxMaxBodyBytes) {
         ? 'the body is a view past the end of a resizable ArrayBuffer that shrank: pass the bytes it holds now'
         : 'the body is a view of a detached buffer');
     }
-    if (changeable(bytes.buffer)) bytes = bytes.slice();
   } else if (isBuffer(body)) {
     try {
       bytes = new Uint8Array(body);
