@@ -39,6 +39,10 @@ const LINES_PER_CAUSE = 3;
 
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
 
+// The start of the lines about a handle call that ran past its lease, and why no renewal kept it.
+const handleCall = (paymentId, action, idempotencyKey) => `fulfilment: handle for payment ${paymentId} (action ${action}, key ${idempotencyKey})`;
+const tookPastLease = (took, leaseSecs) => `took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs})`;
+const BLOCKED = 'the event loop was blocked past the lease, so no renewal ran';
 let owners = 0;
 // A pass's lease owner: unique enough among the instances of one database (no secret).
 const ownerId = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${(owners += 1)}`;
@@ -263,8 +267,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const stopKeeping = keepLease({
       renew: () => renewed(store, paymentId, owner, opts, true),
       leaseSecs,
-      pastLease: (secs) => sayLimited(said, 'ran past their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} `
-        + `(action ${action}, key ${idempotencyKey}) has run ${secs.toFixed(1)} s, past leaseSecs ${leaseSecs}: its lease is kept while `
+      pastLease: (secs) => sayLimited(said, 'ran past their lease in handle\u0000', `${handleCall(paymentId, action, idempotencyKey)} `
+        + `has run ${secs.toFixed(1)} s, past leaseSecs ${leaseSecs}: its lease is kept while `
         + 'it runs, so no other pass takes the payment, and a handle that never settles holds it until this process ends. Bound '
         + 'what handle awaits (an AbortSignal.timeout)'),
     });
@@ -304,11 +308,11 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // reports its own call.) A lease that may have run out has its line, naming leaseSecs (a
       // few a pass, as retries are); a marked one kept renewed does not.
       if (took >= leaseSecs && !kept) {
-        sayLimited(said, 'lost their lease in handle\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
-          + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}): its outcome was not written, and `
-          + 'the payment is handled again, by another pass meanwhile if one runs: its lease was not renewed while handle ran '
-          + '(the store failed, its renew does not keep a lease an order or a quarantine marked, or the event loop was blocked '
-          + 'past the lease, so no renewal ran). A longer leaseSecs rides out a store that fails for a while');
+        sayLimited(said, 'lost their lease in handle\u0000', `${handleCall(paymentId, action, idempotencyKey)} ${tookPastLease(took, leaseSecs)}: its `
+          + 'outcome was not written, and the payment is handled again, by another pass meanwhile if one runs: its lease was '
+          + 'not renewed while handle ran (the store failed, its renew does not keep a lease an order or a quarantine marked, '
+          + `or ${BLOCKED}). `
+          + 'A longer leaseSecs rides out a store that fails for a while');
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';
@@ -316,11 +320,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     if (took >= leaseSecs && !kept) {
       // Handled at this version, but the lease may have run out while handle ran: another pass
       // may have taken the payment and called handle too, under the same key.
-      sayLimited(said, 'may have run twice\u0000', `fulfilment: handle for payment ${paymentId} (action ${action}, key `
-        + `${idempotencyKey}) took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs}), and its lease was not renewed in `
-        + 'time (the store failed, or the event loop was blocked past the lease, so no renewal ran): another pass may have called '
-        + 'handle for it too, under the same key. Keep the event loop free while handle runs (await its work), or give leaseSecs '
-        + 'more than handle can take');
+      sayLimited(said, 'may have run twice\u0000', `${handleCall(paymentId, action, idempotencyKey)} ${tookPastLease(took, leaseSecs)}, and its `
+        + `lease was not renewed in time (the store failed, or ${BLOCKED}): another pass may have called handle for it too, under the same key. `
+        + 'Keep the event loop free while handle runs (await its work), or give leaseSecs more than handle can take');
     }
     emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
     return outcome;
