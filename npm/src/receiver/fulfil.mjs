@@ -30,7 +30,9 @@ const LIMITS = { batch: [1, 1000], leaseSecs: [1, 86_400], recoverAfterSecs: [1,
 // A failed attempt is tried again after 1, 2, 4, ... seconds, at most an hour apart.
 const MAX_DELAY_SECS = 3600;
 // A payment whose work failed in the loop itself (its stored order unreadable, the store
-// refusing its outcome) is set aside this long, so that the rest of the batch goes on.
+// refusing its outcome) is set aside this long, so that the rest of the batch goes on; one
+// whose handle had run (and is called again at the next attempt) twice as long each attempt,
+// at most an hour.
 const FAILED_DELAY_SECS = 60;
 // Lines a pass writes for retries with one code and one cause (the service down: a line per
 // payment would bury the rest); the others are counted in one line at the pass's end, and each
@@ -38,6 +40,7 @@ const FAILED_DELAY_SECS = 60;
 const LINES_PER_CAUSE = 3;
 
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
+const failedDelaySecs = (attempts) => Math.min(FAILED_DELAY_SECS * delaySecs(attempts), MAX_DELAY_SECS);
 
 // The start of the lines about a handle call that ran past its lease, and why no renewal kept it.
 const handleCall = (paymentId, action, idempotencyKey) => `fulfilment: handle for payment ${paymentId} (action ${action}, key ${idempotencyKey})`;
@@ -57,7 +60,8 @@ const viewText = (answer) => {
  * The loop's functions for a receiver: `ready()` prepares its store; `integrations` lists the
  * names of a receiver with several (null for one); `emit` and `pass` are its observer's.
  */
-// A store failure met after `handle` ran (writing its outcome): what handle was called with.
+// A store failure met after `handle` ran (writing its outcome): what handle was called with,
+// and the attempts counted before.
 const ranBefore = new WeakMap();
 
 export function merchantLoop({ store, ready, integrations, emit, pass, passFailed, warn, error }) {
@@ -296,7 +300,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       handled = await complete(version, stored, code);
     } catch (failure) {
       // handle ran and its outcome was not written: setAside says that it is handled again.
-      if (failure !== null && typeof failure === 'object') ranBefore.set(failure, { action, idempotencyKey });
+      if (failure !== null && typeof failure === 'object') ranBefore.set(failure, { action, idempotencyKey, attempts: state.attempts });
       throw failure;
     }
     const took = (Date.now() - handleFrom) / 1000;
@@ -333,9 +337,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
   // cannot hold up the others; when the store cannot even record that, the pass fails.
   async function setAside(paymentId, owner, failure) {
     const ran = failure !== null && typeof failure === 'object' ? ranBefore.get(failure) : undefined;
+    const delay = Number.isSafeInteger(ran?.attempts) ? failedDelaySecs(ran.attempts + 1) : FAILED_DELAY_SECS;
     let counted;
     try {
-      counted = await store.retry({ paymentId, owner, delaySecs: FAILED_DELAY_SECS, code: 'pass_failed' });
+      counted = await store.retry({ paymentId, owner, delaySecs: delay, code: 'pass_failed' });
     } catch {
       throw failure;
     }
@@ -355,9 +360,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const again = ran.action === 'fulfil' ? `the fulfil is repeated under the same key, ${ran.idempotencyKey}`
       : `handle is called again (action ${ran.action}, key ${ran.idempotencyKey} while the payment stays at this version)`;
     error(`fulfilment: pass_failed for payment ${paymentId} after handle ran (action ${ran.action}): its outcome was not written; `
-      + `in ${FAILED_DELAY_SECS} s ${again}: ${describeError(failure)}`);
+      + `in ${delay} s ${again}: ${describeError(failure)}`);
     emit({
-      kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: FAILED_DELAY_SECS, action: ran.action, idempotencyKey: ran.idempotencyKey,
+      kind: 'fulfilment', paymentId, outcome: 'retry', code: 'pass_failed', retryInSecs: delay, action: ran.action, idempotencyKey: ran.idempotencyKey,
     });
     return 'retry';
   }

@@ -752,7 +752,16 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const setAside = records.find((r) => r.paymentId === refused && r.outcome === 'retry');
     assert.deepEqual([setAside.code, setAside.action, setAside.idempotencyKey], ['pass_failed', 'fulfil', key]);
     // Not claimed again at once: set aside for a minute.
+    assert.equal(setAside.retryInSecs, 60);
     assert.equal((await loop.fulfil({ confirm: world.confirm, handle: h.handle })).claimed, 0);
+    // Made due at once while the store still refuses: handle runs again each time, so each
+    // attempt sets it aside twice as long as the one before.
+    for (const secs of [120, 240]) {
+      assert.equal(await receiver.retryNow({ paymentId: refused }), 1);
+      const failing = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
+      assert.deepEqual([failing.claimed, failing.outcomes], [1, { retry: 1 }]);
+      assert.equal(records.filter((r) => r.paymentId === refused && r.outcome === 'retry').at(-1).retryInSecs, secs);
+    }
     // The store mended: retryNow makes it due at once (another payment's id makes nothing due),
     // and the fulfil is repeated under its key.
     store.complete = complete;
@@ -761,7 +770,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.equal(await receiver.retryNow(), 0, 'nothing more backing off');
     const again = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
     assert.deepEqual([again.claimed, again.outcomes], [1, { fulfil: 1 }]);
-    assert.deepEqual(h.done().filter(([id]) => id === refused), [[refused, 'fulfil', key], [refused, 'fulfil', key]]);
+    assert.deepEqual(h.done().filter(([id]) => id === refused), Array(4).fill([refused, 'fulfil', key]));
     await assert.rejects(receiver.retryNow({ paymentId: '' }), /retryNow: paymentId is a payment_id/);
     await assert.rejects(receiver.retryNow({ payment_id: refused }), /did you mean "paymentId"/);
   });
