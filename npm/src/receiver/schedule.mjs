@@ -1,8 +1,10 @@
 // startFulfilment: passes in a loop, every intervalMs, at once after a full batch; a failed
 // pass is logged and the loop goes on; stop() gives back what the running pass has not taken
-// up and waits for it to end.
+// up and waits for it to end. A store down fails every pass: its lines are throttled as the
+// receiver's (a few a minute, the rest counted), not one every intervalMs.
 
 import { describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
+import { lineThrottle } from './throttle.mjs';
 
 /**
  * The receiver's `startFulfilment(options)`: `checkOptions` refuses wrong options at once
@@ -16,6 +18,7 @@ export function scheduler({ checkOptions, runPass, error }) {
     let stopped = false;
     let wake = null;
     let timer = null;
+    const say = lineThrottle();
     const sleep = () => new Promise((resolve) => {
       wake = resolve;
       timer = setTimeout(resolve, intervalMs);
@@ -27,7 +30,7 @@ export function scheduler({ checkOptions, runPass, error }) {
           ({ more } = await runPass(rest, () => stopped));
         } catch (failure) {
           const fix = stuckFix(failure);
-          error(`fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`
+          say('pass failed', error, `fulfilment: a pass failed (${describeError(failure)}); the next one in ${intervalMs} ms`
             + `${fix ? `, but every pass will fail the same way until this is fixed: ${fix}` : ''}`);
         }
         if (!stopped && !more) await sleep();
