@@ -102,4 +102,14 @@ describe('keepLease', () => {
     assert.equal(await awaited(), true, 'renewed every third of a second');
     assert.equal(told.length, 1, 'the handler that ran past its lease with it held is said once');
   });
+
+  test('a renewal that never settles (a store connection hung) holds the outcome a third of the lease at most', async () => {
+    const { keepLease } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'receiver', 'lease.mjs')).href);
+    let asked = 0;
+    const stop = keepLease({ renew: () => { asked += 1; return new Promise(() => {}); }, leaseSecs: 1, pastLease: () => {} });
+    await sleep(400); // the first renewal, at a third of a second, is in flight for good
+    assert.equal(asked, 1);
+    const held = await Promise.race([stop(), sleep(5000).then(() => 'still waiting')]);
+    assert.equal(held, false, 'not known to be kept, and not waited for');
+  });
 });

@@ -6,14 +6,18 @@
 // meanwhile is renewed too (the mark kept: the outcome is not written, and the payment is
 // handled again once this pass gives it back). The price: a handle that never settles holds
 // its payment until its process ends, which the caller says once it has run past the lease.
+// A renewal that never settles (a store connection hung) is waited for a third of the lease at
+// most: the lease is then taken as possibly lost, and the pass goes on (a renewal that
+// settles after the outcome was written finds the lease released, and renews nothing).
 
 /**
  * Starts renewing. `renew()` resolves whether the lease is still this pass's (a rejection is a
  * store that failed this once: asked again at the next renewal, the lease may run out
  * meanwhile); `pastLease(secs)` is called once, when the handler has run leaseSecs with its
- * lease held. Returns `stop()`, which resolves once no renewal is in flight, so that the
- * outcome written after it is never raced by one, to whether every renewal renewed the lease
- * and one did within leaseSecs of now (when not, it may have run out while the handler ran).
+ * lease held. Returns `stop()`, which resolves once no renewal is in flight (or one has hung
+ * for a third of the lease), so that the outcome written after it is not raced by one, to
+ * whether every renewal renewed the lease and one did within leaseSecs of now (when not, it
+ * may have run out while the handler ran).
  */
 export function keepLease({ renew, leaseSecs, pastLease }) {
   const started = Date.now();
@@ -54,8 +58,11 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
   return async () => {
     stopped = true;
     clearTimeout(timer);
-    await inFlight;
-    return kept && Date.now() - heldAt < leaseSecs * 1000;
+    let wait;
+    const hung = new Promise((resolve) => { wait = setTimeout(() => resolve(true), (leaseSecs * 1000) / 3); });
+    const stuck = await Promise.race([inFlight.then(() => false), hung]);
+    clearTimeout(wait);
+    return !stuck && kept && Date.now() - heldAt < leaseSecs * 1000;
   };
 }
 
