@@ -1709,7 +1709,9 @@ export interface FulfilResult {
 export interface FulfilmentLoop {
   /**
    * Stops the loop: resolves once the payment under way (if any) is handled; the rest of
-   * the pass's batch is given back at once, for another instance to take up.
+   * the pass's batch is given back at once, for another instance to take up (a batch the
+   * store refused to take back earlier is asked again here; a store still down leaves those
+   * leases to run out after leaseSecs).
    *
    * @example
    * await loop.stop();

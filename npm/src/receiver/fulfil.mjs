@@ -450,6 +450,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       needs(store, ['claim', 'load', 'intend', 'complete', 'retry', 'release'], 'startFulfilment');
     },
     runPass,
+    // Once stopped: the leases a failed release owed, given back now rather than left to run
+    // out (a store still down leaves them to).
+    finish: () => giveBack().catch(() => {}),
     error,
   });
 

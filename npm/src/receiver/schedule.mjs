@@ -1,6 +1,6 @@
 // startFulfilment: passes in a loop, every intervalMs, at once after a full batch; a failed
 // pass is logged and the loop goes on; stop() gives back what the running pass has not taken
-// up and waits for it to end. A store down fails every pass: its lines are throttled as the
+// up, waits for it to end, and gives back what a failed release still owed. A store down fails every pass: its lines are throttled as the
 // receiver's (a few a minute, the rest counted), not one every intervalMs.
 
 import { describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
@@ -8,9 +8,10 @@ import { lineThrottle } from './throttle.mjs';
 
 /**
  * The receiver's `startFulfilment(options)`: `checkOptions` refuses wrong options at once
- * (intervalMs and the pass's own), `runPass(options, stopping)` runs one pass, `error` logs.
+ * (intervalMs and the pass's own), `runPass(options, stopping)` runs one pass, `finish()` runs
+ * once the loop has stopped, `error` logs.
  */
-export function scheduler({ checkOptions, runPass, error }) {
+export function scheduler({ checkOptions, runPass, finish, error }) {
   return function startFulfilment(options) {
     if (!isPlainObject(options)) throw invalid('startFulfilment takes { intervalMs, confirm, handle, ... }');
     checkOptions(options);
@@ -42,6 +43,7 @@ export function scheduler({ checkOptions, runPass, error }) {
         clearTimeout(timer);
         wake?.();
         await loop;
+        await finish();
       },
     };
   };

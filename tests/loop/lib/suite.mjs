@@ -909,6 +909,45 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     assert.deepEqual([...calls].sort(), [...ids].sort());
   });
 
+  test(`${name}: stop() gives back the rest of the batch even when the store refused to at first`, async (t) => {
+    const { receiver, store, world, record } = await setup(t);
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await world.create({ orderRef: `owed ${i}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+      ids.push(created.payment_id);
+    }
+    await world.settle();
+    // The store refuses the pass's two releases (as stop() gives the batch back, and as the
+    // failed pass gives back what it holds), then is back.
+    const release = store.release.bind(store);
+    let refusals = 2;
+    store.release = async (args) => {
+      if (refusals > 0) {
+        refusals -= 1;
+        throw new Error('connection terminated (test)');
+      }
+      return release(args);
+    };
+    t.after(() => { store.release = release; });
+    let started;
+    const begun = new Promise((resolve) => { started = resolve; });
+    const handled = [];
+    const handle = async ({ paymentId }) => {
+      handled.push(paymentId);
+      started();
+      await sleep(300);
+    };
+    const running = receiver.startFulfilment({ intervalMs: 60_000, confirm: world.confirm, handle, leaseSecs: 300 });
+    await begun;
+    await running.stop();
+    assert.equal(refusals, 0, 'both releases were refused');
+    // Given back once stopped: another instance claims the two not worked now, not in 300 s.
+    const taken = await store.claim({ owner: 'another instance', leaseSecs: 300, batch: 10, recoverAfterSecs: 900 });
+    assert.deepEqual([...taken].sort(), ids.filter((id) => !handled.includes(id)).sort());
+  });
+
   test(`${name}: a handler that throws once is retried after a backoff and fulfilled once; confirm failing, an invalid view and another payment's view are retried, never handled`, async (t) => {
     const { loop, world, record } = await setup(t);
     const h = recorder({ failing: (key, seen) => key.startsWith(ids[0]) && seen === 0 });
