@@ -398,9 +398,8 @@ ON CONFLICT (payment_id) DO NOTHING;
 -- receiver.fulfil, two statements in one transaction (SQLite has one writer at a time: the
 -- conditional update is the lease), `claim_fresh` first. Parameters of this one: the owner
 -- (this pass's id), the lease in seconds, how many at most, recoverAfterSecs,
--- recheckClosedSecs. Leases the payments
--- due: those whose applied facts are newer than the version last handled (the partial index
--- cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
+-- recheckClosedSecs. Leases the payments due: those whose applied facts are newer than the
+-- version last handled (the partial index cryptopay_payments_unhandled), those not settled and not looked at for recoverAfterSecs (a
 -- delivery may be lost; `complete` sets the seen_at of one held for review ahead, so it comes
 -- less and less often), and those closed whose late-money check is due (`closed_due`, below),
 -- when no other instance holds their lease and no retry is waiting (a retry is not waited for

@@ -315,8 +315,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         sayLimited(said, 'lost their lease in handle\u0000', `${handleCall(paymentId, action, idempotencyKey)} ${tookPastLease(took, leaseSecs)}: its `
           + 'outcome was not written, and the payment is handled again, by another pass meanwhile if one runs: its lease was '
           + 'not renewed while handle ran (the store failed, its renew does not keep a lease an order or a quarantine marked, '
-          + `or ${BLOCKED}). `
-          + 'A longer leaseSecs rides out a store that fails for a while');
+          + `or ${BLOCKED}). A longer leaseSecs rides out a store that fails for a while`);
       }
       emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'lease_lost', code, integration, idempotencyKey });
       return 'lease_lost';

@@ -1,7 +1,8 @@
 // startFulfilment: passes in a loop, every intervalMs, at once after a full batch; a failed
 // pass is logged and the loop goes on; stop() gives back what the running pass has not taken
-// up, waits for it to end, and gives back what a failed release still owed. A store down fails every pass: its lines are throttled as the
-// receiver's (a few a minute, the rest counted), not one every intervalMs.
+// up, waits for it to end, and gives back what a failed release still owed. A store down
+// fails every pass: its lines are throttled as the receiver's (a few a minute, the rest
+// counted), not one every intervalMs.
 
 import { describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
 import { lineThrottle } from './throttle.mjs';

@@ -101,6 +101,31 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     };
     return { ...opened, world, record, loop };
   };
+  // Three orders recorded and paid in full, every delivery made: a batch for a loop stopped
+  // while it works the first. Resolves their ids.
+  const paidBatch = async ({ world, record }, label) => {
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await world.create({ orderRef: `${label} ${i}` });
+      await record(created);
+      await world.pay(created.payment_id, '12800');
+      ids.push(created.payment_id);
+    }
+    await world.settle();
+    return ids;
+  };
+  // A handle that takes `ms` a payment: the ids it was called with, and a promise of its first call.
+  const slowHandle = (ms) => {
+    const calls = [];
+    let started;
+    const begun = new Promise((resolve) => { started = resolve; });
+    const handle = async ({ paymentId }) => {
+      calls.push(paymentId);
+      started();
+      await sleep(ms);
+    };
+    return { calls, begun, handle };
+  };
 
   test(`${name}: only a payment paid exactly is fulfilled; partial, over, review and a short "paid" go to review; open waits; expired and cancelled close unless money came in`, async (t) => {
     const { loop, world, record } = await setup(t);
@@ -882,23 +907,10 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: stop() ends the loop after the payment under way and gives the rest of the batch back`, async (t) => {
-    const { receiver, loop, world, record } = await setup(t);
-    const ids = [];
-    for (let i = 0; i < 3; i += 1) {
-      const created = await world.create({ orderRef: `stopping ${i}` });
-      await record(created);
-      await world.pay(created.payment_id, '12800');
-      ids.push(created.payment_id);
-    }
-    await world.settle();
-    const calls = [];
-    let started;
-    const begun = new Promise((resolve) => { started = resolve; });
-    const handle = async ({ paymentId }) => {
-      calls.push(paymentId);
-      started();
-      await sleep(500);
-    };
+    const opened = await setup(t);
+    const { receiver, loop, world } = opened;
+    const ids = await paidBatch(opened, 'stopping');
+    const { calls, begun, handle } = slowHandle(500);
     const running = receiver.startFulfilment({ intervalMs: 60_000, confirm: world.confirm, handle, leaseSecs: 300 });
     await begun;
     await running.stop();
@@ -910,15 +922,9 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
   });
 
   test(`${name}: stop() gives back the rest of the batch even when the store refused to at first`, async (t) => {
-    const { receiver, store, world, record } = await setup(t);
-    const ids = [];
-    for (let i = 0; i < 3; i += 1) {
-      const created = await world.create({ orderRef: `owed ${i}` });
-      await record(created);
-      await world.pay(created.payment_id, '12800');
-      ids.push(created.payment_id);
-    }
-    await world.settle();
+    const opened = await setup(t);
+    const { receiver, store, world } = opened;
+    const ids = await paidBatch(opened, 'owed');
     // The store refuses the pass's two releases (as stop() gives the batch back, and as the
     // failed pass gives back what it holds), then is back.
     const release = store.release.bind(store);
@@ -931,14 +937,7 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
       return release(args);
     };
     t.after(() => { store.release = release; });
-    let started;
-    const begun = new Promise((resolve) => { started = resolve; });
-    const handled = [];
-    const handle = async ({ paymentId }) => {
-      handled.push(paymentId);
-      started();
-      await sleep(300);
-    };
+    const { calls: handled, begun, handle } = slowHandle(300);
     const running = receiver.startFulfilment({ intervalMs: 60_000, confirm: world.confirm, handle, leaseSecs: 300 });
     await begun;
     await running.stop();

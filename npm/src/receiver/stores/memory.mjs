@@ -153,9 +153,8 @@ export function memoryStore(options) {
       // is taken with the other newer facts, ahead of every recovery check.
       for (const id of [...newer].filter((id) => !fulfilment.has(id)).sort().slice(0, batch)) fulfilment.set(id, state(id));
       const claimed = inClaimOrder(rows([...fulfilment.values()].filter((row) => due.has(row.payment_id) && free(row, at)))).slice(0, batch);
-      const taken = claimed.map((id) => fulfilment.get(id));
-      for (const row of taken) Object.assign(row, { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
-      return inClaimOrder(rows(taken));
+      for (const id of claimed) Object.assign(fulfilment.get(id), { lease_owner: owner, lease_until: later(leaseSecs), updated_at: at });
+      return claimed;
     },
     async load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs = 0 }) {
       const row = fulfilment.get(paymentId);
