@@ -3,8 +3,8 @@
 // first 2 MiB of such bodies were hashed in WebAssembly, through a keyed hash copied per
 // tag), sampling every EVERY calls the wasm memory (memory.buffer.byteLength of the
 // instance the package starts), the wasm-bindgen externref table, and process.memoryUsage()
-// (heapUsed after a full GC, rss, external, arrayBuffers). Started by bench/run.mjs as
-//   node --expose-gc bench/memory.mjs CASE N EVERY WARMUP
+// (heapUsed after a full GC, heapTotal, rss, external, arrayBuffers). Started by bench/run.mjs as
+//   node --expose-gc --min-semi-space-size=8 --max-semi-space-size=8 bench/memory.mjs CASE N EVERY WARMUP
 // CASE: V.verifySignature | V.verifySignature.16k | V.verifyWebhook | verifySignature | verifyWebhook |
 //       V.verifySignature.invalid
 // Prints the samples as JSON.
@@ -54,6 +54,7 @@ function sample(calls) {
     wasmBytes: instance ? instance.exports.memory.buffer.byteLength : null,
     externrefs: wasm?.__wbindgen_externrefs ? wasm.__wbindgen_externrefs.length : null,
     heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
     rss: m.rss,
     external: m.external,
     arrayBuffers: m.arrayBuffers,
