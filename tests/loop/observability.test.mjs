@@ -529,6 +529,57 @@ describe('observability', () => {
     db.close();
   });
 
+  test('a custom store that answers outside its contract (intend, renew, claim): the member named, never a key made of its answer', async () => {
+    const db = new Database(join(tempDir(), 'misanswered.sqlite'));
+    const inner = rx.sqliteStore(db);
+    const answers = { intend: undefined, renew: undefined, claim: undefined };
+    const answering = (member) => async (...args) => {
+      const real = await inner[member](...args);
+      return answers[member] === undefined ? real : answers[member](real);
+    };
+    const store = { ...inner, intend: answering('intend'), renew: answering('renew'), claim: answering('claim') };
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    const world = scriptedWorld(receiver);
+    const created = await paidOrder(receiver, world, 'misanswered');
+    const keys = [];
+    const handle = async ({ idempotencyKey }) => {
+      keys.push(idempotencyKey);
+      await sleep(600); // past the first renewal, at a third of leaseSecs
+    };
+
+    // intend resolving nothing (a store that forgot to return its row's version).
+    answers.intend = () => undefined;
+    const unkeyed = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual(unkeyed.outcomes, { retry: 1 });
+    assert.deepEqual(keys, [], 'handle is not called with a key made of the answer');
+    assert.ok(log.lines.some((l) => l.includes(`pass_failed for payment ${created.payment_id}`)
+      && l.includes("the store's intend resolved a value of type undefined, not a version's decimal digits or null")), log.lines.join('\n'));
+
+    // renew resolving 1 (a row count) while handle runs: said once, and not asked again.
+    answers.intend = undefined;
+    let renewals = 0;
+    answers.renew = () => {
+      renewals += 1;
+      return 1;
+    };
+    await db.prepare("UPDATE cryptopay_fulfilment SET next_attempt_at = '2000-01-01T00:00:00.000Z'").run();
+    const misrenewed = await receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 });
+    assert.deepEqual(misrenewed.outcomes, { fulfil: 1 });
+    assert.deepEqual(keys, [`${created.payment_id}:2`]);
+    assert.equal(renewals, 1);
+    const renewLines = log.lines.filter((l) => /store's renew resolved 1, not true or false/.test(l));
+    assert.equal(renewLines.length, 1, log.lines.join('\n'));
+    assert.match(renewLines[0], new RegExp(`handle for payment ${created.payment_id} \\(action fulfil, key ${created.payment_id}:2\\)`));
+
+    // claim resolving its rows instead of their ids: the pass fails with the member named (a
+    // copy of the error, as for every store failure: receiver.mjs, masking).
+    answers.claim = (ids) => ({ rows: ids });
+    await assert.rejects(receiver.fulfil({ confirm: world.confirm, handle, leaseSecs: 1 }),
+      (e) => e.name === 'TypeError' && /the store's claim resolved a value of type object, not an array of the payment ids it leased/.test(e.message));
+    db.close();
+  });
+
   test('a handle whose lease was taken away while it ran (an order recorded meanwhile marks the payment): lease_lost, handled again at the next pass', async () => {
     const { db, log, receiver } = open({});
     const world = scriptedWorld(receiver);

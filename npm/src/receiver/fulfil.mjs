@@ -10,13 +10,14 @@
 // again is recorded without a call.
 
 import { compareStatusVersions, defaultPolicy, linkEvent, parsePaymentView } from 'cryptopay-verify';
-import { keepLease, renewed } from './lease.mjs';
+import { keepLease, renewed, storeAnswer } from './lease.mjs';
 import { needs, notFoundHint, orderBook } from './orders.mjs';
 import { quarantineList } from './quarantine.mjs';
 import { scheduler } from './schedule.mjs';
 import { checkKeys, describeError, integer, invalid } from './stores/common.mjs';
 
 const ACTIONS = new Set(['fulfil', 'review', 'wait', 'closed']);
+const DIGITS = /^(?:0|[1-9][0-9]*)$/;
 // Outcomes after which a payment is not checked again for a lost delivery (a new event still
 // brings it back): paid and handled, ended unpaid, or held for a person as not linked. One
 // that ended unpaid (closed) is still checked for money that came late, less and less often,
@@ -261,6 +262,9 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // version, so the handler's record of the key recognises it.
       const first = await store.intend({ paymentId, owner, version, leaseSecs });
       if (first === null) return lost();
+      // The key every fulfil of the payment carries: never one made of what the store answered
+      // by mistake (pay_1:undefined would be one key for every version).
+      if (typeof first !== 'string' || !DIGITS.test(first)) throw storeAnswer('intend', first, 'a version\'s decimal digits or null');
       idempotencyKey = `${paymentId}:${first}`;
     } else if (!(await renewed(store, paymentId, owner, opts))) {
       // review, wait and closed: the lease checked and renewed as intend does for fulfil.
@@ -271,6 +275,8 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const stopKeeping = keepLease({
       renew: () => renewed(store, paymentId, owner, opts, true),
       leaseSecs,
+      misanswered: (failure) => sayLimited(said, 'misanswered renew\u0000', `${handleCall(paymentId, action, idempotencyKey)}: ${failure.message}; `
+        + 'its lease is not renewed while handle runs'),
       pastLease: (secs) => sayLimited(said, 'ran past their lease in handle\u0000', `${handleCall(paymentId, action, idempotencyKey)} `
         + `has run ${secs.toFixed(1)} s, past leaseSecs ${leaseSecs}: its lease is kept while `
         + 'it runs, so no other pass takes the payment, and a handle that never settles holds it until this process ends. Bound '
@@ -396,10 +402,13 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     const claimed = await store.claim({
       owner, leaseSecs: opts.leaseSecs, batch: opts.batch, recoverAfterSecs: opts.recoverAfterSecs, recheckClosedSecs: opts.recheckClosedSecs,
     });
-    pass(claimed.length);
     const outcomes = {};
     const said = new Map();
     try {
+      if (!Array.isArray(claimed) || !claimed.every((id) => typeof id === 'string' && id !== '')) {
+        throw storeAnswer('claim', claimed, 'an array of the payment ids it leased');
+      }
+      pass(claimed.length);
       for (const paymentId of claimed) {
         if (stopping()) {
           // Given back, so that another instance takes them up now, not once the leases run out.

@@ -17,9 +17,10 @@
  * lease held. Returns `stop()`, which resolves once no renewal is in flight (or one has hung
  * for a third of the lease), so that the outcome written after it is not raced by one, to
  * whether every renewal renewed the lease and one did within leaseSecs of now (when not, it
- * may have run out while the handler ran).
+ * may have run out while the handler ran). `misanswered(error)` is called when `renew()` threw a
+ * `StoreAnswerError`; the lease is then not renewed again.
  */
-export function keepLease({ renew, leaseSecs, pastLease }) {
+export function keepLease({ renew, leaseSecs, pastLease, misanswered }) {
   const started = Date.now();
   let stopped = false;
   let held = true;
@@ -37,9 +38,14 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
         held = (await renew()) === true;
         if (held) heldAt = Date.now();
         else kept = false;
-      } catch {
-        // The store failed this time: the next renewal asks again.
+      } catch (failure) {
+        // The store failed this time: the next renewal asks again. One that answered what the
+        // contract does not allow is not asked again: nothing says whether it holds the lease.
         kept = false;
+        if (failure instanceof StoreAnswerError) {
+          held = false;
+          misanswered(failure);
+        }
       }
       const secs = (Date.now() - started) / 1000;
       if (held && !told && !stopped && secs >= leaseSecs) {
@@ -72,7 +78,24 @@ export function keepLease({ renew, leaseSecs, pastLease }) {
  * one (written before it), `load`, which renews it too (never a marked one).
  */
 export async function renewed(store, paymentId, owner, { recoverAfterSecs, leaseSecs, recheckClosedSecs }, marked = false) {
-  if (typeof store.renew === 'function') return store.renew({ paymentId, owner, leaseSecs, marked });
+  if (typeof store.renew === 'function') {
+    const held = await store.renew({ paymentId, owner, leaseSecs, marked });
+    if (typeof held !== 'boolean') throw storeAnswer('renew', held, 'true or false (whether the lease is still this owner\'s)');
+    return held;
+  }
   const state = await store.load({ paymentId, owner, recoverAfterSecs, leaseSecs, recheckClosedSecs });
   return state !== null && state.leased;
+}
+
+/** A store's answer that its contract (docs/receiver.md, the store contract) does not allow. */
+export class StoreAnswerError extends TypeError {}
+
+/**
+ * The error for store.`member` resolving `value` where the loop takes `expected`: named with the
+ * value's kind (a custom store's answer may hold anything, so never its text).
+ */
+export function storeAnswer(member, value, expected) {
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'number' || typeof value === 'boolean' ? String(value) : `a value of type ${typeof value}`;
+  return new StoreAnswerError(`fulfilment: the store's ${member} resolved ${kind}, not ${expected}. A custom store answers as the `
+    + 'store contract says (docs/receiver.md; the typings, ReceiverStore)');
 }
