@@ -44,7 +44,7 @@ export function keepLease({ renew, leaseSecs, pastLease, misanswered }) {
         kept = false;
         if (failure instanceof StoreAnswerError) {
           held = false;
-          misanswered(failure);
+          misanswered?.(failure);
         }
       }
       const secs = (Date.now() - started) / 1000;
