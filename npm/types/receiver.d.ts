@@ -93,7 +93,8 @@ export interface NodeRequestLike {
    * preference to `body` once the stream was read.
    *
    * @example
-   * app.use(express.json({ verify: (req, res, buf) => { (req as typeof req & { rawBody?: Buffer }).rawBody = buf; } }));
+   * // With a limit: at express.json()'s default (100kb) a larger event is answered 413, never retried.
+   * app.use(express.json({ limit: '4mb', verify: (req, res, buf) => { (req as typeof req & { rawBody?: Buffer }).rawBody = buf; } }));
    */
   rawBody?: unknown;
   /**

@@ -215,7 +215,8 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
       assert.deepEqual([parsed.status, parsed.text], [500, '{"error":"body_not_raw"}']);
       // The fixes that work with an app-wide parser in place (a route-level express.raw() does not).
       assert.ok(log.lines.some((l) => l.startsWith('error cryptopay-verify/receiver: body_not_raw: req.body is an object')
-        && l.includes('Register the webhook route before an app-wide app.use(express.json())') && l.includes('req.rawBody = buf')), log.lines.join('\n'));
+        && l.includes("Ahead of the app-wide app.use(express.json()), mount app.use('/webhook', express.raw(")
+        && l.includes('or register the webhook route before it')), log.lines.join('\n'));
       assert.equal(store.events.size, 0);
       const raw = await deliver(server.url.replace('/webhook', '/raw/webhook'), body);
       assert.deepEqual([raw.status, raw.json], [200, { received: true, decision: 'apply' }]);
@@ -223,6 +224,21 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
       assert.deepEqual([plain.status, plain.json], [200, { received: true, decision: 'duplicate' }]);
     } finally {
       await server.close();
+    }
+    // The logged fix, as written: express.raw mounted on the path ahead of the app-wide parser,
+    // which then never sees the webhook's body (a 200 KB event: express.json() alone, at its
+    // 100kb default, would answer it 413, which the service never retries).
+    const fixed = express();
+    fixed.use('/webhook', express.raw({ type: () => true, limit: '4mb' }));
+    fixed.use(express.json());
+    fixed.post('/webhook', receiver.node);
+    const fixedServer = await listen(fixed);
+    try {
+      const large = Buffer.from(eventBody({ eventId: 'evt_parsed_large', paymentId: 'pay_parsed_large', statusVersion: 1, note: 'x'.repeat(200_000) }));
+      const answered = await deliver(fixedServer.url, large);
+      assert.deepEqual([answered.status, answered.json], [200, { received: true, decision: 'apply' }]);
+    } finally {
+      await fixedServer.close();
     }
   });
 

@@ -60,7 +60,7 @@ export const TRAPS = [
   // Express: express.json() ahead of the route leaves an object in req.body. The log line is
   // the one the README quotes, word for word.
   { framework: 'Express', trap: 'app.use(express.json()) before the receiver', at: { start: 'json-first' }, expect: { answer: BODY_NOT_RAW },
-    logged: new RegExp(`^${escape(PREFIX + readmeMessage())}$`), mentions: ['Register the webhook route before', 'req.rawBody = buf', 'bodyParser: false'] },
+    logged: new RegExp(`^${escape(PREFIX + readmeMessage())}$`), mentions: ["app.use('/webhook', express.raw(", 'register the webhook route before it', 'bodyParser: false'] },
   { framework: 'Express', trap: 'the recipe\'s order: the webhook route, then express.json()', at: { start: 'recipe-order' }, expect: { answer: APPLIED } },
 
   { framework: 'hapi', trap: 'a route without payload parse: false (hapi parses the JSON)', at: { start: 'parsed' }, expect: { answer: BODY_NOT_RAW },

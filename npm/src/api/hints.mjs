@@ -5,7 +5,8 @@
 
 /** How to get the raw body in each framework, as body_not_raw's message ends. */
 export const RAW_BODY_FIXES = 'pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: ' +
-  "express.raw({ type: () => true, limit: '4mb' }), any content type, up to the default maxBodyBytes; Fastify: a raw-body content-type parser; NestJS: " +
+  "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) ahead of any app-wide express.json(), any content " +
+  "type, up to the default maxBodyBytes; Fastify: a raw-body content-type parser; NestJS: " +
   "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers, then req.body; " +
   'Next.js and Hono: await request.arrayBuffer(); ' +
   'a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with ' +
@@ -19,7 +20,8 @@ export const BODY_NOT_RAW = 'the body is not the raw request bytes: a parsed or 
 
 /** The conformance kit's advice when a receiver answered body_not_raw to a valid delivery. */
 export const BODY_PARSED_FIRST = 'the framework parsed the body before the receiver saw it: give the webhook route ' +
-  "the raw bytes (Express: express.raw({ type: () => true, limit: '4mb' }); Fastify: a buffer content-type parser; " +
+  "the raw bytes (Express: app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) mounted ahead of any " +
+  "app-wide express.json(), where a route's own express.raw() comes too late; Fastify: a buffer content-type parser; " +
   'Next.js, Hono and Workers: await request.arrayBuffer())';
 
 /** The receiver's log lines for a body some code read before it, by the face that saw it. */
@@ -38,9 +40,11 @@ export const BODY_ALREADY_READ = {
   // A parser ran first and kept no bytes: a route-level express.raw() cannot help then (the
   // app-wide parser already took the stream), so the fixes are the route's place or the bytes.
   parsed: 'body_not_raw: req.body is an object: a body parser ran before the receiver and kept no req.rawBody, ' +
-    'and a parsed body can never verify. Register the webhook route before an app-wide app.use(express.json()), ' +
-    'or have the parser keep the bytes for the receiver, express.json({ verify: (req, res, buf) => { req.rawBody = ' +
-    'buf; } }); in a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; in ' +
+    'and a parsed body can never verify. Ahead of the app-wide app.use(express.json()), mount ' +
+    "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })), or register the webhook route before it (an " +
+    'express.raw() on the route itself runs too late); a verify callback keeping req.rawBody is read too, but ' +
+    'express.json() answers a body over its limit (100kb by default) 413 and one it cannot parse 400, which the service ' +
+    'never retries; in a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; in ' +
     "NestJS, app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers, on the " +
     "route's whole path (with app.setGlobalPrefix('api'), '/api/webhook')",
 };
