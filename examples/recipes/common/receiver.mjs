@@ -77,14 +77,17 @@ export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(aw
 
 /**
  * A server recipe's start: its receiver, made ready (the tables created when missing; a store
- * that cannot be used fails the start), and where to listen. A missing variable ends the
+ * that cannot be used fails the start), and where to listen. With NODE_ENV=production, DATABASE_URL
+ * or DATA_DIR must be set (`explicit`). A missing variable ends the
  * process (exit 2) with a line naming each; a store that cannot be used, with a line saying
  * why (exit 1).
  */
 export async function startReceiver(env, name, options) {
   let receiver;
   try {
-    receiver = createReceiver(await receiverOptions(env, options));
+    // In production, no default file: a DATABASE_URL unset or misspelled on a host whose disk
+    // goes with each deploy (or with several replicas) would answer 200 into ./data.
+    receiver = createReceiver(await receiverOptions(env, { explicit: env.NODE_ENV === 'production', ...options }));
   } catch (error) {
     if (!(error instanceof CryptoPayError)) throw error;
     console.error(`${name} recipe: ${error.message}`);

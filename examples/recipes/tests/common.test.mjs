@@ -4,13 +4,13 @@
 // no pool of its own open (one connection each, until the database's connection limit).
 
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { freePort } from '../../../tests/runtimes/lib.mjs';
-import { RECIPES, RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign } from './helpers.mjs';
+import { freePort, startServer } from '../../../tests/runtimes/lib.mjs';
+import { RECIPES, RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign, startNodeRecipe } from './helpers.mjs';
 
 test('a lazy receiver whose PostgreSQL cannot be reached: 503 at each delivery, one pool for all the attempts', async () => {
   const dir = recipeCopy('express', 'common-pool');
@@ -62,5 +62,27 @@ test('every recipe with a lazyReceiver makes its node-postgres pool once, not at
     for (const line of text.split('\n').filter((l) => l.includes('new pg.Pool('))) {
       assert.match(line, /\?\?= new pg\.Pool\(|pools\.set\(/, `${file}: a pool made at each attempt: ${line.trim()}`);
     }
+  }
+});
+
+// A server recipe deployed with NODE_ENV=production and neither DATABASE_URL nor DATA_DIR (a
+// variable unset or misspelled on a host whose disk goes with each deploy): it does not start,
+// rather than answer 200 into ./data. Without NODE_ENV, ./data stays the local default.
+test('a server recipe in production with neither DATABASE_URL nor DATA_DIR stops at start, naming both', async () => {
+  const dir = recipeCopy('express', 'common-production');
+  const port = await freePort();
+  const env = { ...process.env, ...RECIPE_ENV, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', DATA_DIR: '' };
+  const server = startServer(process.execPath, ['server.mjs'], { cwd: dir, env });
+  const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+  await server.stop();
+  const said = server.output.stdout + server.output.stderr;
+  assert.deepEqual(exited, { code: 2, signal: null }, said);
+  assert.match(said, /express recipe: invalid_argument: set DATABASE_URL .* or DATA_DIR .*; neither is set/);
+  assert.ok(!existsSync(join(dir, 'data')), 'no SQLite file was made');
+  const local = await startNodeRecipe(dir, { env: { NODE_ENV: '', DATA_DIR: '' } });
+  try {
+    assert.ok(existsSync(join(dir, 'data', 'receiver.sqlite')), 'without NODE_ENV=production, ./data as before');
+  } finally {
+    await local.stop();
   }
 });

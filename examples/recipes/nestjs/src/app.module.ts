@@ -11,12 +11,19 @@ import { RECEIVER, WebhookController } from './webhook.controller.js';
 /**
  * PostgreSQL when DATABASE_URL is set (several instances; a server that does not answer is a
  * 503 within seconds, not a hang), else one process on the SQLite file DATA_DIR/receiver.sqlite,
- * said once at start so that a DATABASE_URL unset or misspelled on a deployment shows.
+ * said once at start so that a DATABASE_URL unset or misspelled on a deployment shows (with
+ * NODE_ENV=production, one of them must be set).
  */
 async function openStore(env: NodeJS.ProcessEnv) {
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
     return postgresStore(new pg.Pool({ connectionString: env.DATABASE_URL, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }));
+  }
+  if (env.NODE_ENV === 'production' && !env.DATA_DIR) {
+    // A DATABASE_URL unset or misspelled on a host whose disk goes with each deploy (or with
+    // several replicas) would otherwise answer 200 into ./data.
+    throw new Error('set DATABASE_URL (PostgreSQL: several instances) or DATA_DIR (the folder of a SQLite file: one process '
+      + 'on a lasting disk); neither is set, and NODE_ENV is production');
   }
   const dataDir = env.DATA_DIR || 'data';
   mkdirSync(dataDir, { recursive: true });
