@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { before, describe } from 'node:test';
 import { freePort, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, ROOT, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
+import {
+  RECIPE_ENV, ROOT, breakPostgres, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents,
+} from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
 const FRAMEWORK = join(ROOT, 'node_modules', '@google-cloud', 'functions-framework', 'build', 'src', 'main.js');
@@ -46,7 +48,7 @@ describe('Google Cloud Run functions recipe (Functions Framework, receiver.node 
     db.stopFirst(() => fn.stop());
   });
 
-  deliveryTests(() => fn.url, () => postgresStoreRows(db.pool));
+  deliveryTests(() => fn.url, () => postgresStoreRows(db.pool), { breakStore: breakPostgres(() => db.pool) });
 
   trapSuite('Google Cloud Run functions', {
     start: (env) => startFunction(dir, { DATABASE_URL: db.server.url, ...env }),

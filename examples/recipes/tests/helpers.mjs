@@ -228,7 +228,7 @@ const rejected = (code) => [400, { error: code }];
  * (h3 v2), which also drops a leading byte order mark, so a body sent with one prepended
  * verifies too: tampered_body fails on those two variants.
  */
-export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}) {
+export function deliveryTests(webhookUrl, readStore, { bodyAsText = false, breakStore = null } = {}) {
   const tag = randomBytes(4).toString('hex');
   const payment = `pay_${tag}`;
   const id = (n) => `evt_${tag}_${n}`;
@@ -337,6 +337,29 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}
       assert.notEqual(response.json?.error, 'body_not_raw');
     }
   });
+  test('the timestamp header sent twice is a final 400, not recorded (header_duplicated where both reach the receiver, timestamp_malformed where Fetch joins them)', async () => {
+    const url = webhookUrl();
+    const body = eventBody({ eventId: id(31), paymentId: `${payment}_twice`, statusVersion: '1' });
+    const ts = String(nowSecs());
+    const answer = await post(url, body, { [TS_HEADER]: [ts, ts], [SIG_HEADER]: sign(SECRET, ts, body) });
+    assert.equal(answer.status, 400, answer.text);
+    assert.ok(['header_duplicated', 'timestamp_malformed'].includes(answer.json?.error), answer.text);
+  });
+  if (breakStore) {
+    test('a delivery while the store fails is answered 503 (retried by the service), not recorded; the retry once it is back is applied', async () => {
+      const url = webhookUrl();
+      const body = eventBody({ eventId: id(30), paymentId: `${payment}_down`, statusVersion: '1' });
+      const restore = await breakStore();
+      let down;
+      try {
+        down = await deliver(url, body);
+      } finally {
+        await restore();
+      }
+      await same(down, [503, { error: 'store_unavailable' }]);
+      await same(await deliver(url, body), ok('apply'));
+    });
+  }
   test('the package\'s conformance kit finds every receiver rule kept', async () => {
     const cli = join(CONSUMER_DIR, 'node_modules', '.bin', 'cryptopay-verify');
     const result = await run(cli, ['conformance', '--url', webhookUrl(), '--secret-env', 'CPV_RECIPE_SECRET',
@@ -376,7 +399,7 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false } = {}
         .map((e) => [Number(e.event_id.slice(`evt_${tag}_`.length)), e.decision, String(e.status_version)])
         .sort((a, b) => a[0] - b[0]);
       assert.deepEqual(ours, [[1, 'apply', v(2)], [2, 'stale', v(1)], [3, 'apply', v(3)], [4, 'stale', v(3)],
-        [5, 'apply', '1'], [10, 'stale', v(2)], ...TYPES.map((_, i) => [11 + i, 'apply', '1'])]);
+        [5, 'apply', '1'], [10, 'stale', v(2)], ...TYPES.map((_, i) => [11 + i, 'apply', '1']), ...(breakStore ? [[30, 'apply', '1']] : [])]);
       const row = payments.find((p) => p.payment_id === payment);
       assert.deepEqual([String(row.status_version), row.event_id], [v(3), id(3)]); // exact: 2^53 + 3
       assert.ok(quarantine.some((q) => q.code === 'event_type_unknown'));
@@ -407,6 +430,33 @@ export function keptStdio() {
   const keep = (stream) => stream.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter((line) => line !== '')));
   return { lines, handleRuntimeStdio: (stdout, stderr) => { keep(stdout); keep(stderr); } };
 }
+
+/**
+ * deliveryTests' `breakStore` for a recipe's store, reached by `exec(sql)`: the events table
+ * renamed away (every delivery's record then fails, as with a database gone), resolving the
+ * undo. The receiver has made its tables ready already, and does not again after a failure.
+ */
+const renamingEvents = (exec) => async () => {
+  await exec('ALTER TABLE cryptopay_events RENAME TO cryptopay_events_away');
+  return () => exec('ALTER TABLE cryptopay_events_away RENAME TO cryptopay_events');
+};
+/**
+ * `breakStore` for a recipe's SQLite file (DATA_DIR/receiver.sqlite in the folder `dirOf()`
+ * names once the suite has started), as a separate connection.
+ */
+export const breakSqlite = (dirOf) => renamingEvents((sql) => {
+  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+  const db = new Database(join(dirOf(), 'data', 'receiver.sqlite'));
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+});
+/** `breakStore` for a recipe's PostgreSQL database, through the test's own pool (`poolOf()`). */
+export const breakPostgres = (poolOf) => renamingEvents((sql) => poolOf().query(sql));
+/** `breakStore` for a Worker recipe's D1 database (`dbOf()`). */
+export const breakD1 = (dbOf) => renamingEvents((sql) => dbOf().prepare(sql).run());
 
 /** What a Worker recipe's D1 database holds, as sqliteStoreRows reads a SQLite file. */
 export async function d1StoreRows(db) {
@@ -481,7 +531,7 @@ export function sqliteRecipeSuite(title, name, { build, start = (dir) => startNo
       server = await start(dir);
     });
     after(() => server?.stop());
-    deliveryTests(() => server.url, () => sqliteStoreRows(dir));
+    deliveryTests(() => server.url, () => sqliteStoreRows(dir), { breakStore: breakSqlite(() => dir) });
     restartTest(() => start(dir), () => server, (next) => { server = next; });
   });
 }

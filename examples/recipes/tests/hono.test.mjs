@@ -4,7 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import { d1StoreRows, deliveryTests, recipeCopy, sqliteRecipeSuite, startWorkerRecipe } from './helpers.mjs';
+import {
+  breakD1, d1StoreRows, deliveryTests, recipeCopy, sqliteRecipeSuite, startWorkerRecipe,
+} from './helpers.mjs';
 
 sqliteRecipeSuite('Hono recipe (receiver.fetch(c.req.raw); SQLite file)', 'hono');
 
@@ -20,5 +22,5 @@ describe('the same Hono app on a Worker (receiver.fetch(c.req.raw); D1)', { time
     worker = await startWorkerRecipe(dir);
   });
   after(() => worker?.dispose());
-  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db));
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db), { breakStore: breakD1(() => worker.db) });
 });

@@ -10,7 +10,7 @@ import { before, describe, test } from 'node:test';
 import { run, startServer, tail, waitForPort } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
+  RECIPE_ENV, ROOT, breakPostgres, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
 } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
@@ -69,7 +69,7 @@ export default function handler(req, res) {
     assert.ok(Object.keys(manifest).includes('/api/webhook/route'), JSON.stringify(manifest));
   });
   const readStore = () => postgresStoreRows(db.pool);
-  deliveryTests(() => url, readStore);
+  deliveryTests(() => url, readStore, { breakStore: breakPostgres(() => db.pool) });
 
   describe('Pages Router: pages/api/pages-router-webhook.js (bodyParser off, receiver.node)', () => {
     deliveryTests(() => `${origin}/api/pages-router-webhook`, readStore);

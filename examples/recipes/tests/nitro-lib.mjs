@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, restartTest, sqliteStoreRows, waitForOutput,
+  RECIPE_ENV, ROOT, breakPostgres, breakSqlite, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, restartTest, sqliteStoreRows, waitForOutput,
 } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
@@ -101,7 +101,7 @@ function postgresSuite(title, framework, { runtime = 'Node', build, start, spawn
       db.stopFirst(() => server.stop());
     });
     tests?.();
-    deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
+    deliveryTests(() => server.url, () => postgresStoreRows(db.pool), { breakStore: breakPostgres(() => db.pool) });
     const target = { origin: () => server.origin, output: () => server.output, recorded: (eventId) => recordedEvents(db.pool, eventId), start, spawn };
     trapSuite(framework, target, { runtime });
   });
@@ -148,7 +148,7 @@ export function nitroSuites({ framework, recipe, title, cli, routes, env: always
       server = await start(built, {});
     });
     after(() => server?.stop());
-    deliveryTests(() => server.url, () => sqliteStoreRows(built));
+    deliveryTests(() => server.url, () => sqliteStoreRows(built), { breakStore: breakSqlite(() => built) });
     restartTest(() => start(built, {}), () => server, (next) => { server = next; });
   });
 

@@ -17,7 +17,7 @@ import { before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, SCRATCH, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
+  RECIPE_ENV, ROOT, SCRATCH, breakPostgres, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
 } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
@@ -55,7 +55,7 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
     assert.equal(result.code, 0, tail(result.stdout + result.stderr, 30));
   });
 
-  deliveryTests(() => server.url, () => postgresStoreRows(db.pool));
+  deliveryTests(() => server.url, () => postgresStoreRows(db.pool), { breakStore: breakPostgres(() => db.pool) });
 
   // Deno.serve has no request timeout of its own: the receiver's bodyTimeoutMs is what ends a
   // sender that stops mid-body (a script beside the function, on the memory store).

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { run, tail, wranglerArgs as wrangler, wranglerEnv } from '../../../tests/runtimes/lib.mjs';
 import { bundleWorker, serveBundle } from '../../../tests/receiver/lib/d1.mjs';
-import { RECIPE_ENV, d1StoreRows, deliveryTests, keptStdio, recipeCopy, startWorkerRecipe } from './helpers.mjs';
+import {
+  RECIPE_ENV, breakD1, d1StoreRows, deliveryTests, keptStdio, recipeCopy, startWorkerRecipe,
+} from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
 describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Miniflare)', { timeout: 90_000 }, () => {
@@ -19,7 +21,7 @@ describe('Cloudflare Worker recipe (receiver.fetch on D1, in workerd through Min
   });
   after(() => worker?.dispose());
 
-  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db));
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => d1StoreRows(worker.db), { breakStore: breakD1(() => worker.db) });
 
   trapSuite('Worker', {
     // The recipe without its D1 binding.
