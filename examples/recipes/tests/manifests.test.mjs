@@ -1,0 +1,100 @@
+// What a user installs when they copy a recipe's folder (with common/) into a project of their
+// own: its package.json (the Supabase function's deno.json). It names every package the
+// folder's sources import (and what ../common/receiver.mjs loads, for the recipes that import
+// it), and each range starts at the version these tests ran: a range reaching below it would
+// let a lockfile that holds an older release than was ever tested keep it.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { RECIPES, ROOT } from './helpers.mjs';
+
+// The package itself: installed from the packed tarball (the recipes' README, "Run one").
+const OURS = 'cryptopay-verify';
+const OUR_VERSION = JSON.parse(readFileSync(join(ROOT, 'npm', 'package.json'), 'utf8')).version;
+// Ranges chosen for the user's machine, not by a test run: the types of the Node the app runs
+// on (the recipe compiles against any Node from 22).
+const USERS_OWN = new Set(['@types/node']);
+// A package a range names, and the installed package the tests ran in its place.
+const TESTED_AS = { typescript: 'typescript-5' };
+
+/** The version of `name` the tests ran: the workspace's, in the repository's node_modules. */
+function tested(name) {
+  const manifest = join(ROOT, 'node_modules', TESTED_AS[name] ?? name, 'package.json');
+  assert.ok(existsSync(manifest), `${name} is not installed in the workspace (examples/recipes/package.json or tests/package.json): the recipes' tests do not run it`);
+  return JSON.parse(readFileSync(manifest, 'utf8')).version;
+}
+
+/** The source files under `folder` (not node_modules, not build output). */
+function sources(folder) {
+  return readdirSync(folder).flatMap((entry) => {
+    const path = join(folder, entry);
+    if (statSync(path).isDirectory()) return ['node_modules', '.next', '.output', '.nitro', 'dist', '.wrangler'].includes(entry) ? [] : sources(path);
+    return /\.(mjs|js|ts)$/.test(entry) && !entry.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** The bare specifiers `text` imports (statically, dynamically, or re-exports), as package names. */
+function imported(text) {
+  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'([^'.][^']*)'/g)]
+    .map((match) => match[1])
+    .filter((spec) => !/^(node|bun|cloudflare):/.test(spec))
+    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+}
+
+/** The range check: `^<the version the tests ran>`. */
+function assertRange(where, name, range) {
+  if (name === OURS || USERS_OWN.has(name)) return;
+  const version = tested(name);
+  assert.equal(range, `^${version}`, `${where}: ${name} ${range}: the tests ran ${version}; the range starts there (^${version})`);
+}
+
+const COMMON = readFileSync(join(RECIPES, 'common', 'receiver.mjs'), 'utf8');
+const RECIPE_FOLDERS = readdirSync(RECIPES).filter((name) => existsSync(join(RECIPES, name, 'package.json')));
+
+test('the recipes found: every folder but common/, tests/ and the Supabase project has a package.json', () => {
+  const folders = readdirSync(RECIPES).filter((name) => statSync(join(RECIPES, name)).isDirectory());
+  assert.deepEqual(folders.filter((name) => !RECIPE_FOLDERS.includes(name)).sort(), ['common', 'supabase', 'tests']);
+  assert.ok(RECIPE_FOLDERS.length >= 14, RECIPE_FOLDERS.join(' '));
+});
+
+for (const name of RECIPE_FOLDERS) {
+  test(`${name} recipe: package.json names every package its sources import, each from the version tested`, () => {
+    const folder = join(RECIPES, name);
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    const named = { ...manifest.dependencies, ...manifest.devDependencies };
+    const texts = sources(folder).map((file) => readFileSync(file, 'utf8'));
+    const needed = new Set(texts.flatMap(imported));
+    if (texts.some((text) => text.includes("'../common/receiver.mjs'") || text.includes("'../../common/receiver.mjs'"))) {
+      // common/ loads pg for DATABASE_URL, and better-sqlite3 for the SQLite file unless the
+      // recipe opens its own (Elysia: bun:sqlite).
+      for (const spec of imported(COMMON)) needed.add(spec);
+      if (texts.some((text) => text.includes("'bun:sqlite'"))) needed.delete('better-sqlite3');
+    }
+    assert.ok(needed.has(OURS), `${name}: imports no ${OURS}`);
+    for (const spec of needed) {
+      assert.ok(spec in named, `${name}/package.json: ${spec} is imported (${relative(ROOT, folder)}) but not a dependency`);
+    }
+    for (const [dep, range] of Object.entries(named)) assertRange(`${name}/package.json`, dep, range);
+    assert.equal(named[OURS], 'file:../../../pkg', `${name}/package.json: ${OURS} from the packed package, as the README says`);
+  });
+}
+
+test('the Supabase function: deno.json maps every package index.ts imports, each from the version tested', () => {
+  const folder = join(RECIPES, 'supabase', 'supabase', 'functions', 'cryptopay-webhook');
+  const { imports } = JSON.parse(readFileSync(join(folder, 'deno.json'), 'utf8'));
+  const needed = imported(readFileSync(join(folder, 'index.ts'), 'utf8'));
+  assert.ok(needed.length > 0);
+  for (const spec of needed) {
+    const mapped = Object.keys(imports).filter((key) => key === spec || key.startsWith(`${spec}/`));
+    assert.ok(mapped.length > 0, `deno.json maps no import of ${spec}`);
+  }
+  for (const [key, target] of Object.entries(imports)) {
+    const match = /^npm:((?:@[^/@]+\/)?[^/@]+)@([^/]+)(\/.*)?$/.exec(target);
+    assert.ok(match, `deno.json: ${key} is not an npm: specifier with a range (${target})`);
+    const [, dep, range] = match;
+    if (dep === OURS) assert.equal(range, `^${OUR_VERSION}`, `deno.json: ${OURS} from the version this repository builds`);
+    else assertRange('deno.json', dep, range);
+  }
+});
