@@ -287,7 +287,7 @@ package-lint:
 cli-test: consumer
 	$(NODE_TEST) --test-timeout=60000 tests/cli/*.test.mjs
 
-## recipes-test: each framework recipe (examples/recipes: Express, Fastify, hapi, Hono, Koa, Elysia on Bun, NestJS, Next.js,
+## recipes-test: each framework recipe (examples/recipes: Express, Fastify, hapi, Hono (on Node, Bun and Deno), Koa, Elysia on Bun, NestJS, Next.js,
 ## Nitro and Nitro 3 built for Node and for Bun, a Worker in workerd on D1 and on PostgreSQL, an AWS Lambda behind a stand-in for API Gateway, a
 ## Google Cloud Run function in the Functions Framework, a Supabase Edge Function in Deno) run against the installed
 ## package and sent signed deliveries

@@ -106,11 +106,12 @@ export async function listenLocal(app) {
 }
 
 /**
- * Starts `node server.mjs` (or `script`, or with another `runtime`: Bun) of a recipe copy on a
- * free port (PORT=0); resolves once it prints `listening on <url>`. Returns { url, output, stop() }.
+ * Starts `node server.mjs` (or `script`, or with another `runtime`, Bun or Deno, given `args`
+ * before the script) of a recipe copy on a free port (PORT=0); resolves once it prints
+ * `listening on <url>`. Returns { url, output, stop() }.
  */
-export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs', runtime = process.execPath } = {}) {
-  const server = startServer(runtime, [script], {
+export async function startNodeRecipe(dir, { env = {}, timeoutMs = 15_000, script = 'server.mjs', runtime = process.execPath, args = [] } = {}) {
+  const server = startServer(runtime, [...args, script], {
     cwd: dir,
     // DATA_DIR as the recipe's default (its ./data, which sqliteStoreRows reads), and no
     // DATABASE_URL, never one inherited from the environment the tests run in.
@@ -518,15 +519,15 @@ export function restartTest(start, getServer, setServer) {
 
 /**
  * The suite of a server recipe on its SQLite file, named `title`: a fresh copy of
- * examples/recipes/<name>, `build(dir)` run on it when given, then `start(dir)` (by default
+ * examples/recipes/<name> (in target/recipes-test/<as>), `build(dir)` run on it when given, then `start(dir)` (by default
  * `node server.mjs` in the copy); the shared deliveries, and a restart on the same file.
  */
-export function sqliteRecipeSuite(title, name, { build, start = (dir) => startNodeRecipe(dir) } = {}) {
+export function sqliteRecipeSuite(title, name, { build, start = (dir) => startNodeRecipe(dir), as = name } = {}) {
   describe(title, () => {
     let server;
     let dir;
     before(async () => {
-      dir = recipeCopy(name);
+      dir = recipeCopy(name, as);
       await build?.(dir);
       server = await start(dir);
     });
