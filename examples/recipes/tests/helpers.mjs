@@ -67,6 +67,17 @@ export function recipeCopy(name, as = name) {
   return join(top, name);
 }
 
+/**
+ * The packages `text` imports (statically, dynamically, or re-exports) by a bare specifier, as
+ * package names (`@scope/name` or `name`); not `node:`, `bun:` or `cloudflare:` built-ins.
+ */
+export function importedPackages(text) {
+  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'([^'.][^']*)'/g)]
+    .map((match) => match[1])
+    .filter((spec) => !/^(node|bun|cloudflare):/.test(spec))
+    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+}
+
 /** The options the recipes' receiver takes, as common/receiver.mjs makes them, with the test's settings. */
 export const recipeOptions = (store, log) => ({
   secrets: SECRET, maxSkewSecs: 300, timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER, maxBodyBytes: 1024 * 1024, store, log,

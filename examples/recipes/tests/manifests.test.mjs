@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { RECIPES, ROOT } from './helpers.mjs';
+import { RECIPES, ROOT, importedPackages as imported } from './helpers.mjs';
 
 // The package itself: installed from the packed tarball (the recipes' README, "Run one").
 const OURS = 'cryptopay-verify';
@@ -33,14 +33,6 @@ function sources(folder) {
     if (statSync(path).isDirectory()) return ['node_modules', '.next', '.output', '.nitro', 'dist', '.wrangler'].includes(entry) ? [] : sources(path);
     return /\.(mjs|js|ts)$/.test(entry) && !entry.endsWith('.d.ts') ? [path] : [];
   });
-}
-
-/** The bare specifiers `text` imports (statically, dynamically, or re-exports), as package names. */
-function imported(text) {
-  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'([^'.][^']*)'/g)]
-    .map((match) => match[1])
-    .filter((spec) => !/^(node|bun|cloudflare):/.test(spec))
-    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
 }
 
 /** The range check: `^<the version the tests ran>`. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { run } from '../../../tests/runtimes/lib.mjs';
 import {
-  RECIPES, ROOT, deliver, eventBody, post, recipeCopy, sqliteRecipeSuite, startNodeRecipe, startWithoutDatabase,
+  RECIPES, ROOT, deliver, eventBody, importedPackages, post, recipeCopy, sqliteRecipeSuite, startNodeRecipe, startWithoutDatabase,
 } from './helpers.mjs';
 
 async function build(dir) {
@@ -80,9 +80,7 @@ test('NestJS recipe: its package.json names every package its sources import, an
   const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
   const named = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)]);
   const sources = readdirSync(join(folder, 'src')).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(folder, 'src', f), 'utf8'));
-  const imported = new Set(sources.flatMap((text) => [...text.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((m) => m[1]))
-    .filter((spec) => !spec.startsWith('node:'))
-    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')));
+  const imported = new Set(sources.flatMap(importedPackages));
   assert.ok(imported.has('better-sqlite3') && imported.has('pg') && imported.has('@nestjs/core'), [...imported].join(' '));
   for (const name of imported) {
     assert.ok(named.has(name), `${name} is imported but not in package.json`);
