@@ -45,10 +45,10 @@ let client;
 export default {
   fetch(request, env) {
     if (new URL(request.url).pathname !== '/webhook') return Response.json({ error: 'not_found' }, { status: 404 });
-    receiver ??= lazyReceiver(() => {
-      const options = receiverOptionsFromEnv(env, { required: ['HYPERDRIVE'] });
-      return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(client ??= clientPerStatement(env.HYPERDRIVE.connectionString)) });
-    });
+    receiver ??= lazyReceiver(() => createReceiver({
+      ...receiverOptionsFromEnv(env, { required: ['HYPERDRIVE'] }), maxBodyBytes: 1024 * 1024,
+      store: postgresStore(client ??= clientPerStatement(env.HYPERDRIVE.connectionString)),
+    }));
     return receiver.fetch(request);
   },
 };

@@ -15,14 +15,13 @@ import { createReceiver, d1Store, lazyReceiver, receiverOptionsFromEnv } from 'c
 // in D1 when missing), kept while the isolate lives; it holds no state of its own. Without a
 // binding, every delivery is 500 not_configured (the service retries), logged.
 let receiver;
-const webhookReceiver = (env) => lazyReceiver(() => createReceiver({
-  ...receiverOptionsFromEnv(env, { required: ['DB'] }), maxBodyBytes: 1024 * 1024, store: d1Store(env.DB),
-}));
 
 export default {
   fetch(request, env) {
     if (new URL(request.url).pathname !== '/webhook') return Response.json({ error: 'not_found' }, { status: 404 });
-    receiver ??= webhookReceiver(env);
+    receiver ??= lazyReceiver(() => createReceiver({
+      ...receiverOptionsFromEnv(env, { required: ['DB'] }), maxBodyBytes: 1024 * 1024, store: d1Store(env.DB),
+    }));
     return receiver.fetch(request);
   },
 };
