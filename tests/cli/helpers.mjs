@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startExample as startExampleProcess } from '../receiver/lib/example.mjs';
 import { tempDir as makeTempDir } from '../lib/temp.mjs';
+import { readAnswer } from '../lib/answer.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSUMER_DIR = resolve(process.env.CONSUMER_DIR ?? join(ROOT, 'target', 'consumer'));
@@ -112,20 +113,7 @@ export function deliver(url, body, { timestamp = nowSecs(), secret = SECRET, hea
 /** A plain request. Resolves { status, headers, json }. */
 export function request(url, { method = 'GET', body, headers = {} } = {}) {
   return new Promise((resolvePromise, reject) => {
-    const req = http.request(url, { method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolvePromise({ status: res.statusCode, headers: res.headers, json, text });
-      });
-    });
+    const req = http.request(url, { method, headers, agent: false }, (res) => readAnswer(res).then(resolvePromise, reject));
     req.on('error', reject);
     req.end(body);
   });

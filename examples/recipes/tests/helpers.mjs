@@ -16,6 +16,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort, run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
+import { readAnswer } from '../../../tests/lib/answer.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const RECIPES = join(ROOT, 'examples', 'recipes');
@@ -200,20 +201,7 @@ export function post(url, body, headers) {
       headers: Object.fromEntries(Object.entries({ 'content-type': 'application/json', 'content-length': body.length, ...headers })
         .filter(([, value]) => value !== null)),
       timeout: 30_000,
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolvePromise({ status: res.statusCode, json, text, headers: res.headers });
-      });
-    });
+    }, (res) => readAnswer(res).then(resolvePromise, reject));
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
     req.on('error', reject);
     req.end(body);

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { readAnswer } from '../../lib/answer.mjs';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, signedHeaders } from './helpers.mjs';
 import { inheritedEnv } from './example-env.mjs';
 
@@ -127,21 +128,7 @@ export function send(url, body, { headers = body === undefined ? {} : signedHead
       agent: agent ?? agentFor(url, sockets),
       headers: { 'content-type': 'application/json', ...length, ...headers },
       timeout: timeoutMs,
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode, headers: res.headers, text, json, ms: ms() });
-      });
-      res.on('error', (error) => resolve({ error, ms: ms() }));
-    });
+    }, (res) => readAnswer(res).then((answer) => resolve({ ...answer, ms: ms() }), (error) => resolve({ error, ms: ms() })));
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => resolve({ error, ms: ms() }));
     if (chunked && body) {
