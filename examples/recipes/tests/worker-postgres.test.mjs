@@ -5,10 +5,11 @@
 // its trap (traps.mjs), what the recipe's client-per-statement store avoids: a pg.Pool kept
 // across requests, which postgresStore refuses in a Worker.
 
-import { before, describe } from 'node:test';
-import { bundleWorker, serveBundle, workerFolder } from '../../../tests/receiver/lib/d1.mjs';
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { bundleWorker, notResets, serveBundle, workerFolder } from '../../../tests/receiver/lib/d1.mjs';
 import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
-import { RECIPE_ENV, deliveryTests, keptStdio, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
+import { RECIPE_ENV, breakPostgres, deliveryTests, keptStdio, postgresStoreRows, recipeCopy, recordedEvents } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
 const WORKERS = { compatibilityFlags: ['nodejs_compat'] };
@@ -33,13 +34,11 @@ describe('Cloudflare Worker recipe on PostgreSQL (receiver.fetch, Hyperdrive, in
     db.stopFirst(() => worker.dispose());
   });
 
-  // No breakStore here: once a statement of the Worker's has failed, an ECONNRESET is thrown,
-  // uncaught, in this process when the suite ends (in about half the runs), though no
-  // connection to the database is left open: Miniflare's stand-in for Hyperdrive pipes each of
-  // workerd's sockets to the database with no error handler, and one reset as workerd stops is
-  // thrown. The same receiver code answers a store's failure 503 on D1 in the Worker recipe,
-  // and on PostgreSQL in the others.
-  deliveryTests(() => new URL('/webhook', worker.url).href, () => postgresStoreRows(db.pool));
+  deliveryTests(() => new URL('/webhook', worker.url).href, () => postgresStoreRows(db.pool), { breakStore: breakPostgres(() => db.pool) });
+
+  test('the stand-in for Hyperdrive saw no error on its connections but resets (serveBundle)', () => {
+    assert.deepEqual(notResets(worker.socketErrors).map(String), []);
+  });
 
   trapSuite('Worker on PostgreSQL', {
     // Not the recipe: a Worker keeping a pg.Pool across requests, as a Node receiver keeps one.
