@@ -44,11 +44,25 @@ function paymentView(row) {
   };
 }
 
+// better-sqlite3's native addon is built by its install script, which npm 12 and later run only
+// when package.json's allowScripts approves it (this folder's does): when it did not run, say
+// what to run rather than the paths the addon was looked for at.
+function openDatabase(Database, file) {
+  try {
+    return new Database(file);
+  } catch (error) {
+    if (!String(error?.message).startsWith('Could not locate the bindings file')) throw error;
+    throw new Error('better-sqlite3\'s native addon is not built (npm 12 and later skip its install script unless '
+      + 'package.json\'s allowScripts approves it): run npm install-scripts approve better-sqlite3, then npm rebuild '
+      + 'better-sqlite3; or set DATABASE_URL for PostgreSQL', { cause: error });
+  }
+}
+
 async function openSqlite(dataDir) {
   const Database = await driver('better-sqlite3');
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'receiver.sqlite');
-  const db = new Database(file);
+  const db = openDatabase(Database, file);
   const all = (sql, ...args) => db.prepare(sql).all(...args);
   return {
     description: `SQLite file ${file}`,

@@ -55,8 +55,29 @@ export async function openStore(env, { sqlite, explicit = false } = {}) {
   // (each then answering 200 into a file of its own) shows in the log.
   console.log(`receiver: events recorded in the SQLite file ${file} (one process only; set DATABASE_URL for PostgreSQL)`);
   if (sqlite) return sqliteStore(sqlite(file));
+  return sqliteStore(await openSqliteFile(file));
+}
+
+/**
+ * better-sqlite3's database in `file`. Its native addon is built (or downloaded) by its install
+ * script, which npm 12 and later run only when package.json's `allowScripts` approves it (each
+ * recipe's does); when it did not run, or ran for another Node, the error says what to run
+ * instead of listing the paths the addon was looked for at.
+ */
+async function openSqliteFile(file) {
   const { default: Database } = await import('better-sqlite3');
-  return sqliteStore(new Database(file));
+  try {
+    return new Database(file);
+  } catch (error) {
+    const unbuilt = String(error?.message).startsWith('Could not locate the bindings file');
+    if (!unbuilt && error?.code !== 'ERR_DLOPEN_FAILED') throw error;
+    // Kept under the 300 characters the receiver's log line quotes of an error.
+    const why = unbuilt
+      ? 'is not built (npm 12 and later skip its install script unless package.json\'s allowScripts approves it): '
+        + 'run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3'
+      : `does not load in this Node (${String(error.message).split('\n')[0].slice(0, 120)}): run npm rebuild better-sqlite3`;
+    throw new Error(`better-sqlite3's native addon ${why}; or set DATABASE_URL for PostgreSQL`, { cause: error });
+  }
 }
 
 /**
@@ -79,8 +100,8 @@ export const lazyNodeReceiver = () => lazyReceiver(async () => createReceiver(aw
  * A server recipe's start: its receiver, made ready (the tables created when missing; a store
  * that cannot be used fails the start), and where to listen. With NODE_ENV=production, DATABASE_URL
  * or DATA_DIR must be set (`explicit`). A missing variable ends the
- * process (exit 2) with a line naming each; a store that cannot be used, with a line saying
- * why (exit 1).
+ * process (exit 2) with a line naming each; a store that cannot be opened or used, with a line
+ * saying why (exit 1).
  */
 export async function startReceiver(env, name, options) {
   let receiver;
@@ -89,7 +110,11 @@ export async function startReceiver(env, name, options) {
     // goes with each deploy (or with several replicas) would answer 200 into ./data.
     receiver = createReceiver(await receiverOptions(env, { explicit: env.NODE_ENV === 'production', ...options }));
   } catch (error) {
-    if (!(error instanceof CryptoPayError)) throw error;
+    if (!(error instanceof CryptoPayError)) {
+      // The store could not be opened (its driver not installed, or not built): one line.
+      console.error(`${name} recipe: the store cannot be opened, so the receiver did not start: ${error.message}`);
+      process.exit(1);
+    }
     console.error(`${name} recipe: ${error.message}`);
     process.exit(2);
   }

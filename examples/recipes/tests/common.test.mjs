@@ -4,9 +4,9 @@
 // no pool of its own open (one connection each, until the database's connection limit).
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { freePort, startServer } from '../../../tests/runtimes/lib.mjs';
@@ -85,4 +85,25 @@ test('a server recipe in production with neither DATABASE_URL nor DATA_DIR stops
   } finally {
     await local.stop();
   }
+});
+
+// npm 12 and later skip a dependency's install script unless package.json's allowScripts
+// approves it, and better-sqlite3's builds its native addon: without it, better-sqlite3 is
+// installed and cannot open a file. Such a copy (the package without its build/) beside the
+// recipe, where the recipe resolves it first: the start stops with one line saying what to run.
+test('a server recipe whose better-sqlite3 was installed without its build stops at start, saying what to run', async () => {
+  const dir = recipeCopy('express', 'common-unbuilt');
+  const installed = dirname(createRequire(join(ROOT, 'package.json')).resolve('better-sqlite3/package.json'));
+  cpSync(installed, join(dir, '..', 'node_modules', 'better-sqlite3'), {
+    recursive: true, filter: (src) => !/[/\\](build|deps|src)$/.test(src),
+  });
+  const port = await freePort();
+  const env = { ...process.env, ...RECIPE_ENV, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', DATA_DIR: '' };
+  const server = startServer(process.execPath, ['server.mjs'], { cwd: dir, env });
+  const exited = await Promise.race([server.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+  await server.stop();
+  const said = server.output.stdout + server.output.stderr;
+  assert.deepEqual(exited, { code: 1, signal: null }, said);
+  assert.match(said, /express recipe: the store cannot be opened, so the receiver did not start: better-sqlite3's native addon is not built \(.*allowScripts.*\): run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3; or set DATABASE_URL for PostgreSQL\n/);
+  assert.doesNotMatch(said, /Tried:|\n\s+at /, 'one line, not the paths tried nor a stack');
 });

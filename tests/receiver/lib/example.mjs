@@ -10,17 +10,21 @@ import { readAnswer } from '../../lib/answer.mjs';
 import { CONSUMER_DIR, ROOT, SECRET, SIG_HEADER, TS_HEADER, signedHeaders } from './helpers.mjs';
 import { inheritedEnv } from './example-env.mjs';
 
+/** A new copy of examples/node-receiver beside the installed package, removed at exit. */
+export function copyExample() {
+  const dir = mkdtempSync(join(CONSUMER_DIR, '.rx-node-receiver-'));
+  cpSync(join(ROOT, 'examples', 'node-receiver'), dir, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|data)$/.test(src),
+  });
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 let copy = null;
-/** The copy of examples/node-receiver beside the installed package (made once per process). */
+/** The copy of examples/node-receiver the tests start (made once per process). */
 export function exampleDir() {
-  if (copy === null) {
-    copy = mkdtempSync(join(CONSUMER_DIR, '.rx-node-receiver-'));
-    cpSync(join(ROOT, 'examples', 'node-receiver'), copy, {
-      recursive: true,
-      filter: (src) => !/[/\\](node_modules|data)$/.test(src),
-    });
-    process.on('exit', () => rmSync(copy, { recursive: true, force: true }));
-  }
+  copy ??= copyExample();
   return copy;
 }
 
@@ -31,10 +35,10 @@ process.on('exit', () => {
 });
 
 /**
- * Starts `node server.mjs` of the example. env adds to (or, given undefined, removes from) the
- * defaults. Resolves { url, webhookUrl, pid, output, exited, stop(), kill() } once it listens.
+ * Starts `node server.mjs` of the example (in `dir`, a copyExample()). env adds to (or, given
+ * undefined, removes from) the defaults. Resolves { url, webhookUrl, pid, output, exited, stop(), kill() } once it listens.
  */
-export async function startExample({ env = {}, args = [], timeoutMs = 20_000 } = {}) {
+export async function startExample({ env = {}, args = [], timeoutMs = 20_000, dir = exampleDir() } = {}) {
   const merged = {
     ...inheritedEnv(),
     CRYPTOPAY_WEBHOOK_SECRET: SECRET,
@@ -45,7 +49,7 @@ export async function startExample({ env = {}, args = [], timeoutMs = 20_000 } =
     ...env,
   };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
-  const child = spawn(process.execPath, [join(exampleDir(), 'server.mjs'), ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(dir, 'server.mjs'), ...args], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const state = { output: '' };
   child.stdout.on('data', (d) => { state.output += d; });
