@@ -90,3 +90,56 @@ test('the Supabase function: deno.json maps every package index.ts imports, each
     else assertRange('deno.json', dep, range);
   }
 });
+
+// Install scripts. npm 12 and later run a dependency's install script only when the project's
+// package.json approves it in `allowScripts` (npm 11.16 and later warn, and fail the install
+// with --strict-allow-scripts): better-sqlite3's builds the native addon the SQLite store
+// loads, esbuild's and workerd's put their platform binary in place for the build and dev
+// tools, sharp's checks the prebuilt binary wrangler's local image binding loads. Each
+// manifest approves, by name, exactly the packages with an install script that its
+// dependencies bring, as the repository's lockfile resolves them (where the tests ran).
+const LOCK = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
+
+/** The lockfile entry Node's resolution finds for `name` from the package at `from` ('' the root). */
+function resolveLocked(from, name) {
+  for (let base = from; ; base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : '') {
+    const path = `${base ? `${base}/` : ''}node_modules/${name}`;
+    if (LOCK[path]) return path;
+    if (!base) return null;
+  }
+}
+
+/** The names of the packages with an install script among `deps` and what they depend on. */
+function installScripts(from, deps) {
+  const seen = new Set();
+  const names = new Set();
+  const queue = deps.map((dep) => resolveLocked(from, dep) ?? resolveLocked('', dep));
+  while (queue.length > 0) {
+    const path = queue.pop();
+    if (path === null || seen.has(path)) continue;
+    seen.add(path);
+    const entry = LOCK[path];
+    if (entry.hasInstallScript) names.add(path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) queue.push(resolveLocked(path, dep));
+  }
+  return [...names].sort();
+}
+
+const approved = (manifest) => Object.entries(manifest.allowScripts ?? {}).filter(([, allow]) => allow === true).map(([name]) => name).sort();
+
+for (const folder of [...RECIPE_FOLDERS.map((name) => join('examples', 'recipes', name)), join('examples', 'node-receiver')]) {
+  test(`${folder}/package.json approves the install scripts of its dependencies, and only those`, () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8'));
+    const deps = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((dep) => dep !== OURS);
+    // The recipes' packages are the workspace's (examples/recipes/package.json), the others the root's.
+    assert.deepEqual(approved(manifest), installScripts(join('examples', 'recipes'), deps), `${folder}/package.json: allowScripts`);
+  });
+}
+
+test('the repository\'s package.json approves every install script its lockfile holds (npm ci --strict-allow-scripts passes)', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const all = [...new Set(Object.entries(LOCK).filter(([path, entry]) => path !== '' && entry.hasInstallScript)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)))].sort();
+  assert.ok(all.includes('better-sqlite3'), all.join(' '));
+  assert.deepEqual(approved(manifest), all);
+});
