@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import vm from 'node:vm';
 import {
-  PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
+  PACKAGE_DIR, ROOT, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
 } from './lib.mjs';
 
 const closing = [];
@@ -292,6 +292,29 @@ const memory = await startSandbox({ port: 0 }); console.log('memory', memory.dur
   assert.equal(refused.code, 'driver_missing', run.stdout + run.stderr);
   assert.match(refused.message, /npm install better-sqlite3/);
   assert.equal(memory, 'memory false', 'the state in memory needs no driver');
+});
+
+// npm 12 and later skip better-sqlite3's install script (which builds its native addon) unless
+// the project's package.json approves it: the package installed without its build.
+test('with a better-sqlite3 installed without its build, a data file is refused naming what to run', async () => {
+  const dir = tempDir('cpv-sandbox-unbuilt-');
+  const copy = join(dir, 'node_modules', 'cryptopay-verify');
+  mkdirSync(copy, { recursive: true });
+  cpSync(PACKAGE_DIR, copy, { recursive: true, dereference: true });
+  const fromRoot = createRequire(join(ROOT, 'package.json'));
+  const driver = dirname(fromRoot.resolve('better-sqlite3/package.json'));
+  cpSync(driver, join(dir, 'node_modules', 'better-sqlite3'), { recursive: true, filter: (src) => !/[/\\](build|deps|src)$/.test(src) });
+  // Its own dependencies (bindings, which looks for the addon, and what that requires).
+  for (const name of ['bindings', 'file-uri-to-path']) {
+    cpSync(dirname(createRequire(fromRoot.resolve('better-sqlite3')).resolve(`${name}/package.json`)), join(dir, 'node_modules', name), { recursive: true });
+  }
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  const cli = join(copy, 'dist', 'cli', 'cli.mjs');
+  const run = spawnSync(process.execPath, [cli, 'sandbox', '--port', '0', '--data', 'x.sqlite'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 2, run.stdout + run.stderr);
+  assert.match(run.stderr, /better-sqlite3, whose native addon is not built \(.*allowScripts.*\): run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3/);
+  assert.doesNotMatch(run.stderr, /Tried:|\n\s+at /, 'one message, not the paths tried nor a stack');
+  assert.ok(!existsSync(join(dir, 'x.sqlite')), 'no file made');
 });
 
 test('a package installed as a link opens its data file with the project\'s better-sqlite3', async () => {

@@ -47,6 +47,28 @@ async function sqliteDriver() {
   }
 }
 
+/**
+ * The file opened by better-sqlite3. Its native addon is built by its install script, which
+ * npm 12 and later run only when the project's package.json approves it (`allowScripts`):
+ * installed without it, or built for another Node, the driver is refused as missing is, with
+ * what to run, instead of the addon's list of paths tried.
+ */
+function openDatabase(Database, file) {
+  try {
+    return new Database(file);
+  } catch (error) {
+    const unbuilt = String(error?.message).startsWith('Could not locate the bindings file');
+    if (!unbuilt && error?.code !== 'ERR_DLOPEN_FAILED') throw error;
+    const fix = unbuilt
+      ? 'is not built (npm 12 and later skip its install script unless package.json\'s allowScripts approves it): '
+        + 'run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3'
+      : 'does not load in this Node (built for another version or platform): run npm rebuild better-sqlite3';
+    throw Object.assign(new Error(`the sandbox keeps its state in a SQLite file (--data FILE, startSandbox({ data })) with `
+      + `better-sqlite3, whose native addon ${fix} (or start without a data file to keep the state in memory)`, { cause: error }),
+    { code: 'driver_missing' });
+  }
+}
+
 class Store {
   constructor(db) {
     this.db = db;
@@ -236,7 +258,7 @@ export async function openStore(file) {
   const Database = await sqliteDriver();
   // The first folder made, if any (mkdirSync's answer): said in the start's log line.
   const folderCreated = mkdirSync(dirname(file), { recursive: true }) !== undefined;
-  const db = new Database(file);
+  const db = openDatabase(Database, file);
   let owner;
   try {
     db.pragma('journal_mode = WAL');
