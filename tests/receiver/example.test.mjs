@@ -8,16 +8,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { closeAgents, copyExample, send, startExample } from './lib/example.mjs';
 import { startPostgres } from './lib/postgres.mjs';
+import { installUnbuiltBetterSqlite } from '../lib/unbuilt-sqlite.mjs';
 
 after(closeAgents);
 
@@ -259,8 +259,7 @@ describe('the example receiver on its default SQLite file', () => {
   // example, where it resolves it first.
   test('a better-sqlite3 installed without its build: exit 1, saying what to run, not the paths tried', async () => {
     const dir = copyExample();
-    const installed = dirname(createRequire(join(ROOT, 'package.json')).resolve('better-sqlite3/package.json'));
-    cpSync(installed, join(dir, 'node_modules', 'better-sqlite3'), { recursive: true, filter: (src) => !/[/\\](build|deps|src)$/.test(src) });
+    installUnbuiltBetterSqlite(join(dir, 'node_modules'));
     const error = await startExample({ dir, env: { DATA_DIR: tempDir() } }).catch((e) => e);
     assert.equal(error.exitCode, 1, error.message);
     assert.match(error.message, /could not open the store: better-sqlite3's native addon is not built \(.*allowScripts.*\): run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3; or set DATABASE_URL for PostgreSQL/);

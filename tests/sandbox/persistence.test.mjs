@@ -12,8 +12,9 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import vm from 'node:vm';
 import {
-  PACKAGE_DIR, ROOT, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
+  PACKAGE_DIR, api, createPayment, endpoint, newKey, settled, startSandbox, tempDir, verifyRecorded, waitFor,
 } from './lib.mjs';
+import { installUnbuiltBetterSqlite } from '../lib/unbuilt-sqlite.mjs';
 
 const closing = [];
 after(async () => {
@@ -301,13 +302,7 @@ test('with a better-sqlite3 installed without its build, a data file is refused 
   const copy = join(dir, 'node_modules', 'cryptopay-verify');
   mkdirSync(copy, { recursive: true });
   cpSync(PACKAGE_DIR, copy, { recursive: true, dereference: true });
-  const fromRoot = createRequire(join(ROOT, 'package.json'));
-  const driver = dirname(fromRoot.resolve('better-sqlite3/package.json'));
-  cpSync(driver, join(dir, 'node_modules', 'better-sqlite3'), { recursive: true, filter: (src) => !/[/\\](build|deps|src)$/.test(src) });
-  // Its own dependencies (bindings, which looks for the addon, and what that requires).
-  for (const name of ['bindings', 'file-uri-to-path']) {
-    cpSync(dirname(createRequire(fromRoot.resolve('better-sqlite3')).resolve(`${name}/package.json`)), join(dir, 'node_modules', name), { recursive: true });
-  }
+  installUnbuiltBetterSqlite(join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   const cli = join(copy, 'dist', 'cli', 'cli.mjs');
   const run = spawnSync(process.execPath, [cli, 'sandbox', '--port', '0', '--data', 'x.sqlite'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });

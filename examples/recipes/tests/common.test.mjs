@@ -4,11 +4,12 @@
 // no pool of its own open (one connection each, until the database's connection limit).
 
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { installUnbuiltBetterSqlite } from '../../../tests/lib/unbuilt-sqlite.mjs';
 import { freePort, startServer } from '../../../tests/runtimes/lib.mjs';
 import { RECIPES, RECIPE_ENV, ROOT, SECRET, SIG_HEADER, TS_HEADER, eventBody, nowSecs, recipeCopy, sign, startNodeRecipe } from './helpers.mjs';
 
@@ -93,10 +94,7 @@ test('a server recipe in production with neither DATABASE_URL nor DATA_DIR stops
 // recipe, where the recipe resolves it first: the start stops with one line saying what to run.
 test('a server recipe whose better-sqlite3 was installed without its build stops at start, saying what to run', async () => {
   const dir = recipeCopy('express', 'common-unbuilt');
-  const installed = dirname(createRequire(join(ROOT, 'package.json')).resolve('better-sqlite3/package.json'));
-  cpSync(installed, join(dir, '..', 'node_modules', 'better-sqlite3'), {
-    recursive: true, filter: (src) => !/[/\\](build|deps|src)$/.test(src),
-  });
+  installUnbuiltBetterSqlite(join(dir, '..', 'node_modules'));
   const port = await freePort();
   const env = { ...process.env, ...RECIPE_ENV, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: '', DATA_DIR: '' };
   const server = startServer(process.execPath, ['server.mjs'], { cwd: dir, env });
