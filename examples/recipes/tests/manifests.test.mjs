@@ -100,6 +100,9 @@ test('the Supabase function: deno.json maps every package index.ts imports, each
 // dependencies bring, as the repository's lockfile resolves them (where the tests ran).
 const LOCK = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
 
+/** The package name of a lockfile path (`node_modules/a/node_modules/@s/b` is `@s/b`). */
+const nameOf = (path) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+
 /** The lockfile entry Node's resolution finds for `name` from the package at `from` ('' the root). */
 function resolveLocked(from, name) {
   for (let base = from; ; base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : '') {
@@ -119,7 +122,7 @@ function installScripts(from, deps) {
     if (path === null || seen.has(path)) continue;
     seen.add(path);
     const entry = LOCK[path];
-    if (entry.hasInstallScript) names.add(path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    if (entry.hasInstallScript) names.add(nameOf(path));
     for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) queue.push(resolveLocked(path, dep));
   }
   return [...names].sort();
@@ -139,7 +142,7 @@ for (const folder of [...RECIPE_FOLDERS.map((name) => join('examples', 'recipes'
 test('the repository\'s package.json approves every install script its lockfile holds (npm ci --strict-allow-scripts passes)', () => {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const all = [...new Set(Object.entries(LOCK).filter(([path, entry]) => path !== '' && entry.hasInstallScript)
-    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)))].sort();
+    .map(([path]) => nameOf(path)))].sort();
   assert.ok(all.includes('better-sqlite3'), all.join(' '));
   assert.deepEqual(approved(manifest), all);
 });

@@ -60,7 +60,7 @@ export function copyWorker(from, name) {
  * server's last message (ReadyForQuery) has arrived; workerd then closes its socket with bytes
  * unread, which resets the connection, and the stand-in's reset was thrown, uncaught, in this
  * process (about every second run). A real Hyperdrive drops such a connection. The errors kept
- * are for the suite to check: resets only (`onlyResets`).
+ * are for the suite to check: resets only (`notResets`).
  */
 async function withSocketErrorsKept(socketErrors, make) {
   const createServer = net.createServer;

@@ -36,7 +36,8 @@ process.on('exit', () => {
 
 /**
  * Starts `node server.mjs` of the example (in `dir`, a copyExample()). env adds to (or, given
- * undefined, removes from) the defaults. Resolves { url, webhookUrl, pid, output, exited, stop(), kill() } once it listens.
+ * undefined, removes from) the defaults. Resolves { url, webhookUrl, pid, output, exited,
+ * stop(), kill() } once it listens.
  */
 export async function startExample({ env = {}, args = [], timeoutMs = 20_000, dir = exampleDir() } = {}) {
   const merged = {
