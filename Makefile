@@ -224,7 +224,9 @@ js-test: consumer
 ## types-test: every code block of the package README that imports it, type-checked against the
 ## installed package under strict TypeScript (7 and 5.9; nodenext ESM and CommonJS, bundler; no
 ## skipLibCheck); the typings alone with lib es2022 and types []; JSDoc coverage of the shipped
-## typings (every export, method, option and ErrorCode member: 100 %)
+## typings (every export, method, option and ErrorCode member: 100 %); the JavaScript and
+## TypeScript blocks of README.md, docs/ and the examples' READMEs parse, and name only exports
+## the package has
 types-test: consumer
 	$(NODE_TEST) --test-timeout=300000 tests/types/*.test.mjs
 

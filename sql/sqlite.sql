@@ -206,7 +206,10 @@ SELECT
 -- column alone is the primary key or a unique index's, which the ON CONFLICT of the
 -- statements names: without, every delivery fails, on D1 and libsql only once it runs; read
 -- for the columns of those names only, as the pragmas cost).
--- (The tables are listed as a JSON array: D1 allows few terms in a compound SELECT.)
+-- (The tables are listed as a JSON array: D1 allows few terms in a compound SELECT. The
+-- pragmas are read as table-valued functions, for which SQLite prepares the pragma statement
+-- itself: workerd's authorizer, under which the tests run this in Miniflare's D1, allows
+-- table_info, index_list and index_info of any table whose name is not reserved, `_cf_...`.)
 SELECT json_group_array(json_object('suffix', t.suffix, 'name', c.name, 'type', c.type,
   'defaulted', c.dflt_value IS NOT NULL OR (c.pk = 1 AND upper(c.type) = 'INTEGER'),
   'keyed', CASE WHEN c.name IN ('event_id', 'payment_id', 'name') THEN
