@@ -37,7 +37,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::header::{ALLOW, AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -177,6 +177,15 @@ async fn not_found() -> Answer {
     (StatusCode::NOT_FOUND, Json(json!({ "error": "not_found" })))
 }
 
+/// `/webhook` with any method but POST: the npm receiver's answer.
+async fn method_not_allowed() -> impl IntoResponse {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(ALLOW, "POST")],
+        Json(json!({ "error": "method_not_allowed" })),
+    )
+}
+
 /// `POST /orders`: the merchant's side of a created payment (the answer of `POST
 /// /v1/payments`), stored once for the link check: `payment_id`, `order_ref` (optional) and
 /// `source_amount` (a SourceAmount, strictly). The same order again is `200`; another order for
@@ -299,7 +308,10 @@ async fn main() -> Result<(), String> {
             "fulfilment off (set CRYPTOPAY_BASE_URL and CRYPTOPAY_API_KEY to run the merchant loop)"
         );
     }
-    let mut router = Router::new().route("/webhook", post(handler::webhook));
+    let mut router = Router::new().route(
+        "/webhook",
+        post(handler::webhook).fallback(method_not_allowed),
+    );
     match (fulfilling, admin) {
         (true, Some(admin)) => {
             println!("POST /orders answers Authorization: Bearer with ADMIN_TOKEN only");

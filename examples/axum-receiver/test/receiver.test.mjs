@@ -99,7 +99,10 @@ test('the other answers: quarantine, 400 with the code only, 413, 405', async ()
     assert.deepStrictEqual([twice.status, twice.json], [400, { error: 'header_duplicated' }]);
     const huge = await deliver(receiver.url, null, { body: Buffer.alloc(4 * 1024 * 1024 + 1, 0x20) });
     assert.deepStrictEqual([huge.status, huge.json], [413, { error: 'body_too_large' }]);
-    assert.equal((await request(receiver.url, { method: 'GET' })).status, 405);
+    for (const method of ['GET', 'PUT']) {
+      const other = await request(receiver.url, { method });
+      assert.deepStrictEqual([other.status, other.json, other.headers.allow], [405, { error: 'method_not_allowed' }, 'POST'], method);
+    }
   } finally {
     await receiver.stop();
   }

@@ -199,9 +199,11 @@ mod tests {
         assert!(sqlite.all("schema").len() > 8);
         assert!(sqlite.all("migrate_1")[0].starts_with("ALTER TABLE cryptopay_events ADD COLUMN"));
         assert!(sqlite.one("apply").starts_with("WITH incoming (event_id"));
-        assert!(sqlite
-            .one("claim_fresh")
-            .starts_with("INSERT INTO cryptopay_fulfilment (payment_id)"));
+        assert!(
+            sqlite
+                .one("claim_fresh")
+                .starts_with("INSERT INTO cryptopay_fulfilment (payment_id)")
+        );
     }
 
     #[test]
