@@ -75,10 +75,10 @@ const policyFix = (error) => (/disallowed by embedder/i.test(String(error?.messa
   ? 'this runtime compiles no WebAssembly at run time (a Cloudflare Worker): the browser build was bundled; bundle for '
     + 'Workers (wrangler) so that the package\'s `workerd` export condition picks its entry'
   : "the page's Content-Security-Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src");
-// A module that is WebAssembly but does not compile: a browser without WebAssembly SIMD, or
-// a damaged file.
+// A module that is WebAssembly but does not compile: a browser without WebAssembly SIMD or
+// reference types (wasm-bindgen's table of JavaScript values), or a damaged file.
 const notCompiled = (where, error, streamed) => `init() could not compile ${where} (${String(error?.message ?? error).slice(0, 160)}): `
-  + 'a browser too old for its WebAssembly SIMD (it needs Safari and iOS 16.4, Chrome 91, Firefox 89 or later), or a damaged file'
+  + 'a browser too old for its WebAssembly (SIMD and reference types: it needs Safari and iOS 16.4, Chrome 96, Firefox 93 or later), or a damaged file'
   + (streamed ? ', or something else served as application/wasm' : '');
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 const isWasm = (bytes) => bytes.byteLength >= 4 && new Uint8Array(bytes, 0, 4).every((byte, i) => byte === WASM_MAGIC[i]);

@@ -50,7 +50,7 @@ test('a Response of WebAssembly that does not compile: a browser without SIMD or
   // The module's first bytes, then garbage: the magic number says it is WebAssembly.
   const damaged = [...readFileSync(WASM).subarray(0, 64), 0xff, 0xff, 0xff];
   const said = inNode(message(`await api.init(new Response(new Uint8Array(${JSON.stringify(damaged)}), { headers: { 'content-type': 'application/octet-stream' } }))`));
-  assert.match(said, /could not compile the Response given \(.*\): a browser too old for its WebAssembly SIMD \(it needs Safari and iOS 16\.4, Chrome 91, Firefox 89 or later\), or a damaged file$/);
+  assert.match(said, /could not compile the Response given \(.*\): a browser too old for its WebAssembly \(SIMD and reference types: it needs Safari and iOS 16\.4, Chrome 96, Firefox 93 or later\), or a damaged file$/);
   // HTML where the module should be: still the fallback's fix.
   const html = inNode(message("await api.init(new Response('<!doctype html><title>app</title>', { headers: { 'content-type': 'text/html' } }))"));
   assert.match(html, /is not the WebAssembly module of cryptopay-verify \(content-type text\/html; a single-page-app fallback answering with HTML\?\)/);
