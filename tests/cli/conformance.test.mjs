@@ -438,6 +438,13 @@ describe('careless receivers are caught by the rule they break', () => {
 });
 
 describe('the wrong scheme in --url', () => {
+  test('a host name that does not resolve: exit 2, the fix is its spelling', async () => {
+    // .invalid never resolves (RFC 6761): answered by the resolver at once, no network needed.
+    const run = await conformance('https://receiver.invalid/webhook');
+    assert.equal(run.code, 2, shown(run));
+    assert.match(run.stderr, /cannot reach the receiver at https:\/\/receiver\.invalid\/webhook: (ENOTFOUND|EAI_AGAIN).*\nno rule was checked \(exit 2\)\. The host name of --url does not resolve: check its spelling/);
+  });
+
   test('https:// to a plain-HTTP receiver: exit 2, the fix is http://, not a certificate', async () => {
     const server = await startServer(verifyingReceiver());
     try {

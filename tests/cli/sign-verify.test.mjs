@@ -114,7 +114,12 @@ describe('sign', () => {
     assert.doesNotMatch(`${run.stderr}${none.stderr}`, /header/);
     const empty = await runCli(['sign', '--secret-env', 'EMPTY', '--timestamp', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
     assert.equal(empty.code, 2);
-    assert.match(empty.stderr, /secret_empty/);
+    assert.match(empty.stderr, /^cryptopay-verify: --secret-env: secret_empty: the environment variable it names is set but empty/);
+    const emptyFile = join(dir, 'empty-secret.txt');
+    writeFileSync(emptyFile, '\n');
+    const fromFile = await runCli(['sign', '--secret-file', emptyFile, '--timestamp', TS, '--body-file', bodyFile]);
+    assert.equal(fromFile.code, 2);
+    assert.match(fromFile.stderr, /^cryptopay-verify: --secret-file: secret_empty: the file it names is empty/);
     // One header named twice (in any case) would be sent twice: refused, as conformance does.
     const same = await runCli(['sign', '--secret-env', SECRET_ENV, '--timestamp', TS, '--body-file', bodyFile,
       '--timestamp-header', 'X-Webhook', '--signature-header', 'x-webhook', '--json']);
@@ -221,7 +226,7 @@ describe('verify', () => {
     assert.match(malformed.stderr, /signature_malformed/);
     const empty = await runCli(['verify', '--secret-env', 'EMPTY', '--timestamp', TS, '--signature', expectedHex, '--now', TS, '--body-file', bodyFile], { env: { EMPTY: '' } });
     assert.equal(empty.code, 2);
-    assert.match(empty.stderr, /usage error\n.*secret_empty/);
+    assert.match(empty.stderr, /--secret-env: secret_empty: the environment variable it names is set but empty/);
   });
 
   test('a header value given empty is a header received empty: timestamp_missing or signature_missing, exit 1', async () => {

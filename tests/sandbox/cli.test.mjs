@@ -211,6 +211,8 @@ describe('usage errors, refusals and what is never printed', () => {
       [['sandbox', '--duplicate-rate', '2'], /--duplicate-rate must be/],
       [['sandbox', '--seed', '-1'], /--seed/],
       [['sandbox', '--website', 'http://shop.example', '--port', '0'], /--website: origin_not_https/],
+      // The core names the field (checkout_origin): the command line names its flag.
+      [['sandbox', '--website', 'https://shop.example/', '--port', '0'], /--website: origin_invalid: .*; --website must be an origin: /],
       [['sandbox', '--webhook-url', 'http://shop.example/webhook', '--port', '0'], /--webhook-url: webhook_url_not_https/],
       [['sandbox', '--pricing', 'fiat:USD:99', '--port', '0'], /--pricing: store_source_invalid/],
       ...['fiat: USD:2', 'fiat:usd:2', 'fiat:dollars:2'].map((bad) => [['sandbox', '--pricing', bad, '--port', '0'],

@@ -199,6 +199,10 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   }
   if (env !== undefined) {
     const value = ENV_NAME.test(env) && !/^whsec_/i.test(env) ? process.env[env] : undefined;
+    if (value === '') {
+      throw new UsageError(`--${envOpt}: secret_empty: the environment variable it names is set but empty: `
+        + 'export the webhook signing Secret in it, exactly as saved', command, { usage: false });
+    }
     if (value !== undefined) {
       neverPrint(value);
       notePadded(value, envOpt, command);
@@ -237,6 +241,10 @@ export function readSecret(opts, command, prefix = '', optional = false) {
   }
   // A file saved by an editor ends with a newline; that one newline is not part of the secret.
   const value = text.replace(/\r?\n$/, '');
+  if (value === '') {
+    throw new UsageError(`--${fileOpt}: secret_empty: the file it names is empty: save the webhook signing Secret in it, `
+      + 'exactly as saved', command, { usage: false });
+  }
   neverPrint(value);
   notePadded(value, fileOpt, command);
   return value;

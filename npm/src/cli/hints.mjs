@@ -373,5 +373,8 @@ export function unreachableHint(reason) {
   if (/CERT|SSL|TLS|UNABLE_TO_|SIGNATURE/i.test(reason)) {
     return 'The TLS certificate is not trusted: for a local test CA, set NODE_EXTRA_CA_CERTS=ca.pem (the service trusts public CAs only).';
   }
+  if (/ENOTFOUND|EAI_AGAIN/.test(reason)) {
+    return 'The host name of --url does not resolve: check its spelling (in Docker Compose, the service\'s name on the same network).';
+  }
   return 'Is the receiver running and listening on that address?';
 }

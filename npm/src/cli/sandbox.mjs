@@ -88,6 +88,7 @@ function optionOf(code) {
 // library takes milliseconds.
 const CLI_WORDS = [
   [/\bpublicUrl\b/g, '--public-url'],
+  [/\bcheckout_origin must be an origin\b/g, '--website must be an origin'],
   [/each retry delay must be from 0 to (\d+) ms/, (_, ms) => `each delay of --retry-delays must be from 0 to ${Number(ms) / 1000} s`],
   [/\bretry_delays_ms\b/g, '--retry-delays'],
   [/\btimestampHeader and signatureHeader\b/g, '--timestamp-header and --signature-header'],
