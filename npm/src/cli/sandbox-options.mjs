@@ -19,7 +19,8 @@ export const SANDBOX_USAGE = `${NAME} sandbox [--port 4010] [--host 127.0.0.1] [
   signing secret, then a line per request, event and delivery attempt (--json: one JSON
   object per line). --data FILE keeps the state in a SQLite file (needs better-sqlite3): a
   restart resumes pending retries. --duplicate-rate (0 to 1, default 0) delivers that share of
-  acknowledged events again, --shuffle delivers a payment's events out of order; --seed makes both repeatable.
+  acknowledged events again, --shuffle delivers a payment's events out of order; --seed makes
+  both repeatable.
   Header names default to X-Webhook-Timestamp and X-Webhook-Signature. --webhook-secret-env
   VAR (or --webhook-secret-file F) signs with the secret your receiver is already configured
   with (16 to 256 visible ASCII characters; never printed) instead of a new one per start: a
