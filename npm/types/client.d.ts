@@ -98,8 +98,9 @@ export interface ClientOptions {
   /**
    * How many times a request is sent again after a timeout, a network error, 408, 425, 429 or
    * a 5xx (0 to 10), with the same Idempotency-Key and the same body bytes, after about 0.25,
-   * 0.5, 1 ... seconds (each wait half to all of that, at random; a 429's or 503's Retry-After,
-   * in seconds or as a date, up to 30 s, added). Default 3.
+   * 0.5, 1 ... seconds (each wait half to all of that, at random; a Retry-After on any of those
+   * answers, in seconds or as a date, added when it is 30 s or less: a longer one ends the
+   * retries, see `retryAfterMs`). Default 3.
    *
    * @example
    * retries: 5
@@ -180,7 +181,8 @@ export declare class CryptoPayApiError extends Error {
   readonly code: ClientErrorCode | (string & {});
   /**
    * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
-   * 5xx; an order not recorded; a creation whose answer could not be read, or answered 409
+   * 5xx; an order not recorded, `record_failed`, unless the receiver refused it as
+   * `invalid_argument`, which fails the same way again; a creation whose answer could not be read, or answered 409
    * after an attempt that got no answer; a GET answered 2xx with text that is not JSON, a
    * proxy's page say): for a creation, send it again with the same
    * `idempotencyKey` (the error carries it), never under a new one. Another refusal after an
@@ -192,8 +194,9 @@ export declare class CryptoPayApiError extends Error {
    */
   readonly retryable: boolean;
   /**
-   * The answer's text when the service answered (at most 2000 characters, the API key,
-   * secrets and URL credentials masked): the ErrorResponse as sent, or a proxy's page.
+   * The answer's text when the service answered with an error status, not 2xx (at most 2000
+   * characters, the API key, secrets and URL credentials masked): the ErrorResponse as sent, or
+   * a proxy's page.
    *
    * @example
    * console.error(error.status, error.text);
@@ -201,14 +204,15 @@ export declare class CryptoPayApiError extends Error {
   readonly text?: string | undefined;
   /**
    * The service's id of the request, from its `Request-Id` or `X-Request-Id` header when it
-   * sent one (a printable token of at most 128 characters): quote it to the service's support.
+   * answered with an error status (not 2xx) and sent one (a printable token of at most 128 characters): quote it to the service's support.
    *
    * @example
    * console.error(`${error.code} (request ${error.requestId ?? 'unknown'})`);
    */
   readonly requestId?: string | undefined;
   /**
-   * For `createPayment`: the Idempotency-Key of this creation intent, to send again.
+   * For `createPayment` and `bootstrapWebhook`: the Idempotency-Key of this intent, to send
+   * again.
    *
    * @example
    * await api.createPayment(input, { idempotencyKey: error.idempotencyKey });
@@ -643,8 +647,8 @@ export interface Client {
   /**
    * `POST /v1/payments` (payment:write): builds `source_amount` from `amount` with the store's
    * primary source (exactly; read again after five minutes or when it refuses the creation), checks the body (`validateCreatePayment`),
-   * sends it with one Idempotency-Key, and after a timeout, a network error or a 5xx sends the
-   * same bytes with the same key: an identical replay is the same payment, never a second.
+   * sends it with one Idempotency-Key, and after a timeout, a network error, 408, 425, 429 or a
+   * 5xx (see `retries`) sends the same bytes with the same key: an identical replay is the same payment, never a second.
    * With `record`, the order is recorded in the receiver once the service answered.
    *
    * @example

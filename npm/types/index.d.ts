@@ -19,7 +19,7 @@
  * A delivery refused by `verifySignature` / `verifyWebhook` (forged, stale, malformed) is an
  * expected outcome for input from the network, so its error is built without a stack trace
  * (in V8: Node, Deno, Workers, Chromium; in JavaScriptCore: Bun): its `stack` is its first
- * line only (`CryptoPayError: <code>: <message>`). Errors of the caller's own making (a wrong
+ * line only (`CryptoPayError: <message>`, the message starting with its code). Errors of the caller's own making (a wrong
  * argument, a parsed body) keep their stack.
  *
  * @example
@@ -349,7 +349,8 @@ export interface VerifyOptions {
   maxSkewSecs: number;
   /**
    * The largest body accepted, in bytes (a string body counts as its UTF-8 bytes); checked
-   * before any hashing or copying. Default 4 MiB; at most 64 MiB.
+   * before any hashing (a string is encoded first, and a body in shared or resizable memory
+   * copied, to be counted). Default 4 MiB; at most 64 MiB.
    *
    * @example
    * ```ts
@@ -909,7 +910,8 @@ export interface SignInput {
  * @returns The signature header's value.
  * @throws {CryptoPayError} `invalid_argument` (an unknown option, a secret that is not a
  * string, another encoding, or, in browsers, a call before `await init()`); `body_not_raw`;
- * `timestamp_missing`; `timestamp_malformed`; `secret_empty`.
+ * `timestamp_missing`; `timestamp_malformed`; `secret_empty`; `body_too_large` (a body over
+ * 64 MiB).
  * @example
  * ```ts
  * const signature = signWebhook({ secret: 'whsec_test', timestamp: '1700000000', body });
@@ -924,8 +926,8 @@ export declare function signWebhook(input: SignInput): string;
  * @param verifiedBody The body that verified, as bytes or a string.
  * @returns The event.
  * @throws {CryptoPayError} `body_not_raw`; `event_not_json`; `event_malformed`;
- * `event_duplicate_key`; `event_type_unknown`; `status_version_invalid`; `invalid_argument`
- * in browsers before `await init()`.
+ * `event_duplicate_key`; `event_type_unknown`; `status_version_invalid`; `body_too_large` (a
+ * body over 64 MiB); `invalid_argument` in browsers before `await init()`.
  * @example
  * ```ts
  * verifier.verifySignature(delivery);
@@ -1789,7 +1791,9 @@ export type LinkResult =
  * Links a payment's authoritative view to the merchant's order (spec: receiver rule 7), each
  * field compared exactly, in this order: an order exists (`payment_unknown`), `payment_id`,
  * `order_ref` (both absent is equal), `source_amount` (`kind`, `currency`, `pricing_ref`,
- * `amount_raw`), the integration whose secret verified the event. The view is read first.
+ * `amount_raw`), the integration whose secret verified the event. The options and the
+ * order's shape (`invalid_argument`) are checked first, then the view is read, then the
+ * order's `sourceAmount`.
  * A mismatch is never fulfilled.
  *
  * @param order The order stored for the payment, or `null` when none is.
@@ -1798,7 +1802,8 @@ export type LinkResult =
  * @returns `{ linked: true }` or `{ linked: false, code, message }`.
  * @throws {CryptoPayError} For an invalid view (the codes of {@link parsePaymentView}); for an
  * order of the wrong shape `invalid_argument`, and the codes of its `sourceAmount`
- * (`source_amount_invalid`, `amount_raw_invalid`).
+ * (`source_amount_invalid`; `amount_raw_invalid` for an amount_raw that is not a string: an
+ * invalid string is only compared, and is a mismatch, not a throw).
  * @example
  * ```ts
  * const link = linkEvent(order, view.responseText, { integration: 'shop-eu' });

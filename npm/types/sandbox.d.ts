@@ -165,7 +165,8 @@ export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
  * What a log line is about, as data: `type` is `request`, `event`, `attempt`, `replay`,
  * `rotated`, `activated`, `overlap_dropped` (the request in flight at an activation not sent:
  * a later activation replaced its secret, or a restart came in between), `expired`,
- * `webhook_loopback`, `webhook_url_changed`, `exposed` (not listening on loopback only),
+ * `webhook_loopback`, `webhook_url_changed`, `webhook_headers_changed` (a start on a data file
+ * that names other header names for the kept webhook), `exposed` (not listening on loopback only),
  * `data_file` (at a start with a data file: `resumed`, `folder_created`, and the `payments`,
  * `events` and `deliveries_pending` it holds),
  * `delivery_error` or `internal_error` (a fault of the sandbox);
@@ -389,16 +390,18 @@ export interface SandboxWebhook {
    */
   secretGiven: boolean;
   /**
-   * The header the delivery timestamp comes in: `timestampHeader` of the start that
-   * configured the webhook (a data file keeps it).
+   * The header the delivery timestamp comes in: the `timestampHeader` the webhook was made
+   * with (`X-Webhook-Timestamp` when none was given), kept in a data file until a later start
+   * gives another.
    *
    * @example
    * createReceiver({ secrets, maxSkewSecs: 300, timestampHeader: sandbox.webhook!.timestampHeader, signatureHeader: sandbox.webhook!.signatureHeader, store })
    */
   timestampHeader: string;
   /**
-   * The header the signature comes in: `signatureHeader` of the start that configured the
-   * webhook (a data file keeps it).
+   * The header the signature comes in: the `signatureHeader` the webhook was made with
+   * (`X-Webhook-Signature` when none was given), kept in a data file until a later start gives
+   * another.
    *
    * @example
    * sandbox.webhook?.signatureHeader // 'X-Webhook-Signature'
@@ -458,7 +461,8 @@ export interface SandboxPaymentView {
    */
   amount_received_raw: string;
   /**
-   * The checkout origin: the one the creation named, else the sandbox's base URL.
+   * The checkout origin: the one the creation named, else the sandbox's public URL
+   * (`publicUrl` when given, else the base URL).
    *
    * @example
    * view.checkout_origin // 'http://127.0.0.1:4010'
@@ -577,8 +581,9 @@ export interface DeliveryAttempt {
    */
   answer?: string;
   /**
-   * Why there was no answer: a network error code (`ECONNREFUSED`, `ECONNRESET`...) or
-   * `timeout`.
+   * Why there was no answer: a network error code (`ECONNREFUSED`, `ECONNRESET`...;
+   * `request_failed` or `connection_failed` when Node gave none), `timeout`, or `invalid_status`
+   * (the receiver answered a status outside 100-599, counted as a network failure).
    *
    * @example
    * attempt.error // 'ECONNREFUSED'
