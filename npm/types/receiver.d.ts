@@ -18,13 +18,15 @@ import type {
  */
 export interface ReceiverAnswer {
   /**
-   * 200 once recorded (after the commit returned) or quarantined; 400 a delivery that failed
-   * verification; 405 a method other than POST; 413 a body over maxBodyBytes; 500 a
-   * configuration error (`body_not_raw`, `invalid_argument`, a secret with white space around
-   * it included; `integration_mismatch`; `signature_mismatch` for a delivery signed with the
-   * retiring secret inside its overlap that arrived after the overlap ended, so that the
-   * service retries it under the active secret) or an unexpected one (`internal`); 503
-   * `store_unavailable`.
+   * What `handle` answers: 200 once recorded (after the commit returned) or quarantined; 400 a
+   * delivery that failed verification; 413 a body over maxBodyBytes; 500 a configuration error
+   * (`body_not_raw`, `invalid_argument`, a secret with white space around it included;
+   * `integration_mismatch`; `signature_mismatch` for a delivery signed with the retiring secret
+   * inside its overlap that arrived after the overlap ended, so that the service retries it
+   * under the active secret; a lazy receiver's `not_configured`); 503 `store_unavailable`.
+   * On an unexpected failure `handle` rejects; `fetch` and `node` answer it 500 `internal`, and
+   * answer too 405 a method other than POST, 408 `body_timeout` and 503 `busy` (see
+   * {@link ReceiverOptions.bodyTimeoutMs} and {@link ReceiverOptions.maxBufferedBytes}).
    *
    * @example
    * if (answer.status === 503) console.warn('the store is down: the service will retry');
@@ -40,7 +42,9 @@ export interface ReceiverAnswer {
    */
   body: string;
   /**
-   * `content-type: application/json`, `cache-control: no-store`; `allow: POST` with a 405.
+   * `content-type: application/json`, `cache-control: no-store`. (`fetch` and `node` add
+   * `allow: POST` to a 405 and `retry-after: 5` to a 503 `busy`; `node` writes
+   * `content-length`, and `connection: close` when it answers before reading the whole body.)
    *
    * @example
    * res.writeHead(answer.status, answer.headers).end(answer.body);
@@ -57,7 +61,9 @@ export interface ReceiverAnswer {
  */
 export interface NodeRequestLike {
   /**
-   * The HTTP method: anything but `POST` is answered 405.
+   * The HTTP method: any other than `POST` is answered 405; none at all (not Node's request:
+   * a wrapper or a framework's context was passed) is answered 500 `invalid_argument`, logged,
+   * so that the service retries once the route is fixed.
    *
    * @example
    * method: 'POST'
@@ -270,8 +276,11 @@ export interface QuarantineEntry {
  */
 export interface ReceiverDelivery {
   /**
-   * The raw body as received (bytes, or a string of its UTF-8 text). `null` or `undefined`
-   * (no raw body: a framework parsed it) is answered 500 `body_not_raw`, as a parsed object is.
+   * The raw body as received (bytes, or a string of its UTF-8 text). `null` (no raw body: a
+   * framework parsed it) is answered 500 `body_not_raw`, as a parsed object is; so is
+   * `undefined`, unless the request's whole headers (its `Host` among them) say it carried no
+   * body (no Content-Type or Transfer-Encoding, a Content-Length absent or 0: Fastify runs no
+   * parser for an empty POST): that is an empty body, refused by its signature (400).
    *
    * @example
    * body: request.body as Buffer // Fastify (its body is `unknown`), with a parseAs: 'buffer' content-type parser
@@ -474,7 +483,7 @@ export interface ReceiverStore {
  * const store: LoopStore = postgresStore(pool);
  * const ids = await store.claim({ owner: 'pass-1', leaseSecs: 300, batch: 20, recoverAfterSecs: 900 });
  */
-export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'intend' | 'renew' | 'complete' | 'retry' | 'release' | 'listQuarantined'>>;
+export type LoopStore = ReceiverStore & Required<Pick<ReceiverStore, 'recordOrder' | 'claim' | 'load' | 'intend' | 'renew' | 'complete' | 'retry' | 'release' | 'listQuarantined' | 'retryNow'>>;
 
 /**
  * An order as a store holds it (the `orders` table), its `sourceAmount` as JSON text.
@@ -828,14 +837,18 @@ export interface RetryRequest {
  */
 export interface ReceiverLog {
   /**
-   * Rejected and quarantined deliveries (expected from the network).
+   * Rejected and quarantined deliveries (expected from the network: forgeries, missing
+   * headers, bodies too large, too slow or refused while busy).
    *
    * @example
    * warn: (line) => pino.warn(line)
    */
   warn(line: string): void;
   /**
-   * Store failures, configuration errors and unexpected ones (someone should look).
+   * Store failures, configuration errors and unexpected ones (someone should look); among
+   * them an authentic delivery refused for its timestamp (this host's clock or maxSkewSecs),
+   * and a summary of repeated `signature_mismatch` refusals (a secret that is not the
+   * service's).
    *
    * @example
    * error: (line) => pino.error(line)
@@ -980,7 +993,9 @@ export interface ReceiverOptions {
  */
 export interface IntegrationSecrets {
   /**
-   * The secrets of the integration of that name (1 to 100 characters, no control character).
+   * The secrets of the integration of that name (1 to 100 characters, no control character;
+   * not `active`, `pending` or `retiring` in any letter case, refused at run time: a rotation
+   * set is an array, `[{ secret, kind: 'active' }, { secret, kind: 'pending' }]`).
    *
    * @example
    * 'shop-eu': process.env.EU_WEBHOOK_SECRET
@@ -1201,7 +1216,9 @@ export interface FulfilmentRecord {
    */
   outcome: FulfilmentOutcomeName;
   /**
-   * The authoritative view's status_version (exact digits), when one was read.
+   * The version the outcome is about (exact digits): the authoritative view's when one was
+   * read and acted on; for `seen`, the version already handled (no view is read when nothing
+   * was due).
    *
    * @example
    * statusVersion: '3'
@@ -1242,14 +1259,15 @@ export interface FulfilmentRecord {
    */
   idempotencyKey?: string | undefined;
   /**
-   * For a retry: the failed attempts so far.
+   * For a retry: the failed attempts so far (absent on a `pass_failed` retry).
    *
    * @example
    * attempts: 2
    */
   attempts?: number | undefined;
   /**
-   * For a retry: the backoff set, in seconds (1, 2, 4, ... at most 3600); the next try comes
+   * For a retry: the backoff set, in seconds (1, 2, 4, ... at most 3600; for `pass_failed`,
+   * 60, or 60, 120, 240, ... at most 3600 once the handler had run); the next try comes
    * sooner, at the next pass, when the payment's facts were applied after the attempt loaded
    * them.
    *
@@ -1284,7 +1302,8 @@ export interface ReceiverCounters {
   /**
    * Fulfilment: `total`, one count per {@link FulfilmentOutcomeName}, `passes` and the payments
    * `claimed`, and `failedPasses`: passes that failed (the store refused the claim, or failed
-   * between payments; startFulfilment logs each). A pass that failed after its claim is in
+   * between payments; startFulfilment logs them, at most five lines a minute with the rest
+   * counted in one line: this counter has every one). A pass that failed after its claim is in
    * `passes` too; one whose claim failed only in `failedPasses`.
    *
    * @example
@@ -1632,7 +1651,8 @@ export interface FulfilOptions {
   leaseSecs?: number | undefined;
   /**
    * An order not settled (not fulfilled, closed or held as not linked) with no news for this
-   * many seconds is looked at again with `confirm`: a delivery may be lost. Default 900. One
+   * many seconds is looked at again with `confirm`: a delivery may be lost (1 to 31536000
+   * seconds). Default 900. One
    * held for `review`, less and less often: once unlooked-at for as long as it had been since
    * its order was recorded, and this many seconds more.
    *
@@ -1646,7 +1666,8 @@ export interface FulfilOptions {
    * its order was recorded it is looked at again with `confirm`, less and less often (once it
    * has gone unlooked-at for as long as it had been since the order was recorded at the last
    * look, and at least `recoverAfterSecs`: an order closed after an hour is looked at about 2,
-   * 4, 8, ... hours after it was recorded). `0` turns it off. Default 604800 (7 days).
+   * 4, 8, ... hours after it was recorded). `0` turns it off; at most 31536000 (a year).
+   * Default 604800 (7 days).
    *
    * @example
    * recheckClosedSecs: 86400
@@ -1885,8 +1906,9 @@ export interface Receiver {
   fetch(request: FetchRequest): Promise<FetchResponse>;
   /**
    * For node:http and Express. Reads the raw body itself (bounded); when a framework read it
-   * first, its `req.body` is used (bytes verify; a parsed object, or no `req.body` at all, is
-   * answered 500 `body_not_raw`). Fastify reads every body before its handlers: there, give
+   * first, its `req.rawBody` (bytes or a string, as a verify callback keeps it) is used, else its
+   * `req.body` (bytes or a string verify; a parsed object, or no `req.body` at all, is answered
+   * 500 `body_not_raw`). Fastify reads every body before its handlers: there, give
    * the bytes of a `parseAs: 'buffer'` content-type parser to `handle`. Never rejects.
    *
    * @example
@@ -1981,9 +2003,12 @@ export interface Receiver {
  * transaction, and answer 2xx only after the commit returned.
  *
  * @param options The secrets, the skew, the two header names and the store.
- * @throws {CryptoPayError} At once, for a wrong option: `invalid_argument` (an unknown option,
- * a missing or `undefined` header name or secret, a bad secret set, no store or not a store,
- * a `maxBodyBytes` over the store's); `no_secrets`; `secret_empty`.
+ * @throws {CryptoPayError} At once, for a wrong option: `invalid_argument` (an unknown option;
+ * a missing or `undefined` header name or secret; a header name that is not one, is one HTTP
+ * uses, names the other or holds a secret; a bad secret set; a missing or non-integer
+ * `maxSkewSecs`; `maxBodyBytes`, `maxBufferedBytes` or `bodyTimeoutMs` out of range, or a
+ * `maxBodyBytes` over the store's; `nowSecs`, `log` or `onOutcome` of the wrong type; no store
+ * or not a store); `no_secrets`; `secret_empty`.
  * @example
  * import Database from 'better-sqlite3';
  * import { createReceiver, sqliteStore } from 'cryptopay-verify/receiver';
@@ -2009,7 +2034,8 @@ export declare function createReceiver(options: ReceiverOptions): Receiver;
  */
 export interface StoreOptions {
   /**
-   * The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`.
+   * The tables' name prefix: `<prefix>events`, `<prefix>payments`, `<prefix>quarantine`,
+   * `<prefix>orders`, `<prefix>fulfilment` and `<prefix>schema` (and their indexes).
    * Up to 40 lower-case letters, digits and underscores, starting with a letter or an
    * underscore. Default `cryptopay_`.
    *
@@ -2062,11 +2088,12 @@ export interface PostgresClientLike {
  * ready() refuses a database whose encoding is not UTF8, and one no delivery could be written
  * to (read-only, or a role without INSERT or UPDATE on the tables), naming the fix.
  *
- * @param client A node-postgres `Pool` (or `Client`), or anything with `query(text, values)`
- * resolving `{ rows }`, such as an adapter over postgres.js's `sql.unsafe`.
+ * @param client A node-postgres `Pool` (or a `Client` of pg 8.21 or later), or anything with
+ * `query(text, values)` resolving `{ rows }`, such as an adapter over postgres.js's `sql.unsafe`.
  * @param options The table prefix, and whether ready() creates the tables.
- * @throws {CryptoPayError} `invalid_argument`: not a client, options of the wrong shape, or a
- * `pg.Pool` in a Cloudflare Worker (a Worker may not use a connection across requests: give it
+ * @throws {CryptoPayError} `invalid_argument`: not a client, options of the wrong shape, a
+ * node-postgres `Client` older than pg 8.21 (it cannot tell whether your code holds a
+ * transaction open on it: pass a `pg.Pool`, or upgrade pg), or a `pg.Pool` in a Cloudflare Worker (a Worker may not use a connection across requests: give it
  * a client per statement, as in the example below).
  * @example
  * import pg from 'pg';
@@ -2143,7 +2170,8 @@ export interface SqliteDatabaseLike {
    */
   prepare(sql: string): SqliteStatementLike;
   /**
-   * Runs statements without results (the schema, pragmas).
+   * Present on every synchronous driver: the store requires it, to tell a synchronous SQLite
+   * database from other clients, and runs every statement through `prepare`.
    *
    * @example
    * db.exec('PRAGMA journal_mode = WAL');
@@ -2186,7 +2214,9 @@ export interface SqliteStoreOptions extends StoreOptions {
  * SQLite, the embedded store for one process: a file in WAL mode with durable commits
  * (`synchronous=FULL`), writes in `BEGIN IMMEDIATE` transactions; deliveries that arrive
  * together share one commit, each answered only after it. Sets the pragmas it needs on the
- * connection at ready(): `busy_timeout`, `journal_mode=WAL`, `synchronous`.
+ * connection at ready(): `busy_timeout`, `journal_mode=WAL`, `synchronous` and
+ * `journal_size_limit` (64 MiB). ready() rejects a database in memory (`':memory:'`): every
+ * event it acknowledged would end with the process (for tests, memoryStore is named so).
  *
  * @param db An open better-sqlite3 `Database`, bun:sqlite `Database` or node:sqlite `DatabaseSync`.
  * @param options The table prefix, durability, lock timeout and batch size.
@@ -2266,7 +2296,8 @@ export interface LibsqlClientLike {
  * (`createClient({ url, timeout: 5000 })`): without one, a write that meets another's lock
  * fails at once (503), and @libsql/client 0.18.0 can then keep the file locked until the
  * process restarts. Tested on local files; remote databases (Turso, over HTTP or
- * WebSockets) are untested.
+ * WebSockets) are untested. ready() rejects a local database in memory (`url: ':memory:'`), as
+ * sqliteStore does.
  *
  * @param client A `Client` from @libsql/client's `createClient` (`file:` URL, or a remote
  * `libsql:` URL with its `authToken`).
@@ -2463,7 +2494,8 @@ export interface LazyReceiverOptions {
  * request was cancelled never settles, one that has waited 10 s starts the next:
  *
  * - `500 {"error":"not_configured"}` when `create` throws a `CryptoPayError` (a variable
- *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store);
+ *   missing: {@link receiverOptionsFromEnv}; a wrong option: createReceiver, a store), or
+ *   returns something that is not a receiver;
  * - `503 {"error":"store_unavailable"}` when it throws anything else (a driver that does not
  *   load, a connection refused) or `ready()` rejects (the store cannot be reached or prepared).
  *
@@ -2472,7 +2504,7 @@ export interface LazyReceiverOptions {
  * `Response`, the Node response written, a {@link ReceiverAnswer}); `ready()` rejects with
  * what failed (the package's own error as it is; any other as a copy with credentials
  * masked, as {@link Receiver.ready} does). It answers requests only ({@link LazyReceiver}): the merchant loop's methods
- * (`recordCreated`, `fulfil`, `startFulfilment`, `quarantined`, `counters`) are on the
+ * (`recordCreated`, `fulfil`, `startFulfilment`, `retryNow`, `quarantined`, `counters`) are on the
  * {@link Receiver} that `create` returns.
  *
  * @param create Makes the receiver: reads the configuration, opens the store, returns
