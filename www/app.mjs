@@ -103,14 +103,21 @@ function formProblem() {
   const skew = integerField($('v-skew'));
   if (skew === undefined) return 'Max skew (seconds) is empty: give a whole number of seconds, such as 300.';
   if (Number.isNaN(skew)) return 'Max skew (seconds) is not a whole number of seconds.';
-  if (Number.isNaN(integerField($('v-now')))) return 'Now (Unix seconds) is not a whole number: leave it empty for this device\'s clock.';
+  if (!Number.isSafeInteger(skew)) return tooLarge('Max skew (seconds)');
+  const now = integerField($('v-now'));
+  if (Number.isNaN(now)) return 'Now (Unix seconds) is not a whole number: leave it empty for this device\'s clock.';
+  if (now !== undefined && !Number.isSafeInteger(now)) return tooLarge('Now (Unix seconds)');
   if ($('v-retiring').value !== '') {
     const until = integerField($('v-retiring-until'));
     if (until === undefined) return 'Retiring secret accepted until is empty: give the end of the overlap, in Unix seconds.';
     if (Number.isNaN(until)) return 'Retiring secret accepted until is not a whole number of Unix seconds.';
+    if (!Number.isSafeInteger(until)) return tooLarge('Retiring secret accepted until');
   }
   return null;
 }
+
+/** A whole number past what the package takes (2^53 - 1, as every time and skew it reads). */
+const tooLarge = (label) => `${label} is too large: at most ${Number.MAX_SAFE_INTEGER} (seconds).`;
 
 function verify() {
   const region = $('verify-result');
@@ -219,11 +226,19 @@ function checkSource(action) {
   const region = $('source-result');
   const primarySource = storeSource(region);
   if (primarySource === undefined) return;
-  try {
-    if (action === 'build') {
+  if (action === 'build') {
+    try {
       const sourceAmount = buildSourceAmount({ primarySource, amount: $('s-decimal').value });
       $('s-amount').value = JSON.stringify(sourceAmount, null, 2);
+    } catch (error) {
+      // Nothing was compared: the amount could not be built. An earlier SourceAmount is
+      // cleared, so that it never stands beside the error as the answer.
+      $('s-amount').value = '';
+      showError(region, error, 'Not built');
+      return;
     }
+  }
+  try {
     const parsed = parseJson($('s-amount').value, 'SourceAmount', region);
     if (!parsed) return;
     validateSourceAmount(parsed.value, primarySource);
@@ -311,7 +326,7 @@ async function start() {
     status.dataset.state = 'error';
     // The package's message speaks to a bundler's user; this page loads the .wasm by its URL.
     status.textContent = `The verifier could not be loaded: ${error.message} (this page: serve `
-      + 'node_modules/cryptopay-verify/dist/ beside it, its .wasm as application/wasm)';
+      + 'node_modules/cryptopay-verify/dist/ beside it)';
     return;
   }
   for (const button of document.querySelectorAll('button[disabled]')) button.disabled = false;

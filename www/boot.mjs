@@ -12,7 +12,7 @@ try {
   const fix = /specifier|import ?map/i.test(message)
     ? 'the page\'s import map was not applied: this browser has no import maps, or the map was edited and no longer matches '
       + 'its sha256 hash in the Content-Security-Policy meta tag (give the new hash there)'
-    : 'serve node_modules/cryptopay-verify/ beside this page, its .mjs files as text/javascript and its .wasm as '
-      + 'application/wasm (on GitHub Pages, add a .nojekyll file)';
+    : 'serve node_modules/cryptopay-verify/ beside this page, its .mjs and .js files as text/javascript '
+      + '(on GitHub Pages, add a .nojekyll file)';
   status.textContent = `The verifier could not be loaded (${message}): ${fix}`;
 }

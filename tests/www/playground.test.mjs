@@ -169,7 +169,13 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.click('#verify-form button[type=submit]');
     assert.equal(await page.locator('#verify-result .error-code').innerText(), 'timestamp_too_old');
     // A field of the form is named by its label, not answered as a rejected delivery.
-    for (const [field, value, says] of [['#v-now', '1e3', /^Now \(Unix seconds\) is not a whole number/], ['#v-skew', '', /^Max skew \(seconds\) is empty/]]) {
+    for (const [field, value, says] of [
+      ['#v-now', '1e3', /^Now \(Unix seconds\) is not a whole number/],
+      ['#v-skew', '', /^Max skew \(seconds\) is empty/],
+      // Digits past 2^53 - 1, which the package would refuse as a wrong argument to its call.
+      ['#v-skew', '99999999999999999999', /^Max skew \(seconds\) is too large: at most 9007199254740991/],
+      ['#v-now', '9007199254740993', /^Now \(Unix seconds\) is too large/],
+    ]) {
       const before = await page.inputValue(field);
       await page.fill(field, value);
       await page.click('#verify-form button[type=submit]');
@@ -215,6 +221,11 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.press('#s-decimal', 'Enter'); // Enter in that field builds
     assert.deepEqual(JSON.parse(await page.inputValue('#s-amount')), { kind: 'crypto', pricing_ref: 'usdc', amount_raw: '12500000' });
     assert.match(await resultText('source-result'), /Built, and it matches/);
+    // An amount that cannot be built: said so (nothing was compared), the earlier one cleared.
+    await page.fill('#s-decimal', '12.0000001');
+    await page.click('#source-form button[value=build]');
+    assert.match(await page.locator('#source-result .verdict').innerText(), /^Not built: amount_too_precise$/);
+    assert.equal(await page.inputValue('#s-amount'), '', 'no earlier SourceAmount left beside the error');
   });
 
   test('source: a token address as pricing_ref is pricing_ref_is_address; broken JSON is named', async () => {
@@ -278,7 +289,7 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
 
   test('a .wasm that cannot be fetched is said with this page\'s fix, not a bundler\'s', async () => {
     assert.match(await statusWhenMissing('**/*.wasm'),
-      /^The verifier could not be loaded: .+ \(this page: serve node_modules\/cryptopay-verify\/dist\/ beside it, its \.wasm as application\/wasm\)$/);
+      /^The verifier could not be loaded: .+ \(this page: serve node_modules\/cryptopay-verify\/dist\/ beside it\)$/);
   });
 
   test('accessible markup: labelled controls, legends, live results, a visible keyboard focus', async () => {
