@@ -20,7 +20,8 @@ const receiver = lazyReceiver(() => {
   const options = receiverOptionsFromEnv(process.env, { required: ['DATABASE_URL'] });
   // One invocation at a time per environment: one connection each, so a burst of concurrent
   // Lambdas opens as many connections as it has environments, no more. A server that does
-  // not answer is a 503 within the function's timeout, not a hang.
+  // not answer is a 503 within 5 s (connect) or 10 s (a query), not a hang: give the function
+  // a timeout above those (Lambda's default, 3 s, ends it first, and the front door answers).
   pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
   // A load balancer hands Lambda at most 1 MB of body; an event is a few KB.
   return createReceiver({ ...options, maxBodyBytes: 1024 * 1024, store: postgresStore(pool) });
