@@ -337,7 +337,7 @@ demo-rust:
 ## bench: the installed package against node:crypto, WebCrypto, stripe, svix, standardwebhooks and
 ## @noble/hashes, cold start, .wasm size, memory and a native Rust bench; writes bench/RESULTS.md
 ## (then bench/receiver.mjs adds the receiver's deliveries/s and latency, its own section)
-## (about 7 minutes after make pkg, then the receiver's 2; BENCH_QUICK=1 for about 30 s; BENCH_NATIVE=0 skips the Rust bench)
+## (about 5 to 7 minutes after make pkg, then the receiver's 1.5; BENCH_QUICK=1 for about a minute; BENCH_NATIVE=0 skips the Rust bench)
 bench: setup-node setup-postgres pkg
 	@scripts/consumer.sh $(CURDIR)/target/bench-consumer >/dev/null
 	node bench/run.mjs

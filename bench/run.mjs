@@ -1,8 +1,8 @@
 // `make bench`: runs every measurement of the harness, one after the other (never two at a
 // time: the machine is shared), and writes bench/RESULTS.md.
 //
-//   node bench/run.mjs            full run (about 7 minutes once the native bench is built)
-//   BENCH_QUICK=1 node bench/run.mjs   about 30 s, fewer and shorter rounds
+//   node bench/run.mjs            full run (about 5 to 7 minutes once the native bench is built)
+//   BENCH_QUICK=1 node bench/run.mjs   about a minute, fewer and shorter rounds
 //
 // Environment: BENCH_QUICK=1; BENCH_NATIVE=0 skips the Rust bench; BENCH_RUNTIMES=0 skips Bun, Deno and workerd; BENCH_CONSUMER_DIR (default
 // target/bench-consumer, filled by scripts/consumer.sh); BENCH_OUT (default bench/RESULTS.md).
@@ -322,7 +322,7 @@ p('## Commands');
 p();
 p('```sh');
 p('make bench                 # make pkg, then scripts/consumer.sh $PWD/target/bench-consumer, then node bench/run.mjs');
-p('BENCH_QUICK=1 make bench   # about 30 s');
+p('BENCH_QUICK=1 make bench   # about a minute');
 p('# the parts, as run.mjs starts them:');
 p('node --expose-gc bench/throughput.mjs OUT.json   # throughput + breakdown, one process');
 p('node bench/fresh.mjs IMPL                        # one cold start (BENCH_FRESH holds the delivery)');
