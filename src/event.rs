@@ -266,8 +266,10 @@ impl fmt::Debug for Event {
 /// level, `event_type_unknown` comes first when `event_type` is another string: nothing
 /// inside `data` is looked at for an event of an unknown type); `event_malformed` (top level
 /// not an object, `event_type` missing or not a string); `event_type_unknown`;
-/// `event_malformed` (`schema_version`, `event_id`, `occurred_at`, `data`,
-/// `data.payment_id`, `data.status_version` missing); `status_version_invalid`.
+/// `event_malformed` (`schema_version` missing, or neither a string nor an unsigned
+/// integer; `event_id` missing, empty or not a string; `occurred_at` missing, or neither a
+/// string nor a number; `data` missing or not an object; `data.payment_id` missing, empty or
+/// not a string; `data.status_version` missing); `status_version_invalid`.
 ///
 /// # Examples
 ///

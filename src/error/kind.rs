@@ -113,6 +113,8 @@ error_kinds! {
     InvalidArgument => "invalid_argument", "invalid argument or option",
         "an argument or option is invalid: check the call against the documented options";
     /// `body_not_raw`: the body is not raw bytes (or a string); it was parsed or re-serialized.
+    /// Only the JavaScript package answers it (a body given as a parsed object): a Rust body
+    /// is `&[u8]`, and no function of this crate returns it.
     BodyNotRaw => "body_not_raw", "body is not the raw request bytes",
         "the body is not the raw request bytes: a parsed or re-serialized JSON body can never verify; pass the request body bytes exactly as received";
     /// `body_too_large`: the body is longer than `max_body_bytes`.
@@ -248,7 +250,13 @@ impl ErrorKind {
     /// Whether the failure is about the event of a delivery whose signature verified
     /// (`event_not_json`, `event_malformed`, `event_duplicate_key`, `event_type_unknown`,
     /// `status_version_invalid`): the delivery is authentic, so a receiver keeps it for
-    /// inspection and acknowledges it rather than have the service retry it.
+    /// inspection and acknowledges it rather than have the service retry it. It holds for the
+    /// errors of the event's own checks ([`parse_event`](crate::parse_event),
+    /// [`Verifier::verify_webhook`](crate::Verifier::verify_webhook), the strict scan) only: a
+    /// `status_version_invalid` from [`StatusVersion::parse`](crate::StatusVersion::parse) of a
+    /// value read back from your store, or from
+    /// [`PaymentView::from_json`](crate::PaymentView::from_json) of the service's view, is not
+    /// the delivery's fault (answer 5xx, or retry the fulfilment).
     ///
     /// # Examples
     ///

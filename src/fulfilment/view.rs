@@ -144,7 +144,12 @@ impl PaymentView {
     /// `source_amount` (unknown keys tolerated), then `amount_raw_invalid` for its
     /// `amount_raw`; `invalid_argument` (`status` missing or not a string;
     /// `status_version` missing); `status_version_invalid`; `amount_raw_invalid` for an
-    /// `amount_received_raw` that is not a string of digits without a leading zero.
+    /// `amount_received_raw` that is not a string of digits without a leading zero. A key
+    /// repeated in any object, `source_amount`'s included, is `invalid_argument`. The view is
+    /// the service's answer, not the delivery: its `status_version_invalid` is not an event
+    /// error to acknowledge ([`ErrorKind::is_event_error`](crate::ErrorKind::is_event_error)
+    /// says true for the code): a receiver that reads the view while answering a delivery
+    /// answers 5xx for any error here, so that the service retries.
     ///
     /// # Examples
     ///

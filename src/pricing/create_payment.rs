@@ -138,7 +138,7 @@ static CREATE_PAYMENT: Spec = Spec(&[
 /// # Errors
 ///
 /// In this order: `create_payment_invalid` (not JSON text of an object with each key once,
-/// a key other than `source_amount`, `order_ref` and `checkout_origin`, no
+/// `source_amount`'s keys included; a key other than `source_amount`, `order_ref` and `checkout_origin`, no
 /// `source_amount`); the codes of [`SourceAmount::from_json`] and
 /// [`validate_source_amount`](crate::validate_source_amount) for `source_amount`;
 /// `create_payment_invalid` (an `order_ref` that is not a string); `origin_invalid` (a

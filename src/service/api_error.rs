@@ -41,7 +41,9 @@ macro_rules! api_errors {
         pub enum ApiError {
             $( $(#[$doc])* $variant, )*
             /// A value the core refuses (such as `amount_raw_invalid` for a payment's
-            /// amount): `400`, with the core error's code and message.
+            /// amount): `400`, with the core error's code and its kind's remedy
+            /// ([`ErrorKind::help`](crate::ErrorKind::help)); the detail stays in the
+            /// wrapped `Error`.
             Invalid(Error),
         }
 

@@ -1,5 +1,6 @@
 //! The sandbox's wasm-bindgen binding of the core's payment-service rules
-//! (`cryptopay_verify::service`): the payment state machine, the creation-idempotency check,
+//! (`PaymentState`, `check_idempotency`, `next_delivery_step`, `ApiError`, re-exported at the
+//! crate root): the payment state machine, the creation-idempotency check,
 //! the delivery schedule and the service's API errors. Only `cryptopay-verify/sandbox` loads
 //! it; the package's main binding (`bindings/wasm`) does not carry these rules, so receivers
 //! pay nothing for them.
