@@ -117,7 +117,10 @@ export function refusals({ warn, error, emit, names, keep }) {
       emit({ ...seen, status: 400, reason: 'headers', code, headerNames: carried });
       return answers.rejected(code);
     }
-    say(`rejected ${code}`, warn, `rejected: ${failure.message}${code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : ''}`);
+    // A mismatch is a forgery, or the service's delivery under another secret: what that costs
+    // is said from the first (a shop with a delivery an hour would wait hours for the fifth).
+    const cost = code === 'signature_mismatch' ? `${bodyHint(delivery.headers, delivery.body)}; if the service sent it, ${RECOVER}` : '';
+    say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
     if (code === 'signature_mismatch') mismatched(context.now);
     emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);
