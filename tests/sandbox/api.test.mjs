@@ -57,6 +57,11 @@ describe('API keys and scopes', () => {
       refused(await api(sandbox, method, path, { key: 'sk_sandbox_not_issued' }), 401, 'unauthorized');
       refused(await api(sandbox, method, path, { key: null, headers: { authorization: `Basic ${sandbox.apiKey}` } }), 401, 'unauthorized');
     }
+    // A key it does not know, from a sandbox in memory: said to be of an earlier start (or
+    // revoked); no key at all is not.
+    const unknown = await api(sandbox, 'GET', '/v1/store', { key: 'sk_sandbox_not_issued' });
+    assert.match(unknown.json.error.message, /^unauthorized: this sandbox knows no such key \(revoked, or from an earlier start: .*new key at each start/);
+    assert.doesNotMatch((await api(sandbox, 'GET', '/v1/store', { key: null })).json.error.message, /earlier start/);
     // Before anything else is looked at: an unknown path, a method the path does not take, a
     // path that does not decode, a body over the limit.
     for (const [method, path, body] of [['GET', '/v1/nothing-here'], ['PUT', '/v1/payments'], ['GET', '/v1/payments/%E0'],

@@ -302,6 +302,8 @@ describe('usage errors, refusals and what is never printed', () => {
       idem: 'public-1', body: { source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } },
     });
     assert.equal(created.json.checkout_url, `http://localhost:8080/#payment_id=${created.json.payment_id}`);
+    // The command the banner offers runs as printed in a project that installed the package.
+    assert.match(server.output(), new RegExp(`Ready\\. Try: npx cryptopay-verify sandbox pay --url ${base.replace(/[.]/g, '\\.')} --payment `));
     assert.equal(await server.stop('SIGINT'), 0);
   });
 

@@ -235,7 +235,7 @@ async function startCommand(argv) {
       `  pricing         ${primarySource.kind} ${primarySource.ref}, ${primarySource.decimals} decimals` +
         `; retries after ${retry.length === 0 ? 'none' : `${retry.join(', ')} s`}; seed ${sandbox.seed}` +
         `${options.shuffle ? ', shuffled' : ''}${options.duplicateRate ? `, duplicate rate ${options.duplicateRate}` : ''}`,
-      `Ready. Try: ${NAME} sandbox pay --url ${sandbox.baseUrl} --payment <payment_id> --amount-raw <amount>. Ctrl-C stops it.`,
+      `Ready. Try: npx ${NAME} sandbox pay --url ${sandbox.baseUrl} --payment <payment_id> --amount-raw <amount>. Ctrl-C stops it.`,
     );
     out(`${lines.join('\n')}\n`);
   }

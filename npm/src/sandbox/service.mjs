@@ -76,6 +76,11 @@ export function createService({ store, options, origin, delivery, log }) {
   function authorize(header, scope = null) {
     const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(header) : null;
     const record = match ? store.keys.get(match[1]) : undefined;
+    if (record === undefined && match && !store.durable) {
+      // Revoked, or a key of an earlier start: a sandbox in memory issues a new one each time.
+      throw refusal('unauthorized', 'this sandbox knows no such key (revoked, or from an earlier start: without a data file, '
+        + '--data FILE or the data option, it issues a new key at each start, which its banner prints)');
+    }
     if (record === undefined) throw refusal('unauthorized');
     if (scope !== null && !record.scopes.includes(scope)) throw refusal('insufficient_scope', `this endpoint needs ${scope}`);
   }
