@@ -438,7 +438,10 @@ describe('the client, against a scripted stand-in of the service', () => {
     // Deno's fetch error: its cause has a message and no code; the message says why.
     const deno = { ...failing, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error('tcp connect error: Connection refused (os error 111)') })) };
     const refusedConnect = await createClient(deno).getPayment('pay_1').then(() => null, (e) => e);
-    assert.match(refusedConnect.message, /^network_error: the request to the service failed \(tcp connect error: Connection refused/);
+    assert.match(refusedConnect.message, /^network_error: the request to the service failed \(GET http:\/\/127\.0\.0\.1:9\/v1\/payments\/pay_1: tcp connect error: Connection refused .*\): nothing accepts connections there: check baseUrl/);
+    // Another failure names where it was sent, without the advice for a refused connection.
+    const other = await createClient(failing).getPayment('pay_1').then(() => null, (e) => e);
+    assert.match(other.message, /^network_error: the request to the service failed \(GET http:\/\/127\.0\.0\.1:9\/v1\/payments\/pay_1: fetch failed\)$/);
     // A fetch of your own (through a proxy) whose failure names the proxy's credentials: masked.
     for (const said of ['connect to http://shopuser:Pw_Canary@proxy.corp:3128 failed', 'proxy refused: Proxy-Authorization: Basic Pw_Canary']) {
       const proxied = { ...failing, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: new Error(said) })) };
