@@ -1898,7 +1898,9 @@ export interface Receiver {
   ready(): Promise<void>;
   /**
    * For Fetch runtimes: Workers, Deno, Bun, Next.js route handlers, Hono (`c.req.raw`).
-   * Reads the raw body itself (bounded), never throws.
+   * Reads the raw body itself (bounded), never throws. Mounted in Express by mistake (given
+   * Node's request, and its response second), it answers 500 `invalid_argument` through that
+   * response and logs that `node` is the face for Express, rather than leave it hanging.
    *
    * @example
    * export default { fetch: (request: Request, env: Env) => getReceiver(env).fetch(request) };
@@ -1919,7 +1921,9 @@ export interface Receiver {
    * What `fetch` and `node` share: verifies, records, and says what to answer. For a
    * framework that already holds the raw body. Rejects only on a programming error (a
    * `delivery` that is not an object, a `nowSecs` that throws); a store failure is a 503
-   * answer, never a rejection.
+   * answer, never a rejection. Given Node's request (mounted in Express by mistake), it
+   * answers 500 `invalid_argument`, written to the response Express passes beside it, and logs
+   * that `node` is the face for Express.
    *
    * @example
    * const { status, body, headers } = await receiver.handle({ body: rawBuffer, headers: req.rawHeaders });

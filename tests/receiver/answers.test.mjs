@@ -244,6 +244,35 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     }
   });
 
+  test('Express with receiver.fetch or receiver.handle mounted by mistake: a 500 naming receiver.node, not a hang', async () => {
+    const log = captureLog();
+    const store = rx.memoryStore();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
+    const lazy = rx.lazyReceiver(() => receiver, { log });
+    const app = express();
+    app.post('/fetch/webhook', receiver.fetch);
+    app.post('/handle/webhook', receiver.handle);
+    app.post('/lazy/webhook', lazy.handle);
+    const server = await listen(app);
+    try {
+      const body = eventBody({ eventId: 'evt_misplaced', paymentId: 'pay_misplaced', statusVersion: 1 });
+      for (const face of ['fetch', 'handle', 'lazy']) {
+        // Express ignores what a handler returns: without the answer written, this would wait
+        // out the signal's timeout.
+        const answered = await deliver(server.url.replace('/webhook', `/${face}/webhook`), body);
+        assert.deepEqual([answered.status, answered.text], [500, '{"error":"invalid_argument"}'], face);
+      }
+      const said = log.lines.filter((l) => l.includes("was given Node's IncomingMessage: in node:http or Express use receiver.node(req, res)"));
+      assert.ok(said.some((l) => l.includes('fetch(request)')) && said.some((l) => l.includes('handle(delivery)')), log.lines.join('\n'));
+      assert.equal(store.events.size, 0);
+    } finally {
+      await server.close();
+    }
+    // Given its own arguments, each face still answers as before.
+    const ok = await receiver.handle({ body: eventBody({ eventId: 'evt_placed', paymentId: 'pay_placed', statusVersion: 1 }), headers: {} });
+    assert.equal(ok.status, 400);
+  });
+
   test('a parser that kept the bytes in req.rawBody (Cloud Functions, NestJS rawBody: true, a verify callback): node() verifies those', async () => {
     const store = rx.memoryStore();
     const receiver = rx.createReceiver(receiverOptions(store, { log: false }));

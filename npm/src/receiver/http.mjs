@@ -227,6 +227,34 @@ const NO_METHOD = {
   fetch: 'fetch(request) was given an object with no method: pass the Fetch Request (Hono: c.req.raw; Elysia: request)',
 };
 
+// Node's request given to a face that answers by returning (app.post('/webhook', receiver.fetch)
+// or receiver.handle in Express, which ignores what a handler returns): the request would hang
+// until the sender gave up, and what the face would say (a request with no Fetch headers, a body
+// not read) would send the merchant after the wrong fix.
+const NODE_REQUEST = {
+  fetch: 'fetch(request) was given Node\'s IncomingMessage: in node:http or Express use receiver.node(req, res) '
+    + '(app.post(\'/webhook\', receiver.node)); fetch takes a Fetch Request',
+  handle: 'handle(delivery) was given Node\'s IncomingMessage: in node:http or Express use receiver.node(req, res) '
+    + '(app.post(\'/webhook\', receiver.node)); handle takes { body, headers } and returns the answer for your code to send',
+};
+
+/** Whether `value` is Node's IncomingMessage (raw headers, a stream, no Fetch `Headers`). */
+const isNodeRequest = (value) => value !== null && typeof value === 'object' && Array.isArray(value.rawHeaders)
+  && typeof value.on === 'function' && typeof value.headers?.get !== 'function';
+
+/**
+ * For `fetch` and `handle`: when given Node's request, the 500 that says so (logged), written to
+ * the response beside it when there is one (Express passes `res` second); else null.
+ */
+export function misplacedNodeRequest(face, request, res, { error, answered }) {
+  if (!isNodeRequest(request)) return null;
+  error(NODE_REQUEST[face], 'node_request');
+  answered(500, 'misconfigured', { code: 'invalid_argument' });
+  const answer = answers.misconfigured('invalid_argument');
+  if (typeof res?.writeHead === 'function') sendAndClose(request, res, answer);
+  return answer;
+}
+
 /** What a request's method alone decides, for both faces: an answer, or null to read the body. */
 function byMethod(method, noMethod, error, answered) {
   if (typeof method !== 'string') {
@@ -376,8 +404,10 @@ export const toResponse = ({ status, body, headers }) => new Response(body, { st
 
 export function fetchHandler({ handle, arrival, limit, budget, bodyTimeoutMs, error, answered }) {
   /** Workers, Deno, Bun, Next.js route handlers, Hono (c.req.raw). */
-  return async function fetch(request) {
+  return async function fetch(request, res) {
     try {
+      const misplaced = misplacedNodeRequest('fetch', request, res, { error, answered });
+      if (misplaced) return toResponse(misplaced);
       const refused = byMethod(request?.method, NO_METHOD.fetch, error, answered);
       if (refused) return toResponse(refused);
       const arrived = arrival(); // before the body, as in node()

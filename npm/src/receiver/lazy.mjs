@@ -115,16 +115,16 @@ export function lazyReceiver(create, options) {
         throw shownError(unavailable instanceof Unavailable ? unavailable.failure : unavailable);
       }
     },
-    async handle(delivery) {
+    async handle(delivery, res) {
       const { receiver, answer } = await obtain();
-      return receiver ? receiver.handle(delivery) : answer;
+      return receiver ? receiver.handle(delivery, res) : answer;
     },
     // A method but POST is answered 405 as the receiver answers it, without creating it: a
     // scanner's GETs try no connection while the store is down.
-    async fetch(request) {
+    async fetch(request, res) {
       if (request?.method !== undefined && request.method !== 'POST') return toResponse(answers.methodNotAllowed());
       const { receiver, answer } = await obtain();
-      return receiver ? receiver.fetch(request) : toResponse(answer);
+      return receiver ? receiver.fetch(request, res) : toResponse(answer);
     },
     async node(req, res) {
       if (req?.method !== undefined && req.method !== 'POST') {

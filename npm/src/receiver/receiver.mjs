@@ -9,7 +9,7 @@ import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
 import { dueNow } from './due.mjs';
 import { merchantLoop } from './fulfil.mjs';
-import { fetchHandler, nodeHandler, readBudget } from './http.mjs';
+import { fetchHandler, misplacedNodeRequest, nodeHandler, readBudget } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
@@ -343,7 +343,7 @@ export function createReceiver(options) {
   };
   return {
     ready: masking(ready),
-    handle: (delivery) => handle(delivery),
+    handle: async (delivery, res) => misplacedNodeRequest('handle', delivery, res, http) ?? handle(delivery),
     fetch: fetchHandler(http),
     node: nodeHandler(http),
     recordCreated: masking(loop.recordCreated),
