@@ -721,7 +721,10 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     const repeat = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: target.url } });
     assert.deepEqual(repeat.json, { resource_id: first.json.resource_id, url: target.url });
     refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: key, body: { url: `${target.url}2` } }), 409, 'idempotency_key_reused');
-    refused(await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}2` } }), 409, 'webhook_exists');
+    const exists = await api(bare, 'POST', '/v1/webhook-endpoints', { idem: newKey(), body: { url: `${target.url}2` } });
+    refused(exists, 409, 'webhook_exists');
+    // What the sandbox offers in place of the dashboard's Edit Webhook.
+    assert.match(exists.json.error.message, /^webhook_exists: this sandbox's webhook was set up by --webhook-url .*start it again with the other --webhook-url; /);
 
     // verify: active; wrong; then a rotation's pending, then after activation.
     const id = first.json.resource_id;

@@ -62,7 +62,11 @@ export function createWebhooks({ store, options, delivery, log }) {
     const request = parseJsonObject(body, 'a BootstrapWebhook');
     const checked = checkWebhookUrl(request.url); // webhook_url_... (loopback http allowed)
     const existing = store.webhook;
-    if (existing !== null && existing.url !== checked.url) throw refusal('webhook_exists');
+    if (existing !== null && existing.url !== checked.url) {
+      // The dashboard's Edit Webhook has no stand-in here: say what does instead.
+      throw refusal('webhook_exists', 'this sandbox\'s webhook was set up by --webhook-url (the webhookUrl option) or an earlier '
+        + 'call, its secret printed in the start banner; the sandbox cannot edit or delete it: start it again with the other --webhook-url');
+    }
     const created = existing ?? newWebhook(checked.url);
     store.atomic(() => {
       if (existing === null) store.setWebhook(created);
