@@ -119,6 +119,8 @@ describe('against the example receiver, during a rotation', () => {
     assert.match(run.stdout, /all 19 rules hold/);
     assert.match(run.stdout.replace(/\n {4}/g, " "), /retry_same_event and older_version judge answers only: no URL-only kit can see durable recording, de-duplication by event_id \(a retry is answered 2xx whether it was applied again or not\) or ordering/);
     assert.doesNotMatch(run.stdout, /not checked/);
+    // What the run leaves in the receiver's store, and where the cleanup is.
+    assert.match(run.stdout.replace(/\n {4}/g, ' '), /^left behind: its valid deliveries were authentic events \(evt_conformance_\.\.\., payments pay_conformance_\.\.\.\).* or delete them \(the package README, "What a run leaves behind"\)$/m);
     assert.match(run.stderr, /conformance \[19\/19\] retired_secret/);
     for (const line of run.stdout.split('\n')) assert.ok(line.length <= 100, `${line.length} columns: ${line}`);
   });

@@ -83,5 +83,11 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     'recording, de-duplication by event_id (a retry is answered 2xx whether it was applied again or not) or ' +
     'ordering in the store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1; nor a signature ' +
     'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size', 'note: ')}\n`;
+  if (results.some((r) => r.rule === 'valid_delivery' && r.verdict === 'pass')) {
+    // Authentic events a receiver keeps: said here, where a run against the live database is seen.
+    out += `${wrap('its valid deliveries were authentic events (evt_conformance_..., payments pay_conformance_...), which a ' +
+      'receiver records, and a fulfilment pass then asks the service for those payments and retries their 404 at every pass: ' +
+      'run the kit against a throwaway database, or delete them (the package README, "What a run leaves behind")', 'left behind: ')}\n`;
+  }
   return out;
 }
