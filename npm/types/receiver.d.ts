@@ -1921,9 +1921,9 @@ export interface Receiver {
    * What `fetch` and `node` share: verifies, records, and says what to answer. For a
    * framework that already holds the raw body. Rejects only on a programming error (a
    * `delivery` that is not an object, a `nowSecs` that throws); a store failure is a 503
-   * answer, never a rejection. Given Node's request (mounted in Express by mistake), it
-   * answers 500 `invalid_argument`, written to the response Express passes beside it, and logs
-   * that `node` is the face for Express.
+   * answer, never a rejection. Mounted in Express by mistake (given Node's request, and its
+   * response second), it answers 500 `invalid_argument` through that response and logs that
+   * `node` is the face for Express.
    *
    * @example
    * const { status, body, headers } = await receiver.handle({ body: rawBuffer, headers: req.rawHeaders });

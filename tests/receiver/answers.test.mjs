@@ -268,9 +268,20 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     } finally {
       await server.close();
     }
-    // Given its own arguments, each face still answers as before.
-    const ok = await receiver.handle({ body: eventBody({ eventId: 'evt_placed', paymentId: 'pay_placed', statusVersion: 1 }), headers: {} });
-    assert.equal(ok.status, 400);
+    // Your own code calling handle(req) after express.raw() (req holds the body and the
+    // headers) and sending the answer: recorded, as before.
+    const own = express();
+    own.post('/webhook', express.raw({ type: () => true }), async (req, res) => {
+      const answer = await receiver.handle(req);
+      res.status(answer.status).set(answer.headers).send(answer.body);
+    });
+    const ownServer = await listen(own);
+    try {
+      const answered = await deliver(ownServer.url, eventBody({ eventId: 'evt_placed', paymentId: 'pay_placed', statusVersion: 1 }));
+      assert.deepEqual([answered.status, answered.json], [200, { received: true, decision: 'apply' }]);
+    } finally {
+      await ownServer.close();
+    }
   });
 
   test('a parser that kept the bytes in req.rawBody (Cloud Functions, NestJS rawBody: true, a verify callback): node() verifies those', async () => {

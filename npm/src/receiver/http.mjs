@@ -244,10 +244,12 @@ const isNodeRequest = (value) => value !== null && typeof value === 'object' && 
 
 /**
  * For `fetch` and `handle`: when given Node's request, the 500 that says so (logged), written to
- * the response beside it when there is one (Express passes `res` second); else null.
+ * the response beside it when there is one (Express passes `res` second); else null. `handle`
+ * only with that response: your code may call handle(req) itself, after express.raw(), and
+ * send the answer (req has the body and the headers `handle` reads).
  */
 export function misplacedNodeRequest(face, request, res, { error, answered }) {
-  if (!isNodeRequest(request)) return null;
+  if (!isNodeRequest(request) || (face === 'handle' && typeof res?.writeHead !== 'function')) return null;
   error(NODE_REQUEST[face], 'node_request');
   answered(500, 'misconfigured', { code: 'invalid_argument' });
   const answer = answers.misconfigured('invalid_argument');
