@@ -253,6 +253,10 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     app.post('/fetch/webhook', receiver.fetch);
     app.post('/handle/webhook', receiver.handle);
     app.post('/lazy/webhook', lazy.handle);
+    // A lazy receiver whose store is down answers its 503 through the response too.
+    const down = rx.lazyReceiver(async () => { throw new Error('the store is down (test)'); }, { log: false });
+    app.post('/down-fetch/webhook', down.fetch);
+    app.post('/down-handle/webhook', down.handle);
     const server = await listen(app);
     try {
       const body = eventBody({ eventId: 'evt_misplaced', paymentId: 'pay_misplaced', statusVersion: 1 });
@@ -261,6 +265,10 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
         // out the signal's timeout.
         const answered = await deliver(server.url.replace('/webhook', `/${face}/webhook`), body);
         assert.deepEqual([answered.status, answered.text], [500, '{"error":"invalid_argument"}'], face);
+      }
+      for (const face of ['down-fetch', 'down-handle']) {
+        const answered = await deliver(server.url.replace('/webhook', `/${face}/webhook`), body);
+        assert.deepEqual([answered.status, answered.text], [503, '{"error":"store_unavailable"}'], face);
       }
       const said = log.lines.filter((l) => l.includes("was given Node's IncomingMessage: in node:http or Express use receiver.node(req, res)"));
       assert.ok(said.some((l) => l.includes('fetch(request)')) && said.some((l) => l.includes('handle(delivery)')), log.lines.join('\n'));

@@ -239,7 +239,7 @@ const NODE_REQUEST = {
 };
 
 /** Whether `value` is Node's IncomingMessage (raw headers, a stream, no Fetch `Headers`). */
-const isNodeRequest = (value) => value !== null && typeof value === 'object' && Array.isArray(value.rawHeaders)
+export const isNodeRequest = (value) => value !== null && typeof value === 'object' && Array.isArray(value.rawHeaders)
   && typeof value.on === 'function' && typeof value.headers?.get !== 'function';
 
 /**

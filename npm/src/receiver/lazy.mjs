@@ -8,7 +8,7 @@
 import { CryptoPayError } from 'cryptopay-verify';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
-import { letGo, sendOrDestroy, toResponse } from './http.mjs';
+import { isNodeRequest, letGo, sendOrDestroy, toResponse } from './http.mjs';
 import { logLines } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
@@ -107,6 +107,15 @@ export function lazyReceiver(create, options) {
     }
   }
 
+  // Node's request given to `fetch` or `handle` (mounted in Express by mistake), while the
+  // receiver cannot be had: Express ignores what they return, so the answer is written to the
+  // response beside it (the receiver, once made, says which face Express takes).
+  function misplaced(request, res, answer) {
+    if (!isNodeRequest(request) || typeof res?.writeHead !== 'function') return null;
+    sendOrDestroy(res, answer);
+    return answer;
+  }
+
   return {
     async ready() {
       try {
@@ -117,14 +126,16 @@ export function lazyReceiver(create, options) {
     },
     async handle(delivery, res) {
       const { receiver, answer } = await obtain();
-      return receiver ? receiver.handle(delivery, res) : answer;
+      if (receiver) return receiver.handle(delivery, res);
+      return misplaced(delivery, res, answer) ?? answer;
     },
     // A method but POST is answered 405 as the receiver answers it, without creating it: a
     // scanner's GETs try no connection while the store is down.
     async fetch(request, res) {
       if (request?.method !== undefined && request.method !== 'POST') return toResponse(answers.methodNotAllowed());
       const { receiver, answer } = await obtain();
-      return receiver ? receiver.fetch(request, res) : toResponse(answer);
+      if (receiver) return receiver.fetch(request, res);
+      return toResponse(misplaced(request, res, answer) ?? answer);
     },
     async node(req, res) {
       if (req?.method !== undefined && req.method !== 'POST') {
