@@ -282,7 +282,7 @@ package-lint:
 	@[[ -f pkg/package.json ]] || { echo "package-lint: no pkg/: run make pkg first" >&2; exit 1; }
 	@out=$$(publint --strict pkg 2>&1); rc=$$?; echo "$$out"; \
 		[[ $$rc == 0 ]] && grep -q 'All good!' <<<"$$out" || { echo "package-lint: publint is not all good" >&2; exit 1; }
-	attw --pack pkg --no-color --no-emoji --profile strict --exclude-entrypoints ./cryptopay_verify_bg.wasm
+	attw --pack pkg --no-color --no-emoji --profile strict --exclude-entrypoints ./cryptopay_verify_bg.wasm ./schema/postgres-schema.sql ./schema/sqlite-schema.sql
 	attw --pack pkg --no-color --no-emoji --profile esm-only --entrypoints ./cryptopay_verify_bg.wasm
 
 ## cli-test: the command line and the conformance kit against good and careless receivers

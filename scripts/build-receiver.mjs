@@ -43,7 +43,32 @@ export function buildReceiver({ root, dist, out, fail }) {
   const schemas = join(root, 'sql');
   cpSync(schemas, join(target, 'schema'), { recursive: true });
 
-  const postgres = readStatements(readFileSync(join(schemas, 'postgres.sql'), 'utf8'));
+  // Each dialect's `schema` section alone, comments kept, for a migration run by psql, wrangler
+  // or a migration tool: the whole files hold every statement, most with parameters.
+  const schemaOf = (dialect, text) => {
+    const from = text.indexOf('\n-- statement: schema\n');
+    const to = text.indexOf('\n-- statement: ', from + 1);
+    if (from < 0 || to < 0) fail(`schema/${dialect}.sql: no "-- statement: schema" section followed by another`);
+    return text.slice(from + 1, to + 1);
+  };
+  const postgresText = readFileSync(join(schemas, 'postgres.sql'), 'utf8');
+  writeFileSync(join(target, 'schema', 'postgres-schema.sql'), `-- cryptopay-verify/receiver: the PostgreSQL tables at this package's schema version, for a
+-- migration: the \`schema\` statement of postgres.sql (beside this file), alone. Run it as the
+-- tables' owner, in one transaction (psql -1 -v ON_ERROR_STOP=1 -f postgres-schema.sql, or
+-- as one step of your migration tool): it creates the tables, migrates older ones in place
+-- (rows kept), and changes nothing where they stand at this version. Another table prefix:
+-- replace cryptopay_ throughout. Then grant the receiver's role what it uses (docs/receiver.md
+-- of the repository), and give its store createTables: false.
+${schemaOf('postgres', postgresText)}`);
+  writeFileSync(join(target, 'schema', 'sqlite-schema.sql'), `-- cryptopay-verify/receiver: the SQLite and D1 tables at this package's schema version, for new
+-- tables made by a migration: the \`schema\` statements of sqlite.sql (beside this file), alone.
+-- D1: npx wrangler d1 execute <database> --remote --file sqlite-schema.sql (without --remote, the
+-- local database of wrangler dev); SQLite: sqlite3 receiver.sqlite < sqlite-schema.sql. Tables of
+-- an older version: let ready() migrate them, or run sqlite.sql's migrate_ statements first.
+-- Another table prefix: replace cryptopay_ throughout. Then give the store createTables: false.
+${schemaOf('sqlite', readFileSync(join(schemas, 'sqlite.sql'), 'utf8'))}`);
+
+  const postgres = readStatements(postgresText);
   const sqlite = readStatements(readFileSync(join(schemas, 'sqlite.sql'), 'utf8'));
   const LOOP = ['quarantined', 'order', 'claim', 'load', 'intend', 'renew', 'keep', 'complete', 'retry', 'release', 'retry_now'];
   for (const [dialect, sections] of [['postgres', postgres], ['sqlite', sqlite]]) {

@@ -16,7 +16,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, postgresRows,
+  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, exportedFile, postgresRows,
   pg, receiverOptions, rx,
   signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
@@ -114,14 +114,20 @@ describe('PostgreSQL (a throwaway server)', () => {
   });
 
   test('a role that may only use the tables (no CREATE): ready() runs no DDL when they stand, and the deliveries are recorded; where they are missing it names the fix', async () => {
-    // The tables made once by the owner (a migration), then a role with the grants the
-    // receiver guide gives; PostgreSQL 15 grants no CREATE on the public schema to other roles.
-    await rx.createReceiver(receiverOptions(rx.postgresStore(db.pool, { prefix: 'granted_' }), { log: false })).ready();
-    await db.pool.query(`CREATE ROLE app_rx LOGIN;
-      GRANT SELECT, INSERT, UPDATE ON granted_events, granted_payments, granted_quarantine, granted_orders, granted_fulfilment TO app_rx;
-      GRANT SELECT ON granted_schema TO app_rx;
-      GRANT USAGE ON SEQUENCE granted_quarantine_id_seq TO app_rx`);
-    const app = openPool({ ...db.server.connection, user: 'app_rx', max: 2 });
+    // The tables made once by the owner with the migration file the package ships (its
+    // exports name it), then a role with the grants of the receiver guide's SQL block, each as
+    // a user copies them (another prefix: cryptopay_ replaced); PostgreSQL 15 grants no CREATE
+    // on the public schema to other roles.
+    const migration = readFileSync(exportedFile('./schema/postgres-schema.sql'), 'utf8');
+    assert.doesNotMatch(migration, /\$\d/, 'no parameter: psql runs it as it is');
+    await db.pool.query(migration.replaceAll('cryptopay_', 'granted_'));
+    await db.pool.query(migration.replaceAll('cryptopay_', 'granted_')); // run again: nothing to do
+    const guide = readFileSync(join(ROOT, 'docs', 'receiver.md'), 'utf8');
+    const grants = [...guide.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]).find((block) => block.includes('GRANT SELECT, INSERT, UPDATE ON cryptopay_events'));
+    assert.ok(grants, 'docs/receiver.md has the GRANT block');
+    await db.pool.query('CREATE ROLE shop_app LOGIN');
+    await db.pool.query(grants.replaceAll('cryptopay_', 'granted_'));
+    const app = openPool({ ...db.server.connection, user: 'shop_app', max: 2 });
     try {
       const log = captureLog();
       const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'granted_' }), { log }));
@@ -139,10 +145,28 @@ describe('PostgreSQL (a throwaway server)', () => {
       // Tables that do not exist yet, which this role may not create: the fix is named.
       const missing = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'ungranted_' }), { log: false }));
       await assert.rejects(missing.ready(), /postgresStore: this role may not create the receiver's tables \(42501: permission denied for schema public\): create them once as a role that may .*GRANT SELECT, INSERT, UPDATE/);
+      // A role granted nothing yet: the grants named, not the driver's bare refusal.
+      await db.pool.query('CREATE ROLE bare_rx LOGIN');
+      const bare = openPool({ ...db.server.connection, user: 'bare_rx', max: 1 });
+      try {
+        await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(bare, { prefix: 'granted_' }), { log: false })).ready(),
+          /^Error: postgresStore: this role may not read the receiver's tables \(42501: permission denied for table granted_schema\): this role may not use the receiver's tables: GRANT SELECT, INSERT, UPDATE .*USAGE on the schema that holds them/);
+      } finally {
+        await bare.end();
+      }
+      // A grant taken away later: recordCreated names it, where a caller retrying while the
+      // error is retryable would fail for as long as it lasts.
+      await db.pool.query('REVOKE UPDATE ON granted_fulfilment FROM shop_app');
+      await assert.rejects(receiver.recordCreated({ payment_id: 'pay_g_order', order_ref: 'o-g', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } }),
+        /^Error: recordCreated: the store refused the order \(42501: permission denied for table granted_fulfilment\), and every retry will fail the same way until: this role may not use the receiver's tables: GRANT SELECT, INSERT, UPDATE/);
+      await db.pool.query('GRANT UPDATE ON granted_fulfilment TO shop_app');
+      // createTables: false before the migration ran: what makes the tables, not what mends columns.
+      await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'unmade_', createTables: false }), { log: false })).ready(),
+        /no such table: unmade_events; .*\. With createTables: false nothing is created: run dist\/receiver\/schema\/postgres-schema\.sql as the tables' owner first/);
       // Tables of an older version (an upgrade of the package): migrating them takes their owner, not CREATE.
       await db.pool.query("UPDATE granted_schema SET version = version - 1 WHERE name = 'receiver'");
       const older = rx.createReceiver(receiverOptions(rx.postgresStore(app, { prefix: 'granted_' }), { log: false }));
-      await assert.rejects(older.ready(), /postgresStore: the tables are at schema version \d+, older than this package's \(\d+\), and this role may not migrate them \(42501: [^)]*\): run the schema statement of dist\/receiver\/schema\/postgres.sql as the tables' owner/);
+      await assert.rejects(older.ready(), /postgresStore: the tables are at schema version \d+, older than this package's \(\d+\), and this role may not migrate them \(42501: [^)]*\): run dist\/receiver\/schema\/postgres-schema.sql as the tables' owner/);
     } finally {
       await app.end();
     }
@@ -163,7 +187,7 @@ describe('PostgreSQL (a throwaway server)', () => {
       assert.deepEqual(await handle(receiver, body), [503, '{"error":"store_unavailable"}']);
       assert.ok(log.lines.some((l) => l.includes('connect to the primary')), log.lines.join('\n'));
       await assert.rejects(rx.createReceiver(receiverOptions(rx.postgresStore(reader, { prefix: 'ro_' }), { log: false })).ready(),
-        /postgresStore: no delivery could be recorded \(42501: permission denied for table ro_events\): this role may not write the receiver's tables: GRANT SELECT, INSERT, UPDATE/);
+        /postgresStore: no delivery could be recorded \(42501: permission denied for table ro_events\): this role may not use the receiver's tables: GRANT SELECT, INSERT, UPDATE/);
       assert.deepEqual((await postgresRows(db.pool, 'ro_')).events, []);
     } finally {
       await readOnly.end();

@@ -29,10 +29,14 @@ const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[\w.~+/=-]+/gi;
 const AUTHORIZATION = /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:[a-z][\w-]*\s+)?)[^\s"',;]+/gi;
 const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/gi;
 
-// What is read of a message, white space collapsed first: its callers show its first 300
-// characters at most, and a pattern that backtracks (a URL's user information up to its last
+// What is read of a message, white space collapsed first: its callers show its first
+// MESSAGE_CHARS characters at most, and a pattern that backtracks (a URL's user information up to its last
 // @) stays bounded on a long, odd message (40,000 letters took 2.9 s; 4,096, about 30 ms).
 export const MAX_READ = 4096;
+
+// The longest a driver's or a store's message is quoted in a line or an error of ours: long
+// enough for the fix a store's own message ends with.
+export const MESSAGE_CHARS = 1000;
 
 /**
  * `value` as text, never throwing: a driver or a store may reject with a value String() cannot

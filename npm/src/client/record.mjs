@@ -3,7 +3,7 @@
 // creates no payment at the service; then given the payment created.
 
 import { RECORDABLE } from '../api/brand.mjs';
-import { maskCredentials, maskedCopy } from '../api/redact.mjs';
+import { MESSAGE_CHARS, maskCredentials, maskedCopy } from '../api/redact.mjs';
 import { invalid } from './inputs.mjs';
 import { CryptoPayApiError } from './transport.mjs';
 
@@ -38,7 +38,7 @@ export async function recordCreated({ record, created, integration, extra, maske
   try {
     await record.recordCreated(created, integration === null ? undefined : { integration });
   } catch (failure) {
-    const said = maskCredentials(masked(failure?.message ?? failure)).slice(0, 300);
+    const said = maskCredentials(masked(failure?.message ?? failure)).slice(0, MESSAGE_CHARS);
     // A wrong argument (the receiver's integrations, another order for the payment) fails
     // the same way again: the fix is in the call, not in a retry.
     const retryable = failure?.code !== 'invalid_argument';

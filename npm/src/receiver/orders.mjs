@@ -4,7 +4,7 @@
 
 import { isValidAmountRaw } from 'cryptopay-verify';
 import { MAX_ID_BYTES } from './limits.mjs';
-import { checkKeys, describeError, invalid, isPlainObject } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
 
 const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
 const encoder = new TextEncoder();
@@ -103,7 +103,17 @@ export function orderBook({ store, ready, integrations }) {
     }
     integration = checkIntegration(names, integration);
     await ready();
-    const { stored } = await store.recordOrder({ paymentId, orderRef, sourceAmount, integration });
+    let stored;
+    try {
+      ({ stored } = await store.recordOrder({ paymentId, orderRef, sourceAmount, integration }));
+    } catch (failure) {
+      // A store state no retry gets past (a grant missing, a read-only database): the fix
+      // named, where a caller would otherwise retry for as long as it lasts.
+      const fix = stuckFix(failure);
+      if (fix === null) throw failure;
+      throw Object.assign(new Error(`recordCreated: the store refused the order (${describeError(failure)}), and every retry `
+        + `will fail the same way until: ${fix}`, { cause: failure }), { code: failure?.code });
+    }
     if (stored !== null && stored !== undefined) {
       const differs = [
         (stored.orderRef ?? null) !== orderRef && 'order_ref',

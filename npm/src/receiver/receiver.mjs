@@ -20,7 +20,7 @@ import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
 import { lineThrottle } from './throttle.mjs';
-import { describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
+import { describeError, invalid, shownError, stuckFix, transientHint } from './stores/common.mjs';
 
 const CANONICAL_VERSION = /^(?:0|[1-9][0-9]*)$/;
 const PREFIX = 'cryptopay-verify/receiver: ';
@@ -139,7 +139,8 @@ export function createReceiver(options) {
       return await write();
     } catch (failure) {
       const fix = stuckFix(failure);
-      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries${fix ? `, but every retry will fail the same way: ${fix}` : ''}`);
+      const look = fix ? null : transientHint(failure);
+      error(`store_unavailable: could not record ${what} (${describeError(failure)}); answered 503 so the service retries${fix ? `, but every retry will fail the same way: ${fix}` : ''}${look ? `; ${look}` : ''}`);
       return null;
     }
   }
@@ -162,7 +163,7 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({ warn, error, emit, names, keep });
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({ warn, error, emit, names, keep, storeMaxBody: maxBody });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,

@@ -4,7 +4,7 @@
 
 import { CryptoPayError } from 'cryptopay-verify';
 import { unknownOption } from '../../api/hints.mjs';
-import { maskCredentials, maskedCopy, printable } from '../../api/redact.mjs';
+import { MESSAGE_CHARS, maskCredentials, maskedCopy, printable } from '../../api/redact.mjs';
 
 export const DEFAULT_PREFIX = 'cryptopay_';
 
@@ -44,8 +44,8 @@ export const newerSchema = (what, version) => new Error(`${what}: the tables are
 
 /** ready() with createTables: false on tables of an older version. */
 export const olderSchema = (what, version, dialect) => new Error(`${what}: the tables are at schema version ${version}, `
-  + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run the schema statements of `
-  + `dist/receiver/schema/${dialect}.sql as their owner (${dialect === 'postgres' ? 'the `schema` statement migrates them in place, rows kept'
+  + `older than this package's (${SCHEMA_VERSION}), and createTables is false: run `
+  + `${dialect === 'postgres' ? 'dist/receiver/schema/postgres-schema.sql' : 'the schema statements of dist/receiver/schema/sqlite.sql'} as their owner (${dialect === 'postgres' ? 'it migrates them in place, rows kept'
     : SQLITE_MIGRATIONS[version] === undefined ? 'the `schema` statements, in one transaction'
       : `the ${SQLITE_MIGRATIONS[version].map((name) => `\`${name}\``).join(' then the ')} statements, then the \`schema\` ones, in one transaction`}), `
   + 'or let ready() do it (createTables: true)');
@@ -229,7 +229,7 @@ export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' 
 // and what fixes each.
 const STUCK_STATES = {
   '25006': 'the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary',
-  '42501': 'this role may not write the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema, and USAGE on the quarantine id sequence to it',
+  '42501': 'this role may not use the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema (each name after the prefix), USAGE on the quarantine id sequence, and USAGE on the schema that holds them to it (docs/receiver.md has the statements)',
   '42P01': 'a table of the receiver is missing (dropped, or another search_path): restart the receiver so that ready() creates it, or run the schema statements',
 };
 const STUCK = [
@@ -251,6 +251,26 @@ const STUCK = [
   [/database disk image is malformed|file is not a database/,
     'the SQLite file is damaged: stop the receiver, then restore the file from a backup (PRAGMA integrity_check names what is damaged)'],
 ];
+
+// Store failures a retry may get past, with where to look meanwhile.
+const SLOW = 'the statement outlasted query_timeout or statement_timeout: most often a lock held by another transaction '
+  + '(SELECT pid, state, xact_start, left(query, 80) FROM pg_stat_activity WHERE wait_event_type = \'Lock\' '
+  + 'OR state LIKE \'idle in transaction%\' names it: a connection your code left inside a transaction, a long report or '
+  + 'migration), else an overloaded server';
+const TRANSIENT_STATES = { '57014': SLOW, '55P03': SLOW };
+const TRANSIENT = [[/^Query read timeout$/, SLOW]];
+
+/** Where to look for a store failure a retry may get past (a timeout), or null. */
+export function transientHint(error) {
+  try {
+    const state = TRANSIENT_STATES[sqlState(error)];
+    if (state !== undefined) return state;
+    const message = printable(error?.message ?? error);
+    return TRANSIENT.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** What fixes a store failure no retry of the service can get past, or null. */
 export function stuckFix(error) {
@@ -294,7 +314,7 @@ export function describeError(error) {
   try {
     const code = sqlState(error) ?? error?.errcode ?? error?.name;
     const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
-    const message = maskCredentials(error?.message ?? error).slice(0, 300);
+    const message = maskCredentials(error?.message ?? error).slice(0, MESSAGE_CHARS);
     return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
   } catch {
     return 'a failure whose message could not be read';
@@ -333,7 +353,7 @@ export function sqliteDecisionOf(foreign, recorded, what) {
  * or null (any type) } }. `typeOf(type)` gives the comparable type and how to show it.
  * Throws one error naming every table, column, type found and type expected that differ.
  */
-export function checkColumns(rows, expected, { prefix, what, typeOf, fix, version = SCHEMA_VERSION }) {
+export function checkColumns(rows, expected, { prefix, what, typeOf, fix, missing = fix, version = SCHEMA_VERSION }) {
   const found = new Map();
   const undefaulted = new Set();
   const unkeyed = new Set();
@@ -366,7 +386,11 @@ export function checkColumns(rows, expected, { prefix, what, typeOf, fix, versio
       }
     }
   }
-  if (problems.length > 0) throw new Error(`${what}: ${problems.join('; ')}. ${fix}`);
+  if (problems.length === 0) return;
+  // Tables missing and nothing else (createTables: false before the migration ran, or another
+  // database): what creates them, not what mends their columns.
+  const onlyMissing = problems.every((problem) => problem.startsWith('no such table: '));
+  throw new Error(`${what}: ${problems.join('; ')}. ${onlyMissing ? missing : fix}`);
 }
 
 // The column each table's ON CONFLICT names: a primary key (or unique) of its own.
@@ -433,5 +457,7 @@ export function checkSqliteColumns(row, prefix, what, version = SCHEMA_VERSION) 
     version,
     typeOf: (declared) => ({ type: `${affinity(declared)} affinity`, shown: `${declared || 'declared without a type'} (${affinity(declared)} affinity)` }),
     fix: 'The receiver compares ids and versions as text, as schema/sqlite.sql declares them: recreate the table with those types, or use another prefix to create new tables',
+    missing: 'With createTables: false nothing is created: run the schema statements of dist/receiver/schema/sqlite.sql first '
+      + '(your migration), or give the store the database that holds the tables',
   });
 }

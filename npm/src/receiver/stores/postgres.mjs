@@ -197,6 +197,16 @@ export function postgresStore(client, options) {
     return versionOf(tables, flag(tables?.has_schema) ? (await client.query(sql.version)).rows[0] : undefined);
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
+  // A read at start refused for its privileges (a role granted nothing yet): the grants named,
+  // as for a write.
+  async function readable(read) {
+    try {
+      return await read();
+    } catch (error) {
+      if (sqlState(error) !== '42501') throw error;
+      throw new Error(`postgresStore: this role may not read the receiver's tables (${describeError(error)}): ${stuckFix(error)}`, { cause: error });
+    }
+  }
 
   function checkDatabase(rows, version = SCHEMA_VERSION) {
     const encoding = rows?.[0]?.encoding;
@@ -210,6 +220,9 @@ export function postgresStore(client, options) {
       // timestamp(3) with time zone is a timestamptz too.
       typeOf: (type) => ({ type: String(type).replace(/^timestamp\(\d\) with time zone$/, 'timestamp with time zone'), shown: type }),
       fix: 'The receiver\'s statements need the types of schema/postgres.sql: ALTER the columns (e.g. ALTER TABLE ... ALTER COLUMN status_version TYPE numeric USING status_version::numeric), or use another prefix to create new tables',
+      missing: 'With createTables: false nothing is created: run dist/receiver/schema/postgres-schema.sql as the tables\' owner first '
+        + '(your migration). If it ran, this connection sees another database, or a search_path without the tables\' schema, or a '
+        + 'schema this role has no USAGE on (GRANT USAGE ON SCHEMA ... TO it)',
     });
   }
 
@@ -224,9 +237,9 @@ export function postgresStore(client, options) {
       // also migrates tables of an older version in place. Then the encoding and the columns'
       // types; and, where no DDL ran, a read of every column (a role that may not read them
       // fails here, at start).
-      const { version, rowLost } = await schemaVersion();
+      const { version, rowLost } = await readable(schemaVersion);
       if (version > SCHEMA_VERSION) throw newerSchema('postgresStore', version);
-      let rows = await columns();
+      let rows = await readable(columns);
       // Tables of the first schema are checked before they are migrated.
       if (version === 1) checkDatabase(rows, 1);
       if (version > 0 && version < SCHEMA_VERSION && !createTables) throw olderSchema('postgresStore', version, 'postgres');
@@ -260,17 +273,17 @@ export function postgresStore(client, options) {
             // Tables of an older version stand: migrating them takes their owner (ALTER TABLE),
             // not CREATE on the schema (even where the migration also makes new tables).
             throw new Error(`postgresStore: the tables are at schema version ${version}, older than this package's (${SCHEMA_VERSION}), and this role `
-              + `may not migrate them (${describeError(error)}): run the schema statement of dist/receiver/schema/postgres.sql as the tables' `
+              + `may not migrate them (${describeError(error)}): run dist/receiver/schema/postgres-schema.sql as the tables' `
               + 'owner (it migrates them in place, rows kept), then start this receiver again', { cause: error });
           }
           throw new Error(`postgresStore: this role may not create the receiver's tables (${describeError(error)}): create them once ` +
-            'as a role that may (the schema statement of dist/receiver/schema/postgres.sql, in a migration; the tables, then ' +
+            'as a role that may (dist/receiver/schema/postgres-schema.sql, in a migration; the tables, then ' +
             'GRANT SELECT, INSERT, UPDATE on them and USAGE on the quarantine id sequence to this role), or GRANT CREATE ON SCHEMA', { cause: error });
         }
         rows = await columns();
       }
       checkDatabase(rows);
-      if (!create) await client.query(sql.check);
+      if (!create) await readable(() => client.query(sql.check));
       try {
         await client.query(sql.writable);
       } catch (error) {
