@@ -92,7 +92,7 @@ describe('observability', () => {
     assert.match(lines, /rejected: timestamp_missing: .*; the delivery carried the headers content-type, x-signature, x-timestamp \(expected X-Webhook-Timestamp and X-Webhook-Signature\): if the service names them otherwise, set timestampHeader and signatureHeader; it carried x-timestamp: if that is the service's timestamp header, set timestampHeader to it; a 400 is final for the service/);
     // The skew refusal's record names the event to replay.
     assert.deepEqual([records[4].eventId, records[4].paymentId], ['evt_o1', 'pay_o1']);
-    assert.match(lines, /refused a delivery of 5000 bytes \(413 body_too_large\), unverified: over maxBodyBytes; if the service sends bodies this large, raise maxBodyBytes/);
+    assert.match(lines, /refused a delivery of 5000 bytes \(413 body_too_large\), unverified: over maxBodyBytes; the service does not retry a 413: if it sends bodies this large, raise maxBodyBytes/);
     assert.ok(!lines.includes('secretvalue'), 'a header value is never logged');
     assert.ok(!/refused an authentic delivery.*signature_mismatch/.test(lines));
     // The events table records the secret kind that verified each event.

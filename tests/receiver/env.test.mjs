@@ -78,9 +78,9 @@ describe('receiverOptionsFromEnv', () => {
 
   test('required: more variables, named with the receiver\'s own; a binding (an object) counts as set; its value is not returned', () => {
     assert.equal(refusal({ ...ENV, SIGNATURE_HEADER: '' }, { required: ['DATABASE_URL'] }),
-      'invalid_argument: set SIGNATURE_HEADER and DATABASE_URL in the environment (each is missing or empty)');
+      'invalid_argument: set SIGNATURE_HEADER and DATABASE_URL in the environment (each is missing or empty; a Worker binding (D1, Hyperdrive) is declared in wrangler.jsonc under that name, not set as a variable)');
     assert.equal(refusal({ ...ENV, DATABASE_URL: '' }, { required: ['DATABASE_URL', 'TIMESTAMP_HEADER'] }),
-      'invalid_argument: set DATABASE_URL in the environment (it is missing or empty)');
+      'invalid_argument: set DATABASE_URL in the environment (it is missing or empty; a Worker binding (D1, Hyperdrive) is declared in wrangler.jsonc under that name, not set as a variable)');
     const options = rx.receiverOptionsFromEnv({ ...ENV, DB: { prepare() {}, batch() {} } }, { required: ['DB'] });
     assert.deepEqual(Object.keys(options), ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader']);
   });

@@ -103,7 +103,11 @@ export function receiverOptionsFromEnv(env, options) {
       + `the old Secret; once the overlap has ended, remove ${RETIRING_UNTIL} too`);
   }
   if (missing.length > 0) {
-    problems.push(`set ${list(missing)} in the environment (${missing.length === 1 ? 'it is' : 'each is'} missing or empty)`);
+    // A name of the caller's may be a Worker binding (D1's DB, Hyperdrive), which is declared
+    // in the Worker's configuration under that name, not set as a variable.
+    const binding = missing.some((name) => required.includes(name) && !REQUIRED.includes(name))
+      ? '; a Worker binding (D1, Hyperdrive) is declared in wrangler.jsonc under that name, not set as a variable' : '';
+    problems.push(`set ${list(missing)} in the environment (${missing.length === 1 ? 'it is' : 'each is'} missing or empty${binding})`);
   }
   for (const name of [...REQUIRED, PENDING, RETIRING]) {
     if (!unset(env[name]) && typeof env[name] !== 'string') problems.push(`${name} is not text${bindingHint(env[name])}`);

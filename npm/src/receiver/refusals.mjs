@@ -41,7 +41,7 @@ export function sizeOf(body) {
  * `misconfigured(why, integration, delivery)`, `lateInOverlap(match, context, delivery)`, each
  * answering; `verified()` after a delivery that verified.
  */
-export function refusals({ warn, error, emit, names, keep }) {
+export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
   // The lines a request can cause, a few per kind a minute (throttle.mjs).
   const say = lineThrottle();
   // The mismatches and verified deliveries since the line was last said, and when it was.
@@ -148,8 +148,11 @@ export function refusals({ warn, error, emit, names, keep }) {
 
   // The 413 line, here and for a body the HTTP faces stopped reading (`bytes`: "at least N").
   function tooLarge(bytes) {
+    // A store with a ceiling of its own (D1's row): raising maxBodyBytes past it is refused.
+    const ceiling = Number.isSafeInteger(storeMaxBody)
+      ? ` (this store records at most ${storeMaxBody} bytes: past that, record on one that holds more, such as postgresStore)` : '';
     say('too_large', warn, `refused a delivery of ${bytes} bytes (413 body_too_large), unverified: over maxBodyBytes; `
-      + 'if the service sends bodies this large, raise maxBodyBytes');
+      + `the service does not retry a 413: if it sends bodies this large, raise maxBodyBytes${ceiling}, then replay the event from its webhook log`);
   }
 
   // The 503 line for a delivery not read because the bodies being read held maxBufferedBytes.
