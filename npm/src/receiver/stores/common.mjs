@@ -260,29 +260,23 @@ const SLOW = 'the statement outlasted query_timeout or statement_timeout: most o
 const TRANSIENT_STATES = { '57014': SLOW, '55P03': SLOW };
 const TRANSIENT = [[/^Query read timeout$/, SLOW]];
 
-/** Where to look for a store failure a retry may get past (a timeout), or null. */
-export function transientHint(error) {
+/** The text `states` (by SQLSTATE) or `patterns` (by message) give a store failure, or null. */
+function saidOf(error, states, patterns) {
   try {
-    const state = TRANSIENT_STATES[sqlState(error)];
+    const state = states[sqlState(error)];
     if (state !== undefined) return state;
     const message = printable(error?.message ?? error);
-    return TRANSIENT.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+    return patterns.find(([pattern]) => pattern.test(message))?.[1] ?? null;
   } catch {
-    return null;
+    return null; // a failure that cannot be read (describeError): nothing to name
   }
 }
 
+/** Where to look for a store failure a retry may get past (a timeout), or null. */
+export const transientHint = (error) => saidOf(error, TRANSIENT_STATES, TRANSIENT);
+
 /** What fixes a store failure no retry of the service can get past, or null. */
-export function stuckFix(error) {
-  try {
-    const state = STUCK_STATES[sqlState(error)];
-    if (state !== undefined) return state;
-    const message = printable(error?.message ?? error);
-    return STUCK.find(([pattern]) => pattern.test(message))?.[1] ?? null;
-  } catch {
-    return null; // a failure that cannot be read (describeError): no fix to name
-  }
-}
+export const stuckFix = (error) => saidOf(error, STUCK_STATES, STUCK);
 
 /**
  * What a public method of the receiver rejects with for `failure`: the package's own error as
