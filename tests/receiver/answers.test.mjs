@@ -1415,6 +1415,24 @@ describe('a ready() that has not settled (a migration, a Worker request gone mid
 });
 
 describe('a custom store (the documented interface) that fails', () => {
+  test('a statement that outlasted its timeout: 503, and the line says where to look', async () => {
+    const log = captureLog();
+    const timeouts = [new Error('Query read timeout'), Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })];
+    const slow = { async ready() {}, async record() { throw timeouts.shift(); }, async quarantine() {} };
+    const receiver = rx.createReceiver(receiverOptions(slow, { log }));
+    for (const n of [1, 2]) {
+      const body = eventBody({ eventId: `evt_slow_${n}`, paymentId: 'pay_slow', statusVersion: n });
+      const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+      assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    }
+    const lines = log.lines.filter((l) => l.includes('store_unavailable: could not record an event'));
+    assert.equal(lines.length, 2, log.lines.join('\n'));
+    for (const line of lines) {
+      assert.match(line, /answered 503 so the service retries; the statement outlasted query_timeout or statement_timeout: .*FROM pg_stat_activity/);
+      assert.doesNotMatch(line, /every retry will fail/);
+    }
+  });
+
   test('any rejection is 503; the log masks credentials in a URL and holds no body', async () => {
     const log = captureLog();
     const failing = {
