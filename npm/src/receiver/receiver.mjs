@@ -7,9 +7,10 @@ import { CryptoPayError, Verifier, init, readDeliveryHeaders } from 'cryptopay-v
 import { RECORDABLE } from '../api/brand.mjs';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
+import { readBudget } from './body.mjs';
 import { dueNow } from './due.mjs';
 import { merchantLoop } from './fulfil.mjs';
-import { fetchHandler, misplacedNodeRequest, nodeHandler, readBudget } from './http.mjs';
+import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
