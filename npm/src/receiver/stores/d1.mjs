@@ -9,9 +9,11 @@
 import { D1_MAX_BODY_BYTES, NUMERIC_DIGITS } from '../limits.mjs';
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, isoTime, loaded, loadedParam, migratesFrom, newerSchema,
-  olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
+  bytes, expectClient, inClaimOrder, isoTime, loaded, loadedParam, sqliteDecisionOf, storeOptions, withPrefix,
 } from './common.mjs';
+import {
+  SCHEMA_VERSION, checkSqliteColumns, migratesFrom, newerSchema, olderSchema, sqliteMigration, versionOf,
+} from './schema.mjs';
 
 /** binding: the D1 database binding (env.DB). options: { prefix?, createTables? }. */
 export function d1Store(binding, options) {

@@ -10,9 +10,11 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, describeError, expectClient, inClaimOrder, isoTime, loaded, loadedParam,
-  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
+  bytes, describeError, expectClient, inClaimOrder, isoTime, loaded, loadedParam, sqliteDecisionOf, storeOptions, withPrefix,
 } from './common.mjs';
+import {
+  IN_MEMORY, SCHEMA_VERSION, checkSqliteColumns, migratesFrom, newerSchema, olderSchema, sqliteMigration, versionOf,
+} from './schema.mjs';
 
 const READ_ONLY = /SQLITE_READONLY|SQLITE_CANTOPEN|readonly database/;
 

@@ -6,9 +6,10 @@
 import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
-  SCHEMA_VERSION, answeredFalse, bytes, checkColumns, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded,
-  loadedParam, newerSchema, olderSchema, sqlState, storeOptions, stuckFix, withPrefix, versionOf,
+  answeredFalse, bytes, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded, loadedParam, sqlState,
+  storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
+import { SCHEMA_VERSION, checkColumns, newerSchema, olderSchema, versionOf } from './schema.mjs';
 
 const UNIQUE_VIOLATION = '23505';
 const INSUFFICIENT_PRIVILEGE = '42501';

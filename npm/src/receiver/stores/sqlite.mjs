@@ -10,9 +10,11 @@
 
 import { sqlite as SQL } from '../sql.mjs';
 import {
-  IN_MEMORY, SCHEMA_VERSION, bytes, checkSqliteColumns, expectClient, inClaimOrder, invalid, isoTime, loaded, loadedParam,
-  migratesFrom, newerSchema, olderSchema, sqliteDecisionOf, sqliteMigration, storeOptions, withPrefix, versionOf,
+  bytes, expectClient, inClaimOrder, invalid, isoTime, loaded, loadedParam, sqliteDecisionOf, storeOptions, withPrefix,
 } from './common.mjs';
+import {
+  IN_MEMORY, SCHEMA_VERSION, checkSqliteColumns, migratesFrom, newerSchema, olderSchema, sqliteMigration, versionOf,
+} from './schema.mjs';
 
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 };
 // PRAGMA journal_size_limit: the WAL file's size after a checkpoint, at most (64 MiB).
