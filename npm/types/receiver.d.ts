@@ -472,6 +472,15 @@ export interface ReceiverStore {
    * maxBodyBytes: 1_800_000
    */
   readonly maxBodyBytes?: number | undefined;
+  /**
+   * Lines createReceiver logs as warnings when it is made: postgresStore gives one for a
+   * pg.Pool made without `connectionTimeoutMillis` or `query_timeout` (a database that stalls
+   * would hold each delivery open, with no log line). Left out: none.
+   *
+   * @example
+   * warnings: ['myStore: the connection has no timeout: give it one']
+   */
+  readonly warnings?: readonly string[] | undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
-  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, createLibsqlClient, eventBody, exportedFile, nowSecs, pkg, receiverOptions, rx,
+  Database, ROOT, SECRET, SIG_HEADER, TS_HEADER, captureLog, createLibsqlClient, eventBody, exportedFile, nowSecs, pg, pkg, receiverOptions, rx,
   signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { send } from './lib/example.mjs';
@@ -471,6 +471,32 @@ describe('receiver.fetch (Fetch API)', () => {
       secrets: [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_old', kind: 'retiring', acceptUntilSecs: nowSecs() + 3600 }],
     }));
     assert.ok(!unset.lines.some((l) => /stopped verifying|keeps verifying/.test(l)), unset.lines.join('\n'));
+  });
+
+  test('a pg.Pool made without a connection or query timeout is said at start, without its password', async () => {
+    const url = 'postgres://shop:pool-canary-pw@127.0.0.1:1/shop';
+    const warned = (config) => {
+      const pool = new pg.Pool(config);
+      const log = captureLog();
+      rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log }));
+      pool.end();
+      assert.ok(!log.lines.join('\n').includes('pool-canary-pw'), log.lines.join('\n'));
+      return log.lines.filter((l) => l.includes('pg.Pool')).join('\n');
+    };
+    // What most tutorials write: both named, and what to give.
+    assert.match(warned({ connectionString: url }),
+      /^warn .*postgresStore: the pg\.Pool was made without connectionTimeoutMillis or query_timeout, so a database that stalls .* holds each delivery open .* give the pool connectionTimeoutMillis: 5_000 and query_timeout: 10_000/);
+    assert.match(warned({ connectionString: url, query_timeout: 10_000 }), /made without connectionTimeoutMillis, so/);
+    assert.match(warned({ connectionString: url, connectionTimeoutMillis: 5_000 }), /made without query_timeout, so/);
+    // Given in the options (statement_timeout is the server's: it ends a stalled statement too),
+    // or in the URL: nothing said.
+    assert.equal(warned({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: 10_000 }), '');
+    assert.equal(warned({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 10_000 }), '');
+    assert.equal(warned({ connectionString: `${url}?connect_timeout=5&statement_timeout=10000` }), '');
+    // Another client (postgres.js, Bun.SQL, Hyperdrive's per-statement one): not a pg.Pool, not judged.
+    const log = captureLog();
+    rx.createReceiver(receiverOptions(rx.postgresStore({ query: async () => ({ rows: [] }) }), { log }));
+    assert.deepEqual(log.lines.filter((l) => l.includes('pg.Pool')), []);
   });
 
   test('the pending secret left set after an activation is said at start, with the fix', () => {

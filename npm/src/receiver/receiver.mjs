@@ -97,6 +97,7 @@ export function createReceiver(options) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
   for (const line of secretWarnings(integrations)) warn(line);
+  for (const line of Array.isArray(store.warnings) ? store.warnings : []) if (typeof line === 'string') warn(line);
   let startedAt = null;
   try {
     startedAt = clock();

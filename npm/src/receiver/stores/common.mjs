@@ -188,6 +188,36 @@ const SLOW = 'the statement outlasted query_timeout or statement_timeout: most o
 const TRANSIENT_STATES = { '57014': SLOW, '55P03': SLOW };
 const TRANSIENT = [[/^Query read timeout$/, SLOW]];
 
+/**
+ * What the receiver warns of at its creation for a node-postgres Pool made without a connection
+ * timeout or a query timeout (what most tutorials write): a database that stalls (a lock, a
+ * failover's half-open connection) then holds each delivery open for as long as it stalls, with
+ * no log line, until every connection of the pool is taken and the receiver answers nothing.
+ * A timeout named in the pool's options or its connection string counts; pg.defaults and a
+ * role's statement_timeout cannot be seen from here, and the line says so.
+ */
+export function poolWarnings(client) {
+  // A pg.Pool: its options (pg-pool copies what it was given) and its counts.
+  const options = client?.options;
+  if (typeof client?.totalCount !== 'number' || options === null || typeof options !== 'object') return [];
+  let url = null;
+  try {
+    url = typeof options.connectionString === 'string' ? new URL(options.connectionString).searchParams : null;
+  } catch {
+    // not a URL (libpq's key=value form): its settings are not read here
+  }
+  const set = (...names) => names.some((name) => Number(options[name]) > 0 || Number(url?.get(name)) > 0);
+  const missing = [
+    set('connectionTimeoutMillis', 'connect_timeout') ? null : 'connectionTimeoutMillis',
+    set('query_timeout', 'statement_timeout') ? null : 'query_timeout',
+  ].filter(Boolean);
+  if (missing.length === 0) return [];
+  return [`postgresStore: the pg.Pool was made without ${missing.join(' or ')}, so a database that stalls (a lock held, `
+    + 'a connection a failover left half-open) holds each delivery open for as long as it stalls, with no log line, until '
+    + 'every connection of the pool is taken: give the pool connectionTimeoutMillis: 5_000 and query_timeout: 10_000 '
+    + '(then a stall is a 503 the service retries); where pg.defaults or the role sets them, this line can be ignored'];
+}
+
 /** The text `states` (by SQLSTATE) or `patterns` (by message) give a store failure, or null. */
 function saidOf(error, states, patterns) {
   try {

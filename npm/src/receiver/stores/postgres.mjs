@@ -7,7 +7,7 @@ import { NUMERIC_DIGITS } from '../limits.mjs';
 import { postgres as SQL } from '../sql.mjs';
 import {
   answeredFalse, bytes, decisionOf, describeError, expectClient, flag, invalid, isoTime, loaded, loadedParam, sqlState,
-  storeOptions, stuckFix, withPrefix,
+  poolWarnings, storeOptions, stuckFix, withPrefix,
 } from './common.mjs';
 import { SCHEMA_VERSION, checkColumns, newerSchema, olderSchema, versionOf } from './schema.mjs';
 
@@ -229,6 +229,7 @@ export function postgresStore(client, options) {
 
   return {
     kind: 'postgres',
+    warnings: poolWarnings(client),
     maxStatusVersionDigits: NUMERIC_DIGITS,
     async ready() {
       // The schema runs only when a table is missing or the schema version is older than the
