@@ -10,6 +10,16 @@ use crate::secret_set::MILLISECONDS_FROM;
 pub(crate) const NOW_IN_MILLISECONDS: &str = "now_secs has 13 digits or more: a time in milliseconds? \
      pass Unix seconds (SystemTime's duration since UNIX_EPOCH, as_secs)";
 
+/// The first `now_secs` read as the current time (September 2001): below it, a clock that failed
+/// or was never set (`unwrap_or_default` gives 0) makes every authentic delivery look to come
+/// from the future.
+pub(crate) const CLOCK_FROM: u64 = 1_000_000_000;
+/// The detail of a delivery refused as from the future against a `now_secs` below
+/// [`CLOCK_FROM`] (the number pinned by a test).
+pub(crate) const NOW_BEFORE_2001: &str = "now_secs is under 1000000000, before September 2001: \
+     a clock that failed or was never set (unwrap_or_default gives 0)? pass the current Unix \
+     time in seconds (SystemTime's duration since UNIX_EPOCH, as_secs)";
+
 /// The default body limit: 4 MiB.
 ///
 /// # Examples
@@ -152,7 +162,11 @@ impl VerifyOptions {
                 Error::new(ErrorKind::TimestampTooOld)
             })
         } else {
-            Err(Error::new(ErrorKind::TimestampInFuture))
+            Err(if now_secs < CLOCK_FROM {
+                err(ErrorKind::TimestampInFuture, NOW_BEFORE_2001)
+            } else {
+                Error::new(ErrorKind::TimestampInFuture)
+            })
         }
     }
 }

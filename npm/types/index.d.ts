@@ -91,7 +91,8 @@ export declare class CryptoPayError extends Error {
    * event. Always for `invalid_argument`, `body_not_raw`, `no_secrets` and `secret_empty`
    * (no secret configured: often an environment variable unset or empty); for a refused
    * delivery, when the
-   * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), a
+   * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`) or
+   * before September 2001 (`timestamp_in_future`: a clock that failed or was never set), a
    * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
    * verifies), a delivery that verifies only with its two header values read the other way
    * round (`timestamp_malformed`: the header names swapped; a timestamp that merely reads as

@@ -143,7 +143,7 @@ error_kinds! {
         "the signature header is malformed: expected up to 8 HMAC-SHA256 values as 64 hex digits or 32-byte base64, optionally marked v1=, sha256= or v1,";
     /// `signature_mismatch`: no candidate matches the HMAC of any usable secret.
     SignatureMismatch => "signature_mismatch", "no signature matches",
-        "no signature matches: check that the secret is the signing Secret exactly as saved and that the body is the raw request bytes (not parsed and re-serialized)";
+        "no signature matches: check that the secret is the signing Secret exactly as saved (the whole value, a prefix such as whsec_ included) and that the body is the raw request bytes (not parsed and re-serialized)";
     /// `no_secrets`: the list of secrets is empty.
     NoSecrets => "no_secrets", "no secrets given",
         "no secrets were given: pass the webhook signing Secret saved from the dashboard or setup";
@@ -179,7 +179,7 @@ error_kinds! {
         "decimals must be an integer from 0 to 77: take it from primary_source.decimals of GET /v1/store";
     /// `store_source_invalid`: the store's `primary_source` is malformed.
     StoreSourceInvalid => "store_source_invalid", "primary_source is malformed",
-        "primary_source must be the object from GET /v1/store with kind (fiat or crypto), ref (a non-empty string) and decimals (0 to 77)";
+        "primary_source must be the primary_source object of the GET /v1/store answer, with kind (fiat or crypto), ref (a non-empty string) and decimals (0 to 77)";
     /// `source_amount_invalid`: the SourceAmount object has the wrong shape.
     SourceAmountInvalid => "source_amount_invalid", "source_amount has the wrong shape",
         "source_amount must be an object with kind and amount_raw, plus currency for fiat or pricing_ref for crypto, and no other keys: build it with build_source_amount";

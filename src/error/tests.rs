@@ -76,7 +76,9 @@ fn messages_state_the_limits_they_name() {
     use crate::amount::MAX_DECIMALS;
     use crate::idempotency::MAX_IDEMPOTENCY_KEY_LEN;
     use crate::json::MAX_DEPTH;
-    use crate::options::{MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES, NOW_IN_MILLISECONDS};
+    use crate::options::{
+        CLOCK_FROM, MAX_BODY_BYTES_RANGE, MAX_MAX_BODY_BYTES, NOW_BEFORE_2001, NOW_IN_MILLISECONDS,
+    };
     use crate::origin::{MAX_WEBHOOK_URL_BYTES, WEBHOOK_URL_TOO_LONG};
     use crate::secret_set::{
         MAX_SECRETS, MILLISECONDS_FROM, TOO_MANY_SECRETS, UNTIL_IN_MILLISECONDS,
@@ -120,6 +122,7 @@ fn messages_state_the_limits_they_name() {
             NOW_IN_MILLISECONDS,
             format!("{} digits or more", MILLISECONDS_FROM.to_string().len()),
         ),
+        (NOW_BEFORE_2001, format!("under {CLOCK_FROM}, before")),
         (
             MAX_BODY_BYTES_RANGE,
             format!("from 1 to {MAX_MAX_BODY_BYTES} ({mib} MiB)"),

@@ -40,6 +40,27 @@ fn an_old_delivery_against_a_clock_in_milliseconds_says_so() {
     );
 }
 
+/// A clock before September 2001 (one that failed, read as 0): a delivery from the future with
+/// a detail saying why, the receiver's fault; from 10^9 on, no such detail.
+#[test]
+fn a_delivery_from_the_future_against_a_clock_before_2001_says_so() {
+    let options = VerifyOptions::new(300);
+    for now in [0, 1, CLOCK_FROM - 1] {
+        let early = options.check_skew(1_700_000_000, now).unwrap_err();
+        assert_eq!(
+            (early.code(), early.detail(), early.is_receiver_fault()),
+            ("timestamp_in_future", Some(NOW_BEFORE_2001), true)
+        );
+    }
+    let set = options.check_skew(1_700_000_000, CLOCK_FROM).unwrap_err();
+    assert_eq!(
+        (set.code(), set.detail(), set.is_receiver_fault()),
+        ("timestamp_in_future", None, false)
+    );
+    // A delivery within the skew of such a clock is not refused (the signature decides).
+    assert!(options.check_skew(100, 0).is_ok());
+}
+
 #[test]
 fn options_keep_what_they_were_given() {
     let o = VerifyOptions::new(300);

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::amount::validate_decimals;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, err};
 use crate::json::{LEAF, Shape, Spec, scan};
 
 /// The kind of a pricing source (wire names `fiat` and `crypto`).
@@ -97,7 +97,18 @@ impl TryFrom<Wire> for PrimarySource {
     }
 }
 
-static PRIMARY_SOURCE: Spec = Spec(&[("kind", &LEAF), ("ref", &LEAF), ("decimals", &LEAF)]);
+// `primary_source` is read only to say that the whole store view was given.
+static PRIMARY_SOURCE: Spec = Spec(&[
+    ("kind", &LEAF),
+    ("ref", &LEAF),
+    ("decimals", &LEAF),
+    ("primary_source", &LEAF),
+]);
+
+/// The detail of `store_source_invalid` for the whole `GET /v1/store` answer given where its
+/// `primary_source` belongs (the field's name read as "the store's source").
+pub(crate) const WHOLE_STORE_VIEW: &str =
+    "this is the whole GET /v1/store answer: pass the primary_source object inside it";
 
 impl PrimarySource {
     /// A source from its parts.
@@ -140,6 +151,11 @@ impl PrimarySource {
     /// assert_eq!(store.kind(), SourceKind::Crypto);
     /// let decimals_as_text = PrimarySource::from_json(r#"{"kind": "crypto", "ref": "usdc-eth", "decimals": "6"}"#);
     /// assert_eq!(decimals_as_text.unwrap_err().code(), "store_source_invalid");
+    /// // The whole GET /v1/store answer: its primary_source is what to pass (or read the
+    /// // answer with serde, as in the example of `PrimarySource`).
+    /// let view = r#"{"primary_source": {"kind": "fiat", "ref": "USD", "decimals": 2}, "website_origin": null}"#;
+    /// let whole = PrimarySource::from_json(view).unwrap_err();
+    /// assert!(whole.to_string().contains("pass the primary_source object inside it"));
     /// # Ok::<(), cryptopay_verify::Error>(())
     /// ```
     pub fn from_json(json: &str) -> Result<Self, Error> {
@@ -165,6 +181,11 @@ impl PrimarySource {
         match (kind, reference, decimals) {
             (Some(kind), Some(reference), Some(decimals)) => {
                 PrimarySource::new(kind, reference, decimals)
+            }
+            (None, None, None)
+                if matches!(top.field("primary_source"), Some(Shape::Object { .. })) =>
+            {
+                Err(err(ErrorKind::StoreSourceInvalid, WHOLE_STORE_VIEW))
             }
             _ => Err(invalid()),
         }

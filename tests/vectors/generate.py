@@ -859,6 +859,13 @@ def build_verify():
       ["Mismatch", "ReceiverFault"], err("signature_mismatch", True), secrets='"%s"' % S)
     v("nowSecs in milliseconds: every delivery looks old, the receiver's",
       ["SkewBoundary", "ReceiverFault"], err("timestamp_too_old", True), now=NOW * 1000)
+    v("nowSecs 0 (a clock that failed or was never set): every delivery looks to come from the "
+      "future, the receiver's", ["SkewBoundary", "ReceiverFault"],
+      err("timestamp_in_future", True), now=0)
+    v("nowSecs 999999999, the last second before September 2001: still the receiver's clock",
+      ["SkewBoundary", "ReceiverFault"], err("timestamp_in_future", True), now=999999999)
+    v("a delivery from the future (301 s) against a clock that reads the time: the sender's",
+      ["SkewBoundary", "ReceiverFault"], err("timestamp_in_future", False), now=NOW - 301)
     v("the two header values swapped (the timestamp holds the signature): the receiver's",
       ["Timestamp", "ReceiverFault"], err("timestamp_malformed", True),
       timestamp="v1=" + H, signature=T)
@@ -1348,7 +1355,9 @@ def build_pricing():
                     ({"kind": "fiat", "ref": "USD", "decimals": -1}, "decimals -1"),
                     ({"kind": "fiat", "ref": "USD", "decimals": "2"}, "decimals a string"),
                     ({"kind": "fiat", "ref": "USD"}, "decimals missing"),
-                    ("USD", "not an object")]:
+                    ("USD", "not an object"),
+                    ({"primary_source": FIAT, "website_origin": None},
+                     "the whole GET /v1/store answer in its place")]:
         vs("primary_source with %s" % why, ["Store"], err("store_source_invalid"), fiat_ok, ps)
     vs("bad primary_source and a bad SourceAmount: the store is checked first",
        ["Store", "OrderOfChecks"], err("store_source_invalid"), "12800",

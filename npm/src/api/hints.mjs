@@ -87,6 +87,15 @@ export const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type
  */
 export const MILLISECONDS = 1e12;
 
+/**
+ * A clock that answers less is not the current Unix time in seconds (10^9 s is September 2001):
+ * one that failed or was never set (0), seconds since the process started
+ * (`performance.now() / 1000`), or a part of the date. Every delivery would be refused as from
+ * the future, 400, which the service never retries: the verify API names it as the caller's
+ * clock (receiverFault), and the receiver refuses such a clock.
+ */
+export const PAST = 1e9;
+
 /** A URL's host name that is this machine: localhost, 127.0.0.0/8 or [::1]. */
 export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 

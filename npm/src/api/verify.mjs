@@ -9,7 +9,7 @@
 
 import { assertReady, fail, refusal, refuse } from './errors.mjs';
 import { buildEvent } from './event.mjs';
-import { MILLISECONDS } from './hints.mjs';
+import { MILLISECONDS, PAST } from './hints.mjs';
 import { forgetHostKeys, hostHashes, hostKeys, hostMac, hostTags } from './host-mac.mjs';
 import { glue, limits } from './instance.mjs';
 import {
@@ -44,6 +44,11 @@ function settle(outcome, bytes, parse, timestamp, signature, input) {
     // No 12-digit timestamp is within a skew of a clock in milliseconds: say so.
     if (code === 'timestamp_too_old' && input.nowSecs >= MILLISECONDS) {
       return fail(code, 'nowSecs is in milliseconds (13 digits or more): pass Math.floor(Date.now() / 1000)', true);
+    }
+    // Nor of any authentic delivery with a clock before 2001 (one that failed, or never set).
+    if (code === 'timestamp_in_future' && input.nowSecs < PAST) {
+      return fail(code, `nowSecs is ${input.nowSecs}, before September 2001: not the current Unix time in seconds (a clock that failed or was never set, `
+        + 'or seconds since the process started?): pass Math.floor(Date.now() / 1000)', true);
     }
     return refusal(code, message, receiverFault);
   }

@@ -35,15 +35,11 @@ export const BODY_TIMEOUT_RANGE_MS = [1000, 600_000];
  */
 export const UNREAD_BODY_BYTES = 1024 * 1024;
 
-/** A time from here on is milliseconds, not Unix seconds: written once, in api/hints.mjs. */
-export { MILLISECONDS } from '../api/hints.mjs';
-
 /**
- * A clock that answers less is not the current Unix time in seconds (10^9 s is September 2001):
- * seconds since the process started (`performance.now() / 1000`), or a part of the date. Every
- * delivery would be refused as from the future, 400, which the service never retries.
+ * A time from here on is milliseconds, not Unix seconds; before PAST, no current Unix time in
+ * seconds: written once, in api/hints.mjs.
  */
-export const PAST = 1e9;
+export { MILLISECONDS, PAST } from '../api/hints.mjs';
 
 /** PostgreSQL's numeric holds at most 131072 digits before the decimal point. */
 export const NUMERIC_DIGITS = 131072;
