@@ -230,6 +230,19 @@ describe('observability', () => {
         assert.deepEqual([refused.status, refused.body], [400, `{"error":"${option === 'timestampHeader' ? 'timestamp' : 'signature'}_missing"}`]);
       }
     }
+    // Both names wrong (a pair copied from another provider's guide): read together, the same.
+    const both = rx.createReceiver(receiverOptions(rx.memoryStore(), {
+      log, onOutcome: (o) => outcomes.push(o), timestampHeader: 'X-Timestamp', signatureHeader: 'X-Signature',
+    }));
+    const answer = await both.handle({ body, headers: right });
+    assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+    assert.match(log.lines.at(-1), new RegExp(`verifies only with its timestamp read from ${TS_HEADER} and signature read from ${SIG_HEADER}, which it carried `
+      + `instead of X-Timestamp and X-Signature: set timestampHeader to ${TS_HEADER} and signatureHeader to ${SIG_HEADER}`, 'i'));
+    assert.equal(outcomes.at(-1).reason, 'misconfigured');
+    for (const headers of [signedHeaders(body, { secret: 'whsec_forger' }), signedHeaders(body, { timestamp: nowSecs() - 7 * 86_400 })]) {
+      const refused = await both.handle({ body, headers });
+      assert.deepEqual([refused.status, refused.body], [400, '{"error":"timestamp_missing"}']);
+    }
   });
 
   test('a secret with white space around it is warned about at start, without its value; an observer that throws is logged once', async () => {

@@ -309,24 +309,35 @@ export function readsSwapped(keys, body, { timestamp, signature, now }) {
 
 /**
  * A delivery missing a configured header that carried one whose name says it is that one (a
- * typo in timestampHeader or signatureHeader, `names`): `{ option, name }` when it verifies,
- * fresh at `now`, with that header read instead (the `timestamp` header's when true, else the
- * signature's), else null. Never to accept a delivery: a 400 would be final for the service,
- * a 500 is retried once the name is put right; a sender without the secret cannot make it one.
+ * typo in timestampHeader or signatureHeader, `names`): the options to set, `{ timestampHeader?,
+ * signatureHeader? }` (each the name it carried), when it verifies, fresh at `now`, with that
+ * header read instead (the `timestamp` header's when true, else the signature's), or with both
+ * read instead when neither configured name came (a pair copied from another provider's
+ * guide), else null. Never to accept a delivery: a 400 would be final for the service, a 500 is
+ * retried once the names are put right; a sender without the secret cannot make it one. At
+ * most 4 readings of each kind are verified.
  */
 export function readsMisnamed(keys, delivery, names, now, timestamp) {
-  const option = timestamp ? 'timestampHeader' : 'signatureHeader';
   if (typeof now !== 'number' || !Number.isSafeInteger(now) || now >= MILLISECONDS || now < PAST) return null;
-  for (const name of nearMisses(headerNames(delivery.headers), names, timestamp).slice(0, 4)) {
+  const carried = headerNames(delivery.headers);
+  const readings = nearMisses(carried, names, timestamp).slice(0, 4)
+    .map((name) => ({ [timestamp ? 'timestampHeader' : 'signatureHeader']: name }));
+  // Reported as timestamp_missing (the timestamp is read first) with the signature absent too.
+  if (timestamp && !carried.includes(names.signatureHeader.toLowerCase())) {
+    for (const timestampHeader of nearMisses(carried, names, true).slice(0, 2)) {
+      for (const signatureHeader of nearMisses(carried, names, false).slice(0, 2)) readings.push({ timestampHeader, signatureHeader });
+    }
+  }
+  for (const renamed of readings) {
     let read;
     try {
-      read = readDeliveryHeaders(delivery.headers, { ...names, [option]: name });
+      read = readDeliveryHeaders(delivery.headers, { ...names, ...renamed });
     } catch (failure) {
       if (!(failure instanceof CryptoPayError)) throw failure;
       continue;
     }
     const call = { body: delivery.body, timestamp: read.timestamp, signature: read.signature, nowSecs: now };
-    if (keys.some(({ verifier }) => verifies(verifier, call))) return { option, name };
+    if (keys.some(({ verifier }) => verifies(verifier, call))) return renamed;
   }
   return null;
 }

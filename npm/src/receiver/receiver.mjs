@@ -256,8 +256,11 @@ export function createReceiver(options) {
       const missing = code === 'timestamp_missing' || code === 'signature_missing';
       const misnamed = missing && keys !== null ? readsMisnamed(keys, delivery, names, clockOrNull(), code === 'timestamp_missing') : null;
       if (misnamed !== null) {
-        return misconfigured(`a delivery verifies only with its ${misnamed.option === 'timestampHeader' ? 'timestamp' : 'signature'} read from `
-          + `${misnamed.name}, which it carried instead of ${names[misnamed.option]}: set ${misnamed.option} to ${misnamed.name}`, null, delivery);
+        const renamed = Object.entries(misnamed);
+        const what = (option) => (option === 'timestampHeader' ? 'timestamp' : 'signature');
+        return misconfigured(`a delivery verifies only with its ${renamed.map(([option, name]) => `${what(option)} read from ${name}`).join(' and ')}, `
+          + `which it carried instead of ${renamed.map(([option]) => names[option]).join(' and ')}: `
+          + `set ${renamed.map(([option, name]) => `${option} to ${name}`).join(' and ')}`, null, delivery);
       }
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
