@@ -180,7 +180,8 @@ export declare class CryptoPayApiError extends Error {
    */
   readonly code: ClientErrorCode | (string & {});
   /**
-   * Whether the same request may succeed later (a timeout, a network error, 408, 425, 429,
+   * Whether the same request may succeed later (a timeout, a network error other than the
+   * runtime's own refusal to send it (Deno without `--allow-net` for the service), 408, 425, 429,
    * 5xx; an order not recorded, `record_failed`, unless the receiver refused it as
    * `invalid_argument`, which fails the same way again; a creation whose answer could not be read, or answered 409
    * after an attempt that got no answer; a GET answered 2xx with text that is not JSON, a

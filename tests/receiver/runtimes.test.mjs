@@ -23,9 +23,9 @@ mkdirSync(scratch, { recursive: true });
 writeFileSync(join(scratch, 'deno.json'), `${JSON.stringify({ nodeModulesDir: 'manual', lock: false })}\n`);
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 
-async function runScript(name, source, cmd, args) {
+async function runScript(name, source, cmd, args, env = {}) {
   writeFileSync(join(scratch, name), source);
-  const outcome = await run(cmd, [...args, name], { cwd: scratch, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(scratch, 'deno-cache') }, timeoutMs: 60_000 });
+  const outcome = await run(cmd, [...args, name], { cwd: scratch, env: { ...process.env, ...env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(scratch, 'deno-cache') }, timeoutMs: 60_000 });
   const line = outcome.stdout.split('\n').find((l) => l.startsWith(RESULT));
   assert.ok(line, `${cmd} ${name} printed no result (exit ${outcome.code}):\n${outcome.stdout}${outcome.stderr}`);
   return JSON.parse(line.slice(RESULT.length));
@@ -147,6 +147,45 @@ test('sqliteStore on node:sqlite (Deno\'s), through receiver.fetch', async () =>
   const result = await runScript('deno-sqlite.mjs', SQLITE_SCRIPT(`import { DatabaseSync } from 'node:sqlite';
 const openDb = (file) => new DatabaseSync(file);`, join(dir, 'deno.sqlite')), bin('deno'), ['run', `--allow-read=${dir}`, `--allow-write=${dir}`]);
   assert.deepEqual(result, EXPECTED);
+});
+
+// receiverOptionsFromEnv in Deno run with --allow-env scoped to some names (what Deno advises):
+// reading another name, or listing the environment, throws NotCapable. The names refused are a
+// configuration error naming the flag (a lazy receiver's 500 not_configured, retried), not a
+// store outage; with every name it reads allowed, the options are read.
+test('receiverOptionsFromEnv in Deno with --allow-env scoped: the names to allow, 500 not_configured; all allowed, read', async () => {
+  const script = `import { createReceiver, lazyReceiver, memoryStore, receiverOptionsFromEnv } from 'cryptopay-verify/receiver';
+let said = null;
+try { receiverOptionsFromEnv(process.env); } catch (error) { said = { code: error.code, message: error.message }; }
+const lines = [];
+const receiver = lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(process.env), store: memoryStore(), log: false }),
+  { log: { error: (line) => lines.push(line) } });
+const answer = await receiver.handle({ body: '{}', headers: {} });
+console.log(${JSON.stringify(RESULT)} + JSON.stringify({ said, status: answer.status, body: answer.body, notConfigured: lines.some((l) => l.includes('not_configured')) }));`;
+  const three = 'CRYPTOPAY_WEBHOOK_SECRET,TIMESTAMP_HEADER,SIGNATURE_HEADER';
+  const all = `${three},CRYPTOPAY_WEBHOOK_SECRET_PENDING,CRYPTOPAY_WEBHOOK_SECRET_RETIRING,CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL,MAX_SKEW_SECS`;
+  const env = { CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER };
+  const scoped = await runScript('deno-env-scoped.mjs', script, bin('deno'), ['run', `--allow-env=${three}`], env);
+  assert.equal(scoped.said?.code, 'invalid_argument', JSON.stringify(scoped));
+  assert.match(scoped.said.message, /reading CRYPTOPAY_WEBHOOK_SECRET_PENDING, CRYPTOPAY_WEBHOOK_SECRET_RETIRING, CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL and MAX_SKEW_SECS from the environment was refused .*--allow-env=CRYPTOPAY_WEBHOOK_SECRET,CRYPTOPAY_WEBHOOK_SECRET_PENDING,/);
+  assert.ok(!scoped.said.message.includes(SECRET), 'no value is named');
+  assert.deepEqual([scoped.status, scoped.body, scoped.notConfigured], [500, '{"error":"not_configured"}', true]);
+  const allowed = await runScript('deno-env-all.mjs', script, bin('deno'), ['run', `--allow-env=${all}`], env);
+  // Read: the lazy receiver was made, and refuses the unsigned request itself.
+  assert.deepEqual([allowed.said, allowed.status, allowed.body], [null, 400, '{"error":"timestamp_missing"}']);
+});
+
+// The API client in Deno run without --allow-net for the service: the runtime refuses the
+// request before it leaves, which no retry gets past. Said once, not retryable.
+test('the client in Deno without --allow-net for the service: network_error, not retried, naming the flag', async () => {
+  const script = `import { createClient } from 'cryptopay-verify/client';
+const api = createClient({ baseUrl: 'http://127.0.0.1:59999', apiKey: 'sk_test_unused' });
+let said = null;
+try { await api.getStore(); } catch (error) { said = { code: error.code, retryable: error.retryable, message: error.message }; }
+console.log(${JSON.stringify(RESULT)} + JSON.stringify(said));`;
+  const said = await runScript('deno-client-net.mjs', script, bin('deno'), ['run', '--allow-net=127.0.0.1:8787']);
+  assert.deepEqual([said?.code, said?.retryable], ['network_error', false], JSON.stringify(said));
+  assert.match(said.message, /^network_error: the request to the service failed \(GET http:\/\/127\.0\.0\.1:59999\/v1\/store: .*\): the runtime does not let this process reach the service \(Deno: add its host and port to --allow-net\); not retried$/);
 });
 
 // postgresStore on node-postgres under Deno (npm's pg, as a Deno user imports it), behind

@@ -300,19 +300,24 @@ export function transport({ base, apiKey, fetchFn, timeoutMs, retries }) {
         }
       } catch (thrown) {
         if (thrown instanceof CryptoPayApiError) throw thrown;
-        unanswered = true;
+        // Deno run without --allow-net for the service's host refuses the request before it
+        // leaves (NotCapable; PermissionDenied before Deno 2): no retry gets past it.
+        const forbidden = thrown?.name === 'NotCapable' || thrown?.name === 'PermissionDenied';
+        unanswered ||= !forbidden;
         const why = maskCredentials(masked(thrown?.cause?.code ?? thrown?.cause?.errors?.[0]?.code ?? thrown?.cause?.message ?? thrown?.message ?? thrown, secrets)).slice(0, 200);
         // Where it was sent (a wrong baseUrl or port is the usual cause), and, when nothing
         // accepted the connection, what to check.
         const where = maskCredentials(`${method} ${base}${path}`).slice(0, 300);
-        const refused = /ECONNREFUSED|connection refused/i.test(why)
-          ? ': nothing accepts connections there: check baseUrl, and that the service (or the local sandbox, npx cryptopay-verify sandbox) is running' : '';
+        const refused = forbidden
+          ? ': the runtime does not let this process reach the service (Deno: add its host and port to --allow-net); not retried'
+          : /ECONNREFUSED|connection refused/i.test(why)
+            ? ': nothing accepts connections there: check baseUrl, and that the service (or the local sandbox, npx cryptopay-verify sandbox) is running' : '';
         failure = new CryptoPayApiError({
           // No whole answer: an answer whose body broke off is a network error (its status may
           // be a 404 that a whole answer would not have been, behind a proxy).
           status: 0,
           code: thrown?.timedOut ? 'timeout' : 'network_error',
-          retryable: true,
+          retryable: !forbidden,
           message: thrown?.timedOut
             ? `timeout: no whole answer from the service within ${timeoutMs} ms`
             : `network_error: the request to the service failed (${where}: ${why})${refused}`,

@@ -77,12 +77,53 @@ function strayNames(env) {
 }
 
 /**
+ * The variables of `env` this function reads, and every other one it can list (for
+ * strayNames), as a plain object. Deno run with `--allow-env` scoped to some names throws
+ * NotCapable for any other name read, and for listing the environment: the names refused are
+ * named with the flag that allows them (the receiver's configuration, not a store outage); a
+ * listing refused only leaves near misses unsought.
+ */
+function readable(env, required) {
+  const names = [...new Set([...SECRET_NAMES, ...SETTING_NAMES, ...required])];
+  const view = {};
+  const refused = [];
+  for (const name of names) {
+    try {
+      view[name] = env[name];
+    } catch {
+      refused.push(name);
+    }
+  }
+  if (refused.length > 0) {
+    throw invalid(`reading ${list(refused)} from the environment was refused (Deno with --allow-env scoped to other names?): `
+      + `allow every variable receiverOptionsFromEnv reads, --allow-env=${names.join(',')}, and pass process.env `
+      + '(Deno.env.toObject() needs the whole environment)');
+  }
+  let listed = [];
+  try {
+    listed = Object.keys(env);
+  } catch {
+    // not listable here: no near misses to find
+  }
+  for (const name of listed) {
+    if (names.includes(name)) continue;
+    try {
+      view[name] = env[name];
+    } catch {
+      // this one is not readable: not ours either
+    }
+  }
+  return view;
+}
+
+/**
  * { secrets, maxSkewSecs, timestampHeader, signatureHeader } from `env`: see the typings
  * (receiver.d.ts). Throws one invalid_argument naming every variable missing or malformed.
  */
-export function receiverOptionsFromEnv(env, options) {
-  if (env === null || typeof env !== 'object') throw invalid(USAGE);
+export function receiverOptionsFromEnv(given, options) {
+  if (given === null || typeof given !== 'object') throw invalid(USAGE);
   const required = checkOptions(options);
+  const env = readable(given, required);
   const missing = [...new Set([...REQUIRED, ...required])].filter((name) => unset(env[name]));
   const retiring = !unset(env[RETIRING]);
   if (retiring && unset(env[RETIRING_UNTIL])) missing.push(RETIRING_UNTIL);
