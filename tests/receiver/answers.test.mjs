@@ -175,7 +175,7 @@ describe('receiver answers (node:http, SQLite file)', () => {
     const logged = log.lines.join('\n');
     assert.ok(log.lines.some((l) => l.startsWith('warn cryptopay-verify/receiver: rejected: signature_mismatch')), logged);
     // From the first mismatch: the service's own delivery answered 400 is lost until replayed.
-    assert.ok(log.lines.some((l) => /rejected: signature_mismatch: .*; if the service sent it, a 400 is final for the service .*queue a replay/.test(l)), logged);
+    assert.ok(log.lines.some((l) => /rejected: signature_mismatch: .*; if the service sent it, the Secret configured is not the one it signs with \(during a rotation: the new Secret is pending until its activation, then active with the old one retiring\), and a 400 is final for the service .*queue a replay/.test(l)), logged);
     assert.ok(log.lines.some((l) => l.includes('quarantined an authentic delivery that is not a readable event: event_type_unknown')), logged);
     for (const secret of [SECRET, 'whsec_someone_else', 'whsec_forger']) assert.ok(!logged.includes(secret));
     for (const fragment of ['evt_', 'pay_', 'Müller', 'not json at all']) assert.ok(!logged.includes(fragment), fragment);

@@ -119,7 +119,11 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     }
     // A mismatch is a forgery, or the service's delivery under another secret: what that costs
     // is said from the first (a shop with a delivery an hour would wait hours for the fifth).
-    const cost = code === 'signature_mismatch' ? `${bodyHint(delivery.headers, delivery.body)}; if the service sent it, ${RECOVER}` : '';
+    // In a rotation, the likeliest cause: the new Secret set as active before its activation,
+    // or the old one dropped at it.
+    const cost = code === 'signature_mismatch' ? `${bodyHint(delivery.headers, delivery.body)}; if the service sent it, `
+      + 'the Secret configured is not the one it signs with (during a rotation: the new Secret is pending until its activation, '
+      + `then active with the old one retiring), and ${RECOVER}` : '';
     say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
     if (code === 'signature_mismatch') mismatched(context.now);
     emit({ ...seen, status: 400, reason: 'forgery', code });
