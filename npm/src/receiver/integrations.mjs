@@ -315,7 +315,8 @@ export function readsSwapped(keys, body, { timestamp, signature, now }) {
  * read instead when neither configured name came (a pair copied from another provider's
  * guide), else null. Never to accept a delivery: a 400 would be final for the service, a 500 is
  * retried once the names are put right; a sender without the secret cannot make it one. At
- * most 4 readings of each kind are verified.
+ * most 4 readings are hashed: with both configured names absent, a reading of the timestamp
+ * alone lacks a signature and is refused before any hash, so only the 2 by 2 pairs are.
  */
 export function readsMisnamed(keys, delivery, names, now, timestamp) {
   if (typeof now !== 'number' || !Number.isSafeInteger(now) || now >= MILLISECONDS || now < PAST) return null;
