@@ -65,7 +65,9 @@ describe('against the example receiver, during a rotation', () => {
     assert.match(gotOf(run, 'bad_signature'), /forged: an older version of a known payment: 400 permanent_failure \(signature_mismatch\); forged: event_type payment\.refunded: 400 permanent_failure \(signature_mismatch\); valid_delivery's bytes again, a wrong signature: 400 permanent_failure \(signature_mismatch\)$/);
     assert.match(gotOf(run, 'missing_headers'), /; valid_delivery's bytes again, neither header: 400 permanent_failure \([a-z_]+\)$/);
     assert.match(gotOf(run, 'other_secret'), /^other secret: 400 .*; signed with an empty secret: 400 .*; signed with the text "undefined" as secret: 400/);
-    assert.match(gotOf(run, 'tampered_body'), /a byte order mark prepended: 400 .*a newline appended: 400 .*U\+FFFD sent as the invalid byte 0xFF: 400 .*valid_delivery's event changed, its signature: 400/);
+    // A byte order mark or a newline added to an authentic body is what a proxy adds: the
+    // receiver answers 500 (retried once the proxy is fixed), never accepting it.
+    assert.match(gotOf(run, 'tampered_body'), /a byte order mark prepended: 500 retry \(invalid_argument\).*a newline appended: 500 retry \(invalid_argument\).*U\+FFFD sent as the invalid byte 0xFF: 400 .*valid_delivery's event changed, its signature: 400/);
     assert.match(gotOf(run, 'stale_timestamp'), /stale, with t=<now> in the signature header: 400 permanent_failure \(signature_malformed\); replayed: a fresh timestamp header, the stale t= and signature: 400 permanent_failure \(signature_malformed\); stale, after a second timestamp header holding now: 400 permanent_failure \(header_duplicated\); stale, before a second timestamp header holding now: 400 permanent_failure \(header_duplicated\)/);
     assert.match(gotOf(run, 'stale_timestamp'), /timestamp_too_old/);
     assert.equal(gotOf(run, 'retired_secret'), '400 permanent_failure (signature_mismatch)');

@@ -14,6 +14,7 @@
 // credentials (redact.mjs).
 
 import { readFileSync } from 'node:fs';
+import { undoings } from '../api/picked-up.mjs';
 import { CryptoPayError, signWebhook, validateWebhookUrl, verifyWebhook } from '../entry/node.mjs';
 import {
   UsageError, encodingOf, headerName, integer, nowOption, parse, readBody, readSecret, required, seconds,
@@ -100,30 +101,17 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
   return message;
 }
 
-// Changes a body commonly picks up between the wire and a file, each undone: when the
-// signature matches without one, the delivery was authentic and the file is not its bytes.
-const PICKED_UP = [
-  ['ends with a newline the delivery did not have (an editor or echo adds one)', (b) => b.subarray(0, b.length - (b.at(-2) === 0x0d ? 2 : 1)), (b) => b.at(-1) === 0x0a],
-  ['has Windows line endings (CRLF) where the delivery had LF', (b) => Buffer.from(b.toString('latin1').replace(/\r\n/g, '\n'), 'latin1'), (b) => b.includes('\r\n')],
-  ['starts with a byte order mark the delivery did not have', (b) => b.subarray(3), (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf],
-];
-
-// Why a signature that does not match the body would match it as received, or null: one
-// change undone, else two or three together (a Windows editor saves CRLF line endings and a
-// final newline; Notepad a BOM and a newline), fewest first, each undone in PICKED_UP's order.
+// Why a signature that does not match the body would match it as received, or null: the
+// changes a body picks up between the wire and a file (api/picked-up.mjs), one undone, else two
+// or three together, fewest first.
 function pickedUp(body, input) {
-  const bytes = Buffer.from(body);
-  const found = PICKED_UP.filter(([, , applies]) => applies(bytes));
-  const sets = [];
-  for (let mask = 1; mask < 1 << found.length; mask += 1) sets.push(found.filter((_, i) => mask & (1 << i)));
-  sets.sort((a, b) => a.length - b.length);
-  for (const changes of sets) {
+  for (const { changes, undone } of undoings(Buffer.from(body))) {
     try {
-      verifyWebhook({ ...input, body: changes.reduce((undone, [, undo]) => undo(undone), bytes) });
+      verifyWebhook({ ...input, body: undone });
     } catch (error) {
       if (error?.code === 'signature_mismatch' || !(error instanceof CryptoPayError)) continue;
     }
-    return changes.map(([what]) => what); // it verified
+    return changes.map(({ said, file }) => (file === null ? said : `${said} (${file})`)); // it verified
   }
   return null;
 }

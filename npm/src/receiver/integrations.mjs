@@ -6,6 +6,7 @@
 
 import { CryptoPayError, Verifier, readDeliveryHeaders } from 'cryptopay-verify';
 import { bindingHint, unquoted } from '../api/hints.mjs';
+import { undoings } from '../api/picked-up.mjs';
 import { MILLISECONDS, PAST } from './limits.mjs';
 import { headerNames, nearMisses } from './observe.mjs';
 import { invalid } from './stores/common.mjs';
@@ -188,6 +189,24 @@ export function trimmedMatcher(integrations, keys) {
     const match = trimmed.find(({ verifier }) => verifies(verifier, call));
     return match === undefined ? null : { name: match.name };
   };
+}
+
+/**
+ * For a delivery no secret verifies: what its body picked up on the way (api/picked-up.mjs: a
+ * final newline, CRLF line endings, a byte order mark) when it verifies once that is undone,
+ * as the phrases saying it, else null. A proxy, gateway or middleware that adds them does so to
+ * every delivery: a 400 would lose each, a 500 is retried once it is fixed. Never to accept a
+ * delivery; a sender without the secret cannot make it one. At most 4 undoings are hashed: each
+ * change alone, and all of them together.
+ */
+export function alteredMatch(keys, call) {
+  if (!(call.body instanceof Uint8Array)) return null;
+  const all = undoings(call.body);
+  const most = all.at(-1)?.changes.length;
+  for (const { changes, undone } of all.filter(({ changes }) => changes.length === 1 || changes.length === most)) {
+    if (keys.some(({ verifier }) => verifies(verifier, { ...call, body: undone }))) return changes.map(({ said }) => said);
+  }
+  return null;
 }
 
 /** Whether `verifier` verifies the signature of `call` (a refusal is false; anything else throws). */

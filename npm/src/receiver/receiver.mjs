@@ -13,7 +13,7 @@ import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
-  Refusal, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
+  Refusal, alteredMatch, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
   readsMisnamed, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
@@ -245,6 +245,12 @@ export function createReceiver(options) {
         if (overlapEnded(failure.failure)) {
           const late = lateMatch(call);
           if (late !== null) return lateInOverlap(late, context, delivery);
+        }
+        const altered = keys === null ? null : alteredMatch(keys, { ...call, body: bytesOf(delivery.body) });
+        if (altered !== null) {
+          return misconfigured(`a delivery verifies only once what its body picked up on the way is undone: it ${altered.join(' and ')}. `
+            + 'A proxy, gateway or middleware in front of the receiver changes the request body, and the signature covers the bytes '
+            + 'the service sent: let the body through unchanged (the service retries this one)', null, delivery);
         }
       }
       const code = failure instanceof Refusal ? failure.failure.code : failure?.code;

@@ -1,0 +1,63 @@
+// What a body commonly picks up between the service and the bytes verified, each with how to
+// undo it: a final newline, Windows line endings, a byte order mark. Added by an editor or
+// `echo` to a body saved in a file (the CLI's `verify`), or by a proxy, gateway or middleware
+// in front of a receiver. When the signature matches once they are undone, the delivery was
+// authentic and the bytes are not the ones the service sent: said so, never accepted.
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Whether `bytes` holds CR LF somewhere. */
+function hasCrlf(bytes) {
+  for (let i = bytes.indexOf(CR); i !== -1 && i < bytes.length - 1; i = bytes.indexOf(CR, i + 1)) {
+    if (bytes[i + 1] === LF) return true;
+  }
+  return false;
+}
+
+/** `bytes` with each CR that precedes a LF removed. */
+function withoutCr(bytes) {
+  const out = new Uint8Array(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i += 1) {
+    if (!(bytes[i] === CR && bytes[i + 1] === LF)) {
+      out[n] = bytes[i];
+      n += 1;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+/**
+ * The changes, in the order they are undone: `said` completes "the body ...", `file` is how a
+ * file gets it (the CLI adds it), `applies(bytes)` and `undo(bytes)` work on a Uint8Array.
+ */
+export const PICKED_UP = [
+  {
+    said: 'ends with a newline the delivery did not have',
+    file: 'an editor or echo adds one',
+    applies: (b) => b.at(-1) === LF,
+    undo: (b) => b.subarray(0, b.length - (b.at(-2) === CR ? 2 : 1)),
+  },
+  { said: 'has Windows line endings (CRLF) where the delivery had LF', file: null, applies: hasCrlf, undo: withoutCr },
+  {
+    said: 'starts with a byte order mark the delivery did not have',
+    file: null,
+    applies: (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf,
+    undo: (b) => b.subarray(3),
+  },
+];
+
+/**
+ * The changes `bytes` shows, then every set of them, fewest first (each set's changes in
+ * PICKED_UP's order), with the bytes they give undone: at most `most` sets. One change is the
+ * usual case; two or three together come from one tool (a Windows editor saves CRLF and a
+ * final newline; Notepad a BOM and a newline).
+ */
+export function undoings(bytes, most = 7) {
+  const found = PICKED_UP.filter(({ applies }) => applies(bytes));
+  const sets = [];
+  for (let mask = 1; mask < 1 << found.length; mask += 1) sets.push(found.filter((_, i) => mask & (1 << i)));
+  sets.sort((a, b) => a.length - b.length);
+  return sets.slice(0, most).map((changes) => ({ changes, undone: changes.reduce((body, { undo }) => undo(body), bytes) }));
+}
