@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use crate::options::{NOW_BEFORE_2001, NOW_IN_MILLISECONDS};
+use crate::options::NOW_IN_MILLISECONDS;
 use crate::secret_set::{PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP};
 use crate::timestamp::HEADERS_SWAPPED;
 
@@ -120,8 +120,10 @@ impl Error {
     /// environment variable that is unset or empty), and for
     /// the refusals this crate can tell come from the receiver's configuration, clock or
     /// rotation rather than from the sender: a `now_secs` in milliseconds (every delivery
-    /// looks old) or before September 2001 (a clock that failed or was never set: every
-    /// delivery looks to come from the future); a secret saved with white space or quotes around it (no delivery
+    /// looks old); an authentic delivery from the future (`timestamp_in_future`: a replay of a
+    /// captured delivery is old, never ahead, so this host's clock is behind, or the service's
+    /// ahead; the message says which when `now_secs` is before September 2001, a clock that
+    /// failed or was never set); a secret saved with white space or quotes around it (no delivery
     /// verifies); a delivery that verifies only with its two header values read the other way
     /// round (the two header names swapped: a timestamp that merely reads as a signature is
     /// the delivery's own, so that no sender can turn a refusal into a 5xx without the
@@ -148,7 +150,8 @@ impl Error {
     /// // A delivery an hour old: the delivery's, 400 (final).
     /// let stale = verifier.verify_signature(&delivery, 1_700_003_600).unwrap_err();
     /// assert_eq!((stale.code(), stale.is_receiver_fault()), ("timestamp_too_old", false));
-    /// // A clock that failed, read as 0 (`unwrap_or_default`): this receiver's fault too.
+    /// // A delivery from the future: no replay is, so a clock is off (here one that failed,
+    /// // read as 0 by `unwrap_or_default`): 500 too.
     /// let unset = verifier.verify_signature(&delivery, 0).unwrap_err();
     /// assert_eq!((unset.code(), unset.is_receiver_fault()), ("timestamp_in_future", true));
     /// # Ok::<(), cryptopay_verify::Error>(())
@@ -160,9 +163,10 @@ impl Error {
             ErrorKind::SignatureMismatch => self.detail.is_some_and(|detail| {
                 [PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP].contains(&detail)
             }),
-            ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture => self
-                .detail
-                .is_some_and(|detail| [NOW_IN_MILLISECONDS, NOW_BEFORE_2001].contains(&detail)),
+            // Only a delivery whose signature verified gets either: one from the future is no
+            // replay (a captured delivery is old), so the clocks disagree.
+            ErrorKind::TimestampInFuture => true,
+            ErrorKind::TimestampTooOld => self.detail == Some(NOW_IN_MILLISECONDS),
             ErrorKind::TimestampMalformed => self.detail == Some(HEADERS_SWAPPED),
             _ => false,
         }

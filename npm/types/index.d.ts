@@ -91,8 +91,10 @@ export declare class CryptoPayError extends Error {
    * event. Always for `invalid_argument`, `body_not_raw`, `no_secrets` and `secret_empty`
    * (no secret configured: often an environment variable unset or empty); for a refused
    * delivery, when the
-   * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`) or
-   * before September 2001 (`timestamp_in_future`: a clock that failed or was never set), a
+   * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), an
+   * authentic delivery from the future (`timestamp_in_future`: no replay is ahead of the
+   * clock, so this host's clock is behind or the service's ahead; the message names a
+   * `nowSecs` before September 2001, a clock that failed or was never set), a
    * secret saved with white space or quotes around it (`signature_mismatch`: no delivery
    * verifies), a delivery that verifies only with its two header values read the other way
    * round (`timestamp_malformed`: the header names swapped; a timestamp that merely reads as

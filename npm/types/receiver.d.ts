@@ -1036,8 +1036,9 @@ export interface IntegrationSecrets {
 
 /**
  * Why a delivery was answered as it was: `recorded` (200, a decision), `quarantined` (200),
- * `forgery` (400: it failed verification), `skew` (400: authentic, its timestamp out of
- * `maxSkewSecs`: a clock to fix), `headers` (400: a delivery header not found: their names
+ * `forgery` (400: it failed verification), `skew` (authentic, its timestamp out of
+ * `maxSkewSecs`: a clock to fix; 400 when it is old, which a replay may be, 500 when it is
+ * ahead, which no replay is, so that the service retries), `headers` (400: a delivery header not found: their names
  * may be configured wrong), `too_large` (413), `misconfigured` (500: a body a framework
  * parsed, a bad argument, a delivery that verifies only with a secret trimmed of white
  * space, an event through another integration's secret than its payment's, a delivery signed

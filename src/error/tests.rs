@@ -369,7 +369,12 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
             "{e}"
         );
     }
-    // The delivery's: forged, stale, from the future, a timestamp in milliseconds.
+    // From the future (authentic: no replay is ahead of the clock): a clock, 500.
+    assert_eq!(
+        fault("whsec_k", &delivery, 1_699_999_699),
+        ("timestamp_in_future", true)
+    );
+    // The delivery's: forged, stale, a timestamp in milliseconds.
     assert_eq!(
         fault("whsec_other", &delivery, 1_700_000_000),
         ("signature_mismatch", false)
@@ -377,10 +382,6 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
     assert_eq!(
         fault("whsec_k", &delivery, 1_700_000_301),
         ("timestamp_too_old", false)
-    );
-    assert_eq!(
-        fault("whsec_k", &delivery, 1_699_999_699),
-        ("timestamp_in_future", false)
     );
     let millis = Delivery {
         timestamp: b"1700000000000",
@@ -390,15 +391,19 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
         fault("whsec_k", &millis, 1_700_000_000),
         ("timestamp_malformed", false)
     );
-    // Every invalid argument and every missing secret (an environment variable unset or
-    // empty) is the receiver's; no other kind without its detail is.
+    // Every invalid argument, every missing secret (an environment variable unset or empty)
+    // and every authentic delivery from the future is the receiver's; no other kind without
+    // its detail is.
     for kind in ErrorKind::ALL {
         let plain = Error::new(*kind);
         assert_eq!(
             plain.is_receiver_fault(),
             matches!(
                 *kind,
-                ErrorKind::InvalidArgument | ErrorKind::NoSecrets | ErrorKind::SecretEmpty
+                ErrorKind::InvalidArgument
+                    | ErrorKind::NoSecrets
+                    | ErrorKind::SecretEmpty
+                    | ErrorKind::TimestampInFuture
             ),
             "{kind:?}"
         );

@@ -124,6 +124,23 @@ describe('observability', () => {
     db.close();
   });
 
+  test('five mismatches whose bodies were compressed on the way: the summary points at what is in front, not at the secret', async () => {
+    const { gzipSync } = await import('node:zlib');
+    let clock = nowSecs();
+    const { db, log, receiver } = open({ nowSecs: () => clock });
+    const body = eventBody({ eventId: 'evt_gzs', paymentId: 'pay_gzs', statusVersion: 1 });
+    const said = () => log.lines.filter((l) => /failed to verify \(signature_mismatch\) over/.test(l));
+    for (let i = 0; i < 5; i += 1) assert.equal((await receiver.handle({ body: gzipSync(body), headers: signedHeaders(body, { timestamp: clock }) })).status, 400);
+    assert.match(said()[0], /5 deliveries failed to verify .*: if the service sent them .*, their bodies were changed on the way \(compressed, or a byte order mark added, as each of their lines says\): a proxy, gateway or middleware in front of the receiver changes the request body.*Let the body through unchanged; a 400 is final/);
+    assert.doesNotMatch(said()[0], /is not its signing Secret/);
+    // Mixed with mismatches of another secret: both said.
+    clock += 600;
+    for (let i = 0; i < 3; i += 1) await receiver.handle({ body: gzipSync(body), headers: signedHeaders(body, { timestamp: clock }) });
+    for (let i = 0; i < 2; i += 1) await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_rotated', timestamp: clock }) });
+    assert.match(said()[1], /answered 400\), 3 of them with bodies changed on the way, as their lines say; for the others, the secret configured is not its signing Secret/);
+    db.close();
+  });
+
   test('a shop with a delivery an hour whose secret was rotated in the dashboard is told at its fifth', async () => {
     let clock = nowSecs();
     const { db, log, receiver } = open({ nowSecs: () => clock });
@@ -166,26 +183,51 @@ describe('observability', () => {
     db.close();
   });
 
-  test('a body that is not the bytes signed (compressed, a byte order mark added): still 400, and the log says what changed it', async () => {
+  test('a body that is not the bytes signed: compressed, 400 and the log says so; a newline, CRLF or a byte order mark added, 500 (retried) naming it', async () => {
     const { gzipSync } = await import('node:zlib');
     const log = captureLog();
-    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o) }));
     const body = eventBody({ eventId: 'evt_gz', paymentId: 'pay_gz', statusVersion: 1 });
     const headers = signedHeaders(body);
-    const cases = [
+    const compressed = [
       [{ body: gzipSync(body), headers: { ...headers, 'Content-Encoding': 'gzip' } }, /the body is compressed \(Content-Encoding: gzip\): the signature covers the bytes the service sent/],
       [{ body: gzipSync(body), headers }, /the body is compressed: the signature covers/],
-      [{ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), headers }, /starts with a byte order mark \(EF BB BF\)/],
-      [{ body: `\ufeff${body}`, headers: new Headers(headers) }, /starts with a byte order mark/],
     ];
-    for (const [delivery, said] of cases) {
+    for (const [delivery, said] of compressed) {
       const answer = await receiver.handle(delivery);
       assert.deepEqual([answer.status, answer.body], [400, '{"error":"signature_mismatch"}']);
       assert.match(log.lines.at(-1), said);
     }
+    // What a proxy adds that can be undone: the delivery is the service's, its body is not the
+    // bytes signed. 500, so that the service retries once the proxy lets the body through.
+    const text = Buffer.from(body).toString();
+    const lines = text.replace(/,/g, ',\n');
+    const linesHeaders = signedHeaders(lines);
+    const undone = [
+      [{ body: `${text}\n`, headers }, /it ends with a newline the delivery did not have\. A proxy, gateway or middleware in front of the receiver changes the request body/],
+      [{ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), headers }, /it starts with a byte order mark the delivery did not have\. A proxy/],
+      [{ body: `\ufeff${text}`, headers: new Headers(headers) }, /it starts with a byte order mark the delivery did not have\. A proxy/],
+      [{ body: lines.replace(/\n/g, '\r\n'), headers: linesHeaders }, /it has Windows line endings \(CRLF\) where the delivery had LF\. A proxy/],
+      [{ body: `\ufeff${lines.replace(/\n/g, '\r\n')}\r\n`, headers: linesHeaders },
+        /it ends with a newline the delivery did not have and has Windows line endings \(CRLF\) where the delivery had LF and starts with a byte order mark the delivery did not have\. A proxy/],
+    ];
+    for (const [delivery, said] of undone) {
+      const answer = await receiver.handle(delivery);
+      assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
+      assert.match(log.lines.at(-1), said);
+      assert.equal(outcomes.at(-1).reason, 'misconfigured');
+    }
+    // Forged with a byte order mark or a newline: 400, the mark named as before.
+    const forged = signedHeaders(body, { secret: 'whsec_forger' });
+    for (const forgedBody of [`\ufeff${text}`, `${text}\n`]) {
+      const answer = await receiver.handle({ body: forgedBody, headers: forged });
+      assert.deepEqual([answer.status, answer.body], [400, '{"error":"signature_mismatch"}']);
+    }
+    assert.match(log.lines.join('\n'), /starts with a byte order mark \(EF BB BF\)/);
     // A plain forgery says nothing of the kind.
-    await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_forger' }) });
-    assert.doesNotMatch(log.lines.at(-1), /compressed|byte order mark/);
+    await receiver.handle({ body, headers: forged });
+    assert.doesNotMatch(log.lines.at(-1), /compressed|byte order mark|picked up/);
   });
 
   test('timestampHeader and signatureHeader swapped: an authentic delivery is answered 500 (retried) and the log names the swap; a forgery stays 400', async () => {

@@ -16,7 +16,8 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
     // The time the delivery arrived, read before its body: a slow body (up to
     // BODY_TIMEOUT_SECS) is not judged stale for the time it took to arrive.
     // A clock before 2001 (before 1970, or a board's clock reset and not yet set) is this
-    // host's fault: 500 (retried), never a delivery refused as from the future (400, final).
+    // host's fault: 500 (retried), said before the body is read (the crate answers a delivery
+    // from the future `timestamp_in_future`, a receiver fault, too).
     let Some(now_secs) = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .ok()

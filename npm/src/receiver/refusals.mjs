@@ -45,7 +45,7 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
   // The lines a request can cause, a few per kind a minute (throttle.mjs).
   const say = lineThrottle();
   // The mismatches and verified deliveries since the line was last said, and when it was.
-  let since = { from: null, mismatches: 0, verified: 0 };
+  let since = { from: null, mismatches: 0, verified: 0, changed: 0 };
   let saidAt = null;
 
   // Ids of an authentic delivery refused for its timestamp (its signature verified): for the
@@ -81,15 +81,19 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
       const ids = idsOf(delivery.body);
       const behind = Number(context.timestamp) - Number(context.now);
       const gap = Number.isSafeInteger(behind) ? ` (its timestamp is ${Math.abs(behind)} s ${behind < 0 ? 'behind' : 'ahead of'} this host's clock)` : '';
-      // Far outside any skew, a replay of a captured delivery is likelier than a clock that far off.
-      const replay = Number.isSafeInteger(behind) && Math.abs(behind) > REPLAY_LIKELY_SECS
+      // Far behind any skew, a replay of a captured delivery is likelier than a clock that far
+      // off. Ahead, none is (a captured delivery is old): the clocks disagree, and a 500 is
+      // retried once they agree, where a 400 would lose the event.
+      const future = code === 'timestamp_in_future';
+      const replay = !future && Number.isSafeInteger(behind) && Math.abs(behind) > REPLAY_LIKELY_SECS
         ? ` (more than ${REPLAY_LIKELY_SECS} s: if this host's clock is right, a replay of a captured delivery, refused as it should be)` : '';
       // Replays apart from clocks: replays of one captured delivery must not use up the lines of
       // a clock that is off, which loses every event.
       say(replay === '' ? 'skew' : 'replay', error, `refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
-        + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; ${RECOVER}`);
-      emit({ ...seen, ...ids, status: 400, reason: 'skew', code });
-      return answers.rejected(code);
+        + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; `
+        + `${future ? 'answered 500, so the service retries it: no replay comes from the future, this host\'s clock is behind (or the service\'s ahead)' : RECOVER}`);
+      emit({ ...seen, ...ids, status: future ? 500 : 400, reason: 'skew', code });
+      return future ? answers.misconfigured(code) : answers.rejected(code);
     }
     if (code === 'timestamp_missing' || code === 'signature_missing') {
       const carried = headerNames(delivery.headers);
@@ -121,11 +125,12 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     // is said from the first (a shop with a delivery an hour would wait hours for the fifth).
     // In a rotation, the likeliest cause: the new Secret set as active before its activation,
     // or the old one dropped at it.
-    const cost = code === 'signature_mismatch' ? `${bodyHint(delivery.headers, delivery.body)}; if the service sent it, `
+    const changed = code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : '';
+    const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, `
       + 'the Secret configured is not the one it signs with (during a rotation: the new Secret is pending until its activation, '
       + `then active with the old one retiring), and ${RECOVER}` : '';
     say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
-    if (code === 'signature_mismatch') mismatched(context.now);
+    if (code === 'signature_mismatch') mismatched(context.now, changed !== '');
     emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);
   }
@@ -133,21 +138,28 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
   // Signature mismatches: forgeries, or the service's own deliveries under a secret this
   // receiver does not hold (rotated and activated in the dashboard, another webhook's or
   // environment's), which deliveries of other integrations verifying between them do not rule out.
-  function mismatched(now) {
+  function mismatched(now, changed) {
     if (!Number.isSafeInteger(now)) return;
     since.from ??= now;
     since.mismatches += 1;
+    if (changed) since.changed += 1;
     if (since.mismatches < MISMATCHES_SAID || (saidAt !== null && now >= saidAt && now - saidAt < QUIET_SECS)) return;
     const others = since.verified === 0 ? 'none verified'
       : `${since.verified} verified (forgeries, or, with several integrations, one whose secret changed while the others verify)`;
     const over = saidAt === null ? '' : ' since this was last said';
+    // Bodies changed on the way (compressed, a byte order mark: their own lines say so) point at
+    // what is in front of the receiver, not at the secret.
+    const cause = since.changed === since.mismatches
+      ? 'their bodies were changed on the way (compressed, or a byte order mark added, as each of their lines says): a proxy, gateway or '
+        + 'middleware in front of the receiver changes the request body, and every such event is lost until replayed. Let the body '
+        + 'through unchanged'
+      : `${since.changed > 0 ? `${since.changed} of them with bodies changed on the way, as their lines say; for the others, ` : ''}`
+        + 'the secret configured is not its signing Secret (rotated and activated in the dashboard? another webhook\'s or environment\'s?) '
+        + 'and every such event is lost until replayed. Set the signing Secret (during a rotation, the new one as pending first, then active)';
     error(`${since.mismatches} deliveries failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
-      + 'if the service sent them (its webhook log shows them answered 400), the secret configured is not its signing Secret '
-      + '(rotated and activated in the dashboard? another webhook\'s or environment\'s?) and every such event is lost until '
-      + `replayed. Set the signing Secret (during a rotation, the new one as pending first, then active); ${RECOVER}; said at most `
-      + `once per ${QUIET_SECS} s`);
+      + `if the service sent them (its webhook log shows them answered 400), ${cause}; ${RECOVER}; said at most once per ${QUIET_SECS} s`);
     saidAt = now;
-    since = { from: null, mismatches: 0, verified: 0 };
+    since = { from: null, mismatches: 0, verified: 0, changed: 0 };
   }
 
   // The 413 line, here and for a body the HTTP faces stopped reading (`bytes`: "at least N").
