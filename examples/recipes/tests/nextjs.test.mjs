@@ -40,10 +40,13 @@ export default function handler(req, res) {
     // Turbopack compiles and resolves only inside its root (the repository, by its lockfile):
     // where node_modules links to an install outside it (a worktree sharing one), the root is
     // set to a folder holding both, for the test only.
+    // cacheComponents, as create-next-app writes it: such an app refuses a route's `runtime`
+    // and `dynamic` exports, which the recipe leaves out.
     const modules = realpathSync(join(ROOT, 'node_modules'));
     let root = ROOT;
     while (relative(root, modules).startsWith('..')) root = dirname(root);
-    if (root !== ROOT) writeFileSync(join(dir, 'next.config.mjs'), `export default { turbopack: { root: ${JSON.stringify(root)} } };\n`);
+    const turbopack = root === ROOT ? '' : ` turbopack: { root: ${JSON.stringify(root)} },`;
+    writeFileSync(join(dir, 'next.config.mjs'), `export default { cacheComponents: true,${turbopack} };\n`);
     // Neither the secret nor the database is in the environment of `next build`.
     const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', ...RECIPE_ENV };
     delete buildEnv.CRYPTOPAY_WEBHOOK_SECRET;

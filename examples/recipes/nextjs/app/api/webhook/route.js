@@ -4,8 +4,8 @@
 
 import { receiver } from '../../../lib/receiver.js';
 
-export const runtime = 'nodejs';
-export const dynamic = 'force-dynamic';
+// No `runtime` or `dynamic` export: a route handler runs on Node and a POST is never cached,
+// and an app with `cacheComponents: true` (as create-next-app writes it) refuses both.
 
 // 2xx acknowledges delivery only: fulfil from GET /v1/payments/{payment_id}, never from this.
 export const POST = (request) => receiver.fetch(request);
