@@ -169,9 +169,9 @@ api_errors! {
     /// `webhook_exists` (409): a webhook endpoint is already registered.
     WebhookExists => "webhook_exists", 409,
         "a webhook endpoint is already registered: change or delete it rather than create another";
-    /// `webhook_not_found` (404): no webhook endpoint is registered.
+    /// `webhook_not_found` (404): no webhook endpoint is registered under the id given (or at all).
     WebhookNotFound => "webhook_not_found", 404,
-        "no webhook endpoint is registered: create one first";
+        "no webhook endpoint is registered under this id: use the resource_id its setup answered (a setup sent again with the same Idempotency-Key answers it again), or create one if none is";
     /// `secret_mismatch` (400): the secret sent is not the endpoint's signing secret.
     SecretMismatch => "secret_mismatch", 400,
         "the secret sent is not the webhook endpoint's signing secret: send it exactly as saved";

@@ -4,7 +4,7 @@
 
 import { isValidAmountRaw } from 'cryptopay-verify';
 import { MAX_ID_BYTES } from './limits.mjs';
-import { checkKeys, describeError, invalid, isPlainObject, stuckFix } from './stores/common.mjs';
+import { checkKeys, describeError, invalid, isPlainObject, stuckFix, transientHint } from './stores/common.mjs';
 
 const SOURCE_KEYS = ['kind', 'currency', 'pricing_ref', 'amount_raw'];
 const encoder = new TextEncoder();
@@ -110,9 +110,15 @@ export function orderBook({ store, ready, integrations }) {
       // A store state no retry gets past (a grant missing, a read-only database): the fix
       // named, where a caller would otherwise retry for as long as it lasts.
       const fix = stuckFix(failure);
-      if (fix === null) throw failure;
-      throw Object.assign(new Error(`recordCreated: the store refused the order (${describeError(failure)}), and every retry `
-        + `will fail the same way until: ${fix}`, { cause: failure }), { code: failure?.code });
+      if (fix !== null) {
+        throw Object.assign(new Error(`recordCreated: the store refused the order (${describeError(failure)}), and every retry `
+          + `will fail the same way until: ${fix}`, { cause: failure }), { code: failure?.code });
+      }
+      // One a retry may get past (a lock held, a timeout): where to look meanwhile.
+      const look = transientHint(failure);
+      if (look === null) throw failure;
+      throw Object.assign(new Error(`recordCreated: the store did not record the order in time (${describeError(failure)}): ${look}`,
+        { cause: failure }), { code: failure?.code });
     }
     if (stored !== null && stored !== undefined) {
       const differs = [

@@ -169,7 +169,7 @@ const STUCK = [
   // @libsql/client on a file (0.18.0): a write that failed with SQLITE_BUSY is left in progress,
   // holding the file's lock (tursodatabase/libsql-client-ts#352)
   [/cannot commit transaction - SQL statements in progress/,
-    'a libsql connection kept a write that failed with SQLITE_BUSY in progress, and with it the file\'s lock: restart the process, and create the client with a busy timeout (createClient({ url, timeout: 5000 })) so that a write waits for the lock'],
+    'a libsql connection kept a write that failed with SQLITE_BUSY in progress, and with it the file\'s lock (a bug of @libsql/client): restart the process; create the client with a busy timeout (createClient({ url, timeout: 5000 })) so that a write waits for the lock, and hold no transaction of your own open on the file for longer'],
   // better-sqlite3, node:sqlite, bun:sqlite
   [/The database connection is not open|statement has been finalized|Cannot use a closed database/,
     'the SQLite database was closed (db.close()) while the receiver still uses it'],
@@ -185,8 +185,11 @@ const SLOW = 'the statement outlasted query_timeout or statement_timeout: most o
   + '(SELECT pid, state, xact_start, left(query, 80) FROM pg_stat_activity WHERE wait_event_type = \'Lock\' '
   + 'OR state LIKE \'idle in transaction%\' names it: a connection your code left inside a transaction, a long report or '
   + 'migration), else an overloaded server';
+const LOCKED = 'another connection held the SQLite file\'s write lock past the busy timeout: a transaction your own code '
+  + 'holds open on the file (commit it before the receiver writes: a createPayment with record inside it waits on itself), '
+  + 'another process writing, or a busy timeout too short (libsql: createClient({ url, timeout: 5000 }))';
 const TRANSIENT_STATES = { '57014': SLOW, '55P03': SLOW };
-const TRANSIENT = [[/^Query read timeout$/, SLOW]];
+const TRANSIENT = [[/^Query read timeout$/, SLOW], [/SQLITE_BUSY|database is locked/, LOCKED]];
 
 /**
  * What the receiver warns of at its creation for a node-postgres Pool made without a connection
