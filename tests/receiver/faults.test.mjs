@@ -226,7 +226,7 @@ describe('SQLite on a full disk', () => {
     const deliveries = workload('pagefull', 400);
     const { acknowledged, refused } = await fillUntilFull(receiver, deliveries);
     assert.ok(acknowledged.size > 4 && refused.length > 0, `${acknowledged.size} acknowledged, ${refused.length} refused`);
-    assert.ok(log.lines.some((l) => /store_unavailable.*SQLITE_FULL/.test(l)), log.lines.join('\n'));
+    assert.ok(log.lines.some((l) => /store_unavailable.*SQLITE_FULL.*; a write below SQLite failed: the disk full \(df\)/.test(l)), log.lines.join('\n'));
     checkAcknowledged(sqliteRows(db), acknowledged);
     db.close();
 
@@ -257,7 +257,7 @@ describe('SQLite on a full disk', () => {
       const deliveries = workload('diskfull', 400);
       const { acknowledged, refused } = await fillUntilFull(receiver, deliveries);
       assert.ok(acknowledged.size > 4 && refused.length > 0, `${acknowledged.size} acknowledged, ${refused.length} refused`);
-      assert.ok(log.lines.some((l) => /store_unavailable.*(SQLITE_FULL|SQLITE_IOERR)/.test(l)), log.lines.join('\n'));
+      assert.ok(log.lines.some((l) => /store_unavailable.*(SQLITE_FULL|SQLITE_IOERR).*; a write below SQLite failed: the disk full/.test(l)), log.lines.join('\n'));
       checkAcknowledged(sqliteRows(db), acknowledged);
 
       // Space returns: the same receiver goes on, without a restart.

@@ -189,7 +189,13 @@ const LOCKED = 'another connection held the SQLite file\'s write lock past the b
   + 'holds open on the file (commit it before the receiver writes: a createPayment with record inside it waits on itself), '
   + 'another process writing, or a busy timeout too short (libsql: createClient({ url, timeout: 5000 }))';
 const TRANSIENT_STATES = { '57014': SLOW, '55P03': SLOW };
-const TRANSIENT = [[/^Query read timeout$/, SLOW], [/SQLITE_BUSY|database is locked/, LOCKED]];
+const WRITE_FAILED = 'a write below SQLite failed: the disk full (df), the file or its folder no longer writable by this process '
+  + '(its permissions or owner changed, a read-only remount), or a network file system (SQLite needs a local disk)';
+const TRANSIENT = [
+  [/^Query read timeout$/, SLOW],
+  [/SQLITE_BUSY|database is locked/, LOCKED],
+  [/SQLITE_IOERR|disk I\/O error|SQLITE_FULL|database or disk is full/, WRITE_FAILED],
+];
 
 /**
  * What the receiver warns of at its creation for a node-postgres Pool made without a connection
