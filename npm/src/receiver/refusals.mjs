@@ -123,12 +123,12 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     }
     // A mismatch is a forgery, or the service's delivery under another secret: what that costs
     // is said from the first (a shop with a delivery an hour would wait hours for the fifth).
-    // In a rotation, the likeliest cause: the new Secret set as active before its activation,
-    // or the old one dropped at it.
+    // Without a body changed on the way to explain it, the secret: in a rotation, the new
+    // Secret set as active before its activation, or the old one dropped at it.
     const changed = code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : '';
-    const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, `
-      + 'the Secret configured is not the one it signs with (during a rotation: the new Secret is pending until its activation, '
-      + `then active with the old one retiring), and ${RECOVER}` : '';
+    const secret = changed === '' ? 'the Secret configured is not the one it signs with (during a rotation: the new Secret is '
+      + 'pending until its activation, then active with the old one retiring), and ' : '';
+    const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, ${secret}${RECOVER}` : '';
     say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
     if (code === 'signature_mismatch') mismatched(context.now, changed !== '');
     emit({ ...seen, status: 400, reason: 'forgery', code });
