@@ -9,8 +9,9 @@ import { EXPECTS, PROBE_LABEL } from './verdicts.mjs';
 
 const STATIC = {
   formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
-    'hashes something other than the raw bytes (JSON parsed and re-serialized, a trimmed or decoded body). Hash ' +
-    'the bytes exactly as received, whatever their layout',
+    'hashes something other than the raw bytes (JSON parsed and re-serialized, a trimmed or decoded body), or a proxy, ' +
+    'gateway or middleware in front of it rewrites the body (then valid_delivery, compact, may pass while the ' +
+    'service\'s bodies fail). Hash the bytes exactly as received, whatever their layout, and let them through unchanged',
   old_event: 'an authentic event that occurred two days ago, delivered now, was refused: occurred_at is when the ' +
     'payment changed, not when the delivery was sent. Check only the delivery timestamp against the clock; a ' +
     'retry after an outage carries an old occurred_at',
@@ -112,8 +113,8 @@ function tamperedBody(ds, reserialized) {
   // parser turns into U+FFFD, is forgotten the same way (one cause, one fix).
   if ([...acceptedShorts(reserialized)].some((short) => short.startsWith('signed as '))
     && (accepted.has('newline') || accepted.has('byte 0xFF') || accepted.has('BOM'))) {
-    return 'the same cause as reserialized_body: the receiver hashes the parsed JSON written again, so bytes its ' +
-      'parser forgets (added white space, an invalid byte) verify. Hash the raw bytes exactly as received';
+    return 'the same cause as reserialized_body: the receiver (or a proxy in front of it) hashes the parsed JSON written ' +
+      'again, so bytes its parser forgets (added white space, an invalid byte) verify. Hash the raw bytes exactly as received';
   }
   if (accepted.has('known id')) {
     return 'valid_delivery\'s event_id, sent again with its body changed, was acknowledged: the receiver ' +
