@@ -49,15 +49,16 @@ export const PICKED_UP = [
 ];
 
 /**
- * The changes `bytes` shows, then every set of them, fewest first (each set's changes in
- * PICKED_UP's order), with the bytes they give undone: at most `most` sets. One change is the
- * usual case; two or three together come from one tool (a Windows editor saves CRLF and a
- * final newline; Notepad a BOM and a newline).
+ * Every set of the changes `bytes` shows, fewest first (each set's changes in PICKED_UP's
+ * order), with `undone()` giving the bytes with them undone (made only when asked: a body may
+ * be megabytes, and a caller stops at the first set that verifies). One change is the usual case; two or three together
+ * come from one tool (a Windows editor saves CRLF and a final newline; Notepad a BOM and a
+ * newline).
  */
-export function undoings(bytes, most = 7) {
+export function undoings(bytes) {
   const found = PICKED_UP.filter(({ applies }) => applies(bytes));
   const sets = [];
   for (let mask = 1; mask < 1 << found.length; mask += 1) sets.push(found.filter((_, i) => mask & (1 << i)));
   sets.sort((a, b) => a.length - b.length);
-  return sets.slice(0, most).map((changes) => ({ changes, undone: changes.reduce((body, { undo }) => undo(body), bytes) }));
+  return sets.map((changes) => ({ changes, undone: () => changes.reduce((body, { undo }) => undo(body), bytes) }));
 }

@@ -107,7 +107,7 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
 function pickedUp(body, input) {
   for (const { changes, undone } of undoings(Buffer.from(body))) {
     try {
-      verifyWebhook({ ...input, body: undone });
+      verifyWebhook({ ...input, body: undone() });
     } catch (error) {
       if (error?.code === 'signature_mismatch' || !(error instanceof CryptoPayError)) continue;
     }

@@ -204,7 +204,8 @@ export function alteredMatch(keys, call) {
   const all = undoings(call.body);
   const most = all.at(-1)?.changes.length;
   for (const { changes, undone } of all.filter(({ changes }) => changes.length === 1 || changes.length === most)) {
-    if (keys.some(({ verifier }) => verifies(verifier, { ...call, body: undone }))) return changes.map(({ said }) => said);
+    const body = undone();
+    if (keys.some(({ verifier }) => verifies(verifier, { ...call, body }))) return changes.map(({ said }) => said);
   }
   return null;
 }
