@@ -9,7 +9,8 @@
 //!   `payment.updated` envelope ([`parse_event`], [`Event`]).
 //! - [`read_delivery_headers`], [`DeliveryHeaders::from_header_map`](struct.DeliveryHeaders.html#method.from_header_map) (feature `http`): the
 //!   two header values, a repeated header refused; [`validate_header_names`] checks the
-//!   configured names at start-up.
+//!   configured names at start-up; [`Verifier::misnamed_headers`]: the names to set when a
+//!   delivery lacking one verifies with a header it carried instead.
 //! - [`decide_event`]: de-duplication by `event_id` and ordering by exact [`StatusVersion`].
 //! - [`to_amount_raw`], [`build_source_amount`], [`validate_source_amount`],
 //!   [`validate_create_payment`]: exact integer amounts from the store's [`PrimarySource`],
@@ -86,6 +87,7 @@ mod headers;
 mod idempotency;
 mod json;
 mod mac;
+mod misnamed;
 mod options;
 mod origin;
 mod pricing;
@@ -111,6 +113,7 @@ pub use fulfilment::{
 pub use headers::{DeliveryHeaders, read_delivery_headers, validate_header_names};
 pub use idempotency::{MAX_IDEMPOTENCY_KEY_LEN, request_fingerprint, validate_idempotency_key};
 pub use mac::{SignatureEncoding, sign_webhook};
+pub use misnamed::MisnamedHeaders;
 pub use options::{DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES, VerifyOptions};
 pub use origin::{
     MAX_WEBHOOK_URL_BYTES, hosted_checkout_url, validate_checkout_origin, validate_webhook_url,

@@ -78,6 +78,38 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
         // secret's overlap ended: `is_receiver_fault`): 500, which the service retries, where
         // a 400 would be final and lose the event.
         Err(e) => {
+            // A header missing that the delivery carried under another name, and verifies
+            // with: this receiver's names (TIMESTAMP_HEADER, SIGNATURE_HEADER) are wrong, not
+            // the delivery; 500 too, naming what to set (never accepted: it was refused).
+            let misnamed = matches!(
+                e.kind(),
+                ErrorKind::TimestampMissing | ErrorKind::SignatureMissing
+            )
+            .then(|| {
+                let pairs = headers
+                    .iter()
+                    .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
+                app.verifier.misnamed_headers(
+                    pairs,
+                    &app.timestamp_header,
+                    &app.signature_header,
+                    &body,
+                    now_secs,
+                )
+            })
+            .flatten();
+            if let Some(names) = misnamed {
+                // The crate names its parameters; these variables hold them (config.rs).
+                let set = names
+                    .to_string()
+                    .replace("timestamp_header", "TIMESTAMP_HEADER")
+                    .replace("signature_header", "SIGNATURE_HEADER");
+                eprintln!("refused a delivery (500): {e}; {set}; the service retries it");
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Json(json!({"error": e.code()})),
+                );
+            }
             let status = if e.is_receiver_fault() {
                 StatusCode::INTERNAL_SERVER_ERROR
             } else {

@@ -135,6 +135,34 @@ test('every refusal is logged by its code, never the secret or signature; a skew
   }
 });
 
+test('header names set wrong: a delivery that verifies with the headers it carried is a 500 naming what to set; a forgery a 400', async () => {
+  // TIMESTAMP_HEADER right, SIGNATURE_HEADER a typo; then both copied from another guide.
+  for (const [env, says, code] of [
+    [{ SIGNATURE_HEADER: 'X-Signature' }, 'its signature read from x-webhook-signature: set SIGNATURE_HEADER to x-webhook-signature', 'signature_missing'],
+    [{ TIMESTAMP_HEADER: 'Webhook-Timestamp', SIGNATURE_HEADER: 'Webhook-Signature' },
+      'its timestamp read from x-webhook-timestamp and signature read from x-webhook-signature: set TIMESTAMP_HEADER to '
+      + 'x-webhook-timestamp and SIGNATURE_HEADER to x-webhook-signature', 'timestamp_missing'],
+  ]) {
+    const receiver = await startReceiver({ DATABASE: database, ...env });
+    try {
+      const sent = await deliver(receiver.url, event('evt_misnamed', 'pay_misnamed', '1'));
+      assert.deepStrictEqual([sent.status, sent.json], [500, { error: code }], says);
+      await logged(receiver, /refused a delivery \(500\)/);
+      const line = receiver.output().split('\n').find((l) => l.startsWith('refused a delivery (500)'));
+      assert.ok(line.startsWith(`refused a delivery (500): ${code}: `) && line.endsWith(`; the delivery verifies with ${says}; the service retries it`), line);
+      const forged = await deliver(receiver.url, event('evt_misnamed', 'pay_misnamed', '1'), { secret: 'whsec_not_ours_0123456789' });
+      assert.deepStrictEqual([forged.status, forged.json], [400, { error: code }], says);
+      assert.ok(!receiver.output().includes(SECRET), 'no secret');
+    } finally {
+      await receiver.stop();
+    }
+  }
+  // Never recorded: it was refused.
+  const db = new Database(database, { readonly: true });
+  assert.deepStrictEqual(db.prepare("SELECT event_id FROM cryptopay_events WHERE event_id = 'evt_misnamed'").all(), []);
+  db.close();
+});
+
 test('a secret with white space or quotes around it, or header names that cannot work: no start, the variable named, never the value', async () => {
   for (const [env, says] of [
     [{ CRYPTOPAY_WEBHOOK_SECRET: `${SECRET}\n` }, /CRYPTOPAY_WEBHOOK_SECRET starts or ends with white space \(a pasted space or newline\): remove it/],
