@@ -41,11 +41,12 @@ function show(region, kind, ...children) {
 }
 
 /** A package error as the page shows it: the stable code, then the message as the hint. */
-function showError(region, error, lead = 'Rejected') {
+function showError(region, error, lead = 'Rejected', found = null) {
   if (!(error instanceof CryptoPayError)) throw error;
   const hint = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message;
   show(region, 'error',
     h('p', { class: 'verdict' }, h('strong', {}, `${lead}: `), h('code', { class: 'error-code' }, error.code)),
+    ...(found === null ? [] : [h('p', { class: 'error-found' }, found)]),
     h('p', { class: 'error-hint' }, hint));
 }
 
@@ -127,15 +128,16 @@ function verify() {
     return;
   }
   const now = integerField($('v-now')) ?? nowSecs();
+  const call = {
+    body: $('v-body').value,
+    timestamp: $('v-timestamp').value,
+    signature: $('v-signature').value,
+    secrets: secretsFromForm(),
+    nowSecs: now,
+    maxSkewSecs: integerField($('v-skew')) ?? Number.NaN,
+  };
   try {
-    const { event, matchedSecret, timestamp } = verifyWebhook({
-      body: $('v-body').value,
-      timestamp: $('v-timestamp').value,
-      signature: $('v-signature').value,
-      secrets: secretsFromForm(),
-      nowSecs: now,
-      maxSkewSecs: integerField($('v-skew')) ?? Number.NaN,
-    });
+    const { event, matchedSecret, timestamp } = verifyWebhook(call);
     show(region, 'ok',
       h('p', { class: 'verdict' }, h('strong', {}, 'Verified.'), ' Signed with the ', h('strong', { class: 'matched' }, matchedSecret),
         ' secret, at ', new Date(timestamp * 1000).toISOString(), ` (${age(now - timestamp)}).`),
@@ -150,8 +152,45 @@ function verify() {
       h('details', { open: '' }, h('summary', {}, 'Parsed event'), h('pre', { tabindex: '0' }, JSON.stringify(event, null, 2))),
       h('p', { class: 'hint' }, 'A verified event is facts to record, never a payment receipt: fulfil from GET /v1/payments/{payment_id}.'));
   } catch (error) {
-    showError(region, error, EVENT_CODES.has(error?.code) ? 'Authentic, but the event is not usable' : 'Rejected');
+    const found = error?.code === 'signature_mismatch' ? copiedBody(call) : SKEW_CODES.has(error?.code) ? skewed(call) : null;
+    showError(region, error, EVENT_CODES.has(error?.code) ? 'Authentic, but the event is not usable' : 'Rejected', found);
   }
+}
+
+const SKEW_CODES = new Set(['timestamp_too_old', 'timestamp_in_future']);
+
+// What a body copied from a log or a file picks up, or loses, on the way here.
+const COPIES = [
+  { applies: (body) => body.endsWith('\n'), other: (body) => body.replace(/\n$/, ''), said: 'without the newline this body ends with' },
+  { applies: (body) => !body.endsWith('\n'), other: (body) => `${body}\n`, said: 'with a newline at its end, which this body lacks' },
+  { applies: (body) => body.startsWith('\uFEFF'), other: (body) => body.slice(1), said: 'without the byte order mark this body starts with' },
+];
+
+/**
+ * For a signature_mismatch: whether the signature matches the body as it most likely was before
+ * it was copied here (a final newline added or lost, a byte order mark added), said as the
+ * finding it is; null when none does (then the secret or the body's content differ).
+ */
+function copiedBody(call) {
+  for (const { applies, other, said } of COPIES) {
+    if (!applies(call.body)) continue;
+    try {
+      verifyWebhook({ ...call, body: other(call.body) });
+    } catch (error) {
+      if (error?.code === 'signature_mismatch') continue;
+    }
+    return `The signature matches this body ${said}: the secret is right, and the body here is not the bytes `
+      + 'the receiver got. Copy the raw body again (a text editor, echo or a log viewer adds or drops a final newline).';
+  }
+  return null;
+}
+
+/** For an authentic delivery outside the skew: how far, and the field that sets "now". */
+function skewed(call) {
+  const gap = call.nowSecs - Number(call.timestamp);
+  const when = gap > 0 ? `${gap} s before` : `${-gap} s after`;
+  return `The signature matches; it was signed ${when} ${$('v-now').value.trim() === '' ? 'this device\'s clock' : 'the Now given'}, `
+    + `over the max skew of ${call.maxSkewSecs} s. To check a delivery captured earlier, set Now (Unix seconds) to when it was received.`;
 }
 
 function age(seconds) {

@@ -33,7 +33,7 @@ const TYPES = {
 export function installedPackage(consumerDir) {
   const dir = join(consumerDir, 'node_modules', 'cryptopay-verify');
   if (!existsSync(join(dir, 'package.json'))) {
-    throw new Error(`cryptopay-verify is not installed in ${consumerDir}: run make consumer (after make pkg)`);
+    throw new Error(`cryptopay-verify is not installed in ${consumerDir}: run make consumer (after make pkg), or set CONSUMER_DIR to a folder whose node_modules/ holds it`);
   }
   return realpathSync(dir);
 }

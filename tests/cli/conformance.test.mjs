@@ -120,6 +120,8 @@ describe('against the example receiver, during a rotation', () => {
     for (const rule of [...RULES, ...ROTATION]) assert.match(run.stdout, new RegExp(`^${rule}\\s+.*\\spass$`, 'm'));
     assert.match(run.stdout, /all 19 rules hold/);
     assert.match(run.stdout.replace(/\n {4}/g, " "), /retry_same_event and older_version judge answers only: no URL-only kit can see durable recording, de-duplication by event_id \(a retry is answered 2xx whether it was applied again or not\) or ordering/);
+    // A receiver that forwards is told where that work went.
+    assert.match(run.stdout.replace(/\n {4}/g, ' '), /a receiver that forwards events to a queue or another service leaves them to whatever consumes it/);
     assert.doesNotMatch(run.stdout, /not checked/);
     // What the run leaves in the receiver's store, and where the cleanup is.
     assert.match(run.stdout.replace(/\n {4}/g, ' '), /^left behind: its valid deliveries were authentic events \(evt_conformance_\.\.\., payments pay_conformance_\.\.\.\).* or delete them \(the package README, "What a run leaves behind"\)$/m);

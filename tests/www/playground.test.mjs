@@ -128,6 +128,35 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     assert.equal(await region.getAttribute('data-state'), 'error');
     assert.equal(await region.locator('.error-code').innerText(), 'signature_mismatch');
     assert.match(await region.locator('.error-hint').innerText(), /raw request bytes/);
+    // Another body: nothing found to say beyond the hint.
+    assert.equal(await region.locator('.error-found').count(), 0);
+    await page.fill('#v-body', body);
+  });
+
+  test('verify: a body that gained or lost its final newline on the way here is named, the secret said to be right', async () => {
+    await page.click('#v-example');
+    const body = await page.inputValue('#v-body');
+    assert.ok(body.endsWith('\n'), 'the example is signed with a final newline');
+    const region = page.locator('#verify-result');
+    for (const [pasted, says] of [
+      [body.slice(0, -1), /^The signature matches this body with a newline at its end, which this body lacks: the secret is right/],
+      [`${body}\n`, /^The signature matches this body without the newline this body ends with: the secret is right/],
+      [`\uFEFF${body}`, /^The signature matches this body without the byte order mark this body starts with/],
+    ]) {
+      await page.fill('#v-body', pasted);
+      await page.click('#verify-form button[type=submit]');
+      assert.equal(await region.locator('.error-code').innerText(), 'signature_mismatch');
+      assert.match(await region.locator('.error-found').innerText(), says);
+      assert.match(await page.locator('#verify-announce').textContent(), /Rejected: signature_mismatch ?The signature matches this body/);
+    }
+    // With another secret, the same bodies say nothing more: the secret may be what is wrong.
+    const secret = await page.inputValue('#v-secret');
+    await page.fill('#v-secret', 'whsec_some_other_secret');
+    await page.fill('#v-body', body.slice(0, -1));
+    await page.click('#verify-form button[type=submit]');
+    assert.equal(await region.locator('.error-found').count(), 0);
+    await page.fill('#v-secret', secret);
+    await page.fill('#v-body', body);
   });
 
   test('verify: a pending secret during a rotation is reported as the one that matched', async () => {
@@ -168,6 +197,9 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.fill('#v-now', String(timestamp + 3600));
     await page.click('#verify-form button[type=submit]');
     assert.equal(await page.locator('#verify-result .error-code').innerText(), 'timestamp_too_old');
+    // How far, and the field that sets "now" for a delivery captured earlier.
+    assert.match(await page.locator('#verify-result .error-found').innerText(),
+      /^The signature matches; it was signed 3600 s before the Now given, over the max skew of 300 s\. To check a delivery captured earlier, set Now/);
     // A field of the form is named by its label, not answered as a rejected delivery.
     for (const [field, value, says] of [
       ['#v-now', '1e3', /^Now \(Unix seconds\) is not a whole number/],

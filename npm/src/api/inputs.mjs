@@ -283,7 +283,7 @@ export function notHeader(name, value) {
  */
 export function secretLists(secrets) {
   if (secrets === undefined) {
-    throw fail('invalid_argument', 'secrets is undefined: is the environment variable set? Pass the signing Secret as a string (such as process.env.CRYPTOPAY_WEBHOOK_SECRET), or an array of { secret, kind, acceptUntilSecs? }');
+    throw fail('invalid_argument', 'secrets is undefined: is the environment variable set? Pass the signing Secret as a string (such as process.env.CRYPTOPAY_WEBHOOK_SECRET, or env.CRYPTOPAY_WEBHOOK_SECRET in a Worker), or an array of { secret, kind, acceptUntilSecs? }');
   }
   if (typeof secrets === 'string') {
     if (!wellFormed(secrets)) throw fail('invalid_argument', 'a secret holds a lone UTF-16 surrogate');

@@ -81,12 +81,13 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
   }
   out += `${wrap('retry_same_event and older_version judge answers only: no URL-only kit can see durable ' +
     'recording, de-duplication by event_id (a retry is answered 2xx whether it was applied again or not) or ' +
-    'ordering in the store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1; nor a signature ' +
+    'ordering in the store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1 (a receiver that ' +
+    'forwards events to a queue or another service leaves them to whatever consumes it); nor a signature ' +
     'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size', 'note: ')}\n`;
   if (results.some((r) => r.rule === 'valid_delivery' && r.verdict === 'pass')) {
     // Authentic events a receiver keeps: said here, where a run against the live database is seen.
     out += `${wrap('its valid deliveries were authentic events (evt_conformance_..., payments pay_conformance_...), which a ' +
-      'receiver records, and a fulfilment pass then asks the service for those payments and retries their 404 at every pass: ' +
+      'receiver records (or forwards, to whatever consumes it), and a fulfilment pass then asks the service for those payments and retries their 404 at every pass: ' +
       'run the kit against a throwaway database, or delete them (the package README, "What a run leaves behind")', 'left behind: ')}\n`;
   }
   return out;
