@@ -40,4 +40,30 @@ describe('PostgreSQL through PgBouncer in transaction mode (statement names not 
       await pool.end();
     }
   });
+
+  // PgBouncer refuses settings a client sends as it connects (08P01 "unsupported startup
+  // parameter"): a statement_timeout in the URL or the pool's options, as a guide may say to
+  // give one, fails every connection. ready() names the pooler and the role's setting instead.
+  test('statement_timeout sent as a startup parameter: ready() refused, naming the pooler and ALTER ROLE; query_timeout passes', async () => {
+    for (const config of [{ connectionString: `${pgb.bouncer.url}${pgb.bouncer.url.includes('?') ? '&' : '?'}statement_timeout=10000` },
+      { connectionString: pgb.bouncer.url, statement_timeout: 10_000 }]) {
+      const pool = openPool({ ...config, max: 1, connectionTimeoutMillis: 5_000 });
+      try {
+        const receiver = rx.createReceiver(receiverOptions(rx.postgresStore(pool), { log: { warn() {}, error() {} } }));
+        await assert.rejects(receiver.ready(), (error) => {
+          assert.match(error.message, /unsupported startup parameter: statement_timeout/);
+          assert.match(error.message, /a connection pooler in front of the database .*\(ALTER ROLE <role> SET statement_timeout = '10s'/);
+          return true;
+        });
+      } finally {
+        await pool.end();
+      }
+    }
+    const pool = openPool({ connectionString: pgb.bouncer.url, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+    try {
+      await rx.createReceiver(receiverOptions(rx.postgresStore(pool))).ready();
+    } finally {
+      await pool.end();
+    }
+  });
 });

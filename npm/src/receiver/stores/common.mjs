@@ -164,6 +164,11 @@ const STUCK = [
   [/Client has encountered a connection error and is not queryable|Client was closed and is not queryable/,
     'a node-postgres Client does not reconnect once its connection broke: pass a pg.Pool, which replaces broken connections (until then, restart the process)'],
   [/Cannot use a pool after calling end on the pool/, 'the pg.Pool was ended (pool.end()) while the receiver still uses it'],
+  // A pooler in transaction mode (PgBouncer, and those of hosted PostgreSQL built on it) refuses
+  // the settings a client sends when it connects: statement_timeout in the URL, in pg's options
+  // or in postgres.js's `connection`.
+  [/unsupported startup parameter/,
+    'a connection pooler in front of the database (PgBouncer in transaction mode, a hosted PostgreSQL\'s pooled address) refuses settings sent when connecting, such as statement_timeout in the URL, in the pool\'s options or in postgres.js\'s connection option: leave them out and set them on the role instead (ALTER ROLE <role> SET statement_timeout = \'10s\'; a pg.Pool\'s query_timeout is kept by the client and passes), or list them in the pooler\'s ignore_startup_parameters'],
   // @libsql/client
   [/\bCLIENT_CLOSED\b|The client is closed/, 'the libsql client was closed (client.close()) while the receiver still uses it'],
   // @libsql/client on a file (0.18.0): a write that failed with SQLITE_BUSY is left in progress,

@@ -199,13 +199,16 @@ export function postgresStore(client, options) {
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
   // A read at start refused for its privileges (a role granted nothing yet): the grants named,
-  // as for a write.
+  // as for a write; another failure no retry gets past (a pooler refusing a setting sent when
+  // connecting, a Client whose connection broke): its fix named.
   async function readable(read) {
     try {
       return await read();
     } catch (error) {
-      if (sqlState(error) !== '42501') throw error;
-      throw new Error(`postgresStore: this role may not read the receiver's tables (${describeError(error)}): ${stuckFix(error)}`, { cause: error });
+      const fix = stuckFix(error);
+      if (fix === null) throw error;
+      if (sqlState(error) !== '42501') throw new Error(`postgresStore: ready() failed (${describeError(error)}): ${fix}`, { cause: error });
+      throw new Error(`postgresStore: this role may not read the receiver's tables (${describeError(error)}): ${fix}`, { cause: error });
     }
   }
 
