@@ -403,11 +403,16 @@ WHERE payment_id = $1::text
                   AND o.integration IS NOT NULL AND o.integration IS DISTINCT FROM $2::text);
 
 -- statement: quarantine
--- $1 the error code, $2 the verified body; durable as `record` is.
+-- $1 the error code, $2 the verified body; durable as `record` is. A body kept already under
+-- the same code among the newest QUARANTINE_RECENT (1000) rows adds none: the service's replay
+-- of such an event, or a captured one sent again within maxSkewSecs, is one row, not one per
+-- request (read through the primary key, newest first: at most that many rows compared).
 INSERT INTO cryptopay_quarantine (code, body)
 SELECT $1::text, $2::bytea
 WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'
-        ELSE current_setting('synchronous_commit') END, true) IS NOT NULL;
+        ELSE current_setting('synchronous_commit') END, true) IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM (SELECT code, body FROM cryptopay_quarantine ORDER BY id DESC LIMIT 1000) AS recent
+                  WHERE recent.code = $1::text AND recent.body = $2::bytea);
 
 -- statement: quarantined
 -- receiver.quarantined(): $1 the last id already listed (0 for the first page), $2 how many.

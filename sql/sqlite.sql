@@ -318,8 +318,13 @@ WHERE payment_id = (SELECT payment_id FROM incoming)
                   AND o.integration IS NOT NULL AND o.integration IS NOT incoming.integration);
 
 -- statement: quarantine
--- Parameters: the error code, the verified body.
-INSERT INTO cryptopay_quarantine (code, body) VALUES (?, ?);
+-- Parameters: the error code, the verified body. A body kept already under the same code
+-- among the newest 1000 rows adds none (see schema/postgres.sql).
+WITH incoming (code, body) AS (VALUES (?, ?))
+INSERT INTO cryptopay_quarantine (code, body)
+SELECT code, body FROM incoming
+WHERE NOT EXISTS (SELECT 1 FROM (SELECT code, body FROM cryptopay_quarantine ORDER BY id DESC LIMIT 1000) AS recent
+                  WHERE recent.code = incoming.code AND recent.body = incoming.body);
 
 -- statement: quarantined
 -- receiver.quarantined(): the last id already listed (0 for the first page), how many.

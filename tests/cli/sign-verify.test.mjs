@@ -176,12 +176,29 @@ describe('verify', () => {
     assert.equal(run.stdout, '');
   });
 
+  test('header values copied with their header name, in quotes or with a carriage return: exit 1, what came with them named, never the value', async () => {
+    const sig = createHmac('sha256', SECRET).update(`${TS}.`).update(body).digest('hex');
+    for (const [args, said] of [
+      [['--timestamp', TS, '--signature', `X-Webhook-Signature: v1=${sig}`], /^--signature starts with a header name and a colon \(X-Webhook-Signature:\): give the value alone/m],
+      [['--timestamp', TS, '--signature', `"v1=${sig}"`], /^--signature is wrapped in quotes \(a JSON log or a shell line kept them\): give the value without them/m],
+      [['--timestamp', TS, '--signature', `v1=${sig}\r`], /^--signature ends with a carriage return \(copied from a file with CRLF line endings\)/m],
+      [['--timestamp', `X-Webhook-Timestamp: ${TS}`, '--signature', sig], /^--timestamp starts with a header name and a colon \(X-Webhook-Timestamp:\)/m],
+      [['--timestamp', `'${TS}'`, '--signature', sig], /^--timestamp is wrapped in quotes/m],
+    ]) {
+      const run = await verify([...args, '--now', TS, '-'], body);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, said);
+      assert.ok(!run.stderr.includes(sig), 'the signature is not printed');
+    }
+  });
+
   test('a body file that picked up a trailing newline, CRLF line endings or a BOM: still exit 1, and the hint names it', async () => {
     const multiline = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 2)); // LF line endings
     const sig = createHmac('sha256', SECRET).update(`${TS}.`).update(multiline).digest('hex');
     const cases = [
       [Buffer.concat([multiline, Buffer.from('\n')]), /The body ends with a newline the delivery did not have \(an editor or echo adds one\): without it the signature matches/],
       [Buffer.concat([multiline, Buffer.from('\r\n')]), /The body ends with a newline the delivery did not have/],
+      [Buffer.from(multiline.toString('base64')), /The body is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true \(decode it before verifying\): without it the signature matches/],
       [Buffer.from(multiline.toString().replace(/\n/g, '\r\n')), /The body has Windows line endings \(CRLF\) where the delivery had LF: without it the signature matches/],
       [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline]), /The body starts with a byte order mark the delivery did not have: without it/],
       // Two at once: a Windows editor's save (CRLF and a final CRLF), Notepad's (a BOM and a newline); all three.

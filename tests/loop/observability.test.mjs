@@ -207,7 +207,10 @@ describe('observability', () => {
     const lines = text.replace(/,/g, ',\n');
     const linesHeaders = signedHeaders(lines);
     const undone = [
-      [{ body: `${text}\n`, headers }, /it ends with a newline the delivery did not have\. A proxy, gateway or middleware in front of the receiver changes the request body/],
+      [{ body: `${text}\n`, headers }, /it ends with a newline the delivery did not have\. A proxy, gateway or middleware in front of the receiver, or the code that hands it the body, changes the request body/],
+      // A Lambda handler that passed event.body on without decoding it (isBase64Encoded: true).
+      [{ body: Buffer.from(body).toString('base64'), headers }, /it is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true \(decode it before verifying\)\. A proxy/],
+      [{ body: Buffer.from(body).toString('base64url'), headers: new Headers(headers) }, /it is still base64-encoded/],
       [{ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), headers }, /it starts with a byte order mark the delivery did not have\. A proxy/],
       [{ body: `\ufeff${text}`, headers: new Headers(headers) }, /it starts with a byte order mark the delivery did not have\. A proxy/],
       [{ body: lines.replace(/\n/g, '\r\n'), headers: linesHeaders }, /it has Windows line endings \(CRLF\) where the delivery had LF\. A proxy/],
@@ -215,13 +218,27 @@ describe('observability', () => {
         /it ends with a newline the delivery did not have and has Windows line endings \(CRLF\) where the delivery had LF and starts with a byte order mark the delivery did not have\. A proxy/],
     ];
     for (const [delivery, said] of undone) {
-      const answer = await receiver.handle(delivery);
+      // A receiver each: such lines are said five times a minute (a captured delivery sent
+      // again so must not fill the log).
+      const own = captureLog();
+      const fresh = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: own, onOutcome: (o) => outcomes.push(o) }));
+      const answer = await fresh.handle(delivery);
       assert.deepEqual([answer.status, answer.body], [500, '{"error":"invalid_argument"}']);
-      assert.match(log.lines.at(-1), said);
+      assert.match(own.lines.at(-1), said);
       assert.equal(outcomes.at(-1).reason, 'misconfigured');
     }
+    // The same, sent six times to one receiver: five lines, then counted.
+    for (let i = 0; i < 6; i += 1) await receiver.handle(undone[0][0]);
+    assert.equal(log.lines.filter((line) => /what its body picked up on the way/.test(line)).length, 5);
+    assert.match(log.lines.filter((line) => /what its body picked up/.test(line)).at(-1), /captured delivery sent again with that change.*; more like it in the next 60 s are counted, not said$/);
     // Forged with a byte order mark or a newline: 400, the mark named as before.
     const forged = signedHeaders(body, { secret: 'whsec_forger' });
+    // Forged base64, and text that only starts as base64 of JSON does: 400.
+    const apart = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false }));
+    for (const forgedBody of [Buffer.from(body).toString('base64'), 'eyJub3QgYmFzZTY0!', 'eyJub3QgYmFzZTY0']) {
+      const answer = await apart.handle({ body: forgedBody, headers: forged });
+      assert.deepEqual([answer.status, answer.body], [400, '{"error":"signature_mismatch"}']);
+    }
     for (const forgedBody of [`\ufeff${text}`, `${text}\n`]) {
       const answer = await receiver.handle({ body: forgedBody, headers: forged });
       assert.deepEqual([answer.status, answer.body], [400, '{"error":"signature_mismatch"}']);
@@ -495,6 +512,30 @@ describe('observability', () => {
     assert.equal(await deliverTo(renamed, 'evt_rn_1', 2), decided('duplicate'), 'the service\'s retry of the event recorded before');
     assert.equal(await deliverTo(renamed, 'evt_rn_2', 3), decided('apply'));
     db.close();
+  });
+
+  test('a second integration added with the guide\'s naming statements: an order of the first, open at the deploy and paid after, is fulfilled, not held', async () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'merchant-loop.md'), 'utf8');
+    const statements = /```sql\n(UPDATE cryptopay_orders +SET integration = 'shop-eu' WHERE integration IS NULL;[\s\S]*?)\n```/.exec(guide)?.[1];
+    assert.ok(statements, 'docs/merchant-loop.md holds the naming statements');
+    for (const named of [false, true]) {
+      // One store, its secret unnamed: an order recorded and its first event applied.
+      const { db, receiver } = open({ secrets: CANARY_EU });
+      const world = scriptedWorld(receiver, { secret: CANARY_EU, prefix: named ? 'nm' : 'un' });
+      const created = world.create({ orderRef: 'eu-9' });
+      await receiver.recordCreated(created);
+      await world.change(created.payment_id, { status: 'confirming' });
+      // The deploy that adds shop-us (with the statements, or without them).
+      if (named) db.exec(statements);
+      const two = rx.createReceiver(receiverOptions(rx.sqliteStore(db), { log: false, secrets: { 'shop-eu': CANARY_EU, 'shop-us': CANARY_US } }));
+      world.attach(two);
+      await world.change(created.payment_id, { status: 'paid' });
+      const h = recorder();
+      await drain(two, { confirm: world.confirm, handle: h.handle });
+      assert.deepEqual(h.done().map(([, action]) => action), [named ? 'fulfil' : 'review'], named ? 'named in the deploy' : 'left unnamed');
+      if (!named) assert.equal(h.calls[0].mismatch?.code, 'integration_mismatch');
+      db.close();
+    }
   });
 
   test('fulfilment outcomes reach onOutcome and the counters; a failing handler logs its error (credentials masked), never a secret', async () => {

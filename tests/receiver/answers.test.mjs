@@ -990,6 +990,55 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     }
   });
 
+  // Senders that each send part of a body and then nothing more can hold the whole budget for
+  // bodyTimeoutMs at a time, answering every delivery busy (events exhausted at the service's
+  // last retry). A delivery that finds the budget held by a read arriving for a second or more
+  // ends that read (503 busy, retried) and takes its room.
+  test('node() behind node:http: senders holding the budget for a second give it up to deliveries, the oldest first, each ended 503 busy', async () => {
+    const store = rx.memoryStore();
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log, maxBufferedBytes: 64 * 1024 }));
+    const server = await listen(receiver.node);
+    const net = await import('node:net');
+    const { port } = new URL(server.url);
+    const slow = [];
+    try {
+      // Each declares 4 MB and sends 21 KiB of it, then nothing: three fill 64 KiB.
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        const answer = { text: '', closed: false };
+        socket.on('data', (chunk) => { answer.text += chunk; });
+        socket.on('close', () => { answer.closed = true; });
+        socket.on('error', () => {});
+        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 4000000\r\n\r\n${' '.repeat(21 * 1024)}`);
+        slow.push(socket);
+        answers.push(answer);
+        await new Promise((resolve) => { setTimeout(resolve, 50); });
+      }
+      // Within a second of their start a delivery needing room is still busy (a burst of the
+      // service's own is not cut short) ...
+      const early = await deliver(server.url, next({ note: 'x'.repeat(4096) }));
+      assert.equal(early.status, 503, early.text);
+      assert.ok(answers.every((a) => !a.closed), 'no sender ended yet');
+      // ... after it, each delivery takes the room of the one that has held it longest.
+      await new Promise((resolve) => { setTimeout(resolve, 1100); });
+      for (let i = 0; i < 2; i += 1) {
+        const body = next({ note: 'x'.repeat(4096) }); // needs more room than the senders left
+        const answer = await deliver(server.url, body);
+        assert.equal(answer.status, 200, answer.text);
+        assert.ok(store.events.has(JSON.parse(body).event_id));
+      }
+      await new Promise((resolve) => { setTimeout(resolve, 100); });
+      assert.deepEqual(answers.map((a) => a.closed), [true, false, false], 'the oldest sender ended, once: the room it gave held the next too');
+      assert.match(answers[0].text, /^HTTP\/1\.1 503 [\s\S]*\{"error":"busy"\}$/);
+      assert.match(log.lines.join('\n'), /ended a delivery still arriving after 1 s, answered 503 busy \(the service retries it\), to read a newer one: .*an attack on that limit, not the service .*a reverse proxy that reads whole request bodies/);
+    } finally {
+      for (const socket of slow) socket.destroy();
+      await server.close();
+    }
+  });
+
   test('node(): what a body holds is counted as the room of its buffer, not only its bytes', async () => {
     const outcomes = [];
     const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 20_000 }));
@@ -1058,6 +1107,25 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     const body = next();
     const signed = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) }));
     assert.equal(signed.status, 200);
+  });
+
+  test('fetch(): a body held past a second gives its room to a delivery that needs it: its stream cancelled, answered 503 busy', async () => {
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log: false, onOutcome: (o) => outcomes.push(o), maxBufferedBytes: 1000 }));
+    let cancelled = false;
+    const stream = new ReadableStream({
+      start(c) { c.enqueue(new Uint8Array(900).fill(0x20)); },
+      cancel() { cancelled = true; },
+    });
+    const holder = streamed(receiver, stream);
+    await new Promise((resolve) => { setTimeout(resolve, 1100); });
+    const body = next();
+    const signed = await receiver.fetch(new Request('http://receiver.test/webhook', { method: 'POST', body, headers: signedHeaders(body) }));
+    assert.equal(signed.status, 200, 'the delivery took the room');
+    const ended = await holder;
+    assert.deepEqual([ended.status, await ended.json(), cancelled], [503, { error: 'busy' }, true]);
+    // Said when ended: the bytes then held are the delivery's that took the room.
+    assert.deepEqual(outcomes.filter((o) => o.status === 503).map((o) => [o.reason, o.bufferedBytes]), [['busy', body.length]]);
   });
 
   test('fetch(): chunks an adapter made of strings, ArrayBuffers or other views are read as bytes; anything else is a 500 with the budget intact', async () => {

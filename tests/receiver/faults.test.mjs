@@ -12,8 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import {
-  Database, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
+  Database, PACKAGE_DIR, captureLog, eventBody, pg, postgresRows, receiverOptions, rx, signedHeaders, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
 import { burst, closeAgents, send, startExample } from './lib/example.mjs';
 import { openPool, startPostgres } from './lib/postgres.mjs';
@@ -529,5 +530,35 @@ describe('lock timeouts answer 503', () => {
       await pool.end();
       server.destroy();
     }
+  });
+});
+
+// A store call that never settles (postgres.js 4 through PgBouncer in transaction mode wedged
+// so, with no client-side timeout) held every delivery open, with no line, and the fulfilment
+// loop with it. The receiver gives each store call but ready() STORE_CALL_MS (30 s); here the
+// same wrapper, from the installed package, with 200 ms.
+describe('a store that never answers', () => {
+  test('each call but ready() fails past the deadline: the delivery answered 503 and logged, the next one recorded once it answers again', async () => {
+    const { deadlined } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'receiver', 'deadline.mjs')).href);
+    const inner = rx.memoryStore();
+    let hang = true;
+    const hanging = new Proxy(inner, {
+      get: (target, name) => (name === 'record' && hang ? () => new Promise(() => {}) : Reflect.get(target, name)),
+    });
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(deadlined(hanging, 200), { log }));
+    await receiver.ready();
+    const body = eventBody({ eventId: 'evt_hang', paymentId: 'pay_hang', statusVersion: 1 });
+    const started = Date.now();
+    // The deadline's timer keeps no process alive (a server does): this test's interval does.
+    const alive = setInterval(() => {}, 1000);
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) }).finally(() => clearInterval(alive));
+    assert.deepEqual([answer.status, answer.body], [503, '{"error":"store_unavailable"}']);
+    assert.ok(Date.now() - started < 5000, 'answered at the deadline');
+    assert.match(log.lines.join('\n'), /store_unavailable: could not record .*the store's record\(\) did not answer within 0\.2 s: a connection or driver that hangs \(postgres\.js 4 through a pooler in transaction mode/);
+    hang = false;
+    const again = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.deepEqual([again.status, again.body], [200, '{"received":true,"decision":"apply"}']);
+    assert.equal(inner.events.size, 1);
   });
 });

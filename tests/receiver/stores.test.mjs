@@ -59,7 +59,9 @@ async function checkIds(deliver, read) {
   const rows = await read();
   const recorded = ID_CASES.filter(([, , expected]) => expected === decided('apply')).map(([, ids]) => ids.eventId);
   assert.deepEqual(rows.events.map((e) => e.event_id).sort(), recorded.sort());
-  const kept = ID_CASES.flatMap(([, , expected], i) => (expected === decided('apply') ? [] : [bodies[i], bodies[i]]));
+  // A quarantined delivery sent again is answered the same and kept once (the stores compare
+  // a body with the newest rows before keeping it).
+  const kept = ID_CASES.flatMap(([, , expected], i) => (expected === decided('apply') ? [] : [bodies[i]]));
   assert.deepEqual(rows.quarantine.map((q) => q.code), kept.map(() => 'event_malformed'));
   rows.quarantine.forEach((q, i) => assert.ok(Buffer.from(q.body).equals(kept[i]), 'the quarantined body, byte for byte'));
   const nul = rows.payments.find((p) => p.payment_id === 'pay_id8');

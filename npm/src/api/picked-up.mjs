@@ -1,7 +1,8 @@
 // What a body commonly picks up between the service and the bytes verified, each with how to
-// undo it: a final newline, Windows line endings, a byte order mark. Added by an editor or
-// `echo` to a body saved in a file (the CLI's `verify`), or by a proxy, gateway or middleware
-// in front of a receiver. When the signature matches once they are undone, the delivery was
+// undo it: a final newline, Windows line endings, a byte order mark, a base64 encoding left
+// undecoded. Added by an editor or `echo` to a body saved in a file (the CLI's `verify`), or by
+// a proxy, gateway or middleware in front of a receiver (AWS Lambda and API Gateway hand a
+// body over as base64, with isBase64Encoded: true, for the handler to decode). When the signature matches once they are undone, the delivery was
 // authentic and the bytes are not the ones the service sent: said so, never accepted.
 
 const LF = 0x0a;
@@ -13,6 +14,33 @@ function hasCrlf(bytes) {
     if (bytes[i + 1] === LF) return true;
   }
   return false;
+}
+
+// The base64 alphabet (standard and URL-safe) and its padding; a final newline is allowed.
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}\r?\n?$/;
+
+/**
+ * Whether `bytes` reads as the base64 of a JSON object: `{` then `"` or a space encodes as `ey`,
+ * `{` then a line break as `ew`. Those two bytes are checked first, so that a body that is no
+ * base64 (any JSON one) is not scanned.
+ */
+function isBase64Json(bytes) {
+  if (bytes.length < 8 || bytes[0] !== 0x65 || (bytes[1] !== 0x79 && bytes[1] !== 0x77)) return false;
+  return BASE64.test(new TextDecoder().decode(bytes));
+}
+
+/** The bytes `bytes` (base64 text, either alphabet) encode; `bytes` when they are no base64. */
+function fromBase64(bytes) {
+  const text = new TextDecoder().decode(bytes).trim().replace(/-/g, '+').replace(/_/g, '/');
+  let binary;
+  try {
+    binary = atob(text);
+  } catch {
+    return bytes; // a length no base64 has: verified as it is, which failed already
+  }
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /** `bytes` with each CR that precedes a LF removed. */
@@ -45,6 +73,12 @@ export const PICKED_UP = [
     file: null,
     applies: (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf,
     undo: (b) => b.subarray(3),
+  },
+  {
+    said: 'is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true (decode it before verifying)',
+    file: null,
+    applies: isBase64Json,
+    undo: fromBase64,
   },
 ];
 

@@ -116,6 +116,20 @@ function pickedUp(body, input) {
   return null;
 }
 
+/**
+ * What a header value copied from a log or a file picked up with it (the header's name, quotes
+ * a JSON log wrote, a carriage return of CRLF lines), said for `option`; null when none. Never
+ * the value itself.
+ */
+function copiedValue(value, option) {
+  if (/^[A-Za-z0-9-]+:\s*\S/.test(value)) {
+    return `${option} starts with a header name and a colon (${value.slice(0, value.indexOf(':'))}:): give the value alone, what follows them`;
+  }
+  if (/^(["']).*\1$/s.test(value)) return `${option} is wrapped in quotes (a JSON log or a shell line kept them): give the value without them`;
+  if (/\r\n?$/.test(value)) return `${option} ends with a carriage return (copied from a file with CRLF line endings): give the value without it`;
+  return null;
+}
+
 async function verifyCommand(argv) {
   const command = 'verify';
   const opts = parse(command, argv);
@@ -141,6 +155,9 @@ async function verifyCommand(argv) {
       message += `\nThe body ${picked.join(' and ')}: without ${picked.length === 1 ? 'it' : 'them'} the signature matches. Give the body byte for byte as received ` +
         '(save it from the request itself, or write it with printf \'%s\' rather than echo or an editor).';
     }
+    const copied = error.code === 'timestamp_malformed' ? copiedValue(timestamp, '--timestamp')
+      : error.code === 'signature_malformed' ? copiedValue(signature, '--signature') : null;
+    if (copied !== null) message += `\n${copied}`;
     // A secret the package refuses is the command's input, not the delivery's: a usage error.
     const usage = SECRET_CODES.has(error.code);
     // The signature was valid and the event is what failed (event_type_unknown, ...): said so,

@@ -2,6 +2,8 @@
 // body limit, by the bytes every body being read may hold together (readBudget), and by a
 // deadline. Nothing here imports a Node module: the same file runs in every runtime.
 
+import { EVICT_AFTER_MS } from './limits.mjs';
+
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 
@@ -22,22 +24,22 @@ const MIN_ROOM = 1024;
  *
  * What it holds (the first chunk, or the buffer, whose room is counted, not only its bytes) is
  * set aside in the receiver's `budget` (readBudget): `add` answers false, keeping nothing more,
- * when the budget refuses; `clear` and `release` give it all back.
+ * when the budget refuses; `clear` and `release` give it all back. `evicted()` is called when
+ * a newer read took its room (readBudget): it holds nothing from then on, and adds nothing.
  */
-function bodyCollector(limit, declared, budget) {
+function bodyCollector(limit, declared, budget, evicted = () => {}) {
   let first = null;
   let out = null;
   let size = 0;
-  let held = 0;
-  const take = (n) => {
-    if (!budget.take(held, n)) return false;
-    held += n;
-    return true;
-  };
-  const release = () => {
-    budget.give(held);
-    held = 0;
-  };
+  let ended = false;
+  const holder = budget.holder(() => {
+    ended = true;
+    first = null;
+    out = null;
+    evicted();
+  });
+  const take = (n) => !ended && budget.take(holder, n);
+  const release = () => budget.give(holder);
   return {
     add(bytes) {
       if (size === 0 && out === null) {
@@ -60,8 +62,7 @@ function bodyCollector(limit, declared, budget) {
         grown.set(old.subarray(0, size));
         out = grown;
         first = null;
-        budget.give(old.byteLength);
-        held -= old.byteLength;
+        budget.give(holder, old.byteLength);
       }
       out.set(bytes, size);
       size = need;
@@ -84,27 +85,53 @@ function bodyCollector(limit, declared, budget) {
 
 /**
  * The bytes of bodies a receiver holds while it reads them, across its deliveries in flight
- * (the slow senders' among them: a body is held while it arrives): `take(held, n)` sets aside
- * `n` more for a delivery that holds `held`, or answers false when that would pass `max`,
- * unless that delivery is the only one holding any, so that no body within maxBodyBytes is
- * refused for as long as it is alone. `give(n)` returns them.
+ * (the slow senders' among them: a body is held while it arrives). Each read is a `holder(evict)`;
+ * `take(holder, n)` sets aside `n` more for it, or answers false when that would pass `max`,
+ * unless it is the only read holding any, so that no body within maxBodyBytes is refused for
+ * as long as it is alone. Before refusing, it ends the read that has held bytes longest, when
+ * that began EVICT_AFTER_MS or more ago (its `evict()`, which gives its bytes back: it is
+ * answered busy), as often as that makes room: a budget held by senders that stopped sending
+ * is taken back by the deliveries that come, one by one. `give(holder, n)` returns `n` of a
+ * read's bytes (all of them by default).
  */
-export function readBudget(max) {
+export function readBudget(max, now = () => Date.now()) {
   let used = 0;
-  return {
+  // The reads holding bytes, in the order they first took some: the longest held first.
+  const holding = new Set();
+  const budget = {
     max,
-    take(held, n) {
-      if (held !== used && used + n > max) return false;
+    holder(evict) {
+      return { held: 0, since: now(), evict };
+    },
+    take(holder, n) {
+      while (holder.held !== used && used + n > max) {
+        const before = now() - EVICT_AFTER_MS;
+        let oldest = null;
+        for (const other of holding) {
+          if (other !== holder && other.since <= before) {
+            oldest = other;
+            break;
+          }
+        }
+        if (oldest === null) return false;
+        budget.give(oldest);
+        oldest.evict();
+      }
       used += n;
+      holder.held += n;
+      holding.add(holder);
       return true;
     },
-    give(n) {
+    give(holder, n = holder.held) {
       used -= n;
+      holder.held -= n;
+      if (holder.held === 0) holding.delete(holder);
     },
     get used() {
       return used;
     },
   };
+  return budget;
 }
 
 const declaredLength = (value) => {
@@ -131,10 +158,11 @@ export function readNodeBody(req, limit, budget, timeoutMs) {
   if (req.destroyed === true || req.readableAborted === true) return Promise.resolve({ aborted: true });
   const drainLimit = DRAIN_FACTOR * limit;
   const declared = declaredLength(req.headers?.['content-length']);
-  if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared });
+  if (declared > drainLimit) return Promise.resolve({ tooLarge: true, close: true, size: declared, declared: true });
   return new Promise((resolve) => {
-    // What it holds is given back to the budget when the read settles, however it does.
-    const collected = bodyCollector(limit, declared, budget);
+    // What it holds is given back to the budget when the read settles, however it does; a
+    // newer read that took its room ends it (busy).
+    const collected = bodyCollector(limit, declared, budget, () => settle({ busy: true, buffered: budget.used, evicted: true }));
     let size = 0;
     let settled = false;
     const settle = (result) => {
@@ -181,12 +209,17 @@ export async function readFetchBody(request, limit, budget, timeoutMs) {
   // A stream's cancel is not awaited: one that never settles must not hold the answer.
   if (declared > drainLimit) {
     request.body?.cancel().catch(() => {});
-    return { tooLarge: true, size: declared };
+    return { tooLarge: true, size: declared, declared: true };
   }
   if (request.body === null) return { body: EMPTY };
   const reader = request.body.getReader();
-  // What it holds is given back to the budget however the read ends.
-  const collected = bodyCollector(limit, declared, budget);
+  // What it holds is given back to the budget however the read ends; a newer read that took
+  // its room cancels it (busy).
+  let evicted = false;
+  const collected = bodyCollector(limit, declared, budget, () => {
+    evicted = true;
+    reader.cancel().catch(() => {});
+  });
   // One deadline for the whole body (a sender that sends a byte now and then would outlast a
   // deadline per read): at it the stream is cancelled, which ends the read waiting. Not a
   // race of each read against one promise that lasts the whole body: every race left a
@@ -207,9 +240,10 @@ export async function readFetchBody(request, limit, budget, timeoutMs) {
         next = await reader.read();
       } catch {
         // The sender went away mid-body (or the stream failed), unless the deadline cancelled it.
-        return timedOut ? { timedOut: true, size } : { aborted: true };
+        return timedOut ? { timedOut: true, size } : evicted ? { busy: true, buffered: budget.used, evicted: true } : { aborted: true };
       }
       if (timedOut) return { timedOut: true, size };
+      if (evicted) return { busy: true, buffered: budget.used, evicted: true };
       if (next.done) break;
       const value = chunkBytes(next.value);
       size += value.byteLength;

@@ -25,6 +25,22 @@ export const DEFAULT_BUFFERED_BYTES = 64 * 1024 * 1024;
  * node:http's requestTimeout is 300 s). It is answered 408, which the service retries.
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/**
+ * How long a store's call (a delivery's record, the loop's claim, ...; not ready(), whose
+ * migration may take minutes) may take before the receiver gives up on it: 503, retried. The
+ * record is one statement, a few ms; a call this slow is a connection or a driver that hangs,
+ * or a lock held that long, and a delivery held open meanwhile says nothing to anyone.
+ */
+export const STORE_CALL_MS = 30_000;
+
+/**
+ * How long a body must have been arriving before a new delivery that finds maxBufferedBytes
+ * held may end its read (answered 503 busy, which the service retries) to take its room. An
+ * event arrives at once; senders that each hold part of a body and send no more could
+ * otherwise hold the whole budget, and every delivery be answered busy while they keep it.
+ * Held so, they must replace each connection within this time to keep the budget.
+ */
+export const EVICT_AFTER_MS = 1000;
 /** bodyTimeoutMs' bounds: a second (a value in seconds is refused) to ten minutes. */
 export const BODY_TIMEOUT_RANGE_MS = [1000, 600_000];
 

@@ -8,6 +8,7 @@ import { RECORDABLE } from '../api/brand.mjs';
 import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
 import { readBudget } from './body.mjs';
+import { deadlined } from './deadline.mjs';
 import { dueNow } from './due.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
@@ -67,7 +68,7 @@ function bytesOf(body) {
  */
 export function createReceiver(options) {
   checkOptions(options);
-  const { store } = options;
+  const store = deadlined(options.store);
   const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
   const maxBody = storeMaxBody(store);
   const clock = options.nowSecs ?? systemClock;
@@ -150,6 +151,9 @@ export function createReceiver(options) {
   // An authentic delivery kept in quarantine, never applied; 200 once committed. Its payment,
   // where the body names one the store knows, is made due for the next fulfilment pass: the
   // authoritative view then stands in for the facts this event could not give.
+  // Lines of kept deliveries, a few per code a minute: a captured one sent again within
+  // maxSkewSecs is kept once (the stores compare it with the newest rows) but answered each time.
+  const sayKept = lineThrottle();
   async function keep(code, body, what, seen) {
     const kept = await stored(async () => {
       const bytes = bytesOf(body);
@@ -160,7 +164,7 @@ export function createReceiver(options) {
       emit({ ...seen, status: 503, reason: 'store_unavailable', code });
       return answers.storeUnavailable();
     }
-    warn(`quarantined an authentic delivery ${what}: ${code}`);
+    sayKept(code, warn, `quarantined an authentic delivery ${what}: ${code}`);
     emit({ ...seen, status: 200, reason: 'quarantined', code });
     return answers.quarantined(code);
   }
@@ -240,7 +244,7 @@ export function createReceiver(options) {
         if (match !== null) {
           return misconfigured(`a delivery failed to verify, but verifies with the secret${match.name === null ? '' : ` of integration "${match.name}"`} `
             + 'once the white space or quotes around it are removed: the configured secret holds a pasted space or newline, or quotes an '
-            + 'env file or YAML value kept. Remove them where the secret is configured', match.name, delivery);
+            + 'env file or YAML value kept. Remove them where the secret is configured', match.name, delivery, 'secret padded');
         }
         if (overlapEnded(failure.failure)) {
           const late = lateMatch(call);
@@ -249,15 +253,15 @@ export function createReceiver(options) {
         const altered = keys === null ? null : alteredMatch(keys, { ...call, body: bytesOf(delivery.body) });
         if (altered !== null) {
           return misconfigured(`a delivery verifies only once what its body picked up on the way is undone: it ${altered.join(' and ')}. `
-            + 'A proxy, gateway or middleware in front of the receiver changes the request body, and the signature covers the bytes '
-            + 'the service sent: let the body through unchanged (the service retries this one)', null, delivery);
+            + 'A proxy, gateway or middleware in front of the receiver, or the code that hands it the body, changes the request body, '
+            + 'and the signature covers the bytes the service sent: let the body through unchanged (the service retries this one)', null, delivery, 'body altered');
         }
       }
       const code = failure instanceof Refusal ? failure.failure.code : failure?.code;
       if (code === 'timestamp_malformed' && keys !== null && readsSwapped(keys, delivery.body, context)) {
         return misconfigured(`a delivery verifies only with its two headers read the other way round: ${names.timestampHeader} holds the `
           + `signature and ${names.signatureHeader} the timestamp, so timestampHeader and signatureHeader are swapped in the configuration. `
-          + 'Swap them', null, delivery);
+          + 'Swap them', null, delivery, 'headers swapped');
       }
       const missing = code === 'timestamp_missing' || code === 'signature_missing';
       const misnamed = missing && keys !== null ? readsMisnamed(keys, delivery, names, clockOrNull(), code === 'timestamp_missing') : null;
@@ -266,7 +270,7 @@ export function createReceiver(options) {
         const what = (option) => (option === 'timestampHeader' ? 'timestamp' : 'signature');
         return misconfigured(`a delivery verifies only with its ${renamed.map(([option, name]) => `${what(option)} read from ${name}`).join(' and ')}, `
           + `which it carried instead of ${renamed.map(([option]) => names[option]).join(' and ')}: `
-          + `set ${renamed.map(([option, name]) => `${option} to ${name}`).join(' and ')}`, null, delivery);
+          + `set ${renamed.map(([option, name]) => `${option} to ${name}`).join(' and ')}`, null, delivery, 'headers misnamed');
       }
       if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
       if (!(failure instanceof CryptoPayError)) throw failure;
@@ -318,9 +322,12 @@ export function createReceiver(options) {
 
   // What the HTTP faces answered without handle(): 405, 413 read from the stream, a body a
   // framework read first, an unexpected failure.
-  function answered(status, reason, detail = {}) {
-    if (reason === 'too_large') tooLarge(`at least ${detail.bodyBytes}`);
-    if (reason === 'busy') busy(detail.bufferedBytes, budget.max);
+  // `flag`: for a 413, the length the request's Content-Length declared, none of it read (a
+  // sender may declare any length: said as declared, not as the bytes it sent); for a busy,
+  // a read ended for a newer one (body.mjs, readBudget).
+  function answered(status, reason, detail = {}, flag = false) {
+    if (reason === 'too_large') tooLarge(`${flag ? 'declaring' : 'of at least'} ${detail.bodyBytes} bytes${flag ? ' (its Content-Length)' : ''}`);
+    if (reason === 'busy') busy(detail.bufferedBytes, budget.max, flag);
     if (reason === 'body_timeout') bodyTimedOut(detail.bodyBytes, bodyTimeoutMs);
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }

@@ -8,6 +8,7 @@ import { answers } from './answers.mjs';
 import { authentic } from './integrations.mjs';
 import { bodyHint, headerNames, nearMisses } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
+import { EVICT_AFTER_MS } from './limits.mjs';
 
 const encoder = new TextEncoder();
 
@@ -38,7 +39,7 @@ export function sizeOf(body) {
 
 /**
  * The receiver's refusals: `refuse(failure, delivery, integration, context)`,
- * `misconfigured(why, integration, delivery)`, `lateInOverlap(match, context, delivery)`, each
+ * `misconfigured(why, integration, delivery, kind)` (kind: a fixed name, the line's throttle), `lateInOverlap(match, context, delivery)`, each
  * answering; `verified()` after a delivery that verified.
  */
 export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
@@ -64,7 +65,7 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
     if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
     if (code === 'body_too_large') {
-      tooLarge(`${seen.bodyBytes}`);
+      tooLarge(`of ${seen.bodyBytes} bytes`);
       emit({ ...seen, status: 413, reason: 'too_large', code });
       return answers.tooLarge();
     }
@@ -90,7 +91,8 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
       // Replays apart from clocks: replays of one captured delivery must not use up the lines of
       // a clock that is off, which loses every event.
       say(replay === '' ? 'skew' : 'replay', error, `refused an authentic delivery (its signature verified${integration === null ? '' : ` with integration "${integration}"'s secret`}): `
-        + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs; `
+        + `${code}${gap}${replay}, over maxSkewSecs: check this host's clock (NTP) and maxSkewSecs`
+        + `${future || replay !== '' ? '' : ' (if the clock is right, a captured delivery sent again, refused as it should be: a larger maxSkewSecs widens the window one is accepted in)'}; `
         + `${future ? 'answered 500, so the service retries it: no replay comes from the future, this host\'s clock is behind (or the service\'s ahead)' : RECOVER}`);
       emit({ ...seen, ...ids, status: future ? 500 : 400, reason: 'skew', code });
       return future ? answers.misconfigured(code) : answers.rejected(code);
@@ -162,17 +164,26 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     since = { from: null, mismatches: 0, verified: 0, changed: 0 };
   }
 
-  // The 413 line, here and for a body the HTTP faces stopped reading (`bytes`: "at least N").
-  function tooLarge(bytes) {
+  // The 413 line, here and for a body the HTTP faces stopped reading (`size`: "of N bytes",
+  // "of at least N bytes", "declaring N bytes (its Content-Length)").
+  function tooLarge(size) {
     // A store with a ceiling of its own (D1's row): raising maxBodyBytes past it is refused.
     const ceiling = Number.isSafeInteger(storeMaxBody)
       ? ` (this store records at most ${storeMaxBody} bytes: past that, record on one that holds more, such as postgresStore)` : '';
-    say('too_large', warn, `refused a delivery of ${bytes} bytes (413 body_too_large), unverified: over maxBodyBytes; `
+    say('too_large', warn, `refused a delivery ${size} (413 body_too_large), unverified: over maxBodyBytes; `
       + `the service does not retry a 413: if it sends bodies this large, raise maxBodyBytes${ceiling}, then replay the event from its webhook log`);
   }
 
   // The 503 line for a delivery not read because the bodies being read held maxBufferedBytes.
-  function busy(heldBytes, max) {
+  // `evicted`: a read still arriving after EVICT_AFTER_MS, ended for a newer one's room.
+  function busy(heldBytes, max, evicted) {
+    if (evicted) {
+      say('busy evicted', warn, `ended a delivery still arriving after ${EVICT_AFTER_MS / 1000} s, answered 503 busy (the service retries `
+        + `it), to read a newer one: the bodies being read held maxBufferedBytes (${max}). Many senders each holding part of a `
+        + 'body and sending no more is an attack on that limit, not the service (an event arrives at once): a reverse proxy '
+        + 'that reads whole request bodies before passing them on (nginx does by default) takes it in front of the receiver');
+      return;
+    }
     say('busy', warn, `answered a delivery 503 busy, unread: the bodies being read held ${heldBytes} bytes, at maxBufferedBytes `
       + `(${max}); the service retries it. Senders that send slowly hold their bodies meanwhile: give the server timeouts `
       + '(node:http: createServer({ requestTimeout: 30_000, headersTimeout: 10_000 })); if the service sends this many large '
@@ -194,8 +205,12 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
   // white space or quotes around it, the two header names swapped): the configuration is
   // wrong, and a 400 (final for the service) would lose the event; a 500 is retried once it is
   // fixed. `why` says what verified it and the fix.
-  function misconfigured(why, integration, delivery) {
-    error(`${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile`);
+  function misconfigured(why, integration, delivery, kind) {
+    // A captured delivery can be sent again with its body or headers changed this way: while
+    // others are recorded, that is likelier than a configuration that changed.
+    const replay = kind === 'secret padded' ? '' : '. If other deliveries are recorded meanwhile, this may instead be a captured '
+      + 'delivery sent again with that change, within maxSkewSecs of its timestamp: nothing of it was accepted';
+    say(`misconfigured ${kind}`, error, `${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile${replay}`);
     emit({ kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
     return answers.misconfigured('invalid_argument');
   }

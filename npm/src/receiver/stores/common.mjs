@@ -189,7 +189,8 @@ const STUCK = [
 const SLOW = 'the statement outlasted query_timeout or statement_timeout: most often a lock held by another transaction '
   + '(SELECT pid, state, xact_start, left(query, 80) FROM pg_stat_activity WHERE wait_event_type = \'Lock\' '
   + 'OR state LIKE \'idle in transaction%\' names it: a connection your code left inside a transaction, a long report or '
-  + 'migration), else an overloaded server';
+  + 'migration), else an overloaded server, or a pooler in front queueing it (PgBouncer: SHOW POOLS, cl_waiting and maxwait; for up '
+  + 'to server_login_retry after the database restarted)';
 const LOCKED = 'another connection held the SQLite file\'s write lock past the busy timeout: a transaction your own code '
   + 'holds open on the file (commit it before the receiver writes: a createPayment with record inside it waits on itself), '
   + 'another process writing, or a busy timeout too short (libsql: createClient({ url, timeout: 5000 }))';
