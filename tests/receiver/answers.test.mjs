@@ -855,6 +855,24 @@ describe('bodies sent a byte at a time', () => {
   });
 });
 
+/**
+ * A raw connection to `url` that sends a POST declaring `declared` bytes, sends `sent` of them
+ * and then nothing (50 ms later it resolves): { text, closed }, what it was answered so far.
+ * Its socket goes into `sockets`, for the test to destroy.
+ */
+async function stalledSender(url, declared, sent, sockets) {
+  const net = await import('node:net');
+  const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+  const answer = { text: '', closed: false };
+  socket.on('data', (chunk) => { answer.text += chunk; });
+  socket.on('close', () => { answer.closed = true; });
+  socket.on('error', () => {});
+  socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n${' '.repeat(sent)}`);
+  sockets.push(socket);
+  await new Promise((resolve) => { setTimeout(resolve, 50); });
+  return answer;
+}
+
 describe('the bytes of bodies being read are bounded across deliveries (maxBufferedBytes)', () => {
   // A request node() reads from, fed by hand, and the answer it is given.
   async function nodeRequest(receiver, headers = {}) {
@@ -951,22 +969,12 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     const store = rx.memoryStore();
     const receiver = rx.createReceiver(receiverOptions(store, { log: false, maxBufferedBytes: 64 * 1024 }));
     const server = await listen(receiver.node);
-    const net = await import('node:net');
-    const { port } = new URL(server.url);
     const slow = [];
     try {
       // Each declares 40 KiB and sends 24 KiB of it, then waits: two or three fit in 64 KiB.
       const answers = [];
       for (let i = 0; i < 6; i += 1) {
-        const socket = net.connect(Number(port), '127.0.0.1');
-        const answer = { text: '', closed: false };
-        socket.on('data', (chunk) => { answer.text += chunk; });
-        socket.on('close', () => { answer.closed = true; });
-        socket.on('error', () => {});
-        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${40 * 1024}\r\n\r\n${' '.repeat(24 * 1024)}`);
-        slow.push(socket);
-        answers.push(answer);
-        await new Promise((resolve) => { setTimeout(resolve, 50); });
+        answers.push(await stalledSender(server.url, 40 * 1024, 24 * 1024, slow));
       }
       await new Promise((resolve) => { setTimeout(resolve, 200); });
       const busy = answers.filter((a) => a.closed);
@@ -999,23 +1007,11 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     const log = captureLog();
     const receiver = rx.createReceiver(receiverOptions(store, { log, maxBufferedBytes: 64 * 1024 }));
     const server = await listen(receiver.node);
-    const net = await import('node:net');
-    const { port } = new URL(server.url);
     const slow = [];
     try {
       // Each declares 4 MB and sends 21 KiB of it, then nothing: three fill 64 KiB.
       const answers = [];
-      for (let i = 0; i < 3; i += 1) {
-        const socket = net.connect(Number(port), '127.0.0.1');
-        const answer = { text: '', closed: false };
-        socket.on('data', (chunk) => { answer.text += chunk; });
-        socket.on('close', () => { answer.closed = true; });
-        socket.on('error', () => {});
-        socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 4000000\r\n\r\n${' '.repeat(21 * 1024)}`);
-        slow.push(socket);
-        answers.push(answer);
-        await new Promise((resolve) => { setTimeout(resolve, 50); });
-      }
+      for (let i = 0; i < 3; i += 1) answers.push(await stalledSender(server.url, 4_000_000, 21 * 1024, slow));
       // Within a second of their start a delivery needing room is still busy (a burst of the
       // service's own is not cut short) ...
       const early = await deliver(server.url, next({ note: 'x'.repeat(4096) }));
