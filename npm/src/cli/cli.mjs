@@ -14,6 +14,7 @@
 // credentials (redact.mjs).
 
 import { readFileSync } from 'node:fs';
+import { unquoted } from '../api/hints.mjs';
 import { undoings } from '../api/picked-up.mjs';
 import { CryptoPayError, signWebhook, validateWebhookUrl, verifyWebhook } from '../entry/node.mjs';
 import {
@@ -125,7 +126,7 @@ function copiedValue(value, option) {
   if (/^[A-Za-z0-9-]+:\s*\S/.test(value)) {
     return `${option} starts with a header name and a colon (${value.slice(0, value.indexOf(':'))}:): give the value alone, what follows them`;
   }
-  if (/^(["']).*\1$/s.test(value)) return `${option} is wrapped in quotes (a JSON log or a shell line kept them): give the value without them`;
+  if (unquoted(value) !== value) return `${option} is wrapped in quotes (a JSON log or a shell line kept them): give the value without them`;
   if (/\r\n?$/.test(value)) return `${option} ends with a carriage return (copied from a file with CRLF line endings): give the value without it`;
   return null;
 }
