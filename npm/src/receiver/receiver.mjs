@@ -148,12 +148,12 @@ export function createReceiver(options) {
     }
   }
 
-  // An authentic delivery kept in quarantine, never applied; 200 once committed. Its payment,
-  // where the body names one the store knows, is made due for the next fulfilment pass: the
-  // authoritative view then stands in for the facts this event could not give.
   // Lines of kept deliveries, a few per code a minute: a captured one sent again within
   // maxSkewSecs is kept once (the stores compare it with the newest rows) but answered each time.
   const sayKept = lineThrottle();
+  // An authentic delivery kept in quarantine, never applied; 200 once committed. Its payment,
+  // where the body names one the store knows, is made due for the next fulfilment pass: the
+  // authoritative view then stands in for the facts this event could not give.
   async function keep(code, body, what, seen) {
     const kept = await stored(async () => {
       const bytes = bytesOf(body);
