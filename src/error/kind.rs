@@ -137,7 +137,7 @@ error_kinds! {
         "the signature matches but the timestamp is older than max_skew_secs: refused as a possible replay; check the host clock passed as now_secs (Unix seconds, not milliseconds)";
     /// `timestamp_in_future`: an authentic delivery more than `max_skew_secs` ahead.
     TimestampInFuture => "timestamp_in_future", "timestamp more than max_skew_secs in the future",
-        "the signature matches but the timestamp is more than max_skew_secs in the future: refused; check that now_secs is the current Unix time in seconds (not milliseconds)";
+        "the signature matches but the timestamp is more than max_skew_secs in the future: no replay is ahead of the clock, so the clock now_secs comes from is behind (or the sender's ahead): synchronize it (NTP) and pass the current Unix time in seconds";
     /// `signature_malformed`: the signature header cannot be read as signature candidates.
     SignatureMalformed => "signature_malformed", "signature header malformed",
         "the signature header is malformed: expected up to 8 HMAC-SHA256 values as 64 hex digits or 32-byte base64, optionally marked v1=, sha256= or v1,";

@@ -81,23 +81,24 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
             // A header missing that the delivery carried under another name, and verifies
             // with: this receiver's names (TIMESTAMP_HEADER, SIGNATURE_HEADER) are wrong, not
             // the delivery; 500 too, naming what to set (never accepted: it was refused).
-            let misnamed = matches!(
+            let missing = matches!(
                 e.kind(),
                 ErrorKind::TimestampMissing | ErrorKind::SignatureMissing
-            )
-            .then(|| {
-                let pairs = headers
-                    .iter()
-                    .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
-                app.verifier.misnamed_headers(
-                    pairs,
-                    &app.timestamp_header,
-                    &app.signature_header,
-                    &body,
-                    now_secs,
-                )
-            })
-            .flatten();
+            );
+            let misnamed = missing
+                .then(|| {
+                    let pairs = headers
+                        .iter()
+                        .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes()));
+                    app.verifier.misnamed_headers(
+                        pairs,
+                        &app.timestamp_header,
+                        &app.signature_header,
+                        &body,
+                        now_secs,
+                    )
+                })
+                .flatten();
             if let Some(names) = misnamed {
                 // The crate names its parameters; these variables hold them (config.rs).
                 let set = names
@@ -119,8 +120,21 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
                 e.kind(),
                 ErrorKind::TimestampTooOld | ErrorKind::TimestampInFuture
             );
+            // A header missing: the names the delivery did carry (never a value), so that names
+            // configured wrongly show even where none reads as the one missing.
+            let carried = if missing {
+                let names: Vec<&str> = headers.keys().map(|name| name.as_str()).take(30).collect();
+                format!(
+                    "; the delivery carried the headers {} (expected {} and {})",
+                    names.join(", "),
+                    app.timestamp_header,
+                    app.signature_header
+                )
+            } else {
+                String::new()
+            };
             eprintln!(
-                "refused a delivery ({}): {e}{}",
+                "refused a delivery ({}): {e}{}{carried}",
                 status.as_u16(),
                 if clock {
                     " (its signature verified: check this host's clock)"
