@@ -6,8 +6,10 @@
 /** How to get the raw body in each framework, as body_not_raw's message ends. */
 export const RAW_BODY_FIXES = 'pass the raw body as a Uint8Array, ArrayBuffer, Buffer or string (Express: ' +
   "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) ahead of any app-wide express.json(), any content " +
-  "type, up to the default maxBodyBytes; Fastify: a raw-body content-type parser; NestJS: " +
-  "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers, then req.body; " +
+  "type, up to the default maxBodyBytes; Fastify: a parseAs: 'buffer' content-type parser, in a plugin that first calls " +
+  "removeAllContentTypeParsers() (else the app's JSON parser runs first); NestJS: " +
+  "app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) before Nest's parsers, on the route's whole " +
+  "path (with app.setGlobalPrefix('api'), '/api/webhook'), then req.body; " +
   'Next.js and Hono: await request.arrayBuffer(); ' +
   'a Next.js Pages Router API route: export const config = { api: { bodyParser: false } }; hapi: a route with ' +
   'options: { payload: { parse: false } }, then request.payload; Nitro 2 and Nuxt (h3 v1): ' +
@@ -21,8 +23,9 @@ export const BODY_NOT_RAW = 'the body is not the raw request bytes: a parsed or 
 /** The conformance kit's advice when a receiver answered body_not_raw to a valid delivery. */
 export const BODY_PARSED_FIRST = 'the framework parsed the body before the receiver saw it: give the webhook route ' +
   "the raw bytes (Express: app.use('/webhook', express.raw({ type: () => true, limit: '4mb' })) mounted ahead of any " +
-  "app-wide express.json(), where a route's own express.raw() comes too late; Fastify: a buffer content-type parser; " +
-  'Next.js, Hono and Workers: await request.arrayBuffer())';
+  "app-wide express.json(), where a route's own express.raw() comes too late; NestJS: the same on the route's whole " +
+  "path, '/api/webhook' under app.setGlobalPrefix('api'); Fastify: a parseAs: 'buffer' content-type parser in a plugin " +
+  "that first calls removeAllContentTypeParsers(); Next.js, Hono and Workers: await request.arrayBuffer())";
 
 /** The receiver's log lines for a body some code read before it, by the face that saw it. */
 export const BODY_ALREADY_READ = {
@@ -30,7 +33,8 @@ export const BODY_ALREADY_READ = {
   // reads the stream and keeps the parsed body on ctx.request, not on req.
   node: 'body_not_raw: the request stream was already read and req.body is undefined (Fastify, and other ' +
     'frameworks, read it before any handler): pass the raw bytes to receiver.handle({ body, headers }) instead ' +
-    "(Fastify: a parseAs: 'buffer' content-type parser, as in the Fastify recipe); in Koa, mount the webhook route " +
+    "(Fastify: a parseAs: 'buffer' content-type parser, in a plugin that first calls removeAllContentTypeParsers(), as " +
+    'in the Fastify recipe); in Koa, mount the webhook route ' +
     'before app.use(bodyParser())',
   // Nitro 3 (h3 v2): readBody(event), in the route or a middleware, reads event.req itself.
   fetch: 'body_not_raw: the Request body was already read (await request.json(), c.req.json(), in Nitro 3 ' +
