@@ -29,9 +29,18 @@ function isBase64Json(bytes) {
   return BASE64.test(new TextDecoder().decode(bytes));
 }
 
-/** The bytes `bytes` (base64 text, either alphabet) encode; `bytes` when they are no base64. */
+/**
+ * The bytes `bytes` (base64 text, either alphabet) encode; `bytes` when they are no base64. The
+ * URL-safe alphabet is mapped byte by byte, not by replacing text: a forged body of a million
+ * `-` cost a text replace about 70 ms a MiB, a byte loop about 3.
+ */
 function fromBase64(bytes) {
-  const text = new TextDecoder().decode(bytes).trim().replace(/-/g, '+').replace(/_/g, '/');
+  const standard = bytes.slice();
+  for (let i = 0; i < standard.length; i += 1) {
+    if (standard[i] === 0x2d) standard[i] = 0x2b; // - to +
+    else if (standard[i] === 0x5f) standard[i] = 0x2f; // _ to /
+  }
+  const text = new TextDecoder().decode(standard).trim();
   let binary;
   try {
     binary = atob(text);

@@ -187,7 +187,8 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     say('busy', warn, `answered a delivery 503 busy, unread: the bodies being read held ${heldBytes} bytes, at maxBufferedBytes `
       + `(${max}); the service retries it. Senders that send slowly hold their bodies meanwhile: give the server timeouts `
       + '(node:http: createServer({ requestTimeout: 30_000, headersTimeout: 10_000 })); if the service sends this many large '
-      + 'deliveries at once, raise maxBufferedBytes');
+      + 'deliveries at once, raise maxBufferedBytes; many senders each holding part of a body is a flood, not the service (an '
+      + 'event arrives at once): a reverse proxy that reads whole request bodies first takes it');
   }
 
   // The 408 line for a delivery whose body did not arrive within bodyTimeoutMs.
