@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { CLI, ROOT, SECRET, SECRET_ENV, eventBody, runCli, tempDir } from './helpers.mjs';
 
 const dir = tempDir();
@@ -198,6 +199,7 @@ describe('verify', () => {
     const cases = [
       [Buffer.concat([multiline, Buffer.from('\n')]), /The body ends with a newline the delivery did not have \(an editor or echo adds one\): without it the signature matches/],
       [Buffer.concat([multiline, Buffer.from('\r\n')]), /The body ends with a newline the delivery did not have/],
+      [gzipSync(multiline), /The body is gzip-compressed, as a proxy or the capture left it \(gunzip it\): without it the signature matches/],
       [Buffer.from(multiline.toString('base64')), /The body is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true \(decode it before verifying\): without it the signature matches/],
       [Buffer.from(multiline.toString().replace(/\n/g, '\r\n')), /The body has Windows line endings \(CRLF\) where the delivery had LF: without it the signature matches/],
       [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline]), /The body starts with a byte order mark the delivery did not have: without it/],

@@ -14,6 +14,8 @@
 // credentials (redact.mjs).
 
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { CONSTANTS } from '../api/core-facts.mjs';
 import { unquoted } from '../api/hints.mjs';
 import { undoings } from '../api/picked-up.mjs';
 import { CryptoPayError, signWebhook, validateWebhookUrl, verifyWebhook } from '../entry/node.mjs';
@@ -102,17 +104,34 @@ function cliMessage(error, { timestamp, now, maxSkewSecs, nowGiven }) {
   return message;
 }
 
-// Why a signature that does not match the body would match it as received, or null: the
+// The package's default maxBodyBytes: the most a compressed body is inflated to.
+const [DEFAULT_MAX_BODY_BYTES] = CONSTANTS;
+
+// Why a signature that does not match the body would match it as received, or null: the body
+// compressed (gzip's first bytes: a proxy compressed it, or the capture kept it so), else the
 // changes a body picks up between the wire and a file (api/picked-up.mjs), one undone, else two
 // or three together, fewest first.
 function pickedUp(body, input) {
-  for (const { changes, undone } of undoings(Buffer.from(body))) {
+  const bytes = Buffer.from(body);
+  const verifies = (candidate) => {
     try {
-      verifyWebhook({ ...input, body: undone() });
+      verifyWebhook({ ...input, body: candidate });
     } catch (error) {
-      if (error?.code === 'signature_mismatch' || !(error instanceof CryptoPayError)) continue;
+      if (error?.code === 'signature_mismatch' || !(error instanceof CryptoPayError)) return false;
     }
-    return changes.map(({ said, file }) => (file === null ? said : `${said} (${file})`)); // it verified
+    return true; // it verified, or failed only after the signature matched
+  };
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    let inflated = null;
+    try {
+      inflated = gunzipSync(bytes, { maxOutputLength: DEFAULT_MAX_BODY_BYTES });
+    } catch {
+      // not gzip after all, or larger than any body verified
+    }
+    if (inflated !== null && verifies(inflated)) return ['is gzip-compressed, as a proxy or the capture left it (gunzip it)'];
+  }
+  for (const { changes, undone } of undoings(bytes)) {
+    if (verifies(undone())) return changes.map(({ said, file }) => (file === null ? said : `${said} (${file})`));
   }
   return null;
 }
