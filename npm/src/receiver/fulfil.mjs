@@ -148,9 +148,12 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'lease_lost', code, integration, ...about });
         return 'lease_lost';
       }
-      // A long wait says how to end it once what failed is mended.
-      const sooner = delay >= 60 ? '; once what failed is fixed, receiver.retryNow() makes it due at the next pass' : '';
-      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s${sooner})${why}`);
+      // A long wait says how to end it once what failed is mended; failing that long (minutes:
+      // an outage of what handle or confirm calls, not a blip), it is said at error level.
+      const long = delay >= 60;
+      const sooner = long ? '; once what failed is fixed, receiver.retryNow() makes it due at the next pass' : '';
+      sayLimited(said, `retried with ${code}\u0000${why}`, `fulfilment: ${code} for payment ${paymentId}${call} (attempt ${attempts}; tried again in ${delay} s${sooner})${why}`,
+        long ? error : warn);
       emit({ kind: 'fulfilment', paymentId, statusVersion, outcome: 'retry', code, integration, ...about, attempts, retryInSecs: delay });
       return 'retry';
     };
@@ -440,10 +443,10 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
 
   // A warning for `cause` ("<what the payments met>\0<why>"), the first LINES_PER_CAUSE times
   // a pass meets it (the rest are counted in one line at the pass's end).
-  function sayLimited(said, cause, line) {
+  function sayLimited(said, cause, line, log = warn) {
     const lines = (said.get(cause) ?? 0) + 1;
     said.set(cause, lines);
-    if (lines <= LINES_PER_CAUSE) warn(line);
+    if (lines <= LINES_PER_CAUSE) log(line);
   }
 
   const fulfil = (options) => runPass(options, () => false);

@@ -156,8 +156,11 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
         + 'middleware in front of the receiver changes the request body, and every such event is lost until replayed. Let the body '
         + 'through unchanged'
       : `${since.changed > 0 ? `${since.changed} of them with bodies changed on the way, as their lines say; for the others, ` : ''}`
-        + 'the secret configured is not its signing Secret (rotated and activated in the dashboard? another webhook\'s or environment\'s?) '
-        + 'and every such event is lost until replayed. Set the signing Secret (during a rotation, the new one as pending first, then active)';
+        + 'the secret configured is not its signing Secret (rotated and activated in the dashboard? another webhook\'s or environment\'s? '
+        + 'this instance alone, of several?), or something in front re-serializes the JSON (a gateway, a parser: compare a body kept '
+        + 'as docs/receiver.md says, "A refused delivery, checked by hand", with the service\'s webhook log), and every such event '
+        + 'is lost until replayed. Set the signing Secret (during a rotation, the new one as pending first, then active), or let the '
+        + 'body through unchanged';
     error(`${since.mismatches} deliveries failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
       + `if the service sent them (its webhook log shows them answered 400), ${cause}; ${RECOVER}; said at most once per ${QUIET_SECS} s`);
     saidAt = now;

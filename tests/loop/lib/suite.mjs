@@ -822,6 +822,8 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const said = lines.filter((line) => line.includes('handle_failed'));
     assert.equal(said.length, 7, lines.join('\n'));
     assert.doesNotMatch(said[5], /retryNow/, 'a short wait says nothing of it');
+    // Failing for minutes is an outage of what handle calls: said as an error from then on.
+    assert.deepEqual(said.map((line) => line.split(' ')[0]), ['warn', 'warn', 'warn', 'warn', 'warn', 'warn', 'error']);
     assert.match(said[6], /\(attempt 7; tried again in 64 s; once what failed is fixed, receiver\.retryNow\(\) makes it due at the next pass\)/);
     broken = false;
     const fixed = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
