@@ -137,35 +137,42 @@ impl Verifier {
         let has = |name: &str| carried.contains(&name.to_ascii_lowercase());
         let likely =
             |timestamp: bool| near_misses(&carried, timestamp_header, signature_header, timestamp);
-        let mut readings: Vec<MisnamedHeaders> = Vec::new();
-        if !has(timestamp_header) {
-            readings.extend(likely(true).into_iter().take(MAX_READINGS).map(|name| {
-                MisnamedHeaders {
+        let readings: Vec<MisnamedHeaders> = match (has(timestamp_header), has(signature_header)) {
+            // Neither came: the 2 by 2 pairs (a reading of one alone lacks the other).
+            (false, false) => {
+                let signatures = likely(false);
+                likely(true)
+                    .into_iter()
+                    .take(2)
+                    .flat_map(|timestamp| {
+                        signatures
+                            .iter()
+                            .take(2)
+                            .map(move |signature| MisnamedHeaders {
+                                timestamp_header: Some(timestamp.clone()),
+                                signature_header: Some(signature.clone()),
+                            })
+                    })
+                    .collect()
+            }
+            (false, true) => likely(true)
+                .into_iter()
+                .take(MAX_READINGS)
+                .map(|name| MisnamedHeaders {
                     timestamp_header: Some(name),
                     signature_header: None,
-                }
-            }));
-            // Neither came: a reading of the timestamp alone lacks a signature and is refused
-            // before any hash, so only the pairs are hashed (2 by 2).
-            if !has(signature_header) {
-                readings.clear();
-                for timestamp in likely(true).into_iter().take(2) {
-                    for signature in likely(false).into_iter().take(2) {
-                        readings.push(MisnamedHeaders {
-                            timestamp_header: Some(timestamp.clone()),
-                            signature_header: Some(signature),
-                        });
-                    }
-                }
-            }
-        } else if !has(signature_header) {
-            readings.extend(likely(false).into_iter().take(MAX_READINGS).map(|name| {
-                MisnamedHeaders {
+                })
+                .collect(),
+            (true, false) => likely(false)
+                .into_iter()
+                .take(MAX_READINGS)
+                .map(|name| MisnamedHeaders {
                     timestamp_header: None,
                     signature_header: Some(name),
-                }
-            }));
-        }
+                })
+                .collect(),
+            (true, true) => Vec::new(),
+        };
         readings.into_iter().find(|renamed| {
             let timestamp = renamed
                 .timestamp_header
