@@ -998,6 +998,22 @@ describe('the bytes of bodies being read are bounded across deliveries (maxBuffe
     }
   });
 
+  test('node() behind node:http: a Content-Length past the drain limit is a 413 unread, its line saying the length was declared', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const server = await listen(receiver.node);
+    const sockets = [];
+    try {
+      const answer = await stalledSender(server.url, 10_737_418_240, 10, sockets);
+      for (let i = 0; i < 50 && !answer.closed; i += 1) await new Promise((resolve) => { setTimeout(resolve, 20); });
+      assert.match(answer.text, /^HTTP\/1\.1 413 /);
+      assert.match(log.lines.join('\n'), /refused a delivery declaring 10737418240 bytes \(its Content-Length\) \(413 body_too_large\)/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await server.close();
+    }
+  });
+
   // Senders that each send part of a body and then nothing more can hold the whole budget for
   // bodyTimeoutMs at a time, answering every delivery busy (events exhausted at the service's
   // last retry). A delivery that finds the budget held by a read arriving for a second or more

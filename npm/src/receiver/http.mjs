@@ -129,7 +129,7 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
         return;
       }
       if (read.busy) {
-        answered(503, 'busy', { bufferedBytes: read.buffered }, read.evicted === true);
+        answered(503, 'busy', { bufferedBytes: read.buffered }, read);
         sendAndClose(req, res, answers.busy());
         return;
       }
@@ -140,7 +140,7 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
         return;
       }
       if (read.tooLarge) {
-        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size }, read.declared === true);
+        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size }, read);
         // Past the drain limit the rest is not read; within it, the body was read to its end.
         if (read.close) sendAndClose(req, res, answers.tooLarge());
         else send(res, answers.tooLarge());
@@ -179,11 +179,11 @@ export function fetchHandler({ handle, arrival, limit, budget, bodyTimeoutMs, er
         return toResponse(answers.bodyTimeout());
       }
       if (read.busy) {
-        answered(503, 'busy', { bufferedBytes: read.buffered }, read.evicted === true);
+        answered(503, 'busy', { bufferedBytes: read.buffered }, read);
         return toResponse(answers.busy());
       }
       if (read.tooLarge) {
-        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size }, read.declared === true);
+        answered(413, 'too_large', { code: 'body_too_large', bodyBytes: read.size }, read);
         return toResponse(answers.tooLarge());
       }
       if (read.consumed) {

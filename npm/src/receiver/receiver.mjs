@@ -322,12 +322,13 @@ export function createReceiver(options) {
 
   // What the HTTP faces answered without handle(): 405, 413 read from the stream, a body a
   // framework read first, an unexpected failure.
-  // `flag`: for a 413, the length the request's Content-Length declared, none of it read (a
-  // sender may declare any length: said as declared, not as the bytes it sent); for a busy,
-  // a read ended for a newer one (body.mjs, readBudget).
-  function answered(status, reason, detail = {}, flag = false) {
-    if (reason === 'too_large') tooLarge(`${flag ? 'declaring' : 'of at least'} ${detail.bodyBytes} bytes${flag ? ' (its Content-Length)' : ''}`);
-    if (reason === 'busy') busy(detail.bufferedBytes, budget.max, flag);
+  // The fourth argument, the body read's result, says what the line adds to the record:
+  // `declared`, a 413 for the length the request's Content-Length declared, none of it read (a
+  // sender may declare any length: said as declared, not as bytes sent); `evicted`, a read
+  // ended for a newer one (readBudget).
+  function answered(status, reason, detail = {}, { declared = false, evicted = false } = {}) {
+    if (reason === 'too_large') tooLarge(`${declared ? 'declaring' : 'of at least'} ${detail.bodyBytes} bytes${declared ? ' (its Content-Length)' : ''}`);
+    if (reason === 'busy') busy(detail.bufferedBytes, budget.max, evicted);
     if (reason === 'body_timeout') bodyTimedOut(detail.bodyBytes, bodyTimeoutMs);
     emit({ kind: 'delivery', status, reason, integration: null, ...detail });
   }
