@@ -1244,6 +1244,16 @@ export interface FulfilmentRecord {
    */
   action?: FulfilmentAction | undefined;
   /**
+   * The payment's status in the authoritative view the outcome was decided on, as the service
+   * wrote it (`paid`, `partially_paid`, `overpaid`, `expired`, ...): with `action`, what a
+   * `review` without a link mismatch (`code` null) is about. Present on the outcomes decided
+   * from a view (`fulfil`, `review`, `needs_review`, `wait`, `closed`, and `seen` for `fulfilled_before`).
+   *
+   * @example
+   * paymentStatus: 'partially_paid'
+   */
+  paymentStatus?: string | undefined;
+  /**
    * The link mismatch, why a retry is needed (`confirm_failed`, `confirm_invalid`,
    * `view_invalid`, `view_stale`, `policy_failed`, `policy_invalid`, `handle_failed`,
    * `nothing_due`, `pass_failed`), or `fulfilled_before` (outcome `seen`: the payment was

@@ -538,6 +538,22 @@ describe('observability', () => {
     }
   });
 
+  test('a review without a link mismatch says in onOutcome which status it is about: part paid, overpaid', async () => {
+    const { db, records, receiver } = open({ secrets: SECRET });
+    const world = scriptedWorld(receiver);
+    const h = recorder();
+    for (const [orderRef, amountRaw, status] of [['short', '100', 'partially_paid'], ['over', '20000', 'overpaid'], ['exact', '12800', 'paid']]) {
+      const created = world.create({ orderRef });
+      await receiver.recordCreated(created);
+      await world.pay(created.payment_id, amountRaw);
+      await drain(receiver, { confirm: world.confirm, handle: h.handle });
+      const outcome = status === 'paid' ? 'fulfil' : 'review';
+      assert.deepEqual(records.filter((r) => r.kind === 'fulfilment' && r.paymentId === created.payment_id).map((r) => [r.outcome, r.code ?? null, r.paymentStatus]),
+        [[outcome, null, status]], orderRef);
+    }
+    db.close();
+  });
+
   test('fulfilment outcomes reach onOutcome and the counters; a failing handler logs its error (credentials masked), never a secret', async () => {
     const { db, log, records, receiver } = open({ secrets: SECRET });
     const world = scriptedWorld(receiver);
@@ -548,7 +564,7 @@ describe('observability', () => {
     await sleep(1100);
     await drain(receiver, { confirm: world.confirm, handle: h.handle });
     const fulfilment = records.filter((r) => r.kind === 'fulfilment');
-    assert.deepEqual(fulfilment.map((r) => [r.outcome, r.code ?? null, r.statusVersion]), [['retry', 'handle_failed', '2'], ['fulfil', null, '2']]);
+    assert.deepEqual(fulfilment.map((r) => [r.outcome, r.code ?? null, r.statusVersion, r.paymentStatus]), [['retry', 'handle_failed', '2', undefined], ['fulfil', null, '2', 'paid']]);
     assert.equal(fulfilment[1].idempotencyKey, `${paid.payment_id}:2`);
     assert.deepEqual([fulfilment[0].attempts, fulfilment[0].retryInSecs], [1, 1]);
     // The failed handler's call: its action and key, in the record and the line (with the order's ref).

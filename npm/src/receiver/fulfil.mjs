@@ -255,7 +255,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // Fulfilled at an earlier version (the rest of an underpayment the policy accepted came
       // in; paid again after a review): never twice.
       await complete(version, 'fulfil', null);
-      emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome: 'seen', code: 'fulfilled_before', integration });
+      emit({ kind: 'fulfilment', paymentId, statusVersion: version, paymentStatus: view.status, action, outcome: 'seen', code: 'fulfilled_before', integration });
       return 'seen';
     }
     if (action === 'fulfil') {
@@ -336,7 +336,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
         + `lease was not renewed in time (the store failed, or ${BLOCKED}): another pass may have called handle for it too, under the same key. `
         + 'Keep the event loop free while handle runs (await its work), or give leaseSecs more than handle can take');
     }
-    emit({ kind: 'fulfilment', paymentId, statusVersion: version, action, outcome, code, integration, idempotencyKey });
+    emit({ kind: 'fulfilment', paymentId, statusVersion: version, paymentStatus: view.status, action, outcome, code, integration, idempotencyKey });
     return outcome;
   }
 
