@@ -199,8 +199,10 @@ describe('verify', () => {
     const cases = [
       [Buffer.concat([multiline, Buffer.from('\n')]), /The body ends with a newline the delivery did not have \(an editor or echo adds one\): without it the signature matches/],
       [Buffer.concat([multiline, Buffer.from('\r\n')]), /The body ends with a newline the delivery did not have/],
+      // Wrapped at 76 columns, as a MIME encoder writes it.
+      [Buffer.from(multiline.toString('base64').replace(/.{76}/g, '$&\n')), /The body is still base64-encoded/],
       [gzipSync(multiline), /The body is gzip-compressed, as a proxy or the capture left it \(gunzip it\): without it the signature matches/],
-      [Buffer.from(multiline.toString('base64')), /The body is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true \(decode it before verifying\): without it the signature matches/],
+      [Buffer.from(multiline.toString('base64')), /The body is still base64-encoded, as a platform hands over a body it marks so \(AWS Lambda: isBase64Encoded: true\): decode it before verifying: without it the signature matches/],
       [Buffer.from(multiline.toString().replace(/\n/g, '\r\n')), /The body has Windows line endings \(CRLF\) where the delivery had LF: without it the signature matches/],
       [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), multiline]), /The body starts with a byte order mark the delivery did not have: without it/],
       // Two at once: a Windows editor's save (CRLF and a final CRLF), Notepad's (a BOM and a newline); all three.

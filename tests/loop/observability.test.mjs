@@ -209,8 +209,10 @@ describe('observability', () => {
     const undone = [
       [{ body: `${text}\n`, headers }, /it ends with a newline the delivery did not have\. A proxy, gateway or middleware in front of the receiver, or the code that hands it the body, changes the request body/],
       // A Lambda handler that passed event.body on without decoding it (isBase64Encoded: true).
-      [{ body: Buffer.from(body).toString('base64'), headers }, /it is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true \(decode it before verifying\)\. A proxy/],
+      [{ body: Buffer.from(body).toString('base64'), headers }, /it is still base64-encoded, as a platform hands over a body it marks so \(AWS Lambda: isBase64Encoded: true\): decode it before verifying\. A proxy/],
       [{ body: Buffer.from(body).toString('base64url'), headers: new Headers(headers) }, /it is still base64-encoded/],
+      // Wrapped in lines of 76, CRLF, as a MIME encoder writes it.
+      [{ body: Buffer.from(body).toString('base64').replace(/.{76}/g, '$&\r\n'), headers }, /it is still base64-encoded/],
       [{ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), headers }, /it starts with a byte order mark the delivery did not have\. A proxy/],
       [{ body: `\ufeff${text}`, headers: new Headers(headers) }, /it starts with a byte order mark the delivery did not have\. A proxy/],
       [{ body: lines.replace(/\n/g, '\r\n'), headers: linesHeaders }, /it has Windows line endings \(CRLF\) where the delivery had LF\. A proxy/],

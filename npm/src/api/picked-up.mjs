@@ -16,8 +16,9 @@ function hasCrlf(bytes) {
   return false;
 }
 
-// The base64 alphabet (standard and URL-safe) and its padding; a final newline is allowed.
-const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}\r?\n?$/;
+// The base64 alphabet (standard and URL-safe) and its padding, in lines or not (a MIME encoder
+// wraps them at 76 columns; decoding skips the line breaks).
+const BASE64 = /^[A-Za-z0-9+/_\r\n-]+={0,2}[\r\n]*$/;
 
 /**
  * Whether `bytes` reads as the base64 of a JSON object: `{` then `"` or a space encodes as `ey`,
@@ -84,7 +85,8 @@ export const PICKED_UP = [
     undo: (b) => b.subarray(3),
   },
   {
-    said: 'is still base64-encoded, as AWS Lambda hands over a body with isBase64Encoded: true (decode it before verifying)',
+    said: 'is still base64-encoded, as a platform hands over a body it marks so (AWS Lambda: isBase64Encoded: true): decode it '
+      + 'before verifying',
     file: null,
     applies: isBase64Json,
     undo: fromBase64,

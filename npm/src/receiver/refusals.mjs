@@ -188,8 +188,8 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
       return;
     }
     say('busy', warn, `answered a delivery 503 busy, unread: the bodies being read held ${heldBytes} bytes, at maxBufferedBytes `
-      + `(${max}); the service retries it. Senders that send slowly hold their bodies meanwhile: give the server timeouts `
-      + '(node:http: createServer({ requestTimeout: 30_000, headersTimeout: 10_000 })); if the service sends this many large '
+      + `(${max}); the service retries it. Senders that send slowly hold their bodies meanwhile: where this process runs the HTTP `
+      + 'server, give it timeouts (node:http: createServer({ requestTimeout: 30_000, headersTimeout: 10_000 })); if the service sends this many large '
       + 'deliveries at once, raise maxBufferedBytes; many senders each holding part of a body is a flood, not the service (an '
       + 'event arrives at once): a reverse proxy that reads whole request bodies first takes it');
   }
