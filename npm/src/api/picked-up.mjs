@@ -2,8 +2,9 @@
 // undo it: a final newline, Windows line endings, a byte order mark, a base64 encoding left
 // undecoded. Added by an editor or `echo` to a body saved in a file (the CLI's `verify`), or by
 // a proxy, gateway or middleware in front of a receiver (AWS Lambda and API Gateway hand a
-// body over as base64, with isBase64Encoded: true, for the handler to decode). When the signature matches once they are undone, the delivery was
-// authentic and the bytes are not the ones the service sent: said so, never accepted.
+// body over as base64, with isBase64Encoded: true, for the handler to decode). When the
+// signature matches once they are undone, the delivery was authentic and the bytes are not the
+// ones the service sent: said so, never accepted.
 
 const LF = 0x0a;
 const CR = 0x0d;

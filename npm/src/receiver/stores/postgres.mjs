@@ -207,8 +207,8 @@ export function postgresStore(client, options) {
     } catch (error) {
       const fix = stuckFix(error);
       if (fix === null) throw error;
-      if (sqlState(error) !== '42501') throw new Error(`postgresStore: ready() failed (${describeError(error)}): ${fix}`, { cause: error });
-      throw new Error(`postgresStore: this role may not read the receiver's tables (${describeError(error)}): ${fix}`, { cause: error });
+      const what = sqlState(error) === '42501' ? 'this role may not read the receiver\'s tables' : 'ready() failed';
+      throw new Error(`postgresStore: ${what} (${describeError(error)}): ${fix}`, { cause: error });
     }
   }
 
