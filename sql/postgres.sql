@@ -404,9 +404,10 @@ WHERE payment_id = $1::text
 
 -- statement: quarantine
 -- $1 the error code, $2 the verified body; durable as `record` is. A body kept already under
--- the same code among the newest QUARANTINE_RECENT (1000) rows adds none: the service's replay
--- of such an event, or a captured one sent again within maxSkewSecs, is one row, not one per
--- request (read through the primary key, newest first: at most that many rows compared).
+-- the same code among the newest 1000 rows (QUARANTINE_RECENT, receiver/limits.mjs) adds none:
+-- the service's replay of such an event, or a captured one sent again within maxSkewSecs, is
+-- one row, not one per request (read through the primary key, newest first: at most that many
+-- rows compared).
 INSERT INTO cryptopay_quarantine (code, body)
 SELECT $1::text, $2::bytea
 WHERE set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'

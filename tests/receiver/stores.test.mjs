@@ -16,7 +16,7 @@ import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { d1ReceiversForSuite } from './lib/d1.mjs';
 import {
-  Database, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, exportedFile, postgresRows,
+  Database, PACKAGE_DIR, PRUNE_POSTGRES, PRUNE_SQLITE, ROOT, captureLog, checkPruned, checkSqliteKeys, createLibsqlClient, eventBody, exportedFile, postgresRows,
   pg, receiverOptions, rx,
   signedHeaders, sqliteFileRows, sqliteRows, tempDir,
 } from './lib/helpers.mjs';
@@ -91,6 +91,14 @@ describe('ids: at most 1024 UTF-8 bytes and no NUL, on every store (quarantined 
       events: [...store.events.values()], payments: [...store.payments.values()], quarantine: store.quarantined,
     }));
   });
+});
+
+test('the quarantine statements compare a body with the newest QUARANTINE_RECENT rows, as the memory store does', async () => {
+  const { QUARANTINE_RECENT } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'receiver', 'limits.mjs')).href);
+  for (const dialect of ['postgres', 'sqlite']) {
+    const { quarantine } = readStatements(readFileSync(join(ROOT, 'sql', `${dialect}.sql`), 'utf8'));
+    assert.match(String(quarantine), new RegExp(`FROM cryptopay_quarantine ORDER BY id DESC LIMIT ${QUARANTINE_RECENT}\\)`), dialect);
+  }
 });
 
 describe('events pruned (retention): a late retry is stale, never applied twice', () => {

@@ -26,6 +26,15 @@ export const DEFAULT_BUFFERED_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /**
+ * How many of the quarantine's newest rows a body about to be kept is compared with: the same
+ * code and bytes among them adds no row (a replay of the event, or a captured delivery sent
+ * again within maxSkewSecs, is one row, not one per request). The stores' `quarantine`
+ * statement writes it as its LIMIT (schema/*.sql; a test holds them to this); read newest first
+ * through the primary key, so at most this many rows are compared.
+ */
+export const QUARANTINE_RECENT = 1000;
+
+/**
  * How long a store's call (a delivery's record, the loop's claim, ...; not ready(), whose
  * migration may take minutes) may take before the receiver gives up on it: 503, retried. The
  * record is one statement, a few ms; a call this slow is a connection or a driver that hangs,

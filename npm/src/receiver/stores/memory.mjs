@@ -5,13 +5,12 @@
 
 import { compareStatusVersions, decideEvent } from 'cryptopay-verify';
 import { inClaimOrder, storeOptions } from './common.mjs';
+import { QUARANTINE_RECENT } from '../limits.mjs';
 
 // A lease of `owner` that an order or a quarantine marked while it held it.
 const markedFrom = (held, owner) => held !== null && held.startsWith(`${owner} (`);
 // What a quarantine adds to the owner of a lease it marks (as the SQL's quarantine_due).
 const QUARANTINED = ' (event quarantined)';
-// How many of the newest quarantine rows a body is compared with (as the SQL's `quarantine`).
-const QUARANTINE_RECENT = 1000;
 
 /** A store in process memory, for tests. Its `events`, `payments`, `quarantined`, `orders` and `fulfilment` are readable. */
 export function memoryStore(options) {
@@ -114,7 +113,7 @@ export function memoryStore(options) {
         const leaseOwner = row.lease_owner === null || row.lease_owner.endsWith(QUARANTINED) ? row.lease_owner : `${row.lease_owner}${QUARANTINED}`;
         Object.assign(row, { settled: false, seen_at: new Date(0).toISOString(), next_attempt_at: null, lease_owner: leaseOwner, updated_at: now() });
       }
-      // As the SQL does: a body kept under the same code among the newest 1000 rows adds none.
+      // As the SQL does: a body kept under the same code among the newest rows adds none.
       const same = (kept) => kept.code === code && kept.body.length === body.length && kept.body.every((byte, i) => byte === body[i]);
       if (!quarantined.slice(-QUARANTINE_RECENT).some(same)) {
         quarantined.push({ id: quarantined.length + 1, received_at: now(), code, body: body.slice() });
