@@ -10,7 +10,7 @@ import {
   ROTATION_ARGS, SECRET_ENV, SIG_HEADER, TS_HEADER, against, gotOf, plainReceiver, runCli, shown, startServer,
 } from './helpers.mjs';
 
-const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields',
+const ALL = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields', 'large_body',
   'old_event', 'bad_signature', 'other_secret',
   'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
   'no_redirect', 'response_time', 'pending_secret', 'retired_secret'];
@@ -115,6 +115,12 @@ describe('each careless receiver is caught by its own rule, and only by it', () 
       (run) => assert.match(gotOf(run, 'bad_signature'), /forged: an older version of a known payment: 200 acknowledged/)],
     ['occurred_at checked against the clock', 'occurredAtSkew', ['old_event'],
       (run) => assert.match(gotOf(run, 'old_event'), /^400/)],
+    ['a body parser in front refusing over 100 KB (express.json()\'s default limit)', 'parserLimit', ['large_body'],
+      async (run) => {
+        assert.equal(gotOf(run, 'large_body'), '413 permanent_failure');
+        const table = (await runTable('parserLimit')).stdout.replace(/\n {4}/g, ' ');
+        assert.match(table, /large_body: an authentic event of 256 KiB was refused \(413\): a body size limit in front of the receiver .*express\.json\(\) and NestJS's parsers take 100kb by default, also when a verify callback keeps req\.rawBody/);
+      }],
     ['fields the spec does not show refused', 'strictSchema', ['unknown_fields'],
       (run) => assert.match(gotOf(run, 'unknown_fields'), /^fields not in the spec: 422 .*; event_type payment\.refunded, authentic: 200 acknowledged$/)],
     ['an authentic event of a type the receiver does not handle refused', 'refuseOtherType', ['unknown_fields'],

@@ -240,6 +240,8 @@ function text(res, status, body) {
  *   slowDedupeFirst   checks the skew, then de-duplicates by event_id before verifying, and
  *                     answers after 60 ms (a run that takes longer than its skew)
  *   dedupeBytesFirst  de-duplicates by a hash of the body bytes before verifying
+ *   parserLimit       a body parser in front answers a body over 100 KB 413 (express.json()'s
+ *                     default limit, kept when its verify callback saves req.rawBody)
  */
 export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
   // unsetSecret: the secret read from a variable that is not set, as String(process.env.X) reads it.
@@ -275,6 +277,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
 
   return async (req, res, raw) => {
     if (defect === 'refuseAll') return text(res, 401, 'unauthorized');
+    if (defect === 'parserLimit' && raw.length > 100 * 1024) return text(res, 413, 'request entity too large');
     if (defect === 'failAll') return text(res, 503, 'Service Unavailable');
     if (defect === 'malformedAll') return reply(res, 400, { error: 'signature_malformed' });
     if (defect === 'slowDedupeFirst') {

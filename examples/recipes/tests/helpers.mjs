@@ -387,7 +387,7 @@ export function deliveryTests(webhookUrl, readStore, { bodyAsText = false, break
       assert.deepEqual(failed, [], 'rules that did not pass');
       assert.equal(result.code, 0, result.stderr);
     }
-    assert.equal(rules.length, 17); // every rule but the two of a rotation
+    assert.equal(rules.length, 18); // every rule but the two of a rotation
   });
   if (readStore) {
     test('its store holds each accepted event once, with its decision; the payment at its highest version', async () => {

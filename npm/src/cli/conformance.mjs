@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { signWebhook } from '../entry/node.mjs';
 import { post } from './http.mjs';
-import { EXPECTS, PROBE_LABEL, judge } from './verdicts.mjs';
+import { EXPECTS, LARGE_BODY_BYTES, PROBE_LABEL, judge } from './verdicts.mjs';
 
 /** Rule names, in the order they are checked and reported. Stable. */
 export const RULES = [
@@ -20,6 +20,7 @@ export const RULES = [
   'non_ascii_body',
   'formatted_body',
   'unknown_fields',
+  'large_body',
   'old_event',
   'bad_signature',
   'other_secret',
@@ -219,6 +220,13 @@ export async function runConformance(config) {
       const extra = { top: { conformance_extra: { note: 'a field the spec does not show' } }, data: { conformance_extra_field: [1, 'x'] } };
       await deliverSigned('fields not in the spec', freshEvent({ extra }), now(), secret, 'fields');
       await deliverSigned('event_type payment.refunded, authentic', freshEvent({ type: 'payment.refunded' }), now(), secret, 'other type');
+    },
+    // An authentic event of LARGE_BODY_BYTES: a field the spec does not show, holding text.
+    async large_body() {
+      const small = freshEvent({ extra: { data: { conformance_large_field: '' } } }).length;
+      const filler = 'a field the spec does not show, making the event large. '.repeat(LARGE_BODY_BYTES / 32);
+      const field = filler.slice(0, LARGE_BODY_BYTES - small);
+      await deliverSigned(`${LARGE_BODY_BYTES / 1024} KiB`, freshEvent({ extra: { data: { conformance_large_field: field } } }));
     },
     // An event that occurred two days ago, delivered now (a retry after an outage).
     async old_event() {

@@ -5,7 +5,7 @@
 
 import { BODY_PARSED_FIRST, underscoreHint } from '../api/hints.mjs';
 import { acknowledged, answered, brief } from './answers.mjs';
-import { EXPECTS, PROBE_LABEL } from './verdicts.mjs';
+import { EXPECTS, LARGE_BODY_BYTES, PROBE_LABEL } from './verdicts.mjs';
 
 const STATIC = {
   formatted_body: 'an authentic delivery whose JSON is indented and ends in a newline was refused: the receiver ' +
@@ -59,6 +59,8 @@ export function hintFor(rule, ctx) {
       }
       return 'an authentic event holding fields the spec does not show was refused: keep or ignore such fields, ' +
         'never refuse them (the service may add fields to events)';
+    case 'large_body':
+      return largeBody(ds[0]);
     case 'bad_signature':
       return badSignature(ds);
     case 'other_secret':
@@ -83,6 +85,17 @@ export function hintFor(rule, ctx) {
 const UNVERIFIED_TOO = new Set(['other_secret', 'stale_timestamp', 'tampered_body', 'reserialized_body', 'retired_secret']);
 const UNVERIFIED = 'the same cause as bad_signature: a delivery whose signature does not verify is acknowledged. ' +
   'Verify the signature over the raw body before anything else and answer 4xx when it fails';
+
+// A size limit in front of the verification, below what an event can be: the most common ones
+// first (a parser whose verify callback keeps req.rawBody still refuses past its own limit).
+function largeBody(d) {
+  const status = answered(d) ? ` (${brief(d)})` : '';
+  return `an authentic event of ${LARGE_BODY_BYTES / 1024} KiB was refused${status}: a body size limit in front of the ` +
+    'receiver is smaller than an event can be, and the service never retries a 413 (every larger event is lost). ' +
+    'express.json() and NestJS\'s parsers take 100kb by default, also when a verify callback keeps req.rawBody: ' +
+    "mount express.raw({ type: () => true, limit: '4mb' }) on the webhook path ahead of them, or give them limit: '4mb'; " +
+    'behind nginx, client_max_body_size 4m; the receiver\'s own maxBodyBytes is 4 MiB by default';
+}
 
 function skewHint(rule, ctx) {
   return `an authentic delivery ${ctx.skewSecs} s ${rule === 'stale_timestamp' ? 'old (it may be a replay)' : 'in the ' +

@@ -3,7 +3,7 @@
 //
 // - A rule that expects 2xx passes when each of its deliveries was acknowledged. Its
 //   variations of a valid delivery (a retry, an older version, a non-ASCII or indented body,
-//   fields the spec does not show, an old event, header case, the pending secret) are
+//   fields the spec does not show, a large body, an old event, header case, the pending secret) are
 //   not_judged when valid_delivery itself failed: the cause is the same, and their own hints
 //   would point at the wrong fix.
 // - A rule that expects a refusal fails as soon as one of its deliveries was acknowledged
@@ -28,6 +28,7 @@ export const EXPECTS = {
   non_ascii_body: ['accept', '2xx'],
   formatted_body: ['accept', '2xx'],
   unknown_fields: ['accept', '2xx, each'],
+  large_body: ['accept', '2xx'],
   old_event: ['accept', '2xx'],
   bad_signature: ['refuse', 'non-2xx, each'],
   other_secret: ['refuse', 'non-2xx, each'],
@@ -42,6 +43,13 @@ export const EXPECTS = {
   pending_secret: ['accept', '2xx'],
   retired_secret: ['refuse', 'non-2xx'],
 };
+
+/**
+ * large_body: the size of its body, above the 100 KB that express.json() and NestJS's parsers
+ * take by default (a limit such a parser keeps when a verify callback saves req.rawBody), and
+ * below nginx's default client_max_body_size (1 MiB): the service's events can be that large.
+ */
+export const LARGE_BODY_BYTES = 256 * 1024;
 
 /** What the valid delivery sent after SILENT forged ones went unanswered is called (under response_time). */
 export const PROBE_LABEL = 'a valid delivery, after forged ones went unanswered: does the receiver still answer?';
