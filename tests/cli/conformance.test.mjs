@@ -3,7 +3,7 @@
 // caught by the rule it breaks (careless.test.mjs has one per defect class).
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -11,12 +11,14 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  CONSUMER_DIR, PENDING_SECRET, RETIRED_SECRET, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
+  CONSUMER_DIR, PENDING_SECRET, RETIRED_SECRET, ROOT, ROTATION_ARGS, SECRET, SECRET_ENV, SIG_HEADER, TS_HEADER, acknowledgeEverything, against,
   conformance, gotOf, nowSecs, pkg, plainReceiver, runCli, shown, startExample, startServer, tempDir, verifyingReceiver,
 } from './helpers.mjs';
 import { Database } from '../receiver/lib/helpers.mjs';
+import { exampleDir } from '../receiver/lib/example.mjs';
+import { inheritedEnv } from '../receiver/lib/example-env.mjs';
 
-const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields',
+const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields', 'large_body',
   'old_event', 'bad_signature', 'other_secret',
   'stale_timestamp', 'future_timestamp', 'tampered_body', 'reserialized_body', 'missing_headers', 'header_case',
   'no_redirect', 'response_time'];
@@ -73,7 +75,7 @@ describe('against the example receiver, during a rotation', () => {
     assert.equal(gotOf(run, 'retired_secret'), '400 permanent_failure (signature_mismatch)');
     assert.equal(gotOf(run, 'older_version'), 'higher: 200 acknowledged; older: 200 acknowledged; equal version: 200 acknowledged; '
       + 'digit string: 200 acknowledged; digit string, older: 200 acknowledged');
-    assert.match(run.stderr, /all 19 rules hold/);
+    assert.match(run.stderr, /all 20 rules hold/);
   });
 
   test('the package README\'s clean-up statements remove what the run recorded, and nothing else', () => {
@@ -118,14 +120,14 @@ describe('against the example receiver, during a rotation', () => {
     assert.equal(run.code, 0, shown(run));
     assert.match(run.stdout, /^rule\s+expected\s+got\s+verdict$/m);
     for (const rule of [...RULES, ...ROTATION]) assert.match(run.stdout, new RegExp(`^${rule}\\s+.*\\spass$`, 'm'));
-    assert.match(run.stdout, /all 19 rules hold/);
+    assert.match(run.stdout, /all 20 rules hold/);
     assert.match(run.stdout.replace(/\n {4}/g, " "), /retry_same_event and older_version judge answers only: no URL-only kit can see durable recording, de-duplication by event_id \(a retry is answered 2xx whether it was applied again or not\) or ordering/);
     // A receiver that forwards is told where that work went.
     assert.match(run.stdout.replace(/\n {4}/g, ' '), /a receiver that forwards events to a queue or another service leaves them to whatever consumes it/);
     assert.doesNotMatch(run.stdout, /not checked/);
     // What the run leaves in the receiver's store, and where the cleanup is.
     assert.match(run.stdout.replace(/\n {4}/g, ' '), /^left behind: its valid deliveries were authentic events \(evt_conformance_\.\.\., payments pay_conformance_\.\.\.\).* or delete them \(the package README, "What a run leaves behind"\)$/m);
-    assert.match(run.stderr, /conformance \[19\/19\] retired_secret/);
+    assert.match(run.stderr, /conformance \[20\/20\] retired_secret/);
     for (const line of run.stdout.split('\n')) assert.ok(line.length <= 100, `${line.length} columns: ${line}`);
   });
 
@@ -133,7 +135,7 @@ describe('against the example receiver, during a rotation', () => {
     const run = await runCli(['conformance', '--url', receiver.webhookUrl, '--secret-env', SECRET_ENV,
       '--timestamp-header', TS_HEADER, '--signature-header', SIG_HEADER, '--max-skew', '600', '--timeout', '5']);
     assert.equal(run.code, 0, shown(run));
-    assert.match(run.stdout, /all 17 rules hold/);
+    assert.match(run.stdout, /all 18 rules hold/);
     assert.match(run.stdout, /^not checked: pending_secret and retired_secret \(during a rotation/m);
   });
 
@@ -163,7 +165,7 @@ describe('careless receivers are caught by the rule they break', () => {
       assert.match(run.stdout, /^bad_signature\s+non-2xx, each\s+accepted: wrong, end char, empty, separators\.\.\.\s+fail$/m);
       assert.match(run.stdout, /^missing_headers\s+non-2xx, each\s+accepted: neither, ts only, sig only\b.*\s+fail$/m);
       assert.match(run.stdout, /^valid_delivery\s+2xx\s+200 acknowledged\s+pass$/m);
-      assert.match(run.stdout, /7 of 17 rules failed/);
+      assert.match(run.stdout, /7 of 18 rules failed/);
       assert.match(run.stdout, /bad_signature: a wrong signature of the right shape was accepted: the receiver does not verify/);
       // Forged deliveries acknowledged: the other refusal rules name that cause, not their own.
       assert.match(run.stdout, /reserialized_body: the same cause as bad_signature/);
@@ -194,7 +196,7 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.deepEqual(run.failed, ['valid_delivery', 'no_redirect']);
     assert.deepEqual(run.notJudged, AFTER_VALID);
     assert.equal(gotOf(run, 'valid_delivery'), '302 permanent_failure redirect, not followed');
-    assert.match(gotOf(run, 'no_redirect'), /^13 of 45 answered 3xx \(never followed\): valid_delivery \(valid\): 302; /);
+    assert.match(gotOf(run, 'no_redirect'), /^14 of 46 answered 3xx \(never followed\): valid_delivery \(valid\): 302; /);
     assert.match(run.stderr, /valid_delivery failed: fix it first .*; also failed: no_redirect/);
   });
 
@@ -206,39 +208,50 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.equal(run.code, 1);
     assert.deepEqual(run.failed, ['valid_delivery']);
     assert.deepEqual(run.notJudged, AFTER_VALID);
-    assert.equal(gotOf(run, 'no_redirect'), 'no 3xx in 45 answers');
+    assert.equal(gotOf(run, 'no_redirect'), 'no 3xx in 46 answers');
   });
 
-  test('one whose framework parsed the body first (500 body_not_raw): valid_delivery, with the raw-body hint', async () => {
-    const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
-    const parsedFirst = (req, res, raw) => {
-      let body;
+  // Answered as JSON, or as text the way Stripe's guides answer (400 `Webhook Error: <message>`):
+  // the code is read from either.
+  for (const [how, answer] of [
+    ['500 body_not_raw', (res, error) => {
+      res.writeHead(error.code === 'body_not_raw' ? 500 : 400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: error.code }));
+    }],
+    ['400 "Webhook Error: <message>" as text', (res, error) => {
+      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(`Webhook Error: ${error.message}`);
+    }],
+  ]) {
+    test(`one whose framework parsed the body first (${how}): valid_delivery, with the raw-body hint`, async () => {
+      const verifier = new pkg.Verifier({ secrets: SECRET, maxSkewSecs: 300 });
+      const parsedFirst = (req, res, raw) => {
+        let body;
+        try {
+          body = JSON.parse(raw.toString('utf8')); // what express.json() would hand the route
+        } catch {
+          body = {};
+        }
+        try {
+          const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
+          verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() });
+          res.writeHead(200).end();
+        } catch (error) {
+          answer(res, error);
+        }
+      };
+      const run = await against(parsedFirst);
+      assert.deepEqual(run.failed, ['valid_delivery']);
+      assert.deepEqual(run.notJudged, AFTER_VALID);
+      const server = await startServer(parsedFirst);
       try {
-        body = JSON.parse(raw.toString('utf8')); // what express.json() would hand the route
-      } catch {
-        body = {};
+        const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
+          TS_HEADER, '--signature-header', SIG_HEADER]);
+        assert.match(table.stdout.replace(/\n {4}/g, ' '), /valid_delivery: the framework parsed the body before the receiver saw it: .*express\.raw/);
+      } finally {
+        await server.close();
       }
-      try {
-        const headers = pkg.readDeliveryHeaders(req.headers, { timestampHeader: TS_HEADER, signatureHeader: SIG_HEADER });
-        verifier.verifyWebhook({ body, ...headers, nowSecs: nowSecs() });
-        res.writeHead(200).end();
-      } catch (error) {
-        res.writeHead(error.code === 'body_not_raw' ? 500 : 400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: error.code }));
-      }
-    };
-    const run = await against(parsedFirst);
-    assert.deepEqual(run.failed, ['valid_delivery']);
-    assert.deepEqual(run.notJudged, AFTER_VALID);
-    const server = await startServer(parsedFirst);
-    try {
-      const table = await runCli(['conformance', '--url', server.url, '--secret-env', SECRET_ENV, '--timestamp-header',
-        TS_HEADER, '--signature-header', SIG_HEADER]);
-      assert.match(table.stdout.replace(/\n {4}/g, ' '), /valid_delivery: the framework parsed the body before the receiver saw it: .*express\.raw/);
-    } finally {
-      await server.close();
-    }
-  });
+    });
+  }
 
   test('one behind a proxy that drops header names holding an underscore (nginx by default): the hint says so', async () => {
     const names = { timestampHeader: 'X_Webhook_Timestamp', signatureHeader: 'X_Webhook_Signature' };
@@ -377,8 +390,8 @@ describe('careless receivers are caught by the rule they break', () => {
     }, ['--timeout', '0.2']);
     assert.equal(run.code, 1);
     const sentFor = (rule) => run.results.find((r) => r.rule === rule);
-    // Every rule before bad_signature (13 deliveries), three of bad_signature's, one valid: no more.
-    assert.ok(requests <= 17, `${requests} requests`);
+    // Every rule before bad_signature (14 deliveries), three of bad_signature's, one valid: no more.
+    assert.ok(requests <= 18, `${requests} requests`);
     assert.equal(sentFor('bad_signature').verdict, 'not_judged');
     for (const rule of ['other_secret', 'stale_timestamp', 'missing_headers', 'header_case']) {
       assert.equal(sentFor(rule).got, 'not sent: the receiver answered none of 3 deliveries in a row within 0.2 s', rule);
@@ -439,7 +452,7 @@ describe('careless receivers are caught by the rule they break', () => {
     assert.deepEqual(run.failed, ['response_time']);
     // stale_timestamp's two t= variants are such signatures too.
     assert.deepEqual(run.notJudged, ['bad_signature', 'stale_timestamp']);
-    assert.match(gotOf(run, 'response_time'), /^no answer to 7 of 45: bad_signature \(empty value\): ECONNRESET; /);
+    assert.match(gotOf(run, 'response_time'), /^no answer to 7 of 46: bad_signature \(empty value\): ECONNRESET; /);
   });
 });
 
@@ -661,3 +674,65 @@ describe('a run that cannot be made', () => {
     assert.match(run.stderr, /cannot reach the receiver .*ECONNREFUSED/);
   });
 });
+
+// The CI job of docs/conformance.md, run as written (bash -e, GitHub Actions' default shell)
+// from the folder the package is installed in, against the example receiver: every rule holds,
+// rotation included; a receiver that exits at start ends it at once with exit 2 (not 20 s of
+// waiting, nor exit 1 from the trap's kill), and so does a port another process holds.
+describe('docs/conformance.md\'s CI job, run by bash -e', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');
+  const job = [...doc.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]).find((block) => block.includes('trap '));
+  assert.ok(job, 'docs/conformance.md has a ```sh block with the CI job (a trap)');
+
+  async function runJob(receiverCommand, port) {
+    const text = job.replaceAll('8787', String(port)).replace('node server.mjs', receiverCommand);
+    assert.notEqual(text, job.replaceAll('8787', String(port)), 'the job starts its receiver with `node server.mjs`');
+    const child = spawn('bash', ['-e', '-c', text], {
+      cwd: CONSUMER_DIR,
+      env: { ...inheritedEnv(), TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: tempDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    const code = await new Promise((resolve) => { child.on('close', resolve); });
+    return { code, output };
+  }
+
+  test('as written, on the example receiver: every rule holds, exit 0', async () => {
+    const run = await runJob(`node '${join(exampleDir(), 'server.mjs')}'`, await freePort());
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /all 20 rules hold/);
+  });
+
+  test('a receiver that exits at start: exit 2 at once, saying so', async () => {
+    const run = await runJob('node -e "process.exit(1)"', await freePort());
+    assert.equal(run.code, 2, run.output);
+    assert.match(run.output, /the receiver exited at start/);
+    assert.doesNotMatch(run.output, /cannot reach the receiver/, 'the kit was not run');
+  });
+
+  test('the port held by another process: exit 2 before anything starts', async () => {
+    const other = await startServer(acknowledgeEverything);
+    try {
+      const port = Number(new URL(other.url).port);
+      const run = await runJob('node -e "process.exit(1)"', port);
+      assert.equal(run.code, 2, run.output);
+      assert.match(run.output, new RegExp(`port ${port} is in use: free it first`));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+/** A port nothing listens on (bound, then let go). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,6 +1,7 @@
 // One delivery on the wire, as the service sends it: a POST with node's http/https request,
 // one connection per delivery, never following a redirect.
 
+import { errorCodes } from '../entry/node.mjs';
 import { holdsNeverPrinted, looksLikeSecret } from './redact.mjs';
 
 /** How long the start of a body is read for once the status line came (for its error code). */
@@ -86,9 +87,19 @@ export function post(client, url, body, headers, timeoutMs) {
   });
 }
 
-// The error code a receiver put in its JSON answer ({ "error": "signature_mismatch" }), if any.
+// One of this package's error codes as a word of a text answer: a receiver that answers its
+// errors as text ("Webhook Error: body_not_raw: ...", Stripe's guides' way) names its cause too.
+// Only a code of the list is taken from a text, never another word of it.
+let knownCode;
+const codeInText = (text) => {
+  knownCode ??= new RegExp(`(?<![A-Za-z0-9_])(${errorCodes().join('|')})(?![A-Za-z0-9_])`);
+  return knownCode.exec(text)?.[1];
+};
+
+// The error code a receiver put in its JSON answer ({ "error": "signature_mismatch" }), or one
+// of the package's codes written in a text answer, if any.
 function errorCode(bytes, contentType) {
-  if (!/json/i.test(String(contentType ?? ''))) return undefined;
+  if (!/json/i.test(String(contentType ?? ''))) return codeInText(bytes.toString('utf8'));
   try {
     const parsed = JSON.parse(bytes.toString('utf8'));
     const code = parsed?.error?.code ?? parsed?.error ?? parsed?.code;
