@@ -295,10 +295,12 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
     }
   });
 
-  test('a parser that kept the bytes in req.rawBody (Cloud Functions, NestJS rawBody: true, a verify callback): node() verifies those', async () => {
+  test('a parser that kept the bytes in req.rawBody (Cloud Functions, NestJS rawBody: true, a verify callback): node() verifies those, and says once that the parser\'s limit refuses larger events', async () => {
     const store = rx.memoryStore();
-    const receiver = rx.createReceiver(receiverOptions(store, { log: false }));
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(store, { log }));
     const app = express();
+    app.set('env', 'test'); // Express's own 413 below, not printed to the test's output
     app.use(express.json({ verify: (req, res, buf) => { req.rawBody = buf; } }));
     app.post('/webhook', receiver.node);
     const server = await listen(app);
@@ -312,6 +314,14 @@ describe('a framework that parsed the body first: 500 body_not_raw (the service 
       const forged = await post(server.url, changed, signedHeaders(body));
       assert.deepEqual([forged.status, forged.json], [400, { error: 'signature_mismatch' }]);
       assert.equal(store.events.size, 1);
+      // What the line warns of: express.json()'s own 100kb limit answers an authentic event
+      // above it 413 (never retried) before the receiver runs.
+      const large = eventBody({ eventId: 'evt_rawbody_large', paymentId: 'pay_rawbody_large', statusVersion: 1, note: 'x'.repeat(150 * 1024) });
+      assert.equal((await deliver(server.url, large)).status, 413);
+      assert.equal(store.events.size, 1);
+      const warned = log.lines.filter((line) => line.includes('req.rawBody'));
+      assert.equal(warned.length, 1, log.lines.join('\n'));
+      assert.match(warned[0], /^warn cryptopay-verify\/receiver: the body was read from req\.rawBody, kept by a body parser that ran first .*answers a body over its own limit 413 before the receiver runs.*give the parser a limit of at least maxBodyBytes \(\d+ bytes\)/);
     } finally {
       await server.close();
     }

@@ -72,10 +72,13 @@ async function openSqliteFile(file) {
     const unbuilt = String(error?.message).startsWith('Could not locate the bindings file');
     if (!unbuilt && error?.code !== 'ERR_DLOPEN_FAILED') throw error;
     // Kept under the 300 characters the receiver's log line quotes of an error.
+    const said = String(error.message).split('\n')[0].slice(0, 120);
     const why = unbuilt
       ? 'is not built (npm 12 and later skip its install script unless package.json\'s allowScripts approves it): '
         + 'run npm install-scripts approve better-sqlite3, then npm rebuild better-sqlite3'
-      : `does not load in this Node (${String(error.message).split('\n')[0].slice(0, 120)}): run npm rebuild better-sqlite3`;
+      : process.versions.bun !== undefined
+        ? `does not load in Bun (${said}): use bun:sqlite (the sqlite option, as elysia/server.mjs does)`
+        : `does not load in this Node (${said}): run npm rebuild better-sqlite3`;
     throw new Error(`better-sqlite3's native addon ${why}; or set DATABASE_URL for PostgreSQL`, { cause: error });
   }
 }

@@ -62,6 +62,10 @@ export const TRAPS = [
   { framework: 'Express', trap: 'app.use(express.json()) before the receiver', at: { start: 'json-first' }, expect: { answer: BODY_NOT_RAW },
     logged: new RegExp(`^${escape(PREFIX + readmeMessage())}$`), mentions: ["app.use('/webhook', express.raw(", 'register the webhook route before it', 'bodyParser: false'] },
   { framework: 'Express', trap: 'the recipe\'s order: the webhook route, then express.json()', at: { start: 'recipe-order' }, expect: { answer: APPLIED } },
+  // Stripe's guides keep the bytes so: they verify, and the parser's own limit (100kb) answers
+  // a larger event 413 before the receiver runs, which the receiver says once.
+  { framework: 'Express', trap: 'app.use(express.json({ verify })) keeping req.rawBody', at: { start: 'verify-callback' }, expect: { answer: APPLIED },
+    logged: /^cryptopay-verify\/receiver: the body was read from req\.rawBody, kept by a body parser that ran first .*express\.json\(\) and NestJS take 100kb by default.* Said once$/ },
 
   { framework: 'hapi', trap: 'a route without payload parse: false (hapi parses the JSON)', at: { start: 'parsed' }, expect: { answer: BODY_NOT_RAW },
     logged: /^cryptopay-verify\/receiver: body_not_raw: the body is an object; .*hapi: a route with options: \{ payload: \{ parse: false \} \}, then request\.payload;.*$/ },
@@ -97,7 +101,7 @@ export const TRAPS = [
   { framework: 'Nitro 2', trap: 'deployed with neither DATABASE_URL nor DATA_DIR (never a SQLite file by default)', at: { start: { DATABASE_URL: '', DATA_DIR: '' } },
     expect: { answer: NOT_CONFIGURED }, logged: noStoreChosen },
   { framework: 'Nitro 2', trap: 'on Bun without DATABASE_URL (better-sqlite3 does not load in Bun)', at: { start: {} }, on: ['Bun'], expect: { answer: STORE_UNAVAILABLE },
-    logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
+    logged: /store_unavailable .*does not load in Bun \('better-sqlite3' is not yet supported in Bun.*\): use bun:sqlite \(the sqlite option, as elysia\/server\.mjs does\); or set DATABASE_URL/ },
 
   // Nitro 3 (h3 v2): text decoded as a Fetch Request's text() does, which drops a byte order mark too.
   { framework: 'Nitro 3', trap: 'receiver.handle({ body: await readRawBody(event) }), the default utf8', at: { route: 'text-webhook' },
@@ -123,7 +127,7 @@ export const TRAPS = [
   { framework: 'Nitro 3', trap: 'deployed with neither DATABASE_URL nor DATA_DIR (never a SQLite file by default)', at: { start: { DATABASE_URL: '', DATA_DIR: '' } },
     expect: { answer: NOT_CONFIGURED }, logged: noStoreChosen },
   { framework: 'Nitro 3', trap: 'on Bun without DATABASE_URL (better-sqlite3 does not load in Bun)', at: { start: {} }, on: ['Bun'], expect: { answer: STORE_UNAVAILABLE },
-    logged: /store_unavailable .*'better-sqlite3' is not yet supported in Bun/ },
+    logged: /store_unavailable .*does not load in Bun \('better-sqlite3' is not yet supported in Bun.*\): use bun:sqlite \(the sqlite option, as elysia\/server\.mjs does\); or set DATABASE_URL/ },
 
   // AWS Lambda behind each front door's event shape: text bodies are decoded by the front door.
   ...[['http-api', true], ['http-api-base64', false], ['rest-api', true], ['rest-api-binary', false], ['alb', true]].map(([shape, bodyAsText]) => (

@@ -54,6 +54,19 @@ export const BODY_ALREADY_READ = {
 };
 
 /**
+ * Said once per receiver when a Node request's body came from req.rawBody beside a parsed
+ * req.body: the parser that kept those bytes ran first, with a size limit of its own that the
+ * receiver never sees (a larger event is answered 413 before it runs, and lost).
+ */
+export const parserKeptRawBody = (maxBodyBytes) => 'the body was read from req.rawBody, kept by a body parser that ' +
+  'ran first (a verify callback, NestJS rawBody: true): that parser answers a body over its own limit 413 before ' +
+  'the receiver runs, and the service never retries a 413, so every larger event is lost. express.json() and ' +
+  `NestJS take 100kb by default: give the parser a limit of at least maxBodyBytes (${maxBodyBytes} bytes), as ` +
+  "express.json({ limit: '4mb', verify }) or app.useBodyParser('json', { limit: '4mb' }), or mount " +
+  "express.raw({ type: () => true, limit: '4mb' }) on the webhook path ahead of it. `cryptopay-verify conformance` " +
+  'checks it (large_body). Said once';
+
+/**
  * When a delivery header was not found: the names of `names` holding an underscore, which
  * nginx (and some other proxies) drop by default; '' when none does. Starts with '; '.
  */

@@ -3,7 +3,7 @@
 // the raw body with a bound (body.mjs), then hand { body, headers } to handle() and write its answer.
 // Nothing here imports a Node module: the same file runs in every runtime.
 
-import { BODY_ALREADY_READ } from '../api/hints.mjs';
+import { BODY_ALREADY_READ, parserKeptRawBody } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { readFetchBody, readNodeBody } from './body.mjs';
 import { UNREAD_BODY_BYTES } from './limits.mjs';
@@ -110,7 +110,8 @@ function byMethod(method, noMethod, error, answered) {
   return null;
 }
 
-export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, error, answered }) {
+export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, error, warn, answered }) {
+  let parserSeen = false;
   /** node:http, Express. */
   return async function node(req, res) {
     try {
@@ -145,6 +146,10 @@ export function nodeHandler({ handle, arrival, limit, budget, bodyTimeoutMs, err
         if (read.close) sendAndClose(req, res, answers.tooLarge());
         else send(res, answers.tooLarge());
         return;
+      }
+      if (!parserSeen && read.body === req.rawBody && isParsed(req.body)) {
+        parserSeen = true;
+        warn(parserKeptRawBody(await limit()));
       }
       // rawHeaders keeps a header sent twice apart (header_duplicated). A request built by
       // hand (serverless-http and its kind) leaves it [] and sets req.headers.

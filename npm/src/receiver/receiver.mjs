@@ -341,7 +341,7 @@ export function createReceiver(options) {
   // The error lines a request can cause on either face (a body a parser took, an internal
   // failure), said at most five times a minute for each kind, as the refusals' lines are.
   const sayHttp = lineThrottle();
-  const http = { handle, arrival, limit, budget, bodyTimeoutMs, error: (line, kind) => sayHttp(kind, error, line), answered };
+  const http = { handle, arrival, limit, budget, bodyTimeoutMs, error: (line, kind) => sayHttp(kind, error, line), warn, answered };
   const loop = merchantLoop({
     store,
     ready: readyForCall,
