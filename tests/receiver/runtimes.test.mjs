@@ -173,6 +173,13 @@ console.log(${JSON.stringify(RESULT)} + JSON.stringify({ said, status: answer.st
   const allowed = await runScript('deno-env-all.mjs', script, bin('deno'), ['run', `--allow-env=${all}`], env);
   // Read: the lazy receiver was made, and refuses the unsigned request itself.
   assert.deepEqual([allowed.said, allowed.status, allowed.body], [null, 400, '{"error":"timestamp_missing"}']);
+  // The whole environment listed first (Deno.env.toObject(), as the Supabase recipe reads it):
+  // Deno's refusal is the configuration's, named, not a store outage (503).
+  const listing = script.replaceAll('receiverOptionsFromEnv(process.env)', 'receiverOptionsFromEnv(Deno.env.toObject())')
+    .replace('notConfigured: lines.some', 'line: lines[0], notConfigured: lines.some');
+  const whole = await runScript('deno-env-listed.mjs', listing, bin('deno'), ['run', `--allow-env=${all}`], env);
+  assert.deepEqual([whole.status, whole.body, whole.notConfigured], [500, '{"error":"not_configured"}', true], JSON.stringify(whole));
+  assert.match(whole.line, /not_configured \(answered 500, .*\): invalid_argument: Deno refused what creating the receiver asked \(NotCapable: .*Deno\.env\.toObject\(\) needs --allow-env unscoped/);
 });
 
 // The API client in Deno run without --allow-net for the service: the runtime refuses the

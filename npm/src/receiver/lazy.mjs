@@ -49,6 +49,13 @@ function notConfigured(failure) {
     `not_configured (answered 500, the service retries; the next delivery tries again): ${failure.message}`);
 }
 
+// Deno refusing what the function that creates the receiver asked (NotCapable from Deno 2,
+// PermissionDenied before): its run's flags are configuration, not a store outage.
+const DENIED = new Set(['NotCapable', 'PermissionDenied']);
+const denied = (failure) => `Deno refused what creating the receiver asked (${describeError(failure)}): run it with ` +
+  'the permission named; a scoped --allow-env must name every variable read, and Deno.env.toObject() needs ' +
+  '--allow-env unscoped (receiverOptionsFromEnv(process.env) reads only the names it takes)';
+
 function storeUnavailable(failure, what) {
   const fix = stuckFix(failure);
   return new Unavailable('store_unavailable', failure,
@@ -75,7 +82,9 @@ export function lazyReceiver(create, options) {
     try {
       receiver = await create();
     } catch (failure) {
-      throw failure instanceof CryptoPayError ? notConfigured(failure) : storeUnavailable(failure, 'create the receiver');
+      if (failure instanceof CryptoPayError) throw notConfigured(failure);
+      if (DENIED.has(failure?.name)) throw notConfigured(invalid(denied(failure)));
+      throw storeUnavailable(failure, 'create the receiver');
     }
     if (!isReceiver(receiver)) {
       throw notConfigured(invalid('the function given to lazyReceiver did not return a receiver (what createReceiver returns)'));
