@@ -11,13 +11,15 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { run, startServer, tail } from '../../../tests/runtimes/lib.mjs';
-import { postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
+import { openPool, postgresForSuite } from '../../../tests/receiver/lib/postgres.mjs';
 import {
-  RECIPE_ENV, ROOT, SCRATCH, breakPostgres, deliveryTests, postgresStoreRows, recipeCopy, recordedEvents, waitForOutput,
+  CONSUMER_DIR, RECIPE_ENV, ROOT, SCRATCH, breakPostgres, deliver, deliveryTests, eventBody, postgresStoreRows, recipeCopy, recordedEvents,
+  waitForOutput,
 } from './helpers.mjs';
 import { trapSuite } from './traps.mjs';
 
@@ -92,5 +94,79 @@ describe('Supabase Edge Function recipe (Deno.serve, receiver.fetch; PostgreSQL 
   trapSuite('Supabase', {
     start: (env) => startFunction(fn, { SUPABASE_DB_URL: db.server.tcpUrl, ...env }),
     recorded: (eventId) => recordedEvents(db.pool, eventId),
+  });
+});
+
+// Supabase's Data API serves the tables of `public` to its roles anon and authenticated, with
+// what the project grants them on new tables (here: everything, as projects long did by
+// default). The README's migration, the package's schema then the recipe's cryptopay-rls.sql,
+// leaves them no row to read or change, and the function, the tables' owner, records as before.
+describe('Supabase: the tables made as the README says (the schema, then cryptopay-rls.sql), closed to the Data API\'s roles', { timeout: 120_000 }, () => {
+  const db = postgresForSuite({ max: 1, tcp: true });
+  let fn;
+  let pool;
+  let server;
+  before(async () => {
+    fn = join(recipeCopy('supabase', 'supabase-rls'), 'supabase', 'functions', 'cryptopay-webhook');
+    const config = JSON.parse(readFileSync(join(fn, 'deno.json'), 'utf8'));
+    writeFileSync(join(fn, 'deno.json'), `${JSON.stringify({ ...config, nodeModulesDir: 'manual', lock: false }, null, 2)}\n`);
+    await db.pool.query('CREATE DATABASE supabase_rls');
+    await db.pool.query(`DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN CREATE ROLE anon NOLOGIN; END IF;
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN CREATE ROLE authenticated NOLOGIN; END IF;
+    END $$`);
+    const url = db.server.tcpUrl.replace(/\/postgres$/, '/supabase_rls');
+    pool = openPool({ connectionString: url, max: 1 });
+    await pool.query('GRANT USAGE ON SCHEMA public TO anon, authenticated');
+    await pool.query('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO anon, authenticated');
+    await pool.query('ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated');
+    db.stopFirst(async () => {
+      await server?.stop();
+      await pool.end();
+    });
+  });
+
+  // As the Data API runs a request: one transaction, as the role.
+  const asAnon = async (sql) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL ROLE anon');
+      const result = await client.query(sql);
+      await client.query('ROLLBACK');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      return error;
+    } finally {
+      client.release();
+    }
+  };
+
+  test('the schema alone leaves the tables open; with cryptopay-rls.sql, anon reads and changes no row while the function records', async () => {
+    const schemaFile = createRequire(join(CONSUMER_DIR, 'package.json')).resolve('cryptopay-verify/schema/postgres-schema.sql');
+    await pool.query(readFileSync(schemaFile, 'utf8'));
+    // What the README's step guards against: readable with the schema alone.
+    assert.equal((await asAnon('SELECT version FROM cryptopay_schema')).rowCount, 1);
+    await pool.query(readFileSync(join(fn, '..', '..', 'cryptopay-rls.sql'), 'utf8'));
+    server = await startFunction(fn, { SUPABASE_DB_URL: db.server.tcpUrl.replace(/\/postgres$/, '/supabase_rls') });
+    const answer = await deliver(server.url, eventBody({ eventId: 'evt_rls', paymentId: 'pay_rls', statusVersion: 3 }));
+    assert.deepEqual([answer.status, answer.json], [200, { received: true, decision: 'apply' }], server.output.stdout + server.output.stderr);
+    assert.equal((await pool.query('SELECT count(*)::int AS n FROM cryptopay_events')).rows[0].n, 1);
+    const tables = (await pool.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'cryptopay\\_%' ORDER BY 1")).rows.map((r) => r.tablename);
+    assert.deepEqual(tables, ['cryptopay_events', 'cryptopay_fulfilment', 'cryptopay_orders', 'cryptopay_payments', 'cryptopay_quarantine', 'cryptopay_schema']);
+    for (const table of tables) {
+      const read = await asAnon(`SELECT * FROM ${table}`);
+      assert.match(String(read.message), /permission denied for table/, table);
+    }
+    // Privileges taken away, and RLS on: were a grant given back, still no row.
+    await pool.query('GRANT ALL ON cryptopay_events, cryptopay_payments TO anon');
+    assert.equal((await asAnon('SELECT * FROM cryptopay_events')).rowCount, 0);
+    assert.equal((await asAnon('DELETE FROM cryptopay_events')).rowCount, 0);
+    assert.equal((await asAnon('UPDATE cryptopay_payments SET status_version = 1')).rowCount, 0);
+    assert.equal((await pool.query("SELECT status_version::text AS v FROM cryptopay_payments WHERE payment_id = 'pay_rls'")).rows[0].v, '3');
+    // The same delivery again is still a duplicate.
+    const again = await deliver(server.url, eventBody({ eventId: 'evt_rls', paymentId: 'pay_rls', statusVersion: 3 }));
+    assert.deepEqual([again.status, again.json], [200, { received: true, decision: 'duplicate' }]);
   });
 });
