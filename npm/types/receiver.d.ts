@@ -1546,10 +1546,12 @@ export interface HandleInput {
    * the call), whether that call completed or not; `null` when none was made. With `action`
    * `fulfil` it is `idempotencyKey`. With another action and `fulfilledBefore` false, a
    * fulfil may have run without its note (it threw, or the process died or lost its lease
-   * after shipping): your record of this key says whether it did.
+   * after shipping): the effect's own record of this key says whether it did (the shipping
+   * API's, by its idempotency key, or a row written once the effect is done; a claim written
+   * before the effect proves nothing).
    *
    * @example
-   * const shipped = input.fulfilKey !== null && (await shipments.has(input.fulfilKey));
+   * const shipped = input.fulfilKey !== null && (await shipping.findByIdempotencyKey(input.fulfilKey)) !== null;
    */
   fulfilKey: string | null;
 }
