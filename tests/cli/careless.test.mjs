@@ -203,6 +203,10 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
     ['one that checks the skew against the time in milliseconds (plain-text 400s)', 'millisClock', AFTER_VALID,
       /refused the authentic delivery with 400, as it refused a stale one \(forged ones got 401\): its skew check refuses a fresh timestamp\. Check the receiver's clock \(NTP\) .* not milliseconds/],
     // 400 alike for a forged delivery (no code) and for an event it refused: either cause.
+    // The commonest Python mistake: the kit's json.dumps-signed body verifies, so that is named
+    // first, not the secret or the header names.
+    ['the JSON re-serialized as Python\'s json.dumps writes it, before hashing', 'pyReserialize', AFTER_VALID,
+      /refused the authentic delivery and acknowledged a body signed over its JSON written again \(json\.dumps\): it hashes the parsed body re-serialized/],
     ['one that answers 400 with no code to a bad signature, and 400 to a payment it does not know', 'plain400', AFTER_VALID,
       /does not tell a forged delivery from a refused event\. If it could not verify the signature: check that it holds the same signing Secret .* If it verified it and refused the event: Acknowledge every authentic event/],
   ];
@@ -224,6 +228,15 @@ describe('a receiver that refuses the valid delivery: valid_delivery fails, the 
       assert.match(unwrapped, /not judged until valid_delivery holds: retry_same_event, older_version, .*retired_secret\. /);
     });
   }
+});
+
+test('a 400 for a timestamp ahead of the clock passes every rule, and the table says what it costs', async () => {
+  const careless = await runTable('future400');
+  assert.equal(careless.code, 0, careless.stdout + careless.stderr);
+  assert.match(careless.stdout.replace(/\n {4}/g, ' '), /note: future_timestamp was refused with a 4xx, which the service never retries: while this receiver's clock is behind the service's, every delivery is refused so/);
+  const correct = await runTable(undefined);
+  assert.equal(correct.code, 0, correct.stdout + correct.stderr);
+  assert.doesNotMatch(correct.stdout, /future_timestamp was refused with a 4xx/);
 });
 
 async function runTable(defect) {

@@ -242,6 +242,9 @@ function text(res, status, body) {
  *   dedupeBytesFirst  de-duplicates by a hash of the body bytes before verifying
  *   parserLimit       a body parser in front answers a body over 100 KB 413 (express.json()'s
  *                     default limit, kept when its verify callback saves req.rawBody)
+ *   future400         answers a timestamp ahead of its clock 400 (refused for good), not 500
+ *   pyReserialize     hashes the parsed JSON written again as Python's json.dumps writes it
+ *                     (json.dumps(json.loads(body)), Flask's request.get_json())
  */
 export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkewSecs = 300 } = {}) {
   // unsetSecret: the secret read from a variable that is not set, as String(process.env.X) reads it.
@@ -319,6 +322,7 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
       payload = {
         latin1Body: () => raw.toString('latin1'),
         reserialize: () => JSON.stringify(JSON.parse(raw.toString('utf8'))),
+        pyReserialize: () => pythonDumps(JSON.parse(raw.toString('utf8'))),
         trimBody: () => raw.toString('utf8').trim(),
         textBody: () => new TextDecoder().decode(raw),
         // As a front door that passes the body on as text hands it over (AWS API Gateway):
@@ -339,6 +343,8 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     const checked = defect === 'skewOnT' ? tItem ?? skewed : skewed;
     // millisClock: the time taken as Date.now(), in milliseconds.
     const clock = defect === 'millisClock' ? Date.now() : nowSecs();
+    // Ahead of the clock: 500, retried (this clock may be the one behind), but for future400.
+    if (Number(checked) - clock > maxSkewSecs && defect !== 'future400') return text(res, 500, 'timestamp ahead of this clock');
     if (Math.abs(clock - Number(checked)) > maxSkewSecs) return text(res, 400, 'timestamp outside the tolerance');
     let event;
     try {
@@ -375,4 +381,14 @@ export function plainReceiver({ defect, retiredUntil = nowSecs() - 3600, maxSkew
     versions.set(paymentId, version);
     return reply(res, 200, { applied: true });
   };
+}
+
+// A JSON value as Python's json.dumps writes it by default: ", " and ": " between items, every
+// character past ASCII as \uXXXX (written here from its definition, not from the kit's).
+function pythonDumps(value) {
+  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([key, item]) => `${pythonDumps(key)}: ${pythonDumps(item)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

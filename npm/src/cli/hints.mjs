@@ -20,8 +20,8 @@ const STATIC = {
     'writes it) was accepted: the receiver hashes the parsed JSON re-serialized, not the bytes received, so a body ' +
     'changed in any way its parser forgets verifies. Hash the raw bytes exactly as received',
   missing_headers: 'a delivery without the timestamp or the signature header is refused (4xx), never acknowledged',
-  header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get), ' +
-    'not as exact strings',
+  header_case: 'header names are case-insensitive: read them through the framework (req.headers, Headers.get, ' +
+    'Flask\'s request.headers), not as exact strings',
   no_redirect: 'answer at the webhook URL itself: the service never follows a redirect, and a 3xx is not an acknowledgment',
   pending_secret: 'during a rotation, accept a delivery signed with the pending secret beside the active one (the ' +
     'HMAC of either matches) before activating it in the dashboard; with cryptopay-verify, give both: secrets: ' +
@@ -94,7 +94,8 @@ function largeBody(d) {
     'receiver is smaller than an event can be, and the service never retries a 413 (every larger event is lost). ' +
     'express.json() and NestJS\'s parsers take 100kb by default, also when a verify callback keeps req.rawBody: ' +
     "mount express.raw({ type: () => true, limit: '4mb' }) on the webhook path ahead of them, or give them limit: '4mb'; " +
-    'behind nginx, client_max_body_size 4m; the receiver\'s own maxBodyBytes is 4 MiB by default';
+    'Flask: MAX_CONTENT_LENGTH; Django: DATA_UPLOAD_MAX_MEMORY_SIZE; behind nginx, client_max_body_size 4m ' +
+    '(cryptopay-verify\'s own receiver takes 4 MiB, its maxBodyBytes)';
 }
 
 function skewHint(rule, ctx) {
@@ -135,13 +136,15 @@ function tamperedBody(ds, reserialized) {
   }
   if (accepted.has('byte 0xFF') && !accepted.has('BOM') && !accepted.has('newline')) {
     return 'only the invalid byte verified: the body was decoded as UTF-8 text before it was hashed, by the ' +
-      'receiver (buffer.toString(), a text body parser) or by a front door that passes bodies as text (AWS API ' +
+      'receiver (buffer.toString(), a text body parser; in Python, .decode(errors=\'replace\'), Flask\'s ' +
+      'get_data(as_text=True)) or by a front door that passes bodies as text (AWS API ' +
       'Gateway, Function URLs; what the receiver records is then still the signed text). Hash the raw bytes, or have ' +
       'the front door pass the body as base64 (a REST API\'s binaryMediaTypes)';
   }
   if (accepted.has('BOM') || accepted.has('newline') || accepted.has('byte 0xFF')) {
     return 'a body with bytes added or changed verified: the receiver hashes decoded or trimmed text (request.text() ' +
-      'drops a byte order mark and turns invalid bytes into U+FFFD; trim() drops the newline). Hash the raw bytes';
+      'drops a byte order mark and turns invalid bytes into U+FFFD; trim() and Python\'s .strip() drop the newline). ' +
+      'Hash the raw bytes';
   }
   return plain;
 }
@@ -311,6 +314,15 @@ function validDelivery(d, { observed, all, headerNames = [], encoding = 'hex' })
     return `the receiver refused the authentic delivery and acknowledged one signed with ${unsetKey[0].short === 'empty secret'
       ? 'an empty secret' : 'the text "undefined" as its secret'}: its secret comes from a variable that is not set, so ` +
       'anyone can sign a delivery it accepts. Give it the signing Secret, and refuse to start without it';
+  }
+  // Refused, while a body signed over its JSON written again was acknowledged: what it hashes
+  // is the parsed body re-serialized, whatever else holds (one cause, named first).
+  const rewritten = (observed.get('reserialized_body') ?? []).find((f) => acknowledged(f) && f.short.startsWith('signed as '));
+  if (rewritten !== undefined) {
+    return `the receiver refused the authentic delivery and acknowledged a body signed over its JSON written again ` +
+      `(${rewritten.short.slice('signed as '.length)}): it hashes the parsed body re-serialized (JSON.stringify(req.body), ` +
+      'json.dumps(json.loads(body)), request.get_json()), not the bytes received. Hash the raw request bytes exactly as ' +
+      'they came, before any parsing';
   }
   if (d.code === 'signature_mismatch') return `the receiver cannot verify the kit's signature: ${secretCheck}`;
   if (d.code === 'signature_malformed') {

@@ -1,6 +1,8 @@
 // The table printed at the end of a run: rule, expected, got, verdict, then what to fix. Every
 // line fits in 100 columns; a long "got" is summarised (the details are in --json).
 
+import { LARGE_BODY_BYTES } from './verdicts.mjs';
+
 export const WIDTH = 100;
 const VERDICT = 'not_judged'.length;
 
@@ -83,7 +85,17 @@ export function formatReport(results, { url, millis, unchecked = [] }) {
     'recording, de-duplication by event_id (a retry is answered 2xx whether it was applied again or not) or ' +
     'ordering in the store: cryptopay-verify/receiver does those atomically in PostgreSQL, SQLite, libsql or D1 (a receiver that ' +
     'forwards events to a queue or another service leaves them to whatever consumes it); nor a signature ' +
-    'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size', 'note: ')}\n`;
+    'compared in constant time, effects of a delivery before it is refused, or a limit on the body\'s size above ' +
+    `${LARGE_BODY_BYTES / 1024} KiB`, 'note: ')}\n`;
+  // Passed, but refused for good: while this receiver's clock is behind the service's, every
+  // event is lost so (the package answers it 500, retried; a 5xx costs a forger nothing).
+  const future = results.find((r) => r.rule === 'future_timestamp' && r.verdict === 'pass');
+  if (future !== undefined && /permanent_failure/.test(future.got)) {
+    out += `${wrap('future_timestamp was refused with a 4xx, which the service never retries: while this receiver\'s ' +
+      'clock is behind the service\'s, every delivery is refused so and every event lost. Answer a timestamp ahead of ' +
+      'the clock 5xx (cryptopay-verify answers 500 timestamp_in_future, retried; a 5xx costs a forger nothing), and ' +
+      'keep the clock on NTP', 'note: ')}\n`;
+  }
   if (results.some((r) => r.rule === 'valid_delivery' && r.verdict === 'pass')) {
     // Authentic events a receiver keeps: said here, where a run against the live database is seen.
     out += `${wrap('its valid deliveries were authentic events (evt_conformance_..., payments pay_conformance_...), which a ' +
