@@ -7,6 +7,7 @@ import {
   fromAmountRaw,
   hostedCheckoutUrl,
   init,
+  parseEvent,
   signWebhook,
   toAmountRaw,
   validateSourceAmount,
@@ -66,11 +67,33 @@ function integerField(input) {
 }
 
 function parseJson(text, what, region) {
+  let value;
   try {
-    return { value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     showInputProblem(region, `The ${what} is not JSON`, String(error.message));
     return null;
+  }
+  if (repeatsKey(text)) {
+    showInputProblem(region, `The ${what} repeats a JSON key`,
+      'Parsers read a repeated key differently (JSON.parse keeps the last, another the first, the service refuses ' +
+      'the body): write each key once.');
+    return null;
+  }
+  return { value };
+}
+
+/**
+ * Whether JSON text repeats a key in one of its objects, read by the package's strict scanner
+ * (JSON.parse keeps the last value without a word). parseEvent scans the whole text for
+ * repeated keys before it looks for an event's fields, which any other JSON lacks.
+ */
+function repeatsKey(text) {
+  try {
+    parseEvent(text);
+    return false;
+  } catch (error) {
+    return error instanceof CryptoPayError && error.code === 'event_duplicate_key';
   }
 }
 

@@ -267,6 +267,15 @@ describe('the playground page (www/) in Chromium', { timeout: 120_000 }, () => {
     await page.fill('#s-store', '{ "primary_source": ');
     await page.click('#source-form button[value=check]');
     assert.match(await resultText('source-result'), /store response is not JSON/);
+    // A repeated key: JSON.parse keeps the last (1), which would match; the page refuses it.
+    await page.click('#s-example');
+    await page.fill('#s-amount', '{ "kind": "fiat", "currency": "EUR", "amount_raw": "12800", "amount_raw": "1" }');
+    await page.click('#source-form button[value=check]');
+    assert.equal(await page.locator('#source-result').getAttribute('data-state'), 'error');
+    assert.match(await resultText('source-result'), /The SourceAmount repeats a JSON key/);
+    await page.fill('#s-store', '{ "primary_source": { "kind": "fiat", "ref": "EUR", "decimals": 2, "decimals": 0 } }');
+    await page.click('#source-form button[value=check]');
+    assert.match(await resultText('source-result'), /The store response repeats a JSON key/);
   });
 
   test('the page agrees with the library: a primary_source of null is refused (no earlier verdict left standing), white space around an amount too', async () => {
