@@ -17,6 +17,7 @@ import {
 import { Database } from '../receiver/lib/helpers.mjs';
 import { exampleDir } from '../receiver/lib/example.mjs';
 import { inheritedEnv } from '../receiver/lib/example-env.mjs';
+import { freePort } from '../runtimes/lib.mjs';
 
 const RULES = ['valid_delivery', 'retry_same_event', 'older_version', 'non_ascii_body', 'formatted_body', 'unknown_fields', 'large_body',
   'old_event', 'bad_signature', 'other_secret',
@@ -725,14 +726,3 @@ describe('docs/conformance.md\'s CI job, run by bash -e', () => {
   });
 });
 
-/** A port nothing listens on (bound, then let go). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
