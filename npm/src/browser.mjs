@@ -54,6 +54,16 @@ function defaultUrl() {
 }
 
 // A URL as errors may show it: no credentials, query or fragment (they may carry tokens).
+/** Whether a URL carries a user name or password (never shown). */
+function holdsCredentials(url) {
+  try {
+    const parsed = new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 function shown(url) {
   try {
     const parsed = new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href);
@@ -111,6 +121,12 @@ async function load(input) {
     try {
       source = await fetch(url);
     } catch (error) {
+      // Shown without them, a URL holding a user name or password would look fine: fetch
+      // refuses such a URL, whatever the network.
+      if (holdsCredentials(url)) {
+        throw failure(`init() could not fetch ${where}: its URL holds a user name or password, which fetch refuses: `
+          + `give the URL without them (the module is public; an authenticated origin takes a cookie or a header): ${fixFor(input, url)}`);
+      }
       throw failure(`init() could not fetch ${where} (${named(error)}: offline, blocked by CORS or a `
         + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}${url.startsWith('file:') ? IN_NODE : ''}`);
     }

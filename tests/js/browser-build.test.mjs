@@ -55,3 +55,9 @@ test('a Response of WebAssembly that does not compile: a browser without SIMD or
   const html = inNode(message("await api.init(new Response('<!doctype html><title>app</title>', { headers: { 'content-type': 'text/html' } }))"));
   assert.match(html, /is not the WebAssembly module of cryptopay-verify \(content-type text\/html; a single-page-app fallback answering with HTML\?\)/);
 });
+
+test('init() given a URL holding a user name and password: fetch refuses it, and the message says so without them', () => {
+  const said = inNode(message("await api.init('https://merchant:Pw_Canary@cdn.example.invalid/cryptopay_verify_bg.wasm')"));
+  assert.match(said, /^invalid_argument: init\(\) could not fetch https:\/\/cdn\.example\.invalid\/cryptopay_verify_bg\.wasm: its URL holds a user name or password, which fetch refuses/);
+  assert.ok(!said.includes('Pw_Canary') && !said.includes('merchant'), said);
+});

@@ -1614,6 +1614,9 @@ describe('a custom store (the documented interface) that fails', () => {
       'Authorization: AWS4-HMAC-SHA256 Credential=AKIAPw_Canary/20260101/us-east-1/s3/aws4_request, SignedHeaders=host',
       'password: hunter2Pw_Canary: refused',
       Object.assign(new Error('connection failed'), { name: 'postgres://bob:Pw_Canary@db.example' }),
+      // A payment API's key in a message of the merchant's own code (a refund that failed).
+      'Invalid API Key provided: sk_live_51Pw_Canary9xYz',
+      'restricted key rk_test_Pw_Canary0123 may not refund',
     ]) {
       const lines = captureLog();
       const thrown = text instanceof Error ? text : new Error(text);
@@ -1623,6 +1626,23 @@ describe('a custom store (the documented interface) that fails', () => {
       assert.match(line, /store_unavailable: could not record an event/);
       assert.ok(!line.includes('Canary'), line);
     }
+    // The receiver's own secret, without a form that marks it (no whsec_), quoted by a
+    // message it did not write: replaced wherever a line holds it.
+    const own = 'Pw_Canary_own_secret_0123';
+    const ownLog = captureLog();
+    const quoting = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new Error(`config dump: ${own} (signing)`); } },
+      { log: ownLog, secrets: own }));
+    assert.equal((await quoting.handle({ body, headers: signedHeaders(body, { secret: own }) })).status, 503);
+    assert.match(ownLog.lines.join('\n'), /could not record an event \(Error: config dump: \*\*\* \(signing\)\)/);
+    assert.ok(!ownLog.lines.join('\n').includes('Canary'), ownLog.lines.join('\n'));
+    // fetch's own failure says why only in its cause (libsql over HTTP): the line names it, masked.
+    const fetchLog = captureLog();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8080 (https://tok:Pw_Canary@db.example.turso.io)'), { code: 'ECONNREFUSED' });
+    const wrapped = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw new TypeError('fetch failed', { cause: refused }); } },
+      { log: fetchLog }));
+    assert.equal((await wrapped.handle({ body, headers: signedHeaders(body) })).status, 503);
+    assert.match(fetchLog.lines.join('\n'), /could not record an event \(TypeError: fetch failed \(cause: connect ECONNREFUSED 10\.0\.0\.5:8080 \(https:\/\/\*\*\*@db\.example\.turso\.io\)\)\)/);
+    assert.ok(!fetchLog.lines.join('\n').includes('Canary'), fetchLog.lines.join('\n'));
     // What tells the fix is kept: a driver's words after a credential's name, a token of JSON.
     for (const text of ['password authentication failed for user "shop"', 'Unexpected token u in JSON at position 0',
       'Could not load credentials: ENOENT: no such file', 'includes credentials: http://***@db.example:5432/shop']) {

@@ -58,7 +58,8 @@ export function printable(value) {
  * `password=` (and the like: `PGPASSWORD=`, `DB_PASSWORD:`, `"password":`) in a connection
  * string or JSON, a quoted value (or one that looks like a credential) after such a word,
  * `Bearer` and `Basic` credentials, whatever follows `Authorization:`, a cookie's pairs, a
- * webhook signing secret's `whsec_` form, and every query value.
+ * webhook signing secret's `whsec_` form, an API key's `sk_`/`rk_` form (a payment API's key
+ * in a handler's error), and every query value.
  */
 export function maskCredentials(text) {
   const whole = printable(text).replace(/\s+/g, ' ');
@@ -74,6 +75,7 @@ export function maskCredentials(text) {
     .replace(AUTHORIZATION, '$1$2***')
     .replace(COOKIE, '$1***')
     .replace(/\bwhsec_[\w+/=.-]+/gi, 'whsec_***')
+    .replace(/\b(sk|rk)_(?=[\w-]*\d)[\w-]{8,}/gi, '$1_***')
     .replace(/([?&][^=\s&#]+)=[^\s&#]*/g, '$1=***');
 }
 

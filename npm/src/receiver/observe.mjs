@@ -10,16 +10,26 @@ const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers
 const DECISIONS = ['apply', 'duplicate', 'stale'];
 const FULFILMENT_OUTCOMES = ['fulfil', 'review', 'wait', 'closed', 'needs_review', 'seen', 'retry', 'lease_lost'];
 
+// The shortest secret looked for in a line: a shorter one would mask common words.
+const HIDDEN_MIN = 12;
+
 /**
  * The receiver's `warn(line)` and `error(line)` on the log given (console by default, null for
  * none). A log that throws (a logger's method passed unbound, its transport down) never
  * changes an answer nor ends the process: the line is dropped, and console says so once.
+ * `hidden`: values never written (the receiver's secrets), each replaced by `***`.
  */
-export function logLines(log, prefix) {
+export function logLines(log, prefix, hidden = []) {
   let complained = false;
+  // The receiver's own secrets, should a line ever hold one (a message the package did not
+  // write: a handler's error quoting its configuration): replaced, the longest first. Shorter
+  // values are too common to look for in words.
+  const secrets = [...new Set(hidden.filter((value) => typeof value === 'string' && value.length >= HIDDEN_MIN))]
+    .sort((a, b) => b.length - a.length);
+  const hide = (line) => secrets.reduce((text, value) => text.split(value).join('***'), line);
   const say = (method, line) => {
     try {
-      log?.[method](prefix + line);
+      log?.[method](hide(prefix + line));
     } catch (failure) {
       if (complained) return;
       complained = true;

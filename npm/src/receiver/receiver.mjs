@@ -15,7 +15,7 @@ import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
 import { readable } from './quarantine.mjs';
 import {
   Refusal, alteredMatch, checkRotationEnds, endedRotations, integrationsOf, lateInOverlapMatcher, makeVerifiers, overlapEnded, readsSwapped,
-  readsMisnamed, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
+  readsMisnamed, secretStrings, secretWarnings, mismatchMessage, trimmedMatcher, verifyAny,
 } from './integrations.mjs';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
@@ -72,10 +72,10 @@ export function createReceiver(options) {
   const names = { timestampHeader: options.timestampHeader, signatureHeader: options.signatureHeader };
   const maxBody = storeMaxBody(store);
   const clock = options.nowSecs ?? systemClock;
-  const { warn, error } = logLines(options.log === undefined ? console : options.log || null, PREFIX);
+  const integrations = integrationsOf(options.secrets);
+  const { warn, error } = logLines(options.log === undefined ? console : options.log || null, PREFIX, secretStrings(options.secrets));
   const observed = observer(options.onOutcome, error);
   const { emit } = observed;
-  const integrations = integrationsOf(options.secrets);
   checkRotationEnds(integrations);
 
   // The verifiers, one per integration, keyed with maxBodyBytes as given, else the package's

@@ -270,6 +270,20 @@ export function inClaimOrder(rows) {
   return keyed.sort((a, b) => Number(b.newer) - Number(a.newer) || text(a.seen, b.seen) || text(a.id, b.id)).map((row) => row.id);
 }
 
+// A wrapper's cause, one level down, when its own message is too short to say why: fetch's
+// `TypeError: fetch failed` (libsql over HTTP, the client) says it only there (ECONNREFUSED,
+// ENOTFOUND, a certificate refused). Masked as the message is. A longer message (the stores'
+// own, which name the fix) stands alone.
+const TERSE = 40;
+function causeOf(error, message) {
+  const cause = error?.cause;
+  if (cause === null || typeof cause !== 'object' || message.length >= TERSE) return '';
+  const code = typeof cause.code === 'string' ? maskCredentials(cause.code).slice(0, 80) : '';
+  const said = typeof cause.message === 'string' ? maskCredentials(cause.message).slice(0, 300) : '';
+  const text = code && !said.includes(code) ? `${code}: ${said}` : said || code;
+  return text === '' || message.includes(said || code) ? '' : ` (cause: ${text})`;
+}
+
 /**
  * One line about a driver's error: its code and message, with what may be a credential
  * masked (maskCredentials: URL user information, `password=` and the like, quoted values
@@ -282,7 +296,8 @@ export function describeError(error) {
     const code = sqlState(error) ?? error?.errcode ?? error?.name;
     const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
     const message = maskCredentials(error?.message ?? error).slice(0, MESSAGE_CHARS);
-    return shown && !message.includes(shown) ? `${shown}: ${message}` : message;
+    const line = shown && !message.includes(shown) ? `${shown}: ${message}` : message;
+    return `${line}${causeOf(error, message)}`;
   } catch {
     return 'a failure whose message could not be read';
   }
