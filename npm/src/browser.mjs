@@ -53,7 +53,6 @@ function defaultUrl() {
   }
 }
 
-// A URL as errors may show it: no credentials, query or fragment (they may carry tokens).
 /** Whether a URL carries a user name or password (never shown). */
 function holdsCredentials(url) {
   try {
@@ -64,6 +63,7 @@ function holdsCredentials(url) {
   }
 }
 
+// A URL as errors may show it: no credentials, query or fragment (they may carry tokens).
 function shown(url) {
   try {
     const parsed = new URL(url, globalThis.document?.baseURI ?? globalThis.location?.href);

@@ -29,6 +29,10 @@ const SCHEME_CREDENTIAL = /\b(Bearer|Basic)\s+[\w.~+/=-]+/gi;
 const AUTHORIZATION = /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?)((?:[a-z][\w-]*\s+)?)[^\s"',;]+/gi;
 const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/gi;
 
+// The shortest known secret looked for inside a text (the receiver's log lines, the command
+// line's output): a shorter value, a password such as "pass", would mask common words.
+export const SECRET_MIN_CHARS = 12;
+
 // What is read of a message, white space collapsed first: its callers show its first
 // MESSAGE_CHARS characters at most, and a pattern that backtracks (a URL's user information up to its last
 // @) stays bounded on a long, odd message (40,000 letters took 2.9 s; 4,096, about 30 ms).

@@ -3,11 +3,13 @@
 // goes through `write`, which also replaces any secret or URL credential it was told about
 // (a second line of defence: the first is never to format them at all).
 
+import { SECRET_MIN_CHARS } from '../api/redact.mjs';
+
 const sensitive = new Set();
 
-// Shorter values are not replaced: a short password such as "pass" would garble the table
-// (they are never formatted anyway; this is the second line of defence).
-const MIN_LENGTH = 12;
+// Shorter values are not replaced (SECRET_MIN_CHARS): they are never formatted anyway; this
+// is the second line of defence.
+const MIN_LENGTH = SECRET_MIN_CHARS;
 
 // Every such value, however short: a whole answer field equal to one is never printed.
 const exact = new Set();

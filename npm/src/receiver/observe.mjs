@@ -3,15 +3,13 @@
 // service's), counters readable at any time, and the names (never the values) of the headers
 // a delivery carried when the configured ones were not among them.
 
+import { SECRET_MIN_CHARS } from '../api/redact.mjs';
 import { describeError } from './stores/common.mjs';
 
 const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers', 'too_large', 'misconfigured',
   'store_unavailable', 'busy', 'body_timeout', 'method', 'internal'];
 const DECISIONS = ['apply', 'duplicate', 'stale'];
 const FULFILMENT_OUTCOMES = ['fulfil', 'review', 'wait', 'closed', 'needs_review', 'seen', 'retry', 'lease_lost'];
-
-// The shortest secret looked for in a line: a shorter one would mask common words.
-const HIDDEN_MIN = 12;
 
 /**
  * The receiver's `warn(line)` and `error(line)` on the log given (console by default, null for
@@ -22,9 +20,8 @@ const HIDDEN_MIN = 12;
 export function logLines(log, prefix, hidden = []) {
   let complained = false;
   // The receiver's own secrets, should a line ever hold one (a message the package did not
-  // write: a handler's error quoting its configuration): replaced, the longest first. Shorter
-  // values are too common to look for in words.
-  const secrets = [...new Set(hidden.filter((value) => typeof value === 'string' && value.length >= HIDDEN_MIN))]
+  // write: a handler's error quoting its configuration): replaced, the longest first.
+  const secrets = [...new Set(hidden.filter((value) => typeof value === 'string' && value.length >= SECRET_MIN_CHARS))]
     .sort((a, b) => b.length - a.length);
   const hide = (line) => secrets.reduce((text, value) => text.split(value).join('***'), line);
   const say = (method, line) => {
