@@ -291,7 +291,8 @@ describe('the client, against a scripted stand-in of the service', () => {
 
   test('createPayment checks the body with the core before sending, and refuses an answer for another amount; record stores the order in the receiver', async () => {
     script((req) => (req.path === '/v1/store' ? { json: STORE } : { json: { payment_id: 'pay_r', source_amount: { kind: 'fiat', currency: 'USD', amount_raw: '100' } } }));
-    await assert.rejects(api.createPayment({ amount: '1.005' }), (e) => e instanceof pkg.CryptoPayError && e.code === 'amount_too_precise');
+    await assert.rejects(api.createPayment({ amount: '1.005' }), (e) => e instanceof pkg.CryptoPayError && e.code === 'amount_too_precise'
+      && /^amount_too_precise: 1\.005 has more fractional digits than the store's primary source, fiat USD, allows \(2\): round it/.test(e.message));
     await assert.rejects(api.createPayment({ source_amount: { kind: 'fiat', currency: 'EUR', amount_raw: '100' } }), (e) => e.code === 'source_currency_mismatch');
     await assert.rejects(api.createPayment({ amount: '1.00', checkout_origin: 'https://evil.example' }), (e) => e.code === 'origin_not_permitted');
     await assert.rejects(api.createPayment({ amount: '1.00', source_amount: {} }), (e) => e.code === 'invalid_argument');

@@ -28,6 +28,22 @@ const STORE_TTL_MS = 5 * 60 * 1000;
 const STORE_CODES = new Set(['store_source_invalid', 'source_kind_mismatch', 'source_currency_missing', 'source_currency_mismatch',
   'source_pricing_ref_missing', 'source_pricing_ref_mismatch', 'amount_too_precise', 'origin_not_permitted']);
 
+/**
+ * The amount priced in the store's source; a decimal more precise than the source allows is
+ * said with the decimals it allows (the core's message cannot know them), the code kept.
+ */
+function priced(primarySource, amount) {
+  try {
+    return buildSourceAmount({ primarySource, amount });
+  } catch (error) {
+    if (!(error instanceof CryptoPayError) || error.code !== 'amount_too_precise') throw error;
+    const { kind, ref, decimals } = primarySource;
+    throw new CryptoPayError(error.code, `amount_too_precise: ${String(amount).slice(0, 40)} has more fractional digits than the `
+      + `store's primary source, ${kind} ${String(ref).slice(0, 40)}, allows (${decimals}): round it in your own pricing first, `
+      + 'it is never rounded here; nothing was sent');
+  }
+}
+
 // What to do when a webhook's signing secret (given once) was not saved.
 const ROTATE = 'rotate the secret in the dashboard (Integrations > Webhooks > the webhook > Rotate Secret), save the new one, '
   + 'then activate it, before using the endpoint';
@@ -170,7 +186,7 @@ export function createClient(options) {
     const prepare = (view) => {
       const primarySource = view.primary_source;
       const sourceAmount = input.amount !== undefined
-        ? buildSourceAmount({ primarySource, amount: input.amount })
+        ? priced(primarySource, input.amount)
         : inOrder(input.source_amount);
       if (pin !== null && (sourceAmount.kind !== pin.kind || sourceAmount[pin.member] !== pin.value)) {
         const code = sourceAmount.kind !== pin.kind ? 'source_kind_mismatch' : `source_${pin.member}_mismatch`;
