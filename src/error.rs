@@ -13,6 +13,7 @@ use core::fmt;
 
 use crate::options::NOW_IN_MILLISECONDS;
 use crate::secret_set::{PADDED_SECRET, QUOTED_SECRET, SIGNED_IN_OVERLAP};
+use crate::status::STORED_VERSION;
 use crate::timestamp::HEADERS_SWAPPED;
 
 mod kind;
@@ -88,7 +89,7 @@ impl Error {
     /// use cryptopay_verify::{parse_event, ErrorKind};
     /// let e = parse_event(b"not json").unwrap_err();
     /// assert_eq!(e.kind(), ErrorKind::EventNotJson);
-    /// assert!(e.kind().is_event_error()); // authentic, unusable: keep it, acknowledge it
+    /// assert!(e.is_event_error()); // authentic, unusable: keep it, acknowledge it
     /// ```
     #[must_use]
     pub const fn kind(self) -> ErrorKind {
@@ -168,8 +169,31 @@ impl Error {
             ErrorKind::TimestampInFuture => true,
             ErrorKind::TimestampTooOld => self.detail == Some(NOW_IN_MILLISECONDS),
             ErrorKind::TimestampMalformed => self.detail == Some(HEADERS_SWAPPED),
+            ErrorKind::StatusVersionInvalid => self.detail == Some(STORED_VERSION),
             _ => false,
         }
+    }
+
+    /// Whether the delivery is authentic but holds no event you can apply: keep its body
+    /// for review and answer 2xx, so the service stops retrying what no retry can fix.
+    ///
+    /// [`ErrorKind::is_event_error`] for the kind, unless the error is the receiver's own
+    /// ([`is_receiver_fault`](Self::is_receiver_fault)): a `status_version_invalid` from
+    /// [`StatusVersion::parse_stored`](crate::StatusVersion::parse_stored), a value read back
+    /// from your store, is answered 5xx, never acknowledged unapplied. Ask this, not the kind,
+    /// when you choose the answer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::{parse_event, StatusVersion};
+    /// assert!(parse_event(b"[]").unwrap_err().is_event_error()); // authentic, unusable: 2xx
+    /// let stored = StatusVersion::parse_stored("7.00").unwrap_err(); // your column's: 5xx
+    /// assert!(!stored.is_event_error() && stored.is_receiver_fault());
+    /// ```
+    #[must_use]
+    pub fn is_event_error(self) -> bool {
+        self.kind.is_event_error() && !self.is_receiver_fault()
     }
 
     /// The refining detail, if any.

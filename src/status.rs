@@ -8,6 +8,10 @@ use core::fmt;
 use crate::amount::{add_digits, cmp_digits, is_unsigned_digits};
 use crate::error::{Error, ErrorKind};
 
+/// The detail of a version read back from the receiver's own store that is not one
+/// ([`StatusVersion::parse_stored`]): the receiver's fault, never the event's.
+pub(crate) const STORED_VERSION: &str = "a status_version read back from your store is not decimal digits (a float, REAL or scaled numeric column?): answer the delivery 5xx, not 2xx, and store the exact digits (TEXT, or numeric with no scale)";
+
 /// A `status_version`: a non-negative integer of any size, kept as its decimal digits.
 ///
 /// It is compared exactly, never through a float: `9007199254740993` is greater than
@@ -32,12 +36,10 @@ impl StatusVersion {
     ///
     /// # Errors
     ///
-    /// `status_version_invalid` for anything else. That code is an event error
-    /// ([`ErrorKind::is_event_error`](crate::ErrorKind::is_event_error): acknowledged, as an
-    /// authentic event's own fault) only when it comes from the event. A version read back
-    /// from your own store that fails here (a float or scaled column gives `"7.00"` or
-    /// `"1e+20"`) is your receiver's fault: answer 5xx, so the service retries once it is
-    /// fixed, never the 2xx that would drop the delivery unapplied.
+    /// `status_version_invalid` for anything else: an event error
+    /// ([`Error::is_event_error`]: acknowledged, as an authentic event's own fault). Read a
+    /// version back from your own store with [`parse_stored`](Self::parse_stored) instead,
+    /// whose refusal is your receiver's fault.
     ///
     /// # Examples
     ///
@@ -52,6 +54,39 @@ impl StatusVersion {
             Ok(StatusVersion(digits.to_owned()))
         } else {
             Err(Error::new(ErrorKind::StatusVersionInvalid))
+        }
+    }
+
+    /// Reads a version back from your own store: the same digits as [`parse`](Self::parse),
+    /// refused as your receiver's fault.
+    ///
+    /// # Errors
+    ///
+    /// `status_version_invalid` for anything but decimal digits without a sign or leading
+    /// zeros, with [`Error::is_receiver_fault`] true and [`Error::is_event_error`] false: the
+    /// store, not the delivery, holds a wrong value (a float or `REAL` column gives
+    /// `"1.8446744073709552e19"`, a scaled `numeric` `"7.00"`). Answer the delivery 5xx, which
+    /// the service retries once the column is fixed; a 2xx would acknowledge it unapplied.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use cryptopay_verify::StatusVersion;
+    /// assert_eq!(StatusVersion::parse_stored("18446744073709551617")?.as_str(), "18446744073709551617");
+    /// // What SQLite gives for those digits stored in a NUMERIC or INTEGER column.
+    /// let e = StatusVersion::parse_stored("1.8446744073709552e19").unwrap_err();
+    /// assert_eq!(e.code(), "status_version_invalid");
+    /// assert!(e.is_receiver_fault() && !e.is_event_error());
+    /// # Ok::<(), cryptopay_verify::Error>(())
+    /// ```
+    pub fn parse_stored(digits: &str) -> Result<Self, Error> {
+        if Self::is_valid(digits) {
+            Ok(StatusVersion(digits.to_owned()))
+        } else {
+            Err(Error::with_detail(
+                ErrorKind::StatusVersionInvalid,
+                STORED_VERSION,
+            ))
         }
     }
 

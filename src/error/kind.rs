@@ -13,11 +13,11 @@ macro_rules! error_kinds {
         /// # Examples
         ///
         /// ```
-        /// use cryptopay_verify::{parse_event, Error, ErrorKind};
+        /// use cryptopay_verify::{parse_event, Error, ErrorKind, StatusVersion};
         /// // A receiver's answer for each failure (a new kind falls in the last arm).
         /// fn http_status(e: Error) -> u16 {
         ///     match e.kind() {
-        ///         k if k.is_event_error() => 200, // authentic: keep it and acknowledge
+        ///         _ if e.is_event_error() => 200, // authentic: keep it and acknowledge
         ///         ErrorKind::BodyTooLarge => 413,
         ///         _ if e.is_receiver_fault() => 500, // the receiver's: retried once fixed
         ///         _ => 400,                           // the delivery's: final
@@ -26,6 +26,8 @@ macro_rules! error_kinds {
         /// assert_eq!(http_status(parse_event(b"[]").unwrap_err()), 200);
         /// assert_eq!(http_status(ErrorKind::SignatureMismatch.into()), 400);
         /// assert_eq!(http_status(ErrorKind::InvalidArgument.into()), 500);
+        /// // A version your own store gave back unreadable: retried once the column is fixed.
+        /// assert_eq!(http_status(StatusVersion::parse_stored("7.00").unwrap_err()), 500);
         /// ```
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -164,7 +166,7 @@ error_kinds! {
         "the signature is valid but the event_type is not payment.updated: acknowledge it with 2xx (keeping its bytes for review if you like); it changes no payment";
     /// `status_version_invalid`: `status_version` is not a non-negative integer.
     StatusVersionInvalid => "status_version_invalid", "status_version is not a non-negative integer",
-        "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): do not apply the event; keep its bytes for review, acknowledge it with 2xx and read the payment with GET /v1/payments/{payment_id}";
+        "status_version is not a non-negative integer (a JSON integer or a string of digits without leading zeros): an event's is not applied (keep its bytes for review, acknowledge it with 2xx and read the payment with GET /v1/payments/{payment_id}); a value read back from your store is answered 5xx";
     /// `amount_raw_invalid`: not a positive integer string without leading zeros, at most 2^256 - 1.
     AmountRawInvalid => "amount_raw_invalid", "amount_raw is not a positive integer without leading zeros",
         "amount_raw must be a positive integer in the smallest unit as a string of digits without leading zeros (at most 2^256 - 1): use to_amount_raw to convert a decimal";
@@ -253,10 +255,11 @@ impl ErrorKind {
     /// inspection and acknowledges it rather than have the service retry it. It holds for the
     /// errors of the event's own checks ([`parse_event`](crate::parse_event),
     /// [`Verifier::verify_webhook`](crate::Verifier::verify_webhook), the strict scan) only: a
-    /// `status_version_invalid` from [`StatusVersion::parse`](crate::StatusVersion::parse) of a
-    /// value read back from your store, or from
+    /// `status_version_invalid` from [`StatusVersion::parse_stored`](crate::StatusVersion::parse_stored)
+    /// of a value read back from your store, or from
     /// [`PaymentView::from_json`](crate::PaymentView::from_json) of the service's view, is not
-    /// the delivery's fault (answer 5xx, or retry the fulfilment).
+    /// the delivery's fault (answer 5xx, or retry the fulfilment). To choose an answer, ask
+    /// [`Error::is_event_error`](crate::Error::is_event_error), which knows the first.
     ///
     /// # Examples
     ///

@@ -409,3 +409,45 @@ fn the_receivers_own_refusals_are_told_from_the_deliveries() {
         );
     }
 }
+
+/// A version the receiver's own store gave back unreadable is its fault (5xx, retried once the
+/// column is fixed), never an event error (2xx, the delivery acknowledged unapplied); the
+/// event's own version stays an event error, with either reading of the answer rule.
+#[test]
+fn a_stored_version_is_the_receivers_fault_not_the_events() {
+    use crate::StatusVersion;
+    for text in [
+        "7.00",
+        "1e+20",
+        "1.8446744073709552e19",
+        " 7",
+        "07",
+        "-1",
+        "",
+    ] {
+        let stored = StatusVersion::parse_stored(text).unwrap_err();
+        assert_eq!(stored.code(), "status_version_invalid", "{text:?}");
+        assert!(
+            stored.is_receiver_fault() && !stored.is_event_error(),
+            "{text:?}"
+        );
+        assert!(
+            stored.to_string().contains("answer the delivery 5xx"),
+            "{stored}"
+        );
+        let incoming = StatusVersion::parse(text).unwrap_err();
+        assert!(
+            incoming.is_event_error() && !incoming.is_receiver_fault(),
+            "{text:?}"
+        );
+    }
+    assert_eq!(
+        StatusVersion::parse_stored("18446744073709551617").map(|v| v.as_str().to_owned()),
+        Ok("18446744073709551617".to_owned())
+    );
+    // Without a receiver fault, the error's answer is its kind's.
+    for kind in ErrorKind::ALL {
+        let plain = Error::new(*kind);
+        assert_eq!(plain.is_event_error(), kind.is_event_error(), "{kind:?}");
+    }
+}

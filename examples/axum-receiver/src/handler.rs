@@ -68,7 +68,7 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
         // Recorded in one transaction (de-duplicated, ordered) before any 2xx: src/store.rs.
         Ok(verified) => record(app, verified.event, verified.matched_secret, now_secs).await,
         // Authentic, but no event this receiver applies: kept, and acknowledged.
-        Err(e) if e.kind().is_event_error() => quarantine(app, e.code(), body, now_secs).await,
+        Err(e) if e.is_event_error() => quarantine(app, e.code(), body, now_secs).await,
         Err(e) if e.kind() == ErrorKind::BodyTooLarge => too_large(),
         // Answered with the code only (the message may describe the configuration); logged
         // with the core's message, which never holds a secret, a signature or the body. A
