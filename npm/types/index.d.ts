@@ -89,7 +89,10 @@ export declare class CryptoPayError extends Error {
    * `true` when the refusal is the receiver's own, not the delivery's: answer it 5xx, which
    * the service retries once the receiver is fixed, never 400, which is final and loses the
    * event. Always for `invalid_argument`, `body_not_raw`, `no_secrets` and `secret_empty`
-   * (no secret configured: often an environment variable unset or empty); for a refused
+   * (no secret configured: often an environment variable unset or empty), and for every
+   * error of `decideEvent` and `compareStatusVersions`, whose values come from your code and
+   * your store (a `status_version_invalid` there is a stored version that is not digits: a
+   * number column, a float); for a refused
    * delivery, when the
    * core can tell the receiver caused it: `nowSecs` in milliseconds (`timestamp_too_old`), an
    * authentic delivery from the future (`timestamp_in_future`: no replay is ahead of the

@@ -1587,18 +1587,24 @@ for (const [label, api] of entries) {
       assert.match(thrown(() => api.decideEvent(incoming, { eventSeen: false, statusVersion: '1.5' })).message, /stored\.statusVersion is not a status version: store event\.statusVersion as the exact string/);
     });
 
-    test('an error of a function that takes no delivery is never authentic, whatever its code', () => {
+    test('an error of a function that takes no delivery is never authentic; decideEvent\'s is the receiver\'s fault', () => {
       const view = '{"payment_id":"p","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"1"},"status":"paid","status_version":1.5}';
-      for (const [what, call] of [
-        ['decideEvent', () => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '2' }, { eventSeen: false, statusVersion: '1.5' })],
-        ['compareStatusVersions', () => api.compareStatusVersions('1', '01')],
-        ['parsePaymentView', () => api.parsePaymentView(view)],
-        ['defaultPolicy', () => api.defaultPolicy(view)],
-        ['linkEvent', () => api.linkEvent(null, view)],
+      // decideEvent's and compareStatusVersions' values are the receiver's own (a stored
+      // version a number column gave back): its fault, answered 5xx; the service's view is not.
+      for (const [what, call, receiverFault] of [
+        ['decideEvent', () => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '2' }, { eventSeen: false, statusVersion: '1.5' }), true],
+        ['decideEvent, a float column', () => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '2' }, { eventSeen: false, statusVersion: '1.8446744073709552e19' }), true],
+        ['compareStatusVersions', () => api.compareStatusVersions('1', '01'), true],
+        ['parsePaymentView', () => api.parsePaymentView(view), false],
+        ['defaultPolicy', () => api.defaultPolicy(view), false],
+        ['linkEvent', () => api.linkEvent(null, view), false],
       ]) {
         const error = thrown(call);
-        assert.deepEqual([error.code, error.authentic], ['status_version_invalid', false], what);
+        assert.deepEqual([error.code, error.authentic, error.receiverFault], ['status_version_invalid', false, receiverFault], what);
       }
+      // The message says what a stored value's refusal is answered, not only an event's 2xx.
+      assert.match(thrown(() => api.decideEvent({ eventId: 'e', paymentId: 'p', statusVersion: '2' }, { eventSeen: false, statusVersion: '7.00' })).message,
+        /a value read back from your store is answered 5xx/);
       // A delivery's: authentic (its signature verified).
       const bodyText = '{"schema_version":1,"event_id":"evt_1","event_type":"payment.updated","occurred_at":"2026-11-22T10:00:00Z",'
         + '"data":{"payment_id":"p","status_version":"01"}}';

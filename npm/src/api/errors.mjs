@@ -96,12 +96,18 @@ export function refuse(code, detail) {
  * Runs `call` for a function that takes no delivery (decideEvent, compareStatusVersions, the
  * payment view's readers): an error it throws says nothing of a delivery's signature, so its
  * `authentic` is false whatever its code (`status_version_invalid` from a stored row, say).
+ * `receiverFault` for the functions whose values come from the receiver's own code and store
+ * (decideEvent, compareStatusVersions): a receiver answering from the error answers 5xx,
+ * retried once the store is fixed, never the final 400 that would lose the delivery.
  */
-export function notDelivery(call) {
+export function notDelivery(call, receiverFault = false) {
   try {
     return call();
   } catch (error) {
-    if (error instanceof CryptoPayError) error.authentic = false;
+    if (error instanceof CryptoPayError) {
+      error.authentic = false;
+      if (receiverFault) error.receiverFault = true;
+    }
     throw error;
   }
 }

@@ -20,13 +20,13 @@ function versionText(value, name) {
 /** Compares two status versions exactly: -1, 0 or 1. */
 export function compareStatusVersions(a, b) {
   assertReady();
-  return notDelivery(() => glue.rawCompareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument')));
+  return notDelivery(() => glue.rawCompareStatusVersions(versionText(a, 'the first argument'), versionText(b, 'the second argument')), true);
 }
 
 /** apply, duplicate or stale. */
 export function decideEvent(incoming, stored) {
   assertReady();
-  return notDelivery(() => decide(incoming, stored));
+  return notDelivery(() => decide(incoming, stored), true);
 }
 
 const STORED_KEYS = ['eventSeen', 'statusVersion'];
