@@ -178,7 +178,7 @@ describe('receiver answers (node:http, SQLite file)', () => {
     const logged = log.lines.join('\n');
     assert.ok(log.lines.some((l) => l.startsWith('warn cryptopay-verify/receiver: rejected: signature_mismatch')), logged);
     // From the first mismatch: the service's own delivery answered 400 is lost until replayed.
-    assert.ok(log.lines.some((l) => /rejected: signature_mismatch: .*; if the service sent it, the Secret configured is not the one it signs with \(during a rotation: the new Secret is pending until its activation, then active with the old one retiring\), and a 400 is final for the service .*queue a replay/.test(l)), logged);
+    assert.ok(log.lines.some((l) => /rejected: signature_mismatch: .*; if the service sent it, the Secret configured is not the one it signs with \(during a rotation: the new Secret is pending until its activation, then active with the old one retiring; this receiver holds one Secret, no pending or retiring one: receiverOptionsFromEnv reads them from CRYPTOPAY_WEBHOOK_SECRET_PENDING and _RETIRING, a secrets option given as one string holds that one alone\), and a 400 is final for the service .*queue a replay/.test(l)), logged);
     assert.ok(log.lines.some((l) => l.includes('quarantined an authentic delivery that is not a readable event: event_type_unknown')), logged);
     for (const secret of [SECRET, 'whsec_someone_else', 'whsec_forger']) assert.ok(!logged.includes(secret));
     for (const fragment of ['evt_', 'pay_', 'Müller', 'not json at all']) assert.ok(!logged.includes(fragment), fragment);
@@ -453,6 +453,23 @@ describe('receiver.fetch (Fetch API)', () => {
     assert.deepEqual([pending.status, JSON.parse(pending.body)], [200, { received: true, decision: 'apply' }]);
     const retired = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_old' }) });
     assert.deepEqual([retired.status, JSON.parse(retired.body)], [400, { error: 'signature_mismatch' }]);
+  });
+
+  test('a mismatch says a secret given as one string holds no pending or retiring one; a rotation set is not told so', async () => {
+    // The rotation done by the variables alone, on a receiver given secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET:
+    // from the activation on, every delivery is signed with a Secret it never read.
+    const body = eventBody({ eventId: 'evt_rot_one', paymentId: 'pay_rot_one', statusVersion: 1 });
+    const held = /this receiver holds one Secret, no pending or retiring one: receiverOptionsFromEnv reads them from CRYPTOPAY_WEBHOOK_SECRET_PENDING/;
+    for (const [secrets, said] of [[SECRET, true], [[{ secret: SECRET, kind: 'active' }, { secret: 'whsec_next', kind: 'pending' }], false]]) {
+      const log = captureLog();
+      const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, secrets }));
+      const refused = await receiver.handle({ body, headers: signedHeaders(body, { secret: 'whsec_activated' }) });
+      assert.deepEqual([refused.status, JSON.parse(refused.body)], [400, { error: 'signature_mismatch' }]);
+      const line = log.lines.find((l) => l.includes('rejected: signature_mismatch'));
+      assert.ok(line, log.lines.join('\n'));
+      assert.equal(held.test(line), said, line);
+      assert.ok(!line.includes('whsec_activated') && !line.includes(SECRET), line);
+    }
   });
 
   test('a retiring secret whose bound is already past is said at start (a duration given for a time)', () => {

@@ -169,7 +169,9 @@ export function createReceiver(options) {
     return answers.quarantined(code);
   }
 
-  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({ warn, error, emit, names, keep, storeMaxBody: maxBody });
+  const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({
+    warn, error, emit, names, keep, storeMaxBody: maxBody, oneSecret: integrations.every(({ secrets }) => typeof secrets === 'string'),
+  });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still
   // reported first, in the order of checks: a body a framework parsed is 500 body_not_raw,

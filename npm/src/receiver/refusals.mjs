@@ -42,7 +42,7 @@ export function sizeOf(body) {
  * `misconfigured(why, integration, delivery, kind)` (kind: a fixed name, the line's throttle), `lateInOverlap(match, context, delivery)`, each
  * answering; `verified()` after a delivery that verified.
  */
-export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
+export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecret = false }) {
   // The lines a request can cause, a few per kind a minute (throttle.mjs).
   const say = lineThrottle();
   // The mismatches and verified deliveries since the line was last said, and when it was.
@@ -128,8 +128,13 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody }) {
     // Without a body changed on the way to explain it, the secret: in a rotation, the new
     // Secret set as active before its activation, or the old one dropped at it.
     const changed = code === 'signature_mismatch' ? bodyHint(delivery.headers, delivery.body) : '';
+    // A receiver given its secret as one string (the shortest examples' process.env.CRYPTOPAY_WEBHOOK_SECRET)
+    // holds no pending or retiring one, whatever the environment holds: a rotation done by the
+    // variables alone refuses every delivery from the activation on.
+    const held = oneSecret ? '; this receiver holds one Secret, no pending or retiring one: receiverOptionsFromEnv reads them '
+      + 'from CRYPTOPAY_WEBHOOK_SECRET_PENDING and _RETIRING, a secrets option given as one string holds that one alone' : '';
     const secret = changed === '' ? 'the Secret configured is not the one it signs with (during a rotation: the new Secret is '
-      + 'pending until its activation, then active with the old one retiring), and ' : '';
+      + `pending until its activation, then active with the old one retiring${held}), and ` : '';
     const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, ${secret}${RECOVER}` : '';
     say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
     if (code === 'signature_mismatch') mismatched(context.now, changed !== '');
