@@ -40,7 +40,9 @@ export async function openStore(env, { sqlite, explicit = false } = {}) {
       + 'or DATA_DIR (the folder of a SQLite file: one process on a lasting disk); neither is set');
   }
   if (env.DATABASE_URL) {
-    const { default: pg } = await import('pg');
+    // Not resolved by a bundler (Next.js's webpack and Turbopack): an app on SQLite alone installs
+    // no pg, and one on PostgreSQL alone no better-sqlite3, a native addon it never loads.
+    const { default: pg } = await import(/* webpackIgnore: true */ 'pg');
     // One pool per database for the process: a lazy receiver's attempt that failed (the
     // database down) is made again at the next delivery, and must not leave a pool open each time.
     if (!pools.has(env.DATABASE_URL)) {
@@ -65,7 +67,7 @@ export async function openStore(env, { sqlite, explicit = false } = {}) {
  * instead of listing the paths the addon was looked for at.
  */
 async function openSqliteFile(file) {
-  const { default: Database } = await import('better-sqlite3');
+  const { default: Database } = await import(/* webpackIgnore: true */ 'better-sqlite3');
   try {
     return new Database(file);
   } catch (error) {

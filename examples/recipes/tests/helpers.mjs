@@ -73,7 +73,8 @@ export function recipeCopy(name, as = name) {
  * package names (`@scope/name` or `name`); not `node:`, `bun:` or `cloudflare:` built-ins.
  */
 export function importedPackages(text) {
-  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'([^'.][^']*)'/g)]
+  // A dynamic import may carry a bundler's comment before its specifier (webpackIgnore).
+  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*(?:\/\*[^*]*\*\/\s*)?'([^'.][^']*)'/g)]
     .map((match) => match[1])
     .filter((spec) => !/^(node|bun|cloudflare):/.test(spec))
     .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
