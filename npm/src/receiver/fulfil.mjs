@@ -350,6 +350,13 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
     try {
       counted = await store.retry({ paymentId, owner, delaySecs: delay, code: 'pass_failed' });
     } catch {
+      // The store down: the pass fails, and its line cannot say which effect runs again. The
+      // handler ran: said here, by payment and key, for the operator checking what repeated.
+      if (ran !== undefined) {
+        error(`fulfilment: handle ran for payment ${paymentId} (action ${ran.action}, key ${ran.idempotencyKey}) and neither its `
+          + 'outcome nor a retry could be written: the next pass that takes the payment calls handle again under the same key '
+          + `(your record of the key keeps the effect once): ${describeError(failure)}`);
+      }
       throw failure;
     }
     if (counted === null) {

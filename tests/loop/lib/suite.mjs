@@ -796,6 +796,23 @@ export function fulfilmentScenarios(engine, { world: makeWorld = () => scriptedW
     const again = await loop.fulfil({ confirm: world.confirm, handle: h.handle });
     assert.deepEqual([again.claimed, again.outcomes], [1, { fulfil: 1 }]);
     assert.deepEqual(h.done().filter(([id]) => id === refused), Array(4).fill([refused, 'fulfil', key]));
+    // The store down for both the outcome and the retry (a database restarting while handle
+    // ran): the pass fails, and a line names the payment and the key handle is called again under.
+    const retry = store.retry.bind(store);
+    const down = new Error('connect ECONNREFUSED (test)');
+    store.complete = async () => { throw down; };
+    store.retry = async () => { throw down; };
+    t.after(() => { store.retry = retry; });
+    const other = await world.create({ orderRef: 'set aside, store down' });
+    await record(other);
+    await world.pay(other.payment_id, '12800');
+    lines.length = 0;
+    await assert.rejects(loop.fulfil({ confirm: world.confirm, handle: h.handle }), /ECONNREFUSED \(test\)/);
+    const downKey = h.done().find(([id]) => id === other.payment_id)[2];
+    assert.ok(lines.some((line) => line.includes(`handle ran for payment ${other.payment_id} (action fulfil, key ${downKey}) and neither its `
+      + 'outcome nor a retry could be written: the next pass that takes the payment calls handle again under the same key')), lines.join('\n'));
+    store.complete = complete;
+    store.retry = retry;
     await assert.rejects(receiver.retryNow({ paymentId: '' }), /retryNow: paymentId is a payment_id/);
     await assert.rejects(receiver.retryNow({ payment_id: refused }), /did you mean "paymentId"/);
   });
