@@ -96,7 +96,7 @@ describe('against the example receiver, during a rotation', () => {
       assert.deepEqual(left(), { events: 0, payments: 0, every: 1 }, 'the shop\'s own event kept');
       // The run's quarantined payment.refunded: the SQLite statement of the block after it.
       const after = /\*\*What a run leaves behind\.\*\*[\s\S]*?```sql\n[\s\S]*?```[\s\S]*?```sql\n([\s\S]*?)```/.exec(readme)?.[1];
-      const sqlite = /^-- SQLite\n([\s\S]*)$/m.exec(after ?? '')?.[1];
+      const sqlite = /^-- SQLite, libsql, D1\n([\s\S]*)$/m.exec(after ?? '')?.[1];
       assert.ok(sqlite, 'the README has the quarantine\'s clean-up statement for SQLite');
       // The shop's own quarantined delivery, the table's newest row, kept; one that merely
       // names evt_conformanceX is not the kit's.
