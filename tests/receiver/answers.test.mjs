@@ -1721,6 +1721,10 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.equal(unknown, 'invalid_argument');
     assert.ok(!message.includes('whsec_pasted_by_mistake'));
     assert.equal(code(() => rx.postgresStore({}))[0], 'invalid_argument');
+    // postgres.js's sql and Bun's SQL (tagged-template functions with .unsafe), given as they are.
+    const taggedTemplate = Object.assign(() => [], { unsafe: async () => [] });
+    assert.match(code(() => rx.postgresStore(taggedTemplate))[1],
+      /postgresStore was given a tagged-template SQL client \(postgres\.js, Bun's SQL\), which has no query\(text, values\): wrap it, postgresStore\(\{ query: async \(text, values\) => \(\{ rows: await sql\.unsafe\(text, values\) \}\) \}\)/);
     // A node-postgres Client from before pg 8.21 (no getTransactionStatus, hidden here): it could
     // not tell the store of a transaction of your code on it. A Pool of any version is taken.
     const pg = createRequire(join(ROOT, 'package.json'))('pg');
@@ -1738,6 +1742,19 @@ describe('createReceiver and the stores check their options at once', () => {
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), maxSkewSecs: undefined, max_skew_secs: 300 }))[1], /did you mean "maxSkewSecs"\?/);
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: rx.sqliteStore }))[1], /store is a function \(sqliteStore\), not a store: call it with your client/);
     assert.match(code(() => rx.createReceiver({ ...receiverOptions(store), store: new Database(':memory:') }))[1], /store is a database client, not a store: wrap it/);
+  });
+
+  test('an adapter whose query answers the rows themselves, not { rows }: ready() says the shape, and a delivery is 503, never a 2xx', async () => {
+    // The natural one-liner for postgres.js or Bun's SQL: (text, values) => sql.unsafe(text, values).
+    const log = captureLog();
+    const store = rx.postgresStore({ query: async () => [] });
+    await assert.rejects(store.ready(), (error) => error.code === 'invalid_argument'
+      && /postgresStore's query\(text, values\) answered an array: it resolves \{ rows: \[\.\.\.\] \}, as node-postgres does; for postgres\.js's or Bun's SQL client, wrap it/.test(error.message));
+    const receiver = rx.createReceiver(receiverOptions(rx.postgresStore({ query: async () => ({}) }), { log }));
+    const body = eventBody({ eventId: 'evt_shape', paymentId: 'pay_shape', statusVersion: 1 });
+    const answer = await receiver.handle({ body, headers: signedHeaders(body) });
+    assert.ok(answer.status >= 500, answer.body);
+    assert.ok(log.lines.some((l) => l.includes('answered no { rows } array: it resolves { rows: [...] }')), log.lines.join('\n'));
   });
 
   test('a SQLite database in memory is refused at ready(): nothing it acknowledged would outlive the process', async () => {

@@ -75,11 +75,23 @@ const COLUMNS = {
   schema: { name: TEXT, version: null },
 };
 
+// The one line that makes postgres.js's or Bun's SQL client a store's query.
+const ADAPTER = 'wrap it, postgresStore({ query: async (text, values) => ({ rows: await sql.unsafe(text, values) }) })';
+
+/** The rows of a query's result, or an error naming the shape an adapter must answer. */
+function rowsOf(result) {
+  if (result !== null && typeof result === 'object' && Array.isArray(result.rows)) return result.rows;
+  throw invalid(`postgresStore's query(text, values) answered ${Array.isArray(result) ? 'an array' : 'no { rows } array'}: it resolves `
+    + `{ rows: [...] }, as node-postgres does; for postgres.js's or Bun's SQL client, ${ADAPTER}`);
+}
+
 /**
  * client: a node-postgres Pool (recommended) or Client, or anything with
  * query(text, values) -> Promise<{ rows }>. options: { prefix?, createTables? }.
  */
 export function postgresStore(client, options) {
+  // postgres.js's sql and Bun's SQL are tagged-template functions, with no query(text, values).
+  if (typeof client === 'function' && typeof client.unsafe === 'function') throw invalid(`postgresStore was given a tagged-template SQL client (postgres.js, Bun's SQL), which has no query(text, values): ${ADAPTER}`);
   expectClient(client, 'postgres', 'postgresStore', 'a node-postgres Pool or Client (or anything with query(text, values)); the receiver never opens a connection itself');
   // In a Worker a connection may not be used once the request that opened it has ended, and a
   // pg.Pool exists to keep connections: its second delivery waits on the first one's until
@@ -188,13 +200,13 @@ export function postgresStore(client, options) {
   const statement = (query, values) => (isPool ? onPoolConnection(query, values) : client.query(query, values).then(outsideTransaction));
 
   // The columns of the tables (a row with no name for a table that is missing).
-  const columns = async () => (await client.query(sql.columns)).rows;
+  const columns = async () => rowsOf(await client.query(sql.columns));
   // When the migration last gave up waiting for a lock (55P03) on this client: it is not tried
   // again for LOCK_BACKOFF_MS, since each try queues the other receivers' writes behind its
   // lock request for up to 5 s.
   const gaveUpAt = () => lockGaveUp.get(client)?.get(prefix) ?? null;
   async function schemaVersion() {
-    const [tables] = (await client.query(sql.tables)).rows;
+    const [tables] = rowsOf(await client.query(sql.tables));
     return versionOf(tables, flag(tables?.has_schema) ? (await client.query(sql.version)).rows[0] : undefined);
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
