@@ -40,7 +40,8 @@ export type SandboxErrorCode =
   | 'forbidden_origin'
   | 'forbidden_host'
   | 'internal_error'
-  | 'sandbox_closed';
+  | 'sandbox_closed'
+  | 'deliveries_pending';
 
 /**
  * The body of every refusal of the sandbox's HTTP API (the service's ErrorResponse).
@@ -120,12 +121,21 @@ export declare class SandboxError extends Error {
   readonly code: SandboxErrorCode | ErrorCode;
   /**
    * The HTTP status the endpoint answers with (400, 401, 403, 404, 405, 409, 413, 415 or 500),
-   * or 503 for `sandbox_closed` (a method called after `close()`).
+   * 503 for `sandbox_closed` (a method called after `close()`), or 504 for
+   * `deliveries_pending` (`delivered()` waited `timeoutMs`; its `pending` lists what is queued).
    *
    * @example
    * assert.equal(err.status, 404);
    */
   readonly status: number;
+  /**
+   * For `deliveries_pending` only: the deliveries still queued when `delivered()` stopped
+   * waiting, first in line first (as `pendingDeliveries()` lists them).
+   *
+   * @example
+   * if (err.code === 'deliveries_pending') console.error(err.pending?.map((d) => d.event_id));
+   */
+  readonly pending?: PendingDelivery[];
   /**
    * The service's ErrorResponse for this refusal.
    *
@@ -959,10 +969,12 @@ export interface Sandbox {
    *
    * @param options `timeoutMs`: how long to wait at most (default 30000, at most 3600000).
    * @throws {CryptoPayError} `invalid_argument` for an option it cannot use.
-   * @throws {Error} with code `deliveries_pending` (and `pending`, the deliveries still
-   *   queued) when some are still queued after `timeoutMs`: the message names the one first
-   *   in line (in flight, or retrying, with the receiver's last answer). A receiver that is
-   *   down keeps its deliveries queued through `retryDelaysMs` (31 s by default).
+   * @throws {SandboxError} `deliveries_pending` (status 504, and `pending`, the deliveries
+   *   still queued, as `pendingDeliveries()` lists them) when some are still queued after
+   *   `timeoutMs`: the message names the one first in line (in flight, or retrying, with the
+   *   receiver's last answer). A receiver that is down keeps its deliveries queued through
+   *   `retryDelaysMs` (31 s by default). Under a test runner that stops a test sooner (Vitest
+   *   and Jest: 5 s), give a `timeoutMs` below its limit, or the runner's timeout hides this.
    * @throws {SandboxError} `sandbox_closed` when `close()` is called while it waits.
    * @example
    * await sandbox.pay(paymentId, '12800');

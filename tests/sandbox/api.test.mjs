@@ -775,6 +775,9 @@ describe('delivered(): what a test awaits before asserting on its receiver', () 
       // Refused 503, retried in a minute: still queued when the wait ends.
       await assert.rejects(local.delivered({ timeoutMs: 300 }), (error) => {
         assert.equal(error.code, 'deliveries_pending');
+        // A SandboxError, as the sandbox's other refusals are (status 504: the wait timed out).
+        assert.deepEqual([error.name, error.status], ['SandboxError', 504]);
+        assert.match(error.message, /give startSandbox shorter retryDelaysMs, or delivered\(\) a longer timeoutMs \(under your test runner's own limit: Vitest and Jest stop a test at 5 s/);
         assert.equal(error.pending.length, 2);
         // The one first in line, retrying (the payment's second event waits behind it), and
         // what the receiver answered it.

@@ -39,10 +39,14 @@ async function delivered(delivery, options, state) {
     const pending = delivery.pending();
     if (pending.length === 0) return delivery.attempts();
     if (monotonic() >= until) {
-      throw Object.assign(new Error(`delivered: ${pending.length} ${pending.length === 1 ? 'delivery is' : 'deliveries are'} still queued after `
+      const message = `delivered: ${pending.length} ${pending.length === 1 ? 'delivery is' : 'deliveries are'} still queued after `
         + `${timeoutMs} ms (first in line: ${holdingUp(pending, delivery.attempts())}): `
         + 'deliveries() says what the receiver answered; a receiver that is down keeps them queued through retryDelaysMs '
-        + `(${state.retryMs / 1000} s in all here): give shorter retryDelaysMs, or a longer timeoutMs`), { code: 'deliveries_pending', pending });
+        + `(${state.retryMs / 1000} s in all here): give startSandbox shorter retryDelaysMs, or delivered() a longer timeoutMs (under `
+        + 'your test runner\'s own limit: Vitest and Jest stop a test at 5 s by default, before this message could reach you)';
+      // A SandboxError (504: the wait, not an endpoint, timed out), with what is still queued.
+      const error = new SandboxError('deliveries_pending', message, 504);
+      throw Object.assign(error, { pending });
     }
     await new Promise((resolve) => {
       const wake = () => {
