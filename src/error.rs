@@ -130,7 +130,9 @@ impl Error {
     /// the delivery's own, so that no sender can turn a refusal into a 5xx without the
     /// secret or a captured delivery replayed with its header values exchanged, which the
     /// message names); a delivery signed inside a retiring secret's overlap that arrived after the
-    /// overlap ended (the service's retry is signed with the active secret). A forgery sent
+    /// overlap ended (the service's retry is signed with the active secret); a version read
+    /// back from your own store that is not one
+    /// ([`StatusVersion::parse_stored`](crate::StatusVersion::parse_stored)). A forgery sent
     /// while a secret is saved with white space or quotes is answered 5xx too, which costs
     /// nothing: it is never accepted. False for every other refusal: a forged, stale or
     /// malformed delivery is answered 400.

@@ -306,7 +306,9 @@ describe('POST /v1/payments/{id}/cancel', () => {
     const events = await eventsOf(p.payment_id);
     assert.deepEqual(events.map((e) => e.status), ['cancelled']);
     refused(await api(sandbox, 'POST', `/v1/payments/${p.payment_id}/pay`), 404, 'not_found');
-    await assert.rejects(sandbox.pay(p.payment_id, '1'), (e) => e.code === 'payment_not_payable' && e.status === 409);
+    // The refusal names the state the payment is in.
+    await assert.rejects(sandbox.pay(p.payment_id, '1'), (e) => e.code === 'payment_not_payable' && e.status === 409
+      && / \(this payment is cancelled\)$/.test(e.message));
   });
 
   test('refused with funds received, after review or expiry: 409 payment_not_cancellable', async () => {
@@ -655,7 +657,11 @@ describe('the webhook: POST /v1/webhook-endpoints, verify, rotate, activate (one
     await bare.pay(p.payment_id, '100');
     assert.deepEqual(await bare.pendingDeliveries(), []);
     const [event] = await bare.events(p.payment_id);
-    refused(await api(bare, 'POST', `/sandbox/events/${event.event_id}/replay`), 404, 'webhook_not_found');
+    const replay = await api(bare, 'POST', `/sandbox/events/${event.event_id}/replay`);
+    refused(replay, 404, 'webhook_not_found');
+    // No id can help where there is no webhook: the message says how to make one.
+    assert.match(replay.json.error.message, /^webhook_not_found: this sandbox has no webhook: start it with webhookUrl \(--webhook-url\), or create one with POST \/v1\/webhook-endpoints; /);
+    await assert.rejects(bare.replay(event.event_id), (e) => e.code === 'webhook_not_found' && /this sandbox has no webhook/.test(e.message));
   });
 
   test('setup: Idempotency-Key, the URL checked as the service does (loopback http allowed)', async () => {

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { CryptoPayError, hostedCheckoutUrl, requestFingerprint } from 'cryptopay-verify';
 import { NOT_UTF8, randomId, requireIdempotencyKey, utf8Text } from './requests.mjs';
 import { applyPaymentAction, checkIdempotency, newPaymentState, refusal, validateCreatePaymentText } from './rules.mjs';
+import { SandboxError } from './errors.mjs';
 import { createWebhooks } from './webhook.mjs';
 
 /** The three standard scopes, as the dashboard issues them. */
@@ -183,7 +184,17 @@ export function createService({ store, options, origin, delivery, log }) {
    */
   function act(id, action, extra = {}) {
     const current = payment(id);
-    const applied = applyPaymentAction(current.state, action); // throws the service's answer
+    let applied;
+    try {
+      applied = applyPaymentAction(current.state, action); // throws the service's answer
+    } catch (error) {
+      // A state that takes no such action: which state it is (an expiry a test's faked clock
+      // brought about, say) is what the refusal's reader needs.
+      if (error instanceof SandboxError && error.status === 409 && error.code.startsWith('payment_not_')) {
+        error.message += ` (this payment is ${current.state.status})`;
+      }
+      throw error;
+    }
     const next = { ...current, ...extra, state: applied.state };
     let events = [];
     store.atomic(() => {

@@ -148,7 +148,11 @@ export function createWebhooks({ store, options, delivery, log }) {
 
   function webhookOf(id) {
     const webhook = store.webhook;
-    if (webhook === null || (id !== undefined && webhook.resource_id !== id)) throw refusal('webhook_not_found');
+    // None at all: no id can help (replay, rotate and activate take none); say how to make one.
+    if (webhook === null) {
+      throw refusal('webhook_not_found', 'this sandbox has no webhook: start it with webhookUrl (--webhook-url), or create one with POST /v1/webhook-endpoints');
+    }
+    if (id !== undefined && webhook.resource_id !== id) throw refusal('webhook_not_found');
     return webhook;
   }
 
