@@ -33,6 +33,19 @@ const COOKIE = /\b((?:set-)?cookie["']?\s*[:=]\s*)[^\s;"']+(?:;\s*[^\s;"']+)*;?/
 // line's output): a shorter value, a password such as "pass", would mask common words.
 export const SECRET_MIN_CHARS = 12;
 
+/**
+ * `text` with each of the known `values` replaced by `***`, in the order given: longest first
+ * (see `longestFirst`), so that a value holding another is replaced whole.
+ */
+export function hideKnown(text, values) {
+  let out = text;
+  for (const value of values) out = out.split(value).join('***');
+  return out;
+}
+
+/** The distinct strings of `values`, longest first, for `hideKnown`. */
+export const longestFirst = (values) => [...new Set(values)].sort((a, b) => b.length - a.length);
+
 // What is read of a message, white space collapsed first: its callers show its first
 // MESSAGE_CHARS characters at most, and a pattern that backtracks (a URL's user information up to its last
 // @) stays bounded on a long, odd message (40,000 letters took 2.9 s; 4,096, about 30 ms).

@@ -3,7 +3,7 @@
 // goes through `write`, which also replaces any secret or URL credential it was told about
 // (a second line of defence: the first is never to format them at all).
 
-import { SECRET_MIN_CHARS } from '../api/redact.mjs';
+import { SECRET_MIN_CHARS, hideKnown, longestFirst } from '../api/redact.mjs';
 
 const sensitive = new Set();
 
@@ -42,10 +42,7 @@ export function neverPrint(value, minLength = MIN_LENGTH) {
 
 /** `text` with every remembered value replaced by ***. */
 export function scrub(text) {
-  let out = String(text);
-  // Longest first, so that a value containing another is replaced whole.
-  for (const value of [...sensitive].sort((a, b) => b.length - a.length)) out = out.split(value).join('***');
-  return out;
+  return hideKnown(String(text), longestFirst(sensitive));
 }
 
 /** Writes to stdout or stderr, scrubbed. */
