@@ -170,7 +170,7 @@ export function createReceiver(options) {
   }
 
   const { refuse, misconfigured, lateInOverlap, verified: verifiedOne, tooLarge, busy, bodyTimedOut } = refusals({
-    warn, error, emit, names, keep, storeMaxBody: maxBody, oneSecret: integrations.every(({ secrets }) => typeof secrets === 'string'),
+    warn, error, emit, names, keep, storeMaxBody: maxBody, oneSecret: integrations.every(({ secrets }) => typeof secrets === 'string') ? integrations.length : 0,
   });
 
   // The delivery's two headers; when they cannot be read, the body's type and size are still

@@ -42,7 +42,7 @@ export function sizeOf(body) {
  * `misconfigured(why, integration, delivery, kind)` (kind: a fixed name, the line's throttle), `lateInOverlap(match, context, delivery)`, each
  * answering; `verified()` after a delivery that verified.
  */
-export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecret = false }) {
+export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecret = 0 }) {
   // The lines a request can cause, a few per kind a minute (throttle.mjs).
   const say = lineThrottle();
   // The mismatches and verified deliveries since the line was last said, and when it was.
@@ -131,8 +131,12 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
     // A receiver given its secret as one string (the shortest examples' process.env.CRYPTOPAY_WEBHOOK_SECRET)
     // holds no pending or retiring one, whatever the environment holds: a rotation done by the
     // variables alone refuses every delivery from the activation on.
-    const held = oneSecret ? '; this receiver holds one Secret, no pending or retiring one: receiverOptionsFromEnv reads them '
-      + 'from CRYPTOPAY_WEBHOOK_SECRET_PENDING and _RETIRING, a secrets option given as one string holds that one alone' : '';
+    // oneSecret counts the integrations when each was given one string, and is 0 otherwise.
+    // receiverOptionsFromEnv reads one integration's: several are given their lists in code.
+    const held = oneSecret === 1 ? '; this receiver holds one Secret, no pending or retiring one: receiverOptionsFromEnv reads them '
+      + 'from CRYPTOPAY_WEBHOOK_SECRET_PENDING and _RETIRING, a secrets option given as one string holds that one alone'
+      : oneSecret > 1 ? `; each of this receiver's ${oneSecret} integrations holds one Secret, no pending or retiring one: `
+        + 'during a rotation give that integration\'s secrets as a list with the pending or retiring one ({ secret, kind })' : '';
     const secret = changed === '' ? 'the Secret configured is not the one it signs with (during a rotation: the new Secret is '
       + `pending until its activation, then active with the old one retiring${held}), and ` : '';
     const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, ${secret}${RECOVER}` : '';
