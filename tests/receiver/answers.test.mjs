@@ -1665,6 +1665,17 @@ describe('a custom store (the documented interface) that fails', () => {
     assert.equal((await wrapped.handle({ body, headers: signedHeaders(body) })).status, 503);
     assert.match(fetchLog.lines.join('\n'), /could not record an event \(TypeError: fetch failed \(cause: connect ECONNREFUSED 10\.0\.0\.5:8080 \(https:\/\/\*\*\*@db\.example\.turso\.io\)\)\)/);
     assert.ok(!fetchLog.lines.join('\n').includes('Canary'), fetchLog.lines.join('\n'));
+    // An empty message leaves the code alone, with no dangling ": ", the cause's too.
+    for (const [thrown, said] of [
+      [Object.assign(new Error(''), { code: '57P01' }), '(57P01)'],
+      [new TypeError('fetch failed', { cause: Object.assign(new Error(''), { code: 'ECONNRESET' }) }), '(TypeError: fetch failed (cause: ECONNRESET))'],
+      ['', '(a failure with no message)'],
+    ]) {
+      const bare = captureLog();
+      const silent = rx.createReceiver(receiverOptions({ ...failing, record: async () => { throw thrown; } }, { log: bare }));
+      assert.equal((await silent.handle({ body, headers: signedHeaders(body) })).status, 503);
+      assert.ok(bare.lines.some((l) => l.includes(`could not record an event ${said}`)), bare.lines.join('\n'));
+    }
     // What tells the fix is kept: a driver's words after a credential's name, a token of JSON.
     for (const text of ['password authentication failed for user "shop"', 'Unexpected token u in JSON at position 0',
       'Could not load credentials: ENOENT: no such file', 'includes credentials: http://***@db.example:5432/shop']) {

@@ -280,8 +280,15 @@ function causeOf(error, message) {
   if (cause === null || typeof cause !== 'object' || message.length >= TERSE) return '';
   const code = typeof cause.code === 'string' ? maskCredentials(cause.code).slice(0, 80) : '';
   const said = typeof cause.message === 'string' ? maskCredentials(cause.message).slice(0, 300) : '';
-  const text = code && !said.includes(code) ? `${code}: ${said}` : said || code;
+  const text = joined(code, said);
   return text === '' || message.includes(said || code) ? '' : ` (cause: ${text})`;
+}
+
+// "code: message", or the one of them there is; the code alone is left out when the message
+// already holds it.
+function joined(code, message) {
+  if (code === '' || message.includes(code)) return message || code;
+  return message === '' ? code : `${code}: ${message}`;
 }
 
 /**
@@ -296,8 +303,7 @@ export function describeError(error) {
     const code = sqlState(error) ?? error?.errcode ?? error?.name;
     const shown = code === undefined || code === null ? '' : maskCredentials(code).slice(0, 80);
     const message = maskCredentials(error?.message ?? error).slice(0, MESSAGE_CHARS);
-    const line = shown && !message.includes(shown) ? `${shown}: ${message}` : message;
-    return `${line}${causeOf(error, message)}`;
+    return `${joined(shown, message) || 'a failure with no message'}${causeOf(error, message)}`;
   } catch {
     return 'a failure whose message could not be read';
   }
