@@ -785,6 +785,8 @@ describe('delivered(): what a test awaits before asserting on its receiver', () 
         assert.deepEqual([error.name, error.status], ['SandboxError', 504]);
         assert.match(error.message, /give startSandbox shorter retryDelaysMs, or delivered\(\) a longer timeoutMs \(under your test runner's own limit: Vitest and Jest stop a test at 5 s/);
         assert.equal(error.pending.length, 2);
+        // No duplicates or shuffle here: no seed to repeat.
+        assert.doesNotMatch(error.message, /seed/);
         // The one first in line, retrying (the payment's second event waits behind it), and
         // what the receiver answered it.
         const [first] = error.pending;
@@ -796,6 +798,19 @@ describe('delivered(): what a test awaits before asserting on its receiver', () 
       await assert.rejects(local.delivered({ timeout: 1 }), (error) => error.code === 'invalid_argument' && /timeoutMs/.test(error.message));
       await assert.rejects(local.delivered({ timeoutMs: 0 }), (error) => error.code === 'invalid_argument');
       await local.close();
+      // With duplicates or a shuffled order, the seed that repeats the run is named.
+      const shuffled = await startSandbox({ port: 0, webhookUrl: target.url, retryDelaysMs: [60_000], shuffle: true, seed: 4242 });
+      try {
+        const q = await createPayment(shuffled, '100');
+        await shuffled.pay(q.payment_id, '100');
+        await assert.rejects(shuffled.delivered({ timeoutMs: 300 }), (error) => {
+          assert.equal(error.code, 'deliveries_pending');
+          assert.match(error.message, /; this run's duplicates and order follow seed 4242: startSandbox\(\{ seed: 4242 \}\) repeats them$/);
+          return true;
+        });
+      } finally {
+        await shuffled.close();
+      }
       // Another sandbox whose receiver answers: every delivery made, the log resolved.
       down = false;
       const again = await startSandbox({ port: 0, webhookUrl: target.url, retryDelaysMs: [20] });

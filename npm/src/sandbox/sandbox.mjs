@@ -43,7 +43,8 @@ async function delivered(delivery, options, state) {
         + `${timeoutMs} ms (first in line: ${holdingUp(pending, delivery.attempts())}): `
         + 'deliveries() says what the receiver answered; a receiver that is down keeps them queued through retryDelaysMs '
         + `(${state.retryMs / 1000} s in all here): give startSandbox shorter retryDelaysMs, or delivered() a longer timeoutMs (under `
-        + 'your test runner\'s own limit: Vitest and Jest stop a test at 5 s by default, before this message could reach you)';
+        + 'your test runner\'s own limit: Vitest and Jest stop a test at 5 s by default, before this message could reach you)'
+        + (state.seeded === null ? '' : `; this run's duplicates and order follow seed ${state.seeded}: startSandbox({ seed: ${state.seeded} }) repeats them`);
       // A SandboxError (504: the wait, not an endpoint, timed out), with what is still queued.
       const error = new SandboxError('deliveries_pending', message, 504);
       throw Object.assign(error, { pending });
@@ -121,7 +122,11 @@ export async function startSandbox(input = {}) {
     let closing = null;
     // close() wakes delivered()'s waits, which then refuse; the methods that change or wait
     // refuse once it is called.
-    const state = { closed: false, waiters: new Set(), retryMs: options.retryDelaysMs.reduce((sum, ms) => sum + ms, 0) };
+    const state = {
+      closed: false, waiters: new Set(), retryMs: options.retryDelaysMs.reduce((sum, ms) => sum + ms, 0),
+      // The seed a run's duplicates and order follow, when any do: a failing test's message names it.
+      seeded: options.shuffle || options.duplicateRate > 0 ? options.seed : null,
+    };
     const open = (what, run) => async (...args) => {
       if (state.closed) throw closedError(what);
       return run(...args);
