@@ -33,12 +33,15 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
     // The whole body within `BODY_TIMEOUT_SECS`, or 408 (which the service retries): one
     // deadline for all of it, since a byte now and then would outlast one per read.
     let read = tokio::time::timeout(app.body_timeout, Bytes::from_request(request, &()));
+    // The lines a request can cause, a few per kind a minute (src/throttle.rs).
     let Ok(body) = read.await else {
-        eprintln!(
-            "refused a delivery (408 body_timeout): its body did not arrive within {} s; the \
-             service retries it",
-            app.body_timeout.as_secs()
-        );
+        app.refusals.say("body_timeout", now_secs, || {
+            format!(
+                "refused a delivery (408 body_timeout): its body did not arrive within {} s; \
+                 the service retries it",
+                app.body_timeout.as_secs()
+            )
+        });
         return (
             StatusCode::REQUEST_TIMEOUT,
             Json(json!({"error": "body_timeout"})),
@@ -105,7 +108,9 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
                     .to_string()
                     .replace("timestamp_header", "TIMESTAMP_HEADER")
                     .replace("signature_header", "SIGNATURE_HEADER");
-                eprintln!("refused a delivery (500): {e}; {set}; the service retries it");
+                app.refusals.say(e.code(), now_secs, || {
+                    format!("refused a delivery (500): {e}; {set}; the service retries it")
+                });
                 return (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     Json(json!({"error": e.code()})),
@@ -133,15 +138,17 @@ pub async fn webhook(State(app): State<Arc<App>>, request: Request) -> Answer {
             } else {
                 String::new()
             };
-            eprintln!(
-                "refused a delivery ({}): {e}{}{carried}",
-                status.as_u16(),
-                if clock {
-                    " (its signature verified: check this host's clock)"
-                } else {
-                    ""
-                }
-            );
+            app.refusals.say(e.code(), now_secs, || {
+                format!(
+                    "refused a delivery ({}): {e}{}{carried}",
+                    status.as_u16(),
+                    if clock {
+                        " (its signature verified: check this host's clock)"
+                    } else {
+                        ""
+                    }
+                )
+            });
             (status, Json(json!({"error": e.code()})))
         }
     }

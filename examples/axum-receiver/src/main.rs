@@ -31,6 +31,7 @@ mod handler;
 mod service;
 mod shutdown;
 mod store;
+mod throttle;
 
 use std::sync::Arc;
 
@@ -58,6 +59,8 @@ pub struct App {
     pub signature_header: String,
     /// How long a delivery's whole body may take to arrive (`BODY_TIMEOUT_SECS`).
     pub body_timeout: std::time::Duration,
+    /// The lines any request can cause, a few per kind a minute.
+    pub refusals: throttle::Throttle,
     store: Arc<Store>,
 }
 
@@ -84,12 +87,21 @@ async fn record(app: Arc<App>, event: Event, kind: SecretKind, now_secs: u64) ->
 }
 
 /// Keeps an authentic delivery that is no applicable event; `200` once it is kept.
-async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, _now_secs: u64) -> Answer {
+async fn quarantine(app: Arc<App>, code: &'static str, body: Bytes, now_secs: u64) -> Answer {
     match app.store.quarantine(code, body).await {
-        Ok(()) => (
-            StatusCode::OK,
-            Json(json!({"received": true, "quarantined": code})),
-        ),
+        Ok(()) => {
+            // A captured one sent again is kept again: its lines are throttled as refusals'.
+            app.refusals.say(code, now_secs, || {
+                format!(
+                    "quarantined an authentic delivery: {code}; kept in cryptopay_quarantine, \
+                     never applied, answered 200"
+                )
+            });
+            (
+                StatusCode::OK,
+                Json(json!({"received": true, "quarantined": code})),
+            )
+        }
         Err(failure) => unavailable(&format!("a {code} delivery in quarantine"), failure),
     }
 }
@@ -284,6 +296,7 @@ async fn main() -> Result<(), String> {
         timestamp_header,
         signature_header,
         body_timeout: config::body_timeout()?,
+        refusals: throttle::Throttle::default(),
         store,
     });
     let fulfilling = service.is_some();

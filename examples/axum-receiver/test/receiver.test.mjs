@@ -135,6 +135,28 @@ test('every refusal is logged by its code, never the secret or signature; a skew
   }
 });
 
+test('a flood of forgeries writes five lines a minute, the fifth saying the rest are counted; a quarantine is said', async () => {
+  const receiver = await start();
+  try {
+    for (let i = 0; i < 12; i += 1) {
+      const forged = await deliver(receiver.url, event(`evt_flood_${i}`, 'pay_flood', '1'), { secret: 'whsec_not_ours_0123456789' });
+      assert.equal(forged.status, 400);
+    }
+    await logged(receiver, /signature_mismatch: .*; more like it in the next 60 s are counted, not said\n/);
+    const lines = receiver.output().split('\n').filter((line) => line.startsWith('refused a delivery (400): signature_mismatch'));
+    assert.equal(lines.length, 5, receiver.output());
+    // Another kind has lines of its own.
+    const unsigned = await request(receiver.url, { method: 'POST', body: '{}', headers: { [TS_HEADER]: String(now()) } });
+    assert.equal(unsigned.status, 400);
+    await logged(receiver, /refused a delivery \(400\): signature_missing/);
+    const unknown = await deliver(receiver.url, { ...event('evt_q_said', 'pay_q_said', '1'), event_type: 'payment.created' });
+    assert.deepStrictEqual(unknown.json, { received: true, quarantined: 'event_type_unknown' });
+    await logged(receiver, /quarantined an authentic delivery: event_type_unknown; kept in cryptopay_quarantine, never applied, answered 200/);
+  } finally {
+    await receiver.stop();
+  }
+});
+
 test('header names set wrong: a delivery that verifies with the headers it carried is a 500 naming what to set; a forgery a 400', async () => {
   // TIMESTAMP_HEADER right, SIGNATURE_HEADER a typo; then both copied from another guide.
   for (const [env, says, code] of [
