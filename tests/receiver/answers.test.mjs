@@ -455,6 +455,20 @@ describe('receiver.fetch (Fetch API)', () => {
     assert.deepEqual([retired.status, JSON.parse(retired.body)], [400, { error: 'signature_mismatch' }]);
   });
 
+  test('an id holding a line break, ESC or a bidirectional override is escaped in every line, the fulfilment\'s too', async () => {
+    const log = captureLog();
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));
+    const paymentId = 'pay_1\r\ncryptopay-verify/receiver: all deliveries verified \u001b[32mOK\u001b[0m \u009b\u202e\u2028';
+    const body = eventBody({ eventId: 'evt_esc', paymentId, statusVersion: 1 });
+    assert.equal((await receiver.handle({ body, headers: signedHeaders(body) })).status, 200);
+    const pass = await receiver.fulfil({ confirm: async () => { throw new Error('down\r\nfor \u001b[1mmaintenance'); }, handle: async () => {} });
+    assert.equal(pass.claimed, 1);
+    const line = log.lines.find((l) => l.includes('confirm_failed'));
+    assert.ok(line, log.lines.join('\n'));
+    assert.ok(line.includes('pay_1\\u000d\\u000acryptopay-verify/receiver: all deliveries verified \\u001b[32mOK\\u001b[0m \\u009b\\u202e\\u2028'), line);
+    for (const l of log.lines) assert.doesNotMatch(l, /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/, l);
+  });
+
   test('a mismatch says a secret given as one string holds no pending or retiring one; a rotation set is not told so', async () => {
     // The rotation done by the variables alone, on a receiver given secrets: process.env.CRYPTOPAY_WEBHOOK_SECRET:
     // from the activation on, every delivery is signed with a Secret it never read.

@@ -55,6 +55,17 @@ export const MAX_READ = 4096;
 // enough for the fix a store's own message ends with.
 export const MESSAGE_CHARS = 1000;
 
+// What a terminal or a log viewer acts on rather than shows: C0 controls (a line break, ESC),
+// DEL, C1 controls (CSI), the line and paragraph separators and the bidirectional overrides.
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `line` with each character a terminal or a log viewer would act on written as `\uXXXX`: an
+ * id an authentic event carries (any text the service accepts) cannot start a line of its own
+ * or colour the ones after it.
+ */
+export const oneLine = (line) => line.replace(UNSHOWN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /**
  * `value` as text, never throwing: a driver or a store may reject with a value String() cannot
  * print (an object without a prototype, a toString that throws), and a failure is described

@@ -3,7 +3,7 @@
 // service's), counters readable at any time, and the names (never the values) of the headers
 // a delivery carried when the configured ones were not among them.
 
-import { SECRET_MIN_CHARS, hideKnown, longestFirst } from '../api/redact.mjs';
+import { SECRET_MIN_CHARS, hideKnown, longestFirst, oneLine } from '../api/redact.mjs';
 import { describeError } from './stores/common.mjs';
 
 const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers', 'too_large', 'misconfigured',
@@ -22,7 +22,8 @@ export function logLines(log, prefix, hidden = []) {
   // The receiver's own secrets, should a line ever hold one (a message the package did not
   // write: a handler's error quoting its configuration): replaced, the longest first.
   const secrets = longestFirst(hidden.filter((value) => typeof value === 'string' && value.length >= SECRET_MIN_CHARS));
-  const hide = (line) => hideKnown(line, secrets);
+  // One line each, whatever an id or a driver's message holds (a CR, ESC): escaped, not written.
+  const hide = (line) => oneLine(hideKnown(line, secrets));
   const say = (method, line) => {
     try {
       log?.[method](hide(prefix + line));
