@@ -136,6 +136,30 @@ describe('receiverOptionsFromEnv', () => {
     assert.deepEqual([late.status, JSON.parse(late.body)], [400, { error: 'signature_mismatch' }]);
   });
 
+  test('integrations given after receiverOptionsFromEnv without the rotation it read: said at start, naming the variable', () => {
+    const env = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_PENDING: 'whsec_next_0123456789' };
+    const other = 'whsec_shop_b_0123456789';
+    const said = (secrets) => {
+      const lines = [];
+      rx.createReceiver({ ...rx.receiverOptionsFromEnv(env), secrets, store: rx.memoryStore(), log: { warn: (l) => lines.push(l), error: (l) => lines.push(l) } });
+      for (const line of lines) assert.ok(!line.includes('whsec_next_0123456789'), line);
+      return lines.filter((l) => l.includes('receiverOptionsFromEnv'));
+    };
+    // The two-store wiring of the merchant guide: the pending Secret read, then replaced.
+    const [line, ...more] = said({ 'shop-a': SECRET, 'shop-b': other });
+    assert.equal(more.length, 0);
+    assert.match(line, /CRYPTOPAY_WEBHOOK_SECRET_PENDING is set and read by receiverOptionsFromEnv, but the secrets option given after it replaced what it read: this receiver does not hold that Secret, and a delivery signed with one is refused \(400, final\)\. Give the integration that rotates its secrets as a list/);
+    // Held by one integration's list, or as read: nothing to say.
+    assert.deepEqual(said({ 'shop-a': [{ secret: SECRET, kind: 'active' }, { secret: 'whsec_next_0123456789', kind: 'pending' }], 'shop-b': other }), []);
+    assert.deepEqual(said(rx.receiverOptionsFromEnv(env).secrets), []);
+    // No rotation in the environment: nothing to drop.
+    const lines = [];
+    rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), secrets: { 'shop-a': SECRET, 'shop-b': other }, store: rx.memoryStore(), log: { warn: (l) => lines.push(l), error: (l) => lines.push(l) } });
+    assert.deepEqual(lines.filter((l) => l.includes('receiverOptionsFromEnv')), []);
+    // The options object lists the same keys as before.
+    assert.deepEqual(Object.keys(rx.receiverOptionsFromEnv(env)), ['secrets', 'maxSkewSecs', 'timestampHeader', 'signatureHeader']);
+  });
+
   test('a retiring Secret needs its _RETIRING_UNTIL, in Unix seconds: named among the missing, or as malformed', () => {
     const retiring = { ...ENV, CRYPTOPAY_WEBHOOK_SECRET_RETIRING: 'whsec_old' };
     assert.equal(refusal(retiring), 'invalid_argument: set CRYPTOPAY_WEBHOOK_SECRET_RETIRING_UNTIL in the environment (it is missing or empty)');

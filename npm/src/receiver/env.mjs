@@ -19,6 +19,8 @@ const SECRET_NAMES = [SECRET, PENDING, RETIRING, RETIRING_UNTIL];
 const SETTING_NAMES = ['MAX_SKEW_SECS', 'TIMESTAMP_HEADER', 'SIGNATURE_HEADER'];
 const OPTIONS = ['required'];
 const DEFAULT_MAX_SKEW_SECS = 300;
+/** The rotation's secrets receiverOptionsFromEnv read, kept on its result. */
+const ROTATION_READ = Symbol('the rotation receiverOptionsFromEnv read');
 const WHOLE = /^(?:0|[1-9][0-9]*)$/;
 
 const USAGE = 'receiverOptionsFromEnv takes the environment as an object: process.env, a Worker\'s env, Deno.env.toObject()';
@@ -171,5 +173,27 @@ export function receiverOptionsFromEnv(given, options) {
     maxSkewSecs,
     timestampHeader: env.TIMESTAMP_HEADER,
     signatureHeader: env.SIGNATURE_HEADER,
+    // During a rotation, spread along with the rest ({ ...receiverOptionsFromEnv(env), secrets:
+    // {...} }); not a key Object.keys lists, nor an option createReceiver checks.
+    ...(rotation.length === 0 ? {} : {
+      [ROTATION_READ]: rotation.map(({ secret, kind }) => ({ secret, name: kind === 'pending' ? PENDING : RETIRING })),
+    }),
   };
+}
+
+/**
+ * Says, at start, that a secrets option given after receiverOptionsFromEnv's (a receiver of
+ * several integrations: { ...receiverOptionsFromEnv(env), secrets: { 'shop-a': ..., } }) holds
+ * none of the rotation's secrets the environment had: every delivery signed with them would
+ * be refused, for good.
+ */
+export function droppedRotation(options, held) {
+  const read = Array.isArray(options?.[ROTATION_READ]) ? options[ROTATION_READ] : [];
+  const dropped = read.filter(({ secret }) => !held.includes(secret)).map(({ name }) => name);
+  if (dropped.length === 0) return [];
+  return [`${list(dropped)} ${dropped.length === 1 ? 'is' : 'are'} set and read by receiverOptionsFromEnv, but the secrets option `
+    + `given after it replaced what it read: this receiver does not hold ${dropped.length === 1 ? 'that Secret' : 'those Secrets'}, `
+    + 'and a delivery signed with one is refused (400, final). Give the integration that rotates its secrets as a list, e.g. '
+    + '{ \'shop-a\': [{ secret: active, kind: \'active\' }, { secret: pending, kind: \'pending\' }] } (a retiring one: kind \'retiring\' '
+    + 'with acceptUntilSecs), or unset the variable'];
 }

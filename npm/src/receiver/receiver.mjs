@@ -10,6 +10,7 @@ import { sharedAttempt } from './attempt.mjs';
 import { readBudget } from './body.mjs';
 import { deadlined } from './deadline.mjs';
 import { dueNow } from './due.mjs';
+import { droppedRotation } from './env.mjs';
 import { merchantLoop } from './fulfil.mjs';
 import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
 import { readable } from './quarantine.mjs';
@@ -98,6 +99,7 @@ export function createReceiver(options) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
   for (const line of secretWarnings(integrations)) warn(line);
+  for (const line of droppedRotation(options, secretStrings(options.secrets))) warn(line);
   for (const line of Array.isArray(store.warnings) ? store.warnings : []) if (typeof line === 'string') warn(line);
   let startedAt = null;
   try {
