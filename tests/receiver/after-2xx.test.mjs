@@ -96,3 +96,58 @@ describe('After the 2xx: the guide\'s work and handled statements', () => {
     };
   }, 'sqlite');
 });
+
+// The operating table's view_stale row: an event signed with the merchant's secret far ahead of
+// the service's versions holds the order back; the guide's statement sets it back, and the
+// service's view is then handled, once, and the payment's later events apply.
+describe('A payment a forged version holds back, set back by the guide\'s statement', () => {
+  const statement = () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'receiver.md'), 'utf8');
+    const block = /<!-- sql: stale-reset -->\n```sql\n([\s\S]*?)\n```/.exec(readme);
+    assert.ok(block, 'docs/receiver.md has the stale-reset block');
+    return block[1].replace("'pay_...'", '$1');
+  };
+  const amount = { kind: 'fiat', currency: 'USD', amount_raw: '1999' };
+  const reset = async (name, store, run) => {
+    const lines = [];
+    const receiver = rx.createReceiver(receiverOptions(store, { log: { warn: (l) => lines.push(l), error: (l) => lines.push(l) } }));
+    await receiver.ready();
+    const paymentId = `pay_forged_${name}`;
+    await receiver.recordCreated({ payment_id: paymentId, order_ref: `o-${name}`, source_amount: amount });
+    const send = async (statusVersion, eventId) => {
+      const body = eventBody({ eventId: `${eventId}_${name}`, paymentId, statusVersion, status: 'paid' });
+      return JSON.parse((await receiver.handle({ body, headers: signedHeaders(body) })).body).decision;
+    };
+    assert.equal(await send('1000000', 'evt_forged'), 'apply');
+    assert.equal(await send('3', 'evt_3'), 'stale');
+    let version = 3;
+    const view = () => JSON.stringify({ payment_id: paymentId, order_ref: `o-${name}`, source_amount: amount, status: 'paid', status_version: version, amount_received_raw: '1999' });
+    const handled = [];
+    const pass = () => receiver.fulfil({ confirm: async () => view(), handle: async ({ action, idempotencyKey }) => { handled.push(`${action} ${idempotencyKey}`); } });
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      assert.deepEqual((await pass()).outcomes, { retry: 1 });
+      await receiver.retryNow();
+    }
+    const stale = lines.filter((l) => l.includes('view_stale'));
+    assert.match(stale[0], /view_stale for payment pay_forged_\w+ \(attempt 1; tried again in \d+ s\): the service's view is at version 3, the applied event at 1000000$/);
+    assert.match(stale.at(-1), /\(attempt 5; .*: still behind after 5 attempts, the applied event is one the service never sent .*set the payment's status_version back to '0' and call receiver\.retryNow\(\)/);
+    assert.deepEqual(handled, []);
+    await run(statement(), [paymentId]);
+    await receiver.retryNow();
+    assert.deepEqual((await pass()).outcomes, { fulfil: 1 });
+    version = 4;
+    assert.equal(await send('4', 'evt_4'), 'apply');
+    await pass();
+    assert.deepEqual(handled, [`fulfil ${paymentId}:3`]);
+  };
+
+  const suite = postgresForSuite({ max: 2 });
+  test('PostgreSQL', async () => {
+    await reset('pg', rx.postgresStore(suite.pool), (text, params) => suite.pool.query(text, params));
+  });
+  test('SQLite', async () => {
+    const file = join(tempDir(), 'receiver.sqlite');
+    const db = new Database(file);
+    await reset('sqlite', rx.sqliteStore(db), (text, params) => db.prepare(text.replace('$1', '?')).run(...params));
+  });
+});

@@ -44,6 +44,26 @@ const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DEL
 const failedDelaySecs = (attempts) => Math.min(FAILED_DELAY_SECS * delaySecs(attempts), MAX_DELAY_SECS);
 
 // The start of the lines about a handle call that ran past its lease, and why no renewal kept it.
+// A version in a line: its first digits, should it be long.
+const shownVersion = (version) => {
+  const text = String(version);
+  return text.length > 24 ? `${text.slice(0, 24)}... (${text.length} digits)` : text;
+};
+
+/**
+ * Why a view behind the applied event is fetched again: a lagging read catches up within a few
+ * attempts; one still behind after STALE_SUSPECT attempts means the store holds a version the
+ * service never sent. (An object with a message alone: describeError writes no name before it.)
+ */
+function staleView(viewVersion, storeVersion, attempts) {
+  const versions = `the service's view is at version ${shownVersion(viewVersion)}, the applied event at ${shownVersion(storeVersion)}`;
+  if (attempts < STALE_SUSPECT) return { message: versions };
+  return { message: `${versions}: still behind after ${attempts} attempts, the applied event is one the service never sent (signed with `
+    + 'your Secret elsewhere: a leaked Secret, to rotate), and every later genuine event is recorded stale; set the payment\'s '
+    + 'status_version back to \'0\' and call receiver.retryNow() (docs/receiver.md, "Operating it")' };
+}
+const STALE_SUSPECT = 5;
+
 const handleCall = (paymentId, action, idempotencyKey) => `fulfilment: handle for payment ${paymentId} (action ${action}, key ${idempotencyKey})`;
 const tookPastLease = (took, leaseSecs) => `took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs})`;
 const BLOCKED = 'the event loop was blocked past the lease, so no renewal ran';
@@ -210,7 +230,7 @@ export function merchantLoop({ store, ready, integrations, emit, pass, passFaile
       // A view older than the applied event: a stale read (a lagging replica), to fetch
       // again; through the order's account, the event's version (of another integration's
       // secret) is the one handled, so that the payment is not due again.
-      if (!viaOrder) return retry('view_stale', undefined, version);
+      if (!viaOrder) return retry('view_stale', staleView(version, state.eventVersion, state.attempts + 1), version);
       version = state.eventVersion;
     }
     if (state.handledVersion !== null && compareStatusVersions(version, state.handledVersion) <= 0) return seen();
