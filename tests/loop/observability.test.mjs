@@ -430,7 +430,7 @@ describe('observability', () => {
     // Its events, verified with shop-us's secret, are refused (500) and written nowhere.
     await assert.rejects(us.change(crossed.payment_id, { status: 'paid' }), /integration_mismatch/);
     assert.deepEqual([records.at(-1).status, records.at(-1).code, records.at(-1).integration], [500, 'integration_mismatch', 'shop-us']);
-    assert.match(log.lines.at(-1), /^error .*integration_mismatch: payment "pay_us[^"]*" .*the order was recorded under the wrong integration/);
+    assert.match(log.lines.at(-1), /^error .*integration_mismatch: payment "pay_us[^"]*" .*Either two integrations' secrets are swapped in secrets .*the order was recorded under the wrong integration/);
     assert.deepEqual(sqliteRows(db).events.map((e) => [e.payment_id, e.integration, e.secret_kind]), [[mine.payment_id, 'shop-eu', 'active']]);
     const h = recorder();
     const confirmed = [];

@@ -264,7 +264,8 @@ export function mismatchMessage(paymentId, integration) {
       + 'Name the integrations in secrets ({ <integration>: secrets }) as the receiver that recorded it did'
     : `integration_mismatch: ${payment} (its stored facts or its order, or this event) came through another integration `
       + `than "${integration}", whose secret verified this delivery: not recorded (answered 500, so the service retries). `
-      + `Either the holder of "${integration}"'s secret is sending another integration's payments, or the order was recorded `
+      + `Either two integrations' secrets are swapped in secrets (each webhook's Secret under the other's name: every `
+      + `delivery of both is refused so), or the holder of "${integration}"'s secret is sending another integration's payments, or the order was recorded `
       + `under the wrong integration, or an integration was renamed in secrets (keep its old name, or update the integration `
       + 'column of the events, payments and orders tables to the new one)';
 }
