@@ -4,7 +4,7 @@
 // emit `new URL(..., import.meta.url)` assets (Vite, webpack), and names the file next to the
 // bundle for those that do not (esbuild, Rollup): copy it there, or pass its URL to init().
 import * as glue from './cryptopay_verify_bg.js';
-import { CryptoPayError, IN_NODE } from './api/errors.mjs';
+import { CryptoPayError, IN_SERVER } from './api/errors.mjs';
 import { startFromInstance } from './api/start.mjs';
 
 export * from './public.mjs';
@@ -127,8 +127,14 @@ async function load(input) {
         throw failure(`init() could not fetch ${where}: its URL holds a user name or password, which fetch refuses: `
           + `give the URL without them (the module is public; an authenticated origin takes a cookie or a header): ${fixFor(input, url)}`);
       }
+      // A server's fetch (Node's) reads no file: URL nor a path: copying the file changes nothing.
+      if (IN_SERVER !== '' && !/^https?:/i.test(url)) {
+        const why = url.startsWith('file:') ? 'a missing file, or a fetch that reads no file: URL, as Node\'s' : 'a path, which fetch does not read';
+        throw failure(`init() could not fetch ${where} (${named(error)}: ${why}): give init() the bytes of ${FILE} instead, `
+          + `init(await readFile(<its path>))${IN_SERVER}`);
+      }
       throw failure(`init() could not fetch ${where} (${named(error)}: offline, blocked by CORS or a `
-        + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}${url.startsWith('file:') ? IN_NODE : ''}`);
+        + `Content-Security-Policy, or not a URL?): ${fixFor(input, url)}`);
     }
   }
   const imports = { './cryptopay_verify_bg.js': glue };
@@ -151,6 +157,12 @@ async function load(input) {
       }
     } catch (error) {
       if (refusedByPolicy(error)) throw failure(`init() could not compile ${where}: ${policyFix(error)}`, error);
+      // A file: URL a server runtime's fetch read (Bun's): a file missing or damaged, not a web
+      // server's fallback nor an old browser.
+      if (typeof url === 'string' && url.startsWith('file:')) {
+        throw failure(`${where} could not be read as the WebAssembly module of cryptopay-verify (a missing or damaged file?): `
+          + `${fixFor(input, url)}${IN_SERVER}`, error);
+      }
       if (error instanceof WebAssembly.CompileError && (streamed || (bytes !== null && isWasm(bytes)))) {
         throw failure(notCompiled(where, error, streamed), error);
       }

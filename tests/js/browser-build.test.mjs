@@ -35,6 +35,36 @@ test('run by Node before init(): it says this is the browser build and how to ha
 test('run by Node, init() with its default URL (a file: URL fetch cannot read): the same hint', () => {
   const said = inNode(message('await api.init()'));
   assert.match(said, /^invalid_argument: init\(\) could not fetch .*this is the browser build, running in Node/);
+  // Node's fetch reads no file: URL nor a path, wherever the file is: the bytes are what works,
+  // not copying the file (nor the browser's causes: offline, CORS).
+  for (const given of [said, inNode(message("await api.init('./cryptopay_verify_bg.wasm')")),
+    inNode(message(`await api.init(new URL(${JSON.stringify(pathToFileURL(WASM).href)}))`))]) {
+    assert.match(given, /\(TypeError: (a missing file, or a fetch that reads no file: URL, as Node's|a path, which fetch does not read)\): give init\(\) the bytes of cryptopay_verify_bg\.wasm instead, init\(await readFile\(<its path>\)\) \(this is the browser build, running in Node: /);
+    assert.doesNotMatch(given, /CORS|copy cryptopay_verify_bg/);
+  }
+  // And the bytes do work.
+  const bytes = inNode(`await api.init(await (await import('node:fs/promises')).readFile(${JSON.stringify(WASM)})); return api.isValidAmountRaw('1');`);
+  assert.equal(bytes, true);
+});
+
+test('a file: URL a server runtime\'s fetch read but that is no module (Bun\'s fetch of a missing file): not an HTML fallback', () => {
+  // STAND-IN for Bun's fetch, which reads file: URLs: an empty answer from the file's URL.
+  const bunLike = `globalThis.fetch = async (url) => Object.defineProperty(new Response(new Uint8Array(0), { headers: { 'content-type': 'application/wasm' } }), 'url', { value: String(url) });`;
+  const said = inNode(message(`await api.init(${JSON.stringify(pathToFileURL(join(packageDir, 'gone', 'cryptopay_verify_bg.wasm')).href)})`), bunLike);
+  assert.match(said, /^invalid_argument: a file: URL could not be read as the WebAssembly module of cryptopay-verify \(a missing or damaged file\?\): pass init\(\) the URL where cryptopay_verify_bg\.wasm is served/);
+  assert.doesNotMatch(said, /single-page-app|browser too old/);
+});
+
+test('the workerd and edge-light builds given bytes or a URL by another bundler\'s loader: a CryptoPayError naming the build to take', async () => {
+  const { startFromModule } = await import(pathToFileURL(join(packageDir, 'dist', 'api', 'start.mjs')).href);
+  const { CryptoPayError } = await import(pathToFileURL(join(packageDir, 'dist', 'entry', 'node.mjs')).href);
+  for (const [given, entry, said] of [[readFileSync(WASM), 'workerd', 'the bytes of the .wasm'], ['./cryptopay_verify_bg-HASH.wasm', 'edge-light', 'a string \\(a URL or a path\\)']]) {
+    assert.throws(() => startFromModule({}, given, entry), (error) => {
+      assert.equal(error.code, 'invalid_argument');
+      assert.match(error.message, new RegExp(`^invalid_argument: the ${entry} build of cryptopay-verify imports its \\.wasm as a compiled WebAssembly\\.Module, and the bundler gave it ${said}: .*a Node server bundle takes the package's \`node\` export condition instead`));
+      return error instanceof Error && error.name === 'CryptoPayError';
+    });
+  }
 });
 
 test('a compile refused by a policy (Firefox\'s words) or by a Worker\'s embedder: each its own fix', () => {

@@ -301,6 +301,19 @@ describe('lazyReceiver', () => {
     for (const server of servers) await server.close();
   });
 
+  test('a receiver whose WebAssembly cannot be had (the browser build bundled for a server): not_configured, not store_unavailable', async () => {
+    // STAND-IN for the browser build's ready() in Node (a server bundle that took the wrong
+    // export condition): a real receiver whose ready() rejects as that build's init() does.
+    const lines = [];
+    const receiver = rx.lazyReceiver(() => {
+      const real = rx.createReceiver({ ...rx.receiverOptionsFromEnv(ENV), store: rx.memoryStore(), log: false });
+      return { ...real, ready: async () => { throw new pkg.CryptoPayError('invalid_argument', 'invalid_argument: init() could not fetch a file: URL (TypeError): give init() the bytes'); } };
+    }, { log: { warn: (l) => lines.push(l), error: (l) => lines.push(l) } });
+    assert.deepEqual(parsed(await receiver.handle(delivery())), [500, { error: 'not_configured' }]);
+    assert.match(lines.join('\n'), /not_configured \(answered 500, the service retries; the next delivery tries again\): invalid_argument: init\(\) could not fetch/);
+    assert.doesNotMatch(lines.join('\n'), /store_unavailable|prepare the store/);
+  });
+
   test('created at the first call, not before; once however many calls arrive together; kept after', async () => {
     const made = creator();
     const receiver = rx.lazyReceiver(made.create);

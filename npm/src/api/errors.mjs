@@ -132,3 +132,15 @@ export const IN_NODE = typeof globalThis.process?.versions?.node === 'string' &&
     + "the Node build needs no init(): Rollup's nodeResolve({ exportConditions: ['node'] }), esbuild's platform: 'node', "
     + "webpack's target: 'node')"
   : '';
+
+/**
+ * IN_NODE, and its like for Bun and Deno: the browser build running on a server, where the
+ * package's own entry for that runtime needs no init().
+ */
+export const IN_SERVER = IN_NODE || (typeof globalThis.Bun === 'object'
+  ? ' (this is the browser build, running in Bun: `bun build` picks it unless told otherwise; build with --target=bun '
+    + 'or --target=node, whose build needs no init() and no file beside the bundle)'
+  : typeof globalThis.Deno === 'object'
+    ? ' (this is the browser build, running in Deno: import npm:cryptopay-verify as it is, or bundle with deno bundle '
+      + '--platform deno, whose build needs no init())'
+    : '');

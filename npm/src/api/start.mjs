@@ -8,9 +8,25 @@ import { install } from './instance.mjs';
  * runtimes forbid compiling at run time, and need no `instanceof WebAssembly.Module`), the
  * exports handed to the glue, the externref table set up by `__wbindgen_start`.
  */
-export function startFromModule(bgGlue, wasmModule) {
+export function startFromModule(bgGlue, wasmModule, entry) {
+  // Another bundler's loader (esbuild's binary or file loader) under these conditions gives
+  // bytes or a URL: said at import, with the build that fits, not as V8's TypeError.
+  const tag = Object.prototype.toString.call(wasmModule);
+  if (tag !== '[object WebAssembly.Module]') {
+    const given = typeof wasmModule === 'string' ? 'a string (a URL or a path)'
+      : ArrayBuffer.isView(wasmModule) || tag === '[object ArrayBuffer]' ? 'the bytes of the .wasm'
+        : wasmModule === null ? 'null' : typeof wasmModule;
+    throw new CryptoPayError('invalid_argument', `invalid_argument: the ${entry} build of cryptopay-verify imports its .wasm `
+      + `as a compiled WebAssembly.Module, and the bundler gave it ${given}: ${ENTRY_FIX[entry] ?? ''}a Node server bundle `
+      + "takes the package's `node` export condition instead (esbuild's platform: 'node' without --conditions), which needs no loader");
+  }
   startFromInstance(bgGlue, new WebAssembly.Instance(wasmModule, { './cryptopay_verify_bg.js': bgGlue }));
 }
+
+const ENTRY_FIX = {
+  workerd: 'this build is for Cloudflare Workers, bundled by wrangler (whose .wasm rule compiles the module); ',
+  'edge-light': 'this build is for an edge runtime whose bundler compiles a `?module` import (Next.js, Vercel); ',
+};
 
 /** Starts the package from an instance of the module. */
 export function startFromInstance(bgGlue, instance) {

@@ -4,7 +4,7 @@ import wasmModule from '../cryptopay_verify_bg.wasm?module';
 import * as glue from '../cryptopay_verify_bg.js';
 import { startFromModule } from '../api/start.mjs';
 
-startFromModule(glue, wasmModule);
+startFromModule(glue, wasmModule, 'edge-light');
 
 export * from '../public.mjs';
 export async function init() {}

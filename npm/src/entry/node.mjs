@@ -14,7 +14,7 @@ import { startFromModule } from '../api/start.mjs';
 const bytes = typeof globalThis.Buffer === 'function'
   ? globalThis.Buffer.from(wasmBase64, 'base64')
   : Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));
-startFromModule(glue, new WebAssembly.Module(bytes));
+startFromModule(glue, new WebAssembly.Module(bytes), 'node');
 installRuntimeMac();
 installLatin1Text();
 

@@ -7,7 +7,7 @@ import * as glue from '../cryptopay_verify_bg.js';
 import { installRuntimeMac } from '../api/node-mac.mjs';
 import { startFromModule } from '../api/start.mjs';
 
-startFromModule(glue, wasmModule);
+startFromModule(glue, wasmModule, 'workerd');
 installRuntimeMac();
 
 export * from '../public.mjs';

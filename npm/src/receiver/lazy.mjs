@@ -92,6 +92,10 @@ export function lazyReceiver(create, options) {
     try {
       await receiver.ready();
     } catch (failure) {
+      // The browser build bundled for a server: its WebAssembly, not the store, could not be had.
+      if (failure instanceof CryptoPayError && failure.code === 'invalid_argument' && /\binit\(\)/.test(failure.message)) {
+        throw notConfigured(failure);
+      }
       throw storeUnavailable(failure, 'prepare the store');
     }
     return receiver;
