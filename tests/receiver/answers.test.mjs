@@ -455,6 +455,28 @@ describe('receiver.fetch (Fetch API)', () => {
     assert.deepEqual([retired.status, JSON.parse(retired.body)], [400, { error: 'signature_mismatch' }]);
   });
 
+  test('fetch(): a body stream a framework ended at a limit of its own is a logged 500 body_not_raw; a sender gone is not', async () => {
+    // STAND-IN for SvelteKit's adapter-node past BODY_SIZE_LIMIT: the body's stream errors with
+    // its SvelteKitError (status 413) while the sender waits (tests/recipes run real frameworks).
+    const log = captureLog();
+    const outcomes = [];
+    const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log, onOutcome: (o) => outcomes.push(o) }));
+    const erroring = (failure) => new Request('http://receiver.test/webhook', {
+      method: 'POST', duplex: 'half', headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({ start(c) { c.enqueue(new Uint8Array(1000)); c.error(failure); } }),
+    });
+    const limit = Object.assign(new Error('Content-length of 600000 exceeds limit of 524288 bytes.'), { status: 413 });
+    const refused = await receiver.fetch(erroring(limit));
+    assert.deepEqual([refused.status, await refused.json()], [500, { error: 'body_not_raw' }]);
+    assert.match(log.lines.join('\n'), /^error cryptopay-verify\/receiver: rejected: body_not_raw: the request's body stream was ended by what runs in front of the receiver, at a limit of its own \(Error: Content-length of 600000 exceeds limit of 524288 bytes\.\), after \d+ bytes: raise that limit above the receiver's maxBodyBytes \(\d+ bytes\): SvelteKit's adapter-node reads BODY_SIZE_LIMIT/m);
+    assert.deepEqual(outcomes.map((o) => [o.status, o.reason, o.code]), [[500, 'misconfigured', 'body_not_raw']]);
+    // A stream that fails otherwise (the sender went away): nobody to answer, nothing said.
+    const gone = await receiver.fetch(erroring(new TypeError('terminated')));
+    assert.equal(gone.status, 500);
+    assert.equal(outcomes.length, 1);
+    assert.equal(log.lines.length, 1);
+  });
+
   test('an id holding a line break, ESC or a bidirectional override is escaped in every line, the fulfilment\'s too', async () => {
     const log = captureLog();
     const receiver = rx.createReceiver(receiverOptions(rx.memoryStore(), { log }));

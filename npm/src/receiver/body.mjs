@@ -194,10 +194,21 @@ export function readNodeBody(req, limit, budget, timeoutMs) {
   });
 }
 
+// A stream error that is a framework's body limit (an error with status 413, or words of one).
+function overLimitOfItsOwn(failure) {
+  try {
+    return failure?.status === 413 || failure?.statusCode === 413
+      || /\b(exceed(s|ed)?|too large)\b/i.test(String(failure?.message ?? ''));
+  } catch {
+    return false;
+  }
+}
+
 // The raw body of a Fetch request, at most `limit` bytes. Resolves { body }, { tooLarge },
 // { busy, buffered } (the budget of bytes being read was spent: the rest is cancelled),
 // { timedOut, size } (not all of it within `timeoutMs`: the rest is cancelled), { aborted }
-// (its stream failed: the sender went away) or { consumed } (a body some code
+// (its stream failed: the sender went away), { refusedInFront, size } (the stream ended by a
+// framework's own body limit) or { consumed } (a body some code
 // already read or locked). A body over the limit is read to its end and
 // discarded, as in node(), up to DRAIN_FACTOR times the limit, so that the sender gets the 413
 // rather than a connection reset (which a sender retries); past that it is cancelled.
@@ -238,9 +249,13 @@ export async function readFetchBody(request, limit, budget, timeoutMs) {
       let next;
       try {
         next = await reader.read();
-      } catch {
-        // The sender went away mid-body (or the stream failed), unless the deadline cancelled it.
-        return timedOut ? { timedOut: true, size } : evicted ? { busy: true, buffered: budget.used, evicted: true } : { aborted: true };
+      } catch (failure) {
+        // The sender went away mid-body (or the stream failed), unless the deadline cancelled it,
+        // or a framework in front ended the stream at a body limit of its own (SvelteKit's
+        // BODY_SIZE_LIMIT: a 413 error) while the sender waits for an answer.
+        if (timedOut) return { timedOut: true, size };
+        if (evicted) return { busy: true, buffered: budget.used, evicted: true };
+        return overLimitOfItsOwn(failure) ? { refusedInFront: failure, size } : { aborted: true };
       }
       if (timedOut) return { timedOut: true, size };
       if (evicted) return { busy: true, buffered: budget.used, evicted: true };

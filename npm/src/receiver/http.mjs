@@ -176,9 +176,20 @@ export function fetchHandler({ handle, arrival, limit, budget, bodyTimeoutMs, er
       const refused = byMethod(request?.method, NO_METHOD.fetch, error, answered);
       if (refused) return toResponse(refused);
       const arrived = arrival(); // before the body, as in node()
-      const read = await readFetchBody(request, await limit(), budget, bodyTimeoutMs);
+      const bodyLimit = await limit();
+      const read = await readFetchBody(request, bodyLimit, budget, bodyTimeoutMs);
       // Nobody to answer, as in node(): not the receiver's fault, so not logged or counted.
       if (read.aborted) return toResponse(answers.internal());
+      if (read.refusedInFront) {
+        // A 500, retried: the same delivery verifies once the framework's limit is raised (a 413
+        // is final for the service, and the event would be lost).
+        error(`rejected: body_not_raw: the request's body stream was ended by what runs in front of the receiver, at a limit of its `
+          + `own (${describeError(read.refusedInFront)}), after ${read.size} bytes: raise that limit above the receiver's maxBodyBytes `
+          + `(${bodyLimit} bytes): SvelteKit's adapter-node reads BODY_SIZE_LIMIT (512K by default; BODY_SIZE_LIMIT=Infinity leaves `
+          + 'it to the receiver); answered 500 so the service retries', 'body_refused');
+        answered(500, 'misconfigured', { code: 'body_not_raw', bodyBytes: read.size });
+        return toResponse(answers.misconfigured('body_not_raw'));
+      }
       if (read.timedOut) {
         answered(408, 'body_timeout', { bodyBytes: read.size });
         return toResponse(answers.bodyTimeout());
