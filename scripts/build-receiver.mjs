@@ -63,8 +63,11 @@ ${schemaOf('postgres', postgresText)}`);
   writeFileSync(join(target, 'schema', 'sqlite-schema.sql'), `-- cryptopay-verify/receiver: the SQLite and D1 tables at this package's schema version, for new
 -- tables made by a migration: the \`schema\` statements of sqlite.sql (beside this file), alone.
 -- D1: npx wrangler d1 execute <database> --remote --file sqlite-schema.sql (without --remote, the
--- local database of wrangler dev); SQLite: sqlite3 receiver.sqlite < sqlite-schema.sql. Tables of
--- an older version: let ready() migrate them, or run sqlite.sql's migrate_ statements first.
+-- local database of wrangler dev); SQLite, in one transaction that a failing statement leaves
+-- undone: sqlite3 -bail receiver.sqlite BEGIN '.read sqlite-schema.sql' COMMIT (fed with <, the
+-- sqlite3 shell goes on past an error and writes the version row of tables it left half made).
+-- Tables of an older version: let ready() migrate them, or run sqlite.sql's migrate_ statements
+-- first (this file alone stops at the first column they lack).
 -- Another table prefix: replace cryptopay_ throughout. Then give the store createTables: false.
 ${schemaOf('sqlite', readFileSync(join(schemas, 'sqlite.sql'), 'utf8'))}`);
 

@@ -102,7 +102,7 @@ async function checkMigration(engine) {
   assert.equal(await engine.version(), SCHEMA);
   // Tables a newer package made: refused, never written.
   await engine.setVersion(SCHEMA + 1);
-  await assert.rejects(engine.receiver().ready(), new RegExp(`the tables are at schema version ${SCHEMA + 1}, newer than this package's \\(${SCHEMA}\\)`));
+  await assert.rejects(engine.receiver().ready(), new RegExp(`the tables are at schema version ${SCHEMA + 1}, newer than this package's \\(${SCHEMA}\\): a newer cryptopay-verify made them, and an older one does not write them; upgrade this one, or, rolling back on purpose, take the rollback step`));
   await engine.setVersion(SCHEMA);
   // The version row lost (a partial restore), then the whole schema table: the tables are at
   // the version their columns show, not the first schema's, whose migration would take a

@@ -35,7 +35,9 @@ export function versionOf(tables, versionRow) {
 
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `
-  + `this package's (${SCHEMA_VERSION}): a newer cryptopay-verify made them; upgrade this one rather than write them with an older`);
+  + `this package's (${SCHEMA_VERSION}): a newer cryptopay-verify made them, and an older one does not write them; upgrade this `
+  + 'one, or, rolling back on purpose, take the rollback step of the newer package\'s guide first (docs/merchant-loop.md, '
+  + '"Upgrading": a version row set back)');
 
 /** ready() with createTables: false on tables of an older version. */
 export const olderSchema = (what, version, dialect) => new Error(`${what}: the tables are at schema version ${version}, `
