@@ -91,6 +91,10 @@ test('the other answers: quarantine, 400 with the code only, 413, 405', async ()
   try {
     const unknown = await deliver(receiver.url, { ...event('evt_q', 'pay_q', '1'), event_type: 'payment.created' });
     assert.deepStrictEqual([unknown.status, unknown.json], [200, { received: true, quarantined: 'event_type_unknown' }]);
+    // The npm receiver's bytes, keys in its order.
+    assert.equal(unknown.text, '{"received":true,"quarantined":"event_type_unknown"}');
+    const applied = await deliver(receiver.url, event('evt_order_of_keys', 'pay_order_of_keys', '1'));
+    assert.equal(applied.text, '{"received":true,"decision":"apply"}');
     const notJson = await deliver(receiver.url, null, { body: Buffer.from('not json') });
     assert.deepStrictEqual(notJson.json, { received: true, quarantined: 'event_not_json' });
     const unsigned = await request(receiver.url, { method: 'POST', body: '{}', headers: { [TS_HEADER]: String(now()) } });
