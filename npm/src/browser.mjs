@@ -5,7 +5,7 @@
 // bundle for those that do not (esbuild, Rollup): copy it there, or pass its URL to init().
 import * as glue from './cryptopay_verify_bg.js';
 import { CryptoPayError, IN_SERVER } from './api/errors.mjs';
-import { startFromInstance } from './api/start.mjs';
+import { isBytes, isModule, startFromInstance } from './api/start.mjs';
 
 export * from './public.mjs';
 
@@ -101,8 +101,6 @@ const isUrl = (value) => typeof value === 'string' || tag(value) === '[object UR
   || (value !== null && typeof value === 'object' && typeof value.href === 'string' && typeof value.arrayBuffer !== 'function');
 const isResponse = (value) => value !== null && typeof value === 'object'
   && typeof value.arrayBuffer === 'function' && typeof value.ok === 'boolean';
-const isModule = (value) => tag(value) === '[object WebAssembly.Module]';
-const isBytes = (value) => ArrayBuffer.isView(value) || tag(value) === '[object ArrayBuffer]';
 
 async function load(input) {
   let source = input === undefined ? defaultUrl() : input;

@@ -11,10 +11,9 @@ import { install } from './instance.mjs';
 export function startFromModule(bgGlue, wasmModule, entry) {
   // Another bundler's loader (esbuild's binary or file loader) under these conditions gives
   // bytes or a URL: said at import, with the build that fits, not as V8's TypeError.
-  const tag = Object.prototype.toString.call(wasmModule);
-  if (tag !== '[object WebAssembly.Module]') {
+  if (!isModule(wasmModule)) {
     const given = typeof wasmModule === 'string' ? 'a string (a URL or a path)'
-      : ArrayBuffer.isView(wasmModule) || tag === '[object ArrayBuffer]' ? 'the bytes of the .wasm'
+      : isBytes(wasmModule) ? 'the bytes of the .wasm'
         : wasmModule === null ? 'null' : typeof wasmModule;
     throw new CryptoPayError('invalid_argument', `invalid_argument: the ${entry} build of cryptopay-verify imports its .wasm `
       + `as a compiled WebAssembly.Module, and the bundler gave it ${given}: ${ENTRY_FIX[entry] ?? ''}a Node server bundle `
@@ -22,6 +21,13 @@ export function startFromModule(bgGlue, wasmModule, entry) {
   }
   startFromInstance(bgGlue, new WebAssembly.Instance(wasmModule, { './cryptopay_verify_bg.js': bgGlue }));
 }
+
+// By tag rather than instanceof: a module or buffer of another realm (an edge runtime's loader) is one too.
+const tag = (value) => Object.prototype.toString.call(value);
+/** Whether `value` is a compiled WebAssembly.Module. */
+export const isModule = (value) => tag(value) === '[object WebAssembly.Module]';
+/** Whether `value` is bytes: an ArrayBuffer or a view of one. */
+export const isBytes = (value) => ArrayBuffer.isView(value) || tag(value) === '[object ArrayBuffer]';
 
 const ENTRY_FIX = {
   workerd: 'this build is for Cloudflare Workers, bundled by wrangler (whose .wasm rule compiles the module); ',

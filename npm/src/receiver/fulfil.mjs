@@ -43,7 +43,6 @@ const LINES_PER_CAUSE = 3;
 const delaySecs = (attempts) => Math.min(2 ** Math.max(attempts - 1, 0), MAX_DELAY_SECS);
 const failedDelaySecs = (attempts) => Math.min(FAILED_DELAY_SECS * delaySecs(attempts), MAX_DELAY_SECS);
 
-// The start of the lines about a handle call that ran past its lease, and why no renewal kept it.
 // A version in a line: its first digits, should it be long.
 const shownVersion = (version) => {
   const text = String(version);
@@ -64,6 +63,7 @@ function staleView(viewVersion, storeVersion, attempts) {
 }
 const STALE_SUSPECT = 5;
 
+// The start of the lines about a handle call that ran past its lease, and why no renewal kept it.
 const handleCall = (paymentId, action, idempotencyKey) => `fulfilment: handle for payment ${paymentId} (action ${action}, key ${idempotencyKey})`;
 const tookPastLease = (took, leaseSecs) => `took ${took.toFixed(1)} s, past its lease (leaseSecs ${leaseSecs})`;
 const BLOCKED = 'the event loop was blocked past the lease, so no renewal ran';

@@ -74,7 +74,8 @@ export function createReceiver(options) {
   const maxBody = storeMaxBody(store);
   const clock = options.nowSecs ?? systemClock;
   const integrations = integrationsOf(options.secrets);
-  const { warn, error } = logLines(options.log === undefined ? console : options.log || null, PREFIX, secretStrings(options.secrets));
+  const held = secretStrings(options.secrets);
+  const { warn, error } = logLines(options.log === undefined ? console : options.log || null, PREFIX, held);
   const observed = observer(options.onOutcome, error);
   const { emit } = observed;
   checkRotationEnds(integrations);
@@ -99,7 +100,7 @@ export function createReceiver(options) {
     if (!(failure instanceof CryptoPayError) || !/await init\(\)/.test(failure.message)) throw failure;
   }
   for (const line of secretWarnings(integrations)) warn(line);
-  for (const line of droppedRotation(options, secretStrings(options.secrets))) warn(line);
+  for (const line of droppedRotation(options, held)) warn(line);
   for (const line of Array.isArray(store.warnings) ? store.warnings : []) if (typeof line === 'string') warn(line);
   let startedAt = null;
   try {
