@@ -21,7 +21,7 @@ export interface ReceiverAnswer {
    * What `handle` answers: 200 once recorded (after the commit returned) or quarantined; 400 a
    * delivery that failed verification; 413 a body over maxBodyBytes; 500 a configuration error
    * (`body_not_raw`, `invalid_argument`, a secret with white space around it included;
-   * `integration_mismatch`; `signature_mismatch` for a delivery signed with the retiring secret
+   * `integration_mismatch`; `integration_unknown`; `signature_mismatch` for a delivery signed with the retiring secret
    * inside its overlap that arrived after the overlap ended, so that the service retries it
    * under the active secret; a lazy receiver's `not_configured`); 503 `store_unavailable`.
    * On an unexpected failure `handle` rejects; `fetch` and `node` answer it 500 `internal`, and
@@ -1092,14 +1092,18 @@ export interface DeliveryRecord {
    * The error code (a refusal, a quarantine); `integration_mismatch` (500) for an event
    * verified with one integration's secret whose payment's facts came through another's;
    * `signature_mismatch` with status 500 (reason `misconfigured`, not a forgery) for a
-   * delivery signed with the retiring secret inside its overlap that arrived after it ended.
+   * delivery signed with the retiring secret inside its overlap that arrived after it ended;
+   * `integration_unknown` (500) for a delivery to {@link Receiver.integration}'s faces of a
+   * name `secrets` does not hold.
    *
    * @example
    * code: 'signature_mismatch'
    */
-  code?: ErrorCode | 'integration_mismatch' | undefined;
+  code?: ErrorCode | 'integration_mismatch' | 'integration_unknown' | undefined;
   /**
-   * The integration whose secret verified it (`null`: none, or a receiver with one).
+   * The integration whose secret verified it (`null`: none, or a receiver with one); for a
+   * delivery to {@link Receiver.integration}'s faces that was refused unverified, the
+   * integration of that route.
    *
    * @example
    * integration: 'shop-eu'
@@ -1952,6 +1956,27 @@ export interface Receiver {
    */
   handle(delivery: ReceiverDelivery): Promise<ReceiverAnswer>;
   /**
+   * The faces of one integration, for a receiver whose `secrets` names several (a platform
+   * holding each connected merchant's Secret, one webhook URL per merchant): a delivery to
+   * them is verified with that integration's secrets alone, so it costs one integration's
+   * HMACs however many `secrets` holds, and a refusal is recorded (`onOutcome`'s
+   * `integration`) and logged with the integration it came for, one merchant's rotated Secret
+   * said apart from the others' deliveries. The name is only the secret to try first: a
+   * delivery is recorded under the integration whose secret verified it, and one that
+   * another integration's secret verifies (its webhook registered with this route's URL, or
+   * two secrets swapped) is recorded as that one's and logged, tried so at most 20 times a
+   * second (past that, refused 400 as a forgery). A name `secrets` does not hold (a merchant
+   * connected since the receiver was created, or removed) is answered 500
+   * `integration_unknown`, unverified, so that the service retries it. The same object is
+   * returned for the same name.
+   *
+   * @throws {CryptoPayError} `invalid_argument`: a name that is not a string, or a receiver
+   * whose `secrets` names no integrations (a lazy receiver answers that 500 `not_configured`).
+   * @example
+   * app.post('/webhooks/:merchant', (req, res) => receiver.integration(req.params.merchant).node(req, res));
+   */
+  integration(name: string): ReceiverRoute;
+  /**
    * Records the merchant's side of a created payment in the `orders` table (its
    * `payment_id`, `order_ref`, exact `source_amount` and integration), what fulfilment links
    * events to. Idempotent: the same payment recorded again with the same order changes
@@ -2553,11 +2578,29 @@ export interface LazyReceiverOptions {
 export declare function lazyReceiver(create: () => Receiver | PromiseLike<Receiver>, options?: LazyReceiverOptions): LazyReceiver;
 
 /**
- * What {@link lazyReceiver} returns: the four faces of a {@link Receiver} that answer requests,
+ * What {@link lazyReceiver} returns: the faces of a {@link Receiver} that answer requests (and `integration(name)`'s),
  * each creating the receiver first when it is not there yet.
  *
  * @example
  * const receiver: LazyReceiver = lazyReceiver(() => createReceiver({ ...receiverOptionsFromEnv(process.env), store }));
  * export default { fetch: (request: Request) => receiver.fetch(request) };
  */
-export type LazyReceiver = Pick<Receiver, 'ready' | 'handle' | 'fetch' | 'node'>;
+export type LazyReceiver = Pick<Receiver, 'ready' | 'handle' | 'fetch' | 'node' | 'integration'>;
+
+/**
+ * What {@link Receiver.integration} returns: the faces of one integration, which verify a
+ * delivery with its secrets alone, and its name.
+ *
+ * @example
+ * const route: ReceiverRoute = receiver.integration('shop-eu');
+ * export default { fetch: (request: Request) => route.fetch(request) };
+ */
+export interface ReceiverRoute extends Pick<Receiver, 'handle' | 'fetch' | 'node'> {
+  /**
+   * The integration's name, as given.
+   *
+   * @example
+   * route.name // 'shop-eu'
+   */
+  readonly name: string;
+}

@@ -10,6 +10,7 @@ import { answers } from './answers.mjs';
 import { sharedAttempt } from './attempt.mjs';
 import { isNodeRequest, letGo, sendOrDestroy, toResponse } from './http.mjs';
 import { logLines } from './observe.mjs';
+import { checkName } from './routes.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { checkKeys, describeError, invalid, shownError, stuckFix } from './stores/common.mjs';
 
@@ -129,6 +130,49 @@ export function lazyReceiver(create, options) {
     return answer;
   }
 
+  // The faces of the receiver `pick` chooses: the receiver itself, or one integration's route
+  // (receiver.integration(name); a receiver whose secrets name none throws invalid_argument,
+  // answered as a creation's CryptoPayError is).
+  function faces(pick) {
+    async function target() {
+      const { receiver, answer } = await obtain();
+      if (!receiver) return { answer };
+      try {
+        return { receiver: pick(receiver) };
+      } catch (failure) {
+        if (!(failure instanceof CryptoPayError)) throw failure;
+        const unavailable = notConfigured(failure);
+        say(unavailable.code, error, unavailable.line);
+        return { answer: unavailable.answer };
+      }
+    }
+    return {
+      async handle(delivery, res) {
+        const { receiver, answer } = await target();
+        if (receiver) return receiver.handle(delivery, res);
+        return misplaced(delivery, res, answer) ?? answer;
+      },
+      // A method but POST is answered 405 as the receiver answers it, without creating it: a
+      // scanner's GETs try no connection while the store is down.
+      async fetch(request, res) {
+        if (request?.method !== undefined && request.method !== 'POST') return toResponse(answers.methodNotAllowed());
+        const { receiver, answer } = await target();
+        if (receiver) return receiver.fetch(request, res);
+        return toResponse(misplaced(request, res, answer) ?? answer);
+      },
+      async node(req, res) {
+        if (req?.method !== undefined && req.method !== 'POST') {
+          letGo(req);
+          return sendOrDestroy(res, answers.methodNotAllowed());
+        }
+        const { receiver, answer } = await target();
+        if (receiver) return receiver.node(req, res);
+        letGo(req); // the body is not read: let it go, so the connection can be reused
+        return sendOrDestroy(res, answer);
+      },
+    };
+  }
+
   return {
     async ready() {
       try {
@@ -137,28 +181,10 @@ export function lazyReceiver(create, options) {
         throw shownError(unavailable instanceof Unavailable ? unavailable.failure : unavailable);
       }
     },
-    async handle(delivery, res) {
-      const { receiver, answer } = await obtain();
-      if (receiver) return receiver.handle(delivery, res);
-      return misplaced(delivery, res, answer) ?? answer;
-    },
-    // A method but POST is answered 405 as the receiver answers it, without creating it: a
-    // scanner's GETs try no connection while the store is down.
-    async fetch(request, res) {
-      if (request?.method !== undefined && request.method !== 'POST') return toResponse(answers.methodNotAllowed());
-      const { receiver, answer } = await obtain();
-      if (receiver) return receiver.fetch(request, res);
-      return toResponse(misplaced(request, res, answer) ?? answer);
-    },
-    async node(req, res) {
-      if (req?.method !== undefined && req.method !== 'POST') {
-        letGo(req);
-        return sendOrDestroy(res, answers.methodNotAllowed());
-      }
-      const { receiver, answer } = await obtain();
-      if (receiver) return receiver.node(req, res);
-      letGo(req); // the body is not read: let it go, so the connection can be reused
-      return sendOrDestroy(res, answer);
+    ...faces((receiver) => receiver),
+    integration(name) {
+      checkName(name);
+      return Object.freeze({ name, ...faces((receiver) => receiver.integration(name)) });
     },
   };
 }

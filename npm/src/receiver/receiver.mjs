@@ -22,6 +22,7 @@ import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISEC
 import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
 import { declaresNoBody, logLines, observer } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
+import { integrationFaces, routing } from './routes.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { describeError, invalid, shownError, stuckFix, transientHint } from './stores/common.mjs';
 
@@ -217,7 +218,10 @@ export function createReceiver(options) {
     }
   };
 
-  async function handle(delivery, arrived = clock) {
+  const routes = routing({ integrations, warn, error, emit });
+
+  // `route`: the integration receiver.integration(name) chose, whose secrets alone verify.
+  async function handle(delivery, arrived = clock, route = undefined) {
     if (delivery === null || typeof delivery !== 'object') throw invalid('handle takes { body, headers }');
     // No body passed for a request whose headers say it had none (an empty POST: Fastify runs
     // no parser for it): an empty body, not a parsed one.
@@ -228,6 +232,10 @@ export function createReceiver(options) {
     let keys = null;
     try {
       keys = verifiers ?? await keyed();
+      if (route !== undefined) {
+        keys = routes.keysOf(keys, route);
+        if (keys === null) return routes.unknown(route, delivery);
+      }
       const { timestamp, signature } = headersOf(keys, delivery);
       const now = arrived();
       // Every delivery would be too old (or from the future), and a 400 is final for the
@@ -240,8 +248,15 @@ export function createReceiver(options) {
           + '(seconds since the process started, or a part of the date?): return Math.floor(Date.now() / 1000)');
       }
       Object.assign(context, { timestamp, now, signature });
-      ({ verified, integration } = verifyAny(keys, { body: delivery.body, timestamp, signature, nowSecs: now }));
-      verifiedOne();
+      const call = { body: delivery.body, timestamp, signature, nowSecs: now };
+      try {
+        ({ verified, integration } = verifyAny(keys, call));
+      } catch (failure) {
+        const other = route === undefined ? null : routes.elsewhere(verifiers, route, call, failure);
+        if (other === null) throw failure;
+        ({ verified, integration } = other);
+      }
+      verifiedOne(route);
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
         const call = { body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now };
@@ -277,9 +292,10 @@ export function createReceiver(options) {
           + `which it carried instead of ${renamed.map(([option]) => names[option]).join(' and ')}: `
           + `set ${renamed.map(([option, name]) => `${option} to ${name}`).join(' and ')}`, null, delivery, 'headers misnamed');
       }
-      if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration, context);
+      const routed = { ...context, route: route ?? null };
+      if (failure instanceof Refusal) return refuse(failure.failure, delivery, failure.integration ?? route ?? null, routed);
       if (!(failure instanceof CryptoPayError)) throw failure;
-      return refuse(failure, delivery, null, context);
+      return refuse(failure, delivery, route ?? null, routed);
     }
     const { event, matchedSecret } = verified;
     if (!CANONICAL_VERSION.test(event.statusVersion)) throw new Error('status_version is not canonical digits');
@@ -371,6 +387,7 @@ export function createReceiver(options) {
     handle: async (delivery, res) => misplacedNodeRequest('handle', delivery, res, http) ?? handle(delivery),
     fetch: fetchHandler(http),
     node: nodeHandler(http),
+    integration: integrationFaces(routes, http, (delivery, arrived, name) => handle(delivery, arrived ?? clock, name)),
     recordCreated: masking(loop.recordCreated),
     [RECORDABLE]: loop.checkRecordable,
     fulfil: masking(loop.fulfil),

@@ -45,9 +45,16 @@ export function sizeOf(body) {
 export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecret = 0 }) {
   // The lines a request can cause, a few per kind a minute (throttle.mjs).
   const say = lineThrottle();
-  // The mismatches and verified deliveries since the line was last said, and when it was.
-  let since = { from: null, mismatches: 0, verified: 0, changed: 0 };
-  let saidAt = null;
+  // The mismatches and verified deliveries since the line was last said, and when it was: for
+  // the receiver's own faces, and for each integration's route (receiver.integration(name),
+  // whose names are secrets' own: the map holds at most one entry per integration).
+  const fresh = () => ({ since: { from: null, mismatches: 0, verified: 0, changed: 0 }, saidAt: null });
+  const tallies = new Map([[null, fresh()]]);
+  const tallyOf = (route) => {
+    let tally = tallies.get(route);
+    if (tally === undefined) tallies.set(route, (tally = fresh()));
+    return tally;
+  };
 
   // Ids of an authentic delivery refused for its timestamp (its signature verified): for the
   // record, so that the replays to queue can be listed. {} when it has none.
@@ -140,8 +147,9 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
     const secret = changed === '' ? 'the Secret configured is not the one it signs with (during a rotation: the new Secret is '
       + `pending until its activation, then active with the old one retiring${held}), and ` : '';
     const cost = code === 'signature_mismatch' ? `${changed}; if the service sent it, ${secret}${RECOVER}` : '';
-    say(`rejected ${code}`, warn, `rejected: ${failure.message}${cost}`);
-    if (code === 'signature_mismatch') mismatched(context.now, changed !== '');
+    const at = context.route === null || context.route === undefined ? '' : ` at the route of integration "${context.route}"`;
+    say(`rejected ${code}`, warn, `rejected${at}: ${failure.message}${cost}`);
+    if (code === 'signature_mismatch') mismatched(context.now, changed !== '', context.route ?? null);
     emit({ ...seen, status: 400, reason: 'forgery', code });
     return answers.rejected(code);
   }
@@ -149,15 +157,22 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
   // Signature mismatches: forgeries, or the service's own deliveries under a secret this
   // receiver does not hold (rotated and activated in the dashboard, another webhook's or
   // environment's), which deliveries of other integrations verifying between them do not rule out.
-  function mismatched(now, changed) {
+  // A route's (an integration's) tally is its own: one merchant whose Secret changed is said
+  // while the others' deliveries verify.
+  function mismatched(now, changed, route) {
     if (!Number.isSafeInteger(now)) return;
+    const tally = tallyOf(route);
+    const { since } = tally;
     since.from ??= now;
     since.mismatches += 1;
     if (changed) since.changed += 1;
+    const { saidAt } = tally;
     if (since.mismatches < MISMATCHES_SAID || (saidAt !== null && now >= saidAt && now - saidAt < QUIET_SECS)) return;
     const others = since.verified === 0 ? 'none verified'
-      : `${since.verified} verified (forgeries, or, with several integrations, one whose secret changed while the others verify)`;
+      : route !== null ? `${since.verified} verified (forgeries, or a Secret that changed after those)`
+        : `${since.verified} verified (forgeries, or, with several integrations, one whose secret changed while the others verify)`;
     const over = saidAt === null ? '' : ' since this was last said';
+    const where = route === null ? '' : ` to the route of integration "${route}"`;
     // Bodies changed on the way (compressed, a byte order mark: their own lines say so) point at
     // what is in front of the receiver, not at the secret.
     const cause = since.changed === since.mismatches
@@ -170,10 +185,13 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
         + 'as docs/receiver.md says, "A refused delivery, checked by hand", with the service\'s webhook log), and every such event '
         + 'is lost until replayed. Set the signing Secret (during a rotation, the new one as pending first, then active), or let the '
         + 'body through unchanged';
-    error(`${since.mismatches} deliveries failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
-      + `if the service sent them (its webhook log shows them answered 400), ${cause}; ${RECOVER}; said at most once per ${QUIET_SECS} s`);
-    saidAt = now;
-    since = { from: null, mismatches: 0, verified: 0, changed: 0 };
+    // Each route's said as the refusals are besides (a flood spread over the routes of many
+    // integrations would say one each).
+    const sayIt = route === null ? error : (line) => say('mismatches', error, line);
+    sayIt(`${since.mismatches} deliveries${where} failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
+      + `if the service sent them (its webhook log shows them answered 400), ${cause}; ${RECOVER}; said at most once per ${QUIET_SECS} s`
+      + `${route === null ? '' : ' for each integration'}`);
+    Object.assign(tally, fresh(), { saidAt: now });
   }
 
   // The 413 line, here and for a body the HTTP faces stopped reading (`size`: "of N bytes",
@@ -210,8 +228,9 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
       + 'this slow: if the service\'s deliveries are among them, raise bodyTimeoutMs');
   }
 
-  function verified() {
-    if (since.from !== null) since.verified += 1;
+  function verified(route = null) {
+    const tally = tallies.get(route);
+    if (tally !== undefined && tally.since.from !== null) tally.since.verified += 1;
   }
 
   // A delivery that verifies only once the configuration is corrected (a secret without the
