@@ -32,6 +32,11 @@ test('run by Node before init(): it says this is the browser build and how to ha
   assert.match(said, /^invalid_argument: the WebAssembly module is not loaded yet; await init\(\) before the first call \(this is the browser build, running in Node: .*exportConditions: \['node'\] .*platform: 'node'/);
 });
 
+test('run by Bun before init() (STAND-IN: a global Bun in Node): it names Bun\'s build option', () => {
+  const said = inNode(message("api.isValidAmountRaw('1')"), 'globalThis.Bun = {};');
+  assert.match(said, /^invalid_argument: the WebAssembly module is not loaded yet; await init\(\) before the first call \(this is the browser build, running in Bun: .*--target=bun/);
+});
+
 test('run by Node, init() with its default URL (a file: URL fetch cannot read): the same hint', () => {
   const said = inNode(message('await api.init()'));
   assert.match(said, /^invalid_argument: init\(\) could not fetch .*this is the browser build, running in Node/);

@@ -117,7 +117,7 @@ export function assertReady() {
   if (glue === null) {
     throw new CryptoPayError(
       'invalid_argument',
-      `invalid_argument: the WebAssembly module is not loaded yet; await init() before the first call${IN_NODE}`,
+      `invalid_argument: the WebAssembly module is not loaded yet; await init() before the first call${IN_SERVER}`,
     );
   }
 }
@@ -126,7 +126,7 @@ export function assertReady() {
  * Said where only the browser build waits for init() yet Node runs it: a server bundle whose
  * bundler resolved the package without the `node` export condition.
  */
-export const IN_NODE = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.Deno === 'undefined'
+const IN_NODE = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.Deno === 'undefined'
   && typeof globalThis.Bun === 'undefined' && globalThis.navigator?.userAgent !== 'Cloudflare-Workers'
   ? ' (this is the browser build, running in Node: a bundler that did not apply the package\'s `node` export condition chose it; '
     + "the Node build needs no init(): Rollup's nodeResolve({ exportConditions: ['node'] }), esbuild's platform: 'node', "
