@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { bundleWorker, serveWithD1, workerFolder } from '../receiver/lib/d1.mjs';
+import { bundleWorker, serveBundle, serveWithD1, workerFolder } from '../receiver/lib/d1.mjs';
 import { SECRET, SIG_HEADER, TS_HEADER, eventBody, signedHeaders, tempDir } from '../receiver/lib/helpers.mjs';
 import { startStandin } from './lib/standin.mjs';
 
@@ -20,6 +20,9 @@ const API_KEY = 'sk_canary_worker_51e0';
 const GUIDE = readFileSync(fileURLToPath(new URL('../../docs/merchant-loop.md', import.meta.url)), 'utf8');
 const WORKER = /### Cloudflare Workers, D1\n\n```js\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
 const CONFIG = /Its `wrangler.jsonc`:\n\n```jsonc\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
+// The Queue beside it: src/queued.js and the keys it adds to wrangler.jsonc.
+const QUEUED = /#### Orders shipped within seconds: a Queue[\s\S]*?```js\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
+const QUEUE_CONFIG = /#### Orders shipped within seconds: a Queue[\s\S]*?```jsonc\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
 const TABLES = /The shop's own tables[\s\S]*?```sql\n([\s\S]*?)\n```/.exec(GUIDE)?.[1];
 // JSONC without its comments (a // inside a string, as in a URL, kept).
 const parseJsonc = (text) => JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_, string) => string ?? ''));
@@ -245,5 +248,79 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     // its most (a second payment of a shipped order: the shipment, its read, the refund).
     assert.ok(ran.filter((r) => r.payments > 0).length >= 4 && ran.every((r) => r.d1 >= PER_RUN_D1), JSON.stringify(ran));
     assert.equal(ran.at(-1).d1, PER_RUN_D1 + PER_PAYMENT_D1, JSON.stringify(ran));
+  });
+});
+
+// The guide's Queue: the webhook route sends a message once an event is applied, the consumer
+// runs a pass, and a paid order ships without a cron run; a repeat of the delivery sends none.
+describe('the Worker\'s Queue: an order shipped within seconds, no cron run (workerd, Miniflare\'s local Queue)', () => {
+  let standin;
+  let worker;
+  before(async () => {
+    standin = await startStandin((req) => {
+      if (req.path === '/v1/store') return { json: { primary_source: { kind: 'fiat', ref: 'USD', decimals: 2 } } };
+      if (req.method === 'POST' && req.path === '/v1/payments') return { json: { payment_id: 'pay_q1' } };
+      if (req.path === '/v1/payments/pay_q1') {
+        return { text: '{"payment_id":"pay_q1","order_ref":"order-q","source_amount":{"kind":"fiat","currency":"USD","amount_raw":"500"},"status":"paid","status_version":3,"amount_received_raw":"500"}' };
+      }
+      return null;
+    });
+    const dir = workerFolder('loop-worker-queue', '');
+    rmSync(join(dir, 'worker.mjs'));
+    rmSync(join(dir, 'wrangler.json'));
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'index.js'), WORKER);
+    writeFileSync(join(dir, 'src', 'queued.js'), QUEUED);
+    const config = { ...parseJsonc(CONFIG), ...parseJsonc(QUEUE_CONFIG), main: 'src/queued.js' };
+    writeFileSync(join(dir, 'wrangler.jsonc'), JSON.stringify(config, null, 2));
+    const out = await bundleWorker(dir);
+    const [consumer] = config.queues.consumers;
+    worker = await serveBundle(out, {
+      d1Databases: { DB: 'receiver-test' },
+      d1Persist: tempDir(),
+      queueProducers: { [config.queues.producers[0].binding]: config.queues.producers[0].queue },
+      queueConsumers: { [consumer.queue]: { maxBatchSize: consumer.max_batch_size, maxBatchTimeout: consumer.max_batch_timeout, maxRetries: consumer.max_retries } },
+      bindings: {
+        CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+        CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
+      },
+    });
+    worker.db = await worker.mf.getD1Database('DB');
+    for (const statement of TABLES.split(';').map((t) => t.trim()).filter(Boolean)) await worker.db.prepare(statement).run();
+    await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-q', '5.00')").run();
+  });
+  after(async () => {
+    await worker?.dispose();
+    await standin?.close();
+  });
+
+  test('the guide\'s queued.js wraps the Worker, and its config adds a producer and a consumer of one queue', () => {
+    assert.ok(QUEUED?.includes("import shop from './index.js'"), 'docs/merchant-loop.md has src/queued.js');
+    const { queues } = parseJsonc(QUEUE_CONFIG);
+    assert.equal(queues.producers[0].binding, /env\.([A-Z_]+)\.send/.exec(QUEUED)?.[1]);
+    assert.equal(queues.consumers[0].queue, queues.producers[0].queue);
+  });
+
+  test('a paid event recorded: the consumer\'s pass ships the order, once; a repeat of the delivery ships nothing more', async () => {
+    const checkout = await worker.dispatch('http://worker.test/checkout', { method: 'POST', body: JSON.stringify({ orderRef: 'order-q' }) });
+    assert.deepEqual(await checkout.json(), { paymentId: 'pay_q1' });
+    const body = eventBody({ eventId: 'evt_q3', paymentId: 'pay_q1', statusVersion: 3, status: 'paid' });
+    const deliver = async () => {
+      const response = await worker.dispatch('http://worker.test/webhook', { method: 'POST', body, headers: signedHeaders(body) });
+      return [response.status, await response.text()];
+    };
+    assert.deepEqual(await deliver(), [200, '{"received":true,"decision":"apply"}']);
+    const shipments = async () => (await worker.db.prepare('SELECT * FROM shipments').all()).results;
+    const deadline = Date.now() + 15_000;
+    while ((await shipments()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(await shipments(), [{ order_ref: 'order-q', payment_id: 'pay_q1', idempotency_key: 'pay_q1:3' }], 'shipped by the Queue\'s pass, no cron run');
+    assert.deepEqual(await deliver(), [200, '{"received":true,"decision":"duplicate"}']);
+    const confirms = () => standin.requests.filter((r) => r.method === 'GET' && r.path === '/v1/payments/pay_q1').length;
+    assert.equal(confirms(), 1);
+    // A cron run after it finds nothing due.
+    const result = await (await worker.mf.getWorker()).scheduled({ cron: '* * * * *' });
+    assert.equal(result.outcome, 'ok', JSON.stringify(result));
+    assert.equal(confirms(), 1);
+    assert.equal((await shipments()).length, 1);
   });
 });
