@@ -193,9 +193,14 @@ if (existsSync(join(root, 'LICENSE'))) cpSync(join(root, 'LICENSE'), join(out, '
 // every export keeps the name users see in stack traces and util.inspect (tested).
 const nodeSource = join(dist, 'entry', 'node.source.mjs');
 renameSync(join(dist, 'entry', 'node.mjs'), nodeSource);
+// The glue makes a TextDecoder as it loads: where there is none (Jest's jsdom environment
+// removes Node's), a load fails with a bare ReferenceError; this one names the fix.
+const NO_TEXT_DECODER = 'if (typeof TextDecoder === "undefined") throw new Error("cryptopay-verify: TextDecoder is not defined '
+  + 'here, and the package needs it: a test environment that removes it (Jest\'s jsdom) runs this code; give the test file '
+  + '/** @jest-environment node */ (server code runs in Node anyway)");';
 for (const [format, file] of [['esm', 'node.mjs'], ['cjs', 'node.cjs']]) {
   run(bin('esbuild'), [nodeSource, '--bundle', `--format=${format}`, '--platform=node',
-    '--target=node18', '--log-level=warning', `--outfile=${join(dist, 'entry', file)}`]);
+    '--target=node18', '--log-level=warning', `--banner:js=${NO_TEXT_DECODER}`, `--outfile=${join(dist, 'entry', file)}`]);
 }
 rmSync(nodeSource);
 // Both entries inline the bytes: the module they were bundled from ships no more (200 KB).

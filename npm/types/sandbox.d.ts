@@ -177,6 +177,7 @@ export type SandboxLog = (line: string, entry: SandboxLogEntry) => void;
  * a later activation replaced its secret, or a restart came in between), `expired`,
  * `webhook_loopback`, `webhook_url_changed`, `webhook_headers_changed` (a start on a data file
  * that names other header names for the kept webhook), `exposed` (not listening on loopback only),
+ * `seeded` (at a start that shuffles or duplicates deliveries: its `seed`),
  * `data_file` (at a start with a data file: `resumed`, `folder_created`, and the `payments`,
  * `events` and `deliveries_pending` it holds),
  * `delivery_error` or `internal_error` (a fault of the sandbox);

@@ -2056,3 +2056,14 @@ describe('the facts the build wrote from the core', () => {
     assert.deepStrictEqual(esm.errorCodes(), facts.ERROR_CODES.split(","));
   });
 });
+
+test('loaded where there is no TextDecoder (Jest\'s jsdom environment): an error naming the fix, from both Node entries', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const entries = [['-e', `globalThis.TextDecoder = undefined; require(${JSON.stringify(join(packageDir, 'dist', 'entry', 'node.cjs'))})`],
+    ['--input-type=module', '-e', `globalThis.TextDecoder = undefined; await import(${JSON.stringify(pathToFileURL(join(packageDir, 'dist', 'entry', 'node.mjs')).href)})`]];
+  for (const args of entries) {
+    const run = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr, /cryptopay-verify: TextDecoder is not defined here, and the package needs it: .*Jest's jsdom.*\/\*\* @jest-environment node \*\//);
+  }
+});

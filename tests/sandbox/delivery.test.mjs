@@ -606,6 +606,38 @@ describe('a merchant\'s test suite around the sandbox', () => {
     assert.ok(calls > 2, `the log was called (${calls})`);
   });
 
+  test('a run that shuffles or duplicates gives its log the seed first; one that does neither says none', async () => {
+    const hook = await endpointWith(() => ({ status: 200 }));
+    const entries = [];
+    await sandboxWith({ webhookUrl: hook.url, shuffle: true, duplicateRate: 0.5, seed: 7, log: (line, entry) => entries.push([line, entry]) });
+    const [line, entry] = entries.find(([, e]) => e.type !== 'webhook_loopback');
+    assert.deepEqual(entry, { type: 'seeded', seed: 7 });
+    assert.equal(line, 'deliveries shuffled and duplicated at rate 0.5 by seed 7: startSandbox({ seed: 7 }) repeats them');
+    const plain = [];
+    await sandboxWith({ webhookUrl: hook.url, seed: 7, log: (l, e) => plain.push(e.type) });
+    assert.ok(!plain.includes('seeded'), plain.join());
+  });
+
+  test('a faked Date moved ahead, then restored: a replay is signed with the clock the test shows again, not ahead of it', async (t) => {
+    const hook = await endpointWith(() => ({ status: 200 }));
+    const sandbox = await sandboxWith({ webhookUrl: hook.url });
+    const p = await createPayment(sandbox, '100');
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 300 * 1000 });
+    try {
+      await sandbox.pay(p.payment_id, '100');
+      await sandbox.delivered({ timeoutMs: 10_000 });
+    } finally {
+      t.mock.timers.reset();
+    }
+    const ahead = Number(hook.requests.at(-1).headers['x-webhook-timestamp']);
+    assert.ok(ahead - Math.floor(Date.now() / 1000) > 250, 'signed with the faked clock');
+    const [event] = (await sandbox.delivered()).filter((a) => a.payment_id === p.payment_id).slice(-1);
+    await sandbox.replay(event.event_id);
+    await sandbox.delivered({ timeoutMs: 10_000 });
+    assert.ok(Math.abs(Number(hook.requests.at(-1).headers['x-webhook-timestamp']) - Math.floor(Date.now() / 1000)) <= 1,
+      `replayed at ${hook.requests.at(-1).headers['x-webhook-timestamp']}, now ${Math.floor(Date.now() / 1000)}`);
+  });
+
   test('fake timers and a fake Date in the test (node:test mock.timers, after the import): deliveries, retries and delivered() go on', async (t) => {
     let n = 0;
     const hook = await endpointWith(() => ({ status: (n += 1) === 1 ? 503 : 200 }));

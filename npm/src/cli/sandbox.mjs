@@ -129,6 +129,7 @@ async function startCommand(argv) {
     seed: seed(opts),
     // Lines logged while starting wait for the banner, then come in order.
     log: (line, entry) => {
+      if (entry?.type === 'seeded') return; // the banner and the started line print the seed
       const text = json
         ? `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`
         : `${new Date().toISOString().slice(11, 23)}  ${line}\n`;

@@ -31,6 +31,10 @@ import { draw } from './random.mjs';
 import { nextDeliveryStep } from './rules.mjs';
 import { secretTag } from './webhook.mjs';
 
+// How far the last timestamp of an event may run ahead of the clock before the clock is taken
+// to have been set back: attempts within one second run ahead a second each, never this far.
+const CLOCK_SET_BACK_SECS = 60;
+
 /** Deliveries in flight at once, across payments. */
 const MAX_IN_FLIGHT = 8;
 /** With shuffle, each delivery is held back for up to this long, drawn from the seed. */
@@ -286,7 +290,12 @@ export function createDelivery({ store, options, log }) {
     const last = lastTimestamp.get(job.event_id) ?? 0;
     const old = signedBeforeSwitch(job) ? webhook.secrets.retiring : undefined;
     const floor = resumed.delete(job.id) ? Math.max(last + 1, startSecond) : last;
-    const seconds = Math.max(old !== undefined ? job.signed_at : Math.floor(Date.now() / 1000), floor + 1);
+    const now = Math.floor(Date.now() / 1000);
+    // A clock set back further than such attempts run ahead (a test's faked Date restored, a
+    // host's clock corrected): signed with the clock's time, not hours ahead of it, where
+    // every receiver would refuse it.
+    const back = old === undefined && floor + 1 - now > CLOCK_SET_BACK_SECS;
+    const seconds = back ? now : Math.max(old !== undefined ? job.signed_at : now, floor + 1);
     lastTimestamp.set(job.event_id, seconds);
     const timestamp = String(seconds);
     const signature = signWebhook({ secret: old ?? webhook.secrets.active, timestamp, body });

@@ -116,6 +116,12 @@ export async function startSandbox(input = {}) {
         'so anyone who reaches this address can use them', { type: 'exposed', host: options.host });
     }
     if (store.durable) logDataFile(store, log);
+    // The seed a shuffled or duplicated run follows, first: a test that fails once delivered()
+    // resolved can be repeated from its output.
+    if (options.shuffle || options.duplicateRate > 0) {
+      log(`deliveries ${[options.shuffle ? 'shuffled' : '', options.duplicateRate > 0 ? `duplicated at rate ${options.duplicateRate}` : ''].filter(Boolean).join(' and ')} `
+        + `by seed ${options.seed}: startSandbox({ seed: ${options.seed} }) repeats them`, { type: 'seeded', seed: options.seed });
+    }
     service.sweep();
     service.scheduleExpiry();
     delivery.start();
