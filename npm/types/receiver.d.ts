@@ -1102,13 +1102,22 @@ export interface DeliveryRecord {
   code?: ErrorCode | 'integration_mismatch' | 'integration_unknown' | undefined;
   /**
    * The integration whose secret verified it (`null`: none, or a receiver with one); for a
-   * delivery to {@link Receiver.integration}'s faces that was refused unverified, the
-   * integration of that route.
+   * delivery to {@link Receiver.integration}'s faces of a name `secrets` holds that was
+   * refused unverified, the integration of that route.
    *
    * @example
    * integration: 'shop-eu'
    */
   integration?: string | null | undefined;
+  /**
+   * For a delivery to {@link Receiver.integration}'s faces, the name it was given (the
+   * route's parameter, request data: a name `secrets` does not hold is shown cut to 100
+   * characters). Absent for the receiver's own faces.
+   *
+   * @example
+   * route: 'shop-eu'
+   */
+  route?: string | undefined;
   /**
    * The kind of the secret that verified it.
    *
@@ -1959,16 +1968,17 @@ export interface Receiver {
    * The faces of one integration, for a receiver whose `secrets` names several (a platform
    * holding each connected merchant's Secret, one webhook URL per merchant): a delivery to
    * them is verified with that integration's secrets alone, so it costs one integration's
-   * HMACs however many `secrets` holds, and a refusal is recorded (`onOutcome`'s
-   * `integration`) and logged with the integration it came for, one merchant's rotated Secret
-   * said apart from the others' deliveries. The name is only the secret to try first: a
-   * delivery is recorded under the integration whose secret verified it, and one that
-   * another integration's secret verifies (its webhook registered with this route's URL, or
-   * two secrets swapped) is recorded as that one's and logged, tried so at most 20 times a
-   * second (past that, refused 400 as a forgery). A name `secrets` does not hold (a merchant
-   * connected since the receiver was created, or removed) is answered 500
-   * `integration_unknown`, unverified, so that the service retries it. The same object is
-   * returned for the same name.
+   * HMACs however many `secrets` holds, and every `onOutcome` record of them carries the
+   * `route`, a refusal the route's `integration` too, and its log line the integration it came
+   * for: one merchant's rotated Secret is said apart from the others' deliveries. A delivery
+   * only another integration's secret verifies (that integration's webhook registered with
+   * this route's URL, or two secrets swapped in `secrets`) is recorded under neither: 500
+   * `integration_mismatch`, logged naming both, so that the service retries it once the URL
+   * or the secrets are right. The other integrations are tried so at most 20 times a second
+   * (forged requests to any route count): past that such a delivery is answered 503 `busy`,
+   * retried, never a final 400. A name `secrets` does not hold (a merchant connected since
+   * the receiver was created, or removed) is answered 500 `integration_unknown`, unverified,
+   * so that the service retries it. The same object is returned for the same name.
    *
    * @throws {CryptoPayError} `invalid_argument`: a name that is not a string, or a receiver
    * whose `secrets` names no integrations (a lazy receiver answers that 500 `not_configured`).

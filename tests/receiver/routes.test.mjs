@@ -1,8 +1,9 @@
 // One route per integration (receiver.integration(name)): a platform's `/webhooks/:merchant`
 // behind Express and a real node:http server, the Fetch face and handle, on a real SQLite
 // file. A route's delivery is verified with that integration's secrets alone, recorded under
-// the integration whose secret verified it, refused and said with the route's integration; a
-// name secrets does not hold is a 500 the service retries; a lazy receiver routes the same.
+// it, refused and said with the route's integration; one only another integration's secret
+// verifies is recorded under neither and retried (500, or 503 past the cross-checks); a name
+// secrets does not hold is a 500 the service retries; a lazy receiver routes the same.
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -64,13 +65,14 @@ describe('receiver.integration(name): Express /webhooks/:shop on a SQLite file',
     const row = sqliteRows(db).events.find((event) => event.event_id === `evt_route_${n}`);
     assert.equal(row.integration, 'shop-b');
     assert.equal(outcomes.at(-1).integration, 'shop-b');
+    assert.equal(outcomes.at(-1).route, 'shop-b');
   });
 
   test('a forgery to a route is refused, recorded and said with the route\'s integration', async () => {
     const body = next();
     const answer = await post('shop-c', body, forged(body));
     assert.deepEqual([answer.status, answer.text], [400, '{"error":"signature_mismatch"}']);
-    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: 'shop-c', bodyBytes: body.length, status: 400, reason: 'forgery', code: 'signature_mismatch' });
+    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: 'shop-c', route: 'shop-c', bodyBytes: body.length, status: 400, reason: 'forgery', code: 'signature_mismatch' });
     assert.ok(log.lines.at(-1).startsWith('warn cryptopay-verify/receiver: rejected at the route of integration "shop-c": '), log.lines.at(-1));
     assert.equal(sqliteRows(db).events.some((event) => event.event_id === `evt_route_${n}`), false);
   });
@@ -79,13 +81,14 @@ describe('receiver.integration(name): Express /webhooks/:shop on a SQLite file',
     const body = next();
     const answer = await post('shop-gone', body, signed(body, 'shop-a'));
     assert.deepEqual([answer.status, answer.text], [500, '{"error":"integration_unknown"}']);
-    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: null, bodyBytes: body.length, status: 500, reason: 'misconfigured', code: 'integration_unknown' });
+    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: null, route: 'shop-gone', bodyBytes: body.length, status: 500, reason: 'misconfigured', code: 'integration_unknown' });
     assert.match(log.lines.at(-1), /^error cryptopay-verify\/receiver: integration_unknown: a delivery came to the route of integration "shop-gone", which secrets does not name \(it names 3\): not verified; answered 500/);
     assert.equal(sqliteRows(db).events.some((event) => event.event_id === `evt_route_${n}`), false);
     // The name is request data: quoted as JSON and cut, never a line of its own.
     const long = `x\n${'y'.repeat(300)}`;
     await post(long, body, signed(body, 'shop-a'));
     assert.ok(log.lines.at(-1).includes(`integration "x\\n${'y'.repeat(98)}..."`), log.lines.at(-1));
+    assert.equal(outcomes.at(-1).route, `x\n${'y'.repeat(98)}...`);
   });
 
   test('five mismatches at one route are said for that integration while another\'s deliveries verify', async () => {
@@ -122,6 +125,12 @@ describe('receiver.integration(name): the Fetch face and handle', () => {
       && /this receiver's secrets is one set with no names: use receiver.fetch, node or handle/.test(error.message));
   });
 
+  test('what a route\'s face answers before verifying (a GET: 405) is recorded with the route', async () => {
+    const answer = await receiver.integration('shop-c').fetch(new Request('https://shop.example/webhooks/shop-c', { method: 'GET' }));
+    assert.equal(answer.status, 405);
+    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', status: 405, reason: 'method', integration: null, route: 'shop-c' });
+  });
+
   test('fetch and handle verify with the route\'s secrets and record under the integration', async () => {
     const one = next();
     const fetched = await receiver.integration('shop-c').fetch(request(one, signed(one, 'shop-c', clock)));
@@ -134,24 +143,28 @@ describe('receiver.integration(name): the Fetch face and handle', () => {
     assert.equal(rows.find((event) => event.event_id === `evt_route_${n}`).integration, 'shop-a');
   });
 
-  test('another integration\'s delivery at a route is recorded as that one\'s and said; tried so at most 20 times a second', async () => {
+  test('another integration\'s delivery at a route is recorded under neither: 500 integration_mismatch, or 503 past 20 cross-checks a second', async () => {
     clock += 10;
     // Twenty forgeries in this second use up the cross-checks: a delivery of shop-a's at shop-b's
-    // route is then refused as they are (a 400), and recorded as shop-a's in the next second.
+    // route is then answered 503 (retried), never a final 400; in the next second it is checked
+    // against the others, found shop-a's, and answered 500, said naming both.
     for (let i = 0; i < 20; i += 1) {
       const bad = next();
       assert.equal((await receiver.integration('shop-b').handle({ body: bad, headers: forged(bad, clock) })).status, 400);
     }
     const misrouted = next();
-    const refused = await receiver.integration('shop-b').handle({ body: misrouted, headers: signed(misrouted, 'shop-a', clock) });
-    assert.deepEqual([refused.status, refused.body], [400, '{"error":"signature_mismatch"}']);
-    assert.equal(outcomes.at(-1).integration, 'shop-b');
+    const busy = await receiver.integration('shop-b').handle({ body: misrouted, headers: signed(misrouted, 'shop-a', clock) });
+    assert.deepEqual([busy.status, busy.body, busy.headers['retry-after']], [503, '{"error":"busy"}', '5']);
+    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: 'shop-b', route: 'shop-b', bodyBytes: misrouted.length, status: 503, reason: 'busy', code: 'signature_mismatch' });
     clock += 1;
     const again = await receiver.integration('shop-b').handle({ body: misrouted, headers: signed(misrouted, 'shop-a', clock) });
-    assert.deepEqual([again.status, again.body], [200, '{"received":true,"decision":"apply"}']);
-    assert.equal(outcomes.at(-1).integration, 'shop-a');
-    assert.equal(sqliteRows(db).events.find((event) => event.event_id === `evt_route_${n}`).integration, 'shop-a');
-    assert.match(log.lines.at(-1), /^warn cryptopay-verify\/receiver: a delivery to the route of integration "shop-b" verified with the secret of integration "shop-a", and is recorded as that one's: the webhook of "shop-a" at the service points at "shop-b"'s route/);
+    assert.deepEqual([again.status, again.body], [500, '{"error":"integration_mismatch"}']);
+    assert.deepEqual(outcomes.at(-1), { kind: 'delivery', integration: 'shop-a', route: 'shop-b', bodyBytes: misrouted.length, status: 500, reason: 'misconfigured', code: 'integration_mismatch' });
+    assert.equal(sqliteRows(db).events.some((event) => event.event_id === `evt_route_${n}`), false);
+    assert.match(log.lines.at(-1), new RegExp(`^error cryptopay-verify/receiver: integration_mismatch: a delivery to the route of integration "shop-b" verified with the secret of integration "shop-a" \\(payment "pay_route_${n}"\\): not recorded; answered 500 so that the service retries it\\. Either the webhook of "shop-a" at the service points at "shop-b"'s route`));
+    // Delivered to its own route, it is recorded.
+    const own = await receiver.integration('shop-a').handle({ body: misrouted, headers: signed(misrouted, 'shop-a', clock) });
+    assert.deepEqual([own.status, own.body], [200, '{"received":true,"decision":"apply"}']);
   });
 
   test('a lazy receiver routes the same; one whose secrets name none answers 500 not_configured', async () => {

@@ -6,6 +6,11 @@
 import { SECRET_MIN_CHARS, hideKnown, longestFirst, oneLine } from '../api/redact.mjs';
 import { describeError } from './stores/common.mjs';
 
+/** The route a delivery came through, on the delivery handle() passes along (records name it). */
+export const ROUTE = Symbol('route');
+/** `{ route }` for a record of a delivery that came through a route, else {}. */
+export const routeOf = (delivery) => (delivery?.[ROUTE] === undefined ? {} : { route: delivery[ROUTE] });
+
 const DELIVERY_REASONS = ['recorded', 'quarantined', 'forgery', 'skew', 'headers', 'too_large', 'misconfigured',
   'store_unavailable', 'busy', 'body_timeout', 'method', 'internal'];
 const DECISIONS = ['apply', 'duplicate', 'stale'];

@@ -75,7 +75,9 @@ export function notFoundHint(failure, integration, byOrder) {
     : byOrder
       ? `confirm was called with integration "${integration}", the order's: if another integration's API key created the payment, `
         + 'the order was recorded under the wrong one; mend the integration column of its row in the orders table'
-      : `confirm was called with integration "${integration}", whose secret verified the event: confirm must use that integration's API key`;
+      : `confirm was called with integration "${integration}", whose secret verified the event: confirm must use that integration's API key; `
+        + 'if it does, the payment was recorded under the wrong integration (two integrations\' secrets swapped in secrets when its first '
+        + 'event came): set the integration column of its rows in the payments and events tables to the account that created it';
   return new Error(`${describeError(failure)}; ${through}`);
 }
 

@@ -20,9 +20,9 @@ import {
 } from './integrations.mjs';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_BUFFERED_BYTES, MAX_ID_BYTES, MILLISECONDS, PAST } from './limits.mjs';
 import { checkOptions, skewWarnings, storeMaxBody } from './options.mjs';
-import { declaresNoBody, logLines, observer } from './observe.mjs';
+import { ROUTE, declaresNoBody, logLines, observer, routeOf } from './observe.mjs';
 import { refusals, sizeOf } from './refusals.mjs';
-import { integrationFaces, routing } from './routes.mjs';
+import { integrationFaces, routing, shownRoute } from './routes.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { describeError, invalid, shownError, stuckFix, transientHint } from './stores/common.mjs';
 
@@ -233,6 +233,7 @@ export function createReceiver(options) {
     try {
       keys = verifiers ?? await keyed();
       if (route !== undefined) {
+        delivery = { ...delivery, [ROUTE]: shownRoute(route) };
         keys = routes.keysOf(keys, route);
         if (keys === null) return routes.unknown(route, delivery);
       }
@@ -252,9 +253,9 @@ export function createReceiver(options) {
       try {
         ({ verified, integration } = verifyAny(keys, call));
       } catch (failure) {
-        const other = route === undefined ? null : routes.elsewhere(verifiers, route, call, failure);
-        if (other === null) throw failure;
-        ({ verified, integration } = other);
+        const answer = route === undefined ? null : routes.elsewhere(verifiers, route, call, failure, delivery);
+        if (answer === null) throw failure;
+        return answer;
       }
       verifiedOne(route);
     } catch (failure) {
@@ -302,14 +303,14 @@ export function createReceiver(options) {
     // The data object's exact text, as it arrived (never re-serialized: 128.10 stays 128.10).
     const data = event.dataText;
     const seen = {
-      kind: 'delivery', integration, secretKind: matchedSecret, eventId: event.eventId, paymentId: event.paymentId,
+      kind: 'delivery', integration, ...routeOf(delivery), secretKind: matchedSecret, eventId: event.eventId, paymentId: event.paymentId,
       statusVersion: event.statusVersion, bodyBytes: sizeOf(delivery.body),
     };
     // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
     const limited = unrecordable(event, data, store, maxBody);
     if (limited !== null) {
-      const kept = { kind: 'delivery', integration, secretKind: matchedSecret, bodyBytes: seen.bodyBytes };
+      const kept = { kind: 'delivery', integration, ...routeOf(delivery), secretKind: matchedSecret, bodyBytes: seen.bodyBytes };
       return keep(limited, delivery.body, 'that this store cannot record as an event', kept);
     }
     const decision = await stored(() => store.record({

@@ -6,7 +6,7 @@ import { parseEvent } from 'cryptopay-verify';
 import { underscoreHint } from '../api/hints.mjs';
 import { answers } from './answers.mjs';
 import { authentic } from './integrations.mjs';
-import { bodyHint, headerNames, nearMisses } from './observe.mjs';
+import { bodyHint, headerNames, nearMisses, routeOf } from './observe.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { EVICT_AFTER_MS } from './limits.mjs';
 
@@ -69,7 +69,7 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
 
   async function refuse(failure, delivery, integration, context) {
     const { code } = failure;
-    const seen = { kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body) };
+    const seen = { kind: 'delivery', integration, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body) };
     if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
     if (code === 'body_too_large') {
       tooLarge(`of ${seen.bodyBytes} bytes`);
@@ -243,7 +243,7 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
     const replay = kind === 'secret padded' ? '' : '. If other deliveries are recorded meanwhile, this may instead be a captured '
       + 'delivery sent again with that change, within maxSkewSecs of its timestamp: nothing of it was accepted';
     say(`misconfigured ${kind}`, error, `${why}; answered 500 (a 400 is never retried) so that the service retries meanwhile${replay}`);
-    emit({ kind: 'delivery', integration, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
+    emit({ kind: 'delivery', integration, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'invalid_argument' });
     return answers.misconfigured('invalid_argument');
   }
 
@@ -266,7 +266,7 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
         + 'is never retried) so that the service retries it, signed with the active secret; end the next overlap later than the '
         + `service's retries take; said once per ${LATE_SECS} s`);
     }
-    emit({ kind: 'delivery', integration: name, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
+    emit({ kind: 'delivery', integration: name, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'signature_mismatch' });
     return answers.misconfigured('signature_mismatch');
   }
 

@@ -1,21 +1,26 @@
 // One route per integration: `receiver.integration(name)` gives the faces of one integration
 // (a platform's `/webhooks/:merchant`), whose deliveries are verified against that
 // integration's secrets alone, so a delivery costs one integration's HMACs, not every one's,
-// and a refusal is said and recorded with the integration it came for. The route only picks
-// the secret to try: it is request data, so it never vouches for anything, and a delivery is
-// recorded under the integration whose secret verified it, as without routes.
+// and a refusal is said and recorded with the integration it came for. The route says whose
+// delivery it is: one that only another integration's secret verifies (its webhook registered
+// with this route's URL, or two secrets swapped in the configuration) is recorded under
+// neither, answered 500 so that the service retries it once the URL or the secrets are right.
 
 import { answers } from './answers.mjs';
 import { fetchHandler, misplacedNodeRequest, nodeHandler } from './http.mjs';
 import { Refusal, verifyAny } from './integrations.mjs';
+import { routeOf } from './observe.mjs';
 import { sizeOf } from './refusals.mjs';
 import { lineThrottle } from './throttle.mjs';
 import { invalid } from './stores/common.mjs';
 
 // A delivery to one integration's route that no secret of it verifies is tried against the
 // others' (a webhook registered with another merchant's URL, two secrets swapped) at most this
-// many times a second: forged requests to any route must not each cost every integration's HMAC.
+// many times a second: forged requests to any route must not each cost every integration's
+// HMAC. Past that, it is answered 503 (retried), never a final 400 that an unchecked
+// delivery of another integration's would be lost to.
 export const CROSS_CHECKS_PER_SEC = 20;
+
 // The most of a route's name a line quotes (it is request data).
 const QUOTED_CHARS = 100;
 
@@ -27,7 +32,9 @@ export function checkName(name) {
   }
 }
 
-const quoted = (name) => JSON.stringify(name.length > QUOTED_CHARS ? `${name.slice(0, QUOTED_CHARS)}...` : name);
+/** A route's name as records and lines show it: request data, cut to QUOTED_CHARS. */
+export const shownRoute = (name) => (name.length > QUOTED_CHARS ? `${name.slice(0, QUOTED_CHARS)}...` : name);
+const quoted = (name) => JSON.stringify(shownRoute(name));
 
 /**
  * The routing of a receiver over `integrations` ([{ name, secrets }]): `check(name)` for
@@ -64,10 +71,10 @@ export function routing({ integrations, warn, error, emit }) {
   function unknown(route, delivery) {
     say('unknown', error, `integration_unknown: a delivery came to the route of integration ${quoted(route)}, which secrets does not name `
       + `(it names ${names.size}): not verified; answered 500 so the service retries it. A merchant connected since this receiver was `
-      + 'created: create it again with that merchant\'s secrets (docs/merchant-loop.md, "One route per integration"); one removed: delete '
-      + 'its webhook at the service, which retries until its retries run out; otherwise the route\'s parameter is not the name '
-      + 'secrets gives the integration');
-    emit({ kind: 'delivery', integration: null, bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'integration_unknown' });
+      + 'created: create it again with that merchant\'s secrets (docs/merchant-loop.md, "One route per integration"); one removed: stop '
+      + 'its webhook in the service\'s dashboard (Edit Webhook, its delivery state), or the service retries until its retries run '
+      + 'out; otherwise the route\'s parameter is not the name secrets gives the integration');
+    emit({ kind: 'delivery', integration: null, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body), status: 500, reason: 'misconfigured', code: 'integration_unknown' });
     return answers.misconfigured('integration_unknown');
   }
 
@@ -81,13 +88,23 @@ export function routing({ integrations, warn, error, emit }) {
 
   /**
    * For a delivery to `route` that its secrets refused with `failure` (a signature_mismatch):
-   * `{ verified, integration }` when another integration's secret verifies it (recorded as that
-   * one's, said once a minute at most), else null. Throws a Refusal when another integration's
-   * secret matched but the delivery is refused (its timestamp past maxSkewSecs: authentic).
+   * its answer when another integration's secret verifies it (500 integration_mismatch, said),
+   * or when the others could not be tried (503 busy: past CROSS_CHECKS_PER_SEC), else null (a
+   * forgery, or this integration's Secret changed: its refusal stands). Throws the Refusal of
+   * another integration's secret that matched a delivery refused all the same (its timestamp
+   * past maxSkewSecs: authentic).
    */
-  function elsewhere(keys, route, call, failure) {
+  function elsewhere(keys, route, call, failure, delivery) {
     if (!(failure instanceof Refusal) || failure.failure.code !== 'signature_mismatch' || keys.length < 2) return null;
-    if (!Number.isSafeInteger(call.nowSecs) || !take(call.nowSecs)) return null;
+    if (!Number.isSafeInteger(call.nowSecs)) return null;
+    const seen = { kind: 'delivery', integration: route, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body) };
+    if (!take(call.nowSecs)) {
+      say('unchecked', warn, `answered 503 busy a delivery to the route of integration ${quoted(route)} that its secrets do not verify: `
+        + `the other integrations' were tried ${CROSS_CHECKS_PER_SEC} times this second already (forged requests, or the deliveries of `
+        + 'an integration whose webhook points at this route); the service retries it');
+      emit({ ...seen, status: 503, reason: 'busy', code: 'signature_mismatch' });
+      return answers.busy();
+    }
     let found;
     try {
       found = verifyAny(keys.filter(({ name }) => name !== route), call);
@@ -95,12 +112,14 @@ export function routing({ integrations, warn, error, emit }) {
       if (other instanceof Refusal && other.integration === null) return null;
       throw other;
     }
-    say('elsewhere', warn, `a delivery to the route of integration ${quoted(route)} verified with the secret of integration `
-      + `${quoted(found.integration)}, and is recorded as that one's: the webhook of "${found.integration}" at the service points at `
-      + `"${route}"'s route (the URL registered for it), or the two integrations' secrets are swapped in secrets. Put the URL or the `
-      + `secrets right: such deliveries are tried against the other integrations at most ${CROSS_CHECKS_PER_SEC} times a second, and `
-      + 'past that refused 400 (final) as forgeries');
-    return found;
+    const { integration, verified } = found;
+    say('elsewhere', error, `integration_mismatch: a delivery to the route of integration ${quoted(route)} verified with the secret of `
+      + `integration ${quoted(integration)} (payment ${JSON.stringify(verified.event.paymentId)}): not recorded; answered 500 so that the `
+      + `service retries it. Either the webhook of "${integration}" at the service points at "${route}"'s route (the URL registered `
+      + 'for it: set it to its own, in the service\'s dashboard, Edit Webhook), or the two integrations\' secrets are swapped in secrets (each merchant\'s Secret under the '
+      + 'other\'s name: swap them back)');
+    emit({ ...seen, integration, status: 500, reason: 'misconfigured', code: 'integration_mismatch' });
+    return answers.misconfigured('integration_mismatch');
   }
 
   return { check, keysOf, unknown, elsewhere };
@@ -118,7 +137,13 @@ export function integrationFaces(routes, http, handle) {
     const known = routes.check(name);
     let face = faces.get(name);
     if (face !== undefined) return face;
-    const routed = { ...http, handle: (delivery, arrived) => handle(delivery, arrived, name) };
+    const shown = shownRoute(name);
+    const routed = {
+      ...http,
+      handle: (delivery, arrived) => handle(delivery, arrived, name),
+      // What the faces answer before handle (405, 413, busy, a body not raw) names the route too.
+      answered: (status, reason, detail, read) => http.answered(status, reason, { ...detail, route: shown }, read),
+    };
     face = Object.freeze({
       name,
       handle: async (delivery, res) => misplacedNodeRequest('handle', delivery, res, http) ?? handle(delivery, undefined, name),

@@ -158,7 +158,7 @@ export const sqlState = (error) => (error?.code === 'ERR_POSTGRES_SERVER_ERROR' 
 const STUCK_STATES = {
   '25006': 'the database is read-only (a standby, as after a failover, or default_transaction_read_only = on): connect to the primary',
   '42501': 'this role may not use the receiver\'s tables: GRANT SELECT, INSERT, UPDATE on the tables events, payments, quarantine, orders and fulfilment, SELECT on schema (each name after the prefix), USAGE on the quarantine id sequence, and USAGE on the schema that holds them to it (docs/receiver.md has the statements)',
-  '42P01': 'a table of the receiver is missing (dropped, or another search_path): restart the receiver so that ready() creates it, or run the schema statements',
+  '42P01': 'a table of the receiver is missing (dropped: a migration tool that took it for drift, Prisma Migrate among them, drops it; or another search_path): with createTables (the default), restart the receiver so that ready() creates it; with createTables: false, run dist/receiver/schema/postgres-schema.sql again (a migration tool lists its migration as applied already: run the file by hand). Restore the rows it held from a backup (docs/receiver.md)',
 };
 const STUCK = [
   [/Client has encountered a connection error and is not queryable|Client was closed and is not queryable/,
