@@ -28,6 +28,17 @@ const TABLES = /The shop's own tables[\s\S]*?```sql\n([\s\S]*?)\n```/.exec(GUIDE
 const parseJsonc = (text) => JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_, string) => string ?? ''));
 const SECRETS = ['CRYPTOPAY_API_KEY', 'CRYPTOPAY_WEBHOOK_SECRET'];
 
+// The vars and secrets the guide's Worker reads, for a test against `standin`.
+const guideBindings = (standin) => ({
+  CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
+  CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
+});
+// The shop's own tables of the guide, and one order of it.
+async function shopTables(db, orderRef, total) {
+  for (const statement of TABLES.split(';').map((t) => t.trim()).filter(Boolean)) await db.prepare(statement).run();
+  await db.prepare('INSERT INTO orders (order_ref, total) VALUES (?, ?)').bind(orderRef, total).run();
+}
+
 // The Worker served through a wrapper that counts what each scheduled run costs against the
 // platform's limits per invocation: D1 statements (each of a batch() counted) and fetches.
 const COUNTING = `import worker from './index.js';
@@ -125,13 +136,9 @@ describe('the loop in a Worker on D1 (workerd)', () => {
     // Its vars, the header names and the service's URL set for this test.
     worker = await serveWithD1(out, {
       persistDir: tempDir(),
-      bindings: {
-        CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
-        CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
-      },
+      bindings: guideBindings(standin),
     });
-    for (const statement of TABLES.split(';').map((t) => t.trim()).filter(Boolean)) await worker.db.prepare(statement).run();
-    await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-w', '128.00')").run();
+    await shopTables(worker.db, 'order-w', '128.00');
   });
   after(async () => {
     await worker?.dispose();
@@ -280,14 +287,10 @@ describe('the Worker\'s Queue: an order shipped within seconds, no cron run (wor
       d1Persist: tempDir(),
       queueProducers: { [config.queues.producers[0].binding]: config.queues.producers[0].queue },
       queueConsumers: { [consumer.queue]: { maxBatchSize: consumer.max_batch_size, maxBatchTimeout: consumer.max_batch_timeout, maxRetries: consumer.max_retries } },
-      bindings: {
-        CRYPTOPAY_WEBHOOK_SECRET: SECRET, TIMESTAMP_HEADER: TS_HEADER, SIGNATURE_HEADER: SIG_HEADER,
-        CRYPTOPAY_BASE_URL: standin.baseUrl, CRYPTOPAY_API_KEY: API_KEY,
-      },
+      bindings: guideBindings(standin),
     });
     worker.db = await worker.mf.getD1Database('DB');
-    for (const statement of TABLES.split(';').map((t) => t.trim()).filter(Boolean)) await worker.db.prepare(statement).run();
-    await worker.db.prepare("INSERT INTO orders (order_ref, total) VALUES ('order-q', '5.00')").run();
+    await shopTables(worker.db, 'order-q', '5.00');
   });
   after(async () => {
     await worker?.dispose();
