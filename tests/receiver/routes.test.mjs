@@ -101,7 +101,7 @@ describe('receiver.integration(name): Express /webhooks/:shop on a SQLite file',
     }
     const said = log.lines.slice(before).filter((line) => /deliveries to the route of integration "shop-b" failed to verify/.test(line));
     assert.equal(said.length, 1, log.lines.slice(before).join('\n'));
-    assert.match(said[0], /^error cryptopay-verify\/receiver: 5 deliveries to the route of integration "shop-b" failed to verify \(signature_mismatch\) over \d+ s, none verified: /);
+    assert.match(said[0], /^error cryptopay-verify\/receiver: 5 deliveries to the route of integration "shop-b" failed to verify \(signature_mismatch\) over \d+ s, none verified; the last that verified at this route came \d+ s ago: /);
   });
 });
 
@@ -201,4 +201,24 @@ test('a merchant connected later: its route is answered 500 until a receiver mad
   const retried = await deliver();
   assert.deepEqual([retried.status, await retried.text()], [200, '{"received":true,"decision":"apply"}']);
   assert.equal(sqliteRows(db).events.find((event) => event.event_id === `evt_route_${n}`).integration, 'shop-b');
+});
+
+test('each route\'s mismatch line is its own: forged requests at seven other routes do not use up the eighth\'s', async () => {
+  const names = Array.from({ length: 8 }, (_, i) => `m${i}`);
+  const lines = [];
+  // A second per delivery: the cross-checks (20 a second) are never used up.
+  let clock = nowSecs() - 100;
+  const receiver = rx.createReceiver({
+    ...options(rx.memoryStore()), secrets: Object.fromEntries(names.map((name) => [name, `whsec_${name}_0123456789abcdef`])),
+    log: { warn: () => {}, error: (line) => lines.push(line) }, nowSecs: () => clock,
+  });
+  for (const name of names) {
+    for (let i = 0; i < 5; i += 1) {
+      const bad = next();
+      clock += 1;
+      assert.equal((await receiver.integration(name).handle({ body: bad, headers: forged(bad, clock) })).status, 400);
+    }
+  }
+  const said = lines.map((line) => / deliveries to the route of integration "(m\d)" failed to verify .*none has verified at this route since this receiver started/.exec(line)?.[1]);
+  assert.deepEqual(said, names, lines.join('\n'));
 });

@@ -74,6 +74,27 @@ test('a restart on the data file resumes pending retries and keeps every record'
   assert.equal((await second.events()).at(-1).number, 4);
 });
 
+test('started again with another webhookUrl (Edit Webhook): the kept webhook moves there, secret kept, and the queued deliveries follow', async () => {
+  const data = join(tempDir(), 'moved.sqlite');
+  const wrong = await endpoint(() => ({ status: 503 }));
+  const right = await endpoint(() => ({ status: 200 }));
+  closing.push(() => wrong.close(), () => right.close());
+  const first = await startSandbox({ port: 0, data, webhookUrl: wrong.url, retryDelaysMs: [400, 400, 400] });
+  const p = await createPayment(first, '100');
+  await first.pay(p.payment_id, '100');
+  await waitFor(async () => (await first.deliveries()).length >= 1, { what: 'the first attempt' });
+  await first.close();
+  const entries = [];
+  const second = await startSandbox({ port: 0, data, webhookUrl: right.url, retryDelaysMs: [400, 400, 400], log: (line, entry) => entries.push(entry) });
+  closing.push(() => second.close());
+  assert.ok(entries.some((entry) => entry.type === 'webhook_url_changed'), JSON.stringify(entries));
+  assert.deepEqual({ url: second.webhook.url, secret: second.webhook.secret }, { url: right.url, secret: first.webhook.secret });
+  await settled(second);
+  const statuses = right.requests.map((r) => r.event.data.status_version);
+  assert.deepEqual(statuses, [2, 3], 'both events delivered to the webhook\'s new URL');
+  for (const request of right.requests) verifyRecorded(request, first.webhook.secret);
+});
+
 test('a start on a data file says whether it resumed it, and with what, or starts empty, never naming the file', async () => {
   const dir = tempDir();
   const data = join(dir, 'made', 'here', 'sandbox.sqlite');

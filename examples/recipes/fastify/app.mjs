@@ -7,8 +7,13 @@
 import Fastify from 'fastify';
 import { MAX_BODY_BYTES } from '../common/receiver.mjs';
 
-export function createApp(receiver, { path = '/webhook', logger = false } = {}) {
-  const app = Fastify({ logger });
+export function createApp(receiver, { path = '/webhook', logger = false, requestTimeout = 30_000, http = {} } = {}) {
+  // Fastify reads a body before its handler, so the receiver's body deadline and its
+  // maxBufferedBytes never see it: requestTimeout (none by default in Fastify 5) is what ends a
+  // body that never comes whole, and the memory it holds. Node applies it only with a
+  // headersTimeout no longer than it (its default, 60 s, leaves requestTimeout unapplied), and
+  // checks both every 30 s (connectionsCheckingInterval).
+  const app = Fastify({ logger, requestTimeout, http: { headersTimeout: Math.min(10_000, requestTimeout), ...http } });
   // An encapsulated plugin: the raw-body parser applies to the webhook route only; the rest
   // of the app keeps Fastify's JSON parser. Every content type is taken as bytes: Fastify
   // answers 415 to a type no parser takes (a permanent failure for the service, never logged

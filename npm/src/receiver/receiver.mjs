@@ -257,7 +257,7 @@ export function createReceiver(options) {
         if (answer === null) throw failure;
         return answer;
       }
-      verifiedOne(route);
+      verifiedOne(route, now);
     } catch (failure) {
       if (failure instanceof Refusal && failure.failure.code === 'signature_mismatch') {
         const call = { body: delivery.body, timestamp: context.timestamp, signature: context.signature, nowSecs: context.now };

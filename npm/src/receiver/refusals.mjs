@@ -48,7 +48,8 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
   // The mismatches and verified deliveries since the line was last said, and when it was: for
   // the receiver's own faces, and for each integration's route (receiver.integration(name),
   // whose names are secrets' own: the map holds at most one entry per integration).
-  const fresh = () => ({ since: { from: null, mismatches: 0, verified: 0, changed: 0 }, saidAt: null });
+  // A route's tally keeps, too, when a delivery last verified there (lastVerified, seconds).
+  const fresh = () => ({ since: { from: null, mismatches: 0, verified: 0, changed: 0 }, saidAt: null, lastVerified: null });
   const tallies = new Map([[null, fresh()]]);
   const tallyOf = (route) => {
     let tally = tallies.get(route);
@@ -173,6 +174,10 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
         : `${since.verified} verified (forgeries, or, with several integrations, one whose secret changed while the others verify)`;
     const over = saidAt === null ? '' : ' since this was last said';
     const where = route === null ? '' : ` to the route of integration "${route}"`;
+    // At a route: when one last verified there. A Secret changed goes on failing with each retry
+    // of each payment, with nothing verifying since; forged requests come while a flood lasts.
+    const last = route === null ? '' : tally.lastVerified === null ? '; none has verified at this route since this receiver started'
+      : `; the last that verified at this route came ${Math.max(0, now - tally.lastVerified)} s ago`;
     // Bodies changed on the way (compressed, a byte order mark: their own lines say so) point at
     // what is in front of the receiver, not at the secret.
     const cause = since.changed === since.mismatches
@@ -185,13 +190,13 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
         + 'as docs/receiver.md says, "A refused delivery, checked by hand", with the service\'s webhook log), and every such event '
         + 'is lost until replayed. Set the signing Secret (during a rotation, the new one as pending first, then active), or let the '
         + 'body through unchanged';
-    // Each route's said as the refusals are besides (a flood spread over the routes of many
-    // integrations would say one each).
-    const sayIt = route === null ? error : (line) => say('mismatches', error, line);
-    sayIt(`${since.mismatches} deliveries${where} failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}: `
+    // Each route's with a throttle of its own (its name is one of secrets', never a request's):
+    // forged requests at other routes cannot use up the line of the one whose Secret changed.
+    const sayIt = route === null ? error : (line) => say(`mismatches ${route}`, error, line);
+    sayIt(`${since.mismatches} deliveries${where} failed to verify (signature_mismatch) over ${Math.max(0, now - since.from)} s${over}, ${others}${last}: `
       + `if the service sent them (its webhook log shows them answered 400), ${cause}; ${RECOVER}; said at most once per ${QUIET_SECS} s`
-      + `${route === null ? '' : ' for each integration'}`);
-    Object.assign(tally, fresh(), { saidAt: now });
+      + `${route === null ? '' : ' for each integration (forged requests at this route read the same while they last)'}`);
+    Object.assign(tally, fresh(), { saidAt: now, lastVerified: tally.lastVerified });
   }
 
   // The 413 line, here and for a body the HTTP faces stopped reading (`size`: "of N bytes",
@@ -228,9 +233,10 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
       + 'this slow: if the service\'s deliveries are among them, raise bodyTimeoutMs');
   }
 
-  function verified(route = null) {
-    const tally = tallies.get(route);
-    if (tally !== undefined && tally.since.from !== null) tally.since.verified += 1;
+  function verified(route = null, now = null) {
+    const tally = route === null ? tallies.get(null) : tallyOf(route);
+    if (tally.since.from !== null) tally.since.verified += 1;
+    if (route !== null && Number.isSafeInteger(now)) tally.lastVerified = now;
   }
 
   // A delivery that verifies only once the configuration is corrected (a secret without the
