@@ -1119,6 +1119,16 @@ export interface DeliveryRecord {
    */
   route?: string | undefined;
   /**
+   * For a delivery that verified: this host's clock minus its timestamp, in seconds, when it
+   * arrived (negative for a timestamp ahead). A retry is signed anew, so it is the network's
+   * time plus the clocks' difference: a clock drifting toward `maxSkewSecs` shows here before
+   * a delivery is refused for it.
+   *
+   * @example
+   * if (Math.abs(record.ageSecs ?? 0) > 60) console.warn('this host\'s clock may be drifting');
+   */
+  ageSecs?: number | undefined;
+  /**
    * The kind of the secret that verified it.
    *
    * @example

@@ -78,6 +78,11 @@ describe('observability', () => {
     assert.deepEqual([records[0].eventId, records[0].paymentId, records[0].statusVersion, records[0].secretKind, records[0].integration, records[0].bodyBytes],
       ['evt_o1', 'pay_o1', '2', 'active', null, body.length]);
     assert.deepEqual(records[5].headerNames, ['content-type', 'x-signature', 'x-timestamp']);
+    // The deliveries whose signature verified say how far their timestamp was from this clock.
+    assert.ok(Math.abs(records[0].ageSecs) <= 2, JSON.stringify(records[0]));
+    assert.ok(Math.abs(records[4].ageSecs - 3600) <= 2, JSON.stringify(records[4]));
+    assert.ok(Math.abs(records[6].ageSecs) <= 2, JSON.stringify(records[6]));
+    assert.equal(records[3].ageSecs, undefined, 'a forgery says nothing of its timestamp');
     assert.equal(records[7].bodyBytes, 5000);
     assert.ok(records[9].bodyBytes > 4096);
     assert.ok(records.every((r) => Object.isFrozen(r)));

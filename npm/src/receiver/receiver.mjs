@@ -304,13 +304,13 @@ export function createReceiver(options) {
     const data = event.dataText;
     const seen = {
       kind: 'delivery', integration, ...routeOf(delivery), secretKind: matchedSecret, eventId: event.eventId, paymentId: event.paymentId,
-      statusVersion: event.statusVersion, bodyBytes: sizeOf(delivery.body),
+      statusVersion: event.statusVersion, bodyBytes: sizeOf(delivery.body), ageSecs: context.now - Number(context.timestamp),
     };
     // Valid, but more than this store can hold (an id of 3 KB, a version of 200000 digits):
     // quarantined now, rather than a write that fails at every retry.
     const limited = unrecordable(event, data, store, maxBody);
     if (limited !== null) {
-      const kept = { kind: 'delivery', integration, ...routeOf(delivery), secretKind: matchedSecret, bodyBytes: seen.bodyBytes };
+      const kept = { kind: 'delivery', integration, ...routeOf(delivery), secretKind: matchedSecret, bodyBytes: seen.bodyBytes, ageSecs: seen.ageSecs };
       return keep(limited, delivery.body, 'that this store cannot record as an event', kept);
     }
     const decision = await stored(() => store.record({

@@ -70,7 +70,10 @@ export function refusals({ warn, error, emit, names, keep, storeMaxBody, oneSecr
 
   async function refuse(failure, delivery, integration, context) {
     const { code } = failure;
-    const seen = { kind: 'delivery', integration, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body) };
+    // A delivery whose signature verified (authentic): how far its timestamp was from this clock.
+    const age = Number(context.now) - Number(context.timestamp);
+    const aged = authentic(failure) && Number.isSafeInteger(age) ? { ageSecs: age } : {};
+    const seen = { kind: 'delivery', integration, ...routeOf(delivery), bodyBytes: sizeOf(delivery.body), ...aged };
     if (failure.authentic) return keep(code, delivery.body, 'that is not a readable event', seen);
     if (code === 'body_too_large') {
       tooLarge(`of ${seen.bodyBytes} bytes`);
