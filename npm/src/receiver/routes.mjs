@@ -67,7 +67,7 @@ export function routing({ integrations, warn, error, emit }) {
   }
 
   // Nothing is verified: the service retries a 500 while the receiver is created again with
-  // the integration (a merchant connected since), and stops once its webhook is deleted.
+  // the integration (a merchant connected since), until its webhook is stopped.
   function unknown(route, delivery) {
     say('unknown', error, `integration_unknown: a delivery came to the route of integration ${quoted(route)}, which secrets does not name `
       + `(it names ${names.size}): not verified; answered 500 so the service retries it. A merchant connected since this receiver was `
@@ -116,8 +116,8 @@ export function routing({ integrations, warn, error, emit }) {
     say('elsewhere', error, `integration_mismatch: a delivery to the route of integration ${quoted(route)} verified with the secret of `
       + `integration ${quoted(integration)} (payment ${JSON.stringify(verified.event.paymentId)}): not recorded; answered 500 so that the `
       + `service retries it. Either the webhook of "${integration}" at the service points at "${route}"'s route (the URL registered `
-      + 'for it: set it to its own, in the service\'s dashboard, Edit Webhook), or the two integrations\' secrets are swapped in secrets (each merchant\'s Secret under the '
-      + 'other\'s name: swap them back)');
+      + 'for it: set it to its own, in the service\'s dashboard, Edit Webhook), or the two integrations\' secrets are swapped in '
+      + 'secrets (each merchant\'s Secret under the other\'s name: swap them back)');
     emit({ ...seen, integration, status: 500, reason: 'misconfigured', code: 'integration_mismatch' });
     return answers.misconfigured('integration_mismatch');
   }
@@ -146,7 +146,7 @@ export function integrationFaces(routes, http, handle) {
     };
     face = Object.freeze({
       name,
-      handle: async (delivery, res) => misplacedNodeRequest('handle', delivery, res, http) ?? handle(delivery, undefined, name),
+      handle: async (delivery, res) => misplacedNodeRequest('handle', delivery, res, routed) ?? handle(delivery, undefined, name),
       fetch: fetchHandler(routed),
       node: nodeHandler(routed),
     });
