@@ -376,52 +376,6 @@ for (const from of [2, 3, 4]) {
   });
 }
 
-// Tables of version 4 whose row says 5 (a schema file fed to a shell that went on past a failed
-// statement): ready() names the row and the statement that sets it back, with createTables
-// true or false, rather than failing on the first statement of a missing column; once set
-// back, it migrates, rows kept.
-describe('a version row ahead of its tables\' columns', () => {
-  const ahead = async ({ run, ready, version, rows }) => {
-    await run('UPDATE %schema SET version = 5');
-    for (const createTables of [true, false]) {
-      await assert.rejects(ready({ createTables }), /Store: the version row says the tables are at schema version 5, but their columns are those of version 3 or 4: .*UPDATE <prefix>schema SET version = 3 WHERE name = 'receiver'/);
-    }
-    await run('UPDATE %schema SET version = 3');
-    await ready({});
-    assert.equal(Number(await version()), SCHEMA);
-    assert.deepEqual(await rows(), ['pay_v3_closed', 'pay_v3_old']);
-  };
-
-  test('SQLite file', async () => {
-    const file = join(tempDir(), 'ahead.sqlite');
-    const db = new Database(file);
-    const prefix = 'cryptopay_';
-    db.transaction(() => olderSchema(4, 'sqlite')(prefix).forEach((text) => db.prepare(text).run()))();
-    await ahead({
-      run: async (text) => db.prepare(text.replace('%', prefix)).run(),
-      ready: (options) => rx.createReceiver(receiverOptions(rx.sqliteStore(new Database(file), options), { log: false })).ready(),
-      version: async () => db.prepare(`SELECT version FROM ${prefix}schema`).get().version,
-      rows: async () => db.prepare(`SELECT payment_id FROM ${prefix}fulfilment ORDER BY payment_id`).all().map((r) => r.payment_id),
-    });
-    db.close();
-  });
-
-  describe('PostgreSQL', () => {
-    const pg = postgresEngine();
-    test('PostgreSQL', async () => {
-      const { pool } = pg.db;
-      const prefix = 'ahead_';
-      for (const text of olderSchema(4, 'postgres')(prefix)) await pool.query(text);
-      await ahead({
-        run: async (text) => pool.query(text.replace('%', prefix)),
-        ready: (options) => rx.createReceiver(receiverOptions(rx.postgresStore(pool, { prefix, ...options }), { log: false })).ready(),
-        version: async () => (await pool.query(`SELECT version FROM ${prefix}schema`)).rows[0].version,
-        rows: async () => (await pool.query(`SELECT payment_id FROM ${prefix}fulfilment ORDER BY payment_id`)).rows.map((r) => r.payment_id),
-      });
-    });
-  });
-});
-
 // A migration behind a long transaction that reads the tables (a pg_dump, a report) waits 5 s
 // for its lock at most, then gives up with the fix, so that the deliveries of the receivers
 // already running do not queue behind it; once the transaction ends, ready() migrates.

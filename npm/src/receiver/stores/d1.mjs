@@ -47,7 +47,7 @@ export function d1Store(binding, options) {
   }
   async function schemaVersion() {
     const tables = await first(binding.prepare(sql.tables));
-    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(binding.prepare(sql.version)) : undefined, 'd1Store');
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(binding.prepare(sql.version)) : undefined);
   }
 
   return {

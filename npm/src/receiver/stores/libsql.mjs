@@ -27,7 +27,7 @@ export function libsqlStore(client, options) {
   const first = async (text, args) => (await client.execute(statement(text, args))).rows?.[0];
   async function schemaVersion() {
     const tables = await first(sql.tables);
-    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(sql.version) : undefined, 'libsqlStore');
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? await first(sql.version) : undefined);
   }
   const storedOrder = (row) => (row ? { orderRef: row.order_ref ?? null, sourceAmount: String(row.source_amount), integration: row.integration ?? null } : null);
 

@@ -207,7 +207,7 @@ export function postgresStore(client, options) {
   const gaveUpAt = () => lockGaveUp.get(client)?.get(prefix) ?? null;
   async function schemaVersion() {
     const [tables] = rowsOf(await client.query(sql.tables));
-    return versionOf(tables, flag(tables?.has_schema) ? (await client.query(sql.version)).rows[0] : undefined, 'postgresStore');
+    return versionOf(tables, flag(tables?.has_schema) ? (await client.query(sql.version)).rows[0] : undefined);
   }
   const missingTable = (rows) => !Array.isArray(rows) || rows.some((row) => !row.name);
   // A read at start refused for its privileges (a role granted nothing yet): the grants named,

@@ -27,27 +27,11 @@ const SQLITE_MIGRATIONS = { 1: ['migrate_1'], 2: ['migrate_2', 'migrate_4'], 3: 
  * first schema's tables, or a later one's whose row was lost), the version their columns
  * show, with `rowLost` (the schema then runs, and writes the row again).
  */
-export function versionOf(tables, versionRow, what) {
+export function versionOf(tables, versionRow) {
   const version = versionRow?.version;
-  if (version !== null && version !== undefined) {
-    const shown = Number(tables?.columns_version);
-    // A row ahead of the columns: ready() would find nothing to migrate, and every statement
-    // on a column of the newer version fail ("no such column").
-    if (flag(tables?.has_events) && Number(version) <= SCHEMA_VERSION && shown < (COLUMNS_OF[version] ?? 0)) {
-      throw new Error(`${what}: the version row says the tables are at schema version ${version}, but their columns are those of `
-        + `version ${shown === 3 ? '3 or 4' : shown}: the row was written without the statements before it (a schema file fed to a shell `
-        + 'that went on past a failed statement, such as sqlite3 with <, or psql without -1 and ON_ERROR_STOP). Set the row back to '
-        + `what the columns show, UPDATE <prefix>schema SET version = ${shown} WHERE name = 'receiver' (cryptopay_schema without a `
-        + 'prefix), and call ready() again: it migrates them, rows kept');
-    }
-    return { version: Number(version), rowLost: false };
-  }
+  if (version !== null && version !== undefined) return { version: Number(version), rowLost: false };
   return flag(tables?.has_events) ? { version: Number(tables?.columns_version), rowLost: true } : { version: 0, rowLost: false };
 }
-
-// The columns_version (the `tables` statement's) each schema version's columns show at least:
-// 4 added an index only, so its columns show 3.
-const COLUMNS_OF = { 1: 1, 2: 2, 3: 3, 4: 3, 5: 5 };
 
 /** ready() on tables a newer package made: never written by this one. */
 export const newerSchema = (what, version) => new Error(`${what}: the tables are at schema version ${version}, newer than `

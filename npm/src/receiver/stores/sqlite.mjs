@@ -60,7 +60,7 @@ export function sqliteStore(db, options) {
   const one = (text) => step(db.prepare(text), []);
   function schemaVersion() {
     const tables = one(sql.tables);
-    return versionOf(tables, Number(tables?.has_schema) > 0 ? one(sql.version) : undefined, 'sqliteStore');
+    return versionOf(tables, Number(tables?.has_schema) > 0 ? one(sql.version) : undefined);
   }
 
   let statements = null;
